@@ -1,0 +1,159 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/intervals.h"
+#include "util/xalloc.h"
+
+void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
+	if (hi <= lo) {
+		return;
+	}
+	if (v->n && lo <= v->hi[v->n - 1]) {
+		if (hi > v->hi[v->n - 1]) {
+			v->hi[v->n - 1] = hi;
+		}
+		return;
+	}
+	if (v->n == v->cap) {
+		size_t cap = v->cap;
+		TC_GROW(v->lo, cap, v->n + 1);
+		cap = v->cap;
+		TC_GROW(v->hi, cap, v->n + 1);
+		v->cap = cap;
+	}
+	v->lo[v->n] = lo;
+	v->hi[v->n] = hi;
+	v->n++;
+}
+
+void tc_ivals_finish(struct tc_ivals *v) {
+	if (!v) {
+		return;
+	}
+	free(v->lo);
+	free(v->hi);
+	memset(v, 0, sizeof(*v));
+}
+
+/* A min-heap of track cursors keyed by the next event's start. */
+struct cursor {
+	size_t i, end;
+};
+
+static int64_t cur_key(const struct tc_model *m, const struct cursor *c) {
+	return m->ev.start[c->i];
+}
+
+static void sift_down(const struct tc_model *m, struct cursor *h, size_t n, size_t k) {
+	for (;;) {
+		size_t l = 2 * k + 1, r = l + 1, s = k;
+		if (l < n && cur_key(m, &h[l]) < cur_key(m, &h[s])) {
+			s = l;
+		}
+		if (r < n && cur_key(m, &h[r]) < cur_key(m, &h[s])) {
+			s = r;
+		}
+		if (s == k) {
+			return;
+		}
+		struct cursor t = h[k];
+		h[k] = h[s];
+		h[s] = t;
+		k = s;
+	}
+}
+
+void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
+		struct tc_ivals *out) {
+	out->n = 0;
+	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
+	size_t hn = 0;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[tracks[t]];
+		if (tr->count) {
+			h[hn++] = (struct cursor){ tr->first, (size_t)tr->first + tr->count };
+		}
+	}
+	for (size_t k = hn / 2; k-- > 0;) {
+		sift_down(m, h, hn, k);
+	}
+	while (hn) {
+		size_t i = h[0].i;
+		if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
+			tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+		}
+		if (++h[0].i >= h[0].end) {
+			h[0] = h[--hn];
+		}
+		sift_down(m, h, hn, 0);
+	}
+	free(h);
+}
+
+int64_t tc_ivals_length(const struct tc_ivals *v) {
+	int64_t s = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		s += v->hi[i] - v->lo[i];
+	}
+	return s;
+}
+
+int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b) {
+	int64_t s = 0;
+	size_t i = 0, j = 0;
+	while (i < a->n && j < b->n) {
+		int64_t lo = a->lo[i] > b->lo[j] ? a->lo[i] : b->lo[j];
+		int64_t hi = a->hi[i] < b->hi[j] ? a->hi[i] : b->hi[j];
+		if (hi > lo) {
+			s += hi - lo;
+		}
+		if (a->hi[i] < b->hi[j]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return s;
+}
+
+void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out) {
+	out->n = 0;
+	size_t i = 0, j = 0;
+	while (i < a->n || j < b->n) {
+		if (j >= b->n || (i < a->n && a->lo[i] <= b->lo[j])) {
+			tc_ivals_push(out, a->lo[i], a->hi[i]);
+			i++;
+		} else {
+			tc_ivals_push(out, b->lo[j], b->hi[j]);
+			j++;
+		}
+	}
+}
+
+void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi) {
+	size_t w = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
+		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
+		if (b > a) {
+			v->lo[w] = a;
+			v->hi[w] = b;
+			w++;
+		}
+	}
+	v->n = w;
+}
+
+uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n) {
+	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if ((d == TC_NONE || tr->device == d) &&
+				tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+			v[k++] = (uint32_t)t;
+		}
+	}
+	*n = k;
+	return v;
+}

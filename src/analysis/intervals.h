@@ -1,0 +1,40 @@
+#ifndef TC_ANALYSIS_INTERVALS_H
+#define TC_ANALYSIS_INTERVALS_H
+
+/*
+ * Interval unions over tracks of a finalized model. The building block for
+ * busy/idle, overlap and breakdown maths: every "time in X" number is the
+ * length of a union or of an intersection of unions, never a sum of
+ * durations (which double-counts concurrency).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/model.h"
+
+struct tc_ivals {
+	int64_t *lo, *hi; /* disjoint, sorted, half-open [lo, hi) */
+	size_t n, cap;
+};
+
+/* Union of the events of tracks[0..nt) into out (cleared first). keep
+ * decides which events count (NULL: all). Instants add nothing. */
+void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
+	struct tc_ivals *out);
+int64_t tc_ivals_length(const struct tc_ivals *v);
+/* Length of a ∩ b. */
+int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b);
+/* out = a ∪ b; out must differ from a and b. */
+void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
+/* Clip to [lo, hi). */
+void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi);
+void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
+void tc_ivals_finish(struct tc_ivals *v);
+
+/* Device-work tracks of device d (all devices if d == TC_NONE); returns a
+ * malloc'd array and its length. */
+uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n);
+
+#endif

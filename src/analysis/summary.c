@@ -1,0 +1,306 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/intervals.h"
+#include "analysis/summary.h"
+#include "util/xalloc.h"
+
+struct op_key_table {
+	uint32_t *slots; /* row + 1 */
+	size_t nslots;
+};
+
+static uint32_t key_hash(uint32_t name, uint32_t cat, uint8_t kind) {
+	uint64_t k = (uint64_t)name * 0x9E3779B97F4A7C15ull ^
+		(uint64_t)cat * 0xC2B2AE3D27D4EB4Full ^ kind;
+	return (uint32_t)(k ^ (k >> 31));
+}
+
+static int cmp_total(const void *pa, const void *pb) {
+	const struct tc_op_summary *a = pa, *b = pb;
+	if (a->total_ps != b->total_ps) {
+		return a->total_ps > b->total_ps ? -1 : 1;
+	}
+	if (a->count != b->count) {
+		return a->count > b->count ? -1 : 1;
+	}
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static int64_t pct(const int64_t *v, size_t n, double p) {
+	if (n == 0) {
+		return -1;
+	}
+	size_t r = (size_t)(p / 100.0 * (double)n + 0.999999999);
+	if (r < 1) {
+		r = 1;
+	}
+	return v[r > n ? n - 1 : r - 1];
+}
+
+struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
+		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
+		bool percentiles, size_t *n_out) {
+	/* Rows by (name, category, kind): the same op on several devices or
+	 * planes is one row. row_of[op] caches the op -> row mapping. */
+	uint32_t *row_of = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*row_of));
+	struct tc_op_summary *rows = NULL;
+	size_t n = 0, cap = 0;
+	struct op_key_table kt = { .nslots = 64 };
+	while (kt.nslots < m->n_ops * 2) {
+		kt.nslots *= 2;
+	}
+	kt.slots = tc_xcalloc(kt.nslots, sizeof(*kt.slots));
+	for (size_t o = 0; o < m->n_ops; o++) {
+		const struct tc_op *op = &m->ops[o];
+		size_t i = key_hash(op->name, op->category, op->kind) & (kt.nslots - 1);
+		while (kt.slots[i]) {
+			const struct tc_op_summary *r = &rows[kt.slots[i] - 1];
+			if (r->name == op->name && r->category == op->category && r->kind == op->kind) {
+				break;
+			}
+			i = (i + 1) & (kt.nslots - 1);
+		}
+		if (!kt.slots[i]) {
+			TC_GROW(rows, cap, n + 1);
+			rows[n] = (struct tc_op_summary){
+				.name = op->name, .category = op->category, .kind = op->kind,
+				.device = TC_NONE, .min_ps = INT64_MAX, .p50_ps = -1, .p99_ps = -1,
+				.flops = -1, .bytes = -1,
+			};
+			kt.slots[i] = (uint32_t)++n;
+		}
+		row_of[o] = kt.slots[i] - 1;
+	}
+	free(kt.slots);
+
+	int64_t *stack_end = NULL;
+	uint32_t *stack_row = NULL;
+	size_t scap = 0, scap2 = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tr->count || !track_ok(m, (uint32_t)t, ctx)) {
+			continue;
+		}
+		size_t top = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			int64_t s = m->ev.start[i], d = m->ev.dur[i], e = s + d;
+			struct tc_op_summary *r = &rows[row_of[m->ev.op[i]]];
+			r->count++;
+			r->total_ps += d;
+			r->self_ps += d;
+			if (d < r->min_ps) {
+				r->min_ps = d;
+			}
+			if (d > r->max_ps) {
+				r->max_ps = d;
+			}
+			int64_t f = tc_model_event_flops(m, i);
+			if (f >= 0) {
+				r->flops = (r->flops < 0 ? 0 : r->flops) + (double)f;
+			}
+			int64_t b = tc_model_event_bytes_accessed(m, i);
+			if (b >= 0) {
+				r->bytes = (r->bytes < 0 ? 0 : r->bytes) + (double)b;
+			}
+			/* Self time: a child's time (clipped to its parent) leaves the
+			 * parent's row. */
+			while (top > 0 && stack_end[top - 1] <= s) {
+				top--;
+			}
+			if (top > 0) {
+				int64_t pe = stack_end[top - 1];
+				rows[stack_row[top - 1]].self_ps -= (e < pe ? e : pe) - s;
+			}
+			if (d > 0) {
+				TC_GROW(stack_end, scap, top + 1);
+				TC_GROW(stack_row, scap2, top + 1);
+				stack_end[top] = e;
+				stack_row[top] = row_of[m->ev.op[i]];
+				top++;
+			}
+		}
+	}
+	free(stack_end);
+	free(stack_row);
+
+	/* Drop ops with no events in scope. */
+	size_t w = 0;
+	uint32_t *new_index = tc_xmalloc((n ? n : 1) * sizeof(*new_index));
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].count) {
+			new_index[i] = (uint32_t)w;
+			rows[w++] = rows[i];
+		} else {
+			new_index[i] = TC_NONE;
+		}
+	}
+	if (percentiles && w) {
+		/* Bucket durations by row, then sort each bucket. */
+		size_t *startp = tc_xcalloc(w + 1, sizeof(*startp));
+		for (size_t r = 0; r < w; r++) {
+			startp[r + 1] = startp[r] + rows[r].count;
+		}
+		int64_t *durs = tc_xmalloc((startp[w] ? startp[w] : 1) * sizeof(*durs));
+		size_t *fill = tc_xmalloc(w * sizeof(*fill));
+		memcpy(fill, startp, w * sizeof(*fill));
+		for (size_t t = 0; t < m->n_tracks; t++) {
+			const struct tc_track *tr = &m->tracks[t];
+			if (!tr->count || !track_ok(m, (uint32_t)t, ctx)) {
+				continue;
+			}
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				uint32_t r = new_index[row_of[m->ev.op[i]]];
+				durs[fill[r]++] = m->ev.dur[i];
+			}
+		}
+		for (size_t r = 0; r < w; r++) {
+			size_t c = startp[r + 1] - startp[r];
+			qsort(durs + startp[r], c, sizeof(*durs), cmp_i64);
+			rows[r].p50_ps = pct(durs + startp[r], c, 50);
+			rows[r].p99_ps = pct(durs + startp[r], c, 99);
+		}
+		free(fill);
+		free(durs);
+		free(startp);
+	}
+	free(new_index);
+	free(row_of);
+	qsort(rows, w, sizeof(*rows), cmp_total);
+	*n_out = w;
+	return rows;
+}
+
+static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
+	return tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
+}
+
+static bool any_track(const struct tc_model *m, uint32_t t, void *ctx) {
+	return m->tracks[t].kind != TC_TRACK_DERIVED;
+}
+
+static int cmp_step(const void *pa, const void *pb) {
+	const struct tc_step_summary *a = pa, *b = pb;
+	if (a->start_ps != b->start_ps) {
+		return a->start_ps < b->start_ps ? -1 : 1;
+	}
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
+	/* Device step lines win over host markers: they measure what ran. When
+	 * several devices carry steps, the first device's are listed. */
+	uint32_t dev_with_steps = TC_NONE;
+	bool have_host = false;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
+			continue;
+		}
+		uint32_t d = m->tracks[m->ev.track[i]].device;
+		bool on_device = d != TC_NONE && m->devices[d].kind != TC_DEV_CPU;
+		if (on_device && (dev_with_steps == TC_NONE || d < dev_with_steps)) {
+			dev_with_steps = d;
+		} else if (!on_device) {
+			have_host = true;
+		}
+	}
+	if (dev_with_steps == TC_NONE && !have_host) {
+		return;
+	}
+	size_t cap = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
+			continue;
+		}
+		uint32_t d = m->tracks[m->ev.track[i]].device;
+		if (dev_with_steps != TC_NONE ? d != dev_with_steps :
+				(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU)) {
+			continue;
+		}
+		int64_t num;
+		if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
+			num = -1;
+		}
+		TC_GROW(s->steps, cap, s->n_steps + 1);
+		s->steps[s->n_steps++] = (struct tc_step_summary){
+			.num = num,
+			.name = m->ops[m->ev.op[i]].name,
+			.device = dev_with_steps,
+			.start_ps = m->ev.start[i],
+			.dur_ps = m->ev.dur[i],
+		};
+	}
+	qsort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
+	for (size_t i = 0; i < s->n_steps; i++) {
+		if (s->steps[i].num < 0) {
+			s->steps[i].num = (int64_t)i;
+		}
+	}
+	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
+}
+
+void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
+	memset(s, 0, sizeof(*s));
+	tc_model_span(m, &s->first_ps, &s->last_ps);
+	s->n_events = m->ev.n;
+	for (size_t i = 0; i < m->n_aggs; i++) {
+		s->n_aggregated += (uint64_t)(m->aggs[i].count > 0 ? m->aggs[i].count : 0);
+	}
+	struct tc_ivals iv = { 0 };
+	s->devices = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*s->devices));
+	int64_t busy_total = 0;
+	for (size_t d = 0; d < m->n_devices; d++) {
+		size_t nt;
+		uint32_t *tracks = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		struct tc_device_summary *ds = &s->devices[s->n_devices];
+		*ds = (struct tc_device_summary){ .device = (uint32_t)d };
+		for (size_t k = 0; k < nt; k++) {
+			ds->n_events += m->tracks[tracks[k]].count;
+		}
+		if (nt == 0 || ds->n_events == 0) {
+			free(tracks);
+			continue;
+		}
+		ds->n_tracks = (uint32_t)nt;
+		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &iv);
+		ds->busy_ps = tc_ivals_length(&iv);
+		ds->first_ps = INT64_MAX;
+		ds->last_ps = INT64_MIN;
+		for (size_t k = 0; k < nt; k++) {
+			const struct tc_track *tr = &m->tracks[tracks[k]];
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				if (m->ev.start[i] < ds->first_ps) {
+					ds->first_ps = m->ev.start[i];
+				}
+				if (tc_model_end(m, i) > ds->last_ps) {
+					ds->last_ps = tc_model_end(m, i);
+				}
+			}
+		}
+		ds->span_ps = ds->last_ps - ds->first_ps;
+		busy_total += ds->busy_ps;
+		s->n_devices++;
+		free(tracks);
+	}
+	tc_ivals_finish(&iv);
+	if (s->n_devices) {
+		s->ops = tc_analyze_ops(m, device_work_track, NULL, false, &s->n_ops);
+		s->ops_busy_ps = busy_total;
+		s->ops_scope = "device";
+	} else {
+		s->ops = tc_analyze_ops(m, any_track, NULL, false, &s->n_ops);
+		/* Host-only: shares are of the summed self time. */
+		int64_t self = 0;
+		for (size_t i = 0; i < s->n_ops; i++) {
+			self += s->ops[i].self_ps;
+		}
+		s->ops_busy_ps = self;
+		s->ops_scope = "host";
+	}
+	collect_steps(m, s);
+}

@@ -1,0 +1,98 @@
+#ifndef TC_CLI_CLI_H
+#define TC_CLI_CLI_H
+
+/*
+ * The command line. Only this layer prints to stderr and decides exit codes.
+ * Adding a command: write cli/cmd_<name>.c, add it to the table in main.c
+ * (alphabetical), add golden tests under tests/cli/, add a man-page section.
+ */
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "ingest/ingest.h"
+#include "model/model.h"
+#include "util/error.h"
+#include "util/outfile.h"
+
+struct tc_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+extern const struct tc_command tc_commands[];
+
+int tc_cmd_info(int argc, char **argv);
+int tc_cmd_summarize(int argc, char **argv);
+
+enum tc_format {
+	TC_FORMAT_TEXT = 0,
+	TC_FORMAT_JSON,
+};
+
+/* Options every command that reads traces takes. */
+struct tc_cli_common {
+	struct tc_ingest_opts ingest;
+	enum tc_format format;
+	const char *output; /* "-" = stdout */
+	bool strict;
+};
+
+/* getopt_long codes of the common options (beyond the ASCII range). */
+enum {
+	TC_OPT_FORMAT = 1000,
+	TC_OPT_MAX_INPUT,
+	TC_OPT_MAX_RATIO,
+	TC_OPT_MAX_EVENTS,
+	TC_OPT_THREADS,
+	TC_OPT_STRICT,
+	TC_OPT_JSON,
+	TC_OPT_FIRST_COMMAND_SPECIFIC, /* commands number their own from here */
+};
+
+#define TC_CLI_COMMON_LONGOPTS \
+	{ "format", required_argument, NULL, TC_OPT_FORMAT }, \
+	{ "json", no_argument, NULL, TC_OPT_JSON }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "max-input-size", required_argument, NULL, TC_OPT_MAX_INPUT }, \
+	{ "max-ratio", required_argument, NULL, TC_OPT_MAX_RATIO }, \
+	{ "max-events", required_argument, NULL, TC_OPT_MAX_EVENTS }, \
+	{ "threads", required_argument, NULL, TC_OPT_THREADS }, \
+	{ "strict", no_argument, NULL, TC_OPT_STRICT }, \
+	{ "help", no_argument, NULL, 'h' }
+
+#define TC_CLI_COMMON_HELP \
+	"  -o, --output FILE       write to FILE (atomically; '-' = stdout)\n" \
+	"      --format text|json  output format (default text); --json = --format json\n" \
+	"      --strict            exit 6 when the input produced warnings\n" \
+	"      --max-input-size N  refuse inputs over N decompressed bytes (default 64G)\n" \
+	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n" \
+	"      --max-events N      refuse traces with over N events (default 2147483648)\n" \
+	"      --threads N         files read in parallel (default: CPUs)\n"
+
+void tc_cli_common_init(struct tc_cli_common *c);
+/* Handle a common option; returns true if it was one. On a bad value prints
+ * the error and sets *exit_code to TC_EXIT_USAGE. */
+bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *exit_code);
+
+/* Parse "123", "4k", "2M", "1G" (binary units). */
+bool tc_cli_parse_size(const char *s, uint64_t *out);
+
+/* Read the inputs; prints the error and returns NULL on failure (*code set). */
+struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code);
+
+/* Open c->output (stdout by default); prints on failure. */
+bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
+	struct tc_outfile *o);
+/* Commit output; returns the exit code (0 or TC_EXIT_OUTPUT). */
+int tc_cli_close_output(struct tc_outfile *o);
+
+/* Print "tracectl: error: ..." and return err->code (or TC_EXIT_INPUT). */
+int tc_cli_error(const struct tc_error *err);
+int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
+int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
+
+#endif

@@ -1,0 +1,145 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+void tc_cli_common_init(struct tc_cli_common *c) {
+	memset(c, 0, sizeof(*c));
+	tc_ingest_opts_default(&c->ingest);
+	c->output = "-";
+}
+
+bool tc_cli_parse_size(const char *s, uint64_t *out) {
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-') {
+		return false;
+	}
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s) {
+		return false;
+	}
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B') {
+		end += *end == 'i';
+		end += *end == 'B';
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift))) {
+		return false;
+	}
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+int tc_cli_usage_error(const char *cmd, const char *fmt, ...) {
+	va_list ap;
+	fprintf(stderr, "tracectl: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tracectl %s%s--help' for more information.\n",
+		cmd ? cmd : "", cmd ? " " : "");
+	return TC_EXIT_USAGE;
+}
+
+bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *exit_code) {
+	uint64_t v;
+	switch (opt) {
+	case TC_OPT_FORMAT:
+		if (strcmp(arg, "text") == 0) {
+			c->format = TC_FORMAT_TEXT;
+		} else if (strcmp(arg, "json") == 0) {
+			c->format = TC_FORMAT_JSON;
+		} else {
+			*exit_code = tc_cli_usage_error(NULL, "unknown format '%s' (use text or json)", arg);
+		}
+		return true;
+	case TC_OPT_JSON:
+		c->format = TC_FORMAT_JSON;
+		return true;
+	case 'o':
+		c->output = arg;
+		return true;
+	case TC_OPT_STRICT:
+		c->strict = true;
+		return true;
+	case TC_OPT_MAX_INPUT:
+	case TC_OPT_MAX_RATIO:
+	case TC_OPT_MAX_EVENTS:
+	case TC_OPT_THREADS:
+		if (!tc_cli_parse_size(arg, &v) || v == 0 ||
+				(opt != TC_OPT_MAX_INPUT && opt != TC_OPT_MAX_EVENTS && v > UINT32_MAX)) {
+			*exit_code = tc_cli_usage_error(NULL, "invalid number '%s'", arg);
+			return true;
+		}
+		if (opt == TC_OPT_MAX_INPUT) {
+			c->ingest.lim.max_input = v;
+		} else if (opt == TC_OPT_MAX_RATIO) {
+			c->ingest.lim.max_ratio = (uint32_t)v;
+		} else if (opt == TC_OPT_MAX_EVENTS) {
+			c->ingest.lim.max_events = v;
+		} else {
+			c->ingest.threads = (unsigned)v;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+int tc_cli_error(const struct tc_error *err) {
+	char buf[1200];
+	tc_error_format(err, buf, sizeof(buf));
+	fprintf(stderr, "tracectl: error: %s\n", buf);
+	return err->code ? err->code : TC_EXIT_INPUT;
+}
+
+struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code) {
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest((const char *const *)paths, (size_t)n, &c->ingest, &err);
+	if (!m) {
+		*code = tc_cli_error(&err);
+	}
+	return m;
+}
+
+bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
+		struct tc_outfile *o) {
+	struct tc_error err;
+	tc_error_init(&err);
+	if (!tc_outfile_open(o, c->output, (const char *const *)inputs, (size_t)n, &err)) {
+		tc_cli_error(&err);
+		return false;
+	}
+	return true;
+}
+
+int tc_cli_close_output(struct tc_outfile *o) {
+	struct tc_error err;
+	tc_error_init(&err);
+	if (!tc_outfile_commit(o, &err)) {
+		return tc_cli_error(&err);
+	}
+	return TC_EXIT_OK;
+}
+
+int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m) {
+	if (!c->strict || m->n_warnings == 0) {
+		return TC_EXIT_OK;
+	}
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		fprintf(stderr, "tracectl: error: --strict: %s (%" PRIu64 "x)\n",
+			tc_model_str(m, m->warnings[i].msg), m->warnings[i].count);
+	}
+	return TC_EXIT_STRICT;
+}

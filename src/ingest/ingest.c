@@ -1,0 +1,332 @@
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ingest/ingest.h"
+#include "util/xalloc.h"
+
+static const struct tc_reader *const readers[] = {
+	&tc_reader_xplane,
+	&tc_reader_perfetto,
+	&tc_reader_json,
+};
+#define N_READERS (sizeof(readers) / sizeof(readers[0]))
+
+void tc_ingest_opts_default(struct tc_ingest_opts *o) {
+	tc_limits_default(&o->lim);
+	o->threads = 0;
+}
+
+const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len) {
+	const struct tc_reader *best = NULL;
+	int best_score = 0;
+	for (size_t i = 0; i < N_READERS; i++) {
+		int s = readers[i]->sniff(head, len);
+		if (s > best_score) {
+			best_score = s;
+			best = readers[i];
+		}
+	}
+	return best;
+}
+
+bool tc_ingest_file(struct tc_model *m, const char *path,
+		const struct tc_limits *lim, struct tc_error *err) {
+	struct tc_input in;
+	if (!tc_input_open(&in, path, lim, err)) {
+		return false;
+	}
+	bool ok = false;
+	if (in.head_len == 0) {
+		tc_error_set(err, TC_EXIT_INPUT, "file is empty");
+		goto out;
+	}
+	const struct tc_reader *r = tc_ingest_sniff(in.head, in.head_len);
+	if (!r) {
+		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s)",
+			readers[0]->description, readers[1]->description, readers[2]->description);
+		goto out;
+	}
+	uint32_t src = tc_model_add_source(m, path, r->name,
+		tc_compression_name(in.comp), in.file_size, 0);
+	ok = r->read(m, &in, src, lim, err);
+	m->sources[src].data_size = tc_input_tell(&in);
+	m->sources[src].file_size = in.file_size;
+	if (ok && m->ev.n > lim->max_events) {
+		ok = tc_error_set(err, TC_EXIT_LIMIT,
+			"more than %llu events (raise it with --max-events)",
+			(unsigned long long)lim->max_events);
+	}
+out:
+	tc_error_path(err, tc_input_name(&in));
+	tc_input_finish(&in);
+	return ok;
+}
+
+/* ---- folders ---- */
+
+struct file_list {
+	char **v;
+	size_t n, cap;
+};
+
+static void list_push(struct file_list *l, char *s) {
+	TC_GROW(l->v, l->cap, l->n + 1);
+	l->v[l->n++] = s;
+}
+
+static int cmp_str(const void *a, const void *b) {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_suffix(const char *s, const char *suf) {
+	size_t n = strlen(s), k = strlen(suf);
+	return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+/* Quick content check of a file found in a folder: open, sniff, close. */
+static const struct tc_reader *sniff_path(const char *path, const struct tc_limits *lim) {
+	struct tc_input in;
+	struct tc_error e;
+	tc_error_init(&e);
+	if (!tc_input_open(&in, path, lim, &e)) {
+		return NULL;
+	}
+	const struct tc_reader *r = in.head_len ? tc_ingest_sniff(in.head, in.head_len) : NULL;
+	tc_input_finish(&in);
+	return r;
+}
+
+/*
+ * Walk a folder. In a directory that holds xplane files, JSON/Perfetto files
+ * beside them are the same profile converted (JAX writes both), so they are
+ * skipped rather than counted twice. A TensorBoard logdir's
+ * plugins/profile/ may hold several runs: only the newest is read.
+ */
+static bool walk(const char *dir, struct file_list *out, struct tc_model *warn_to,
+		const struct tc_limits *lim, int depth, struct tc_error *err) {
+	if (depth > 16) {
+		return true;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		tc_error_set(err, TC_EXIT_INPUT, "cannot open folder: %s", strerror(errno));
+		tc_error_path(err, dir);
+		return false;
+	}
+	struct file_list files = { 0 }, dirs = { 0 };
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.') {
+			continue;
+		}
+		size_t n = strlen(dir) + strlen(de->d_name) + 2;
+		char *p = tc_xmalloc(n);
+		snprintf(p, n, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(p, &st) != 0) {
+			tc_model_warn(warn_to, 1, "skipped unreadable entry in a folder");
+			free(p);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			list_push(&dirs, p);
+		} else if (S_ISREG(st.st_mode)) {
+			list_push(&files, p);
+		} else {
+			free(p);
+		}
+	}
+	closedir(d);
+	qsort(files.v, files.n, sizeof(char *), cmp_str);
+	qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
+
+	bool ok = true;
+	const struct tc_reader **kind = tc_xcalloc(files.n + 1, sizeof(*kind));
+	bool any_xplane = false;
+	for (size_t i = 0; i < files.n; i++) {
+		if (access(files.v[i], R_OK) != 0) {
+			tc_model_warn(warn_to, 1, "skipped unreadable file in a folder");
+			continue;
+		}
+		kind[i] = sniff_path(files.v[i], lim);
+		any_xplane |= kind[i] == &tc_reader_xplane;
+	}
+	size_t skipped = 0;
+	for (size_t i = 0; i < files.n; i++) {
+		if (!kind[i]) {
+			free(files.v[i]);
+		} else if (any_xplane && kind[i] != &tc_reader_xplane) {
+			skipped++;
+			free(files.v[i]);
+		} else {
+			list_push(out, files.v[i]);
+		}
+	}
+	if (skipped) {
+		tc_model_warn(warn_to, skipped,
+			"skipped JSON/Perfetto files beside xplane files in the same folder (same profile)");
+	}
+	free(kind);
+	free(files.v);
+
+	bool profile_dir = has_suffix(dir, "plugins/profile");
+	for (size_t i = 0; i < dirs.n; i++) {
+		if (ok && (!profile_dir || i == dirs.n - 1)) {
+			ok = walk(dirs.v[i], out, warn_to, lim, depth + 1, err);
+		}
+		free(dirs.v[i]);
+	}
+	if (profile_dir && dirs.n > 1) {
+		tc_model_warn(warn_to, dirs.n - 1,
+			"profile folder holds several runs; read only the newest");
+	}
+	free(dirs.v);
+	return ok;
+}
+
+/* ---- parallel reading ---- */
+
+struct job {
+	const char *path;
+	const struct tc_limits *lim;
+	struct tc_model *m;
+	struct tc_error err;
+	bool ok;
+};
+
+struct pool {
+	struct job *jobs;
+	size_t n;
+	size_t next;
+	pthread_mutex_t lock;
+};
+
+static void *worker(void *arg) {
+	struct pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n) {
+			return NULL;
+		}
+		struct job *j = &p->jobs[i];
+		j->ok = tc_ingest_file(j->m, j->path, j->lim, &j->err);
+	}
+}
+
+struct tc_model *tc_ingest(const char *const *paths, size_t n,
+		const struct tc_ingest_opts *o, struct tc_error *err) {
+	struct tc_model *m = tc_model_create();
+	struct file_list files = { 0 };
+	size_t stdin_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
+				S_ISDIR(st.st_mode)) {
+			size_t before = files.n;
+			if (!walk(paths[i], &files, m, &o->lim, 0, err)) {
+				goto err;
+			}
+			if (files.n == before) {
+				tc_error_set(err, TC_EXIT_INPUT, "folder holds no trace file");
+				tc_error_path(err, paths[i]);
+				goto err;
+			}
+		} else {
+			stdin_count += strcmp(paths[i], "-") == 0;
+			list_push(&files, tc_xstrdup(paths[i]));
+		}
+	}
+	if (stdin_count > 1) {
+		tc_error_set(err, TC_EXIT_USAGE, "standard input ('-') can be read only once");
+		goto err;
+	}
+	if (files.n == 0) {
+		tc_error_set(err, TC_EXIT_USAGE, "no input");
+		goto err;
+	}
+
+	struct pool pool = { .n = files.n };
+	pool.jobs = tc_xcalloc(files.n, sizeof(*pool.jobs));
+	for (size_t i = 0; i < files.n; i++) {
+		pool.jobs[i].path = files.v[i];
+		pool.jobs[i].lim = &o->lim;
+		pool.jobs[i].m = files.n == 1 ? m : tc_model_create();
+		tc_error_init(&pool.jobs[i].err);
+	}
+	unsigned nthreads = o->threads;
+	if (nthreads == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		nthreads = c > 0 ? (unsigned)c : 1;
+	}
+	if (nthreads > files.n) {
+		nthreads = (unsigned)files.n;
+	}
+	pthread_mutex_init(&pool.lock, NULL);
+	if (nthreads <= 1) {
+		worker(&pool);
+	} else {
+		pthread_t *t = tc_xcalloc(nthreads, sizeof(*t));
+		unsigned started = 0;
+		for (unsigned i = 0; i < nthreads; i++) {
+			if (pthread_create(&t[i], NULL, worker, &pool) == 0) {
+				started++;
+			} else {
+				break;
+			}
+		}
+		if (started == 0) {
+			worker(&pool);
+		}
+		for (unsigned i = 0; i < started; i++) {
+			pthread_join(t[i], NULL);
+		}
+		free(t);
+	}
+	pthread_mutex_destroy(&pool.lock);
+
+	bool ok = true;
+	for (size_t i = 0; i < files.n; i++) {
+		struct job *j = &pool.jobs[i];
+		if (ok && !j->ok) {
+			*err = j->err;
+			ok = false;
+		}
+		if (j->m != m) {
+			if (ok) {
+				tc_model_merge(m, j->m);
+			}
+			tc_model_destroy(j->m);
+		}
+	}
+	free(pool.jobs);
+	for (size_t i = 0; i < files.n; i++) {
+		free(files.v[i]);
+	}
+	free(files.v);
+	if (!ok) {
+		tc_model_destroy(m);
+		return NULL;
+	}
+	if (m->ev.n > o->lim.max_events) {
+		tc_error_set(err, TC_EXIT_LIMIT, "more than %llu events (raise it with --max-events)",
+			(unsigned long long)o->lim.max_events);
+		tc_model_destroy(m);
+		return NULL;
+	}
+	tc_model_finalize(m);
+	return m;
+err:
+	for (size_t i = 0; i < files.n; i++) {
+		free(files.v[i]);
+	}
+	free(files.v);
+	tc_model_destroy(m);
+	return NULL;
+}

@@ -1,0 +1,57 @@
+#ifndef TC_INGEST_INGEST_H
+#define TC_INGEST_INGEST_H
+
+/*
+ * Format detection and the reader table. Every reader turns one input into
+ * model records; nothing after ingest knows which format it came from.
+ *
+ * A reader's read() fills the model it is given (a fresh one per input file,
+ * so files can be read in parallel threads) and returns false with err set on
+ * malformed input. It must not print. tc_ingest adds the source entry first
+ * and passes its index; the reader adds hosts, devices, tracks and events.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/model.h"
+#include "util/error.h"
+#include "util/input.h"
+
+struct tc_reader {
+	const char *name;        /* "xplane", "perfetto", "json" */
+	const char *description; /* for messages and `tracectl info` */
+	/* Confidence that the decompressed head is this format: 0 = no,
+	 * 100 = certain. The highest score wins. */
+	int (*sniff)(const uint8_t *head, size_t len);
+	bool (*read)(struct tc_model *m, struct tc_input *in, uint32_t source,
+		const struct tc_limits *lim, struct tc_error *err);
+};
+
+extern const struct tc_reader tc_reader_xplane;
+extern const struct tc_reader tc_reader_perfetto;
+extern const struct tc_reader tc_reader_json;
+
+struct tc_ingest_opts {
+	struct tc_limits lim;
+	unsigned threads; /* 0 = number of CPUs */
+};
+
+void tc_ingest_opts_default(struct tc_ingest_opts *o);
+
+/* The reader for a head, or NULL. */
+const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len);
+
+/* Read one input (file or "-") into m (not finalized). */
+bool tc_ingest_file(struct tc_model *m, const char *path,
+	const struct tc_limits *lim, struct tc_error *err);
+
+/*
+ * Read paths (files, folders, "-") into one new, finalized model. A folder is
+ * searched recursively for files whose content is a known format; each file
+ * becomes its own host/rank. Returns NULL with err set on failure.
+ */
+struct tc_model *tc_ingest(const char *const *paths, size_t n,
+	const struct tc_ingest_opts *o, struct tc_error *err);
+
+#endif

@@ -1,0 +1,53 @@
+#include <stdio.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "config.h"
+
+/* Keep alphabetised. */
+const struct tc_command tc_commands[] = {
+	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)" },
+	{ "summarize", tc_cmd_summarize, "what ran where and for how long" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f) {
+	fprintf(f, "Usage: tracectl [--help|--version] COMMAND [OPTIONS] TRACE...\n\n"
+		"Reads XProf xplane.pb, Perfetto and Chrome/Kineto/JAX JSON traces (plain or\n"
+		"gzip) and reports what is slow and why.\n\nCommands:\n");
+	for (const struct tc_command *c = tc_commands; c->name; c++) {
+		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+	}
+	fprintf(f, "\nRun 'tracectl COMMAND --help' for a command's options.\n"
+		"Exit status: 0 ok, 1 findings at --fail-on level, 2 usage, 3 bad input,\n"
+		"4 output error, 5 resource limit, 6 --strict warnings.\n");
+}
+
+int main(int argc, char **argv) {
+	if (argc < 2) {
+		usage(stderr);
+		return TC_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return TC_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("tracectl %s\n", TC_VERSION);
+		return TC_EXIT_OK;
+	}
+	for (const struct tc_command *c = tc_commands; c->name; c++) {
+		if (strcmp(c->name, cmd) == 0) {
+			int rc = c->run(argc - 1, argv + 1);
+			/* Report a failed write to stdout unless it is a closed pipe. */
+			if (fflush(stdout) != 0 && rc == TC_EXIT_OK) {
+				fprintf(stderr, "tracectl: error: cannot write to standard output\n");
+				rc = TC_EXIT_OUTPUT;
+			}
+			return rc;
+		}
+	}
+	fprintf(stderr, "tracectl: error: unknown command '%s'\n"
+		"Try 'tracectl --help' for the list of commands.\n", cmd);
+	return TC_EXIT_USAGE;
+}

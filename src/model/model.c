@@ -1,0 +1,783 @@
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/model.h"
+#include "util/xalloc.h"
+
+struct tc_model *tc_model_create(void) {
+	struct tc_model *m = tc_xcalloc(1, sizeof(*m));
+	tc_arena_init(&m->arena, 256 * 1024);
+	tc_intern_init(&m->strings, &m->arena);
+	m->key.bytes = tc_model_intern(m, "bytes");
+	m->key.flops = tc_model_intern(m, "flops");
+	m->key.bytes_accessed = tc_model_intern(m, "bytes_accessed");
+	m->key.correlation = tc_model_intern(m, "correlation");
+	m->key.external_id = tc_model_intern(m, "External id");
+	m->key.step = tc_model_intern(m, "step");
+	m->key.stream = tc_model_intern(m, "stream");
+	m->key.group_id = tc_model_intern(m, "group_id");
+	m->key.hlo_module = tc_model_intern(m, "hlo_module");
+	m->key.hlo_op = tc_model_intern(m, "hlo_op");
+	m->key.tf_op = tc_model_intern(m, "tf_op");
+	m->key.long_name = tc_model_intern(m, "long_name");
+	m->key.memory_kind = tc_model_intern(m, "memory_kind");
+	m->key.collective = tc_model_intern(m, "collective");
+	m->op_nslots = 1024;
+	m->op_slots = tc_xcalloc(m->op_nslots, sizeof(*m->op_slots));
+	return m;
+}
+
+static void events_free(struct tc_events *e) {
+	free(e->start);
+	free(e->dur);
+	free(e->op);
+	free(e->track);
+	free(e->args);
+	free(e->depth);
+	free(e->flags);
+	memset(e, 0, sizeof(*e));
+}
+
+void tc_model_destroy(struct tc_model *m) {
+	if (!m) {
+		return;
+	}
+	events_free(&m->ev);
+	free(m->samples.ts);
+	free(m->samples.value);
+	free(m->samples.counter);
+	free(m->sources);
+	free(m->hosts);
+	free(m->devices);
+	free(m->tracks);
+	free(m->ops);
+	free(m->args);
+	free(m->aggs);
+	free(m->counters);
+	free(m->flows);
+	free(m->warnings);
+	free(m->op_slots);
+	tc_intern_finish(&m->strings);
+	tc_arena_finish(&m->arena);
+	free(m);
+}
+
+uint32_t tc_model_add_source(struct tc_model *m, const char *path, const char *format,
+		const char *compression, uint64_t file_size, uint64_t data_size) {
+	TC_GROW(m->sources, m->cap_sources, m->n_sources + 1);
+	struct tc_source *s = &m->sources[m->n_sources];
+	s->path = tc_model_intern(m, path);
+	s->format = tc_model_intern(m, format);
+	s->compression = tc_model_intern(m, compression);
+	s->file_size = file_size;
+	s->data_size = data_size;
+	s->host = TC_NONE;
+	return (uint32_t)m->n_sources++;
+}
+
+uint32_t tc_model_add_host(struct tc_model *m, uint32_t name, uint32_t source) {
+	TC_GROW(m->hosts, m->cap_hosts, m->n_hosts + 1);
+	m->hosts[m->n_hosts] = (struct tc_host){ .name = name, .source = source };
+	if (source < m->n_sources && m->sources[source].host == TC_NONE) {
+		m->sources[source].host = (uint32_t)m->n_hosts;
+	}
+	return (uint32_t)m->n_hosts++;
+}
+
+uint32_t tc_model_add_device(struct tc_model *m, uint32_t name, enum tc_device_kind kind) {
+	TC_GROW(m->devices, m->cap_devices, m->n_devices + 1);
+	m->devices[m->n_devices] = (struct tc_device){
+		.name = name,
+		.kind = (uint8_t)kind,
+		.ordinal = -1,
+		.host = m->n_hosts ? (uint32_t)m->n_hosts - 1 : TC_NONE,
+		.args = TC_NONE,
+	};
+	return (uint32_t)m->n_devices++;
+}
+
+uint32_t tc_model_add_track(struct tc_model *m, uint32_t device, uint32_t name,
+		enum tc_track_kind kind, int64_t src_id) {
+	TC_GROW(m->tracks, m->cap_tracks, m->n_tracks + 1);
+	m->tracks[m->n_tracks] = (struct tc_track){
+		.name = name,
+		.device = device,
+		.kind = (uint8_t)kind,
+		.src_id = src_id,
+		.sort = (int32_t)m->n_tracks,
+		.parent = TC_NONE,
+	};
+	return (uint32_t)m->n_tracks++;
+}
+
+static uint32_t op_hash(uint32_t name, uint32_t category, uint8_t kind) {
+	uint64_t k = ((uint64_t)name * 0x9E3779B97F4A7C15ull) ^
+		((uint64_t)category * 0xC2B2AE3D27D4EB4Full) ^ kind;
+	return (uint32_t)(k ^ (k >> 29));
+}
+
+static void op_rehash(struct tc_model *m, size_t nslots) {
+	free(m->op_slots);
+	m->op_slots = tc_xcalloc(nslots, sizeof(*m->op_slots));
+	m->op_nslots = nslots;
+	for (size_t id = 0; id < m->n_ops; id++) {
+		const struct tc_op *o = &m->ops[id];
+		size_t i = op_hash(o->name, o->category, o->kind) & (nslots - 1);
+		while (m->op_slots[i]) {
+			i = (i + 1) & (nslots - 1);
+		}
+		m->op_slots[i] = (uint32_t)id + 1;
+	}
+}
+
+uint32_t tc_model_add_op(struct tc_model *m, uint32_t name, uint32_t category,
+		enum tc_op_kind kind) {
+	TC_GROW(m->ops, m->cap_ops, m->n_ops + 1);
+	m->ops[m->n_ops] = (struct tc_op){
+		.name = name,
+		.category = category,
+		.kind = (uint8_t)kind,
+		.flops = -1,
+		.bytes = -1,
+		.args = TC_NONE,
+	};
+	uint32_t id = (uint32_t)m->n_ops++;
+	if (m->n_ops * 2 > m->op_nslots) {
+		op_rehash(m, m->op_nslots * 2);
+	} else {
+		size_t i = op_hash(name, category, (uint8_t)kind) & (m->op_nslots - 1);
+		while (m->op_slots[i]) {
+			i = (i + 1) & (m->op_nslots - 1);
+		}
+		m->op_slots[i] = id + 1;
+	}
+	return id;
+}
+
+uint32_t tc_model_op(struct tc_model *m, uint32_t name, uint32_t category,
+		enum tc_op_kind kind) {
+	size_t i = op_hash(name, category, (uint8_t)kind) & (m->op_nslots - 1);
+	while (m->op_slots[i]) {
+		const struct tc_op *o = &m->ops[m->op_slots[i] - 1];
+		if (o->name == name && o->category == category && o->kind == kind) {
+			return m->op_slots[i] - 1;
+		}
+		i = (i + 1) & (m->op_nslots - 1);
+	}
+	return tc_model_add_op(m, name, category, kind);
+}
+
+static void events_reserve(struct tc_events *e, size_t need) {
+	if (need <= e->cap) {
+		return;
+	}
+	size_t cap = e->cap;
+	TC_GROW(e->start, cap, need);
+	cap = e->cap;
+	TC_GROW(e->dur, cap, need);
+	cap = e->cap;
+	TC_GROW(e->op, cap, need);
+	cap = e->cap;
+	TC_GROW(e->track, cap, need);
+	cap = e->cap;
+	TC_GROW(e->args, cap, need);
+	cap = e->cap;
+	TC_GROW(e->flags, cap, need);
+	e->cap = cap;
+}
+
+uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
+		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
+	struct tc_events *e = &m->ev;
+	events_reserve(e, e->n + 1);
+	size_t i = e->n++;
+	e->start[i] = start_ps;
+	if (dur_ps < 0) {
+		dur_ps = 0;
+		flags |= TC_EV_CLAMPED;
+	}
+	e->dur[i] = dur_ps;
+	e->op[i] = op;
+	e->track[i] = track;
+	e->args[i] = TC_NONE;
+	e->flags[i] = flags;
+	m->finalized = false;
+	return (uint32_t)i;
+}
+
+uint32_t tc_model_args_begin(struct tc_model *m) {
+	return (uint32_t)m->n_args;
+}
+
+static struct tc_arg *arg_push(struct tc_model *m, uint32_t key, uint8_t type) {
+	TC_GROW(m->args, m->cap_args, m->n_args + 1);
+	struct tc_arg *a = &m->args[m->n_args++];
+	a->key = key;
+	a->type = type;
+	return a;
+}
+
+void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
+	arg_push(m, key, TC_ARG_INT)->v.i = v;
+}
+
+void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
+	arg_push(m, key, TC_ARG_UINT)->v.u = v;
+}
+
+void tc_model_arg_double(struct tc_model *m, uint32_t key, double v) {
+	arg_push(m, key, TC_ARG_DOUBLE)->v.d = v;
+}
+
+void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str) {
+	arg_push(m, key, TC_ARG_STR)->v.s = str;
+}
+
+void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v) {
+	arg_push(m, key, TC_ARG_BOOL)->v.i = v;
+}
+
+uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
+	if (m->n_args <= begin) {
+		return TC_NONE;
+	}
+	m->args[m->n_args - 1].type |= TC_ARG_LAST;
+	return begin;
+}
+
+const struct tc_arg *tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key) {
+	if (first == TC_NONE) {
+		return NULL;
+	}
+	for (size_t i = first; i < m->n_args; i++) {
+		const struct tc_arg *a = &m->args[i];
+		if (a->key == key) {
+			return a;
+		}
+		if (a->type & TC_ARG_LAST) {
+			break;
+		}
+	}
+	return NULL;
+}
+
+bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out) {
+	const struct tc_arg *a = tc_model_arg_find(m, first, key);
+	if (!a) {
+		return false;
+	}
+	switch (a->type & ~TC_ARG_LAST) {
+	case TC_ARG_INT:
+	case TC_ARG_BOOL:
+		*out = (double)a->v.i;
+		return true;
+	case TC_ARG_UINT:
+		*out = (double)a->v.u;
+		return true;
+	case TC_ARG_DOUBLE:
+		*out = a->v.d;
+		return true;
+	case TC_ARG_STR: {
+		const char *s = tc_model_str(m, a->v.s);
+		char *end;
+		double d = strtod(s, &end);
+		if (end == s || *end || !isfinite(d)) {
+			return false;
+		}
+		*out = d;
+		return true;
+	}
+	}
+	return false;
+}
+
+bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
+	const struct tc_arg *a = tc_model_arg_find(m, first, key);
+	if (!a) {
+		return false;
+	}
+	switch (a->type & ~TC_ARG_LAST) {
+	case TC_ARG_INT:
+	case TC_ARG_BOOL:
+		*out = a->v.i;
+		return true;
+	case TC_ARG_UINT:
+		*out = (int64_t)a->v.u;
+		return true;
+	default: {
+		double d;
+		if (!tc_model_arg_num(m, first, key, &d) || d < -9.2e18 || d > 9.2e18) {
+			return false;
+		}
+		*out = (int64_t)d;
+		return true;
+	}
+	}
+}
+
+void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,
+		int64_t count, int64_t dur_ps) {
+	TC_GROW(m->aggs, m->cap_aggs, m->n_aggs + 1);
+	m->aggs[m->n_aggs++] = (struct tc_aggregate){
+		.op = op, .track = track, .count = count, .dur_ps = dur_ps,
+	};
+}
+
+uint32_t tc_model_counter(struct tc_model *m, uint32_t device, uint32_t name,
+		uint32_t unit, uint32_t group) {
+	/* Few counters exist; a linear scan from the end finds recent ones fast. */
+	for (size_t i = m->n_counters; i-- > 0;) {
+		const struct tc_counter *c = &m->counters[i];
+		if (c->device == device && c->name == name && c->group == group) {
+			return (uint32_t)i;
+		}
+	}
+	TC_GROW(m->counters, m->cap_counters, m->n_counters + 1);
+	m->counters[m->n_counters] = (struct tc_counter){
+		.name = name, .device = device, .unit = unit, .group = group,
+	};
+	return (uint32_t)m->n_counters++;
+}
+
+void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, double value) {
+	struct tc_samples *s = &m->samples;
+	if (s->n == s->cap) {
+		size_t cap = s->cap;
+		TC_GROW(s->ts, cap, s->n + 1);
+		cap = s->cap;
+		TC_GROW(s->value, cap, s->n + 1);
+		cap = s->cap;
+		TC_GROW(s->counter, cap, s->n + 1);
+		s->cap = cap;
+	}
+	s->ts[s->n] = ts_ps;
+	s->value[s->n] = value;
+	s->counter[s->n] = counter;
+	s->n++;
+	m->finalized = false;
+}
+
+void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
+		enum tc_flow_kind kind, uint64_t id) {
+	TC_GROW(m->flows, m->cap_flows, m->n_flows + 1);
+	m->flows[m->n_flows++] = (struct tc_flow){
+		.from = from, .to = to, .kind = (uint8_t)kind, .id = id,
+	};
+}
+
+static void warn_add(struct tc_model *m, uint32_t msg, uint64_t count) {
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		if (m->warnings[i].msg == msg) {
+			m->warnings[i].count += count;
+			return;
+		}
+	}
+	TC_GROW(m->warnings, m->cap_warnings, m->n_warnings + 1);
+	m->warnings[m->n_warnings++] = (struct tc_warning){ .msg = msg, .count = count };
+}
+
+void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...) {
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warn_add(m, tc_model_intern(m, buf), count ? count : 1);
+}
+
+/* ---- merge ---- */
+
+static uint32_t remap_str(uint32_t *map, uint32_t id) {
+	return id == TC_NONE ? TC_NONE : map[id];
+}
+
+static uint32_t off(uint32_t idx, size_t base) {
+	return idx == TC_NONE ? TC_NONE : idx + (uint32_t)base;
+}
+
+void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
+	uint32_t *smap = tc_xmalloc(src->strings.n * sizeof(*smap));
+	for (size_t i = 0; i < src->strings.n; i++) {
+		smap[i] = tc_intern_n(&dst->strings, src->strings.v[i].s, src->strings.v[i].len);
+	}
+	int64_t shift = 0;
+	if (dst->n_sources == 0 && dst->ev.n == 0) {
+		dst->origin_ns = src->origin_ns;
+		dst->origin_epoch = src->origin_epoch;
+	} else if (dst->origin_epoch == src->origin_epoch) {
+		int64_t d = src->origin_ns - dst->origin_ns;
+		if (d > INT64_MAX / 1000 || d < INT64_MIN / 1000) {
+			tc_model_warn(dst, 1, "inputs' time bases are too far apart to align; each starts at 0");
+		} else {
+			shift = d * 1000;
+		}
+	} else {
+		tc_model_warn(dst, 1, "inputs use different clocks; their timelines are aligned at their origins");
+	}
+	size_t b_src = dst->n_sources, b_host = dst->n_hosts, b_dev = dst->n_devices;
+	size_t b_track = dst->n_tracks, b_op = dst->n_ops, b_arg = dst->n_args;
+	size_t b_ev = dst->ev.n, b_ctr = dst->n_counters;
+
+	for (size_t i = 0; i < src->n_sources; i++) {
+		struct tc_source s = src->sources[i];
+		s.path = smap[s.path];
+		s.format = smap[s.format];
+		s.compression = smap[s.compression];
+		s.host = off(s.host, b_host);
+		TC_GROW(dst->sources, dst->cap_sources, dst->n_sources + 1);
+		dst->sources[dst->n_sources++] = s;
+	}
+	for (size_t i = 0; i < src->n_hosts; i++) {
+		struct tc_host h = src->hosts[i];
+		h.name = smap[h.name];
+		h.source = off(h.source, b_src);
+		TC_GROW(dst->hosts, dst->cap_hosts, dst->n_hosts + 1);
+		dst->hosts[dst->n_hosts++] = h;
+	}
+	for (size_t i = 0; i < src->n_args; i++) {
+		struct tc_arg a = src->args[i];
+		a.key = smap[a.key];
+		if ((a.type & ~TC_ARG_LAST) == TC_ARG_STR) {
+			a.v.s = smap[a.v.s];
+		}
+		TC_GROW(dst->args, dst->cap_args, dst->n_args + 1);
+		dst->args[dst->n_args++] = a;
+	}
+	for (size_t i = 0; i < src->n_devices; i++) {
+		struct tc_device d = src->devices[i];
+		d.name = smap[d.name];
+		d.model = smap[d.model];
+		d.vendor = smap[d.vendor];
+		d.host = off(d.host, b_host);
+		d.args = off(d.args, b_arg);
+		TC_GROW(dst->devices, dst->cap_devices, dst->n_devices + 1);
+		dst->devices[dst->n_devices++] = d;
+	}
+	for (size_t i = 0; i < src->n_tracks; i++) {
+		struct tc_track t = src->tracks[i];
+		t.name = smap[t.name];
+		t.device = off(t.device, b_dev);
+		t.parent = off(t.parent, b_track);
+		TC_GROW(dst->tracks, dst->cap_tracks, dst->n_tracks + 1);
+		dst->tracks[dst->n_tracks++] = t;
+	}
+	for (size_t i = 0; i < src->n_ops; i++) {
+		const struct tc_op *o = &src->ops[i];
+		uint32_t id = tc_model_add_op(dst, smap[o->name], remap_str(smap, o->category),
+			(enum tc_op_kind)o->kind);
+		dst->ops[id].flops = o->flops;
+		dst->ops[id].bytes = o->bytes;
+		dst->ops[id].args = off(o->args, b_arg);
+	}
+	events_reserve(&dst->ev, dst->ev.n + src->ev.n);
+	for (size_t i = 0; i < src->ev.n; i++) {
+		size_t j = dst->ev.n++;
+		dst->ev.start[j] = src->ev.start[i] + shift;
+		dst->ev.dur[j] = src->ev.dur[i];
+		dst->ev.op[j] = off(src->ev.op[i], b_op);
+		dst->ev.track[j] = off(src->ev.track[i], b_track);
+		dst->ev.args[j] = off(src->ev.args[i], b_arg);
+		dst->ev.flags[j] = src->ev.flags[i];
+	}
+	for (size_t i = 0; i < src->n_aggs; i++) {
+		const struct tc_aggregate *a = &src->aggs[i];
+		tc_model_add_aggregate(dst, off(a->track, b_track), off(a->op, b_op),
+			a->count, a->dur_ps);
+	}
+	for (size_t i = 0; i < src->n_counters; i++) {
+		struct tc_counter c = src->counters[i];
+		c.name = smap[c.name];
+		c.unit = smap[c.unit];
+		c.group = smap[c.group];
+		c.device = off(c.device, b_dev);
+		TC_GROW(dst->counters, dst->cap_counters, dst->n_counters + 1);
+		dst->counters[dst->n_counters++] = c;
+	}
+	for (size_t i = 0; i < src->samples.n; i++) {
+		tc_model_add_sample(dst, off(src->samples.counter[i], b_ctr),
+			src->samples.ts[i] + shift, src->samples.value[i]);
+	}
+	for (size_t i = 0; i < src->n_flows; i++) {
+		const struct tc_flow *f = &src->flows[i];
+		tc_model_add_flow(dst, off(f->from, b_ev), off(f->to, b_ev),
+			(enum tc_flow_kind)f->kind, f->id);
+	}
+	for (size_t i = 0; i < src->n_warnings; i++) {
+		warn_add(dst, smap[src->warnings[i].msg], src->warnings[i].count);
+	}
+	free(smap);
+	dst->finalized = false;
+
+	/* Leave src empty but valid. */
+	events_free(&src->ev);
+	src->n_sources = src->n_hosts = src->n_devices = src->n_tracks = 0;
+	src->n_args = src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;
+	src->samples.n = 0;
+	src->n_ops = 0;
+	op_rehash(src, src->op_nslots);
+}
+
+/* ---- finalize ---- */
+
+struct sort_rec {
+	int64_t start;
+	int64_t dur;
+	uint32_t idx;
+};
+
+static int cmp_rec(const void *pa, const void *pb) {
+	const struct sort_rec *a = pa, *b = pb;
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	if (a->dur != b->dur) {
+		return a->dur > b->dur ? -1 : 1; /* parents first */
+	}
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+#define PERMUTE(col, type) do { \
+	type *dst_ = tc_xmalloc(n * sizeof(type)); \
+	for (size_t k_ = 0; k_ < n; k_++) { \
+		dst_[k_] = (col)[perm[k_]]; \
+	} \
+	free(col); \
+	(col) = dst_; \
+} while (0)
+
+static void sort_events(struct tc_model *m) {
+	struct tc_events *e = &m->ev;
+	size_t n = e->n, nt = m->n_tracks;
+	/* Stable counting sort by track, then sort only the tracks that need it:
+	 * most writers emit each track's events in order already. */
+	size_t *cnt = tc_xcalloc(nt + 1, sizeof(*cnt));
+	for (size_t i = 0; i < n; i++) {
+		cnt[e->track[i] < nt ? e->track[i] + 1 : 0]++;
+	}
+	/* Events on an invalid track (a reader bug) would be lost; keep them
+	 * first so they are at least visible. */
+	size_t pos = 0;
+	for (size_t t = 0; t <= nt; t++) {
+		size_t c = cnt[t];
+		cnt[t] = pos;
+		pos += c;
+	}
+	uint32_t *perm = tc_xmalloc((n ? n : 1) * sizeof(*perm));
+	for (size_t i = 0; i < n; i++) {
+		size_t slot = e->track[i] < nt ? e->track[i] + 1 : 0;
+		perm[cnt[slot]++] = (uint32_t)i;
+	}
+	/* After the loop cnt[t] is the end of bucket t. */
+	struct sort_rec *tmp = NULL;
+	size_t tmp_cap = 0;
+	for (size_t t = 0; t < nt; t++) {
+		size_t lo = cnt[t], hi = cnt[t + 1];
+		m->tracks[t].first = (uint32_t)lo;
+		m->tracks[t].count = (uint32_t)(hi - lo);
+		bool sorted = true;
+		for (size_t k = lo + 1; k < hi && sorted; k++) {
+			uint32_t a = perm[k - 1], b = perm[k];
+			if (e->start[a] > e->start[b] ||
+					(e->start[a] == e->start[b] && e->dur[a] < e->dur[b])) {
+				sorted = false;
+			}
+		}
+		if (sorted) {
+			continue;
+		}
+		TC_GROW(tmp, tmp_cap, hi - lo);
+		for (size_t k = lo; k < hi; k++) {
+			tmp[k - lo] = (struct sort_rec){ e->start[perm[k]], e->dur[perm[k]], perm[k] };
+		}
+		qsort(tmp, hi - lo, sizeof(*tmp), cmp_rec);
+		for (size_t k = lo; k < hi; k++) {
+			perm[k] = tmp[k - lo].idx;
+		}
+	}
+	free(tmp);
+	free(cnt);
+	bool identity = true;
+	for (size_t i = 0; i < n && identity; i++) {
+		identity = perm[i] == i;
+	}
+	if (!identity) {
+		PERMUTE(e->start, int64_t);
+		PERMUTE(e->dur, int64_t);
+		PERMUTE(e->op, uint32_t);
+		PERMUTE(e->track, uint32_t);
+		PERMUTE(e->args, uint32_t);
+		PERMUTE(e->flags, uint8_t);
+		e->cap = n;
+		/* Flows hold old indexes: invert the permutation. */
+		if (m->n_flows) {
+			uint32_t *inv = tc_xmalloc(n * sizeof(*inv));
+			for (size_t i = 0; i < n; i++) {
+				inv[perm[i]] = (uint32_t)i;
+			}
+			for (size_t i = 0; i < m->n_flows; i++) {
+				struct tc_flow *f = &m->flows[i];
+				f->from = f->from < n ? inv[f->from] : TC_NONE;
+				f->to = f->to < n ? inv[f->to] : TC_NONE;
+			}
+			free(inv);
+		}
+	}
+	free(perm);
+}
+
+static void set_depths(struct tc_model *m) {
+	struct tc_events *e = &m->ev;
+	free(e->depth);
+	e->depth = tc_xmalloc((e->n ? e->n : 1) * sizeof(*e->depth));
+	int64_t *stack = NULL;
+	size_t cap = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		struct tc_track *tr = &m->tracks[t];
+		size_t top = 0;
+		uint16_t maxd = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			int64_t s = e->start[i];
+			while (top > 0 && stack[top - 1] <= s) {
+				top--;
+			}
+			e->depth[i] = top > UINT16_MAX ? UINT16_MAX : (uint16_t)top;
+			if (e->depth[i] > maxd) {
+				maxd = e->depth[i];
+			}
+			/* An instant never encloses anything. */
+			if (e->dur[i] > 0) {
+				TC_GROW(stack, cap, top + 1);
+				stack[top++] = s + e->dur[i];
+			}
+		}
+		tr->max_depth = maxd;
+	}
+	free(stack);
+}
+
+struct sample_rec {
+	uint32_t counter;
+	int64_t ts;
+	double value;
+	size_t idx;
+};
+
+static int cmp_sample(const void *pa, const void *pb) {
+	const struct sample_rec *a = pa, *b = pb;
+	if (a->counter != b->counter) {
+		return a->counter < b->counter ? -1 : 1;
+	}
+	if (a->ts != b->ts) {
+		return a->ts < b->ts ? -1 : 1;
+	}
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static void sort_samples(struct tc_model *m) {
+	struct tc_samples *s = &m->samples;
+	bool sorted = true;
+	for (size_t i = 1; i < s->n && sorted; i++) {
+		sorted = s->counter[i - 1] < s->counter[i] ||
+			(s->counter[i - 1] == s->counter[i] && s->ts[i - 1] <= s->ts[i]);
+	}
+	if (!sorted) {
+		struct sample_rec *r = tc_xmalloc(s->n * sizeof(*r));
+		for (size_t i = 0; i < s->n; i++) {
+			r[i] = (struct sample_rec){ s->counter[i], s->ts[i], s->value[i], i };
+		}
+		qsort(r, s->n, sizeof(*r), cmp_sample);
+		for (size_t i = 0; i < s->n; i++) {
+			s->counter[i] = r[i].counter;
+			s->ts[i] = r[i].ts;
+			s->value[i] = r[i].value;
+		}
+		free(r);
+	}
+	for (size_t c = 0; c < m->n_counters; c++) {
+		m->counters[c].first = 0;
+		m->counters[c].count = 0;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t c = s->counter[i];
+		if (c >= m->n_counters) {
+			continue;
+		}
+		if (m->counters[c].count == 0) {
+			m->counters[c].first = i;
+		}
+		m->counters[c].count++;
+	}
+}
+
+void tc_model_finalize(struct tc_model *m) {
+	if (m->finalized) {
+		return;
+	}
+	sort_events(m);
+	set_depths(m);
+	sort_samples(m);
+	m->finalized = true;
+}
+
+int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
+	int64_t v;
+	if (m->ev.args[i] != TC_NONE && tc_model_arg_i64(m, m->ev.args[i], m->key.flops, &v)) {
+		return v;
+	}
+	return m->ops[m->ev.op[i]].flops;
+}
+
+int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
+	int64_t v;
+	if (m->ev.args[i] != TC_NONE &&
+			tc_model_arg_i64(m, m->ev.args[i], m->key.bytes_accessed, &v)) {
+		return v;
+	}
+	return m->ops[m->ev.op[i]].bytes;
+}
+
+void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ev.start[i] < lo) {
+			lo = m->ev.start[i];
+		}
+		if (m->ev.start[i] + m->ev.dur[i] > hi) {
+			hi = m->ev.start[i] + m->ev.dur[i];
+		}
+	}
+	if (lo > hi) {
+		lo = hi = 0;
+	}
+	*first = lo;
+	*last = hi;
+}
+
+const char *tc_device_kind_name(enum tc_device_kind k) {
+	static const char *const names[] = { "other", "cpu", "gpu", "tpu", "accelerator" };
+	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
+}
+
+const char *tc_track_kind_name(enum tc_track_kind k) {
+	static const char *const names[] = {
+		"other", "ops", "stream", "steps", "modules", "host_thread",
+		"annotation", "derived", "counter",
+	};
+	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
+}
+
+const char *tc_op_kind_name(enum tc_op_kind k) {
+	static const char *const names[] = {
+		"other", "kernel", "memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_other",
+		"memset", "collective", "host_op", "runtime", "sync", "annotation", "step",
+		"compile", "dataload", "module", "python", "memory", "overhead",
+	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == TC_OP_KIND_COUNT, "op kind names");
+	return (size_t)k < TC_OP_KIND_COUNT ? names[k] : "other";
+}
+
+bool tc_track_kind_is_device_work(enum tc_track_kind k) {
+	return k == TC_TRACK_OPS || k == TC_TRACK_STREAM;
+}

@@ -1,0 +1,358 @@
+#ifndef TC_MODEL_MODEL_H
+#define TC_MODEL_MODEL_H
+
+/*
+ * The one in-memory trace model every reader fills and every analysis and
+ * writer reads. Nothing here knows an input format.
+ *
+ * Time: int64 picoseconds relative to origin_ns (an absolute time in ns when
+ * the source gives one, e.g. epoch or profiler clock). Epoch ns × 1000 would
+ * overflow int64, hence the split.
+ *
+ * Ownership: the model owns everything reachable from it. Strings are
+ * interned (uint32 ids into m->strings) and live in m->arena; the big columns
+ * are malloc'd arrays grown geometrically (no per-event malloc). Destroying
+ * the model is one call. Pointers into the arrays are invalidated by any
+ * tc_model_add_* call; hold indexes, not pointers, while ingesting.
+ *
+ * Lifecycle: create → readers add (any order) → tc_model_finalize() → read.
+ * After finalize, each track's events are contiguous and sorted by start
+ * (longer first on ties, so parents precede children), depth is set, and
+ * counter samples are contiguous per counter.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/intern.h"
+
+#define TC_NONE UINT32_MAX
+
+enum tc_device_kind {
+	TC_DEV_OTHER = 0,
+	TC_DEV_CPU,   /* a host process / host plane */
+	TC_DEV_GPU,
+	TC_DEV_TPU,
+	TC_DEV_ACCEL, /* other accelerators (MTIA, custom planes) */
+};
+
+enum tc_track_kind {
+	TC_TRACK_OTHER = 0,
+	TC_TRACK_OPS,         /* device op line (XLA Ops): counts as device busy */
+	TC_TRACK_STREAM,      /* GPU stream / queue: counts as device busy */
+	TC_TRACK_STEPS,       /* step markers */
+	TC_TRACK_MODULES,     /* XLA modules / programs enclosing ops */
+	TC_TRACK_HOST_THREAD, /* an OS thread */
+	TC_TRACK_ANNOTATION,  /* user annotations projected onto a device */
+	TC_TRACK_DERIVED,     /* duplicates device activity (name scopes, framework ops) */
+	TC_TRACK_COUNTER,     /* holds no slices; counters may point at it */
+};
+
+/* What an op is, decided by the reader (it knows the writer's conventions). */
+enum tc_op_kind {
+	TC_OP_OTHER = 0,
+	TC_OP_KERNEL,       /* device compute */
+	TC_OP_MEMCPY_H2D,
+	TC_OP_MEMCPY_D2H,
+	TC_OP_MEMCPY_D2D,
+	TC_OP_MEMCPY_OTHER, /* peer-to-peer or direction unknown */
+	TC_OP_MEMSET,
+	TC_OP_COLLECTIVE,   /* communication on the device (NCCL/RCCL kernels, all-reduce ops) */
+	TC_OP_HOST_OP,      /* framework op on the host (aten::, TF op) */
+	TC_OP_RUNTIME,      /* runtime/driver API call (cudaLaunchKernel, hipMemcpy) */
+	TC_OP_SYNC,         /* synchronisation waits (host or device) */
+	TC_OP_ANNOTATION,   /* user annotations, scopes */
+	TC_OP_STEP,         /* a step marker; its arg "step" holds the number */
+	TC_OP_COMPILE,      /* compilation / tracing */
+	TC_OP_DATALOAD,     /* input pipeline / data loader / infeed */
+	TC_OP_MODULE,       /* a device program (XLA module) enclosing ops */
+	TC_OP_PYTHON,       /* python function frames */
+	TC_OP_MEMORY,       /* allocation / free records */
+	TC_OP_OVERHEAD,     /* profiler overhead */
+	TC_OP_KIND_COUNT,
+};
+
+enum tc_event_flags {
+	TC_EV_INSTANT = 1 << 0,   /* an instant (zero duration by definition) */
+	TC_EV_UNFINISHED = 1 << 1, /* began but never ended in the trace; dur runs to trace end */
+	TC_EV_CLAMPED = 1 << 2,   /* duration was negative/invalid in the input and set to 0 */
+};
+
+enum tc_arg_type {
+	TC_ARG_INT = 0,
+	TC_ARG_UINT,
+	TC_ARG_DOUBLE,
+	TC_ARG_STR, /* value is a string id */
+	TC_ARG_BOOL,
+};
+
+#define TC_ARG_LAST 0x80 /* set on the last arg of a list */
+
+struct tc_arg {
+	uint32_t key;  /* string id */
+	uint8_t type;  /* enum tc_arg_type | TC_ARG_LAST */
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+		uint32_t s;
+	} v;
+};
+
+struct tc_source {
+	uint32_t path;        /* as given */
+	uint32_t format;      /* reader name, e.g. "xplane" */
+	uint32_t compression; /* "none", "gzip", "zlib" */
+	uint64_t file_size;   /* bytes on disk */
+	uint64_t data_size;   /* decompressed bytes */
+	uint32_t host;        /* host this file became, TC_NONE if none */
+};
+
+struct tc_host {
+	uint32_t name;
+	uint32_t source;
+};
+
+struct tc_device {
+	uint32_t name;       /* "/device:GPU:0", "GPU 0", "python3 (pid 123)" */
+	uint8_t kind;        /* enum tc_device_kind */
+	int32_t ordinal;     /* device index, -1 unknown */
+	uint32_t host;       /* TC_NONE if unknown */
+	int64_t src_id;      /* writer's id (plane id, pid), for export */
+	uint32_t model;      /* device model name, 0 unknown */
+	uint32_t vendor;     /* 0 unknown */
+	double peak_flops;   /* FLOP/s, 0 unknown */
+	double peak_bw;      /* bytes/s of main memory, 0 unknown */
+	int64_t memory_bytes; /* capacity, 0 unknown */
+	int32_t core_count;  /* SMs / CUs / cores, 0 unknown */
+	int64_t clock_khz;   /* 0 unknown */
+	uint32_t args;       /* other device properties, TC_NONE if none */
+};
+
+struct tc_track {
+	uint32_t name;
+	uint32_t device;
+	uint8_t kind;        /* enum tc_track_kind */
+	int64_t src_id;      /* line id / tid / stream id / track uuid */
+	int32_t sort;        /* display order within the device */
+	uint32_t parent;     /* enclosing track (Perfetto parent chains), TC_NONE */
+	/* Set by finalize: */
+	uint32_t first;      /* first event index */
+	uint32_t count;      /* events on this track */
+	uint16_t max_depth;
+};
+
+struct tc_op {
+	uint32_t name;
+	uint32_t category; /* writer's category ("kernel", hlo_category), 0 none */
+	uint8_t kind;      /* enum tc_op_kind */
+	int64_t flops;     /* per execution, -1 unknown */
+	int64_t bytes;     /* bytes accessed per execution, -1 unknown */
+	uint32_t args;     /* op-level metadata (XEventMetadata stats), TC_NONE */
+};
+
+/* Events as columns: a scan of start/dur touches nothing else. */
+struct tc_events {
+	size_t n, cap;
+	int64_t *start;  /* ps from origin */
+	int64_t *dur;    /* ps, >= 0 */
+	uint32_t *op;
+	uint32_t *track;
+	uint32_t *args;  /* first arg index, TC_NONE */
+	uint16_t *depth; /* set by finalize */
+	uint8_t *flags;  /* enum tc_event_flags */
+};
+
+/* An aggregate: the writer kept only a count (XEvent.num_occurrences). */
+struct tc_aggregate {
+	uint32_t op;
+	uint32_t track;
+	int64_t count;
+	int64_t dur_ps;    /* duration the writer recorded, ps */
+};
+
+struct tc_counter {
+	uint32_t name;   /* "memory.allocated" */
+	uint32_t device; /* owner, TC_NONE = global */
+	uint32_t unit;   /* "bytes", "%", "" */
+	uint32_t group;  /* e.g. allocator name; 0 none */
+	/* Set by finalize: samples [first, first + count) sorted by ts. */
+	size_t first, count;
+};
+
+struct tc_samples {
+	size_t n, cap;
+	int64_t *ts;       /* ps from origin */
+	double *value;
+	uint32_t *counter;
+};
+
+enum tc_flow_kind {
+	TC_FLOW_GENERIC = 0,
+	TC_FLOW_LAUNCH,  /* host launch/runtime call -> device activity */
+};
+
+struct tc_flow {
+	uint32_t from, to; /* event indexes (remapped by finalize) */
+	uint8_t kind;
+	uint64_t id;       /* writer's flow / correlation id */
+};
+
+struct tc_warning {
+	uint32_t msg;
+	uint64_t count;
+};
+
+/* Well-known arg keys, interned at creation so readers and analyses compare
+ * integers. Readers normalise writer-specific spellings onto these. */
+struct tc_keys {
+	uint32_t bytes;        /* bytes moved by a copy/memset/collective */
+	uint32_t flops;        /* per-event FLOPs when the event carries them */
+	uint32_t bytes_accessed;
+	uint32_t correlation;  /* runtime <-> device correlation id */
+	uint32_t external_id;  /* framework op <-> runtime/device */
+	uint32_t step;         /* step number on step markers */
+	uint32_t stream;
+	uint32_t group_id;
+	uint32_t hlo_module;
+	uint32_t hlo_op;
+	uint32_t tf_op;
+	uint32_t long_name;
+	uint32_t memory_kind;  /* "pageable", "pinned", "device" for copies */
+	uint32_t collective;   /* collective name (allreduce, ...) */
+};
+
+struct tc_model {
+	struct tc_arena arena;
+	struct tc_intern strings;
+	struct tc_keys key;
+
+	int64_t origin_ns;  /* absolute time of ps 0 */
+	bool origin_epoch;  /* origin_ns is Unix-epoch ns */
+
+	struct tc_source *sources;
+	size_t n_sources, cap_sources;
+	struct tc_host *hosts;
+	size_t n_hosts, cap_hosts;
+	struct tc_device *devices;
+	size_t n_devices, cap_devices;
+	struct tc_track *tracks;
+	size_t n_tracks, cap_tracks;
+	struct tc_op *ops;
+	size_t n_ops, cap_ops;
+	struct tc_arg *args;
+	size_t n_args, cap_args;
+	struct tc_events ev;
+	struct tc_aggregate *aggs;
+	size_t n_aggs, cap_aggs;
+	struct tc_counter *counters;
+	size_t n_counters, cap_counters;
+	struct tc_samples samples;
+	struct tc_flow *flows;
+	size_t n_flows, cap_flows;
+	struct tc_warning *warnings;
+	size_t n_warnings, cap_warnings;
+
+	/* private: op lookup by (name, category, kind) */
+	uint32_t *op_slots;
+	size_t op_nslots;
+	bool finalized;
+};
+
+struct tc_model *tc_model_create(void);
+void tc_model_destroy(struct tc_model *m);
+
+static inline uint32_t tc_model_intern(struct tc_model *m, const char *s) {
+	return tc_intern(&m->strings, s);
+}
+static inline uint32_t tc_model_intern_n(struct tc_model *m, const char *s, size_t n) {
+	return tc_intern_n(&m->strings, s, n);
+}
+static inline const char *tc_model_str(const struct tc_model *m, uint32_t id) {
+	return tc_intern_str(&m->strings, id);
+}
+
+uint32_t tc_model_add_source(struct tc_model *m, const char *path, const char *format,
+	const char *compression, uint64_t file_size, uint64_t data_size);
+uint32_t tc_model_add_host(struct tc_model *m, uint32_t name, uint32_t source);
+/* Returns the new device's index; fields other than name/kind start unknown. */
+uint32_t tc_model_add_device(struct tc_model *m, uint32_t name, enum tc_device_kind kind);
+uint32_t tc_model_add_track(struct tc_model *m, uint32_t device, uint32_t name,
+	enum tc_track_kind kind, int64_t src_id);
+
+/* Find or add the op (name, category, kind); flops/bytes start unknown. */
+uint32_t tc_model_op(struct tc_model *m, uint32_t name, uint32_t category,
+	enum tc_op_kind kind);
+/* Always add a new op (readers whose ops carry per-metadata costs). */
+uint32_t tc_model_add_op(struct tc_model *m, uint32_t name, uint32_t category,
+	enum tc_op_kind kind);
+
+/* Append an event; returns its index (valid until finalize reorders). */
+uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
+	int64_t start_ps, int64_t dur_ps, uint8_t flags);
+
+/*
+ * Args are built as a list: begin, add, end. end returns the first index (to
+ * store in ev.args[i], op->args or device->args) or TC_NONE if none were
+ * added. Lists cannot interleave.
+ */
+uint32_t tc_model_args_begin(struct tc_model *m);
+void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v);
+void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v);
+void tc_model_arg_double(struct tc_model *m, uint32_t key, double v);
+void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str);
+void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v);
+uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin);
+
+/* Look up key in the list starting at first; NULL if absent. */
+const struct tc_arg *tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key);
+/* Numeric value of an arg (int, uint, double, bool; a string that parses as a
+ * number). Returns false if absent or not numeric. */
+bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out);
+bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out);
+
+void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,
+	int64_t count, int64_t dur_ps);
+
+uint32_t tc_model_counter(struct tc_model *m, uint32_t device, uint32_t name,
+	uint32_t unit, uint32_t group);
+void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, double value);
+
+void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
+	enum tc_flow_kind kind, uint64_t id);
+
+/* Record a warning; identical messages are counted, not repeated. */
+void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Move everything from src into dst (src is left empty but valid), shifting
+ * src's times onto dst's origin. Both must be unfinalized.
+ */
+void tc_model_merge(struct tc_model *dst, struct tc_model *src);
+
+/* Sort, index tracks and counters, set depths, remap flows. Idempotent. */
+void tc_model_finalize(struct tc_model *m);
+
+/* Helpers over a finalized model. */
+static inline int64_t tc_model_end(const struct tc_model *m, size_t i) {
+	return m->ev.start[i] + m->ev.dur[i];
+}
+static inline const struct tc_op *tc_model_event_op(const struct tc_model *m, size_t i) {
+	return &m->ops[m->ev.op[i]];
+}
+/* FLOPs / bytes of event i: its own arg when present, else its op's. -1 unknown. */
+int64_t tc_model_event_flops(const struct tc_model *m, size_t i);
+int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i);
+/* Earliest start and latest end over all events (0,0 if none). */
+void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last);
+
+const char *tc_device_kind_name(enum tc_device_kind k);
+const char *tc_track_kind_name(enum tc_track_kind k);
+const char *tc_op_kind_name(enum tc_op_kind k);
+/* True for tracks whose slices are device work (busy-time sources). */
+bool tc_track_kind_is_device_work(enum tc_track_kind k);
+
+#endif

@@ -1,0 +1,71 @@
+#ifndef TC_MODEL_REPORT_H
+#define TC_MODEL_REPORT_H
+
+/*
+ * Results of analysis, as plain data: analysis/ fills them, output/ prints
+ * them, and neither includes the other. All times are integer picoseconds;
+ * writers convert for display. Arrays are malloc'd and freed by the
+ * matching *_finish().
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/model.h"
+
+/* Per device: busy = length of the union of slices on its device-work tracks
+ * (ops/stream lines; derived, annotation and step lines excluded). */
+struct tc_device_summary {
+	uint32_t device;
+	uint64_t n_events;   /* slices on device-work tracks */
+	uint32_t n_tracks;   /* device-work tracks */
+	int64_t first_ps;    /* first device-work slice start */
+	int64_t last_ps;     /* last device-work slice end */
+	int64_t busy_ps;
+	int64_t span_ps;     /* last - first */
+};
+
+struct tc_op_summary {
+	uint32_t name;
+	uint32_t category;
+	uint8_t kind;        /* enum tc_op_kind */
+	uint32_t device;     /* TC_NONE when summed over devices */
+	uint64_t count;
+	int64_t total_ps;
+	int64_t self_ps;     /* total minus time in children on the same track */
+	int64_t min_ps;
+	int64_t max_ps;
+	int64_t p50_ps;      /* -1 when not computed */
+	int64_t p99_ps;
+	double flops;        /* total FLOPs, < 0 unknown */
+	double bytes;        /* total bytes accessed, < 0 unknown */
+};
+
+struct tc_step_summary {
+	int64_t num;
+	uint32_t name;
+	uint32_t device;     /* TC_NONE: host-side marker */
+	int64_t start_ps;
+	int64_t dur_ps;
+};
+
+struct tc_summary {
+	int64_t first_ps, last_ps;      /* whole trace span */
+	uint64_t n_events;
+	uint64_t n_aggregated;          /* events kept only as counts */
+	struct tc_device_summary *devices;
+	size_t n_devices;
+	/* Top ops over device-work tracks; if the trace has none, over every
+	 * track (host-only traces), and ops_scope says so. */
+	struct tc_op_summary *ops;
+	size_t n_ops;
+	int64_t ops_busy_ps;            /* denominator for shares */
+	const char *ops_scope;          /* "device" or "host" */
+	struct tc_step_summary *steps;
+	size_t n_steps;
+	const char *steps_source;       /* "device" / "host" / NULL */
+};
+
+void tc_summary_finish(struct tc_summary *s);
+
+#endif

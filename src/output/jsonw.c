@@ -1,0 +1,210 @@
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "output/jsonw.h"
+
+void tc_jw_init(struct tc_jw *w, FILE *f, bool pretty) {
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->pretty = pretty;
+	w->first[0] = true;
+}
+
+static void indent(struct tc_jw *w) {
+	if (w->pretty) {
+		fputc('\n', w->f);
+		for (int i = 0; i < w->depth; i++) {
+			fputs("  ", w->f);
+		}
+	}
+}
+
+/* Separator before a value or key. */
+static void sep(struct tc_jw *w) {
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (!w->first[w->depth]) {
+		fputc(',', w->f);
+	}
+	w->first[w->depth] = false;
+	if (w->depth > 0) {
+		indent(w);
+	}
+}
+
+static void open_(struct tc_jw *w, char c) {
+	sep(w);
+	fputc(c, w->f);
+	if (w->depth < TC_JW_MAX_DEPTH - 1) {
+		w->depth++;
+	}
+	w->first[w->depth] = true;
+}
+
+static void close_(struct tc_jw *w, char c) {
+	bool empty = w->first[w->depth];
+	if (w->depth > 0) {
+		w->depth--;
+	}
+	if (!empty) {
+		indent(w);
+	}
+	fputc(c, w->f);
+}
+
+void tc_jw_obj_begin(struct tc_jw *w) {
+	open_(w, '{');
+}
+
+void tc_jw_obj_end(struct tc_jw *w) {
+	close_(w, '}');
+}
+
+void tc_jw_arr_begin(struct tc_jw *w) {
+	open_(w, '[');
+}
+
+void tc_jw_arr_end(struct tc_jw *w) {
+	close_(w, ']');
+}
+
+/* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t min, cp;
+	if (c < 0x80) {
+		return 1;
+	} else if ((c & 0xe0) == 0xc0) {
+		len = 2, min = 0x80, cp = c & 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3, min = 0x800, cp = c & 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4, min = 0x10000, cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n) {
+		return 0;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+		return 0;
+	}
+	return len;
+}
+
+void tc_json_escape(FILE *f, const char *str, size_t n) {
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = s[i];
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			size_t j = i;
+			while (j < n && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\') {
+				j++;
+			}
+			fwrite(s + i, 1, j - i, f);
+			i = j;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (c < 0x20) {
+				fprintf(f, "\\u%04x", c);
+			} else {
+				size_t len = utf8_len(s + i, n - i);
+				if (len == 0) {
+					fputs("\\ufffd", f);
+					len = 1;
+				} else {
+					fwrite(s + i, 1, len, f);
+				}
+				i += len;
+				continue;
+			}
+		}
+		i++;
+	}
+}
+
+void tc_jw_key(struct tc_jw *w, const char *k) {
+	sep(w);
+	fputc('"', w->f);
+	tc_json_escape(w->f, k, strlen(k));
+	fputs(w->pretty ? "\": " : "\":", w->f);
+	w->after_key = true;
+}
+
+void tc_jw_strn(struct tc_jw *w, const char *s, size_t n) {
+	sep(w);
+	fputc('"', w->f);
+	tc_json_escape(w->f, s, n);
+	fputc('"', w->f);
+}
+
+void tc_jw_str(struct tc_jw *w, const char *s) {
+	tc_jw_strn(w, s, strlen(s));
+}
+
+void tc_jw_int(struct tc_jw *w, int64_t v) {
+	sep(w);
+	fprintf(w->f, "%" PRId64, v);
+}
+
+void tc_jw_uint(struct tc_jw *w, uint64_t v) {
+	sep(w);
+	fprintf(w->f, "%" PRIu64, v);
+}
+
+void tc_jw_double(struct tc_jw *w, double v) {
+	sep(w);
+	if (!isfinite(v)) {
+		fputs("null", w->f);
+	} else if (v == (double)(int64_t)v && fabs(v) < 9e15) {
+		fprintf(w->f, "%" PRId64, (int64_t)v);
+	} else {
+		fprintf(w->f, "%.17g", v);
+	}
+}
+
+void tc_jw_bool(struct tc_jw *w, bool v) {
+	sep(w);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void tc_jw_null(struct tc_jw *w) {
+	sep(w);
+	fputs("null", w->f);
+}
+
+void tc_jw_raw(struct tc_jw *w, const char *s) {
+	sep(w);
+	fputs(s, w->f);
+}
+
+void tc_jw_end(struct tc_jw *w) {
+	fputc('\n', w->f);
+}

@@ -1,0 +1,423 @@
+#include <inttypes.h>
+#include <string.h>
+#include "output/fmt.h"
+#include "output/jsonw.h"
+#include "output/summary_write.h"
+#include "output/table.h"
+
+static const char *S(const struct tc_model *m, uint32_t id) {
+	return tc_model_str(m, id);
+}
+
+static void write_sources_text(FILE *f, const struct tc_model *m) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	for (size_t i = 0; i < m->n_sources; i++) {
+		const struct tc_source *s = &m->sources[i];
+		fprintf(f, "input      %s (%s, %s", S(m, s->path), S(m, s->format),
+			tc_fmt_bytes(b1, (double)s->file_size));
+		if (strcmp(S(m, s->compression), "none") != 0) {
+			fprintf(f, " %s, %s uncompressed", S(m, s->compression),
+				tc_fmt_bytes(b2, (double)s->data_size));
+		}
+		fprintf(f, ")\n");
+	}
+	if (m->n_hosts) {
+		fprintf(f, "hosts      ");
+		for (size_t i = 0; i < m->n_hosts; i++) {
+			fprintf(f, "%s%s", i ? ", " : "", S(m, m->hosts[i].name));
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void write_warnings_text(FILE *f, const struct tc_model *m) {
+	if (!m->n_warnings) {
+		return;
+	}
+	fprintf(f, "\nwarnings\n");
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		if (m->warnings[i].count > 1) {
+			fprintf(f, "  %s (%" PRIu64 " times)\n", S(m, m->warnings[i].msg),
+				m->warnings[i].count);
+		} else {
+			fprintf(f, "  %s\n", S(m, m->warnings[i].msg));
+		}
+	}
+}
+
+void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+		const struct tc_summary_opts *o) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
+	write_sources_text(f, m);
+	fprintf(f, "span       %s (first event to last event end)\n",
+		tc_fmt_dur(b1, s->last_ps - s->first_ps));
+	fprintf(f, "events     %s", tc_fmt_count(b1, s->n_events));
+	if (s->n_aggregated) {
+		fprintf(f, " (+%s aggregated, not on the timeline)", tc_fmt_count(b2, s->n_aggregated));
+	}
+	fprintf(f, "\n");
+
+	fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
+	if (s->n_devices == 0) {
+		fprintf(f, "  no device activity in this trace\n");
+	} else {
+		static const char *const h[] = {
+			"device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
+		};
+		struct tc_table t;
+		tc_table_init(&t, 7, h);
+		for (size_t i = 0; i < s->n_devices; i++) {
+			const struct tc_device_summary *d = &s->devices[i];
+			const struct tc_device *dev = &m->devices[d->device];
+			tc_table_cell(&t, S(m, dev->name));
+			tc_table_cell(&t, tc_device_kind_name((enum tc_device_kind)dev->kind));
+			tc_table_cell(&t, tc_fmt_count(b1, d->n_events));
+			tc_table_cell(&t, tc_fmt_dur(b2, d->busy_ps));
+			tc_table_cell(&t, tc_fmt_dur(b3, d->span_ps));
+			tc_table_cell(&t, tc_fmt_dur(b4, d->span_ps - d->busy_ps));
+			tc_table_cell(&t, tc_fmt_pct(b5, (double)d->busy_ps, (double)d->span_ps));
+		}
+		tc_table_print(&t, f, "  ");
+		tc_table_finish(&t);
+	}
+
+	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
+	fprintf(f, "\ntop %zu of %zu ops by total time (%s; share of %s)\n", top, s->n_ops,
+		strcmp(s->ops_scope, "device") == 0 ? "device ops" : "host events, no device activity",
+		strcmp(s->ops_scope, "device") == 0 ? "summed device busy time" : "summed self time");
+	if (top) {
+		static const char *const h[] = {
+			"op", "category", ">calls", ">total", ">mean", ">min", ">max", ">share",
+		};
+		struct tc_table t;
+		tc_table_init(&t, 8, h);
+		for (size_t i = 0; i < top; i++) {
+			const struct tc_op_summary *r = &s->ops[i];
+			tc_table_cell(&t, S(m, r->name));
+			tc_table_cell(&t, r->category ? S(m, r->category) :
+				tc_op_kind_name((enum tc_op_kind)r->kind));
+			tc_table_cell(&t, tc_fmt_count(b1, r->count));
+			tc_table_cell(&t, tc_fmt_dur(b2, r->total_ps));
+			tc_table_cell(&t, tc_fmt_dur(b3, r->total_ps / (int64_t)r->count));
+			tc_table_cell(&t, tc_fmt_dur(b4, r->min_ps));
+			tc_table_cell(&t, tc_fmt_dur(b5, r->max_ps));
+			tc_table_cell(&t, tc_fmt_pct(b1, (double)(strcmp(s->ops_scope, "device") == 0 ?
+				r->total_ps : r->self_ps), (double)s->ops_busy_ps));
+		}
+		tc_table_print(&t, f, "  ");
+		tc_table_finish(&t);
+	}
+
+	if (s->n_steps) {
+		int64_t sum = 0, mn = INT64_MAX, mx = 0;
+		for (size_t i = 0; i < s->n_steps; i++) {
+			sum += s->steps[i].dur_ps;
+			mn = s->steps[i].dur_ps < mn ? s->steps[i].dur_ps : mn;
+			mx = s->steps[i].dur_ps > mx ? s->steps[i].dur_ps : mx;
+		}
+		fprintf(f, "\nsteps      %zu marked (%s markers): mean %s, min %s, max %s\n",
+			s->n_steps, s->steps_source, tc_fmt_dur(b1, sum / (int64_t)s->n_steps),
+			tc_fmt_dur(b2, mn), tc_fmt_dur(b3, mx));
+	} else {
+		fprintf(f, "\nsteps      none marked in the trace\n");
+	}
+	write_warnings_text(f, m);
+}
+
+static void json_sources(struct tc_jw *w, const struct tc_model *m) {
+	tc_jw_key(w, "inputs");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < m->n_sources; i++) {
+		const struct tc_source *s = &m->sources[i];
+		tc_jw_obj_begin(w);
+		tc_jw_key(w, "path");
+		tc_jw_str(w, S(m, s->path));
+		tc_jw_key(w, "format");
+		tc_jw_str(w, S(m, s->format));
+		tc_jw_key(w, "compression");
+		tc_jw_str(w, S(m, s->compression));
+		tc_jw_key(w, "file_bytes");
+		tc_jw_uint(w, s->file_size);
+		tc_jw_key(w, "data_bytes");
+		tc_jw_uint(w, s->data_size);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+	tc_jw_key(w, "hosts");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < m->n_hosts; i++) {
+		tc_jw_str(w, S(m, m->hosts[i].name));
+	}
+	tc_jw_arr_end(w);
+}
+
+static void json_warnings(struct tc_jw *w, const struct tc_model *m) {
+	tc_jw_key(w, "warnings");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		tc_jw_obj_begin(w);
+		tc_jw_key(w, "message");
+		tc_jw_str(w, S(m, m->warnings[i].msg));
+		tc_jw_key(w, "count");
+		tc_jw_uint(w, m->warnings[i].count);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+}
+
+void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+		const struct tc_summary_opts *o) {
+	struct tc_jw w;
+	tc_jw_init(&w, f, true);
+	tc_jw_obj_begin(&w);
+	tc_jw_key(&w, "schema");
+	tc_jw_str(&w, TC_SUMMARY_SCHEMA);
+	json_sources(&w, m);
+	tc_jw_key(&w, "span_ps");
+	tc_jw_int(&w, s->last_ps - s->first_ps);
+	tc_jw_key(&w, "events");
+	tc_jw_uint(&w, s->n_events);
+	tc_jw_key(&w, "aggregated_events");
+	tc_jw_uint(&w, s->n_aggregated);
+	tc_jw_key(&w, "devices");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < s->n_devices; i++) {
+		const struct tc_device_summary *d = &s->devices[i];
+		const struct tc_device *dev = &m->devices[d->device];
+		tc_jw_obj_begin(&w);
+		tc_jw_key(&w, "name");
+		tc_jw_str(&w, S(m, dev->name));
+		tc_jw_key(&w, "kind");
+		tc_jw_str(&w, tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_jw_key(&w, "ops");
+		tc_jw_uint(&w, d->n_events);
+		tc_jw_key(&w, "tracks");
+		tc_jw_uint(&w, d->n_tracks);
+		tc_jw_key(&w, "first_ps");
+		tc_jw_int(&w, d->first_ps);
+		tc_jw_key(&w, "last_ps");
+		tc_jw_int(&w, d->last_ps);
+		tc_jw_key(&w, "busy_ps");
+		tc_jw_int(&w, d->busy_ps);
+		tc_jw_key(&w, "idle_ps");
+		tc_jw_int(&w, d->span_ps - d->busy_ps);
+		tc_jw_key(&w, "busy_fraction");
+		tc_jw_double(&w, d->span_ps ? (double)d->busy_ps / (double)d->span_ps : 0);
+		if (dev->peak_flops > 0) {
+			tc_jw_key(&w, "peak_flops_per_s");
+			tc_jw_double(&w, dev->peak_flops);
+		}
+		if (dev->peak_bw > 0) {
+			tc_jw_key(&w, "peak_bytes_per_s");
+			tc_jw_double(&w, dev->peak_bw);
+		}
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "ops_scope");
+	tc_jw_str(&w, s->ops_scope);
+	tc_jw_key(&w, "ops_total");
+	tc_jw_uint(&w, s->n_ops);
+	tc_jw_key(&w, "ops");
+	tc_jw_arr_begin(&w);
+	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
+	for (size_t i = 0; i < top; i++) {
+		const struct tc_op_summary *r = &s->ops[i];
+		tc_jw_obj_begin(&w);
+		tc_jw_key(&w, "name");
+		tc_jw_str(&w, S(m, r->name));
+		tc_jw_key(&w, "category");
+		tc_jw_str(&w, S(m, r->category));
+		tc_jw_key(&w, "kind");
+		tc_jw_str(&w, tc_op_kind_name((enum tc_op_kind)r->kind));
+		tc_jw_key(&w, "calls");
+		tc_jw_uint(&w, r->count);
+		tc_jw_key(&w, "total_ps");
+		tc_jw_int(&w, r->total_ps);
+		tc_jw_key(&w, "self_ps");
+		tc_jw_int(&w, r->self_ps);
+		tc_jw_key(&w, "min_ps");
+		tc_jw_int(&w, r->min_ps);
+		tc_jw_key(&w, "max_ps");
+		tc_jw_int(&w, r->max_ps);
+		tc_jw_key(&w, "share");
+		tc_jw_double(&w, s->ops_busy_ps ? (double)(strcmp(s->ops_scope, "device") == 0 ?
+			r->total_ps : r->self_ps) / (double)s->ops_busy_ps : 0);
+		if (r->flops >= 0) {
+			tc_jw_key(&w, "flops");
+			tc_jw_double(&w, r->flops);
+		}
+		if (r->bytes >= 0) {
+			tc_jw_key(&w, "bytes_accessed");
+			tc_jw_double(&w, r->bytes);
+		}
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "steps_source");
+	if (s->steps_source) {
+		tc_jw_str(&w, s->steps_source);
+	} else {
+		tc_jw_null(&w);
+	}
+	tc_jw_key(&w, "steps");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < s->n_steps; i++) {
+		tc_jw_obj_begin(&w);
+		tc_jw_key(&w, "num");
+		tc_jw_int(&w, s->steps[i].num);
+		tc_jw_key(&w, "name");
+		tc_jw_str(&w, S(m, s->steps[i].name));
+		tc_jw_key(&w, "start_ps");
+		tc_jw_int(&w, s->steps[i].start_ps);
+		tc_jw_key(&w, "dur_ps");
+		tc_jw_int(&w, s->steps[i].dur_ps);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	json_warnings(&w, m);
+	tc_jw_obj_end(&w);
+	tc_jw_end(&w);
+}
+
+void tc_write_info_text(FILE *f, const struct tc_model *m) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN];
+	write_sources_text(f, m);
+	int64_t lo, hi;
+	tc_model_span(m, &lo, &hi);
+	fprintf(f, "origin     %" PRId64 " ns%s\n", m->origin_ns,
+		m->origin_epoch ? " (Unix epoch)" : "");
+	fprintf(f, "span       %s\n", tc_fmt_dur(b1, hi - lo));
+	fprintf(f, "events     %s on %zu tracks, %zu devices; %zu ops, %zu counters (%s samples), "
+		"%zu flows, %zu aggregates\n",
+		tc_fmt_count(b1, m->ev.n), m->n_tracks, m->n_devices, m->n_ops, m->n_counters,
+		tc_fmt_count(b2, m->samples.n), m->n_flows, m->n_aggs);
+	for (size_t d = 0; d < m->n_devices; d++) {
+		const struct tc_device *dev = &m->devices[d];
+		fprintf(f, "\ndevice %s (%s", S(m, dev->name),
+			tc_device_kind_name((enum tc_device_kind)dev->kind));
+		if (dev->model) {
+			fprintf(f, ", %s", S(m, dev->model));
+		}
+		if (dev->peak_flops > 0) {
+			fprintf(f, ", peak %s", tc_fmt_rate(b1, dev->peak_flops, "FLOP/s"));
+		}
+		if (dev->peak_bw > 0) {
+			fprintf(f, ", %s", tc_fmt_rate(b1, dev->peak_bw, "B/s"));
+		}
+		if (dev->memory_bytes > 0) {
+			fprintf(f, ", %s memory", tc_fmt_bytes(b1, (double)dev->memory_bytes));
+		}
+		fprintf(f, ")\n");
+		static const char *const h[] = { "track", "kind", ">id", ">events", ">depth", ">span" };
+		struct tc_table t;
+		tc_table_init(&t, 6, h);
+		size_t rows = 0;
+		for (size_t k = 0; k < m->n_tracks; k++) {
+			const struct tc_track *tr = &m->tracks[k];
+			if (tr->device != d) {
+				continue;
+			}
+			rows++;
+			tc_table_cell(&t, S(m, tr->name));
+			tc_table_cell(&t, tc_track_kind_name((enum tc_track_kind)tr->kind));
+			tc_table_cellf(&t, "%" PRId64, tr->src_id);
+			tc_table_cell(&t, tc_fmt_count(b2, tr->count));
+			tc_table_cellf(&t, "%u", tr->count ? tr->max_depth + 1u : 0u);
+			if (tr->count) {
+				int64_t a = m->ev.start[tr->first], b = a;
+				for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+					b = tc_model_end(m, i) > b ? tc_model_end(m, i) : b;
+				}
+				tc_table_cell(&t, tc_fmt_dur(b3, b - a));
+			} else {
+				tc_table_cell(&t, "-");
+			}
+		}
+		if (rows) {
+			tc_table_print(&t, f, "  ");
+		} else {
+			fprintf(f, "  (no tracks)\n");
+		}
+		tc_table_finish(&t);
+	}
+	if (m->n_counters) {
+		fprintf(f, "\ncounters\n");
+		for (size_t c = 0; c < m->n_counters; c++) {
+			const struct tc_counter *ct = &m->counters[c];
+			fprintf(f, "  %s%s%s%s [%s]: %zu samples\n", S(m, ct->name),
+				ct->group ? " (" : "", S(m, ct->group), ct->group ? ")" : "",
+				S(m, ct->unit), ct->count);
+		}
+	}
+	write_warnings_text(f, m);
+}
+
+void tc_write_info_json(FILE *f, const struct tc_model *m) {
+	struct tc_jw w;
+	tc_jw_init(&w, f, true);
+	tc_jw_obj_begin(&w);
+	tc_jw_key(&w, "schema");
+	tc_jw_str(&w, TC_INFO_SCHEMA);
+	json_sources(&w, m);
+	tc_jw_key(&w, "origin_ns");
+	tc_jw_int(&w, m->origin_ns);
+	tc_jw_key(&w, "origin_epoch");
+	tc_jw_bool(&w, m->origin_epoch);
+	tc_jw_key(&w, "events");
+	tc_jw_uint(&w, m->ev.n);
+	tc_jw_key(&w, "devices");
+	tc_jw_arr_begin(&w);
+	for (size_t d = 0; d < m->n_devices; d++) {
+		const struct tc_device *dev = &m->devices[d];
+		tc_jw_obj_begin(&w);
+		tc_jw_key(&w, "name");
+		tc_jw_str(&w, S(m, dev->name));
+		tc_jw_key(&w, "kind");
+		tc_jw_str(&w, tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_jw_key(&w, "tracks");
+		tc_jw_arr_begin(&w);
+		for (size_t k = 0; k < m->n_tracks; k++) {
+			const struct tc_track *tr = &m->tracks[k];
+			if (tr->device != d) {
+				continue;
+			}
+			tc_jw_obj_begin(&w);
+			tc_jw_key(&w, "name");
+			tc_jw_str(&w, S(m, tr->name));
+			tc_jw_key(&w, "kind");
+			tc_jw_str(&w, tc_track_kind_name((enum tc_track_kind)tr->kind));
+			tc_jw_key(&w, "id");
+			tc_jw_int(&w, tr->src_id);
+			tc_jw_key(&w, "events");
+			tc_jw_uint(&w, tr->count);
+			tc_jw_obj_end(&w);
+		}
+		tc_jw_arr_end(&w);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "counters");
+	tc_jw_arr_begin(&w);
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		tc_jw_obj_begin(&w);
+		tc_jw_key(&w, "name");
+		tc_jw_str(&w, S(m, ct->name));
+		tc_jw_key(&w, "group");
+		tc_jw_str(&w, S(m, ct->group));
+		tc_jw_key(&w, "unit");
+		tc_jw_str(&w, S(m, ct->unit));
+		tc_jw_key(&w, "samples");
+		tc_jw_uint(&w, ct->count);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "flows");
+	tc_jw_uint(&w, m->n_flows);
+	tc_jw_key(&w, "aggregates");
+	tc_jw_uint(&w, m->n_aggs);
+	json_warnings(&w, m);
+	tc_jw_obj_end(&w);
+	tc_jw_end(&w);
+}

@@ -1,0 +1,25 @@
+#ifndef TC_OUTPUT_SUMMARY_WRITE_H
+#define TC_OUTPUT_SUMMARY_WRITE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "model/model.h"
+#include "model/report.h"
+
+#define TC_SUMMARY_SCHEMA "tracectl.summary/1"
+#define TC_INFO_SCHEMA "tracectl.info/1"
+
+struct tc_summary_opts {
+	size_t top;       /* ops listed */
+};
+
+void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+	const struct tc_summary_opts *o);
+void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+	const struct tc_summary_opts *o);
+
+/* `tracectl info`: the raw structure of the model. */
+void tc_write_info_text(FILE *f, const struct tc_model *m);
+void tc_write_info_json(FILE *f, const struct tc_model *m);
+
+#endif

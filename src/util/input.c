@@ -1,0 +1,402 @@
+/* madvise(MADV_DONTNEED) really drops pages; posix_madvise's does not. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "util/input.h"
+#include "util/xalloc.h"
+
+#define RAW_CHUNK (256 * 1024)
+
+struct tc_input_priv {
+	int fd;
+	bool regular;
+	bool raw_eof;
+	bool z_end;          /* inflate reached the end of the last member */
+	uint8_t *raw;        /* compressed bytes not yet consumed */
+	size_t raw_len, raw_pos;
+	uint64_t raw_total;  /* compressed bytes read */
+	z_stream z;
+	bool z_init;
+	size_t head_pos;     /* replay position inside head[] */
+	uint64_t out_total;  /* decompressed bytes produced */
+	uint64_t delivered;
+	uint8_t *map;        /* mmap'd file or malloc'd whole content */
+	size_t map_len;
+	bool map_is_mmap;
+	size_t released;
+};
+
+void tc_limits_default(struct tc_limits *lim) {
+	lim->max_input = (uint64_t)64 << 30;
+	lim->max_ratio = 1000;
+	lim->max_events = (uint64_t)1 << 31;
+	lim->max_depth = 64;
+	lim->max_string = 16 << 20;
+}
+
+const char *tc_compression_name(enum tc_compression c) {
+	switch (c) {
+	case TC_COMP_GZIP:
+		return "gzip";
+	case TC_COMP_ZLIB:
+		return "zlib";
+	default:
+		return "none";
+	}
+}
+
+const char *tc_input_name(const struct tc_input *in) {
+	return strcmp(in->path, "-") == 0 ? "<stdin>" : in->path;
+}
+
+static bool raw_fill(struct tc_input *in, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	if (p->raw_pos < p->raw_len || p->raw_eof) {
+		return true;
+	}
+	ssize_t n;
+	do {
+		n = read(p->fd, p->raw, RAW_CHUNK);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		return tc_error_set(err, TC_EXIT_INPUT, "read failed: %s", strerror(errno));
+	}
+	p->raw_len = (size_t)n;
+	p->raw_pos = 0;
+	p->raw_total += (uint64_t)n;
+	if (n == 0) {
+		p->raw_eof = true;
+	}
+	if (!p->regular) {
+		in->file_size = p->raw_total;
+	}
+	return true;
+}
+
+static bool check_limits(struct tc_input *in, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	const struct tc_limits *lim = in->lim;
+	if (p->out_total > lim->max_input) {
+		return tc_error_set(err, TC_EXIT_LIMIT,
+			"decompressed size exceeds the limit of %" PRIu64
+			" bytes (raise it with --max-input-size)", lim->max_input);
+	}
+	if (in->comp != TC_COMP_NONE && p->out_total > ((uint64_t)256 << 20) &&
+			p->out_total / (p->raw_total ? p->raw_total : 1) > lim->max_ratio) {
+		return tc_error_set(err, TC_EXIT_LIMIT,
+			"compression ratio exceeds %" PRIu32 ":1, refusing a likely "
+			"decompression bomb (raise it with --max-ratio)", lim->max_ratio);
+	}
+	return true;
+}
+
+/* Produce decompressed bytes from the raw stream (head replay excluded). */
+static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
+		struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	if (cap == 0) {
+		return 0;
+	}
+	if (in->comp == TC_COMP_NONE) {
+		if (!raw_fill(in, err)) {
+			return -1;
+		}
+		size_t n = p->raw_len - p->raw_pos;
+		if (n > cap) {
+			n = cap;
+		}
+		memcpy(buf, p->raw + p->raw_pos, n);
+		p->raw_pos += n;
+		p->out_total += n;
+		return (ssize_t)n;
+	}
+	size_t got = 0;
+	while (got == 0) {
+		if (p->z_end) {
+			/* Concatenated gzip members are one stream (gzip -c a b). */
+			if (!raw_fill(in, err)) {
+				return -1;
+			}
+			if (p->raw_pos >= p->raw_len) {
+				return 0;
+			}
+			if (in->comp != TC_COMP_GZIP || p->raw[p->raw_pos] != 0x1f) {
+				return 0; /* trailing bytes after the stream are ignored */
+			}
+			inflateReset(&p->z);
+			p->z_end = false;
+		}
+		if (!raw_fill(in, err)) {
+			return -1;
+		}
+		if (p->raw_pos >= p->raw_len && p->raw_eof) {
+			return tc_error_set(err, TC_EXIT_INPUT,
+				"%s stream is truncated", tc_compression_name(in->comp)), -1;
+		}
+		p->z.next_in = p->raw + p->raw_pos;
+		p->z.avail_in = (uInt)(p->raw_len - p->raw_pos);
+		p->z.next_out = buf;
+		p->z.avail_out = (uInt)(cap > (1u << 30) ? (1u << 30) : cap);
+		uInt before_in = p->z.avail_in, before_out = p->z.avail_out;
+		int rc = inflate(&p->z, Z_NO_FLUSH);
+		p->raw_pos += before_in - p->z.avail_in;
+		got = before_out - p->z.avail_out;
+		p->out_total += got;
+		if (rc == Z_STREAM_END) {
+			p->z_end = true;
+		} else if (rc == Z_BUF_ERROR && got == 0 && p->z.avail_in == 0) {
+			continue; /* needs more input */
+		} else if (rc != Z_OK) {
+			tc_error_set(err, TC_EXIT_INPUT, "%s data is corrupt: %s",
+				tc_compression_name(in->comp),
+				p->z.msg ? p->z.msg : "inflate failed");
+			tc_error_at(err, (int64_t)p->out_total);
+			return -1;
+		}
+	}
+	if (!check_limits(in, err)) {
+		return -1;
+	}
+	return (ssize_t)got;
+}
+
+bool tc_input_open(struct tc_input *in, const char *path,
+		const struct tc_limits *lim, struct tc_error *err) {
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->lim = lim;
+	struct tc_input_priv *p = tc_xcalloc(1, sizeof(*p));
+	in->priv = p;
+	p->fd = -1;
+	if (strcmp(path, "-") == 0) {
+		p->fd = STDIN_FILENO;
+	} else {
+		p->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (p->fd < 0) {
+			tc_error_set(err, TC_EXIT_INPUT, "cannot open: %s", strerror(errno));
+			goto err;
+		}
+	}
+	struct stat st;
+	if (fstat(p->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			tc_error_set(err, TC_EXIT_INPUT, "is a directory");
+			goto err;
+		}
+		if (S_ISREG(st.st_mode)) {
+			p->regular = true;
+			in->file_size = (uint64_t)st.st_size;
+		}
+	}
+	p->raw = tc_xmalloc(RAW_CHUNK);
+	if (!raw_fill(in, err)) {
+		goto err;
+	}
+	const uint8_t *r = p->raw;
+	size_t rl = p->raw_len;
+	if (rl >= 2 && r[0] == 0x1f && r[1] == 0x8b) {
+		in->comp = TC_COMP_GZIP;
+	} else if (rl >= 2 && r[0] == 0x78 && ((r[0] << 8) | r[1]) % 31 == 0 &&
+			(r[1] == 0x01 || r[1] == 0x5e || r[1] == 0x9c || r[1] == 0xda)) {
+		in->comp = TC_COMP_ZLIB;
+	}
+	if (in->comp != TC_COMP_NONE) {
+		if (inflateInit2(&p->z, in->comp == TC_COMP_GZIP ? 15 + 16 : 15) != Z_OK) {
+			tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
+			goto err;
+		}
+		p->z_init = true;
+	}
+	while (in->head_len < TC_INPUT_HEAD) {
+		ssize_t n = produce(in, in->head + in->head_len,
+			TC_INPUT_HEAD - in->head_len, err);
+		if (n < 0) {
+			goto err;
+		}
+		if (n == 0) {
+			break;
+		}
+		in->head_len += (size_t)n;
+	}
+	return true;
+err:
+	tc_error_path(err, tc_input_name(in));
+	tc_input_finish(in);
+	return false;
+}
+
+ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,
+		struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	if (p->head_pos < in->head_len) {
+		size_t n = in->head_len - p->head_pos;
+		if (n > cap) {
+			n = cap;
+		}
+		memcpy(buf, in->head + p->head_pos, n);
+		p->head_pos += n;
+		p->delivered += n;
+		return (ssize_t)n;
+	}
+	ssize_t n = produce(in, buf, cap, err);
+	if (n > 0) {
+		p->delivered += (uint64_t)n;
+	}
+	return n;
+}
+
+bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
+		struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	if (p->map) {
+		*data = p->map;
+		*size = p->map_len;
+		return true;
+	}
+	if (in->comp == TC_COMP_NONE && p->regular && in->file_size > 0) {
+		if (in->file_size > in->lim->max_input) {
+			return tc_error_set(err, TC_EXIT_LIMIT,
+				"input size exceeds the limit of %" PRIu64
+				" bytes (raise it with --max-input-size)", in->lim->max_input);
+		}
+		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
+			p->map = m;
+			p->map_len = (size_t)in->file_size;
+			p->map_is_mmap = true;
+			p->delivered = p->map_len;
+			*data = p->map;
+			*size = p->map_len;
+			return true;
+		}
+	}
+	size_t cap = in->head_len > 0 ? in->head_len * 4 : 4096;
+	if (p->regular && in->file_size > 0 && in->comp == TC_COMP_NONE) {
+		cap = (size_t)in->file_size + 1;
+	}
+	size_t len = 0;
+	uint8_t *buf = tc_xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			TC_GROW(buf, cap, cap + 1);
+		}
+		ssize_t n = tc_input_read(in, buf + len, cap - len, err);
+		if (n < 0) {
+			free(buf);
+			return false;
+		}
+		if (n == 0) {
+			break;
+		}
+		len += (size_t)n;
+	}
+	p->map = buf;
+	p->map_len = len;
+	*data = buf;
+	*size = len;
+	return true;
+}
+
+void tc_input_release(struct tc_input *in, size_t upto) {
+	struct tc_input_priv *p = in->priv;
+	if (!p || !p->map_is_mmap) {
+		return;
+	}
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	upto &= ~(page - 1);
+	if (upto > p->map_len) {
+		upto = p->map_len & ~(page - 1);
+	}
+	/* Dropping clean file-backed pages costs nothing: they re-read on access. */
+	if (upto > p->released + (16u << 20)) {
+		madvise(p->map + p->released, upto - p->released, MADV_DONTNEED);
+		p->released = upto;
+	}
+}
+
+uint64_t tc_input_tell(const struct tc_input *in) {
+	return in->priv ? in->priv->delivered : 0;
+}
+
+void tc_input_finish(struct tc_input *in) {
+	if (!in || !in->priv) {
+		return;
+	}
+	struct tc_input_priv *p = in->priv;
+	if (p->map) {
+		if (p->map_is_mmap) {
+			munmap(p->map, p->map_len);
+		} else {
+			free(p->map);
+		}
+	}
+	if (p->z_init) {
+		inflateEnd(&p->z);
+	}
+	if (p->fd > STDIN_FILENO) {
+		close(p->fd);
+	}
+	free(p->raw);
+	free(p);
+	in->priv = NULL;
+}
+
+bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
+		uint8_t **out, size_t *out_len, struct tc_error *err) {
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, windowbits) != Z_OK) {
+		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
+	}
+	size_t bcap = len * 4 + 256, blen = 0;
+	if (bcap > cap) {
+		bcap = cap ? cap : 1;
+	}
+	uint8_t *buf = tc_xmalloc(bcap);
+	z.next_in = (Bytef *)src;
+	z.avail_in = (uInt)len;
+	int rc;
+	for (;;) {
+		if (blen == bcap) {
+			if (bcap >= cap) {
+				inflateEnd(&z);
+				free(buf);
+				return tc_error_set(err, TC_EXIT_LIMIT,
+					"compressed block inflates past %zu bytes", cap);
+			}
+			size_t ncap = bcap * 2 > cap ? cap : bcap * 2;
+			buf = tc_xrealloc(buf, ncap);
+			bcap = ncap;
+		}
+		z.next_out = buf + blen;
+		z.avail_out = (uInt)(bcap - blen);
+		rc = inflate(&z, Z_NO_FLUSH);
+		blen = bcap - z.avail_out;
+		if (rc == Z_STREAM_END) {
+			break;
+		}
+		if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
+			inflateEnd(&z);
+			free(buf);
+			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt%s%s",
+				z.msg ? ": " : "", z.msg ? z.msg : "");
+		}
+		if (z.avail_in == 0 && z.avail_out != 0) {
+			inflateEnd(&z);
+			free(buf);
+			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
+		}
+	}
+	inflateEnd(&z);
+	*out = buf;
+	*out_len = blen;
+	return true;
+}

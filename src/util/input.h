@@ -1,0 +1,80 @@
+#ifndef TC_UTIL_INPUT_H
+#define TC_UTIL_INPUT_H
+
+/*
+ * One input file (or stdin, path "-"), with gzip/zlib undone transparently.
+ * Readers either stream it (tc_input_read) or take it whole (tc_input_map),
+ * never both. The first bytes of the decompressed content are in head[] for
+ * format sniffing before either is called.
+ *
+ * Ownership: the input owns its buffers; a mapped view stays valid until
+ * tc_input_finish(). Input files are opened read-only and never modified.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "util/error.h"
+
+enum tc_compression {
+	TC_COMP_NONE = 0,
+	TC_COMP_GZIP,
+	TC_COMP_ZLIB,
+};
+
+/* Resource limits; every one has a documented default and a CLI override. */
+struct tc_limits {
+	uint64_t max_input;   /* decompressed bytes of one input */
+	uint32_t max_ratio;   /* decompressed/compressed ratio, checked past 256 MiB */
+	uint64_t max_events;  /* events in the model */
+	uint32_t max_depth;   /* nesting depth in JSON / protobuf */
+	uint32_t max_string;  /* bytes of one string (names, args) */
+};
+
+void tc_limits_default(struct tc_limits *lim);
+
+#define TC_INPUT_HEAD 4096
+
+struct tc_input_priv;
+
+struct tc_input {
+	const char *path;      /* as given, for messages ("-" shows as "<stdin>") */
+	uint64_t file_size;    /* bytes on disk; for stdin, bytes read so far */
+	enum tc_compression comp;
+	uint8_t head[TC_INPUT_HEAD]; /* first decompressed bytes */
+	size_t head_len;
+	const struct tc_limits *lim;
+	struct tc_input_priv *priv;
+};
+
+bool tc_input_open(struct tc_input *in, const char *path,
+	const struct tc_limits *lim, struct tc_error *err);
+
+/* Decompressed bytes from the start (head included). Returns the count, 0 at
+ * the end, -1 with err set on failure. */
+ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,
+	struct tc_error *err);
+
+/* The whole decompressed content: mmap for a plain regular file, otherwise
+ * read into memory (capped by lim->max_input). */
+bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
+	struct tc_error *err);
+
+/* The reader no longer needs mapped bytes before upto: lets the kernel drop
+ * those pages so peak memory does not include the whole file. */
+void tc_input_release(struct tc_input *in, size_t upto);
+
+/* Bytes of decompressed content delivered so far. */
+uint64_t tc_input_tell(const struct tc_input *in);
+
+const char *tc_input_name(const struct tc_input *in);
+const char *tc_compression_name(enum tc_compression c);
+void tc_input_finish(struct tc_input *in);
+
+/* Inflate a whole buffer (windowbits as zlib's inflateInit2: 15 zlib,
+ * 15+16 gzip, 15+32 auto) into a malloc'd buffer of at most cap bytes. */
+bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
+	uint8_t **out, size_t *out_len, struct tc_error *err);
+
+#endif

@@ -1,0 +1,27 @@
+#ifndef TC_UTIL_XALLOC_H
+#define TC_UTIL_XALLOC_H
+
+/*
+ * Allocation that cannot fail: on exhaustion tracectl prints one line and exits
+ * with TC_EXIT_LIMIT (jq's jv_alloc does the same). Threading allocation
+ * failures through every call would cost more than it saves.
+ */
+
+#include <stddef.h>
+
+void *tc_xmalloc(size_t n);
+void *tc_xcalloc(size_t count, size_t n);
+void *tc_xrealloc(void *p, size_t n);
+char *tc_xstrdup(const char *s);
+
+/*
+ * Grow the array p of elem-sized items so that it holds at least need items.
+ * *cap is updated and the (possibly moved) array returned; growth is
+ * geometric so appends are amortised O(1).
+ */
+void *tc_grow(void *p, size_t *cap, size_t need, size_t elem);
+
+#define TC_GROW(ptr, cap, need) \
+	((ptr) = tc_grow((ptr), &(cap), (need), sizeof(*(ptr))))
+
+#endif

@@ -1,0 +1,289 @@
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "tc_test.h"
+#include "util/arena.h"
+#include "util/input.h"
+#include "util/intern.h"
+#include "util/outfile.h"
+#include "util/pbwire.h"
+
+START_TEST(arena_basic) {
+	struct tc_arena a;
+	tc_arena_init(&a, 64);
+	char *s = tc_arena_strdup(&a, "hello");
+	ck_assert_str_eq(s, "hello");
+	void *big = tc_arena_alloc(&a, 1000);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 1, 1000);
+	char *f = tc_arena_strfmt(&a, "%d-%s", 42, "x");
+	ck_assert_str_eq(f, "42-x");
+	ck_assert_uint_eq((uintptr_t)tc_arena_alloc(&a, 3) % 8, 0);
+	tc_arena_finish(&a);
+	tc_arena_finish(&a); /* finish twice is quiet */
+}
+END_TEST
+
+START_TEST(intern_ids) {
+	struct tc_arena a;
+	struct tc_intern t;
+	tc_arena_init(&a, 0);
+	tc_intern_init(&t, &a);
+	ck_assert_uint_eq(tc_intern(&t, ""), 0);
+	uint32_t x = tc_intern(&t, "abc");
+	ck_assert_uint_eq(tc_intern(&t, "abc"), x);
+	ck_assert_uint_ne(tc_intern(&t, "abd"), x);
+	/* Embedded NUL keeps its length. */
+	uint32_t y = tc_intern_n(&t, "a\0b", 3);
+	ck_assert_uint_ne(y, tc_intern_n(&t, "a", 1));
+	ck_assert_uint_eq(tc_intern_len(&t, y), 3);
+	char buf[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		tc_intern(&t, buf);
+	}
+	ck_assert_str_eq(tc_intern_str(&t, tc_intern(&t, "s4999")), "s4999");
+	ck_assert_uint_eq(tc_intern_find(&t, "nope", 4), UINT32_MAX);
+	ck_assert_uint_eq(tc_intern_find(&t, "abc", 3), x);
+	tc_intern_finish(&t);
+	tc_arena_finish(&a);
+}
+END_TEST
+
+START_TEST(pb_varints) {
+	/* -1 as int64: ten bytes. */
+	const uint8_t neg1[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	const uint8_t *p = neg1;
+	uint64_t v;
+	ck_assert(tc_pb_varint(&p, neg1 + sizeof(neg1), &v));
+	ck_assert_int_eq((int64_t)v, -1);
+	ck_assert_ptr_eq(p, neg1 + 10);
+	/* The derived Steps line id 0xdeadbeef sign-extended. */
+	const uint8_t steps[] = { 0xef, 0xfd, 0xb6, 0xf5, 0xfd, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	p = steps;
+	ck_assert(tc_pb_varint(&p, steps + sizeof(steps), &v));
+	ck_assert_int_eq((int64_t)v, -559038737);
+	/* Over-long: 11 bytes, or a 10th byte with more than one bit. */
+	const uint8_t over[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	p = over;
+	ck_assert(!tc_pb_varint(&p, over + sizeof(over), &v));
+	const uint8_t big10[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+	p = big10;
+	ck_assert(!tc_pb_varint(&p, big10 + sizeof(big10), &v));
+	/* Truncated. */
+	const uint8_t trunc[] = { 0x80, 0x80 };
+	p = trunc;
+	ck_assert(!tc_pb_varint(&p, trunc + 2, &v));
+	ck_assert_int_eq(tc_pb_zigzag(3), -2);
+	ck_assert_int_eq(tc_pb_zigzag(4), 2);
+}
+END_TEST
+
+START_TEST(pb_fields) {
+	/* field 1 varint 150, field 2 "hi", field 3 fixed64 1.5, field 4 fixed32 7 */
+	const uint8_t msg[] = {
+		0x08, 0x96, 0x01,
+		0x12, 0x02, 'h', 'i',
+		0x19, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f,
+		0x25, 7, 0, 0, 0,
+	};
+	struct tc_pb r;
+	struct tc_pb_field f;
+	tc_pb_init(&r, msg, msg, sizeof(msg));
+	ck_assert_int_eq(tc_pb_next(&r, &f), 1);
+	ck_assert_uint_eq(f.num, 1);
+	ck_assert_uint_eq(f.u, 150);
+	ck_assert_int_eq(tc_pb_next(&r, &f), 1);
+	ck_assert_uint_eq(f.wt, TC_PB_LEN);
+	ck_assert_uint_eq(f.len, 2);
+	ck_assert(memcmp(f.data, "hi", 2) == 0);
+	ck_assert_int_eq(tc_pb_next(&r, &f), 1);
+	ck_assert(tc_pb_double(f.u) == 1.5);
+	ck_assert_int_eq(tc_pb_next(&r, &f), 1);
+	ck_assert_uint_eq(f.u, 7);
+	ck_assert_int_eq(tc_pb_next(&r, &f), 0);
+
+	/* A length past the end of the message. */
+	const uint8_t past[] = { 0x0a, 0x05, 'a', 'b' };
+	tc_pb_init(&r, past, past, sizeof(past));
+	ck_assert_int_eq(tc_pb_next(&r, &f), -1);
+	ck_assert_int_eq(tc_pb_offset(&r), 0);
+	ck_assert_ptr_nonnull(r.why);
+	/* Group wire type is corruption. */
+	const uint8_t grp[] = { 0x08, 0x01, 0x0b };
+	tc_pb_init(&r, grp, grp, sizeof(grp));
+	ck_assert_int_eq(tc_pb_next(&r, &f), 1);
+	ck_assert_int_eq(tc_pb_next(&r, &f), -1);
+	ck_assert_int_eq(tc_pb_offset(&r), 2);
+	/* Field number 0 is invalid. */
+	const uint8_t zero[] = { 0x00, 0x01 };
+	tc_pb_init(&r, zero, zero, sizeof(zero));
+	ck_assert_int_eq(tc_pb_next(&r, &f), -1);
+	/* Truncated fixed64. */
+	const uint8_t t64[] = { 0x09, 1, 2, 3 };
+	tc_pb_init(&r, t64, t64, sizeof(t64));
+	ck_assert_int_eq(tc_pb_next(&r, &f), -1);
+}
+END_TEST
+
+static char *tmpfile_with(const void *data, size_t n) {
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/tc_util_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+static char *gzip_file(const char *data, size_t n) {
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/tc_gz_XXXXXX");
+	int fd = mkstemp(path);
+	close(fd);
+	gzFile g = gzopen(path, "wb");
+	gzwrite(g, data, (unsigned)n);
+	gzclose(g);
+	return path;
+}
+
+START_TEST(input_plain_and_gzip) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	char text[10000];
+	for (size_t i = 0; i < sizeof(text); i++) {
+		text[i] = (char)('a' + i % 26);
+	}
+	const char *p = tmpfile_with(text, sizeof(text));
+	struct tc_input in;
+	ck_assert(tc_input_open(&in, p, &lim, &err));
+	ck_assert_int_eq(in.comp, TC_COMP_NONE);
+	ck_assert_uint_eq(in.head_len, TC_INPUT_HEAD);
+	const uint8_t *d;
+	size_t n;
+	ck_assert(tc_input_map(&in, &d, &n, &err));
+	ck_assert_uint_eq(n, sizeof(text));
+	ck_assert(memcmp(d, text, n) == 0);
+	tc_input_finish(&in);
+	unlink(p);
+
+	p = gzip_file(text, sizeof(text));
+	ck_assert(tc_input_open(&in, p, &lim, &err));
+	ck_assert_int_eq(in.comp, TC_COMP_GZIP);
+	ck_assert(memcmp(in.head, text, in.head_len) == 0);
+	char buf[777];
+	size_t total = 0;
+	ssize_t r;
+	while ((r = tc_input_read(&in, buf, sizeof(buf), &err)) > 0) {
+		ck_assert(memcmp(buf, text + total, (size_t)r) == 0);
+		total += (size_t)r;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(total, sizeof(text));
+	tc_input_finish(&in);
+	unlink(p);
+}
+END_TEST
+
+START_TEST(input_errors) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	ck_assert(!tc_input_open(&in, "/nonexistent/x.pb", &lim, &err));
+	ck_assert_int_eq(err.code, 3);
+	ck_assert(strstr(err.msg, "cannot open") != NULL);
+
+	/* A gzip stream cut in the middle is refused, not read short. */
+	char text[50000];
+	for (size_t i = 0; i < sizeof(text); i++) {
+		text[i] = (char)(i * 7919 % 251);
+	}
+	const char *p = gzip_file(text, sizeof(text));
+	size_t n;
+	unsigned char *gz = tc_test_slurp(p, &n);
+	unlink(p);
+	p = tmpfile_with(gz, n / 2);
+	free(gz);
+	tc_error_init(&err);
+	bool ok = tc_input_open(&in, p, &lim, &err);
+	if (ok) {
+		const uint8_t *d;
+		size_t len;
+		ok = tc_input_map(&in, &d, &len, &err);
+		tc_input_finish(&in);
+	}
+	ck_assert(!ok);
+	ck_assert_int_eq(err.code, 3);
+	ck_assert(strstr(err.msg, "truncated") != NULL);
+	unlink(p);
+
+	/* Decompressed-size cap. */
+	lim.max_input = 1000;
+	p = gzip_file(text, sizeof(text));
+	tc_error_init(&err);
+	ok = tc_input_open(&in, p, &lim, &err);
+	if (ok) {
+		const uint8_t *d;
+		size_t len;
+		ok = tc_input_map(&in, &d, &len, &err);
+		tc_input_finish(&in);
+	}
+	ck_assert(!ok);
+	ck_assert_int_eq(err.code, 5);
+	unlink(p);
+}
+END_TEST
+
+START_TEST(outfile_atomic) {
+	char path[] = "/tmp/tc_out_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "old", 3), 3);
+	close(fd);
+	struct tc_outfile o;
+	struct tc_error err;
+	tc_error_init(&err);
+	/* Onto an input: refused, the input untouched. */
+	const char *inputs[] = { path };
+	ck_assert(!tc_outfile_open(&o, path, inputs, 1, &err));
+	ck_assert_int_eq(err.code, 4);
+	/* Aborted output leaves the old content. */
+	tc_error_init(&err);
+	ck_assert(tc_outfile_open(&o, path, NULL, 0, &err));
+	fputs("partial", o.fp);
+	tc_outfile_abort(&o);
+	size_t n;
+	unsigned char *b = tc_test_slurp(path, &n);
+	ck_assert_uint_eq(n, 3);
+	free(b);
+	/* Committed output replaces it. */
+	ck_assert(tc_outfile_open(&o, path, NULL, 0, &err));
+	fputs("new content", o.fp);
+	ck_assert(tc_outfile_commit(&o, &err));
+	b = tc_test_slurp(path, &n);
+	ck_assert_uint_eq(n, 11);
+	free(b);
+	unlink(path);
+}
+END_TEST
+
+int main(void) {
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, arena_basic);
+	tcase_add_test(tc, intern_ids);
+	tcase_add_test(tc, pb_varints);
+	tcase_add_test(tc, pb_fields);
+	tcase_add_test(tc, input_plain_and_gzip);
+	tcase_add_test(tc, input_errors);
+	tcase_add_test(tc, outfile_atomic);
+	suite_add_tcase(s, tc);
+	return tc_test_run(s);
+}

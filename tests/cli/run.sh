@@ -1,0 +1,59 @@
+#!/bin/sh
+# Golden CLI tests. Each case is a folder tests/cli/<case>/ with:
+#   cmd       one shell line; $TC is the tracectl binary, $SRC the source root,
+#             $TRACES the real-trace folder
+#   exit      expected exit status (default 0)
+#   stdout    expected standard output (exact), optional
+#   stderr    expected standard error (exact), optional
+#   needs     "traces" to skip the case when $TRACES is absent
+# TC_REGEN=1 rewrites stdout/stderr/exit from the current binary.
+set -u
+TC=${TC_BIN:?}
+SRC=${TC_SOURCE_ROOT:?}
+TRACES=${TC_TRACES:-$SRC/../shared/traces}
+export TC SRC TRACES
+dir=$(cd "$(dirname "$0")" && pwd)
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for case in "$dir"/*/; do
+	name=$(basename "$case")
+	[ -f "$case/cmd" ] || continue
+	if [ -f "$case/needs" ] && grep -q traces "$case/needs" && [ ! -d "$TRACES" ]; then
+		skip=$((skip + 1))
+		continue
+	fi
+	want_exit=0
+	[ -f "$case/exit" ] && want_exit=$(cat "$case/exit")
+	line=$(cat "$case/cmd")
+	(cd "$tmp" && sh -c "$line") >"$tmp/out" 2>"$tmp/err"
+	got_exit=$?
+	if [ "${TC_REGEN:-0}" = 1 ]; then
+		echo "$got_exit" >"$case/exit"
+		cp "$tmp/out" "$case/stdout"
+		[ -s "$tmp/err" ] && cp "$tmp/err" "$case/stderr" || rm -f "$case/stderr"
+		continue
+	fi
+	ok=1
+	if [ "$got_exit" != "$want_exit" ]; then
+		echo "FAIL $name: exit $got_exit, want $want_exit"
+		ok=0
+	fi
+	if [ -f "$case/stdout" ] && ! cmp -s "$case/stdout" "$tmp/out"; then
+		echo "FAIL $name: stdout differs"
+		diff -u "$case/stdout" "$tmp/out" | head -40
+		ok=0
+	fi
+	if [ -f "$case/stderr" ] && ! cmp -s "$case/stderr" "$tmp/err"; then
+		echo "FAIL $name: stderr differs"
+		diff -u "$case/stderr" "$tmp/err" | head -20
+		ok=0
+	fi
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
+done
+echo "cli: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,21 @@
+#ifndef TC_TESTS_TC_TEST_H
+#define TC_TESTS_TC_TEST_H
+
+/* Helpers shared by the Check suites. */
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Path of a real trace under TC_TRACES, or NULL when the folder is absent
+ * (a fresh clone has no ../shared): callers skip then. Static buffer. */
+const char *tc_test_trace(const char *rel);
+/* Path under the source tree / build tree (static buffer). */
+const char *tc_test_src(const char *rel);
+const char *tc_test_build(const char *rel);
+/* Read a whole file into a malloc'd buffer. */
+unsigned char *tc_test_slurp(const char *path, size_t *len);
+/* Run a suite, return the process exit status (0 = all passed). */
+int tc_test_run(Suite *s);
+
+#endif
