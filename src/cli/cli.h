@@ -48,6 +48,8 @@ enum {
 	TC_OPT_THREADS,
 	TC_OPT_STRICT,
 	TC_OPT_JSON,
+	TC_OPT_MAX_DEPTH,
+	TC_OPT_MAX_STRING,
 	TC_OPT_FIRST_COMMAND_SPECIFIC, /* commands number their own from here */
 };
 
@@ -58,6 +60,8 @@ enum {
 	{ "max-input-size", required_argument, NULL, TC_OPT_MAX_INPUT }, \
 	{ "max-ratio", required_argument, NULL, TC_OPT_MAX_RATIO }, \
 	{ "max-events", required_argument, NULL, TC_OPT_MAX_EVENTS }, \
+	{ "max-depth", required_argument, NULL, TC_OPT_MAX_DEPTH }, \
+	{ "max-string", required_argument, NULL, TC_OPT_MAX_STRING }, \
 	{ "threads", required_argument, NULL, TC_OPT_THREADS }, \
 	{ "strict", no_argument, NULL, TC_OPT_STRICT }, \
 	{ "help", no_argument, NULL, 'h' }
@@ -69,6 +73,8 @@ enum {
 	"      --max-input-size N  refuse inputs over N decompressed bytes (default 64G)\n" \
 	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n" \
 	"      --max-events N      refuse traces with over N events (default 2147483648)\n" \
+	"      --max-depth N       refuse nesting deeper than N in JSON/protobuf (default 64)\n" \
+	"      --max-string N      refuse strings over N bytes (default 16M)\n" \
 	"      --threads N         files read in parallel (default: CPUs)\n"
 
 void tc_cli_common_init(struct tc_cli_common *c);

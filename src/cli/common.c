@@ -75,6 +75,8 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 	case TC_OPT_MAX_INPUT:
 	case TC_OPT_MAX_RATIO:
 	case TC_OPT_MAX_EVENTS:
+	case TC_OPT_MAX_DEPTH:
+	case TC_OPT_MAX_STRING:
 	case TC_OPT_THREADS:
 		if (!tc_cli_parse_size(arg, &v) || v == 0 ||
 				(opt != TC_OPT_MAX_INPUT && opt != TC_OPT_MAX_EVENTS && v > UINT32_MAX)) {
@@ -87,6 +89,10 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 			c->ingest.lim.max_ratio = (uint32_t)v;
 		} else if (opt == TC_OPT_MAX_EVENTS) {
 			c->ingest.lim.max_events = v;
+		} else if (opt == TC_OPT_MAX_DEPTH) {
+			c->ingest.lim.max_depth = (uint32_t)v;
+		} else if (opt == TC_OPT_MAX_STRING) {
+			c->ingest.lim.max_string = (uint32_t)v;
 		} else {
 			c->ingest.threads = (unsigned)v;
 		}

@@ -34,35 +34,51 @@ const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len) {
 	return best;
 }
 
+bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
+		struct tc_error *err) {
+	if (m->ev.n <= lim->max_events) {
+		return false;
+	}
+	tc_error_set(err, TC_EXIT_LIMIT, "more than %llu events (raise it with --max-events)",
+		(unsigned long long)lim->max_events);
+	return true;
+}
+
+bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_reader *r,
+		const struct tc_limits *lim, struct tc_error *err) {
+	bool ok = false;
+	if (in->head_len == 0) {
+		tc_error_set(err, TC_EXIT_INPUT, "file is empty");
+		goto out;
+	}
+	if (!r) {
+		r = tc_ingest_sniff(in->head, in->head_len);
+	}
+	if (!r) {
+		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s)",
+			readers[0]->description, readers[1]->description, readers[2]->description);
+		goto out;
+	}
+	uint32_t src = tc_model_add_source(m, in->path, r->name,
+		tc_compression_name(in->comp), in->file_size, 0);
+	ok = r->read(m, in, src, lim, err);
+	m->sources[src].data_size = tc_input_tell(in);
+	m->sources[src].file_size = in->file_size;
+	if (ok && tc_ingest_over_limit(m, lim, err)) {
+		ok = false;
+	}
+out:
+	tc_error_path(err, tc_input_name(in));
+	return ok;
+}
+
 bool tc_ingest_file(struct tc_model *m, const char *path,
 		const struct tc_limits *lim, struct tc_error *err) {
 	struct tc_input in;
 	if (!tc_input_open(&in, path, lim, err)) {
 		return false;
 	}
-	bool ok = false;
-	if (in.head_len == 0) {
-		tc_error_set(err, TC_EXIT_INPUT, "file is empty");
-		goto out;
-	}
-	const struct tc_reader *r = tc_ingest_sniff(in.head, in.head_len);
-	if (!r) {
-		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s)",
-			readers[0]->description, readers[1]->description, readers[2]->description);
-		goto out;
-	}
-	uint32_t src = tc_model_add_source(m, path, r->name,
-		tc_compression_name(in.comp), in.file_size, 0);
-	ok = r->read(m, &in, src, lim, err);
-	m->sources[src].data_size = tc_input_tell(&in);
-	m->sources[src].file_size = in.file_size;
-	if (ok && m->ev.n > lim->max_events) {
-		ok = tc_error_set(err, TC_EXIT_LIMIT,
-			"more than %llu events (raise it with --max-events)",
-			(unsigned long long)lim->max_events);
-	}
-out:
-	tc_error_path(err, tc_input_name(&in));
+	bool ok = tc_ingest_input(m, &in, NULL, lim, err);
 	tc_input_finish(&in);
 	return ok;
 }
@@ -314,9 +330,7 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		tc_model_destroy(m);
 		return NULL;
 	}
-	if (m->ev.n > o->lim.max_events) {
-		tc_error_set(err, TC_EXIT_LIMIT, "more than %llu events (raise it with --max-events)",
-			(unsigned long long)o->lim.max_events);
+	if (tc_ingest_over_limit(m, &o->lim, err)) {
 		tc_model_destroy(m);
 		return NULL;
 	}

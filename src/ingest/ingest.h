@@ -47,6 +47,23 @@ bool tc_ingest_file(struct tc_model *m, const char *path,
 	const struct tc_limits *lim, struct tc_error *err);
 
 /*
+ * Read an opened input into m (not finalized) with reader r, or the reader
+ * its head sniffs as when r is NULL. The caller finishes the input. For tests
+ * and fuzzers (tc_input_open_mem) and for tc_ingest_file.
+ */
+bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_reader *r,
+	const struct tc_limits *lim, struct tc_error *err);
+
+/*
+ * True (with err set, exit 5) once m holds more than lim->max_events events.
+ * Readers call it every few thousand events so an oversized trace stops
+ * while reading, before its memory is spent; tc_ingest_input checks once
+ * more after the reader returns.
+ */
+bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
+	struct tc_error *err);
+
+/*
  * Read paths (files, folders, "-") into one new, finalized model. A folder is
  * searched recursively for files whose content is a known format; each file
  * becomes its own host/rank. Returns NULL with err set on failure.

@@ -16,6 +16,8 @@
 
 struct tc_input_priv {
 	int fd;
+	const uint8_t *mem;  /* tc_input_open_mem: the caller's bytes, no fd */
+	size_t mem_len, mem_pos;
 	bool regular;
 	bool raw_eof;
 	bool z_end;          /* inflate reached the end of the last member */
@@ -30,6 +32,7 @@ struct tc_input_priv {
 	uint8_t *map;        /* mmap'd file or malloc'd whole content */
 	size_t map_len;
 	bool map_is_mmap;
+	bool map_borrowed;   /* map points at mem: not ours to free */
 	size_t released;
 };
 
@@ -62,9 +65,16 @@ static bool raw_fill(struct tc_input *in, struct tc_error *err) {
 		return true;
 	}
 	ssize_t n;
-	do {
-		n = read(p->fd, p->raw, RAW_CHUNK);
-	} while (n < 0 && errno == EINTR);
+	if (p->mem) {
+		n = (ssize_t)(p->mem_len - p->mem_pos < RAW_CHUNK ?
+			p->mem_len - p->mem_pos : RAW_CHUNK);
+		memcpy(p->raw, p->mem + p->mem_pos, (size_t)n);
+		p->mem_pos += (size_t)n;
+	} else {
+		do {
+			n = read(p->fd, p->raw, RAW_CHUNK);
+		} while (n < 0 && errno == EINTR);
+	}
 	if (n < 0) {
 		return tc_error_set(err, TC_EXIT_INPUT, "read failed: %s", strerror(errno));
 	}
@@ -167,6 +177,43 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 	return (ssize_t)got;
 }
 
+/* Detect compression and fill head[]: the part of opening after the source
+ * is known. */
+static bool start(struct tc_input *in, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	p->raw = tc_xmalloc(RAW_CHUNK);
+	if (!raw_fill(in, err)) {
+		return false;
+	}
+	const uint8_t *r = p->raw;
+	size_t rl = p->raw_len;
+	if (rl >= 2 && r[0] == 0x1f && r[1] == 0x8b) {
+		in->comp = TC_COMP_GZIP;
+	} else if (rl >= 2 && r[0] == 0x78 && ((r[0] << 8) | r[1]) % 31 == 0 &&
+			(r[1] == 0x01 || r[1] == 0x5e || r[1] == 0x9c || r[1] == 0xda)) {
+		in->comp = TC_COMP_ZLIB;
+	}
+	if (in->comp != TC_COMP_NONE) {
+		if (inflateInit2(&p->z, in->comp == TC_COMP_GZIP ? 15 + 16 : 15) != Z_OK) {
+			tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
+			return false;
+		}
+		p->z_init = true;
+	}
+	while (in->head_len < TC_INPUT_HEAD) {
+		ssize_t n = produce(in, in->head + in->head_len,
+			TC_INPUT_HEAD - in->head_len, err);
+		if (n < 0) {
+			return false;
+		}
+		if (n == 0) {
+			break;
+		}
+		in->head_len += (size_t)n;
+	}
+	return true;
+}
+
 bool tc_input_open(struct tc_input *in, const char *path,
 		const struct tc_limits *lim, struct tc_error *err) {
 	memset(in, 0, sizeof(*in));
@@ -195,41 +242,35 @@ bool tc_input_open(struct tc_input *in, const char *path,
 			in->file_size = (uint64_t)st.st_size;
 		}
 	}
-	p->raw = tc_xmalloc(RAW_CHUNK);
-	if (!raw_fill(in, err)) {
+	if (!start(in, err)) {
 		goto err;
-	}
-	const uint8_t *r = p->raw;
-	size_t rl = p->raw_len;
-	if (rl >= 2 && r[0] == 0x1f && r[1] == 0x8b) {
-		in->comp = TC_COMP_GZIP;
-	} else if (rl >= 2 && r[0] == 0x78 && ((r[0] << 8) | r[1]) % 31 == 0 &&
-			(r[1] == 0x01 || r[1] == 0x5e || r[1] == 0x9c || r[1] == 0xda)) {
-		in->comp = TC_COMP_ZLIB;
-	}
-	if (in->comp != TC_COMP_NONE) {
-		if (inflateInit2(&p->z, in->comp == TC_COMP_GZIP ? 15 + 16 : 15) != Z_OK) {
-			tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
-			goto err;
-		}
-		p->z_init = true;
-	}
-	while (in->head_len < TC_INPUT_HEAD) {
-		ssize_t n = produce(in, in->head + in->head_len,
-			TC_INPUT_HEAD - in->head_len, err);
-		if (n < 0) {
-			goto err;
-		}
-		if (n == 0) {
-			break;
-		}
-		in->head_len += (size_t)n;
 	}
 	return true;
 err:
 	tc_error_path(err, tc_input_name(in));
 	tc_input_finish(in);
 	return false;
+}
+
+bool tc_input_open_mem(struct tc_input *in, const char *name, const uint8_t *data,
+		size_t len, const struct tc_limits *lim, struct tc_error *err) {
+	memset(in, 0, sizeof(*in));
+	in->path = name;
+	in->lim = lim;
+	struct tc_input_priv *p = tc_xcalloc(1, sizeof(*p));
+	in->priv = p;
+	p->fd = -1;
+	/* A non-NULL pointer marks the memory source even for an empty buffer. */
+	p->mem = data ? data : (const uint8_t *)"";
+	p->mem_len = len;
+	p->regular = true;
+	in->file_size = len;
+	if (!start(in, err)) {
+		tc_error_path(err, tc_input_name(in));
+		tc_input_finish(in);
+		return false;
+	}
+	return true;
 }
 
 ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,
@@ -252,6 +293,11 @@ ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,
 	return n;
 }
 
+static bool size_limit(const struct tc_input *in, struct tc_error *err) {
+	return tc_error_set(err, TC_EXIT_LIMIT, "input size exceeds the limit of %" PRIu64
+		" bytes (raise it with --max-input-size)", in->lim->max_input);
+}
+
 bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 		struct tc_error *err) {
 	struct tc_input_priv *p = in->priv;
@@ -260,11 +306,23 @@ bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 		*size = p->map_len;
 		return true;
 	}
+	if (in->comp == TC_COMP_NONE && p->mem) {
+		/* Borrow the caller's bytes: no copy, and a sanitizer sees any read
+		 * past their exact end. */
+		if (p->mem_len > in->lim->max_input) {
+			return size_limit(in, err);
+		}
+		p->map = (uint8_t *)p->mem;
+		p->map_len = p->mem_len;
+		p->map_borrowed = true;
+		p->delivered = p->map_len;
+		*data = p->map;
+		*size = p->map_len;
+		return true;
+	}
 	if (in->comp == TC_COMP_NONE && p->regular && in->file_size > 0) {
 		if (in->file_size > in->lim->max_input) {
-			return tc_error_set(err, TC_EXIT_LIMIT,
-				"input size exceeds the limit of %" PRIu64
-				" bytes (raise it with --max-input-size)", in->lim->max_input);
+			return size_limit(in, err);
 		}
 		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
 		if (m != MAP_FAILED) {
@@ -334,7 +392,7 @@ void tc_input_finish(struct tc_input *in) {
 	if (p->map) {
 		if (p->map_is_mmap) {
 			munmap(p->map, p->map_len);
-		} else {
+		} else if (!p->map_borrowed) {
 			free(p->map);
 		}
 	}

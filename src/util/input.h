@@ -51,6 +51,15 @@ struct tc_input {
 bool tc_input_open(struct tc_input *in, const char *path,
 	const struct tc_limits *lim, struct tc_error *err);
 
+/*
+ * The same over bytes in memory (tests, fuzzers): name is used in messages,
+ * data must stay valid and unchanged until tc_input_finish(). gzip/zlib are
+ * detected as for files; tc_input_map of uncompressed data returns data
+ * itself.
+ */
+bool tc_input_open_mem(struct tc_input *in, const char *name, const uint8_t *data,
+	size_t len, const struct tc_limits *lim, struct tc_error *err);
+
 /* Decompressed bytes from the start (head included). Returns the count, 0 at
  * the end, -1 with err set on failure. */
 ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,

@@ -1,0 +1,23 @@
+#ifndef TC_TESTS_FUZZ_FUZZ_H
+#define TC_TESTS_FUZZ_FUZZ_H
+
+/*
+ * Shared by the libFuzzer targets: limits small enough that one input cannot
+ * exhaust the fuzzer's memory (2 GiB rss by default) but large enough not to
+ * hide bugs, and a pass over everything downstream of ingest.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ingest/ingest.h"
+#include "model/model.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+void tc_fuzz_limits(struct tc_limits *lim);
+
+/* Ingest data with reader r (NULL: sniff), then finalize, summarize and
+ * write every report to /dev/null. */
+void tc_fuzz_ingest(const struct tc_reader *r, const uint8_t *data, size_t size);
+
+#endif

@@ -1,0 +1,63 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include "analysis/summary.h"
+#include "fuzz.h"
+#include "output/summary_write.h"
+
+void tc_fuzz_limits(struct tc_limits *lim) {
+	tc_limits_default(lim);
+	lim->max_input = 64u << 20;
+	lim->max_events = 1u << 20;
+	lim->max_string = 1u << 20;
+}
+
+static FILE *devnull(void) {
+	static FILE *f;
+	if (!f) {
+		f = fopen("/dev/null", "w");
+		if (!f) {
+			abort();
+		}
+	}
+	return f;
+}
+
+/* Downstream code must cope with whatever a reader accepted. */
+static void exercise(struct tc_model *m) {
+	tc_model_finalize(m);
+	struct tc_summary s;
+	tc_analyze_summary(m, &s);
+	struct tc_summary_opts so = { .top = 10 };
+	FILE *f = devnull();
+	tc_write_summary_json(f, m, &s, &so);
+	tc_write_summary_text(f, m, &s, &so);
+	tc_write_info_json(f, m);
+	tc_write_info_text(f, m);
+	fflush(f);
+	tc_summary_finish(&s);
+}
+
+void tc_fuzz_ingest(const struct tc_reader *r, const uint8_t *data, size_t size) {
+	struct tc_limits lim;
+	tc_fuzz_limits(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	if (!tc_input_open_mem(&in, "fuzz", data, size, &lim, &err)) {
+		return;
+	}
+	struct tc_model *m = tc_model_create();
+	bool ok = tc_ingest_input(m, &in, r, &lim, &err);
+	tc_input_finish(&in);
+	if (!ok && (err.code != TC_EXIT_INPUT && err.code != TC_EXIT_LIMIT)) {
+		/* A failure must carry an input or limit exit code. */
+		abort();
+	}
+	if (!ok && err.msg[0] == '\0') {
+		abort();
+	}
+	if (ok) {
+		exercise(m);
+	}
+	tc_model_destroy(m);
+}
