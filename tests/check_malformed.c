@@ -1,0 +1,899 @@
+/*
+ * Malformed input, in-process: every real trace and fixture truncated at
+ * many offsets and bit-flipped, plus hand-made hostile inputs (over-long
+ * varints, lengths past the end, deep nesting, huge strings, absurd
+ * timestamps, unmatched B/E, decompression bombs, empty files and folders).
+ * The rule checked everywhere: ingest either succeeds (and downstream code
+ * copes) or fails with exit 3 or 5 and a one-line message; never a signal,
+ * never a sanitizer report. Inputs are exact-size heap copies opened with
+ * tc_input_open_mem, so ASan sees any read past the end.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "analysis/summary.h"
+#include "ingest/ingest.h"
+#include "output/summary_write.h"
+#include "tc_test.h"
+#include "util/xalloc.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_ASAN 1
+#endif
+#endif
+#ifdef HAVE_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+/* What is being ingested, printed if a sanitizer kills the test. */
+static char current[1024];
+
+#ifdef HAVE_ASAN
+static void on_death(void) {
+	fprintf(stderr, "check_malformed: died on %s\n", current);
+}
+#endif
+
+static void setup(void) {
+#ifdef HAVE_ASAN
+	__sanitizer_set_death_callback(on_death);
+#endif
+	current[0] = '\0';
+}
+
+static FILE *devnull(void) {
+	static FILE *f;
+	if (!f) {
+		f = fopen("/dev/null", "w");
+		ck_assert_ptr_nonnull(f);
+	}
+	return f;
+}
+
+static uint64_t n_cases, n_ok, n_input, n_limit;
+
+/* Invariants of a finalized model that downstream arithmetic relies on. */
+static void check_model(const struct tc_model *m) {
+	for (size_t i = 0; i < m->ev.n; i++) {
+		ck_assert_msg(m->ev.dur[i] >= 0, "%s: event %zu has negative duration", current, i);
+		ck_assert_msg(m->ev.start[i] <= INT64_MAX - m->ev.dur[i],
+			"%s: event %zu end overflows", current, i);
+		ck_assert_msg(m->ev.track[i] < m->n_tracks, "%s: event %zu bad track", current, i);
+		ck_assert_msg(m->ev.op[i] < m->n_ops, "%s: event %zu bad op", current, i);
+	}
+}
+
+/*
+ * Ingest one buffer (copied to an exact-size allocation). r NULL sniffs.
+ * Returns the exit code the CLI would give (0, 3 or 5); fails the test on
+ * anything else. With a model that loaded, runs finalize, the summary and
+ * every writer into /dev/null.
+ */
+static int ingest_full(const uint8_t *data, size_t len, const struct tc_reader *r,
+		const struct tc_limits *lim, struct tc_error *err_out) {
+	uint8_t *copy = tc_xmalloc(len ? len : 1);
+	memcpy(copy, data, len);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	struct tc_model *m = tc_model_create();
+	bool ok = false;
+	if (tc_input_open_mem(&in, "case", copy, len, lim, &err)) {
+		ok = tc_ingest_input(m, &in, r, lim, &err);
+		tc_input_finish(&in);
+	}
+	n_cases++;
+	int code = 0;
+	if (ok) {
+		n_ok++;
+		tc_model_finalize(m);
+		check_model(m);
+		struct tc_summary s;
+		tc_analyze_summary(m, &s);
+		struct tc_summary_opts so = { .top = 10 };
+		tc_write_summary_json(devnull(), m, &s, &so);
+		tc_write_summary_text(devnull(), m, &s, &so);
+		tc_summary_finish(&s);
+	} else {
+		code = err.code;
+		ck_assert_msg(code == TC_EXIT_INPUT || code == TC_EXIT_LIMIT,
+			"%s: failed with exit %d (%s)", current, code, err.msg);
+		ck_assert_msg(err.msg[0] != '\0' && !strchr(err.msg, '\n'),
+			"%s: error message empty or multi-line: '%s'", current, err.msg);
+		n_input += code == TC_EXIT_INPUT;
+		n_limit += code == TC_EXIT_LIMIT;
+	}
+	if (err_out) {
+		*err_out = err;
+	}
+	tc_model_destroy(m);
+	free(copy);
+	return code;
+}
+
+static int ingest(const uint8_t *data, size_t len, const struct tc_reader *r) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.max_input = 512u << 20;
+	return ingest_full(data, len, r, &lim, NULL);
+}
+
+/* ---- real traces and fixtures ---- */
+
+struct files {
+	char **v;
+	size_t n, cap;
+};
+
+static bool is_trace_file(const char *name) {
+	size_t n = strlen(name);
+	return !(n >= 3 && strcmp(name + n - 3, ".md") == 0) &&
+		!(n >= 10 && strcmp(name + n - 10, ".textproto") == 0) &&
+		!(n >= 4 && strcmp(name + n - 4, ".txt") == 0);
+}
+
+static void collect(const char *dir, struct files *out, int depth) {
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	if (!d) {
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.') {
+			continue;
+		}
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (stat(path, &st) != 0) {
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			collect(path, out, depth + 1);
+		} else if (S_ISREG(st.st_mode) && is_trace_file(de->d_name)) {
+			TC_GROW(out->v, out->cap, out->n + 1);
+			out->v[out->n++] = tc_xstrdup(path);
+		}
+	}
+	closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b) {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Real traces (when present) and the built fixtures, sorted. */
+static struct files corpus(void) {
+	struct files f = { 0 };
+	const char *traces = tc_test_trace("");
+	if (traces) {
+		collect(traces, &f, 0);
+	}
+	collect(tc_test_build("fixtures"), &f, 0);
+	collect(tc_test_src("fixtures"), &f, 0);
+	qsort(f.v, f.n, sizeof(char *), cmp_str);
+	return f;
+}
+
+static void files_free(struct files *f) {
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i]);
+	}
+	free(f->v);
+}
+
+/* Bytes re-parsed per file by the truncation sweep: keeps the ASan run fast
+ * on multi-megabyte traces (TC_MALFORMED_BUDGET_MB raises it). */
+static size_t budget(void) {
+	const char *e = getenv("TC_MALFORMED_BUDGET_MB");
+	size_t mb = e ? (size_t)strtoul(e, NULL, 10) : 24;
+	return (mb ? mb : 1) << 20;
+}
+
+#define N_OFFSETS 200
+
+/*
+ * N_OFFSETS truncation points: every offset below 64 (headers, first tags),
+ * then evenly over a prefix sized so the sweep parses about budget() bytes,
+ * then a handful across the whole file (end-of-stream handling).
+ */
+static void truncations(const char *what, const uint8_t *data, size_t len) {
+	size_t prefix = budget() / (N_OFFSETS / 2);
+	if (prefix > len) {
+		prefix = len;
+	}
+	size_t tail = len > prefix ? 8 : 0;
+	for (size_t k = 0; k < N_OFFSETS; k++) {
+		size_t off;
+		if (k < 64) {
+			off = k;
+		} else if (k < N_OFFSETS - tail) {
+			off = 64 + (prefix > 64 ? (prefix - 64) * (k - 64) / (N_OFFSETS - tail - 64) : 0);
+		} else {
+			off = len - (len - prefix) * (N_OFFSETS - k) / (tail + 1);
+		}
+		if (off > len) {
+			off = len;
+		}
+		snprintf(current, sizeof(current), "%s truncated at %zu of %zu", what, off, len);
+		ingest(data, off, NULL);
+	}
+}
+
+/* Deterministic damage: bit flips and byte stores inside the first MiB. */
+static void flips(const char *what, const uint8_t *data, size_t len, unsigned n) {
+	if (len == 0) {
+		return;
+	}
+	size_t use = len < (1u << 20) ? len : (1u << 20);
+	if (use * n > 4 * budget()) {
+		n = (unsigned)(4 * budget() / use);
+		n = n < 8 ? 8 : n;
+	}
+	uint8_t *buf = tc_xmalloc(use);
+	uint64_t x = 0x9E3779B97F4A7C15ull ^ len;
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(buf, data, use);
+		for (int j = 0; j < 1 + (int)(i % 4); j++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t pos = (size_t)(x % use);
+			switch (i % 3) {
+			case 0:
+				buf[pos] ^= (uint8_t)(1u << ((x >> 40) & 7));
+				break;
+			case 1:
+				buf[pos] = (x >> 32) & 1 ? 0xff : 0x00;
+				break;
+			default:
+				buf[pos] = (uint8_t)(x >> 48);
+				break;
+			}
+		}
+		snprintf(current, sizeof(current), "%s damaged (seed %u)", what, i);
+		ingest(buf, use, NULL);
+	}
+	free(buf);
+}
+
+static bool gunzip(const uint8_t *data, size_t len, uint8_t **out, size_t *out_len) {
+	struct tc_error err;
+	tc_error_init(&err);
+	return len >= 2 && data[0] == 0x1f && data[1] == 0x8b &&
+		tc_inflate(data, len, 15 + 32, 512u << 20, out, out_len, &err);
+}
+
+START_TEST(truncate_real) {
+	struct files f = corpus();
+	if (f.n == 0) {
+		files_free(&f);
+		return; /* no traces, no fixtures: nothing to damage */
+	}
+	for (size_t i = 0; i < f.n; i++) {
+		size_t len;
+		uint8_t *data = tc_test_slurp(f.v[i], &len);
+		ck_assert_ptr_nonnull(data);
+		truncations(f.v[i], data, len);
+		uint8_t *plain;
+		size_t plain_len;
+		if (gunzip(data, len, &plain, &plain_len)) {
+			char what[4200];
+			snprintf(what, sizeof(what), "%s (decompressed)", f.v[i]);
+			truncations(what, plain, plain_len);
+			free(plain);
+		}
+		free(data);
+	}
+	fprintf(stderr, "truncate_real: %zu files, %" PRIu64 " cases: %" PRIu64 " loaded, %"
+		PRIu64 " exit 3, %" PRIu64 " exit 5\n", f.n, n_cases, n_ok, n_input, n_limit);
+	files_free(&f);
+}
+END_TEST
+
+START_TEST(damage_real) {
+	struct files f = corpus();
+	for (size_t i = 0; i < f.n; i++) {
+		size_t len;
+		uint8_t *data = tc_test_slurp(f.v[i], &len);
+		ck_assert_ptr_nonnull(data);
+		uint8_t *plain;
+		size_t plain_len;
+		if (gunzip(data, len, &plain, &plain_len)) {
+			flips(f.v[i], plain, plain_len, 64);
+			free(plain);
+		} else {
+			flips(f.v[i], data, len, 64);
+		}
+		free(data);
+	}
+	fprintf(stderr, "damage_real: %zu files, %" PRIu64 " cases: %" PRIu64 " loaded, %"
+		PRIu64 " exit 3, %" PRIu64 " exit 5\n", f.n, n_cases, n_ok, n_input, n_limit);
+	files_free(&f);
+}
+END_TEST
+
+/* ---- hand-made protobuf ---- */
+
+struct pbuf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void pb_bytes(struct pbuf *b, const void *data, size_t len) {
+	TC_GROW(b->p, b->cap, b->n + len + 1);
+	memcpy(b->p + b->n, data, len);
+	b->n += len;
+}
+
+static void pb_varint(struct pbuf *b, uint64_t v) {
+	uint8_t tmp[10];
+	size_t n = 0;
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	pb_bytes(b, tmp, n);
+}
+
+static void pb_int(struct pbuf *b, uint32_t field, uint64_t v) {
+	pb_varint(b, (uint64_t)field << 3);
+	pb_varint(b, v);
+}
+
+static void pb_len(struct pbuf *b, uint32_t field, const void *data, size_t len) {
+	pb_varint(b, (uint64_t)field << 3 | 2);
+	pb_varint(b, len);
+	pb_bytes(b, data, len);
+}
+
+static void pb_str(struct pbuf *b, uint32_t field, const char *s) {
+	pb_len(b, field, s, strlen(s));
+}
+
+/* Wrap b as field `field` of a new message, replacing b. */
+static void pb_wrap(struct pbuf *b, uint32_t field) {
+	struct pbuf w = { 0 };
+	pb_len(&w, field, b->p, b->n);
+	free(b->p);
+	*b = w;
+}
+
+static const struct tc_reader *const pb_readers[] = {
+	&tc_reader_xplane, &tc_reader_perfetto, NULL,
+};
+
+/* Feed to both protobuf readers (forced) and to sniffing. */
+static void pb_case(const char *what, const struct pbuf *b) {
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(current, sizeof(current), "%s (reader %s)", what,
+			pb_readers[i] ? pb_readers[i]->name : "sniffed");
+		ingest(b->p, b->n, pb_readers[i]);
+	}
+}
+
+/* An XSpace with one plane, one line, one event with the given times. */
+static void xspace(struct pbuf *out, int64_t line_ts_ns, int64_t offset_ps, int64_t dur_ps,
+		bool ten_byte_ids) {
+	struct pbuf ev = { 0 }, line = { 0 }, md = { 0 }, entry = { 0 }, plane = { 0 };
+	pb_int(&ev, 1, ten_byte_ids ? UINT64_MAX : 1);
+	pb_int(&ev, 2, (uint64_t)offset_ps);
+	pb_int(&ev, 3, (uint64_t)dur_ps);
+	pb_int(&line, 1, 7);
+	pb_str(&line, 2, "XLA Ops");
+	pb_int(&line, 3, (uint64_t)line_ts_ns);
+	pb_len(&line, 4, ev.p, ev.n);
+	pb_len(&line, 4, ev.p, ev.n);
+	pb_int(&md, 1, ten_byte_ids ? UINT64_MAX : 1);
+	pb_str(&md, 2, "fusion.1");
+	pb_int(&entry, 1, ten_byte_ids ? UINT64_MAX : 1);
+	pb_len(&entry, 2, md.p, md.n);
+	pb_int(&plane, 1, ten_byte_ids ? UINT64_MAX : 3);
+	pb_str(&plane, 2, "/device:GPU:0");
+	pb_len(&plane, 3, line.p, line.n);
+	pb_len(&plane, 4, entry.p, entry.n);
+	pb_len(out, 1, plane.p, plane.n);
+	free(ev.p);
+	free(line.p);
+	free(md.p);
+	free(entry.p);
+	free(plane.p);
+}
+
+START_TEST(protobuf_hostile) {
+	struct pbuf b = { 0 };
+
+	/* Valid shape first, so the hostile variants are near misses. */
+	xspace(&b, 1000, 10, 20, false);
+	pb_case("xspace baseline", &b);
+	b.n = 0;
+	xspace(&b, 1000, 10, 20, true);
+	pb_case("xspace with 10-byte ids", &b);
+
+	/* Times that overflow ns -> ps or start + duration. */
+	static const int64_t times[][3] = {
+		{ INT64_MAX, 0, 1 },
+		{ INT64_MAX / 1000 + 1, 0, 1 },
+		{ 0, INT64_MAX, INT64_MAX },
+		{ 0, INT64_MIN, 5 },
+		{ -1, -1, -1 },
+		{ INT64_MIN, INT64_MAX, INT64_MAX },
+		{ 1, 0, INT64_MIN },
+	};
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		b.n = 0;
+		xspace(&b, times[i][0], times[i][1], times[i][2], false);
+		char what[64];
+		snprintf(what, sizeof(what), "xspace times #%zu", i);
+		pb_case(what, &b);
+	}
+
+	/* An 11-byte varint and a 10-byte one with a bad last byte. */
+	static const uint8_t long_varint[] = {
+		0x0a, 0x0c, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+	};
+	b.n = 0;
+	pb_bytes(&b, long_varint, sizeof(long_varint));
+	pb_case("11-byte varint", &b);
+	static const uint8_t bad_tenth[] = {
+		0x0a, 0x0b, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+	};
+	b.n = 0;
+	pb_bytes(&b, bad_tenth, sizeof(bad_tenth));
+	pb_case("10-byte varint overflowing 64 bits", &b);
+
+	/* Lengths past the end, at the top and nested. */
+	static const uint8_t past_end[] = { 0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x00 };
+	b.n = 0;
+	pb_bytes(&b, past_end, sizeof(past_end));
+	pb_case("length past the end", &b);
+	static const uint8_t past_end2[] = {
+		0x0a, 0x06, 0x1a, 0x04, 0x22, 0x7f, 0x08, 0x01, 0x12, 0x00,
+	};
+	b.n = 0;
+	pb_bytes(&b, past_end2, sizeof(past_end2));
+	pb_case("nested length past its parent", &b);
+	static const uint8_t huge_len[] = {
+		0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+	};
+	b.n = 0;
+	pb_bytes(&b, huge_len, sizeof(huge_len));
+	pb_case("2^64-1 length", &b);
+
+	/* Groups and reserved wire types. */
+	static const uint8_t groups[] = { 0x0b, 0x0c, 0x0e, 0x0f, 0x0a, 0x00 };
+	b.n = 0;
+	pb_bytes(&b, groups, sizeof(groups));
+	pb_case("wire types 3, 4, 6, 7", &b);
+
+	/* Deep nesting: field 1 inside field 1 ... 100000 levels. */
+	b.n = 0;
+	pb_int(&b, 1, 1);
+	for (int i = 0; i < 100000; i++) {
+		pb_wrap(&b, (uint32_t)(i % 3 == 0 ? 1 : i % 3 == 1 ? 3 : 4));
+	}
+	pb_case("100000 nested messages", &b);
+	free(b.p);
+}
+END_TEST
+
+/* A Perfetto TracePacket stream with one track and the given events. */
+static void perfetto_slices(struct pbuf *out, const int *types, const int64_t *ts, size_t n) {
+	struct pbuf td = { 0 }, pkt = { 0 };
+	pb_int(&td, 1, 42);
+	pb_str(&td, 2, "track");
+	pb_int(&pkt, 10, 1);
+	pb_len(&pkt, 60, td.p, td.n);
+	pb_len(out, 1, pkt.p, pkt.n);
+	for (size_t i = 0; i < n; i++) {
+		struct pbuf te = { 0 }, p = { 0 };
+		pb_int(&te, 9, (uint64_t)types[i]);
+		pb_int(&te, 11, 42);
+		pb_str(&te, 23, "slice");
+		pb_int(&p, 8, (uint64_t)ts[i]);
+		pb_int(&p, 10, 1);
+		pb_len(&p, 11, te.p, te.n);
+		pb_len(out, 1, p.p, p.n);
+		free(te.p);
+		free(p.p);
+	}
+	free(td.p);
+	free(pkt.p);
+}
+
+START_TEST(perfetto_hostile) {
+	struct pbuf b = { 0 };
+	static const struct {
+		const char *what;
+		int types[4];
+		int64_t ts[4];
+		size_t n;
+	} cases[] = {
+		{ "begin/end", { 1, 2 }, { 100, 200 }, 2 },
+		{ "end without begin", { 2, 2 }, { 100, 200 }, 2 },
+		{ "begin without end", { 1, 1, 3 }, { 100, 200, 300 }, 3 },
+		{ "end before begin", { 1, 2 }, { 200, 100 }, 2 },
+		{ "negative timestamps", { 1, 2 }, { -5, INT64_MIN }, 2 },
+		{ "max timestamps", { 1, 2, 3 }, { INT64_MAX, INT64_MAX, INT64_MAX }, 3 },
+		{ "unknown event type", { 77, 0 }, { 1, 2 }, 2 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b.n = 0;
+		perfetto_slices(&b, cases[i].types, cases[i].ts, cases[i].n);
+		pb_case(cases[i].what, &b);
+	}
+	/* A compressed_packets (field 50) block that is not zlib. */
+	b.n = 0;
+	struct pbuf pkt = { 0 };
+	pb_str(&pkt, 50, "\x78\x9c not deflate");
+	pb_len(&b, 1, pkt.p, pkt.n);
+	pb_case("corrupt compressed_packets", &b);
+	free(pkt.p);
+	free(b.p);
+}
+END_TEST
+
+/* ---- hand-made JSON ---- */
+
+static void json_case(const char *what, const char *text) {
+	snprintf(current, sizeof(current), "json: %s", what);
+	ingest((const uint8_t *)text, strlen(text), &tc_reader_json);
+	snprintf(current, sizeof(current), "json (sniffed): %s", what);
+	ingest((const uint8_t *)text, strlen(text), NULL);
+}
+
+START_TEST(json_hostile) {
+	static const char *const cases[][2] = {
+		{ "baseline", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":1,\"dur\":2}]}" },
+		{ "ts 1e308", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":1e308,\"dur\":2}]}" },
+		{ "ts -1e308", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":-1e308,\"dur\":1e308}]}" },
+		{ "ts 2^64", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":18446744073709551616,\"dur\":-9223372036854775809}]}" },
+		{ "ts int64 max", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":9223372036854775807,\"dur\":9223372036854775807}]}" },
+		{ "negative dur", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":5,\"dur\":-3}]}" },
+		{ "NaN-ish strings", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":\"NaN\",\"dur\":\"inf\"},{\"ph\":\"X\",\"ts\":NaN}]}" },
+		{ "ts null and objects", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":{},\"pid\":[],"
+			"\"tid\":null,\"ts\":null,\"dur\":{}}]}" },
+		{ "E without B", "{\"traceEvents\":[{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":5}]}" },
+		{ "B without E", "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":5},{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":6}]}" },
+		{ "E before B", "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":50},{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":10}]}" },
+		{ "B/E on other threads", "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,"
+			"\"tid\":1,\"ts\":5},{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":6},{\"ph\":\"E\","
+			"\"pid\":2,\"tid\":1,\"ts\":7}]}" },
+		{ "bad ph", "{\"traceEvents\":[{\"ph\":\"\",\"ts\":1},{\"ph\":\"XYZ\",\"ts\":1},"
+			"{\"ph\":7,\"ts\":1},{}]}" },
+		{ "flows to nowhere", "{\"traceEvents\":[{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,"
+			"\"ts\":1},{\"ph\":\"f\",\"id\":2,\"pid\":1,\"tid\":1,\"ts\":2,\"bp\":\"e\"}]}" },
+		{ "counter with junk", "{\"traceEvents\":[{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,"
+			"\"ts\":1,\"args\":{\"v\":\"x\",\"w\":1e400,\"u\":[1]}}]}" },
+		{ "metadata junk", "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\","
+			"\"pid\":1,\"args\":{\"name\":7}},{\"ph\":\"M\",\"name\":\"thread_name\"}]}" },
+		{ "array form", "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}," },
+		{ "trailing comma", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1},]}" },
+		{ "truncated", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"du" },
+		{ "garbage after", "{\"traceEvents\":[]} xyz" },
+		{ "bad utf-8", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"\xff\xfe\xc0\",\"ts\":1,"
+			"\"dur\":1,\"pid\":1,\"tid\":1}]}" },
+		{ "escaped NUL", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\\u0000b\\ud800\","
+			"\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}]}" },
+		{ "traceEvents not an array", "{\"traceEvents\":{\"ph\":\"X\"}}" },
+		{ "empty object", "{}" },
+		{ "empty array", "[]" },
+		{ "whitespace only", "   \n\t  " },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_case(cases[i][0], cases[i][1]);
+	}
+}
+END_TEST
+
+/* Deep nesting must stop at lim->max_depth, not on the C stack. */
+START_TEST(json_deep) {
+	static const char head[] = "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"args\":";
+	size_t depth = 200000;
+	size_t len = sizeof(head) - 1 + depth * 2 + 4;
+	char *s = tc_xmalloc(len + 1);
+	size_t n = 0;
+	memcpy(s, head, sizeof(head) - 1);
+	n += sizeof(head) - 1;
+	for (size_t i = 0; i < depth; i++) {
+		s[n++] = i % 2 ? '[' : '{';
+		if (i % 2 == 0) {
+			memcpy(s + n, "\"a\":", 4);
+			n += 4;
+			len += 4;
+			s = tc_xrealloc(s, len + 1);
+		}
+	}
+	s[n] = '\0';
+	json_case("200000 levels, unclosed", s);
+	/* The same at the top level with nothing else. */
+	memset(s, '[', depth);
+	s[depth] = '\0';
+	json_case("200000 '['", s);
+	free(s);
+}
+END_TEST
+
+START_TEST(json_huge_string) {
+	size_t big = 3u << 20;
+	static const char head[] = "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,"
+		"\"dur\":1,\"name\":\"";
+	static const char tail[] = "\"}]}";
+	char *s = tc_xmalloc(sizeof(head) + big + sizeof(tail));
+	memcpy(s, head, sizeof(head) - 1);
+	memset(s + sizeof(head) - 1, 'x', big);
+	memcpy(s + sizeof(head) - 1 + big, tail, sizeof(tail));
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.max_string = 64u << 10;
+	snprintf(current, sizeof(current), "json: 3 MiB name over a 64 KiB --max-string");
+	ingest_full((const uint8_t *)s, strlen(s), &tc_reader_json, &lim, NULL);
+	snprintf(current, sizeof(current), "json: 3 MiB name, default limits");
+	ingest((const uint8_t *)s, strlen(s), &tc_reader_json);
+	free(s);
+}
+END_TEST
+
+/* ---- compression ---- */
+
+static uint8_t *gzip_of(const char *prefix, size_t fill, char fill_byte, int windowbits,
+		size_t *out_len) {
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	ck_assert_int_eq(deflateInit2(&z, 1, Z_DEFLATED, windowbits, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = 1u << 20, n = 0;
+	uint8_t *out = tc_xmalloc(cap);
+	uint8_t chunk[65536];
+	memset(chunk, fill_byte, sizeof(chunk));
+	size_t plen = strlen(prefix);
+	bool prefix_done = false;
+	size_t left = fill;
+	int flush = Z_NO_FLUSH;
+	do {
+		if (!prefix_done) {
+			z.next_in = (Bytef *)prefix;
+			z.avail_in = (uInt)plen;
+			prefix_done = true;
+		} else if (z.avail_in == 0) {
+			size_t k = left < sizeof(chunk) ? left : sizeof(chunk);
+			z.next_in = chunk;
+			z.avail_in = (uInt)k;
+			left -= k;
+			flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
+		}
+		do {
+			if (cap - n < 65536) {
+				cap *= 2;
+				out = tc_xrealloc(out, cap);
+			}
+			z.next_out = out + n;
+			z.avail_out = (uInt)(cap - n);
+			int rc = deflate(&z, flush);
+			ck_assert(rc != Z_STREAM_ERROR);
+			n = cap - z.avail_out;
+		} while (z.avail_out == 0);
+	} while (flush != Z_FINISH);
+	deflateEnd(&z);
+	*out_len = n;
+	return out;
+}
+
+START_TEST(gzip_bomb) {
+	/* 8 MiB of spaces after a JSON opening, against a 1 MiB cap. */
+	size_t len;
+	uint8_t *gz = gzip_of("{\"traceEvents\":[", 8u << 20, ' ', 15 + 16, &len);
+	ck_assert_uint_lt(len, 64u << 10);
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.max_input = 1u << 20;
+	struct tc_error err;
+	/* The input layer alone stops it... */
+	struct tc_input in;
+	tc_error_init(&err);
+	ck_assert(tc_input_open_mem(&in, "bomb", gz, len, &lim, &err));
+	uint8_t buf[65536];
+	ssize_t got;
+	uint64_t total = 0;
+	while ((got = tc_input_read(&in, buf, sizeof(buf), &err)) > 0) {
+		total += (uint64_t)got;
+	}
+	tc_input_finish(&in);
+	ck_assert_int_eq(got, -1);
+	ck_assert_uint_le(total, lim.max_input);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	/* ...and so does ingest through the sniffed reader. */
+	snprintf(current, sizeof(current), "gzip bomb past --max-input-size");
+	ck_assert_int_eq(ingest_full(gz, len, NULL, &lim, &err), TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "decompressed size exceeds the limit"), "%s", err.msg);
+	/* Each reader, forced, must hit the same cap. */
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(current, sizeof(current), "gzip bomb into %s", pb_readers[i]->name);
+		int code = ingest_full(gz, len, pb_readers[i], &lim, &err);
+		ck_assert_msg(code == TC_EXIT_LIMIT || code == TC_EXIT_INPUT, "exit %d", code);
+	}
+	free(gz);
+
+	/* The ratio check, past its 256 MiB floor. */
+	gz = gzip_of("{\"traceEvents\":[", 300u << 20, ' ', 15 + 16, &len);
+	tc_limits_default(&lim);
+	lim.max_ratio = 100;
+	snprintf(current, sizeof(current), "gzip bomb past --max-ratio");
+	ck_assert_int_eq(ingest_full(gz, len, NULL, &lim, &err), TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "compression ratio exceeds 100:1"), "%s", err.msg);
+	free(gz);
+}
+END_TEST
+
+START_TEST(gzip_damaged) {
+	static const char text[] = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,"
+		"\"tid\":1,\"ts\":1,\"dur\":2}]}";
+	size_t len;
+	uint8_t *gz = gzip_of(text, 0, ' ', 15 + 16, &len);
+	snprintf(current, sizeof(current), "gzip intact");
+	ingest(gz, len, NULL);
+	for (size_t cut = 0; cut < len; cut++) {
+		snprintf(current, sizeof(current), "gzip truncated at %zu", cut);
+		int code = ingest(gz, cut, NULL);
+		ck_assert_msg(cut < 2 || code != 0 || cut + 12 >= len,
+			"%s: a truncated gzip stream loaded", current);
+	}
+	/* Two members, then trailing garbage. */
+	uint8_t *two = tc_xmalloc(2 * len + 5);
+	memcpy(two, gz, len);
+	memcpy(two + len, gz, len);
+	memcpy(two + 2 * len, "junk!", 5);
+	snprintf(current, sizeof(current), "gzip two members + junk");
+	ingest(two, 2 * len + 5, NULL);
+	free(two);
+	uint8_t *z = gzip_of(text, 0, ' ', 15, &len);
+	snprintf(current, sizeof(current), "zlib stream");
+	ingest(z, len, NULL);
+	free(z);
+	free(gz);
+}
+END_TEST
+
+START_TEST(empty_and_tiny) {
+	struct tc_error err;
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	snprintf(current, sizeof(current), "empty buffer");
+	ck_assert_int_eq(ingest_full((const uint8_t *)"", 0, NULL, &lim, &err), TC_EXIT_INPUT);
+	ck_assert_str_eq(err.msg, "file is empty");
+	static const uint8_t tiny[][2] = { { 0x1f, 0x8b }, { 0x78, 0x9c }, { '{', 0 }, { 0x0a, 0 } };
+	for (size_t i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++) {
+		for (size_t n = 1; n <= 2; n++) {
+			snprintf(current, sizeof(current), "tiny input #%zu (%zu bytes)", i, n);
+			ingest(tiny[i], n, NULL);
+			ingest(tiny[i], n, &tc_reader_json);
+			ingest(tiny[i], n, &tc_reader_xplane);
+			ingest(tiny[i], n, &tc_reader_perfetto);
+		}
+	}
+}
+END_TEST
+
+/* ---- folders and paths, through tc_ingest ---- */
+
+static char tmpdir[256];
+
+static void tmp_setup(void) {
+	setup();
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tc-malformed-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void tmp_teardown(void) {
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void write_file(const char *rel, const char *text) {
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int load(const char *const *paths, size_t n, struct tc_error *err) {
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.threads = 2;
+	tc_error_init(err);
+	struct tc_model *m = tc_ingest(paths, n, &o, err);
+	if (m) {
+		tc_model_destroy(m);
+		return 0;
+	}
+	ck_assert(err->code != 0 && err->msg[0] != '\0');
+	return err->code;
+}
+
+START_TEST(folders) {
+	struct tc_error err;
+	char dir[512], sub[512], file[512];
+	snprintf(dir, sizeof(dir), "%s/none", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	write_file("none/readme.txt", "not a trace\n");
+	write_file("none/empty.json", "");
+	const char *p1[] = { dir };
+	ck_assert_int_eq(load(p1, 1, &err), TC_EXIT_INPUT);
+	ck_assert_str_eq(err.msg, "folder holds no trace file");
+
+	/* A dangling link and an empty folder beside nothing readable. */
+	snprintf(sub, sizeof(sub), "%s/none/emptydir", tmpdir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(file, sizeof(file), "%s/none/dangling.json", tmpdir);
+	ck_assert_int_eq(symlink("/nonexistent/x.json", file), 0);
+	ck_assert_int_eq(load(p1, 1, &err), TC_EXIT_INPUT);
+
+	/* An unreadable file (meaningless as root, who reads anything). */
+	write_file("none/locked.json", "{\"traceEvents\":[]}");
+	snprintf(file, sizeof(file), "%s/none/locked.json", tmpdir);
+	ck_assert_int_eq(chmod(file, 0), 0);
+	int code = load(p1, 1, &err);
+	ck_assert(code == 0 || code == TC_EXIT_INPUT);
+
+	/* stdin twice, a missing path, a directory given as a file's parent. */
+	const char *p2[] = { "-", "-" };
+	ck_assert_int_eq(load(p2, 2, &err), TC_EXIT_USAGE);
+	ck_assert_str_eq(err.msg, "standard input ('-') can be read only once");
+	const char *p3[] = { "/nonexistent/trace.pb" };
+	ck_assert_int_eq(load(p3, 1, &err), TC_EXIT_INPUT);
+	const char *p4[] = { "/dev/null" };
+	ck_assert_int_eq(load(p4, 1, &err), TC_EXIT_INPUT);
+	ck_assert_str_eq(err.msg, "file is empty");
+}
+END_TEST
+
+static Suite *suite(void) {
+	Suite *s = suite_create("malformed");
+	TCase *real = tcase_create("real");
+	tcase_add_checked_fixture(real, setup, NULL);
+	tcase_set_timeout(real, 600);
+	tcase_add_test(real, truncate_real);
+	tcase_add_test(real, damage_real);
+	suite_add_tcase(s, real);
+	TCase *made = tcase_create("made");
+	tcase_add_checked_fixture(made, setup, NULL);
+	tcase_set_timeout(made, 300);
+	tcase_add_test(made, protobuf_hostile);
+	tcase_add_test(made, perfetto_hostile);
+	tcase_add_test(made, json_hostile);
+	tcase_add_test(made, json_deep);
+	tcase_add_test(made, json_huge_string);
+	tcase_add_test(made, gzip_bomb);
+	tcase_add_test(made, gzip_damaged);
+	tcase_add_test(made, empty_and_tiny);
+	suite_add_tcase(s, made);
+	TCase *fs = tcase_create("folders");
+	tcase_add_checked_fixture(fs, tmp_setup, tmp_teardown);
+	tcase_add_test(fs, folders);
+	suite_add_tcase(s, fs);
+	return s;
+}
+
+int main(void) {
+	return tc_test_run(suite());
+}
