@@ -791,6 +791,31 @@ START_TEST(empty_and_tiny) {
 }
 END_TEST
 
+/* A reader may accept an input that yields no events at all; everything
+ * downstream must cope (regression: qsort(NULL, 0) in tc_analyze_ops,
+ * found by fuzz_ingest_xplane). */
+START_TEST(empty_model) {
+	struct tc_model *m = tc_model_create();
+	for (int pass = 0; pass < 2; pass++) {
+		tc_model_finalize(m);
+		struct tc_summary s;
+		tc_analyze_summary(m, &s);
+		ck_assert_uint_eq(s.n_ops, 0);
+		struct tc_summary_opts so = { .top = 10 };
+		tc_write_summary_json(devnull(), m, &s, &so);
+		tc_write_summary_text(devnull(), m, &s, &so);
+		tc_write_info_json(devnull(), m);
+		tc_write_info_text(devnull(), m);
+		tc_summary_finish(&s);
+		/* Second pass: a device and an empty track, still no events. */
+		uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+		tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+		m->finalized = false;
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* ---- folders and paths, through tc_ingest ---- */
 
 static char tmpdir[256];
@@ -886,6 +911,7 @@ static Suite *suite(void) {
 	tcase_add_test(made, gzip_bomb);
 	tcase_add_test(made, gzip_damaged);
 	tcase_add_test(made, empty_and_tiny);
+	tcase_add_test(made, empty_model);
 	suite_add_tcase(s, made);
 	TCase *fs = tcase_create("folders");
 	tcase_add_checked_fixture(fs, tmp_setup, tmp_teardown);

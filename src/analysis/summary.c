@@ -171,7 +171,10 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	}
 	free(new_index);
 	free(row_of);
-	qsort(rows, w, sizeof(*rows), cmp_total);
+	/* qsort's pointer must not be NULL even for 0 items (UBSan nonnull). */
+	if (w > 1) {
+		qsort(rows, w, sizeof(*rows), cmp_total);
+	}
 	*n_out = w;
 	return rows;
 }
@@ -235,7 +238,9 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 			.dur_ps = m->ev.dur[i],
 		};
 	}
-	qsort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
+	if (s->n_steps > 1) {
+		qsort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
+	}
 	for (size_t i = 0; i < s->n_steps; i++) {
 		if (s->steps[i].num < 0) {
 			s->steps[i].num = (int64_t)i;
