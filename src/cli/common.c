@@ -51,6 +51,23 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...) {
 	return TC_EXIT_USAGE;
 }
 
+static const char *opt_name(int opt) {
+	switch (opt) {
+	case TC_OPT_MAX_INPUT:
+		return "max-input-size";
+	case TC_OPT_MAX_RATIO:
+		return "max-ratio";
+	case TC_OPT_MAX_EVENTS:
+		return "max-events";
+	case TC_OPT_MAX_DEPTH:
+		return "max-depth";
+	case TC_OPT_MAX_STRING:
+		return "max-string";
+	default:
+		return "threads";
+	}
+}
+
 bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *exit_code) {
 	uint64_t v;
 	switch (opt) {
@@ -80,7 +97,8 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 	case TC_OPT_THREADS:
 		if (!tc_cli_parse_size(arg, &v) || v == 0 ||
 				(opt != TC_OPT_MAX_INPUT && opt != TC_OPT_MAX_EVENTS && v > UINT32_MAX)) {
-			*exit_code = tc_cli_usage_error(NULL, "invalid number '%s'", arg);
+			*exit_code = tc_cli_usage_error(NULL, "invalid number '%s' for --%s "
+				"(a positive integer, optionally with k, M, G or T)", arg, opt_name(opt));
 			return true;
 		}
 		if (opt == TC_OPT_MAX_INPUT) {
