@@ -360,12 +360,32 @@ static void pb_str(struct pbuf *b, uint32_t field, const char *s) {
 	pb_len(b, field, s, strlen(s));
 }
 
-/* Wrap b as field `field` of a new message, replacing b. */
-static void pb_wrap(struct pbuf *b, uint32_t field) {
-	struct pbuf w = { 0 };
-	pb_len(&w, field, b->p, b->n);
-	free(b->p);
-	*b = w;
+/*
+ * depth messages nested in one another (fields cycling 1, 3, 4: XSpace.planes,
+ * XPlane.lines, XLine.events), innermost an int field. Written back to front
+ * so each level costs O(1).
+ */
+static void pb_deep(struct pbuf *b, size_t depth) {
+	size_t cap = depth * 7 + 16, pos = cap;
+	uint8_t *buf = tc_xmalloc(cap);
+	buf[--pos] = 0x01;
+	buf[--pos] = 0x08;
+	for (size_t i = 0; i < depth; i++) {
+		uint64_t len = cap - pos;
+		uint8_t tmp[10];
+		size_t n = 0;
+		do {
+			tmp[n++] = (uint8_t)((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
+			len >>= 7;
+		} while (len);
+		pos -= n;
+		memcpy(buf + pos, tmp, n);
+		uint32_t field = i % 3 == 0 ? 1 : i % 3 == 1 ? 3 : 4;
+		buf[--pos] = (uint8_t)(field << 3 | 2);
+	}
+	b->n = 0;
+	pb_bytes(b, buf + pos, cap - pos);
+	free(buf);
 }
 
 static const struct tc_reader *const pb_readers[] = {
@@ -476,12 +496,10 @@ START_TEST(protobuf_hostile) {
 	pb_case("wire types 3, 4, 6, 7", &b);
 
 	/* Deep nesting: field 1 inside field 1 ... 100000 levels. */
-	b.n = 0;
-	pb_int(&b, 1, 1);
-	for (int i = 0; i < 100000; i++) {
-		pb_wrap(&b, (uint32_t)(i % 3 == 0 ? 1 : i % 3 == 1 ? 3 : 4));
-	}
+	pb_deep(&b, 100000);
 	pb_case("100000 nested messages", &b);
+	pb_deep(&b, 66);
+	pb_case("66 nested messages", &b);
 	free(b.p);
 }
 END_TEST
@@ -608,18 +626,16 @@ END_TEST
 START_TEST(json_deep) {
 	static const char head[] = "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"args\":";
 	size_t depth = 200000;
-	size_t len = sizeof(head) - 1 + depth * 2 + 4;
-	char *s = tc_xmalloc(len + 1);
+	char *s = tc_xmalloc(sizeof(head) + depth * 3 + 1);
 	size_t n = 0;
 	memcpy(s, head, sizeof(head) - 1);
 	n += sizeof(head) - 1;
 	for (size_t i = 0; i < depth; i++) {
-		s[n++] = i % 2 ? '[' : '{';
-		if (i % 2 == 0) {
-			memcpy(s + n, "\"a\":", 4);
-			n += 4;
-			len += 4;
-			s = tc_xrealloc(s, len + 1);
+		if (i % 2) {
+			s[n++] = '[';
+		} else {
+			memcpy(s + n, "{\"a\":", 5);
+			n += 5;
 		}
 	}
 	s[n] = '\0';
