@@ -832,6 +832,58 @@ START_TEST(empty_model) {
 }
 END_TEST
 
+/* A reader that adds a million events and sets args on each, unaware of
+ * any limit. */
+static int flood_sniff(const uint8_t *head, size_t len) {
+	return 100;
+}
+
+static bool flood_read(struct tc_model *m, struct tc_input *in, uint32_t source,
+		const struct tc_limits *lim, struct tc_error *err) {
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t t = tc_model_add_track(m, d, tc_model_intern(m, "s"), TC_TRACK_STREAM, 1);
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	for (int64_t i = 0; i < 1000000; i++) {
+		uint32_t ev = tc_model_add_event(m, t, op, i * 10, 5, 0);
+		m->ev.args[ev] = TC_NONE;
+	}
+	return true;
+}
+
+static const struct tc_reader flood = {
+	.name = "flood", .description = "flood", .sniff = flood_sniff, .read = flood_read,
+};
+
+/* --max-events holds while reading: the columns stop growing at the cap. */
+START_TEST(event_cap) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.max_events = 1000;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	ck_assert(tc_input_open_mem(&in, "flood", (const uint8_t *)"x", 1, &lim, &err));
+	struct tc_model *m = tc_model_create();
+	ck_assert(!tc_ingest_input(m, &in, &flood, &lim, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_str_eq(err.msg, "more than 1000 events (raise it with --max-events)");
+	ck_assert_uint_le(m->ev.n, 1000);
+	ck_assert_uint_le(m->ev.cap, 2048);
+	tc_input_finish(&in);
+	tc_model_destroy(m);
+
+	/* At exactly the cap it loads. */
+	lim.max_events = 1000000;
+	tc_error_init(&err);
+	ck_assert(tc_input_open_mem(&in, "flood", (const uint8_t *)"x", 1, &lim, &err));
+	m = tc_model_create();
+	ck_assert_msg(tc_ingest_input(m, &in, &flood, &lim, &err), "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 1000000);
+	tc_input_finish(&in);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* ---- folders and paths, through tc_ingest ---- */
 
 static char tmpdir[256];
@@ -928,6 +980,7 @@ static Suite *suite(void) {
 	tcase_add_test(made, gzip_damaged);
 	tcase_add_test(made, empty_and_tiny);
 	tcase_add_test(made, empty_model);
+	tcase_add_test(made, event_cap);
 	suite_add_tcase(s, made);
 	TCase *fs = tcase_create("folders");
 	tcase_add_checked_fixture(fs, tmp_setup, tmp_teardown);

@@ -36,7 +36,7 @@ const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len) {
 
 bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
 		struct tc_error *err) {
-	if (m->ev.n <= lim->max_events) {
+	if (m->ev.n <= lim->max_events && !m->over_max_events) {
 		return false;
 	}
 	tc_error_set(err, TC_EXIT_LIMIT, "more than %llu events (raise it with --max-events)",
@@ -61,10 +61,17 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 	}
 	uint32_t src = tc_model_add_source(m, in->path, r->name,
 		tc_compression_name(in->comp), in->file_size, 0);
+	uint64_t cap_before = m->max_events;
+	m->max_events = lim->max_events;
 	ok = r->read(m, in, src, lim, err);
+	m->max_events = cap_before;
 	m->sources[src].data_size = tc_input_tell(in);
 	m->sources[src].file_size = in->file_size;
-	if (ok && tc_ingest_over_limit(m, lim, err)) {
+	if (m->over_max_events || (ok && m->ev.n > lim->max_events)) {
+		/* Past the cap a reader may also have failed on the events it lost;
+		 * the limit is the real cause. */
+		tc_error_init(err);
+		tc_ingest_over_limit(m, lim, err);
 		ok = false;
 	}
 out:

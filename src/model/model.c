@@ -191,8 +191,14 @@ static void events_reserve(struct tc_events *e, size_t need) {
 uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
-	events_reserve(e, e->n + 1);
-	size_t i = e->n++;
+	size_t i;
+	if (m->max_events && e->n >= m->max_events && e->n > 0) {
+		m->over_max_events = true;
+		i = e->n - 1;
+	} else {
+		events_reserve(e, e->n + 1);
+		i = e->n++;
+	}
 	e->start[i] = start_ps;
 	if (dur_ps < 0) {
 		dur_ps = 0;

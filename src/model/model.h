@@ -259,6 +259,16 @@ struct tc_model {
 	uint32_t *op_slots;
 	size_t op_nslots;
 	bool finalized;
+
+	/*
+	 * Event cap while reading (0 = none), set by ingest from --max-events.
+	 * Past it tc_model_add_event stops growing the columns: it overwrites
+	 * the last slot (so returned indexes stay valid for the reader) and
+	 * sets over_max_events; ingest then fails with exit 5. Memory stays
+	 * bounded without every reader counting.
+	 */
+	uint64_t max_events;
+	bool over_max_events;
 };
 
 struct tc_model *tc_model_create(void);
