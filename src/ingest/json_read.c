@@ -847,7 +847,13 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 		if (e->name == r->s.thread_name) {
 			a = pending_arg(r, r->s.a_name);
 			if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
-				t->name = a->v.s;
+				/* Kineto writes "stream 7 ": drop trailing blanks. */
+				const char *tn = tc_model_str(r->m, a->v.s);
+				size_t n = strlen(tn);
+				while (n && tn[n - 1] == ' ') {
+					n--;
+				}
+				t->name = intern(r, tn, n);
 			}
 		} else if (arg_number(r, pending_arg(r, r->s.a_sort_index), &d)) {
 			t->sort = (int32_t)d;
