@@ -143,6 +143,8 @@ struct key_cache {
 	uint32_t id;
 };
 
+#define STR_CACHE 4096
+
 struct reader {
 	struct tc_model *m;
 	const struct tc_limits *lim;
@@ -166,6 +168,7 @@ struct reader {
 	/* current event */
 	struct ev_state ev;
 	struct key_cache keys[KEY_CACHE];
+	struct key_cache *strs; /* direct-mapped cache in front of the intern table */
 	uint32_t arg_key;
 	/* capture of nested arg values */
 	char *cap;
@@ -249,8 +252,28 @@ static uint64_t mix64(uint64_t k) {
 	return k;
 }
 
-static uint32_t intern(struct reader *r, const void *s, size_t n) {
-	return tc_model_intern_n(r->m, (const char *)s, n);
+/*
+ * Intern through a direct-mapped cache keyed by length and the first and
+ * last 8 bytes: names, categories and pids repeat on every event, and this
+ * avoids hashing whole (often long) kernel names again.
+ */
+static uint32_t intern(struct reader *r, const void *vs, size_t n) {
+	const unsigned char *s = vs;
+	uint64_t a = 0, b = 0;
+	memcpy(&a, s, n < 8 ? n : 8);
+	if (n > 8) {
+		memcpy(&b, s + n - 8, 8);
+	}
+	size_t slot = mix64(a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) & (STR_CACHE - 1);
+	struct key_cache *k = &r->strs[slot];
+	if (k->s && k->len == n && memcmp(k->s, s, n) == 0) {
+		return k->id;
+	}
+	uint32_t id = tc_model_intern_n(r->m, (const char *)s, n);
+	k->s = tc_model_str(r->m, id);
+	k->len = (uint32_t)n;
+	k->id = id;
+	return id;
 }
 
 static bool starts_with(const char *s, const char *p) {
@@ -1677,6 +1700,31 @@ static bool is_ws(uint8_t c) {
  * w (w <= rd): a held comma is written late, as ',' or ' ', so byte offsets
  * stay those of the file. Returns the new write end or SIZE_MAX on error.
  */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Nonzero if any byte of v equals c (SWAR, 8 bytes at a time). */
+static inline uint64_t has_byte(uint64_t v, uint8_t c) {
+	uint64_t x = v ^ (ONES * c);
+	return (x - ONES) & ~x & HIGHS;
+}
+
+/* First index in [i, end) holding a or b, or end. */
+static size_t scan2(const uint8_t *buf, size_t i, size_t end, uint8_t a, uint8_t b) {
+	while (i + 8 <= end) {
+		uint64_t v;
+		memcpy(&v, buf + i, 8);
+		if (has_byte(v, a) | has_byte(v, b)) {
+			break;
+		}
+		i += 8;
+	}
+	while (i < end && buf[i] != a && buf[i] != b) {
+		i++;
+	}
+	return i;
+}
+
 static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, size_t end) {
 	bool in_str = r->in_str, esc = r->esc, comma = r->comma;
 	uint64_t slen = r->str_len;
@@ -1687,9 +1735,7 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 			/* Fast path: copy a run of plain string bytes. */
 			size_t j = i;
 			if (!esc) {
-				while (j < end && buf[j] != '"' && buf[j] != '\\') {
-					j++;
-				}
+				j = scan2(buf, i, end, '"', '\\');
 				if (w != i) {
 					memmove(buf + w, buf + i, j - i);
 				}
@@ -1719,6 +1765,19 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 				return SIZE_MAX;
 			}
 			continue;
+		}
+		if (!comma) {
+			/* Fast path: copy a run of bytes that need no decision. */
+			size_t j = i;
+			j = scan2(buf, i, end, ',', '"');
+			if (w != i) {
+				memmove(buf + w, buf + i, j - i);
+			}
+			w += j - i;
+			i = j;
+			if (i == end) {
+				break;
+			}
 		}
 		uint8_t c = buf[i++];
 		if (comma) {
@@ -2234,6 +2293,7 @@ static void reader_free(struct reader *r) {
 		yajl_free(r->h);
 	}
 	free(r->ctx);
+	free(r->strs);
 	free(r->cap);
 	free(r->dps);
 	free(r->pids);
@@ -2333,6 +2393,7 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	r.thr_nslots = 256;
 	r.thr_slots = tc_xcalloc(r.thr_nslots, sizeof(*r.thr_slots));
 	r.last_thr = TC_NONE;
+	r.strs = tc_xcalloc(STR_CACHE, sizeof(*r.strs));
 	init_names(&r);
 	r.h = yajl_alloc(&callbacks, NULL, &r);
 	yajl_config(r.h, yajl_allow_partial_values, 1);
