@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "ingest/ingest.h"
 #include "util/xalloc.h"
 
@@ -1694,120 +1697,173 @@ static bool is_ws(uint8_t c) {
 }
 
 /*
- * Drop trailing commas (',' followed by whitespace and ']' or '}') outside
- * strings, which yajl rejects but writers emit; enforce max_string before
- * yajl buffers a huge string. Works in place on buf[rd, end), writing from
- * w (w <= rd): a held comma is written late, as ',' or ' ', so byte offsets
- * stay those of the file. Returns the new write end or SIZE_MAX on error.
+ * Byte classes of a 64-byte block as bit masks (bit k = byte k): quotes,
+ * backslashes and commas. SSE2 when the compiler targets it, else a loop.
  */
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
+struct blk {
+	size_t base;
+	uint64_t q, b, c;
+	bool valid;
+};
 
-/* Nonzero if any byte of v equals c (SWAR, 8 bytes at a time). */
-static inline uint64_t has_byte(uint64_t v, uint8_t c) {
-	uint64_t x = v ^ (ONES * c);
-	return (x - ONES) & ~x & HIGHS;
+static void classify_block(const uint8_t *p, struct blk *k) {
+#ifdef __SSE2__
+	const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
+	uint64_t q = 0, b = 0, c = 0;
+	for (int i = 0; i < 4; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+		q |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * i);
+		b |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * i);
+		c |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * i);
+	}
+	k->q = q;
+	k->b = b;
+	k->c = c;
+#else
+	uint64_t q = 0, b = 0, c = 0;
+	for (int i = 0; i < 64; i++) {
+		q |= (uint64_t)(p[i] == '"') << i;
+		b |= (uint64_t)(p[i] == '\\') << i;
+		c |= (uint64_t)(p[i] == ',') << i;
+	}
+	k->q = q;
+	k->b = b;
+	k->c = c;
+#endif
 }
 
-/* First index in [i, end) holding a or b, or end. */
-static size_t scan2(const uint8_t *buf, size_t i, size_t end, uint8_t a, uint8_t b) {
-	while (i + 8 <= end) {
-		uint64_t v;
-		memcpy(&v, buf + i, 8);
-		if (has_byte(v, a) | has_byte(v, b)) {
-			break;
+static int ctz64(uint64_t v) {
+	int n = 0;
+	while (!(v & 0xff)) {
+		v >>= 8;
+		n += 8;
+	}
+	while (!(v & 1)) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+/* Index of the next byte that matters at i: '"' or '\\' inside a string,
+ * '"' or ',' outside; end if none. */
+static size_t next_special(const uint8_t *buf, size_t i, size_t end, bool in_str,
+		struct blk *k) {
+	for (;;) {
+		if (!k->valid || i < k->base || i >= k->base + 64) {
+			if (end - i < 64) {
+				uint8_t x = in_str ? '"' : ',', y = in_str ? '\\' : '"';
+				while (i < end && buf[i] != x && buf[i] != y) {
+					i++;
+				}
+				return i;
+			}
+			k->base = i;
+			k->valid = true;
+			classify_block(buf + i, k);
 		}
-		i += 8;
+		uint64_t m = (in_str ? (k->q | k->b) : (k->q | k->c)) >> (i - k->base);
+		if (m) {
+			return i + (size_t)ctz64(m);
+		}
+		i = k->base + 64;
+		if (i >= end) {
+			return end;
+		}
 	}
-	while (i < end && buf[i] != a && buf[i] != b) {
-		i++;
-	}
-	return i;
 }
 
+/*
+ * Drop trailing commas (',' followed by whitespace and ']' or '}') outside
+ * strings, which yajl rejects but writers emit, and enforce max_string before
+ * yajl buffers a huge string. Works in place on buf[rd, end): a trailing
+ * comma becomes ' ', so byte offsets stay those of the file. A comma whose
+ * successor lies in the next chunk is held back: the whitespace after it
+ * moves down one byte and the comma is written (as ',' or ' ') once the next
+ * chunk decides, starting at w = rd - 1. Returns the end of the bytes ready
+ * for yajl, or SIZE_MAX on error.
+ */
 static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, size_t end) {
-	bool in_str = r->in_str, esc = r->esc, comma = r->comma;
+	bool in_str = r->in_str, esc = r->esc;
 	uint64_t slen = r->str_len;
 	uint64_t max = r->lim->max_string;
 	size_t i = rd;
+	struct blk blk = { 0 };
+	/* A comma held from the previous chunk: shift whitespace until decided. */
+	if (r->comma) {
+		while (i < end && is_ws(buf[i])) {
+			buf[w++] = buf[i++];
+		}
+		if (i == end) {
+			return w;
+		}
+		bool trailing = buf[i] == ']' || buf[i] == '}';
+		buf[w++] = trailing ? ' ' : ',';
+		r->trailing_commas += trailing;
+		r->comma = false;
+	}
 	while (i < end) {
 		if (in_str) {
-			/* Fast path: copy a run of plain string bytes. */
-			size_t j = i;
-			if (!esc) {
-				j = scan2(buf, i, end, '"', '\\');
-				if (w != i) {
-					memmove(buf + w, buf + i, j - i);
-				}
-				w += j - i;
-				slen += j - i;
-				i = j;
-				if (i == end) {
-					break;
-				}
-			}
-			uint8_t c = buf[i++];
-			buf[w++] = c;
-			slen++;
 			if (esc) {
 				esc = false;
-			} else if (c == '\\') {
-				esc = true;
-			} else if (c == '"') {
-				in_str = false;
+				i++;
+				slen++;
+				continue;
 			}
-			if (slen > max + 2) {
-				r->in_str = in_str;
+			size_t j = next_special(buf, i, end, true, &blk);
+			slen += j - i;
+			if (slen > max) {
 				tc_error_set(r->err, TC_EXIT_LIMIT,
 					"json: string longer than %" PRIu64 " bytes (raise it with --max-string)",
 					max);
-				tc_error_at(r->err, (int64_t)(r->offset_base + (i - rd)));
+				tc_error_at(r->err, (int64_t)(r->offset_base + (j - rd)));
 				return SIZE_MAX;
 			}
-			continue;
-		}
-		if (!comma) {
-			/* Fast path: copy a run of bytes that need no decision. */
-			size_t j = i;
-			j = scan2(buf, i, end, ',', '"');
-			if (w != i) {
-				memmove(buf + w, buf + i, j - i);
-			}
-			w += j - i;
 			i = j;
 			if (i == end) {
 				break;
 			}
-		}
-		uint8_t c = buf[i++];
-		if (comma) {
-			if (is_ws(c)) {
-				buf[w++] = c;
-				continue;
-			}
-			if (c == ']' || c == '}') {
-				buf[w++] = ' ';
-				r->trailing_commas++;
+			if (buf[i] == '"') {
+				in_str = false;
 			} else {
-				buf[w++] = ',';
+				esc = true;
+				slen++;
 			}
-			comma = false;
-		}
-		if (c == ',') {
-			comma = true;
+			i++;
 			continue;
 		}
-		if (c == '"') {
+		size_t j = next_special(buf, i, end, false, &blk);
+		if (j == end) {
+			i = j;
+			break;
+		}
+		if (buf[j] == '"') {
 			in_str = true;
 			slen = 0;
+			i = j + 1;
+			continue;
 		}
-		buf[w++] = c;
+		size_t k = j + 1;
+		while (k < end && is_ws(buf[k])) {
+			k++;
+		}
+		if (k == end) {
+			/* Undecided: hold the comma, pass the whitespace on. */
+			memmove(buf + j, buf + j + 1, end - j - 1);
+			r->comma = true;
+			end--;
+			break;
+		}
+		if (buf[k] == ']' || buf[k] == '}') {
+			buf[j] = ' ';
+			r->trailing_commas++;
+		}
+		i = k;
 	}
 	r->in_str = in_str;
 	r->esc = esc;
-	r->comma = comma;
 	r->str_len = slen;
-	return w;
+	return end;
 }
 
 /* ---- end of input ---- */
