@@ -354,6 +354,42 @@ START_TEST(malformed_inputs) {
 }
 END_TEST
 
+/* Trailing commas and ",]" inside strings at every alignment, and commas
+ * whose successor lies in a later read chunk. */
+START_TEST(trailing_commas_everywhere) {
+	size_t cap = 8u << 20, n = 0;
+	char *s = malloc(cap);
+	n += (size_t)sprintf(s + n, "[");
+	const size_t events = 3000;
+	for (size_t i = 0; i < events; i++) {
+		n += (size_t)sprintf(s + n, "{\"name\": \"ev%zu,]%.*s\", \"ph\": \"X\", \"ts\": %zu, "
+			"\"dur\": 1, \"pid\": 1, \"tid\": 1, \"args\": {\"s\": \"x, }\", \"a\": [1, 2, ], },}",
+			i, (int)(i % 97), "...................................................."
+			"................................................", i);
+		n += (size_t)sprintf(s + n, ",");
+		if (i % 1000 == 999) {
+			memset(s + n, ' ', 300000);
+			n += 300000;
+		}
+	}
+	memset(s + n, '\n', 300000);
+	n += 300000;
+	n += (size_t)sprintf(s + n, "]");
+	struct tc_error err;
+	struct tc_model *m = load(tmp_file(s, n), &err);
+	free(s);
+	ck_assert_msg(m != NULL, "%s at %lld", err.msg, (long long)err.offset);
+	ck_assert_uint_eq(m->ev.n, events);
+	uint64_t c = 0;
+	ck_assert(has_warning(m, "trailing commas", &c));
+	ck_assert_uint_eq(c, 3 * events + 1);
+	size_t e = find_event(m, "ev1261,]");
+	ck_assert_str_eq(arg_str(m, e, tc_model_intern(m, "s")), "x, }");
+	ck_assert_str_eq(arg_str(m, e, tc_model_intern(m, "a")), "[1,2]");
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(huge_string) {
 	size_t n = 3u << 20;
 	char *s = malloc(n + 64);
@@ -624,6 +660,7 @@ int main(void) {
 	tcase_add_test(tc, truncated_fixture);
 	tcase_add_test(tc, malformed_inputs);
 	tcase_add_test(tc, huge_string);
+	tcase_add_test(tc, trailing_commas_everywhere);
 	tcase_add_test(tc, sniffing);
 	suite_add_tcase(s, tc);
 	TCase *real = tcase_create("real");

@@ -1702,47 +1702,78 @@ static bool is_ws(uint8_t c) {
  */
 struct blk {
 	size_t base;
-	uint64_t q, b, c;
+	uint64_t q, b, c, cl; /* cl: ']' or '}' */
 	bool valid;
 };
 
 static void classify_block(const uint8_t *p, struct blk *k) {
 #ifdef __SSE2__
 	const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
-	uint64_t q = 0, b = 0, c = 0;
+	const __m128i vs = _mm_set1_epi8(']'), vm = _mm_set1_epi8('}');
+	uint64_t q = 0, b = 0, c = 0, cl = 0;
 	for (int i = 0; i < 4; i++) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
 		q |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * i);
 		b |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * i);
 		c |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * i);
+		cl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vs),
+			_mm_cmpeq_epi8(v, vm))) << (16 * i);
 	}
 	k->q = q;
 	k->b = b;
 	k->c = c;
+	k->cl = cl;
 #else
-	uint64_t q = 0, b = 0, c = 0;
+	uint64_t q = 0, b = 0, c = 0, cl = 0;
 	for (int i = 0; i < 64; i++) {
 		q |= (uint64_t)(p[i] == '"') << i;
 		b |= (uint64_t)(p[i] == '\\') << i;
 		c |= (uint64_t)(p[i] == ',') << i;
+		cl |= (uint64_t)(p[i] == ']' || p[i] == '}') << i;
 	}
 	k->q = q;
 	k->b = b;
 	k->c = c;
+	k->cl = cl;
 #endif
 }
 
+/* Bit k of the result = XOR of bits 0..k of x. */
+static uint64_t prefix_xor(uint64_t x) {
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
 static int ctz64(uint64_t v) {
+#ifdef __GNUC__
+	return __builtin_ctzll(v);
+#else
 	int n = 0;
-	while (!(v & 0xff)) {
-		v >>= 8;
-		n += 8;
-	}
 	while (!(v & 1)) {
 		v >>= 1;
 		n++;
 	}
 	return n;
+#endif
+}
+
+/* Leading zero bits of v != 0. */
+static int clz64(uint64_t v) {
+#ifdef __GNUC__
+	return __builtin_clzll(v);
+#else
+	int n = 0;
+	while (!(v >> 63)) {
+		v <<= 1;
+		n++;
+	}
+	return n;
+#endif
 }
 
 /* Index of the next byte that matters at i: '"' or '\\' inside a string,
@@ -1803,6 +1834,43 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 		r->comma = false;
 	}
 	while (i < end) {
+		/*
+		 * Block path: 64 bytes without backslashes. The string mask is the
+		 * prefix XOR of the quotes; a trailing comma is found from the
+		 * closers outside strings, looking back over whitespace.
+		 */
+		if (!esc && end - i >= 64) {
+			classify_block(buf + i, &blk);
+			blk.base = i;
+			blk.valid = true;
+			if (!blk.b) {
+				uint64_t inside = prefix_xor(blk.q) ^ (in_str ? ~0ull : 0);
+				for (uint64_t cl = blk.cl & ~inside; cl; cl &= cl - 1) {
+					size_t k = i + (size_t)ctz64(cl);
+					while (k > rd && is_ws(buf[k - 1])) {
+						k--;
+					}
+					if (k > rd && buf[k - 1] == ',') {
+						buf[k - 1] = ' ';
+						r->trailing_commas++;
+					}
+				}
+				bool end_in = (inside >> 63) & 1;
+				if (end_in) {
+					slen = blk.q ? (uint64_t)clz64(blk.q) : slen + 64;
+					if (slen > max) {
+						tc_error_set(r->err, TC_EXIT_LIMIT,
+							"json: string longer than %" PRIu64 " bytes (raise it with --max-string)",
+							max);
+						tc_error_at(r->err, (int64_t)(r->offset_base + (i + 64 - rd)));
+						return SIZE_MAX;
+					}
+				}
+				in_str = end_in;
+				i += 64;
+				continue;
+			}
+		}
 		if (in_str) {
 			if (esc) {
 				esc = false;
@@ -1859,6 +1927,18 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 			r->trailing_commas++;
 		}
 		i = k;
+	}
+	if (!in_str && !r->comma) {
+		/* A comma ending the chunk (before whitespace) waits for the next. */
+		size_t k = end;
+		while (k > rd && is_ws(buf[k - 1])) {
+			k--;
+		}
+		if (k > rd && buf[k - 1] == ',') {
+			memmove(buf + k - 1, buf + k, end - k);
+			r->comma = true;
+			end--;
+		}
 	}
 	r->in_str = in_str;
 	r->esc = esc;
