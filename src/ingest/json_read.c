@@ -172,6 +172,11 @@ struct reader {
 	struct ev_state ev;
 	struct key_cache keys[KEY_CACHE];
 	struct key_cache *strs; /* direct-mapped cache in front of the intern table */
+	struct recent {
+		char s[24];
+		size_t n;
+		uint32_t id;
+	} recent[4]; /* last pid, tid, cat: they repeat from event to event */
 	uint32_t arg_key;
 	/* capture of nested arg values */
 	char *cap;
@@ -1239,6 +1244,21 @@ static uint32_t arg_key(struct reader *r, const unsigned char *s, size_t n) {
 	return id;
 }
 
+/* Intern a short field value that usually equals the previous event's. */
+static uint32_t intern_recent(struct reader *r, int field, const unsigned char *s, size_t n) {
+	struct recent *c = &r->recent[field];
+	if (c->n == n && n && memcmp(c->s, s, n) == 0) {
+		return c->id;
+	}
+	uint32_t id = intern(r, s, n);
+	if (n <= sizeof(c->s)) {
+		memcpy(c->s, s, n);
+		c->n = n;
+		c->id = id;
+	}
+	return id;
+}
+
 /* Copy an id's text (numbers and strings alike) into a small buffer. */
 static void set_small(char *dst, size_t *len, const unsigned char *s, size_t n) {
 	if (n > SMALL) {
@@ -1352,7 +1372,7 @@ static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t 
 			break;
 		case S_CAT:
 			if (type == V_STR) {
-				e->cat = intern(r, s, n);
+				e->cat = intern_recent(r, 2, s, n);
 			}
 			break;
 		case S_PH:
@@ -1384,7 +1404,7 @@ static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t 
 		case S_PID:
 		case S_TID:
 			if (type == V_STR || type == V_NUM) {
-				uint32_t id = intern(r, s, n);
+				uint32_t id = intern_recent(r, slot == S_PID ? 0 : 1, s, n);
 				if (slot == S_PID) {
 					e->pid = id;
 					e->has_pid = true;
