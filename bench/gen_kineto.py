@@ -24,6 +24,10 @@ def main():
                "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float>",
                "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
                "triton_poi_fused_add_cos_sin_0"]
+    # Real traces repeat a model's few tensor shapes and launch grids.
+    shapes = [(rnd.choice([1, 8, 32, 128, 512]), rnd.choice([768, 1024, 4096]),
+               rnd.choice([768, 1024, 4096]), rnd.choice([1, 3072])) for _ in range(64)]
+    grids = [rnd.randint(1, 4096) for _ in range(128)]
     with open(out, "w") as f:
         w = f.write
         w('{\n  "schemaVersion": 1,\n  "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", '
@@ -47,8 +51,7 @@ def main():
                              '"ts": %.3f, "dur": %.3f, "args": {"External id": %d, "Record function id": 0, '
                              '"Ev Idx": %d, "Input Dims": [[%d, %d], [%d, %d]], "Input type": ["float", "float"], '
                              '"Sequence number": %d, "Fwd thread id": 0}},\n'
-                             % (name, pid, tid, ts, d, ext, ext, rnd.randint(1, 4096), rnd.randint(1, 4096),
-                                rnd.randint(1, 4096), rnd.randint(1, 4096), ext))
+                             % ((name, pid, tid, ts, d, ext, ext) + rnd.choice(shapes) + (ext,)))
                 chunk.append('  {"ph": "X", "cat": "python_function", "name": "model.py(%d): forward", '
                              '"pid": %d, "tid": %d, "ts": %.3f, "dur": %.3f, "args": {"Python id": %d, '
                              '"Python parent id": %d}},\n' % (rnd.randint(1, 999), pid, tid, ts - 1, d + 2,
@@ -77,7 +80,7 @@ def main():
                                  '"shared memory": 0, "blocks per SM": %.6f, "warps per SM": %.6f, '
                                  '"grid": [%d, 1, 1], "block": [128, 1, 1], "est. achieved occupancy %%": %d}},\n'
                                  % (rnd.choice(kernels), kts, d, ext, corr, rnd.uniform(0.1, 8),
-                                    rnd.uniform(1, 32), rnd.randint(1, 4096), rnd.randint(1, 100)))
+                                    rnd.uniform(1, 32), rnd.choice(grids), rnd.randint(1, 100)))
                 chunk.append('  {"ph": "f", "id": %d, "pid": 0, "tid": 7, "ts": %.3f, "cat": "ac2g", '
                              '"name": "ac2g", "bp": "e"},\n' % (corr, kts))
                 if rnd.random() < 0.1:
