@@ -314,6 +314,38 @@ START_TEST(truncated_anywhere) {
 }
 END_TEST
 
+/* Random byte damage (fixed seed): never a crash, only a clean result or a
+ * one-line input/limit error. */
+START_TEST(mutations) {
+	size_t len;
+	unsigned char *data = tc_test_slurp(tc_test_src("fixtures/json/kineto_small.json"), &len);
+	ck_assert_ptr_nonnull(data);
+	unsigned char *buf = malloc(len);
+	uint64_t seed = 12345;
+	for (int round = 0; round < 1500; round++) {
+		memcpy(buf, data, len);
+		int flips = 1 + round % 4;
+		for (int f = 0; f < flips; f++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			size_t at = (size_t)(seed >> 33) % len;
+			static const char pick[] = "{}[]\",:0-.e\\ \x01\xff";
+			buf[at] = (unsigned char)pick[(seed >> 20) % (sizeof(pick) - 1)];
+		}
+		struct tc_error err;
+		struct tc_model *m = load(tmp_file(buf, len), &err);
+		if (m) {
+			tc_model_destroy(m);
+		} else {
+			ck_assert_msg(err.code == TC_EXIT_INPUT || err.code == TC_EXIT_LIMIT,
+				"round %d: code %d (%s)", round, err.code, err.msg);
+			ck_assert(strchr(err.msg, '\n') == NULL);
+		}
+	}
+	free(buf);
+	free(data);
+}
+END_TEST
+
 START_TEST(truncated_fixture) {
 	struct tc_error err;
 	struct tc_model *m = load(tc_test_src("fixtures/json/truncated.json"), &err);
@@ -348,6 +380,10 @@ START_TEST(malformed_inputs) {
 	ck_assert_ptr_null(load_text(deep, &err));
 	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
 	ck_assert_msg(strstr(err.msg, "nesting") != NULL, "%s", err.msg);
+	/* Some other JSON document. */
+	ck_assert_ptr_null(load_text("{\"name\": \"not a trace\"}", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "traceEvents") != NULL, "%s", err.msg);
 	/* Object form cut inside another top-level value. */
 	ck_assert_ptr_null(load_text("{\"traceEvents\": [], \"x\": {\"y\": [1, 2", &err));
 	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
@@ -658,6 +694,7 @@ int main(void) {
 	tcase_add_test(tc, jax_fixture);
 	tcase_add_test(tc, truncated_anywhere);
 	tcase_add_test(tc, truncated_fixture);
+	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, malformed_inputs);
 	tcase_add_test(tc, huge_string);
 	tcase_add_test(tc, trailing_commas_everywhere);

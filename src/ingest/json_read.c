@@ -74,6 +74,7 @@ struct pid_info {
 	int32_t sort;
 	bool has_sort;
 	bool device_activity; /* saw kernels/copies/memsets */
+	int8_t looks_device;  /* cached pid_looks_device(), -1 unknown */
 	bool accel_hint;  /* [memory] records name it as a device */
 	uint32_t device;  /* TC_NONE until an event needs it */
 };
@@ -147,6 +148,16 @@ struct key_cache {
 };
 
 #define STR_CACHE 4096
+#define OP_CACHE 1024
+
+/* (name, category, on device) → op, so the name rules run once per op. */
+struct op_cache {
+	uint32_t name, cat;
+	uint32_t op;
+	uint8_t kind;
+	bool on_device;
+	bool valid;
+};
 
 struct reader {
 	struct tc_model *m;
@@ -162,6 +173,7 @@ struct reader {
 	uint32_t max_depth;
 	enum slot slot;
 	bool root_array;
+	bool saw_events; /* an event array was opened */
 
 	/* pre-filter state */
 	bool in_str, esc, comma;
@@ -172,6 +184,7 @@ struct reader {
 	struct ev_state ev;
 	struct key_cache keys[KEY_CACHE];
 	struct key_cache *strs; /* direct-mapped cache in front of the intern table */
+	struct op_cache *ops;
 	struct recent {
 		char s[24];
 		size_t n;
@@ -358,8 +371,8 @@ static bool parse_us(const char *s, size_t n, int64_t *us, int64_t *frac) {
 	if (i != n) {
 		return false;
 	}
-	if (point > 18) {
-		return false; /* beyond int64 µs */
+	if (point > 17) {
+		return false; /* 10^17 µs is over 3,000 years: not a timestamp */
 	}
 	int64_t ip = 0, fp = 0;
 	for (long k = 0; k < point; k++) {
@@ -487,6 +500,7 @@ static uint32_t pid_get(struct reader *r, uint32_t key) {
 	memset(p, 0, sizeof(*p));
 	p->key = key;
 	p->device = TC_NONE;
+	p->looks_device = -1;
 	const char *t = tc_model_str(r->m, key);
 	p->numeric = parse_i64(t, strlen(t), &p->num);
 	uint32_t idx = (uint32_t)r->n_pids++;
@@ -594,16 +608,14 @@ static uint32_t thr_track(struct reader *r, uint32_t ti) {
 
 /* ---- time ---- */
 
-/* ps relative to the origin; false if too far from it. */
+/* ps relative to the origin; false if too far from it. parse_us() keeps
+ * |us| below 10^18, so the difference cannot overflow. */
 static bool rel_ps(struct reader *r, int64_t us, int64_t frac, int64_t *out) {
 	if (!r->have_origin) {
 		r->have_origin = true;
 		r->origin_us = us;
 	}
 	int64_t d = us - r->origin_us;
-	if ((us < 0) != (r->origin_us < 0) && (d > 0) != (us > r->origin_us)) {
-		return false; /* subtraction overflowed */
-	}
 	if (d > INT64_MAX / 1000000 - 1 || d < INT64_MIN / 1000000 + 1) {
 		return false;
 	}
@@ -763,14 +775,19 @@ static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool
 
 /* Whether a pid names a device before its kind is final (JAX writes
  * process_name first; Kineto device rows carry device categories). */
-static bool pid_looks_device(const struct reader *r, const struct pid_info *p) {
+static bool pid_looks_device(const struct reader *r, struct pid_info *p) {
+	if (p->looks_device >= 0) {
+		return p->looks_device;
+	}
 	if (p->device_activity) {
+		p->looks_device = 1;
 		return true;
 	}
 	const char *n = p->name ? tc_model_str(r->m, p->name) : "";
 	const char *l = p->label ? tc_model_str(r->m, p->label) : "";
-	return starts_with(n, "/device:") || starts_with(n, "TPU") ||
+	p->looks_device = starts_with(n, "/device:") || starts_with(n, "TPU") ||
 		starts_with(l, "GPU") || starts_with(l, "MTIA") || starts_with(l, "TPU");
+	return p->looks_device;
 }
 
 /* ---- event completion ---- */
@@ -857,6 +874,7 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 	struct pid_info *p = &r->pids[pi];
 	const struct tc_arg *a;
 	double d;
+	p->looks_device = -1;
 	if (e->name == r->s.process_name) {
 		a = pending_arg(r, r->s.a_name);
 		if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
@@ -1060,8 +1078,9 @@ static bool end_event(struct reader *r) {
 		do_memory(r, pi, ts);
 		return true;
 	}
-	if (is_device_cat(r, e->cat)) {
+	if (!r->pids[pi].device_activity && is_device_cat(r, e->cat)) {
 		r->pids[pi].device_activity = true;
+		r->pids[pi].looks_device = 1;
 	}
 	uint32_t tid = e->has_tid ? e->tid : e->pid;
 	uint8_t flavor = FL_PLAIN;
@@ -1089,13 +1108,27 @@ static bool end_event(struct reader *r) {
 	struct thr_info *t = &r->thrs[ti];
 	uint32_t track = thr_track(r, ti);
 	bool on_device = pid_looks_device(r, &r->pids[pi]);
-	enum tc_op_kind kind = classify(r, e, on_device);
-	uint32_t op = tc_model_op(m, e->name, e->cat, kind);
+	struct op_cache *oc = &r->ops[mix64((uint64_t)e->name << 32 | e->cat) & (OP_CACHE - 1)];
+	if (!oc->valid || oc->name != e->name || oc->cat != e->cat || oc->on_device != on_device) {
+		oc->name = e->name;
+		oc->cat = e->cat;
+		oc->on_device = on_device;
+		oc->kind = (uint8_t)classify(r, e, on_device);
+		oc->op = tc_model_op(m, e->name, e->cat, (enum tc_op_kind)oc->kind);
+		oc->valid = true;
+	}
+	enum tc_op_kind kind = (enum tc_op_kind)oc->kind;
+	uint32_t op = oc->op;
 	uint32_t idx;
 	switch (ph) {
 	case 'X':
 		if (!e->has_dur) {
 			r->n_no_dur++;
+		}
+		if (e->dur_ps > 0 && ts > INT64_MAX / 2 - e->dur_ps) {
+			r->n_far_ts++;
+			args_rollback(r);
+			return true;
 		}
 		idx = tc_model_add_event(m, track, op, ts, e->has_dur ? e->dur_ps : 0, 0);
 		note_end(r, ts + (e->dur_ps > 0 ? e->dur_ps : 0));
@@ -1600,6 +1633,7 @@ static int open_container(struct reader *r, bool is_map) {
 	r->slot = S_NONE;
 	if (r->depth == 0) {
 		r->root_array = !is_map;
+		r->saw_events = !is_map;
 		return push(r, is_map ? C_ROOT_MAP : C_EVENTS);
 	}
 	enum ctx parent = cur_ctx(r);
@@ -1634,6 +1668,7 @@ static int open_container(struct reader *r, bool is_map) {
 		return push(r, C_CAPTURE);
 	case C_ROOT_MAP:
 		if (slot == S_TRACE_EVENTS && !is_map) {
+			r->saw_events = true;
 			return push(r, C_EVENTS);
 		}
 		if (slot == S_DEVPROPS && !is_map) {
@@ -2450,6 +2485,7 @@ static void reader_free(struct reader *r) {
 	}
 	free(r->ctx);
 	free(r->strs);
+	free(r->ops);
 	free(r->cap);
 	free(r->dps);
 	free(r->pids);
@@ -2550,6 +2586,7 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	r.thr_slots = tc_xcalloc(r.thr_nslots, sizeof(*r.thr_slots));
 	r.last_thr = TC_NONE;
 	r.strs = tc_xcalloc(STR_CACHE, sizeof(*r.strs));
+	r.ops = tc_xcalloc(OP_CACHE, sizeof(*r.ops));
 	init_names(&r);
 	r.h = yajl_alloc(&callbacks, NULL, &r);
 	yajl_config(r.h, yajl_allow_partial_values, 1);
@@ -2594,6 +2631,11 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	}
 	if (!check_end(&r)) {
 		tc_error_at(err, (int64_t)r.offset_base);
+		goto out;
+	}
+	if (!r.saw_events) {
+		tc_error_set(err, TC_EXIT_INPUT,
+			"json: no \"traceEvents\" array (not a Chrome trace event file)");
 		goto out;
 	}
 	ok = finish(&r);
