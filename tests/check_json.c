@@ -534,6 +534,38 @@ START_TEST(real_traces_ingest) {
 }
 END_TEST
 
+static bool has_flow(const struct tc_model *m, const char *from, const char *to) {
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *f = &m->flows[i];
+		if (strcmp(tc_model_str(m, m->ops[m->ev.op[f->from]].name), from) == 0 &&
+				strcmp(tc_model_str(m, m->ops[m->ev.op[f->to]].name), to) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* trace_processor's flow diff tests: v1 s/t/f binding and v2 bind_id. */
+START_TEST(edge_flows) {
+	struct tc_model *m = load_real("json/edge/flow_events_json_v1.json");
+	if (!m) {
+		return;
+	}
+	ck_assert_uint_eq(m->n_flows, 3);
+	ck_assert(has_flow(m, "SenderA", "OtherSlice"));
+	ck_assert(has_flow(m, "OtherSlice", "SomeSlice"));
+	ck_assert(has_flow(m, "SenderB", "Blergh"));
+	tc_model_destroy(m);
+	m = load_real("json/edge/flow_events_json_v2.json");
+	ck_assert_uint_eq(m->n_flows, 4);
+	ck_assert(has_flow(m, "SenderA", "OtherSlice"));
+	ck_assert(has_flow(m, "OtherSlice", "SomeSlice"));
+	ck_assert(has_flow(m, "OtherSlice", "SomeOtherSlice"));
+	ck_assert(has_flow(m, "SenderB", "Blergh"));
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(gold_hta_facts) {
 	struct tc_model *m = load_real("json/hta/nccl_parser_config__nccl_data.json.gz");
 	if (!m) {
@@ -705,6 +737,7 @@ int main(void) {
 	tcase_add_loop_test(real, real_traces_ingest, 0,
 		(int)(sizeof(real_traces) / sizeof(real_traces[0])));
 	tcase_add_test(real, gold_hta_facts);
+	tcase_add_test(real, edge_flows);
 	tcase_add_loop_test(real, tracelens_gpu_timeline, 0,
 		(int)(sizeof(tl_gold) / sizeof(tl_gold[0])));
 	suite_add_tcase(s, real);

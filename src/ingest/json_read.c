@@ -2170,7 +2170,9 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 		}
 	}
 	free(want);
-	qsort(tv, ntv, sizeof(*tv), cmp_tev);
+	if (ntv) {
+		qsort(tv, ntv, sizeof(*tv), cmp_tev);
+	}
 	for (size_t i = 0; i < r->n_fe; i++) {
 		struct flow_end *f = &r->fe[i];
 		if (f->ev != TC_NONE) {
@@ -2185,18 +2187,25 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 		}
 	}
 	free(tv);
-	qsort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe);
-	for (size_t i = 0; i + 1 < r->n_fe; i++) {
-		const struct flow_end *a = &r->fe[i], *b = &r->fe[i + 1];
-		if (a->cat != b->cat || a->id != b->id || !a->out || !b->in) {
-			continue;
+	qsort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
+	/* Each endpoint that may end a link is linked from the latest earlier
+	 * endpoint of the same id that may start one. */
+	size_t last_out = SIZE_MAX;
+	for (size_t i = 0; i < r->n_fe; i++) {
+		const struct flow_end *b = &r->fe[i];
+		if (i > 0 && (b->cat != r->fe[i - 1].cat || b->id != r->fe[i - 1].id)) {
+			last_out = SIZE_MAX;
 		}
-		if (a->ev == TC_NONE || b->ev == TC_NONE) {
-			r->n_flows_unbound++;
-			continue;
+		if (b->in && last_out != SIZE_MAX) {
+			const struct flow_end *a = &r->fe[last_out];
+			if (a->ev == TC_NONE || b->ev == TC_NONE) {
+				r->n_flows_unbound++;
+			} else if (a->ev != b->ev) {
+				tc_model_add_flow(m, a->ev, b->ev, TC_FLOW_GENERIC, a->id);
+			}
 		}
-		if (a->ev != b->ev) {
-			tc_model_add_flow(m, a->ev, b->ev, TC_FLOW_GENERIC, a->id);
+		if (b->out) {
+			last_out = i;
 		}
 	}
 }
