@@ -806,33 +806,7 @@ static const struct tc_arg *pending_arg(const struct reader *r, uint32_t key) {
 }
 
 static bool arg_number(const struct reader *r, const struct tc_arg *a, double *out) {
-	if (!a) {
-		return false;
-	}
-	switch (a->type & ~TC_ARG_LAST) {
-	case TC_ARG_INT:
-	case TC_ARG_BOOL:
-		*out = (double)a->v.i;
-		return true;
-	case TC_ARG_UINT:
-		*out = (double)a->v.u;
-		return true;
-	case TC_ARG_DOUBLE:
-		*out = a->v.d;
-		return true;
-	case TC_ARG_STR: {
-		const char *s = tc_model_str(r->m, a->v.s);
-		char *end;
-		errno = 0;
-		double d = strtod(s, &end);
-		if (end == s || *end || errno) {
-			return false;
-		}
-		*out = d;
-		return true;
-	}
-	}
-	return false;
+	return tc_model_arg_value_num(r->m, a, out);
 }
 
 static uint64_t id_value(const char *s, size_t n) {
