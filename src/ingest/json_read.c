@@ -1889,7 +1889,7 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 					slen = blk.q ? (uint64_t)clz64(blk.q) : slen + 64;
 					if (slen > max) {
 						tc_error_set(r->err, TC_EXIT_LIMIT,
-							"json: string longer than %" PRIu64 " bytes (raise it with --max-string)",
+							"json: string longer than the limit of %" PRIu64 " bytes",
 							max);
 						tc_error_at(r->err, (int64_t)(r->offset_base + (i + 64 - rd)));
 						return SIZE_MAX;
@@ -1911,7 +1911,7 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 			slen += j - i;
 			if (slen > max) {
 				tc_error_set(r->err, TC_EXIT_LIMIT,
-					"json: string longer than %" PRIu64 " bytes (raise it with --max-string)",
+					"json: string longer than the limit of %" PRIu64 " bytes",
 					max);
 				tc_error_at(r->err, (int64_t)(r->offset_base + (j - rd)));
 				return SIZE_MAX;
