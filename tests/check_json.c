@@ -378,7 +378,7 @@ START_TEST(malformed_inputs) {
 		strcat(deep, "[");
 	}
 	ck_assert_ptr_null(load_text(deep, &err));
-	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
 	ck_assert_msg(strstr(err.msg, "nesting") != NULL, "%s", err.msg);
 	/* Some other JSON document. */
 	ck_assert_ptr_null(load_text("{\"name\": \"not a trace\"}", &err));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "analysis/summary.h"
@@ -204,14 +205,23 @@ static size_t budget(void) {
 /*
  * N_OFFSETS truncation points: every offset below 64 (headers, first tags),
  * then evenly over a prefix sized so the sweep parses about budget() bytes,
- * then a handful across the whole file (end-of-stream handling).
+ * then a few across the whole file (end-of-stream handling), as many as the
+ * budget allows. scale: bytes parsed per input byte (the gzip ratio for a
+ * compressed file).
  */
-static void truncations(const char *what, const uint8_t *data, size_t len) {
-	size_t prefix = budget() / (N_OFFSETS / 2);
+static void truncations(const char *what, const uint8_t *data, size_t len, size_t scale) {
+	size_t prefix = budget() / (N_OFFSETS / 2) / (scale ? scale : 1);
+	if (prefix < 4096) {
+		prefix = 4096;
+	}
 	if (prefix > len) {
 		prefix = len;
 	}
-	size_t tail = len > prefix ? 8 : 0;
+	size_t tail = 0;
+	if (len > prefix) {
+		tail = budget() / (len * (scale ? scale : 1));
+		tail = tail < 1 ? 1 : tail > 8 ? 8 : tail;
+	}
 	for (size_t k = 0; k < N_OFFSETS; k++) {
 		size_t off;
 		if (k < 64) {
@@ -229,15 +239,16 @@ static void truncations(const char *what, const uint8_t *data, size_t len) {
 	}
 }
 
-/* Deterministic damage: bit flips and byte stores inside the first MiB. */
+/* Deterministic damage: bit flips and byte stores inside the first 256 KiB
+ * (the damaged prefix is what gets parsed). */
 static void flips(const char *what, const uint8_t *data, size_t len, unsigned n) {
 	if (len == 0) {
 		return;
 	}
-	size_t use = len < (1u << 20) ? len : (1u << 20);
-	if (use * n > 4 * budget()) {
-		n = (unsigned)(4 * budget() / use);
-		n = n < 8 ? 8 : n;
+	size_t use = len < (256u << 10) ? len : (256u << 10);
+	if (use * n > budget()) {
+		n = (unsigned)(budget() / use);
+		n = n < 16 ? 16 : n;
 	}
 	uint8_t *buf = tc_xmalloc(use);
 	uint64_t x = 0x9E3779B97F4A7C15ull ^ len;
@@ -283,14 +294,23 @@ START_TEST(truncate_real) {
 		size_t len;
 		uint8_t *data = tc_test_slurp(f.v[i], &len);
 		ck_assert_ptr_nonnull(data);
-		truncations(f.v[i], data, len);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		uint8_t *plain;
 		size_t plain_len;
 		if (gunzip(data, len, &plain, &plain_len)) {
+			truncations(f.v[i], data, len, len ? plain_len / len + 1 : 1);
 			char what[4200];
 			snprintf(what, sizeof(what), "%s (decompressed)", f.v[i]);
-			truncations(what, plain, plain_len);
+			truncations(what, plain, plain_len, 1);
 			free(plain);
+		} else {
+			truncations(f.v[i], data, len, 1);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (getenv("TC_MALFORMED_VERBOSE")) {
+			fprintf(stderr, "%6.2f s  %s\n", (double)(t1.tv_sec - t0.tv_sec) +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9, f.v[i]);
 		}
 		free(data);
 	}

@@ -1589,8 +1589,8 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n) {
 
 static int push(struct reader *r, enum ctx c) {
 	if (r->depth >= r->max_depth) {
-		tc_error_set(r->err, TC_EXIT_INPUT, "json: nesting deeper than %u levels",
-			r->max_depth);
+		tc_error_set(r->err, TC_EXIT_LIMIT, "json: nesting deeper than %u levels "
+			"(raise it with --max-depth)", r->max_depth);
 		return 0;
 	}
 	r->ctx[r->depth++] = (uint8_t)c;
@@ -1889,7 +1889,8 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 					slen = blk.q ? (uint64_t)clz64(blk.q) : slen + 64;
 					if (slen > max) {
 						tc_error_set(r->err, TC_EXIT_LIMIT,
-							"json: string longer than the limit of %" PRIu64 " bytes",
+							"json: string longer than the limit of %" PRIu64
+							" bytes (raise it with --max-string)",
 							max);
 						tc_error_at(r->err, (int64_t)(r->offset_base + (i + 64 - rd)));
 						return SIZE_MAX;
@@ -1911,7 +1912,8 @@ static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, siz
 			slen += j - i;
 			if (slen > max) {
 				tc_error_set(r->err, TC_EXIT_LIMIT,
-					"json: string longer than the limit of %" PRIu64 " bytes",
+					"json: string longer than the limit of %" PRIu64
+					" bytes (raise it with --max-string)",
 					max);
 				tc_error_at(r->err, (int64_t)(r->offset_base + (j - rd)));
 				return SIZE_MAX;
