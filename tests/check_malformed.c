@@ -355,14 +355,19 @@ static void pb_bytes(struct pbuf *b, const void *data, size_t len) {
 	b->n += len;
 }
 
-static void pb_varint(struct pbuf *b, uint64_t v) {
-	uint8_t tmp[10];
+/* Encode v into tmp (10 bytes); returns the length. */
+static size_t varint_enc(uint8_t *tmp, uint64_t v) {
 	size_t n = 0;
 	do {
 		tmp[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	pb_bytes(b, tmp, n);
+	return n;
+}
+
+static void pb_varint(struct pbuf *b, uint64_t v) {
+	uint8_t tmp[10];
+	pb_bytes(b, tmp, varint_enc(tmp, v));
 }
 
 static void pb_int(struct pbuf *b, uint32_t field, uint64_t v) {
@@ -391,13 +396,8 @@ static void pb_deep(struct pbuf *b, size_t depth) {
 	buf[--pos] = 0x01;
 	buf[--pos] = 0x08;
 	for (size_t i = 0; i < depth; i++) {
-		uint64_t len = cap - pos;
 		uint8_t tmp[10];
-		size_t n = 0;
-		do {
-			tmp[n++] = (uint8_t)((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
-			len >>= 7;
-		} while (len);
+		size_t n = varint_enc(tmp, cap - pos);
 		pos -= n;
 		memcpy(buf + pos, tmp, n);
 		uint32_t field = i % 3 == 0 ? 1 : i % 3 == 1 ? 3 : 4;

@@ -214,14 +214,19 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 	return true;
 }
 
-bool tc_input_open(struct tc_input *in, const char *path,
-		const struct tc_limits *lim, struct tc_error *err) {
+static struct tc_input_priv *init(struct tc_input *in, const char *path,
+		const struct tc_limits *lim) {
 	memset(in, 0, sizeof(*in));
 	in->path = path;
 	in->lim = lim;
-	struct tc_input_priv *p = tc_xcalloc(1, sizeof(*p));
-	in->priv = p;
-	p->fd = -1;
+	in->priv = tc_xcalloc(1, sizeof(*in->priv));
+	in->priv->fd = -1;
+	return in->priv;
+}
+
+bool tc_input_open(struct tc_input *in, const char *path,
+		const struct tc_limits *lim, struct tc_error *err) {
+	struct tc_input_priv *p = init(in, path, lim);
 	if (strcmp(path, "-") == 0) {
 		p->fd = STDIN_FILENO;
 	} else {
@@ -254,12 +259,7 @@ err:
 
 bool tc_input_open_mem(struct tc_input *in, const char *name, const uint8_t *data,
 		size_t len, const struct tc_limits *lim, struct tc_error *err) {
-	memset(in, 0, sizeof(*in));
-	in->path = name;
-	in->lim = lim;
-	struct tc_input_priv *p = tc_xcalloc(1, sizeof(*p));
-	in->priv = p;
-	p->fd = -1;
+	struct tc_input_priv *p = init(in, name, lim);
 	/* A non-NULL pointer marks the memory source even for an empty buffer. */
 	p->mem = data ? data : (const uint8_t *)"";
 	p->mem_len = len;
