@@ -635,6 +635,15 @@ START_TEST(json_hostile) {
 		{ "empty object", "{}" },
 		{ "empty array", "[]" },
 		{ "whitespace only", "   \n\t  " },
+		/* Regressions (fuzz_ingest_json): double -> int out of range. */
+		{ "sort index out of int range", "{\"traceEvents\":[{\"ph\":\"M\",\"name\":"
+			"\"process_sort_index\",\"pid\":1,\"args\":{\"sort_index\":5.3687e9}},"
+			"{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":1,\"args\":"
+			"{\"sort_index\":-1e300}},{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+			"\"ts\":1,\"dur\":1}]}" },
+		{ "memory device id 1e300", "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"[memory]\","
+			"\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"Device Type\":1,\"Device Id\":1e300,"
+			"\"Total Allocated\":5}}]}" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_case(cases[i][0], cases[i][1]);
