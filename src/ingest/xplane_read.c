@@ -1356,8 +1356,9 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 			const struct smeta *sm = &r->sm[k];
 			int64_t iv;
 			if (sm->role == R_DROPPED && sval_i64(&v, &iv) && iv > 0) {
-				tc_model_warn(r->m, (uint64_t)iv,
-					"xplane: the profiler dropped trace events (dropped_traces)");
+				tc_model_warn(r->m, 1, "xplane: the profiler dropped %" PRId64
+					" trace events (dropped_traces on '%.*s')", iv,
+					(int)(name_len > 100 ? 100 : name_len), (const char *)name);
 			}
 			if (r->device != TC_NONE) {
 				plane_stat(r, &r->m->devices[r->device], sm, &v);
