@@ -524,15 +524,89 @@ static const uint8_t stat_wt[9] = {
 
 /* Decode one XStat. Returns false on malformed wire data; a stat whose
  * metadata is unknown gets *sm_out = TC_NONE. */
-static bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
+static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
+		uint32_t *sm_out, struct sval *v);
+
+/* The common shapes (one-byte tags, no compression) without the generic
+ * field loop; anything else goes to parse_stat_slow. */
+static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
+		uint32_t *sm_out, struct sval *v) {
+	const uint8_t *q = p, *end = p + len;
+	int64_t mid = 0;
+	v->type = SV_NONE;
+	v->raw = NULL;
+	while (q < end) {
+		uint8_t tag = *q++;
+		uint64_t u;
+		if (tag == 0x11) {
+			if (end - q < 8) {
+				return parse_stat_slow(r, p, len, sm_out, v);
+			}
+			u = 0;
+			for (int i = 7; i >= 0; i--) {
+				u = (u << 8) | q[i];
+			}
+			q += 8;
+			v->type = SV_DOUBLE;
+			v->v.d = tc_pb_double(u);
+			continue;
+		}
+		if (!tc_pb_varint(&q, end, &u)) {
+			return parse_stat_slow(r, p, len, sm_out, v);
+		}
+		switch (tag) {
+		case 0x08:
+			mid = (int64_t)u;
+			break;
+		case 0x18:
+			v->type = SV_UINT;
+			v->v.u = u;
+			break;
+		case 0x20:
+			v->type = SV_INT;
+			v->v.i = (int64_t)u;
+			break;
+		case 0x38: {
+			uint32_t k = idmap_get(&r->smap, (int64_t)u);
+			if (k == TC_NONE) {
+				r->dangling_refs++;
+				v->type = SV_NONE;
+			} else {
+				v->type = SV_STR;
+				v->v.s = r->sm[k].name;
+				v->raw = NULL;
+			}
+			break;
+		}
+		case 0x2a:
+			if (u > (uint64_t)(end - q)) {
+				return parse_stat_slow(r, p, len, sm_out, v);
+			}
+			v->type = SV_STR;
+			v->raw = q;
+			v->raw_len = (size_t)u;
+			q += u;
+			break;
+		default:
+			return parse_stat_slow(r, p, len, sm_out, v);
+		}
+	}
+	*sm_out = idmap_get(&r->smap, mid);
+	if (v->type == SV_STR && v->raw) {
+		v->v.s = intern(r, v->raw, v->raw_len);
+	}
+	return true;
+}
+
+static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 		uint32_t *sm_out, struct sval *v) {
 	struct tc_pb pb;
 	struct tc_pb_field f = { 0 };
 	int rc;
 	tc_pb_init(&pb, r->base, p, len);
-	pb.base = r->base;
 	int64_t mid = 0;
 	v->type = SV_NONE;
+	v->raw = NULL;
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num <= 8 && f.wt != stat_wt[f.num]) {
 			return fail(r, p, "xplane: %s has a field of the wrong wire type", "XStat");
@@ -1051,8 +1125,8 @@ static bool event_stat(struct reader *r, const uint8_t *p, size_t len,
 	return true;
 }
 
-/* The hot loop: one pass over an XEvent's fields. */
-static bool parse_event(struct reader *r, const struct line_ctx *lc,
+/* The general XEvent decoder: any field order, unknown fields, checks. */
+static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 		const uint8_t *p, size_t len) {
 	struct tc_pb pb;
 	struct tc_pb_field f = { 0 };
@@ -1121,6 +1195,99 @@ static bool parse_event(struct reader *r, const struct line_ctx *lc,
 	}
 	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
 		dur == 0 ? TC_EV_INSTANT : 0);
+	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
+	if (mem) {
+		mem_samples(r, &mr, start);
+	}
+	return true;
+}
+
+#define FAST_STATS 16
+
+/*
+ * The hot loop. Events nearly always carry only one-byte tags for fields
+ * 1..5 and a few stats: one pass splits the fields and remembers the stat
+ * payloads, then stats become args. Anything unusual (unknown fields, odd
+ * wire types, damage, many stats) is decoded again by parse_event_slow,
+ * which also produces the precise error.
+ */
+static bool parse_event(struct reader *r, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	const uint8_t *q = p, *end = p + len;
+	int64_t mid = 0, off = 0, dur = 0, occ = 0;
+	bool agg = false;
+	const uint8_t *sp[FAST_STATS];
+	size_t sl[FAST_STATS];
+	int ns = 0;
+	while (q < end) {
+		uint8_t tag = *q++;
+		uint64_t u;
+		if (!tc_pb_varint(&q, end, &u)) {
+			return parse_event_slow(r, lc, p, len);
+		}
+		switch (tag) {
+		case 0x08:
+			mid = (int64_t)u;
+			break;
+		case 0x10:
+			off = (int64_t)u;
+			agg = false;
+			break;
+		case 0x18:
+			dur = (int64_t)u;
+			break;
+		case 0x22:
+			if (u > (uint64_t)(end - q) || ns == FAST_STATS) {
+				return parse_event_slow(r, lc, p, len);
+			}
+			sp[ns] = q;
+			sl[ns++] = (size_t)u;
+			q += u;
+			break;
+		case 0x28:
+			occ = (int64_t)u;
+			agg = true;
+			break;
+		default:
+			return parse_event_slow(r, lc, p, len);
+		}
+	}
+	uint32_t ei = idmap_get(&r->emap, mid);
+	if (ei == TC_NONE) {
+		r->missing_meta++;
+		ei = r->unknown_em;
+	}
+	uint32_t op = r->em[ei].op[lc->cls];
+	if (op == TC_NONE) {
+		op = make_op(r, ei, lc->cls);
+	}
+	if (agg) {
+		tc_model_add_aggregate(r->m, lc->track, op, occ, dur);
+		return true;
+	}
+	if ((off > 0 && lc->base_ps > INT64_MAX / 2 - off) ||
+			(off < 0 && lc->base_ps < INT64_MIN / 2 - off) ||
+			(dur > 0 && lc->base_ps + off > INT64_MAX / 2 - dur)) {
+		return parse_event_slow(r, lc, p, len);
+	}
+	int64_t start = lc->base_ps + off;
+	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
+		dur == 0 ? TC_EV_INSTANT : 0);
+	if (ns == 0) {
+		return true;
+	}
+	bool have_step = false, mem = false;
+	int64_t group = -1;
+	struct mem_rec mr = { 0, { -1, -1, -1, -1 } };
+	uint32_t args = tc_model_args_begin(r->m);
+	for (int i = 0; i < ns; i++) {
+		if (!event_stat(r, sp[i], sl[i], &group, &have_step, &mr, &mem)) {
+			return false;
+		}
+	}
+	if (!have_step && group >= 0 && lc->cls == LC_STEPS) {
+		tc_model_arg_int(r->m, r->m->key.step, group);
+	}
 	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
 	if (mem) {
 		mem_samples(r, &mr, start);
