@@ -515,6 +515,29 @@ static uint32_t make_op(struct reader *r, uint32_t ei, enum lclass c) {
 	return op;
 }
 
+/* Multi-byte varints (offsets, durations, ids) fill most of an XEvent; with
+ * ten bytes of room the loop needs no end checks and unrolls. */
+static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
+	const uint8_t *p = *pp;
+	if (end - p >= 10) {
+		uint64_t v = 0;
+		for (unsigned i = 0; i < 10; i++) {
+			uint64_t b = p[i];
+			v |= (b & 0x7f) << (7 * i);
+			if (b < 0x80) {
+				if (i == 9 && b > 1) {
+					return false;
+				}
+				*out = v;
+				*pp = p + i + 1;
+				return true;
+			}
+		}
+		return false;
+	}
+	return tc_pb_varint(pp, end, out);
+}
+
 /* ---- stats ---- */
 
 static const uint8_t stat_wt[9] = {
@@ -551,7 +574,7 @@ static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
 			v->v.d = tc_pb_double(u);
 			continue;
 		}
-		if (!tc_pb_varint(&q, end, &u)) {
+		if (!rd_varint(&q, end, &u)) {
 			return parse_stat_slow(r, p, len, sm_out, v);
 		}
 		switch (tag) {
@@ -1222,7 +1245,7 @@ static bool parse_event(struct reader *r, const struct line_ctx *lc,
 	while (q < end) {
 		uint8_t tag = *q++;
 		uint64_t u;
-		if (!tc_pb_varint(&q, end, &u)) {
+		if (!rd_varint(&q, end, &u)) {
 			return parse_event_slow(r, lc, p, len);
 		}
 		switch (tag) {
@@ -1382,27 +1405,45 @@ static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t fi
 	if (!any_events) {
 		return true;
 	}
-	tc_pb_init(&pb, r->base, p, len);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if (f.num != 4) {
-			continue;
+	/* The header walk above validated every field of the line, so this
+	 * loop only needs to find the events. */
+	const uint8_t *q = p, *end = p + len;
+	while (q < end) {
+		const uint8_t *at = q;
+		uint64_t key, u;
+		if (!rd_varint(&q, end, &key)) {
+			return fail(r, at, "xplane: %s", "truncated field tag in XLine");
 		}
-		if (!(lc.cls == LC_COUNTERS ? parse_counter_event(r, &lc, f.data, f.len) :
-				parse_event(r, &lc, f.data, f.len))) {
-			return false;
+		switch (key & 7) {
+		case TC_PB_VARINT:
+			if (!rd_varint(&q, end, &u)) {
+				return fail(r, at, "xplane: %s", "truncated varint in XLine");
+			}
+			break;
+		case TC_PB_I64:
+			q += 8;
+			break;
+		case TC_PB_I32:
+			q += 4;
+			break;
+		case TC_PB_LEN:
+			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
+				return fail(r, at, "xplane: %s", "length runs past its XLine");
+			}
+			if (key == 0x22 && !(lc.cls == LC_COUNTERS ?
+					parse_counter_event(r, &lc, q, (size_t)u) :
+					parse_event(r, &lc, q, (size_t)u))) {
+				return false;
+			}
+			q += u;
+			release(r, q);
+			break;
+		default:
+			return fail(r, at, "xplane: %s", "unsupported wire type in XLine");
 		}
-		release(r, f.data);
-	}
-	if (rc < 0) {
-		return wire_fail(r, &pb, "XLine");
 	}
 	return true;
 }
-
-struct span {
-	const uint8_t *p;
-	size_t len;
-};
 
 static void plane_reset(struct reader *r) {
 	idmap_finish(&r->smap);
