@@ -156,26 +156,24 @@ static void line_header(struct buf *line, int64_t id, const char *name, int64_t 
 	put_int(line, 3, ts_ns);
 }
 
-static void stat_meta(struct buf *plane, int64_t id, const char *name) {
+/* A map<int64, X{id, name}> entry: event_metadata (4) or stat_metadata (5). */
+static void meta_entry(struct buf *plane, uint32_t field, int64_t id, const char *name) {
 	struct buf v = { 0 }, e = { 0 };
 	put_int(&v, 1, id);
 	put_str(&v, 2, name);
 	put_int(&e, 1, id);
 	put_msg(&e, 2, &v);
-	put_msg(plane, 5, &e);
+	put_msg(plane, field, &e);
 	free(v.p);
 	free(e.p);
 }
 
+static void stat_meta(struct buf *plane, int64_t id, const char *name) {
+	meta_entry(plane, 5, id, name);
+}
+
 static void event_meta(struct buf *plane, int64_t id, const char *name) {
-	struct buf v = { 0 }, e = { 0 };
-	put_int(&v, 1, id);
-	put_str(&v, 2, name);
-	put_int(&e, 1, id);
-	put_msg(&e, 2, &v);
-	put_msg(plane, 4, &e);
-	free(v.p);
-	free(e.p);
+	meta_entry(plane, 4, id, name);
 }
 
 static void common_stat_meta(struct buf *plane) {

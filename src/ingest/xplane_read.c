@@ -266,6 +266,9 @@ struct reader {
 	uint64_t missing_meta;
 	uint64_t bad_strings;
 	uint32_t k_unit_bytes, k_mem_alloc, k_mem_reserved, k_mem_peak, k_mem_avail;
+	const uint8_t **sp; /* stat payloads of one event (slow decoder) */
+	size_t *sl;
+	size_t cap_sp, cap_sl;
 };
 
 static bool fail(struct reader *r, const uint8_t *at, const char *fmt, const char *what) {
@@ -547,6 +550,28 @@ static const uint8_t stat_wt[9] = {
 
 /* Decode one XStat. Returns false on malformed wire data; a stat whose
  * metadata is unknown gets *sm_out = TC_NONE. */
+/* ref_value: the string is the referenced stat metadata's name. */
+static inline void stat_ref(struct reader *r, struct sval *v, uint64_t ref) {
+	uint32_t k = idmap_get(&r->smap, (int64_t)ref);
+	if (k == TC_NONE) {
+		r->dangling_refs++;
+		v->type = SV_NONE;
+	} else {
+		v->type = SV_STR;
+		v->v.s = r->sm[k].name;
+		v->raw = NULL;
+	}
+}
+
+/* Resolve the stat's name and intern a borrowed string value. */
+static inline void stat_done(struct reader *r, int64_t mid, uint32_t *sm_out,
+		struct sval *v) {
+	*sm_out = idmap_get(&r->smap, mid);
+	if (v->type == SV_STR && v->raw) {
+		v->v.s = intern(r, v->raw, v->raw_len);
+	}
+}
+
 static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 		uint32_t *sm_out, struct sval *v);
 
@@ -589,18 +614,9 @@ static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
 			v->type = SV_INT;
 			v->v.i = (int64_t)u;
 			break;
-		case 0x38: {
-			uint32_t k = idmap_get(&r->smap, (int64_t)u);
-			if (k == TC_NONE) {
-				r->dangling_refs++;
-				v->type = SV_NONE;
-			} else {
-				v->type = SV_STR;
-				v->v.s = r->sm[k].name;
-				v->raw = NULL;
-			}
+		case 0x38:
+			stat_ref(r, v, u);
 			break;
-		}
 		case 0x2a:
 			if (u > (uint64_t)(end - q)) {
 				return parse_stat_slow(r, p, len, sm_out, v);
@@ -614,10 +630,7 @@ static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
 			return parse_stat_slow(r, p, len, sm_out, v);
 		}
 	}
-	*sm_out = idmap_get(&r->smap, mid);
-	if (v->type == SV_STR && v->raw) {
-		v->v.s = intern(r, v->raw, v->raw_len);
-	}
+	stat_done(r, mid, sm_out, v);
 	return true;
 }
 
@@ -666,18 +679,9 @@ static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 			v->raw = f.data;
 			v->raw_len = f.len;
 			break;
-		case 7: {
-			uint32_t k = idmap_get(&r->smap, (int64_t)f.u);
-			if (k == TC_NONE) {
-				r->dangling_refs++;
-				v->type = SV_NONE;
-			} else {
-				v->type = SV_STR;
-				v->v.s = r->sm[k].name;
-				v->raw = NULL;
-			}
+		case 7:
+			stat_ref(r, v, f.u);
 			break;
-		}
 		case 8: {
 			if (f.wt != TC_PB_LEN) {
 				return fail(r, p, "xplane: %s has the wrong wire type",
@@ -704,10 +708,7 @@ static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 	if (rc < 0) {
 		return wire_fail(r, &pb, "XStat");
 	}
-	*sm_out = idmap_get(&r->smap, mid);
-	if (v->type == SV_STR && v->raw) {
-		v->v.s = intern(r, v->raw, v->raw_len);
-	}
+	stat_done(r, mid, sm_out, v);
 	return true;
 }
 
@@ -1148,50 +1149,17 @@ static bool event_stat(struct reader *r, const uint8_t *p, size_t len,
 	return true;
 }
 
-/* The general XEvent decoder: any field order, unknown fields, checks. */
-static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
-		const uint8_t *p, size_t len) {
-	struct tc_pb pb;
-	struct tc_pb_field f = { 0 };
-	int rc;
-	tc_pb_init(&pb, r->base, p, len);
-	int64_t mid = 0, off = 0, dur = 0, occ = 0;
-	bool agg = false, have_step = false, mem = false;
-	int64_t group = -1;
-	struct mem_rec mr = { 0, { -1, -1, -1, -1 } };
-	uint32_t args = tc_model_args_begin(r->m);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if (f.num <= 5 && f.wt != (f.num == 4 ? TC_PB_LEN : TC_PB_VARINT)) {
-			return fail(r, p, "xplane: %s has a field of the wrong wire type", "XEvent");
-		}
-		switch (f.num) {
-		case 1:
-			mid = (int64_t)f.u;
-			break;
-		case 2:
-			off = (int64_t)f.u;
-			agg = false;
-			break;
-		case 3:
-			dur = (int64_t)f.u;
-			break;
-		case 4:
-			if (!event_stat(r, f.data, f.len, &group, &have_step, &mr, &mem)) {
-				return false;
-			}
-			break;
-		case 5:
-			occ = (int64_t)f.u;
-			agg = true;
-			break;
-		default:
-			break;
-		}
-	}
-	if (rc < 0) {
-		return wire_fail(r, &pb, "XEvent");
-	}
-	uint32_t ei = idmap_get(&r->emap, mid);
+/* An XEvent's own fields; stats stay in the buffer until emit_event. */
+struct xevent {
+	int64_t mid, off, dur, occ;
+	bool agg;
+};
+
+/* Shared tail of both decoders: the op, then an aggregate or a timeline
+ * event whose stats become args. */
+static bool emit_event(struct reader *r, const struct line_ctx *lc, const uint8_t *p,
+		const struct xevent *x, const uint8_t *const *sp, const size_t *sl, size_t ns) {
+	uint32_t ei = idmap_get(&r->emap, x->mid);
 	if (ei == TC_NONE) {
 		r->missing_meta++;
 		ei = r->unknown_em;
@@ -1200,11 +1168,11 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 	if (op == TC_NONE) {
 		op = make_op(r, ei, lc->cls);
 	}
-	if (agg) {
-		tc_model_args_end(r->m, args);
-		tc_model_add_aggregate(r->m, lc->track, op, occ, dur);
+	if (x->agg) {
+		tc_model_add_aggregate(r->m, lc->track, op, x->occ, x->dur);
 		return true;
 	}
+	int64_t off = x->off, dur = x->dur;
 	if ((off > 0 && lc->base_ps > INT64_MAX / 2 - off) ||
 			(off < 0 && lc->base_ps < INT64_MIN / 2 - off)) {
 		return fail(r, p, "xplane: %s overflows the time range", "event offset");
@@ -1213,87 +1181,6 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 	if (dur > 0 && start > INT64_MAX / 2 - dur) {
 		return fail(r, p, "xplane: %s overflows the time range", "event duration");
 	}
-	if (!have_step && group >= 0 && lc->cls == LC_STEPS) {
-		tc_model_arg_int(r->m, r->m->key.step, group);
-	}
-	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
-		dur == 0 ? TC_EV_INSTANT : 0);
-	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
-	if (mem) {
-		mem_samples(r, &mr, start);
-	}
-	return true;
-}
-
-#define FAST_STATS 16
-
-/*
- * The hot loop. Events nearly always carry only one-byte tags for fields
- * 1..5 and a few stats: one pass splits the fields and remembers the stat
- * payloads, then stats become args. Anything unusual (unknown fields, odd
- * wire types, damage, many stats) is decoded again by parse_event_slow,
- * which also produces the precise error.
- */
-static bool parse_event(struct reader *r, const struct line_ctx *lc,
-		const uint8_t *p, size_t len) {
-	const uint8_t *q = p, *end = p + len;
-	int64_t mid = 0, off = 0, dur = 0, occ = 0;
-	bool agg = false;
-	const uint8_t *sp[FAST_STATS];
-	size_t sl[FAST_STATS];
-	int ns = 0;
-	while (q < end) {
-		uint8_t tag = *q++;
-		uint64_t u;
-		if (!rd_varint(&q, end, &u)) {
-			return parse_event_slow(r, lc, p, len);
-		}
-		switch (tag) {
-		case 0x08:
-			mid = (int64_t)u;
-			break;
-		case 0x10:
-			off = (int64_t)u;
-			agg = false;
-			break;
-		case 0x18:
-			dur = (int64_t)u;
-			break;
-		case 0x22:
-			if (u > (uint64_t)(end - q) || ns == FAST_STATS) {
-				return parse_event_slow(r, lc, p, len);
-			}
-			sp[ns] = q;
-			sl[ns++] = (size_t)u;
-			q += u;
-			break;
-		case 0x28:
-			occ = (int64_t)u;
-			agg = true;
-			break;
-		default:
-			return parse_event_slow(r, lc, p, len);
-		}
-	}
-	uint32_t ei = idmap_get(&r->emap, mid);
-	if (ei == TC_NONE) {
-		r->missing_meta++;
-		ei = r->unknown_em;
-	}
-	uint32_t op = r->em[ei].op[lc->cls];
-	if (op == TC_NONE) {
-		op = make_op(r, ei, lc->cls);
-	}
-	if (agg) {
-		tc_model_add_aggregate(r->m, lc->track, op, occ, dur);
-		return true;
-	}
-	if ((off > 0 && lc->base_ps > INT64_MAX / 2 - off) ||
-			(off < 0 && lc->base_ps < INT64_MIN / 2 - off) ||
-			(dur > 0 && lc->base_ps + off > INT64_MAX / 2 - dur)) {
-		return parse_event_slow(r, lc, p, len);
-	}
-	int64_t start = lc->base_ps + off;
 	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
 		dur == 0 ? TC_EV_INSTANT : 0);
 	if (ns == 0) {
@@ -1303,7 +1190,7 @@ static bool parse_event(struct reader *r, const struct line_ctx *lc,
 	int64_t group = -1;
 	struct mem_rec mr = { 0, { -1, -1, -1, -1 } };
 	uint32_t args = tc_model_args_begin(r->m);
-	for (int i = 0; i < ns; i++) {
+	for (size_t i = 0; i < ns; i++) {
 		if (!event_stat(r, sp[i], sl[i], &group, &have_step, &mr, &mem)) {
 			return false;
 		}
@@ -1316,6 +1203,102 @@ static bool parse_event(struct reader *r, const struct line_ctx *lc,
 		mem_samples(r, &mr, start);
 	}
 	return true;
+}
+
+/* The general XEvent decoder: any field order, unknown fields, checks. */
+static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
+	int rc;
+	tc_pb_init(&pb, r->base, p, len);
+	struct xevent x = { 0 };
+	size_t ns = 0;
+	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+		if (f.num <= 5 && f.wt != (f.num == 4 ? TC_PB_LEN : TC_PB_VARINT)) {
+			return fail(r, p, "xplane: %s has a field of the wrong wire type", "XEvent");
+		}
+		switch (f.num) {
+		case 1:
+			x.mid = (int64_t)f.u;
+			break;
+		case 2:
+			x.off = (int64_t)f.u;
+			x.agg = false;
+			break;
+		case 3:
+			x.dur = (int64_t)f.u;
+			break;
+		case 4:
+			TC_GROW(r->sp, r->cap_sp, ns + 1);
+			TC_GROW(r->sl, r->cap_sl, ns + 1);
+			r->sp[ns] = f.data;
+			r->sl[ns++] = f.len;
+			break;
+		case 5:
+			x.occ = (int64_t)f.u;
+			x.agg = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		return wire_fail(r, &pb, "XEvent");
+	}
+	return emit_event(r, lc, p, &x, r->sp, r->sl, ns);
+}
+
+#define FAST_STATS 16
+
+/*
+ * The hot loop. Events nearly always carry only one-byte tags for fields
+ * 1..5 and a few stats: one pass splits the fields and remembers the stat
+ * payloads. Anything unusual (unknown fields, odd wire types, damage, many
+ * stats) is decoded again by parse_event_slow, which also produces the
+ * precise error.
+ */
+static bool parse_event(struct reader *r, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	const uint8_t *q = p, *end = p + len;
+	struct xevent x = { 0 };
+	const uint8_t *sp[FAST_STATS];
+	size_t sl[FAST_STATS];
+	size_t ns = 0;
+	while (q < end) {
+		uint8_t tag = *q++;
+		uint64_t u;
+		if (!rd_varint(&q, end, &u)) {
+			return parse_event_slow(r, lc, p, len);
+		}
+		switch (tag) {
+		case 0x08:
+			x.mid = (int64_t)u;
+			break;
+		case 0x10:
+			x.off = (int64_t)u;
+			x.agg = false;
+			break;
+		case 0x18:
+			x.dur = (int64_t)u;
+			break;
+		case 0x22:
+			if (u > (uint64_t)(end - q) || ns == FAST_STATS) {
+				return parse_event_slow(r, lc, p, len);
+			}
+			sp[ns] = q;
+			sl[ns++] = (size_t)u;
+			q += u;
+			break;
+		case 0x28:
+			x.occ = (int64_t)u;
+			x.agg = true;
+			break;
+		default:
+			return parse_event_slow(r, lc, p, len);
+		}
+	}
+	return emit_event(r, lc, p, &x, sp, sl, ns);
 }
 
 /* Find or add the track for a line; lines sharing an id are one timeline. */
@@ -1452,6 +1435,43 @@ static void plane_reset(struct reader *r) {
 	r->n_em = 0;
 }
 
+/* Read a plane's stat_metadata map into r->sm / r->smap. */
+static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
+		size_t n_smeta) {
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
+	int rc;
+	int64_t *keys = tc_xmalloc((n_smeta ? n_smeta : 1) * sizeof(*keys));
+	TC_GROW(r->sm, r->cap_sm, n_smeta + 1);
+	size_t nt = 0;
+	int64_t max_key = -1;
+	tc_pb_init(&pb, r->base, p, len);
+	while ((rc = tc_pb_next(&pb, &f)) > 0 && nt < n_smeta) {
+		if (f.num != 5) {
+			continue;
+		}
+		uint32_t name = 0;
+		if (!parse_stat_metadata(r, f.data, f.len, &keys[nt], &name)) {
+			free(keys);
+			return false;
+		}
+		r->sm[nt] = (struct smeta){
+			.name = name,
+			.role = (uint8_t)role_of((const uint8_t *)tc_model_str(r->m, name),
+				tc_intern_len(&r->m->strings, name)),
+		};
+		max_key = keys[nt] > max_key ? keys[nt] : max_key;
+		nt++;
+	}
+	idmap_init(&r->smap, max_key, nt);
+	for (size_t i = 0; i < nt; i++) {
+		idmap_put(&r->smap, keys[i], (uint32_t)i);
+	}
+	r->n_sm = nt;
+	free(keys);
+	return true;
+}
+
 static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	struct tc_pb pb;
 	struct tc_pb_field f = { 0 };
@@ -1495,40 +1515,9 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	}
 	plane_reset(r);
 
-	/* Stat metadata: two passes so the id map can size its array. */
-	struct smeta_tmp {
-		int64_t key;
-		uint32_t name;
-	} *tmp = tc_xmalloc((n_smeta ? n_smeta : 1) * sizeof(*tmp));
-	size_t nt = 0;
-	int64_t max_key = -1;
-	tc_pb_init(&pb, r->base, p, len);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if (f.num != 5) {
-			continue;
-		}
-		if (!parse_stat_metadata(r, f.data, f.len, &tmp[nt].key, &tmp[nt].name)) {
-			free(tmp);
-			return false;
-		}
-		if (tmp[nt].key > max_key) {
-			max_key = tmp[nt].key;
-		}
-		nt++;
+	if (!load_stat_metadata(r, p, len, n_smeta)) {
+		return false;
 	}
-	idmap_init(&r->smap, max_key, nt);
-	TC_GROW(r->sm, r->cap_sm, nt + 1);
-	for (size_t i = 0; i < nt; i++) {
-		const char *s = tc_model_str(r->m, tmp[i].name);
-		size_t sl = tc_intern_len(&r->m->strings, tmp[i].name);
-		r->sm[i] = (struct smeta){
-			.name = tmp[i].name,
-			.role = (uint8_t)role_of((const uint8_t *)s, sl),
-		};
-		idmap_put(&r->smap, tmp[i].key, (uint32_t)i);
-	}
-	r->n_sm = nt;
-	free(tmp);
 
 	enum tc_device_kind kind;
 	int32_t ordinal;
@@ -1592,7 +1581,7 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	} *ek = tc_xmalloc((n_emeta + 1) * sizeof(*ek));
 	TC_GROW(r->em, r->cap_em, n_emeta + 1);
 	size_t ne = 0;
-	max_key = -1;
+	int64_t max_key = -1;
 	tc_pb_init(&pb, r->base, p, len);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num != 4) {
@@ -1682,41 +1671,16 @@ static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 	int rc;
 	plane_reset(r);
 	size_t n = 0;
-	int64_t max_key = -1;
 	tc_pb_init(&pb, r->base, p, len);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if (f.num == 5) {
-			int64_t k;
-			uint32_t nm;
-			if (!parse_stat_metadata(r, f.data, f.len, &k, &nm)) {
-				return false;
-			}
-			TC_GROW(r->sm, r->cap_sm, n + 1);
-			r->sm[n].name = nm;
-			r->sm[n].role = (uint8_t)role_of((const uint8_t *)tc_model_str(r->m, nm),
-				tc_intern_len(&r->m->strings, nm));
-			max_key = k > max_key ? k : max_key;
-			n++;
-		}
+		n += f.num == 5;
 	}
 	if (rc < 0) {
 		return wire_fail(r, &pb, "XPlane");
 	}
-	idmap_init(&r->smap, max_key, n);
-	/* Second pass for the keys (kept simple: the plane is tiny). */
-	size_t i = 0;
-	tc_pb_init(&pb, r->base, p, len);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if (f.num == 5) {
-			int64_t k;
-			uint32_t nm;
-			if (!parse_stat_metadata(r, f.data, f.len, &k, &nm)) {
-				return false;
-			}
-			idmap_put(&r->smap, k, (uint32_t)i++);
-		}
+	if (!load_stat_metadata(r, p, len, n)) {
+		return false;
 	}
-	r->n_sm = n;
 	tc_pb_init(&pb, r->base, p, len);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num != 6) {
@@ -1824,6 +1788,8 @@ out:
 	plane_reset(&r);
 	free(r.sm);
 	free(r.em);
+	free(r.sp);
+	free(r.sl);
 	return ok;
 }
 
