@@ -1313,65 +1313,108 @@ static uint32_t line_track(struct reader *r, size_t first_track, uint32_t name,
 	return tc_model_add_track(r->m, r->device, name, kind, id);
 }
 
-static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t first_track) {
-	struct tc_pb pb;
-	struct tc_pb_field f = { 0 };
-	int rc;
-	/* Header fields first: events may precede timestamp_ns on the wire. */
-	tc_pb_init(&pb, r->base, p, len);
-	int64_t id = 0, ts = 0;
-	const uint8_t *name = NULL, *disp = NULL;
-	size_t name_len = 0, disp_len = 0;
-	bool any_events = false;
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if ((f.num == 1 || f.num == 3 || f.num == 9 || f.num == 10) && f.wt != TC_PB_VARINT) {
-			return fail(r, p, "xplane: %s has a field of the wrong wire type", "XLine");
+struct line_hdr {
+	int64_t id, ts;
+	const uint8_t *name, *disp;
+	size_t name_len, disp_len;
+	bool any_events;
+};
+
+/*
+ * One walk over an XLine's fields with the unrolled varint reader. Without
+ * lc it validates every field and fills h (display_name comes after the
+ * events on the wire, so the header needs the whole walk); with lc it hands
+ * each event to its decoder.
+ */
+static bool walk_line(struct reader *r, const uint8_t *p, size_t len,
+		struct line_hdr *h, const struct line_ctx *lc) {
+	const uint8_t *q = p, *end = p + len;
+	while (q < end) {
+		const uint8_t *at = q;
+		uint64_t key, u = 0;
+		if (!rd_varint(&q, end, &key)) {
+			return fail(r, at, "xplane: %s", "truncated field tag in XLine");
 		}
-		switch (f.num) {
-		case 1:
-			id = (int64_t)f.u;
-			break;
-		case 2:
-			if (f.wt == TC_PB_LEN) {
-				name = f.data;
-				name_len = f.len;
+		uint64_t num = key >> 3;
+		unsigned wt = key & 7;
+		if (num == 0 || num > 0x1fffffff) {
+			return fail(r, at, "xplane: %s", "invalid field number in XLine");
+		}
+		if (!lc && wt != (num == 2 || num == 4 || num == 11 ? TC_PB_LEN : TC_PB_VARINT) &&
+				num <= 11) {
+			return fail(r, at, "xplane: %s has a field of the wrong wire type", "XLine");
+		}
+		switch (wt) {
+		case TC_PB_VARINT:
+			if (!rd_varint(&q, end, &u)) {
+				return fail(r, at, "xplane: %s", "truncated varint in XLine");
+			}
+			if (lc) {
+				break;
+			}
+			if (num == 1) {
+				h->id = (int64_t)u;
+			} else if (num == 3) {
+				h->ts = (int64_t)u;
 			}
 			break;
-		case 11:
-			if (f.wt == TC_PB_LEN) {
-				disp = f.data;
-				disp_len = f.len;
+		case TC_PB_I64:
+		case TC_PB_I32:
+			if ((size_t)(end - q) < (wt == TC_PB_I64 ? 8u : 4u)) {
+				return fail(r, at, "xplane: %s", "truncated fixed-size field in XLine");
 			}
+			q += wt == TC_PB_I64 ? 8 : 4;
 			break;
-		case 3:
-			ts = (int64_t)f.u;
-			break;
-		case 4:
-			if (f.wt != TC_PB_LEN) {
-				return fail(r, p, "xplane: %s has the wrong wire type",
-					"XLine.events");
+		case TC_PB_LEN:
+			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
+				return fail(r, at, "xplane: %s", "length runs past the end of its XLine");
 			}
-			any_events = true;
+			if (!lc) {
+				if (num == 2) {
+					h->name = q;
+					h->name_len = (size_t)u;
+				} else if (num == 11) {
+					h->disp = q;
+					h->disp_len = (size_t)u;
+				} else if (num == 4) {
+					h->any_events = true;
+				}
+			} else if (key == 0x22) {
+				if (!(lc->cls == LC_COUNTERS ? parse_counter_event(r, lc, q, (size_t)u) :
+						parse_event(r, lc, q, (size_t)u))) {
+					return false;
+				}
+			}
+			q += u;
+			if (lc) {
+				release(r, q);
+			}
 			break;
 		default:
-			break;
+			return fail(r, at, "xplane: %s", "unsupported wire type in XLine");
 		}
 	}
-	if (rc < 0) {
-		return wire_fail(r, &pb, "XLine");
+	return true;
+}
+
+static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t first_track) {
+	struct line_hdr h = { 0 };
+	if (!walk_line(r, p, len, &h, NULL)) {
+		return false;
 	}
 	struct line_ctx lc;
-	lc.cls = line_class(name ? name : (const uint8_t *)"", name ? name_len : 0,
-		r->host_plane);
-	if (!name && disp) {
-		lc.cls = line_class(disp, disp_len, r->host_plane);
+	if (h.name) {
+		lc.cls = line_class(h.name, h.name_len, r->host_plane);
+	} else {
+		lc.cls = line_class(h.disp ? h.disp : (const uint8_t *)"", h.disp_len,
+			r->host_plane);
 	}
-	uint32_t tname = disp && disp_len ? intern(r, disp, disp_len) :
-		name ? intern(r, name, name_len) : 0;
-	lc.track = line_track(r, first_track, tname, track_kind(lc.cls), id);
+	uint32_t tname = h.disp && h.disp_len ? intern(r, h.disp, h.disp_len) :
+		h.name ? intern(r, h.name, h.name_len) : 0;
+	lc.track = line_track(r, first_track, tname, track_kind(lc.cls), h.id);
 	/* Model time is relative to the profile start: a line still on the
 	 * epoch clock is shifted by the origin. */
-	int64_t rel = ts;
+	int64_t ts = h.ts, rel = ts;
 	if (r->have_origin && ts >= r->origin_ns) {
 		rel = ts - r->origin_ns;
 	} else if (!r->have_origin && ts > INT64_MAX / 2000) {
@@ -1385,47 +1428,7 @@ static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t fi
 			"line timestamp");
 	}
 	lc.base_ps = rel * 1000;
-	if (!any_events) {
-		return true;
-	}
-	/* The header walk above validated every field of the line, so this
-	 * loop only needs to find the events. */
-	const uint8_t *q = p, *end = p + len;
-	while (q < end) {
-		const uint8_t *at = q;
-		uint64_t key, u;
-		if (!rd_varint(&q, end, &key)) {
-			return fail(r, at, "xplane: %s", "truncated field tag in XLine");
-		}
-		switch (key & 7) {
-		case TC_PB_VARINT:
-			if (!rd_varint(&q, end, &u)) {
-				return fail(r, at, "xplane: %s", "truncated varint in XLine");
-			}
-			break;
-		case TC_PB_I64:
-			q += 8;
-			break;
-		case TC_PB_I32:
-			q += 4;
-			break;
-		case TC_PB_LEN:
-			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
-				return fail(r, at, "xplane: %s", "length runs past its XLine");
-			}
-			if (key == 0x22 && !(lc.cls == LC_COUNTERS ?
-					parse_counter_event(r, &lc, q, (size_t)u) :
-					parse_event(r, &lc, q, (size_t)u))) {
-				return false;
-			}
-			q += u;
-			release(r, q);
-			break;
-		default:
-			return fail(r, at, "xplane: %s", "unsupported wire type in XLine");
-		}
-	}
-	return true;
+	return !h.any_events || walk_line(r, p, len, &h, &lc);
 }
 
 static void plane_reset(struct reader *r) {
