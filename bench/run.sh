@@ -35,13 +35,15 @@ measure() { # label, command...
 		wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/bench.time" |
 			awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
 		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/bench.time")
+		cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$tmp/bench.time")
 		if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
 			best=$wall
 			best_rss=$rss
+			best_cpu=$cpu
 		fi
 		i=$((i + 1))
 	done
-	echo "$label $best $best_rss"
+	echo "$label $best $best_rss $best_cpu"
 }
 
 w=$(measure wirewalk "$build/bench/wirewalk" "$file")
@@ -51,8 +53,9 @@ echo "file      $file: $bytes bytes, $events events"
 for r in "$w" "$s"; do
 	echo "$r" | awk -v b="$bytes" -v e="$events" '{
 		t = $2 > 0 ? $2 : 0.001
-		printf "%-10s %7.2f s  %8.1f MB/s  %6.2f M events/s  peak RSS %7.1f MB (%.2fx file)\n",
-			$1, $2, b / t / 1e6, e / t / 1e6, $3 / 1024, $3 * 1024 / b
+		printf "%-10s %7.2f s (cpu %5.2f s)  %8.1f MB/s  %6.2f M events/s  peak RSS %7.1f MB (%.2fx file)\n",
+			$1, $2, $4, b / t / 1e6, e / t / 1e6, $3 / 1024, $3 * 1024 / b
 	}'
 done
-echo "$w $s" | awk '{ printf "summarize / wirewalk: %.2fx\n", ($5 > 0 ? $5 : 0.001) / ($2 > 0 ? $2 : 0.001) }'
+echo "$w $s" | awk '{ printf "summarize / wirewalk: %.2fx wall, %.2fx cpu\n",
+	($6 > 0 ? $6 : 0.001) / ($2 > 0 ? $2 : 0.001), ($8 > 0 ? $8 : 0.001) / ($4 > 0 ? $4 : 0.001) }'
