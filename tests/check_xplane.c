@@ -288,6 +288,18 @@ START_TEST(fixture_gpu) {
 	ck_assert_int_eq(m->aggs[0].dur_ps, 8000000);
 	ck_assert_str_eq(tc_model_str(m, m->ops[m->aggs[0].op].name), "cudaLaunchKernel");
 
+	/* Launch flows: cudaLaunchKernel -> the kernel with its correlation id;
+	 * the H2D copy (13) has no host call in the trace. */
+	ck_assert_uint_eq(m->n_flows, 2);
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *fl = &m->flows[i];
+		ck_assert_int_eq(fl->kind, TC_FLOW_LAUNCH);
+		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->from]].name), "cudaLaunchKernel");
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
+		ck_assert_uint_eq(m->devices[m->tracks[m->ev.track[fl->to]].device].kind, TC_DEV_GPU);
+	}
+
 	/* Memory counters from MemoryAllocation/Deallocation. */
 	ck_assert_uint_eq(m->n_counters, 4);
 	bool seen = false;
@@ -498,6 +510,63 @@ START_TEST(negative_varints) {
 }
 END_TEST
 
+/* Sparse correlation ids take the binary-search path of launch linking. */
+static void put_corr_event(struct buf *line, int64_t mid, int64_t off, int64_t corr) {
+	struct buf ev = { 0 }, st = { 0 };
+	put_int(&st, 1, 1);
+	put_int(&st, 4, corr);
+	put_int(&ev, 1, mid);
+	put_int(&ev, 2, off);
+	put_int(&ev, 3, 100);
+	put_len(&ev, 4, &st);
+	put_len(line, 4, &ev);
+}
+
+static void put_meta(struct buf *plane, uint32_t field, int64_t id, const char *name) {
+	struct buf v = { 0 }, e = { 0 };
+	put_int(&v, 1, id);
+	put_str(&v, 2, name);
+	put_int(&e, 1, id);
+	put_len(&e, 2, &v);
+	put_len(plane, field, &e);
+}
+
+START_TEST(launch_flows_sparse) {
+	struct buf hl = { 0 }, hp = { 0 }, dl = { 0 }, dp = { 0 }, space = { 0 };
+	put_int(&hl, 1, 7);
+	put_str(&hl, 2, "python3");
+	put_corr_event(&hl, 1, 0, 1);
+	put_corr_event(&hl, 1, 1000, 1000000000000LL);
+	put_str(&hp, 2, "/host:CPU");
+	put_len(&hp, 3, &hl);
+	put_meta(&hp, 4, 1, "cudaLaunchKernel");
+	put_meta(&hp, 5, 1, "correlation_id");
+	put_int(&dl, 1, 1);
+	put_str(&dl, 2, "Stream #1");
+	put_corr_event(&dl, 1, 5000, 1000000000000LL);
+	put_corr_event(&dl, 1, 6000, 1);
+	put_corr_event(&dl, 1, 7000, 7);
+	put_str(&dp, 2, "/device:GPU:0");
+	put_len(&dp, 3, &dl);
+	put_meta(&dp, 4, 1, "kernel");
+	put_meta(&dp, 5, 1, "correlation_id");
+	put_len(&space, 1, &dp);
+	put_len(&space, 1, &hp);
+	struct tc_error err;
+	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 5);
+	ck_assert_uint_eq(m->n_flows, 2);
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *fl = &m->flows[i];
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
+		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->to]].name), "kernel");
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* ---- real traces (skipped when ../shared/traces is absent) ---- */
 
 START_TEST(real_tpu_inference) {
@@ -585,6 +654,7 @@ int main(void) {
 	tcase_add_test(tc, truncated_tpu);
 	tcase_add_test(tc, overlong_lengths);
 	tcase_add_test(tc, negative_varints);
+	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, real_tpu_inference);
 	tcase_add_test(tc, real_gpu_multiworker);
 	tcase_add_test(tc, real_all_load);

@@ -241,6 +241,11 @@ struct emeta {
 	uint32_t op[LC_COUNT]; /* op per line class, made on first use */
 };
 
+struct launch {
+	uint64_t corr;
+	uint32_t ev;
+};
+
 struct reader {
 	struct tc_model *m;
 	struct tc_input *in;
@@ -266,6 +271,8 @@ struct reader {
 	uint64_t missing_meta;
 	uint64_t bad_strings;
 	uint32_t k_unit_bytes, k_mem_alloc, k_mem_reserved, k_mem_peak, k_mem_avail;
+	struct launch *launch; /* host runtime calls with a correlation id */
+	size_t n_launch, cap_launch;
 	const uint8_t **sp; /* stat payloads of one event (slow decoder) */
 	size_t *sl;
 	size_t cap_sp, cap_sl;
@@ -1091,9 +1098,18 @@ static void mem_samples(struct reader *r, const struct mem_rec *mr, int64_t ts) 
 	}
 }
 
+/* What an event's stats say beyond its args. */
+struct ev_extra {
+	int64_t group;      /* group_id, -1 none */
+	bool have_step;     /* step_num seen */
+	bool mem;           /* memory counters seen */
+	bool have_corr;
+	uint64_t corr;      /* correlation_id */
+	struct mem_rec mr;
+};
+
 /* One stat of an event: an arg, with well-known stats normalised. */
-static bool event_stat(struct reader *r, const uint8_t *p, size_t len,
-		int64_t *group, bool *have_step, struct mem_rec *mr, bool *mem) {
+static bool event_stat(struct reader *r, const uint8_t *p, size_t len, struct ev_extra *x) {
 	uint32_t k;
 	struct sval v;
 	if (!parse_stat(r, p, len, &k, &v)) {
@@ -1111,15 +1127,19 @@ static bool event_stat(struct reader *r, const uint8_t *p, size_t len,
 	double dv;
 	switch (sm->role) {
 	case R_CORRELATION:
+		if (sval_i64(&v, &iv)) {
+			x->corr = (uint64_t)iv;
+			x->have_corr = true;
+		}
 		add_arg(r, r->m->key.correlation, &v);
 		return true;
 	case R_STEP_NUM:
 		add_arg(r, r->m->key.step, &v);
-		*have_step = true;
+		x->have_step = true;
 		return true;
 	case R_GROUP_ID:
 		if (sval_i64(&v, &iv)) {
-			*group = iv;
+			x->group = iv;
 		}
 		break;
 	case R_MEMCPY_DETAILS:
@@ -1129,7 +1149,7 @@ static bool event_stat(struct reader *r, const uint8_t *p, size_t len,
 		break;
 	case R_ALLOCATOR:
 		if (v.type == SV_STR) {
-			mr->allocator = v.v.s;
+			x->mr.allocator = v.v.s;
 		}
 		break;
 	case R_BYTES_ALLOCATED:
@@ -1137,9 +1157,9 @@ static bool event_stat(struct reader *r, const uint8_t *p, size_t len,
 	case R_PEAK_BYTES:
 	case R_BYTES_AVAILABLE:
 		if (sval_num(&v, &dv)) {
-			mr->v[sm->role == R_BYTES_ALLOCATED ? 0 : sm->role == R_BYTES_RESERVED ? 1 :
+			x->mr.v[sm->role == R_BYTES_ALLOCATED ? 0 : sm->role == R_BYTES_RESERVED ? 1 :
 				sm->role == R_PEAK_BYTES ? 2 : 3] = dv;
-			*mem = true;
+			x->mem = true;
 		}
 		break;
 	default:
@@ -1186,21 +1206,23 @@ static bool emit_event(struct reader *r, const struct line_ctx *lc, const uint8_
 	if (ns == 0) {
 		return true;
 	}
-	bool have_step = false, mem = false;
-	int64_t group = -1;
-	struct mem_rec mr = { 0, { -1, -1, -1, -1 } };
+	struct ev_extra x2 = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
-		if (!event_stat(r, sp[i], sl[i], &group, &have_step, &mr, &mem)) {
+		if (!event_stat(r, sp[i], sl[i], &x2)) {
 			return false;
 		}
 	}
-	if (!have_step && group >= 0 && lc->cls == LC_STEPS) {
-		tc_model_arg_int(r->m, r->m->key.step, group);
+	if (!x2.have_step && x2.group >= 0 && lc->cls == LC_STEPS) {
+		tc_model_arg_int(r->m, r->m->key.step, x2.group);
 	}
 	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
-	if (mem) {
-		mem_samples(r, &mr, start);
+	if (x2.mem) {
+		mem_samples(r, &x2.mr, start);
+	}
+	if (x2.have_corr && lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
+		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
+		r->launch[r->n_launch++] = (struct launch){ x2.corr, ev };
 	}
 	return true;
 }
@@ -1632,6 +1654,71 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	return true;
 }
 
+static int cmp_launch(const void *pa, const void *pb) {
+	const struct launch *a = pa, *b = pb;
+	if (a->corr != b->corr) {
+		return a->corr < b->corr ? -1 : 1;
+	}
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+/*
+ * Host runtime calls (cudaLaunchKernel, hipMemcpy, ...) and the device
+ * activity they caused share a correlation_id: link them as launch flows.
+ * Device events are found through their correlation arg, so nothing extra
+ * is kept per device event while reading.
+ */
+static void link_launches(struct reader *r, size_t first_event) {
+	if (!r->n_launch) {
+		return;
+	}
+	struct tc_model *m = r->m;
+	qsort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
+	/* CUPTI / roctracer number correlations densely: then an array indexed
+	 * by id replaces the binary search. */
+	uint64_t lo_id = r->launch[0].corr, hi_id = r->launch[r->n_launch - 1].corr;
+	uint32_t *direct = NULL;
+	size_t span = 0;
+	if (hi_id - lo_id < 4 * (uint64_t)r->n_launch + 4096) {
+		span = (size_t)(hi_id - lo_id) + 1;
+		direct = tc_xmalloc(span * sizeof(*direct));
+		memset(direct, 0xff, span * sizeof(*direct));
+		for (size_t k = r->n_launch; k-- > 0;) {
+			direct[r->launch[k].corr - lo_id] = r->launch[k].ev; /* first wins */
+		}
+	}
+	for (size_t i = first_event; i < m->ev.n; i++) {
+		if (m->ev.args[i] == TC_NONE ||
+				!tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[m->ev.track[i]].kind)) {
+			continue;
+		}
+		const struct tc_arg *a = tc_model_arg_find(m, m->ev.args[i], m->key.correlation);
+		if (!a) {
+			continue;
+		}
+		uint64_t c = a->v.u; /* int and uint share the bits */
+		if (direct) {
+			if (c >= lo_id && c - lo_id < span && direct[c - lo_id] != TC_NONE) {
+				tc_model_add_flow(m, direct[c - lo_id], (uint32_t)i, TC_FLOW_LAUNCH, c);
+			}
+			continue;
+		}
+		size_t lo = 0, hi = r->n_launch;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (r->launch[mid].corr < c) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (lo < r->n_launch && r->launch[lo].corr == c) {
+			tc_model_add_flow(m, r->launch[lo].ev, (uint32_t)i, TC_FLOW_LAUNCH, c);
+		}
+	}
+	free(direct);
+}
+
 /* Host name: XSpace.hostnames[0], else the file name up to ".xplane.pb". */
 static uint32_t host_name(struct reader *r, const uint8_t *hn, size_t hn_len) {
 	if (hn && hn_len) {
@@ -1769,12 +1856,14 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 	r.host = tc_model_add_host(m, host_name(&r, hn, hn_len), source);
 
 	/* Pass 2: planes in file order. */
+	size_t first_event = m->ev.n;
 	tc_pb_init(&pb, r.base, r.base, r.size);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num == 1 && !parse_plane(&r, f.data, f.len)) {
 			goto out;
 		}
 	}
+	link_launches(&r, first_event);
 	if (r.dangling_refs) {
 		tc_model_warn(m, r.dangling_refs,
 			"xplane: stat ref_value points at no stat metadata (value dropped)");
@@ -1793,6 +1882,7 @@ out:
 	free(r.em);
 	free(r.sp);
 	free(r.sl);
+	free(r.launch);
 	return ok;
 }
 
