@@ -785,10 +785,9 @@ static bool parse_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 	struct tc_pb_field f = { 0 };
 	int rc;
 	tc_pb_init(&pb, r->base, p, len);
-	int64_t key = 0, id = 0;
+	int64_t key = 0;
 	const uint8_t *name = NULL;
 	size_t name_len = 0;
-	bool have_id = false;
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num == 1 && f.wt == TC_PB_VARINT) {
 			key = (int64_t)f.u;
@@ -797,10 +796,8 @@ static bool parse_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 			struct tc_pb_field g = { 0 };
 			int rc2;
 			while ((rc2 = tc_pb_next(&vb, &g)) > 0) {
-				if (g.num == 1 && g.wt == TC_PB_VARINT) {
-					id = (int64_t)g.u;
-					have_id = true;
-				} else if (g.num == 2 && g.wt == TC_PB_LEN) {
+				/* Look-ups go by the map key; the id inside is ignored. */
+				if (g.num == 2 && g.wt == TC_PB_LEN) {
 					name = g.data;
 					name_len = g.len;
 				}
@@ -813,8 +810,6 @@ static bool parse_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 	if (rc < 0) {
 		return wire_fail(r, &pb, "stat_metadata entry");
 	}
-	(void)have_id;
-	(void)id;
 	*key_out = key;
 	*name_out = name ? intern(r, name, name_len) : 0;
 	return true;
@@ -848,6 +843,16 @@ static uint32_t traceme_split(struct reader *r, const uint8_t *s, size_t n) {
 	return name;
 }
 
+static void emeta_init(struct emeta *e) {
+	memset(e, 0, sizeof(*e));
+	e->flops = -1;
+	e->bytes = -1;
+	e->args = TC_NONE;
+	for (int c = 0; c < LC_COUNT; c++) {
+		e->op[c] = TC_NONE;
+	}
+}
+
 static bool parse_event_metadata(struct reader *r, const uint8_t *p, size_t len,
 		int64_t *key_out, struct emeta *e) {
 	struct tc_pb pb, vb;
@@ -868,12 +873,7 @@ static bool parse_event_metadata(struct reader *r, const uint8_t *p, size_t len,
 	if (rc < 0) {
 		return wire_fail(r, &pb, "event_metadata entry");
 	}
-	memset(e, 0, sizeof(*e));
-	e->flops = -1;
-	e->bytes = -1;
-	for (int c = 0; c < LC_COUNT; c++) {
-		e->op[c] = TC_NONE;
-	}
+	emeta_init(e);
 	*key_out = key;
 	const uint8_t *name = NULL, *disp = NULL;
 	size_t name_len = 0, disp_len = 0;
@@ -1601,9 +1601,7 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	}
 
 	/* Event metadata. */
-	struct emeta_tmp {
-		int64_t key;
-	} *ek = tc_xmalloc((n_emeta + 1) * sizeof(*ek));
+	int64_t *ek = tc_xmalloc((n_emeta + 1) * sizeof(*ek));
 	TC_GROW(r->em, r->cap_em, n_emeta + 1);
 	size_t ne = 0;
 	int64_t max_key = -1;
@@ -1612,29 +1610,23 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 		if (f.num != 4) {
 			continue;
 		}
-		if (!parse_event_metadata(r, f.data, f.len, &ek[ne].key, &r->em[ne])) {
+		if (!parse_event_metadata(r, f.data, f.len, &ek[ne], &r->em[ne])) {
 			free(ek);
 			return false;
 		}
-		if (ek[ne].key > max_key) {
-			max_key = ek[ne].key;
+		if (ek[ne] > max_key) {
+			max_key = ek[ne];
 		}
 		ne++;
 	}
 	idmap_init(&r->emap, max_key, ne);
 	for (size_t i = 0; i < ne; i++) {
-		idmap_put(&r->emap, ek[i].key, (uint32_t)i);
+		idmap_put(&r->emap, ek[i], (uint32_t)i);
 	}
 	free(ek);
 	/* The slot for events whose metadata id is missing. */
-	struct emeta *u = &r->em[ne];
-	memset(u, 0, sizeof(*u));
-	u->name = tc_model_intern(r->m, "(unknown event metadata)");
-	u->flops = u->bytes = -1;
-	u->args = TC_NONE;
-	for (int c = 0; c < LC_COUNT; c++) {
-		u->op[c] = TC_NONE;
-	}
+	emeta_init(&r->em[ne]);
+	r->em[ne].name = tc_model_intern(r->m, "(unknown event metadata)");
 	r->unknown_em = (uint32_t)ne;
 	r->n_em = ne + 1;
 
