@@ -1587,8 +1587,6 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 				if (sm->role < R_PEAK_TFLOPS) {
 					add_arg(r, sm->name, &v);
 				}
-			} else if (is_env) {
-				add_arg(r, sm->name, &v);
 			}
 		}
 		uint32_t first = tc_model_args_end(r->m, args);
