@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 #include "ingest/ingest.h"
 #include "model/model.h"
@@ -610,22 +611,31 @@ START_TEST(real_gpu_multiworker) {
 END_TEST
 
 START_TEST(real_all_load) {
-	static const char *const files[] = {
-		"xplane/tracelens-jax08_attention.xplane.pb",
-		"xplane/tracelens-jax08_gemm.xplane.pb",
-		"xplane/tracelens-jax_te_fused_attn.xplane.pb",
-		"xplane/xprof-tf_gpu_multiworker.xplane.pb",
-		"xplane/xprof-tpu_inference_2.xplane.pb",
-	};
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		const char *p = tc_test_trace(files[i]);
-		if (!p) {
+	const char *dir = tc_test_trace("xplane");
+	if (!dir) {
+		return;
+	}
+	char base[4096];
+	snprintf(base, sizeof(base), "%s", dir);
+	DIR *d = opendir(base);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 10 || strcmp(de->d_name + l - 10, ".xplane.pb") != 0) {
 			continue;
 		}
-		struct tc_model *m = load_ok(p);
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		struct tc_model *m = load_ok(path);
 		ck_assert_uint_gt(m->ev.n, 1000);
+		ck_assert_uint_gt(m->n_devices, 0);
 		tc_model_destroy(m);
+		n++;
 	}
+	closedir(d);
+	ck_assert_int_ge(n, 5);
 }
 END_TEST
 
