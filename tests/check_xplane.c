@@ -1,9 +1,9 @@
 /* The XSpace (*.xplane.pb) reader: sniffing, fixtures, damage, real traces. */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <unistd.h>
 #include "ingest/ingest.h"
 #include "model/model.h"
