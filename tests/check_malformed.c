@@ -861,6 +861,32 @@ START_TEST(empty_model) {
 }
 END_TEST
 
+/* Regression (fuzz_ingest_xplane): a device peak of 1.7e34 FLOP/s reached
+ * an (int64_t) cast in the JSON writer. */
+START_TEST(huge_doubles_out) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	m->devices[d].peak_flops = 1.69341e34;
+	m->devices[d].peak_bw = 1e300;
+	uint32_t t = tc_model_add_track(m, d, tc_model_intern(m, "s"), TC_TRACK_STREAM, 1);
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	m->ops[op].flops = INT64_MAX;
+	m->ops[op].bytes = INT64_MAX;
+	tc_model_add_event(m, t, op, 0, INT64_MAX / 2, 0);
+	tc_model_add_event(m, t, op, INT64_MAX / 2, INT64_MAX / 2, 0);
+	tc_model_finalize(m);
+	struct tc_summary s;
+	tc_analyze_summary(m, &s);
+	struct tc_summary_opts so = { .top = 10 };
+	tc_write_summary_json(devnull(), m, &s, &so);
+	tc_write_summary_text(devnull(), m, &s, &so);
+	tc_write_info_json(devnull(), m);
+	tc_write_info_text(devnull(), m);
+	tc_summary_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* A reader that adds a million events and sets args on each, unaware of
  * any limit. */
 static int flood_sniff(const uint8_t *head, size_t len) {
@@ -1010,6 +1036,7 @@ static Suite *suite(void) {
 	tcase_add_test(made, empty_and_tiny);
 	tcase_add_test(made, empty_model);
 	tcase_add_test(made, event_cap);
+	tcase_add_test(made, huge_doubles_out);
 	suite_add_tcase(s, made);
 	TCase *fs = tcase_create("folders");
 	tcase_add_checked_fixture(fs, tmp_setup, tmp_teardown);

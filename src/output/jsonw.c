@@ -181,9 +181,10 @@ void tc_jw_uint(struct tc_jw *w, uint64_t v) {
 
 void tc_jw_double(struct tc_jw *w, double v) {
 	sep(w);
+	/* Range test before the cast: (int64_t) of a larger double is undefined. */
 	if (!isfinite(v)) {
 		fputs("null", w->f);
-	} else if (v == (double)(int64_t)v && fabs(v) < 9e15) {
+	} else if (fabs(v) < 9e15 && v == (double)(int64_t)v) {
 		fprintf(w->f, "%" PRId64, (int64_t)v);
 	} else {
 		fprintf(w->f, "%.17g", v);
