@@ -1314,7 +1314,6 @@ static void add_sample(struct st *s, struct seq *q, uint32_t k, int64_t ps, doub
 		a->v += v;
 		v = a->v;
 	}
-	t->nev++;
 	tc_model_add_sample(s->m, k, ps, v * (double)t->mult);
 }
 
@@ -2297,10 +2296,6 @@ static void build_model(struct st *s) {
 		if (!t->nev) {
 			continue;
 		}
-		if (t->flags & TRK_COUNTER || (!(t->flags & TRK_DESC) && t->mctr != TC_NONE)) {
-			continue;
-		}
-		/* Samples on tracks without a counter descriptor: counters too. */
 		build_track(s, &b, (uint32_t)k);
 	}
 
