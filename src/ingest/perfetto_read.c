@@ -38,6 +38,7 @@
 #define SEQ_CLEARED 1
 #define SEQ_NEEDS_STATE 2
 #define MAX_BUNDLE_NESTING 4
+#define OP_CACHE 1024
 
 /* ---- a small open-addressing map uint64 -> uint32 ---- */
 
@@ -196,7 +197,9 @@ struct seq {
 	uint32_t legacy_trk; /* legacy ThreadDescriptor track, TC_NONE */
 	int64_t legacy_ts_us;
 	struct map gpu_ctr;  /* gpu counter_id -> name sid */
-	/* last clock lookup */
+	/* last track and clock lookups */
+	uint64_t last_uuid;
+	uint32_t last_trk;
 	uint64_t last_clock_key;
 	uint32_t last_clk;
 };
@@ -303,6 +306,8 @@ struct st {
 	struct procs procs;
 	struct map flow_last;   /* flow id -> last event, TC_NONE when terminated */
 	struct map op_cache;    /* (name << 32 | category) -> op */
+	uint64_t opc_key[OP_CACHE]; /* key + 1, 0 = empty */
+	uint32_t opc_val[OP_CACHE];
 	struct map dev_op;      /* op -> device-work op */
 
 	bool have_base;
@@ -358,6 +363,7 @@ static struct seq *seq_get(struct st *s, uint32_t id) {
 		k = (uint32_t)s->n_seqs++;
 		s->seqs[k] = (struct seq){
 			.id = id, .legacy_trk = TC_NONE, .last_clk = TC_NONE,
+			.last_trk = TC_NONE,
 		};
 		map_put(&s->seq_by_id, id, k);
 	}
@@ -1071,13 +1077,22 @@ static enum tc_op_kind device_kind(const char *name) {
 
 static uint32_t op_for(struct st *s, uint32_t name, uint32_t cat) {
 	uint64_t key = (uint64_t)name << 32 | cat;
+	/* A direct-mapped cache in front of the map: few distinct ops, hot. */
+	size_t slot = (size_t)((name * 0x9E3779B1u) ^ cat) & (OP_CACHE - 1);
+	if (s->opc_key[slot] == key + 1) {
+		return s->opc_val[slot];
+	}
 	uint32_t *p = map_find(&s->op_cache, key);
 	if (p) {
+		s->opc_key[slot] = key + 1;
+		s->opc_val[slot] = *p;
 		return *p;
 	}
 	enum tc_op_kind k = host_kind(tc_model_str(s->m, name), tc_model_str(s->m, cat));
 	uint32_t op = tc_model_op(s->m, name, cat, k);
 	map_put(&s->op_cache, key, op);
+	s->opc_key[slot] = key + 1;
+	s->opc_val[slot] = op;
 	return op;
 }
 
@@ -1409,14 +1424,15 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			}
 			break;
 		case 3:
+			/* The model keeps one category: the first. */
 			if (!e.has_cat_iid && !e.cat_inline) {
-				struct u64vec one = { 0 };
-				parse_u64_list(&f, &one, false);
-				if (one.n) {
+				if (f.wt == TC_PB_VARINT) {
 					e.has_cat_iid = true;
-					e.cat_iid = one.v[0];
+					e.cat_iid = f.u;
+				} else if (f.wt == TC_PB_LEN) {
+					const uint8_t *cp = f.data;
+					e.has_cat_iid = tc_pb_varint(&cp, f.data + f.len, &e.cat_iid);
 				}
-				free(one.v);
 			}
 			break;
 		case 22:
@@ -1510,8 +1526,12 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	/* Which track. */
 	uint32_t k;
 	uint64_t uuid = e.has_track ? e.track : (q->has_def_track ? q->def_track : 0);
-	if (uuid) {
+	if (uuid && q->last_trk != TC_NONE && q->last_uuid == uuid) {
+		k = q->last_trk;
+	} else if (uuid) {
 		k = trk_get(s, uuid);
+		q->last_uuid = uuid;
+		q->last_trk = k;
 	} else if (q->legacy_trk != TC_NONE) {
 		k = q->legacy_trk;
 	} else {
