@@ -40,6 +40,19 @@
 #define MAX_BUNDLE_NESTING 4
 #define OP_CACHE 1024
 
+/* Two's-complement arithmetic on corrupt values, without signed overflow. */
+static inline int64_t wrap_add(int64_t a, int64_t b) {
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t wrap_sub(int64_t a, int64_t b) {
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static inline int64_t wrap_mul(int64_t a, int64_t b) {
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
 /* ---- a small open-addressing map uint64 -> uint32 ---- */
 
 struct map_ent {
@@ -278,6 +291,7 @@ struct st {
 	size_t ev0, smp0, flow0;
 	const uint8_t *base;    /* the mapped file, for error offsets */
 	uint64_t pkt_off;       /* offset of the current top-level packet */
+	uint64_t released;      /* mapped bytes handed back so far */
 	int bundle_depth;
 
 	struct seq *seqs;
@@ -552,7 +566,7 @@ static int64_t hop_convert(const struct pair *pr, uint32_t dir, int64_t v, uint3
 		i = lo ? lo - 1 : 0;
 		*hint = (uint32_t)i;
 	}
-	return v - pr->v[i][from] + pr->v[i][to];
+	return wrap_add(wrap_sub(v, pr->v[i][from]), pr->v[i][to]);
 }
 
 static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t len,
@@ -597,7 +611,7 @@ static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t
 			k->mult = (int64_t)mult;
 		}
 		k->incr = incr;
-		int64_t ns = (int64_t)t * k->mult;
+		int64_t ns = wrap_mul((int64_t)t, k->mult);
 		k->last_ns = ns;
 		if (n < 64) {
 			ids[n] = c;
@@ -650,10 +664,10 @@ static bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t
 	struct clk *k = &s->clks[c];
 	int64_t v;
 	if (k->incr) {
-		k->last_ns += (int64_t)ts * k->mult;
+		k->last_ns = wrap_add(k->last_ns, wrap_mul((int64_t)ts, k->mult));
 		v = k->last_ns;
 	} else {
-		v = (int64_t)ts * k->mult;
+		v = wrap_mul((int64_t)ts, k->mult);
 	}
 	if (k->key == s->trace_clock) {
 		*out = v;
@@ -680,7 +694,10 @@ static bool ns_to_ps(struct st *s, int64_t ns, int64_t *ps) {
 		s->have_base = true;
 		s->base_ns = ns;
 	}
-	int64_t d = ns - s->base_ns;
+	int64_t d;
+	if (__builtin_sub_overflow(ns, s->base_ns, &d)) {
+		d = INT64_MAX;
+	}
 	if (d > INT64_MAX / 2000 || d < -(INT64_MAX / 2000)) {
 		tc_model_warn(s->m, 1, "perfetto: dropped events more than 50 days "
 			"away from the first timestamp");
@@ -1511,9 +1528,9 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 		if (e.has_abs_us) {
 			q->legacy_ts_us = e.abs_us;
 		} else {
-			q->legacy_ts_us += e.delta_us;
+			q->legacy_ts_us = wrap_add(q->legacy_ts_us, e.delta_us);
 		}
-		if (!ns_to_ps(s, q->legacy_ts_us * 1000, &ps)) {
+		if (!ns_to_ps(s, wrap_mul(q->legacy_ts_us, 1000), &ps)) {
 			return true;
 		}
 		has_ts = true;
@@ -1636,7 +1653,8 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	uint8_t flags = type == 3 ? TC_EV_INSTANT : 0;
 	int64_t dur = 0;
 	if (phase == 'X') {
-		dur = (int64_t)dur_us * 1000000;
+		/* Durations past ~50 days are corrupt: clamp rather than overflow. */
+		dur = dur_us < (uint64_t)INT64_MAX / 2000000000 ? (int64_t)dur_us * 1000000 : 0;
 	}
 	uint32_t ev = tc_model_add_event(s->m, k, op, ps, dur, flags);
 	t = &s->trks[k];
@@ -1725,7 +1743,7 @@ static bool gpu_render_stage(struct st *s, struct seq *q, const uint8_t *p, size
 	uint64_t maxd = (uint64_t)INT64_MAX / 2000;
 	tc_model_add_event(s->m, k, op, ps, (int64_t)(dur < maxd ? dur : maxd) * 1000,
 		dur ? 0 : TC_EV_INSTANT);
-	if (ps + (int64_t)dur * 1000 > s->last_ps && dur < maxd) {
+	if (dur < maxd && ps + (int64_t)dur * 1000 > s->last_ps) {
 		s->last_ps = ps + (int64_t)dur * 1000;
 	}
 	return true;
@@ -2003,8 +2021,10 @@ static bool walk_packets(struct st *s, const uint8_t *buf, size_t len, bool top)
 		const uint8_t *start = p;
 		if (top) {
 			s->pkt_off = (uint64_t)(start - buf);
-			if (((start - buf) & ((1 << 24) - 1)) < 64 && s->in) {
-				tc_input_release(s->in, (size_t)(start - buf));
+			/* Hand consumed pages back every 16 MiB. */
+			if (s->pkt_off - s->released >= (16u << 20) && s->in) {
+				tc_input_release(s->in, (size_t)s->pkt_off);
+				s->released = s->pkt_off;
 			}
 		}
 		uint64_t key, n;
