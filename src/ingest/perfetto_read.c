@@ -341,15 +341,17 @@ struct st {
 
 /* ---- errors ---- */
 
-static bool fail_at(struct st *s, int64_t off, const char *fmt, const char *what,
-		const char *why) {
-	tc_error_set(s->err, TC_EXIT_INPUT, fmt, what, why);
+/* Offsets inside an inflated bundle mean nothing in the file: report the
+ * bundle's packet instead. */
+static bool fail_at(struct st *s, int64_t off, const char *msg, const char *detail) {
+	tc_error_set(s->err, TC_EXIT_INPUT, "perfetto: %s%s", msg, detail);
 	return tc_error_at(s->err, s->bundle_depth ? (int64_t)s->pkt_off : off);
 }
 
 static bool pb_fail(struct st *s, const struct tc_pb *r, const char *what) {
-	return fail_at(s, tc_pb_offset(r), "perfetto: malformed %s: %s%s", what,
-		r->why ? r->why : "bad field");
+	char msg[128];
+	snprintf(msg, sizeof(msg), "malformed %s: ", what);
+	return fail_at(s, tc_pb_offset(r), msg, r->why ? r->why : "bad field");
 }
 
 /* ---- strings ---- */
@@ -1848,7 +1850,7 @@ static bool walk_packets(struct st *s, const uint8_t *buf, size_t len, bool top)
 
 static bool bundle(struct st *s, const uint8_t *p, size_t len) {
 	if (s->bundle_depth >= MAX_BUNDLE_NESTING) {
-		return fail_at(s, 0, "perfetto: %s%s", "compressed packets nested too deep", "");
+		return fail_at(s, 0, "compressed packets nested too deep", "");
 	}
 	uint8_t *out = NULL;
 	size_t out_len = 0;
@@ -2029,17 +2031,17 @@ static bool walk_packets(struct st *s, const uint8_t *buf, size_t len, bool top)
 		}
 		uint64_t key, n;
 		if (!tc_pb_varint(&p, end, &key)) {
-			return fail_at(s, start - buf, "perfetto: %s%s",
+			return fail_at(s, start - buf,
 				"truncated field tag between packets", "");
 		}
 		uint32_t wt = key & 7;
 		if (key == 0x0a) {
 			if (!tc_pb_varint(&p, end, &n)) {
-				return fail_at(s, start - buf, "perfetto: %s%s",
+				return fail_at(s, start - buf,
 					"truncated packet length", "");
 			}
 			if (n > (uint64_t)(end - p)) {
-				return fail_at(s, start - buf, "perfetto: %s%s",
+				return fail_at(s, start - buf,
 					"packet length runs past the end of the file",
 					top ? "" : " (inside compressed packets)");
 			}
@@ -2050,30 +2052,30 @@ static bool walk_packets(struct st *s, const uint8_t *buf, size_t len, bool top)
 			continue;
 		}
 		if (!top || (key >> 3) == 0) {
-			return fail_at(s, start - buf, "perfetto: %s%s",
+			return fail_at(s, start - buf,
 				"expected a TracePacket (tag 0x0a)",
 				top ? "" : " inside compressed packets");
 		}
 		/* Skip a foreign top-level field. */
 		if (wt == TC_PB_VARINT) {
 			if (!tc_pb_varint(&p, end, &n)) {
-				return fail_at(s, start - buf, "perfetto: %s%s", "truncated varint", "");
+				return fail_at(s, start - buf, "truncated varint", "");
 			}
 		} else if (wt == TC_PB_LEN) {
 			if (!tc_pb_varint(&p, end, &n) || n > (uint64_t)(end - p)) {
-				return fail_at(s, start - buf, "perfetto: %s%s",
+				return fail_at(s, start - buf,
 					"field length runs past the end of the file", "");
 			}
 			p += n;
 		} else if (wt == TC_PB_I64 || wt == TC_PB_I32) {
 			size_t w = wt == TC_PB_I64 ? 8 : 4;
 			if ((size_t)(end - p) < w) {
-				return fail_at(s, start - buf, "perfetto: %s%s",
+				return fail_at(s, start - buf,
 					"truncated fixed-width field", "");
 			}
 			p += w;
 		} else {
-			return fail_at(s, start - buf, "perfetto: %s%s",
+			return fail_at(s, start - buf,
 				"unsupported wire type between packets", "");
 		}
 	}
