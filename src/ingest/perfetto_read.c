@@ -1648,8 +1648,11 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	} else if (e.has_cat_iid) {
 		itab_get(&q->it[IT_CAT], e.cat_iid, &cat);
 	}
-	if (!t->name && !(t->flags & TRK_DESC)) {
-		t->name = name; /* legacy async tracks: named after their events */
+	/* Unnamed tracks with no thread/process (legacy async ids, bare
+	 * descriptors) take their first event's name, as trace_processor does. */
+	if (!t->name && t->uuid != 0 &&
+			!(t->flags & (TRK_THREAD | TRK_PROCESS | TRK_COUNTER))) {
+		t->name = name;
 	}
 	uint32_t op = op_for(s, name, cat);
 	uint8_t flags = type == 3 ? TC_EV_INSTANT : 0;
@@ -2205,6 +2208,10 @@ static uint32_t trk_name(struct st *s, const struct trk *t) {
 	if (t->flags & TRK_THREAD) {
 		snprintf(buf, sizeof(buf), "thread %" PRId64, t->tid);
 	} else if (t->flags & TRK_PROCESS) {
+		uint32_t *np = map_find(&s->procs.by_pid, (uint64_t)t->pid);
+		if (np && s->procs.v[*np].name) {
+			return s->procs.v[*np].name;
+		}
 		snprintf(buf, sizeof(buf), "process %" PRId64, t->pid);
 	} else if (t->uuid == 0) {
 		return s->s_global;
