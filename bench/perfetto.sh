@@ -1,6 +1,7 @@
 #!/bin/sh
 # Perfetto ingest benchmark: tracectl summarize vs a no-op wire walk of the
-# same file. Prints MB/s (file bytes / wall seconds) and peak RSS.
+# same file, and the reader alone (bench/perfetto_ingest: read, no model
+# finalize). Prints MB/s (file bytes / wall seconds) and peak RSS.
 #
 #   bench/perfetto.sh [BUILD_DIR] [TRACE] [SIZE_MB]
 #
@@ -37,5 +38,6 @@ run() {
 
 echo "trace: $trace ($bytes bytes)"
 run "wire walk (no-op)" "$build/bench/perfetto_walk" "$trace"
+run "reader only (ingest)" "$build/bench/perfetto_ingest" "$trace"
 run "tracectl info" "$build/src/tracectl" info "$trace"
 run "tracectl summarize" "$build/src/tracectl" summarize "$trace"

@@ -53,6 +53,32 @@ static inline int64_t wrap_mul(int64_t a, int64_t b) {
 	return (int64_t)((uint64_t)a * (uint64_t)b);
 }
 
+/*
+ * tc_pb_next with a fast path for the commonest TrackEvent/TracePacket
+ * fields: a one-byte tag with a one-byte varint or a one-byte length.
+ */
+static inline int next_field(struct tc_pb *r, struct tc_pb_field *f) {
+	const uint8_t *p = r->p;
+	if (r->end - p >= 2 && p[0] < 0x80 && p[0] >= 8 && p[1] < 0x80) {
+		if ((p[0] & 7) == TC_PB_VARINT) {
+			f->num = p[0] >> 3;
+			f->wt = TC_PB_VARINT;
+			f->u = p[1];
+			r->p = p + 2;
+			return 1;
+		}
+		if ((p[0] & 7) == TC_PB_LEN && p[1] <= r->end - p - 2) {
+			f->num = p[0] >> 3;
+			f->wt = TC_PB_LEN;
+			f->data = p + 2;
+			f->len = p[1];
+			r->p = p + 2 + p[1];
+			return 1;
+		}
+	}
+	return tc_pb_next(r, f);
+}
+
 /* ---- a small open-addressing map uint64 -> uint32 ---- */
 
 struct map_ent {
@@ -1429,7 +1455,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	s->n_annos = 0;
 	bool bad_flow = false;
 	tc_pb_init(&r, s->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
+	while ((rv = next_field(&r, &f)) > 0) {
 		switch (f.num) {
 		case 9: e.type = (uint32_t)f.u; break;
 		case 10:
@@ -1882,7 +1908,7 @@ static bool packet(struct st *s, const uint8_t *p, size_t len) {
 	size_t interned_len = 0, defaults_len = 0, data_len = 0;
 	uint32_t kind = 0;
 	tc_pb_init(&r, s->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
+	while ((rv = next_field(&r, &f)) > 0) {
 		switch (f.num) {
 		case 8:
 			if (f.wt == TC_PB_VARINT) {
