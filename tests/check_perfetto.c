@@ -173,6 +173,10 @@ START_TEST(slices_nested) {
 	ck_assert_str_eq(arg_str(m, fwd, "ptr"), "0x1000");
 	ck_assert_str_eq(arg_str(m, fwd, "shape"), "[2,3]");
 	ck_assert_str_eq(arg_str(m, fwd, "cfg"), "{a:1,b:\"x\"}");
+	/* The END's annotations join the BEGIN's; the correlation id is kept. */
+	ck_assert_int_eq(arg(m, launch, "begin_arg")->v.i, 4);
+	ck_assert_int_eq(arg(m, launch, "end_arg")->v.i, 5);
+	ck_assert_uint_eq(tc_model_arg_find(m, m->ev.args[launch], m->key.correlation)->v.u, 99);
 	ck_assert_uint_eq(m->n_warnings, 0);
 	tc_model_destroy(m);
 }

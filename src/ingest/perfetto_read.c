@@ -1351,6 +1351,35 @@ static bool add_annos(struct st *s, struct seq *q) {
 	return true;
 }
 
+/*
+ * An END's annotations belong to its slice (trace_processor merges them).
+ * Arg lists cannot grow in place, so the BEGIN's list is copied into a new
+ * one followed by the END's; rare enough that the copy does not matter.
+ */
+static bool merge_end_args(struct st *s, struct seq *q, uint32_t ev) {
+	struct tc_model *m = s->m;
+	uint32_t first = m->ev.args[ev];
+	uint32_t a0 = tc_model_args_begin(m);
+	for (size_t i = first; first != TC_NONE && i < a0; i++) {
+		struct tc_arg a = m->args[i];
+		switch (a.type & ~TC_ARG_LAST) {
+		case TC_ARG_INT: tc_model_arg_int(m, a.key, a.v.i); break;
+		case TC_ARG_UINT: tc_model_arg_uint(m, a.key, a.v.u); break;
+		case TC_ARG_DOUBLE: tc_model_arg_double(m, a.key, a.v.d); break;
+		case TC_ARG_STR: tc_model_arg_str(m, a.key, a.v.s); break;
+		case TC_ARG_BOOL: tc_model_arg_bool(m, a.key, a.v.i != 0); break;
+		}
+		if (a.type & TC_ARG_LAST) {
+			break;
+		}
+	}
+	if (!add_annos(s, q)) {
+		return false;
+	}
+	m->ev.args[ev] = tc_model_args_end(m, a0);
+	return true;
+}
+
 /* ---- counters and flows ---- */
 
 static void add_sample(struct st *s, struct seq *q, uint32_t k, int64_t ps, double v) {
@@ -1411,7 +1440,8 @@ struct tev {
 	bool cat_inline;
 	uint64_t track;
 	uint64_t cv;
-	bool has_abs_us, has_delta_us;
+	bool has_abs_us, has_delta_us, has_corr;
+	uint64_t corr;
 	int64_t abs_us, delta_us;
 	const uint8_t *legacy;
 	size_t legacy_len;
@@ -1527,6 +1557,10 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 				s->anno_len[s->n_annos++] = f.len;
 			}
 			break;
+		case 52:
+			e.has_corr = true;
+			e.corr = f.u;
+			break;
 		case 16:
 			e.has_abs_us = true;
 			e.abs_us = (int64_t)f.u;
@@ -1621,6 +1655,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 				k = trk_get(s, pseudo_uuid(2, async_id, e.name_iid));
 				struct trk *at = &s->trks[k];
 				at->flags |= TRK_SYNTH;
+				at->src = (int64_t)async_id;
 				if (!at->name && itab_get(&q->it[IT_NAME], e.name_iid, &at->name)) {
 					/* async tracks are named after their first event */
 				}
@@ -1649,6 +1684,9 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			return true;
 		}
 		uint32_t ev = t->stack[--t->depth];
+		if (s->n_annos && !merge_end_args(s, q, ev)) {
+			return false;
+		}
 		s->m->ev.dur[ev] = ps - s->m->ev.start[ev];
 		if (s->m->ev.dur[ev] < 0) {
 			s->m->ev.dur[ev] = 0;
@@ -1691,10 +1729,13 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	t = &s->trks[k];
 	t->nev++;
 	bool step = s->m->ops[op].kind == TC_OP_STEP;
-	if (s->n_annos || step) {
+	if (s->n_annos || step || e.has_corr) {
 		uint32_t a0 = tc_model_args_begin(s->m);
 		if (!add_annos(s, q)) {
 			return false;
+		}
+		if (e.has_corr) {
+			tc_model_arg_uint(s->m, s->m->key.correlation, e.corr);
 		}
 		if (step) {
 			tc_model_arg_int(s->m, s->m->key.step, step_number(tc_model_str(s->m, name)));
@@ -2303,7 +2344,8 @@ static uint32_t build_track(struct st *s, struct builder *b, uint32_t k) {
 	} else {
 		dev = other_device(s, b);
 	}
-	mt = tc_model_add_track(s->m, dev, name, kind, (int64_t)s->trks[k].uuid);
+	mt = tc_model_add_track(s->m, dev, name, kind, (s->trks[k].flags & TRK_SYNTH) ?
+		s->trks[k].src : (int64_t)s->trks[k].uuid);
 	s->trks[k].mtrack = mt;
 	/* Keep the parent chain (parents get tracks of their own). */
 	uint64_t pu = s->trks[k].parent_uuid;
