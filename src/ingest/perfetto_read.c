@@ -39,6 +39,7 @@
 #define SEQ_NEEDS_STATE 2
 #define MAX_BUNDLE_NESTING 4
 #define OP_CACHE 1024
+#define TRK_CACHE 256
 
 /* Two's-complement arithmetic on corrupt values, without signed overflow. */
 static inline int64_t wrap_add(int64_t a, int64_t b) {
@@ -237,8 +238,6 @@ struct seq {
 	int64_t legacy_ts_us;
 	struct map gpu_ctr;  /* gpu counter_id -> name sid */
 	/* last track and clock lookups */
-	uint64_t last_uuid;
-	uint32_t last_trk;
 	uint64_t last_clock_key;
 	uint32_t last_clk;
 };
@@ -284,6 +283,9 @@ struct clk {
 	uint32_t *hops;         /* pair index * 2 + direction */
 	size_t n_hops, cap_hops;
 	uint32_t *hint;         /* per hop: last snapshot index used */
+	/* one-hop conversion cache: v in [c_lo, c_hi) maps to v + c_off */
+	uint32_t c_ver;
+	int64_t c_lo, c_hi, c_off;
 };
 
 /* Snapshots that hold both clocks a and b: (ts on a, ts on b) in ns. */
@@ -336,6 +338,7 @@ struct st {
 	size_t n_pairs, cap_pairs;
 	struct map pair_by_key;
 	uint32_t graph_ver;
+	uint32_t snap_ver;      /* bumped on every snapshot pair added */
 	uint64_t trace_clock;
 	bool trace_clock_fixed;
 
@@ -347,6 +350,8 @@ struct st {
 	struct map flow_last;   /* flow id -> last event, TC_NONE when terminated */
 	struct map op_cache;    /* (name << 32 | category) -> op */
 	uint64_t opc_key[OP_CACHE]; /* key + 1, 0 = empty */
+	uint64_t trc_key[TRK_CACHE];
+	uint32_t trc_val[TRK_CACHE]; /* trk + 1, 0 = empty */
 	uint32_t opc_val[OP_CACHE];
 	struct map dev_op;      /* op -> device-work op */
 
@@ -405,7 +410,6 @@ static struct seq *seq_get(struct st *s, uint32_t id) {
 		k = (uint32_t)s->n_seqs++;
 		s->seqs[k] = (struct seq){
 			.id = id, .legacy_trk = TC_NONE, .last_clk = TC_NONE,
-			.last_trk = TC_NONE,
 		};
 		map_put(&s->seq_by_id, id, k);
 	}
@@ -441,6 +445,19 @@ static uint32_t trk_get(struct st *s, uint64_t uuid) {
 		.mtrack = TC_NONE, .mctr = TC_NONE,
 	};
 	map_put(&s->trk_by_uuid, uuid, k);
+	return k;
+}
+
+/* trk_get behind a direct-mapped cache: events alternate between a few
+ * tracks (a thread's slices, its counters). */
+static inline uint32_t trk_cached(struct st *s, uint64_t uuid) {
+	size_t slot = (size_t)(uuid * 0x9E3779B97F4A7C15ull >> 56) & (TRK_CACHE - 1);
+	if (s->trc_key[slot] == uuid && s->trc_val[slot] != 0) {
+		return s->trc_val[slot] - 1;
+	}
+	uint32_t k = trk_get(s, uuid);
+	s->trc_key[slot] = uuid;
+	s->trc_val[slot] = k + 1;
 	return k;
 }
 
@@ -497,6 +514,7 @@ static void pair_add(struct st *s, uint32_t a, int64_t ta, uint32_t b, int64_t t
 		s->graph_ver++;
 	}
 	struct pair *pr = &s->pairs[k];
+	s->snap_ver++;
 	TC_GROW(pr->v, pr->cap, pr->n + 1);
 	/* Keep sorted by the a side (snapshots normally arrive in order). */
 	size_t i = pr->n++;
@@ -592,8 +610,8 @@ static int64_t hop_convert(const struct pair *pr, uint32_t dir, int64_t v, uint3
 			}
 		}
 		i = lo ? lo - 1 : 0;
-		*hint = (uint32_t)i;
 	}
+	*hint = (uint32_t)i;
 	return wrap_add(wrap_sub(v, pr->v[i][from]), pr->v[i][to]);
 }
 
@@ -708,9 +726,25 @@ static bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t
 	if (!k->reachable) {
 		return false;
 	}
+	/* One hop (the usual SDK case): the offset holds until the next
+	 * snapshot of the source clock, so reuse it while v stays in range. */
+	if (k->n_hops == 1 && k->c_ver == s->snap_ver && v >= k->c_lo && v < k->c_hi) {
+		*out = wrap_add(v, k->c_off);
+		return true;
+	}
 	for (size_t h = 0; h < k->n_hops; h++) {
 		uint32_t hop = k->hops[h];
-		v = hop_convert(&s->pairs[hop / 2], hop & 1, v, &k->hint[h]);
+		const struct pair *pr = &s->pairs[hop / 2];
+		int64_t in = v;
+		v = hop_convert(pr, hop & 1, v, &k->hint[h]);
+		if (k->n_hops == 1) {
+			size_t i = k->hint[0];
+			int from = hop & 1;
+			k->c_ver = s->snap_ver;
+			k->c_lo = i == 0 ? INT64_MIN : pr->v[i][from];
+			k->c_hi = i + 1 < pr->n ? pr->v[i + 1][from] : INT64_MAX;
+			k->c_off = wrap_sub(v, in);
+		}
 	}
 	*out = v;
 	return true;
@@ -1605,12 +1639,8 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	/* Which track. */
 	uint32_t k;
 	uint64_t uuid = e.has_track ? e.track : (q->has_def_track ? q->def_track : 0);
-	if (uuid && q->last_trk != TC_NONE && q->last_uuid == uuid) {
-		k = q->last_trk;
-	} else if (uuid) {
-		k = trk_get(s, uuid);
-		q->last_uuid = uuid;
-		q->last_trk = k;
+	if (uuid) {
+		k = trk_cached(s, uuid);
 	} else if (q->legacy_trk != TC_NONE) {
 		k = q->legacy_trk;
 	} else {
@@ -1632,7 +1662,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			tc_model_warn(s->m, 1, "perfetto: extra counter values without a track were dropped");
 			break;
 		}
-		add_sample(s, q, trk_get(s, xu->v[i]), ps, (double)(int64_t)s->x_vals.v[i]);
+		add_sample(s, q, trk_cached(s, xu->v[i]), ps, (double)(int64_t)s->x_vals.v[i]);
 	}
 	xu = s->xd_uuids.n ? &s->xd_uuids : &q->def_extra_d;
 	for (size_t i = 0; i < s->xd_vals.n; i++) {
@@ -1640,7 +1670,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			tc_model_warn(s->m, 1, "perfetto: extra counter values without a track were dropped");
 			break;
 		}
-		add_sample(s, q, trk_get(s, xu->v[i]), ps, tc_pb_double(s->xd_vals.v[i]));
+		add_sample(s, q, trk_cached(s, xu->v[i]), ps, tc_pb_double(s->xd_vals.v[i]));
 	}
 
 	uint32_t type = e.type;
