@@ -294,6 +294,34 @@ START_TEST(flows) {
 }
 END_TEST
 
+START_TEST(gpu_packets) {
+	NEED(p, "fixtures/perfetto/gpu.pb");
+	struct tc_model *m = load(p);
+	ck_assert_uint_eq(m->ev.n, 3);
+	/* Kernel name wins over the stage name; the queue names the track. */
+	size_t va = find_ev(m, "vector_add", 0);
+	size_t st = find_ev(m, "vertex", 0);
+	size_t cp = find_ev(m, "Memcpy HtoD", 0);
+	ck_assert_str_eq(dev_name(m, va), "GPU 0");
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[va]].name), "compute queue");
+	ck_assert_uint_eq(m->tracks[m->ev.track[va]].kind, TC_TRACK_STREAM);
+	ck_assert_uint_eq(m->ev.track[va], m->ev.track[st]);
+	ck_assert_int_eq(m->ev.start[va], 0);
+	ck_assert_int_eq(m->ev.dur[va], 500000);
+	ck_assert_int_eq(m->ev.start[st], 1000000);
+	ck_assert_int_eq(m->ev.dur[st], 250000);
+	ck_assert_uint_eq(m->ops[m->ev.op[va]].kind, TC_OP_KERNEL);
+	ck_assert_uint_eq(m->ops[m->ev.op[cp]].kind, TC_OP_MEMCPY_H2D);
+	ck_assert_str_eq(dev_name(m, cp), "GPU 1");
+	ck_assert_int_eq(m->tracks[m->ev.track[cp]].src_id, 3);
+	ck_samples(m, "GPU Frequency", "", (double[]){ 1500, 1750.5 }, 2);
+	const struct tc_counter *c = counter(m, "GPU Frequency");
+	ck_assert_str_eq(tc_model_str(m, m->devices[c->device].name), "GPU 0");
+	ck_assert_uint_eq(m->n_ops, 3);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* Event count, sums of start/dur/depth and of sample values: equal models. */
 static void digest(const struct tc_model *m, double out[6]) {
 	memset(out, 0, 6 * sizeof(double));
@@ -629,6 +657,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);
 	tcase_add_test(tc, flows);
+	tcase_add_test(tc, gpu_packets);
 	tcase_add_test(tc, compressed_same);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, mutations);

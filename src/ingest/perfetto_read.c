@@ -1841,7 +1841,7 @@ static bool gpu_render_stage(struct st *s, struct seq *q, const uint8_t *p, size
 	t->name = qname;
 	t->src = hw_iid ? (int64_t)hw_iid : hw_id;
 	t->nev++;
-	uint32_t op = op_for(s, name, 0);
+	uint32_t op = tc_model_op(s->m, name, 0, device_kind(tc_model_str(s->m, name)));
 	uint64_t maxd = (uint64_t)INT64_MAX / 2000;
 	tc_model_add_event(s->m, k, op, ps, (int64_t)(dur < maxd ? dur : maxd) * 1000,
 		dur ? 0 : TC_EV_INSTANT);
