@@ -2033,6 +2033,10 @@ static bool packet(struct st *s, const uint8_t *p, size_t len) {
 	} else if (dropped) {
 		q->valid = false;
 	}
+	if (dropped) {
+		tc_model_warn(s->m, 1, "perfetto: the writer reported lost packets "
+			"(previous_packet_dropped); the timeline has gaps");
+	}
 	if ((flags & SEQ_NEEDS_STATE) && !q->valid) {
 		tc_model_warn(s->m, 1, "perfetto: packets that need incremental state "
 			"the trace lost were skipped");
