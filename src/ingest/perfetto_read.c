@@ -320,6 +320,7 @@ struct st {
 	const uint8_t *base;    /* the mapped file, for error offsets */
 	uint64_t pkt_off;       /* offset of the current top-level packet */
 	uint64_t released;      /* mapped bytes handed back so far */
+	uint64_t inflated;      /* bytes inflated from compressed bundles */
 	int bundle_depth;
 
 	struct seq *seqs;
@@ -1959,6 +1960,14 @@ static bool bundle(struct st *s, const uint8_t *p, size_t len) {
 		cap = (uint64_t)len * s->lim->max_ratio + (64u << 20);
 	}
 	if (!tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, s->err)) {
+		return tc_error_at(s->err, (int64_t)s->pkt_off);
+	}
+	s->inflated += out_len;
+	if (s->inflated > s->lim->max_input) {
+		free(out);
+		tc_error_set(s->err, TC_EXIT_LIMIT, "perfetto: compressed packets inflate "
+			"past %llu bytes (raise it with --max-input-size)",
+			(unsigned long long)s->lim->max_input);
 		return tc_error_at(s->err, (int64_t)s->pkt_off);
 	}
 	s->bundle_depth++;
