@@ -343,7 +343,8 @@ static void same_model(const char *a, const char *b) {
 	digest(ma, da);
 	digest(mb, db);
 	for (int i = 0; i < 6; i++) {
-		ck_assert_msg(da[i] == db[i], "%s vs %s: digest %d %g != %g", a, b, i, da[i], db[i]);
+		ck_assert_msg(da[i] == db[i], "%s vs %s: digest %d %g != %g", a, b, i,
+			da[i], db[i]);
 	}
 	ck_assert_int_eq(ma->origin_ns, mb->origin_ns);
 	tc_model_destroy(ma);

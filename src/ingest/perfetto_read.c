@@ -1441,6 +1441,21 @@ static void add_sample(struct st *s, struct seq *q, uint32_t k, int64_t ps, doub
 	tc_model_add_sample(s->m, k, ps, v * (double)t->mult);
 }
 
+/* Extra counter values (int64 or double bits) paired with track uuids by
+ * position; the event's uuids replace the sequence defaults. */
+static void extra_samples(struct st *s, struct seq *q, int64_t ps, const struct u64vec *uuids,
+		const struct u64vec *vals, bool dbl) {
+	for (size_t i = 0; i < vals->n; i++) {
+		if (i >= uuids->n) {
+			tc_model_warn(s->m, 1, "perfetto: extra counter values without a track "
+				"were dropped");
+			return;
+		}
+		double v = dbl ? tc_pb_double(vals->v[i]) : (double)(int64_t)vals->v[i];
+		add_sample(s, q, trk_cached(s, uuids->v[i]), ps, v);
+	}
+}
+
 static void bind_flows(struct st *s, uint32_t ev) {
 	for (int pass = 0; pass < 2; pass++) {
 		const struct u64vec *ids = pass ? &s->tflows : &s->flows;
@@ -1541,7 +1556,8 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 					e.cat_iid = f.u;
 				} else if (f.wt == TC_PB_LEN) {
 					const uint8_t *cp = f.data;
-					e.has_cat_iid = tc_pb_varint(&cp, f.data + f.len, &e.cat_iid);
+					e.has_cat_iid = tc_pb_varint(&cp, f.data + f.len,
+						&e.cat_iid);
 				}
 			}
 			break;
@@ -1657,22 +1673,9 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	}
 
 	/* Extra counter values ride on any event type. */
-	const struct u64vec *xu = s->x_uuids.n ? &s->x_uuids : &q->def_extra;
-	for (size_t i = 0; i < s->x_vals.n; i++) {
-		if (i >= xu->n) {
-			tc_model_warn(s->m, 1, "perfetto: extra counter values without a track were dropped");
-			break;
-		}
-		add_sample(s, q, trk_cached(s, xu->v[i]), ps, (double)(int64_t)s->x_vals.v[i]);
-	}
-	xu = s->xd_uuids.n ? &s->xd_uuids : &q->def_extra_d;
-	for (size_t i = 0; i < s->xd_vals.n; i++) {
-		if (i >= xu->n) {
-			tc_model_warn(s->m, 1, "perfetto: extra counter values without a track were dropped");
-			break;
-		}
-		add_sample(s, q, trk_cached(s, xu->v[i]), ps, tc_pb_double(s->xd_vals.v[i]));
-	}
+	extra_samples(s, q, ps, s->x_uuids.n ? &s->x_uuids : &q->def_extra, &s->x_vals, false);
+	extra_samples(s, q, ps, s->xd_uuids.n ? &s->xd_uuids : &q->def_extra_d, &s->xd_vals,
+		true);
 
 	uint32_t type = e.type;
 	if (type == 0 && e.has_legacy) {
@@ -1697,7 +1700,8 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	}
 	if (type == 4) {
 		if (!e.has_cv) {
-			tc_model_warn(s->m, 1, "perfetto: counter events without a value were dropped");
+			tc_model_warn(s->m, 1, "perfetto: counter events without a value "
+				"were dropped");
 			return true;
 		}
 		double v = e.cv_double ? tc_pb_double(e.cv) : (double)(int64_t)e.cv;
@@ -1705,13 +1709,15 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 		return true;
 	}
 	if (type < 1 || type > 3) {
-		tc_model_warn(s->m, 1, "perfetto: track events of an unsupported type were skipped");
+		tc_model_warn(s->m, 1, "perfetto: track events of an unsupported type "
+			"were skipped");
 		return true;
 	}
 	struct trk *t = &s->trks[k];
 	if (type == 2) {
 		if (t->depth == 0) {
-			tc_model_warn(s->m, 1, "perfetto: slice ends without a matching begin were dropped");
+			tc_model_warn(s->m, 1, "perfetto: slice ends without a matching begin "
+				"were dropped");
 			return true;
 		}
 		uint32_t ev = t->stack[--t->depth];
@@ -1769,7 +1775,8 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			tc_model_arg_uint(s->m, s->m->key.correlation, e.corr);
 		}
 		if (step) {
-			tc_model_arg_int(s->m, s->m->key.step, step_number(tc_model_str(s->m, name)));
+			tc_model_arg_int(s->m, s->m->key.step,
+				step_number(tc_model_str(s->m, name)));
 		}
 		s->m->ev.args[ev] = tc_model_args_end(s->m, a0);
 	}
