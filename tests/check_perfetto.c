@@ -194,6 +194,14 @@ START_TEST(unbalanced) {
 	ck_assert(!(m->ev.flags[in] & TC_EV_UNFINISHED));
 	ck_assert(has_warning(m, "without a matching begin"));
 	ck_assert(has_warning(m, "never ended"));
+	/* Ends before begins in the file, two writers: paired by time. */
+	size_t outer = find_ev(m, "outer", 0), inner_a = find_ev(m, "inner", 1);
+	ck_assert_int_eq(m->ev.start[outer], 3000000);
+	ck_assert_int_eq(m->ev.dur[outer], 3000000);
+	ck_assert_int_eq(m->ev.start[inner_a], 4000000);
+	ck_assert_int_eq(m->ev.dur[inner_a], 1000000);
+	ck_assert_uint_eq(m->ev.depth[inner_a], 1);
+	ck_assert(!(m->ev.flags[outer] & TC_EV_UNFINISHED));
 	tc_model_destroy(m);
 }
 END_TEST

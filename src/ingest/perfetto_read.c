@@ -252,6 +252,7 @@ enum trk_flags {
 	TRK_NEEDED = 1 << 6,    /* gets a model track */
 	TRK_UNKNOWN_WARNED = 1 << 7,
 	TRK_SYNTH = 1 << 8,     /* made up by the reader (legacy async ids) */
+	TRK_DEFER = 1 << 9,     /* slices pair after a sort, not in file order */
 };
 
 struct trk {
@@ -266,6 +267,7 @@ struct trk {
 	int32_t gpu_id;
 	int64_t src;            /* writer's id for the model (queue id) */
 	uint32_t nev;           /* events recorded on it */
+	uint32_t seq;           /* first sequence that wrote a slice, TC_NONE */
 	uint32_t mtrack;        /* model track, TC_NONE */
 	uint32_t mctr;          /* model counter, TC_NONE */
 	uint32_t *stack;        /* open slices (event indexes) */
@@ -298,6 +300,14 @@ struct pair {
 struct accum {
 	uint32_t gen;
 	double v;
+};
+
+/* A slice begin (ev set) or end (ev TC_NONE) on a deferred track. */
+struct dslice {
+	int64_t ts;
+	uint32_t trk;
+	uint32_t ev;
+	uint64_t order;
 };
 
 struct proc_name {
@@ -348,6 +358,8 @@ struct st {
 	size_t n_accums, cap_accums;
 
 	struct procs procs;
+	struct dslice *defer;
+	size_t n_defer, cap_defer;
 	struct map flow_last;   /* flow id -> last event, TC_NONE when terminated */
 	struct map op_cache;    /* (name << 32 | category) -> op */
 	uint64_t opc_key[OP_CACHE]; /* key + 1, 0 = empty */
@@ -443,7 +455,7 @@ static uint32_t trk_get(struct st *s, uint64_t uuid) {
 	uint32_t k = (uint32_t)s->n_trks++;
 	s->trks[k] = (struct trk){
 		.uuid = uuid, .mult = 1, .gpu_id = -1,
-		.mtrack = TC_NONE, .mctr = TC_NONE,
+		.mtrack = TC_NONE, .mctr = TC_NONE, .seq = TC_NONE,
 	};
 	map_put(&s->trk_by_uuid, uuid, k);
 	return k;
@@ -1476,6 +1488,89 @@ static void bind_flows(struct st *s, uint32_t ev) {
 	}
 }
 
+/* ---- slices on tracks that several sequences write ---- */
+
+/*
+ * Slices pair with a per-track stack in file order, which is time order for
+ * a track one sequence writes. A track that a second sequence writes, or
+ * that sees an END with nothing open, may arrive out of order (the service
+ * writes chunks of different writers in any order): from then on its begins
+ * and ends are kept and paired after sorting by time, like trace_processor's
+ * sort. Its open slices move over.
+ */
+static void defer_push(struct st *s, uint32_t k, int64_t ts, uint32_t ev) {
+	TC_GROW(s->defer, s->cap_defer, s->n_defer + 1);
+	s->defer[s->n_defer] = (struct dslice){
+		.ts = ts, .trk = k, .ev = ev, .order = s->n_defer,
+	};
+	s->n_defer++;
+}
+
+static void defer_track(struct st *s, uint32_t k) {
+	struct trk *t = &s->trks[k];
+	t->flags |= TRK_DEFER;
+	for (size_t i = 0; i < t->depth; i++) {
+		defer_push(s, k, s->m->ev.start[t->stack[i]], t->stack[i]);
+	}
+	t->depth = 0;
+}
+
+/* Called for every slice begin/end: is k to be deferred? */
+static bool deferred(struct st *s, struct seq *q, uint32_t k, bool is_end) {
+	struct trk *t = &s->trks[k];
+	if (t->flags & TRK_DEFER) {
+		return true;
+	}
+	if (t->flags & TRK_THREAD) {
+		return false;
+	}
+	uint32_t qi = (uint32_t)(q - s->seqs);
+	if (t->seq == TC_NONE) {
+		t->seq = qi;
+	}
+	if (t->seq != qi || (is_end && t->depth == 0)) {
+		defer_track(s, k);
+		return true;
+	}
+	return false;
+}
+
+static int cmp_dslice(const void *a, const void *b) {
+	const struct dslice *x = a, *y = b;
+	if (x->trk != y->trk) {
+		return x->trk < y->trk ? -1 : 1;
+	}
+	if (x->ts != y->ts) {
+		return x->ts < y->ts ? -1 : 1;
+	}
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Pair deferred begins and ends; leftovers go back on the track stacks so
+ * they end as unfinished slices. */
+static void pair_deferred(struct st *s) {
+	struct tc_model *m = s->m;
+	qsort(s->defer, s->n_defer, sizeof(*s->defer), cmp_dslice);
+	uint64_t unmatched = 0;
+	for (size_t i = 0; i < s->n_defer; i++) {
+		const struct dslice *d = &s->defer[i];
+		struct trk *t = &s->trks[d->trk];
+		if (d->ev != TC_NONE) {
+			TC_GROW(t->stack, t->cap, t->depth + 1);
+			t->stack[t->depth++] = d->ev;
+		} else if (t->depth == 0) {
+			unmatched++;
+		} else {
+			uint32_t ev = t->stack[--t->depth];
+			m->ev.dur[ev] = d->ts - m->ev.start[ev];
+		}
+	}
+	if (unmatched) {
+		tc_model_warn(m, unmatched, "perfetto: slice ends without a matching begin "
+			"were dropped");
+	}
+}
+
 /* ---- TrackEvent ---- */
 
 struct tev {
@@ -1715,6 +1810,14 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	}
 	struct trk *t = &s->trks[k];
 	if (type == 2) {
+		if (deferred(s, q, k, true)) {
+			defer_push(s, k, ps, TC_NONE);
+			if (s->n_annos || s->flows.n || s->tflows.n) {
+				tc_model_warn(s->m, 1, "perfetto: annotations and flows on slice ends "
+					"of tracks written out of order were dropped");
+			}
+			return true;
+		}
 		if (t->depth == 0) {
 			tc_model_warn(s->m, 1, "perfetto: slice ends without a matching begin "
 				"were dropped");
@@ -1781,8 +1884,13 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 		s->m->ev.args[ev] = tc_model_args_end(s->m, a0);
 	}
 	if (type == 1 && phase != 'X') {
-		TC_GROW(t->stack, t->cap, t->depth + 1);
-		t->stack[t->depth++] = ev;
+		if (deferred(s, q, k, false)) {
+			defer_push(s, k, ps, ev);
+		} else {
+			t = &s->trks[k];
+			TC_GROW(t->stack, t->cap, t->depth + 1);
+			t->stack[t->depth++] = ev;
+		}
 	}
 	if (phase == 'X' && dur + ps > s->last_ps) {
 		s->last_ps = dur + ps;
@@ -2441,6 +2549,7 @@ static void build_model(struct st *s) {
 	struct tc_model *m = s->m;
 	struct builder b = { .other_dev = TC_NONE };
 
+	pair_deferred(s);
 	/* Unfinished slices end at the last timestamp of the trace. */
 	size_t unfinished = 0;
 	for (size_t k = 0; k < s->n_trks; k++) {
@@ -2559,6 +2668,7 @@ static void st_finish(struct st *s) {
 	free(s->pairs);
 	free(s->accums);
 	free(s->procs.v);
+	free(s->defer);
 	struct map *maps[] = {
 		&s->seq_by_id, &s->trk_by_uuid, &s->clk_by_key, &s->pair_by_key,
 		&s->accum_by_key, &s->procs.by_pid, &s->flow_last, &s->op_cache, &s->dev_op,
