@@ -202,6 +202,8 @@ START_TEST(unbalanced) {
 	ck_assert_int_eq(m->ev.dur[inner_a], 1000000);
 	ck_assert_uint_eq(m->ev.depth[inner_a], 1);
 	ck_assert(!(m->ev.flags[outer] & TC_EV_UNFINISHED));
+	ck_assert_int_eq(arg(m, outer, "begin_note")->v.i, 1);
+	ck_assert_str_eq(arg_str(m, outer, "end_note"), "late");
 	tc_model_destroy(m);
 }
 END_TEST

@@ -308,6 +308,7 @@ struct dslice {
 	uint32_t trk;
 	uint32_t ev;
 	uint64_t order;
+	uint32_t args;  /* an end's own args, merged at pairing; TC_NONE */
 };
 
 struct proc_name {
@@ -1403,12 +1404,9 @@ static bool add_annos(struct st *s, struct seq *q) {
  * Arg lists cannot grow in place, so the BEGIN's list is copied into a new
  * one followed by the END's; rare enough that the copy does not matter.
  */
-static bool merge_end_args(struct st *s, struct seq *q, uint32_t ev) {
-	struct tc_model *m = s->m;
-	uint32_t first = m->ev.args[ev];
-	uint32_t a0 = tc_model_args_begin(m);
-	for (size_t i = first; first != TC_NONE && i < a0; i++) {
-		struct tc_arg a = m->args[i];
+static void copy_args(struct tc_model *m, uint32_t first) {
+	for (size_t i = first; first != TC_NONE && i < m->n_args; i++) {
+		struct tc_arg a = m->args[i]; /* by value: adding may move the array */
 		switch (a.type & ~TC_ARG_LAST) {
 		case TC_ARG_INT: tc_model_arg_int(m, a.key, a.v.i); break;
 		case TC_ARG_UINT: tc_model_arg_uint(m, a.key, a.v.u); break;
@@ -1420,6 +1418,12 @@ static bool merge_end_args(struct st *s, struct seq *q, uint32_t ev) {
 			break;
 		}
 	}
+}
+
+static bool merge_end_args(struct st *s, struct seq *q, uint32_t ev) {
+	struct tc_model *m = s->m;
+	uint32_t a0 = tc_model_args_begin(m);
+	copy_args(m, m->ev.args[ev]);
 	if (!add_annos(s, q)) {
 		return false;
 	}
@@ -1501,7 +1505,7 @@ static void bind_flows(struct st *s, uint32_t ev) {
 static void defer_push(struct st *s, uint32_t k, int64_t ts, uint32_t ev) {
 	TC_GROW(s->defer, s->cap_defer, s->n_defer + 1);
 	s->defer[s->n_defer] = (struct dslice){
-		.ts = ts, .trk = k, .ev = ev, .order = s->n_defer,
+		.ts = ts, .trk = k, .ev = ev, .order = s->n_defer, .args = TC_NONE,
 	};
 	s->n_defer++;
 }
@@ -1563,6 +1567,12 @@ static void pair_deferred(struct st *s) {
 		} else {
 			uint32_t ev = t->stack[--t->depth];
 			m->ev.dur[ev] = d->ts - m->ev.start[ev];
+			if (d->args != TC_NONE) {
+				uint32_t a0 = tc_model_args_begin(m);
+				copy_args(m, m->ev.args[ev]);
+				copy_args(m, d->args);
+				m->ev.args[ev] = tc_model_args_end(m, a0);
+			}
 		}
 	}
 	if (unmatched) {
@@ -1812,9 +1822,16 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	if (type == 2) {
 		if (deferred(s, q, k, true)) {
 			defer_push(s, k, ps, TC_NONE);
-			if (s->n_annos || s->flows.n || s->tflows.n) {
-				tc_model_warn(s->m, 1, "perfetto: annotations and flows on slice ends "
-					"of tracks written out of order were dropped");
+			if (s->n_annos) {
+				uint32_t a0 = tc_model_args_begin(s->m);
+				if (!add_annos(s, q)) {
+					return false;
+				}
+				s->defer[s->n_defer - 1].args = tc_model_args_end(s->m, a0);
+			}
+			if (s->flows.n || s->tflows.n) {
+				tc_model_warn(s->m, 1, "perfetto: flows on slice ends of tracks "
+					"written out of order were dropped");
 			}
 			return true;
 		}
