@@ -1554,6 +1554,9 @@ static int cmp_dslice(const void *a, const void *b) {
  * they end as unfinished slices. */
 static void pair_deferred(struct st *s) {
 	struct tc_model *m = s->m;
+	if (!s->n_defer) {
+		return;
+	}
 	qsort(s->defer, s->n_defer, sizeof(*s->defer), cmp_dslice);
 	uint64_t unmatched = 0;
 	for (size_t i = 0; i < s->n_defer; i++) {
