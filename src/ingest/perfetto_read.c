@@ -2774,7 +2774,7 @@ static int sniff(const uint8_t *head, size_t len) {
 		}
 	}
 	if (!high) {
-		return known ? 5 : 0;
+		return 0; /* only fields 1..6: XSpace-shaped, leave it to the xplane reader */
 	}
 	return known >= 2 ? 90 : 70;
 }
