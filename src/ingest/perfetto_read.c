@@ -694,41 +694,9 @@ static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t
 }
 
 /* Packet timestamp (in clock_id units) to trace-clock ns. */
-static bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t ts,
-		int64_t *out) {
-	uint64_t key = clock_key(q->id, clock_id);
-	uint32_t c;
-	if (q->last_clk != TC_NONE && q->last_clock_key == key) {
-		c = q->last_clk;
-	} else {
-		uint32_t *p = map_find(&s->clk_by_key, key);
-		if (!p) {
-			if (key == s->trace_clock) {
-				*out = (int64_t)ts;
-				return true;
-			}
-			if (s->n_pairs == 0 && clock_id < 64) {
-				/* No snapshot anywhere yet: a builtin clock is the only
-				 * timeline there is. */
-				tc_model_warn(s->m, 1, "perfetto: no clock snapshot; "
-					"builtin clocks were taken as the trace clock");
-				*out = (int64_t)ts;
-				return true;
-			}
-			return false;
-		}
-		c = *p;
-		q->last_clk = c;
-		q->last_clock_key = key;
-	}
+/* Clock-c value v (ns) to the trace clock, the general way. */
+static bool clk_convert(struct st *s, uint32_t c, int64_t v, int64_t *out) {
 	struct clk *k = &s->clks[c];
-	int64_t v;
-	if (k->incr) {
-		k->last_ns = wrap_add(k->last_ns, wrap_mul((int64_t)ts, k->mult));
-		v = k->last_ns;
-	} else {
-		v = wrap_mul((int64_t)ts, k->mult);
-	}
 	if (k->key == s->trace_clock) {
 		*out = v;
 		return true;
@@ -740,18 +708,15 @@ static bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t
 	if (!k->reachable) {
 		return false;
 	}
-	/* One hop (the usual SDK case): the offset holds until the next
-	 * snapshot of the source clock, so reuse it while v stays in range. */
-	if (k->n_hops == 1 && k->c_ver == s->snap_ver && v >= k->c_lo && v < k->c_hi) {
-		*out = wrap_add(v, k->c_off);
-		return true;
-	}
 	for (size_t h = 0; h < k->n_hops; h++) {
 		uint32_t hop = k->hops[h];
 		const struct pair *pr = &s->pairs[hop / 2];
 		int64_t in = v;
 		v = hop_convert(pr, hop & 1, v, &k->hint[h]);
 		if (k->n_hops == 1) {
+			/* One hop (the usual SDK case): the offset holds until the
+			 * next snapshot of the source clock; to_trace_ns reuses it
+			 * while values stay in range. */
 			size_t i = k->hint[0];
 			int from = hop & 1;
 			k->c_ver = s->snap_ver;
@@ -762,6 +727,60 @@ static bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t
 	}
 	*out = v;
 	return true;
+}
+
+static bool clk_lookup(struct st *s, struct seq *q, uint32_t clock_id, uint64_t ts,
+		uint32_t *c, int64_t *out) {
+	uint64_t key = clock_key(q->id, clock_id);
+	uint32_t *p = map_find(&s->clk_by_key, key);
+	if (p) {
+		*c = *p;
+		q->last_clk = *p;
+		q->last_clock_key = key;
+		return true;
+	}
+	*c = TC_NONE;
+	if (key == s->trace_clock) {
+		*out = (int64_t)ts;
+		return true;
+	}
+	if (s->n_pairs == 0 && clock_id < 64) {
+		/* No snapshot anywhere yet: a builtin clock is the only timeline
+		 * there is. */
+		tc_model_warn(s->m, 1, "perfetto: no clock snapshot; "
+			"builtin clocks were taken as the trace clock");
+		*out = (int64_t)ts;
+		return true;
+	}
+	return false;
+}
+
+/* Packet timestamp (in clock_id units) to trace-clock ns. */
+static inline bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t ts,
+		int64_t *out) {
+	uint32_t c = q->last_clk;
+	if (c == TC_NONE || q->last_clock_key != clock_key(q->id, clock_id)) {
+		if (!clk_lookup(s, q, clock_id, ts, &c, out)) {
+			return false;
+		}
+		if (c == TC_NONE) {
+			return true;
+		}
+	}
+	struct clk *k = &s->clks[c];
+	int64_t v;
+	if (k->incr) {
+		k->last_ns = wrap_add(k->last_ns, wrap_mul((int64_t)ts, k->mult));
+		v = k->last_ns;
+	} else {
+		v = wrap_mul((int64_t)ts, k->mult);
+	}
+	if (k->n_hops == 1 && k->c_ver == s->snap_ver && k->path_ver == s->graph_ver &&
+			v >= k->c_lo && v < k->c_hi) {
+		*out = wrap_add(v, k->c_off);
+		return true;
+	}
+	return clk_convert(s, c, v, out);
 }
 
 /* Trace-clock ns to ps from the reading base; false if out of range. */
@@ -1519,8 +1538,9 @@ static void defer_track(struct st *s, uint32_t k) {
 	t->depth = 0;
 }
 
-/* Called for every slice begin/end: is k to be deferred? */
-static bool deferred(struct st *s, struct seq *q, uint32_t k, bool is_end) {
+/* Called for every slice begin/end: is k to be deferred? Thread tracks
+ * (the bulk) never are. */
+static inline bool deferred(struct st *s, struct seq *q, uint32_t k, bool is_end) {
 	struct trk *t = &s->trks[k];
 	if (t->flags & TRK_DEFER) {
 		return true;
@@ -1781,9 +1801,14 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	}
 
 	/* Extra counter values ride on any event type. */
-	extra_samples(s, q, ps, s->x_uuids.n ? &s->x_uuids : &q->def_extra, &s->x_vals, false);
-	extra_samples(s, q, ps, s->xd_uuids.n ? &s->xd_uuids : &q->def_extra_d, &s->xd_vals,
-		true);
+	if (s->x_vals.n) {
+		extra_samples(s, q, ps, s->x_uuids.n ? &s->x_uuids : &q->def_extra,
+			&s->x_vals, false);
+	}
+	if (s->xd_vals.n) {
+		extra_samples(s, q, ps, s->xd_uuids.n ? &s->xd_uuids : &q->def_extra_d,
+			&s->xd_vals, true);
+	}
 
 	uint32_t type = e.type;
 	if (type == 0 && e.has_legacy) {
@@ -1852,7 +1877,9 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			s->m->ev.dur[ev] = 0;
 			s->m->ev.flags[ev] |= TC_EV_CLAMPED;
 		}
-		bind_flows(s, ev);
+		if (s->flows.n || s->tflows.n) {
+			bind_flows(s, ev);
+		}
 		return true;
 	}
 
@@ -1915,7 +1942,9 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	if (phase == 'X' && dur + ps > s->last_ps) {
 		s->last_ps = dur + ps;
 	}
-	bind_flows(s, ev);
+	if (s->flows.n || s->tflows.n) {
+		bind_flows(s, ev);
+	}
 	return true;
 }
 
@@ -2201,7 +2230,7 @@ static bool packet(struct st *s, const uint8_t *p, size_t len) {
 	bool ts_ok = false;
 	if (has_ts) {
 		uint32_t c = has_clock ? clock : q->has_def_clock ? q->def_clock : CLOCK_BOOTTIME;
-		int64_t ns;
+		int64_t ns = 0;
 		if (to_trace_ns(s, q, c, ts, &ns)) {
 			ts_ok = ns_to_ps(s, ns, &ps);
 		} else {
