@@ -813,8 +813,8 @@ static bool parse_interned(struct st *s, struct seq *q, const uint8_t *p, size_t
 	int rv, rv2;
 	tc_pb_init(&r, s->base, p, len);
 	while ((rv = tc_pb_next(&r, &f)) > 0) {
+		/* Every kept table's entries are {iid 1, name/str 2}. */
 		int t;
-		uint32_t name_field = 2;
 		switch (f.num) {
 		case 1: t = IT_CAT; break;
 		case 2: t = IT_NAME; break;
@@ -822,18 +822,10 @@ static bool parse_interned(struct st *s, struct seq *q, const uint8_t *p, size_t
 		case 29: t = IT_DBGSTR; break;
 		case 24: t = IT_GPUSPEC; break;
 		case 1000: t = IT_KERNEL; break;
-		case 47: {
-			/* GpuCounterDescriptor {specs 1, iid 2}: keep names by counter id. */
-			t = -1;
-			break;
-		}
 		default:
 			continue;
 		}
 		if (f.wt != TC_PB_LEN) {
-			continue;
-		}
-		if (t < 0) {
 			continue;
 		}
 		uint64_t iid = 0;
@@ -843,7 +835,7 @@ static bool parse_interned(struct st *s, struct seq *q, const uint8_t *p, size_t
 		while ((rv2 = tc_pb_next(&e, &g)) > 0) {
 			if (g.num == 1 && g.wt == TC_PB_VARINT) {
 				iid = g.u;
-			} else if (g.num == name_field && g.wt == TC_PB_LEN) {
+			} else if (g.num == 2 && g.wt == TC_PB_LEN) {
 				str = g.data;
 				slen = g.len;
 			}
