@@ -24,6 +24,9 @@
  *   device of their process, or global.
  * Time: every timestamp is converted to the trace clock (BOOTTIME unless a
  * snapshot names another primary clock); origin_ns is the earliest event.
+ * Slices pair per track in file order, or after a sort by time on tracks
+ * that several sequences write (see defer_track). docs/perfetto-reader.md
+ * has the full mapping and what is not handled.
  */
 
 #include <inttypes.h>
