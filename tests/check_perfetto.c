@@ -332,6 +332,33 @@ START_TEST(gpu_packets) {
 }
 END_TEST
 
+START_TEST(legacy_descriptors) {
+	NEED(p, "fixtures/perfetto/legacy.pb");
+	struct tc_model *m = load(p);
+	ck_assert_uint_eq(m->ev.n, 4);
+	size_t fr = find_ev(m, "frame", 0), dr = find_ev(m, "draw", 0);
+	size_t tick = find_ev(m, "delta tick", 0), ld = find_ev(m, "load", 0);
+	ck_assert_str_eq(dev_name(m, fr), "renderer (pid 77)");
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[fr]].name), "compositor");
+	ck_assert_uint_eq(m->tracks[m->ev.track[fr]].kind, TC_TRACK_HOST_THREAD);
+	ck_assert_int_eq(m->tracks[m->ev.track[fr]].src_id, 78);
+	ck_assert_int_eq(m->ev.dur[fr], 4000000);
+	/* X: duration_us 2. */
+	ck_assert_int_eq(m->ev.start[dr], 1000000);
+	ck_assert_int_eq(m->ev.dur[dr], 2000000);
+	ck_assert_uint_eq(m->ev.depth[dr], 1);
+	/* reference_timestamp_us 1000 + delta 5 us. */
+	ck_assert_int_eq(m->ev.start[tick], 5000000);
+	ck_assert_uint_eq(m->ev.track[tick], m->ev.track[fr]);
+	/* Async S/F with global id 9: a track of its own, named after the event. */
+	ck_assert_int_eq(m->ev.start[ld], 500000);
+	ck_assert_int_eq(m->ev.dur[ld], 3000000);
+	ck_assert_int_eq(m->tracks[m->ev.track[ld]].src_id, 9);
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[ld]].name), "load");
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* Event count, sums of start/dur/depth and of sample values: equal models. */
 static void digest(const struct tc_model *m, double out[6]) {
 	memset(out, 0, 6 * sizeof(double));
@@ -672,6 +699,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, clocks);
 	tcase_add_test(tc, flows);
 	tcase_add_test(tc, gpu_packets);
+	tcase_add_test(tc, legacy_descriptors);
 	tcase_add_test(tc, compressed_same);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, mutations);
