@@ -171,7 +171,9 @@ enum itab_kind {
 	IT_COUNT,
 };
 
-#define ITAB_DENSE (1u << 20)
+/* Writers number iids from 1 per sequence; past this a hash map keeps a
+ * corrupt or hostile iid from costing memory per sequence. */
+#define ITAB_DENSE (1u << 16)
 
 /* iid -> string id + 1 (0 = unknown); dense below ITAB_DENSE. */
 struct itab {
@@ -704,7 +706,10 @@ static bool clk_convert(struct st *s, uint32_t c, int64_t v, int64_t *out) {
 		*out = v;
 		return true;
 	}
-	if (k->path_ver != s->graph_ver) {
+	/* A found path stays valid when edges are added (a shorter one could
+	 * appear, but re-searching for every new sequence's clock would cost
+	 * sequences squared); an unreachable clock searches again. */
+	if (k->path_ver == UINT32_MAX || (!k->reachable && k->path_ver != s->graph_ver)) {
 		clk_path(s, c);
 		k = &s->clks[c];
 	}
@@ -778,8 +783,7 @@ static inline bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, u
 	} else {
 		v = wrap_mul((int64_t)ts, k->mult);
 	}
-	if (k->n_hops == 1 && k->c_ver == s->snap_ver && k->path_ver == s->graph_ver &&
-			v >= k->c_lo && v < k->c_hi) {
+	if (k->n_hops == 1 && k->c_ver == s->snap_ver && v >= k->c_lo && v < k->c_hi) {
 		*out = wrap_add(v, k->c_off);
 		return true;
 	}
