@@ -373,6 +373,7 @@ struct st {
 	uint32_t trc_val[TRK_CACHE]; /* trk + 1, 0 = empty */
 	uint32_t opc_val[OP_CACHE];
 	struct map dev_op;      /* op -> device-work op */
+	struct map step_of_op;  /* step op -> its step number */
 
 	bool have_base;
 	int64_t base_ns;        /* trace-clock ns of ps 0 while reading */
@@ -1924,8 +1925,13 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			tc_model_arg_uint(s->m, s->m->key.correlation, e.corr);
 		}
 		if (step) {
-			tc_model_arg_int(s->m, s->m->key.step,
-				step_number(tc_model_str(s->m, name)));
+			/* The number is in the name: parse it once per op. */
+			uint32_t *sp = map_find(&s->step_of_op, op);
+			if (!sp) {
+				int64_t n = step_number(tc_model_str(s->m, name));
+				sp = map_put(&s->step_of_op, op, (uint32_t)(n < 0 ? 0 : n));
+			}
+			tc_model_arg_int(s->m, s->m->key.step, *sp);
 		}
 		s->m->ev.args[ev] = tc_model_args_end(s->m, a0);
 	}
@@ -2720,6 +2726,7 @@ static void st_finish(struct st *s) {
 	struct map *maps[] = {
 		&s->seq_by_id, &s->trk_by_uuid, &s->clk_by_key, &s->pair_by_key,
 		&s->accum_by_key, &s->procs.by_pid, &s->flow_last, &s->op_cache, &s->dev_op,
+		&s->step_of_op,
 	};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
 		map_finish(maps[i]);
