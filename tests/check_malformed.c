@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,16 @@ static void pb_len(struct pbuf *b, uint32_t field, const void *data, size_t len)
 	pb_bytes(b, data, len);
 }
 
+static void pb_double(struct pbuf *b, uint32_t field, double d) {
+	union { double d; uint64_t u; } c = { .d = d };
+	uint8_t le[8];
+	for (int i = 0; i < 8; i++) {
+		le[i] = (uint8_t)(c.u >> (8 * i));
+	}
+	pb_varint(b, (uint64_t)field << 3 | 1);
+	pb_bytes(b, le, 8);
+}
+
 static void pb_str(struct pbuf *b, uint32_t field, const char *s) {
 	pb_len(b, field, s, strlen(s));
 }
@@ -521,6 +532,40 @@ START_TEST(protobuf_hostile) {
 	pb_deep(&b, 66);
 	pb_case("66 nested messages", &b);
 	free(b.p);
+}
+END_TEST
+
+/* Regression (fuzz_ingest_xplane): device properties as absurd doubles
+ * reached (int32_t)/(int64_t) casts. */
+START_TEST(xplane_device_stats) {
+	static const char *const names[] = { "core_count", "memory_size", "clock_rate",
+		"peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second" };
+	static const double values[] = { 1.69455e10, 1e300, -1e300, NAN, INFINITY };
+	for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+		struct pbuf plane = { 0 }, out = { 0 };
+		pb_int(&plane, 1, 1);
+		pb_str(&plane, 2, "/device:GPU:0");
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			struct pbuf sm = { 0 }, entry = { 0 }, stat = { 0 };
+			pb_int(&sm, 1, k + 1);
+			pb_str(&sm, 2, names[k]);
+			pb_int(&entry, 1, k + 1);
+			pb_len(&entry, 2, sm.p, sm.n);
+			pb_len(&plane, 5, entry.p, entry.n);
+			pb_int(&stat, 1, k + 1);
+			pb_double(&stat, 2, values[v]);
+			pb_len(&plane, 6, stat.p, stat.n);
+			free(sm.p);
+			free(entry.p);
+			free(stat.p);
+		}
+		pb_len(&out, 1, plane.p, plane.n);
+		char what[64];
+		snprintf(what, sizeof(what), "xplane device stats = %g", values[v]);
+		pb_case(what, &out);
+		free(plane.p);
+		free(out.p);
+	}
 }
 END_TEST
 
@@ -1027,6 +1072,7 @@ static Suite *suite(void) {
 	tcase_add_checked_fixture(made, setup, NULL);
 	tcase_set_timeout(made, 300);
 	tcase_add_test(made, protobuf_hostile);
+	tcase_add_test(made, xplane_device_stats);
 	tcase_add_test(made, perfetto_hostile);
 	tcase_add_test(made, json_hostile);
 	tcase_add_test(made, json_deep);

@@ -26,6 +26,7 @@
 #include <emmintrin.h>
 #endif
 #include "ingest/ingest.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 #define CHUNK (256 * 1024)
@@ -809,18 +810,6 @@ static bool arg_number(const struct reader *r, const struct tc_arg *a, double *o
 	return tc_model_arg_value_num(r->m, a, out);
 }
 
-/* A double from the input as an integer: converting one out of range (or
- * NaN) is undefined behaviour, so clamp. */
-static int64_t clamp_i64(double d, int64_t lo, int64_t hi) {
-	if (!(d > (double)lo)) {
-		return d != d ? 0 : lo;
-	}
-	if (!(d < (double)hi)) {
-		return hi;
-	}
-	return (int64_t)d;
-}
-
 static uint64_t id_value(const char *s, size_t n) {
 	int64_t v;
 	if (parse_i64(s, n, &v)) {
@@ -873,7 +862,7 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 		}
 	} else if (e->name == r->s.process_sort_index) {
 		if (arg_number(r, pending_arg(r, r->s.a_sort_index), &d)) {
-			p->sort = (int32_t)clamp_i64(d, INT32_MIN, INT32_MAX);
+			p->sort = (int32_t)tc_double_to_i64(d, INT32_MIN, INT32_MAX);
 			p->has_sort = true;
 		}
 	} else if (e->name == r->s.thread_name || e->name == r->s.thread_sort_index) {
@@ -891,7 +880,7 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 				t->name = intern(r, tn, n);
 			}
 		} else if (arg_number(r, pending_arg(r, r->s.a_sort_index), &d)) {
-			t->sort = (int32_t)clamp_i64(d, INT32_MIN, INT32_MAX);
+			t->sort = (int32_t)tc_double_to_i64(d, INT32_MIN, INT32_MAX);
 			t->has_sort = true;
 		}
 	}
@@ -907,7 +896,7 @@ static void do_memory(struct reader *r, uint32_t pi, int64_t ts) {
 	if (type != 0) {
 		char buf[32];
 		int n = snprintf(buf, sizeof(buf), "%lld",
-			(long long)clamp_i64(id, INT64_MIN, INT64_MAX));
+			(long long)tc_double_to_i64(id, INT64_MIN, INT64_MAX));
 		owner = pid_get(r, intern(r, buf, (size_t)n));
 		r->pids[owner].accel_hint = true;
 	}

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest/ingest.h"
+#include "util/num.h"
 #include "util/pbwire.h"
 #include "util/xalloc.h"
 
@@ -990,17 +991,17 @@ static void plane_stat(struct reader *r, struct tc_device *d, const struct smeta
 		break;
 	case R_MEM_SIZE:
 		if (num) {
-			d->memory_bytes = (int64_t)x;
+			d->memory_bytes = tc_double_to_i64(x, 0, INT64_MAX);
 		}
 		break;
 	case R_CORE_COUNT:
 		if (num) {
-			d->core_count = (int32_t)x;
+			d->core_count = (int32_t)tc_double_to_i64(x, 0, INT32_MAX);
 		}
 		break;
 	case R_CLOCK_RATE:
 		if (num) {
-			d->clock_khz = (int64_t)x;
+			d->clock_khz = tc_double_to_i64(x, 0, INT64_MAX);
 		}
 		break;
 	case R_DEVICE_TYPE_STRING:

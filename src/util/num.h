@@ -1,0 +1,23 @@
+#ifndef TC_UTIL_NUM_H
+#define TC_UTIL_NUM_H
+
+/*
+ * Numbers from untrusted input. Converting a double outside the target's
+ * range (or NaN) to an integer is undefined behaviour in C, and damaged
+ * traces do carry 1e34 core counts: readers convert through this.
+ */
+
+#include <stdint.h>
+
+/* d clamped to [lo, hi]; NaN gives 0. */
+static inline int64_t tc_double_to_i64(double d, int64_t lo, int64_t hi) {
+	if (!(d > (double)lo)) {
+		return d != d ? 0 : lo;
+	}
+	if (!(d < (double)hi)) {
+		return hi;
+	}
+	return (int64_t)d;
+}
+
+#endif
