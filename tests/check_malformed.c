@@ -74,6 +74,20 @@ static void check_model(const struct tc_model *m) {
 	}
 }
 
+/* Finalize, summarize and run every writer into /dev/null. */
+static void downstream(struct tc_model *m) {
+	tc_model_finalize(m);
+	check_model(m);
+	struct tc_summary s;
+	tc_analyze_summary(m, &s);
+	struct tc_summary_opts so = { .top = 10 };
+	tc_write_summary_json(devnull(), m, &s, &so);
+	tc_write_summary_text(devnull(), m, &s, &so);
+	tc_write_info_json(devnull(), m);
+	tc_write_info_text(devnull(), m);
+	tc_summary_finish(&s);
+}
+
 /*
  * Ingest one buffer (copied to an exact-size allocation). r NULL sniffs.
  * Returns the exit code the CLI would give (0, 3 or 5); fails the test on
@@ -97,14 +111,7 @@ static int ingest_full(const uint8_t *data, size_t len, const struct tc_reader *
 	int code = 0;
 	if (ok) {
 		n_ok++;
-		tc_model_finalize(m);
-		check_model(m);
-		struct tc_summary s;
-		tc_analyze_summary(m, &s);
-		struct tc_summary_opts so = { .top = 10 };
-		tc_write_summary_json(devnull(), m, &s, &so);
-		tc_write_summary_text(devnull(), m, &s, &so);
-		tc_summary_finish(&s);
+		downstream(m);
 	} else {
 		code = err.code;
 		ck_assert_msg(code == TC_EXIT_INPUT || code == TC_EXIT_LIMIT,
@@ -887,16 +894,7 @@ END_TEST
 START_TEST(empty_model) {
 	struct tc_model *m = tc_model_create();
 	for (int pass = 0; pass < 2; pass++) {
-		tc_model_finalize(m);
-		struct tc_summary s;
-		tc_analyze_summary(m, &s);
-		ck_assert_uint_eq(s.n_ops, 0);
-		struct tc_summary_opts so = { .top = 10 };
-		tc_write_summary_json(devnull(), m, &s, &so);
-		tc_write_summary_text(devnull(), m, &s, &so);
-		tc_write_info_json(devnull(), m);
-		tc_write_info_text(devnull(), m);
-		tc_summary_finish(&s);
+		downstream(m);
 		/* Second pass: a device and an empty track, still no events. */
 		uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
 		tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
@@ -919,15 +917,7 @@ START_TEST(huge_doubles_out) {
 	m->ops[op].bytes = INT64_MAX;
 	tc_model_add_event(m, t, op, 0, INT64_MAX / 2, 0);
 	tc_model_add_event(m, t, op, INT64_MAX / 2, INT64_MAX / 2, 0);
-	tc_model_finalize(m);
-	struct tc_summary s;
-	tc_analyze_summary(m, &s);
-	struct tc_summary_opts so = { .top = 10 };
-	tc_write_summary_json(devnull(), m, &s, &so);
-	tc_write_summary_text(devnull(), m, &s, &so);
-	tc_write_info_json(devnull(), m);
-	tc_write_info_text(devnull(), m);
-	tc_summary_finish(&s);
+	downstream(m);
 	tc_model_destroy(m);
 }
 END_TEST
