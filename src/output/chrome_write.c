@@ -1,0 +1,653 @@
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/chrome_write.h"
+#include "output/jsonw.h"
+#include "util/xalloc.h"
+
+/*
+ * Event lines are written with fputs/fwrite and hand-rolled number
+ * formatting rather than through struct tc_jw: this is the hot loop of a
+ * multi-gigabyte export and printf costs more than the rest together.
+ * Strings still go through tc_json_escape, so the output is strict JSON.
+ */
+
+struct writer {
+	FILE *f;
+	const struct tc_model *m;
+	const struct tc_selection *sel;
+	const struct tc_annotation *ann;
+	struct tc_chrome_stats *st;
+	uint32_t *tid;       /* per track */
+	uint8_t *track_used; /* per track: has a kept event */
+	uint8_t *pid_used;   /* per pid index (device, none, annotations) */
+	bool first;          /* no event written yet */
+};
+
+static void put_u64(FILE *f, uint64_t v) {
+	char buf[24];
+	char *p = buf + sizeof(buf);
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
+static void put_i64(FILE *f, int64_t v) {
+	if (v < 0) {
+		fputc('-', f);
+		put_u64(f, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(f, (uint64_t)v);
+	}
+}
+
+/* Picoseconds as exact decimal microseconds, trailing zeros trimmed:
+ * 12345678 -> 12.345678, 1500000 -> 1.5, 3000000 -> 3. buf: 32 bytes. */
+static char *fmt_us(char *buf, int64_t ps) {
+	uint64_t a = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
+	int n = snprintf(buf, 32, "%s%" PRIu64, ps < 0 ? "-" : "", a / 1000000);
+	unsigned frac = (unsigned)(a % 1000000);
+	if (frac) {
+		buf[n++] = '.';
+		for (int i = 5; i >= 0; i--) {
+			buf[n + i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		n += 6;
+		while (buf[n - 1] == '0') {
+			n--;
+		}
+		buf[n] = '\0';
+	}
+	return buf;
+}
+
+static void put_us(FILE *f, int64_t ps) {
+	uint64_t a = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
+	if (ps < 0) {
+		fputc('-', f);
+	}
+	put_u64(f, a / 1000000);
+	unsigned frac = (unsigned)(a % 1000000);
+	if (frac) {
+		char buf[8] = ".000000";
+		for (int i = 6; i >= 1; i--) {
+			buf[i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		int n = 7;
+		while (buf[n - 1] == '0') {
+			n--;
+		}
+		fwrite(buf, 1, (size_t)n, f);
+	}
+}
+
+static void put_str(FILE *f, const char *s) {
+	fputc('"', f);
+	tc_json_escape(f, s, strlen(s));
+	fputc('"', f);
+}
+
+/* A finite double as the shortest text that reads back exactly. */
+static void put_double(FILE *f, double v) {
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
+	if (v == (double)(int64_t)v && fabs(v) < 9e15) {
+		put_i64(f, (int64_t)v);
+		return;
+	}
+	char buf[40];
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v) {
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	}
+	fputs(buf, f);
+}
+
+static void begin_event(struct writer *w, const char *ph) {
+	fputs(w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"", w->f);
+	w->first = false;
+	fputs(ph, w->f);
+	fputc('"', w->f);
+}
+
+static void put_key_uint(FILE *f, const char *key, uint64_t v) {
+	fputs(key, f);
+	put_u64(f, v);
+}
+
+static void put_ts(struct writer *w, int64_t ps) {
+	int64_t rel = ps - w->sel->zero_ps;
+	fputs(",\"ts\":", w->f);
+	put_us(w->f, rel < 0 ? 0 : rel);
+}
+
+static uint32_t dev_index(const struct tc_model *m, uint32_t d) {
+	return d < m->n_devices ? d : (uint32_t)m->n_devices;
+}
+
+static uint64_t pid_of(const struct tc_model *m, uint32_t d) {
+	return (uint64_t)dev_index(m, d) + 1;
+}
+
+static uint64_t ann_pid(const struct tc_model *m) {
+	return (uint64_t)m->n_devices + 2;
+}
+
+static void process_meta(struct writer *w, uint64_t pid, const char *name, int64_t sort) {
+	begin_event(w, "M");
+	put_key_uint(w->f, ",\"pid\":", pid);
+	fputs(",\"name\":\"process_name\",\"args\":{\"name\":", w->f);
+	put_str(w->f, name);
+	fputs("}}", w->f);
+	begin_event(w, "M");
+	put_key_uint(w->f, ",\"pid\":", pid);
+	fputs(",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":", w->f);
+	put_i64(w->f, sort);
+	fputs("}}", w->f);
+}
+
+static void thread_meta(struct writer *w, uint64_t pid, uint64_t tid, const char *name,
+		int64_t sort) {
+	begin_event(w, "M");
+	put_key_uint(w->f, ",\"pid\":", pid);
+	put_key_uint(w->f, ",\"tid\":", tid);
+	fputs(",\"name\":\"thread_name\",\"args\":{\"name\":", w->f);
+	put_str(w->f, name);
+	fputs("}}", w->f);
+	begin_event(w, "M");
+	put_key_uint(w->f, ",\"pid\":", pid);
+	put_key_uint(w->f, ",\"tid\":", tid);
+	fputs(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":", w->f);
+	put_i64(w->f, sort);
+	fputs("}}", w->f);
+}
+
+static bool sample_kept(const struct writer *w, size_t i) {
+	const struct tc_model *m = w->m;
+	const struct tc_counter *c = &m->counters[m->samples.counter[i]];
+	return m->samples.ts[i] >= w->sel->sample_lo && m->samples.ts[i] <= w->sel->sample_hi &&
+		tc_selection_device(w->sel, m, c->device);
+}
+
+/* Which processes and threads appear; tids in track order per device. */
+static void plan(struct writer *w) {
+	const struct tc_model *m = w->m;
+	size_t nt = m->n_tracks ? m->n_tracks : 1;
+	w->tid = tc_xmalloc(nt * sizeof(*w->tid));
+	w->track_used = tc_xcalloc(nt, 1);
+	w->pid_used = tc_xcalloc(m->n_devices + 2, 1);
+	uint32_t *next = tc_xcalloc(m->n_devices + 1, sizeof(*next));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		uint32_t d = dev_index(m, tr->device);
+		w->tid[t] = ++next[d];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (tc_selection_has(w->sel, i)) {
+				w->track_used[t] = 1;
+				w->pid_used[d] = 1;
+				break;
+			}
+		}
+	}
+	free(next);
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ctr = &m->counters[c];
+		for (size_t i = ctr->first; i < ctr->first + ctr->count; i++) {
+			if (sample_kept(w, i)) {
+				w->pid_used[dev_index(m, ctr->device)] = 1;
+				break;
+			}
+		}
+	}
+	if (w->ann) {
+		for (size_t s = 0; s < w->ann->n_series; s++) {
+			uint32_t d = w->ann->series[s].device;
+			if (d != TC_NONE && d < m->n_devices) {
+				w->pid_used[d] = 1;
+			}
+		}
+	}
+}
+
+static void write_metadata(struct writer *w) {
+	const struct tc_model *m = w->m;
+	char name[1024];
+	for (uint32_t d = 0; d <= m->n_devices; d++) {
+		if (!w->pid_used[d]) {
+			continue;
+		}
+		if (d == m->n_devices) {
+			process_meta(w, pid_of(m, d), "(no device)", (int64_t)d);
+			continue;
+		}
+		const struct tc_device *dev = &m->devices[d];
+		if (dev->host < m->n_hosts) {
+			snprintf(name, sizeof(name), "%s (%s)", tc_model_str(m, dev->name),
+				tc_model_str(m, m->hosts[dev->host].name));
+		} else {
+			snprintf(name, sizeof(name), "%s", tc_model_str(m, dev->name));
+		}
+		process_meta(w, pid_of(m, d), name, (int64_t)d);
+	}
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		if (!w->track_used[t]) {
+			continue;
+		}
+		const struct tc_track *tr = &m->tracks[t];
+		thread_meta(w, pid_of(m, tr->device), w->tid[t], tc_model_str(m, tr->name), tr->sort);
+	}
+	if (w->ann && (w->ann->n_marks || w->ann->n_points)) {
+		process_meta(w, ann_pid(m), "tracectl annotations", -1);
+		for (size_t t = 0; t < w->ann->n_tracks; t++) {
+			thread_meta(w, ann_pid(m), t + 1, w->ann->tracks[t], (int64_t)t);
+		}
+	}
+}
+
+/* Is key already among args [first, upto) or the op's list? */
+static bool seen_key(const struct tc_model *m, uint32_t first, size_t upto, uint32_t key) {
+	for (size_t j = first; j < upto; j++) {
+		if (m->args[j].key == key) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool in_list(const struct tc_model *m, uint32_t first, uint32_t key) {
+	return first != TC_NONE && tc_model_arg_find(m, first, key) != NULL;
+}
+
+struct seen {
+	bool op_kind, flops, bytes;
+};
+
+static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, bool *comma,
+		struct seen *seen) {
+	const struct tc_model *m = w->m;
+	if (first == TC_NONE) {
+		return;
+	}
+	for (size_t j = first; j < m->n_args; j++) {
+		const struct tc_arg *a = &m->args[j];
+		bool last = a->type & TC_ARG_LAST;
+		if (seen_key(m, first, j, a->key) || in_list(m, skip_list, a->key)) {
+			goto next;
+		}
+		const char *key = tc_model_str(m, a->key);
+		seen->op_kind |= strcmp(key, "op_kind") == 0;
+		seen->flops |= a->key == m->key.flops;
+		seen->bytes |= a->key == m->key.bytes_accessed;
+		fputs(*comma ? ",\"" : "\"", w->f);
+		*comma = true;
+		tc_json_escape(w->f, key, strlen(key));
+		fputs("\":", w->f);
+		switch (a->type & ~TC_ARG_LAST) {
+		case TC_ARG_INT:
+			put_i64(w->f, a->v.i);
+			break;
+		case TC_ARG_UINT:
+			put_u64(w->f, a->v.u);
+			break;
+		case TC_ARG_DOUBLE:
+			put_double(w->f, a->v.d);
+			break;
+		case TC_ARG_STR:
+			put_str(w->f, tc_model_str(m, a->v.s));
+			break;
+		case TC_ARG_BOOL:
+			fputs(a->v.i ? "true" : "false", w->f);
+			break;
+		default:
+			fputs("null", w->f);
+			break;
+		}
+next:
+		if (last) {
+			break;
+		}
+	}
+}
+
+static void write_event(struct writer *w, size_t i) {
+	const struct tc_model *m = w->m;
+	const struct tc_op *op = tc_model_event_op(m, i);
+	const struct tc_track *tr = &m->tracks[m->ev.track[i]];
+	bool instant = m->ev.flags[i] & TC_EV_INSTANT;
+	begin_event(w, instant ? "i" : "X");
+	put_key_uint(w->f, ",\"pid\":", pid_of(m, tr->device));
+	put_key_uint(w->f, ",\"tid\":", w->tid[m->ev.track[i]]);
+	put_ts(w, m->ev.start[i]);
+	if (instant) {
+		fputs(",\"s\":\"t\"", w->f);
+		w->st->instants++;
+	} else {
+		fputs(",\"dur\":", w->f);
+		put_us(w->f, m->ev.dur[i]);
+		w->st->slices++;
+	}
+	fputs(",\"name\":", w->f);
+	put_str(w->f, tc_model_str(m, op->name));
+	fputs(",\"cat\":", w->f);
+	put_str(w->f, op->category ? tc_model_str(m, op->category) :
+		tc_op_kind_name((enum tc_op_kind)op->kind));
+	fputs(",\"args\":{", w->f);
+	bool comma = false;
+	struct seen seen = { 0 };
+	put_arg_list(w, m->ev.args[i], TC_NONE, &comma, &seen);
+	put_arg_list(w, op->args, m->ev.args[i], &comma, &seen);
+	if (!seen.op_kind) {
+		fputs(comma ? ",\"op_kind\":" : "\"op_kind\":", w->f);
+		put_str(w->f, tc_op_kind_name((enum tc_op_kind)op->kind));
+		comma = true;
+	}
+	if (!seen.flops && op->flops >= 0) {
+		fputs(comma ? ",\"flops\":" : "\"flops\":", w->f);
+		put_i64(w->f, op->flops);
+		comma = true;
+	}
+	if (!seen.bytes && op->bytes >= 0) {
+		fputs(comma ? ",\"bytes_accessed\":" : "\"bytes_accessed\":", w->f);
+		put_i64(w->f, op->bytes);
+		comma = true;
+	}
+	if (m->ev.flags[i] & TC_EV_UNFINISHED) {
+		fputs(comma ? ",\"unfinished\":true" : "\"unfinished\":true", w->f);
+		comma = true;
+	}
+	if (m->ev.flags[i] & TC_EV_CLAMPED) {
+		fputs(comma ? ",\"clamped\":true" : "\"clamped\":true", w->f);
+	}
+	fputs("}}", w->f);
+}
+
+static void write_counter_event(struct writer *w, uint64_t pid, const char *name,
+		const char *group, int64_t ts, double v) {
+	begin_event(w, "C");
+	put_key_uint(w->f, ",\"pid\":", pid);
+	put_ts(w, ts);
+	fputs(",\"name\":\"", w->f);
+	tc_json_escape(w->f, name, strlen(name));
+	if (group && *group) {
+		fputs(" (", w->f);
+		tc_json_escape(w->f, group, strlen(group));
+		fputc(')', w->f);
+	}
+	fputs("\",\"args\":{\"value\":", w->f);
+	put_double(w->f, v);
+	fputs("}}", w->f);
+}
+
+static void write_counters(struct writer *w) {
+	const struct tc_model *m = w->m;
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ctr = &m->counters[c];
+		for (size_t i = ctr->first; i < ctr->first + ctr->count; i++) {
+			if (!sample_kept(w, i)) {
+				continue;
+			}
+			if (!isfinite(m->samples.value[i])) {
+				w->st->nonfinite_samples++;
+				continue;
+			}
+			write_counter_event(w, pid_of(m, ctr->device), tc_model_str(m, ctr->name),
+				ctr->group ? tc_model_str(m, ctr->group) : NULL, m->samples.ts[i],
+				m->samples.value[i]);
+			w->st->samples++;
+		}
+	}
+}
+
+static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev,
+		const char *name) {
+	const struct tc_model *m = w->m;
+	begin_event(w, ph);
+	put_key_uint(w->f, ",\"id\":", id);
+	put_key_uint(w->f, ",\"pid\":", pid_of(m, m->tracks[m->ev.track[ev]].device));
+	put_key_uint(w->f, ",\"tid\":", w->tid[m->ev.track[ev]]);
+	put_ts(w, m->ev.start[ev]);
+	fputs(",\"name\":\"", w->f);
+	fputs(name, w->f);
+	fputs("\",\"cat\":\"flow\"", w->f);
+	if (ph[0] == 'f') {
+		fputs(",\"bp\":\"e\"", w->f);
+	}
+	fputc('}', w->f);
+}
+
+static void write_flows(struct writer *w) {
+	const struct tc_model *m = w->m;
+	for (size_t k = 0; k < m->n_flows; k++) {
+		const struct tc_flow *fl = &m->flows[k];
+		if (fl->from >= m->ev.n || fl->to >= m->ev.n || !tc_selection_has(w->sel, fl->from) ||
+				!tc_selection_has(w->sel, fl->to)) {
+			continue;
+		}
+		const char *name = fl->kind == TC_FLOW_LAUNCH ? "launch" : "flow";
+		flow_end(w, "s", k + 1, fl->from, name);
+		flow_end(w, "f", k + 1, fl->to, name);
+		w->st->flows++;
+	}
+}
+
+static void write_annotation(struct writer *w) {
+	const struct tc_annotation *a = w->ann;
+	const struct tc_model *m = w->m;
+	for (size_t k = 0; k < a->n_marks; k++) {
+		const struct tc_mark *mk = &a->marks[k];
+		begin_event(w, "X");
+		put_key_uint(w->f, ",\"pid\":", ann_pid(m));
+		put_key_uint(w->f, ",\"tid\":", (uint64_t)mk->track + 1);
+		put_ts(w, mk->start_ps);
+		fputs(",\"dur\":", w->f);
+		put_us(w->f, mk->dur_ps);
+		fputs(",\"name\":", w->f);
+		put_str(w->f, mk->name ? mk->name : "");
+		fputs(",\"cat\":\"tracectl\",\"args\":{", w->f);
+		bool comma = false;
+		if (mk->severity) {
+			fputs("\"severity\":", w->f);
+			put_str(w->f, mk->severity);
+			comma = true;
+		}
+		if (mk->detail) {
+			fputs(comma ? ",\"detail\":" : "\"detail\":", w->f);
+			put_str(w->f, mk->detail);
+		}
+		fputs("}}", w->f);
+		w->st->marks++;
+	}
+	char name[512];
+	for (size_t k = 0; k < a->n_points; k++) {
+		const struct tc_ann_point *p = &a->points[k];
+		const struct tc_ann_series *s = &a->series[p->series];
+		if (!isfinite(p->value)) {
+			continue;
+		}
+		if (s->unit && *s->unit) {
+			snprintf(name, sizeof(name), "%s [%s]", s->name, s->unit);
+		} else {
+			snprintf(name, sizeof(name), "%s", s->name);
+		}
+		write_counter_event(w, s->device < m->n_devices ? pid_of(m, s->device) : ann_pid(m),
+			name, NULL, p->ts_ps, p->value);
+	}
+}
+
+/* Absolute time of model ps `ps` in ns, exactly: origin_ns + ps / 1000.
+ * buf: 32 bytes. */
+static char *fmt_abs_ns(char *buf, int64_t origin_ns, int64_t ps) {
+	int64_t q = ps / 1000, r = ps % 1000;
+	if (r < 0) {
+		q--;
+		r += 1000;
+	}
+	int n = snprintf(buf, 32, "%" PRId64, origin_ns + q);
+	if (r) {
+		snprintf(buf + n, (size_t)(32 - n), ".%03d", (int)r);
+	}
+	return buf;
+}
+
+static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
+	const struct tc_model *m = w->m;
+	const struct tc_selection *sel = w->sel;
+	struct tc_jw j;
+	fputs("\n],\n\"otherData\":", w->f);
+	tc_jw_init(&j, w->f, false);
+	tc_jw_obj_begin(&j);
+	tc_jw_key(&j, "generator");
+	tc_jw_str(&j, o->generator ? o->generator : "tracectl");
+	tc_jw_key(&j, "time_note");
+	tc_jw_str(&j, "ts and dur are microseconds; ts 0 is the trace start, "
+		"whose absolute time is ts_zero_ns (origin_ns plus ts_zero_ps)");
+	tc_jw_key(&j, "origin_ns");
+	tc_jw_int(&j, m->origin_ns);
+	tc_jw_key(&j, "origin_epoch");
+	tc_jw_bool(&j, m->origin_epoch);
+	tc_jw_key(&j, "ts_zero_ps");
+	tc_jw_int(&j, sel->zero_ps);
+	char buf[32];
+	tc_jw_key(&j, "ts_zero_ns");
+	/* Exact decimal text: epoch ns with a fraction is too long for a double. */
+	tc_jw_raw(&j, fmt_abs_ns(buf, m->origin_ns, sel->zero_ps));
+	tc_jw_key(&j, "sources");
+	tc_jw_arr_begin(&j);
+	for (size_t i = 0; i < m->n_sources; i++) {
+		tc_jw_obj_begin(&j);
+		tc_jw_key(&j, "path");
+		tc_jw_str(&j, tc_model_str(m, m->sources[i].path));
+		tc_jw_key(&j, "format");
+		tc_jw_str(&j, tc_model_str(m, m->sources[i].format));
+		tc_jw_obj_end(&j);
+	}
+	tc_jw_arr_end(&j);
+	tc_jw_key(&j, "events_in_trace");
+	tc_jw_uint(&j, m->ev.n);
+	tc_jw_key(&j, "written");
+	tc_jw_obj_begin(&j);
+	tc_jw_key(&j, "slices");
+	tc_jw_uint(&j, w->st->slices);
+	tc_jw_key(&j, "instants");
+	tc_jw_uint(&j, w->st->instants);
+	tc_jw_key(&j, "counter_samples");
+	tc_jw_uint(&j, w->st->samples);
+	tc_jw_key(&j, "flows");
+	tc_jw_uint(&j, w->st->flows);
+	tc_jw_key(&j, "annotation_marks");
+	tc_jw_uint(&j, w->st->marks);
+	tc_jw_obj_end(&j);
+	if (w->st->nonfinite_samples) {
+		tc_jw_key(&j, "skipped_nonfinite_counter_samples");
+		tc_jw_uint(&j, w->st->nonfinite_samples);
+	}
+	tc_jw_key(&j, "cuts");
+	tc_jw_arr_begin(&j);
+	for (size_t i = 0; i < sel->n_notes; i++) {
+		const struct tc_selection_note *n = &sel->notes[i];
+		tc_jw_obj_begin(&j);
+		tc_jw_key(&j, "rule");
+		tc_jw_str(&j, n->rule);
+		tc_jw_key(&j, "dropped_events");
+		tc_jw_uint(&j, n->dropped);
+		if (n->lo_ps >= 0 && n->hi_ps >= 0) {
+			tc_jw_key(&j, "window_us");
+			tc_jw_arr_begin(&j);
+			tc_jw_raw(&j, fmt_us(buf, n->lo_ps - sel->zero_ps));
+			tc_jw_raw(&j, fmt_us(buf, n->hi_ps - sel->zero_ps));
+			tc_jw_arr_end(&j);
+		} else if (n->lo_ps >= 0) {
+			tc_jw_key(&j, "threshold_us");
+			tc_jw_raw(&j, fmt_us(buf, n->lo_ps));
+		}
+		tc_jw_obj_end(&j);
+	}
+	tc_jw_arr_end(&j);
+	int64_t agg = 0;
+	for (size_t i = 0; i < m->n_aggs; i++) {
+		agg += m->aggs[i].count;
+	}
+	tc_jw_key(&j, "aggregated_events");
+	tc_jw_int(&j, agg);
+	if (m->n_aggs) {
+		tc_jw_key(&j, "aggregated");
+		tc_jw_arr_begin(&j);
+		for (size_t i = 0; i < m->n_aggs; i++) {
+			const struct tc_aggregate *a = &m->aggs[i];
+			const struct tc_track *tr = &m->tracks[a->track];
+			if (!tc_selection_device(sel, m, tr->device)) {
+				continue;
+			}
+			tc_jw_obj_begin(&j);
+			tc_jw_key(&j, "name");
+			tc_jw_str(&j, tc_model_str(m, m->ops[a->op].name));
+			tc_jw_key(&j, "pid");
+			tc_jw_uint(&j, pid_of(m, tr->device));
+			tc_jw_key(&j, "tid");
+			tc_jw_uint(&j, w->tid[a->track]);
+			tc_jw_key(&j, "track");
+			tc_jw_str(&j, tc_model_str(m, tr->name));
+			tc_jw_key(&j, "count");
+			tc_jw_int(&j, a->count);
+			tc_jw_key(&j, "dur_ps");
+			tc_jw_int(&j, a->dur_ps);
+			tc_jw_obj_end(&j);
+		}
+		tc_jw_arr_end(&j);
+	}
+	if (w->ann && w->ann->missing) {
+		tc_jw_key(&j, "annotation_missing");
+		tc_jw_str(&j, w->ann->missing);
+	}
+	tc_jw_key(&j, "warnings");
+	tc_jw_arr_begin(&j);
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		tc_jw_obj_begin(&j);
+		tc_jw_key(&j, "message");
+		tc_jw_str(&j, tc_model_str(m, m->warnings[i].msg));
+		tc_jw_key(&j, "count");
+		tc_jw_uint(&j, m->warnings[i].count);
+		tc_jw_obj_end(&j);
+	}
+	tc_jw_arr_end(&j);
+	tc_jw_obj_end(&j);
+}
+
+void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_opts *o,
+		struct tc_chrome_stats *st) {
+	memset(st, 0, sizeof(*st));
+	struct writer w = {
+		.f = f, .m = m, .sel = o->sel, .ann = o->ann, .st = st, .first = true,
+	};
+	plan(&w);
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	write_metadata(&w);
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!w.track_used[t]) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (tc_selection_has(w.sel, i)) {
+				write_event(&w, i);
+			}
+		}
+	}
+	write_counters(&w);
+	write_flows(&w);
+	if (w.ann) {
+		write_annotation(&w);
+	}
+	write_other(&w, o);
+	fputs("}\n", f);
+	free(w.tid);
+	free(w.track_used);
+	free(w.pid_used);
+}
