@@ -5,6 +5,7 @@
 
 /* Keep alphabetised. */
 const struct tc_command tc_commands[] = {
+	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size" },
 	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)" },
 	{ "summarize", tc_cmd_summarize, "what ran where and for how long" },
 	{ NULL, NULL, NULL },

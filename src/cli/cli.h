@@ -23,6 +23,7 @@ struct tc_command {
 
 extern const struct tc_command tc_commands[];
 
+int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
 int tc_cmd_summarize(int argc, char **argv);
 

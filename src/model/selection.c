@@ -25,11 +25,14 @@ void tc_selection_init(struct tc_selection *s, const struct tc_model *m) {
 	int64_t first, last;
 	tc_model_span(m, &first, &last);
 	if (m->ev.n == 0 && m->samples.n) {
-		first = m->samples.ts[0];
+		first = last = m->samples.ts[0];
 	}
 	for (size_t i = 0; i < m->samples.n; i++) {
 		if (m->samples.ts[i] < first) {
 			first = m->samples.ts[i];
+		}
+		if (m->samples.ts[i] > last) {
+			last = m->samples.ts[i];
 		}
 	}
 	s->zero_ps = first;

@@ -29,8 +29,8 @@ struct tc_selection {
 	size_t n_events;
 	size_t n_kept;
 	uint8_t *device_ok;  /* [n_devices + 1]; the last entry is "no device" */
-	/* Trace start (earliest event or sample) and end (latest event end),
-	 * in model ps: output times are relative to zero_ps. */
+	/* Trace start and end over events and counter samples, in model ps:
+	 * output times are relative to zero_ps. */
 	int64_t zero_ps, end_ps;
 	/* Counter samples are emitted when lo <= ts <= hi. */
 	int64_t sample_lo, sample_hi;
