@@ -506,8 +506,8 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	tc_jw_key(&j, "generator");
 	tc_jw_str(&j, o->generator ? o->generator : "tracectl");
 	tc_jw_key(&j, "time_note");
-	tc_jw_str(&j, "ts and dur are microseconds; ts 0 is the trace start, "
-		"whose absolute time is ts_zero_ns (origin_ns plus ts_zero_ps)");
+	tc_jw_str(&j, "ts and dur are microseconds; ts 0 is the trace start, whose "
+		"absolute time in ns is ts_zero_ns = origin_ns + ts_zero_ps / 1000");
 	tc_jw_key(&j, "origin_ns");
 	tc_jw_int(&j, m->origin_ns);
 	tc_jw_key(&j, "origin_epoch");
