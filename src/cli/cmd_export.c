@@ -288,22 +288,19 @@ static int validate(const struct export_opts *e) {
 	return TC_EXIT_OK;
 }
 
+/* Write to the opened output (gzip when asked or named .gz); commits it. */
 static int write_output(const struct tc_cli_common *c, const struct export_opts *e,
-		char **inputs, int n_inputs, const struct tc_model *m,
+		struct tc_outfile *out, const struct tc_model *m,
 		const struct tc_chrome_opts *co, struct tc_chrome_stats *st, uint64_t *bytes) {
-	struct tc_outfile out;
 	struct tc_error err;
 	tc_error_init(&err);
-	if (!tc_cli_open_output(c, inputs, n_inputs, &out)) {
-		return TC_EXIT_OUTPUT;
-	}
 	bool gzip = e->gzip || ends_with(c->output, ".gz");
-	FILE *f = out.fp;
+	FILE *f = out->fp;
 	struct tc_gzout *gz = NULL;
 	if (gzip) {
-		gz = tc_gzout_open(out.fp, 6, &err);
+		gz = tc_gzout_open(out->fp, 6, &err);
 		if (!gz) {
-			tc_outfile_abort(&out);
+			tc_outfile_abort(out);
 			return tc_cli_error(&err);
 		}
 		f = tc_gzout_file(gz);
@@ -315,15 +312,15 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 	*bytes = 0;
 	if (gz) {
 		if (!tc_gzout_close(gz, bytes, NULL, &err)) {
-			tc_outfile_abort(&out);
+			tc_outfile_abort(out);
 			return tc_cli_error(&err);
 		}
-	} else if (out.tmp) {
+	} else if (out->tmp) {
 		fflush(f);
 		off_t pos = ftello(f);
 		*bytes = pos > 0 ? (uint64_t)pos : 0;
 	}
-	int code = tc_cli_close_output(&out);
+	int code = tc_cli_close_output(out);
 	if (f == stdout) {
 		setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
 	}
@@ -405,8 +402,16 @@ int tc_cmd_export(int argc, char **argv) {
 		code = tc_cli_usage_error("export", "no output given (use -o FILE, or -o - for stdout)");
 		goto out;
 	}
+	/* Open (and check) the output first: refusing to overwrite an input
+	 * should not wait for a long read. Nothing is left behind on failure. */
+	struct tc_outfile outf;
+	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &outf)) {
+		code = TC_EXIT_OUTPUT;
+		goto out;
+	}
 	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
 	if (!m) {
+		tc_outfile_abort(&outf);
 		goto out;
 	}
 	struct tc_selection sel;
@@ -414,6 +419,7 @@ int tc_cmd_export(int argc, char **argv) {
 	struct tc_annotation ann;
 	tc_annotation_init(&ann);
 	if ((code = cut(m, &e, &sel)) != TC_EXIT_OK) {
+		tc_outfile_abort(&outf);
 		goto out_model;
 	}
 	if (e.annotate) {
@@ -426,7 +432,7 @@ int tc_cmd_export(int argc, char **argv) {
 	};
 	struct tc_chrome_stats st;
 	uint64_t bytes = 0;
-	code = write_output(&c, &e, argv + optind, argc - optind, m, &co, &st, &bytes);
+	code = write_output(&c, &e, &outf, m, &co, &st, &bytes);
 	if (code != TC_EXIT_OK) {
 		goto out_model;
 	}
