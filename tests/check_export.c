@@ -82,7 +82,7 @@ static const char tiny_json[] =
 	"{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":9,\"s\":\"t\",\"name\":\"mark\",\"cat\":\"other\","
 	"\"args\":{\"op_kind\":\"other\"}},\n"
 	"{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":0,\"dur\":1.5,\"name\":\"cudaLaunchKernel\","
-	"\"cat\":\"runtime\",\"args\":{\"op_kind\":\"runtime\"}},\n"
+	"\"cat\":\"cuda_runtime\",\"args\":{\"op_kind\":\"runtime\"}},\n"
 	"{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"mem (alloc)\",\"args\":{\"value\":10}},\n"
 	"{\"ph\":\"C\",\"pid\":1,\"ts\":5,\"name\":\"mem (alloc)\",\"args\":{\"value\":20.5}},\n"
 	"{\"ph\":\"s\",\"id\":1,\"pid\":2,\"tid\":1,\"ts\":0,\"name\":\"launch\",\"cat\":\"flow\"},\n"

@@ -316,6 +316,37 @@ next:
 	}
 }
 
+/* cat for an op without a category: the Kineto name for its kind where
+ * there is one, so Kineto-aware tools (and readers) classify it, else the
+ * kind name. */
+static const char *kind_cat(enum tc_op_kind k) {
+	switch (k) {
+	case TC_OP_KERNEL:
+		return "kernel";
+	case TC_OP_MEMCPY_H2D:
+	case TC_OP_MEMCPY_D2H:
+	case TC_OP_MEMCPY_D2D:
+	case TC_OP_MEMCPY_OTHER:
+		return "gpu_memcpy";
+	case TC_OP_MEMSET:
+		return "gpu_memset";
+	case TC_OP_HOST_OP:
+		return "cpu_op";
+	case TC_OP_RUNTIME:
+		return "cuda_runtime";
+	case TC_OP_SYNC:
+		return "cuda_sync";
+	case TC_OP_ANNOTATION:
+		return "user_annotation";
+	case TC_OP_PYTHON:
+		return "python_function";
+	case TC_OP_OVERHEAD:
+		return "overhead";
+	default:
+		return tc_op_kind_name(k);
+	}
+}
+
 static void write_event(struct writer *w, size_t i) {
 	const struct tc_model *m = w->m;
 	const struct tc_op *op = tc_model_event_op(m, i);
@@ -337,7 +368,7 @@ static void write_event(struct writer *w, size_t i) {
 	put_str(w->f, tc_model_str(m, op->name));
 	fputs(",\"cat\":", w->f);
 	put_str(w->f, op->category ? tc_model_str(m, op->category) :
-		tc_op_kind_name((enum tc_op_kind)op->kind));
+		kind_cat((enum tc_op_kind)op->kind));
 	fputs(",\"args\":{", w->f);
 	bool comma = false;
 	struct seen seen = { 0 };
