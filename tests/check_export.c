@@ -68,13 +68,13 @@ static struct tc_model *tiny(void) {
 
 static const char tiny_json[] =
 	"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-	"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"GPU 0\"}},\n"
+	"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"GPU 0\",\"tracectl_kind\":\"gpu\"}},\n"
 	"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":0}},\n"
-	"{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"python (pid 1)\"}},\n"
+	"{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"python (pid 1)\",\"tracectl_kind\":\"cpu\"}},\n"
 	"{\"ph\":\"M\",\"pid\":2,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":1}},\n"
-	"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7\"}},\n"
+	"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7\",\"tracectl_kind\":\"stream\"}},\n"
 	"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}},\n"
-	"{\"ph\":\"M\",\"pid\":2,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}},\n"
+	"{\"ph\":\"M\",\"pid\":2,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"main\",\"tracectl_kind\":\"host_thread\"}},\n"
 	"{\"ph\":\"M\",\"pid\":2,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":3}},\n"
 	"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":3.000001,\"name\":\"gemm\",\"cat\":\"kernel\","
 	"\"args\":{\"grid\":-4,\"q\\\"k\":\"a\\nb\",\"occ\":0.1,\"bad\":null,\"ok\":true,"

@@ -140,11 +140,16 @@ static uint64_t ann_pid(const struct tc_model *m) {
 	return (uint64_t)m->n_devices + 2;
 }
 
-static void process_meta(struct writer *w, uint64_t pid, const char *name, int64_t sort) {
+/* kind: the model's device or track kind, a hint that lets a reader (ours)
+ * rebuild the model exactly; viewers read only args.name. */
+static void process_meta(struct writer *w, uint64_t pid, const char *name, const char *kind,
+		int64_t sort) {
 	begin_event(w, "M");
 	put_key_uint(w->f, ",\"pid\":", pid);
 	fputs(",\"name\":\"process_name\",\"args\":{\"name\":", w->f);
 	put_str(w->f, name);
+	fputs(",\"tracectl_kind\":", w->f);
+	put_str(w->f, kind);
 	fputs("}}", w->f);
 	begin_event(w, "M");
 	put_key_uint(w->f, ",\"pid\":", pid);
@@ -154,12 +159,14 @@ static void process_meta(struct writer *w, uint64_t pid, const char *name, int64
 }
 
 static void thread_meta(struct writer *w, uint64_t pid, uint64_t tid, const char *name,
-		int64_t sort) {
+		const char *kind, int64_t sort) {
 	begin_event(w, "M");
 	put_key_uint(w->f, ",\"pid\":", pid);
 	put_key_uint(w->f, ",\"tid\":", tid);
 	fputs(",\"name\":\"thread_name\",\"args\":{\"name\":", w->f);
 	put_str(w->f, name);
+	fputs(",\"tracectl_kind\":", w->f);
+	put_str(w->f, kind);
 	fputs("}}", w->f);
 	begin_event(w, "M");
 	put_key_uint(w->f, ",\"pid\":", pid);
@@ -224,7 +231,7 @@ static void write_metadata(struct writer *w) {
 			continue;
 		}
 		if (d == m->n_devices) {
-			process_meta(w, pid_of(m, d), "(no device)", (int64_t)d);
+			process_meta(w, pid_of(m, d), "(no device)", "other", (int64_t)d);
 			continue;
 		}
 		const struct tc_device *dev = &m->devices[d];
@@ -234,19 +241,21 @@ static void write_metadata(struct writer *w) {
 		} else {
 			snprintf(name, sizeof(name), "%s", tc_model_str(m, dev->name));
 		}
-		process_meta(w, pid_of(m, d), name, (int64_t)d);
+		process_meta(w, pid_of(m, d), name, tc_device_kind_name((enum tc_device_kind)dev->kind),
+			(int64_t)d);
 	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		if (!w->track_used[t]) {
 			continue;
 		}
 		const struct tc_track *tr = &m->tracks[t];
-		thread_meta(w, pid_of(m, tr->device), w->tid[t], tc_model_str(m, tr->name), tr->sort);
+		thread_meta(w, pid_of(m, tr->device), w->tid[t], tc_model_str(m, tr->name),
+			tc_track_kind_name((enum tc_track_kind)tr->kind), tr->sort);
 	}
 	if (w->ann && (w->ann->n_marks || w->ann->n_points)) {
-		process_meta(w, ann_pid(m), "tracectl annotations", -1);
+		process_meta(w, ann_pid(m), "tracectl annotations", "other", -1);
 		for (size_t t = 0; t < w->ann->n_tracks; t++) {
-			thread_meta(w, ann_pid(m), t + 1, w->ann->tracks[t], (int64_t)t);
+			thread_meta(w, ann_pid(m), t + 1, w->ann->tracks[t], "annotation", (int64_t)t);
 		}
 	}
 }
