@@ -7,14 +7,68 @@
 #include "util/xalloc.h"
 
 /*
- * Event lines are written with fputs/fwrite and hand-rolled number
+ * Event lines are written through a local buffer with hand-rolled number
  * formatting rather than through struct tc_jw: this is the hot loop of a
  * multi-gigabyte export and printf costs more than the rest together.
- * Strings still go through tc_json_escape, so the output is strict JSON.
+ * Strings needing escapes still go through tc_json_escape, so the output is
+ * strict JSON.
  */
+
+/* Event text is gathered here and handed to stdio in large pieces: one
+ * fwrite per 64 KiB instead of a dozen per event. */
+struct out {
+	FILE *f;
+	size_t n;
+	char buf[64 * 1024];
+};
+
+static void out_flush(struct out *o) {
+	if (o->n) {
+		fwrite(o->buf, 1, o->n, o->f);
+		o->n = 0;
+	}
+}
+
+static void out_n(struct out *o, const char *s, size_t n) {
+	if (o->n + n > sizeof(o->buf)) {
+		out_flush(o);
+		if (n > sizeof(o->buf)) {
+			fwrite(s, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+
+static void out_s(struct out *o, const char *s) {
+	out_n(o, s, strlen(s));
+}
+
+static void out_c(struct out *o, char c) {
+	if (o->n == sizeof(o->buf)) {
+		out_flush(o);
+	}
+	o->buf[o->n++] = c;
+}
+
+/* Escaped string contents: printable ASCII without quote or backslash is
+ * copied; anything else goes through tc_json_escape. */
+static void out_esc(struct out *o, const char *s, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+			out_flush(o);
+			tc_json_escape(o->f, s, n);
+			return;
+		}
+	}
+	out_n(o, s, n);
+}
 
 struct writer {
 	FILE *f;
+	struct out *o;
 	const struct tc_model *m;
 	const struct tc_selection *sel;
 	const struct tc_annotation *ann;
@@ -25,19 +79,19 @@ struct writer {
 	bool first;          /* no event written yet */
 };
 
-static void put_u64(FILE *f, uint64_t v) {
+static void put_u64(struct out *f, uint64_t v) {
 	char buf[24];
 	char *p = buf + sizeof(buf);
 	do {
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+	out_n(f, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-static void put_i64(FILE *f, int64_t v) {
+static void put_i64(struct out *f, int64_t v) {
 	if (v < 0) {
-		fputc('-', f);
+		out_c(f, '-');
 		put_u64(f, (uint64_t)0 - (uint64_t)v);
 	} else {
 		put_u64(f, (uint64_t)v);
@@ -65,10 +119,10 @@ static char *fmt_us(char *buf, int64_t ps) {
 	return buf;
 }
 
-static void put_us(FILE *f, int64_t ps) {
+static void put_us(struct out *f, int64_t ps) {
 	uint64_t a = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps;
 	if (ps < 0) {
-		fputc('-', f);
+		out_c(f, '-');
 	}
 	put_u64(f, a / 1000000);
 	unsigned frac = (unsigned)(a % 1000000);
@@ -82,20 +136,20 @@ static void put_us(FILE *f, int64_t ps) {
 		while (buf[n - 1] == '0') {
 			n--;
 		}
-		fwrite(buf, 1, (size_t)n, f);
+		out_n(f, buf, (size_t)n);
 	}
 }
 
-static void put_str(FILE *f, const char *s) {
-	fputc('"', f);
-	tc_json_escape(f, s, strlen(s));
-	fputc('"', f);
+static void put_str(struct out *f, const char *s) {
+	out_c(f, '"');
+	out_esc(f, s, strlen(s));
+	out_c(f, '"');
 }
 
 /* A finite double as the shortest text that reads back exactly. */
-static void put_double(FILE *f, double v) {
+static void put_double(struct out *f, double v) {
 	if (!isfinite(v)) {
-		fputs("null", f);
+		out_s(f, "null");
 		return;
 	}
 	if (v == (double)(int64_t)v && fabs(v) < 9e15) {
@@ -107,25 +161,25 @@ static void put_double(FILE *f, double v) {
 	if (strtod(buf, NULL) != v) {
 		snprintf(buf, sizeof(buf), "%.17g", v);
 	}
-	fputs(buf, f);
+	out_s(f, buf);
 }
 
 static void begin_event(struct writer *w, const char *ph) {
-	fputs(w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"", w->f);
+	out_s(w->o, w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
 	w->first = false;
-	fputs(ph, w->f);
-	fputc('"', w->f);
+	out_s(w->o, ph);
+	out_c(w->o, '"');
 }
 
-static void put_key_uint(FILE *f, const char *key, uint64_t v) {
-	fputs(key, f);
+static void put_key_uint(struct out *f, const char *key, uint64_t v) {
+	out_s(f, key);
 	put_u64(f, v);
 }
 
 static void put_ts(struct writer *w, int64_t ps) {
 	int64_t rel = ps - w->sel->zero_ps;
-	fputs(",\"ts\":", w->f);
-	put_us(w->f, rel < 0 ? 0 : rel);
+	out_s(w->o, ",\"ts\":");
+	put_us(w->o, rel < 0 ? 0 : rel);
 }
 
 static uint32_t dev_index(const struct tc_model *m, uint32_t d) {
@@ -145,35 +199,35 @@ static uint64_t ann_pid(const struct tc_model *m) {
 static void process_meta(struct writer *w, uint64_t pid, const char *name, const char *kind,
 		int64_t sort) {
 	begin_event(w, "M");
-	put_key_uint(w->f, ",\"pid\":", pid);
-	fputs(",\"name\":\"process_name\",\"args\":{\"name\":", w->f);
-	put_str(w->f, name);
-	fputs(",\"tracectl_kind\":", w->f);
-	put_str(w->f, kind);
-	fputs("}}", w->f);
+	put_key_uint(w->o, ",\"pid\":", pid);
+	out_s(w->o, ",\"name\":\"process_name\",\"args\":{\"name\":");
+	put_str(w->o, name);
+	out_s(w->o, ",\"tracectl_kind\":");
+	put_str(w->o, kind);
+	out_s(w->o, "}}");
 	begin_event(w, "M");
-	put_key_uint(w->f, ",\"pid\":", pid);
-	fputs(",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":", w->f);
-	put_i64(w->f, sort);
-	fputs("}}", w->f);
+	put_key_uint(w->o, ",\"pid\":", pid);
+	out_s(w->o, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":");
+	put_i64(w->o, sort);
+	out_s(w->o, "}}");
 }
 
 static void thread_meta(struct writer *w, uint64_t pid, uint64_t tid, const char *name,
 		const char *kind, int64_t sort) {
 	begin_event(w, "M");
-	put_key_uint(w->f, ",\"pid\":", pid);
-	put_key_uint(w->f, ",\"tid\":", tid);
-	fputs(",\"name\":\"thread_name\",\"args\":{\"name\":", w->f);
-	put_str(w->f, name);
-	fputs(",\"tracectl_kind\":", w->f);
-	put_str(w->f, kind);
-	fputs("}}", w->f);
+	put_key_uint(w->o, ",\"pid\":", pid);
+	put_key_uint(w->o, ",\"tid\":", tid);
+	out_s(w->o, ",\"name\":\"thread_name\",\"args\":{\"name\":");
+	put_str(w->o, name);
+	out_s(w->o, ",\"tracectl_kind\":");
+	put_str(w->o, kind);
+	out_s(w->o, "}}");
 	begin_event(w, "M");
-	put_key_uint(w->f, ",\"pid\":", pid);
-	put_key_uint(w->f, ",\"tid\":", tid);
-	fputs(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":", w->f);
-	put_i64(w->f, sort);
-	fputs("}}", w->f);
+	put_key_uint(w->o, ",\"pid\":", pid);
+	put_key_uint(w->o, ",\"tid\":", tid);
+	out_s(w->o, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
+	put_i64(w->o, sort);
+	out_s(w->o, "}}");
 }
 
 static bool sample_kept(const struct writer *w, size_t i) {
@@ -294,28 +348,28 @@ static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, b
 		seen->op_kind |= strcmp(key, "op_kind") == 0;
 		seen->flops |= a->key == m->key.flops;
 		seen->bytes |= a->key == m->key.bytes_accessed;
-		fputs(*comma ? ",\"" : "\"", w->f);
+		out_s(w->o, *comma ? ",\"" : "\"");
 		*comma = true;
-		tc_json_escape(w->f, key, strlen(key));
-		fputs("\":", w->f);
+		out_esc(w->o, key, strlen(key));
+		out_s(w->o, "\":");
 		switch (a->type & ~TC_ARG_LAST) {
 		case TC_ARG_INT:
-			put_i64(w->f, a->v.i);
+			put_i64(w->o, a->v.i);
 			break;
 		case TC_ARG_UINT:
-			put_u64(w->f, a->v.u);
+			put_u64(w->o, a->v.u);
 			break;
 		case TC_ARG_DOUBLE:
-			put_double(w->f, a->v.d);
+			put_double(w->o, a->v.d);
 			break;
 		case TC_ARG_STR:
-			put_str(w->f, tc_model_str(m, a->v.s));
+			put_str(w->o, tc_model_str(m, a->v.s));
 			break;
 		case TC_ARG_BOOL:
-			fputs(a->v.i ? "true" : "false", w->f);
+			out_s(w->o, a->v.i ? "true" : "false");
 			break;
 		default:
-			fputs("null", w->f);
+			out_s(w->o, "null");
 			break;
 		}
 next:
@@ -362,67 +416,67 @@ static void write_event(struct writer *w, size_t i) {
 	const struct tc_track *tr = &m->tracks[m->ev.track[i]];
 	bool instant = m->ev.flags[i] & TC_EV_INSTANT;
 	begin_event(w, instant ? "i" : "X");
-	put_key_uint(w->f, ",\"pid\":", pid_of(m, tr->device));
-	put_key_uint(w->f, ",\"tid\":", w->tid[m->ev.track[i]]);
+	put_key_uint(w->o, ",\"pid\":", pid_of(m, tr->device));
+	put_key_uint(w->o, ",\"tid\":", w->tid[m->ev.track[i]]);
 	put_ts(w, m->ev.start[i]);
 	if (instant) {
-		fputs(",\"s\":\"t\"", w->f);
+		out_s(w->o, ",\"s\":\"t\"");
 		w->st->instants++;
 	} else {
-		fputs(",\"dur\":", w->f);
-		put_us(w->f, m->ev.dur[i]);
+		out_s(w->o, ",\"dur\":");
+		put_us(w->o, m->ev.dur[i]);
 		w->st->slices++;
 	}
-	fputs(",\"name\":", w->f);
-	put_str(w->f, tc_model_str(m, op->name));
-	fputs(",\"cat\":", w->f);
-	put_str(w->f, op->category ? tc_model_str(m, op->category) :
+	out_s(w->o, ",\"name\":");
+	put_str(w->o, tc_model_str(m, op->name));
+	out_s(w->o, ",\"cat\":");
+	put_str(w->o, op->category ? tc_model_str(m, op->category) :
 		kind_cat((enum tc_op_kind)op->kind));
-	fputs(",\"args\":{", w->f);
+	out_s(w->o, ",\"args\":{");
 	bool comma = false;
 	struct seen seen = { 0 };
 	put_arg_list(w, m->ev.args[i], TC_NONE, &comma, &seen);
 	put_arg_list(w, op->args, m->ev.args[i], &comma, &seen);
 	if (!seen.op_kind) {
-		fputs(comma ? ",\"op_kind\":" : "\"op_kind\":", w->f);
-		put_str(w->f, tc_op_kind_name((enum tc_op_kind)op->kind));
+		out_s(w->o, comma ? ",\"op_kind\":" : "\"op_kind\":");
+		put_str(w->o, tc_op_kind_name((enum tc_op_kind)op->kind));
 		comma = true;
 	}
 	if (!seen.flops && op->flops >= 0) {
-		fputs(comma ? ",\"flops\":" : "\"flops\":", w->f);
-		put_i64(w->f, op->flops);
+		out_s(w->o, comma ? ",\"flops\":" : "\"flops\":");
+		put_i64(w->o, op->flops);
 		comma = true;
 	}
 	if (!seen.bytes && op->bytes >= 0) {
-		fputs(comma ? ",\"bytes_accessed\":" : "\"bytes_accessed\":", w->f);
-		put_i64(w->f, op->bytes);
+		out_s(w->o, comma ? ",\"bytes_accessed\":" : "\"bytes_accessed\":");
+		put_i64(w->o, op->bytes);
 		comma = true;
 	}
 	if (m->ev.flags[i] & TC_EV_UNFINISHED) {
-		fputs(comma ? ",\"unfinished\":true" : "\"unfinished\":true", w->f);
+		out_s(w->o, comma ? ",\"unfinished\":true" : "\"unfinished\":true");
 		comma = true;
 	}
 	if (m->ev.flags[i] & TC_EV_CLAMPED) {
-		fputs(comma ? ",\"clamped\":true" : "\"clamped\":true", w->f);
+		out_s(w->o, comma ? ",\"clamped\":true" : "\"clamped\":true");
 	}
-	fputs("}}", w->f);
+	out_s(w->o, "}}");
 }
 
 static void write_counter_event(struct writer *w, uint64_t pid, const char *name,
 		const char *group, int64_t ts, double v) {
 	begin_event(w, "C");
-	put_key_uint(w->f, ",\"pid\":", pid);
+	put_key_uint(w->o, ",\"pid\":", pid);
 	put_ts(w, ts);
-	fputs(",\"name\":\"", w->f);
-	tc_json_escape(w->f, name, strlen(name));
+	out_s(w->o, ",\"name\":\"");
+	out_esc(w->o, name, strlen(name));
 	if (group && *group) {
-		fputs(" (", w->f);
-		tc_json_escape(w->f, group, strlen(group));
-		fputc(')', w->f);
+		out_s(w->o, " (");
+		out_esc(w->o, group, strlen(group));
+		out_c(w->o, ')');
 	}
-	fputs("\",\"args\":{\"value\":", w->f);
-	put_double(w->f, v);
-	fputs("}}", w->f);
+	out_s(w->o, "\",\"args\":{\"value\":");
+	put_double(w->o, v);
+	out_s(w->o, "}}");
 }
 
 static void write_counters(struct writer *w) {
@@ -449,17 +503,17 @@ static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev,
 		const char *name) {
 	const struct tc_model *m = w->m;
 	begin_event(w, ph);
-	put_key_uint(w->f, ",\"id\":", id);
-	put_key_uint(w->f, ",\"pid\":", pid_of(m, m->tracks[m->ev.track[ev]].device));
-	put_key_uint(w->f, ",\"tid\":", w->tid[m->ev.track[ev]]);
+	put_key_uint(w->o, ",\"id\":", id);
+	put_key_uint(w->o, ",\"pid\":", pid_of(m, m->tracks[m->ev.track[ev]].device));
+	put_key_uint(w->o, ",\"tid\":", w->tid[m->ev.track[ev]]);
 	put_ts(w, m->ev.start[ev]);
-	fputs(",\"name\":\"", w->f);
-	fputs(name, w->f);
-	fputs("\",\"cat\":\"flow\"", w->f);
+	out_s(w->o, ",\"name\":\"");
+	out_s(w->o, name);
+	out_s(w->o, "\",\"cat\":\"flow\"");
 	if (ph[0] == 'f') {
-		fputs(",\"bp\":\"e\"", w->f);
+		out_s(w->o, ",\"bp\":\"e\"");
 	}
-	fputc('}', w->f);
+	out_c(w->o, '}');
 }
 
 static void write_flows(struct writer *w) {
@@ -483,25 +537,25 @@ static void write_annotation(struct writer *w) {
 	for (size_t k = 0; k < a->n_marks; k++) {
 		const struct tc_mark *mk = &a->marks[k];
 		begin_event(w, "X");
-		put_key_uint(w->f, ",\"pid\":", ann_pid(m));
-		put_key_uint(w->f, ",\"tid\":", (uint64_t)mk->track + 1);
+		put_key_uint(w->o, ",\"pid\":", ann_pid(m));
+		put_key_uint(w->o, ",\"tid\":", (uint64_t)mk->track + 1);
 		put_ts(w, mk->start_ps);
-		fputs(",\"dur\":", w->f);
-		put_us(w->f, mk->dur_ps);
-		fputs(",\"name\":", w->f);
-		put_str(w->f, mk->name ? mk->name : "");
-		fputs(",\"cat\":\"tracectl\",\"args\":{", w->f);
+		out_s(w->o, ",\"dur\":");
+		put_us(w->o, mk->dur_ps);
+		out_s(w->o, ",\"name\":");
+		put_str(w->o, mk->name ? mk->name : "");
+		out_s(w->o, ",\"cat\":\"tracectl\",\"args\":{");
 		bool comma = false;
 		if (mk->severity) {
-			fputs("\"severity\":", w->f);
-			put_str(w->f, mk->severity);
+			out_s(w->o, "\"severity\":");
+			put_str(w->o, mk->severity);
 			comma = true;
 		}
 		if (mk->detail) {
-			fputs(comma ? ",\"detail\":" : "\"detail\":", w->f);
-			put_str(w->f, mk->detail);
+			out_s(w->o, comma ? ",\"detail\":" : "\"detail\":");
+			put_str(w->o, mk->detail);
 		}
-		fputs("}}", w->f);
+		out_s(w->o, "}}");
 		w->st->marks++;
 	}
 	char name[512];
@@ -540,7 +594,9 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	const struct tc_model *m = w->m;
 	const struct tc_selection *sel = w->sel;
 	struct tc_jw j;
-	fputs("\n],\n\"otherData\":", w->f);
+	out_s(w->o, "\n],\n\"otherData\":");
+	/* The tail is small: plain tc_jw on the FILE. */
+	out_flush(w->o);
 	tc_jw_init(&j, w->f, false);
 	tc_jw_obj_begin(&j);
 	tc_jw_key(&j, "generator");
@@ -666,8 +722,11 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 	struct writer w = {
 		.f = f, .m = m, .sel = o->sel, .ann = o->ann, .st = st, .first = true,
 	};
+	w.o = tc_xmalloc(sizeof(*w.o));
+	w.o->f = f;
+	w.o->n = 0;
 	plan(&w);
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	out_s(w.o, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	write_metadata(&w);
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
@@ -687,6 +746,7 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 	}
 	write_other(&w, o);
 	fputs("}\n", f);
+	free(w.o);
 	free(w.tid);
 	free(w.track_used);
 	free(w.pid_used);
