@@ -147,42 +147,6 @@ void tc_cut_min_dur(const struct tc_model *m, struct tc_selection *s, int64_t mi
 	tc_selection_note(s, rule, dropped)->lo_ps = min_ps;
 }
 
-/*
- * Close `mark` over nesting: every marked event's ancestors on its track get
- * marked too, if the selection still holds them. One forward pass suffices:
- * parents precede children, so a marked parent already had its own
- * ancestors marked when it was visited.
- */
-static void mark_ancestors(const struct tc_model *m, const struct tc_selection *s,
-		uint8_t *mark) {
-	uint32_t *stack = NULL;
-	size_t cap = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		TC_GROW(stack, cap, (size_t)tr->max_depth + 1);
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint16_t d = m->ev.depth[i];
-			if (m->ev.dur[i] > 0) {
-				stack[d] = (uint32_t)i;
-			}
-			if (!mark[i]) {
-				continue;
-			}
-			for (size_t k = d; k-- > 0;) {
-				uint32_t j = stack[k];
-				if (!tc_selection_has(s, j)) {
-					continue;
-				}
-				if (mark[j]) {
-					break;
-				}
-				mark[j] = 1;
-			}
-		}
-	}
-	free(stack);
-}
-
 /* Parent of each event on its track (TC_NONE for top-level events). */
 static uint32_t *parents(const struct tc_model *m) {
 	uint32_t *parent = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*parent));
@@ -201,6 +165,32 @@ static uint32_t *parents(const struct tc_model *m) {
 	}
 	free(stack);
 	return parent;
+}
+
+/*
+ * Close `mark` over nesting: every marked event's ancestors on its track get
+ * marked too, if the selection still holds them. One pass in event order
+ * suffices: parents precede children, so a marked parent already had its
+ * own ancestors marked when it was visited.
+ */
+static void mark_ancestors(const struct tc_model *m, const struct tc_selection *s,
+		uint8_t *mark) {
+	uint32_t *parent = parents(m);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (!mark[i]) {
+			continue;
+		}
+		for (uint32_t j = parent[i]; j != TC_NONE; j = parent[j]) {
+			if (!tc_selection_has(s, j)) {
+				continue;
+			}
+			if (mark[j]) {
+				break;
+			}
+			mark[j] = 1;
+		}
+	}
+	free(parent);
 }
 
 /* Apply mark as the new selection; returns how many events left it. */

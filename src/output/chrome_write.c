@@ -194,40 +194,31 @@ static uint64_t ann_pid(const struct tc_model *m) {
 	return (uint64_t)m->n_devices + 2;
 }
 
-/* kind: the model's device or track kind, a hint that lets a reader (ours)
- * rebuild the model exactly; viewers read only args.name. */
-static void process_meta(struct writer *w, uint64_t pid, const char *name, const char *kind,
-		int64_t sort) {
-	begin_event(w, "M");
-	put_key_uint(w->o, ",\"pid\":", pid);
-	out_s(w->o, ",\"name\":\"process_name\",\"args\":{\"name\":");
-	put_str(w->o, name);
-	out_s(w->o, ",\"tracectl_kind\":");
-	put_str(w->o, kind);
-	out_s(w->o, "}}");
-	begin_event(w, "M");
-	put_key_uint(w->o, ",\"pid\":", pid);
-	out_s(w->o, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":");
-	put_i64(w->o, sort);
-	out_s(w->o, "}}");
-}
-
-static void thread_meta(struct writer *w, uint64_t pid, uint64_t tid, const char *name,
+/* A name and a sort-index metadata event for a process (tid 0: none) or a
+ * thread. kind, the model's device or track kind, is a hint that lets a
+ * reader (ours) rebuild the model exactly; viewers read only args.name. */
+static void meta(struct writer *w, uint64_t pid, uint64_t tid, const char *name,
 		const char *kind, int64_t sort) {
-	begin_event(w, "M");
-	put_key_uint(w->o, ",\"pid\":", pid);
-	put_key_uint(w->o, ",\"tid\":", tid);
-	out_s(w->o, ",\"name\":\"thread_name\",\"args\":{\"name\":");
-	put_str(w->o, name);
-	out_s(w->o, ",\"tracectl_kind\":");
-	put_str(w->o, kind);
-	out_s(w->o, "}}");
-	begin_event(w, "M");
-	put_key_uint(w->o, ",\"pid\":", pid);
-	put_key_uint(w->o, ",\"tid\":", tid);
-	out_s(w->o, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
-	put_i64(w->o, sort);
-	out_s(w->o, "}}");
+	const char *what = tid ? "thread" : "process";
+	for (int k = 0; k < 2; k++) {
+		begin_event(w, "M");
+		put_key_uint(w->o, ",\"pid\":", pid);
+		if (tid) {
+			put_key_uint(w->o, ",\"tid\":", tid);
+		}
+		out_s(w->o, ",\"name\":\"");
+		out_s(w->o, what);
+		if (k == 0) {
+			out_s(w->o, "_name\",\"args\":{\"name\":");
+			put_str(w->o, name);
+			out_s(w->o, ",\"tracectl_kind\":");
+			put_str(w->o, kind);
+		} else {
+			out_s(w->o, "_sort_index\",\"args\":{\"sort_index\":");
+			put_i64(w->o, sort);
+		}
+		out_s(w->o, "}}");
+	}
 }
 
 static bool sample_kept(const struct writer *w, size_t i) {
@@ -285,7 +276,7 @@ static void write_metadata(struct writer *w) {
 			continue;
 		}
 		if (d == m->n_devices) {
-			process_meta(w, pid_of(m, d), "(no device)", "other", (int64_t)d);
+			meta(w, pid_of(m, d), 0, "(no device)", "other", (int64_t)d);
 			continue;
 		}
 		const struct tc_device *dev = &m->devices[d];
@@ -295,7 +286,7 @@ static void write_metadata(struct writer *w) {
 		} else {
 			snprintf(name, sizeof(name), "%s", tc_model_str(m, dev->name));
 		}
-		process_meta(w, pid_of(m, d), name, tc_device_kind_name((enum tc_device_kind)dev->kind),
+		meta(w, pid_of(m, d), 0, name, tc_device_kind_name((enum tc_device_kind)dev->kind),
 			(int64_t)d);
 	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
@@ -303,13 +294,13 @@ static void write_metadata(struct writer *w) {
 			continue;
 		}
 		const struct tc_track *tr = &m->tracks[t];
-		thread_meta(w, pid_of(m, tr->device), w->tid[t], tc_model_str(m, tr->name),
+		meta(w, pid_of(m, tr->device), w->tid[t], tc_model_str(m, tr->name),
 			tc_track_kind_name((enum tc_track_kind)tr->kind), tr->sort);
 	}
 	if (w->ann && (w->ann->n_marks || w->ann->n_points)) {
-		process_meta(w, ann_pid(m), "tracectl annotations", "other", -1);
+		meta(w, ann_pid(m), 0, "tracectl annotations", "other", -1);
 		for (size_t t = 0; t < w->ann->n_tracks; t++) {
-			thread_meta(w, ann_pid(m), t + 1, w->ann->tracks[t], "annotation", (int64_t)t);
+			meta(w, ann_pid(m), t + 1, w->ann->tracks[t], "annotation", (int64_t)t);
 		}
 	}
 }
