@@ -305,7 +305,7 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 		}
 		f = tc_gzout_file(gz);
 	}
-	/* Large stdio buffers: the writer makes many small writes. */
+	/* A large stdio buffer (static: stdout may still use it at exit). */
 	static char buf[1 << 20];
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
 	tc_write_chrome(f, m, co, st);
@@ -320,11 +320,7 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 		off_t pos = ftello(f);
 		*bytes = pos > 0 ? (uint64_t)pos : 0;
 	}
-	int code = tc_cli_close_output(out);
-	if (f == stdout) {
-		setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
-	}
-	return code;
+	return tc_cli_close_output(out);
 }
 
 int tc_cmd_export(int argc, char **argv) {
