@@ -11,6 +11,7 @@
 #include "output/chrome_write.h"
 #include "output/fmt.h"
 #include "util/gzout.h"
+#include "util/xalloc.h"
 
 static const char usage[] =
 	"Usage: tracectl export --chrome [OPTIONS] TRACE... -o OUT.json[.gz]\n"
@@ -340,7 +341,7 @@ int tc_cmd_export(int argc, char **argv) {
 	tc_cli_common_init(&c);
 	c.output = NULL;
 	struct export_opts e = { 0 };
-	e.devices = calloc((size_t)argc, sizeof(*e.devices));
+	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));
 	int code = TC_EXIT_OK, opt;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		/* Here --max-events caps the output, not the input. */

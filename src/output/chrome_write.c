@@ -268,6 +268,15 @@ static void plan(struct writer *w) {
 	}
 }
 
+static bool host_name_shared(const struct tc_model *m, uint32_t h) {
+	for (size_t i = 0; i < m->n_hosts; i++) {
+		if (i != h && m->hosts[i].name == m->hosts[h].name) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static void write_metadata(struct writer *w) {
 	const struct tc_model *m = w->m;
 	char name[1024];
@@ -280,7 +289,15 @@ static void write_metadata(struct writer *w) {
 			continue;
 		}
 		const struct tc_device *dev = &m->devices[d];
-		if (dev->host < m->n_hosts) {
+		if (dev->host < m->n_hosts && host_name_shared(m, dev->host)) {
+			/* Two files from one host name: tell them apart by file. */
+			const struct tc_host *h = &m->hosts[dev->host];
+			const char *path = h->source < m->n_sources ?
+				tc_model_str(m, m->sources[h->source].path) : "?";
+			const char *base = strrchr(path, '/');
+			snprintf(name, sizeof(name), "%s (%s, %s)", tc_model_str(m, dev->name),
+				tc_model_str(m, h->name), base ? base + 1 : path);
+		} else if (dev->host < m->n_hosts) {
 			snprintf(name, sizeof(name), "%s (%s)", tc_model_str(m, dev->name),
 				tc_model_str(m, m->hosts[dev->host].name));
 		} else {
