@@ -37,13 +37,28 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 	window(m, s, lo_ps, hi_ps, rule);
 }
 
+/* Step markers on an accelerator (not a CPU device)? */
+static bool device_track(const struct tc_model *m, uint32_t t) {
+	uint32_t d = m->tracks[t].device;
+	return d < m->n_devices && m->devices[d].kind != TC_DEV_CPU;
+}
+
 bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 		int64_t first, int64_t last, const char *rule, struct tc_error *err) {
+	/* As the summary and the analysis do: device step lines win over host
+	 * markers (hosts often number their steps differently). */
+	bool on_device = false;
+	for (size_t i = 0; i < m->ev.n && !on_device; i++) {
+		on_device = m->ops[m->ev.op[i]].kind == TC_OP_STEP && device_track(m, m->ev.track[i]);
+	}
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int64_t min_num = INT64_MAX, max_num = INT64_MIN;
 	size_t n_steps = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
+		if (device_track(m, (uint32_t)t) != on_device) {
+			continue;
+		}
 		int64_t ordinal = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {

@@ -24,7 +24,8 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 
 /*
  * Steps are events of kind TC_OP_STEP, numbered by their "step" arg (else
- * by their order on their track). Keep the window from the first selected
+ * by their order on their track); as in the summary and the analysis,
+ * markers on accelerators win over host markers when both exist. Keep the window from the first selected
  * step's start to the last one's end (first..last inclusive; INT64_MIN /
  * INT64_MAX for open ends). Fails (TC_EXIT_USAGE) when no step matches.
  */
