@@ -204,6 +204,32 @@ START_TEST(cut_steps_window_device) {
 }
 END_TEST
 
+/* Host markers numbered differently do not widen a device step window. */
+START_TEST(cut_steps_device_markers_win) {
+	struct tc_model *m = tc_model_create();
+	uint32_t gpu = tc_model_add_device(m, S(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t cpu = tc_model_add_device(m, S(m, "host"), TC_DEV_CPU);
+	uint32_t gs = tc_model_add_track(m, gpu, S(m, "Steps"), TC_TRACK_STEPS, 1);
+	uint32_t hs = tc_model_add_track(m, cpu, S(m, "main"), TC_TRACK_HOST_THREAD, 2);
+	uint32_t sop = tc_model_op(m, S(m, "step"), 0, TC_OP_STEP);
+	for (int k = 0; k < 3; k++) {
+		tc_model_add_event(m, gs, sop, k * 100, 90, 0);
+		tc_model_add_event(m, hs, sop, 1000 + k * 100, 90, 0);
+	}
+	tc_model_finalize(m);
+	struct tc_selection s;
+	struct tc_error err;
+	tc_error_init(&err);
+	tc_selection_init(&s, m);
+	ck_assert(tc_cut_steps(m, &s, 1, 1, "--steps 1", &err));
+	ck_assert_int_eq(s.notes[0].lo_ps, 100);
+	ck_assert_int_eq(s.notes[0].hi_ps, 190);
+	ck_assert_uint_eq(s.n_kept, 1);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(cut_min_dur_top_ops) {
 	struct tc_model *m = stepped();
 	struct tc_selection s;
@@ -346,6 +372,7 @@ int main(void) {
 	tcase_add_test(tc, tiny_exact);
 	tcase_add_test(tc, exact_times);
 	tcase_add_test(tc, cut_steps_window_device);
+	tcase_add_test(tc, cut_steps_device_markers_win);
 	tcase_add_test(tc, cut_min_dur_top_ops);
 	tcase_add_test(tc, cut_max_events_keeps_parents);
 	tcase_add_test(tc, annotate_steps);
