@@ -416,48 +416,93 @@ static int cmp_longest(const void *pa, const void *pb) {
 	return (a > b) - (a < b);
 }
 
+/* A log-scale bucket of a duration, monotonic in it: exact below 64 ps,
+ * then 64 buckets per power of two (the top 6 bits after the leading one). */
+static size_t dur_bucket(int64_t d) {
+	uint64_t v = d < 0 ? 0 : (uint64_t)d;
+	if (v < 64) {
+		return (size_t)v;
+	}
+	unsigned e = 0;
+	for (unsigned step = 32; step; step >>= 1) {
+		if (v >> (e + step)) {
+			e += step;
+		}
+	}
+	return 64 + (size_t)(e - 6) * 64 + (size_t)((v >> (e - 6)) & 63);
+}
+
+#define DUR_BUCKETS (64 + 58 * 64)
+
+/* Selected events with bucket in [lo, hi), longest first. */
+static uint32_t *longest_first(const struct tc_model *m, const struct tc_selection *s,
+		size_t lo, size_t hi, size_t cap, size_t *n_out) {
+	uint32_t *order = tc_xmalloc((cap ? cap : 1) * sizeof(*order));
+	size_t n = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		size_t b = dur_bucket(m->ev.dur[i]);
+		if (b >= lo && b < hi && tc_selection_has(s, i)) {
+			order[n++] = (uint32_t)i;
+		}
+	}
+	sort_model = m;
+	qsort(order, n, sizeof(*order), cmp_longest);
+	*n_out = n;
+	return order;
+}
+
 void tc_cut_max_events(const struct tc_model *m, struct tc_selection *s, size_t max,
 		const char *rule) {
 	if (s->n_kept <= max) {
 		tc_selection_note(s, rule, 0);
 		return;
 	}
-	uint32_t *order = tc_xmalloc(s->n_kept * sizeof(*order));
-	size_t n = 0;
+	/* Only the longest events can be kept: sort just the buckets that hold
+	 * the top `max`, and the rest only if skipped events leave room. The two
+	 * passes visit events in the same order as one sort of all. */
+	size_t *count = tc_xcalloc(DUR_BUCKETS, sizeof(*count));
 	for (size_t i = 0; i < m->ev.n; i++) {
 		if (tc_selection_has(s, i)) {
-			order[n++] = (uint32_t)i;
+			count[dur_bucket(m->ev.dur[i])]++;
 		}
 	}
-	sort_model = m;
-	qsort(order, n, sizeof(*order), cmp_longest);
+	size_t cut = DUR_BUCKETS, above = 0;
+	while (cut > 0 && above < max) {
+		above += count[--cut];
+	}
+	free(count);
 	uint32_t *parent = parents(m);
 	uint8_t *mark = tc_xcalloc(m->ev.n, 1);
 	size_t kept = 0;
 	int64_t shortest = -1;
-	for (size_t k = 0; k < n && kept < max; k++) {
-		uint32_t i = order[k];
-		if (mark[i]) {
-			continue;
-		}
-		/* The event plus its not-yet-kept ancestors must fit. */
-		size_t need = 0;
-		for (uint32_t j = i; j != TC_NONE && !mark[j]; j = parent[j]) {
-			need += tc_selection_has(s, j);
-		}
-		if (kept + need > max) {
-			continue;
-		}
-		for (uint32_t j = i; j != TC_NONE && !mark[j]; j = parent[j]) {
-			if (tc_selection_has(s, j)) {
-				mark[j] = 1;
+	for (int pass = 0; pass < 2 && kept < max; pass++) {
+		size_t n;
+		uint32_t *order = pass == 0 ? longest_first(m, s, cut, DUR_BUCKETS, above, &n) :
+			longest_first(m, s, 0, cut, s->n_kept - above, &n);
+		for (size_t k = 0; k < n && kept < max; k++) {
+			uint32_t i = order[k];
+			if (mark[i]) {
+				continue;
 			}
+			/* The event plus its not-yet-kept ancestors must fit. */
+			size_t need = 0;
+			for (uint32_t j = i; j != TC_NONE && !mark[j]; j = parent[j]) {
+				need += tc_selection_has(s, j);
+			}
+			if (kept + need > max) {
+				continue;
+			}
+			for (uint32_t j = i; j != TC_NONE && !mark[j]; j = parent[j]) {
+				if (tc_selection_has(s, j)) {
+					mark[j] = 1;
+				}
+			}
+			kept += need;
+			shortest = m->ev.dur[i];
 		}
-		kept += need;
-		shortest = m->ev.dur[i];
+		free(order);
 	}
 	tc_selection_note(s, rule, apply_mark(m, s, mark))->lo_ps = shortest;
 	free(mark);
 	free(parent);
-	free(order);
 }
