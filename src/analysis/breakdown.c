@@ -19,8 +19,7 @@
 
 /* Op kinds counted on the device's own work lines. */
 static const uint32_t device_kinds[TC_BD_COUNT] = {
-	[TC_BD_COMPUTE] = B(TC_OP_KERNEL) | B(TC_OP_MEMSET) | B(TC_OP_OTHER) | B(TC_OP_HOST_OP) |
-		B(TC_OP_OVERHEAD),
+	[TC_BD_COMPUTE] = TC_KINDS_DEVICE_COMPUTE,
 	[TC_BD_D2H] = B(TC_OP_MEMCPY_D2H),
 	[TC_BD_D2D] = B(TC_OP_MEMCPY_D2D) | B(TC_OP_MEMCPY_OTHER),
 	[TC_BD_INPUT] = B(TC_OP_DATALOAD),
@@ -69,15 +68,16 @@ static uint32_t *host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) 
 	return v;
 }
 
-/* Device lines for the breakdown: its work lines plus any other line that
- * is not derived/annotation/steps (an infeed line, say). */
-static uint32_t *device_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
+/* Device lines for the breakdown: its work lines (work = true), or its
+ * other plain lines (an infeed line, say), which count only for input and
+ * compile. */
+static uint32_t *device_tracks(const struct tc_model *m, uint32_t dev, bool work, size_t *n) {
 	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
 	size_t k = 0;
 	for (size_t t = 0; t < m->n_tracks && dev != TC_NONE; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (tr->device == dev && (tc_track_kind_is_device_work((enum tc_track_kind)tr->kind) ||
-				tr->kind == TC_TRACK_OTHER)) {
+		bool is_work = tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
+		if (tr->device == dev && (work ? is_work : tr->kind == TC_TRACK_OTHER)) {
 			v[k++] = (uint32_t)t;
 		}
 	}
@@ -180,8 +180,9 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	a->bd_device = pick_device(a);
-	size_t nd, nh;
-	uint32_t *dt = device_tracks(m, a->bd_device, &nd);
+	size_t nd, nh, no;
+	uint32_t *dt = device_tracks(m, a->bd_device, true, &nd);
+	uint32_t *ot = device_tracks(m, a->bd_device, false, &no);
 	uint32_t *ht = host_tracks(m, a->bd_device, &nh);
 	struct tc_ivals excl[TC_BD_COUNT] = { 0 };
 	struct tc_ivals dv = { 0 }, hv = { 0 }, cat = { 0 }, claimed = { 0 }, tmp = { 0 };
@@ -189,6 +190,11 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 		tc_ivals_union_kinds(m, dt, nd, device_kinds[c], &dv);
 		tc_ivals_union_kinds(m, ht, nh, host_kinds[c], &hv);
 		tc_ivals_merge(&dv, &hv, &cat);
+		if (c == TC_BD_INPUT || c == TC_BD_COMPILE) {
+			tc_ivals_union_kinds(m, ot, no, device_kinds[c], &dv);
+			tc_ivals_merge(&cat, &dv, &tmp);
+			tc_ivals_copy(&cat, &tmp);
+		}
 		tc_ivals_subtract(&cat, &claimed, &excl[c]);
 		tc_ivals_merge(&claimed, &cat, &tmp);
 		tc_ivals_copy(&claimed, &tmp);
@@ -230,6 +236,7 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 	tc_ivals_finish(&tmp);
 	tc_ivals_finish(&busy);
 	free(dt);
+	free(ot);
 	free(ht);
 	transfers(m, a);
 	(void)o;

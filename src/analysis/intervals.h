@@ -27,6 +27,11 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 void tc_ivals_union_kinds(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	uint32_t kind_mask, struct tc_ivals *out);
 #define TC_KIND_BIT(k) (1u << (k))
+/* Device compute: everything on a device line that is not a copy, a
+ * collective, a sync wait or a marker (TraceLens counts memsets as
+ * computation too). */
+#define TC_KINDS_DEVICE_COMPUTE (TC_KIND_BIT(TC_OP_KERNEL) | TC_KIND_BIT(TC_OP_MEMSET) | \
+	TC_KIND_BIT(TC_OP_OTHER) | TC_KIND_BIT(TC_OP_HOST_OP) | TC_KIND_BIT(TC_OP_OVERHEAD))
 int64_t tc_ivals_length(const struct tc_ivals *v);
 /* Length of a ∩ b. */
 int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b);

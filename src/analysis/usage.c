@@ -150,6 +150,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		}
 		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &busy);
 		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_KERNEL), &comp);
+		u->kernel_ps = tc_ivals_length(&comp);
+		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &comp);
 		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
 		u->busy_ps = tc_ivals_length(&busy);
 		u->compute_ps = tc_ivals_length(&comp);

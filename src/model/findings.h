@@ -106,7 +106,8 @@ struct tc_device_util {
 	uint32_t device;
 	int64_t first_ps, last_ps;
 	int64_t busy_ps;        /* union of all device work */
-	int64_t compute_ps;     /* union of TC_OP_KERNEL events */
+	int64_t compute_ps;     /* union of device compute (TC_KINDS_DEVICE_COMPUTE: kernels, memsets, ...) */
+	int64_t kernel_ps;      /* union of TC_OP_KERNEL events only (HTA "computation") */
 	int64_t comm_ps;        /* union of TC_OP_COLLECTIVE events */
 	int64_t overlap_ps;     /* |compute ∩ comm| */
 	int64_t idle_ps;        /* span - busy */

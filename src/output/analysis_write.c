@@ -549,6 +549,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		tc_jw_int(&w, u->busy_ps);
 		tc_jw_key(&w, "computation_ps");
 		tc_jw_int(&w, u->compute_ps);
+		tc_jw_key(&w, "kernel_ps");
+		tc_jw_int(&w, u->kernel_ps);
 		tc_jw_key(&w, "collective_ps");
 		tc_jw_int(&w, u->comm_ps);
 		tc_jw_key(&w, "overlap_ps");
