@@ -1,7 +1,10 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/intervals.h"
+#include "analysis/summary.h"
+#include "ingest/ingest.h"
 #include "tc_test.h"
 
 /*
@@ -588,6 +591,190 @@ START_TEST(op_table_grouping) {
 }
 END_TEST
 
+/* ---- real traces (skipped when ../shared/traces is absent, or while the
+ * format's reader is not on this branch yet) ---- */
+
+static struct tc_model *load(const char *rel) {
+	const char *path = tc_test_trace(rel);
+	if (!path) {
+		fprintf(stderr, "skip: %s absent\n", rel);
+		return NULL;
+	}
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.threads = 1;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	if (!m && (strstr(err.msg, "not supported yet") || strstr(err.msg, "unrecognised format"))) {
+		fprintf(stderr, "skip: %s: %s\n", rel, err.msg);
+		return NULL;
+	}
+	ck_assert_msg(m != NULL, "%s: %s", rel, err.msg);
+	return m;
+}
+
+static void near(double got, double want, double rel, const char *what) {
+	double d = got - want;
+	d = d < 0 ? -d : d;
+	double tol = rel * (want < 0 ? -want : want);
+	ck_assert_msg(d <= tol + 1e-9, "%s: got %.9f, want %.9f", what, got, want);
+}
+
+/* TraceLens gpu_timeline (GOLD.md), ms: computation, busy, total. The
+ * qwen trace is measured inside its ProfilerStep (a GPU step marker); the
+ * others cover the whole GPU timeline. */
+static const struct {
+	const char *file;
+	double comp, busy, total;
+	bool in_step;
+} tracelens[] = {
+	{ "json/tracelens/h100-qwen1.5-0.5b-chat.json.gz", 31.903115234375, 31.905483154296874,
+		34.8924189453125, true },
+	{ "json/tracelens/h100-falconsai_nsfw.json.gz", 1.225308837890625, 1.225308837890625,
+		7.559843994140625, false },
+	{ "json/tracelens/h100-bert-small.json.gz", 0.30719775390625, 0.309437744140625,
+		3.907824951171875, false },
+	{ "json/tracelens/mi210-gpu_only.json.gz", 5.3433701171875, 5.3433701171875,
+		5.9795029296875, false },
+	{ "json/tracelens/mi300-torch_compile_triton.json.gz", 12.54902099609375,
+		12.54902099609375, 12.5490322265625, false },
+};
+
+START_TEST(gold_tracelens_gpu_timeline) {
+	struct tc_model *m = load(tracelens[_i].file);
+	if (!m) {
+		return;
+	}
+	double comp, busy, total;
+	if (tracelens[_i].in_step) {
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		struct tc_analysis a;
+		tc_analyze(m, &o, &a);
+		if (strcmp(a.steps_source, "device markers") != 0) {
+			fprintf(stderr, "skip: %s: no device step marker from the reader (%s)\n",
+				tracelens[_i].file, a.steps_source);
+			tc_analysis_finish(&a);
+			tc_model_destroy(m);
+			return;
+		}
+		ck_assert_uint_eq(a.n_steps, 1);
+		comp = (double)a.steps[0].cat_ps[TC_BD_COMPUTE] / 1e9;
+		busy = (double)a.steps[0].busy_ps / 1e9;
+		total = (double)a.steps[0].dur_ps / 1e9;
+		tc_analysis_finish(&a);
+	} else {
+		struct tc_summary s;
+		tc_analyze_summary(m, &s);
+		const struct tc_device_summary *d = NULL;
+		for (size_t i = 0; i < s.n_devices; i++) {
+			if (m->devices[s.devices[i].device].kind != TC_DEV_CPU) {
+				ck_assert_ptr_null(d);
+				d = &s.devices[i];
+			}
+		}
+		ck_assert_ptr_nonnull(d);
+		comp = (double)d->computation_ps / 1e9;
+		busy = (double)d->busy_ps / 1e9;
+		total = (double)d->span_ps / 1e9;
+		tc_summary_finish(&s);
+	}
+	near(comp, tracelens[_i].comp, 1e-3, "computation ms");
+	near(busy, tracelens[_i].busy, 1e-3, "busy ms");
+	near(total, tracelens[_i].total, 1e-3, "total ms");
+	near(total - busy, tracelens[_i].total - tracelens[_i].busy, 1e-3, "idle ms");
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_launch_bound) {
+	/* bert-small: 60 short kernels, the GPU idles between them. */
+	struct tc_model *m = load("json/tracelens/h100-bert-small.json.gz");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	const struct tc_finding *f = find(&a, "launch-bound");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(f->severity, TC_SEV_HIGH);
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_uint_gt(a.util[0].n_short_kernels, a.util[0].n_kernels / 2);
+	ck_assert_int_gt(a.util[0].idle_host_wait_ps, a.util[0].idle_ps / 2);
+	ck_assert_int_ge(a.util[0].launch_delay_p50_ps, 0);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_nccl_communication) {
+	struct tc_model *m = load("json/hta/nccl_parser_config__nccl_data.json.gz");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_int_gt(a.util[0].comm_ps, 0);
+	ck_assert_int_gt(a.util[0].overlap_ps, 0);
+	ck_assert_int_le(a.util[0].overlap_ps, a.util[0].comm_ps);
+	ck_assert_int_gt(a.cat_total_ps[TC_BD_COLLECTIVE], 0);
+	ck_assert_ptr_nonnull(find(&a, "communication"));
+	/* GOLD.md: 21 ncclKernel events (15 AllReduce, 6 Broadcast). */
+	struct tc_op_table t;
+	ck_assert(tc_analyze_op_table(m, &o, "kind", &t));
+	uint64_t n = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.rows[i].kind == TC_OP_COLLECTIVE) {
+			n += t.rows[i].count;
+		}
+	}
+	ck_assert_uint_eq(n, 21);
+	tc_op_table_finish(&t);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_tpu_roofline) {
+	struct tc_model *m = load("xplane/xprof-tpu_inference_2.xplane.pb");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_op_table t;
+	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	/* Plane stats: 918 TFLOP/s, ~1638 GB/s. */
+	ck_assert_str_eq(t.peak_source, "trace");
+	near(t.ridge, 918e12 / 1638e9, 2e-3, "ridge");
+	size_t classified = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tc_op_row *r = &t.rows[i];
+		if (r->bytes > 0 && r->flops >= 0) {
+			ck_assert_int_ne(r->bound, TC_BOUND_UNKNOWN);
+			ck_assert_int_eq(r->bound, r->intensity < t.ridge ? TC_BOUND_MEMORY :
+				TC_BOUND_COMPUTE);
+			classified++;
+		}
+	}
+	ck_assert_uint_gt(classified, 0);
+	tc_op_table_finish(&t);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert(a.steps_inferred);
+	ck_assert_uint_gt(a.n_steps, 1);
+	ck_assert_ptr_nonnull(find(&a, "memory-bound"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("rules");
 	TCase *tc = tcase_create("analysis");
@@ -614,5 +801,12 @@ int main(void) {
 	tcase_add_test(tr, rule_transfer_bound);
 	tcase_add_test(tr, rule_unoptimized_op);
 	suite_add_tcase(s, tr);
+	TCase *tt = tcase_create("traces");
+	tcase_add_loop_test(tt, gold_tracelens_gpu_timeline, 0,
+		(int)(sizeof(tracelens) / sizeof(tracelens[0])));
+	tcase_add_test(tt, trace_launch_bound);
+	tcase_add_test(tt, trace_nccl_communication);
+	tcase_add_test(tt, trace_tpu_roofline);
+	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }
