@@ -73,8 +73,8 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 	tc_table_print(&t, f, "  ");
 	tc_table_finish(&t);
 	if (a->n_steps && a->steps[0].warmup) {
-		fprintf(f, "  * warm-up: first step over %s the median of the others "
-			"(likely compilation); left out of totals\n", "2x");
+		fprintf(f, "  * warm-up: first step longer than warmup.factor x the median of the "
+			"others (likely compilation); left out of totals\n");
 	}
 }
 
@@ -412,9 +412,12 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			if (!x->count) {
 				continue;
 			}
-			fprintf(f, "  %-4s %s copies, %s, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
-				tc_fmt_count(b1, x->count), tc_fmt_bytes(b2, x->bytes),
-				tc_fmt_dur(b1, x->dur_ps));
+			fprintf(f, "  %-4s %s copies, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
+				tc_fmt_count(b1, x->count), tc_fmt_dur(b2, x->dur_ps));
+			if (x->n_bytes_known) {
+				fprintf(f, ", %s in %s copies with a size", tc_fmt_bytes(b1, x->bytes),
+					tc_fmt_count(b2, x->n_bytes_known));
+			}
 			if (x->bytes_dur_ps > 0) {
 				fprintf(f, ", %s", tc_fmt_rate(b2, x->bytes / ((double)x->bytes_dur_ps * 1e-12),
 					"B/s"));
