@@ -86,6 +86,17 @@ void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a);
 void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
 
+/* The device with the largest busy time in a->util, TC_NONE if none. */
+uint32_t tc_analysis_busiest_device(const struct tc_analysis *a);
+
+/* A key with a duration; tc_group_key_dur sorts v by key and returns the
+ * groups (key, count, summed duration) as a malloc'd array in key order. */
+struct tc_key_dur {
+	uint32_t key;
+	int64_t dur;
+};
+struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups);
+
 /* Op table grouped by "name", "category", "kind" or "device", with shares,
  * rates and roofline class (peaks: overrides, then the trace's device
  * stats, then the built-in table). False if by is unknown. */

@@ -91,15 +91,7 @@ static uint32_t pick_device(const struct tc_analysis *a) {
 			return a->steps[i].device;
 		}
 	}
-	uint32_t best = TC_NONE;
-	int64_t bb = -1;
-	for (size_t k = 0; k < a->n_util; k++) {
-		if (a->util[k].busy_ps > bb) {
-			bb = a->util[k].busy_ps;
-			best = a->util[k].device;
-		}
-	}
-	return best;
+	return tc_analysis_busiest_device(a);
 }
 
 /* Index of the step containing t (steps sorted by start), or SIZE_MAX. */

@@ -79,45 +79,29 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size
 	return true;
 }
 
-struct name_acc {
-	uint32_t name;
-	uint64_t count;
-	int64_t total;
-};
-
-static int cmp_name_acc(const void *pa, const void *pb) {
-	const struct name_acc *a = pa, *b = pb;
-	return a->name < b->name ? -1 : a->name > b->name;
-}
-
 /* The name of the repeated (count >= 2) top-level events with the largest
  * total time among those keep() accepts; TC_NONE if none. */
 static uint32_t repeated_name(const struct tc_model *m,
 		bool (*keep)(const struct tc_model *m, size_t i, uint32_t d), uint32_t d) {
-	struct name_acc *v = NULL;
+	struct tc_key_dur *v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < m->ev.n; i++) {
 		if (m->ev.dur[i] > 0 && keep(m, i, d)) {
 			TC_GROW(v, cap, n + 1);
-			v[n++] = (struct name_acc){ m->ops[m->ev.op[i]].name, 1, m->ev.dur[i] };
+			v[n++] = (struct tc_key_dur){ m->ops[m->ev.op[i]].name, m->ev.dur[i] };
 		}
 	}
-	qsort(v, n, sizeof(*v), cmp_name_acc);
+	size_t ng;
+	struct tc_compile_entry *g = tc_group_key_dur(v, n, &ng);
 	uint32_t best = TC_NONE;
 	int64_t best_total = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		int64_t tot = 0;
-		while (j < n && v[j].name == v[i].name) {
-			tot += v[j].total;
-			j++;
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i].count >= 2 && g[i].total_ps > best_total) {
+			best = g[i].name;
+			best_total = g[i].total_ps;
 		}
-		if (j - i >= 2 && tot > best_total) {
-			best = v[i].name;
-			best_total = tot;
-		}
-		i = j;
 	}
+	free(g);
 	free(v);
 	return best;
 }
@@ -145,14 +129,7 @@ static void steps_named(const struct tc_model *m, struct tc_analysis *a, size_t 
 
 static bool inferred_steps(const struct tc_model *m, struct tc_analysis *a, size_t *cap) {
 	/* Busiest device first: its repeated top-level program is the step. */
-	uint32_t busiest = TC_NONE;
-	int64_t best = -1;
-	for (size_t k = 0; k < a->n_util; k++) {
-		if (a->util[k].busy_ps > best) {
-			best = a->util[k].busy_ps;
-			busiest = a->util[k].device;
-		}
-	}
+	uint32_t busiest = tc_analysis_busiest_device(a);
 	if (busiest != TC_NONE) {
 		uint32_t name = repeated_name(m, keep_module, busiest);
 		if (name != TC_NONE) {

@@ -207,14 +207,40 @@ void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a) {
 	}
 }
 
-struct compile_key {
-	uint32_t key;
-	int64_t dur;
-};
+uint32_t tc_analysis_busiest_device(const struct tc_analysis *a) {
+	uint32_t best = TC_NONE;
+	int64_t bb = -1;
+	for (size_t k = 0; k < a->n_util; k++) {
+		if (a->util[k].busy_ps > bb) {
+			bb = a->util[k].busy_ps;
+			best = a->util[k].device;
+		}
+	}
+	return best;
+}
 
-static int cmp_ckey(const void *pa, const void *pb) {
-	const struct compile_key *a = pa, *b = pb;
+static int cmp_key_dur(const void *pa, const void *pb) {
+	const struct tc_key_dur *a = pa, *b = pb;
 	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups) {
+	qsort(v, n, sizeof(*v), cmp_key_dur);
+	struct tc_compile_entry *g = NULL;
+	size_t ng = 0, cap = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t tot = 0;
+		while (j < n && v[j].key == v[i].key) {
+			tot += v[j].dur;
+			j++;
+		}
+		TC_GROW(g, cap, ng + 1);
+		g[ng++] = (struct tc_compile_entry){ .name = v[i].key, .count = j - i, .total_ps = tot };
+		i = j;
+	}
+	*n_groups = ng;
+	return g;
 }
 
 static int cmp_centry(const void *pa, const void *pb) {
@@ -247,7 +273,7 @@ void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a) {
 	tc_ivals_finish(&u);
 	/* Count top-level compile events only (a compile nested in a compile is
 	 * a phase of it), keyed by their module name when they carry one. */
-	struct compile_key *keys = NULL;
+	struct tc_key_dur *keys = NULL;
 	size_t nk = 0, kcap = 0;
 	for (size_t k = 0; k < nt; k++) {
 		const struct tc_track *tr = &m->tracks[tracks[k]];
@@ -261,28 +287,19 @@ void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a) {
 			uint32_t key = mod && (mod->type & ~TC_ARG_LAST) == TC_ARG_STR ? mod->v.s :
 				m->ops[m->ev.op[i]].name;
 			TC_GROW(keys, kcap, nk + 1);
-			keys[nk++] = (struct compile_key){ key, m->ev.dur[i] };
+			keys[nk++] = (struct tc_key_dur){ key, m->ev.dur[i] };
 		}
 	}
 	free(tracks);
 	c->n_events = nk;
-	qsort(keys, nk, sizeof(*keys), cmp_ckey);
-	size_t cap = 0;
-	for (size_t i = 0; i < nk;) {
-		size_t j = i;
-		int64_t tot = 0;
-		while (j < nk && keys[j].key == keys[i].key) {
-			tot += keys[j].dur;
-			j++;
+	size_t ng;
+	struct tc_compile_entry *g = tc_group_key_dur(keys, nk, &ng);
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i].count > 1) {
+			g[c->n_recompiled++] = g[i];
 		}
-		if (j - i > 1) {
-			TC_GROW(c->recompiled, cap, c->n_recompiled + 1);
-			c->recompiled[c->n_recompiled++] = (struct tc_compile_entry){
-				.name = keys[i].key, .count = j - i, .total_ps = tot,
-			};
-		}
-		i = j;
 	}
+	c->recompiled = g;
 	free(keys);
 	qsort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
 }
