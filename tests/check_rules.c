@@ -418,6 +418,8 @@ START_TEST(rule_launch_bound) {
 	ck_assert_int_eq(a.util[0].idle_host_wait_ps, 200 * US);
 	ck_assert_uint_eq(a.util[0].n_launches, 2);
 	ck_assert_int_eq(a.util[0].launch_delay_p50_ps, 5 * US);
+	ck_assert_uint_eq(a.n_streams, 1);
+	ck_assert_int_eq(a.streams[0].idle_host_wait_ps, 200 * US);
 	tc_analysis_finish(&a);
 	tc_model_destroy(f.m);
 	/* Launched while k1 still ran: the gap is not the host's fault. */

@@ -131,6 +131,10 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			int64_t lo = INT64_MAX, hi = INT64_MIN;
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 				int64_t s = m->ev.start[i], e = tc_model_end(m, i);
+				/* Per-stream host wait (HTA's idle categories are per stream). */
+				if (ls && hi != INT64_MIN && s > hi && ls[i] != INT64_MIN && ls[i] > hi) {
+					su.idle_host_wait_ps += s - hi;
+				}
 				lo = s < lo ? s : lo;
 				hi = e > hi ? e : hi;
 				if (m->ops[m->ev.op[i]].kind == TC_OP_KERNEL) {

@@ -15,6 +15,7 @@ static const char usage[] =
 	"      --top N             findings listed (default all)\n"
 	"      --min-severity S    list findings at or above S (low|medium|high|critical)\n"
 	"      --fail-on S         exit 1 when a finding at or above S exists\n"
+	"      --thresholds        list the rule thresholds (key, value, source) and exit\n"
 	TC_CLI_ANALYSIS_HELP
 	TC_CLI_COMMON_HELP
 	"  -h, --help              show this help\n";
@@ -23,7 +24,17 @@ enum {
 	OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC,
 	OPT_MIN_SEVERITY,
 	OPT_FAIL_ON,
+	OPT_THRESHOLDS,
 };
+
+static int list_thresholds(const struct tc_analysis_opts *o) {
+	const struct tc_threshold_def *t = tc_thresholds();
+	for (int i = 0; i < TC_TH_COUNT; i++) {
+		printf("%-24s %8g %-5s %s%s\n", t[i].key, o->th[i], t[i].unit, t[i].source,
+			o->th[i] != t[i].value ? " (overridden)" : "");
+	}
+	return TC_EXIT_OK;
+}
 
 int tc_cmd_bottlenecks(int argc, char **argv) {
 	static const struct option longopts[] = {
@@ -32,6 +43,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "min-severity", required_argument, NULL, OPT_MIN_SEVERITY },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "thresholds", no_argument, NULL, OPT_THRESHOLDS },
 		{ 0 },
 	};
 	struct tc_cli_common c;
@@ -40,6 +52,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	tc_analysis_opts_init(&ao);
 	struct tc_bottlenecks_opts bo = { .top = 0, .min_severity = TC_SEV_LOW };
 	enum tc_severity fail_on = TC_SEV_NONE;
+	bool show_thresholds = false;
 	int code = TC_EXIT_OK, opt;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
@@ -61,6 +74,9 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 			bo.top = (size_t)v;
 			break;
 		}
+		case OPT_THRESHOLDS:
+			show_thresholds = true;
+			break;
 		case OPT_MIN_SEVERITY:
 		case OPT_FAIL_ON: {
 			enum tc_severity s;
@@ -78,6 +94,9 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		default:
 			return tc_cli_usage_error("bottlenecks", "unknown option");
 		}
+	}
+	if (show_thresholds) {
+		return list_thresholds(&ao);
 	}
 	if (optind >= argc) {
 		return tc_cli_usage_error("bottlenecks", "no TRACE given");

@@ -100,6 +100,7 @@ struct tc_stream_util {
 	int64_t busy_ps;        /* union of the stream's slices */
 	int64_t span_ps;        /* its first start to last end */
 	uint64_t n_events;
+	int64_t idle_host_wait_ps; /* gaps on this stream ended by an op launched after the gap began */
 };
 
 struct tc_device_util {

@@ -592,6 +592,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 			tc_jw_int(&w, su->busy_ps);
 			tc_jw_key(&w, "span_ps");
 			tc_jw_int(&w, su->span_ps);
+			tc_jw_key(&w, "idle_host_wait_ps");
+			tc_jw_int(&w, su->idle_host_wait_ps);
 			tc_jw_obj_end(&w);
 		}
 		tc_jw_arr_end(&w);
