@@ -203,6 +203,24 @@ START_TEST(steps_explicit_range_warmup) {
 }
 END_TEST
 
+START_TEST(steps_nested_markers) {
+	/* Markers under a python frame count; a marker inside a marker does not. */
+	struct fx f = fx_new();
+	ev(&f, f.thread, "<module>", TC_OP_PYTHON, 0, 10 * MS);
+	step(&f, 1, 1 * MS, 2 * MS);
+	step(&f, 2, 3 * MS, 2 * MS);
+	step(&f, 9, 3 * MS + 10 * US, MS);
+	ev(&f, f.stream, "k", TC_OP_KERNEL, MS, 10 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_str_eq(a.steps_source, "host markers");
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[1].num, 2);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 START_TEST(steps_inferred) {
 	/* Device modules repeated: they become the steps. */
 	struct fx f = fx_new();
@@ -785,6 +803,7 @@ int main(void) {
 	tcase_add_test(tc, ivals_subtract);
 	tcase_add_test(tc, breakdown_sums_to_step);
 	tcase_add_test(tc, steps_explicit_range_warmup);
+	tcase_add_test(tc, steps_nested_markers);
 	tcase_add_test(tc, steps_inferred);
 	tcase_add_test(tc, roofline_classes);
 	tcase_add_test(tc, transfer_stats);

@@ -15,6 +15,9 @@ static int cmp_step(const void *pa, const void *pb) {
 	if (a->start_ps != b->start_ps) {
 		return a->start_ps < b->start_ps ? -1 : 1;
 	}
+	if (a->dur_ps != b->dur_ps) {
+		return a->dur_ps > b->dur_ps ? -1 : 1;
+	}
 	return a->num < b->num ? -1 : a->num > b->num;
 }
 
@@ -36,8 +39,9 @@ static bool is_host_device(const struct tc_model *m, uint32_t d) {
 }
 
 static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size_t *cap) {
-	/* Device step lines: the lowest-numbered device with any. Host markers:
-	 * the host device with the most (several ranks would repeat them). */
+	/* Device step lines: the lowest-numbered device with any. Host markers
+	 * (at any depth: python frames often enclose them): the host device with
+	 * the most (several ranks would repeat them). */
 	uint32_t dev = TC_NONE;
 	uint64_t *host_count = tc_xcalloc(m->n_devices + 1, sizeof(*host_count));
 	for (size_t i = 0; i < m->ev.n; i++) {
@@ -47,7 +51,7 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size
 		uint32_t d = m->tracks[m->ev.track[i]].device;
 		if (!is_host_device(m, d)) {
 			dev = d < dev ? d : dev;
-		} else if (m->ev.depth[i] == 0) {
+		} else {
 			host_count[d < m->n_devices ? d : m->n_devices]++;
 		}
 	}
@@ -70,8 +74,7 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size
 			if (d == dev) {
 				push_step(a, cap, m, i, dev);
 			}
-		} else if (is_host_device(m, d) && m->ev.depth[i] == 0 &&
-				(d < m->n_devices ? d : m->n_devices) == best) {
+		} else if (is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best) {
 			push_step(a, cap, m, i, TC_NONE);
 		}
 	}
@@ -113,7 +116,7 @@ static bool keep_module(const struct tc_model *m, size_t i, uint32_t d) {
 
 static bool keep_host_annotation(const struct tc_model *m, size_t i, uint32_t d) {
 	const struct tc_track *tr = &m->tracks[m->ev.track[i]];
-	return m->ops[m->ev.op[i]].kind == TC_OP_ANNOTATION && m->ev.depth[i] == 0 &&
+	return m->ops[m->ev.op[i]].kind == TC_OP_ANNOTATION &&
 		tr->kind != TC_TRACK_DERIVED && is_host_device(m, tr->device);
 }
 
@@ -168,6 +171,17 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		}
 	}
 	qsort(a->steps, a->n_steps, sizeof(*a->steps), cmp_step);
+	/* A marker inside another (same start sorts longer first) is a phase of
+	 * that step, not a step of its own. */
+	size_t w = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (w && a->steps[i].start_ps + a->steps[i].dur_ps <=
+				a->steps[w - 1].start_ps + a->steps[w - 1].dur_ps) {
+			continue;
+		}
+		a->steps[w++] = a->steps[i];
+	}
+	a->n_steps = w;
 	for (size_t i = 0; i < a->n_steps; i++) {
 		if (a->steps[i].num == INT64_MIN) {
 			a->steps[i].num = (int64_t)i;
