@@ -204,12 +204,12 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 	}
 	a->n_steps_all = a->n_steps;
 	if (o->step_range) {
-		size_t w = 0;
+		size_t k = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
 			if (a->steps[i].num >= o->step_first && a->steps[i].num <= o->step_last) {
-				a->steps[w++] = a->steps[i];
+				a->steps[k++] = a->steps[i];
 			}
 		}
-		a->n_steps = w;
+		a->n_steps = k;
 	}
 }
