@@ -243,12 +243,16 @@ static void rule_idle_device(struct rule_ctx *c) {
 	struct tc_finding *f = add(c, "idle-device", sev, idle);
 	f->device = worst->device;
 	int64_t span = worst->last_ps - worst->first_ps;
+	char wait[96] = "the trace has no launch links to tell how much waits on the host";
+	if (worst->n_launches) {
+		snprintf(wait, sizeof(wait), "%.1f %% of the idle time waits on the host",
+			worst->idle_ps > 0 ?
+			100.0 * (double)worst->idle_host_wait_ps / (double)worst->idle_ps : 0);
+	}
 	text(f, "%s is busy %.1f %% of its active span (%.3f of %.3f ms, first to last op; "
-		"%zu of %zu devices under %.0f %%: TBP rule 5 / NSYS gpu_time_util); "
-		"%.1f %% of the idle time waits on the host",
+		"%zu of %zu devices under %.0f %%: TBP rule 5 / NSYS gpu_time_util); %s",
 		dev_name(c, worst->device), worst_util, ms(worst->busy_ps), ms(span), n_low,
-		c->a->n_util, th(c, TC_TH_IDLE_UTIL),
-		worst->idle_ps > 0 ? 100.0 * (double)worst->idle_host_wait_ps / (double)worst->idle_ps : 0);
+		c->a->n_util, th(c, TC_TH_IDLE_UTIL), wait);
 	suggest(f, "give the device more work per step (larger batch, fewer synchronisations), "
 		"and check the launch-bound and input-bound findings for what it waits on");
 	f->window_lo_ps = worst->first_ps;
