@@ -295,11 +295,16 @@ static void rule_launch_bound(struct rule_ctx *c) {
 	if (u && u->launch_delay_p50_ps >= 0) {
 		snprintf(delay, sizeof(delay), "%.3f us", (double)u->launch_delay_p50_ps / 1e6);
 	}
-	text(f, "the device waits on the host: %.1f %% of its active span is idle gaps ended by "
-		"ops launched after the gap began (%llu gaps), and host launch/runtime calls with "
+	char gaps[160] = "no launch links in the trace to measure host-wait gaps";
+	if (u && u->n_launches) {
+		snprintf(gaps, sizeof(gaps), "%.1f %% of its active span is idle gaps ended by ops "
+			"launched after the gap began (%llu gaps)", wait,
+			(unsigned long long)u->n_gaps_host_wait);
+	}
+	text(f, "the device waits on the host: %s, and host launch/runtime calls with "
 		"the device idle are %.1f %% of step time; %llu of %llu kernels are shorter than "
 		"%.0f us, median launch delay %s (bands %.0f/%.0f %%: XProf kernel launch; "
-		"host wait: HTA)", wait, u ? (unsigned long long)u->n_gaps_host_wait : 0ull, launch,
+		"host wait: HTA)", gaps, launch,
 		u ? (unsigned long long)u->n_short_kernels : 0ull,
 		u ? (unsigned long long)u->n_kernels : 0ull, th(c, TC_TH_SHORT_KERNEL_US), delay,
 		th(c, TC_TH_LAUNCH_MODERATE), th(c, TC_TH_LAUNCH_HIGH));
