@@ -221,6 +221,43 @@ START_TEST(steps_nested_markers) {
 }
 END_TEST
 
+START_TEST(steps_host_rank_device) {
+	/* Two ranks: the markers' rank decides the breakdown device, even when
+	 * the other rank's device is busier. */
+	struct tc_model *m = tc_model_create();
+	uint32_t h0 = tc_model_add_host(m, tc_model_intern(m, "rank 0"), TC_NONE);
+	uint32_t c0 = tc_model_add_device(m, tc_model_intern(m, "cpu0"), TC_DEV_CPU);
+	uint32_t g0 = tc_model_add_device(m, tc_model_intern(m, "gpu0"), TC_DEV_GPU);
+	uint32_t h1 = tc_model_add_host(m, tc_model_intern(m, "rank 1"), TC_NONE);
+	uint32_t c1 = tc_model_add_device(m, tc_model_intern(m, "cpu1"), TC_DEV_CPU);
+	uint32_t g1 = tc_model_add_device(m, tc_model_intern(m, "gpu1"), TC_DEV_GPU);
+	ck_assert_uint_eq(m->devices[g0].host, h0);
+	ck_assert_uint_eq(m->devices[g1].host, h1);
+	uint32_t t0 = tc_model_add_track(m, c0, tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, 1);
+	uint32_t t1 = tc_model_add_track(m, c1, tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, 2);
+	uint32_t s0 = tc_model_add_track(m, g0, tc_model_intern(m, "s"), TC_TRACK_STREAM, 7);
+	uint32_t s1 = tc_model_add_track(m, g1, tc_model_intern(m, "s"), TC_TRACK_STREAM, 7);
+	uint32_t st = tc_model_op(m, tc_model_intern(m, "ProfilerStep"), 0, TC_OP_STEP);
+	uint32_t k = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	tc_model_add_event(m, t0, st, 0, MS, 0);
+	tc_model_add_event(m, t1, st, 0, MS, 0);
+	tc_model_add_event(m, t1, st, MS, MS, 0);
+	tc_model_add_event(m, s0, k, 0, 900 * US, 0);
+	tc_model_add_event(m, s1, k, 0, 100 * US, 0);
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.steps_device, c1);
+	ck_assert_uint_eq(a.bd_device, g1);
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 100 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(steps_inferred) {
 	/* Device modules repeated: they become the steps. */
 	struct fx f = fx_new();
@@ -804,6 +841,7 @@ int main(void) {
 	tcase_add_test(tc, breakdown_sums_to_step);
 	tcase_add_test(tc, steps_explicit_range_warmup);
 	tcase_add_test(tc, steps_nested_markers);
+	tcase_add_test(tc, steps_host_rank_device);
 	tcase_add_test(tc, steps_inferred);
 	tcase_add_test(tc, roofline_classes);
 	tcase_add_test(tc, transfer_stats);

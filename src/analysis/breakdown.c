@@ -85,13 +85,26 @@ static uint32_t *device_tracks(const struct tc_model *m, uint32_t dev, bool work
 	return v;
 }
 
-static uint32_t pick_device(const struct tc_analysis *a) {
-	for (size_t i = 0; i < a->n_steps; i++) {
-		if (a->steps[i].device != TC_NONE) {
-			return a->steps[i].device;
+static uint32_t pick_device(const struct tc_model *m, const struct tc_analysis *a) {
+	uint32_t sd = a->steps_device;
+	if (sd == TC_NONE || sd >= m->n_devices) {
+		return tc_analysis_busiest_device(a);
+	}
+	if (!is_host_device(m, sd)) {
+		return sd;
+	}
+	/* Host markers: the busiest device of the same host (rank), so steps,
+	 * device and host threads share one clock and one process. */
+	uint32_t best = TC_NONE;
+	int64_t bb = -1;
+	for (size_t k = 0; k < a->n_util; k++) {
+		uint32_t d = a->util[k].device;
+		if (m->devices[d].host == m->devices[sd].host && a->util[k].busy_ps > bb) {
+			bb = a->util[k].busy_ps;
+			best = d;
 		}
 	}
-	return tc_analysis_busiest_device(a);
+	return best != TC_NONE ? best : tc_analysis_busiest_device(a);
 }
 
 /* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
@@ -171,7 +184,7 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 
 void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
-	a->bd_device = pick_device(a);
+	a->bd_device = pick_device(m, a);
 	size_t nd, nh, no;
 	uint32_t *dt = device_tracks(m, a->bd_device, true, &nd);
 	uint32_t *ot = device_tracks(m, a->bd_device, false, &no);

@@ -293,7 +293,8 @@ static void rule_launch_bound(struct rule_ctx *c) {
 	f->device = c->a->bd_device;
 	char delay[64] = "unknown";
 	if (u && u->launch_delay_p50_ps >= 0) {
-		snprintf(delay, sizeof(delay), "%.3f us", (double)u->launch_delay_p50_ps / 1e6);
+		double d = (double)u->launch_delay_p50_ps;
+		snprintf(delay, sizeof(delay), d >= 1e9 ? "%.3f ms" : "%.3f us", d >= 1e9 ? d / 1e9 : d / 1e6);
 	}
 	char gaps[160] = "no launch links in the trace to measure host-wait gaps";
 	if (u && u->n_launches) {

@@ -65,6 +65,7 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size
 	if (dev == TC_NONE && best > m->n_devices) {
 		return false;
 	}
+	a->steps_device = dev != TC_NONE ? dev : best < m->n_devices ? (uint32_t)best : TC_NONE;
 	for (size_t i = 0; i < m->ev.n; i++) {
 		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
 			continue;
@@ -158,6 +159,7 @@ static int cmp_i64(const void *pa, const void *pb) {
 void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	size_t cap = 0;
+	a->steps_device = TC_NONE;
 	if (!explicit_steps(m, a, &cap)) {
 		a->steps_inferred = true;
 		if (!inferred_steps(m, a, &cap) && m->ev.n) {
