@@ -599,6 +599,32 @@ START_TEST(rule_unoptimized_op) {
 }
 END_TEST
 
+static void straggler_fixture(struct fx *f, int64_t fast_comm) {
+	uint32_t g2 = tc_model_add_device(f->m, tc_model_intern(f->m, "GPU 1"), TC_DEV_GPU);
+	uint32_t g3 = tc_model_add_device(f->m, tc_model_intern(f->m, "GPU 2"), TC_DEV_GPU);
+	uint32_t s2 = tc_model_add_track(f->m, g2, tc_model_intern(f->m, "s"), TC_TRACK_STREAM, 7);
+	uint32_t s3 = tc_model_add_track(f->m, g3, tc_model_intern(f->m, "s"), TC_TRACK_STREAM, 7);
+	ev(f, f->stream, "ncclAllReduce", TC_OP_COLLECTIVE, 0, 400 * US);
+	ev(f, s2, "ncclAllReduce", TC_OP_COLLECTIVE, 0, 420 * US);
+	ev(f, s3, "ncclAllReduce", TC_OP_COLLECTIVE, 0, fast_comm);
+}
+
+START_TEST(rule_straggler) {
+	struct fx f = fx_new();
+	straggler_fixture(&f, 200 * US); /* 50 % below the median */
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "straggler");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_str_eq(tc_model_str(f.m, f.m->devices[fd->device].name), "GPU 2");
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	straggler_fixture(&f, 290 * US); /* 27.5 % */
+	ck_assert(!fires(&f, "straggler", NULL));
+}
+END_TEST
+
 START_TEST(util_overlap_and_ranking) {
 	struct fx f = fx_new();
 	step(&f, 1, 0, MS);
@@ -859,6 +885,7 @@ int main(void) {
 	tcase_add_test(tr, rule_memory_pressure);
 	tcase_add_test(tr, rule_pageable_copies);
 	tcase_add_test(tr, rule_recompilation);
+	tcase_add_test(tr, rule_straggler);
 	tcase_add_test(tr, rule_transfer_bound);
 	tcase_add_test(tr, rule_unoptimized_op);
 	suite_add_tcase(s, tr);

@@ -29,6 +29,7 @@ static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
 	[TC_TH_PAGEABLE_SHARE] = { "pageable.share", 50, "%", "tracectl default (NSYS cuda_memcpy_async)" },
 	[TC_TH_RECOMPILE_COUNT] = { "recompile.count", 2, "count", "tracectl default" },
 	[TC_TH_SHORT_KERNEL_US] = { "kernel.short", 10, "us", "TraceLens short kernel < 10 us" },
+	[TC_TH_STRAGGLER_SKEW] = { "straggler.skew", 30, "%", "tracectl default (HTA straggler analysis)" },
 	[TC_TH_TRANSFER_MODERATE] = { "transfer.moderate", 5, "%", "XProf input/output band 5 %" },
 	[TC_TH_TRANSFER_HIGH] = { "transfer.high", 20, "%", "XProf input/output band 20 %" },
 	[TC_TH_UNOPT_EFFICIENCY] = { "unoptimized.efficiency", 20, "%", "tracectl default (XProf roofline efficiency)" },

@@ -409,6 +409,51 @@ static void rule_recompilation(struct rule_ctx *c) {
 	f->window_hi_ps = cs->last_ps;
 }
 
+static int cmp_double(const void *pa, const void *pb) {
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* In a collective every rank waits for the slowest one, so the straggler is
+ * the device that spends the least time in collectives. */
+static void rule_straggler(struct rule_ctx *c) {
+	const struct tc_analysis *a = c->a;
+	size_t n = 0;
+	double *v = malloc((a->n_util ? a->n_util : 1) * sizeof(*v));
+	const struct tc_device_util *low = NULL;
+	for (size_t k = 0; k < a->n_util; k++) {
+		const struct tc_device_util *u = &a->util[k];
+		if (u->comm_ps > 0) {
+			v[n++] = (double)u->comm_ps;
+			if (!low || u->comm_ps < low->comm_ps) {
+				low = u;
+			}
+		}
+	}
+	if (n < 2) {
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	double skew = med > 0 ? 100.0 * (med - (double)low->comm_ps) / med : 0;
+	if (skew < th(c, TC_TH_STRAGGLER_SKEW)) {
+		return;
+	}
+	enum tc_severity sev = skew >= 2 * th(c, TC_TH_STRAGGLER_SKEW) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
+	struct tc_finding *f = add(c, "straggler", sev, skew);
+	f->device = low->device;
+	text(f, "%s spends %.3f ms in collectives, %.1f %% less than the median %.3f ms of the "
+		"%zu devices with collectives: the others wait for it (threshold %.0f %%: tracectl, "
+		"after HTA's straggler analysis)", dev_name(c, low->device), ms(low->comm_ps), skew,
+		med / 1e9, n, th(c, TC_TH_STRAGGLER_SKEW));
+	suggest(f, "look at what this rank does between collectives: its input pipeline, host "
+		"work, data or load imbalance, or a slower/throttled device or link");
+	f->window_lo_ps = low->first_ps;
+	f->window_hi_ps = low->last_ps;
+}
+
 static void rule_transfer_bound(struct rule_ctx *c) {
 	const struct tc_analysis *a = c->a;
 	int64_t t = a->cat_total_ps[TC_BD_H2D] + a->cat_total_ps[TC_BD_D2H] +
@@ -489,6 +534,7 @@ static const struct {
 	{ "memory-pressure", rule_memory_pressure },
 	{ "pageable-copies", rule_pageable_copies },
 	{ "recompilation", rule_recompilation },
+	{ "straggler", rule_straggler },
 	{ "transfer-bound", rule_transfer_bound },
 	{ "unoptimized-op", rule_unoptimized_op },
 };
