@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,28 +96,26 @@ static void step_window(const struct rule_ctx *c, struct tc_finding *f, int cat1
 	if (cat1 < 0) {
 		return;
 	}
-	/* Top steps by the category's time (selection, few steps listed). */
-	bool used[TC_FINDING_MAX_ITEMS] = { 0 };
-	size_t idx[TC_FINDING_MAX_ITEMS];
-	for (size_t k = 0; k < TC_FINDING_MAX_ITEMS && k < a->n_steps; k++) {
-		int64_t best = -1;
-		size_t bi = 0;
+	/* The steps where the category is largest: a selection of a few. */
+	size_t taken[TC_FINDING_MAX_ITEMS];
+	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
+		int64_t best = 0;
+		size_t bi = SIZE_MAX;
 		for (size_t i = 0; i < a->n_steps; i++) {
-			bool taken = false;
-			for (size_t j = 0; j < k; j++) {
-				taken |= used[j] && idx[j] == i;
+			bool used = false;
+			for (size_t j = 0; j < f->n_steps; j++) {
+				used |= taken[j] == i;
 			}
 			int64_t v = a->steps[i].cat_ps[cat1] + (cat2 >= 0 ? a->steps[i].cat_ps[cat2] : 0);
-			if (!taken && v > best) {
+			if (!used && v > best) {
 				best = v;
 				bi = i;
 			}
 		}
-		if (best <= 0) {
+		if (bi == SIZE_MAX) {
 			break;
 		}
-		used[k] = true;
-		idx[k] = bi;
+		taken[f->n_steps] = bi;
 		f->steps[f->n_steps++] = a->steps[bi].num;
 	}
 }
