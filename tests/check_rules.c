@@ -254,6 +254,13 @@ START_TEST(steps_host_rank_device) {
 	ck_assert_uint_eq(a.n_steps, 2);
 	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 100 * US);
 	tc_analysis_finish(&a);
+	o.device = "gpu0";
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.bd_device, g0);
+	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 900 * US);
+	tc_analysis_finish(&a);
+	ck_assert_uint_eq(tc_analysis_find_device(m, "cpu"), c0);
+	ck_assert_uint_eq(tc_analysis_find_device(m, "tpu"), TC_NONE);
 	tc_model_destroy(m);
 }
 END_TEST

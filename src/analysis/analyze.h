@@ -60,6 +60,7 @@ struct tc_analysis_opts {
 	bool step_range;             /* --steps A:B given */
 	int64_t step_first, step_last; /* inclusive step numbers */
 	double peak_flops, peak_bw;  /* overrides (FLOP/s, B/s); 0 = none */
+	const char *device;          /* breakdown device by name (exact, else substring); NULL = auto */
 	double th[TC_TH_COUNT];
 };
 
@@ -86,6 +87,10 @@ void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a);
 void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a);
 void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
+
+/* The device o->device names (exact name, else the first containing it),
+ * TC_NONE when none matches or none is asked for. */
+uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name);
 
 /* The device with the largest busy time in a->util, TC_NONE if none. */
 uint32_t tc_analysis_busiest_device(const struct tc_analysis *a);

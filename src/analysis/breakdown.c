@@ -184,7 +184,8 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 
 void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
-	a->bd_device = pick_device(m, a);
+	uint32_t want = tc_analysis_find_device(m, o->device);
+	a->bd_device = want != TC_NONE ? want : pick_device(m, a);
 	size_t nd, nh, no;
 	uint32_t *dt = device_tracks(m, a->bd_device, true, &nd);
 	uint32_t *ot = device_tracks(m, a->bd_device, false, &no);
@@ -244,5 +245,4 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 	free(ot);
 	free(ht);
 	transfers(m, a);
-	(void)o;
 }

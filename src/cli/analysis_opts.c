@@ -37,7 +37,20 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 				opt == TC_OPT_PEAK_FLOPS ? "--peak-flops" : "--peak-bw", arg);
 		}
 		return true;
+	case TC_OPT_DEVICE:
+		o->device = arg;
+		return true;
 	default:
 		return false;
 	}
+}
+
+bool tc_cli_analysis_check(const struct tc_analysis_opts *o, const char *cmd,
+		const struct tc_model *m) {
+	if (o->device && tc_analysis_find_device(m, o->device) == TC_NONE) {
+		fprintf(stderr, "tracectl: error: %s: no device named '%s' in the trace\n", cmd,
+			o->device);
+		return false;
+	}
+	return true;
 }

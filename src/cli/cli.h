@@ -105,23 +105,31 @@ enum {
 	TC_OPT_THRESHOLD,
 	TC_OPT_PEAK_FLOPS,
 	TC_OPT_PEAK_BW,
+	TC_OPT_DEVICE,
 };
 
 #define TC_CLI_ANALYSIS_LONGOPTS \
 	{ "steps", required_argument, NULL, TC_OPT_STEPS }, \
 	{ "threshold", required_argument, NULL, TC_OPT_THRESHOLD }, \
 	{ "peak-flops", required_argument, NULL, TC_OPT_PEAK_FLOPS }, \
-	{ "peak-bw", required_argument, NULL, TC_OPT_PEAK_BW }
+	{ "peak-bw", required_argument, NULL, TC_OPT_PEAK_BW }, \
+	{ "device", required_argument, NULL, TC_OPT_DEVICE }
 
 #define TC_CLI_ANALYSIS_HELP \
 	"      --steps A:B         only steps numbered A..B (either side may be empty)\n" \
 	"      --threshold K=V     override a rule threshold (see docs/analysis.md)\n" \
 	"      --peak-flops F      device peak FLOP/s for the roofline (e.g. 989e12)\n" \
-	"      --peak-bw B         device peak memory bandwidth in B/s (e.g. 3.35e12)\n"
+	"      --peak-bw B         device peak memory bandwidth in B/s (e.g. 3.35e12)\n" \
+	"      --device NAME       measure the step breakdown on this device (default:\n" \
+	"                          the step line's device, else the busiest)\n"
 
 /* Handle an analysis option; returns true if it was one. On a bad value
  * prints the error and sets *exit_code to TC_EXIT_USAGE. */
 bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 	const char *arg, int *exit_code);
+/* After loading: check that --device names a device; prints and returns
+ * false when it does not. */
+bool tc_cli_analysis_check(const struct tc_analysis_opts *o, const char *cmd,
+	const struct tc_model *m);
 
 #endif

@@ -105,6 +105,10 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	if (!m) {
 		return code;
 	}
+	if (!tc_cli_analysis_check(&ao, "bottlenecks", m)) {
+		tc_model_destroy(m);
+		return TC_EXIT_USAGE;
+	}
 	struct tc_analysis a;
 	tc_analyze(m, &ao, &a);
 	struct tc_outfile out;

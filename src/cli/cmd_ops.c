@@ -77,6 +77,10 @@ int tc_cmd_ops(int argc, char **argv) {
 	if (!m) {
 		return code;
 	}
+	if (!tc_cli_analysis_check(&ao, "ops", m)) {
+		tc_model_destroy(m);
+		return TC_EXIT_USAGE;
+	}
 	struct tc_op_table t;
 	tc_analyze_op_table(m, &ao, by, &t);
 	struct tc_outfile out;

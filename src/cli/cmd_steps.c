@@ -49,6 +49,10 @@ int tc_cmd_steps(int argc, char **argv) {
 	if (!m) {
 		return code;
 	}
+	if (!tc_cli_analysis_check(&ao, "steps", m)) {
+		tc_model_destroy(m);
+		return TC_EXIT_USAGE;
+	}
 	struct tc_analysis a = { 0 };
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
