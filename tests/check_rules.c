@@ -491,6 +491,26 @@ START_TEST(rule_launch_bound) {
 }
 END_TEST
 
+START_TEST(kernel_wait_gaps) {
+	/* Both launched up front: a 10 us gap is kernel wait, a 50 us one other. */
+	struct fx f = fx_new();
+	uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, 0, 1 * US);
+	uint32_t k1 = ev(&f, f.stream, "k1", TC_OP_KERNEL, 5 * US, 95 * US);
+	uint32_t k2 = ev(&f, f.stream, "k2", TC_OP_KERNEL, 110 * US, 90 * US);
+	uint32_t k3 = ev(&f, f.stream, "k3", TC_OP_KERNEL, 250 * US, 50 * US);
+	tc_model_add_flow(f.m, r, k1, TC_FLOW_LAUNCH, 1);
+	tc_model_add_flow(f.m, r, k2, TC_FLOW_LAUNCH, 2);
+	tc_model_add_flow(f.m, r, k3, TC_FLOW_LAUNCH, 3);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_int_eq(a.util[0].idle_host_wait_ps, 0);
+	ck_assert_int_eq(a.util[0].idle_kernel_wait_ps, 10 * US);
+	ck_assert_int_eq(a.util[0].idle_ps, 60 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 START_TEST(rule_idle_device) {
 	struct fx f = fx_new();
 	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 30 * US);
@@ -879,6 +899,7 @@ int main(void) {
 	tcase_add_test(tc, roofline_classes);
 	tcase_add_test(tc, transfer_stats);
 	tcase_add_test(tc, util_overlap_and_ranking);
+	tcase_add_test(tc, kernel_wait_gaps);
 	tcase_add_test(tc, op_table_grouping);
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("rules");

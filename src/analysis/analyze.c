@@ -18,6 +18,7 @@ static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
 	[TC_TH_CRITICAL] = { "critical", 50, "%", "tracectl: a category over half the time is critical" },
 	[TC_TH_IDLE_UTIL] = { "idle.utilization", 50, "%", "TBP rule 5 / NSYS gpu_time_util 50 %" },
 	[TC_TH_IDLE_UTIL_HIGH] = { "idle.utilization-high", 20, "%", "tracectl default" },
+	[TC_TH_KERNEL_WAIT_US] = { "kernel.wait", 30, "us", "HTA consecutive_kernel_delay 30 us" },
 	[TC_TH_INPUT_MODERATE] = { "input.moderate", 5, "%", "XProf input band 5 % / TBP rule 1" },
 	[TC_TH_INPUT_HIGH] = { "input.high", 20, "%", "XProf input band 20 %" },
 	[TC_TH_LAUNCH_MODERATE] = { "launch.moderate", 3, "%", "XProf kernel-launch band 3 %" },

@@ -295,11 +295,12 @@ static void rule_launch_bound(struct rule_ctx *c) {
 		double d = (double)u->launch_delay_p50_ps;
 		snprintf(delay, sizeof(delay), d >= 1e9 ? "%.3f ms" : "%.3f us", d >= 1e9 ? d / 1e9 : d / 1e6);
 	}
-	char gaps[160] = "no launch links in the trace to measure host-wait gaps";
+	char gaps[240] = "no launch links in the trace to measure host-wait gaps";
 	if (u && u->n_launches) {
 		snprintf(gaps, sizeof(gaps), "%.1f %% of its active span is idle gaps ended by ops "
-			"launched after the gap began (%llu gaps)", wait,
-			(unsigned long long)u->n_gaps_host_wait);
+			"launched after the gap began (%llu gaps; %.3f ms more in gaps under %.0f us "
+			"between queued ops)", wait, (unsigned long long)u->n_gaps_host_wait,
+			ms(u->idle_kernel_wait_ps), th(c, TC_TH_KERNEL_WAIT_US));
 	}
 	text(f, "the device waits on the host: %s, and host launch/runtime calls with "
 		"the device idle are %.1f %% of step time; %llu of %llu kernels are shorter than "

@@ -47,7 +47,7 @@ static int64_t *launch_starts(const struct tc_model *m) {
 }
 
 static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		const int64_t *ls, struct tc_device_util *u) {
+		const int64_t *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
 	size_t n = 0;
 	for (size_t k = 0; k < nt; k++) {
 		n += m->tracks[tracks[k]].count;
@@ -74,6 +74,10 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 		if (v[k].start > cur && ls[i] != INT64_MIN && ls[i] > cur) {
 			u->idle_host_wait_ps += v[k].start - cur;
 			u->n_gaps_host_wait++;
+		} else if (v[k].start > cur && v[k].start - cur < kernel_wait_ps) {
+			/* Queued back to back yet apart: launch/dependency latency
+			 * between kernels, which CUDA graphs remove. */
+			u->idle_kernel_wait_ps += v[k].start - cur;
 		}
 		int64_t e = tc_model_end(m, i);
 		cur = e > cur ? e : cur;
@@ -162,7 +166,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		u->comm_ps = tc_ivals_length(&comm);
 		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
 		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
-		device_gaps(m, tracks, nt, ls, u);
+		device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 		if (nd[d]) {
 			qsort(delays[d], nd[d], sizeof(int64_t), cmp_i64);
 			u->n_launches = nd[d];

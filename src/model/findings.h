@@ -114,6 +114,7 @@ struct tc_device_util {
 	int64_t idle_ps;        /* span - busy */
 	int64_t idle_host_wait_ps; /* gaps whose next op was launched after the gap began */
 	uint64_t n_gaps_host_wait;
+	int64_t idle_kernel_wait_ps; /* other gaps shorter than kernel.wait (HTA kernel_wait) */
 	uint64_t n_kernels, n_short_kernels; /* TC_OP_KERNEL; short < 10 us */
 	uint64_t n_launches;    /* launch flows that reach this device */
 	int64_t launch_delay_p50_ps; /* median (device start - launch call start), -1 none */

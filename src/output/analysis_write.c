@@ -562,6 +562,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		tc_jw_int(&w, u->idle_ps);
 		tc_jw_key(&w, "idle_host_wait_ps");
 		tc_jw_int(&w, u->idle_host_wait_ps);
+		tc_jw_key(&w, "idle_kernel_wait_ps");
+		tc_jw_int(&w, u->idle_kernel_wait_ps);
 		tc_jw_key(&w, "kernels");
 		tc_jw_uint(&w, u->n_kernels);
 		tc_jw_key(&w, "short_kernels");
