@@ -27,6 +27,7 @@ static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
 	[TC_TH_MEMORY_BOUND_HIGH] = { "memory-bound.high", 70, "%", "XProf smart suggestion: HBM util > 70" },
 	[TC_TH_MEM_PRESSURE] = { "memory.peak", 90, "%", "TBP rule 7: peak > 90 % of device memory" },
 	[TC_TH_MEM_PRESSURE_CRITICAL] = { "memory.peak-critical", 98, "%", "tracectl default" },
+	[TC_TH_PARTIAL_STEP] = { "step.partial", 80, "%", "TBP: last step dropped if device work < 0.8x the previous" },
 	[TC_TH_PAGEABLE_SHARE] = { "pageable.share", 50, "%", "tracectl default (NSYS cuda_memcpy_async)" },
 	[TC_TH_RECOMPILE_COUNT] = { "recompile.count", 2, "count", "tracectl default" },
 	[TC_TH_SHORT_KERNEL_US] = { "kernel.short", 10, "us", "TraceLens short kernel < 10 us" },

@@ -221,9 +221,25 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 		}
 		s->cat_ps[TC_BD_IDLE] = s->dur_ps - sum;
 		s->busy_ps = tc_ivals_length_in(&busy, lo, hi);
-		/* A warm-up step is reported but left out of the totals the rules
-		 * judge, unless it is all there is. */
-		if (s->warmup && a->n_steps > 1) {
+	}
+	/* The profiler often stops inside the last step: with much less device
+	 * work than the step before, it is partial (TBP drops it). */
+	if (a->n_steps >= 2 && a->n_steps == a->n_steps_all) {
+		struct tc_step *l = &a->steps[a->n_steps - 1];
+		if ((double)l->busy_ps < o->th[TC_TH_PARTIAL_STEP] / 100.0 *
+				(double)a->steps[a->n_steps - 2].busy_ps) {
+			l->partial = true;
+		}
+	}
+	/* Warm-up and partial steps are reported but left out of the totals
+	 * the rules judge, unless nothing else is left. */
+	size_t n_full = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	for (size_t i = 0; i < a->n_steps; i++) {
+		struct tc_step *s = &a->steps[i];
+		if ((s->warmup || s->partial) && n_full > 0) {
 			continue;
 		}
 		a->n_steps_counted++;

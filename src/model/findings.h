@@ -66,6 +66,7 @@ struct tc_step {
 	uint32_t device;        /* device whose step line marked it; TC_NONE otherwise */
 	int64_t start_ps, dur_ps;
 	bool warmup;            /* first step, an outlier (likely compilation) */
+	bool partial;           /* last step with much less device work than the one before (cut off) */
 	int64_t busy_ps;        /* breakdown device busy inside the step */
 	int64_t cat_ps[TC_BD_COUNT];
 	struct tc_xfer_stats xfer[TC_XFER_COUNT];

@@ -30,7 +30,7 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 		fprintf(f, ", %zu of %zu selected", a->n_steps, a->n_steps_all);
 	}
 	if (a->n_steps_counted != a->n_steps) {
-		fprintf(f, "; %zu counted in totals (warm-up excluded)", a->n_steps_counted);
+		fprintf(f, "; %zu counted in totals (warm-up/partial excluded)", a->n_steps_counted);
 	}
 	fprintf(f, "\nbreakdown  on %s and its host; disjoint categories that sum to the step time "
 		"(priority: compute > d2h > d2d > input > collective > launch > h2d > compile > "
@@ -62,7 +62,7 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 	int64_t first = trace_first(m);
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
-		tc_table_cellf(&t, "%" PRId64 "%s", s->num, s->warmup ? "*" : "");
+		tc_table_cellf(&t, "%" PRId64 "%s", s->num, s->warmup ? "*" : s->partial ? "~" : "");
 		tc_table_cellf(&t, "%.3f", ms(s->start_ps - first));
 		tc_table_cellf(&t, "%.3f", ms(s->dur_ps));
 		tc_table_cellf(&t, "%.3f", ms(s->busy_ps));
@@ -72,6 +72,10 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 	}
 	tc_table_print(&t, f, "  ");
 	tc_table_finish(&t);
+	if (a->n_steps > 1 && a->steps[a->n_steps - 1].partial) {
+		fprintf(f, "  ~ partial: last step with under step.partial of the previous step's "
+			"device busy time (cut off by the profiler); left out of totals\n");
+	}
 	if (a->n_steps && a->steps[0].warmup) {
 		fprintf(f, "  * warm-up: first step longer than warmup.factor x the median of the "
 			"others (likely compilation); left out of totals\n");
@@ -164,6 +168,8 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 		tc_jw_int(&w, s->dur_ps);
 		tc_jw_key(&w, "warmup");
 		tc_jw_bool(&w, s->warmup);
+		tc_jw_key(&w, "partial");
+		tc_jw_bool(&w, s->partial);
 		tc_jw_key(&w, "device_busy_ps");
 		tc_jw_int(&w, s->busy_ps);
 		tc_jw_key(&w, "breakdown_ps");
