@@ -463,6 +463,9 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, " at or above %s, %zu in all", tc_severity_name(o->min_severity),
 			a->n_findings);
 	}
+	if (o->top && o->top < eligible) {
+		fprintf(f, "; top %zu shown", o->top);
+	}
 	fprintf(f, ")\n");
 	if (!eligible) {
 		fprintf(f, "  no bottleneck found above the thresholds\n");
