@@ -663,13 +663,11 @@ void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 	breakdown_text(f, a);
 	fprintf(f, "\nfindings   %zu (top %zu; see 'tracectl bottlenecks')\n", a->n_findings,
 		n < a->n_findings ? n : a->n_findings);
-	int64_t first = trace_first(m);
 	for (size_t i = 0; i < a->n_findings && i < n; i++) {
 		const struct tc_finding *fd = &a->findings[i];
 		fprintf(f, "%2zu. [%s] %s: %s\n", i + 1,
 			tc_severity_name((enum tc_severity)fd->severity), fd->kind, fd->text);
 	}
-	(void)first;
 }
 
 void tc_write_analysis_section_json(struct tc_jw *w, const struct tc_model *m,
