@@ -263,8 +263,7 @@ const struct tc_arg *tc_model_arg_find(const struct tc_model *m, uint32_t first,
 	return NULL;
 }
 
-bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out) {
-	const struct tc_arg *a = tc_model_arg_find(m, first, key);
+bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
 	if (!a) {
 		return false;
 	}
@@ -291,6 +290,10 @@ bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, do
 	}
 	}
 	return false;
+}
+
+bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out) {
+	return tc_model_arg_value_num(m, tc_model_arg_find(m, first, key), out);
 }
 
 bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {

@@ -311,6 +311,8 @@ const struct tc_arg *tc_model_arg_find(const struct tc_model *m, uint32_t first,
 /* Numeric value of an arg (int, uint, double, bool; a string that parses as a
  * number). Returns false if absent or not numeric. */
 bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out);
+/* The same for one arg (NULL: false), e.g. one of a list still being built. */
+bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out);
 bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out);
 
 void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,

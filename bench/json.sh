@@ -1,0 +1,39 @@
+#!/bin/sh
+# Throughput and peak memory of the JSON reader.
+#   bench/json.sh BUILD_DIR [SIZE_MB]     (default 1024)
+# Generates a Kineto-style trace with bench/gen_kineto.py (kept in $TMPDIR
+# between runs), then reports MB/s and peak RSS of `tracectl summarize` next
+# to a yajl parse of the same bytes with empty callbacks (bench/yajl_noop).
+# Needs GNU time (/usr/bin/time -v; apt-get install -y time).
+set -eu
+build=${1:?usage: bench/json.sh BUILD_DIR [SIZE_MB]}
+size=${2:-1024}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=${TMPDIR:-/tmp}
+trace=$tmp/tracectl-bench-kineto-$size.json
+[ -f "$trace" ] || python3 "$here/gen_kineto.py" "$trace" "$size"
+bytes=$(stat -c %s "$trace")
+cat "$trace" >/dev/null # warm the page cache for both runs
+
+measure() { # label command...
+	label=$1
+	shift
+	/usr/bin/time -v "$@" >/dev/null 2>"$tmp/tracectl-bench.time" || {
+		cat "$tmp/tracectl-bench.time" >&2
+		exit 1
+	}
+	secs=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+		n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' \
+		"$tmp/tracectl-bench.time")
+	rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/tracectl-bench.time")
+	awk -v l="$label" -v b="$bytes" -v s="$secs" -v r="$rss" 'BEGIN {
+		printf "%-22s %8.2f s  %8.1f MB/s  peak RSS %8.1f MiB (%.2f x input)\n",
+			l, s, b / 1e6 / s, r / 1024, r * 1024 / b }'
+	echo "$secs" >"$tmp/tracectl-bench.$label"
+}
+
+echo "input: $trace ($(awk -v b="$bytes" 'BEGIN {printf "%.1f MB", b / 1e6}'))"
+measure yajl-noop "$build/bench/yajl_noop" "$trace"
+measure summarize "$build/src/tracectl" summarize "$trace"
+awk -v a="$(cat "$tmp/tracectl-bench.yajl-noop")" -v b="$(cat "$tmp/tracectl-bench.summarize")" \
+	'BEGIN { printf "summarize runs at %.0f %% of the no-op parse speed\n", 100 * a / b }'

@@ -1,0 +1,745 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "analysis/intervals.h"
+#include "ingest/ingest.h"
+#include "tc_test.h"
+
+/* ---- helpers ---- */
+
+static struct tc_model *load(const char *path, struct tc_error *err) {
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.threads = 1;
+	tc_error_init(err);
+	return tc_ingest(&path, 1, &o, err);
+}
+
+static struct tc_model *load_ok(const char *path) {
+	struct tc_error err;
+	struct tc_model *m = load(path, &err);
+	ck_assert_msg(m != NULL, "%s: %s", path, err.msg);
+	return m;
+}
+
+/* Write bytes to a temporary file; returns its path (static buffer). */
+static const char *tmp_file(const void *data, size_t len) {
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/tc_json_%d.json", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+	return path;
+}
+
+static struct tc_model *load_text(const char *text, struct tc_error *err) {
+	return load(tmp_file(text, strlen(text)), err);
+}
+
+static bool has_warning(const struct tc_model *m, const char *needle, uint64_t *count) {
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		if (strstr(tc_model_str(m, m->warnings[i].msg), needle)) {
+			if (count) {
+				*count = m->warnings[i].count;
+			}
+			return true;
+		}
+	}
+	return false;
+}
+
+/* First event whose op is named name (finalized model). */
+static size_t find_event(const struct tc_model *m, const char *name) {
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (strcmp(tc_model_str(m, m->ops[m->ev.op[i]].name), name) == 0) {
+			return i;
+		}
+	}
+	ck_abort_msg("no event '%s'", name);
+	return 0;
+}
+
+static size_t count_events(const struct tc_model *m, const char *prefix, enum tc_op_kind kind) {
+	size_t n = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		const struct tc_op *o = &m->ops[m->ev.op[i]];
+		if ((int)kind >= 0 && o->kind != kind) {
+			continue;
+		}
+		if (!prefix || strstr(tc_model_str(m, o->name), prefix)) {
+			n++;
+		}
+	}
+	return n;
+}
+
+static const struct tc_device *event_device(const struct tc_model *m, size_t i) {
+	return &m->devices[m->tracks[m->ev.track[i]].device];
+}
+
+static const char *arg_str(const struct tc_model *m, size_t i, uint32_t key) {
+	const struct tc_arg *a = tc_model_arg_find(m, m->ev.args[i], key);
+	if (!a || (a->type & ~TC_ARG_LAST) != TC_ARG_STR) {
+		return NULL;
+	}
+	return tc_model_str(m, a->v.s);
+}
+
+static uint32_t find_device(const struct tc_model *m, const char *name) {
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (strcmp(tc_model_str(m, m->devices[d].name), name) == 0) {
+			return (uint32_t)d;
+		}
+	}
+	ck_abort_msg("no device '%s'", name);
+	return TC_NONE;
+}
+
+static double counter_value(const struct tc_model *m, uint32_t dev, const char *name) {
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *k = &m->counters[c];
+		if (k->device == dev && strcmp(tc_model_str(m, k->name), name) == 0 && k->count) {
+			return m->samples.value[k->first];
+		}
+	}
+	ck_abort_msg("no counter '%s'", name);
+	return 0;
+}
+
+/* ---- parsing of times ---- */
+
+START_TEST(epoch_fraction_exact) {
+	struct tc_model *m = load_ok(tc_test_src("fixtures/json/epoch_fraction.json"));
+	/* ts 1682725898237042.123 µs: origin at the whole µs, 123 ns after it. */
+	ck_assert_int_eq(m->origin_ns, 1682725898237042000);
+	ck_assert(m->origin_epoch);
+	size_t a = find_event(m, "a"), b = find_event(m, "b");
+	ck_assert_int_eq(m->ev.start[a], 123000);
+	ck_assert_int_eq(m->ev.dur[a], 1500);
+	ck_assert_int_eq(m->ev.start[b], 1500000);
+	ck_assert_int_eq(m->ev.dur[b], 2000000);
+	/* displayTimeUnit "ns" only labels a viewer: ts stays µs. */
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(chrome_edge_cases) {
+	struct tc_model *m = load_ok(tc_test_src("fixtures/json/chrome_edge.json"));
+	ck_assert_int_eq(m->origin_ns, 10000);
+	size_t outer = find_event(m, "outer"), inner = find_event(m, "inner");
+	ck_assert_int_eq(m->ev.start[outer], 0);
+	ck_assert_int_eq(m->ev.dur[outer], 10000000);
+	ck_assert_int_eq(m->ev.dur[inner], 3000500);
+	ck_assert_uint_eq(m->ev.depth[inner], 1);
+	/* 31.0000005 µs rounds half up to 31000001 ps. */
+	size_t neg = find_event(m, "neg");
+	ck_assert_int_eq(m->ev.start[neg], 21000001);
+	/* B never ended: runs to the last end seen (50 + 5 µs). */
+	size_t open = find_event(m, "open");
+	ck_assert(m->ev.flags[open] & TC_EV_UNFINISHED);
+	ck_assert_int_eq(m->ev.start[open] + m->ev.dur[open], 45000000);
+	ck_assert_str_eq(arg_str(m, open, tc_model_intern(m, "b")), "[1,{\"c\":null}]");
+	/* Async pair on its own track. */
+	size_t req = find_event(m, "req");
+	ck_assert_int_eq(m->ev.dur[req], 6000000);
+	size_t inst = find_event(m, "inst");
+	ck_assert(m->ev.flags[inst] & TC_EV_INSTANT);
+	/* Devices keep the original ids. */
+	uint32_t d = find_device(m, "pid -1");
+	ck_assert_int_eq(m->devices[d].kind, TC_DEV_CPU);
+	ck_assert_int_eq(m->devices[d].src_id, -1);
+	find_device(m, "renderer");
+	ck_assert_double_eq_tol(counter_value(m, d, "cnt.rss"), 10.5, 1e-12);
+	ck_assert_double_eq_tol(counter_value(m, d, "cnt.vms"), 20, 1e-12);
+	uint64_t c = 0;
+	ck_assert(has_warning(m, "without closing brackets", NULL));
+	ck_assert(has_warning(m, "trailing commas", &c));
+	ck_assert_uint_eq(c, 2);
+	ck_assert(has_warning(m, "end (E) events without a begin", &c));
+	ck_assert_uint_eq(c, 1);
+	ck_assert(has_warning(m, "empty {}", &c));
+	ck_assert_uint_eq(c, 1);
+	ck_assert(has_warning(m, "without \"ph\"", &c));
+	ck_assert_uint_eq(c, 1);
+	ck_assert(has_warning(m, "phase 'P'", NULL));
+	ck_assert(has_warning(m, "never ended", &c));
+	ck_assert_uint_eq(c, 1);
+	ck_assert_uint_eq(m->ev.n, 7);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(kineto_fixture) {
+	struct tc_model *m = load_ok(tc_test_src("fixtures/json/kineto_small.json"));
+	ck_assert_int_eq(m->origin_ns, 1700000000000000000 + 1000000);
+	ck_assert(m->origin_epoch);
+	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "rank 3");
+	uint32_t gpu = find_device(m, "GPU 0");
+	const struct tc_device *g = &m->devices[gpu];
+	ck_assert_int_eq(g->kind, TC_DEV_GPU);
+	ck_assert_int_eq(g->ordinal, 0);
+	ck_assert_int_eq(g->memory_bytes, 85020000256);
+	ck_assert_int_eq(g->core_count, 132);
+	ck_assert_str_eq(tc_model_str(m, g->model), "NVIDIA H100 80GB HBM3");
+	uint32_t cpu = find_device(m, "python3 (pid 100)");
+	ck_assert_int_eq(m->devices[cpu].kind, TC_DEV_CPU);
+
+	size_t h2d = find_event(m, "Memcpy HtoD (Pageable -> Device)");
+	ck_assert_int_eq(m->ops[m->ev.op[h2d]].kind, TC_OP_MEMCPY_H2D);
+	ck_assert_str_eq(arg_str(m, h2d, m->key.memory_kind), "pageable");
+	int64_t v;
+	ck_assert(tc_model_arg_i64(m, m->ev.args[h2d], m->key.bytes, &v));
+	ck_assert_int_eq(v, 4096);
+	size_t d2h = find_event(m, "Memcpy DtoH (Device -> Pinned)");
+	ck_assert_int_eq(m->ops[m->ev.op[d2h]].kind, TC_OP_MEMCPY_D2H);
+	ck_assert_str_eq(arg_str(m, d2h, m->key.memory_kind), "pinned");
+	ck_assert_uint_eq(count_events(m, "ncclDevKernel", TC_OP_COLLECTIVE), 1);
+	ck_assert_uint_eq(count_events(m, NULL, TC_OP_KERNEL), 1);
+	ck_assert_uint_eq(count_events(m, NULL, TC_OP_MEMSET), 1);
+	ck_assert_uint_eq(count_events(m, NULL, TC_OP_SYNC), 1);
+	ck_assert_uint_eq(count_events(m, NULL, TC_OP_PYTHON), 1);
+	/* Host steps only; the device copy of ProfilerStep#1 is an annotation. */
+	ck_assert_uint_eq(count_events(m, "ProfilerStep#", TC_OP_STEP), 3);
+	size_t s2 = find_event(m, "ProfilerStep#2");
+	ck_assert(tc_model_arg_i64(m, m->ev.args[s2], m->key.step, &v));
+	ck_assert_int_eq(v, 2);
+	size_t comms = find_event(m, "record_param_comms");
+	ck_assert_str_eq(arg_str(m, comms, m->key.collective), "allreduce");
+	size_t copy = find_event(m, "aten::copy_");
+	ck_assert_str_eq(arg_str(m, copy, tc_model_intern(m, "Input Dims")), "[[4,4],[4,4]]");
+	/* Annotations sit on their own track, never on the stream. */
+	for (size_t i = 0; i < m->ev.n; i++) {
+		const struct tc_op *o = &m->ops[m->ev.op[i]];
+		const struct tc_track *t = &m->tracks[m->ev.track[i]];
+		if (o->category == tc_model_intern(m, "gpu_user_annotation")) {
+			ck_assert_int_eq(t->kind, TC_TRACK_ANNOTATION);
+		} else if (o->kind == TC_OP_KERNEL || o->kind == TC_OP_COLLECTIVE) {
+			ck_assert_int_eq(t->kind, TC_TRACK_STREAM);
+			ck_assert_str_eq(tc_model_str(m, t->name), "stream 7");
+		}
+	}
+	/* [memory] became counters, not events. */
+	ck_assert_uint_eq(count_events(m, "[memory]", -1), 0);
+	ck_assert_double_eq(counter_value(m, gpu, "memory.allocated"), 8192);
+	ck_assert_double_eq(counter_value(m, gpu, "memory.reserved"), 2097152);
+	ck_assert_double_eq(counter_value(m, cpu, "memory.allocated"), 64);
+	/* Five launches linked by correlation; ac2g flows not doubled. */
+	ck_assert_uint_eq(m->n_flows, 5);
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *f = &m->flows[i];
+		ck_assert_int_eq(f->kind, TC_FLOW_LAUNCH);
+		ck_assert_int_eq(event_device(m, f->from)->kind, TC_DEV_CPU);
+		ck_assert_int_eq(event_device(m, f->to)->kind, TC_DEV_GPU);
+	}
+	size_t launch = find_event(m, "sm90_gemm_kernel");
+	bool linked = false;
+	for (size_t i = 0; i < m->n_flows; i++) {
+		if (m->flows[i].to == launch) {
+			linked = strcmp(tc_model_str(m, m->ops[m->ev.op[m->flows[i].from]].name),
+				"cudaLaunchKernel") == 0;
+			ck_assert_uint_eq(m->flows[i].id, 12);
+		}
+	}
+	ck_assert(linked);
+	ck_assert_uint_eq(m->n_warnings, 0);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(jax_fixture) {
+	struct tc_model *m = load_ok(tc_test_src("fixtures/json/jax_small.json"));
+	ck_assert_int_eq(m->origin_ns, 1000000);
+	uint32_t gpu = find_device(m, "/device:GPU:0");
+	ck_assert_int_eq(m->devices[gpu].kind, TC_DEV_GPU);
+	ck_assert_int_eq(m->devices[gpu].ordinal, 0);
+	ck_assert_int_eq(m->devices[find_device(m, "/host:CPU")].kind, TC_DEV_CPU);
+	size_t ar = find_event(m, "all-reduce.3");
+	ck_assert_int_eq(m->ops[m->ev.op[ar]].kind, TC_OP_COLLECTIVE);
+	ck_assert_int_eq(m->ev.dur[ar], 1);
+	ck_assert_int_eq(m->ev.start[ar], 4000001);
+	ck_assert_str_eq(arg_str(m, ar, m->key.bytes), "4096");
+	ck_assert_int_eq(m->tracks[m->ev.track[ar]].kind, TC_TRACK_STREAM);
+	/* XLA Ops beside stream lines repeat the stream work. */
+	size_t i = 0;
+	for (; i < m->ev.n; i++) {
+		if (m->tracks[m->ev.track[i]].kind == TC_TRACK_DERIVED) {
+			break;
+		}
+	}
+	ck_assert_uint_lt(i, m->ev.n);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "copy.2")]].kind, TC_OP_MEMCPY_OTHER);
+	uint64_t c;
+	ck_assert(has_warning(m, "empty {}", &c));
+	ck_assert_uint_eq(c, 1);
+	ck_assert_uint_eq(m->ev.n, 5);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* ---- malformed input ---- */
+
+static void truncate_everywhere(const char *fixture) {
+	size_t len;
+	unsigned char *data = tc_test_slurp(tc_test_src(fixture), &len);
+	ck_assert_ptr_nonnull(data);
+	size_t accepted = 0;
+	for (size_t cut = 1; cut < len; cut++) {
+		struct tc_error err;
+		struct tc_model *m = load(tmp_file(data, cut), &err);
+		if (m) {
+			/* Only a cut between complete events (or after all of them,
+			 * before the closing brackets) may be accepted, with a warning;
+			 * a cut in trailing whitespace reads the whole file. */
+			ck_assert_msg(has_warning(m, "without closing brackets", NULL) ||
+				has_warning(m, "unrecognised", NULL) || cut >= len - 2,
+				"cut at %zu accepted silently", cut);
+			accepted++;
+			tc_model_destroy(m);
+		} else {
+			ck_assert_msg(err.code == TC_EXIT_INPUT, "cut at %zu: code %d (%s)", cut,
+				err.code, err.msg);
+			ck_assert(strchr(err.msg, '\n') == NULL);
+		}
+	}
+	ck_assert_uint_gt(accepted, 0);
+	free(data);
+}
+
+START_TEST(truncated_anywhere) {
+	truncate_everywhere("fixtures/json/kineto_small.json");
+	truncate_everywhere("fixtures/json/chrome_edge.json");
+}
+END_TEST
+
+/* Random byte damage (fixed seed): never a crash, only a clean result or a
+ * one-line input/limit error. */
+START_TEST(mutations) {
+	size_t len;
+	unsigned char *data = tc_test_slurp(tc_test_src("fixtures/json/kineto_small.json"), &len);
+	ck_assert_ptr_nonnull(data);
+	unsigned char *buf = malloc(len);
+	uint64_t seed = 12345;
+	for (int round = 0; round < 1500; round++) {
+		memcpy(buf, data, len);
+		int flips = 1 + round % 4;
+		for (int f = 0; f < flips; f++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			size_t at = (size_t)(seed >> 33) % len;
+			static const char pick[] = "{}[]\",:0-.e\\ \x01\xff";
+			buf[at] = (unsigned char)pick[(seed >> 20) % (sizeof(pick) - 1)];
+		}
+		struct tc_error err;
+		struct tc_model *m = load(tmp_file(buf, len), &err);
+		if (m) {
+			tc_model_destroy(m);
+		} else {
+			ck_assert_msg(err.code == TC_EXIT_INPUT || err.code == TC_EXIT_LIMIT,
+				"round %d: code %d (%s)", round, err.code, err.msg);
+			ck_assert(strchr(err.msg, '\n') == NULL);
+		}
+	}
+	free(buf);
+	free(data);
+}
+END_TEST
+
+START_TEST(truncated_fixture) {
+	struct tc_error err;
+	struct tc_model *m = load(tc_test_src("fixtures/json/truncated.json"), &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_str_eq(err.msg, "json: unexpected end of input inside an event");
+	ck_assert_int_ge(err.offset, 0);
+}
+END_TEST
+
+START_TEST(malformed_inputs) {
+	struct tc_error err;
+	/* Invalid UTF-8 inside a string. */
+	ck_assert_ptr_null(load_text("[{\"name\": \"a\xff\", \"ph\": \"X\", \"ts\": 1}]", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "UTF8") || strstr(err.msg, "utf8") || strstr(err.msg, "UTF-8"),
+		"%s", err.msg);
+	ck_assert_int_eq(err.offset, 13);
+	/* Data after the end. */
+	ck_assert_ptr_null(load_text("[{\"name\": \"a\", \"ph\": \"X\", \"ts\": 1}] x", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	/* A syntax error. */
+	ck_assert_ptr_null(load_text("[{\"name\": N/A}]", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert(strchr(err.msg, '\n') == NULL);
+	ck_assert(strncmp(err.msg, "json: ", 6) == 0);
+	/* Deep nesting. */
+	char deep[4096] = "[{\"ph\":\"X\",\"ts\":1,\"args\":{\"a\":";
+	for (int i = 0; i < 200; i++) {
+		strcat(deep, "[");
+	}
+	ck_assert_ptr_null(load_text(deep, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "nesting") != NULL, "%s", err.msg);
+	/* Some other JSON document. */
+	ck_assert_ptr_null(load_text("{\"name\": \"not a trace\"}", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "traceEvents") != NULL, "%s", err.msg);
+	/* Object form cut inside another top-level value. */
+	ck_assert_ptr_null(load_text("{\"traceEvents\": [], \"x\": {\"y\": [1, 2", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+}
+END_TEST
+
+/* Trailing commas and ",]" inside strings at every alignment, and commas
+ * whose successor lies in a later read chunk. */
+START_TEST(trailing_commas_everywhere) {
+	size_t cap = 8u << 20, n = 0;
+	char *s = malloc(cap);
+	n += (size_t)sprintf(s + n, "[");
+	const size_t events = 3000;
+	for (size_t i = 0; i < events; i++) {
+		n += (size_t)sprintf(s + n, "{\"name\": \"ev%zu,]%.*s\", \"ph\": \"X\", \"ts\": %zu, "
+			"\"dur\": 1, \"pid\": 1, \"tid\": 1, \"args\": {\"s\": \"x, }\", \"a\": [1, 2, ], },}",
+			i, (int)(i % 97), "...................................................."
+			"................................................", i);
+		n += (size_t)sprintf(s + n, ",");
+		if (i % 1000 == 999) {
+			memset(s + n, ' ', 300000);
+			n += 300000;
+		}
+	}
+	memset(s + n, '\n', 300000);
+	n += 300000;
+	n += (size_t)sprintf(s + n, "]");
+	struct tc_error err;
+	struct tc_model *m = load(tmp_file(s, n), &err);
+	free(s);
+	ck_assert_msg(m != NULL, "%s at %lld", err.msg, (long long)err.offset);
+	ck_assert_uint_eq(m->ev.n, events);
+	uint64_t c = 0;
+	ck_assert(has_warning(m, "trailing commas", &c));
+	ck_assert_uint_eq(c, 3 * events + 1);
+	size_t e = find_event(m, "ev1261,]");
+	ck_assert_str_eq(arg_str(m, e, tc_model_intern(m, "s")), "x, }");
+	ck_assert_str_eq(arg_str(m, e, tc_model_intern(m, "a")), "[1,2]");
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(huge_string) {
+	size_t n = 3u << 20;
+	char *s = malloc(n + 64);
+	strcpy(s, "[{\"ph\":\"X\",\"ts\":1,\"name\":\"");
+	size_t k = strlen(s);
+	memset(s + k, 'a', n);
+	strcpy(s + k + n, "\"}]");
+	const char *path = tmp_file(s, strlen(s));
+	free(s);
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.lim.max_string = 1 << 20;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "string longer") != NULL, "%s", err.msg);
+	/* Within the default limit it reads. */
+	m = load(path, &err);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(tc_intern_len(&m->strings, m->ops[m->ev.op[0]].name), n);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(sniffing) {
+	const uint8_t obj[] = "  {\"traceEvents\": []}";
+	const uint8_t arr[] = "\xEF\xBB\xBF[{\"ph\":\"X\"}]";
+	const uint8_t bin[] = "{\x01\x02\x03\x04garbage";
+	const uint8_t pb[] = "\x0a\x05hello";
+	ck_assert_int_ge(tc_reader_json.sniff(obj, sizeof(obj) - 1), 80);
+	ck_assert_int_ge(tc_reader_json.sniff(arr, sizeof(arr) - 1), 80);
+	ck_assert_int_eq(tc_reader_json.sniff(bin, sizeof(bin) - 1), 0);
+	ck_assert_int_eq(tc_reader_json.sniff(pb, sizeof(pb) - 1), 0);
+	ck_assert_ptr_eq(tc_ingest_sniff(obj, sizeof(obj) - 1), &tc_reader_json);
+}
+END_TEST
+
+/* ---- real traces (skipped when ../shared/traces is absent) ---- */
+
+static const char *const real_traces[] = {
+	"json/edge/flow_events_json_v1.json",
+	"json/edge/flow_events_json_v2.json",
+	"json/edge/xprof-trace_viewer_test.json",
+	"json/hta/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+	"json/hta/cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+	"json/hta/critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+	"json/hta/critical_path__cuda_event_sync__event_sync_trace.json.gz",
+	"json/hta/critical_path__cuda_event_sync_multi_stream__event_sync_trace.json.gz",
+	"json/hta/critical_path__end_to_end__simple_add__output__overlaid_critical_path_trace.json.gz",
+	"json/hta/critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz",
+	"json/hta/cupti_profiler__benchmark_result_924719_1679055439_trace.json.gz",
+	"json/hta/df_index_resolver__df_index_resolver.json.gz",
+	"json/hta/execution_trace__benchmark_simple_add_trace.json.gz",
+	"json/hta/mtia_inference_trace__mtia_inference_rank_0.json.gz",
+	"json/hta/mtia_trace_single_rank__mtia_rank_0.json.gz",
+	"json/hta/nccl_parser_config__nccl_data.json.gz",
+	"json/hta/negative_queue_length_values_check__rank0.json.gz",
+	"json/hta/ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+	"json/hta/trace_compare__base__base.json.gz",
+	"json/hta/trace_compare__test__test.json.gz",
+	"json/hta/trace_diff__control__control.json.gz",
+	"json/hta/trace_diff__test__test.json.gz",
+	"json/hta/trace_filter__sampled_rank-0.json.gz",
+	"json/hta/trace_filter__sampled_rank-1.json.gz",
+	"json/hta/triton_example__triton_example.json.gz",
+	"json/tracelens/h100-bert-small.json.gz",
+	"json/tracelens/h100-falconsai_nsfw.json.gz",
+	"json/tracelens/h100-qwen1.5-0.5b-chat.json.gz",
+	"json/tracelens/mi210-gpu_only.json.gz",
+	"json/tracelens/mi300-torch_compile_triton.json.gz",
+};
+
+static struct tc_model *load_real(const char *rel) {
+	const char *p = tc_test_trace(rel);
+	if (!p) {
+		return NULL;
+	}
+	return load_ok(p);
+}
+
+START_TEST(real_traces_ingest) {
+	const char *rel = real_traces[_i];
+	struct tc_model *m = load_real(rel);
+	if (!m) {
+		return;
+	}
+	ck_assert_uint_gt(m->ev.n, 0);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		const struct tc_op *o = &m->ops[m->ev.op[i]];
+		const struct tc_track *t = &m->tracks[m->ev.track[i]];
+		const struct tc_device *d = &m->devices[t->device];
+		bool device_work = o->kind == TC_OP_KERNEL || o->kind == TC_OP_MEMSET ||
+			(o->kind >= TC_OP_MEMCPY_H2D && o->kind <= TC_OP_MEMCPY_OTHER);
+		if (device_work) {
+			ck_assert_msg(d->kind != TC_DEV_CPU && t->kind == TC_TRACK_STREAM,
+				"%s: %s on %s", rel, tc_model_str(m, o->name), tc_model_str(m, d->name));
+		}
+		if (t->kind == TC_TRACK_STREAM) {
+			ck_assert_msg(d->kind == TC_DEV_GPU || d->kind == TC_DEV_ACCEL ||
+				d->kind == TC_DEV_TPU, "%s: stream on %s", rel, tc_model_str(m, d->name));
+		}
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
+static bool has_flow(const struct tc_model *m, const char *from, const char *to) {
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *f = &m->flows[i];
+		if (strcmp(tc_model_str(m, m->ops[m->ev.op[f->from]].name), from) == 0 &&
+				strcmp(tc_model_str(m, m->ops[m->ev.op[f->to]].name), to) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* trace_processor's flow diff tests: v1 s/t/f binding and v2 bind_id. */
+START_TEST(edge_flows) {
+	struct tc_model *m = load_real("json/edge/flow_events_json_v1.json");
+	if (!m) {
+		return;
+	}
+	ck_assert_uint_eq(m->n_flows, 3);
+	ck_assert(has_flow(m, "SenderA", "OtherSlice"));
+	ck_assert(has_flow(m, "OtherSlice", "SomeSlice"));
+	ck_assert(has_flow(m, "SenderB", "Blergh"));
+	tc_model_destroy(m);
+	m = load_real("json/edge/flow_events_json_v2.json");
+	ck_assert_uint_eq(m->n_flows, 4);
+	ck_assert(has_flow(m, "SenderA", "OtherSlice"));
+	ck_assert(has_flow(m, "OtherSlice", "SomeSlice"));
+	ck_assert(has_flow(m, "OtherSlice", "SomeOtherSlice"));
+	ck_assert(has_flow(m, "SenderB", "Blergh"));
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(gold_hta_facts) {
+	struct tc_model *m = load_real("json/hta/nccl_parser_config__nccl_data.json.gz");
+	if (!m) {
+		return;
+	}
+	ck_assert_uint_eq(count_events(m, "ncclKernel", TC_OP_COLLECTIVE), 21);
+	ck_assert_uint_eq(count_events(m, "ncclKernel_AllReduce", TC_OP_COLLECTIVE), 15);
+	ck_assert_uint_eq(count_events(m, "ncclKernel_Broadcast", TC_OP_COLLECTIVE), 6);
+	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "rank 0");
+	tc_model_destroy(m);
+
+	m = load_real("json/hta/ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+	uint32_t kcat = tc_model_intern(m, "kernel");
+	size_t k = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		k += m->ops[m->ev.op[i]].category == kcat;
+	}
+	/* The file holds 4,350 kernel records (plus 1,600 memcpy and 145
+	 * memset); GOLD's 4,876 is an HTA-side count not reproducible from the
+	 * file alone. */
+	ck_assert_uint_eq(k, 4350);
+	tc_model_destroy(m);
+
+	m = load_real("json/hta/triton_example__triton_example.json.gz");
+	uint32_t cpu_op = tc_model_intern(m, "cpu_op"), kb = tc_model_intern(m, "kernel_backend");
+	size_t triton = 0, hit = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		const char *v = arg_str(m, i, kb);
+		if (m->ops[m->ev.op[i]].category == cpu_op && v && strcmp(v, "triton") == 0) {
+			triton++;
+			hit = i;
+		}
+	}
+	ck_assert_uint_eq(triton, 1);
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[hit]].name), "triton_poi_fused_add_cos_sin_0");
+	tc_model_destroy(m);
+
+	m = load_real("json/hta/cupti_profiler__benchmark_result_924719_1679055439_trace.json.gz");
+	uint32_t prc = tc_model_intern(m, "cuda_profiler_range");
+	size_t ranges = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		ranges += m->ops[m->ev.op[i]].category == prc;
+	}
+	ck_assert_uint_eq(ranges, 77);
+	tc_model_destroy(m);
+
+	m = load_real("json/hta/trace_compare__base__base.json.gz");
+	ck_assert_uint_eq(count_events(m, "ProfilerStep#", TC_OP_STEP), 2);
+	size_t s = find_event(m, "ProfilerStep#1010");
+	ck_assert_int_eq(m->ev.dur[s], 122149000000);
+	int64_t step;
+	ck_assert(tc_model_arg_i64(m, m->ev.args[s], m->key.step, &step));
+	ck_assert_int_eq(step, 1010);
+	find_event(m, "ProfilerStep#1009");
+	tc_model_destroy(m);
+
+	m = load_real("json/hta/mtia_inference_trace__mtia_inference_rank_0.json.gz");
+	ck_assert_uint_eq(count_events(m, "ProfilerStep", -1), 0);
+	ck_assert_uint_eq(count_events(m, NULL, TC_OP_STEP), 0);
+	tc_model_destroy(m);
+}
+END_TEST
+
+struct tracelens_gold {
+	const char *file;
+	double computation_ms, busy_ms, total_ms;
+};
+
+/* TraceLens gpu_timeline (GOLD.md). Its GPU events are kernel, memcpy and
+ * memset activities linked to a host launch (TreePerf keeps only events in
+ * its call tree); computation is kernels and memsets that are not NCCL. */
+static const struct tracelens_gold tl_gold[] = {
+	{ "json/tracelens/h100-qwen1.5-0.5b-chat.json.gz",
+		31.903115234375, 31.905483154296874, 34.8924189453125 },
+	{ "json/tracelens/h100-falconsai_nsfw.json.gz",
+		1.225308837890625, 1.225308837890625, 7.559843994140625 },
+	{ "json/tracelens/h100-bert-small.json.gz",
+		0.30719775390625, 0.309437744140625, 3.907824951171875 },
+	{ "json/tracelens/mi210-gpu_only.json.gz",
+		5.3433701171875, 5.3433701171875, 5.9795029296875 },
+	{ "json/tracelens/mi300-torch_compile_triton.json.gz",
+		12.54902099609375, 12.54902099609375, 12.5490322265625 },
+};
+
+struct tl_ctx {
+	const uint8_t *launched;
+	bool compute_only;
+};
+
+static bool tl_keep(const struct tc_model *m, size_t ev, void *vctx) {
+	const struct tl_ctx *c = vctx;
+	enum tc_op_kind k = (enum tc_op_kind)m->ops[m->ev.op[ev]].kind;
+	if (!c->launched[ev]) {
+		return false;
+	}
+	if (c->compute_only) {
+		return k == TC_OP_KERNEL || k == TC_OP_MEMSET;
+	}
+	return k == TC_OP_KERNEL || k == TC_OP_MEMSET || k == TC_OP_COLLECTIVE ||
+		(k >= TC_OP_MEMCPY_H2D && k <= TC_OP_MEMCPY_OTHER);
+}
+
+START_TEST(tracelens_gpu_timeline) {
+	const struct tracelens_gold *g = &tl_gold[_i];
+	struct tc_model *m = load_real(g->file);
+	if (!m) {
+		return;
+	}
+	uint8_t *launched = calloc(m->ev.n + 1, 1);
+	for (size_t i = 0; i < m->n_flows; i++) {
+		if (m->flows[i].kind == TC_FLOW_LAUNCH && m->flows[i].to < m->ev.n) {
+			launched[m->flows[i].to] = 1;
+		}
+	}
+	size_t gpus = 0;
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (m->devices[d].kind != TC_DEV_GPU) {
+			continue;
+		}
+		size_t nt;
+		uint32_t *tr = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		struct tc_ivals busy = { 0 }, comp = { 0 };
+		struct tl_ctx all = { launched, false }, cmp = { launched, true };
+		tc_ivals_union_tracks(m, tr, nt, tl_keep, &all, &busy);
+		tc_ivals_union_tracks(m, tr, nt, tl_keep, &cmp, &comp);
+		free(tr);
+		if (busy.n == 0) {
+			tc_ivals_finish(&busy);
+			tc_ivals_finish(&comp);
+			continue;
+		}
+		gpus++;
+		double busy_ms = (double)tc_ivals_length(&busy) / 1e9;
+		double comp_ms = (double)tc_ivals_length(&comp) / 1e9;
+		double total_ms = (double)(busy.hi[busy.n - 1] - busy.lo[0]) / 1e9;
+		ck_assert_msg(fabs(busy_ms - g->busy_ms) <= 1e-3 * g->busy_ms,
+			"%s busy %.9f want %.9f", g->file, busy_ms, g->busy_ms);
+		ck_assert_msg(fabs(comp_ms - g->computation_ms) <= 1e-3 * g->computation_ms,
+			"%s computation %.9f want %.9f", g->file, comp_ms, g->computation_ms);
+		ck_assert_msg(fabs(total_ms - g->total_ms) <= 1e-3 * g->total_ms,
+			"%s total %.9f want %.9f", g->file, total_ms, g->total_ms);
+		tc_ivals_finish(&busy);
+		tc_ivals_finish(&comp);
+	}
+	ck_assert_uint_eq(gpus, 1);
+	free(launched);
+	tc_model_destroy(m);
+}
+END_TEST
+
+int main(void) {
+	Suite *s = suite_create("json");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, epoch_fraction_exact);
+	tcase_add_test(tc, chrome_edge_cases);
+	tcase_add_test(tc, kineto_fixture);
+	tcase_add_test(tc, jax_fixture);
+	tcase_add_test(tc, truncated_anywhere);
+	tcase_add_test(tc, truncated_fixture);
+	tcase_add_test(tc, mutations);
+	tcase_add_test(tc, malformed_inputs);
+	tcase_add_test(tc, huge_string);
+	tcase_add_test(tc, trailing_commas_everywhere);
+	tcase_add_test(tc, sniffing);
+	suite_add_tcase(s, tc);
+	TCase *real = tcase_create("real");
+	tcase_set_timeout(real, 300);
+	tcase_add_loop_test(real, real_traces_ingest, 0,
+		(int)(sizeof(real_traces) / sizeof(real_traces[0])));
+	tcase_add_test(real, gold_hta_facts);
+	tcase_add_test(real, edge_flows);
+	tcase_add_loop_test(real, tracelens_gpu_timeline, 0,
+		(int)(sizeof(tl_gold) / sizeof(tl_gold[0])));
+	suite_add_tcase(s, real);
+	return tc_test_run(s);
+}
