@@ -127,9 +127,17 @@ enum {
  * prints the error and sets *exit_code to TC_EXIT_USAGE. */
 bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 	const char *arg, int *exit_code);
-/* After loading: check that --device names a device; prints and returns
- * false when it does not. */
-bool tc_cli_analysis_check(const struct tc_analysis_opts *o, const char *cmd,
-	const struct tc_model *m);
+/* Load the TRACE arguments argv[optind..argc) of an analysis command:
+ * usage error when there are none, input errors, an unknown --device.
+ * Prints and returns NULL with *code set on failure. */
+struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
+	const struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
+/* Open the output, call write(f, json, ctx), commit, then apply --strict;
+ * returns the exit code. */
+int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
+	void (*write)(FILE *f, bool json, const void *ctx), const void *ctx);
+/* Parse a --top style count; prints a usage error (code set) when bad. */
+bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
+	int *code);
 
 #endif

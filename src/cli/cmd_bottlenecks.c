@@ -27,6 +27,21 @@ enum {
 	OPT_THRESHOLDS,
 };
 
+struct emit_ctx {
+	const struct tc_model *m;
+	const struct tc_analysis *a;
+	const struct tc_bottlenecks_opts *bo;
+};
+
+static void emit(FILE *f, bool json, const void *ctx) {
+	const struct emit_ctx *e = ctx;
+	if (json) {
+		tc_write_bottlenecks_json(f, e->m, e->a, e->bo);
+	} else {
+		tc_write_bottlenecks_text(f, e->m, e->a, e->bo);
+	}
+}
+
 static int list_thresholds(const struct tc_analysis_opts *o) {
 	const struct tc_threshold_def *t = tc_thresholds();
 	for (int i = 0; i < TC_TH_COUNT; i++) {
@@ -66,14 +81,11 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		case 'h':
 			fputs(usage, stdout);
 			return TC_EXIT_OK;
-		case OPT_TOP: {
-			uint64_t v;
-			if (!tc_cli_parse_size(optarg, &v)) {
-				return tc_cli_usage_error("bottlenecks", "invalid --top '%s'", optarg);
+		case OPT_TOP:
+			if (!tc_cli_parse_count("bottlenecks", "--top", optarg, &bo.top, &code)) {
+				return code;
 			}
-			bo.top = (size_t)v;
 			break;
-		}
 		case OPT_THRESHOLDS:
 			show_thresholds = true;
 			break;
@@ -98,34 +110,14 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	if (show_thresholds) {
 		return list_thresholds(&ao);
 	}
-	if (optind >= argc) {
-		return tc_cli_usage_error("bottlenecks", "no TRACE given");
-	}
-	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
+	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "bottlenecks", argc, argv, &code);
 	if (!m) {
 		return code;
 	}
-	if (!tc_cli_analysis_check(&ao, "bottlenecks", m)) {
-		tc_model_destroy(m);
-		return TC_EXIT_USAGE;
-	}
 	struct tc_analysis a;
 	tc_analyze(m, &ao, &a);
-	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
-		tc_analysis_finish(&a);
-		tc_model_destroy(m);
-		return TC_EXIT_OUTPUT;
-	}
-	if (c.format == TC_FORMAT_JSON) {
-		tc_write_bottlenecks_json(out.fp, m, &a, &bo);
-	} else {
-		tc_write_bottlenecks_text(out.fp, m, &a, &bo);
-	}
-	code = tc_cli_close_output(&out);
-	if (code == TC_EXIT_OK) {
-		code = tc_cli_strict(&c, m);
-	}
+	struct emit_ctx ec = { m, &a, &bo };
+	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
 		for (size_t i = 0; i < a.n_findings; i++) {
 			if (a.findings[i].severity >= fail_on) {

@@ -23,6 +23,21 @@ enum {
 	OPT_BY,
 };
 
+struct emit_ctx {
+	const struct tc_model *m;
+	const struct tc_op_table *t;
+	size_t top;
+};
+
+static void emit(FILE *f, bool json, const void *ctx) {
+	const struct emit_ctx *e = ctx;
+	if (json) {
+		tc_write_ops_json(f, e->m, e->t, e->top);
+	} else {
+		tc_write_ops_text(f, e->m, e->t, e->top);
+	}
+}
+
 int tc_cmd_ops(int argc, char **argv) {
 	static const struct option longopts[] = {
 		TC_CLI_COMMON_LONGOPTS,
@@ -50,14 +65,11 @@ int tc_cmd_ops(int argc, char **argv) {
 		case 'h':
 			fputs(usage, stdout);
 			return TC_EXIT_OK;
-		case OPT_TOP: {
-			uint64_t v;
-			if (!tc_cli_parse_size(optarg, &v)) {
-				return tc_cli_usage_error("ops", "invalid --top '%s'", optarg);
+		case OPT_TOP:
+			if (!tc_cli_parse_count("ops", "--top", optarg, &top, &code)) {
+				return code;
 			}
-			top = (size_t)v;
 			break;
-		}
 		case OPT_BY:
 			if (strcmp(optarg, "name") && strcmp(optarg, "category") &&
 					strcmp(optarg, "kind") && strcmp(optarg, "device")) {
@@ -70,34 +82,14 @@ int tc_cmd_ops(int argc, char **argv) {
 			return tc_cli_usage_error("ops", "unknown option");
 		}
 	}
-	if (optind >= argc) {
-		return tc_cli_usage_error("ops", "no TRACE given");
-	}
-	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
+	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "ops", argc, argv, &code);
 	if (!m) {
 		return code;
 	}
-	if (!tc_cli_analysis_check(&ao, "ops", m)) {
-		tc_model_destroy(m);
-		return TC_EXIT_USAGE;
-	}
 	struct tc_op_table t;
 	tc_analyze_op_table(m, &ao, by, &t);
-	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
-		tc_op_table_finish(&t);
-		tc_model_destroy(m);
-		return TC_EXIT_OUTPUT;
-	}
-	if (c.format == TC_FORMAT_JSON) {
-		tc_write_ops_json(out.fp, m, &t, top);
-	} else {
-		tc_write_ops_text(out.fp, m, &t, top);
-	}
-	code = tc_cli_close_output(&out);
-	if (code == TC_EXIT_OK) {
-		code = tc_cli_strict(&c, m);
-	}
+	struct emit_ctx ec = { m, &t, top };
+	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	tc_op_table_finish(&t);
 	tc_model_destroy(m);
 	return code;

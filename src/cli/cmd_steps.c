@@ -17,6 +17,20 @@ static const char usage[] =
 	TC_CLI_COMMON_HELP
 	"  -h, --help              show this help\n";
 
+struct emit_ctx {
+	const struct tc_model *m;
+	const struct tc_analysis *a;
+};
+
+static void emit(FILE *f, bool json, const void *ctx) {
+	const struct emit_ctx *e = ctx;
+	if (json) {
+		tc_write_steps_json(f, e->m, e->a);
+	} else {
+		tc_write_steps_text(f, e->m, e->a);
+	}
+}
+
 int tc_cmd_steps(int argc, char **argv) {
 	static const struct option longopts[] = {
 		TC_CLI_COMMON_LONGOPTS,
@@ -42,16 +56,9 @@ int tc_cmd_steps(int argc, char **argv) {
 		}
 		return tc_cli_usage_error("steps", "unknown option");
 	}
-	if (optind >= argc) {
-		return tc_cli_usage_error("steps", "no TRACE given");
-	}
-	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
+	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "steps", argc, argv, &code);
 	if (!m) {
 		return code;
-	}
-	if (!tc_cli_analysis_check(&ao, "steps", m)) {
-		tc_model_destroy(m);
-		return TC_EXIT_USAGE;
 	}
 	struct tc_analysis a = { 0 };
 	int64_t lo, hi;
@@ -60,21 +67,8 @@ int tc_cmd_steps(int argc, char **argv) {
 	tc_analyze_util(m, &ao, &a);
 	tc_analyze_steps(m, &ao, &a);
 	tc_analyze_breakdown(m, &ao, &a);
-	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
-		tc_analysis_finish(&a);
-		tc_model_destroy(m);
-		return TC_EXIT_OUTPUT;
-	}
-	if (c.format == TC_FORMAT_JSON) {
-		tc_write_steps_json(out.fp, m, &a);
-	} else {
-		tc_write_steps_text(out.fp, m, &a);
-	}
-	code = tc_cli_close_output(&out);
-	if (code == TC_EXIT_OK) {
-		code = tc_cli_strict(&c, m);
-	}
+	struct emit_ctx ec = { m, &a };
+	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	tc_analysis_finish(&a);
 	tc_model_destroy(m);
 	return code;
