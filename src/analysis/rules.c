@@ -383,7 +383,26 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 		"overlap with compute", (unsigned long long)n, pct);
 	suggest(f, "allocate the host buffers pinned (page-locked): DataLoader(pin_memory=True), "
 		"tensor.pin_memory(), cudaHostAlloc");
-	top_ops(c, f, KB(TC_OP_MEMCPY_H2D) | KB(TC_OP_MEMCPY_D2H), -1);
+	/* The copy ops that were pageable (first few, in time order). */
+	const struct tc_model *m = c->m;
+	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
+	for (size_t i = 0; i < m->ev.n && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
+		const struct tc_op *op = &m->ops[m->ev.op[i]];
+		if (op->kind != TC_OP_MEMCPY_H2D && op->kind != TC_OP_MEMCPY_D2H) {
+			continue;
+		}
+		const struct tc_arg *k = tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind);
+		if (!k || (k->type & ~TC_ARG_LAST) != TC_ARG_STR || k->v.s != pageable) {
+			continue;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < f->n_ops; j++) {
+			dup |= f->ops[j] == op->name;
+		}
+		if (!dup) {
+			f->ops[f->n_ops++] = op->name;
+		}
+	}
 }
 
 static void rule_recompilation(struct rule_ctx *c) {
