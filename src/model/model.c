@@ -550,9 +550,54 @@ static int cmp_rec(const void *pa, const void *pb) {
 	(col) = dst_; \
 } while (0)
 
+/* True when events are already grouped by track in track order and sorted
+ * within each track (readers that emit line by line): then finalize needs
+ * no permutation, only the track ranges. */
+static bool events_grouped(struct tc_model *m) {
+	const struct tc_events *e = &m->ev;
+	size_t n = e->n, nt = m->n_tracks;
+	for (size_t i = 0; i < n; i++) {
+		if (e->track[i] >= nt) {
+			return false;
+		}
+		if (i && (e->track[i - 1] > e->track[i] || (e->track[i - 1] == e->track[i] &&
+				(e->start[i - 1] > e->start[i] || (e->start[i - 1] == e->start[i] &&
+				e->dur[i - 1] < e->dur[i]))))) {
+			return false;
+		}
+	}
+	for (size_t t = 0; t < nt; t++) {
+		m->tracks[t].first = 0;
+		m->tracks[t].count = 0;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && e->track[j] == e->track[i]) {
+			j++;
+		}
+		m->tracks[e->track[i]].first = (uint32_t)i;
+		m->tracks[e->track[i]].count = (uint32_t)(j - i);
+		i = j;
+	}
+	/* Empty tracks start where the previous track ends, as in the general
+	 * path. */
+	size_t pos = 0;
+	for (size_t t = 0; t < nt; t++) {
+		if (m->tracks[t].count) {
+			pos = (size_t)m->tracks[t].first + m->tracks[t].count;
+		} else {
+			m->tracks[t].first = (uint32_t)pos;
+		}
+	}
+	return true;
+}
+
 static void sort_events(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
+	if (events_grouped(m)) {
+		return;
+	}
 	/* Stable counting sort by track, then sort only the tracks that need it:
 	 * most writers emit each track's events in order already. */
 	size_t *cnt = tc_xcalloc(nt + 1, sizeof(*cnt));

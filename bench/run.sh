@@ -1,0 +1,61 @@
+#!/bin/sh
+# Benchmark the xplane reader: generate an XProf-shaped XSpace, then time
+# `tracectl summarize` on it next to a bare pbwire walk of the same file.
+#
+#   bench/run.sh [BUILD_DIR] [SIZE]      (defaults: build, 1G)
+#
+# Prints wall time, MB/s, events/s and peak RSS (via /usr/bin/time -v; on
+# Debian/Ubuntu: apt-get install -y time). The generated file is kept in
+# ${TMPDIR:-/tmp} as bench-<SIZE>.xplane.pb and reused by later runs.
+set -eu
+build=${1:-build}
+size=${2:-1G}
+tmp=${TMPDIR:-/tmp}
+file=$tmp/bench-$size.xplane.pb
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench: $TIME not found (apt-get install -y time)" >&2; exit 1; }
+ninja -C "$build" src/tracectl bench/gen-xplane bench/wirewalk >/dev/null
+if [ ! -s "$file" ]; then
+	echo "generating $file ($size)"
+	"$build/bench/gen-xplane" --size "$size" "$file"
+fi
+bytes=$(stat -c %s "$file")
+# Warm the page cache so both runs read from memory.
+cat "$file" >/dev/null
+
+# Best of $RUNS runs (default 3): the machine may be shared.
+RUNS=${RUNS:-3}
+measure() { # label, command...
+	label=$1
+	shift
+	best=
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		$TIME -v "$@" >"$tmp/bench.out" 2>"$tmp/bench.time"
+		wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/bench.time" |
+			awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
+		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/bench.time")
+		cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$tmp/bench.time")
+		if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$wall
+			best_rss=$rss
+			best_cpu=$cpu
+		fi
+		i=$((i + 1))
+	done
+	echo "$label $best $best_rss $best_cpu"
+}
+
+w=$(measure wirewalk "$build/bench/wirewalk" "$file")
+events=$(awk '{ print $3 }' "$tmp/bench.out")
+s=$(measure summarize "$build/src/tracectl" summarize "$file")
+echo "file      $file: $bytes bytes, $events events"
+for r in "$w" "$s"; do
+	echo "$r" | awk -v b="$bytes" -v e="$events" '{
+		t = $2 > 0 ? $2 : 0.001
+		printf "%-10s %7.2f s (cpu %5.2f s)  %8.1f MB/s  %6.2f M events/s  peak RSS %7.1f MB (%.2fx file)\n",
+			$1, $2, $4, b / t / 1e6, e / t / 1e6, $3 / 1024, $3 * 1024 / b
+	}'
+done
+echo "$w $s" | awk '{ printf "summarize / wirewalk: %.2fx wall, %.2fx cpu\n",
+	($6 > 0 ? $6 : 0.001) / ($2 > 0 ? $2 : 0.001), ($8 > 0 ? $8 : 0.001) / ($4 > 0 ? $4 : 0.001) }'

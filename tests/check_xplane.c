@@ -1,0 +1,674 @@
+/* The XSpace (*.xplane.pb) reader: sniffing, fixtures, damage, real traces. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ingest/ingest.h"
+#include "model/model.h"
+#include "tc_test.h"
+#include "util/pbwire.h"
+
+/* ---- helpers ---- */
+
+static struct tc_model *load(const char *path, struct tc_error *err) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_model *m = tc_model_create();
+	tc_error_init(err);
+	if (!tc_ingest_file(m, path, &lim, err)) {
+		tc_model_destroy(m);
+		return NULL;
+	}
+	tc_model_finalize(m);
+	return m;
+}
+
+static struct tc_model *load_ok(const char *path) {
+	struct tc_error err;
+	struct tc_model *m = load(path, &err);
+	ck_assert_msg(m != NULL, "%s: %s", path, err.msg);
+	return m;
+}
+
+static const char *fixture(const char *name) {
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", tc_test_build(name));
+	if (access(buf, R_OK) != 0) {
+		return NULL;
+	}
+	return buf;
+}
+
+static uint32_t find_device(const struct tc_model *m, const char *name) {
+	for (size_t i = 0; i < m->n_devices; i++) {
+		if (strcmp(tc_model_str(m, m->devices[i].name), name) == 0) {
+			return (uint32_t)i;
+		}
+	}
+	return TC_NONE;
+}
+
+static uint32_t find_track(const struct tc_model *m, uint32_t dev, const char *name) {
+	for (size_t i = 0; i < m->n_tracks; i++) {
+		if ((dev == TC_NONE || m->tracks[i].device == dev) &&
+				strcmp(tc_model_str(m, m->tracks[i].name), name) == 0) {
+			return (uint32_t)i;
+		}
+	}
+	return TC_NONE;
+}
+
+/* First event (in track order) whose op is called name. */
+static size_t find_event(const struct tc_model *m, const char *name) {
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (strcmp(tc_model_str(m, m->ops[m->ev.op[i]].name), name) == 0) {
+			return i;
+		}
+	}
+	return SIZE_MAX;
+}
+
+static uint64_t device_events(const struct tc_model *m, uint32_t dev) {
+	uint64_t n = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		if (m->tracks[t].device == dev) {
+			n += m->tracks[t].count;
+		}
+	}
+	return n;
+}
+
+static bool has_warning(const struct tc_model *m, const char *part) {
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		if (strstr(tc_model_str(m, m->warnings[i].msg), part)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *arg_str(const struct tc_model *m, uint32_t args, const char *key) {
+	const struct tc_arg *a = tc_model_arg_find(m, args, tc_intern_find(&m->strings,
+		key, strlen(key)));
+	ck_assert_msg(a != NULL, "no arg %s", key);
+	ck_assert_int_eq(a->type & ~TC_ARG_LAST, TC_ARG_STR);
+	return tc_model_str(m, a->v.s);
+}
+
+static int64_t arg_i64(const struct tc_model *m, uint32_t args, uint32_t key) {
+	int64_t v = INT64_MIN;
+	ck_assert(tc_model_arg_i64(m, args, key, &v));
+	return v;
+}
+
+/* ---- a tiny encoder for hand-made damage ---- */
+
+struct buf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void put_varint(struct buf *b, uint64_t v) {
+	while (v >= 0x80) {
+		b->b[b->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->b[b->n++] = (uint8_t)v;
+}
+
+static void put_tag(struct buf *b, uint32_t num, int wt) {
+	put_varint(b, (uint64_t)num << 3 | (unsigned)wt);
+}
+
+static void put_len(struct buf *b, uint32_t num, const struct buf *inner) {
+	put_tag(b, num, 2);
+	put_varint(b, inner->n);
+	memcpy(b->b + b->n, inner->b, inner->n);
+	b->n += inner->n;
+}
+
+static void put_str(struct buf *b, uint32_t num, const char *s) {
+	put_tag(b, num, 2);
+	put_varint(b, strlen(s));
+	memcpy(b->b + b->n, s, strlen(s));
+	b->n += strlen(s);
+}
+
+static void put_int(struct buf *b, uint32_t num, int64_t v) {
+	put_tag(b, num, 0);
+	put_varint(b, (uint64_t)v);
+}
+
+static const char *write_tmp(const uint8_t *data, size_t n) {
+	static char path[256];
+	snprintf(path, sizeof(path), "/tmp/tc-check-xplane-%d.xplane.pb", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	fclose(f);
+	return path;
+}
+
+/* ---- sniffing ---- */
+
+START_TEST(sniff_formats) {
+	const char *p = fixture("fixtures/xplane-gpu.xplane.pb");
+	if (!p) {
+		return;
+	}
+	size_t n;
+	unsigned char *d = tc_test_slurp(p, &n);
+	ck_assert_int_ge(tc_reader_xplane.sniff(d, n < 4096 ? n : 4096), 90);
+	ck_assert_ptr_eq(tc_ingest_sniff(d, n < 4096 ? n : 4096), &tc_reader_xplane);
+	free(d);
+	ck_assert_int_eq(tc_reader_xplane.sniff((const uint8_t *)"{\"traceEvents\":[]}", 18), 0);
+	ck_assert_int_eq(tc_reader_xplane.sniff((const uint8_t *)"[{}]", 4), 0);
+	/* A Perfetto TracePacket: timestamp (8), sequence id (10), track_event (11). */
+	static const uint8_t pf[] = {
+		0x0a, 0x0c, 0x40, 0x01, 0x50, 0x01, 0x5a, 0x06, 0x50, 0x01, 0x22, 0x02, 0x61, 0x62,
+	};
+	ck_assert_int_eq(tc_reader_xplane.sniff(pf, sizeof(pf)), 0);
+	/* Perfetto's clock snapshot first (field 6, LEN) with non-text content. */
+	static const uint8_t pf2[] = { 0x0a, 0x06, 0x32, 0x02, 0x0a, 0x00, 0x50, 0x01 };
+	ck_assert_int_eq(tc_reader_xplane.sniff(pf2, sizeof(pf2)), 0);
+	/* Real Perfetto files never sniff as XSpace. */
+	static const char *const pft[] = {
+		"perfetto/perfetto-nested_tracks.perfetto-trace",
+		"perfetto/perfetto-track_event_typed_args.pb",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		const char *t = tc_test_trace(pft[i]);
+		if (!t) {
+			continue;
+		}
+		d = tc_test_slurp(t, &n);
+		ck_assert_int_eq(tc_reader_xplane.sniff(d, n < 4096 ? n : 4096), 0);
+		free(d);
+	}
+}
+END_TEST
+
+/* ---- fixtures ---- */
+
+START_TEST(fixture_gpu) {
+	const char *p = fixture("fixtures/xplane-gpu.xplane.pb");
+	if (!p) {
+		return;
+	}
+	struct tc_model *m = load_ok(p);
+	ck_assert_uint_eq(m->n_hosts, 1);
+	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "fixture-host");
+	ck_assert(m->origin_epoch);
+	ck_assert_int_eq(m->origin_ns, 1700000000000000000LL);
+	/* GPU:2 has neither lines nor stats; metadata/Task Environment are no devices. */
+	ck_assert_uint_eq(m->n_devices, 3);
+	ck_assert_uint_eq(find_device(m, "/device:GPU:2"), TC_NONE);
+	ck_assert_uint_eq(m->ev.n, 19);
+
+	uint32_t gpu = find_device(m, "/device:GPU:0");
+	ck_assert_uint_ne(gpu, TC_NONE);
+	const struct tc_device *d = &m->devices[gpu];
+	ck_assert_int_eq(d->kind, TC_DEV_GPU);
+	ck_assert_int_eq(d->ordinal, 0);
+	ck_assert(d->peak_flops == 125e12);
+	ck_assert(d->peak_bw == 898048000000.0);
+	ck_assert_int_eq(d->memory_bytes, 16945512448LL);
+	ck_assert_int_eq(d->core_count, 80);
+	ck_assert_int_eq(d->clock_khz, 1530000);
+	ck_assert_str_eq(tc_model_str(m, d->model), "Tesla V100-SXM2-16GB");
+	ck_assert_str_eq(tc_model_str(m, d->vendor), "Nvidia");
+	ck_assert_int_eq(arg_i64(m, d->args, tc_intern_find(&m->strings,
+		"compute_cap_major", 17)), 7);
+	uint32_t cpu = find_device(m, "/host:CPU");
+	ck_assert_int_eq(m->devices[cpu].kind, TC_DEV_CPU);
+	ck_assert_uint_eq(m->devices[cpu].host, 0);
+
+	uint32_t t = find_track(m, gpu, "Stream #7(Compute)");
+	ck_assert_int_eq(m->tracks[t].kind, TC_TRACK_STREAM);
+	ck_assert_uint_eq(m->tracks[t].count, 4);
+	/* Sorted by finalize; start = 1000 ns * 1000 + offset. */
+	ck_assert_int_eq(m->ev.start[m->tracks[t].first], 2100000);
+	ck_assert_int_eq(m->ev.dur[m->tracks[t].first], 800000);
+	ck_assert_int_eq(m->tracks[find_track(m, gpu, "TensorFlow Ops")].kind, TC_TRACK_DERIVED);
+	uint32_t st = find_track(m, gpu, "Steps");
+	ck_assert_int_eq(m->tracks[st].kind, TC_TRACK_STEPS);
+	ck_assert_int_eq(m->tracks[st].src_id, -559038737LL);
+	size_t se = m->tracks[st].first;
+	ck_assert_int_eq(m->ops[m->ev.op[se]].kind, TC_OP_STEP);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[se], m->key.step), 1);
+	ck_assert_int_eq(m->tracks[find_track(m, cpu, "tf_data iterator")].kind,
+		TC_TRACK_HOST_THREAD);
+
+	/* Op kinds by line and name. */
+	size_t e = find_event(m, "MemcpyH2D");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_MEMCPY_H2D);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.bytes), 4096);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.correlation), 13);
+	ck_assert_str_eq(arg_str(m, m->ev.args[e], "memcpy_details"), "size:4096 dest:0 async:1");
+	e = find_event(m, "MemcpyD2H");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_MEMCPY_D2H);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.bytes), 1024);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "Memset")]].kind, TC_OP_MEMSET);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m,
+		"ncclKernel_AllReduce_RING_LL_Sum_float")]].kind, TC_OP_COLLECTIVE);
+	e = find_event(m, "volta_sgemm_128x64_nn");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_KERNEL);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.correlation), 11);
+	/* ref_value resolves to the stat metadata's name. */
+	ck_assert_str_eq(arg_str(m, m->ev.args[e], "kernel_details"),
+		"regs:38 shm:0 grid:160,1,1 block:1024,1,1");
+	/* The second sgemm has a dangling ref (dropped, warned) and a gzip string. */
+	ck_assert_str_eq(arg_str(m, m->ev.args[e + 1], "note"), "compressed hello");
+	ck_assert(has_warning(m, "ref_value points at no stat metadata"));
+	ck_assert(has_warning(m, "fixture: an error the profiler reported"));
+	ck_assert(has_warning(m, "fixture: a warning the profiler reported"));
+
+	e = find_event(m, "TraceContext");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_STEP);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.step), 1);
+	ck_assert_int_eq(m->ev.start[e], 1000000);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "cudaLaunchKernel")]].kind, TC_OP_RUNTIME);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "cudaStreamSynchronize")]].kind, TC_OP_SYNC);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "XlaCompile")]].kind, TC_OP_COMPILE);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "IteratorGetNextOp::DoCompute")]].kind,
+		TC_OP_DATALOAD);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "$train.py:10 step")]].kind, TC_OP_PYTHON);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "MemoryAllocation")]].kind, TC_OP_MEMORY);
+	/* TraceMe "#k=v#" suffix: stripped from the name, pairs become op args. */
+	e = find_event(m, "MyAnnotation");
+	ck_assert_uint_ne(e, SIZE_MAX);
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_HOST_OP);
+	ck_assert_str_eq(arg_str(m, m->ops[m->ev.op[e]].args, "layer"), "3");
+	ck_assert_str_eq(arg_str(m, m->ops[m->ev.op[e]].args, "kind"), "dense");
+
+	/* Aggregated event: kept apart, with its count. */
+	ck_assert_uint_eq(m->n_aggs, 1);
+	ck_assert_int_eq(m->aggs[0].count, 40);
+	ck_assert_int_eq(m->aggs[0].dur_ps, 8000000);
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->aggs[0].op].name), "cudaLaunchKernel");
+
+	/* Launch flows: cudaLaunchKernel -> the kernel with its correlation id;
+	 * the H2D copy (13) has no host call in the trace. */
+	ck_assert_uint_eq(m->n_flows, 2);
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *fl = &m->flows[i];
+		ck_assert_int_eq(fl->kind, TC_FLOW_LAUNCH);
+		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->from]].name), "cudaLaunchKernel");
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
+		ck_assert_uint_eq(m->devices[m->tracks[m->ev.track[fl->to]].device].kind, TC_DEV_GPU);
+	}
+
+	/* Memory counters from MemoryAllocation/Deallocation. */
+	ck_assert_uint_eq(m->n_counters, 4);
+	bool seen = false;
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		if (strcmp(tc_model_str(m, ct->name), "memory.allocated") != 0) {
+			continue;
+		}
+		seen = true;
+		ck_assert_str_eq(tc_model_str(m, ct->group), "GPU_0_bfc");
+		ck_assert_str_eq(tc_model_str(m, ct->unit), "bytes");
+		ck_assert_uint_eq(ct->count, 2);
+		ck_assert(m->samples.value[ct->first] == 1048576.0);
+		ck_assert_int_eq(m->samples.ts[ct->first], 2500000);
+		ck_assert(m->samples.value[ct->first + 1] == 0.0);
+	}
+	ck_assert(seen);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(fixture_tpu) {
+	const char *p = fixture("fixtures/xplane-tpu.xplane.pb");
+	if (!p) {
+		return;
+	}
+	struct tc_model *m = load_ok(p);
+	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "xplane-tpu");
+	ck_assert(!m->origin_epoch);
+	ck_assert_uint_eq(m->n_devices, 1);
+	const struct tc_device *d = &m->devices[0];
+	ck_assert_int_eq(d->kind, TC_DEV_TPU);
+	ck_assert_int_eq(d->src_id, 2);
+	ck_assert(d->peak_flops == 918e12);
+	ck_assert(d->peak_bw > 1638.39e9 && d->peak_bw < 1638.41e9);
+	ck_assert_str_eq(tc_model_str(m, d->model), "TPU v6 Lite");
+	ck_assert(has_warning(m, "dropped 5 trace events"));
+	ck_assert_uint_eq(m->ev.n, 11);
+
+	uint32_t t = find_track(m, 0, "XLA Ops");
+	ck_assert_int_eq(m->tracks[t].kind, TC_TRACK_OPS);
+	ck_assert_uint_eq(m->tracks[t].count, 5);
+	ck_assert_int_eq(m->ev.start[m->tracks[t].first], 5000 + 1000000);
+	ck_assert_int_eq(m->tracks[find_track(m, 0, "XLA Modules")].kind, TC_TRACK_MODULES);
+	ck_assert_int_eq(m->tracks[find_track(m, 0, "Async XLA Ops")].kind, TC_TRACK_DERIVED);
+	ck_assert_int_eq(m->tracks[find_track(m, 0, "XLA TraceMe")].kind, TC_TRACK_DERIVED);
+	uint32_t st = find_track(m, 0, "Steps");
+	ck_assert_int_eq(m->tracks[st].src_id, -559038737LL);
+	ck_assert_uint_eq(m->tracks[st].count, 2);
+	ck_assert_int_eq(arg_i64(m, m->ev.args[m->tracks[st].first + 1], m->key.step), 1);
+
+	/* HLO text names: op = instruction name, long_name = the text. */
+	size_t e = find_event(m, "fusion.1");
+	ck_assert_uint_ne(e, SIZE_MAX);
+	const struct tc_op *o = &m->ops[m->ev.op[e]];
+	ck_assert_int_eq(o->kind, TC_OP_KERNEL);
+	ck_assert_str_eq(tc_model_str(m, o->category), "loop fusion");
+	ck_assert_int_eq(o->flops, 2048);
+	ck_assert_int_eq(o->bytes, 8192);
+	ck_assert(strncmp(arg_str(m, o->args, "long_name"), "%fusion.1 = f32", 15) == 0);
+	/* Event stats win over metadata stats; otherwise the op's apply. */
+	ck_assert_int_eq(tc_model_event_bytes_accessed(m, e), 8192);
+	ck_assert_int_eq(tc_model_event_bytes_accessed(m, e + 3), 4096);
+	ck_assert_int_eq(tc_model_event_flops(m, e + 3), 2048);
+	e = find_event(m, "convolution.2");
+	o = &m->ops[m->ev.op[e]];
+	ck_assert_str_eq(tc_model_str(m, o->category), "convolution"); /* via ref_value */
+	ck_assert_int_eq(o->flops, 1000000000);
+	e = find_event(m, "all-reduce.3");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_COLLECTIVE);
+	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "jit_train_step(42)")]].kind, TC_OP_MODULE);
+
+	ck_assert_uint_eq(m->n_aggs, 1);
+	ck_assert_int_eq(m->aggs[0].count, 3);
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->aggs[0].op].name), "fusion.1");
+
+	ck_assert_uint_eq(m->n_counters, 1);
+	ck_assert_str_eq(tc_model_str(m, m->counters[0].name), "hbm_utilization");
+	ck_assert_uint_eq(m->counters[0].count, 2);
+	ck_assert(m->samples.value[m->counters[0].first + 1] == 0.75);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* ---- damage ---- */
+
+/* Cut the file at every byte: the reader fails with code 3 and never
+ * crashes; a cut that falls between top-level fields is a valid, shorter
+ * XSpace and may load. */
+static void truncate_everywhere(const char *p) {
+	size_t n;
+	unsigned char *d = tc_test_slurp(p, &n);
+	ck_assert_ptr_nonnull(d);
+	bool *boundary = calloc(n + 1, 1);
+	struct tc_pb pb;
+	struct tc_pb_field f;
+	tc_pb_init(&pb, d, d, n);
+	boundary[0] = true;
+	while (tc_pb_next(&pb, &f) > 0) {
+		boundary[pb.p - d] = true;
+	}
+	for (size_t cut = 1; cut < n; cut++) {
+		const char *tmp = write_tmp(d, cut);
+		struct tc_error err;
+		struct tc_model *m = load(tmp, &err);
+		if (m) {
+			ck_assert_msg(boundary[cut], "cut at %zu loaded", cut);
+			tc_model_destroy(m);
+		} else {
+			ck_assert_msg(err.code == TC_EXIT_INPUT, "cut at %zu: code %d (%s)",
+				cut, err.code, err.msg);
+			ck_assert_msg(strncmp(err.msg, "xplane: ", 8) == 0 ||
+				strstr(err.msg, "unrecognised") != NULL, "cut at %zu: %s", cut, err.msg);
+		}
+		unlink(tmp);
+	}
+	free(boundary);
+	free(d);
+}
+
+START_TEST(truncated_gpu) {
+	const char *p = fixture("fixtures/xplane-gpu.xplane.pb");
+	if (p) {
+		truncate_everywhere(p);
+	}
+}
+END_TEST
+
+START_TEST(truncated_tpu) {
+	const char *p = fixture("fixtures/xplane-tpu.xplane.pb");
+	if (p) {
+		truncate_everywhere(p);
+	}
+}
+END_TEST
+
+START_TEST(overlong_lengths) {
+	/* A plane length far past the end of the file. */
+	static const uint8_t a[] = { 0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x02, '/', 'x' };
+	struct tc_error err;
+	struct tc_model *m = load(write_tmp(a, sizeof(a)), &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_int_eq(err.offset, 0);
+
+	/* An event whose length runs past its line. */
+	struct buf ev = { 0 }, line = { 0 }, plane = { 0 }, space = { 0 };
+	put_int(&line, 1, 1);
+	put_str(&line, 2, "Stream #1");
+	put_tag(&line, 4, 2);
+	put_varint(&line, 40); /* claims 40 bytes, has 2 */
+	put_int(&line, 1, 1);
+	put_str(&plane, 2, "/device:GPU:0");
+	put_len(&plane, 3, &line);
+	put_len(&space, 1, &plane);
+	m = load(write_tmp(space.b, space.n), &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "XLine") != NULL, "%s", err.msg);
+	ck_assert_int_gt(err.offset, 0);
+	(void)ev;
+
+	/* An 11-byte varint. */
+	struct buf bad = { 0 }, sp2 = { 0 };
+	put_str(&bad, 2, "/device:GPU:0");
+	put_tag(&bad, 1, 0);
+	for (int i = 0; i < 10; i++) {
+		bad.b[bad.n++] = 0xff;
+	}
+	bad.b[bad.n++] = 0x01;
+	put_len(&sp2, 1, &bad);
+	m = load(write_tmp(sp2.b, sp2.n), &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+}
+END_TEST
+
+START_TEST(negative_varints) {
+	/* Line id -5 and metadata id -3, each a 10-byte varint. */
+	struct buf ev = { 0 }, line = { 0 }, md = { 0 }, entry = { 0 }, plane = { 0 },
+		space = { 0 };
+	put_int(&ev, 1, -3);
+	put_int(&ev, 2, 1000);
+	put_int(&ev, 3, 500);
+	put_int(&line, 1, -5);
+	put_str(&line, 2, "XLA Ops");
+	put_len(&line, 4, &ev);
+	put_int(&md, 1, -3);
+	put_str(&md, 2, "negative.op");
+	put_int(&entry, 1, -3);
+	put_len(&entry, 2, &md);
+	put_int(&plane, 1, -7);
+	put_str(&plane, 2, "/device:TPU:3");
+	put_len(&plane, 3, &line);
+	put_len(&plane, 4, &entry);
+	put_len(&space, 1, &plane);
+	struct tc_error err;
+	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 1);
+	ck_assert_int_eq(m->tracks[m->ev.track[0]].src_id, -5);
+	ck_assert_int_eq(m->devices[0].src_id, -7);
+	ck_assert_int_eq(m->devices[0].ordinal, 3);
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[0]].name), "negative.op");
+	ck_assert_int_eq(m->ev.start[0], 1000);
+	ck_assert_int_eq(m->ev.dur[0], 500);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Sparse correlation ids take the binary-search path of launch linking. */
+static void put_corr_event(struct buf *line, int64_t mid, int64_t off, int64_t corr) {
+	struct buf ev = { 0 }, st = { 0 };
+	put_int(&st, 1, 1);
+	put_int(&st, 4, corr);
+	put_int(&ev, 1, mid);
+	put_int(&ev, 2, off);
+	put_int(&ev, 3, 100);
+	put_len(&ev, 4, &st);
+	put_len(line, 4, &ev);
+}
+
+static void put_meta(struct buf *plane, uint32_t field, int64_t id, const char *name) {
+	struct buf v = { 0 }, e = { 0 };
+	put_int(&v, 1, id);
+	put_str(&v, 2, name);
+	put_int(&e, 1, id);
+	put_len(&e, 2, &v);
+	put_len(plane, field, &e);
+}
+
+START_TEST(launch_flows_sparse) {
+	struct buf hl = { 0 }, hp = { 0 }, dl = { 0 }, dp = { 0 }, space = { 0 };
+	put_int(&hl, 1, 7);
+	put_str(&hl, 2, "python3");
+	put_corr_event(&hl, 1, 0, 1);
+	put_corr_event(&hl, 1, 1000, 1000000000000LL);
+	put_str(&hp, 2, "/host:CPU");
+	put_len(&hp, 3, &hl);
+	put_meta(&hp, 4, 1, "cudaLaunchKernel");
+	put_meta(&hp, 5, 1, "correlation_id");
+	put_int(&dl, 1, 1);
+	put_str(&dl, 2, "Stream #1");
+	put_corr_event(&dl, 1, 5000, 1000000000000LL);
+	put_corr_event(&dl, 1, 6000, 1);
+	put_corr_event(&dl, 1, 7000, 7);
+	put_str(&dp, 2, "/device:GPU:0");
+	put_len(&dp, 3, &dl);
+	put_meta(&dp, 4, 1, "kernel");
+	put_meta(&dp, 5, 1, "correlation_id");
+	put_len(&space, 1, &dp);
+	put_len(&space, 1, &hp);
+	struct tc_error err;
+	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 5);
+	ck_assert_uint_eq(m->n_flows, 2);
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *fl = &m->flows[i];
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
+		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->to]].name), "kernel");
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* ---- real traces (skipped when ../shared/traces is absent) ---- */
+
+START_TEST(real_tpu_inference) {
+	const char *p = tc_test_trace("xplane/xprof-tpu_inference_2.xplane.pb");
+	if (!p) {
+		return;
+	}
+	struct tc_model *m = load_ok(p);
+	ck_assert_uint_eq(m->ev.n, 26723);
+	ck_assert_uint_eq(m->n_aggs, 0);
+	static const char *const tpus[] = {
+		"/device:TPU:0", "/device:TPU:1", "/device:TPU:2", "/device:TPU:3",
+	};
+	static const uint64_t counts[] = { 2317, 1712, 1712, 1712 };
+	for (int i = 0; i < 4; i++) {
+		uint32_t d = find_device(m, tpus[i]);
+		ck_assert_uint_ne(d, TC_NONE);
+		ck_assert_uint_eq(device_events(m, d), counts[i]);
+		ck_assert(m->devices[d].peak_flops > 917e12 && m->devices[d].peak_flops < 919e12);
+		ck_assert(m->devices[d].peak_bw > 1637e9 && m->devices[d].peak_bw < 1640e9);
+	}
+	ck_assert_uint_eq(device_events(m, find_device(m, "/host:CPU")), 19270);
+	ck_assert(m->origin_epoch);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(real_gpu_multiworker) {
+	const char *p = tc_test_trace("xplane/xprof-tf_gpu_multiworker.xplane.pb");
+	if (!p) {
+		return;
+	}
+	struct tc_model *m = load_ok(p);
+	ck_assert_uint_eq(m->ev.n, 23128);
+	uint32_t g4 = find_device(m, "/device:GPU:4");
+	ck_assert_uint_eq(m->tracks[find_track(m, g4, "Stream #134(Compute)")].count, 665);
+	ck_assert_uint_eq(m->tracks[find_track(m, g4, "Steps")].count, 1);
+	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "34.83.195.179:6003");
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(real_all_load) {
+	const char *dir = tc_test_trace("xplane");
+	if (!dir) {
+		return;
+	}
+	char base[4096];
+	snprintf(base, sizeof(base), "%s", dir);
+	DIR *d = opendir(base);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 10 || strcmp(de->d_name + l - 10, ".xplane.pb") != 0) {
+			continue;
+		}
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		struct tc_model *m = load_ok(path);
+		ck_assert_uint_gt(m->ev.n, 1000);
+		ck_assert_uint_gt(m->n_devices, 0);
+		tc_model_destroy(m);
+		n++;
+	}
+	closedir(d);
+	ck_assert_int_ge(n, 5);
+}
+END_TEST
+
+START_TEST(real_bad_refused) {
+	const char *p = tc_test_trace("xplane/bad/xprof-tpu_inference_2.utf8-mangled.xplane.pb");
+	if (!p) {
+		return;
+	}
+	struct tc_error err;
+	struct tc_model *m = load(p, &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strncmp(err.msg, "xplane: ", 8) == 0, "%s", err.msg);
+	ck_assert_int_ge(err.offset, 0);
+}
+END_TEST
+
+int main(void) {
+	Suite *s = suite_create("xplane");
+	TCase *tc = tcase_create("xplane");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, sniff_formats);
+	tcase_add_test(tc, fixture_gpu);
+	tcase_add_test(tc, fixture_tpu);
+	tcase_add_test(tc, truncated_gpu);
+	tcase_add_test(tc, truncated_tpu);
+	tcase_add_test(tc, overlong_lengths);
+	tcase_add_test(tc, negative_varints);
+	tcase_add_test(tc, launch_flows_sparse);
+	tcase_add_test(tc, real_tpu_inference);
+	tcase_add_test(tc, real_gpu_multiworker);
+	tcase_add_test(tc, real_all_load);
+	tcase_add_test(tc, real_bad_refused);
+	suite_add_tcase(s, tc);
+	return tc_test_run(s);
+}
