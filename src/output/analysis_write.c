@@ -32,9 +32,13 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 	if (a->n_steps_counted != a->n_steps) {
 		fprintf(f, "; %zu counted in totals (warm-up/partial excluded)", a->n_steps_counted);
 	}
-	fprintf(f, "\nbreakdown  on %s and its host; disjoint categories that sum to the step time "
-		"(priority: compute > d2h > d2d > input > collective > launch > h2d > compile > "
-		"host > idle)\n", dev_name(m, a->bd_device));
+	if (a->bd_device < m->n_devices) {
+		fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
+	} else {
+		fprintf(f, "\nbreakdown  on host threads (no device activity)");
+	}
+	fprintf(f, "; disjoint categories that sum to the step time (priority: compute > d2h > "
+		"d2d > input > collective > launch > h2d > compile > host > idle)\n");
 }
 
 void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
@@ -659,7 +663,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		const struct tc_analysis *a, size_t n) {
 	fprintf(f, "\nstep time  %zu steps counted (%s), breakdown on %s:\n", a->n_steps_counted,
-		a->steps_source ? a->steps_source : "none", dev_name(m, a->bd_device));
+		a->steps_source ? a->steps_source : "none",
+		a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
 	breakdown_text(f, a);
 	fprintf(f, "\nfindings   %zu (top %zu; see 'tracectl bottlenecks')\n", a->n_findings,
 		n < a->n_findings ? n : a->n_findings);
