@@ -157,14 +157,15 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			a->streams[a->n_streams++] = su;
 		}
 		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &busy);
+		/* Comm/compute overlap against kernels, as HTA measures it. */
 		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_KERNEL), &comp);
-		u->kernel_ps = tc_ivals_length(&comp);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &comp);
 		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
+		u->kernel_ps = tc_ivals_length(&comp);
+		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
+		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &comp);
 		u->busy_ps = tc_ivals_length(&busy);
 		u->compute_ps = tc_ivals_length(&comp);
 		u->comm_ps = tc_ivals_length(&comm);
-		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
 		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 		device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 		if (nd[d]) {
