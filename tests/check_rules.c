@@ -383,6 +383,12 @@ START_TEST(rule_communication) {
 	ck_assert_int_eq(sev, TC_SEV_HIGH); /* 20 % exposed */
 	f = fx_new();
 	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 100 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 100 * US, 600 * US);
+	ck_assert(fires(&f, "communication", &sev));
+	ck_assert_int_eq(sev, TC_SEV_CRITICAL); /* 60 %: over half the step */
+	f = fx_new();
+	step(&f, 1, 0, MS);
 	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 500 * US);
 	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 400 * US, 129 * US); /* 2.9 % */
 	ck_assert(!fires(&f, "communication", NULL));
