@@ -521,6 +521,23 @@ START_TEST(kernel_wait_gaps) {
 }
 END_TEST
 
+START_TEST(rule_host_bound) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 900 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 850 * US, 150 * US); /* 10 % exposed */
+	ck_assert(fires(&f, "host-bound", &sev));
+	ck_assert_int_eq(sev, TC_SEV_MEDIUM);
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 980 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 850 * US, 129 * US); /* 0 % */
+	ev(&f, f.thread, "aten::mul", TC_OP_HOST_OP, 980 * US, 20 * US);  /* 2 % */
+	ck_assert(!fires(&f, "host-bound", NULL));
+}
+END_TEST
+
 START_TEST(rule_idle_device) {
 	struct fx f = fx_new();
 	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 30 * US);
@@ -916,6 +933,7 @@ int main(void) {
 	tcase_add_test(tr, rule_communication);
 	tcase_add_test(tr, rule_compilation);
 	tcase_add_test(tr, rule_compute_bound);
+	tcase_add_test(tr, rule_host_bound);
 	tcase_add_test(tr, rule_idle_device);
 	tcase_add_test(tr, rule_input_bound);
 	tcase_add_test(tr, rule_launch_bound);

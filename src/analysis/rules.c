@@ -215,6 +215,27 @@ static void rule_compute_bound(struct rule_ctx *c) {
 	top_ops(c, f, ~0u, TC_BOUND_COMPUTE);
 }
 
+static void rule_host_bound(struct rule_ctx *c) {
+	double pct = step_pct(c, c->a->cat_total_ps[TC_BD_HOST]);
+	enum tc_severity sev = bands(c, pct, TC_TH_HOST_MODERATE, TC_TH_HOST_HIGH);
+	if (!sev) {
+		return;
+	}
+	struct tc_finding *f = add(c, "host-bound", sev, pct);
+	f->device = c->a->bd_device;
+	text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% of "
+		"step time over %zu steps, %.3f ms per step (bands %.0f/%.0f %%: XProf all-other "
+		"time, likely Python overhead)", dev_name(c, c->a->bd_device), pct,
+		c->a->n_steps_counted, c->a->n_steps_counted ?
+			ms(c->a->cat_total_ps[TC_BD_HOST]) / (double)c->a->n_steps_counted : 0,
+		th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH));
+	suggest(f, "compile or trace the step (torch.compile, jax.jit, tf.function) so the host "
+		"stops dispatching op by op, move per-step Python (logging, metrics, .item()) out of "
+		"the loop, and let the host run ahead of the device");
+	step_window(c, f, TC_BD_HOST, -1);
+	top_ops(c, f, KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), -1);
+}
+
 static void rule_idle_device(struct rule_ctx *c) {
 	const struct tc_device_util *worst = NULL;
 	double worst_util = 101;
@@ -546,6 +567,7 @@ static const struct {
 	{ "communication", rule_communication },
 	{ "compilation", rule_compilation },
 	{ "compute-bound", rule_compute_bound },
+	{ "host-bound", rule_host_bound },
 	{ "idle-device", rule_idle_device },
 	{ "input-bound", rule_input_bound },
 	{ "launch-bound", rule_launch_bound },
