@@ -880,6 +880,26 @@ START_TEST(trace_nccl_communication) {
 }
 END_TEST
 
+START_TEST(trace_hta_steps) {
+	/* GOLD.md: base has iterations 1009-1010; ProfilerStep#1010 is 122,149 us. */
+	struct tc_model *m = load("json/hta/trace_compare__base__base.json.gz");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_str_eq(a.steps_source, "host markers");
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[0].num, 1009);
+	ck_assert_int_eq(a.steps[1].num, 1010);
+	ck_assert_int_eq(a.steps[1].dur_ps, 122149LL * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(trace_tpu_roofline) {
 	struct tc_model *m = load("xplane/xprof-tpu_inference_2.xplane.pb");
 	if (!m) {
@@ -950,6 +970,7 @@ int main(void) {
 		(int)(sizeof(tracelens) / sizeof(tracelens[0])));
 	tcase_add_test(tt, trace_launch_bound);
 	tcase_add_test(tt, trace_nccl_communication);
+	tcase_add_test(tt, trace_hta_steps);
 	tcase_add_test(tt, trace_tpu_roofline);
 	suite_add_tcase(s, tt);
 	return tc_test_run(s);
