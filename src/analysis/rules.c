@@ -239,13 +239,20 @@ static void rule_host_bound(struct rule_ctx *c) {
 static void rule_idle_device(struct rule_ctx *c) {
 	const struct tc_device_util *worst = NULL;
 	double worst_util = 101;
-	size_t n_low = 0;
+	size_t n_low = 0, n_considered = 0;
+	int64_t max_busy = 0;
+	for (size_t k = 0; k < c->a->n_util; k++) {
+		max_busy = c->a->util[k].busy_ps > max_busy ? c->a->util[k].busy_ps : max_busy;
+	}
 	for (size_t k = 0; k < c->a->n_util; k++) {
 		const struct tc_device_util *u = &c->a->util[k];
 		int64_t span = u->last_ps - u->first_ps;
-		if (span <= 0) {
+		/* A device with a sliver of the work (under 1 % of the busiest
+		 * one's) is incidental, not the one to tune. */
+		if (span <= 0 || (double)u->busy_ps < 0.01 * (double)max_busy) {
 			continue;
 		}
+		n_considered++;
 		double util = 100.0 * (double)u->busy_ps / (double)span;
 		if (util < th(c, TC_TH_IDLE_UTIL)) {
 			n_low++;
@@ -270,9 +277,10 @@ static void rule_idle_device(struct rule_ctx *c) {
 			100.0 * (double)worst->idle_host_wait_ps / (double)worst->idle_ps : 0);
 	}
 	text(f, "%s is busy %.1f %% of its active span (%.3f of %.3f ms, first to last op; "
-		"%zu of %zu devices under %.0f %%: TBP rule 5 / NSYS gpu_time_util); %s",
+		"%zu of %zu devices with a real share of the work under %.0f %%: TBP rule 5 / NSYS "
+		"gpu_time_util); %s",
 		dev_name(c, worst->device), worst_util, ms(worst->busy_ps), ms(span), n_low,
-		c->a->n_util, th(c, TC_TH_IDLE_UTIL), wait);
+		n_considered, th(c, TC_TH_IDLE_UTIL), wait);
 	suggest(f, "give the device more work per step (larger batch, fewer synchronisations), "
 		"and check the launch-bound and input-bound findings for what it waits on");
 	f->window_lo_ps = worst->first_ps;
