@@ -299,6 +299,17 @@ START_TEST(cut_max_events_keeps_parents) {
 }
 END_TEST
 
+static const struct tc_ann_point *series_point(const struct tc_annotation *ann,
+		const char *name, uint32_t device, size_t nth) {
+	for (size_t k = 0; k < ann->n_points; k++) {
+		const struct tc_ann_series *se = &ann->series[ann->points[k].series];
+		if (strcmp(se->name, name) == 0 && se->device == device && nth-- == 0) {
+			return &ann->points[k];
+		}
+	}
+	return NULL;
+}
+
 START_TEST(annotate_steps) {
 	struct tc_model *m = stepped();
 	struct tc_selection s;
@@ -306,22 +317,35 @@ START_TEST(annotate_steps) {
 	struct tc_annotation ann;
 	tc_annotation_init(&ann);
 	tc_annotate(m, &s, &ann);
-	ck_assert_uint_eq(ann.n_marks, 4);
+	ck_assert_str_eq(ann.tracks[0], "steps");
+	size_t steps = 0;
+	for (size_t k = 0; k < ann.n_marks; k++) {
+		steps += ann.marks[k].track == 0;
+	}
+	ck_assert_uint_eq(steps, 4);
 	ck_assert_str_eq(ann.marks[1].name, "step 11");
 	ck_assert_int_eq(ann.marks[1].start_ps, 110);
-	/* Per step on GPU:0: ops cover [0,90) ∪ [95,97) of [0,100) = 92 %,
-	 * idle 8 %; GPU:1 busy 1 %. */
-	ck_assert_str_eq(ann.series[0].name, "step idle");
-	ck_assert(fabs(ann.points[0].value - 8.0) < 1e-9);
-	ck_assert_str_eq(ann.series[1].name, "step compute");
-	ck_assert(fabs(ann.points[4].value - 92.0) < 1e-9);
+	ck_assert_int_eq(ann.marks[1].dur_ps, 100);
+	/* Per step on GPU:0: ops cover [0,90) ∪ [95,97) of [0,100) = 92 %; the
+	 * breakdown has it as compute, the rest idle. GPU:1 is busy 1 %. */
+	const struct tc_ann_point *p = series_point(&ann, "step device busy", 0, 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->ts_ps, 110);
+	ck_assert(fabs(p->value - 92.0) < 1e-9);
+	p = series_point(&ann, "step device busy", 1, 0);
+	ck_assert(p && fabs(p->value - 1.0) < 1e-9);
+	p = series_point(&ann, "step breakdown: compute", 0, 0);
+	ck_assert(p && fabs(p->value - 92.0) < 1e-9);
+	p = series_point(&ann, "step breakdown: idle", 0, 0);
+	ck_assert(p && fabs(p->value - 8.0) < 1e-9);
 	struct tc_chrome_stats st;
 	char *out = export_str(m, &s, &ann, &st);
-	ck_assert_uint_eq(st.marks, 4);
+	ck_assert_uint_eq(st.marks, ann.n_marks);
 	ck_assert_ptr_nonnull(strstr(out, "\"name\":\"tracectl annotations\""));
 	ck_assert_ptr_nonnull(strstr(out, "{\"ph\":\"X\",\"pid\":4,\"tid\":1,\"ts\":0.00011,"
 		"\"dur\":0.0001,\"name\":\"step 11\""));
-	ck_assert_ptr_nonnull(strstr(out, "\"name\":\"step idle [%]\",\"args\":{\"value\":8}"));
+	ck_assert_ptr_nonnull(strstr(out, "\"name\":\"step breakdown: idle [%]\","
+		"\"args\":{\"value\":8}"));
 	free(out);
 	tc_annotation_finish(&ann);
 	tc_selection_finish(&s);

@@ -2,12 +2,17 @@
 #define TC_ANALYSIS_ANNOTATE_H
 
 /*
- * Marks for `export --annotate`: a "steps" track with one window per step,
- * and per step and device counters of the share of the step each kind of
- * device work covered (compute, collectives, copies) and of idle time. All
- * shares are lengths of interval unions over the step, in %, so they never
- * double-count concurrent work. Only steps inside the selection's sample
- * window are annotated. Sets ann->missing to say what is not annotated.
+ * Marks for `export --annotate`, from the bottleneck analysis (analyze.h):
+ * - a "steps" track: one window per step, its detail the step's time
+ *   breakdown (largest categories first);
+ * - a "findings" track: one window per finding (its own window, else the
+ *   steps it names, else the whole trace), named by rule, with severity and
+ *   the finding's text and suggestion;
+ * - counters per step: the breakdown categories in % of the step, on the
+ *   breakdown device, and each device's busy share (union of its device
+ *   work over the step, in %).
+ * Steps outside the selection's sample window are left out. Sets
+ * ann->missing when there is nothing to say (no findings).
  */
 
 #include "model/annotation.h"

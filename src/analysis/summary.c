@@ -269,6 +269,8 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		ds->n_tracks = (uint32_t)nt;
 		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &iv);
 		ds->busy_ps = tc_ivals_length(&iv);
+		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &iv);
+		ds->computation_ps = tc_ivals_length(&iv);
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
 		for (size_t k = 0; k < nt; k++) {

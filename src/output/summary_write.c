@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <string.h>
+#include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
 #include "output/summary_write.h"
@@ -121,6 +122,9 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 	} else {
 		fprintf(f, "\nsteps      none marked in the trace\n");
 	}
+	if (o->analysis) {
+		tc_write_analysis_section_text(f, m, o->analysis, o->findings);
+	}
 	write_warnings_text(f, m);
 }
 
@@ -201,6 +205,8 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_int(&w, d->busy_ps);
 		tc_jw_key(&w, "idle_ps");
 		tc_jw_int(&w, d->span_ps - d->busy_ps);
+		tc_jw_key(&w, "computation_ps");
+		tc_jw_int(&w, d->computation_ps);
 		tc_jw_key(&w, "busy_fraction");
 		tc_jw_double(&w, d->span_ps ? (double)d->busy_ps / (double)d->span_ps : 0);
 		if (dev->peak_flops > 0) {
@@ -275,6 +281,9 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	if (o->analysis) {
+		tc_write_analysis_section_json(&w, m, o->analysis, o->findings);
+	}
 	json_warnings(&w, m);
 	tc_jw_obj_end(&w);
 	tc_jw_end(&w);
