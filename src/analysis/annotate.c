@@ -4,28 +4,6 @@
 #include "analysis/annotate.h"
 #include "analysis/intervals.h"
 
-/* Length of v ∩ [lo, hi). */
-static int64_t covered(const struct tc_ivals *v, int64_t lo, int64_t hi) {
-	size_t a = 0, b = v->n;
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-		if (v->hi[mid] <= lo) {
-			a = mid + 1;
-		} else {
-			b = mid;
-		}
-	}
-	int64_t len = 0;
-	for (size_t i = a; i < v->n && v->lo[i] < hi; i++) {
-		int64_t s = v->lo[i] > lo ? v->lo[i] : lo;
-		int64_t e = v->hi[i] < hi ? v->hi[i] : hi;
-		if (e > s) {
-			len += e - s;
-		}
-	}
-	return len;
-}
-
 static bool step_shown(const struct tc_selection *sel, const struct tc_step *st) {
 	return st->start_ps + st->dur_ps >= sel->sample_lo && st->start_ps <= sel->sample_hi;
 }
@@ -156,7 +134,7 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 			const struct tc_step *st = &a->steps[k];
 			if (st->dur_ps > 0 && step_shown(sel, st)) {
 				tc_annotation_point(ann, series, st->start_ps, 100.0 *
-					(double)covered(&v, st->start_ps, st->start_ps + st->dur_ps) /
+					(double)tc_ivals_length_in(&v, st->start_ps, st->start_ps + st->dur_ps) /
 					(double)st->dur_ps);
 			}
 		}
