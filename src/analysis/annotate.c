@@ -17,8 +17,8 @@ static const struct tc_step *find_step(const struct tc_analysis *a, int64_t num)
 	return NULL;
 }
 
-static void step_marks(const struct tc_model *m, const struct tc_selection *sel,
-		const struct tc_analysis *a, struct tc_annotation *ann) {
+static void step_marks(const struct tc_selection *sel, const struct tc_analysis *a,
+		struct tc_annotation *ann) {
 	uint32_t track = tc_annotation_track(ann, "steps");
 	char name[64], detail[512];
 	for (size_t k = 0; k < a->n_steps; k++) {
@@ -53,7 +53,6 @@ static void step_marks(const struct tc_model *m, const struct tc_selection *sel,
 		}
 		tc_annotation_mark(ann, track, st->start_ps, st->dur_ps, name, detail, NULL);
 	}
-	(void)m;
 }
 
 static void finding_marks(const struct tc_selection *sel, const struct tc_analysis *a,
@@ -143,12 +142,16 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 }
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
-		struct tc_annotation *ann) {
+		const char *steps, struct tc_annotation *ann) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
+	if (steps) {
+		/* Validated by the caller; a bad range would leave all steps. */
+		tc_analysis_opts_steps(&o, steps, NULL);
+	}
 	struct tc_analysis a;
 	tc_analyze(m, &o, &a);
-	step_marks(m, sel, &a, ann);
+	step_marks(sel, &a, ann);
 	finding_marks(sel, &a, ann);
 	step_counters(m, sel, &a, ann);
 	if (a.n_findings == 0) {

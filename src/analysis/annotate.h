@@ -11,8 +11,10 @@
  * - counters per step: the breakdown categories in % of the step, on the
  *   breakdown device, and each device's busy share (union of its device
  *   work over the step, in %).
- * Steps outside the selection's sample window are left out. Sets
- * ann->missing when there is nothing to say (no findings).
+ * Steps outside the selection's sample window are left out. With steps
+ * ("A:B" as for --steps; NULL for all) the analysis, findings included,
+ * covers only those steps. Sets ann->missing when there is nothing to say
+ * (no findings).
  */
 
 #include "model/annotation.h"
@@ -20,6 +22,6 @@
 #include "model/selection.h"
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
-	struct tc_annotation *ann);
+	const char *steps, struct tc_annotation *ann);
 
 #endif

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analyze.h"
 #include "analysis/annotate.h"
 #include "analysis/cut.h"
 #include "cli/cli.h"
@@ -136,57 +137,19 @@ static bool parse_dur(const char *s, int64_t *out) {
 	return false;
 }
 
-static bool parse_i64(const char *s, size_t n, int64_t *out) {
-	char buf[32];
-	if (n == 0 || n >= sizeof(buf)) {
-		return false;
-	}
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	char *end;
-	errno = 0;
-	long long v = strtoll(buf, &end, 10);
-	if (errno || *end) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-/* "A:B", "A", "A:", ":B" into [lo, hi] with open ends INT64_MIN/MAX. */
-static bool parse_range(const char *s, bool durations, int64_t *lo, int64_t *hi) {
+/* "T0:T1", "T0:", ":T1" durations into [lo, hi] (open ends INT64_MIN/MAX). */
+static bool parse_window(const char *s, int64_t *lo, int64_t *hi) {
 	const char *colon = strchr(s, ':');
-	size_t na = colon ? (size_t)(colon - s) : strlen(s);
+	char a[64];
+	if (!colon || (size_t)(colon - s) >= sizeof(a) || (colon == s && !colon[1])) {
+		return false;
+	}
+	memcpy(a, s, (size_t)(colon - s));
+	a[colon - s] = '\0';
 	*lo = INT64_MIN;
 	*hi = INT64_MAX;
-	char a[64];
-	if (na >= sizeof(a)) {
-		return false;
-	}
-	memcpy(a, s, na);
-	a[na] = '\0';
-	if (na) {
-		if (durations ? !parse_dur(a, lo) : !parse_i64(a, na, lo)) {
-			return false;
-		}
-	}
-	if (!colon) {
-		if (durations || !na) {
-			return false;
-		}
-		*hi = *lo;
-		return true;
-	}
-	const char *b = colon + 1;
-	if (*b) {
-		if (durations ? !parse_dur(b, hi) : !parse_i64(b, strlen(b), hi)) {
-			return false;
-		}
-	}
-	if (!na && !*b) {
-		return false;
-	}
-	return *lo <= *hi;
+	return (!*a || parse_dur(a, lo)) && (!colon[1] || parse_dur(colon + 1, hi)) &&
+		*lo <= *hi;
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -203,15 +166,18 @@ static int cut(const struct tc_model *m, const struct export_opts *e,
 	char rule[160];
 	int64_t lo, hi;
 	if (e->steps) {
+		/* The same step-range syntax as the analysis commands. */
+		struct tc_analysis_opts ao;
+		tc_analysis_opts_init(&ao);
+		tc_analysis_opts_steps(&ao, e->steps, &err);
 		snprintf(rule, sizeof(rule), "--steps %s", e->steps);
-		parse_range(e->steps, false, &lo, &hi);
-		if (!tc_cut_steps(m, sel, lo, hi, rule, &err)) {
+		if (!tc_cut_steps(m, sel, ao.step_first, ao.step_last, rule, &err)) {
 			return tc_cli_error(&err);
 		}
 	}
 	if (e->window) {
 		snprintf(rule, sizeof(rule), "--window %s", e->window);
-		parse_range(e->window, true, &lo, &hi);
+		parse_window(e->window, &lo, &hi);
 		/* Relative to the trace start; saturate open ends. */
 		lo = lo == INT64_MIN ? sel->zero_ps : sel->zero_ps + lo;
 		hi = hi > sel->end_ps - sel->zero_ps ? sel->end_ps : sel->zero_ps + hi;
@@ -265,14 +231,16 @@ static void print_notes(const struct tc_selection *sel) {
 
 static int validate(const struct export_opts *e) {
 	int64_t lo, hi;
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
 	if (!e->chrome) {
 		return tc_cli_usage_error("export", "choose an output format: --chrome");
 	}
-	if (e->steps && !parse_range(e->steps, false, &lo, &hi)) {
+	if (e->steps && !tc_analysis_opts_steps(&ao, e->steps, NULL)) {
 		return tc_cli_usage_error("export", "invalid --steps '%s' (use A:B, A, A: or :B)",
 			e->steps);
 	}
-	if (e->window && !parse_range(e->window, true, &lo, &hi)) {
+	if (e->window && !parse_window(e->window, &lo, &hi)) {
 		return tc_cli_usage_error("export",
 			"invalid --window '%s' (use T0:T1 with units ns, us, ms or s)", e->window);
 	}
@@ -422,7 +390,7 @@ int tc_cmd_export(int argc, char **argv) {
 		goto out_model;
 	}
 	if (e.annotate) {
-		tc_annotate(m, &sel, &ann);
+		tc_annotate(m, &sel, e.steps, &ann);
 	}
 	struct tc_chrome_opts co = {
 		.sel = &sel,
