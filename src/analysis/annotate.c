@@ -96,6 +96,9 @@ static void finding_marks(const struct tc_selection *sel, const struct tc_analys
 static void step_counters(const struct tc_model *m, const struct tc_selection *sel,
 		const struct tc_analysis *a, struct tc_annotation *ann) {
 	char name[128];
+	/* On the breakdown device, or on the annotations when it is cut away. */
+	uint32_t bd = a->bd_device < m->n_devices && tc_selection_device(sel, m, a->bd_device) ?
+		a->bd_device : TC_NONE;
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		bool any = false;
 		for (size_t k = 0; k < a->n_steps && !any; k++) {
@@ -105,7 +108,7 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 			continue;
 		}
 		snprintf(name, sizeof(name), "step breakdown: %s", tc_bd_cat_name((enum tc_bd_cat)c));
-		uint32_t series = tc_annotation_series(ann, name, "%", a->bd_device);
+		uint32_t series = tc_annotation_series(ann, name, "%", bd);
 		for (size_t k = 0; k < a->n_steps; k++) {
 			const struct tc_step *st = &a->steps[k];
 			if (st->dur_ps > 0 && step_shown(sel, st)) {
