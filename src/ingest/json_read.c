@@ -88,6 +88,7 @@ struct thr_info {
 	uint32_t name;    /* thread_name */
 	int32_t sort;
 	bool has_sort;
+	int8_t kind_hint; /* thread_name args.tracectl_kind (tracectl exports), -1 none */
 	uint32_t track;   /* TC_NONE until used */
 	uint32_t *stack;  /* open B events */
 	size_t n_stack, cap_stack;
@@ -251,7 +252,7 @@ struct reader {
 		uint32_t ac2g, async_cpu_to_gpu, async;
 		uint32_t mtia_ccp_events, mtia_runtime;
 		uint32_t memory_name, v2;
-		uint32_t a_name, a_labels, a_sort_index;
+		uint32_t a_name, a_labels, a_sort_index, a_tc_kind;
 		uint32_t a_dev_type, a_dev_id, a_total_alloc, a_total_res;
 		uint32_t a_collective_name;
 		uint32_t process_name, process_labels, process_sort_index;
@@ -567,6 +568,7 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 	t->flavor = flavor;
 	t->acat = acat;
 	t->track = TC_NONE;
+	t->kind_hint = -1;
 	uint32_t idx = (uint32_t)r->n_thrs++;
 	r->thr_slots[i] = idx + 1;
 	if (r->n_thrs * 2 > r->thr_nslots) {
@@ -878,6 +880,17 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 					n--;
 				}
 				t->name = intern(r, tn, n);
+			}
+			/* A tracectl export names the track kind it had: re-reading
+			 * rebuilds the same model (round trip). */
+			a = pending_arg(r, r->s.a_tc_kind);
+			if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+				const char *k = tc_model_str(r->m, a->v.s);
+				for (int i = 0; i <= TC_TRACK_COUNTER; i++) {
+					if (strcmp(k, tc_track_kind_name((enum tc_track_kind)i)) == 0) {
+						t->kind_hint = (int8_t)i;
+					}
+				}
 			}
 		} else if (arg_number(r, pending_arg(r, r->s.a_sort_index), &d)) {
 			t->sort = (int32_t)tc_double_to_i64(d, INT32_MIN, INT32_MAX);
@@ -2012,7 +2025,7 @@ static size_t link_correlations(struct reader *r) {
 	if (!r->n_host_corr || !r->n_dev_corr) {
 		return 0;
 	}
-	qsort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
+	tc_sort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
 	size_t links = 0;
 	for (size_t i = 0; i < r->n_dev_corr; i++) {
 		int64_t c = r->dev_corr[i].corr;
@@ -2149,7 +2162,7 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 	}
 	free(want);
 	if (ntv) {
-		qsort(tv, ntv, sizeof(*tv), cmp_tev);
+		tc_sort(tv, ntv, sizeof(*tv), cmp_tev);
 	}
 	for (size_t i = 0; i < r->n_fe; i++) {
 		struct flow_end *f = &r->fe[i];
@@ -2165,7 +2178,7 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 		}
 	}
 	free(tv);
-	qsort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
+	tc_sort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
 	/* Each endpoint that may end a link is linked from the latest earlier
 	 * endpoint of the same id that may start one. */
 	size_t last_out = SIZE_MAX;
@@ -2354,6 +2367,9 @@ static void settle_devices(struct reader *r, uint32_t host) {
 				tr->name = tc_model_intern(m, buf);
 			}
 		}
+		if (t->kind_hint >= 0 && t->flavor == FL_PLAIN) {
+			kind = (enum tc_track_kind)t->kind_hint;
+		}
 		tr->kind = (uint8_t)kind;
 		if (t->has_sort) {
 			tr->sort = t->sort;
@@ -2520,6 +2536,7 @@ static void init_names(struct reader *r) {
 	I(a_name, "name");
 	I(a_labels, "labels");
 	I(a_sort_index, "sort_index");
+	I(a_tc_kind, "tracectl_kind");
 	I(a_dev_type, "Device Type");
 	I(a_dev_id, "Device Id");
 	I(a_total_alloc, "Total Allocated");
