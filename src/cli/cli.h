@@ -78,7 +78,7 @@ enum {
 	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n" \
 	"      --max-events N      refuse traces with over N events (default 2147483648)\n" \
 	"      --max-depth N       refuse nesting deeper than N in JSON/protobuf (default 64)\n" \
-	"      --max-string N      refuse strings over N bytes (default 16M)\n" \
+	"      --max-string N      limit one string (name, arg) to N bytes (default 16M)\n" \
 	"      --threads N         files read in parallel (default: CPUs)\n"
 
 void tc_cli_common_init(struct tc_cli_common *c);
