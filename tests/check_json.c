@@ -201,8 +201,18 @@ START_TEST(kineto_fixture) {
 	ck_assert_uint_eq(count_events(m, NULL, TC_OP_MEMSET), 1);
 	ck_assert_uint_eq(count_events(m, NULL, TC_OP_SYNC), 1);
 	ck_assert_uint_eq(count_events(m, NULL, TC_OP_PYTHON), 1);
-	/* Host steps only; the device copy of ProfilerStep#1 is an annotation. */
-	ck_assert_uint_eq(count_events(m, "ProfilerStep#", TC_OP_STEP), 3);
+	/* Host steps and their GPU-side projections (device step markers on the
+	 * GPU's annotation track, with their number). */
+	ck_assert_uint_eq(count_events(m, "ProfilerStep#", TC_OP_STEP), 6);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		const struct tc_op *o = &m->ops[m->ev.op[i]];
+		if (o->category == tc_model_intern(m, "gpu_user_annotation")) {
+			ck_assert_int_eq(o->kind, TC_OP_STEP);
+			ck_assert(tc_model_arg_i64(m, m->ev.args[i], m->key.step, &v));
+			ck_assert_int_eq(v, atoi(tc_model_str(m, o->name) + strlen("ProfilerStep#")));
+			ck_assert_int_eq(event_device(m, i)->kind, TC_DEV_GPU);
+		}
+	}
 	size_t s2 = find_event(m, "ProfilerStep#2");
 	ck_assert(tc_model_arg_i64(m, m->ev.args[s2], m->key.step, &v));
 	ck_assert_int_eq(v, 2);

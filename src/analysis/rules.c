@@ -521,7 +521,7 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		bw = (x[0].bytes + x[1].bytes) / ((double)bdur * 1e-12);
 	}
 	text(f, "copies not hidden behind compute are %.1f %% of step time (H2D %.1f %%, D2H "
-		"%.1f %%, D2D %.1f %%); %.0f H2D + %.0f D2H copies per step moving %.2f MiB, "
+		"%.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H copies per step moving %.2f MiB, "
 		"effective host<->device bandwidth %.2f GB/s (bands %.0f/%.0f %%: XProf)", pct,
 		step_pct(c, a->cat_total_ps[TC_BD_H2D]), step_pct(c, a->cat_total_ps[TC_BD_D2H]),
 		step_pct(c, a->cat_total_ps[TC_BD_D2D]), (double)x[0].count / n,

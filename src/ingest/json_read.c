@@ -724,7 +724,9 @@ static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool
 		return TC_OP_KERNEL;
 	}
 	if (c == r->s.gpu_user_annotation) {
-		return TC_OP_ANNOTATION;
+		/* Kineto projects ProfilerStep#N onto the GPU: the device-side step
+		 * window (what the GPU ran for that step). */
+		return step_number(n, &step) ? TC_OP_STEP : TC_OP_ANNOTATION;
 	}
 	if (c == r->s.cuda_runtime || c == r->s.cuda_driver || c == r->s.Runtime ||
 			c == r->s.mtia_runtime) {
