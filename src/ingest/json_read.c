@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yajl/yajl_parse.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -88,6 +89,9 @@ struct thr_info {
 	int32_t sort;
 	bool has_sort;
 	uint32_t track;   /* TC_NONE until used */
+	/* Device ops on this line, and how many named their stream (Kineto
+	 * stream rows always do). */
+	uint32_t n_dev_ops, n_dev_stream;
 	uint32_t *stack;  /* open B events */
 	size_t n_stack, cap_stack;
 };
@@ -156,6 +160,7 @@ struct op_cache {
 	uint32_t op;
 	uint8_t kind;
 	bool on_device;
+	bool dma;   /* a DMA op: copy direction from each event's args */
 	bool valid;
 };
 
@@ -252,7 +257,7 @@ struct reader {
 		uint32_t memory_name, v2;
 		uint32_t a_name, a_labels, a_sort_index;
 		uint32_t a_dev_type, a_dev_id, a_total_alloc, a_total_res;
-		uint32_t a_collective_name;
+		uint32_t a_collective_name, a_direction, a_size;
 		uint32_t process_name, process_labels, process_sort_index;
 		uint32_t thread_name, thread_sort_index;
 	} s;
@@ -647,6 +652,8 @@ static bool is_aside_cat(const struct reader *r, uint32_t c) {
 		c == r->s.Overhead || c == r->s.mtia_runtime || c == r->s.cpu_instant_event);
 }
 
+static const struct tc_arg *pending_arg(const struct reader *r, uint32_t key);
+
 static bool is_collective_name(const char *n) {
 	return starts_with(n, "nccl") || starts_with(n, "rccl") ||
 		strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel");
@@ -707,10 +714,40 @@ static const char *memcpy_memory_kind(const char *n) {
 	return NULL;
 }
 
+/* Device DMA requests (MTIA "dma_request"): copies, as HTA's kernel types
+ * count names matching ^dma as memory. */
+static bool is_dma_name(const char *n) {
+	return strncasecmp(n, "dma", 3) == 0;
+}
+
+/* A DMA event's direction arg ("HOST_TO_DEVICE", "DEVICE_TO_HOST",
+ * "DEVICE_TO_DEVICE") → copy kind; MEMCPY_OTHER when absent or unknown. */
+static enum tc_op_kind dma_kind(const struct reader *r) {
+	const struct tc_arg *a = pending_arg(r, r->s.a_direction);
+	if (!a || (a->type & ~TC_ARG_LAST) != TC_ARG_STR) {
+		return TC_OP_MEMCPY_OTHER;
+	}
+	const char *d = tc_model_str(r->m, a->v.s);
+	if (strcasecmp(d, "HOST_TO_DEVICE") == 0 || strcasecmp(d, "HtoD") == 0) {
+		return TC_OP_MEMCPY_H2D;
+	}
+	if (strcasecmp(d, "DEVICE_TO_HOST") == 0 || strcasecmp(d, "DtoH") == 0) {
+		return TC_OP_MEMCPY_D2H;
+	}
+	if (strcasecmp(d, "DEVICE_TO_DEVICE") == 0 || strcasecmp(d, "DtoD") == 0) {
+		return TC_OP_MEMCPY_D2D;
+	}
+	return TC_OP_MEMCPY_OTHER;
+}
+
 static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool on_device) {
 	uint32_t c = e->cat;
 	const char *n = tc_model_str(r->m, e->name);
 	int64_t step;
+	if (on_device && (c == r->s.kernel || c == r->s.Kernel || c == r->s.mtia_ccp_events ||
+			!c) && is_dma_name(n)) {
+		return TC_OP_MEMCPY_OTHER; /* refined per event by dma_kind() */
+	}
 	if (c == r->s.kernel || c == r->s.Kernel) {
 		return is_collective_name(n) ? TC_OP_COLLECTIVE : TC_OP_KERNEL;
 	}
@@ -1091,10 +1128,20 @@ static bool end_event(struct reader *r) {
 		oc->on_device = on_device;
 		oc->kind = (uint8_t)classify(r, e, on_device);
 		oc->op = tc_model_op(m, e->name, e->cat, (enum tc_op_kind)oc->kind);
+		oc->dma = oc->kind == TC_OP_MEMCPY_OTHER && on_device &&
+			is_dma_name(tc_model_str(m, e->name));
 		oc->valid = true;
 	}
 	enum tc_op_kind kind = (enum tc_op_kind)oc->kind;
 	uint32_t op = oc->op;
+	bool dma = oc->dma;
+	if (dma && ph != 'E' && ph != 'e') {
+		enum tc_op_kind k = dma_kind(r);
+		if (k != kind) {
+			kind = k;
+			op = tc_model_op(m, e->name, e->cat, k);
+		}
+	}
 	uint32_t idx;
 	switch (ph) {
 	case 'X':
@@ -1166,10 +1213,24 @@ static bool end_event(struct reader *r) {
 		args_rollback(r);
 		return true;
 	}
+	bool dev = kind == TC_OP_KERNEL || kind == TC_OP_COLLECTIVE || kind == TC_OP_MEMSET ||
+		(kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER);
+	if (dev && on_device) {
+		t = &r->thrs[ti];
+		t->n_dev_ops++;
+		if (pending_arg(r, m->key.stream)) {
+			t->n_dev_stream++;
+		}
+	}
+	if (dma && !pending_arg(r, m->key.bytes)) {
+		/* MTIA names the DMA's byte count "size". */
+		double v;
+		if (arg_number(r, pending_arg(r, r->s.a_size), &v) && v >= 0) {
+			tc_model_arg_int(m, m->key.bytes, (int64_t)v);
+		}
+	}
 	finish_event_args(r, idx, kind);
 	if (e->has_corr) {
-		bool dev = kind == TC_OP_KERNEL || kind == TC_OP_COLLECTIVE || kind == TC_OP_MEMSET ||
-			(kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER);
 		if (dev && on_device) {
 			TC_GROW(r->dev_corr, r->cap_dev_corr, r->n_dev_corr + 1);
 			r->dev_corr[r->n_dev_corr++] = (struct corr_rec){ e->corr, idx };
@@ -2287,13 +2348,19 @@ static void settle_devices(struct reader *r, uint32_t host) {
 			}
 		}
 	}
-	/* Does a device have stream lines? Then XLA Ops on it are derived. */
+	/* Does a device have stream lines? Then XLA Ops on it are derived.
+	 * Do its ops name their stream (Kineto)? Then a line whose ops name
+	 * none is device activity outside any queue. */
 	uint8_t *has_stream = tc_xcalloc(m->n_devices + 1, 1);
+	uint8_t *stream_args = tc_xcalloc(m->n_devices + 1, 1);
 	for (size_t i = 0; i < r->n_thrs; i++) {
 		const struct thr_info *t = &r->thrs[i];
 		if (t->track != TC_NONE && t->name &&
 				starts_with(tc_model_str(m, t->name), "Stream")) {
 			has_stream[m->tracks[t->track].device] = 1;
+		}
+		if (t->track != TC_NONE && t->n_dev_stream) {
+			stream_args[m->tracks[t->track].device] = 1;
 		}
 	}
 	for (size_t i = 0; i < r->n_thrs; i++) {
@@ -2341,6 +2408,11 @@ static void settle_devices(struct reader *r, uint32_t host) {
 			} else if (strstr(tn, "TensorFlow") || strstr(tn, "Framework") ||
 					strstr(tn, "Name Scope") || strstr(tn, "Source")) {
 				kind = TC_TRACK_DERIVED;
+			} else if (stream_args[tr->device] && t->n_dev_ops && !t->n_dev_stream) {
+				/* MTIA's "DMA_REQUEST" line: DMAs on no stream (HTA
+				 * leaves stream-less events out of its GPU events):
+				 * kept, but not device work (docs/analysis.md). */
+				kind = TC_TRACK_OTHER;
 			} else {
 				kind = TC_TRACK_STREAM;
 			}
@@ -2358,6 +2430,7 @@ static void settle_devices(struct reader *r, uint32_t host) {
 		}
 	}
 	free(has_stream);
+	free(stream_args);
 }
 
 static bool finish(struct reader *r) {
@@ -2523,6 +2596,8 @@ static void init_names(struct reader *r) {
 	I(a_total_alloc, "Total Allocated");
 	I(a_total_res, "Total Reserved");
 	I(a_collective_name, "Collective name");
+	I(a_direction, "direction");
+	I(a_size, "size");
 	I(process_name, "process_name");
 	I(process_labels, "process_labels");
 	I(process_sort_index, "process_sort_index");
