@@ -24,6 +24,7 @@ struct tc_command {
 extern const struct tc_command tc_commands[];
 
 int tc_cmd_bottlenecks(int argc, char **argv);
+int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
 int tc_cmd_steps(int argc, char **argv);

@@ -88,6 +88,7 @@ struct thr_info {
 	uint32_t name;    /* thread_name */
 	int32_t sort;
 	bool has_sort;
+	int8_t kind_hint; /* thread_name args.tracectl_kind (tracectl exports), -1 none */
 	uint32_t track;   /* TC_NONE until used */
 	/* Device ops on this line, and how many named their stream (Kineto
 	 * stream rows always do). */
@@ -255,7 +256,7 @@ struct reader {
 		uint32_t ac2g, async_cpu_to_gpu, async;
 		uint32_t mtia_ccp_events, mtia_runtime;
 		uint32_t memory_name, v2;
-		uint32_t a_name, a_labels, a_sort_index;
+		uint32_t a_name, a_labels, a_sort_index, a_tc_kind;
 		uint32_t a_dev_type, a_dev_id, a_total_alloc, a_total_res;
 		uint32_t a_collective_name, a_direction, a_size;
 		uint32_t process_name, process_labels, process_sort_index;
@@ -571,6 +572,7 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 	t->flavor = flavor;
 	t->acat = acat;
 	t->track = TC_NONE;
+	t->kind_hint = -1;
 	uint32_t idx = (uint32_t)r->n_thrs++;
 	r->thr_slots[i] = idx + 1;
 	if (r->n_thrs * 2 > r->thr_nslots) {
@@ -916,6 +918,17 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 					n--;
 				}
 				t->name = intern(r, tn, n);
+			}
+			/* A tracectl export names the track kind it had: re-reading
+			 * rebuilds the same model (round trip). */
+			a = pending_arg(r, r->s.a_tc_kind);
+			if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+				const char *k = tc_model_str(r->m, a->v.s);
+				for (int i = 0; i <= TC_TRACK_COUNTER; i++) {
+					if (strcmp(k, tc_track_kind_name((enum tc_track_kind)i)) == 0) {
+						t->kind_hint = (int8_t)i;
+					}
+				}
 			}
 		} else if (arg_number(r, pending_arg(r, r->s.a_sort_index), &d)) {
 			t->sort = (int32_t)d;
@@ -2424,6 +2437,9 @@ static void settle_devices(struct reader *r, uint32_t host) {
 				tr->name = tc_model_intern(m, buf);
 			}
 		}
+		if (t->kind_hint >= 0 && t->flavor == FL_PLAIN) {
+			kind = (enum tc_track_kind)t->kind_hint;
+		}
 		tr->kind = (uint8_t)kind;
 		if (t->has_sort) {
 			tr->sort = t->sort;
@@ -2591,6 +2607,7 @@ static void init_names(struct reader *r) {
 	I(a_name, "name");
 	I(a_labels, "labels");
 	I(a_sort_index, "sort_index");
+	I(a_tc_kind, "tracectl_kind");
 	I(a_dev_type, "Device Type");
 	I(a_dev_id, "Device Id");
 	I(a_total_alloc, "Total Allocated");
