@@ -111,6 +111,41 @@ static double counter_value(const struct tc_model *m, uint32_t dev, const char *
 
 /* ---- parsing of times ---- */
 
+/* A GPU-side ProfilerStep is a device step marker only while it spans the
+ * GPU work its host step launched; a short one (ROCm) stays an annotation. */
+static size_t device_steps_with(const char *gpu_step_dur) {
+	char text[2048];
+	snprintf(text, sizeof(text), "{\"traceEvents\": ["
+		"{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 1, \"args\": {\"labels\": \"CPU\"}},"
+		"{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 0, \"args\": {\"labels\": \"GPU 0\"}},"
+		"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 2, \"args\": {\"correlation\": 1}},"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 50, \"dur\": 2, \"args\": {\"correlation\": 2}},"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k1\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 10, \"args\": {\"correlation\": 1, \"stream\": 7}},"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 0, \"tid\": 7, \"ts\": 80, \"dur\": 10, \"args\": {\"correlation\": 2, \"stream\": 7}},"
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": %s}"
+		"]}", gpu_step_dur);
+	struct tc_error err;
+	struct tc_model *m = load_text(text, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->n_flows, 2);
+	size_t n = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ops[m->ev.op[i]].kind == TC_OP_STEP && event_device(m, i)->kind == TC_DEV_GPU) {
+			n++;
+		}
+	}
+	ck_assert_int_eq(has_warning(m, "device-side ProfilerStep markers miss", NULL), n == 0);
+	tc_model_destroy(m);
+	return n;
+}
+
+START_TEST(gpu_step_projection) {
+	ck_assert_uint_eq(device_steps_with("70"), 1);
+	ck_assert_uint_eq(device_steps_with("10"), 0);
+}
+END_TEST
+
 START_TEST(epoch_fraction_exact) {
 	struct tc_model *m = load_ok(tc_test_src("fixtures/json/epoch_fraction.json"));
 	/* ts 1682725898237042.123 µs: origin at the whole µs, 123 ns after it. */
@@ -587,6 +622,18 @@ START_TEST(gold_hta_facts) {
 		return;
 	}
 	ck_assert_uint_eq(count_events(m, "ncclKernel", TC_OP_COLLECTIVE), 21);
+	tc_model_destroy(m);
+
+	/* ROCm: the GPU-side ProfilerStep#1 ends after 8 of the step's 16
+	 * kernels; it stays an annotation and the two host steps count. */
+	m = load_real("json/hta/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+	ck_assert_uint_eq(count_events(m, "ProfilerStep#", TC_OP_STEP), 2);
+	ck_assert_uint_eq(count_events(m, "ProfilerStep#", TC_OP_ANNOTATION), 1);
+	ck_assert(has_warning(m, "device-side ProfilerStep markers miss", NULL));
+	tc_model_destroy(m);
+
+	m = load_real("json/hta/nccl_parser_config__nccl_data.json.gz");
+	ck_assert_uint_eq(count_events(m, "ncclKernel", TC_OP_COLLECTIVE), 21);
 	ck_assert_uint_eq(count_events(m, "ncclKernel_AllReduce", TC_OP_COLLECTIVE), 15);
 	ck_assert_uint_eq(count_events(m, "ncclKernel_Broadcast", TC_OP_COLLECTIVE), 6);
 	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "rank 0");
@@ -899,6 +946,7 @@ int main(void) {
 	tcase_add_test(tc, epoch_fraction_exact);
 	tcase_add_test(tc, chrome_edge_cases);
 	tcase_add_test(tc, kineto_fixture);
+	tcase_add_test(tc, gpu_step_projection);
 	tcase_add_test(tc, jax_fixture);
 	tcase_add_test(tc, truncated_anywhere);
 	tcase_add_test(tc, truncated_fixture);

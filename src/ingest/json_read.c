@@ -239,6 +239,9 @@ struct reader {
 	size_t n_fe, cap_fe;
 	struct corr_rec *host_corr, *dev_corr;
 	size_t n_host_corr, cap_host_corr, n_dev_corr, cap_dev_corr;
+	/* step markers (event indexes) on host rows and on device rows */
+	uint32_t *host_steps, *dev_steps;
+	size_t n_host_steps, cap_host_steps, n_dev_steps, cap_dev_steps;
 
 	/* counts for warnings */
 	uint64_t n_empty, n_no_ph, n_no_ts, n_no_dur, n_unmatched_e, n_unclosed_b;
@@ -1243,6 +1246,13 @@ static bool end_event(struct reader *r) {
 		}
 	}
 	finish_event_args(r, idx, kind);
+	if (kind == TC_OP_STEP && on_device) {
+		TC_GROW(r->dev_steps, r->cap_dev_steps, r->n_dev_steps + 1);
+		r->dev_steps[r->n_dev_steps++] = idx;
+	} else if (kind == TC_OP_STEP) {
+		TC_GROW(r->host_steps, r->cap_host_steps, r->n_host_steps + 1);
+		r->host_steps[r->n_host_steps++] = idx;
+	}
 	if (e->has_corr) {
 		if (dev && on_device) {
 			TC_GROW(r->dev_corr, r->cap_dev_corr, r->n_dev_corr + 1);
@@ -2266,6 +2276,113 @@ static const char *basename_of(const char *p) {
 }
 
 /* Device kinds and names, track kinds and names, now that all metadata is in. */
+struct step_span {
+	int64_t start, end, num;
+	uint32_t ev;
+};
+
+static int cmp_span_start(const void *pa, const void *pb) {
+	const struct step_span *a = pa, *b = pb;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int cmp_span_num(const void *pa, const void *pb) {
+	const struct step_span *a = pa, *b = pb;
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+static size_t step_spans(const struct tc_model *m, const uint32_t *evs, size_t n,
+		struct step_span *out) {
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t num;
+		if (tc_model_arg_i64(m, m->ev.args[evs[i]], m->key.step, &num)) {
+			out[k++] = (struct step_span){ m->ev.start[evs[i]],
+				m->ev.start[evs[i]] + m->ev.dur[evs[i]], num, evs[i] };
+		}
+	}
+	return k;
+}
+
+/*
+ * Kineto projects ProfilerStep#N onto the GPU as the span of the GPU work the
+ * step launched, and such a device marker wins over the host's. ROCm traces
+ * cut the projection short (mi250 minitoy: 8 of the step's 16 kernels fall
+ * after it), so a device whose projections miss GPU work launched inside the
+ * matching host step keeps them as annotations: the host markers count.
+ */
+static void check_device_steps(struct reader *r) {
+	struct tc_model *m = r->m;
+	if (!r->n_dev_steps || !r->n_host_steps) {
+		return;
+	}
+	struct step_span *hs = tc_xmalloc(r->n_host_steps * sizeof(*hs));
+	struct step_span *ds = tc_xmalloc(r->n_dev_steps * sizeof(*ds));
+	size_t nh = step_spans(m, r->host_steps, r->n_host_steps, hs);
+	size_t nd = step_spans(m, r->dev_steps, r->n_dev_steps, ds);
+	qsort(hs, nh, sizeof(*hs), cmp_span_start);
+	qsort(ds, nd, sizeof(*ds), cmp_span_num);
+	uint8_t *short_dev = tc_xcalloc(m->n_devices + 1, 1);
+	const int64_t slack = 1000000; /* 1 us: the writer's µs rounding */
+	for (size_t f = 0; f < m->n_flows && nh && nd; f++) {
+		const struct tc_flow *fl = &m->flows[f];
+		if (fl->kind != TC_FLOW_LAUNCH) {
+			continue;
+		}
+		/* The host step whose span holds the launch: the last starting
+		 * at or before it. */
+		int64_t t = m->ev.start[fl->from];
+		size_t lo = 0, hi = nh;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (hs[mid].start <= t) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (!lo || t > hs[lo - 1].end) {
+			continue;
+		}
+		int64_t num = hs[lo - 1].num;
+		uint32_t dev = m->tracks[m->ev.track[fl->to]].device;
+		int64_t a = m->ev.start[fl->to], b = a + m->ev.dur[fl->to];
+		lo = 0;
+		hi = nd;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (ds[mid].num < num) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		for (size_t k = lo; k < nd && ds[k].num == num; k++) {
+			if (m->tracks[m->ev.track[ds[k].ev]].device == dev &&
+					(a < ds[k].start - slack || b > ds[k].end + slack)) {
+				short_dev[dev < m->n_devices ? dev : m->n_devices] = 1;
+			}
+		}
+	}
+	uint64_t demoted = 0;
+	for (size_t k = 0; k < r->n_dev_steps; k++) {
+		uint32_t i = r->dev_steps[k];
+		uint32_t dev = m->tracks[m->ev.track[i]].device;
+		if (short_dev[dev < m->n_devices ? dev : m->n_devices]) {
+			const struct tc_op *o = &m->ops[m->ev.op[i]];
+			m->ev.op[i] = tc_model_op(m, o->name, o->category, TC_OP_ANNOTATION);
+			demoted++;
+		}
+	}
+	if (demoted) {
+		tc_model_warn(m, demoted, "json: device-side ProfilerStep markers miss GPU work "
+			"their host step launched; kept as annotations, host step markers used");
+	}
+	free(short_dev);
+	free(hs);
+	free(ds);
+}
+
 static void settle_devices(struct reader *r, uint32_t host) {
 	struct tc_model *m = r->m;
 	char buf[512];
@@ -2488,6 +2605,7 @@ static bool finish(struct reader *r) {
 
 	size_t links = link_correlations(r);
 	link_flows(r, links > 0);
+	check_device_steps(r);
 
 	/* Origin: Kineto's ts is relative to baseTimeNanoseconds. */
 	int64_t origin_us = r->have_origin ? r->origin_us : 0;
@@ -2574,6 +2692,8 @@ static void reader_free(struct reader *r) {
 	free(r->fe);
 	free(r->host_corr);
 	free(r->dev_corr);
+	free(r->host_steps);
+	free(r->dev_steps);
 }
 
 static void init_names(struct reader *r) {
