@@ -283,7 +283,7 @@ static void mark_enclosing(const struct tc_model *m, const struct tc_selection *
 		if (n == 0) {
 			continue;
 		}
-		qsort(sp, n, sizeof(*sp), cmp_span);
+		tc_sort(sp, n, sizeof(*sp), cmp_span);
 		/* sp[k].hi becomes the least end among spans k..n-1. */
 		for (size_t k = n - 1; k-- > 0;) {
 			if (sp[k + 1].hi < sp[k].hi) {
@@ -358,7 +358,7 @@ void tc_cut_top_ops(const struct tc_model *m, struct tc_selection *s, size_t n,
 		}
 	}
 	sort_model = m;
-	qsort(tot, m->n_ops, sizeof(*tot), cmp_op_key);
+	tc_sort(tot, m->n_ops, sizeof(*tot), cmp_op_key);
 	uint32_t *row_of = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*row_of));
 	struct op_total *rows = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*rows));
 	size_t n_rows = 0;
@@ -370,7 +370,7 @@ void tc_cut_top_ops(const struct tc_model *m, struct tc_selection *s, size_t n,
 		rows[n_rows - 1].total += tot[k].total;
 		row_of[tot[k].op] = (uint32_t)(n_rows - 1);
 	}
-	qsort(rows, n_rows, sizeof(*rows), cmp_total_desc);
+	tc_sort(rows, n_rows, sizeof(*rows), cmp_total_desc);
 	uint8_t *row_top = tc_xcalloc(n_rows ? n_rows : 1, 1);
 	for (size_t k = 0; k < n && k < n_rows && rows[k].total > 0; k++) {
 		row_top[rows[k].op] = 1;
@@ -446,7 +446,7 @@ static uint32_t *longest_first(const struct tc_model *m, const struct tc_selecti
 		}
 	}
 	sort_model = m;
-	qsort(order, n, sizeof(*order), cmp_longest);
+	tc_sort(order, n, sizeof(*order), cmp_longest);
 	*n_out = n;
 	return order;
 }

@@ -278,6 +278,6 @@ bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts
 			}
 		}
 	}
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp_row);
+	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
 	return true;
 }

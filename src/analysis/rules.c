@@ -482,7 +482,7 @@ static void rule_straggler(struct rule_ctx *c) {
 		free(v);
 		return;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
+	tc_sort(v, n, sizeof(*v), cmp_double);
 	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	free(v);
 	double skew = med > 0 ? 100.0 * (med - (double)low->comm_ps) / med : 0;
@@ -513,8 +513,25 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 	}
 	struct tc_finding *f = add(c, "transfer-bound", sev, pct);
 	f->device = a->bd_device;
+	/* Per-step figures come from the counted steps only (the selected range,
+	 * warm-up and partial steps excluded), like the percentages. */
 	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
-	const struct tc_xfer_stats *x = a->xfer;
+	struct tc_xfer_stats x[TC_XFER_COUNT] = { 0 };
+	size_t n_full = 0;
+	for (size_t s = 0; s < a->n_steps; s++) {
+		n_full += !a->steps[s].warmup && !a->steps[s].partial;
+	}
+	for (size_t s = 0; s < a->n_steps; s++) {
+		const struct tc_step *st = &a->steps[s];
+		if ((st->warmup || st->partial) && n_full > 0) {
+			continue;
+		}
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			x[d].count += st->xfer[d].count;
+			x[d].bytes += st->xfer[d].bytes;
+			x[d].bytes_dur_ps += st->xfer[d].bytes_dur_ps;
+		}
+	}
 	double bw = 0;
 	int64_t bdur = x[0].bytes_dur_ps + x[1].bytes_dur_ps;
 	if (bdur > 0) {
@@ -607,5 +624,5 @@ void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		rules[i].run(&c);
 	}
-	qsort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
+	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
 }

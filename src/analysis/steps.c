@@ -172,7 +172,7 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 			a->steps_source = "whole trace (no step markers or repeated work)";
 		}
 	}
-	qsort(a->steps, a->n_steps, sizeof(*a->steps), cmp_step);
+	tc_sort(a->steps, a->n_steps, sizeof(*a->steps), cmp_step);
 	/* A marker inside another (same start sorts longer first) is a phase of
 	 * that step, not a step of its own. */
 	size_t w = 0;
@@ -197,7 +197,7 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		for (size_t i = 0; i < n; i++) {
 			d[i] = a->steps[i + 1].dur_ps;
 		}
-		qsort(d, n, sizeof(*d), cmp_i64);
+		tc_sort(d, n, sizeof(*d), cmp_i64);
 		double med = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
 		if ((double)a->steps[0].dur_ps > o->th[TC_TH_WARMUP_FACTOR] * med) {
 			a->steps[0].warmup = true;

@@ -65,7 +65,7 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 			}
 		}
 	}
-	qsort(v, w, sizeof(*v), cmp_ev_ref);
+	tc_sort(v, w, sizeof(*v), cmp_ev_ref);
 	/* A gap is host-bound when the op that ends it was launched after the
 	 * device went idle: the device waited for the host (HTA's host_wait). */
 	int64_t cur = w ? v[0].start : 0;
@@ -169,7 +169,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 		device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 		if (nd[d]) {
-			qsort(delays[d], nd[d], sizeof(int64_t), cmp_i64);
+			tc_sort(delays[d], nd[d], sizeof(int64_t), cmp_i64);
 			u->n_launches = nd[d];
 			u->launch_delay_p50_ps = delays[d][(nd[d] - 1) / 2];
 			u->launch_delay_max_ps = delays[d][nd[d] - 1];
@@ -251,7 +251,7 @@ static int cmp_key_dur(const void *pa, const void *pb) {
 }
 
 struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups) {
-	qsort(v, n, sizeof(*v), cmp_key_dur);
+	tc_sort(v, n, sizeof(*v), cmp_key_dur);
 	struct tc_compile_entry *g = NULL;
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n;) {
@@ -327,5 +327,5 @@ void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a) {
 	}
 	c->recompiled = g;
 	free(keys);
-	qsort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
+	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
 }

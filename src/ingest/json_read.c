@@ -2094,7 +2094,7 @@ static size_t link_correlations(struct reader *r) {
 	if (!r->n_host_corr || !r->n_dev_corr) {
 		return 0;
 	}
-	qsort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
+	tc_sort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
 	size_t links = 0;
 	for (size_t i = 0; i < r->n_dev_corr; i++) {
 		int64_t c = r->dev_corr[i].corr;
@@ -2231,7 +2231,7 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 	}
 	free(want);
 	if (ntv) {
-		qsort(tv, ntv, sizeof(*tv), cmp_tev);
+		tc_sort(tv, ntv, sizeof(*tv), cmp_tev);
 	}
 	for (size_t i = 0; i < r->n_fe; i++) {
 		struct flow_end *f = &r->fe[i];
@@ -2247,7 +2247,7 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 		}
 	}
 	free(tv);
-	qsort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
+	tc_sort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
 	/* Each endpoint that may end a link is linked from the latest earlier
 	 * endpoint of the same id that may start one. */
 	size_t last_out = SIZE_MAX;

@@ -1577,7 +1577,7 @@ static void pair_deferred(struct st *s) {
 	if (!s->n_defer) {
 		return;
 	}
-	qsort(s->defer, s->n_defer, sizeof(*s->defer), cmp_dslice);
+	tc_sort(s->defer, s->n_defer, sizeof(*s->defer), cmp_dslice);
 	uint64_t unmatched = 0;
 	for (size_t i = 0; i < s->n_defer; i++) {
 		const struct dslice *d = &s->defer[i];

@@ -1681,7 +1681,7 @@ static void link_launches(struct reader *r, size_t first_event) {
 		return;
 	}
 	struct tc_model *m = r->m;
-	qsort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
+	tc_sort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
 	/* CUPTI / roctracer number correlations densely: then an array indexed
 	 * by id replaces the binary search. */
 	uint64_t lo_id = r->launch[0].corr, hi_id = r->launch[r->n_launch - 1].corr;

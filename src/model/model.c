@@ -639,7 +639,7 @@ static void sort_events(struct tc_model *m) {
 		for (size_t k = lo; k < hi; k++) {
 			tmp[k - lo] = (struct sort_rec){ e->start[perm[k]], e->dur[perm[k]], perm[k] };
 		}
-		qsort(tmp, hi - lo, sizeof(*tmp), cmp_rec);
+		tc_sort(tmp, hi - lo, sizeof(*tmp), cmp_rec);
 		for (size_t k = lo; k < hi; k++) {
 			perm[k] = tmp[k - lo].idx;
 		}
@@ -735,7 +735,7 @@ static void sort_samples(struct tc_model *m) {
 		for (size_t i = 0; i < s->n; i++) {
 			r[i] = (struct sample_rec){ s->counter[i], s->ts[i], s->value[i], i };
 		}
-		qsort(r, s->n, sizeof(*r), cmp_sample);
+		tc_sort(r, s->n, sizeof(*r), cmp_sample);
 		for (size_t i = 0; i < s->n; i++) {
 			s->counter[i] = r[i].counter;
 			s->ts[i] = r[i].ts;

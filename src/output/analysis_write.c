@@ -100,24 +100,18 @@ static void json_xfer(struct tc_jw *w, const struct tc_xfer_stats *x) {
 	for (int d = 0; d < TC_XFER_COUNT; d++) {
 		tc_jw_key(w, tc_xfer_dir_name((enum tc_xfer_dir)d));
 		tc_jw_obj_begin(w);
-		tc_jw_key(w, "count");
-		tc_jw_uint(w, x[d].count);
-		tc_jw_key(w, "bytes");
-		tc_jw_double(w, x[d].bytes);
-		tc_jw_key(w, "with_bytes");
-		tc_jw_uint(w, x[d].n_bytes_known);
-		tc_jw_key(w, "dur_ps");
-		tc_jw_int(w, x[d].dur_ps);
+		tc_jw_kv_uint(w, "count", x[d].count);
+		tc_jw_kv_double(w, "bytes", x[d].bytes);
+		tc_jw_kv_uint(w, "with_bytes", x[d].n_bytes_known);
+		tc_jw_kv_int(w, "dur_ps", x[d].dur_ps);
 		tc_jw_key(w, "bytes_per_s");
 		if (x[d].bytes_dur_ps > 0) {
 			tc_jw_double(w, x[d].bytes / ((double)x[d].bytes_dur_ps * 1e-12));
 		} else {
 			tc_jw_null(w);
 		}
-		tc_jw_key(w, "pageable");
-		tc_jw_uint(w, x[d].n_pageable);
-		tc_jw_key(w, "pinned");
-		tc_jw_uint(w, x[d].n_pinned);
+		tc_jw_kv_uint(w, "pageable", x[d].n_pageable);
+		tc_jw_kv_uint(w, "pinned", x[d].n_pinned);
 		tc_jw_obj_end(w);
 	}
 	tc_jw_obj_end(w);
@@ -130,22 +124,17 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 	} else {
 		tc_jw_null(w);
 	}
-	tc_jw_key(w, "steps_inferred");
-	tc_jw_bool(w, a->steps_inferred);
+	tc_jw_kv_bool(w, "steps_inferred", a->steps_inferred);
 	tc_jw_key(w, "breakdown_device");
 	if (a->bd_device < m->n_devices) {
 		tc_jw_str(w, dev_name(m, a->bd_device));
 	} else {
 		tc_jw_null(w);
 	}
-	tc_jw_key(w, "steps_total");
-	tc_jw_uint(w, a->n_steps_all);
-	tc_jw_key(w, "steps_selected");
-	tc_jw_uint(w, a->n_steps);
-	tc_jw_key(w, "steps_counted");
-	tc_jw_uint(w, a->n_steps_counted);
-	tc_jw_key(w, "step_time_ps");
-	tc_jw_int(w, a->step_total_ps);
+	tc_jw_kv_uint(w, "steps_total", a->n_steps_all);
+	tc_jw_kv_uint(w, "steps_selected", a->n_steps);
+	tc_jw_kv_uint(w, "steps_counted", a->n_steps_counted);
+	tc_jw_kv_int(w, "step_time_ps", a->step_total_ps);
 	tc_jw_key(w, "breakdown_ps");
 	json_breakdown(w, a->cat_total_ps);
 }
@@ -154,28 +143,20 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
-	tc_jw_key(&w, "schema");
-	tc_jw_str(&w, TC_STEPS_SCHEMA);
+	tc_jw_kv_str(&w, "schema", TC_STEPS_SCHEMA);
 	json_steps_head(&w, m, a);
 	tc_jw_key(&w, "steps");
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "num");
-		tc_jw_int(&w, s->num);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, s->name));
-		tc_jw_key(&w, "start_ps");
-		tc_jw_int(&w, s->start_ps);
-		tc_jw_key(&w, "dur_ps");
-		tc_jw_int(&w, s->dur_ps);
-		tc_jw_key(&w, "warmup");
-		tc_jw_bool(&w, s->warmup);
-		tc_jw_key(&w, "partial");
-		tc_jw_bool(&w, s->partial);
-		tc_jw_key(&w, "device_busy_ps");
-		tc_jw_int(&w, s->busy_ps);
+		tc_jw_kv_int(&w, "num", s->num);
+		tc_jw_kv_str(&w, "name", S(m, s->name));
+		tc_jw_kv_int(&w, "start_ps", s->start_ps);
+		tc_jw_kv_int(&w, "dur_ps", s->dur_ps);
+		tc_jw_kv_bool(&w, "warmup", s->warmup);
+		tc_jw_kv_bool(&w, "partial", s->partial);
+		tc_jw_kv_int(&w, "device_busy_ps", s->busy_ps);
 		tc_jw_key(&w, "breakdown_ps");
 		json_breakdown(&w, s->cat_ps);
 		tc_jw_key(&w, "transfers");
@@ -253,79 +234,53 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
-	tc_jw_key(&w, "schema");
-	tc_jw_str(&w, TC_OPS_SCHEMA);
-	tc_jw_key(&w, "by");
-	tc_jw_str(&w, t->by);
-	tc_jw_key(&w, "scope");
-	tc_jw_str(&w, t->scope);
-	tc_jw_key(&w, "busy_ps");
-	tc_jw_int(&w, t->busy_ps);
-	tc_jw_key(&w, "peak_flops_per_s");
-	tc_jw_double(&w, t->peak_flops);
-	tc_jw_key(&w, "peak_bytes_per_s");
-	tc_jw_double(&w, t->peak_bw);
-	tc_jw_key(&w, "ridge_flops_per_byte");
-	tc_jw_double(&w, t->ridge);
+	tc_jw_kv_str(&w, "schema", TC_OPS_SCHEMA);
+	tc_jw_kv_str(&w, "by", t->by);
+	tc_jw_kv_str(&w, "scope", t->scope);
+	tc_jw_kv_int(&w, "busy_ps", t->busy_ps);
+	tc_jw_kv_double(&w, "peak_flops_per_s", t->peak_flops);
+	tc_jw_kv_double(&w, "peak_bytes_per_s", t->peak_bw);
+	tc_jw_kv_double(&w, "ridge_flops_per_byte", t->ridge);
 	tc_jw_key(&w, "peak_source");
 	if (t->peak_source) {
 		tc_jw_str(&w, t->peak_source);
 	} else {
 		tc_jw_null(&w);
 	}
-	tc_jw_key(&w, "rows_total");
-	tc_jw_uint(&w, t->n);
+	tc_jw_kv_uint(&w, "rows_total", t->n);
 	tc_jw_key(&w, "rows");
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_op_row *r = &t->rows[i];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "key");
-		tc_jw_str(&w, row_label(m, t, r));
+		tc_jw_kv_str(&w, "key", row_label(m, t, r));
 		if (strcmp(t->by, "name") == 0) {
-			tc_jw_key(&w, "category");
-			tc_jw_str(&w, S(m, r->category));
-			tc_jw_key(&w, "kind");
-			tc_jw_str(&w, tc_op_kind_name((enum tc_op_kind)r->kind));
+			tc_jw_kv_str(&w, "category", S(m, r->category));
+			tc_jw_kv_str(&w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
 		}
-		tc_jw_key(&w, "count");
-		tc_jw_uint(&w, r->count);
-		tc_jw_key(&w, "total_ps");
-		tc_jw_int(&w, r->total_ps);
-		tc_jw_key(&w, "self_ps");
-		tc_jw_int(&w, r->self_ps);
-		tc_jw_key(&w, "min_ps");
-		tc_jw_int(&w, r->min_ps);
-		tc_jw_key(&w, "max_ps");
-		tc_jw_int(&w, r->max_ps);
-		tc_jw_key(&w, "p50_ps");
-		tc_jw_int(&w, r->p50_ps);
-		tc_jw_key(&w, "p99_ps");
-		tc_jw_int(&w, r->p99_ps);
-		tc_jw_key(&w, "share");
-		tc_jw_double(&w, r->share);
+		tc_jw_kv_uint(&w, "count", r->count);
+		tc_jw_kv_int(&w, "total_ps", r->total_ps);
+		tc_jw_kv_int(&w, "self_ps", r->self_ps);
+		tc_jw_kv_int(&w, "min_ps", r->min_ps);
+		tc_jw_kv_int(&w, "max_ps", r->max_ps);
+		tc_jw_kv_int(&w, "p50_ps", r->p50_ps);
+		tc_jw_kv_int(&w, "p99_ps", r->p99_ps);
+		tc_jw_kv_double(&w, "share", r->share);
 		if (r->flops >= 0) {
-			tc_jw_key(&w, "flops");
-			tc_jw_double(&w, r->flops);
-			tc_jw_key(&w, "flops_per_s");
-			tc_jw_double(&w, r->flop_rate);
+			tc_jw_kv_double(&w, "flops", r->flops);
+			tc_jw_kv_double(&w, "flops_per_s", r->flop_rate);
 		}
 		if (r->bytes >= 0) {
-			tc_jw_key(&w, "bytes_accessed");
-			tc_jw_double(&w, r->bytes);
-			tc_jw_key(&w, "bytes_per_s");
-			tc_jw_double(&w, r->byte_rate);
+			tc_jw_kv_double(&w, "bytes_accessed", r->bytes);
+			tc_jw_kv_double(&w, "bytes_per_s", r->byte_rate);
 		}
 		if (r->intensity >= 0) {
-			tc_jw_key(&w, "flops_per_byte");
-			tc_jw_double(&w, r->intensity);
+			tc_jw_kv_double(&w, "flops_per_byte", r->intensity);
 		}
 		if (r->efficiency >= 0) {
-			tc_jw_key(&w, "roofline_efficiency");
-			tc_jw_double(&w, r->efficiency);
+			tc_jw_kv_double(&w, "roofline_efficiency", r->efficiency);
 		}
-		tc_jw_key(&w, "class");
-		tc_jw_str(&w, tc_bound_name((enum tc_bound)r->bound));
+		tc_jw_kv_str(&w, "class", tc_bound_name((enum tc_bound)r->bound));
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
@@ -494,16 +449,11 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		}
 		shown++;
 		tc_jw_obj_begin(w);
-		tc_jw_key(w, "kind");
-		tc_jw_str(w, fd->kind);
-		tc_jw_key(w, "severity");
-		tc_jw_str(w, tc_severity_name((enum tc_severity)fd->severity));
-		tc_jw_key(w, "value");
-		tc_jw_double(w, fd->value);
-		tc_jw_key(w, "text");
-		tc_jw_str(w, fd->text);
-		tc_jw_key(w, "suggestion");
-		tc_jw_str(w, fd->suggestion);
+		tc_jw_kv_str(w, "kind", fd->kind);
+		tc_jw_kv_str(w, "severity", tc_severity_name((enum tc_severity)fd->severity));
+		tc_jw_kv_double(w, "value", fd->value);
+		tc_jw_kv_str(w, "text", fd->text);
+		tc_jw_kv_str(w, "suggestion", fd->suggestion);
 		tc_jw_key(w, "device");
 		if (fd->device < m->n_devices) {
 			tc_jw_str(w, dev_name(m, fd->device));
@@ -525,10 +475,8 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		tc_jw_key(w, "window");
 		if (fd->window_hi_ps >= fd->window_lo_ps && (fd->window_hi_ps || fd->window_lo_ps)) {
 			tc_jw_obj_begin(w);
-			tc_jw_key(w, "start_ps");
-			tc_jw_int(w, fd->window_lo_ps);
-			tc_jw_key(w, "end_ps");
-			tc_jw_int(w, fd->window_hi_ps);
+			tc_jw_kv_int(w, "start_ps", fd->window_lo_ps);
+			tc_jw_kv_int(w, "end_ps", fd->window_hi_ps);
 			tc_jw_obj_end(w);
 		} else {
 			tc_jw_null(w);
@@ -543,10 +491,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
-	tc_jw_key(&w, "schema");
-	tc_jw_str(&w, TC_BOTTLENECKS_SCHEMA);
-	tc_jw_key(&w, "span_ps");
-	tc_jw_int(&w, a->span_ps);
+	tc_jw_kv_str(&w, "schema", TC_BOTTLENECKS_SCHEMA);
+	tc_jw_kv_int(&w, "span_ps", a->span_ps);
 	json_steps_head(&w, m, a);
 	tc_jw_key(&w, "transfers");
 	json_xfer(&w, a->xfer);
@@ -555,36 +501,21 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 	for (size_t k = 0; k < a->n_util; k++) {
 		const struct tc_device_util *u = &a->util[k];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, dev_name(m, u->device));
-		tc_jw_key(&w, "first_ps");
-		tc_jw_int(&w, u->first_ps);
-		tc_jw_key(&w, "last_ps");
-		tc_jw_int(&w, u->last_ps);
-		tc_jw_key(&w, "busy_ps");
-		tc_jw_int(&w, u->busy_ps);
-		tc_jw_key(&w, "computation_ps");
-		tc_jw_int(&w, u->compute_ps);
-		tc_jw_key(&w, "kernel_ps");
-		tc_jw_int(&w, u->kernel_ps);
-		tc_jw_key(&w, "collective_ps");
-		tc_jw_int(&w, u->comm_ps);
-		tc_jw_key(&w, "overlap_ps");
-		tc_jw_int(&w, u->overlap_ps);
-		tc_jw_key(&w, "idle_ps");
-		tc_jw_int(&w, u->idle_ps);
-		tc_jw_key(&w, "idle_host_wait_ps");
-		tc_jw_int(&w, u->idle_host_wait_ps);
-		tc_jw_key(&w, "idle_kernel_wait_ps");
-		tc_jw_int(&w, u->idle_kernel_wait_ps);
-		tc_jw_key(&w, "kernels");
-		tc_jw_uint(&w, u->n_kernels);
-		tc_jw_key(&w, "short_kernels");
-		tc_jw_uint(&w, u->n_short_kernels);
-		tc_jw_key(&w, "launches");
-		tc_jw_uint(&w, u->n_launches);
-		tc_jw_key(&w, "launch_delay_p50_ps");
-		tc_jw_int(&w, u->launch_delay_p50_ps);
+		tc_jw_kv_str(&w, "name", dev_name(m, u->device));
+		tc_jw_kv_int(&w, "first_ps", u->first_ps);
+		tc_jw_kv_int(&w, "last_ps", u->last_ps);
+		tc_jw_kv_int(&w, "busy_ps", u->busy_ps);
+		tc_jw_kv_int(&w, "computation_ps", u->compute_ps);
+		tc_jw_kv_int(&w, "kernel_ps", u->kernel_ps);
+		tc_jw_kv_int(&w, "collective_ps", u->comm_ps);
+		tc_jw_kv_int(&w, "overlap_ps", u->overlap_ps);
+		tc_jw_kv_int(&w, "idle_ps", u->idle_ps);
+		tc_jw_kv_int(&w, "idle_host_wait_ps", u->idle_host_wait_ps);
+		tc_jw_kv_int(&w, "idle_kernel_wait_ps", u->idle_kernel_wait_ps);
+		tc_jw_kv_uint(&w, "kernels", u->n_kernels);
+		tc_jw_kv_uint(&w, "short_kernels", u->n_short_kernels);
+		tc_jw_kv_uint(&w, "launches", u->n_launches);
+		tc_jw_kv_int(&w, "launch_delay_p50_ps", u->launch_delay_p50_ps);
 		tc_jw_key(&w, "peak_source");
 		if (u->peak_source) {
 			tc_jw_str(&w, u->peak_source);
@@ -599,16 +530,11 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 				continue;
 			}
 			tc_jw_obj_begin(&w);
-			tc_jw_key(&w, "name");
-			tc_jw_str(&w, S(m, m->tracks[su->track].name));
-			tc_jw_key(&w, "events");
-			tc_jw_uint(&w, su->n_events);
-			tc_jw_key(&w, "busy_ps");
-			tc_jw_int(&w, su->busy_ps);
-			tc_jw_key(&w, "span_ps");
-			tc_jw_int(&w, su->span_ps);
-			tc_jw_key(&w, "idle_host_wait_ps");
-			tc_jw_int(&w, su->idle_host_wait_ps);
+			tc_jw_kv_str(&w, "name", S(m, m->tracks[su->track].name));
+			tc_jw_kv_uint(&w, "events", su->n_events);
+			tc_jw_kv_int(&w, "busy_ps", su->busy_ps);
+			tc_jw_kv_int(&w, "span_ps", su->span_ps);
+			tc_jw_kv_int(&w, "idle_host_wait_ps", su->idle_host_wait_ps);
 			tc_jw_obj_end(&w);
 		}
 		tc_jw_arr_end(&w);
@@ -620,37 +546,26 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 	for (size_t i = 0; i < a->n_mem; i++) {
 		const struct tc_mem_peak *p = &a->mem[i];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "device");
-		tc_jw_str(&w, dev_name(m, p->device));
-		tc_jw_key(&w, "counter");
-		tc_jw_str(&w, S(m, p->name));
-		tc_jw_key(&w, "group");
-		tc_jw_str(&w, S(m, p->group));
-		tc_jw_key(&w, "peak_bytes");
-		tc_jw_double(&w, p->peak_bytes);
-		tc_jw_key(&w, "peak_ps");
-		tc_jw_int(&w, p->peak_ts_ps);
-		tc_jw_key(&w, "capacity_bytes");
-		tc_jw_int(&w, p->capacity_bytes);
+		tc_jw_kv_str(&w, "device", dev_name(m, p->device));
+		tc_jw_kv_str(&w, "counter", S(m, p->name));
+		tc_jw_kv_str(&w, "group", S(m, p->group));
+		tc_jw_kv_double(&w, "peak_bytes", p->peak_bytes);
+		tc_jw_kv_int(&w, "peak_ps", p->peak_ts_ps);
+		tc_jw_kv_int(&w, "capacity_bytes", p->capacity_bytes);
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
 	tc_jw_key(&w, "compile");
 	tc_jw_obj_begin(&w);
-	tc_jw_key(&w, "events");
-	tc_jw_uint(&w, a->compile.n_events);
-	tc_jw_key(&w, "union_ps");
-	tc_jw_int(&w, a->compile.union_ps);
+	tc_jw_kv_uint(&w, "events", a->compile.n_events);
+	tc_jw_kv_int(&w, "union_ps", a->compile.union_ps);
 	tc_jw_key(&w, "recompiled");
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < a->compile.n_recompiled; i++) {
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, a->compile.recompiled[i].name));
-		tc_jw_key(&w, "count");
-		tc_jw_uint(&w, a->compile.recompiled[i].count);
-		tc_jw_key(&w, "total_ps");
-		tc_jw_int(&w, a->compile.recompiled[i].total_ps);
+		tc_jw_kv_str(&w, "name", S(m, a->compile.recompiled[i].name));
+		tc_jw_kv_uint(&w, "count", a->compile.recompiled[i].count);
+		tc_jw_kv_int(&w, "total_ps", a->compile.recompiled[i].total_ps);
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);

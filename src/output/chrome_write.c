@@ -607,17 +607,13 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	out_flush(w->o);
 	tc_jw_init(&j, w->f, false);
 	tc_jw_obj_begin(&j);
-	tc_jw_key(&j, "generator");
-	tc_jw_str(&j, o->generator ? o->generator : "tracectl");
+	tc_jw_kv_str(&j, "generator", o->generator ? o->generator : "tracectl");
 	tc_jw_key(&j, "time_note");
 	tc_jw_str(&j, "ts and dur are microseconds; ts 0 is the trace start, whose "
 		"absolute time in ns is ts_zero_ns = origin_ns + ts_zero_ps / 1000");
-	tc_jw_key(&j, "origin_ns");
-	tc_jw_int(&j, m->origin_ns);
-	tc_jw_key(&j, "origin_epoch");
-	tc_jw_bool(&j, m->origin_epoch);
-	tc_jw_key(&j, "ts_zero_ps");
-	tc_jw_int(&j, sel->zero_ps);
+	tc_jw_kv_int(&j, "origin_ns", m->origin_ns);
+	tc_jw_kv_bool(&j, "origin_epoch", m->origin_epoch);
+	tc_jw_kv_int(&j, "ts_zero_ps", sel->zero_ps);
 	char buf[32];
 	tc_jw_key(&j, "ts_zero_ns");
 	/* Exact decimal text: epoch ns with a fraction is too long for a double. */
@@ -626,41 +622,30 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	tc_jw_arr_begin(&j);
 	for (size_t i = 0; i < m->n_sources; i++) {
 		tc_jw_obj_begin(&j);
-		tc_jw_key(&j, "path");
-		tc_jw_str(&j, tc_model_str(m, m->sources[i].path));
-		tc_jw_key(&j, "format");
-		tc_jw_str(&j, tc_model_str(m, m->sources[i].format));
+		tc_jw_kv_str(&j, "path", tc_model_str(m, m->sources[i].path));
+		tc_jw_kv_str(&j, "format", tc_model_str(m, m->sources[i].format));
 		tc_jw_obj_end(&j);
 	}
 	tc_jw_arr_end(&j);
-	tc_jw_key(&j, "events_in_trace");
-	tc_jw_uint(&j, m->ev.n);
+	tc_jw_kv_uint(&j, "events_in_trace", m->ev.n);
 	tc_jw_key(&j, "written");
 	tc_jw_obj_begin(&j);
-	tc_jw_key(&j, "slices");
-	tc_jw_uint(&j, w->st->slices);
-	tc_jw_key(&j, "instants");
-	tc_jw_uint(&j, w->st->instants);
-	tc_jw_key(&j, "counter_samples");
-	tc_jw_uint(&j, w->st->samples);
-	tc_jw_key(&j, "flows");
-	tc_jw_uint(&j, w->st->flows);
-	tc_jw_key(&j, "annotation_marks");
-	tc_jw_uint(&j, w->st->marks);
+	tc_jw_kv_uint(&j, "slices", w->st->slices);
+	tc_jw_kv_uint(&j, "instants", w->st->instants);
+	tc_jw_kv_uint(&j, "counter_samples", w->st->samples);
+	tc_jw_kv_uint(&j, "flows", w->st->flows);
+	tc_jw_kv_uint(&j, "annotation_marks", w->st->marks);
 	tc_jw_obj_end(&j);
 	if (w->st->nonfinite_samples) {
-		tc_jw_key(&j, "skipped_nonfinite_counter_samples");
-		tc_jw_uint(&j, w->st->nonfinite_samples);
+		tc_jw_kv_uint(&j, "skipped_nonfinite_counter_samples", w->st->nonfinite_samples);
 	}
 	tc_jw_key(&j, "cuts");
 	tc_jw_arr_begin(&j);
 	for (size_t i = 0; i < sel->n_notes; i++) {
 		const struct tc_selection_note *n = &sel->notes[i];
 		tc_jw_obj_begin(&j);
-		tc_jw_key(&j, "rule");
-		tc_jw_str(&j, n->rule);
-		tc_jw_key(&j, "dropped_events");
-		tc_jw_uint(&j, n->dropped);
+		tc_jw_kv_str(&j, "rule", n->rule);
+		tc_jw_kv_uint(&j, "dropped_events", n->dropped);
 		if (n->lo_ps >= 0 && n->hi_ps >= 0) {
 			tc_jw_key(&j, "window_us");
 			tc_jw_arr_begin(&j);
@@ -678,8 +663,7 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	for (size_t i = 0; i < m->n_aggs; i++) {
 		agg += m->aggs[i].count;
 	}
-	tc_jw_key(&j, "aggregated_events");
-	tc_jw_int(&j, agg);
+	tc_jw_kv_int(&j, "aggregated_events", agg);
 	if (m->n_aggs) {
 		tc_jw_key(&j, "aggregated");
 		tc_jw_arr_begin(&j);
@@ -690,34 +674,25 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 				continue;
 			}
 			tc_jw_obj_begin(&j);
-			tc_jw_key(&j, "name");
-			tc_jw_str(&j, tc_model_str(m, m->ops[a->op].name));
-			tc_jw_key(&j, "pid");
-			tc_jw_uint(&j, pid_of(m, tr->device));
-			tc_jw_key(&j, "tid");
-			tc_jw_uint(&j, w->tid[a->track]);
-			tc_jw_key(&j, "track");
-			tc_jw_str(&j, tc_model_str(m, tr->name));
-			tc_jw_key(&j, "count");
-			tc_jw_int(&j, a->count);
-			tc_jw_key(&j, "dur_ps");
-			tc_jw_int(&j, a->dur_ps);
+			tc_jw_kv_str(&j, "name", tc_model_str(m, m->ops[a->op].name));
+			tc_jw_kv_uint(&j, "pid", pid_of(m, tr->device));
+			tc_jw_kv_uint(&j, "tid", w->tid[a->track]);
+			tc_jw_kv_str(&j, "track", tc_model_str(m, tr->name));
+			tc_jw_kv_int(&j, "count", a->count);
+			tc_jw_kv_int(&j, "dur_ps", a->dur_ps);
 			tc_jw_obj_end(&j);
 		}
 		tc_jw_arr_end(&j);
 	}
 	if (w->ann && w->ann->missing) {
-		tc_jw_key(&j, "annotation_missing");
-		tc_jw_str(&j, w->ann->missing);
+		tc_jw_kv_str(&j, "annotation_missing", w->ann->missing);
 	}
 	tc_jw_key(&j, "warnings");
 	tc_jw_arr_begin(&j);
 	for (size_t i = 0; i < m->n_warnings; i++) {
 		tc_jw_obj_begin(&j);
-		tc_jw_key(&j, "message");
-		tc_jw_str(&j, tc_model_str(m, m->warnings[i].msg));
-		tc_jw_key(&j, "count");
-		tc_jw_uint(&j, m->warnings[i].count);
+		tc_jw_kv_str(&j, "message", tc_model_str(m, m->warnings[i].msg));
+		tc_jw_kv_uint(&j, "count", m->warnings[i].count);
 		tc_jw_obj_end(&j);
 	}
 	tc_jw_arr_end(&j);
