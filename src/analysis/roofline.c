@@ -254,7 +254,17 @@ bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts
 		r->intensity = r->flops >= 0 && r->bytes > 0 ? r->flops / r->bytes : -1;
 		r->efficiency = -1;
 		r->bound = TC_BOUND_UNKNOWN;
-		if (r->intensity >= 0 && t->ridge > 0 && (r->flops > 0 || r->bytes > 0)) {
+		/* Copies, communication and waits are not on the roofline: their
+		 * time is transfer, network or waiting (an XLA copy-done waits
+		 * for its copy), judged by the transfer and communication rules.
+		 * Name and kind rows hold one kind; category and device rows
+		 * may mix kinds and stay on it. */
+		enum tc_op_kind k = (enum tc_op_kind)r->kind;
+		bool off_roofline = (by_name || by_kind) &&
+			((k >= TC_OP_MEMCPY_H2D && k <= TC_OP_MEMCPY_OTHER) ||
+			k == TC_OP_COLLECTIVE || k == TC_OP_SYNC);
+		if (!off_roofline && r->intensity >= 0 && t->ridge > 0 &&
+				(r->flops > 0 || r->bytes > 0)) {
 			r->bound = r->intensity < t->ridge ? TC_BOUND_MEMORY : TC_BOUND_COMPUTE;
 			double attainable = r->intensity * t->peak_bw;
 			if (attainable > t->peak_flops) {

@@ -538,11 +538,13 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		bw = (x[0].bytes + x[1].bytes) / ((double)bdur * 1e-12);
 	}
 	text(f, "copies not hidden behind compute are %.1f %% of step time (H2D %.1f %%, D2H "
-		"%.1f %%, D2D %.1f %%); %.0f H2D + %.0f D2H copies per step moving %.2f MiB, "
-		"effective host<->device bandwidth %.2f GB/s (bands %.0f/%.0f %%: XProf)", pct,
+		"%.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step, "
+		"host<->device ones moving %.2f MiB, effective host<->device bandwidth %.2f GB/s "
+		"(bands %.0f/%.0f %%: XProf)", pct,
 		step_pct(c, a->cat_total_ps[TC_BD_H2D]), step_pct(c, a->cat_total_ps[TC_BD_D2H]),
 		step_pct(c, a->cat_total_ps[TC_BD_D2D]), (double)x[0].count / n,
-		(double)x[1].count / n, (x[0].bytes + x[1].bytes) / n / 1048576.0, bw / 1e9,
+		(double)x[1].count / n, (double)x[2].count / n,
+		(x[0].bytes + x[1].bytes) / n / 1048576.0, bw / 1e9,
 		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
 	suggest(f, "move fewer bytes less often: keep data on the device between steps, batch "
 		"small copies into one, use pinned memory and non_blocking/async copies on a side "
