@@ -723,6 +723,25 @@ static int cmp_sample(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* Sort one bucket's samples (ts, then input order; the last bucket, of
+ * invalid counters, by counter first). */
+static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi, const size_t *orig,
+		struct sample_rec **tmp, size_t *tmp_cap) {
+	size_t n = hi - lo;
+	TC_GROW(*tmp, *tmp_cap, n);
+	struct sample_rec *r = *tmp;
+	for (size_t i = 0; i < n; i++) {
+		r[i] = (struct sample_rec){ s->counter[lo + i], s->ts[lo + i], s->value[lo + i],
+			orig[lo + i] };
+	}
+	qsort(r, n, sizeof(*r), cmp_sample);
+	for (size_t i = 0; i < n; i++) {
+		s->counter[lo + i] = r[i].counter;
+		s->ts[lo + i] = r[i].ts;
+		s->value[lo + i] = r[i].value;
+	}
+}
+
 static void sort_samples(struct tc_model *m) {
 	struct tc_samples *s = &m->samples;
 	bool sorted = true;
@@ -731,17 +750,52 @@ static void sort_samples(struct tc_model *m) {
 			(s->counter[i - 1] == s->counter[i] && s->ts[i - 1] <= s->ts[i]);
 	}
 	if (!sorted) {
-		struct sample_rec *r = tc_xmalloc(s->n * sizeof(*r));
-		for (size_t i = 0; i < s->n; i++) {
-			r[i] = (struct sample_rec){ s->counter[i], s->ts[i], s->value[i], i };
+		/* Readers interleave counters (one memory record gives several) but
+		 * keep each counter's samples in time order: a stable counting sort
+		 * by counter, then a sort of only the buckets that need it. Bucket
+		 * nc holds samples of invalid counters. */
+		size_t n = s->n, nc = m->n_counters;
+		size_t *cnt = tc_xcalloc(nc + 2, sizeof(*cnt));
+		for (size_t i = 0; i < n; i++) {
+			cnt[(s->counter[i] < nc ? s->counter[i] : nc) + 1]++;
 		}
-		qsort(r, s->n, sizeof(*r), cmp_sample);
-		for (size_t i = 0; i < s->n; i++) {
-			s->counter[i] = r[i].counter;
-			s->ts[i] = r[i].ts;
-			s->value[i] = r[i].value;
+		for (size_t b = 0; b <= nc; b++) {
+			cnt[b + 1] += cnt[b];
 		}
-		free(r);
+		int64_t *ts = tc_xmalloc(n * sizeof(*ts));
+		double *value = tc_xmalloc(n * sizeof(*value));
+		uint32_t *counter = tc_xmalloc(n * sizeof(*counter));
+		size_t *orig = tc_xmalloc(n * sizeof(*orig));
+		for (size_t i = 0; i < n; i++) {
+			size_t k = cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
+			ts[k] = s->ts[i];
+			value[k] = s->value[i];
+			counter[k] = s->counter[i];
+			orig[k] = i;
+		}
+		free(s->ts);
+		free(s->value);
+		free(s->counter);
+		s->ts = ts;
+		s->value = value;
+		s->counter = counter;
+		s->cap = n;
+		/* cnt[b] is now the end of bucket b. */
+		struct sample_rec *tmp = NULL;
+		size_t tmp_cap = 0;
+		for (size_t b = 0, lo = 0; b <= nc; lo = cnt[b++]) {
+			size_t hi = cnt[b];
+			bool ok = true;
+			for (size_t i = lo + 1; i < hi && ok; i++) {
+				ok = s->counter[i - 1] == s->counter[i] && s->ts[i - 1] <= s->ts[i];
+			}
+			if (!ok) {
+				sort_bucket(s, lo, hi, orig, &tmp, &tmp_cap);
+			}
+		}
+		free(tmp);
+		free(orig);
+		free(cnt);
 	}
 	for (size_t c = 0; c < m->n_counters; c++) {
 		m->counters[c].first = 0;

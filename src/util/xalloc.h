@@ -21,7 +21,9 @@ char *tc_xstrdup(const char *s);
  */
 void *tc_grow(void *p, size_t *cap, size_t need, size_t elem);
 
+/* The capacity check is inline: appends in hot loops rarely need to grow.
+ * ptr, cap and need are evaluated more than once. */
 #define TC_GROW(ptr, cap, need) \
-	((ptr) = tc_grow((ptr), &(cap), (need), sizeof(*(ptr))))
+	((ptr) = (need) <= (cap) ? (ptr) : tc_grow((ptr), &(cap), (need), sizeof(*(ptr))))
 
 #endif
