@@ -214,6 +214,9 @@ uint32_t tc_model_args_begin(struct tc_model *m) {
 static struct tc_arg *arg_push(struct tc_model *m, uint32_t key, uint8_t type) {
 	TC_GROW(m->args, m->cap_args, m->n_args + 1);
 	struct tc_arg *a = &m->args[m->n_args++];
+	if (key == m->key.flops || key == m->key.bytes_accessed) {
+		m->event_costs = true;
+	}
 	a->key = key;
 	a->type = type;
 	return a;
@@ -448,6 +451,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		TC_GROW(dst->args, dst->cap_args, dst->n_args + 1);
 		dst->args[dst->n_args++] = a;
 	}
+	dst->event_costs = dst->event_costs || src->event_costs;
 	for (size_t i = 0; i < src->n_devices; i++) {
 		struct tc_device d = src->devices[i];
 		d.name = smap[d.name];
@@ -723,13 +727,10 @@ static int cmp_sample(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Sort one bucket's samples (ts, then input order; the last bucket, of
- * invalid counters, by counter first). */
-static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi, const size_t *orig,
-		struct sample_rec **tmp, size_t *tmp_cap) {
+/* Sort the samples of the invalid-counter bucket: counter, ts, input order. */
+static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi, const size_t *orig) {
 	size_t n = hi - lo;
-	TC_GROW(*tmp, *tmp_cap, n);
-	struct sample_rec *r = *tmp;
+	struct sample_rec *r = tc_xmalloc(n * sizeof(*r));
 	for (size_t i = 0; i < n; i++) {
 		r[i] = (struct sample_rec){ s->counter[lo + i], s->ts[lo + i], s->value[lo + i],
 			orig[lo + i] };
@@ -739,6 +740,64 @@ static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi, const size_t
 		s->counter[lo + i] = r[i].counter;
 		s->ts[lo + i] = r[i].ts;
 		s->value[lo + i] = r[i].value;
+	}
+	free(r);
+}
+
+struct ts_val {
+	int64_t ts;
+	double value;
+};
+
+/*
+ * Stable natural merge sort of one counter's samples by time. Readers give
+ * a few sorted runs (one per thread or line feeding the counter), so this
+ * costs n log(runs); stability keeps input order on equal times.
+ */
+static void merge_runs(int64_t *ts, double *value, size_t n, struct ts_val **buf, size_t *cap) {
+	TC_GROW(*buf, *cap, 2 * n);
+	struct ts_val *a = *buf, *b = *buf + n;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (struct ts_val){ ts[i], value[i] };
+	}
+	for (;;) {
+		size_t lo = 0;
+		while (lo < n) {
+			size_t mid = lo + 1;
+			while (mid < n && a[mid - 1].ts <= a[mid].ts) {
+				mid++;
+			}
+			if (mid == n) {
+				if (lo == 0) {
+					goto done;
+				}
+				memcpy(b + lo, a + lo, (n - lo) * sizeof(*a));
+				break;
+			}
+			size_t hi = mid + 1;
+			while (hi < n && a[hi - 1].ts <= a[hi].ts) {
+				hi++;
+			}
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				b[k++] = a[j].ts < a[i].ts ? a[j++] : a[i++];
+			}
+			while (i < mid) {
+				b[k++] = a[i++];
+			}
+			while (j < hi) {
+				b[k++] = a[j++];
+			}
+			lo = hi;
+		}
+		struct ts_val *t = a;
+		a = b;
+		b = t;
+	}
+done:
+	for (size_t i = 0; i < n; i++) {
+		ts[i] = a[i].ts;
+		value[i] = a[i].value;
 	}
 }
 
@@ -781,16 +840,16 @@ static void sort_samples(struct tc_model *m) {
 		s->counter = counter;
 		s->cap = n;
 		/* cnt[b] is now the end of bucket b. */
-		struct sample_rec *tmp = NULL;
+		struct ts_val *tmp = NULL;
 		size_t tmp_cap = 0;
 		for (size_t b = 0, lo = 0; b <= nc; lo = cnt[b++]) {
 			size_t hi = cnt[b];
-			bool ok = true;
-			for (size_t i = lo + 1; i < hi && ok; i++) {
-				ok = s->counter[i - 1] == s->counter[i] && s->ts[i - 1] <= s->ts[i];
-			}
-			if (!ok) {
-				sort_bucket(s, lo, hi, orig, &tmp, &tmp_cap);
+			if (b == nc) {
+				if (hi > lo) {
+					sort_bucket(s, lo, hi, orig);
+				}
+			} else {
+				merge_runs(s->ts + lo, s->value + lo, hi - lo, &tmp, &tmp_cap);
 			}
 		}
 		free(tmp);
@@ -825,7 +884,8 @@ void tc_model_finalize(struct tc_model *m) {
 
 int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
 	int64_t v;
-	if (m->ev.args[i] != TC_NONE && tc_model_arg_i64(m, m->ev.args[i], m->key.flops, &v)) {
+	if (m->event_costs && m->ev.args[i] != TC_NONE &&
+			tc_model_arg_i64(m, m->ev.args[i], m->key.flops, &v)) {
 		return v;
 	}
 	return m->ops[m->ev.op[i]].flops;
@@ -833,7 +893,7 @@ int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
 
 int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
 	int64_t v;
-	if (m->ev.args[i] != TC_NONE &&
+	if (m->event_costs && m->ev.args[i] != TC_NONE &&
 			tc_model_arg_i64(m, m->ev.args[i], m->key.bytes_accessed, &v)) {
 		return v;
 	}
