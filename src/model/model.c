@@ -727,13 +727,23 @@ static int cmp_sample(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Sort the samples of the invalid-counter bucket: counter, ts, input order. */
-static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi, const size_t *orig) {
+/* Scatter column col to positions dst (a permutation of 0..n-1). */
+#define PERMUTE_TO(col, type, dst, n) do { \
+	type *to_ = tc_xmalloc((n) * sizeof(type)); \
+	for (size_t k_ = 0; k_ < (n); k_++) { \
+		to_[(dst)[k_]] = (col)[k_]; \
+	} \
+	free(col); \
+	(col) = to_; \
+} while (0)
+
+/* Sort the samples of the invalid-counter bucket: counter, ts, input order
+ * (the counting sort kept input order, so position stands for it). */
+static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi) {
 	size_t n = hi - lo;
 	struct sample_rec *r = tc_xmalloc(n * sizeof(*r));
 	for (size_t i = 0; i < n; i++) {
-		r[i] = (struct sample_rec){ s->counter[lo + i], s->ts[lo + i], s->value[lo + i],
-			orig[lo + i] };
+		r[i] = (struct sample_rec){ s->counter[lo + i], s->ts[lo + i], s->value[lo + i], i };
 	}
 	qsort(r, n, sizeof(*r), cmp_sample);
 	for (size_t i = 0; i < n; i++) {
@@ -821,23 +831,16 @@ static void sort_samples(struct tc_model *m) {
 		for (size_t b = 0; b <= nc; b++) {
 			cnt[b + 1] += cnt[b];
 		}
-		int64_t *ts = tc_xmalloc(n * sizeof(*ts));
-		double *value = tc_xmalloc(n * sizeof(*value));
-		uint32_t *counter = tc_xmalloc(n * sizeof(*counter));
-		size_t *orig = tc_xmalloc(n * sizeof(*orig));
+		/* Destination of each sample, then one column at a time: the
+		 * extra memory is 4 bytes a sample plus one column. */
+		uint32_t *dst = tc_xmalloc(n * sizeof(*dst));
 		for (size_t i = 0; i < n; i++) {
-			size_t k = cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
-			ts[k] = s->ts[i];
-			value[k] = s->value[i];
-			counter[k] = s->counter[i];
-			orig[k] = i;
+			dst[i] = (uint32_t)cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
 		}
-		free(s->ts);
-		free(s->value);
-		free(s->counter);
-		s->ts = ts;
-		s->value = value;
-		s->counter = counter;
+		PERMUTE_TO(s->ts, int64_t, dst, n);
+		PERMUTE_TO(s->value, double, dst, n);
+		PERMUTE_TO(s->counter, uint32_t, dst, n);
+		free(dst);
 		s->cap = n;
 		/* cnt[b] is now the end of bucket b. */
 		struct ts_val *tmp = NULL;
@@ -846,14 +849,13 @@ static void sort_samples(struct tc_model *m) {
 			size_t hi = cnt[b];
 			if (b == nc) {
 				if (hi > lo) {
-					sort_bucket(s, lo, hi, orig);
+					sort_bucket(s, lo, hi);
 				}
 			} else {
 				merge_runs(s->ts + lo, s->value + lo, hi - lo, &tmp, &tmp_cap);
 			}
 		}
 		free(tmp);
-		free(orig);
 		free(cnt);
 	}
 	for (size_t c = 0; c < m->n_counters; c++) {
