@@ -1,16 +1,26 @@
 /*
  * gen-xplane: write a large XProf-shaped XSpace for benchmarks.
  *
- *   gen-xplane [--size BYTES] [--gpus N] [--seed S] OUT.xplane.pb
+ *   gen-xplane [--size BYTES] [--profile gpu|tpu|lean] [--gpus N] [--seed S] OUT.xplane.pb
  *
- * Shape (like a TF/JAX GPU profile after host post-processing): a /host:CPU
- * plane with a python thread (TraceContext steps, cudaLaunchKernel with
- * correlation ids) and worker threads; N /device:GPU:<n> planes, each with
- * two compute streams (kernels with correlation_id and a kernel_details
- * ref_value), MemcpyH2D / MemcpyD2H streams (correlation_id, memcpy_details),
- * a derived "TensorFlow Ops" line and a "Steps" line; event and stat
- * metadata after the lines, as writers put them; a Task Environment plane.
- * Events on each line are in time order. Output is deterministic per seed.
+ * Profiles (bench/README.md has the measurements they copy):
+ * - gpu (default): shaped after xprof-tf_gpu_multiworker: a /host:CPU plane
+ *   carrying ~83 % of the bytes (TF executor ops with kernel_name strings,
+ *   memory records with ~14 stats, cudaLaunchKernel with correlation ids)
+ *   and N (default 8) /device:GPU:n planes (kernels and memcpys with 6-8
+ *   stats, derived TensorFlow Ops / Name Scope lines with group_id); about
+ *   80 bytes and 4.2 stats per event, a fifth of the stats strings.
+ * - tpu: shaped after xprof-tpu_inference_2: a host plane of mostly
+ *   stat-less events and N (default 4) /device:TPU:n planes with XLA
+ *   Modules / XLA Ops (device_offset_ps, device_duration_ps) / TraceMe
+ *   lines; about 30 bytes and 1.4 stats per event.
+ * - lean: the original shape: python thread (TraceContext steps,
+ *   cudaLaunchKernel) and worker threads, GPU planes with two compute
+ *   streams (correlation_id, kernel_details ref), memcpy streams, TensorFlow
+ *   Ops and Steps lines; about 31 bytes and 1.6 stats per event.
+ * Event and stat metadata follow the lines, as writers put them; a Task
+ * Environment plane ends the file. Events on each line are in time order.
+ * Output is deterministic per seed and profile.
  */
 #include <inttypes.h>
 #include <stdbool.h>
