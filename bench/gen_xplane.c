@@ -225,7 +225,48 @@ static void flush_plane(FILE *out, struct buf *plane, uint64_t *written) {
 	plane->n = 0;
 }
 
+/* GPU plane line l: two compute streams, H2D, D2H, then other lines. */
+static void line_name(char *name, size_t n, int l, int stream, const char *other) {
+	if (l < 2) {
+		snprintf(name, n, "Stream #%d(Compute)", stream);
+	} else if (l == 2) {
+		snprintf(name, n, "Stream #%d(MemcpyH2D)", stream);
+	} else if (l == 3) {
+		snprintf(name, n, "Stream #%d(MemcpyD2H)", stream);
+	} else {
+		snprintf(name, n, "%s", other);
+	}
+}
+
+/* Write the plane and free it and its line buffer. */
+static void end_plane(FILE *out, struct buf *plane, struct buf *line, uint64_t *written) {
+	flush_plane(out, plane, written);
+	free(plane->p);
+	free(line->p);
+}
+
 #define STEP_PS 50000000000LL /* 50 ms steps */
+
+/* A Steps line over [0, end) with group_id stats, and its step names. */
+static void steps_line(struct buf *plane, struct buf *line, int64_t line_id, int64_t mid_base,
+		int64_t end, uint64_t *n_events) {
+	line->n = 0;
+	line_header(line, line_id, "Steps", 200000);
+	for (int64_t s = 0; s * STEP_PS < end; s++) {
+		struct xstat st[1] = { { S_GROUP_ID, 0, s, NULL } };
+		put_event(line, NULL, mid_base + s % 100, s * STEP_PS, STEP_PS - 1000000, st, 1);
+		(*n_events)++;
+	}
+	put_msg(plane, 3, line);
+}
+
+static void step_names(struct buf *plane, int64_t mid_base) {
+	char name[16];
+	for (int k = 0; k < 100; k++) {
+		snprintf(name, sizeof(name), "%d", k);
+		event_meta(plane, mid_base + k, name);
+	}
+}
 
 static void gpu_plane(FILE *out, int g, uint64_t budget, uint64_t *written,
 		uint64_t *n_events, int64_t *corr) {
@@ -241,15 +282,7 @@ static void gpu_plane(FILE *out, int g, uint64_t budget, uint64_t *written,
 		uint64_t lb = (uint64_t)(budget * share[l]);
 		line.n = 0;
 		int stream = 10 + g * 8 + l;
-		if (l < 2) {
-			snprintf(name, sizeof(name), "Stream #%d(Compute)", stream);
-		} else if (l == 2) {
-			snprintf(name, sizeof(name), "Stream #%d(MemcpyH2D)", stream);
-		} else if (l == 3) {
-			snprintf(name, sizeof(name), "Stream #%d(MemcpyD2H)", stream);
-		} else {
-			snprintf(name, sizeof(name), "TensorFlow Ops");
-		}
+		line_name(name, sizeof(name), l, stream, "TensorFlow Ops");
 		line_header(&line, l == 4 ? -559038734 : stream, name, 200000);
 		int64_t t = (int64_t)rnd_range(0, 2000000);
 		rng_state ^= (uint64_t)(g * 31 + l);
@@ -287,15 +320,7 @@ static void gpu_plane(FILE *out, int g, uint64_t budget, uint64_t *written,
 		}
 		put_msg(&plane, 3, &line);
 	}
-	/* Steps line over the whole span. */
-	line.n = 0;
-	line_header(&line, -559038737, "Steps", 200000);
-	for (int64_t s = 0; s * STEP_PS < last_end; s++) {
-		struct xstat st[1] = { { S_GROUP_ID, 0, s, NULL } };
-		put_event(&line, NULL, 2000 + s % 100, s * STEP_PS, STEP_PS - 1000000, st, 1);
-		(*n_events)++;
-	}
-	put_msg(&plane, 3, &line);
+	steps_line(&plane, &line, -559038737, 2000, last_end, n_events);
 	for (int k = 0; k < N_KERNELS; k++) {
 		snprintf(name, sizeof(name), "void gen_kernel_%d<float, %d>(float*, int)", k, k % 7);
 		event_meta(&plane, 1 + k, name);
@@ -306,10 +331,7 @@ static void gpu_plane(FILE *out, int g, uint64_t budget, uint64_t *written,
 		snprintf(name, sizeof(name), "model/layer_%d/MatMul:MatMul", k);
 		event_meta(&plane, 1000 + k, name);
 	}
-	for (int k = 0; k < 100; k++) {
-		snprintf(name, sizeof(name), "%d", k);
-		event_meta(&plane, 2000 + k, name);
-	}
+	step_names(&plane, 2000);
 	common_stat_meta(&plane);
 	plane_stat_int(&plane, S_CLOCK, 1530000);
 	plane_stat_int(&plane, S_CORES, 80);
@@ -320,9 +342,7 @@ static void gpu_plane(FILE *out, int g, uint64_t budget, uint64_t *written,
 	put_double(&ps, 2, 15.7);
 	put_msg(&plane, 6, &ps);
 	free(ps.p);
-	flush_plane(out, &plane, written);
-	free(plane.p);
-	free(line.p);
+	end_plane(out, &plane, &line, written);
 }
 
 static void host_plane(FILE *out, uint64_t budget, uint64_t *written, uint64_t *n_events) {
@@ -363,9 +383,7 @@ static void host_plane(FILE *out, uint64_t budget, uint64_t *written, uint64_t *
 		event_meta(&plane, 10 + k, name);
 	}
 	common_stat_meta(&plane);
-	flush_plane(out, &plane, written);
-	free(plane.p);
-	free(line.p);
+	end_plane(out, &plane, &line, written);
 }
 
 /* ---- calibrated profiles (see bench/README.md for the measurements) ---- */
@@ -436,6 +454,19 @@ static const char *shape_str(char *s, size_t n, uint64_t r) {
 	return s;
 }
 
+/* The counter stats of a memory record (allocator state, request). */
+static int mem_stats(struct xstat *st, uint64_t r) {
+	int64_t alloc = 1000000000LL + (int64_t)((r >> 8) % 4000000000ULL);
+	int n = 0;
+	st[n++] = (struct xstat){ R_BRES, 0, 0, NULL };
+	st[n++] = (struct xstat){ R_BALLOC, 0, alloc, NULL };
+	st[n++] = (struct xstat){ R_BAVAIL, 0, 15000000000LL - alloc, NULL };
+	st[n++] = (struct xstat){ R_PEAK, 0, 9000000000LL, NULL };
+	st[n++] = (struct xstat){ R_REQ, 0, 256LL << ((r >> 14) % 20), NULL };
+	st[n++] = (struct xstat){ R_ADDR, 0, 140000000000000LL + (int64_t)(r >> 24), NULL };
+	return n;
+}
+
 #define N_GPU_HOST_NAMES 600
 
 /*
@@ -493,16 +524,9 @@ static void gpu_host_plane(FILE *out, uint64_t budget, uint64_t *written, uint64
 				st[n++] = (struct xstat){ R_EAGER, 0, 0, NULL };
 			} else if (pick < 810) { /* memory record */
 				mid = (r >> 12) % 3 ? 4 : 5;
-				int64_t sz = 256LL << ((r >> 14) % 20);
-				int64_t alloc = 1000000000LL + (int64_t)((r >> 8) % 4000000000ULL);
 				st[n++] = (struct xstat){ R_ALLOC, 2, 0, "GPU_0_bfc" };
-				st[n++] = (struct xstat){ R_BRES, 0, 0, NULL };
-				st[n++] = (struct xstat){ R_BALLOC, 0, alloc, NULL };
-				st[n++] = (struct xstat){ R_BAVAIL, 0, 15000000000LL - alloc, NULL };
-				st[n++] = (struct xstat){ R_PEAK, 0, 9000000000LL, NULL };
-				st[n++] = (struct xstat){ R_REQ, 0, sz, NULL };
-				st[n++] = (struct xstat){ R_ABYTES, 0, sz, NULL };
-				st[n++] = (struct xstat){ R_ADDR, 0, 140000000000000LL + (int64_t)(r >> 24), NULL };
+				n += mem_stats(st + n, r);
+				st[n++] = (struct xstat){ R_ABYTES, 0, 256LL << ((r >> 14) % 20), NULL };
 				st[n++] = (struct xstat){ R_ID, 0, id++, NULL };
 				st[n++] = (struct xstat){ R_DTYPE, 0, 1 + (int64_t)(r % 9), NULL };
 				st[n++] = (struct xstat){ R_SHAPE, 2, 0, shape_str(str2, sizeof(str2), r >> 10) };
@@ -553,9 +577,7 @@ static void gpu_host_plane(FILE *out, uint64_t budget, uint64_t *written, uint64
 		event_meta(&plane, 10 + k, name);
 	}
 	real_stat_meta(&plane);
-	flush_plane(out, &plane, written);
-	free(plane.p);
-	free(line.p);
+	end_plane(out, &plane, &line, written);
 }
 
 /*
@@ -579,15 +601,8 @@ static void gpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 		uint64_t lb = (uint64_t)((double)budget * share[l]);
 		line.n = 0;
 		int stream = 130 + g * 8 + l;
-		if (l < 2) {
-			snprintf(name, sizeof(name), "Stream #%d(Compute)", stream);
-		} else if (l == 2) {
-			snprintf(name, sizeof(name), "Stream #%d(MemcpyH2D)", stream);
-		} else if (l == 3) {
-			snprintf(name, sizeof(name), "Stream #%d(MemcpyD2H)", stream);
-		} else {
-			snprintf(name, sizeof(name), l == 4 ? "TensorFlow Ops" : "TensorFlow Name Scope");
-		}
+		line_name(name, sizeof(name), l, stream,
+			l == 4 ? "TensorFlow Ops" : "TensorFlow Name Scope");
 		line_header(&line, l >= 4 ? -559038734 - (l - 4) : stream, name, 200000);
 		int64_t t = (int64_t)rnd_range(0, 2000000);
 		rng_state ^= (uint64_t)(g * 31 + l);
@@ -635,14 +650,7 @@ static void gpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 		}
 		put_msg(&plane, 3, &line);
 	}
-	line.n = 0;
-	line_header(&line, -559038737, "Steps", 200000);
-	for (int64_t s = 0; s * STEP_PS < last_end; s++) {
-		struct xstat st[1] = { { R_GROUP, 0, s, NULL } };
-		put_event(&line, NULL, 2000 + s % 100, s * STEP_PS, STEP_PS - 1000000, st, 1);
-		(*n_events)++;
-	}
-	put_msg(&plane, 3, &line);
+	steps_line(&plane, &line, -559038737, 2000, last_end, n_events);
 	for (int k = 0; k < N_KERNELS; k++) {
 		snprintf(name, sizeof(name), "void tensorflow::functor::gen_kernel_%d<float, %d>"
 			"(float const*, float*, int)", k, k % 7);
@@ -654,18 +662,13 @@ static void gpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 		tf_op_name(name, sizeof(name), k);
 		event_meta(&plane, 1000 + k, name);
 	}
-	for (int k = 0; k < 100; k++) {
-		snprintf(name, sizeof(name), "%d", k);
-		event_meta(&plane, 2000 + k, name);
-	}
+	step_names(&plane, 2000);
 	real_stat_meta(&plane);
 	plane_stat_int(&plane, R_CLOCK, 1530000);
 	plane_stat_int(&plane, R_CORES, 80);
 	plane_stat_int(&plane, R_MEMBW, 898048000000LL);
 	plane_stat_int(&plane, R_MEMSIZE, 16945512448LL);
-	flush_plane(out, &plane, written);
-	free(plane.p);
-	free(line.p);
+	end_plane(out, &plane, &line, written);
 }
 
 #define N_TPU_OPS 2000
@@ -704,14 +707,8 @@ static void tpu_host_plane(FILE *out, uint64_t budget, uint64_t *written, uint64
 				st[n++] = (struct xstat){ R_SIZE, 3, 4096LL << (r % 12), NULL };
 			} else if (pick < 939) {
 				mid = (r >> 12) % 2 ? 4 : 5;
-				int64_t alloc = 1000000000LL + (int64_t)((r >> 8) % 4000000000ULL);
 				st[n++] = (struct xstat){ R_IDXHOST, 0, 0, NULL };
-				st[n++] = (struct xstat){ R_BRES, 0, 0, NULL };
-				st[n++] = (struct xstat){ R_BALLOC, 0, alloc, NULL };
-				st[n++] = (struct xstat){ R_BAVAIL, 0, 15000000000LL - alloc, NULL };
-				st[n++] = (struct xstat){ R_PEAK, 0, 9000000000LL, NULL };
-				st[n++] = (struct xstat){ R_REQ, 0, 256LL << ((r >> 14) % 20), NULL };
-				st[n++] = (struct xstat){ R_ADDR, 0, 140000000000000LL + (int64_t)(r >> 24), NULL };
+				n += mem_stats(st + n, r);
 				if (mid == 4) {
 					st[n++] = (struct xstat){ R_ABYTES, 0, 256LL << ((r >> 14) % 20), NULL };
 					st[n++] = (struct xstat){ R_DTYPE, 0, 1 + (int64_t)(r % 9), NULL };
@@ -739,9 +736,7 @@ static void tpu_host_plane(FILE *out, uint64_t budget, uint64_t *written, uint64
 		event_meta(&plane, 10 + k, name);
 	}
 	real_stat_meta(&plane);
-	flush_plane(out, &plane, written);
-	free(plane.p);
-	free(line.p);
+	end_plane(out, &plane, &line, written);
 }
 
 /*
@@ -804,14 +799,7 @@ static void tpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 		(*n_events)++;
 	}
 	put_msg(&plane, 3, &line);
-	line.n = 0;
-	line_header(&line, 4, "Steps", 200000);
-	for (int64_t s = 0; s * STEP_PS < t; s++) {
-		struct xstat st[1] = { { R_GROUP, 0, s, NULL } };
-		put_event(&line, NULL, 7000 + s % 100, s * STEP_PS, STEP_PS - 1000000, st, 1);
-		(*n_events)++;
-	}
-	put_msg(&plane, 3, &line);
+	steps_line(&plane, &line, 4, 7000, t, n_events);
 	static const char *const hlo[] = { "fusion", "convolution", "copy-start", "broadcast",
 		"all-reduce", "dot", "reduce", "transpose" };
 	for (int k = 0; k < N_TPU_OPS; k++) {
@@ -827,10 +815,7 @@ static void tpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 	for (int k = 0; k < 4; k++) {
 		event_meta(&plane, 6000 + k, tm[k]);
 	}
-	for (int k = 0; k < 100; k++) {
-		snprintf(name, sizeof(name), "%d", k);
-		event_meta(&plane, 7000 + k, name);
-	}
+	step_names(&plane, 7000);
 	real_stat_meta(&plane);
 	plane_stat_int(&plane, R_CORES, 1);
 	struct buf ps = { 0 };
@@ -838,9 +823,7 @@ static void tpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 	put_double(&ps, 2, 197.0);
 	put_msg(&plane, 6, &ps);
 	free(ps.p);
-	flush_plane(out, &plane, written);
-	free(plane.p);
-	free(line.p);
+	end_plane(out, &plane, &line, written);
 	free(mod.p);
 }
 

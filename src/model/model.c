@@ -832,10 +832,10 @@ static void sort_samples(struct tc_model *m) {
 			cnt[b + 1] += cnt[b];
 		}
 		/* Destination of each sample, then one column at a time: the
-		 * extra memory is 4 bytes a sample plus one column. */
-		uint32_t *dst = tc_xmalloc(n * sizeof(*dst));
+		 * extra memory is one index a sample plus one column. */
+		size_t *dst = tc_xmalloc(n * sizeof(*dst));
 		for (size_t i = 0; i < n; i++) {
-			dst[i] = (uint32_t)cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
+			dst[i] = cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
 		}
 		PERMUTE_TO(s->ts, int64_t, dst, n);
 		PERMUTE_TO(s->value, double, dst, n);
