@@ -5,7 +5,11 @@
 
 /* Keep alphabetised. */
 const struct tc_command tc_commands[] = {
+	{ "bottlenecks", tc_cmd_bottlenecks, "ranked bottleneck findings with numbers and suggestions" },
+	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size" },
 	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)" },
+	{ "ops", tc_cmd_ops, "op statistics with rates and roofline class" },
+	{ "steps", tc_cmd_steps, "one row per step with its time breakdown" },
 	{ "summarize", tc_cmd_summarize, "what ran where and for how long" },
 	{ NULL, NULL, NULL },
 };

@@ -568,6 +568,53 @@ START_TEST(launch_flows_sparse) {
 }
 END_TEST
 
+/* XLA async halves: copy-start/copy-done are copies (copy-done waits for
+ * one), send/recv and the collectives' -start/-done are communication;
+ * names that merely begin alike stay kernels. */
+START_TEST(async_op_kinds) {
+	static const struct {
+		const char *name;
+		enum tc_op_kind kind;
+	} ops[] = {
+		{ "copy-start.1", TC_OP_MEMCPY_D2D }, { "copy-done.1", TC_OP_MEMCPY_D2D },
+		{ "copy-start", TC_OP_MEMCPY_D2D }, { "all-reduce-start", TC_OP_COLLECTIVE },
+		{ "all-reduce-done.2", TC_OP_COLLECTIVE }, { "send.2", TC_OP_COLLECTIVE },
+		{ "send-done.2", TC_OP_COLLECTIVE }, { "recv", TC_OP_COLLECTIVE },
+		{ "recv-done", TC_OP_COLLECTIVE }, { "collective-permute-done.3", TC_OP_COLLECTIVE },
+		{ "all-gather-start.1", TC_OP_COLLECTIVE }, { "fusion.7", TC_OP_KERNEL },
+		{ "sender_fusion", TC_OP_KERNEL }, { "copy.4", TC_OP_KERNEL },
+	};
+	size_t n = sizeof(ops) / sizeof(ops[0]);
+	struct buf line = { 0 }, plane = { 0 }, space = { 0 };
+	put_int(&line, 1, 1);
+	put_str(&line, 2, "XLA Ops");
+	for (size_t i = 0; i < n; i++) {
+		struct buf ev = { 0 };
+		put_int(&ev, 1, (int64_t)i + 1);
+		put_int(&ev, 2, (int64_t)i * 1000);
+		put_int(&ev, 3, 500);
+		put_len(&line, 4, &ev);
+	}
+	put_str(&plane, 2, "/device:TPU:0");
+	put_len(&plane, 3, &line);
+	for (size_t i = 0; i < n; i++) {
+		put_meta(&plane, 4, (int64_t)i + 1, ops[i].name);
+	}
+	put_len(&space, 1, &plane);
+	struct tc_error err;
+	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, n);
+	for (size_t i = 0; i < n; i++) {
+		size_t e = find_event(m, ops[i].name);
+		ck_assert_uint_ne(e, SIZE_MAX);
+		ck_assert_msg(m->ops[m->ev.op[e]].kind == ops[i].kind, "%s: kind %s", ops[i].name,
+			tc_op_kind_name((enum tc_op_kind)m->ops[m->ev.op[e]].kind));
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* ---- real traces (skipped when ../shared/traces is absent) ---- */
 
 START_TEST(real_tpu_inference) {
@@ -665,6 +712,7 @@ int main(void) {
 	tcase_add_test(tc, overlong_lengths);
 	tcase_add_test(tc, negative_varints);
 	tcase_add_test(tc, launch_flows_sparse);
+	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, real_tpu_inference);
 	tcase_add_test(tc, real_gpu_multiworker);
 	tcase_add_test(tc, real_all_load);

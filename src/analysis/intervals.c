@@ -157,3 +157,75 @@ uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n)
 	*n = k;
 	return v;
 }
+
+void tc_ivals_subtract(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out) {
+	out->n = 0;
+	size_t j = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		int64_t lo = a->lo[i], hi = a->hi[i];
+		while (j < b->n && b->hi[j] <= lo) {
+			j++;
+		}
+		/* Walk the b intervals that cut [lo, hi); keep j for the next a. */
+		size_t k = j;
+		while (lo < hi && k < b->n && b->lo[k] < hi) {
+			if (b->lo[k] > lo) {
+				tc_ivals_push(out, lo, b->lo[k]);
+			}
+			if (b->hi[k] > lo) {
+				lo = b->hi[k];
+			}
+			if (b->hi[k] <= hi) {
+				k++;
+			} else {
+				break;
+			}
+		}
+		if (lo < hi) {
+			tc_ivals_push(out, lo, hi);
+		}
+	}
+}
+
+/* First interval whose hi > t. */
+static size_t first_ending_after(const struct tc_ivals *v, int64_t t) {
+	size_t a = 0, b = v->n;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (v->hi[mid] <= t) {
+			a = mid + 1;
+		} else {
+			b = mid;
+		}
+	}
+	return a;
+}
+
+int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi) {
+	int64_t s = 0;
+	for (size_t i = first_ending_after(v, lo); i < v->n && v->lo[i] < hi; i++) {
+		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
+		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
+		if (b > a) {
+			s += b - a;
+		}
+	}
+	return s;
+}
+
+void tc_ivals_copy(struct tc_ivals *dst, const struct tc_ivals *src) {
+	dst->n = 0;
+	for (size_t i = 0; i < src->n; i++) {
+		tc_ivals_push(dst, src->lo[i], src->hi[i]);
+	}
+}
+
+static bool keep_kind(const struct tc_model *m, size_t ev, void *ctx) {
+	uint32_t mask = *(const uint32_t *)ctx;
+	return (mask >> m->ops[m->ev.op[ev]].kind) & 1u;
+}
+
+void tc_ivals_union_kinds(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kind_mask, struct tc_ivals *out) {
+	tc_ivals_union_tracks(m, tracks, nt, keep_kind, &kind_mask, out);
+}

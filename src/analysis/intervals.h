@@ -23,6 +23,15 @@ struct tc_ivals {
 void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
 	struct tc_ivals *out);
+/* Union of the events whose op kind is in kind_mask (bit 1 << enum tc_op_kind). */
+void tc_ivals_union_kinds(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	uint32_t kind_mask, struct tc_ivals *out);
+#define TC_KIND_BIT(k) (1u << (k))
+/* Device compute: everything on a device line that is not a copy, a
+ * collective, a sync wait or a marker (TraceLens counts memsets as
+ * computation too). */
+#define TC_KINDS_DEVICE_COMPUTE (TC_KIND_BIT(TC_OP_KERNEL) | TC_KIND_BIT(TC_OP_MEMSET) | \
+	TC_KIND_BIT(TC_OP_OTHER) | TC_KIND_BIT(TC_OP_HOST_OP) | TC_KIND_BIT(TC_OP_OVERHEAD))
 int64_t tc_ivals_length(const struct tc_ivals *v);
 /* Length of a ∩ b. */
 int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b);
@@ -31,6 +40,12 @@ void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct t
 /* Clip to [lo, hi). */
 void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi);
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
+/* out = a \ b; out must differ from a and b. */
+void tc_ivals_subtract(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
+/* Length of v ∩ [lo, hi) (binary search; v unchanged). */
+int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
+/* Copy src into dst (dst's storage reused). */
+void tc_ivals_copy(struct tc_ivals *dst, const struct tc_ivals *src);
 void tc_ivals_finish(struct tc_ivals *v);
 
 /* Device-work tracks of device d (all devices if d == TC_NONE); returns a

@@ -161,7 +161,7 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		}
 		for (size_t r = 0; r < w; r++) {
 			size_t c = startp[r + 1] - startp[r];
-			qsort(durs + startp[r], c, sizeof(*durs), cmp_i64);
+			tc_sort(durs + startp[r], c, sizeof(*durs), cmp_i64);
 			rows[r].p50_ps = pct(durs + startp[r], c, 50);
 			rows[r].p99_ps = pct(durs + startp[r], c, 99);
 		}
@@ -171,7 +171,7 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	}
 	free(new_index);
 	free(row_of);
-	qsort(rows, w, sizeof(*rows), cmp_total);
+	tc_sort(rows, w, sizeof(*rows), cmp_total);
 	*n_out = w;
 	return rows;
 }
@@ -235,7 +235,7 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 			.dur_ps = m->ev.dur[i],
 		};
 	}
-	qsort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
+	tc_sort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
 	for (size_t i = 0; i < s->n_steps; i++) {
 		if (s->steps[i].num < 0) {
 			s->steps[i].num = (int64_t)i;
@@ -269,6 +269,8 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		ds->n_tracks = (uint32_t)nt;
 		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &iv);
 		ds->busy_ps = tc_ivals_length(&iv);
+		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &iv);
+		ds->computation_ps = tc_ivals_length(&iv);
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
 		for (size_t k = 0; k < nt; k++) {

@@ -23,7 +23,11 @@ struct tc_command {
 
 extern const struct tc_command tc_commands[];
 
+int tc_cmd_bottlenecks(int argc, char **argv);
+int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
+int tc_cmd_ops(int argc, char **argv);
+int tc_cmd_steps(int argc, char **argv);
 int tc_cmd_summarize(int argc, char **argv);
 
 enum tc_format {
@@ -94,5 +98,47 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
+
+/* Analysis options shared by bottlenecks, steps and ops (cli/analysis_opts.c). */
+struct tc_analysis_opts;
+enum {
+	TC_OPT_STEPS = 1100,
+	TC_OPT_THRESHOLD,
+	TC_OPT_PEAK_FLOPS,
+	TC_OPT_PEAK_BW,
+	TC_OPT_DEVICE,
+};
+
+#define TC_CLI_ANALYSIS_LONGOPTS \
+	{ "steps", required_argument, NULL, TC_OPT_STEPS }, \
+	{ "threshold", required_argument, NULL, TC_OPT_THRESHOLD }, \
+	{ "peak-flops", required_argument, NULL, TC_OPT_PEAK_FLOPS }, \
+	{ "peak-bw", required_argument, NULL, TC_OPT_PEAK_BW }, \
+	{ "device", required_argument, NULL, TC_OPT_DEVICE }
+
+#define TC_CLI_ANALYSIS_HELP \
+	"      --steps A:B         only steps numbered A..B (either side may be empty)\n" \
+	"      --threshold K=V     override a rule threshold (see docs/analysis.md)\n" \
+	"      --peak-flops F      device peak FLOP/s for the roofline (e.g. 989e12)\n" \
+	"      --peak-bw B         device peak memory bandwidth in B/s (e.g. 3.35e12)\n" \
+	"      --device NAME       measure the step breakdown on this device (default:\n" \
+	"                          the step line's device, else the busiest)\n"
+
+/* Handle an analysis option; returns true if it was one. On a bad value
+ * prints the error and sets *exit_code to TC_EXIT_USAGE. */
+bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
+	const char *arg, int *exit_code);
+/* Load the TRACE arguments argv[optind..argc) of an analysis command:
+ * usage error when there are none, input errors, an unknown --device.
+ * Prints and returns NULL with *code set on failure. */
+struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
+	const struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
+/* Open the output, call write(f, json, ctx), commit, then apply --strict;
+ * returns the exit code. */
+int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
+	void (*write)(FILE *f, bool json, const void *ctx), const void *ctx);
+/* Parse a --top style count; prints a usage error (code set) when bad. */
+bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
+	int *code);
 
 #endif

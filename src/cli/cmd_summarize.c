@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analyze.h"
 #include "analysis/summary.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
@@ -27,7 +28,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c);
-	struct tc_summary_opts so = { .top = 10 };
+	struct tc_summary_opts so = { .top = 10, .findings = 3 };
 	int code = TC_EXIT_OK, opt;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
@@ -61,9 +62,15 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	struct tc_summary s;
 	tc_analyze_summary(m, &s);
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	struct tc_analysis an;
+	tc_analyze(m, &ao, &an);
+	so.analysis = &an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
 		tc_summary_finish(&s);
+		tc_analysis_finish(&an);
 		tc_model_destroy(m);
 		return TC_EXIT_OUTPUT;
 	}
@@ -77,6 +84,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 		code = tc_cli_strict(&c, m);
 	}
 	tc_summary_finish(&s);
+	tc_analysis_finish(&an);
 	tc_model_destroy(m);
 	return code;
 }

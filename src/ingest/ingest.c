@@ -142,8 +142,8 @@ static bool walk(const char *dir, struct file_list *out, struct tc_model *warn_t
 		}
 	}
 	closedir(d);
-	qsort(files.v, files.n, sizeof(char *), cmp_str);
-	qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
+	tc_sort(files.v, files.n, sizeof(char *), cmp_str);
+	tc_sort(dirs.v, dirs.n, sizeof(char *), cmp_str);
 
 	bool ok = true;
 	const struct tc_reader **kind = tc_xcalloc(files.n + 1, sizeof(*kind));

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yajl/yajl_parse.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -87,7 +88,11 @@ struct thr_info {
 	uint32_t name;    /* thread_name */
 	int32_t sort;
 	bool has_sort;
+	int8_t kind_hint; /* thread_name args.tracectl_kind (tracectl exports), -1 none */
 	uint32_t track;   /* TC_NONE until used */
+	/* Device ops on this line, and how many named their stream (Kineto
+	 * stream rows always do). */
+	uint32_t n_dev_ops, n_dev_stream;
 	uint32_t *stack;  /* open B events */
 	size_t n_stack, cap_stack;
 };
@@ -156,6 +161,7 @@ struct op_cache {
 	uint32_t op;
 	uint8_t kind;
 	bool on_device;
+	bool dma;   /* a DMA op: copy direction from each event's args */
 	bool valid;
 };
 
@@ -233,6 +239,9 @@ struct reader {
 	size_t n_fe, cap_fe;
 	struct corr_rec *host_corr, *dev_corr;
 	size_t n_host_corr, cap_host_corr, n_dev_corr, cap_dev_corr;
+	/* step markers (event indexes) on host rows and on device rows */
+	uint32_t *host_steps, *dev_steps;
+	size_t n_host_steps, cap_host_steps, n_dev_steps, cap_dev_steps;
 
 	/* counts for warnings */
 	uint64_t n_empty, n_no_ph, n_no_ts, n_no_dur, n_unmatched_e, n_unclosed_b;
@@ -250,9 +259,9 @@ struct reader {
 		uint32_t ac2g, async_cpu_to_gpu, async;
 		uint32_t mtia_ccp_events, mtia_runtime;
 		uint32_t memory_name, v2;
-		uint32_t a_name, a_labels, a_sort_index;
+		uint32_t a_name, a_labels, a_sort_index, a_tc_kind;
 		uint32_t a_dev_type, a_dev_id, a_total_alloc, a_total_res;
-		uint32_t a_collective_name;
+		uint32_t a_collective_name, a_direction, a_size;
 		uint32_t process_name, process_labels, process_sort_index;
 		uint32_t thread_name, thread_sort_index;
 	} s;
@@ -566,6 +575,7 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 	t->flavor = flavor;
 	t->acat = acat;
 	t->track = TC_NONE;
+	t->kind_hint = -1;
 	uint32_t idx = (uint32_t)r->n_thrs++;
 	r->thr_slots[i] = idx + 1;
 	if (r->n_thrs * 2 > r->thr_nslots) {
@@ -647,6 +657,8 @@ static bool is_aside_cat(const struct reader *r, uint32_t c) {
 		c == r->s.Overhead || c == r->s.mtia_runtime || c == r->s.cpu_instant_event);
 }
 
+static const struct tc_arg *pending_arg(const struct reader *r, uint32_t key);
+
 static bool is_collective_name(const char *n) {
 	return starts_with(n, "nccl") || starts_with(n, "rccl") ||
 		strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel");
@@ -707,10 +719,40 @@ static const char *memcpy_memory_kind(const char *n) {
 	return NULL;
 }
 
+/* Device DMA requests (MTIA "dma_request"): copies, as HTA's kernel types
+ * count names matching ^dma as memory. */
+static bool is_dma_name(const char *n) {
+	return strncasecmp(n, "dma", 3) == 0;
+}
+
+/* A DMA event's direction arg ("HOST_TO_DEVICE", "DEVICE_TO_HOST",
+ * "DEVICE_TO_DEVICE") → copy kind; MEMCPY_OTHER when absent or unknown. */
+static enum tc_op_kind dma_kind(const struct reader *r) {
+	const struct tc_arg *a = pending_arg(r, r->s.a_direction);
+	if (!a || (a->type & ~TC_ARG_LAST) != TC_ARG_STR) {
+		return TC_OP_MEMCPY_OTHER;
+	}
+	const char *d = tc_model_str(r->m, a->v.s);
+	if (strcasecmp(d, "HOST_TO_DEVICE") == 0 || strcasecmp(d, "HtoD") == 0) {
+		return TC_OP_MEMCPY_H2D;
+	}
+	if (strcasecmp(d, "DEVICE_TO_HOST") == 0 || strcasecmp(d, "DtoH") == 0) {
+		return TC_OP_MEMCPY_D2H;
+	}
+	if (strcasecmp(d, "DEVICE_TO_DEVICE") == 0 || strcasecmp(d, "DtoD") == 0) {
+		return TC_OP_MEMCPY_D2D;
+	}
+	return TC_OP_MEMCPY_OTHER;
+}
+
 static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool on_device) {
 	uint32_t c = e->cat;
 	const char *n = tc_model_str(r->m, e->name);
 	int64_t step;
+	if (on_device && (c == r->s.kernel || c == r->s.Kernel || c == r->s.mtia_ccp_events ||
+			!c) && is_dma_name(n)) {
+		return TC_OP_MEMCPY_OTHER; /* refined per event by dma_kind() */
+	}
 	if (c == r->s.kernel || c == r->s.Kernel) {
 		return is_collective_name(n) ? TC_OP_COLLECTIVE : TC_OP_KERNEL;
 	}
@@ -724,7 +766,9 @@ static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool
 		return TC_OP_KERNEL;
 	}
 	if (c == r->s.gpu_user_annotation) {
-		return TC_OP_ANNOTATION;
+		/* Kineto projects ProfilerStep#N onto the GPU: the device-side step
+		 * window (what the GPU ran for that step). */
+		return step_number(n, &step) ? TC_OP_STEP : TC_OP_ANNOTATION;
 	}
 	if (c == r->s.cuda_runtime || c == r->s.cuda_driver || c == r->s.Runtime ||
 			c == r->s.mtia_runtime) {
@@ -877,6 +921,17 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 					n--;
 				}
 				t->name = intern(r, tn, n);
+			}
+			/* A tracectl export names the track kind it had: re-reading
+			 * rebuilds the same model (round trip). */
+			a = pending_arg(r, r->s.a_tc_kind);
+			if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+				const char *k = tc_model_str(r->m, a->v.s);
+				for (int i = 0; i <= TC_TRACK_COUNTER; i++) {
+					if (strcmp(k, tc_track_kind_name((enum tc_track_kind)i)) == 0) {
+						t->kind_hint = (int8_t)i;
+					}
+				}
 			}
 		} else if (arg_number(r, pending_arg(r, r->s.a_sort_index), &d)) {
 			t->sort = (int32_t)d;
@@ -1089,10 +1144,20 @@ static bool end_event(struct reader *r) {
 		oc->on_device = on_device;
 		oc->kind = (uint8_t)classify(r, e, on_device);
 		oc->op = tc_model_op(m, e->name, e->cat, (enum tc_op_kind)oc->kind);
+		oc->dma = oc->kind == TC_OP_MEMCPY_OTHER && on_device &&
+			is_dma_name(tc_model_str(m, e->name));
 		oc->valid = true;
 	}
 	enum tc_op_kind kind = (enum tc_op_kind)oc->kind;
 	uint32_t op = oc->op;
+	bool dma = oc->dma;
+	if (dma && ph != 'E' && ph != 'e') {
+		enum tc_op_kind k = dma_kind(r);
+		if (k != kind) {
+			kind = k;
+			op = tc_model_op(m, e->name, e->cat, k);
+		}
+	}
 	uint32_t idx;
 	switch (ph) {
 	case 'X':
@@ -1164,10 +1229,31 @@ static bool end_event(struct reader *r) {
 		args_rollback(r);
 		return true;
 	}
+	bool dev = kind == TC_OP_KERNEL || kind == TC_OP_COLLECTIVE || kind == TC_OP_MEMSET ||
+		(kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER);
+	if (dev && on_device) {
+		t = &r->thrs[ti];
+		t->n_dev_ops++;
+		if (pending_arg(r, m->key.stream)) {
+			t->n_dev_stream++;
+		}
+	}
+	if (dma && !pending_arg(r, m->key.bytes)) {
+		/* MTIA names the DMA's byte count "size". */
+		double v;
+		if (arg_number(r, pending_arg(r, r->s.a_size), &v) && v >= 0) {
+			tc_model_arg_int(m, m->key.bytes, (int64_t)v);
+		}
+	}
 	finish_event_args(r, idx, kind);
+	if (kind == TC_OP_STEP && on_device) {
+		TC_GROW(r->dev_steps, r->cap_dev_steps, r->n_dev_steps + 1);
+		r->dev_steps[r->n_dev_steps++] = idx;
+	} else if (kind == TC_OP_STEP) {
+		TC_GROW(r->host_steps, r->cap_host_steps, r->n_host_steps + 1);
+		r->host_steps[r->n_host_steps++] = idx;
+	}
 	if (e->has_corr) {
-		bool dev = kind == TC_OP_KERNEL || kind == TC_OP_COLLECTIVE || kind == TC_OP_MEMSET ||
-			(kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER);
 		if (dev && on_device) {
 			TC_GROW(r->dev_corr, r->cap_dev_corr, r->n_dev_corr + 1);
 			r->dev_corr[r->n_dev_corr++] = (struct corr_rec){ e->corr, idx };
@@ -2008,7 +2094,7 @@ static size_t link_correlations(struct reader *r) {
 	if (!r->n_host_corr || !r->n_dev_corr) {
 		return 0;
 	}
-	qsort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
+	tc_sort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
 	size_t links = 0;
 	for (size_t i = 0; i < r->n_dev_corr; i++) {
 		int64_t c = r->dev_corr[i].corr;
@@ -2145,7 +2231,7 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 	}
 	free(want);
 	if (ntv) {
-		qsort(tv, ntv, sizeof(*tv), cmp_tev);
+		tc_sort(tv, ntv, sizeof(*tv), cmp_tev);
 	}
 	for (size_t i = 0; i < r->n_fe; i++) {
 		struct flow_end *f = &r->fe[i];
@@ -2161,7 +2247,7 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 		}
 	}
 	free(tv);
-	qsort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
+	tc_sort(r->fe, r->n_fe, sizeof(*r->fe), cmp_fe); /* n_fe > 0 here */
 	/* Each endpoint that may end a link is linked from the latest earlier
 	 * endpoint of the same id that may start one. */
 	size_t last_out = SIZE_MAX;
@@ -2190,6 +2276,113 @@ static const char *basename_of(const char *p) {
 }
 
 /* Device kinds and names, track kinds and names, now that all metadata is in. */
+struct step_span {
+	int64_t start, end, num;
+	uint32_t ev;
+};
+
+static int cmp_span_start(const void *pa, const void *pb) {
+	const struct step_span *a = pa, *b = pb;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int cmp_span_num(const void *pa, const void *pb) {
+	const struct step_span *a = pa, *b = pb;
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+static size_t step_spans(const struct tc_model *m, const uint32_t *evs, size_t n,
+		struct step_span *out) {
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t num;
+		if (tc_model_arg_i64(m, m->ev.args[evs[i]], m->key.step, &num)) {
+			out[k++] = (struct step_span){ m->ev.start[evs[i]],
+				m->ev.start[evs[i]] + m->ev.dur[evs[i]], num, evs[i] };
+		}
+	}
+	return k;
+}
+
+/*
+ * Kineto projects ProfilerStep#N onto the GPU as the span of the GPU work the
+ * step launched, and such a device marker wins over the host's. ROCm traces
+ * cut the projection short (mi250 minitoy: 8 of the step's 16 kernels fall
+ * after it), so a device whose projections miss GPU work launched inside the
+ * matching host step keeps them as annotations: the host markers count.
+ */
+static void check_device_steps(struct reader *r) {
+	struct tc_model *m = r->m;
+	if (!r->n_dev_steps || !r->n_host_steps) {
+		return;
+	}
+	struct step_span *hs = tc_xmalloc(r->n_host_steps * sizeof(*hs));
+	struct step_span *ds = tc_xmalloc(r->n_dev_steps * sizeof(*ds));
+	size_t nh = step_spans(m, r->host_steps, r->n_host_steps, hs);
+	size_t nd = step_spans(m, r->dev_steps, r->n_dev_steps, ds);
+	qsort(hs, nh, sizeof(*hs), cmp_span_start);
+	qsort(ds, nd, sizeof(*ds), cmp_span_num);
+	uint8_t *short_dev = tc_xcalloc(m->n_devices + 1, 1);
+	const int64_t slack = 1000000; /* 1 us: the writer's µs rounding */
+	for (size_t f = 0; f < m->n_flows && nh && nd; f++) {
+		const struct tc_flow *fl = &m->flows[f];
+		if (fl->kind != TC_FLOW_LAUNCH) {
+			continue;
+		}
+		/* The host step whose span holds the launch: the last starting
+		 * at or before it. */
+		int64_t t = m->ev.start[fl->from];
+		size_t lo = 0, hi = nh;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (hs[mid].start <= t) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (!lo || t > hs[lo - 1].end) {
+			continue;
+		}
+		int64_t num = hs[lo - 1].num;
+		uint32_t dev = m->tracks[m->ev.track[fl->to]].device;
+		int64_t a = m->ev.start[fl->to], b = a + m->ev.dur[fl->to];
+		lo = 0;
+		hi = nd;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (ds[mid].num < num) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		for (size_t k = lo; k < nd && ds[k].num == num; k++) {
+			if (m->tracks[m->ev.track[ds[k].ev]].device == dev &&
+					(a < ds[k].start - slack || b > ds[k].end + slack)) {
+				short_dev[dev < m->n_devices ? dev : m->n_devices] = 1;
+			}
+		}
+	}
+	uint64_t demoted = 0;
+	for (size_t k = 0; k < r->n_dev_steps; k++) {
+		uint32_t i = r->dev_steps[k];
+		uint32_t dev = m->tracks[m->ev.track[i]].device;
+		if (short_dev[dev < m->n_devices ? dev : m->n_devices]) {
+			const struct tc_op *o = &m->ops[m->ev.op[i]];
+			m->ev.op[i] = tc_model_op(m, o->name, o->category, TC_OP_ANNOTATION);
+			demoted++;
+		}
+	}
+	if (demoted) {
+		tc_model_warn(m, demoted, "json: device-side ProfilerStep markers miss GPU work "
+			"their host step launched; kept as annotations, host step markers used");
+	}
+	free(short_dev);
+	free(hs);
+	free(ds);
+}
+
 static void settle_devices(struct reader *r, uint32_t host) {
 	struct tc_model *m = r->m;
 	char buf[512];
@@ -2285,13 +2478,19 @@ static void settle_devices(struct reader *r, uint32_t host) {
 			}
 		}
 	}
-	/* Does a device have stream lines? Then XLA Ops on it are derived. */
+	/* Does a device have stream lines? Then XLA Ops on it are derived.
+	 * Do its ops name their stream (Kineto)? Then a line whose ops name
+	 * none is device activity outside any queue. */
 	uint8_t *has_stream = tc_xcalloc(m->n_devices + 1, 1);
+	uint8_t *stream_args = tc_xcalloc(m->n_devices + 1, 1);
 	for (size_t i = 0; i < r->n_thrs; i++) {
 		const struct thr_info *t = &r->thrs[i];
 		if (t->track != TC_NONE && t->name &&
 				starts_with(tc_model_str(m, t->name), "Stream")) {
 			has_stream[m->tracks[t->track].device] = 1;
+		}
+		if (t->track != TC_NONE && t->n_dev_stream) {
+			stream_args[m->tracks[t->track].device] = 1;
 		}
 	}
 	for (size_t i = 0; i < r->n_thrs; i++) {
@@ -2339,6 +2538,11 @@ static void settle_devices(struct reader *r, uint32_t host) {
 			} else if (strstr(tn, "TensorFlow") || strstr(tn, "Framework") ||
 					strstr(tn, "Name Scope") || strstr(tn, "Source")) {
 				kind = TC_TRACK_DERIVED;
+			} else if (stream_args[tr->device] && t->n_dev_ops && !t->n_dev_stream) {
+				/* MTIA's "DMA_REQUEST" line: DMAs on no stream (HTA
+				 * leaves stream-less events out of its GPU events):
+				 * kept, but not device work (docs/analysis.md). */
+				kind = TC_TRACK_OTHER;
 			} else {
 				kind = TC_TRACK_STREAM;
 			}
@@ -2350,12 +2554,16 @@ static void settle_devices(struct reader *r, uint32_t host) {
 				tr->name = tc_model_intern(m, buf);
 			}
 		}
+		if (t->kind_hint >= 0 && t->flavor == FL_PLAIN) {
+			kind = (enum tc_track_kind)t->kind_hint;
+		}
 		tr->kind = (uint8_t)kind;
 		if (t->has_sort) {
 			tr->sort = t->sort;
 		}
 	}
 	free(has_stream);
+	free(stream_args);
 }
 
 static bool finish(struct reader *r) {
@@ -2397,6 +2605,7 @@ static bool finish(struct reader *r) {
 
 	size_t links = link_correlations(r);
 	link_flows(r, links > 0);
+	check_device_steps(r);
 
 	/* Origin: Kineto's ts is relative to baseTimeNanoseconds. */
 	int64_t origin_us = r->have_origin ? r->origin_us : 0;
@@ -2483,6 +2692,8 @@ static void reader_free(struct reader *r) {
 	free(r->fe);
 	free(r->host_corr);
 	free(r->dev_corr);
+	free(r->host_steps);
+	free(r->dev_steps);
 }
 
 static void init_names(struct reader *r) {
@@ -2516,11 +2727,14 @@ static void init_names(struct reader *r) {
 	I(a_name, "name");
 	I(a_labels, "labels");
 	I(a_sort_index, "sort_index");
+	I(a_tc_kind, "tracectl_kind");
 	I(a_dev_type, "Device Type");
 	I(a_dev_id, "Device Id");
 	I(a_total_alloc, "Total Allocated");
 	I(a_total_res, "Total Reserved");
 	I(a_collective_name, "Collective name");
+	I(a_direction, "direction");
+	I(a_size, "size");
 	I(process_name, "process_name");
 	I(process_labels, "process_labels");
 	I(process_sort_index, "process_sort_index");

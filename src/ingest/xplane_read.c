@@ -429,6 +429,14 @@ static bool is_collective(const char *s, size_t n) {
 	return contains_ci(u, n < 4 ? n : 4, "nccl") || contains_ci(u, n < 4 ? n : 4, "rccl");
 }
 
+/* HLO send/recv ops: "send", "send.3", "send-done", "recv-done.1". */
+static bool is_send_recv(const uint8_t *s, size_t n) {
+	if (!has_prefix(s, n, "send") && !has_prefix(s, n, "recv")) {
+		return false;
+	}
+	return n == 4 || s[4] == '.' || s[4] == '-';
+}
+
 static enum tc_op_kind device_op_kind(const struct tc_model *m, const struct emeta *e) {
 	const char *s = tc_model_str(m, e->name);
 	size_t n = tc_intern_len(&m->strings, e->name);
@@ -449,8 +457,18 @@ static enum tc_op_kind device_op_kind(const struct tc_model *m, const struct eme
 		return TC_OP_MEMSET;
 	}
 	const char *c = tc_model_str(m, e->category);
-	if (is_collective(s, n) || (e->category &&
-			is_collective(c, tc_intern_len(&m->strings, e->category)))) {
+	size_t cn = tc_intern_len(&m->strings, e->category);
+	const uint8_t *cu = (const uint8_t *)c;
+	/* XLA async copies: copy-start issues a device copy, copy-done waits for
+	 * it; neither is compute (hlo_category names them too). */
+	if (has_prefix(u, n, "copy-start") || has_prefix(u, n, "copy-done") ||
+			has_prefix(cu, cn, "copy-start") || has_prefix(cu, cn, "copy-done")) {
+		return TC_OP_MEMCPY_D2D;
+	}
+	/* Point-to-point send/recv and their -done waits are communication, like
+	 * the collectives' -start/-done halves is_collective() matches. */
+	if (is_send_recv(u, n) || is_send_recv(cu, cn) || is_collective(s, n) ||
+			(e->category && is_collective(c, cn))) {
 		return TC_OP_COLLECTIVE;
 	}
 	return TC_OP_KERNEL;
@@ -1682,7 +1700,7 @@ static void link_launches(struct reader *r, size_t first_event) {
 		return;
 	}
 	struct tc_model *m = r->m;
-	qsort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
+	tc_sort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
 	/* CUPTI / roctracer number correlations densely: then an array indexed
 	 * by id replaces the binary search. */
 	uint64_t lo_id = r->launch[0].corr, hi_id = r->launch[r->n_launch - 1].corr;

@@ -643,7 +643,7 @@ static void sort_events(struct tc_model *m) {
 		for (size_t k = lo; k < hi; k++) {
 			tmp[k - lo] = (struct sort_rec){ e->start[perm[k]], e->dur[perm[k]], perm[k] };
 		}
-		qsort(tmp, hi - lo, sizeof(*tmp), cmp_rec);
+		tc_sort(tmp, hi - lo, sizeof(*tmp), cmp_rec);
 		for (size_t k = lo; k < hi; k++) {
 			perm[k] = tmp[k - lo].idx;
 		}
@@ -745,7 +745,7 @@ static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi) {
 	for (size_t i = 0; i < n; i++) {
 		r[i] = (struct sample_rec){ s->counter[lo + i], s->ts[lo + i], s->value[lo + i], i };
 	}
-	qsort(r, n, sizeof(*r), cmp_sample);
+	tc_sort(r, n, sizeof(*r), cmp_sample);
 	for (size_t i = 0; i < n; i++) {
 		s->counter[lo + i] = r[i].counter;
 		s->ts[lo + i] = r[i].ts;

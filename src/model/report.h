@@ -23,6 +23,8 @@ struct tc_device_summary {
 	int64_t last_ps;     /* last device-work slice end */
 	int64_t busy_ps;
 	int64_t span_ps;     /* last - first */
+	int64_t computation_ps; /* union of device compute slices: kernels, memsets, other
+	                         * non-copy non-collective ops (TraceLens "computation") */
 };
 
 struct tc_op_summary {

@@ -205,6 +205,31 @@ void tc_jw_raw(struct tc_jw *w, const char *s) {
 	fputs(s, w->f);
 }
 
+void tc_jw_kv_str(struct tc_jw *w, const char *k, const char *v) {
+	tc_jw_key(w, k);
+	tc_jw_str(w, v);
+}
+
+void tc_jw_kv_int(struct tc_jw *w, const char *k, int64_t v) {
+	tc_jw_key(w, k);
+	tc_jw_int(w, v);
+}
+
+void tc_jw_kv_uint(struct tc_jw *w, const char *k, uint64_t v) {
+	tc_jw_key(w, k);
+	tc_jw_uint(w, v);
+}
+
+void tc_jw_kv_double(struct tc_jw *w, const char *k, double v) {
+	tc_jw_key(w, k);
+	tc_jw_double(w, v);
+}
+
+void tc_jw_kv_bool(struct tc_jw *w, const char *k, bool v) {
+	tc_jw_key(w, k);
+	tc_jw_bool(w, v);
+}
+
 void tc_jw_end(struct tc_jw *w) {
 	fputc('\n', w->f);
 }

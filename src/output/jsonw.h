@@ -38,6 +38,12 @@ void tc_jw_bool(struct tc_jw *w, bool v);
 void tc_jw_null(struct tc_jw *w);
 /* A pre-formatted JSON number or literal, written as is. */
 void tc_jw_raw(struct tc_jw *w, const char *s);
+/* Key and value in one call, for the common object member. */
+void tc_jw_kv_str(struct tc_jw *w, const char *k, const char *v);
+void tc_jw_kv_int(struct tc_jw *w, const char *k, int64_t v);
+void tc_jw_kv_uint(struct tc_jw *w, const char *k, uint64_t v);
+void tc_jw_kv_double(struct tc_jw *w, const char *k, double v);
+void tc_jw_kv_bool(struct tc_jw *w, const char *k, bool v);
 /* Write s escaped, without quotes, to f (shared with other writers). */
 void tc_json_escape(FILE *f, const char *s, size_t n);
 /* Finish the document with a newline. */

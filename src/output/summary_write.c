@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <string.h>
+#include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
 #include "output/summary_write.h"
@@ -121,6 +122,9 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 	} else {
 		fprintf(f, "\nsteps      none marked in the trace\n");
 	}
+	if (o->analysis) {
+		tc_write_analysis_section_text(f, m, o->analysis, o->findings);
+	}
 	write_warnings_text(f, m);
 }
 
@@ -130,16 +134,11 @@ static void json_sources(struct tc_jw *w, const struct tc_model *m) {
 	for (size_t i = 0; i < m->n_sources; i++) {
 		const struct tc_source *s = &m->sources[i];
 		tc_jw_obj_begin(w);
-		tc_jw_key(w, "path");
-		tc_jw_str(w, S(m, s->path));
-		tc_jw_key(w, "format");
-		tc_jw_str(w, S(m, s->format));
-		tc_jw_key(w, "compression");
-		tc_jw_str(w, S(m, s->compression));
-		tc_jw_key(w, "file_bytes");
-		tc_jw_uint(w, s->file_size);
-		tc_jw_key(w, "data_bytes");
-		tc_jw_uint(w, s->data_size);
+		tc_jw_kv_str(w, "path", S(m, s->path));
+		tc_jw_kv_str(w, "format", S(m, s->format));
+		tc_jw_kv_str(w, "compression", S(m, s->compression));
+		tc_jw_kv_uint(w, "file_bytes", s->file_size);
+		tc_jw_kv_uint(w, "data_bytes", s->data_size);
 		tc_jw_obj_end(w);
 	}
 	tc_jw_arr_end(w);
@@ -156,10 +155,8 @@ static void json_warnings(struct tc_jw *w, const struct tc_model *m) {
 	tc_jw_arr_begin(w);
 	for (size_t i = 0; i < m->n_warnings; i++) {
 		tc_jw_obj_begin(w);
-		tc_jw_key(w, "message");
-		tc_jw_str(w, S(m, m->warnings[i].msg));
-		tc_jw_key(w, "count");
-		tc_jw_uint(w, m->warnings[i].count);
+		tc_jw_kv_str(w, "message", S(m, m->warnings[i].msg));
+		tc_jw_kv_uint(w, "count", m->warnings[i].count);
 		tc_jw_obj_end(w);
 	}
 	tc_jw_arr_end(w);
@@ -170,86 +167,60 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
-	tc_jw_key(&w, "schema");
-	tc_jw_str(&w, TC_SUMMARY_SCHEMA);
+	tc_jw_kv_str(&w, "schema", TC_SUMMARY_SCHEMA);
 	json_sources(&w, m);
-	tc_jw_key(&w, "span_ps");
-	tc_jw_int(&w, s->last_ps - s->first_ps);
-	tc_jw_key(&w, "events");
-	tc_jw_uint(&w, s->n_events);
-	tc_jw_key(&w, "aggregated_events");
-	tc_jw_uint(&w, s->n_aggregated);
+	tc_jw_kv_int(&w, "span_ps", s->last_ps - s->first_ps);
+	tc_jw_kv_uint(&w, "events", s->n_events);
+	tc_jw_kv_uint(&w, "aggregated_events", s->n_aggregated);
 	tc_jw_key(&w, "devices");
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < s->n_devices; i++) {
 		const struct tc_device_summary *d = &s->devices[i];
 		const struct tc_device *dev = &m->devices[d->device];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, dev->name));
-		tc_jw_key(&w, "kind");
-		tc_jw_str(&w, tc_device_kind_name((enum tc_device_kind)dev->kind));
-		tc_jw_key(&w, "ops");
-		tc_jw_uint(&w, d->n_events);
-		tc_jw_key(&w, "tracks");
-		tc_jw_uint(&w, d->n_tracks);
-		tc_jw_key(&w, "first_ps");
-		tc_jw_int(&w, d->first_ps);
-		tc_jw_key(&w, "last_ps");
-		tc_jw_int(&w, d->last_ps);
-		tc_jw_key(&w, "busy_ps");
-		tc_jw_int(&w, d->busy_ps);
-		tc_jw_key(&w, "idle_ps");
-		tc_jw_int(&w, d->span_ps - d->busy_ps);
-		tc_jw_key(&w, "busy_fraction");
-		tc_jw_double(&w, d->span_ps ? (double)d->busy_ps / (double)d->span_ps : 0);
+		tc_jw_kv_str(&w, "name", S(m, dev->name));
+		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_jw_kv_uint(&w, "ops", d->n_events);
+		tc_jw_kv_uint(&w, "tracks", d->n_tracks);
+		tc_jw_kv_int(&w, "first_ps", d->first_ps);
+		tc_jw_kv_int(&w, "last_ps", d->last_ps);
+		tc_jw_kv_int(&w, "busy_ps", d->busy_ps);
+		tc_jw_kv_int(&w, "idle_ps", d->span_ps - d->busy_ps);
+		tc_jw_kv_int(&w, "computation_ps", d->computation_ps);
+		tc_jw_kv_double(&w, "busy_fraction", d->span_ps ? (double)d->busy_ps / (double)d->span_ps : 0);
 		if (dev->peak_flops > 0) {
-			tc_jw_key(&w, "peak_flops_per_s");
-			tc_jw_double(&w, dev->peak_flops);
+			tc_jw_kv_double(&w, "peak_flops_per_s", dev->peak_flops);
 		}
 		if (dev->peak_bw > 0) {
-			tc_jw_key(&w, "peak_bytes_per_s");
-			tc_jw_double(&w, dev->peak_bw);
+			tc_jw_kv_double(&w, "peak_bytes_per_s", dev->peak_bw);
 		}
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
-	tc_jw_key(&w, "ops_scope");
-	tc_jw_str(&w, s->ops_scope);
-	tc_jw_key(&w, "ops_total");
-	tc_jw_uint(&w, s->n_ops);
+	tc_jw_kv_str(&w, "ops_scope", s->ops_scope);
+	tc_jw_kv_uint(&w, "ops_total", s->n_ops);
 	tc_jw_key(&w, "ops");
 	tc_jw_arr_begin(&w);
 	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
 	for (size_t i = 0; i < top; i++) {
 		const struct tc_op_summary *r = &s->ops[i];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, r->name));
-		tc_jw_key(&w, "category");
-		tc_jw_str(&w, S(m, r->category));
-		tc_jw_key(&w, "kind");
-		tc_jw_str(&w, tc_op_kind_name((enum tc_op_kind)r->kind));
-		tc_jw_key(&w, "calls");
-		tc_jw_uint(&w, r->count);
-		tc_jw_key(&w, "total_ps");
-		tc_jw_int(&w, r->total_ps);
-		tc_jw_key(&w, "self_ps");
-		tc_jw_int(&w, r->self_ps);
-		tc_jw_key(&w, "min_ps");
-		tc_jw_int(&w, r->min_ps);
-		tc_jw_key(&w, "max_ps");
-		tc_jw_int(&w, r->max_ps);
+		tc_jw_kv_str(&w, "name", S(m, r->name));
+		tc_jw_kv_str(&w, "category", S(m, r->category));
+		tc_jw_kv_str(&w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
+		tc_jw_kv_uint(&w, "calls", r->count);
+		tc_jw_kv_int(&w, "total_ps", r->total_ps);
+		tc_jw_kv_int(&w, "self_ps", r->self_ps);
+		tc_jw_kv_int(&w, "min_ps", r->min_ps);
+		tc_jw_kv_int(&w, "max_ps", r->max_ps);
 		tc_jw_key(&w, "share");
 		tc_jw_double(&w, s->ops_busy_ps ? (double)(strcmp(s->ops_scope, "device") == 0 ?
 			r->total_ps : r->self_ps) / (double)s->ops_busy_ps : 0);
 		if (r->flops >= 0) {
-			tc_jw_key(&w, "flops");
-			tc_jw_double(&w, r->flops);
+			tc_jw_kv_double(&w, "flops", r->flops);
 		}
 		if (r->bytes >= 0) {
-			tc_jw_key(&w, "bytes_accessed");
-			tc_jw_double(&w, r->bytes);
+			tc_jw_kv_double(&w, "bytes_accessed", r->bytes);
 		}
 		tc_jw_obj_end(&w);
 	}
@@ -264,17 +235,16 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < s->n_steps; i++) {
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "num");
-		tc_jw_int(&w, s->steps[i].num);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, s->steps[i].name));
-		tc_jw_key(&w, "start_ps");
-		tc_jw_int(&w, s->steps[i].start_ps);
-		tc_jw_key(&w, "dur_ps");
-		tc_jw_int(&w, s->steps[i].dur_ps);
+		tc_jw_kv_int(&w, "num", s->steps[i].num);
+		tc_jw_kv_str(&w, "name", S(m, s->steps[i].name));
+		tc_jw_kv_int(&w, "start_ps", s->steps[i].start_ps);
+		tc_jw_kv_int(&w, "dur_ps", s->steps[i].dur_ps);
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	if (o->analysis) {
+		tc_write_analysis_section_json(&w, m, o->analysis, o->findings);
+	}
 	json_warnings(&w, m);
 	tc_jw_obj_end(&w);
 	tc_jw_end(&w);
@@ -357,24 +327,18 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
-	tc_jw_key(&w, "schema");
-	tc_jw_str(&w, TC_INFO_SCHEMA);
+	tc_jw_kv_str(&w, "schema", TC_INFO_SCHEMA);
 	json_sources(&w, m);
-	tc_jw_key(&w, "origin_ns");
-	tc_jw_int(&w, m->origin_ns);
-	tc_jw_key(&w, "origin_epoch");
-	tc_jw_bool(&w, m->origin_epoch);
-	tc_jw_key(&w, "events");
-	tc_jw_uint(&w, m->ev.n);
+	tc_jw_kv_int(&w, "origin_ns", m->origin_ns);
+	tc_jw_kv_bool(&w, "origin_epoch", m->origin_epoch);
+	tc_jw_kv_uint(&w, "events", m->ev.n);
 	tc_jw_key(&w, "devices");
 	tc_jw_arr_begin(&w);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, dev->name));
-		tc_jw_key(&w, "kind");
-		tc_jw_str(&w, tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_jw_kv_str(&w, "name", S(m, dev->name));
+		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
 		tc_jw_key(&w, "tracks");
 		tc_jw_arr_begin(&w);
 		for (size_t k = 0; k < m->n_tracks; k++) {
@@ -383,14 +347,10 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 				continue;
 			}
 			tc_jw_obj_begin(&w);
-			tc_jw_key(&w, "name");
-			tc_jw_str(&w, S(m, tr->name));
-			tc_jw_key(&w, "kind");
-			tc_jw_str(&w, tc_track_kind_name((enum tc_track_kind)tr->kind));
-			tc_jw_key(&w, "id");
-			tc_jw_int(&w, tr->src_id);
-			tc_jw_key(&w, "events");
-			tc_jw_uint(&w, tr->count);
+			tc_jw_kv_str(&w, "name", S(m, tr->name));
+			tc_jw_kv_str(&w, "kind", tc_track_kind_name((enum tc_track_kind)tr->kind));
+			tc_jw_kv_int(&w, "id", tr->src_id);
+			tc_jw_kv_uint(&w, "events", tr->count);
 			tc_jw_obj_end(&w);
 		}
 		tc_jw_arr_end(&w);
@@ -402,21 +362,15 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 	for (size_t c = 0; c < m->n_counters; c++) {
 		const struct tc_counter *ct = &m->counters[c];
 		tc_jw_obj_begin(&w);
-		tc_jw_key(&w, "name");
-		tc_jw_str(&w, S(m, ct->name));
-		tc_jw_key(&w, "group");
-		tc_jw_str(&w, S(m, ct->group));
-		tc_jw_key(&w, "unit");
-		tc_jw_str(&w, S(m, ct->unit));
-		tc_jw_key(&w, "samples");
-		tc_jw_uint(&w, ct->count);
+		tc_jw_kv_str(&w, "name", S(m, ct->name));
+		tc_jw_kv_str(&w, "group", S(m, ct->group));
+		tc_jw_kv_str(&w, "unit", S(m, ct->unit));
+		tc_jw_kv_uint(&w, "samples", ct->count);
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
-	tc_jw_key(&w, "flows");
-	tc_jw_uint(&w, m->n_flows);
-	tc_jw_key(&w, "aggregates");
-	tc_jw_uint(&w, m->n_aggs);
+	tc_jw_kv_uint(&w, "flows", m->n_flows);
+	tc_jw_kv_uint(&w, "aggregates", m->n_aggs);
 	json_warnings(&w, m);
 	tc_jw_obj_end(&w);
 	tc_jw_end(&w);

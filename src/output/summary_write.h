@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "model/findings.h"
 #include "model/model.h"
 #include "model/report.h"
 
@@ -11,6 +12,8 @@
 
 struct tc_summary_opts {
 	size_t top;       /* ops listed */
+	const struct tc_analysis *analysis; /* step breakdown + findings section, or NULL */
+	size_t findings;  /* findings listed in that section */
 };
 
 void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,

@@ -8,6 +8,7 @@
  */
 
 #include <stddef.h>
+#include <stdlib.h>
 
 void *tc_xmalloc(size_t n);
 void *tc_xcalloc(size_t count, size_t n);
@@ -25,5 +26,14 @@ void *tc_grow(void *p, size_t *cap, size_t need, size_t elem);
  * ptr, cap and need are evaluated more than once. */
 #define TC_GROW(ptr, cap, need) \
 	((ptr) = (need) <= (cap) ? (ptr) : tc_grow((ptr), &(cap), (need), sizeof(*(ptr))))
+
+/* qsort that accepts (NULL, 0): C leaves qsort(NULL, 0, ...) undefined and
+ * UBSan reports it, while empty arrays are routine here. */
+static inline void tc_sort(void *base, size_t n, size_t size,
+		int (*cmp)(const void *, const void *)) {
+	if (n > 1) {
+		qsort(base, n, size, cmp);
+	}
+}
 
 #endif

@@ -1,0 +1,128 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+
+/*
+ * Defaults and where they come from (see analysis.md §8 and docs/analysis.md).
+ * XP = XProf, TBP = PyTorch TensorBoard plugin, TL = TraceLens, NSYS = Nsight
+ * Systems, HTA = Holistic Trace Analysis.
+ */
+static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
+	[TC_TH_COMM_MODERATE] = { "communication.moderate", 3, "%", "XProf collectives band 3 %" },
+	[TC_TH_COMM_HIGH] = { "communication.high", 15, "%", "XProf collectives band 15 %" },
+	[TC_TH_COMPILE_MODERATE] = { "compile.moderate", 5, "%", "tracectl default (XProf input band 5 %)" },
+	[TC_TH_COMPILE_HIGH] = { "compile.high", 20, "%", "tracectl default (XProf input band 20 %)" },
+	[TC_TH_COMPUTE_BOUND] = { "compute-bound.share", 70, "%", "XProf smart suggestion: util > 70" },
+	[TC_TH_CRITICAL] = { "critical", 50, "%", "tracectl: a category over half the time is critical" },
+	[TC_TH_HOST_MODERATE] = { "host.moderate", 3, "%", "XProf all-other/host band 3 %" },
+	[TC_TH_HOST_HIGH] = { "host.high", 15, "%", "XProf all-other/host band 15 %" },
+	[TC_TH_IDLE_UTIL] = { "idle.utilization", 50, "%", "TBP rule 5 / NSYS gpu_time_util 50 %" },
+	[TC_TH_IDLE_UTIL_HIGH] = { "idle.utilization-high", 20, "%", "tracectl default" },
+	[TC_TH_KERNEL_WAIT_US] = { "kernel.wait", 30, "us", "HTA consecutive_kernel_delay 30 us" },
+	[TC_TH_INPUT_MODERATE] = { "input.moderate", 5, "%", "XProf input band 5 % / TBP rule 1" },
+	[TC_TH_INPUT_HIGH] = { "input.high", 20, "%", "XProf input band 20 %" },
+	[TC_TH_LAUNCH_MODERATE] = { "launch.moderate", 3, "%", "XProf kernel-launch band 3 %" },
+	[TC_TH_LAUNCH_HIGH] = { "launch.high", 15, "%", "XProf kernel-launch band 15 %" },
+	[TC_TH_MEMORY_BOUND] = { "memory-bound.share", 50, "%", "tracectl default" },
+	[TC_TH_MEMORY_BOUND_HIGH] = { "memory-bound.high", 70, "%", "XProf smart suggestion: HBM util > 70" },
+	[TC_TH_MEM_PRESSURE] = { "memory.peak", 90, "%", "TBP rule 7: peak > 90 % of device memory" },
+	[TC_TH_MEM_PRESSURE_CRITICAL] = { "memory.peak-critical", 98, "%", "tracectl default" },
+	[TC_TH_PARTIAL_STEP] = { "step.partial", 80, "%", "TBP: last step dropped if device work < 0.8x the previous" },
+	[TC_TH_PAGEABLE_SHARE] = { "pageable.share", 50, "%", "tracectl default (NSYS cuda_memcpy_async)" },
+	[TC_TH_RECOMPILE_COUNT] = { "recompile.count", 2, "count", "tracectl default" },
+	[TC_TH_SHORT_KERNEL_US] = { "kernel.short", 10, "us", "TraceLens short kernel < 10 us" },
+	[TC_TH_STRAGGLER_SKEW] = { "straggler.skew", 30, "%", "tracectl default (HTA straggler analysis)" },
+	[TC_TH_TRANSFER_MODERATE] = { "transfer.moderate", 5, "%", "XProf input/output band 5 %" },
+	[TC_TH_TRANSFER_HIGH] = { "transfer.high", 20, "%", "XProf input/output band 20 %" },
+	[TC_TH_UNOPT_EFFICIENCY] = { "unoptimized.efficiency", 20, "%", "tracectl default (XProf roofline efficiency)" },
+	[TC_TH_UNOPT_SHARE] = { "unoptimized.share", 10, "%", "tracectl default" },
+	[TC_TH_WARMUP_FACTOR] = { "warmup.factor", 2, "x", "tracectl default" },
+};
+
+const struct tc_threshold_def *tc_thresholds(void) {
+	return thresholds;
+}
+
+void tc_analysis_opts_init(struct tc_analysis_opts *o) {
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i < TC_TH_COUNT; i++) {
+		o->th[i] = thresholds[i].value;
+	}
+}
+
+bool tc_analysis_opts_threshold(struct tc_analysis_opts *o, const char *kv,
+		struct tc_error *err) {
+	const char *eq = strchr(kv, '=');
+	if (!eq || eq == kv) {
+		return tc_error_set(err, TC_EXIT_USAGE, "threshold '%s' is not KEY=VALUE", kv);
+	}
+	size_t kl = (size_t)(eq - kv);
+	for (int i = 0; i < TC_TH_COUNT; i++) {
+		if (strlen(thresholds[i].key) == kl && strncmp(thresholds[i].key, kv, kl) == 0) {
+			char *end;
+			errno = 0;
+			double v = strtod(eq + 1, &end);
+			if (errno || end == eq + 1 || *end || !isfinite(v) || v < 0) {
+				return tc_error_set(err, TC_EXIT_USAGE,
+					"invalid value '%s' for threshold '%.*s'", eq + 1, (int)kl, kv);
+			}
+			o->th[i] = v;
+			return true;
+		}
+	}
+	return tc_error_set(err, TC_EXIT_USAGE, "unknown threshold '%.*s'", (int)kl, kv);
+}
+
+static bool parse_i64(const char *s, const char *end, int64_t *out) {
+	if (s == end) {
+		return false;
+	}
+	char *e;
+	errno = 0;
+	long long v = strtoll(s, &e, 10);
+	if (errno || e != end) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
+		struct tc_error *err) {
+	const char *colon = strchr(range, ':');
+	const char *end = range + strlen(range);
+	int64_t a = INT64_MIN, b = INT64_MAX;
+	bool ok;
+	if (!colon) {
+		ok = parse_i64(range, end, &a);
+		b = a;
+	} else {
+		ok = (colon == range || parse_i64(range, colon, &a)) &&
+			(colon + 1 == end || parse_i64(colon + 1, end, &b)) &&
+			!(colon == range && colon + 1 == end);
+	}
+	if (!ok || a > b) {
+		return tc_error_set(err, TC_EXIT_USAGE, "invalid step range '%s' (use A:B)", range);
+	}
+	o->step_range = true;
+	o->step_first = a;
+	o->step_last = b;
+	return true;
+}
+
+void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	memset(a, 0, sizeof(*a));
+	int64_t lo, hi;
+	tc_model_span(m, &lo, &hi);
+	a->span_ps = hi - lo;
+	tc_analyze_util(m, o, a);
+	tc_analyze_steps(m, o, a);
+	tc_analyze_breakdown(m, o, a);
+	tc_analyze_memory(m, a);
+	tc_analyze_compile(m, a);
+	tc_analyze_op_table(m, o, "name", &a->ops);
+	tc_analyze_rules(m, o, a);
+}

@@ -1,0 +1,123 @@
+#ifndef TC_ANALYSIS_ANALYZE_H
+#define TC_ANALYSIS_ANALYZE_H
+
+/*
+ * The bottleneck analysis: steps, step-time breakdown, transfers, memory,
+ * compilation, device utilisation, op roofline and the rule findings, all
+ * computed from a finalized model into a struct tc_analysis
+ * (model/findings.h; the caller finishes it with tc_analysis_finish()).
+ * Definitions are in docs/analysis.md.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "model/findings.h"
+#include "model/model.h"
+#include "util/error.h"
+
+/* Thresholds, one table (analyze.c) with defaults and their sources;
+ * `--threshold KEY=VALUE` overrides by key. Percentages are 0..100. */
+enum tc_threshold_id {
+	TC_TH_COMM_MODERATE = 0,
+	TC_TH_COMM_HIGH,
+	TC_TH_COMPILE_MODERATE,
+	TC_TH_COMPILE_HIGH,
+	TC_TH_COMPUTE_BOUND,
+	TC_TH_CRITICAL,
+	TC_TH_HOST_MODERATE,
+	TC_TH_HOST_HIGH,
+	TC_TH_IDLE_UTIL,
+	TC_TH_KERNEL_WAIT_US,
+	TC_TH_IDLE_UTIL_HIGH,
+	TC_TH_INPUT_MODERATE,
+	TC_TH_INPUT_HIGH,
+	TC_TH_LAUNCH_MODERATE,
+	TC_TH_LAUNCH_HIGH,
+	TC_TH_MEMORY_BOUND,
+	TC_TH_MEMORY_BOUND_HIGH,
+	TC_TH_MEM_PRESSURE,
+	TC_TH_MEM_PRESSURE_CRITICAL,
+	TC_TH_PARTIAL_STEP,
+	TC_TH_PAGEABLE_SHARE,
+	TC_TH_RECOMPILE_COUNT,
+	TC_TH_SHORT_KERNEL_US,
+	TC_TH_STRAGGLER_SKEW,
+	TC_TH_TRANSFER_MODERATE,
+	TC_TH_TRANSFER_HIGH,
+	TC_TH_UNOPT_EFFICIENCY,
+	TC_TH_UNOPT_SHARE,
+	TC_TH_WARMUP_FACTOR,
+	TC_TH_COUNT,
+};
+
+struct tc_threshold_def {
+	const char *key;     /* "input.moderate" */
+	double value;        /* default */
+	const char *unit;    /* "%", "us", "x", "count" */
+	const char *source;  /* where the default comes from */
+};
+
+/* The table, indexed by enum tc_threshold_id. */
+const struct tc_threshold_def *tc_thresholds(void);
+
+struct tc_analysis_opts {
+	bool step_range;             /* --steps A:B given */
+	int64_t step_first, step_last; /* inclusive step numbers */
+	double peak_flops, peak_bw;  /* overrides (FLOP/s, B/s); 0 = none */
+	const char *device;          /* breakdown device by name (exact, else substring); NULL = auto */
+	double th[TC_TH_COUNT];
+};
+
+void tc_analysis_opts_init(struct tc_analysis_opts *o);
+/* Parse "KEY=VALUE" into o; false with a message in err when unknown/bad. */
+bool tc_analysis_opts_threshold(struct tc_analysis_opts *o, const char *kv,
+	struct tc_error *err);
+/* Parse "A:B", "A:", ":B" or "A"; false on a malformed range. */
+bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
+	struct tc_error *err);
+
+/* Everything, findings included. */
+void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+
+/* The parts, in the order tc_analyze runs them (each may use earlier parts). */
+void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a);
+void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a);
+void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+
+/* The device o->device names (exact name, else the first containing it),
+ * TC_NONE when none matches or none is asked for. */
+uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name);
+
+/* The device with the largest busy time in a->util, TC_NONE if none. */
+uint32_t tc_analysis_busiest_device(const struct tc_analysis *a);
+
+/* A key with a duration; tc_group_key_dur sorts v by key and returns the
+ * groups (key, count, summed duration) as a malloc'd array in key order. */
+struct tc_key_dur {
+	uint32_t key;
+	int64_t dur;
+};
+struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups);
+
+/* Op table grouped by "name", "category", "kind" or "device", with shares,
+ * rates and roofline class (peaks: overrides, then the trace's device
+ * stats, then the built-in table). False if by is unknown. */
+bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+	const char *by, struct tc_op_table *t);
+
+/* Built-in peaks for a device model name (case-insensitive substring
+ * match, e.g. "NVIDIA H100 80GB HBM3", "TPU v5 lite"); false if unknown. */
+bool tc_peaks_lookup(const char *model, double *flops, double *bw);
+/* Peaks for device d: override, trace, table; returns the source or NULL. */
+const char *tc_device_peaks(const struct tc_model *m, uint32_t d,
+	const struct tc_analysis_opts *o, double *flops, double *bw);
+
+#endif

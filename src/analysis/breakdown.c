@@ -1,0 +1,264 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/intervals.h"
+#include "util/xalloc.h"
+
+/*
+ * Step-time breakdown into disjoint categories, and copy statistics.
+ *
+ * Each category is a union of intervals over the breakdown device's lines
+ * (device kinds) and its host's lines (host kinds). Categories are then made
+ * exclusive in priority order (enum tc_bd_cat): a category keeps only the
+ * time no earlier category claimed. What no category claims is idle, so the
+ * categories sum exactly to the step time. The order follows XProf's event
+ * types, where the larger value wins an overlap (docs/analysis.md).
+ */
+
+#define B(k) TC_KIND_BIT(k)
+
+/* Op kinds counted on the device's own work lines. */
+static const uint32_t device_kinds[TC_BD_COUNT] = {
+	[TC_BD_COMPUTE] = TC_KINDS_DEVICE_COMPUTE,
+	[TC_BD_D2H] = B(TC_OP_MEMCPY_D2H),
+	[TC_BD_D2D] = B(TC_OP_MEMCPY_D2D) | B(TC_OP_MEMCPY_OTHER),
+	[TC_BD_INPUT] = B(TC_OP_DATALOAD),
+	[TC_BD_COLLECTIVE] = B(TC_OP_COLLECTIVE),
+	[TC_BD_H2D] = B(TC_OP_MEMCPY_H2D),
+	[TC_BD_COMPILE] = B(TC_OP_COMPILE),
+};
+
+/* Op kinds counted on host lines (threads of the device's host). */
+static const uint32_t host_kinds[TC_BD_COUNT] = {
+	[TC_BD_INPUT] = B(TC_OP_DATALOAD),
+	[TC_BD_LAUNCH] = B(TC_OP_RUNTIME),
+	[TC_BD_COMPILE] = B(TC_OP_COMPILE),
+	[TC_BD_HOST] = B(TC_OP_HOST_OP) | B(TC_OP_PYTHON),
+};
+
+#undef B
+
+static bool is_host_device(const struct tc_model *m, uint32_t d) {
+	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
+}
+
+/* Host lines: threads on CPU devices of the breakdown device's host, or of
+ * every host when that is unknown. Derived lines repeat other lines. */
+static uint32_t *host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
+	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+	bool any = false;
+	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
+		uint32_t d = m->tracks[t].device;
+		any |= d < m->n_devices && is_host_device(m, d) && m->devices[d].host == host;
+	}
+	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!is_host_device(m, tr->device) || tr->kind == TC_TRACK_DERIVED ||
+				tr->kind == TC_TRACK_STEPS || tr->kind == TC_TRACK_COUNTER) {
+			continue;
+		}
+		if (any && (tr->device >= m->n_devices || m->devices[tr->device].host != host)) {
+			continue;
+		}
+		v[k++] = (uint32_t)t;
+	}
+	*n = k;
+	return v;
+}
+
+/* Device lines for the breakdown: its work lines (work = true), or its
+ * other plain lines (an infeed line, say), which count only for input and
+ * compile. */
+static uint32_t *device_tracks(const struct tc_model *m, uint32_t dev, bool work, size_t *n) {
+	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t t = 0; t < m->n_tracks && dev != TC_NONE; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		bool is_work = tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
+		if (tr->device == dev && (work ? is_work : tr->kind == TC_TRACK_OTHER)) {
+			v[k++] = (uint32_t)t;
+		}
+	}
+	*n = k;
+	return v;
+}
+
+static uint32_t pick_device(const struct tc_model *m, const struct tc_analysis *a) {
+	uint32_t sd = a->steps_device;
+	if (sd == TC_NONE || sd >= m->n_devices) {
+		return tc_analysis_busiest_device(a);
+	}
+	if (!is_host_device(m, sd)) {
+		return sd;
+	}
+	/* Host markers: the busiest device of the same host (rank), so steps,
+	 * device and host threads share one clock and one process. */
+	uint32_t best = TC_NONE;
+	int64_t bb = -1;
+	for (size_t k = 0; k < a->n_util; k++) {
+		uint32_t d = a->util[k].device;
+		if (m->devices[d].host == m->devices[sd].host && a->util[k].busy_ps > bb) {
+			bb = a->util[k].busy_ps;
+			best = d;
+		}
+	}
+	return best != TC_NONE ? best : tc_analysis_busiest_device(a);
+}
+
+/* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
+static size_t step_at(const struct tc_analysis *a, int64_t t) {
+	size_t lo = 0, hi = a->n_steps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->steps[mid].start_ps <= t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo == 0) {
+		return SIZE_MAX;
+	}
+	const struct tc_step *s = &a->steps[lo - 1];
+	return t < s->start_ps + s->dur_ps ? lo - 1 : SIZE_MAX;
+}
+
+static void xfer_add(const struct tc_model *m, size_t i, struct tc_xfer_stats *x,
+		uint32_t pageable, uint32_t pinned) {
+	x->count++;
+	x->dur_ps += m->ev.dur[i];
+	double b;
+	if (tc_model_arg_num(m, m->ev.args[i], m->key.bytes, &b) && b >= 0) {
+		x->n_bytes_known++;
+		x->bytes += b;
+		x->bytes_dur_ps += m->ev.dur[i];
+	} else {
+		b = 0;
+	}
+	const struct tc_arg *k = tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind);
+	if (k && (k->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+		if (k->v.s == pageable) {
+			x->n_pageable++;
+			x->bytes_pageable += b;
+		} else if (k->v.s == pinned) {
+			x->n_pinned++;
+		}
+	}
+}
+
+static void transfers(const struct tc_model *m, struct tc_analysis *a) {
+	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
+	uint32_t pinned = tc_intern_find(&m->strings, "pinned", 6);
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (is_host_device(m, tr->device) ||
+				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			int dir;
+			switch (m->ops[m->ev.op[i]].kind) {
+			case TC_OP_MEMCPY_H2D:
+				dir = TC_XFER_H2D;
+				break;
+			case TC_OP_MEMCPY_D2H:
+				dir = TC_XFER_D2H;
+				break;
+			case TC_OP_MEMCPY_D2D:
+			case TC_OP_MEMCPY_OTHER:
+				dir = TC_XFER_D2D;
+				break;
+			default:
+				continue;
+			}
+			xfer_add(m, i, &a->xfer[dir], pageable, pinned);
+			size_t s = step_at(a, m->ev.start[i]);
+			if (s != SIZE_MAX) {
+				xfer_add(m, i, &a->steps[s].xfer[dir], pageable, pinned);
+			}
+		}
+	}
+}
+
+void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	uint32_t want = tc_analysis_find_device(m, o->device);
+	a->bd_device = want != TC_NONE ? want : pick_device(m, a);
+	size_t nd, nh, no;
+	uint32_t *dt = device_tracks(m, a->bd_device, true, &nd);
+	uint32_t *ot = device_tracks(m, a->bd_device, false, &no);
+	uint32_t *ht = host_tracks(m, a->bd_device, &nh);
+	struct tc_ivals excl[TC_BD_COUNT] = { 0 };
+	struct tc_ivals dv = { 0 }, hv = { 0 }, cat = { 0 }, claimed = { 0 }, tmp = { 0 };
+	for (int c = 0; c < TC_BD_IDLE; c++) {
+		tc_ivals_union_kinds(m, dt, nd, device_kinds[c], &dv);
+		tc_ivals_union_kinds(m, ht, nh, host_kinds[c], &hv);
+		tc_ivals_merge(&dv, &hv, &cat);
+		if (c == TC_BD_INPUT || c == TC_BD_COMPILE) {
+			tc_ivals_union_kinds(m, ot, no, device_kinds[c], &dv);
+			tc_ivals_merge(&cat, &dv, &tmp);
+			tc_ivals_copy(&cat, &tmp);
+		}
+		tc_ivals_subtract(&cat, &claimed, &excl[c]);
+		tc_ivals_merge(&claimed, &cat, &tmp);
+		tc_ivals_copy(&claimed, &tmp);
+	}
+	struct tc_ivals busy = { 0 };
+	size_t nw;
+	uint32_t *wt = tc_device_work_tracks(m, a->bd_device, &nw);
+	if (a->bd_device != TC_NONE) {
+		tc_ivals_union_tracks(m, wt, nw, NULL, NULL, &busy);
+	}
+	free(wt);
+	for (size_t i = 0; i < a->n_steps; i++) {
+		struct tc_step *s = &a->steps[i];
+		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, sum = 0;
+		for (int c = 0; c < TC_BD_IDLE; c++) {
+			s->cat_ps[c] = tc_ivals_length_in(&excl[c], lo, hi);
+			sum += s->cat_ps[c];
+		}
+		s->cat_ps[TC_BD_IDLE] = s->dur_ps - sum;
+		s->busy_ps = tc_ivals_length_in(&busy, lo, hi);
+	}
+	/* The profiler often stops inside the last step: with much less device
+	 * work than the step before, it is partial (TBP drops it). */
+	if (a->n_steps >= 2 && a->n_steps == a->n_steps_all) {
+		struct tc_step *l = &a->steps[a->n_steps - 1];
+		if ((double)l->busy_ps < o->th[TC_TH_PARTIAL_STEP] / 100.0 *
+				(double)a->steps[a->n_steps - 2].busy_ps) {
+			l->partial = true;
+		}
+	}
+	/* Warm-up and partial steps are reported but left out of the totals
+	 * the rules judge, unless nothing else is left. */
+	size_t n_full = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	for (size_t i = 0; i < a->n_steps; i++) {
+		struct tc_step *s = &a->steps[i];
+		if ((s->warmup || s->partial) && n_full > 0) {
+			continue;
+		}
+		a->n_steps_counted++;
+		a->step_total_ps += s->dur_ps;
+		for (int c = 0; c < TC_BD_COUNT; c++) {
+			a->cat_total_ps[c] += s->cat_ps[c];
+		}
+	}
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		tc_ivals_finish(&excl[c]);
+	}
+	tc_ivals_finish(&dv);
+	tc_ivals_finish(&hv);
+	tc_ivals_finish(&cat);
+	tc_ivals_finish(&claimed);
+	tc_ivals_finish(&tmp);
+	tc_ivals_finish(&busy);
+	free(dt);
+	free(ot);
+	free(ht);
+	transfers(m, a);
+}

@@ -1,0 +1,283 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/intervals.h"
+#include "analysis/summary.h"
+#include "util/xalloc.h"
+
+/*
+ * Op table with roofline classes. Operational intensity = FLOPs / bytes
+ * accessed; ridge point = peak FLOP/s / peak B/s; an op below the ridge is
+ * memory-bound, at or above it compute-bound (XProf roofline model).
+ */
+
+/* Dense 16-bit tensor peaks and main-memory bandwidth from vendor data
+ * sheets (SXM/OAM parts); TPU v6e matches its plane stats (918 TFLOP/s,
+ * 1638 GB/s). Order matters: first substring match wins. */
+static const struct {
+	const char *match;
+	double flops, bw;
+} peaks_table[] = {
+	{ "h200", 989e12, 4.8e12 },
+	{ "h100", 989e12, 3.35e12 },
+	{ "a100", 312e12, 2.039e12 },
+	{ "v100", 125e12, 0.9e12 },
+	{ "mi300x", 1307e12, 5.3e12 },
+	{ "mi250", 383e12, 3.2e12 },
+	{ "mi210", 181e12, 1.6e12 },
+	{ "v6e", 918e12, 1.638e12 },
+	{ "v6 lite", 918e12, 1.638e12 },
+	{ "v5e", 197e12, 0.819e12 },
+	{ "v5 lite", 197e12, 0.819e12 },
+	{ "v5p", 459e12, 2.765e12 },
+	{ "tpu v4", 275e12, 1.2e12 },
+};
+
+static bool contains_ci(const char *hay, const char *needle) {
+	size_t n = strlen(needle);
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] && tolower((unsigned char)hay[i]) == needle[i]) {
+			i++;
+		}
+		if (i == n) {
+			return true;
+		}
+	}
+	return false;
+}
+
+bool tc_peaks_lookup(const char *model, double *flops, double *bw) {
+	if (!model || !*model) {
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(peaks_table) / sizeof(peaks_table[0]); i++) {
+		if (contains_ci(model, peaks_table[i].match)) {
+			*flops = peaks_table[i].flops;
+			*bw = peaks_table[i].bw;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *tc_device_peaks(const struct tc_model *m, uint32_t d,
+		const struct tc_analysis_opts *o, double *flops, double *bw) {
+	*flops = 0;
+	*bw = 0;
+	const char *src = NULL;
+	if (d < m->n_devices) {
+		const struct tc_device *dev = &m->devices[d];
+		if (dev->peak_flops > 0 && dev->peak_bw > 0) {
+			*flops = dev->peak_flops;
+			*bw = dev->peak_bw;
+			src = "trace";
+		} else if (tc_peaks_lookup(dev->model ? tc_model_str(m, dev->model) : NULL, flops, bw) ||
+				tc_peaks_lookup(tc_model_str(m, dev->name), flops, bw)) {
+			src = "table";
+		}
+	}
+	if (o && o->peak_flops > 0) {
+		*flops = o->peak_flops;
+		src = "override";
+	}
+	if (o && o->peak_bw > 0) {
+		*bw = o->peak_bw;
+		src = "override";
+	}
+	return *flops > 0 && *bw > 0 ? src : NULL;
+}
+
+static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
+	return tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
+}
+
+static bool device_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
+	return m->tracks[t].device == *(const uint32_t *)ctx && device_work_track(m, t, NULL);
+}
+
+static bool host_track(const struct tc_model *m, uint32_t t, void *ctx) {
+	return m->tracks[t].kind != TC_TRACK_DERIVED;
+}
+
+static struct tc_op_row row_from(const struct tc_op_summary *s) {
+	return (struct tc_op_row){
+		.name = s->name, .category = s->category, .kind = s->kind, .device = TC_NONE,
+		.count = s->count, .total_ps = s->total_ps, .self_ps = s->self_ps,
+		.min_ps = s->min_ps, .max_ps = s->max_ps, .p50_ps = s->p50_ps, .p99_ps = s->p99_ps,
+		.flops = s->flops, .bytes = s->bytes,
+	};
+}
+
+static void row_add(struct tc_op_row *r, const struct tc_op_summary *s) {
+	r->count += s->count;
+	r->total_ps += s->total_ps;
+	r->self_ps += s->self_ps;
+	r->min_ps = s->min_ps < r->min_ps ? s->min_ps : r->min_ps;
+	r->max_ps = s->max_ps > r->max_ps ? s->max_ps : r->max_ps;
+	if (s->flops >= 0) {
+		r->flops = (r->flops < 0 ? 0 : r->flops) + s->flops;
+	}
+	if (s->bytes >= 0) {
+		r->bytes = (r->bytes < 0 ? 0 : r->bytes) + s->bytes;
+	}
+	r->p50_ps = -1;
+	r->p99_ps = -1;
+}
+
+static int cmp_row(const void *pa, const void *pb) {
+	const struct tc_op_row *a = pa, *b = pb;
+	if (a->total_ps != b->total_ps) {
+		return a->total_ps > b->total_ps ? -1 : 1;
+	}
+	if (a->count != b->count) {
+		return a->count > b->count ? -1 : 1;
+	}
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Group rows by a key (category id or kind) with a linear probe: groups
+ * are few. */
+static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t n, bool by_kind) {
+	size_t cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t g = 0;
+		for (; g < t->n; g++) {
+			if (by_kind ? t->rows[g].kind == s[i].kind : t->rows[g].category == s[i].category) {
+				break;
+			}
+		}
+		if (g == t->n) {
+			TC_GROW(t->rows, cap, t->n + 1);
+			t->rows[t->n] = row_from(&s[i]);
+			t->rows[t->n].name = by_kind ? 0 : s[i].category;
+			t->rows[t->n].label = by_kind ? tc_op_kind_name((enum tc_op_kind)s[i].kind) :
+				(s[i].category ? NULL : "(none)");
+			t->rows[t->n].p50_ps = -1;
+			t->rows[t->n].p99_ps = -1;
+			t->n++;
+		} else {
+			row_add(&t->rows[g], &s[i]);
+		}
+	}
+}
+
+bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const char *by, struct tc_op_table *t) {
+	memset(t, 0, sizeof(*t));
+	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
+	bool by_kind = strcmp(by, "kind") == 0, by_dev = strcmp(by, "device") == 0;
+	if (!by_name && !by_cat && !by_kind && !by_dev) {
+		return false;
+	}
+	t->by = by_name ? "name" : by_cat ? "category" : by_kind ? "kind" : "device";
+	/* Denominator: summed device busy time (union per device). */
+	bool any_device = false;
+	for (size_t d = 0; d < m->n_devices; d++) {
+		size_t nt;
+		uint32_t *tr = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		for (size_t k = 0; k < nt; k++) {
+			any_device |= m->tracks[tr[k]].count > 0;
+		}
+		free(tr);
+	}
+	t->scope = any_device ? "device" : "host";
+	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
+		any_device ? device_work_track : host_track;
+	size_t n;
+	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, NULL, by_name, &n);
+	if (by_name) {
+		t->rows = tc_xmalloc((n ? n : 1) * sizeof(*t->rows));
+		for (size_t i = 0; i < n; i++) {
+			t->rows[i] = row_from(&s[i]);
+		}
+		t->n = n;
+	} else if (by_cat || by_kind) {
+		regroup(t, s, n, by_kind);
+	} else {
+		size_t cap = 0;
+		for (size_t d = 0; d < m->n_devices && any_device; d++) {
+			uint32_t dd = (uint32_t)d;
+			size_t nn;
+			struct tc_op_summary *ds = tc_analyze_ops(m, device_track_of, &dd, false, &nn);
+			if (nn) {
+				TC_GROW(t->rows, cap, t->n + 1);
+				struct tc_op_row *r = &t->rows[t->n++];
+				*r = row_from(&ds[0]);
+				for (size_t i = 1; i < nn; i++) {
+					row_add(r, &ds[i]);
+				}
+				r->name = m->devices[d].name;
+				r->device = dd;
+				r->p50_ps = r->p99_ps = -1;
+			}
+			free(ds);
+		}
+	}
+	/* Shares: of summed device busy, or (host-only) of summed self time. */
+	int64_t denom = 0;
+	if (any_device) {
+		struct tc_analysis tmp = { 0 };
+		struct tc_analysis_opts dflt;
+		tc_analysis_opts_init(&dflt);
+		tc_analyze_util(m, o ? o : &dflt, &tmp);
+		for (size_t k = 0; k < tmp.n_util; k++) {
+			denom += tmp.util[k].busy_ps;
+		}
+		/* Roofline peaks: the first device with known peaks. */
+		for (size_t k = 0; k < tmp.n_util && !t->peak_source; k++) {
+			if (tmp.util[k].peak_source) {
+				t->peak_flops = tmp.util[k].peak_flops;
+				t->peak_bw = tmp.util[k].peak_bw;
+				t->peak_source = tmp.util[k].peak_source;
+			}
+		}
+		tc_analysis_finish(&tmp);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			denom += s[i].self_ps;
+		}
+	}
+	free(s);
+	t->busy_ps = denom;
+	if (t->peak_bw > 0) {
+		t->ridge = t->peak_flops / t->peak_bw;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct tc_op_row *r = &t->rows[i];
+		double secs = (double)r->total_ps * 1e-12;
+		int64_t num = any_device ? r->total_ps : r->self_ps;
+		r->share = denom > 0 ? (double)num / (double)denom : 0;
+		r->flop_rate = r->flops >= 0 && secs > 0 ? r->flops / secs : -1;
+		r->byte_rate = r->bytes >= 0 && secs > 0 ? r->bytes / secs : -1;
+		r->intensity = r->flops >= 0 && r->bytes > 0 ? r->flops / r->bytes : -1;
+		r->efficiency = -1;
+		r->bound = TC_BOUND_UNKNOWN;
+		/* Copies, communication and waits are not on the roofline: their
+		 * time is transfer, network or waiting (an XLA copy-done waits
+		 * for its copy), judged by the transfer and communication rules.
+		 * Name and kind rows hold one kind; category and device rows
+		 * may mix kinds and stay on it. */
+		enum tc_op_kind k = (enum tc_op_kind)r->kind;
+		bool off_roofline = (by_name || by_kind) &&
+			((k >= TC_OP_MEMCPY_H2D && k <= TC_OP_MEMCPY_OTHER) ||
+			k == TC_OP_COLLECTIVE || k == TC_OP_SYNC);
+		if (!off_roofline && r->intensity >= 0 && t->ridge > 0 &&
+				(r->flops > 0 || r->bytes > 0)) {
+			r->bound = r->intensity < t->ridge ? TC_BOUND_MEMORY : TC_BOUND_COMPUTE;
+			double attainable = r->intensity * t->peak_bw;
+			if (attainable > t->peak_flops) {
+				attainable = t->peak_flops;
+			}
+			/* Memory-bound ops with no FLOPs are judged on bandwidth. */
+			if (r->flops > 0 && attainable > 0 && r->flop_rate >= 0) {
+				r->efficiency = r->flop_rate / attainable;
+			} else if (r->byte_rate >= 0) {
+				r->efficiency = r->byte_rate / t->peak_bw;
+			}
+		}
+	}
+	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
+	return true;
+}

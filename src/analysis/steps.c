@@ -1,0 +1,217 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "util/xalloc.h"
+
+/*
+ * Steps: explicit markers (op kind TC_OP_STEP) when the trace has them,
+ * device step lines winning over host markers; otherwise inferred from
+ * repeated top-level work (device modules, then host annotations); otherwise
+ * one step spanning the whole trace.
+ */
+
+static int cmp_step(const void *pa, const void *pb) {
+	const struct tc_step *a = pa, *b = pb;
+	if (a->start_ps != b->start_ps) {
+		return a->start_ps < b->start_ps ? -1 : 1;
+	}
+	if (a->dur_ps != b->dur_ps) {
+		return a->dur_ps > b->dur_ps ? -1 : 1;
+	}
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+static void push_step(struct tc_analysis *a, size_t *cap, const struct tc_model *m, size_t i,
+		uint32_t device) {
+	int64_t num;
+	if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
+		num = INT64_MIN;
+	}
+	TC_GROW(a->steps, *cap, a->n_steps + 1);
+	a->steps[a->n_steps++] = (struct tc_step){
+		.num = num, .name = m->ops[m->ev.op[i]].name, .device = device,
+		.start_ps = m->ev.start[i], .dur_ps = m->ev.dur[i],
+	};
+}
+
+static bool is_host_device(const struct tc_model *m, uint32_t d) {
+	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
+}
+
+static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size_t *cap) {
+	/* Device step lines: the lowest-numbered device with any. Host markers
+	 * (at any depth: python frames often enclose them): the host device with
+	 * the most (several ranks would repeat them). */
+	uint32_t dev = TC_NONE;
+	uint64_t *host_count = tc_xcalloc(m->n_devices + 1, sizeof(*host_count));
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
+			continue;
+		}
+		uint32_t d = m->tracks[m->ev.track[i]].device;
+		if (!is_host_device(m, d)) {
+			dev = d < dev ? d : dev;
+		} else {
+			host_count[d < m->n_devices ? d : m->n_devices]++;
+		}
+	}
+	size_t best = m->n_devices + 1;
+	for (size_t d = 0; d <= m->n_devices; d++) {
+		if (host_count[d] && (best > m->n_devices || host_count[d] > host_count[best])) {
+			best = d;
+		}
+	}
+	free(host_count);
+	if (dev == TC_NONE && best > m->n_devices) {
+		return false;
+	}
+	a->steps_device = dev != TC_NONE ? dev : best < m->n_devices ? (uint32_t)best : TC_NONE;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
+			continue;
+		}
+		uint32_t d = m->tracks[m->ev.track[i]].device;
+		if (dev != TC_NONE) {
+			if (d == dev) {
+				push_step(a, cap, m, i, dev);
+			}
+		} else if (is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best) {
+			push_step(a, cap, m, i, TC_NONE);
+		}
+	}
+	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";
+	return true;
+}
+
+/* The name of the repeated (count >= 2) top-level events with the largest
+ * total time among those keep() accepts; TC_NONE if none. */
+static uint32_t repeated_name(const struct tc_model *m,
+		bool (*keep)(const struct tc_model *m, size_t i, uint32_t d), uint32_t d) {
+	struct tc_key_dur *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ev.dur[i] > 0 && keep(m, i, d)) {
+			TC_GROW(v, cap, n + 1);
+			v[n++] = (struct tc_key_dur){ m->ops[m->ev.op[i]].name, m->ev.dur[i] };
+		}
+	}
+	size_t ng;
+	struct tc_compile_entry *g = tc_group_key_dur(v, n, &ng);
+	uint32_t best = TC_NONE;
+	int64_t best_total = 0;
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i].count >= 2 && g[i].total_ps > best_total) {
+			best = g[i].name;
+			best_total = g[i].total_ps;
+		}
+	}
+	free(g);
+	free(v);
+	return best;
+}
+
+static bool keep_module(const struct tc_model *m, size_t i, uint32_t d) {
+	return m->ops[m->ev.op[i]].kind == TC_OP_MODULE && m->tracks[m->ev.track[i]].device == d &&
+		m->ev.depth[i] == 0;
+}
+
+static bool keep_host_annotation(const struct tc_model *m, size_t i, uint32_t d) {
+	const struct tc_track *tr = &m->tracks[m->ev.track[i]];
+	return m->ops[m->ev.op[i]].kind == TC_OP_ANNOTATION &&
+		tr->kind != TC_TRACK_DERIVED && is_host_device(m, tr->device);
+}
+
+static void steps_named(const struct tc_model *m, struct tc_analysis *a, size_t *cap,
+		uint32_t name, bool (*keep)(const struct tc_model *m, size_t i, uint32_t d),
+		uint32_t d) {
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (m->ev.dur[i] > 0 && m->ops[m->ev.op[i]].name == name && keep(m, i, d)) {
+			push_step(a, cap, m, i, TC_NONE);
+		}
+	}
+}
+
+static bool inferred_steps(const struct tc_model *m, struct tc_analysis *a, size_t *cap) {
+	/* Busiest device first: its repeated top-level program is the step. */
+	uint32_t busiest = tc_analysis_busiest_device(a);
+	if (busiest != TC_NONE) {
+		uint32_t name = repeated_name(m, keep_module, busiest);
+		if (name != TC_NONE) {
+			steps_named(m, a, cap, name, keep_module, busiest);
+			a->steps_source = "inferred from repeated device modules";
+			return true;
+		}
+	}
+	uint32_t name = repeated_name(m, keep_host_annotation, TC_NONE);
+	if (name != TC_NONE) {
+		steps_named(m, a, cap, name, keep_host_annotation, TC_NONE);
+		a->steps_source = "inferred from repeated host annotations";
+		return true;
+	}
+	return false;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	size_t cap = 0;
+	a->steps_device = TC_NONE;
+	if (!explicit_steps(m, a, &cap)) {
+		a->steps_inferred = true;
+		if (!inferred_steps(m, a, &cap) && m->ev.n) {
+			int64_t lo, hi;
+			tc_model_span(m, &lo, &hi);
+			TC_GROW(a->steps, cap, 1);
+			a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
+				.start_ps = lo, .dur_ps = hi - lo };
+			a->n_steps = 1;
+			a->steps_source = "whole trace (no step markers or repeated work)";
+		}
+	}
+	tc_sort(a->steps, a->n_steps, sizeof(*a->steps), cmp_step);
+	/* A marker inside another (same start sorts longer first) is a phase of
+	 * that step, not a step of its own. */
+	size_t w = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (w && a->steps[i].start_ps + a->steps[i].dur_ps <=
+				a->steps[w - 1].start_ps + a->steps[w - 1].dur_ps) {
+			continue;
+		}
+		a->steps[w++] = a->steps[i];
+	}
+	a->n_steps = w;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (a->steps[i].num == INT64_MIN) {
+			a->steps[i].num = (int64_t)i;
+		}
+	}
+	/* Warm-up: the first step when it is an outlier against the median of
+	 * the others (typically compilation or cache warm-up). */
+	if (a->n_steps >= 2) {
+		size_t n = a->n_steps - 1;
+		int64_t *d = tc_xmalloc(n * sizeof(*d));
+		for (size_t i = 0; i < n; i++) {
+			d[i] = a->steps[i + 1].dur_ps;
+		}
+		tc_sort(d, n, sizeof(*d), cmp_i64);
+		double med = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
+		if ((double)a->steps[0].dur_ps > o->th[TC_TH_WARMUP_FACTOR] * med) {
+			a->steps[0].warmup = true;
+		}
+		free(d);
+	}
+	a->n_steps_all = a->n_steps;
+	if (o->step_range) {
+		size_t k = 0;
+		for (size_t i = 0; i < a->n_steps; i++) {
+			if (a->steps[i].num >= o->step_first && a->steps[i].num <= o->step_last) {
+				a->steps[k++] = a->steps[i];
+			}
+		}
+		a->n_steps = k;
+	}
+}

@@ -1,0 +1,331 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/intervals.h"
+#include "util/xalloc.h"
+
+/*
+ * Device utilisation, memory peaks and compilation time.
+ */
+
+struct ev_ref {
+	int64_t start;
+	uint32_t ev;
+};
+
+static int cmp_ev_ref(const void *pa, const void *pb) {
+	const struct ev_ref *a = pa, *b = pb;
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Start of the launching host call of each device event (TC_FLOW_LAUNCH),
+ * INT64_MIN where none; NULL when the trace has no launch flows. */
+static int64_t *launch_starts(const struct tc_model *m) {
+	int64_t *ls = NULL;
+	for (size_t f = 0; f < m->n_flows; f++) {
+		const struct tc_flow *fl = &m->flows[f];
+		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
+			continue;
+		}
+		if (!ls) {
+			ls = tc_xmalloc(m->ev.n * sizeof(*ls));
+			for (size_t i = 0; i < m->ev.n; i++) {
+				ls[i] = INT64_MIN;
+			}
+		}
+		ls[fl->to] = m->ev.start[fl->from];
+	}
+	return ls;
+}
+
+static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		const int64_t *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
+	size_t n = 0;
+	for (size_t k = 0; k < nt; k++) {
+		n += m->tracks[tracks[k]].count;
+	}
+	if (!n || !ls) {
+		return;
+	}
+	struct ev_ref *v = tc_xmalloc(n * sizeof(*v));
+	size_t w = 0;
+	for (size_t k = 0; k < nt; k++) {
+		const struct tc_track *tr = &m->tracks[tracks[k]];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ev.dur[i] > 0) {
+				v[w++] = (struct ev_ref){ m->ev.start[i], (uint32_t)i };
+			}
+		}
+	}
+	tc_sort(v, w, sizeof(*v), cmp_ev_ref);
+	/* A gap is host-bound when the op that ends it was launched after the
+	 * device went idle: the device waited for the host (HTA's host_wait). */
+	int64_t cur = w ? v[0].start : 0;
+	for (size_t k = 0; k < w; k++) {
+		uint32_t i = v[k].ev;
+		if (v[k].start > cur && ls[i] != INT64_MIN && ls[i] > cur) {
+			u->idle_host_wait_ps += v[k].start - cur;
+			u->n_gaps_host_wait++;
+		} else if (v[k].start > cur && v[k].start - cur < kernel_wait_ps) {
+			/* Queued back to back yet apart: launch/dependency latency
+			 * between kernels, which CUDA graphs remove. */
+			u->idle_kernel_wait_ps += v[k].start - cur;
+		}
+		int64_t e = tc_model_end(m, i);
+		cur = e > cur ? e : cur;
+	}
+	free(v);
+}
+
+void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	int64_t *ls = launch_starts(m);
+	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
+	a->util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*a->util));
+	struct tc_ivals busy = { 0 }, comp = { 0 }, comm = { 0 };
+	size_t scap = 0;
+	/* Launch delays per device: device start - launch call start. */
+	int64_t **delays = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*delays));
+	size_t *nd = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*nd));
+	size_t *cd = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*cd));
+	for (size_t f = 0; f < m->n_flows; f++) {
+		const struct tc_flow *fl = &m->flows[f];
+		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
+			continue;
+		}
+		uint32_t d = m->tracks[m->ev.track[fl->to]].device;
+		if (d >= m->n_devices) {
+			continue;
+		}
+		TC_GROW(delays[d], cd[d], nd[d] + 1);
+		int64_t dl = m->ev.start[fl->to] - m->ev.start[fl->from];
+		delays[d][nd[d]++] = dl;
+	}
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (m->devices[d].kind == TC_DEV_CPU) {
+			continue;
+		}
+		size_t nt;
+		uint32_t *tracks = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		uint64_t nev = 0;
+		for (size_t k = 0; k < nt; k++) {
+			nev += m->tracks[tracks[k]].count;
+		}
+		if (!nev) {
+			free(tracks);
+			continue;
+		}
+		struct tc_device_util *u = &a->util[a->n_util++];
+		*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
+			.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
+		for (size_t k = 0; k < nt; k++) {
+			const struct tc_track *tr = &m->tracks[tracks[k]];
+			if (!tr->count) {
+				continue;
+			}
+			struct tc_stream_util su = { .track = tracks[k], .n_events = tr->count };
+			int64_t lo = INT64_MAX, hi = INT64_MIN;
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				int64_t s = m->ev.start[i], e = tc_model_end(m, i);
+				/* Per-stream host wait (HTA's idle categories are per stream). */
+				if (ls && hi != INT64_MIN && s > hi && ls[i] != INT64_MIN && ls[i] > hi) {
+					su.idle_host_wait_ps += s - hi;
+				}
+				lo = s < lo ? s : lo;
+				hi = e > hi ? e : hi;
+				if (m->ops[m->ev.op[i]].kind == TC_OP_KERNEL) {
+					u->n_kernels++;
+					if (m->ev.dur[i] < short_ps) {
+						u->n_short_kernels++;
+					}
+				}
+			}
+			u->first_ps = lo < u->first_ps ? lo : u->first_ps;
+			u->last_ps = hi > u->last_ps ? hi : u->last_ps;
+			tc_ivals_union_tracks(m, &tracks[k], 1, NULL, NULL, &busy);
+			su.busy_ps = tc_ivals_length(&busy);
+			su.span_ps = hi - lo;
+			TC_GROW(a->streams, scap, a->n_streams + 1);
+			a->streams[a->n_streams++] = su;
+		}
+		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &busy);
+		/* Comm/compute overlap against kernels, as HTA measures it. */
+		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_KERNEL), &comp);
+		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
+		u->kernel_ps = tc_ivals_length(&comp);
+		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
+		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &comp);
+		u->busy_ps = tc_ivals_length(&busy);
+		u->compute_ps = tc_ivals_length(&comp);
+		u->comm_ps = tc_ivals_length(&comm);
+		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
+		device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
+		if (nd[d]) {
+			tc_sort(delays[d], nd[d], sizeof(int64_t), cmp_i64);
+			u->n_launches = nd[d];
+			u->launch_delay_p50_ps = delays[d][(nd[d] - 1) / 2];
+			u->launch_delay_max_ps = delays[d][nd[d] - 1];
+		}
+		u->peak_source = tc_device_peaks(m, (uint32_t)d, o, &u->peak_flops, &u->peak_bw);
+		free(tracks);
+	}
+	for (size_t d = 0; d < m->n_devices; d++) {
+		free(delays[d]);
+	}
+	free(delays);
+	free(nd);
+	free(cd);
+	tc_ivals_finish(&busy);
+	tc_ivals_finish(&comp);
+	tc_ivals_finish(&comm);
+	free(ls);
+}
+
+void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a) {
+	uint32_t alloc = tc_intern_find(&m->strings, "memory.allocated", 16);
+	uint32_t reserved = tc_intern_find(&m->strings, "memory.reserved", 15);
+	size_t cap = 0;
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		if ((ct->name != alloc && ct->name != reserved) || ct->name == TC_NONE || !ct->count) {
+			continue;
+		}
+		struct tc_mem_peak p = {
+			.device = ct->device, .name = ct->name, .group = ct->group,
+			.peak_bytes = -1, .samples = ct->count,
+		};
+		for (size_t s = ct->first; s < ct->first + ct->count; s++) {
+			if (m->samples.value[s] > p.peak_bytes) {
+				p.peak_bytes = m->samples.value[s];
+				p.peak_ts_ps = m->samples.ts[s];
+			}
+		}
+		if (ct->device < m->n_devices) {
+			p.capacity_bytes = m->devices[ct->device].memory_bytes;
+		}
+		TC_GROW(a->mem, cap, a->n_mem + 1);
+		a->mem[a->n_mem++] = p;
+	}
+}
+
+uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name) {
+	if (!name) {
+		return TC_NONE;
+	}
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (strcmp(tc_model_str(m, m->devices[d].name), name) == 0) {
+			return (uint32_t)d;
+		}
+	}
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (strstr(tc_model_str(m, m->devices[d].name), name)) {
+			return (uint32_t)d;
+		}
+	}
+	return TC_NONE;
+}
+
+uint32_t tc_analysis_busiest_device(const struct tc_analysis *a) {
+	uint32_t best = TC_NONE;
+	int64_t bb = -1;
+	for (size_t k = 0; k < a->n_util; k++) {
+		if (a->util[k].busy_ps > bb) {
+			bb = a->util[k].busy_ps;
+			best = a->util[k].device;
+		}
+	}
+	return best;
+}
+
+static int cmp_key_dur(const void *pa, const void *pb) {
+	const struct tc_key_dur *a = pa, *b = pb;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups) {
+	tc_sort(v, n, sizeof(*v), cmp_key_dur);
+	struct tc_compile_entry *g = NULL;
+	size_t ng = 0, cap = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t tot = 0;
+		while (j < n && v[j].key == v[i].key) {
+			tot += v[j].dur;
+			j++;
+		}
+		TC_GROW(g, cap, ng + 1);
+		g[ng++] = (struct tc_compile_entry){ .name = v[i].key, .count = j - i, .total_ps = tot };
+		i = j;
+	}
+	*n_groups = ng;
+	return g;
+}
+
+static int cmp_centry(const void *pa, const void *pb) {
+	const struct tc_compile_entry *a = pa, *b = pb;
+	if (a->count != b->count) {
+		return a->count > b->count ? -1 : 1;
+	}
+	if (a->total_ps != b->total_ps) {
+		return a->total_ps > b->total_ps ? -1 : 1;
+	}
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a) {
+	struct tc_compile_stats *c = &a->compile;
+	uint32_t *tracks = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tracks));
+	size_t nt = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		if (m->tracks[t].kind != TC_TRACK_DERIVED) {
+			tracks[nt++] = (uint32_t)t;
+		}
+	}
+	struct tc_ivals u = { 0 };
+	tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COMPILE), &u);
+	c->union_ps = tc_ivals_length(&u);
+	if (u.n) {
+		c->first_ps = u.lo[0];
+		c->last_ps = u.hi[u.n - 1];
+	}
+	tc_ivals_finish(&u);
+	/* Count top-level compile events only (a compile nested in a compile is
+	 * a phase of it), keyed by their module name when they carry one. */
+	struct tc_key_dur *keys = NULL;
+	size_t nk = 0, kcap = 0;
+	for (size_t k = 0; k < nt; k++) {
+		const struct tc_track *tr = &m->tracks[tracks[k]];
+		int64_t cur_end = INT64_MIN;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ops[m->ev.op[i]].kind != TC_OP_COMPILE || m->ev.start[i] < cur_end) {
+				continue;
+			}
+			cur_end = tc_model_end(m, i);
+			const struct tc_arg *mod = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module);
+			uint32_t key = mod && (mod->type & ~TC_ARG_LAST) == TC_ARG_STR ? mod->v.s :
+				m->ops[m->ev.op[i]].name;
+			TC_GROW(keys, kcap, nk + 1);
+			keys[nk++] = (struct tc_key_dur){ key, m->ev.dur[i] };
+		}
+	}
+	free(tracks);
+	c->n_events = nk;
+	size_t ng;
+	struct tc_compile_entry *g = tc_group_key_dur(keys, nk, &ng);
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i].count > 1) {
+			g[c->n_recompiled++] = g[i];
+		}
+	}
+	c->recompiled = g;
+	free(keys);
+	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
+}

@@ -1,0 +1,86 @@
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "analysis/analyze.h"
+#include "cli/cli.h"
+
+static bool parse_rate(const char *s, double *out) {
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
+		const char *arg, int *exit_code) {
+	struct tc_error err;
+	tc_error_init(&err);
+	switch (opt) {
+	case TC_OPT_STEPS:
+		if (!tc_analysis_opts_steps(o, arg, &err)) {
+			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);
+		}
+		return true;
+	case TC_OPT_THRESHOLD:
+		if (!tc_analysis_opts_threshold(o, arg, &err)) {
+			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);
+		}
+		return true;
+	case TC_OPT_PEAK_FLOPS:
+	case TC_OPT_PEAK_BW:
+		if (!parse_rate(arg, opt == TC_OPT_PEAK_FLOPS ? &o->peak_flops : &o->peak_bw)) {
+			*exit_code = tc_cli_usage_error(cmd, "invalid %s '%s' (a positive number)",
+				opt == TC_OPT_PEAK_FLOPS ? "--peak-flops" : "--peak-bw", arg);
+		}
+		return true;
+	case TC_OPT_DEVICE:
+		o->device = arg;
+		return true;
+	default:
+		return false;
+	}
+}
+
+struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
+		const struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code) {
+	if (optind >= argc) {
+		*code = tc_cli_usage_error(cmd, "no TRACE given");
+		return NULL;
+	}
+	struct tc_model *m = tc_cli_load(c, argv + optind, argc - optind, code);
+	if (m && o->device && tc_analysis_find_device(m, o->device) == TC_NONE) {
+		fprintf(stderr, "tracectl: error: %s: no device named '%s' in the trace\n", cmd,
+			o->device);
+		tc_model_destroy(m);
+		*code = TC_EXIT_USAGE;
+		return NULL;
+	}
+	return m;
+}
+
+int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
+		void (*write)(FILE *f, bool json, const void *ctx), const void *ctx) {
+	struct tc_outfile out;
+	if (!tc_cli_open_output(c, inputs, n, &out)) {
+		return TC_EXIT_OUTPUT;
+	}
+	write(out.fp, c->format == TC_FORMAT_JSON, ctx);
+	int code = tc_cli_close_output(&out);
+	return code == TC_EXIT_OK ? tc_cli_strict(c, m) : code;
+}
+
+bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
+		int *code) {
+	uint64_t v;
+	if (!tc_cli_parse_size(arg, &v) || v > SIZE_MAX) {
+		*code = tc_cli_usage_error(cmd, "invalid %s '%s'", opt, arg);
+		return false;
+	}
+	*out = (size_t)v;
+	return true;
+}

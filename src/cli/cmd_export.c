@@ -1,0 +1,426 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/annotate.h"
+#include "analysis/cut.h"
+#include "cli/cli.h"
+#include "config.h"
+#include "model/annotation.h"
+#include "model/selection.h"
+#include "output/chrome_write.h"
+#include "output/fmt.h"
+#include "util/gzout.h"
+#include "util/xalloc.h"
+
+static const char usage[] =
+	"Usage: tracectl export --chrome [OPTIONS] TRACE... -o OUT.json[.gz]\n"
+	"\n"
+	"Rewrite traces as Chrome Trace Event JSON for Perfetto UI\n"
+	"(ui.perfetto.dev) or chrome://tracing, optionally cut down to what you\n"
+	"need. Devices become processes, tracks threads; times are exact.\n"
+	"\n"
+	"Options:\n"
+	"      --chrome            Chrome Trace Event JSON (the only format so far)\n"
+	"  -o, --output FILE       write to FILE atomically; '-' = stdout; a name\n"
+	"                          ending in .gz is gzip-compressed\n"
+	"      --gzip              gzip-compress whatever the name\n"
+	"      --steps A:B         keep the time from step A's start to step B's end\n"
+	"                          (A, A:, :B also work)\n"
+	"      --window T0:T1      keep T0..T1 from the trace start (units ns, us,\n"
+	"                          ms, s: 1.5ms:20ms; either side may be empty)\n"
+	"      --device NAME       keep devices whose name contains NAME (repeatable)\n"
+	"      --min-dur DUR       drop events shorter than DUR (e.g. 10us)\n"
+	"      --top-ops N         keep the N ops with the most device time, with\n"
+	"                          their enclosing events and launches\n"
+	"      --max-events N      write at most N slices and instants, the longest\n"
+	"                          first (with their parents); the rest is dropped\n"
+	"                          and reported (counter samples are not counted)\n"
+	"      --annotate          add the bottleneck analysis: a steps track with\n"
+	"                          each step's time breakdown, a findings track,\n"
+	"                          per-step breakdown and device busy counters\n"
+	"      --strict            exit 6 when the input produced warnings\n"
+	"      --max-input-size N  refuse inputs over N decompressed bytes (default 64G)\n"
+	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n"
+	"      --threads N         files read in parallel (default: CPUs)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"Cuts keep or drop whole events (never clipped), in the order steps,\n"
+	"window, device, min-dur, top-ops, max-events; every cut is listed on\n"
+	"stderr and in the output's otherData.cuts.\n";
+
+enum {
+	OPT_CHROME = TC_OPT_FIRST_COMMAND_SPECIFIC,
+	OPT_GZIP,
+	OPT_STEPS,
+	OPT_WINDOW,
+	OPT_DEVICE,
+	OPT_MIN_DUR,
+	OPT_TOP_OPS,
+	OPT_ANNOTATE,
+};
+
+/* chrome://tracing's practical limits (trace-json reference, section 9). */
+#define VIEWER_EVENTS 1500000
+#define VIEWER_BYTES (256ull << 20)
+
+struct export_opts {
+	bool chrome, gzip, annotate;
+	const char *steps, *window, *min_dur, *top_ops, *max_events;
+	const char **devices;
+	size_t n_devices;
+};
+
+/* "1.5ms" -> picoseconds, exactly (decimal text, no floating point). A bare
+ * 0 needs no unit. */
+static bool parse_dur(const char *s, int64_t *out) {
+	static const struct {
+		const char *unit;
+		int64_t ps;
+		int digits; /* fraction digits a ps can hold */
+	} units[] = {
+		{ "ps", 1, 0 }, { "ns", 1000, 3 }, { "us", 1000000, 6 },
+		{ "ms", 1000000000, 9 }, { "s", 1000000000000, 12 },
+	};
+	const char *p = s;
+	int64_t ip = 0;
+	if (*p < '0' || *p > '9') {
+		return false;
+	}
+	while (*p >= '0' && *p <= '9') {
+		if (ip > (INT64_MAX - 9) / 10) {
+			return false;
+		}
+		ip = ip * 10 + (*p++ - '0');
+	}
+	const char *frac = NULL;
+	size_t nfrac = 0;
+	if (*p == '.') {
+		frac = ++p;
+		while (*p >= '0' && *p <= '9') {
+			p++;
+		}
+		nfrac = (size_t)(p - frac);
+		if (nfrac == 0) {
+			return false;
+		}
+	}
+	if (*p == '\0') {
+		if (ip == 0 && (!frac || strspn(frac, "0") == nfrac)) {
+			*out = 0;
+			return true;
+		}
+		return false;
+	}
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		if (strcmp(p, units[u].unit) != 0) {
+			continue;
+		}
+		if (ip > INT64_MAX / units[u].ps) {
+			return false;
+		}
+		int64_t v = ip * units[u].ps, scale = units[u].ps;
+		for (size_t k = 0; k < nfrac; k++) {
+			scale /= 10;
+			if (scale == 0) {
+				break; /* below a picosecond: ignored */
+			}
+			v += (frac[k] - '0') * scale;
+		}
+		if (v < 0) {
+			return false;
+		}
+		*out = v;
+		return true;
+	}
+	return false;
+}
+
+/* "T0:T1", "T0:", ":T1" durations into [lo, hi] (open ends INT64_MIN/MAX). */
+static bool parse_window(const char *s, int64_t *lo, int64_t *hi) {
+	const char *colon = strchr(s, ':');
+	char a[64];
+	if (!colon || (size_t)(colon - s) >= sizeof(a) || (colon == s && !colon[1])) {
+		return false;
+	}
+	memcpy(a, s, (size_t)(colon - s));
+	a[colon - s] = '\0';
+	*lo = INT64_MIN;
+	*hi = INT64_MAX;
+	return (!*a || parse_dur(a, lo)) && (!colon[1] || parse_dur(colon + 1, hi)) &&
+		*lo <= *hi;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Apply the cuts in their documented order; prints and returns the exit
+ * code on a bad request. */
+static int cut(const struct tc_model *m, const struct export_opts *e,
+		struct tc_selection *sel) {
+	struct tc_error err;
+	tc_error_init(&err);
+	char rule[160];
+	int64_t lo, hi;
+	if (e->steps) {
+		/* The same step-range syntax as the analysis commands. */
+		struct tc_analysis_opts ao;
+		tc_analysis_opts_init(&ao);
+		tc_analysis_opts_steps(&ao, e->steps, &err);
+		snprintf(rule, sizeof(rule), "--steps %s", e->steps);
+		if (!tc_cut_steps(m, sel, ao.step_first, ao.step_last, rule, &err)) {
+			return tc_cli_error(&err);
+		}
+	}
+	if (e->window) {
+		snprintf(rule, sizeof(rule), "--window %s", e->window);
+		parse_window(e->window, &lo, &hi);
+		/* Relative to the trace start; saturate open ends. */
+		lo = lo == INT64_MIN ? sel->zero_ps : sel->zero_ps + lo;
+		hi = hi > sel->end_ps - sel->zero_ps ? sel->end_ps : sel->zero_ps + hi;
+		tc_cut_window(m, sel, lo, hi, rule);
+	}
+	if (e->n_devices) {
+		size_t len = 0;
+		len += (size_t)snprintf(rule, sizeof(rule), "--device");
+		for (size_t i = 0; i < e->n_devices && len < sizeof(rule); i++) {
+			len += (size_t)snprintf(rule + len, sizeof(rule) - len, " %s", e->devices[i]);
+		}
+		if (!tc_cut_devices(m, sel, e->devices, e->n_devices, rule, &err)) {
+			return tc_cli_error(&err);
+		}
+	}
+	if (e->min_dur) {
+		snprintf(rule, sizeof(rule), "--min-dur %s", e->min_dur);
+		parse_dur(e->min_dur, &lo);
+		tc_cut_min_dur(m, sel, lo, rule);
+	}
+	if (e->top_ops) {
+		snprintf(rule, sizeof(rule), "--top-ops %s", e->top_ops);
+		tc_cut_top_ops(m, sel, (size_t)strtoull(e->top_ops, NULL, 10), rule);
+	}
+	if (e->max_events) {
+		uint64_t n;
+		tc_cli_parse_size(e->max_events, &n);
+		snprintf(rule, sizeof(rule), "--max-events %s", e->max_events);
+		tc_cut_max_events(m, sel, (size_t)n, rule);
+	}
+	return TC_EXIT_OK;
+}
+
+static void print_notes(const struct tc_selection *sel) {
+	char a[TC_FMT_LEN], b[TC_FMT_LEN], c[TC_FMT_LEN];
+	for (size_t i = 0; i < sel->n_notes; i++) {
+		const struct tc_selection_note *n = &sel->notes[i];
+		fprintf(stderr, "tracectl: %s: dropped %s events", n->rule,
+			tc_fmt_count(c, n->dropped));
+		if (n->lo_ps >= 0 && n->hi_ps >= 0) {
+			fprintf(stderr, " outside %s .. %s from the trace start",
+				tc_fmt_dur(a, n->lo_ps - sel->zero_ps),
+				tc_fmt_dur(b, n->hi_ps - sel->zero_ps));
+		} else if (n->lo_ps >= 0 && strncmp(n->rule, "--max-events", 12) == 0) {
+			fprintf(stderr, " (the shortest; events kept are at least %s long,"
+				" with their parents)", tc_fmt_dur(a, n->lo_ps));
+		}
+		fputc('\n', stderr);
+	}
+}
+
+static int validate(const struct export_opts *e) {
+	int64_t lo, hi;
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	if (!e->chrome) {
+		return tc_cli_usage_error("export", "choose an output format: --chrome");
+	}
+	if (e->steps && !tc_analysis_opts_steps(&ao, e->steps, NULL)) {
+		return tc_cli_usage_error("export", "invalid --steps '%s' (use A:B, A, A: or :B)",
+			e->steps);
+	}
+	if (e->window && !parse_window(e->window, &lo, &hi)) {
+		return tc_cli_usage_error("export",
+			"invalid --window '%s' (use T0:T1 with units ns, us, ms or s)", e->window);
+	}
+	if (e->min_dur && !parse_dur(e->min_dur, &lo)) {
+		return tc_cli_usage_error("export",
+			"invalid --min-dur '%s' (use a duration such as 10us)", e->min_dur);
+	}
+	uint64_t n;
+	if (e->top_ops && (!tc_cli_parse_size(e->top_ops, &n) || n == 0 ||
+			strspn(e->top_ops, "0123456789") != strlen(e->top_ops))) {
+		return tc_cli_usage_error("export", "invalid --top-ops '%s'", e->top_ops);
+	}
+	if (e->max_events && (!tc_cli_parse_size(e->max_events, &n) || n == 0)) {
+		return tc_cli_usage_error("export", "invalid --max-events '%s'", e->max_events);
+	}
+	return TC_EXIT_OK;
+}
+
+/* Write to the opened output (gzip when asked or named .gz); commits it. */
+static int write_output(const struct tc_cli_common *c, const struct export_opts *e,
+		struct tc_outfile *out, const struct tc_model *m,
+		const struct tc_chrome_opts *co, struct tc_chrome_stats *st, uint64_t *bytes) {
+	struct tc_error err;
+	tc_error_init(&err);
+	bool gzip = e->gzip || ends_with(c->output, ".gz");
+	FILE *f = out->fp;
+	struct tc_gzout *gz = NULL;
+	if (gzip) {
+		gz = tc_gzout_open(out->fp, 6, &err);
+		if (!gz) {
+			tc_outfile_abort(out);
+			return tc_cli_error(&err);
+		}
+		f = tc_gzout_file(gz);
+	}
+	/* A large stdio buffer (static: stdout may still use it at exit). */
+	static char buf[1 << 20];
+	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	tc_write_chrome(f, m, co, st);
+	*bytes = 0;
+	if (gz) {
+		if (!tc_gzout_close(gz, bytes, NULL, &err)) {
+			tc_outfile_abort(out);
+			return tc_cli_error(&err);
+		}
+	} else if (out->tmp) {
+		fflush(f);
+		off_t pos = ftello(f);
+		*bytes = pos > 0 ? (uint64_t)pos : 0;
+	}
+	return tc_cli_close_output(out);
+}
+
+int tc_cmd_export(int argc, char **argv) {
+	static const struct option longopts[] = {
+		TC_CLI_COMMON_LONGOPTS,
+		{ "chrome", no_argument, NULL, OPT_CHROME },
+		{ "gzip", no_argument, NULL, OPT_GZIP },
+		{ "steps", required_argument, NULL, OPT_STEPS },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "min-dur", required_argument, NULL, OPT_MIN_DUR },
+		{ "top-ops", required_argument, NULL, OPT_TOP_OPS },
+		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		{ 0 },
+	};
+	struct tc_cli_common c;
+	tc_cli_common_init(&c);
+	c.output = NULL;
+	struct export_opts e = { 0 };
+	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));
+	int code = TC_EXIT_OK, opt;
+	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		/* Here --max-events caps the output, not the input. */
+		if (opt == TC_OPT_MAX_EVENTS) {
+			e.max_events = optarg;
+			continue;
+		}
+		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
+			if (code) {
+				goto out;
+			}
+			continue;
+		}
+		switch (opt) {
+		case 'h':
+			fputs(usage, stdout);
+			goto out;
+		case OPT_CHROME:
+			e.chrome = true;
+			break;
+		case OPT_GZIP:
+			e.gzip = true;
+			break;
+		case OPT_STEPS:
+			e.steps = optarg;
+			break;
+		case OPT_WINDOW:
+			e.window = optarg;
+			break;
+		case OPT_DEVICE:
+			e.devices[e.n_devices++] = optarg;
+			break;
+		case OPT_MIN_DUR:
+			e.min_dur = optarg;
+			break;
+		case OPT_TOP_OPS:
+			e.top_ops = optarg;
+			break;
+		case OPT_ANNOTATE:
+			e.annotate = true;
+			break;
+		default:
+			code = tc_cli_usage_error("export", "unknown option");
+			goto out;
+		}
+	}
+	if ((code = validate(&e)) != TC_EXIT_OK) {
+		goto out;
+	}
+	if (optind >= argc) {
+		code = tc_cli_usage_error("export", "no TRACE given");
+		goto out;
+	}
+	if (!c.output) {
+		code = tc_cli_usage_error("export", "no output given (use -o FILE, or -o - for stdout)");
+		goto out;
+	}
+	/* Open (and check) the output first: refusing to overwrite an input
+	 * should not wait for a long read. Nothing is left behind on failure. */
+	struct tc_outfile outf;
+	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &outf)) {
+		code = TC_EXIT_OUTPUT;
+		goto out;
+	}
+	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
+	if (!m) {
+		tc_outfile_abort(&outf);
+		goto out;
+	}
+	struct tc_selection sel;
+	tc_selection_init(&sel, m);
+	struct tc_annotation ann;
+	tc_annotation_init(&ann);
+	if ((code = cut(m, &e, &sel)) != TC_EXIT_OK) {
+		tc_outfile_abort(&outf);
+		goto out_model;
+	}
+	if (e.annotate) {
+		tc_annotate(m, &sel, e.steps, &ann);
+	}
+	struct tc_chrome_opts co = {
+		.sel = &sel,
+		.ann = e.annotate ? &ann : NULL,
+		.generator = "tracectl " TC_VERSION,
+	};
+	struct tc_chrome_stats st;
+	uint64_t bytes = 0;
+	code = write_output(&c, &e, &outf, m, &co, &st, &bytes);
+	if (code != TC_EXIT_OK) {
+		goto out_model;
+	}
+	print_notes(&sel);
+	if (e.annotate && ann.missing) {
+		fprintf(stderr, "tracectl: --annotate: %s\n", ann.missing);
+	}
+	uint64_t events = st.slices + st.instants + st.samples + 2 * st.flows + st.marks;
+	if (events > VIEWER_EVENTS || bytes > VIEWER_BYTES) {
+		char a[TC_FMT_LEN], b[TC_FMT_LEN];
+		fprintf(stderr, "tracectl: note: wrote %s events (%s of JSON); chrome://tracing "
+			"manages about 1.5 M events or 256 MiB: open it in ui.perfetto.dev, or cut "
+			"with --steps, --window, --device or --max-events\n",
+			tc_fmt_count(a, events), tc_fmt_bytes(b, (double)bytes));
+	}
+	code = tc_cli_strict(&c, m);
+out_model:
+	tc_annotation_finish(&ann);
+	tc_selection_finish(&sel);
+	tc_model_destroy(m);
+out:
+	free(e.devices);
+	return code;
+}

@@ -1,0 +1,69 @@
+#include <stdlib.h>
+#include <string.h>
+#include "model/findings.h"
+
+void tc_op_table_finish(struct tc_op_table *t) {
+	if (!t) {
+		return;
+	}
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+void tc_analysis_finish(struct tc_analysis *a) {
+	if (!a) {
+		return;
+	}
+	free(a->steps);
+	free(a->mem);
+	free(a->compile.recompiled);
+	free(a->util);
+	free(a->streams);
+	tc_op_table_finish(&a->ops);
+	for (size_t i = 0; i < a->n_findings; i++) {
+		free(a->findings[i].text);
+		free(a->findings[i].suggestion);
+	}
+	free(a->findings);
+	memset(a, 0, sizeof(*a));
+}
+
+static const char *const sev_names[] = { "none", "low", "medium", "high", "critical" };
+
+const char *tc_severity_name(enum tc_severity s) {
+	return (unsigned)s <= TC_SEV_CRITICAL ? sev_names[s] : "?";
+}
+
+bool tc_severity_parse(const char *s, enum tc_severity *out) {
+	for (int i = 0; i <= TC_SEV_CRITICAL; i++) {
+		if (strcmp(s, sev_names[i]) == 0) {
+			*out = (enum tc_severity)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *tc_bd_cat_name(enum tc_bd_cat c) {
+	static const char *const n[TC_BD_COUNT] = {
+		"compute", "d2h", "d2d", "input", "collective", "launch", "h2d", "compile",
+		"host", "idle",
+	};
+	return (unsigned)c < TC_BD_COUNT ? n[c] : "?";
+}
+
+const char *tc_xfer_dir_name(enum tc_xfer_dir d) {
+	static const char *const n[TC_XFER_COUNT] = { "h2d", "d2h", "d2d" };
+	return (unsigned)d < TC_XFER_COUNT ? n[d] : "?";
+}
+
+const char *tc_bound_name(enum tc_bound b) {
+	switch (b) {
+	case TC_BOUND_MEMORY:
+		return "memory-bound";
+	case TC_BOUND_COMPUTE:
+		return "compute-bound";
+	default:
+		return "unknown";
+	}
+}

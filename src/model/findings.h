@@ -1,0 +1,214 @@
+#ifndef TC_MODEL_FINDINGS_H
+#define TC_MODEL_FINDINGS_H
+
+/*
+ * Results of the bottleneck analysis (steps, step-time breakdown, transfers,
+ * memory, compilation, device utilisation, op roofline, findings) as plain
+ * data: analysis/ fills them, output/ prints them. Times are integer
+ * picoseconds. Every array is malloc'd and freed by tc_analysis_finish();
+ * finding texts are malloc'd too. Name fields are string ids of the model
+ * the analysis was run on.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/model.h"
+
+enum tc_severity {
+	TC_SEV_NONE = 0,
+	TC_SEV_LOW,
+	TC_SEV_MEDIUM,
+	TC_SEV_HIGH,
+	TC_SEV_CRITICAL,
+};
+
+/*
+ * Step-time categories, in overlap priority order: where several kinds of
+ * activity overlap, the earlier category claims the time (XProf's "larger
+ * event type wins" order). The categories are disjoint and, with IDLE, sum
+ * exactly to the step time. See docs/analysis.md.
+ */
+enum tc_bd_cat {
+	TC_BD_COMPUTE = 0, /* device kernels/ops (anything on a device line that is not a copy or a collective) */
+	TC_BD_D2H,         /* device-to-host copies */
+	TC_BD_D2D,         /* device-to-device / peer / unknown-direction copies */
+	TC_BD_INPUT,       /* input pipeline / data loader / infeed waits */
+	TC_BD_COLLECTIVE,  /* collectives not hidden behind the above */
+	TC_BD_LAUNCH,      /* host runtime calls (kernel launch, memcpy API) while the device is idle */
+	TC_BD_H2D,         /* host-to-device copies */
+	TC_BD_COMPILE,     /* compilation */
+	TC_BD_HOST,        /* other host work (framework ops, python) */
+	TC_BD_IDLE,        /* none of the above: idle or unclassified */
+	TC_BD_COUNT,
+};
+
+enum tc_xfer_dir {
+	TC_XFER_H2D = 0,
+	TC_XFER_D2H,
+	TC_XFER_D2D, /* includes peer and unknown direction */
+	TC_XFER_COUNT,
+};
+
+struct tc_xfer_stats {
+	uint64_t count;
+	uint64_t n_bytes_known; /* copies that carried a byte count */
+	double bytes;           /* sum over copies with a byte count */
+	int64_t dur_ps;         /* sum of copy durations (not a union) */
+	int64_t bytes_dur_ps;   /* duration of the copies with a byte count */
+	uint64_t n_pageable, n_pinned;
+	double bytes_pageable;
+};
+
+struct tc_step {
+	int64_t num;
+	uint32_t name;
+	uint32_t device;        /* device whose step line marked it; TC_NONE otherwise */
+	int64_t start_ps, dur_ps;
+	bool warmup;            /* first step, an outlier (likely compilation) */
+	bool partial;           /* last step with much less device work than the one before (cut off) */
+	int64_t busy_ps;        /* breakdown device busy inside the step */
+	int64_t cat_ps[TC_BD_COUNT];
+	struct tc_xfer_stats xfer[TC_XFER_COUNT];
+};
+
+struct tc_mem_peak {
+	uint32_t device;        /* TC_NONE: global counter */
+	uint32_t name;          /* "memory.allocated" / "memory.reserved" */
+	uint32_t group;         /* allocator, 0 none */
+	double peak_bytes;
+	int64_t peak_ts_ps;
+	int64_t capacity_bytes; /* device memory, 0 unknown */
+	uint64_t samples;
+};
+
+struct tc_compile_entry {
+	uint32_t name;
+	uint64_t count;
+	int64_t total_ps;
+};
+
+struct tc_compile_stats {
+	uint64_t n_events;
+	int64_t union_ps;       /* union of compile events (all host and device lines) */
+	int64_t first_ps, last_ps;
+	struct tc_compile_entry *recompiled; /* names compiled more than once, by count */
+	size_t n_recompiled;
+};
+
+struct tc_stream_util {
+	uint32_t track;
+	int64_t busy_ps;        /* union of the stream's slices */
+	int64_t span_ps;        /* its first start to last end */
+	uint64_t n_events;
+	int64_t idle_host_wait_ps; /* gaps on this stream ended by an op launched after the gap began */
+};
+
+struct tc_device_util {
+	uint32_t device;
+	int64_t first_ps, last_ps;
+	int64_t busy_ps;        /* union of all device work */
+	int64_t compute_ps;     /* union of device compute (TC_KINDS_DEVICE_COMPUTE: kernels, memsets, ...) */
+	int64_t kernel_ps;      /* union of TC_OP_KERNEL events only (HTA "computation") */
+	int64_t comm_ps;        /* union of TC_OP_COLLECTIVE events */
+	int64_t overlap_ps;     /* |compute ∩ comm| */
+	int64_t idle_ps;        /* span - busy */
+	int64_t idle_host_wait_ps; /* gaps whose next op was launched after the gap began */
+	uint64_t n_gaps_host_wait;
+	int64_t idle_kernel_wait_ps; /* other gaps shorter than kernel.wait (HTA kernel_wait) */
+	uint64_t n_kernels, n_short_kernels; /* TC_OP_KERNEL; short < 10 us */
+	uint64_t n_launches;    /* launch flows that reach this device */
+	int64_t launch_delay_p50_ps; /* median (device start - launch call start), -1 none */
+	int64_t launch_delay_max_ps;
+	double peak_flops, peak_bw; /* used for roofline (plane stats, table or override) */
+	const char *peak_source;    /* "trace", "table", "override" or NULL (unknown) */
+};
+
+enum tc_bound {
+	TC_BOUND_UNKNOWN = 0,
+	TC_BOUND_MEMORY,
+	TC_BOUND_COMPUTE,
+};
+
+/* One row of `tracectl ops`. Grouping decides which keys are meaningful. */
+struct tc_op_row {
+	uint32_t name;          /* op name, category or 0 (see label) */
+	uint32_t category;
+	uint8_t kind;
+	uint32_t device;        /* TC_NONE unless grouped by device */
+	const char *label;      /* static label when the group key is not a string id */
+	uint64_t count;
+	int64_t total_ps, self_ps, min_ps, max_ps;
+	int64_t p50_ps, p99_ps; /* -1 when not available for this grouping */
+	double flops, bytes;    /* totals, < 0 unknown */
+	double share;           /* total / summed device busy (or host self) */
+	double flop_rate;       /* FLOP/s over total time, < 0 unknown */
+	double byte_rate;       /* B/s, < 0 unknown */
+	double intensity;       /* FLOP/byte, < 0 unknown */
+	double efficiency;      /* measured / roofline bound, < 0 unknown */
+	uint8_t bound;          /* enum tc_bound */
+};
+
+struct tc_op_table {
+	struct tc_op_row *rows;
+	size_t n;
+	const char *by;         /* "name", "category", "kind", "device" */
+	const char *scope;      /* "device" or "host" */
+	int64_t busy_ps;        /* share denominator */
+	double peak_flops, peak_bw, ridge; /* 0 unknown */
+	const char *peak_source;
+};
+
+#define TC_FINDING_MAX_ITEMS 5
+
+struct tc_finding {
+	const char *kind;       /* rule id, static */
+	uint8_t severity;       /* enum tc_severity */
+	double value;           /* the measured figure that set the severity */
+	char *text;             /* one line with the numbers (malloc'd) */
+	char *suggestion;       /* what to try (malloc'd) */
+	uint32_t device;        /* TC_NONE if not device-specific */
+	uint32_t ops[TC_FINDING_MAX_ITEMS]; /* op names (string ids) */
+	size_t n_ops;
+	int64_t steps[TC_FINDING_MAX_ITEMS]; /* step numbers */
+	size_t n_steps;
+	int64_t window_lo_ps, window_hi_ps; /* hi <= lo: no window */
+};
+
+struct tc_analysis {
+	struct tc_step *steps;  /* selected steps, by start */
+	size_t n_steps;
+	size_t n_steps_all;     /* before --steps selection */
+	const char *steps_source; /* "device markers", "host markers", "inferred ...", "whole trace" */
+	bool steps_inferred;
+	uint32_t steps_device;  /* device whose line held the markers (a CPU device for host markers), TC_NONE */
+	uint32_t bd_device;     /* device the breakdown is measured on, TC_NONE none */
+	/* Sums over the selected steps except a warm-up step. */
+	size_t n_steps_counted;
+	int64_t step_total_ps;
+	int64_t cat_total_ps[TC_BD_COUNT];
+	struct tc_xfer_stats xfer[TC_XFER_COUNT]; /* whole trace */
+	struct tc_mem_peak *mem;
+	size_t n_mem;
+	struct tc_compile_stats compile;
+	struct tc_device_util *util;
+	size_t n_util;
+	struct tc_stream_util *streams;
+	size_t n_streams;
+	struct tc_op_table ops; /* by name, device scope, roofline filled */
+	struct tc_finding *findings; /* ranked: severity, then value */
+	size_t n_findings;
+	int64_t span_ps;        /* trace span */
+};
+
+void tc_analysis_finish(struct tc_analysis *a);
+void tc_op_table_finish(struct tc_op_table *t);
+
+const char *tc_severity_name(enum tc_severity s);
+/* "low", "medium", "high", "critical" (also "none"); false if unknown. */
+bool tc_severity_parse(const char *s, enum tc_severity *out);
+const char *tc_bd_cat_name(enum tc_bd_cat c);
+const char *tc_xfer_dir_name(enum tc_xfer_dir d);
+const char *tc_bound_name(enum tc_bound b);
+
+#endif

@@ -1,0 +1,600 @@
+#include <inttypes.h>
+#include <string.h>
+#include "output/analysis_write.h"
+#include "output/fmt.h"
+#include "output/table.h"
+
+static const char *S(const struct tc_model *m, uint32_t id) {
+	return tc_model_str(m, id);
+}
+
+static const char *dev_name(const struct tc_model *m, uint32_t d) {
+	return d < m->n_devices ? S(m, m->devices[d].name) : "host";
+}
+
+static double ms(int64_t ps) {
+	return (double)ps / 1e9;
+}
+
+static int64_t trace_first(const struct tc_model *m) {
+	int64_t lo, hi;
+	tc_model_span(m, &lo, &hi);
+	return lo;
+}
+
+/* ---- steps ---- */
+
+static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
+	fprintf(f, "steps      %zu (%s)", a->n_steps, a->steps_source ? a->steps_source : "none");
+	if (a->n_steps != a->n_steps_all) {
+		fprintf(f, ", %zu of %zu selected", a->n_steps, a->n_steps_all);
+	}
+	if (a->n_steps_counted != a->n_steps) {
+		fprintf(f, "; %zu counted in totals (warm-up/partial excluded)", a->n_steps_counted);
+	}
+	if (a->bd_device < m->n_devices) {
+		fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
+	} else {
+		fprintf(f, "\nbreakdown  on host threads (no device activity)");
+	}
+	fprintf(f, "; disjoint categories that sum to the step time (priority: compute > d2h > "
+		"d2d > input > collective > launch > h2d > compile > host > idle)\n");
+}
+
+void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
+	steps_header_text(f, m, a);
+	if (!a->n_steps) {
+		fprintf(f, "\nno steps\n");
+		return;
+	}
+	fprintf(f, "\ntimes in ms; start from the first event of the trace; busy = device busy "
+		"inside the step\n");
+	const char *h[4 + TC_BD_COUNT];
+	h[0] = ">step";
+	h[1] = ">start";
+	h[2] = ">duration";
+	h[3] = ">busy";
+	static const char *const cat_h[TC_BD_COUNT] = {
+		">compute", ">d2h", ">d2d", ">input", ">collective", ">launch", ">h2d", ">compile",
+		">host", ">idle",
+	};
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		h[4 + c] = cat_h[c];
+	}
+	struct tc_table t;
+	tc_table_init(&t, 4 + TC_BD_COUNT, h);
+	int64_t first = trace_first(m);
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct tc_step *s = &a->steps[i];
+		tc_table_cellf(&t, "%" PRId64 "%s", s->num, s->warmup ? "*" : s->partial ? "~" : "");
+		tc_table_cellf(&t, "%.3f", ms(s->start_ps - first));
+		tc_table_cellf(&t, "%.3f", ms(s->dur_ps));
+		tc_table_cellf(&t, "%.3f", ms(s->busy_ps));
+		for (int c = 0; c < TC_BD_COUNT; c++) {
+			tc_table_cellf(&t, "%.3f", ms(s->cat_ps[c]));
+		}
+	}
+	tc_table_print(&t, f, "  ");
+	tc_table_finish(&t);
+	if (a->n_steps > 1 && a->steps[a->n_steps - 1].partial) {
+		fprintf(f, "  ~ partial: last step with under step.partial of the previous step's "
+			"device busy time (cut off by the profiler); left out of totals\n");
+	}
+	if (a->n_steps && a->steps[0].warmup) {
+		fprintf(f, "  * warm-up: first step longer than warmup.factor x the median of the "
+			"others (likely compilation); left out of totals\n");
+	}
+}
+
+static void json_breakdown(struct tc_jw *w, const int64_t *cat) {
+	tc_jw_obj_begin(w);
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		tc_jw_key(w, tc_bd_cat_name((enum tc_bd_cat)c));
+		tc_jw_int(w, cat[c]);
+	}
+	tc_jw_obj_end(w);
+}
+
+static void json_xfer(struct tc_jw *w, const struct tc_xfer_stats *x) {
+	tc_jw_obj_begin(w);
+	for (int d = 0; d < TC_XFER_COUNT; d++) {
+		tc_jw_key(w, tc_xfer_dir_name((enum tc_xfer_dir)d));
+		tc_jw_obj_begin(w);
+		tc_jw_kv_uint(w, "count", x[d].count);
+		tc_jw_kv_double(w, "bytes", x[d].bytes);
+		tc_jw_kv_uint(w, "with_bytes", x[d].n_bytes_known);
+		tc_jw_kv_int(w, "dur_ps", x[d].dur_ps);
+		tc_jw_key(w, "bytes_per_s");
+		if (x[d].bytes_dur_ps > 0) {
+			tc_jw_double(w, x[d].bytes / ((double)x[d].bytes_dur_ps * 1e-12));
+		} else {
+			tc_jw_null(w);
+		}
+		tc_jw_kv_uint(w, "pageable", x[d].n_pageable);
+		tc_jw_kv_uint(w, "pinned", x[d].n_pinned);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_obj_end(w);
+}
+
+static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const struct tc_analysis *a) {
+	tc_jw_key(w, "steps_source");
+	if (a->steps_source) {
+		tc_jw_str(w, a->steps_source);
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_kv_bool(w, "steps_inferred", a->steps_inferred);
+	tc_jw_key(w, "breakdown_device");
+	if (a->bd_device < m->n_devices) {
+		tc_jw_str(w, dev_name(m, a->bd_device));
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_kv_uint(w, "steps_total", a->n_steps_all);
+	tc_jw_kv_uint(w, "steps_selected", a->n_steps);
+	tc_jw_kv_uint(w, "steps_counted", a->n_steps_counted);
+	tc_jw_kv_int(w, "step_time_ps", a->step_total_ps);
+	tc_jw_key(w, "breakdown_ps");
+	json_breakdown(w, a->cat_total_ps);
+}
+
+void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
+	struct tc_jw w;
+	tc_jw_init(&w, f, true);
+	tc_jw_obj_begin(&w);
+	tc_jw_kv_str(&w, "schema", TC_STEPS_SCHEMA);
+	json_steps_head(&w, m, a);
+	tc_jw_key(&w, "steps");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct tc_step *s = &a->steps[i];
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_int(&w, "num", s->num);
+		tc_jw_kv_str(&w, "name", S(m, s->name));
+		tc_jw_kv_int(&w, "start_ps", s->start_ps);
+		tc_jw_kv_int(&w, "dur_ps", s->dur_ps);
+		tc_jw_kv_bool(&w, "warmup", s->warmup);
+		tc_jw_kv_bool(&w, "partial", s->partial);
+		tc_jw_kv_int(&w, "device_busy_ps", s->busy_ps);
+		tc_jw_key(&w, "breakdown_ps");
+		json_breakdown(&w, s->cat_ps);
+		tc_jw_key(&w, "transfers");
+		json_xfer(&w, s->xfer);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_obj_end(&w);
+	tc_jw_end(&w);
+}
+
+/* ---- ops ---- */
+
+static const char *row_label(const struct tc_model *m, const struct tc_op_table *t,
+		const struct tc_op_row *r) {
+	if (r->label) {
+		return r->label;
+	}
+	return S(m, r->name);
+}
+
+void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_table *t,
+		size_t top) {
+	char b[8][TC_FMT_LEN];
+	size_t n = top && top < t->n ? top : t->n;
+	fprintf(f, "ops by %s: %zu of %zu rows by total time (%s; share of %s %s)\n", t->by, n,
+		t->n, t->scope, strcmp(t->scope, "device") == 0 ? "summed device busy" :
+		"summed host self time", tc_fmt_dur(b[0], t->busy_ps));
+	if (t->peak_source) {
+		fprintf(f, "roofline   peaks %s, %s (%s); ridge point %.1f FLOP/B; class = "
+			"FLOP/B below the ridge: memory-bound, else compute-bound\n",
+			tc_fmt_rate(b[0], t->peak_flops, "FLOP/s"), tc_fmt_rate(b[1], t->peak_bw, "B/s"),
+			t->peak_source, t->ridge);
+	} else {
+		fprintf(f, "roofline   device peaks unknown (use --peak-flops/--peak-bw)\n");
+	}
+	if (!n) {
+		return;
+	}
+	static const char *const h[] = {
+		"op", ">count", ">total", ">self", ">mean", ">min", ">max", ">p50", ">p99", ">share",
+		">FLOP/s", ">B/s", ">FLOP/B", "class",
+	};
+	struct tc_table tb;
+	tc_table_init(&tb, 14, h);
+	tb.max_width = 60;
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_op_row *r = &t->rows[i];
+		tc_table_cell(&tb, row_label(m, t, r));
+		tc_table_cell(&tb, tc_fmt_count(b[0], r->count));
+		tc_table_cell(&tb, tc_fmt_dur(b[1], r->total_ps));
+		tc_table_cell(&tb, tc_fmt_dur(b[2], r->self_ps));
+		tc_table_cell(&tb, tc_fmt_dur(b[3], r->count ? r->total_ps / (int64_t)r->count : 0));
+		tc_table_cell(&tb, tc_fmt_dur(b[4], r->min_ps));
+		tc_table_cell(&tb, tc_fmt_dur(b[5], r->max_ps));
+		tc_table_cell(&tb, r->p50_ps >= 0 ? tc_fmt_dur(b[6], r->p50_ps) : "-");
+		tc_table_cell(&tb, r->p99_ps >= 0 ? tc_fmt_dur(b[7], r->p99_ps) : "-");
+		tc_table_cellf(&tb, "%.1f %%", 100 * r->share);
+		tc_table_cell(&tb, r->flop_rate >= 0 ? tc_fmt_rate(b[0], r->flop_rate, "FLOP/s") : "-");
+		tc_table_cell(&tb, r->byte_rate >= 0 ? tc_fmt_rate(b[1], r->byte_rate, "B/s") : "-");
+		if (r->intensity >= 0) {
+			tc_table_cellf(&tb, "%.2f", r->intensity);
+		} else {
+			tc_table_cell(&tb, "-");
+		}
+		tc_table_cell(&tb, tc_bound_name((enum tc_bound)r->bound));
+	}
+	tc_table_print(&tb, f, "  ");
+	tc_table_finish(&tb);
+}
+
+void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_table *t,
+		size_t top) {
+	size_t n = top && top < t->n ? top : t->n;
+	struct tc_jw w;
+	tc_jw_init(&w, f, true);
+	tc_jw_obj_begin(&w);
+	tc_jw_kv_str(&w, "schema", TC_OPS_SCHEMA);
+	tc_jw_kv_str(&w, "by", t->by);
+	tc_jw_kv_str(&w, "scope", t->scope);
+	tc_jw_kv_int(&w, "busy_ps", t->busy_ps);
+	tc_jw_kv_double(&w, "peak_flops_per_s", t->peak_flops);
+	tc_jw_kv_double(&w, "peak_bytes_per_s", t->peak_bw);
+	tc_jw_kv_double(&w, "ridge_flops_per_byte", t->ridge);
+	tc_jw_key(&w, "peak_source");
+	if (t->peak_source) {
+		tc_jw_str(&w, t->peak_source);
+	} else {
+		tc_jw_null(&w);
+	}
+	tc_jw_kv_uint(&w, "rows_total", t->n);
+	tc_jw_key(&w, "rows");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_op_row *r = &t->rows[i];
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "key", row_label(m, t, r));
+		if (strcmp(t->by, "name") == 0) {
+			tc_jw_kv_str(&w, "category", S(m, r->category));
+			tc_jw_kv_str(&w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
+		}
+		tc_jw_kv_uint(&w, "count", r->count);
+		tc_jw_kv_int(&w, "total_ps", r->total_ps);
+		tc_jw_kv_int(&w, "self_ps", r->self_ps);
+		tc_jw_kv_int(&w, "min_ps", r->min_ps);
+		tc_jw_kv_int(&w, "max_ps", r->max_ps);
+		tc_jw_kv_int(&w, "p50_ps", r->p50_ps);
+		tc_jw_kv_int(&w, "p99_ps", r->p99_ps);
+		tc_jw_kv_double(&w, "share", r->share);
+		if (r->flops >= 0) {
+			tc_jw_kv_double(&w, "flops", r->flops);
+			tc_jw_kv_double(&w, "flops_per_s", r->flop_rate);
+		}
+		if (r->bytes >= 0) {
+			tc_jw_kv_double(&w, "bytes_accessed", r->bytes);
+			tc_jw_kv_double(&w, "bytes_per_s", r->byte_rate);
+		}
+		if (r->intensity >= 0) {
+			tc_jw_kv_double(&w, "flops_per_byte", r->intensity);
+		}
+		if (r->efficiency >= 0) {
+			tc_jw_kv_double(&w, "roofline_efficiency", r->efficiency);
+		}
+		tc_jw_kv_str(&w, "class", tc_bound_name((enum tc_bound)r->bound));
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_obj_end(&w);
+	tc_jw_end(&w);
+}
+
+/* ---- findings ---- */
+
+static bool listed(const struct tc_finding *fd, enum tc_severity min) {
+	return fd->severity >= min;
+}
+
+static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
+		size_t k, int64_t first) {
+	fprintf(f, "%2zu. [%s] %s: %s\n", k, tc_severity_name((enum tc_severity)fd->severity),
+		fd->kind, fd->text);
+	fprintf(f, "    try: %s\n", fd->suggestion);
+	if (fd->n_ops) {
+		fprintf(f, "    ops:");
+		for (size_t i = 0; i < fd->n_ops; i++) {
+			fprintf(f, "%s '%s'", i ? "," : "", S(m, fd->ops[i]));
+		}
+		fprintf(f, "\n");
+	}
+	if (fd->n_steps) {
+		fprintf(f, "    steps:");
+		for (size_t i = 0; i < fd->n_steps; i++) {
+			fprintf(f, "%s %" PRId64, i ? "," : "", fd->steps[i]);
+		}
+		fprintf(f, "\n");
+	}
+	if (fd->window_hi_ps > fd->window_lo_ps) {
+		fprintf(f, "    window: %.3f .. %.3f ms from trace start\n",
+			ms(fd->window_lo_ps - first), ms(fd->window_hi_ps - first));
+	} else if (fd->window_hi_ps == fd->window_lo_ps && fd->window_lo_ps) {
+		fprintf(f, "    at: %.3f ms from trace start\n", ms(fd->window_lo_ps - first));
+	}
+}
+
+static void breakdown_text(FILE *f, const struct tc_analysis *a) {
+	if (!a->step_total_ps) {
+		return;
+	}
+	fprintf(f, "           ");
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		fprintf(f, "%s%s %.1f %%", c ? ", " : "", tc_bd_cat_name((enum tc_bd_cat)c),
+			100.0 * (double)a->cat_total_ps[c] / (double)a->step_total_ps);
+	}
+	fprintf(f, "\n           of %.3f ms step time, mean %.3f ms per step\n",
+		ms(a->step_total_ps), ms(a->step_total_ps) / (double)(a->n_steps_counted ?
+			a->n_steps_counted : 1));
+}
+
+void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_bottlenecks_opts *o) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	int64_t first = trace_first(m);
+	steps_header_text(f, m, a);
+	breakdown_text(f, a);
+	if (a->n_util) {
+		fprintf(f, "\ndevices (busy = union of device ops; span = first to last op; host wait = "
+			"idle gaps ended by an op launched after the gap began)\n");
+		static const char *const h[] = {
+			"device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
+			">kernels", ">< 10 us", ">launch delay p50",
+		};
+		struct tc_table t;
+		tc_table_init(&t, 9, h);
+		for (size_t k = 0; k < a->n_util; k++) {
+			const struct tc_device_util *u = &a->util[k];
+			tc_table_cell(&t, dev_name(m, u->device));
+			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)(u->last_ps - u->first_ps)));
+			tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));
+			tc_table_cell(&t, tc_fmt_dur(b2, u->comm_ps));
+			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->overlap_ps, (double)u->comm_ps));
+			tc_table_cell(&t, tc_fmt_dur(b2, u->idle_host_wait_ps));
+			tc_table_cell(&t, tc_fmt_count(b1, u->n_kernels));
+			tc_table_cell(&t, tc_fmt_count(b2, u->n_short_kernels));
+			tc_table_cell(&t, u->launch_delay_p50_ps >= 0 ?
+				tc_fmt_dur(b1, u->launch_delay_p50_ps) : "-");
+		}
+		tc_table_print(&t, f, "  ");
+		tc_table_finish(&t);
+	}
+	uint64_t nx = 0;
+	for (int d = 0; d < TC_XFER_COUNT; d++) {
+		nx += a->xfer[d].count;
+	}
+	if (nx) {
+		fprintf(f, "\ntransfers (bandwidth = bytes / copy duration, copies with a byte count)\n");
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			const struct tc_xfer_stats *x = &a->xfer[d];
+			if (!x->count) {
+				continue;
+			}
+			fprintf(f, "  %-4s %s copies, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
+				tc_fmt_count(b1, x->count), tc_fmt_dur(b2, x->dur_ps));
+			if (x->n_bytes_known) {
+				fprintf(f, ", %s in %s copies with a size", tc_fmt_bytes(b1, x->bytes),
+					tc_fmt_count(b2, x->n_bytes_known));
+			}
+			if (x->bytes_dur_ps > 0) {
+				fprintf(f, ", %s", tc_fmt_rate(b2, x->bytes / ((double)x->bytes_dur_ps * 1e-12),
+					"B/s"));
+			}
+			if (x->n_pageable || x->n_pinned) {
+				fprintf(f, ", %" PRIu64 " pageable / %" PRIu64 " pinned", x->n_pageable,
+					x->n_pinned);
+			}
+			fprintf(f, "\n");
+		}
+	}
+	if (a->n_mem) {
+		fprintf(f, "\nmemory (peak of each counter)\n");
+		for (size_t i = 0; i < a->n_mem; i++) {
+			const struct tc_mem_peak *p = &a->mem[i];
+			fprintf(f, "  %s %s%s%s: peak %s at %.3f ms", dev_name(m, p->device), S(m, p->name),
+				p->group ? " " : "", p->group ? S(m, p->group) : "",
+				tc_fmt_bytes(b1, p->peak_bytes), ms(p->peak_ts_ps - first));
+			if (p->capacity_bytes > 0) {
+				fprintf(f, ", %.1f %% of %s", 100.0 * p->peak_bytes / (double)p->capacity_bytes,
+					tc_fmt_bytes(b2, (double)p->capacity_bytes));
+			}
+			fprintf(f, "\n");
+		}
+	}
+	if (a->compile.n_events) {
+		fprintf(f, "\ncompile    %s in %" PRIu64 " compilations (union over all lines), "
+			"%zu programs compiled more than once\n", tc_fmt_dur(b1, a->compile.union_ps),
+			a->compile.n_events, a->compile.n_recompiled);
+	}
+	size_t shown = 0, eligible = 0;
+	for (size_t i = 0; i < a->n_findings; i++) {
+		eligible += listed(&a->findings[i], o->min_severity);
+	}
+	fprintf(f, "\nfindings (%zu", eligible);
+	if (eligible != a->n_findings) {
+		fprintf(f, " at or above %s, %zu in all", tc_severity_name(o->min_severity),
+			a->n_findings);
+	}
+	if (o->top && o->top < eligible) {
+		fprintf(f, "; top %zu shown", o->top);
+	}
+	fprintf(f, ")\n");
+	if (!eligible) {
+		fprintf(f, "  no bottleneck found above the thresholds\n");
+	}
+	for (size_t i = 0; i < a->n_findings; i++) {
+		if (!listed(&a->findings[i], o->min_severity) || (o->top && shown >= o->top)) {
+			continue;
+		}
+		finding_text(f, m, &a->findings[i], ++shown, first);
+	}
+}
+
+static void json_findings(struct tc_jw *w, const struct tc_model *m, const struct tc_analysis *a,
+		enum tc_severity min, size_t top) {
+	tc_jw_key(w, "findings");
+	tc_jw_arr_begin(w);
+	size_t shown = 0;
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct tc_finding *fd = &a->findings[i];
+		if (!listed(fd, min) || (top && shown >= top)) {
+			continue;
+		}
+		shown++;
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "kind", fd->kind);
+		tc_jw_kv_str(w, "severity", tc_severity_name((enum tc_severity)fd->severity));
+		tc_jw_kv_double(w, "value", fd->value);
+		tc_jw_kv_str(w, "text", fd->text);
+		tc_jw_kv_str(w, "suggestion", fd->suggestion);
+		tc_jw_key(w, "device");
+		if (fd->device < m->n_devices) {
+			tc_jw_str(w, dev_name(m, fd->device));
+		} else {
+			tc_jw_null(w);
+		}
+		tc_jw_key(w, "ops");
+		tc_jw_arr_begin(w);
+		for (size_t k = 0; k < fd->n_ops; k++) {
+			tc_jw_str(w, S(m, fd->ops[k]));
+		}
+		tc_jw_arr_end(w);
+		tc_jw_key(w, "steps");
+		tc_jw_arr_begin(w);
+		for (size_t k = 0; k < fd->n_steps; k++) {
+			tc_jw_int(w, fd->steps[k]);
+		}
+		tc_jw_arr_end(w);
+		tc_jw_key(w, "window");
+		if (fd->window_hi_ps >= fd->window_lo_ps && (fd->window_hi_ps || fd->window_lo_ps)) {
+			tc_jw_obj_begin(w);
+			tc_jw_kv_int(w, "start_ps", fd->window_lo_ps);
+			tc_jw_kv_int(w, "end_ps", fd->window_hi_ps);
+			tc_jw_obj_end(w);
+		} else {
+			tc_jw_null(w);
+		}
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+}
+
+void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_bottlenecks_opts *o) {
+	struct tc_jw w;
+	tc_jw_init(&w, f, true);
+	tc_jw_obj_begin(&w);
+	tc_jw_kv_str(&w, "schema", TC_BOTTLENECKS_SCHEMA);
+	tc_jw_kv_int(&w, "span_ps", a->span_ps);
+	json_steps_head(&w, m, a);
+	tc_jw_key(&w, "transfers");
+	json_xfer(&w, a->xfer);
+	tc_jw_key(&w, "devices");
+	tc_jw_arr_begin(&w);
+	for (size_t k = 0; k < a->n_util; k++) {
+		const struct tc_device_util *u = &a->util[k];
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "name", dev_name(m, u->device));
+		tc_jw_kv_int(&w, "first_ps", u->first_ps);
+		tc_jw_kv_int(&w, "last_ps", u->last_ps);
+		tc_jw_kv_int(&w, "busy_ps", u->busy_ps);
+		tc_jw_kv_int(&w, "computation_ps", u->compute_ps);
+		tc_jw_kv_int(&w, "kernel_ps", u->kernel_ps);
+		tc_jw_kv_int(&w, "collective_ps", u->comm_ps);
+		tc_jw_kv_int(&w, "overlap_ps", u->overlap_ps);
+		tc_jw_kv_int(&w, "idle_ps", u->idle_ps);
+		tc_jw_kv_int(&w, "idle_host_wait_ps", u->idle_host_wait_ps);
+		tc_jw_kv_int(&w, "idle_kernel_wait_ps", u->idle_kernel_wait_ps);
+		tc_jw_kv_uint(&w, "kernels", u->n_kernels);
+		tc_jw_kv_uint(&w, "short_kernels", u->n_short_kernels);
+		tc_jw_kv_uint(&w, "launches", u->n_launches);
+		tc_jw_kv_int(&w, "launch_delay_p50_ps", u->launch_delay_p50_ps);
+		tc_jw_key(&w, "peak_source");
+		if (u->peak_source) {
+			tc_jw_str(&w, u->peak_source);
+		} else {
+			tc_jw_null(&w);
+		}
+		tc_jw_key(&w, "streams");
+		tc_jw_arr_begin(&w);
+		for (size_t s = 0; s < a->n_streams; s++) {
+			const struct tc_stream_util *su = &a->streams[s];
+			if (m->tracks[su->track].device != u->device) {
+				continue;
+			}
+			tc_jw_obj_begin(&w);
+			tc_jw_kv_str(&w, "name", S(m, m->tracks[su->track].name));
+			tc_jw_kv_uint(&w, "events", su->n_events);
+			tc_jw_kv_int(&w, "busy_ps", su->busy_ps);
+			tc_jw_kv_int(&w, "span_ps", su->span_ps);
+			tc_jw_kv_int(&w, "idle_host_wait_ps", su->idle_host_wait_ps);
+			tc_jw_obj_end(&w);
+		}
+		tc_jw_arr_end(&w);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "memory");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < a->n_mem; i++) {
+		const struct tc_mem_peak *p = &a->mem[i];
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "device", dev_name(m, p->device));
+		tc_jw_kv_str(&w, "counter", S(m, p->name));
+		tc_jw_kv_str(&w, "group", S(m, p->group));
+		tc_jw_kv_double(&w, "peak_bytes", p->peak_bytes);
+		tc_jw_kv_int(&w, "peak_ps", p->peak_ts_ps);
+		tc_jw_kv_int(&w, "capacity_bytes", p->capacity_bytes);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "compile");
+	tc_jw_obj_begin(&w);
+	tc_jw_kv_uint(&w, "events", a->compile.n_events);
+	tc_jw_kv_int(&w, "union_ps", a->compile.union_ps);
+	tc_jw_key(&w, "recompiled");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < a->compile.n_recompiled; i++) {
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "name", S(m, a->compile.recompiled[i].name));
+		tc_jw_kv_uint(&w, "count", a->compile.recompiled[i].count);
+		tc_jw_kv_int(&w, "total_ps", a->compile.recompiled[i].total_ps);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_obj_end(&w);
+	json_findings(&w, m, a, o->min_severity, o->top);
+	tc_jw_obj_end(&w);
+	tc_jw_end(&w);
+}
+
+void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
+		const struct tc_analysis *a, size_t n) {
+	fprintf(f, "\nstep time  %zu steps counted (%s), breakdown on %s:\n", a->n_steps_counted,
+		a->steps_source ? a->steps_source : "none",
+		a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
+	breakdown_text(f, a);
+	fprintf(f, "\nfindings   %zu (top %zu; see 'tracectl bottlenecks')\n", a->n_findings,
+		n < a->n_findings ? n : a->n_findings);
+	for (size_t i = 0; i < a->n_findings && i < n; i++) {
+		const struct tc_finding *fd = &a->findings[i];
+		fprintf(f, "%2zu. [%s] %s: %s\n", i + 1,
+			tc_severity_name((enum tc_severity)fd->severity), fd->kind, fd->text);
+	}
+}
+
+void tc_write_analysis_section_json(struct tc_jw *w, const struct tc_model *m,
+		const struct tc_analysis *a, size_t n) {
+	tc_jw_key(w, "step_breakdown");
+	tc_jw_obj_begin(w);
+	json_steps_head(w, m, a);
+	tc_jw_obj_end(w);
+	json_findings(w, m, a, TC_SEV_NONE, n);
+}

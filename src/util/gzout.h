@@ -1,0 +1,29 @@
+#ifndef TC_UTIL_GZOUT_H
+#define TC_UTIL_GZOUT_H
+
+/*
+ * A FILE that gzip-compresses into another FILE as it is written, with
+ * constant memory: writers keep using stdio, a helper thread deflates what
+ * comes through a pipe in 64 KiB chunks. (POSIX has no portable way to make a
+ * FILE from callbacks, hence the pipe.)
+ *
+ * Ownership: dst is borrowed and left open; tc_gzout_close() closes the FILE
+ * returned by tc_gzout_file(), finishes the stream and frees everything.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "util/error.h"
+
+struct tc_gzout;
+
+/* level: zlib level 1..9, or -1 for zlib's default. */
+struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err);
+FILE *tc_gzout_file(struct tc_gzout *g);
+/* Finish the gzip stream. False (TC_EXIT_OUTPUT) if anything failed. The
+ * byte counts (uncompressed in, compressed out) are stored when non-NULL. */
+bool tc_gzout_close(struct tc_gzout *g, uint64_t *bytes_in, uint64_t *bytes_out,
+	struct tc_error *err);
+
+#endif

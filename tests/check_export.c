@@ -1,0 +1,406 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "analysis/annotate.h"
+#include "analysis/cut.h"
+#include "model/annotation.h"
+#include "model/selection.h"
+#include "output/chrome_write.h"
+#include "tc_test.h"
+#include "util/gzout.h"
+
+#define S(m, s) tc_model_intern((m), (s))
+
+/* Write m (with sel, or everything) to a string. */
+static char *export_str(const struct tc_model *m, const struct tc_selection *sel,
+		const struct tc_annotation *ann, struct tc_chrome_stats *st) {
+	struct tc_selection all;
+	if (!sel) {
+		tc_selection_init(&all, m);
+		sel = &all;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct tc_chrome_opts o = { .sel = sel, .ann = ann, .generator = "test" };
+	struct tc_chrome_stats local;
+	tc_write_chrome(f, m, &o, st ? st : &local);
+	fclose(f);
+	if (sel == &all) {
+		tc_selection_finish(&all);
+	}
+	return buf;
+}
+
+/* A GPU stream with a kernel, a host thread launching it, a counter. */
+static struct tc_model *tiny(void) {
+	struct tc_model *m = tc_model_create();
+	uint32_t gpu = tc_model_add_device(m, S(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t cpu = tc_model_add_device(m, S(m, "python (pid 1)"), TC_DEV_CPU);
+	uint32_t st = tc_model_add_track(m, gpu, S(m, "stream 7"), TC_TRACK_STREAM, 7);
+	uint32_t th = tc_model_add_track(m, cpu, S(m, "main"), TC_TRACK_HOST_THREAD, 1);
+	m->tracks[th].sort = 3;
+	uint32_t k = tc_model_op(m, S(m, "gemm"), S(m, "kernel"), TC_OP_KERNEL);
+	m->ops[k].flops = 1000;
+	uint32_t l = tc_model_op(m, S(m, "cudaLaunchKernel"), 0, TC_OP_RUNTIME);
+	uint32_t mk = tc_model_op(m, S(m, "mark"), 0, TC_OP_OTHER);
+	uint32_t el = tc_model_add_event(m, th, l, 0, 1500000, 0);
+	uint32_t ek = tc_model_add_event(m, st, k, 2000000, 3000001, 0);
+	uint32_t a = tc_model_args_begin(m);
+	tc_model_arg_int(m, S(m, "grid"), -4);
+	tc_model_arg_str(m, S(m, "q\"k"), S(m, "a\nb"));
+	tc_model_arg_double(m, S(m, "occ"), 0.1);
+	tc_model_arg_double(m, S(m, "bad"), NAN);
+	tc_model_arg_bool(m, S(m, "ok"), true);
+	tc_model_arg_int(m, S(m, "grid"), 5); /* a repeated key is written once */
+	m->ev.args[ek] = tc_model_args_end(m, a);
+	tc_model_add_event(m, st, mk, 9000000, 0, TC_EV_INSTANT);
+	uint32_t c = tc_model_counter(m, gpu, S(m, "mem"), S(m, "bytes"), S(m, "alloc"));
+	tc_model_add_sample(m, c, 1000000, 10);
+	tc_model_add_sample(m, c, 5000000, 20.5);
+	tc_model_add_flow(m, el, ek, TC_FLOW_LAUNCH, 77);
+	tc_model_finalize(m);
+	return m;
+}
+
+static const char tiny_json[] =
+	"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+	"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"GPU 0\",\"tracectl_kind\":\"gpu\"}},\n"
+	"{\"ph\":\"M\",\"pid\":1,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":0}},\n"
+	"{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"python (pid 1)\",\"tracectl_kind\":\"cpu\"}},\n"
+	"{\"ph\":\"M\",\"pid\":2,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":1}},\n"
+	"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7\",\"tracectl_kind\":\"stream\"}},\n"
+	"{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}},\n"
+	"{\"ph\":\"M\",\"pid\":2,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"main\",\"tracectl_kind\":\"host_thread\"}},\n"
+	"{\"ph\":\"M\",\"pid\":2,\"tid\":1,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":3}},\n"
+	"{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":3.000001,\"name\":\"gemm\",\"cat\":\"kernel\","
+	"\"args\":{\"grid\":-4,\"q\\\"k\":\"a\\nb\",\"occ\":0.1,\"bad\":null,\"ok\":true,"
+	"\"op_kind\":\"kernel\",\"flops\":1000}},\n"
+	"{\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":9,\"s\":\"t\",\"name\":\"mark\",\"cat\":\"other\","
+	"\"args\":{\"op_kind\":\"other\"}},\n"
+	"{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":0,\"dur\":1.5,\"name\":\"cudaLaunchKernel\","
+	"\"cat\":\"cuda_runtime\",\"args\":{\"op_kind\":\"runtime\"}},\n"
+	"{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"mem (alloc)\",\"args\":{\"value\":10}},\n"
+	"{\"ph\":\"C\",\"pid\":1,\"ts\":5,\"name\":\"mem (alloc)\",\"args\":{\"value\":20.5}},\n"
+	"{\"ph\":\"s\",\"id\":1,\"pid\":2,\"tid\":1,\"ts\":0,\"name\":\"launch\",\"cat\":\"flow\"},\n"
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":2,\"name\":\"launch\",\"cat\":\"flow\","
+	"\"bp\":\"e\"}\n"
+	"],\n"
+	"\"otherData\":{\"generator\":\"test\",\"time_note\":\"ts and dur are microseconds; "
+	"ts 0 is the trace start, whose absolute time in ns is ts_zero_ns = origin_ns + "
+	"ts_zero_ps / 1000\",\"origin_ns\":0,\"origin_epoch\":false,\"ts_zero_ps\":0,"
+	"\"ts_zero_ns\":0,\"sources\":[],\"events_in_trace\":3,\"written\":{\"slices\":2,"
+	"\"instants\":1,\"counter_samples\":2,\"flows\":1,\"annotation_marks\":0},\"cuts\":[],"
+	"\"aggregated_events\":0,\"warnings\":[]}}\n";
+
+START_TEST(tiny_exact) {
+	struct tc_model *m = tiny();
+	char *out = export_str(m, NULL, NULL, NULL);
+	ck_assert_str_eq(out, tiny_json);
+	free(out);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Times far from zero keep every picosecond; ts 0 is the first event. */
+START_TEST(exact_times) {
+	struct tc_model *m = tc_model_create();
+	m->origin_ns = 1741722099081044120;
+	uint32_t d = tc_model_add_device(m, S(m, "TPU 0"), TC_DEV_TPU);
+	uint32_t t = tc_model_add_track(m, d, S(m, "XLA Ops"), TC_TRACK_OPS, 1);
+	uint32_t op = tc_model_op(m, S(m, "fusion"), 0, TC_OP_KERNEL);
+	tc_model_add_event(m, t, op, 482851900001, 7, 0);
+	tc_model_add_event(m, t, op, 482851900001 + 123456789012345678, 1000000000000, 0);
+	tc_model_finalize(m);
+	char *out = export_str(m, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(out, "\"ts\":0,\"dur\":0.000007,"));
+	ck_assert_ptr_nonnull(strstr(out, "\"ts\":123456789012.345678,\"dur\":1000000,"));
+	ck_assert_ptr_nonnull(strstr(out, "\"ts_zero_ps\":482851900001,"
+		"\"ts_zero_ns\":1741722099563896020.001,"));
+	free(out);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* A step line (steps 0..3, 100 ps each, 10 ps apart) over an op line. */
+static struct tc_model *stepped(void) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, S(m, "/device:GPU:0"), TC_DEV_GPU);
+	uint32_t d2 = tc_model_add_device(m, S(m, "/device:GPU:1"), TC_DEV_GPU);
+	uint32_t steps = tc_model_add_track(m, d, S(m, "Steps"), TC_TRACK_STEPS, 1);
+	uint32_t ops = tc_model_add_track(m, d, S(m, "XLA Ops"), TC_TRACK_OPS, 2);
+	uint32_t ops2 = tc_model_add_track(m, d2, S(m, "XLA Ops"), TC_TRACK_OPS, 2);
+	uint32_t sop = tc_model_op(m, S(m, "train_step"), 0, TC_OP_STEP);
+	uint32_t big = tc_model_op(m, S(m, "big"), 0, TC_OP_KERNEL);
+	uint32_t small = tc_model_op(m, S(m, "small"), 0, TC_OP_KERNEL);
+	uint32_t fus = tc_model_op(m, S(m, "fusion"), 0, TC_OP_KERNEL);
+	for (int k = 0; k < 4; k++) {
+		int64_t t0 = k * 110;
+		uint32_t e = tc_model_add_event(m, steps, sop, t0, 100, 0);
+		uint32_t a = tc_model_args_begin(m);
+		tc_model_arg_int(m, m->key.step, 10 + k);
+		m->ev.args[e] = tc_model_args_end(m, a);
+		/* fusion [t0, t0+90) encloses big (50) and small (5); small alone
+		 * after. */
+		tc_model_add_event(m, ops, fus, t0, 90, 0);
+		tc_model_add_event(m, ops, big, t0, 50, 0);
+		tc_model_add_event(m, ops, small, t0 + 60, 5, 0);
+		tc_model_add_event(m, ops, small, t0 + 95, 2, 0);
+		tc_model_add_event(m, ops2, small, t0, 1, 0);
+	}
+	tc_model_finalize(m);
+	return m;
+}
+
+static size_t kept_of_op(const struct tc_model *m, const struct tc_selection *s,
+		const char *name) {
+	size_t n = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (tc_selection_has(s, i) && strcmp(tc_model_str(m, m->ops[m->ev.op[i]].name),
+				name) == 0) {
+			n++;
+		}
+	}
+	return n;
+}
+
+START_TEST(cut_steps_window_device) {
+	struct tc_model *m = stepped();
+	struct tc_selection s;
+	struct tc_error err;
+	tc_error_init(&err);
+	tc_selection_init(&s, m);
+	ck_assert_uint_eq(s.n_kept, 24);
+	/* Steps 11..12 span [110, 320]. */
+	ck_assert(tc_cut_steps(m, &s, 11, 12, "--steps 11:12", &err));
+	ck_assert_uint_eq(s.n_kept, 12);
+	ck_assert_int_eq(s.notes[0].lo_ps, 110);
+	ck_assert_int_eq(s.notes[0].hi_ps, 320);
+	ck_assert_uint_eq(s.notes[0].dropped, 12);
+	ck_assert(tc_cut_devices(m, &s, (const char *const[]){ "GPU:1" }, 1, "--device GPU:1",
+		&err));
+	ck_assert_uint_eq(s.n_kept, 2);
+	ck_assert_uint_eq(s.notes[1].dropped, 10);
+	ck_assert(!tc_selection_device(&s, m, 0));
+	tc_selection_finish(&s);
+
+	tc_selection_init(&s, m);
+	ck_assert(!tc_cut_steps(m, &s, 20, 30, "--steps 20:30", &err));
+	ck_assert_int_eq(err.code, TC_EXIT_USAGE);
+	ck_assert_str_eq(err.msg,
+		"--steps 20:30: no step in that range (the trace has steps 10 to 13)");
+	tc_error_init(&err);
+	ck_assert(!tc_cut_devices(m, &s, (const char *const[]){ "TPU" }, 1, "--device TPU",
+		&err));
+	ck_assert_int_eq(err.code, TC_EXIT_USAGE);
+	/* Window [0, 100]: step 10's events and GPU:1's first. */
+	tc_cut_window(m, &s, 0, 100, "--window 0:100ps");
+	ck_assert_uint_eq(s.n_kept, 6);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Host markers numbered differently do not widen a device step window. */
+START_TEST(cut_steps_device_markers_win) {
+	struct tc_model *m = tc_model_create();
+	uint32_t gpu = tc_model_add_device(m, S(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t cpu = tc_model_add_device(m, S(m, "host"), TC_DEV_CPU);
+	uint32_t gs = tc_model_add_track(m, gpu, S(m, "Steps"), TC_TRACK_STEPS, 1);
+	uint32_t hs = tc_model_add_track(m, cpu, S(m, "main"), TC_TRACK_HOST_THREAD, 2);
+	uint32_t sop = tc_model_op(m, S(m, "step"), 0, TC_OP_STEP);
+	for (int k = 0; k < 3; k++) {
+		tc_model_add_event(m, gs, sop, k * 100, 90, 0);
+		tc_model_add_event(m, hs, sop, 1000 + k * 100, 90, 0);
+	}
+	tc_model_finalize(m);
+	struct tc_selection s;
+	struct tc_error err;
+	tc_error_init(&err);
+	tc_selection_init(&s, m);
+	ck_assert(tc_cut_steps(m, &s, 1, 1, "--steps 1", &err));
+	ck_assert_int_eq(s.notes[0].lo_ps, 100);
+	ck_assert_int_eq(s.notes[0].hi_ps, 190);
+	ck_assert_uint_eq(s.n_kept, 1);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(cut_min_dur_top_ops) {
+	struct tc_model *m = stepped();
+	struct tc_selection s;
+	tc_selection_init(&s, m);
+	tc_cut_min_dur(m, &s, 5, "--min-dur 5ps");
+	ck_assert_uint_eq(s.n_kept, 16); /* the 2 ps and 1 ps smalls go */
+	tc_selection_finish(&s);
+
+	/* Top 1 op by device time is fusion (4 x 90); top 2 adds big. */
+	tc_selection_init(&s, m);
+	tc_cut_top_ops(m, &s, 1, "--top-ops 1");
+	ck_assert_uint_eq(kept_of_op(m, &s, "fusion"), 4);
+	ck_assert_uint_eq(kept_of_op(m, &s, "big"), 0);
+	ck_assert_uint_eq(kept_of_op(m, &s, "small"), 0);
+	/* Steps enclose the fusions: kept as context. */
+	ck_assert_uint_eq(kept_of_op(m, &s, "train_step"), 4);
+	ck_assert_uint_eq(s.notes[0].dropped, 24 - 8);
+	tc_selection_finish(&s);
+
+	tc_selection_init(&s, m);
+	tc_cut_window(m, &s, 0, 100, "w");
+	tc_cut_top_ops(m, &s, 2, "--top-ops 2");
+	ck_assert_uint_eq(kept_of_op(m, &s, "big"), 1);
+	ck_assert_uint_eq(kept_of_op(m, &s, "fusion"), 1);
+	ck_assert_uint_eq(kept_of_op(m, &s, "small"), 0);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(cut_max_events_keeps_parents) {
+	struct tc_model *m = stepped();
+	struct tc_selection s;
+	tc_selection_init(&s, m);
+	tc_cut_max_events(m, &s, 10, "--max-events 10");
+	ck_assert_uint_eq(s.n_kept, 10);
+	/* Longest first: 4 steps (100), 4 fusions (90), then 2 bigs (50). */
+	ck_assert_uint_eq(kept_of_op(m, &s, "train_step"), 4);
+	ck_assert_uint_eq(kept_of_op(m, &s, "fusion"), 4);
+	ck_assert_uint_eq(kept_of_op(m, &s, "big"), 2);
+	ck_assert_uint_eq(s.notes[0].dropped, 14);
+	ck_assert_int_eq(s.notes[0].lo_ps, 50);
+	/* Every kept nested event has its parent. */
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (tc_selection_has(&s, i) && m->ev.depth[i] > 0) {
+			size_t j = i;
+			while (m->ev.depth[j] >= m->ev.depth[i]) {
+				j--;
+			}
+			ck_assert(tc_selection_has(&s, j));
+		}
+	}
+	char *out = export_str(m, &s, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(out, "\"cuts\":[{\"rule\":\"--max-events 10\","
+		"\"dropped_events\":14,\"threshold_us\":0.00005}]"));
+	free(out);
+	tc_selection_finish(&s);
+
+	/* A cap of 1 on a nested child cannot take the child without its
+	 * parent: the longest top-level event is kept. */
+	tc_selection_init(&s, m);
+	tc_cut_max_events(m, &s, 1, "--max-events 1");
+	ck_assert_uint_eq(s.n_kept, 1);
+	ck_assert_uint_eq(kept_of_op(m, &s, "train_step"), 1);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
+static const struct tc_ann_point *series_point(const struct tc_annotation *ann,
+		const char *name, uint32_t device, size_t nth) {
+	for (size_t k = 0; k < ann->n_points; k++) {
+		const struct tc_ann_series *se = &ann->series[ann->points[k].series];
+		if (strcmp(se->name, name) == 0 && se->device == device && nth-- == 0) {
+			return &ann->points[k];
+		}
+	}
+	return NULL;
+}
+
+START_TEST(annotate_steps) {
+	struct tc_model *m = stepped();
+	struct tc_selection s;
+	tc_selection_init(&s, m);
+	struct tc_annotation ann;
+	tc_annotation_init(&ann);
+	tc_annotate(m, &s, NULL, &ann);
+	ck_assert_str_eq(ann.tracks[0], "steps");
+	size_t steps = 0;
+	for (size_t k = 0; k < ann.n_marks; k++) {
+		steps += ann.marks[k].track == 0;
+	}
+	ck_assert_uint_eq(steps, 4);
+	ck_assert_str_eq(ann.marks[1].name, "step 11");
+	ck_assert_int_eq(ann.marks[1].start_ps, 110);
+	ck_assert_int_eq(ann.marks[1].dur_ps, 100);
+	/* Per step on GPU:0: ops cover [0,90) ∪ [95,97) of [0,100) = 92 %; the
+	 * breakdown has it as compute, the rest idle. GPU:1 is busy 1 %. */
+	const struct tc_ann_point *p = series_point(&ann, "step device busy", 0, 1);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->ts_ps, 110);
+	ck_assert(fabs(p->value - 92.0) < 1e-9);
+	p = series_point(&ann, "step device busy", 1, 0);
+	ck_assert(p && fabs(p->value - 1.0) < 1e-9);
+	p = series_point(&ann, "step breakdown: compute", 0, 0);
+	ck_assert(p && fabs(p->value - 92.0) < 1e-9);
+	p = series_point(&ann, "step breakdown: idle", 0, 0);
+	ck_assert(p && fabs(p->value - 8.0) < 1e-9);
+	struct tc_chrome_stats st;
+	char *out = export_str(m, &s, &ann, &st);
+	ck_assert_uint_eq(st.marks, ann.n_marks);
+	ck_assert_ptr_nonnull(strstr(out, "\"name\":\"tracectl annotations\""));
+	ck_assert_ptr_nonnull(strstr(out, "{\"ph\":\"X\",\"pid\":4,\"tid\":1,\"ts\":0.00011,"
+		"\"dur\":0.0001,\"name\":\"step 11\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"name\":\"step breakdown: idle [%]\","
+		"\"args\":{\"value\":8}"));
+	free(out);
+	tc_annotation_finish(&ann);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(gzip_same_bytes) {
+	struct tc_model *m = stepped();
+	char *plain = export_str(m, NULL, NULL, NULL);
+	char path[] = "/tmp/tc-check-export-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *dst = fdopen(fd, "wb");
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_gzout *g = tc_gzout_open(dst, 6, &err);
+	ck_assert_ptr_nonnull(g);
+	struct tc_selection s;
+	tc_selection_init(&s, m);
+	struct tc_chrome_opts o = { .sel = &s, .generator = "test" };
+	struct tc_chrome_stats st;
+	tc_write_chrome(tc_gzout_file(g), m, &o, &st);
+	uint64_t in = 0, out = 0;
+	ck_assert(tc_gzout_close(g, &in, &out, &err));
+	ck_assert_uint_eq(in, strlen(plain));
+	ck_assert_uint_gt(out, 0);
+	fclose(dst);
+	gzFile z = gzopen(path, "rb");
+	ck_assert_ptr_nonnull(z);
+	size_t cap = strlen(plain) + 100;
+	char *back = calloc(1, cap);
+	int n = gzread(z, back, (unsigned)cap);
+	gzclose(z);
+	unlink(path);
+	ck_assert_int_eq(n, (int)strlen(plain));
+	ck_assert_str_eq(back, plain);
+	free(back);
+	free(plain);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
+int main(void) {
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, tiny_exact);
+	tcase_add_test(tc, exact_times);
+	tcase_add_test(tc, cut_steps_window_device);
+	tcase_add_test(tc, cut_steps_device_markers_win);
+	tcase_add_test(tc, cut_min_dur_top_ops);
+	tcase_add_test(tc, cut_max_events_keeps_parents);
+	tcase_add_test(tc, annotate_steps);
+	tcase_add_test(tc, gzip_same_bytes);
+	suite_add_tcase(s, tc);
+	return tc_test_run(s);
+}

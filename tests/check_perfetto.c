@@ -1,0 +1,719 @@
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ingest/ingest.h"
+#include "tc_test.h"
+
+/* Perfetto reader: build-time fixtures (fixtures/perfetto) and, when
+ * present, the real traces under ../shared/traces/perfetto. */
+
+static const char *fixture(const char *name) {
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", tc_test_build(name));
+	return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+static struct tc_model *load_err(const char *path, struct tc_error *err) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	tc_error_init(err);
+	struct tc_model *m = tc_model_create();
+	if (!tc_ingest_file(m, path, &lim, err)) {
+		tc_model_destroy(m);
+		return NULL;
+	}
+	tc_model_finalize(m);
+	return m;
+}
+
+static struct tc_model *load(const char *path) {
+	struct tc_error err;
+	struct tc_model *m = load_err(path, &err);
+	ck_assert_msg(m != NULL, "%s: %s", path, err.msg);
+	return m;
+}
+
+/* Index of the n-th event (in model order) whose op is called name. */
+static size_t find_ev(const struct tc_model *m, const char *name, int nth) {
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (strcmp(tc_model_str(m, m->ops[m->ev.op[i]].name), name) == 0 && nth-- == 0) {
+			return i;
+		}
+	}
+	ck_abort_msg("no event '%s'", name);
+	return 0;
+}
+
+static const struct tc_arg *arg(const struct tc_model *m, size_t ev, const char *key) {
+	uint32_t k = tc_intern_find(&m->strings, key, strlen(key));
+	ck_assert_msg(k != UINT32_MAX, "no key '%s'", key);
+	const struct tc_arg *a = tc_model_arg_find(m, m->ev.args[ev], k);
+	ck_assert_msg(a != NULL, "no arg '%s'", key);
+	return a;
+}
+
+static const char *arg_str(const struct tc_model *m, size_t ev, const char *key) {
+	const struct tc_arg *a = arg(m, ev, key);
+	ck_assert_uint_eq(a->type & ~TC_ARG_LAST, TC_ARG_STR);
+	return tc_model_str(m, a->v.s);
+}
+
+static const struct tc_counter *counter(const struct tc_model *m, const char *name) {
+	for (size_t i = 0; i < m->n_counters; i++) {
+		if (strcmp(tc_model_str(m, m->counters[i].name), name) == 0) {
+			return &m->counters[i];
+		}
+	}
+	ck_abort_msg("no counter '%s'", name);
+	return NULL;
+}
+
+static bool has_warning(const struct tc_model *m, const char *part) {
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		if (strstr(tc_model_str(m, m->warnings[i].msg), part)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *dev_name(const struct tc_model *m, size_t ev) {
+	return tc_model_str(m, m->devices[m->tracks[m->ev.track[ev]].device].name);
+}
+
+/* Copy a real trace's path into out (tc_test_trace's buffer rotates);
+ * false when the traces folder is absent. */
+static bool real_trace(const char *rel, char out[4096]) {
+	const char *p = tc_test_trace(rel);
+	if (p) {
+		snprintf(out, 4096, "%s", p);
+	}
+	return p != NULL;
+}
+
+/* Run fn on each named fixture; stop quietly when fixtures were not built. */
+static void each_fixture(const char *const *names, size_t n, void (*fn)(const char *)) {
+	for (size_t i = 0; i < n; i++) {
+		const char *p = fixture(names[i]);
+		if (!p) {
+			return;
+		}
+		char s[4096];
+		snprintf(s, sizeof(s), "%s", p);
+		fn(s);
+	}
+}
+
+#define NEED(var, name) \
+	const char *var = fixture(name); \
+	if (!var) { \
+		return; /* protoc missing at build time: no fixtures */ \
+	}
+
+START_TEST(slices_nested) {
+	NEED(p, "fixtures/perfetto/slices.pb");
+	struct tc_model *m = load(p);
+	ck_assert_int_eq(m->origin_ns, 5000000);
+	ck_assert(!m->origin_epoch);
+	ck_assert_uint_eq(m->ev.n, 7);
+	size_t step = find_ev(m, "ProfilerStep#7", 0);
+	size_t fwd = find_ev(m, "forward", 0);
+	size_t launch = find_ev(m, "cudaLaunchKernel", 0);
+	size_t mark = find_ev(m, "marker", 0);
+	size_t jit = find_ev(m, "jit_compile", 0);
+	size_t rd = find_ev(m, "read", 0);
+	size_t gemm = find_ev(m, "gemm_kernel", 0);
+	ck_assert_int_eq(m->ev.start[step], 0);
+	ck_assert_int_eq(m->ev.dur[step], 10000000);
+	ck_assert_int_eq(m->ev.start[fwd], 1000000);
+	ck_assert_int_eq(m->ev.dur[fwd], 5000000);
+	ck_assert_int_eq(m->ev.start[launch], 2000000);
+	ck_assert_int_eq(m->ev.dur[launch], 1000000);
+	ck_assert_int_eq(m->ev.start[mark], 2500000);
+	ck_assert_int_eq(m->ev.dur[mark], 0);
+	ck_assert(m->ev.flags[mark] & TC_EV_INSTANT);
+	ck_assert_int_eq(m->ev.start[jit], 7000000);
+	ck_assert_int_eq(m->ev.start[rd], 4000000);
+	ck_assert_int_eq(m->ev.start[gemm], 3500000);
+	ck_assert_int_eq(m->ev.dur[gemm], 2000000);
+	ck_assert_uint_eq(m->ev.depth[step], 0);
+	ck_assert_uint_eq(m->ev.depth[fwd], 1);
+	ck_assert_uint_eq(m->ev.depth[launch], 2);
+	ck_assert_uint_eq(m->ev.depth[mark], 3);
+	ck_assert_uint_eq(m->ev.depth[jit], 1);
+	/* Op kinds by name / track. */
+	ck_assert_uint_eq(m->ops[m->ev.op[step]].kind, TC_OP_STEP);
+	ck_assert_uint_eq(m->ops[m->ev.op[jit]].kind, TC_OP_COMPILE);
+	ck_assert_uint_eq(m->ops[m->ev.op[launch]].kind, TC_OP_RUNTIME);
+	ck_assert_uint_eq(m->ops[m->ev.op[fwd]].kind, TC_OP_ANNOTATION);
+	ck_assert_uint_eq(m->ops[m->ev.op[gemm]].kind, TC_OP_KERNEL);
+	int64_t sn;
+	ck_assert(tc_model_arg_i64(m, m->ev.args[step], m->key.step, &sn));
+	ck_assert_int_eq(sn, 7);
+	/* Devices and tracks. */
+	ck_assert_str_eq(dev_name(m, step), "trainer (pid 100)");
+	ck_assert_uint_eq(m->devices[m->tracks[m->ev.track[step]].device].kind, TC_DEV_CPU);
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[step]].name), "main");
+	ck_assert_uint_eq(m->tracks[m->ev.track[step]].kind, TC_TRACK_HOST_THREAD);
+	ck_assert_int_eq(m->tracks[m->ev.track[step]].src_id, 101);
+	ck_assert_str_eq(dev_name(m, rd), "trainer (pid 100)");
+	ck_assert_uint_eq(m->tracks[m->ev.track[rd]].kind, TC_TRACK_OTHER);
+	ck_assert_str_eq(dev_name(m, gemm), "GPU 1");
+	ck_assert_uint_eq(m->tracks[m->ev.track[gemm]].kind, TC_TRACK_STREAM);
+	ck_assert_int_eq(m->devices[m->tracks[m->ev.track[gemm]].device].ordinal, 1);
+	/* Debug annotations. */
+	ck_assert_int_eq(arg(m, fwd, "batch")->v.i, -32);
+	ck_assert(arg(m, fwd, "lr")->v.d == 0.5);
+	ck_assert_uint_eq(arg(m, fwd, "ok")->type & ~TC_ARG_LAST, TC_ARG_BOOL);
+	ck_assert_uint_eq(arg(m, fwd, "size")->v.u, UINT64_MAX);
+	ck_assert_str_eq(arg_str(m, fwd, "who"), "alice");
+	ck_assert_str_eq(arg_str(m, fwd, "ptr"), "0x1000");
+	ck_assert_str_eq(arg_str(m, fwd, "shape"), "[2,3]");
+	ck_assert_str_eq(arg_str(m, fwd, "cfg"), "{a:1,b:\"x\"}");
+	/* The END's annotations join the BEGIN's; the correlation id is kept. */
+	ck_assert_int_eq(arg(m, launch, "begin_arg")->v.i, 4);
+	ck_assert_int_eq(arg(m, launch, "end_arg")->v.i, 5);
+	ck_assert_uint_eq(tc_model_arg_find(m, m->ev.args[launch], m->key.correlation)->v.u, 99);
+	ck_assert_uint_eq(m->n_warnings, 0);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(unbalanced) {
+	NEED(p, "fixtures/perfetto/unbalanced.pb");
+	struct tc_model *m = load(p);
+	size_t ne = find_ev(m, "never ends", 0);
+	ck_assert(m->ev.flags[ne] & TC_EV_UNFINISHED);
+	ck_assert_int_eq(m->ev.start[ne], 0);
+	ck_assert_int_eq(m->ev.dur[ne], 7000000);
+	size_t in = find_ev(m, "inner", 0);
+	ck_assert_int_eq(m->ev.dur[in], 1000000);
+	ck_assert(!(m->ev.flags[in] & TC_EV_UNFINISHED));
+	ck_assert(has_warning(m, "without a matching begin"));
+	ck_assert(has_warning(m, "never ended"));
+	/* Ends before begins in the file, two writers: paired by time. */
+	size_t outer = find_ev(m, "outer", 0), inner_a = find_ev(m, "inner", 1);
+	ck_assert_int_eq(m->ev.start[outer], 3000000);
+	ck_assert_int_eq(m->ev.dur[outer], 3000000);
+	ck_assert_int_eq(m->ev.start[inner_a], 4000000);
+	ck_assert_int_eq(m->ev.dur[inner_a], 1000000);
+	ck_assert_uint_eq(m->ev.depth[inner_a], 1);
+	ck_assert(!(m->ev.flags[outer] & TC_EV_UNFINISHED));
+	ck_assert_int_eq(arg(m, outer, "begin_note")->v.i, 1);
+	ck_assert_str_eq(arg_str(m, outer, "end_note"), "late");
+	tc_model_destroy(m);
+}
+END_TEST
+
+static void ck_samples(const struct tc_model *m, const char *name, const char *unit,
+		const double *want, size_t n) {
+	const struct tc_counter *c = counter(m, name);
+	ck_assert_str_eq(tc_model_str(m, c->unit), unit);
+	ck_assert_uint_eq(c->count, n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(fabs(m->samples.value[c->first + i] - want[i]) < 1e-9,
+			"%s[%zu] = %g, want %g", name, i, m->samples.value[c->first + i], want[i]);
+	}
+}
+
+START_TEST(counters) {
+	NEED(p, "fixtures/perfetto/counters.pb");
+	struct tc_model *m = load(p);
+	ck_samples(m, "mem", "bytes", (double[]){ 3072 }, 1);
+	ck_samples(m, "load", "%", (double[]){ 12.5 }, 1);
+	/* Incremental: 100, +50; reset; 7, +1. */
+	ck_samples(m, "bytes sent", "bytes", (double[]){ 100, 150, 7, 8 }, 4);
+	ck_samples(m, "thread time", "ns", (double[]){ 700, 900 }, 2);
+	ck_samples(m, "temp", "", (double[]){ 36.6 }, 1);
+	const struct tc_counter *tt = counter(m, "thread time");
+	ck_assert_str_eq(tc_model_str(m, tt->group), "t51");
+	ck_assert_str_eq(tc_model_str(m, m->devices[tt->device].name), "app (pid 50)");
+	ck_assert_uint_eq(counter(m, "load")->device, TC_NONE);
+	/* Samples are ps from the origin (1000 ns). */
+	const struct tc_counter *bs = counter(m, "bytes sent");
+	ck_assert_int_eq(m->samples.ts[bs->first + 3], 5000000);
+	/* The slice went to the default track (thread 51). */
+	size_t w = find_ev(m, "work", 0);
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[w]].name), "t51");
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(interning_reset) {
+	NEED(p, "fixtures/perfetto/interning.pb");
+	struct tc_model *m = load(p);
+	ck_assert_uint_eq(m->ev.n, 4);
+	const char *want[] = { "alpha", "beta", "gamma", "gamma" };
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[i]].name), want[i]);
+		ck_assert_int_eq(m->ev.start[i], (int64_t)i * 1000000);
+	}
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[0]].category), "catA");
+	ck_assert_str_eq(arg_str(m, 0, "argA"), "valueA");
+	ck_assert_int_eq(arg(m, 2, "argG")->v.i, 9);
+	/* After the reset the category table is empty too. */
+	ck_assert_uint_eq(m->ops[m->ev.op[3]].category, 0);
+	ck_assert(has_warning(m, "need incremental state"));
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(clocks) {
+	NEED(p, "fixtures/perfetto/clocks.pb");
+	struct tc_model *m = load(p);
+	/* Earliest event: "mono" at MONOTONIC 4001000 = BOOTTIME 10001000. */
+	ck_assert_int_eq(m->origin_ns, 10001000);
+	size_t mono = find_ev(m, "mono", 0);
+	size_t delta = find_ev(m, "delta", 0);
+	size_t after = find_ev(m, "after resync", 0);
+	ck_assert_int_eq(m->ev.start[mono], 0);
+	ck_assert_int_eq(m->ev.dur[mono], 1000000);
+	/* Clock 64: 10000 us + 5 us, then +20 us. */
+	ck_assert_int_eq(m->ev.start[delta], 4000000);
+	ck_assert_int_eq(m->ev.dur[delta], 20000000);
+	/* The second snapshot: MONOTONIC 13000000 = BOOTTIME 20000000. */
+	ck_assert_int_eq(m->ev.start[after], (20000500LL - 10001000LL) * 1000);
+	ck_assert_uint_eq(m->n_warnings, 0);
+	tc_model_destroy(m);
+}
+END_TEST
+
+static bool flow_between(const struct tc_model *m, const char *a, const char *b, uint64_t id) {
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *f = &m->flows[i];
+		if (f->id == id &&
+				strcmp(tc_model_str(m, m->ops[m->ev.op[f->from]].name), a) == 0 &&
+				strcmp(tc_model_str(m, m->ops[m->ev.op[f->to]].name), b) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+START_TEST(flows) {
+	NEED(p, "fixtures/perfetto/flows.pb");
+	struct tc_model *m = load(p);
+	ck_assert_uint_eq(m->n_flows, 3);
+	ck_assert(flow_between(m, "send", "relay", 42));
+	ck_assert(flow_between(m, "relay", "recv", 42));
+	ck_assert(flow_between(m, "send", "recv", 7));
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(gpu_packets) {
+	NEED(p, "fixtures/perfetto/gpu.pb");
+	struct tc_model *m = load(p);
+	ck_assert_uint_eq(m->ev.n, 3);
+	/* Kernel name wins over the stage name; the queue names the track. */
+	size_t va = find_ev(m, "vector_add", 0);
+	size_t st = find_ev(m, "vertex", 0);
+	size_t cp = find_ev(m, "Memcpy HtoD", 0);
+	ck_assert_str_eq(dev_name(m, va), "GPU 0");
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[va]].name), "compute queue");
+	ck_assert_uint_eq(m->tracks[m->ev.track[va]].kind, TC_TRACK_STREAM);
+	ck_assert_uint_eq(m->ev.track[va], m->ev.track[st]);
+	ck_assert_int_eq(m->ev.start[va], 0);
+	ck_assert_int_eq(m->ev.dur[va], 500000);
+	ck_assert_int_eq(m->ev.start[st], 1000000);
+	ck_assert_int_eq(m->ev.dur[st], 250000);
+	ck_assert_uint_eq(m->ops[m->ev.op[va]].kind, TC_OP_KERNEL);
+	ck_assert_uint_eq(m->ops[m->ev.op[cp]].kind, TC_OP_MEMCPY_H2D);
+	ck_assert_str_eq(dev_name(m, cp), "GPU 1");
+	ck_assert_int_eq(m->tracks[m->ev.track[cp]].src_id, 3);
+	ck_samples(m, "GPU Frequency", "", (double[]){ 1500, 1750.5 }, 2);
+	const struct tc_counter *c = counter(m, "GPU Frequency");
+	ck_assert_str_eq(tc_model_str(m, m->devices[c->device].name), "GPU 0");
+	ck_assert_uint_eq(m->n_ops, 3);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(legacy_descriptors) {
+	NEED(p, "fixtures/perfetto/legacy.pb");
+	struct tc_model *m = load(p);
+	ck_assert_uint_eq(m->ev.n, 4);
+	size_t fr = find_ev(m, "frame", 0), dr = find_ev(m, "draw", 0);
+	size_t tick = find_ev(m, "delta tick", 0), ld = find_ev(m, "load", 0);
+	ck_assert_str_eq(dev_name(m, fr), "renderer (pid 77)");
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[fr]].name), "compositor");
+	ck_assert_uint_eq(m->tracks[m->ev.track[fr]].kind, TC_TRACK_HOST_THREAD);
+	ck_assert_int_eq(m->tracks[m->ev.track[fr]].src_id, 78);
+	ck_assert_int_eq(m->ev.dur[fr], 4000000);
+	/* X: duration_us 2. */
+	ck_assert_int_eq(m->ev.start[dr], 1000000);
+	ck_assert_int_eq(m->ev.dur[dr], 2000000);
+	ck_assert_uint_eq(m->ev.depth[dr], 1);
+	/* reference_timestamp_us 1000 + delta 5 us. */
+	ck_assert_int_eq(m->ev.start[tick], 5000000);
+	ck_assert_uint_eq(m->ev.track[tick], m->ev.track[fr]);
+	/* Async S/F with global id 9: a track of its own, named after the event. */
+	ck_assert_int_eq(m->ev.start[ld], 500000);
+	ck_assert_int_eq(m->ev.dur[ld], 3000000);
+	ck_assert_int_eq(m->tracks[m->ev.track[ld]].src_id, 9);
+	ck_assert_str_eq(tc_model_str(m, m->tracks[m->ev.track[ld]].name), "load");
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Event count, sums of start/dur/depth and of sample values: equal models. */
+static void digest(const struct tc_model *m, double out[6]) {
+	memset(out, 0, 6 * sizeof(double));
+	out[0] = (double)m->ev.n;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		out[1] += (double)m->ev.start[i];
+		out[2] += (double)m->ev.dur[i];
+		out[3] += m->ev.depth[i];
+	}
+	for (size_t i = 0; i < m->samples.n; i++) {
+		out[4] += m->samples.value[i];
+	}
+	out[5] = (double)m->n_flows * 1000 + (double)m->n_tracks;
+}
+
+static void same_model(const char *a, const char *b) {
+	struct tc_model *ma = load(a), *mb = load(b);
+	double da[6], db[6];
+	digest(ma, da);
+	digest(mb, db);
+	for (int i = 0; i < 6; i++) {
+		ck_assert_msg(da[i] == db[i], "%s vs %s: digest %d %g != %g", a, b, i,
+			da[i], db[i]);
+	}
+	ck_assert_int_eq(ma->origin_ns, mb->origin_ns);
+	tc_model_destroy(ma);
+	tc_model_destroy(mb);
+}
+
+START_TEST(compressed_same) {
+	const char *names[] = { "slices", "counters", "interning" };
+	for (size_t i = 0; i < 3; i++) {
+		char a[256], b[256];
+		snprintf(a, sizeof(a), "fixtures/perfetto/%s.pb", names[i]);
+		snprintf(b, sizeof(b), "fixtures/perfetto/%s.compressed.pb", names[i]);
+		const char *pa = fixture(a);
+		if (!pa) {
+			return;
+		}
+		char sa[4096];
+		snprintf(sa, sizeof(sa), "%s", pa);
+		const char *pb = fixture(b);
+		ck_assert(pb != NULL);
+		same_model(sa, pb);
+	}
+	const char *pa = fixture("fixtures/perfetto/slices.pb");
+	char sa[4096];
+	snprintf(sa, sizeof(sa), "%s", pa);
+	same_model(sa, fixture("fixtures/perfetto/slices.pb.gz"));
+}
+END_TEST
+
+/* Offsets where a top-level packet ends (cutting there leaves a valid file). */
+static bool on_boundary(const unsigned char *b, size_t len, size_t cut) {
+	size_t i = 0;
+	while (i < len) {
+		if (i == cut) {
+			return true;
+		}
+		size_t j = i + 1;
+		uint64_t n = 0;
+		for (unsigned sh = 0; j < len; sh += 7) {
+			n |= (uint64_t)(b[j] & 0x7f) << sh;
+			if (b[j++] < 0x80) {
+				break;
+			}
+		}
+		i = j + n;
+	}
+	return i == cut;
+}
+
+static void truncate_all(const char *path) {
+	size_t len;
+	unsigned char *b = tc_test_slurp(path, &len);
+	ck_assert(b != NULL);
+	/* tmpfs when there is one: a disk file per cut is slow. */
+	char tmp[64];
+	snprintf(tmp, sizeof(tmp), "%s/tc_perfetto_cut_XXXXXX",
+		access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	int fd = mkstemp(tmp);
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(write(fd, b, len), (ssize_t)len);
+	/* Cut from the end down, shrinking the one file. */
+	for (size_t cut = len - 1; cut > 0; cut--) {
+		ck_assert_int_eq(ftruncate(fd, (off_t)cut), 0);
+		struct tc_error err;
+		struct tc_model *m = load_err(tmp, &err);
+		if (on_boundary(b, len, cut)) {
+			ck_assert_msg(m != NULL, "%s cut at %zu (a packet boundary): %s",
+				path, cut, err.msg);
+		} else {
+			ck_assert_msg(m == NULL, "%s cut at %zu read without error", path, cut);
+			ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+			ck_assert(err.msg[0] != '\0');
+		}
+		tc_model_destroy(m);
+	}
+	close(fd);
+	unlink(tmp);
+	free(b);
+}
+
+/* Random byte changes: any outcome but a crash, hang or odd exit code. */
+static void mutate_all(const char *path) {
+	const unsigned rounds = 300;
+	size_t len;
+	unsigned char *b = tc_test_slurp(path, &len);
+	ck_assert(b != NULL);
+	unsigned char *c = malloc(len);
+	char tmp[64];
+	snprintf(tmp, sizeof(tmp), "%s/tc_perfetto_mut_XXXXXX",
+		access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	int fd = mkstemp(tmp);
+	ck_assert(fd >= 0);
+	uint32_t seed = 12345;
+	for (unsigned r = 0; r < rounds; r++) {
+		memcpy(c, b, len);
+		unsigned flips = 1 + r % 4;
+		for (unsigned k = 0; k < flips; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % len;
+			seed = seed * 1103515245u + 12345u;
+			c[at] = (unsigned char)(seed >> 16);
+		}
+		ck_assert_int_eq(ftruncate(fd, 0), 0);
+		ck_assert_int_eq(pwrite(fd, c, len, 0), (ssize_t)len);
+		struct tc_error err;
+		struct tc_model *m = load_err(tmp, &err);
+		if (!m) {
+			ck_assert_msg(err.code == TC_EXIT_INPUT || err.code == TC_EXIT_LIMIT,
+				"round %u: code %d (%s)", r, err.code, err.msg);
+		}
+		tc_model_destroy(m);
+	}
+	close(fd);
+	unlink(tmp);
+	free(c);
+	free(b);
+}
+
+START_TEST(mutations) {
+	const char *names[] = {
+		"fixtures/perfetto/slices.pb", "fixtures/perfetto/counters.pb",
+		"fixtures/perfetto/interning.pb", "fixtures/perfetto/clocks.pb",
+		"fixtures/perfetto/flows.pb", "fixtures/perfetto/slices.compressed.pb",
+	};
+	each_fixture(names, sizeof(names) / sizeof(names[0]), mutate_all);
+}
+END_TEST
+
+START_TEST(truncation) {
+	const char *names[] = {
+		"fixtures/perfetto/slices.pb", "fixtures/perfetto/counters.pb",
+		"fixtures/perfetto/clocks.pb", "fixtures/perfetto/slices.compressed.pb",
+	};
+	each_fixture(names, sizeof(names) / sizeof(names[0]), truncate_all);
+}
+END_TEST
+
+START_TEST(malformed_message) {
+	char tmp[] = "/tmp/tc_perfetto_bad_XXXXXX";
+	int fd = mkstemp(tmp);
+	ck_assert(fd >= 0);
+	/* A good packet {seq 1, timestamp 5}, then one that claims 100 bytes. */
+	const unsigned char bad[] = { 0x0a, 0x04, 0x50, 0x01, 0x40, 0x05, 0x0a, 0x64, 0x50 };
+	ck_assert_int_eq(write(fd, bad, sizeof(bad)), (ssize_t)sizeof(bad));
+	close(fd);
+	struct tc_error err;
+	struct tc_model *m = load_err(tmp, &err);
+	ck_assert(m == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_str_eq(err.msg, "perfetto: packet length runs past the end of the file");
+	ck_assert_int_eq(err.offset, 6);
+	/* A bad varint inside a TrackEvent. */
+	const unsigned char bad2[] = {
+		0x0a, 0x06, 0x40, 0x05, 0x5a, 0x02, 0x48, 0xff,
+	};
+	FILE *f = fopen(tmp, "wb");
+	ck_assert(f != NULL);
+	ck_assert_uint_eq(fwrite(bad2, 1, sizeof(bad2), f), sizeof(bad2));
+	fclose(f);
+	m = load_err(tmp, &err);
+	ck_assert(m == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_str_eq(err.msg, "perfetto: malformed TrackEvent: truncated or over-long varint");
+	ck_assert_int_eq(err.offset, 6);
+	unlink(tmp);
+}
+END_TEST
+
+START_TEST(sniff_rules) {
+	/* TracePacket {timestamp 8, trusted_packet_sequence_id 10}. */
+	const uint8_t pf[] = { 0x0a, 0x04, 0x40, 0x05, 0x50, 0x01 };
+	ck_assert_int_ge(tc_reader_perfetto.sniff(pf, sizeof(pf)), 70);
+	/* XSpace { XPlane { id 1, name "/host:CPU", lines {} } }. */
+	const uint8_t xs[] = {
+		0x0a, 0x0f, 0x08, 0x01, 0x12, 0x09, '/', 'h', 'o', 's', 't', ':', 'C', 'P', 'U',
+		0x1a, 0x00,
+	};
+	ck_assert_int_eq(tc_reader_perfetto.sniff(xs, sizeof(xs)), 0);
+	/* A head cut inside an XPlane's name: still not Perfetto. */
+	const uint8_t cut[] = { 0x0a, 0xff, 0x05, 0x12 };
+	ck_assert_int_eq(tc_reader_perfetto.sniff(cut, sizeof(cut)), 0);
+	const struct tc_reader *r = tc_ingest_sniff(pf, sizeof(pf));
+	ck_assert(r == &tc_reader_perfetto);
+	const uint8_t json[] = "{\"traceEvents\": []}";
+	ck_assert_int_eq(tc_reader_perfetto.sniff(json, sizeof(json) - 1), 0);
+}
+END_TEST
+
+/* ---- real traces ---- */
+
+static void ingest_dir(const char *rel, const char *suffix) {
+	const char *d = tc_test_trace(rel);
+	if (!d) {
+		return;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", d);
+	DIR *dp = opendir(dir);
+	ck_assert(dp != NULL);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(dp))) {
+		size_t l = strlen(de->d_name), k = strlen(suffix);
+		if (l < k || strcmp(de->d_name + l - k, suffix) != 0) {
+			continue;
+		}
+		char p[8192];
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		struct tc_model *m = load(p);
+		ck_assert_str_eq(tc_model_str(m, m->sources[0].format), "perfetto");
+		tc_model_destroy(m);
+		n++;
+	}
+	closedir(dp);
+	ck_assert_int_gt(n, 0);
+}
+
+START_TEST(real_all_ingest) {
+	ingest_dir("perfetto", ".pb");
+	ingest_dir("perfetto", ".perfetto-trace");
+	ingest_dir("perfetto/from_textproto", ".pb");
+	ingest_dir("perfetto/synthetic", ".pftrace");
+}
+END_TEST
+
+START_TEST(real_nested_tracks) {
+	char plain[4096], c[4096];
+	if (!real_trace("perfetto/perfetto-nested_tracks.perfetto-trace", plain)) {
+		return;
+	}
+	struct tc_model *m = load(plain);
+	ck_assert_uint_eq(m->ev.n, 1364);
+	ck_assert_uint_eq(m->n_tracks, 1364);
+	size_t with_parent = 0;
+	for (size_t i = 0; i < m->n_tracks; i++) {
+		with_parent += m->tracks[i].parent != TC_NONE;
+	}
+	/* Four top-level tracks; every other descriptor names its parent. */
+	ck_assert_uint_eq(with_parent, 1360);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		ck_assert(!(m->ev.flags[i] & TC_EV_UNFINISHED));
+	}
+	ck_assert_uint_eq(m->n_warnings, 0);
+	tc_model_destroy(m);
+	if (real_trace("perfetto/synthetic/nested_tracks.compressed_packets.pftrace", c)) {
+		same_model(plain, c);
+	}
+}
+END_TEST
+
+START_TEST(real_synthetic_interned) {
+	char plain[4096], c[4096];
+	if (!real_trace("perfetto/synthetic/synthetic_interned.pftrace", plain)) {
+		return;
+	}
+	struct tc_model *m = load(plain);
+	/* Origin: the first slice, MONOTONIC 900001000 = BOOTTIME 1000001000. */
+	ck_assert_int_eq(m->origin_ns, 1000001000);
+	size_t step = find_ev(m, "ProfilerStep#0", 0);
+	size_t mm = find_ev(m, "aten::matmul", 0);
+	size_t launch = find_ev(m, "cudaLaunchKernel", 0);
+	size_t k = find_ev(m, "ampere_sgemm_128x64_tn", 0);
+	/* iid 1 re-bound after the reset on sequence 4: a different name. */
+	size_t cp = find_ev(m, "Memcpy HtoD (Pageable -> Device)", 0);
+	size_t inst = find_ev(m, "non-interned instant", 0);
+	ck_assert_uint_eq(m->ops[m->ev.op[step]].kind, TC_OP_STEP);
+	ck_assert_uint_eq(m->ops[m->ev.op[mm]].kind, TC_OP_HOST_OP);
+	ck_assert_uint_eq(m->ops[m->ev.op[launch]].kind, TC_OP_RUNTIME);
+	ck_assert_uint_eq(m->ops[m->ev.op[k]].kind, TC_OP_KERNEL);
+	ck_assert_uint_eq(m->ops[m->ev.op[cp]].kind, TC_OP_MEMCPY_H2D);
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[k]].category), "kernel");
+	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[cp]].category), "gpu_memcpy");
+	ck_assert_int_eq(m->ev.start[step], 0);
+	ck_assert_int_eq(m->ev.dur[step], 8000000);
+	ck_assert_int_eq(m->ev.start[mm], 1000000);
+	ck_assert_int_eq(m->ev.dur[mm], 2000000);
+	ck_assert_int_eq(m->ev.start[launch], 1500000);
+	ck_assert_int_eq(m->ev.dur[launch], 500000);
+	ck_assert_uint_eq(m->ev.depth[launch], 2);
+	ck_assert_int_eq(m->ev.start[inst], 11000000);
+	/* Clock 64, µs deltas from 900000 µs (MONOTONIC): +5, +3; reset; +2, +2. */
+	ck_assert_int_eq(m->ev.start[k], 4000000);
+	ck_assert_int_eq(m->ev.dur[k], 3000000);
+	ck_assert_int_eq(m->ev.start[cp], 9000000);
+	ck_assert_int_eq(m->ev.dur[cp], 2000000);
+	ck_assert_str_eq(dev_name(m, k), "GPU 0");
+	ck_assert_str_eq(dev_name(m, launch), "python train.py (pid 4242)");
+	ck_assert_int_eq(arg(m, mm, "External id")->v.i, 17);
+	/* One input whose shape is [64, 128]. */
+	ck_assert_str_eq(arg_str(m, mm, "Input Dims"), "[[64,128]]");
+	/* The flow links the launch to the kernel. */
+	ck_assert_uint_eq(m->n_flows, 1);
+	ck_assert_uint_eq(m->flows[0].from, launch);
+	ck_assert_uint_eq(m->flows[0].to, k);
+	ck_assert_uint_eq(m->flows[0].kind, TC_FLOW_LAUNCH);
+	ck_assert_uint_eq(m->flows[0].id, 77);
+	/* Incremental thread-time counter, µs → ns: 10, 15, 16, 18, 21, 25 µs. */
+	ck_samples(m, "thread time", "ns",
+		(double[]){ 10000, 15000, 16000, 18000, 21000, 25000 }, 6);
+	ck_samples(m, "Allocated (bytes)", "bytes", (double[]){ 268435456 }, 1);
+	tc_model_destroy(m);
+	if (real_trace("perfetto/synthetic/synthetic_interned.compressed.pftrace", c)) {
+		same_model(plain, c);
+	}
+}
+END_TEST
+
+static Suite *suite(void) {
+	Suite *s = suite_create("perfetto");
+	TCase *tc = tcase_create("fixtures");
+	tcase_add_test(tc, slices_nested);
+	tcase_add_test(tc, unbalanced);
+	tcase_add_test(tc, counters);
+	tcase_add_test(tc, interning_reset);
+	tcase_add_test(tc, clocks);
+	tcase_add_test(tc, flows);
+	tcase_add_test(tc, gpu_packets);
+	tcase_add_test(tc, legacy_descriptors);
+	tcase_add_test(tc, compressed_same);
+	tcase_add_test(tc, truncation);
+	tcase_add_test(tc, mutations);
+	tcase_add_test(tc, malformed_message);
+	tcase_add_test(tc, sniff_rules);
+	suite_add_tcase(s, tc);
+	TCase *real = tcase_create("real");
+	tcase_add_test(real, real_all_ingest);
+	tcase_add_test(real, real_nested_tracks);
+	tcase_add_test(real, real_synthetic_interned);
+	suite_add_tcase(s, real);
+	return s;
+}
+
+int main(void) {
+	return tc_test_run(suite());
+}

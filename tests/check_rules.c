@@ -1,0 +1,990 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/intervals.h"
+#include "analysis/summary.h"
+#include "ingest/ingest.h"
+#include "tc_test.h"
+
+/*
+ * Analysis and rule tests on small models built with the model API: every
+ * rule has a fixture that fires it and one just below its threshold that
+ * stays silent; the breakdown sums to the step time; steps are inferred;
+ * roofline classes follow the ridge point.
+ */
+
+#define US 1000000LL /* ps per microsecond */
+#define MS (1000 * US)
+
+struct fx {
+	struct tc_model *m;
+	uint32_t gpu, cpu, stream, stream2, thread, dev_steps;
+};
+
+static struct fx fx_new(void) {
+	struct fx f;
+	f.m = tc_model_create();
+	struct tc_model *m = f.m;
+	tc_model_add_host(m, tc_model_intern(m, "node0"), TC_NONE);
+	f.cpu = tc_model_add_device(m, tc_model_intern(m, "python (pid 1)"), TC_DEV_CPU);
+	f.gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	f.thread = tc_model_add_track(m, f.cpu, tc_model_intern(m, "thread 1"), TC_TRACK_HOST_THREAD, 1);
+	f.stream = tc_model_add_track(m, f.gpu, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	f.stream2 = tc_model_add_track(m, f.gpu, tc_model_intern(m, "stream 8"), TC_TRACK_STREAM, 8);
+	f.dev_steps = tc_model_add_track(m, f.gpu, tc_model_intern(m, "Steps"), TC_TRACK_STEPS, 9);
+	return f;
+}
+
+static uint32_t ev(struct fx *f, uint32_t track, const char *name, enum tc_op_kind kind,
+		int64_t start, int64_t dur) {
+	uint32_t op = tc_model_op(f->m, tc_model_intern(f->m, name), 0, kind);
+	return tc_model_add_event(f->m, track, op, start, dur, 0);
+}
+
+static void ev_arg_int(struct fx *f, uint32_t e, uint32_t key, int64_t v) {
+	uint32_t a = tc_model_args_begin(f->m);
+	tc_model_arg_int(f->m, key, v);
+	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+}
+
+static void step(struct fx *f, int64_t num, int64_t start, int64_t dur) {
+	uint32_t e = ev(f, f->thread, "ProfilerStep", TC_OP_STEP, start, dur);
+	ev_arg_int(f, e, f->m->key.step, num);
+}
+
+static void analyze(struct fx *f, struct tc_analysis *a) {
+	tc_model_finalize(f->m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	tc_analyze(f->m, &o, a);
+}
+
+static const struct tc_finding *find(const struct tc_analysis *a, const char *kind) {
+	for (size_t i = 0; i < a->n_findings; i++) {
+		if (strcmp(a->findings[i].kind, kind) == 0) {
+			return &a->findings[i];
+		}
+	}
+	return NULL;
+}
+
+/* Build, analyze, and report whether the rule fired. */
+static bool fires(struct fx *f, const char *kind, enum tc_severity *sev) {
+	struct tc_analysis a;
+	analyze(f, &a);
+	const struct tc_finding *fd = find(&a, kind);
+	if (fd && sev) {
+		*sev = (enum tc_severity)fd->severity;
+	}
+	if (fd) {
+		ck_assert_ptr_nonnull(fd->text);
+		ck_assert_ptr_nonnull(fd->suggestion);
+	}
+	bool r = fd != NULL;
+	tc_analysis_finish(&a);
+	tc_model_destroy(f->m);
+	return r;
+}
+
+START_TEST(ivals_subtract) {
+	struct tc_ivals a = { 0 }, b = { 0 }, o = { 0 };
+	tc_ivals_push(&a, 0, 100);
+	tc_ivals_push(&a, 150, 300);
+	tc_ivals_push(&b, 10, 20);
+	tc_ivals_push(&b, 30, 40);
+	tc_ivals_push(&b, 90, 200);
+	tc_ivals_subtract(&a, &b, &o);
+	ck_assert_uint_eq(o.n, 4);
+	ck_assert_int_eq(tc_ivals_length(&o), 10 + 10 + 50 + 100);
+	ck_assert_int_eq(o.lo[3], 200);
+	ck_assert_int_eq(tc_ivals_length_in(&o, 15, 250), 10 + 50 + 50);
+	tc_ivals_finish(&a);
+	tc_ivals_finish(&b);
+	tc_ivals_finish(&o);
+}
+END_TEST
+
+START_TEST(breakdown_sums_to_step) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, 1 * MS);
+	step(&f, 2, 1 * MS, 1 * MS);
+	/* Step 1: kernel 0-400us, collective 300-600us (100 hidden), H2D copy
+	 * 550-650 (50 hidden), data loader on host 0-100 (hidden under the
+	 * kernel) and 700-800, launch call 800-850, compile 850-900. */
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 400 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 300 * US, 300 * US);
+	ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 550 * US, 100 * US);
+	ev(&f, f.thread, "DataLoader.next", TC_OP_DATALOAD, 0, 100 * US);
+	ev(&f, f.thread, "DataLoader.next", TC_OP_DATALOAD, 700 * US, 100 * US);
+	ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, 800 * US, 50 * US);
+	ev(&f, f.thread, "compile", TC_OP_COMPILE, 850 * US, 50 * US);
+	/* Step 2: a kernel crossing nothing, a D2H copy and a D2D copy. */
+	ev(&f, f.stream, "relu", TC_OP_KERNEL, 1 * MS, 100 * US);
+	ev(&f, f.stream, "Memcpy DtoH", TC_OP_MEMCPY_D2H, 1 * MS + 200 * US, 100 * US);
+	ev(&f, f.stream2, "Memcpy DtoD", TC_OP_MEMCPY_D2D, 1 * MS + 250 * US, 100 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_str_eq(a.steps_source, "host markers");
+	ck_assert_uint_eq(a.bd_device, f.gpu);
+	for (size_t i = 0; i < a.n_steps; i++) {
+		int64_t sum = 0;
+		for (int c = 0; c < TC_BD_COUNT; c++) {
+			ck_assert_int_ge(a.steps[i].cat_ps[c], 0);
+			sum += a.steps[i].cat_ps[c];
+		}
+		ck_assert_int_eq(sum, a.steps[i].dur_ps);
+	}
+	const struct tc_step *s = &a.steps[0];
+	ck_assert_int_eq(s->cat_ps[TC_BD_COMPUTE], 400 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_COLLECTIVE], 200 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_H2D], 50 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_INPUT], 100 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_LAUNCH], 50 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_COMPILE], 50 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_IDLE], 150 * US);
+	ck_assert_int_eq(s->busy_ps, 650 * US);
+	ck_assert_uint_eq(s->xfer[TC_XFER_H2D].count, 1);
+	s = &a.steps[1];
+	ck_assert_int_eq(s->cat_ps[TC_BD_COMPUTE], 100 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_D2H], 100 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_D2D], 50 * US);
+	ck_assert_int_eq(s->cat_ps[TC_BD_IDLE], 750 * US);
+	/* Step 2 has far less device work than step 1: partial, not counted. */
+	ck_assert(a.steps[1].partial);
+	ck_assert_uint_eq(a.n_steps_counted, 1);
+	ck_assert_int_eq(a.step_total_ps, MS);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(steps_explicit_range_warmup) {
+	struct fx f = fx_new();
+	/* Host markers 0..4; device step line with 3 steps wins. */
+	for (int i = 0; i < 5; i++) {
+		step(&f, 10 + i, i * MS, MS);
+	}
+	int64_t dur[] = { 5 * MS, MS, MS + 10 * US, MS - 10 * US };
+	int64_t t = 0;
+	for (int i = 0; i < 4; i++) {
+		uint32_t e = ev(&f, f.dev_steps, "step", TC_OP_STEP, t, dur[i]);
+		ev_arg_int(&f, e, f.m->key.step, 100 + i);
+		ev(&f, f.stream, "k", TC_OP_KERNEL, t, dur[i] / 2);
+		t += dur[i];
+	}
+	tc_model_finalize(f.m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(f.m, &o, &a);
+	ck_assert_str_eq(a.steps_source, "device markers");
+	ck_assert_uint_eq(a.n_steps, 4);
+	ck_assert_int_eq(a.steps[0].num, 100);
+	ck_assert(a.steps[0].warmup);
+	ck_assert(!a.steps[1].warmup);
+	ck_assert(!a.steps[3].partial);
+	ck_assert_uint_eq(a.n_steps_counted, 3);
+	ck_assert_int_eq(a.step_total_ps, 3 * MS);
+	tc_analysis_finish(&a);
+
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_analysis_opts_steps(&o, "101:102", &err));
+	tc_analyze(f.m, &o, &a);
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_uint_eq(a.n_steps_all, 4);
+	ck_assert_int_eq(a.steps[0].num, 101);
+	tc_analysis_finish(&a);
+	ck_assert(!tc_analysis_opts_steps(&o, "5:3", &err));
+	ck_assert(tc_analysis_opts_steps(&o, ":3", &err));
+	ck_assert(!tc_analysis_opts_threshold(&o, "nope=3", &err));
+	tc_error_init(&err);
+	ck_assert(tc_analysis_opts_threshold(&o, "input.high=30", &err));
+	ck_assert(o.th[TC_TH_INPUT_HIGH] == 30);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(steps_nested_markers) {
+	/* Markers under a python frame count; a marker inside a marker does not. */
+	struct fx f = fx_new();
+	ev(&f, f.thread, "<module>", TC_OP_PYTHON, 0, 10 * MS);
+	step(&f, 1, 1 * MS, 2 * MS);
+	step(&f, 2, 3 * MS, 2 * MS);
+	step(&f, 9, 3 * MS + 10 * US, MS);
+	ev(&f, f.stream, "k", TC_OP_KERNEL, MS, 10 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_str_eq(a.steps_source, "host markers");
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[1].num, 2);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(steps_host_rank_device) {
+	/* Two ranks: the markers' rank decides the breakdown device, even when
+	 * the other rank's device is busier. */
+	struct tc_model *m = tc_model_create();
+	uint32_t h0 = tc_model_add_host(m, tc_model_intern(m, "rank 0"), TC_NONE);
+	uint32_t c0 = tc_model_add_device(m, tc_model_intern(m, "cpu0"), TC_DEV_CPU);
+	uint32_t g0 = tc_model_add_device(m, tc_model_intern(m, "gpu0"), TC_DEV_GPU);
+	uint32_t h1 = tc_model_add_host(m, tc_model_intern(m, "rank 1"), TC_NONE);
+	uint32_t c1 = tc_model_add_device(m, tc_model_intern(m, "cpu1"), TC_DEV_CPU);
+	uint32_t g1 = tc_model_add_device(m, tc_model_intern(m, "gpu1"), TC_DEV_GPU);
+	ck_assert_uint_eq(m->devices[g0].host, h0);
+	ck_assert_uint_eq(m->devices[g1].host, h1);
+	uint32_t t0 = tc_model_add_track(m, c0, tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, 1);
+	uint32_t t1 = tc_model_add_track(m, c1, tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, 2);
+	uint32_t s0 = tc_model_add_track(m, g0, tc_model_intern(m, "s"), TC_TRACK_STREAM, 7);
+	uint32_t s1 = tc_model_add_track(m, g1, tc_model_intern(m, "s"), TC_TRACK_STREAM, 7);
+	uint32_t st = tc_model_op(m, tc_model_intern(m, "ProfilerStep"), 0, TC_OP_STEP);
+	uint32_t k = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	tc_model_add_event(m, t0, st, 0, MS, 0);
+	tc_model_add_event(m, t1, st, 0, MS, 0);
+	tc_model_add_event(m, t1, st, MS, MS, 0);
+	tc_model_add_event(m, s0, k, 0, 900 * US, 0);
+	tc_model_add_event(m, s1, k, 0, 100 * US, 0);
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.steps_device, c1);
+	ck_assert_uint_eq(a.bd_device, g1);
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 100 * US);
+	tc_analysis_finish(&a);
+	o.device = "gpu0";
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.bd_device, g0);
+	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 900 * US);
+	tc_analysis_finish(&a);
+	ck_assert_uint_eq(tc_analysis_find_device(m, "cpu"), c0);
+	ck_assert_uint_eq(tc_analysis_find_device(m, "tpu"), TC_NONE);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(steps_inferred) {
+	/* Device modules repeated: they become the steps. */
+	struct fx f = fx_new();
+	uint32_t mods = tc_model_add_track(f.m, f.gpu, tc_model_intern(f.m, "XLA Modules"),
+		TC_TRACK_MODULES, 3);
+	uint32_t ops = tc_model_add_track(f.m, f.gpu, tc_model_intern(f.m, "XLA Ops"),
+		TC_TRACK_OPS, 4);
+	for (int i = 0; i < 3; i++) {
+		ev(&f, mods, "jit_train_step", TC_OP_MODULE, i * MS, 800 * US);
+		ev(&f, ops, "fusion", TC_OP_KERNEL, i * MS, 700 * US);
+	}
+	ev(&f, mods, "jit_init", TC_OP_MODULE, 3 * MS, 100 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert(a.steps_inferred);
+	ck_assert_uint_eq(a.n_steps, 3);
+	ck_assert_ptr_nonnull(strstr(a.steps_source, "inferred"));
+	ck_assert_int_eq(a.steps[2].start_ps, 2 * MS);
+	ck_assert_int_eq(a.steps[1].cat_ps[TC_BD_COMPUTE], 700 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+
+	/* Host annotations repeated. */
+	f = fx_new();
+	for (int i = 0; i < 4; i++) {
+		ev(&f, f.thread, "train_step", TC_OP_ANNOTATION, i * MS, 900 * US);
+		ev(&f, f.thread, "log", TC_OP_ANNOTATION, i * MS + 950 * US, 10 * US);
+	}
+	ev(&f, f.stream, "k", TC_OP_KERNEL, 0, 10 * US);
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_steps, 4);
+	ck_assert_str_eq(tc_model_str(f.m, a.steps[0].name), "train_step");
+	ck_assert_ptr_nonnull(strstr(a.steps_source, "annotations"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+
+	/* Nothing repeated: one step over the whole trace. */
+	f = fx_new();
+	ev(&f, f.stream, "k", TC_OP_KERNEL, 5 * US, 10 * US);
+	ev(&f, f.thread, "main", TC_OP_ANNOTATION, 0, 40 * US);
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_steps, 1);
+	ck_assert_int_eq(a.steps[0].dur_ps, 40 * US);
+	ck_assert_ptr_nonnull(strstr(a.steps_source, "whole trace"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+/* Roofline: device peaks 100 TFLOP/s, 1 TB/s, ridge 100 FLOP/B. */
+static void roofline_ops(struct fx *f, int64_t mem_ps, int64_t comp_ps, int64_t mem_flops) {
+	f->m->devices[f->gpu].peak_flops = 100e12;
+	f->m->devices[f->gpu].peak_bw = 1e12;
+	uint32_t e = ev(f, f->stream, "elementwise", TC_OP_KERNEL, 0, mem_ps);
+	uint32_t o = f->m->ev.op[e];
+	f->m->ops[o].flops = mem_flops;
+	f->m->ops[o].bytes = mem_flops;
+	e = ev(f, f->stream, "matmul", TC_OP_KERNEL, mem_ps, comp_ps);
+	o = f->m->ev.op[e];
+	/* 50 GFLOP per call at intensity 5000: efficient and compute-bound. */
+	f->m->ops[o].flops = 50000000000LL;
+	f->m->ops[o].bytes = 10000000;
+}
+
+START_TEST(roofline_classes) {
+	struct fx f = fx_new();
+	roofline_ops(&f, 600 * US, 400 * US, 1000000);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_str_eq(a.ops.peak_source, "trace");
+	ck_assert(a.ops.ridge == 100);
+	for (size_t i = 0; i < a.ops.n; i++) {
+		const struct tc_op_row *r = &a.ops.rows[i];
+		const char *n = tc_model_str(f.m, r->name);
+		if (strcmp(n, "elementwise") == 0) {
+			ck_assert_int_eq(r->bound, TC_BOUND_MEMORY);
+			ck_assert(r->intensity == 1);
+		} else {
+			ck_assert_int_eq(r->bound, TC_BOUND_COMPUTE);
+		}
+	}
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+
+	double fl, bw;
+	ck_assert(tc_peaks_lookup("NVIDIA H100 80GB HBM3", &fl, &bw));
+	ck_assert(fl == 989e12);
+	ck_assert(tc_peaks_lookup("TPU v5 lite", &fl, &bw));
+	ck_assert(!tc_peaks_lookup("GeForce GT 710", &fl, &bw));
+	/* Table and override. */
+	f = fx_new();
+	f.m->devices[f.gpu].model = tc_model_intern(f.m, "A100-SXM4-80GB");
+	tc_model_finalize(f.m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	ck_assert_str_eq(tc_device_peaks(f.m, f.gpu, &o, &fl, &bw), "table");
+	ck_assert(fl == 312e12);
+	o.peak_bw = 1e12;
+	ck_assert_str_eq(tc_device_peaks(f.m, f.gpu, &o, &fl, &bw), "override");
+	ck_assert(bw == 1e12);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(rule_communication) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 500 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 400 * US, 300 * US);
+	ck_assert(fires(&f, "communication", &sev));
+	ck_assert_int_eq(sev, TC_SEV_HIGH); /* 20 % exposed */
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 100 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 100 * US, 600 * US);
+	ck_assert(fires(&f, "communication", &sev));
+	ck_assert_int_eq(sev, TC_SEV_CRITICAL); /* 60 %: over half the step */
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 500 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 400 * US, 129 * US); /* 2.9 % */
+	ck_assert(!fires(&f, "communication", NULL));
+}
+END_TEST
+
+START_TEST(rule_input_bound) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 100 * US, 900 * US);
+	ev(&f, f.thread, "DataLoader.next", TC_OP_DATALOAD, 0, 100 * US);
+	ck_assert(fires(&f, "input-bound", &sev));
+	ck_assert_int_eq(sev, TC_SEV_MEDIUM);
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 49 * US, 951 * US);
+	ev(&f, f.thread, "DataLoader.next", TC_OP_DATALOAD, 0, 100 * US); /* 4.9 % exposed */
+	ck_assert(!fires(&f, "input-bound", NULL));
+}
+END_TEST
+
+START_TEST(rule_transfer_bound) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 100 * US, 900 * US);
+	uint32_t e = ev(&f, f.stream2, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 100 * US);
+	ev_arg_int(&f, e, f.m->key.bytes, 1 << 20);
+	ck_assert(fires(&f, "transfer-bound", NULL));
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 40 * US, 960 * US);
+	ev(&f, f.stream2, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 100 * US); /* 4 % exposed */
+	ck_assert(!fires(&f, "transfer-bound", NULL));
+}
+END_TEST
+
+START_TEST(transfer_stats) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	uint32_t e = ev(&f, f.stream2, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 100 * US);
+	uint32_t a0 = tc_model_args_begin(f.m);
+	tc_model_arg_int(f.m, f.m->key.bytes, 1000000);
+	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pageable"));
+	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	e = ev(&f, f.stream2, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 200 * US, 100 * US);
+	ev_arg_int(&f, e, f.m->key.bytes, 3000000);
+	ev(&f, f.stream2, "Memcpy DtoH", TC_OP_MEMCPY_D2H, 400 * US, 100 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_xfer_stats *x = &a.xfer[TC_XFER_H2D];
+	ck_assert_uint_eq(x->count, 2);
+	ck_assert(x->bytes == 4000000);
+	ck_assert_int_eq(x->bytes_dur_ps, 200 * US);
+	ck_assert_uint_eq(x->n_pageable, 1);
+	ck_assert_uint_eq(a.xfer[TC_XFER_D2H].count, 1);
+	ck_assert_uint_eq(a.xfer[TC_XFER_D2H].n_bytes_known, 0);
+	ck_assert_uint_eq(a.steps[0].xfer[TC_XFER_H2D].count, 2);
+	ck_assert_ptr_nonnull(find(&a, "pageable-copies"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(rule_pageable_copies) {
+	struct fx f = fx_new();
+	uint32_t e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
+	uint32_t a0 = tc_model_args_begin(f.m);
+	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pageable"));
+	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	ck_assert(fires(&f, "pageable-copies", NULL));
+	f = fx_new();
+	e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
+	a0 = tc_model_args_begin(f.m);
+	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pinned"));
+	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	ck_assert(!fires(&f, "pageable-copies", NULL));
+}
+END_TEST
+
+/* Two kernels with a 200 us gap; the second is launched at launch_at. */
+static void launch_fixture(struct fx *f, int64_t launch_at) {
+	step(f, 1, 0, 400 * US);
+	uint32_t r1 = ev(f, f->thread, "cudaLaunchKernel", TC_OP_RUNTIME, 0, 2 * US);
+	uint32_t k1 = ev(f, f->stream, "k1", TC_OP_KERNEL, 5 * US, 95 * US);
+	uint32_t r2 = ev(f, f->thread, "cudaLaunchKernel", TC_OP_RUNTIME, launch_at, 2 * US);
+	uint32_t k2 = ev(f, f->stream, "k2", TC_OP_KERNEL, 300 * US, 100 * US);
+	tc_model_add_flow(f->m, r1, k1, TC_FLOW_LAUNCH, 1);
+	tc_model_add_flow(f->m, r2, k2, TC_FLOW_LAUNCH, 2);
+}
+
+START_TEST(rule_launch_bound) {
+	struct fx f = fx_new();
+	launch_fixture(&f, 250 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_ptr_nonnull(find(&a, "launch-bound"));
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_int_eq(a.util[0].idle_host_wait_ps, 200 * US);
+	ck_assert_uint_eq(a.util[0].n_launches, 2);
+	ck_assert_int_eq(a.util[0].launch_delay_p50_ps, 5 * US);
+	ck_assert_uint_eq(a.n_streams, 1);
+	ck_assert_int_eq(a.streams[0].idle_host_wait_ps, 200 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	/* Launched while k1 still ran: the gap is not the host's fault. */
+	f = fx_new();
+	launch_fixture(&f, 50 * US);
+	ck_assert(!fires(&f, "launch-bound", NULL));
+}
+END_TEST
+
+START_TEST(kernel_wait_gaps) {
+	/* Both launched up front: a 10 us gap is kernel wait, a 50 us one other. */
+	struct fx f = fx_new();
+	uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, 0, 1 * US);
+	uint32_t k1 = ev(&f, f.stream, "k1", TC_OP_KERNEL, 5 * US, 95 * US);
+	uint32_t k2 = ev(&f, f.stream, "k2", TC_OP_KERNEL, 110 * US, 90 * US);
+	uint32_t k3 = ev(&f, f.stream, "k3", TC_OP_KERNEL, 250 * US, 50 * US);
+	tc_model_add_flow(f.m, r, k1, TC_FLOW_LAUNCH, 1);
+	tc_model_add_flow(f.m, r, k2, TC_FLOW_LAUNCH, 2);
+	tc_model_add_flow(f.m, r, k3, TC_FLOW_LAUNCH, 3);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_int_eq(a.util[0].idle_host_wait_ps, 0);
+	ck_assert_int_eq(a.util[0].idle_kernel_wait_ps, 10 * US);
+	ck_assert_int_eq(a.util[0].idle_ps, 60 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(rule_host_bound) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 900 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 850 * US, 150 * US); /* 10 % exposed */
+	ck_assert(fires(&f, "host-bound", &sev));
+	ck_assert_int_eq(sev, TC_SEV_MEDIUM);
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 980 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 850 * US, 129 * US); /* 0 % */
+	ev(&f, f.thread, "aten::mul", TC_OP_HOST_OP, 980 * US, 20 * US);  /* 2 % */
+	ck_assert(!fires(&f, "host-bound", NULL));
+}
+END_TEST
+
+START_TEST(rule_idle_device) {
+	struct fx f = fx_new();
+	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 30 * US);
+	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* busy 40 % */
+	ck_assert(fires(&f, "idle-device", NULL));
+	f = fx_new();
+	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 41 * US);
+	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* busy 51 % */
+	ck_assert(!fires(&f, "idle-device", NULL));
+}
+END_TEST
+
+static void memory_fixture(struct fx *f, double peak) {
+	f->m->devices[f->gpu].memory_bytes = 1000;
+	uint32_t c = tc_model_counter(f->m, f->gpu, tc_model_intern(f->m, "memory.allocated"),
+		tc_model_intern(f->m, "bytes"), 0);
+	tc_model_add_sample(f->m, c, 0, 100);
+	tc_model_add_sample(f->m, c, 5 * US, peak);
+	tc_model_add_sample(f->m, c, 9 * US, 200);
+	ev(f, f->stream, "k", TC_OP_KERNEL, 0, 10 * US);
+}
+
+START_TEST(rule_memory_pressure) {
+	struct fx f = fx_new();
+	memory_fixture(&f, 950);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_mem, 1);
+	ck_assert(a.mem[0].peak_bytes == 950);
+	ck_assert_int_eq(a.mem[0].peak_ts_ps, 5 * US);
+	ck_assert_int_eq(a.mem[0].capacity_bytes, 1000);
+	ck_assert_ptr_nonnull(find(&a, "memory-pressure"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	memory_fixture(&f, 899);
+	ck_assert(!fires(&f, "memory-pressure", NULL));
+}
+END_TEST
+
+static void compile_fixture(struct fx *f, int n, int64_t dur) {
+	ev(f, f->stream, "k", TC_OP_KERNEL, 0, MS);
+	for (int i = 0; i < n; i++) {
+		uint32_t e = ev(f, f->thread, "backend_compile", TC_OP_COMPILE, i * 200 * US, dur);
+		/* A nested phase is not a second compilation. */
+		ev(f, f->thread, "backend_compile", TC_OP_COMPILE, i * 200 * US, dur / 2);
+		(void)e;
+	}
+}
+
+START_TEST(rule_compilation) {
+	struct fx f = fx_new();
+	compile_fixture(&f, 1, 100 * US); /* 10 % of the trace */
+	ck_assert(fires(&f, "compilation", NULL));
+	f = fx_new();
+	compile_fixture(&f, 1, 49 * US);
+	ck_assert(!fires(&f, "compilation", NULL));
+}
+END_TEST
+
+START_TEST(rule_recompilation) {
+	struct fx f = fx_new();
+	compile_fixture(&f, 3, 10 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.compile.n_events, 3);
+	ck_assert_uint_eq(a.compile.n_recompiled, 1);
+	ck_assert_uint_eq(a.compile.recompiled[0].count, 3);
+	ck_assert_ptr_nonnull(find(&a, "recompilation"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	compile_fixture(&f, 1, 10 * US);
+	ck_assert(!fires(&f, "recompilation", NULL));
+}
+END_TEST
+
+START_TEST(rule_memory_bound) {
+	struct fx f = fx_new();
+	roofline_ops(&f, 600 * US, 400 * US, 1000000);
+	ck_assert(fires(&f, "memory-bound", NULL));
+	f = fx_new();
+	roofline_ops(&f, 490 * US, 510 * US, 1000000);
+	ck_assert(!fires(&f, "memory-bound", NULL));
+}
+END_TEST
+
+START_TEST(rule_compute_bound) {
+	struct fx f = fx_new();
+	roofline_ops(&f, 200 * US, 800 * US, 1000000);
+	ck_assert(fires(&f, "compute-bound", NULL));
+	f = fx_new();
+	roofline_ops(&f, 310 * US, 690 * US, 1000000);
+	ck_assert(!fires(&f, "compute-bound", NULL));
+}
+END_TEST
+
+START_TEST(rule_unoptimized_op) {
+	struct fx f = fx_new();
+	/* elementwise: 1 MFLOP in 600 us against 1 TFLOP/s attainable. */
+	roofline_ops(&f, 600 * US, 400 * US, 1000000);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "unoptimized-op");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_str_eq(tc_model_str(f.m, fd->ops[0]), "elementwise");
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	/* 500 MFLOP in 600 us at intensity 1: 83 % of 1 TFLOP/s. */
+	roofline_ops(&f, 600 * US, 400 * US, 500000000);
+	ck_assert(!fires(&f, "unoptimized-op", NULL));
+}
+END_TEST
+
+static void straggler_fixture(struct fx *f, int64_t fast_comm) {
+	uint32_t g2 = tc_model_add_device(f->m, tc_model_intern(f->m, "GPU 1"), TC_DEV_GPU);
+	uint32_t g3 = tc_model_add_device(f->m, tc_model_intern(f->m, "GPU 2"), TC_DEV_GPU);
+	uint32_t s2 = tc_model_add_track(f->m, g2, tc_model_intern(f->m, "s"), TC_TRACK_STREAM, 7);
+	uint32_t s3 = tc_model_add_track(f->m, g3, tc_model_intern(f->m, "s"), TC_TRACK_STREAM, 7);
+	ev(f, f->stream, "ncclAllReduce", TC_OP_COLLECTIVE, 0, 400 * US);
+	ev(f, s2, "ncclAllReduce", TC_OP_COLLECTIVE, 0, 420 * US);
+	ev(f, s3, "ncclAllReduce", TC_OP_COLLECTIVE, 0, fast_comm);
+}
+
+START_TEST(rule_straggler) {
+	struct fx f = fx_new();
+	straggler_fixture(&f, 200 * US); /* 50 % below the median */
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "straggler");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_str_eq(tc_model_str(f.m, f.m->devices[fd->device].name), "GPU 2");
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	straggler_fixture(&f, 290 * US); /* 27.5 % */
+	ck_assert(!fires(&f, "straggler", NULL));
+}
+END_TEST
+
+START_TEST(util_overlap_and_ranking) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 600 * US);
+	ev(&f, f.stream, "tiny", TC_OP_KERNEL, 600 * US, 5 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 500 * US, 400 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_int_eq(a.util[0].compute_ps, 605 * US);
+	ck_assert_int_eq(a.util[0].comm_ps, 400 * US);
+	ck_assert_int_eq(a.util[0].overlap_ps, 105 * US);
+	ck_assert_uint_eq(a.util[0].n_short_kernels, 1);
+	ck_assert_uint_eq(a.n_streams, 2);
+	for (size_t i = 1; i < a.n_findings; i++) {
+		ck_assert_int_ge(a.findings[i - 1].severity, a.findings[i].severity);
+	}
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+START_TEST(op_table_grouping) {
+	struct fx f = fx_new();
+	ev(&f, f.stream, "a", TC_OP_KERNEL, 0, 10 * US);
+	ev(&f, f.stream, "a", TC_OP_KERNEL, 20 * US, 30 * US);
+	ev(&f, f.stream2, "b", TC_OP_MEMCPY_H2D, 0, 5 * US);
+	tc_model_finalize(f.m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_op_table t;
+	ck_assert(tc_analyze_op_table(f.m, &o, "name", &t));
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_int_eq(t.rows[0].p50_ps, 10 * US);
+	ck_assert_int_eq(t.busy_ps, 40 * US);
+	tc_op_table_finish(&t);
+	ck_assert(tc_analyze_op_table(f.m, &o, "kind", &t));
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_str_eq(t.rows[0].label, "kernel");
+	tc_op_table_finish(&t);
+	ck_assert(tc_analyze_op_table(f.m, &o, "device", &t));
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_uint_eq(t.rows[0].count, 3);
+	tc_op_table_finish(&t);
+	ck_assert(!tc_analyze_op_table(f.m, &o, "colour", &t));
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+/* ---- real traces (skipped when ../shared/traces is absent, or while the
+ * format's reader is not on this branch yet) ---- */
+
+static struct tc_model *load(const char *rel) {
+	const char *path = tc_test_trace(rel);
+	if (!path) {
+		fprintf(stderr, "skip: %s absent\n", rel);
+		return NULL;
+	}
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.threads = 1;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	if (!m && (strstr(err.msg, "not supported yet") || strstr(err.msg, "unrecognised format"))) {
+		fprintf(stderr, "skip: %s: %s\n", rel, err.msg);
+		return NULL;
+	}
+	ck_assert_msg(m != NULL, "%s: %s", rel, err.msg);
+	return m;
+}
+
+static void near(double got, double want, double rel, const char *what) {
+	double d = got - want;
+	d = d < 0 ? -d : d;
+	/* Plus 1e-6 absolute (1 ns when in ms): TraceLens's float noise on a
+	 * near-zero idle time is larger than any relative bar. */
+	double tol = rel * (want < 0 ? -want : want) + 1e-6;
+	ck_assert_msg(d <= tol, "%s: got %.9f, want %.9f", what, got, want);
+}
+
+/* TraceLens gpu_timeline (GOLD.md), ms: computation, busy, total. The
+ * qwen trace is measured inside its ProfilerStep (a GPU step marker); the
+ * others cover the whole GPU timeline. */
+static const struct {
+	const char *file;
+	double comp, busy, total;
+	bool in_step;
+} tracelens[] = {
+	{ "json/tracelens/h100-qwen1.5-0.5b-chat.json.gz", 31.903115234375, 31.905483154296874,
+		34.8924189453125, true },
+	{ "json/tracelens/h100-falconsai_nsfw.json.gz", 1.225308837890625, 1.225308837890625,
+		7.559843994140625, false },
+	{ "json/tracelens/h100-bert-small.json.gz", 0.30719775390625, 0.309437744140625,
+		3.907824951171875, false },
+	{ "json/tracelens/mi210-gpu_only.json.gz", 5.3433701171875, 5.3433701171875,
+		5.9795029296875, false },
+	{ "json/tracelens/mi300-torch_compile_triton.json.gz", 12.54902099609375,
+		12.54902099609375, 12.5490322265625, false },
+};
+
+START_TEST(gold_tracelens_gpu_timeline) {
+	struct tc_model *m = load(tracelens[_i].file);
+	if (!m) {
+		return;
+	}
+	double comp, busy, total;
+	if (tracelens[_i].in_step) {
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		struct tc_analysis a;
+		tc_analyze(m, &o, &a);
+		/* The reader maps Kineto's GPU-side ProfilerStep#6 to a device step
+		 * marker; TraceLens measured inside that window. */
+		ck_assert_str_eq(a.steps_source, "device markers");
+		ck_assert_uint_eq(a.n_steps, 1);
+		ck_assert_int_eq(a.steps[0].num, 6);
+		comp = (double)a.steps[0].cat_ps[TC_BD_COMPUTE] / 1e9;
+		busy = (double)a.steps[0].busy_ps / 1e9;
+		total = (double)a.steps[0].dur_ps / 1e9;
+		tc_analysis_finish(&a);
+	} else {
+		struct tc_summary s;
+		tc_analyze_summary(m, &s);
+		const struct tc_device_summary *d = NULL;
+		for (size_t i = 0; i < s.n_devices; i++) {
+			if (m->devices[s.devices[i].device].kind != TC_DEV_CPU) {
+				ck_assert_ptr_null(d);
+				d = &s.devices[i];
+			}
+		}
+		ck_assert_ptr_nonnull(d);
+		comp = (double)d->computation_ps / 1e9;
+		busy = (double)d->busy_ps / 1e9;
+		total = (double)d->span_ps / 1e9;
+		tc_summary_finish(&s);
+	}
+	near(comp, tracelens[_i].comp, 1e-3, "computation ms");
+	near(busy, tracelens[_i].busy, 1e-3, "busy ms");
+	near(total, tracelens[_i].total, 1e-3, "total ms");
+	near(total - busy, tracelens[_i].total - tracelens[_i].busy, 1e-3, "idle ms");
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_launch_bound) {
+	/* bert-small: 60 short kernels, the GPU idles between them. */
+	struct tc_model *m = load("json/tracelens/h100-bert-small.json.gz");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	const struct tc_finding *f = find(&a, "launch-bound");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(f->severity, TC_SEV_HIGH);
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_uint_gt(a.util[0].n_short_kernels, a.util[0].n_kernels / 2);
+	ck_assert_int_gt(a.util[0].idle_host_wait_ps, a.util[0].idle_ps / 2);
+	ck_assert_int_ge(a.util[0].launch_delay_p50_ps, 0);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_nccl_communication) {
+	struct tc_model *m = load("json/hta/nccl_parser_config__nccl_data.json.gz");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_int_gt(a.util[0].comm_ps, 0);
+	ck_assert_int_gt(a.util[0].overlap_ps, 0);
+	ck_assert_int_le(a.util[0].overlap_ps, a.util[0].comm_ps);
+	ck_assert_int_gt(a.cat_total_ps[TC_BD_COLLECTIVE], 0);
+	ck_assert_ptr_nonnull(find(&a, "communication"));
+	/* GOLD.md: 21 ncclKernel events (15 AllReduce, 6 Broadcast). */
+	struct tc_op_table t;
+	ck_assert(tc_analyze_op_table(m, &o, "kind", &t));
+	uint64_t n = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.rows[i].kind == TC_OP_COLLECTIVE) {
+			n += t.rows[i].count;
+		}
+	}
+	ck_assert_uint_eq(n, 21);
+	tc_op_table_finish(&t);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_hta_steps) {
+	/* GOLD.md: base has iterations 1009-1010; ProfilerStep#1010 is 122,149 us. */
+	struct tc_model *m = load("json/hta/trace_compare__base__base.json.gz");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_str_eq(a.steps_source, "host markers");
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[0].num, 1009);
+	ck_assert_int_eq(a.steps[1].num, 1010);
+	ck_assert_int_eq(a.steps[1].dur_ps, 122149LL * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(trace_tpu_roofline) {
+	struct tc_model *m = load("xplane/xprof-tpu_inference_2.xplane.pb");
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_op_table t;
+	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	/* Plane stats: 918 TFLOP/s, ~1638 GB/s. */
+	ck_assert_str_eq(t.peak_source, "trace");
+	near(t.ridge, 918e12 / 1638e9, 2e-3, "ridge");
+	size_t classified = 0, copies = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tc_op_row *r = &t.rows[i];
+		const char *name = tc_model_str(m, r->name);
+		/* XLA async copy halves are copies (copy-done waits for one), the
+		 * all-reduce is communication: neither sits on the roofline. */
+		if (strncmp(name, "copy-start", 10) == 0 || strncmp(name, "copy-done", 9) == 0) {
+			ck_assert_int_eq(r->kind, TC_OP_MEMCPY_D2D);
+			ck_assert_int_eq(r->bound, TC_BOUND_UNKNOWN);
+			copies++;
+		} else if (strcmp(name, "all-reduce") == 0) {
+			ck_assert_int_eq(r->kind, TC_OP_COLLECTIVE);
+			ck_assert_int_eq(r->bound, TC_BOUND_UNKNOWN);
+		} else if (r->bytes > 0 && r->flops >= 0) {
+			ck_assert_int_eq(r->kind, TC_OP_KERNEL);
+			ck_assert_int_ne(r->bound, TC_BOUND_UNKNOWN);
+			ck_assert_int_eq(r->bound, r->intensity < t.ridge ? TC_BOUND_MEMORY :
+				TC_BOUND_COMPUTE);
+			classified++;
+		}
+	}
+	ck_assert_uint_eq(copies, 12);
+	ck_assert_uint_gt(classified, 0);
+	tc_op_table_finish(&t);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert(a.steps_inferred);
+	ck_assert_uint_gt(a.n_steps, 1);
+	/* The device waits on its async copies ~97 % of the time: a transfer
+	 * finding, not a memory-bound or unoptimized copy-done. */
+	ck_assert_ptr_nonnull(find(&a, "transfer-bound"));
+	ck_assert_ptr_null(find(&a, "memory-bound"));
+	ck_assert_ptr_null(find(&a, "unoptimized-op"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
+int main(void) {
+	Suite *s = suite_create("rules");
+	TCase *tc = tcase_create("analysis");
+	tcase_add_test(tc, ivals_subtract);
+	tcase_add_test(tc, breakdown_sums_to_step);
+	tcase_add_test(tc, steps_explicit_range_warmup);
+	tcase_add_test(tc, steps_nested_markers);
+	tcase_add_test(tc, steps_host_rank_device);
+	tcase_add_test(tc, steps_inferred);
+	tcase_add_test(tc, roofline_classes);
+	tcase_add_test(tc, transfer_stats);
+	tcase_add_test(tc, util_overlap_and_ranking);
+	tcase_add_test(tc, kernel_wait_gaps);
+	tcase_add_test(tc, op_table_grouping);
+	suite_add_tcase(s, tc);
+	TCase *tr = tcase_create("rules");
+	tcase_add_test(tr, rule_communication);
+	tcase_add_test(tr, rule_compilation);
+	tcase_add_test(tr, rule_compute_bound);
+	tcase_add_test(tr, rule_host_bound);
+	tcase_add_test(tr, rule_idle_device);
+	tcase_add_test(tr, rule_input_bound);
+	tcase_add_test(tr, rule_launch_bound);
+	tcase_add_test(tr, rule_memory_bound);
+	tcase_add_test(tr, rule_memory_pressure);
+	tcase_add_test(tr, rule_pageable_copies);
+	tcase_add_test(tr, rule_recompilation);
+	tcase_add_test(tr, rule_straggler);
+	tcase_add_test(tr, rule_transfer_bound);
+	tcase_add_test(tr, rule_unoptimized_op);
+	suite_add_tcase(s, tr);
+	TCase *tt = tcase_create("traces");
+	tcase_add_loop_test(tt, gold_tracelens_gpu_timeline, 0,
+		(int)(sizeof(tracelens) / sizeof(tracelens[0])));
+	tcase_add_test(tt, trace_launch_bound);
+	tcase_add_test(tt, trace_nccl_communication);
+	tcase_add_test(tt, trace_hta_steps);
+	tcase_add_test(tt, trace_tpu_roofline);
+	suite_add_tcase(s, tt);
+	return tc_test_run(s);
+}
