@@ -34,32 +34,44 @@ void tc_ivals_finish(struct tc_ivals *v) {
 	memset(v, 0, sizeof(*v));
 }
 
-/* A min-heap of track cursors keyed by the next event's start. */
+/* A min-heap of track cursors keyed by the start of the track's next
+ * contributing event; the key lives in the cursor, as comparing through
+ * m->ev.start misses the cache on every step. */
 struct cursor {
+	int64_t key;
 	size_t i, end;
 };
 
-static int64_t cur_key(const struct tc_model *m, const struct cursor *c) {
-	return m->ev.start[c->i];
-}
-
-static void sift_down(const struct tc_model *m, struct cursor *h, size_t n, size_t k) {
+static void sift_down(struct cursor *h, size_t n, size_t k) {
+	struct cursor c = h[k];
 	for (;;) {
-		size_t l = 2 * k + 1, r = l + 1, s = k;
-		if (l < n && cur_key(m, &h[l]) < cur_key(m, &h[s])) {
-			s = l;
+		size_t s = 2 * k + 1;
+		if (s >= n) {
+			break;
 		}
-		if (r < n && cur_key(m, &h[r]) < cur_key(m, &h[s])) {
-			s = r;
+		if (s + 1 < n && h[s + 1].key < h[s].key) {
+			s++;
 		}
-		if (s == k) {
-			return;
+		if (h[s].key >= c.key) {
+			break;
 		}
-		struct cursor t = h[k];
 		h[k] = h[s];
-		h[s] = t;
 		k = s;
 	}
+	h[k] = c;
+}
+
+/* Move c to its next event with a positive duration that keep accepts:
+ * filtered unions skip most events without touching the heap. */
+static bool next_kept(const struct tc_model *m, struct cursor *c,
+		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
+	for (; c->i < c->end; c->i++) {
+		if (m->ev.dur[c->i] > 0 && (!keep || keep(m, c->i, ctx))) {
+			c->key = m->ev.start[c->i];
+			return true;
+		}
+	}
+	return false;
 }
 
 void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
@@ -70,22 +82,24 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 	size_t hn = 0;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
-		if (tr->count) {
-			h[hn++] = (struct cursor){ tr->first, (size_t)tr->first + tr->count };
+		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
+		if (next_kept(m, &c, keep, ctx)) {
+			h[hn++] = c;
 		}
 	}
 	for (size_t k = hn / 2; k-- > 0;) {
-		sift_down(m, h, hn, k);
+		sift_down(h, hn, k);
 	}
 	while (hn) {
 		size_t i = h[0].i;
-		if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
-			tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
-		}
-		if (++h[0].i >= h[0].end) {
+		tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+		h[0].i++;
+		if (!next_kept(m, &h[0], keep, ctx)) {
 			h[0] = h[--hn];
 		}
-		sift_down(m, h, hn, 0);
+		if (hn) {
+			sift_down(h, hn, 0);
+		}
 	}
 	free(h);
 }
