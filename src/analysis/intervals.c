@@ -104,6 +104,60 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 	free(h);
 }
 
+void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		out[k].n = 0;
+	}
+	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
+	size_t hn = 0;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[tracks[t]];
+		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
+		if (next_kept(m, &c, NULL, NULL)) {
+			h[hn++] = c;
+		}
+	}
+	for (size_t k = hn / 2; k-- > 0;) {
+		sift_down(h, hn, k);
+	}
+	/* The heap yields events in start order across tracks, so each kind's
+	 * list also receives increasing starts and stays a valid union. */
+	while (hn) {
+		size_t i = h[0].i;
+		tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
+			m->ev.start[i] + m->ev.dur[i]);
+		h[0].i++;
+		if (!next_kept(m, &h[0], NULL, NULL)) {
+			h[0] = h[--hn];
+		}
+		if (hn) {
+			sift_down(h, hn, 0);
+		}
+	}
+	free(h);
+}
+
+void tc_ivals_select_kinds(const struct tc_ivals per_kind[TC_OP_KIND_COUNT],
+		uint32_t mask, struct tc_ivals *out) {
+	struct tc_ivals tmp = { 0 };
+	out->n = 0;
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		if (!((mask >> k) & 1u) || per_kind[k].n == 0) {
+			continue;
+		}
+		tc_ivals_merge(out, &per_kind[k], &tmp);
+		tc_ivals_copy(out, &tmp);
+	}
+	tc_ivals_finish(&tmp);
+}
+
+void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]) {
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		tc_ivals_finish(&per_kind[k]);
+	}
+}
+
 int64_t tc_ivals_length(const struct tc_ivals *v) {
 	int64_t s = 0;
 	for (size_t i = 0; i < v->n; i++) {

@@ -131,6 +131,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
 	a->util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*a->util));
 	struct tc_ivals busy = { 0 }, comp = { 0 }, comm = { 0 };
+	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	size_t scap = 0;
 	/* Launch delays per device: device start - launch call start. */
 	int64_t **delays = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*delays));
@@ -196,13 +197,14 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			TC_GROW(a->streams, scap, a->n_streams + 1);
 			a->streams[a->n_streams++] = su;
 		}
-		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &busy);
+		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
+		tc_ivals_select_kinds(per_kind, UINT32_MAX, &busy);
 		/* Comm/compute overlap against kernels, as HTA measures it. */
-		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_KERNEL), &comp);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
+		tc_ivals_select_kinds(per_kind, TC_KIND_BIT(TC_OP_KERNEL), &comp);
+		tc_ivals_select_kinds(per_kind, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
 		u->kernel_ps = tc_ivals_length(&comp);
 		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &comp);
+		tc_ivals_select_kinds(per_kind, TC_KINDS_DEVICE_COMPUTE, &comp);
 		u->busy_ps = tc_ivals_length(&busy);
 		u->compute_ps = tc_ivals_length(&comp);
 		u->comm_ps = tc_ivals_length(&comm);
@@ -227,6 +229,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(nd);
 	free(cd);
 	tc_ivals_finish(&busy);
+	tc_ivals_finish_per_kind(per_kind);
 	tc_ivals_finish(&comp);
 	tc_ivals_finish(&comm);
 	free(ls);
