@@ -78,6 +78,16 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
 		struct tc_ivals *out) {
 	out->n = 0;
+	if (nt == 1) {
+		/* One track is already in start order: no heap. */
+		const struct tc_track *tr = &m->tracks[tracks[0]];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
+				tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+			}
+		}
+		return;
+	}
 	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
 	size_t hn = 0;
 	for (size_t t = 0; t < nt; t++) {

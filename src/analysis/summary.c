@@ -236,6 +236,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		s->n_aggregated += (uint64_t)(m->aggs[i].count > 0 ? m->aggs[i].count : 0);
 	}
 	struct tc_ivals iv = { 0 };
+	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	s->devices = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*s->devices));
 	int64_t busy_total = 0;
 	for (size_t d = 0; d < m->n_devices; d++) {
@@ -251,9 +252,10 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 			continue;
 		}
 		ds->n_tracks = (uint32_t)nt;
-		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &iv);
+		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
+		tc_ivals_select_kinds(per_kind, UINT32_MAX, &iv);
 		ds->busy_ps = tc_ivals_length(&iv);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &iv);
+		tc_ivals_select_kinds(per_kind, TC_KINDS_DEVICE_COMPUTE, &iv);
 		ds->computation_ps = tc_ivals_length(&iv);
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
@@ -274,6 +276,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		free(tracks);
 	}
 	tc_ivals_finish(&iv);
+	tc_ivals_finish_per_kind(per_kind);
 	if (s->n_devices) {
 		s->ops = tc_analyze_ops(m, device_work_track, NULL, false, &s->n_ops);
 		s->ops_busy_ps = busy_total;
