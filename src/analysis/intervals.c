@@ -78,14 +78,28 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
 		struct tc_ivals *out) {
 	out->n = 0;
-	if (nt == 1) {
-		/* One track is already in start order: no heap. */
-		const struct tc_track *tr = &m->tracks[tracks[0]];
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
-				tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+	if (nt <= 64) {
+		/* Few tracks: each track is in start order, so union it linearly
+		 * and merge the per-track unions (see tc_ivals_union_per_kind). */
+		struct tc_ivals local = { 0 }, tmp = { 0 };
+		for (size_t t = 0; t < nt; t++) {
+			struct tc_ivals *dst = t == 0 ? out : &local;
+			const struct tc_track *tr = &m->tracks[tracks[t]];
+			dst->n = 0;
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
+					tc_ivals_push(dst, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+				}
+			}
+			if (t > 0 && local.n) {
+				tc_ivals_merge(out, &local, &tmp);
+				struct tc_ivals sw = *out;
+				*out = tmp;
+				tmp = sw;
 			}
 		}
+		tc_ivals_finish(&local);
+		tc_ivals_finish(&tmp);
 		return;
 	}
 	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
@@ -114,10 +128,47 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 	free(h);
 }
 
+/* Distribute one track's events (sorted by start) into per-kind unions. */
+static void track_per_kind(const struct tc_model *m, uint32_t track,
+		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	const struct tc_track *tr = &m->tracks[track];
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		if (m->ev.dur[i] > 0) {
+			tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
+				m->ev.start[i] + m->ev.dur[i]);
+		}
+	}
+}
+
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 		out[k].n = 0;
+	}
+	if (nt <= 64) {
+		/* Few tracks: union each track linearly (nested events collapse
+		 * in place) and merge the much shorter per-track unions; cheaper
+		 * than a heap step per event. */
+		struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 }, tmp = { 0 };
+		for (size_t t = 0; t < nt; t++) {
+			struct tc_ivals *dst = t == 0 ? out : local;
+			for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+				dst[k].n = 0;
+			}
+			track_per_kind(m, tracks[t], dst);
+			for (int k = 0; t > 0 && k < TC_OP_KIND_COUNT; k++) {
+				if (local[k].n == 0) {
+					continue;
+				}
+				tc_ivals_merge(&out[k], &local[k], &tmp);
+				struct tc_ivals sw = out[k];
+				out[k] = tmp;
+				tmp = sw;
+			}
+		}
+		tc_ivals_finish_per_kind(local);
+		tc_ivals_finish(&tmp);
+		return;
 	}
 	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
 	size_t hn = 0;
