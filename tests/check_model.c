@@ -121,6 +121,64 @@ START_TEST(counters_sorted) {
 }
 END_TEST
 
+/* Several sorted runs per counter (one per thread), ties kept in input
+ * order, and samples of an invalid counter last. */
+START_TEST(counters_merge_runs) {
+	struct tc_model *m = tc_model_create();
+	uint32_t c1 = tc_model_counter(m, TC_NONE, tc_model_intern(m, "a"), 0, 0);
+	uint32_t c2 = tc_model_counter(m, TC_NONE, tc_model_intern(m, "b"), 0, 0);
+	static const int64_t ts[] = { 10, 20, 30, 5, 20, 40, 1, 35 };
+	for (int i = 0; i < 8; i++) {
+		tc_model_add_sample(m, c1, ts[i], i);
+		tc_model_add_sample(m, c2, 100 - ts[i], i);
+	}
+	tc_model_add_sample(m, 7, 3, 100);
+	tc_model_add_sample(m, 5, 9, 101);
+	tc_model_add_sample(m, 5, 2, 102);
+	tc_model_finalize(m);
+	static const int64_t want_ts[] = { 1, 5, 10, 20, 20, 30, 35, 40 };
+	static const double want_v[] = { 6, 3, 0, 1, 4, 2, 7, 5 };
+	const struct tc_samples *sm = &m->samples;
+	ck_assert_uint_eq(m->counters[c1].count, 8);
+	for (size_t i = 0; i < 8; i++) {
+		size_t k = m->counters[c1].first + i;
+		ck_assert_int_eq(sm->ts[k], want_ts[i]);
+		ck_assert(sm->value[k] == want_v[i]);
+		ck_assert_uint_eq(sm->counter[k], c1);
+	}
+	for (size_t i = 1; i < 8; i++) {
+		size_t k = m->counters[c2].first + i;
+		ck_assert_int_le(sm->ts[k - 1], sm->ts[k]);
+	}
+	ck_assert_uint_eq(sm->n, 19);
+	ck_assert_uint_eq(sm->counter[16], 5);
+	ck_assert_int_eq(sm->ts[16], 2);
+	ck_assert_uint_eq(sm->counter[17], 5);
+	ck_assert_int_eq(sm->ts[17], 9);
+	ck_assert_uint_eq(sm->counter[18], 7);
+	tc_model_destroy(m);
+}
+END_TEST
+
+START_TEST(event_costs_flag) {
+	struct tc_model *m = tc_model_create();
+	ck_assert(!m->event_costs);
+	uint32_t a = tc_model_args_begin(m);
+	tc_model_arg_int(m, tc_model_intern(m, "other"), 1);
+	tc_model_args_end(m, a);
+	ck_assert(!m->event_costs);
+	struct tc_model *b = tc_model_create();
+	a = tc_model_args_begin(b);
+	tc_model_arg_double(b, b->key.bytes_accessed, 8);
+	tc_model_args_end(b, a);
+	ck_assert(b->event_costs);
+	tc_model_merge(m, b);
+	ck_assert(m->event_costs);
+	tc_model_destroy(b);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("core");
@@ -128,6 +186,8 @@ int main(void) {
 	tcase_add_test(tc, args_and_costs);
 	tcase_add_test(tc, merge_models);
 	tcase_add_test(tc, counters_sorted);
+	tcase_add_test(tc, counters_merge_runs);
+	tcase_add_test(tc, event_costs_flag);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

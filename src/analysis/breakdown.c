@@ -192,12 +192,18 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 	uint32_t *ht = host_tracks(m, a->bd_device, &nh);
 	struct tc_ivals excl[TC_BD_COUNT] = { 0 };
 	struct tc_ivals dv = { 0 }, hv = { 0 }, cat = { 0 }, claimed = { 0 }, tmp = { 0 };
+	/* One pass per track set; each category then merges its kinds. */
+	struct tc_ivals dk[TC_OP_KIND_COUNT] = { 0 }, hk[TC_OP_KIND_COUNT] = { 0 };
+	struct tc_ivals ok[TC_OP_KIND_COUNT] = { 0 };
+	tc_ivals_union_per_kind(m, dt, nd, dk);
+	tc_ivals_union_per_kind(m, ht, nh, hk);
+	tc_ivals_union_per_kind(m, ot, no, ok);
 	for (int c = 0; c < TC_BD_IDLE; c++) {
-		tc_ivals_union_kinds(m, dt, nd, device_kinds[c], &dv);
-		tc_ivals_union_kinds(m, ht, nh, host_kinds[c], &hv);
+		tc_ivals_select_kinds(dk, device_kinds[c], &dv);
+		tc_ivals_select_kinds(hk, host_kinds[c], &hv);
 		tc_ivals_merge(&dv, &hv, &cat);
 		if (c == TC_BD_INPUT || c == TC_BD_COMPILE) {
-			tc_ivals_union_kinds(m, ot, no, device_kinds[c], &dv);
+			tc_ivals_select_kinds(ok, device_kinds[c], &dv);
 			tc_ivals_merge(&cat, &dv, &tmp);
 			tc_ivals_copy(&cat, &tmp);
 		}
@@ -251,6 +257,9 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		tc_ivals_finish(&excl[c]);
 	}
+	tc_ivals_finish_per_kind(dk);
+	tc_ivals_finish_per_kind(hk);
+	tc_ivals_finish_per_kind(ok);
 	tc_ivals_finish(&dv);
 	tc_ivals_finish(&hv);
 	tc_ivals_finish(&cat);

@@ -34,60 +34,189 @@ void tc_ivals_finish(struct tc_ivals *v) {
 	memset(v, 0, sizeof(*v));
 }
 
-/* A min-heap of track cursors keyed by the next event's start. */
+/* A min-heap of track cursors keyed by the start of the track's next
+ * contributing event; the key lives in the cursor, as comparing through
+ * m->ev.start misses the cache on every step. */
 struct cursor {
+	int64_t key;
 	size_t i, end;
 };
 
-static int64_t cur_key(const struct tc_model *m, const struct cursor *c) {
-	return m->ev.start[c->i];
-}
-
-static void sift_down(const struct tc_model *m, struct cursor *h, size_t n, size_t k) {
+static void sift_down(struct cursor *h, size_t n, size_t k) {
+	struct cursor c = h[k];
 	for (;;) {
-		size_t l = 2 * k + 1, r = l + 1, s = k;
-		if (l < n && cur_key(m, &h[l]) < cur_key(m, &h[s])) {
-			s = l;
+		size_t s = 2 * k + 1;
+		if (s >= n) {
+			break;
 		}
-		if (r < n && cur_key(m, &h[r]) < cur_key(m, &h[s])) {
-			s = r;
+		if (s + 1 < n && h[s + 1].key < h[s].key) {
+			s++;
 		}
-		if (s == k) {
-			return;
+		if (h[s].key >= c.key) {
+			break;
 		}
-		struct cursor t = h[k];
 		h[k] = h[s];
-		h[s] = t;
 		k = s;
 	}
+	h[k] = c;
+}
+
+/* Move c to its next event with a positive duration that keep accepts:
+ * filtered unions skip most events without touching the heap. */
+static bool next_kept(const struct tc_model *m, struct cursor *c,
+		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
+	for (; c->i < c->end; c->i++) {
+		if (m->ev.dur[c->i] > 0 && (!keep || keep(m, c->i, ctx))) {
+			c->key = m->ev.start[c->i];
+			return true;
+		}
+	}
+	return false;
 }
 
 void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
 		struct tc_ivals *out) {
 	out->n = 0;
+	if (nt <= 64) {
+		/* Few tracks: each track is in start order, so union it linearly
+		 * and merge the per-track unions (see tc_ivals_union_per_kind). */
+		struct tc_ivals local = { 0 }, tmp = { 0 };
+		for (size_t t = 0; t < nt; t++) {
+			struct tc_ivals *dst = t == 0 ? out : &local;
+			const struct tc_track *tr = &m->tracks[tracks[t]];
+			dst->n = 0;
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
+					tc_ivals_push(dst, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+				}
+			}
+			if (t > 0 && local.n) {
+				tc_ivals_merge(out, &local, &tmp);
+				struct tc_ivals sw = *out;
+				*out = tmp;
+				tmp = sw;
+			}
+		}
+		tc_ivals_finish(&local);
+		tc_ivals_finish(&tmp);
+		return;
+	}
 	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
 	size_t hn = 0;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
-		if (tr->count) {
-			h[hn++] = (struct cursor){ tr->first, (size_t)tr->first + tr->count };
+		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
+		if (next_kept(m, &c, keep, ctx)) {
+			h[hn++] = c;
 		}
 	}
 	for (size_t k = hn / 2; k-- > 0;) {
-		sift_down(m, h, hn, k);
+		sift_down(h, hn, k);
 	}
 	while (hn) {
 		size_t i = h[0].i;
-		if (m->ev.dur[i] > 0 && (!keep || keep(m, i, ctx))) {
-			tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
-		}
-		if (++h[0].i >= h[0].end) {
+		tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+		h[0].i++;
+		if (!next_kept(m, &h[0], keep, ctx)) {
 			h[0] = h[--hn];
 		}
-		sift_down(m, h, hn, 0);
+		if (hn) {
+			sift_down(h, hn, 0);
+		}
 	}
 	free(h);
+}
+
+/* Distribute one track's events (sorted by start) into per-kind unions. */
+static void track_per_kind(const struct tc_model *m, uint32_t track,
+		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	const struct tc_track *tr = &m->tracks[track];
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		if (m->ev.dur[i] > 0) {
+			tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
+				m->ev.start[i] + m->ev.dur[i]);
+		}
+	}
+}
+
+void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		out[k].n = 0;
+	}
+	if (nt <= 64) {
+		/* Few tracks: union each track linearly (nested events collapse
+		 * in place) and merge the much shorter per-track unions; cheaper
+		 * than a heap step per event. */
+		struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 }, tmp = { 0 };
+		for (size_t t = 0; t < nt; t++) {
+			struct tc_ivals *dst = t == 0 ? out : local;
+			for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+				dst[k].n = 0;
+			}
+			track_per_kind(m, tracks[t], dst);
+			for (int k = 0; t > 0 && k < TC_OP_KIND_COUNT; k++) {
+				if (local[k].n == 0) {
+					continue;
+				}
+				tc_ivals_merge(&out[k], &local[k], &tmp);
+				struct tc_ivals sw = out[k];
+				out[k] = tmp;
+				tmp = sw;
+			}
+		}
+		tc_ivals_finish_per_kind(local);
+		tc_ivals_finish(&tmp);
+		return;
+	}
+	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
+	size_t hn = 0;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[tracks[t]];
+		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
+		if (next_kept(m, &c, NULL, NULL)) {
+			h[hn++] = c;
+		}
+	}
+	for (size_t k = hn / 2; k-- > 0;) {
+		sift_down(h, hn, k);
+	}
+	/* The heap yields events in start order across tracks, so each kind's
+	 * list also receives increasing starts and stays a valid union. */
+	while (hn) {
+		size_t i = h[0].i;
+		tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
+			m->ev.start[i] + m->ev.dur[i]);
+		h[0].i++;
+		if (!next_kept(m, &h[0], NULL, NULL)) {
+			h[0] = h[--hn];
+		}
+		if (hn) {
+			sift_down(h, hn, 0);
+		}
+	}
+	free(h);
+}
+
+void tc_ivals_select_kinds(const struct tc_ivals per_kind[TC_OP_KIND_COUNT],
+		uint32_t mask, struct tc_ivals *out) {
+	struct tc_ivals tmp = { 0 };
+	out->n = 0;
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		if (!((mask >> k) & 1u) || per_kind[k].n == 0) {
+			continue;
+		}
+		tc_ivals_merge(out, &per_kind[k], &tmp);
+		tc_ivals_copy(out, &tmp);
+	}
+	tc_ivals_finish(&tmp);
+}
+
+void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]) {
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		tc_ivals_finish(&per_kind[k]);
+	}
 }
 
 int64_t tc_ivals_length(const struct tc_ivals *v) {

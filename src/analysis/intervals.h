@@ -46,6 +46,16 @@ void tc_ivals_subtract(const struct tc_ivals *a, const struct tc_ivals *b, struc
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
 /* Copy src into dst (dst's storage reused). */
 void tc_ivals_copy(struct tc_ivals *dst, const struct tc_ivals *src);
+
+/* Unions for every op kind in one pass over the events of tracks:
+ * out[k] = union of the events whose op kind is k (cleared first). Cheaper
+ * than one filtered union per kind when several kinds are needed. */
+void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	struct tc_ivals out[TC_OP_KIND_COUNT]);
+/* out = union of per_kind[k] over the kinds in mask. */
+void tc_ivals_select_kinds(const struct tc_ivals per_kind[TC_OP_KIND_COUNT],
+	uint32_t mask, struct tc_ivals *out);
+void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
 void tc_ivals_finish(struct tc_ivals *v);
 
 /* Device-work tracks of device d (all devices if d == TC_NONE); returns a

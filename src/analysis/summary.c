@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/summary.h"
+#include "util/select.h"
 #include "util/xalloc.h"
 
 struct op_key_table {
@@ -26,22 +27,6 @@ static int cmp_total(const void *pa, const void *pb) {
 	return a->name < b->name ? -1 : a->name > b->name;
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static int64_t pct(const int64_t *v, size_t n, double p) {
-	if (n == 0) {
-		return -1;
-	}
-	size_t r = (size_t)(p / 100.0 * (double)n + 0.999999999);
-	if (r < 1) {
-		r = 1;
-	}
-	return v[r > n ? n - 1 : r - 1];
-}
 
 struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
@@ -161,9 +146,8 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		}
 		for (size_t r = 0; r < w; r++) {
 			size_t c = startp[r + 1] - startp[r];
-			tc_sort(durs + startp[r], c, sizeof(*durs), cmp_i64);
-			rows[r].p50_ps = pct(durs + startp[r], c, 50);
-			rows[r].p99_ps = pct(durs + startp[r], c, 99);
+			rows[r].p50_ps = tc_percentile_i64(durs + startp[r], c, 50);
+			rows[r].p99_ps = tc_percentile_i64(durs + startp[r], c, 99);
 		}
 		free(fill);
 		free(durs);
@@ -252,6 +236,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		s->n_aggregated += (uint64_t)(m->aggs[i].count > 0 ? m->aggs[i].count : 0);
 	}
 	struct tc_ivals iv = { 0 };
+	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	s->devices = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*s->devices));
 	int64_t busy_total = 0;
 	for (size_t d = 0; d < m->n_devices; d++) {
@@ -267,9 +252,10 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 			continue;
 		}
 		ds->n_tracks = (uint32_t)nt;
-		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &iv);
+		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
+		tc_ivals_select_kinds(per_kind, UINT32_MAX, &iv);
 		ds->busy_ps = tc_ivals_length(&iv);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &iv);
+		tc_ivals_select_kinds(per_kind, TC_KINDS_DEVICE_COMPUTE, &iv);
 		ds->computation_ps = tc_ivals_length(&iv);
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
@@ -290,6 +276,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		free(tracks);
 	}
 	tc_ivals_finish(&iv);
+	tc_ivals_finish_per_kind(per_kind);
 	if (s->n_devices) {
 		s->ops = tc_analyze_ops(m, device_work_track, NULL, false, &s->n_ops);
 		s->ops_busy_ps = busy_total;

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/intervals.h"
+#include "util/select.h"
 #include "util/xalloc.h"
 
 /*
@@ -21,9 +22,41 @@ static int cmp_ev_ref(const void *pa, const void *pb) {
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
+/* Merge the sorted runs v[run[i]..run[i+1]) into one sorted array. */
+static void merge_runs(struct ev_ref *v, size_t n, size_t *run, size_t nrun) {
+	if (nrun < 2) {
+		return;
+	}
+	struct ev_ref *tmp = tc_xmalloc(n * sizeof(*tmp));
+	struct ev_ref *src = v, *dst = tmp;
+	while (nrun > 1) {
+		size_t out = 0;
+		for (size_t r = 0; r < nrun; r += 2) {
+			size_t a = run[r], ae = run[r + 1];
+			/* run[] holds nrun + 1 bounds, so run[r + 2] exists for a pair. */
+			size_t b = ae, be = r + 1 < nrun ? run[r + 2] : ae;
+			size_t o = a;
+			while (a < ae && b < be) {
+				dst[o++] = cmp_ev_ref(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
+			}
+			while (a < ae) {
+				dst[o++] = src[a++];
+			}
+			while (b < be) {
+				dst[o++] = src[b++];
+			}
+			run[out++] = run[r];
+		}
+		run[out] = n;
+		nrun = out;
+		struct ev_ref *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v) {
+		memcpy(v, src, n * sizeof(*v));
+	}
+	free(tmp);
 }
 
 /* Start of the launching host call of each device event (TC_FLOW_LAUNCH),
@@ -57,15 +90,22 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 	}
 	struct ev_ref *v = tc_xmalloc(n * sizeof(*v));
 	size_t w = 0;
+	/* Each track is sorted already: collect them as runs and merge the runs
+	 * pairwise (O(n log tracks)) instead of sorting from scratch. */
+	size_t *run = tc_xmalloc((nt + 1) * sizeof(*run));
+	size_t nrun = 0;
 	for (size_t k = 0; k < nt; k++) {
 		const struct tc_track *tr = &m->tracks[tracks[k]];
+		run[nrun++] = w;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			if (m->ev.dur[i] > 0) {
 				v[w++] = (struct ev_ref){ m->ev.start[i], (uint32_t)i };
 			}
 		}
 	}
-	tc_sort(v, w, sizeof(*v), cmp_ev_ref);
+	run[nrun] = w;
+	merge_runs(v, w, run, nrun);
+	free(run);
 	/* A gap is host-bound when the op that ends it was launched after the
 	 * device went idle: the device waited for the host (HTA's host_wait). */
 	int64_t cur = w ? v[0].start : 0;
@@ -91,6 +131,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
 	a->util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*a->util));
 	struct tc_ivals busy = { 0 }, comp = { 0 }, comm = { 0 };
+	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	size_t scap = 0;
 	/* Launch delays per device: device start - launch call start. */
 	int64_t **delays = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*delays));
@@ -156,23 +197,27 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			TC_GROW(a->streams, scap, a->n_streams + 1);
 			a->streams[a->n_streams++] = su;
 		}
-		tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &busy);
+		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
+		tc_ivals_select_kinds(per_kind, UINT32_MAX, &busy);
 		/* Comm/compute overlap against kernels, as HTA measures it. */
-		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_KERNEL), &comp);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
+		tc_ivals_select_kinds(per_kind, TC_KIND_BIT(TC_OP_KERNEL), &comp);
+		tc_ivals_select_kinds(per_kind, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
 		u->kernel_ps = tc_ivals_length(&comp);
 		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
-		tc_ivals_union_kinds(m, tracks, nt, TC_KINDS_DEVICE_COMPUTE, &comp);
+		tc_ivals_select_kinds(per_kind, TC_KINDS_DEVICE_COMPUTE, &comp);
 		u->busy_ps = tc_ivals_length(&busy);
 		u->compute_ps = tc_ivals_length(&comp);
 		u->comm_ps = tc_ivals_length(&comm);
 		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 		device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 		if (nd[d]) {
-			tc_sort(delays[d], nd[d], sizeof(int64_t), cmp_i64);
 			u->n_launches = nd[d];
-			u->launch_delay_p50_ps = delays[d][(nd[d] - 1) / 2];
-			u->launch_delay_max_ps = delays[d][nd[d] - 1];
+			int64_t mx = INT64_MIN;
+			for (size_t k = 0; k < nd[d]; k++) {
+				mx = delays[d][k] > mx ? delays[d][k] : mx;
+			}
+			u->launch_delay_max_ps = mx;
+			u->launch_delay_p50_ps = tc_select_i64(delays[d], nd[d], (nd[d] - 1) / 2);
 		}
 		u->peak_source = tc_device_peaks(m, (uint32_t)d, o, &u->peak_flops, &u->peak_bw);
 		free(tracks);
@@ -184,6 +229,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(nd);
 	free(cd);
 	tc_ivals_finish(&busy);
+	tc_ivals_finish_per_kind(per_kind);
 	tc_ivals_finish(&comp);
 	tc_ivals_finish(&comm);
 	free(ls);

@@ -197,6 +197,7 @@ static enum role role_of(const uint8_t *s, size_t n) {
 struct smeta {
 	uint32_t name; /* interned stat name; also the ref_value target */
 	uint8_t role;
+	uint32_t last; /* this stat's last interned string value, TC_NONE */
 };
 
 /* A decoded XStat value. */
@@ -589,13 +590,30 @@ static inline void stat_ref(struct reader *r, struct sval *v, uint64_t ref) {
 	}
 }
 
-/* Resolve the stat's name and intern a borrowed string value. */
+/* Resolve the stat's name and intern a borrowed string value. Nearly half
+ * the string stats of real GPU profiles repeat their stat's previous value
+ * (allocator names, context ids, region types): that one is compared before
+ * hashing. Over-long strings always go through intern, which counts them. */
 static inline void stat_done(struct reader *r, int64_t mid, uint32_t *sm_out,
 		struct sval *v) {
-	*sm_out = idmap_get(&r->smap, mid);
-	if (v->type == SV_STR && v->raw) {
-		v->v.s = intern(r, v->raw, v->raw_len);
+	uint32_t k = idmap_get(&r->smap, mid);
+	*sm_out = k;
+	if (v->type != SV_STR || !v->raw) {
+		return;
 	}
+	if (k == TC_NONE) {
+		v->v.s = intern(r, v->raw, v->raw_len);
+		return;
+	}
+	uint32_t last = r->sm[k].last;
+	const struct tc_intern *t = &r->m->strings;
+	if (last != TC_NONE && v->raw_len <= r->lim->max_string &&
+			tc_intern_len(t, last) == v->raw_len &&
+			memcmp(tc_intern_str(t, last), v->raw, v->raw_len) == 0) {
+		v->v.s = last;
+		return;
+	}
+	v->v.s = r->sm[k].last = intern(r, v->raw, v->raw_len);
 }
 
 static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
@@ -1503,6 +1521,7 @@ static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 			.name = name,
 			.role = (uint8_t)role_of((const uint8_t *)tc_model_str(r->m, name),
 				tc_intern_len(&r->m->strings, name)),
+			.last = TC_NONE,
 		};
 		max_key = keys[nt] > max_key ? keys[nt] : max_key;
 		nt++;

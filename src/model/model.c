@@ -220,6 +220,9 @@ uint32_t tc_model_args_begin(struct tc_model *m) {
 static struct tc_arg *arg_push(struct tc_model *m, uint32_t key, uint8_t type) {
 	TC_GROW(m->args, m->cap_args, m->n_args + 1);
 	struct tc_arg *a = &m->args[m->n_args++];
+	if (key == m->key.flops || key == m->key.bytes_accessed) {
+		m->event_costs = true;
+	}
 	a->key = key;
 	a->type = type;
 	return a;
@@ -454,6 +457,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		TC_GROW(dst->args, dst->cap_args, dst->n_args + 1);
 		dst->args[dst->n_args++] = a;
 	}
+	dst->event_costs = dst->event_costs || src->event_costs;
 	for (size_t i = 0; i < src->n_devices; i++) {
 		struct tc_device d = src->devices[i];
 		d.name = smap[d.name];
@@ -729,6 +733,90 @@ static int cmp_sample(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* Scatter column col to positions dst (a permutation of 0..n-1). */
+#define PERMUTE_TO(col, type, dst, n) do { \
+	type *to_ = tc_xmalloc((n) * sizeof(type)); \
+	for (size_t k_ = 0; k_ < (n); k_++) { \
+		to_[(dst)[k_]] = (col)[k_]; \
+	} \
+	free(col); \
+	(col) = to_; \
+} while (0)
+
+/* Sort the samples of the invalid-counter bucket: counter, ts, input order
+ * (the counting sort kept input order, so position stands for it). */
+static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi) {
+	size_t n = hi - lo;
+	struct sample_rec *r = tc_xmalloc(n * sizeof(*r));
+	for (size_t i = 0; i < n; i++) {
+		r[i] = (struct sample_rec){ s->counter[lo + i], s->ts[lo + i], s->value[lo + i], i };
+	}
+	tc_sort(r, n, sizeof(*r), cmp_sample);
+	for (size_t i = 0; i < n; i++) {
+		s->counter[lo + i] = r[i].counter;
+		s->ts[lo + i] = r[i].ts;
+		s->value[lo + i] = r[i].value;
+	}
+	free(r);
+}
+
+struct ts_val {
+	int64_t ts;
+	double value;
+};
+
+/*
+ * Stable natural merge sort of one counter's samples by time. Readers give
+ * a few sorted runs (one per thread or line feeding the counter), so this
+ * costs n log(runs); stability keeps input order on equal times.
+ */
+static void merge_runs(int64_t *ts, double *value, size_t n, struct ts_val **buf, size_t *cap) {
+	TC_GROW(*buf, *cap, 2 * n);
+	struct ts_val *a = *buf, *b = *buf + n;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (struct ts_val){ ts[i], value[i] };
+	}
+	for (;;) {
+		size_t lo = 0;
+		while (lo < n) {
+			size_t mid = lo + 1;
+			while (mid < n && a[mid - 1].ts <= a[mid].ts) {
+				mid++;
+			}
+			if (mid == n) {
+				if (lo == 0) {
+					goto done;
+				}
+				memcpy(b + lo, a + lo, (n - lo) * sizeof(*a));
+				break;
+			}
+			size_t hi = mid + 1;
+			while (hi < n && a[hi - 1].ts <= a[hi].ts) {
+				hi++;
+			}
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				b[k++] = a[j].ts < a[i].ts ? a[j++] : a[i++];
+			}
+			while (i < mid) {
+				b[k++] = a[i++];
+			}
+			while (j < hi) {
+				b[k++] = a[j++];
+			}
+			lo = hi;
+		}
+		struct ts_val *t = a;
+		a = b;
+		b = t;
+	}
+done:
+	for (size_t i = 0; i < n; i++) {
+		ts[i] = a[i].ts;
+		value[i] = a[i].value;
+	}
+}
+
 static void sort_samples(struct tc_model *m) {
 	struct tc_samples *s = &m->samples;
 	bool sorted = true;
@@ -737,17 +825,44 @@ static void sort_samples(struct tc_model *m) {
 			(s->counter[i - 1] == s->counter[i] && s->ts[i - 1] <= s->ts[i]);
 	}
 	if (!sorted) {
-		struct sample_rec *r = tc_xmalloc(s->n * sizeof(*r));
-		for (size_t i = 0; i < s->n; i++) {
-			r[i] = (struct sample_rec){ s->counter[i], s->ts[i], s->value[i], i };
+		/* Readers interleave counters (one memory record gives several) but
+		 * keep each counter's samples in time order: a stable counting sort
+		 * by counter, then a sort of only the buckets that need it. Bucket
+		 * nc holds samples of invalid counters. */
+		size_t n = s->n, nc = m->n_counters;
+		size_t *cnt = tc_xcalloc(nc + 2, sizeof(*cnt));
+		for (size_t i = 0; i < n; i++) {
+			cnt[(s->counter[i] < nc ? s->counter[i] : nc) + 1]++;
 		}
-		tc_sort(r, s->n, sizeof(*r), cmp_sample);
-		for (size_t i = 0; i < s->n; i++) {
-			s->counter[i] = r[i].counter;
-			s->ts[i] = r[i].ts;
-			s->value[i] = r[i].value;
+		for (size_t b = 0; b <= nc; b++) {
+			cnt[b + 1] += cnt[b];
 		}
-		free(r);
+		/* Destination of each sample, then one column at a time: the
+		 * extra memory is one index a sample plus one column. */
+		size_t *dst = tc_xmalloc(n * sizeof(*dst));
+		for (size_t i = 0; i < n; i++) {
+			dst[i] = cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
+		}
+		PERMUTE_TO(s->ts, int64_t, dst, n);
+		PERMUTE_TO(s->value, double, dst, n);
+		PERMUTE_TO(s->counter, uint32_t, dst, n);
+		free(dst);
+		s->cap = n;
+		/* cnt[b] is now the end of bucket b. */
+		struct ts_val *tmp = NULL;
+		size_t tmp_cap = 0;
+		for (size_t b = 0, lo = 0; b <= nc; lo = cnt[b++]) {
+			size_t hi = cnt[b];
+			if (b == nc) {
+				if (hi > lo) {
+					sort_bucket(s, lo, hi);
+				}
+			} else {
+				merge_runs(s->ts + lo, s->value + lo, hi - lo, &tmp, &tmp_cap);
+			}
+		}
+		free(tmp);
+		free(cnt);
 	}
 	for (size_t c = 0; c < m->n_counters; c++) {
 		m->counters[c].first = 0;
@@ -777,7 +892,8 @@ void tc_model_finalize(struct tc_model *m) {
 
 int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
 	int64_t v;
-	if (m->ev.args[i] != TC_NONE && tc_model_arg_i64(m, m->ev.args[i], m->key.flops, &v)) {
+	if (m->event_costs && m->ev.args[i] != TC_NONE &&
+			tc_model_arg_i64(m, m->ev.args[i], m->key.flops, &v)) {
 		return v;
 	}
 	return m->ops[m->ev.op[i]].flops;
@@ -785,7 +901,7 @@ int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
 
 int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
 	int64_t v;
-	if (m->ev.args[i] != TC_NONE &&
+	if (m->event_costs && m->ev.args[i] != TC_NONE &&
 			tc_model_arg_i64(m, m->ev.args[i], m->key.bytes_accessed, &v)) {
 		return v;
 	}

@@ -259,6 +259,9 @@ struct tc_model {
 	uint32_t *op_slots;
 	size_t op_nslots;
 	bool finalized;
+	/* Some arg has key key.flops or key.bytes_accessed (set by the arg
+	 * functions and merge): without one, events' costs are their ops'. */
+	bool event_costs;
 
 	/*
 	 * Event cap while reading (0 = none), set by ingest from --max-events.

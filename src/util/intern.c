@@ -14,6 +14,41 @@ uint32_t tc_hash(const void *p, size_t n) {
 	return h;
 }
 
+/*
+ * The table's own hash: eight bytes a step, as interned stat values (op
+ * paths, shapes) run to tens of bytes and are looked up once per event.
+ * tc_hash stays FNV-1a: its values are visible in outputs.
+ */
+static inline uint64_t load64(const unsigned char *s) {
+	uint64_t v;
+	memcpy(&v, s, 8);
+	return v;
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+	h ^= v * 0x9E3779B97F4A7C15ull;
+	h = (h << 27 | h >> 37) * 0xC2B2AE3D27D4EB4Full;
+	return h;
+}
+
+static uint32_t str_hash(const void *p, size_t n) {
+	const unsigned char *s = p;
+	uint64_t h = 0x243F6A8885A308D3ull ^ n;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		h = mix(h, load64(s + i));
+	}
+	if (i < n) {
+		uint64_t v = 0;
+		memcpy(&v, s + i, n - i);
+		h = mix(h, v);
+	}
+	h ^= h >> 32;
+	h *= 0xD6E8FEB86659FD93ull;
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
 static void rehash(struct tc_intern *t, size_t nslots) {
 	free(t->slots);
 	t->slots = tc_xcalloc(nslots, sizeof(*t->slots));
@@ -44,7 +79,7 @@ void tc_intern_finish(struct tc_intern *t) {
 }
 
 uint32_t tc_intern_find(const struct tc_intern *t, const char *s, size_t len) {
-	uint32_t h = tc_hash(s, len);
+	uint32_t h = str_hash(s, len);
 	size_t i = h & (t->nslots - 1);
 	while (t->slots[i]) {
 		const struct tc_intern_entry *e = &t->v[t->slots[i] - 1];
@@ -57,7 +92,7 @@ uint32_t tc_intern_find(const struct tc_intern *t, const char *s, size_t len) {
 }
 
 uint32_t tc_intern_n(struct tc_intern *t, const char *s, size_t len) {
-	uint32_t h = tc_hash(s, len);
+	uint32_t h = str_hash(s, len);
 	size_t i = h & (t->nslots - 1);
 	while (t->slots[i]) {
 		const struct tc_intern_entry *e = &t->v[t->slots[i] - 1];

@@ -22,8 +22,10 @@ char *tc_xstrdup(const char *s);
  */
 void *tc_grow(void *p, size_t *cap, size_t need, size_t elem);
 
+/* The capacity check is inline: appends in hot loops rarely need to grow.
+ * ptr, cap and need are evaluated more than once. */
 #define TC_GROW(ptr, cap, need) \
-	((ptr) = tc_grow((ptr), &(cap), (need), sizeof(*(ptr))))
+	((ptr) = (need) <= (cap) ? (ptr) : tc_grow((ptr), &(cap), (need), sizeof(*(ptr))))
 
 /* qsort that accepts (NULL, 0): C leaves qsort(NULL, 0, ...) undefined and
  * UBSan reports it, while empty arrays are routine here. */
