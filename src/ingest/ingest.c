@@ -21,6 +21,30 @@ void tc_ingest_opts_default(struct tc_ingest_opts *o) {
 	o->threads = 0;
 }
 
+uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path) {
+	if (strcmp(path, "-") == 0) {
+		return tc_model_intern(m, "stdin");
+	}
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	/* Longest first: each strips once, in this order. */
+	static const char *const suffixes[] = {
+		".gz", ".xplane.pb", ".pt.trace.json", ".trace.json", ".json",
+		".perfetto-trace", ".pftrace",
+	};
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t k = strlen(suffixes[i]);
+		if (n > k && strncmp(b + n - k, suffixes[i], k) == 0) {
+			n -= k;
+			if (i > 0) {
+				break; /* only ".gz" may precede another suffix */
+			}
+		}
+	}
+	return tc_model_intern_n(m, b, n);
+}
+
 const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len) {
 	const struct tc_reader *best = NULL;
 	int best_score = 0;

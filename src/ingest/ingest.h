@@ -39,6 +39,11 @@ struct tc_ingest_opts {
 
 void tc_ingest_opts_default(struct tc_ingest_opts *o);
 
+/* A host name from an input path when the trace names none: the file name
+ * without its folder and trace suffixes (".xplane.pb", ".pt.trace.json.gz",
+ * ".json", ".gz", ...). "-" gives "stdin". */
+uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path);
+
 /* The reader for a head, or NULL. */
 const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len);
 

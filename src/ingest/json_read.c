@@ -2274,11 +2274,6 @@ static void link_flows(struct reader *r, bool skip_launch_cats) {
 	}
 }
 
-static const char *basename_of(const char *p) {
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 /* Device kinds and names, track kinds and names, now that all metadata is in. */
 struct step_span {
 	int64_t start, end, num;
@@ -2601,8 +2596,7 @@ static bool finish(struct reader *r) {
 	} else if (r->host_name) {
 		host_name = r->host_name;
 	} else {
-		host_name = tc_model_intern(m,
-			basename_of(tc_model_str(m, m->sources[r->source].path)));
+		host_name = tc_ingest_host_from_path(m, tc_model_str(m, m->sources[r->source].path));
 	}
 	uint32_t host = tc_model_add_host(m, host_name, r->source);
 	settle_devices(r, host);

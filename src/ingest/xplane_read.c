@@ -1752,12 +1752,7 @@ static uint32_t host_name(struct reader *r, const uint8_t *hn, size_t hn_len) {
 	if (hn && hn_len) {
 		return intern(r, hn, hn_len);
 	}
-	const char *path = tc_input_name(r->in);
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	const char *dot = strstr(b, ".xplane.pb");
-	size_t n = dot ? (size_t)(dot - b) : strlen(b);
-	return tc_model_intern_n(r->m, b, n);
+	return tc_ingest_host_from_path(r->m, r->in->path);
 }
 
 /* Peek at a plane's name without walking its content. */
