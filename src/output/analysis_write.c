@@ -76,6 +76,33 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 	}
 	tc_table_print(&t, f, "  ");
 	tc_table_finish(&t);
+	bool any_copy = false;
+	for (size_t i = 0; i < a->n_steps && !any_copy; i++) {
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			any_copy |= a->steps[i].xfer[d].count > 0;
+		}
+	}
+	if (any_copy) {
+		/* What users ask per iteration: host<->device copies and bytes. */
+		fprintf(f, "\ncopies per step (count, and bytes summed over copies that carry a "
+			"size)\n");
+		static const char *const xh[] = {
+			">step", ">h2d", ">h2d bytes", ">d2h", ">d2h bytes", ">d2d", ">d2d bytes",
+		};
+		tc_table_init(&t, 7, xh);
+		char b[TC_FMT_LEN];
+		for (size_t i = 0; i < a->n_steps; i++) {
+			const struct tc_step *s = &a->steps[i];
+			tc_table_cellf(&t, "%" PRId64 "%s", s->num,
+				s->warmup ? "*" : s->partial ? "~" : "");
+			for (int d = 0; d < TC_XFER_COUNT; d++) {
+				tc_table_cellf(&t, "%" PRIu64, s->xfer[d].count);
+				tc_table_cell(&t, tc_fmt_bytes(b, s->xfer[d].bytes));
+			}
+		}
+		tc_table_print(&t, f, "  ");
+		tc_table_finish(&t);
+	}
 	if (a->n_steps > 1 && a->steps[a->n_steps - 1].partial) {
 		fprintf(f, "  ~ partial: last step with under step.partial of the previous step's "
 			"device busy time (cut off by the profiler); left out of totals\n");
