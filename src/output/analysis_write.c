@@ -85,7 +85,7 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 	if (any_copy) {
 		/* What users ask per iteration: host<->device copies and bytes. */
 		fprintf(f, "\ncopies per step (count, and bytes summed over copies that carry a "
-			"size)\n");
+			"size; - when none does)\n");
 		static const char *const xh[] = {
 			">step", ">h2d", ">h2d bytes", ">d2h", ">d2h bytes", ">d2d", ">d2d bytes",
 		};
@@ -97,7 +97,9 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 				s->warmup ? "*" : s->partial ? "~" : "");
 			for (int d = 0; d < TC_XFER_COUNT; d++) {
 				tc_table_cellf(&t, "%" PRIu64, s->xfer[d].count);
-				tc_table_cell(&t, tc_fmt_bytes(b, s->xfer[d].bytes));
+				/* "-": copies whose trace gives no size, not zero bytes. */
+				tc_table_cell(&t, s->xfer[d].count && !s->xfer[d].n_bytes_known ? "-" :
+					tc_fmt_bytes(b, s->xfer[d].bytes));
 			}
 		}
 		tc_table_print(&t, f, "  ");
