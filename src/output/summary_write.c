@@ -258,10 +258,12 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 	fprintf(f, "origin     %" PRId64 " ns%s\n", m->origin_ns,
 		m->origin_epoch ? " (Unix epoch)" : "");
 	fprintf(f, "span       %s\n", tc_fmt_dur(b1, hi - lo));
-	fprintf(f, "events     %s on %zu tracks, %zu devices; %zu ops, %zu counters (%s samples), "
-		"%zu flows, %zu aggregates\n",
-		tc_fmt_count(b1, m->ev.n), m->n_tracks, m->n_devices, m->n_ops, m->n_counters,
-		tc_fmt_count(b2, m->samples.n), m->n_flows, m->n_aggs);
+	char b4[TC_FMT_LEN], b5[TC_FMT_LEN], b6[TC_FMT_LEN];
+	fprintf(f, "events     %s on %s tracks, %zu devices; %s ops, %zu counters (%s samples), "
+		"%s flows, %zu aggregates\n",
+		tc_fmt_count(b1, m->ev.n), tc_fmt_count(b4, m->n_tracks), m->n_devices,
+		tc_fmt_count(b5, m->n_ops), m->n_counters, tc_fmt_count(b2, m->samples.n),
+		tc_fmt_count(b6, m->n_flows), m->n_aggs);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
 		fprintf(f, "\ndevice %s (%s", S(m, dev->name),
