@@ -922,6 +922,30 @@ START_TEST(huge_doubles_out) {
 }
 END_TEST
 
+/* Regression (fuzz_ingest_perfetto): host-only events of absurd durations
+ * overflowed the summed self time in tc_analyze_summary (summary.c:289).
+ * Durations over 7 days and far times are clamped by the model; sums of
+ * many long events saturate instead of overflowing. */
+START_TEST(absurd_durations_host_only) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
+	uint32_t t = tc_model_add_track(m, d, tc_model_intern(m, "main"), TC_TRACK_HOST_THREAD, 1);
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
+	tc_model_add_event(m, t, op, 0, 8444249287819677000, 0);
+	tc_model_add_event(m, t, op, INT64_MAX - 5, 2814749762102559000, 0);
+	for (int i = 0; i < 40; i++) {
+		tc_model_add_event(m, t, op, (int64_t)i, TC_MAX_DUR_PS, 0);
+	}
+	downstream(m);
+	ck_assert_int_le(m->ev.dur[0], TC_MAX_DUR_PS);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		ck_assert_int_le(m->ev.start[i], TC_MAX_ABS_PS);
+	}
+	ck_assert_uint_ge(m->n_warnings, 1);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* A reader that adds a million events and sets args on each, unaware of
  * any limit. */
 static int flood_sniff(const uint8_t *head, size_t len) {
@@ -1073,6 +1097,7 @@ static Suite *suite(void) {
 	tcase_add_test(made, empty_model);
 	tcase_add_test(made, event_cap);
 	tcase_add_test(made, huge_doubles_out);
+	tcase_add_test(made, absurd_durations_host_only);
 	suite_add_tcase(s, made);
 	TCase *fs = tcase_create("folders");
 	tcase_add_checked_fixture(fs, tmp_setup, tmp_teardown);

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/summary.h"
+#include "util/num.h"
 #include "util/select.h"
 #include "util/xalloc.h"
 
@@ -77,8 +78,8 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			int64_t s = m->ev.start[i], d = m->ev.dur[i], e = s + d;
 			struct tc_op_summary *r = &rows[row_of[m->ev.op[i]]];
 			r->count++;
-			r->total_ps += d;
-			r->self_ps += d;
+			r->total_ps = tc_sat_add(r->total_ps, d);
+			r->self_ps = tc_sat_add(r->self_ps, d);
 			if (d < r->min_ps) {
 				r->min_ps = d;
 			}
@@ -100,7 +101,8 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			}
 			if (top > 0) {
 				int64_t pe = stack_end[top - 1];
-				rows[stack_row[top - 1]].self_ps -= (e < pe ? e : pe) - s;
+				struct tc_op_summary *pr = &rows[stack_row[top - 1]];
+				pr->self_ps = tc_sat_add(pr->self_ps, -((e < pe ? e : pe) - s));
 			}
 			if (d > 0) {
 				TC_GROW(stack_end, scap, top + 1);
@@ -271,7 +273,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 			}
 		}
 		ds->span_ps = ds->last_ps - ds->first_ps;
-		busy_total += ds->busy_ps;
+		busy_total = tc_sat_add(busy_total, ds->busy_ps);
 		s->n_devices++;
 		free(tracks);
 	}
@@ -286,7 +288,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		/* Host-only: shares are of the summed self time. */
 		int64_t self = 0;
 		for (size_t i = 0; i < s->n_ops; i++) {
-			self += s->ops[i].self_ps;
+			self = tc_sat_add(self, s->ops[i].self_ps);
 		}
 		s->ops_busy_ps = self;
 		s->ops_scope = "host";

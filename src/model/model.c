@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 struct tc_model *tc_model_create(void) {
@@ -199,11 +200,20 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 		events_reserve(e, e->n + 1);
 		i = e->n++;
 	}
-	e->start[i] = start_ps;
 	if (dur_ps < 0) {
 		dur_ps = 0;
 		flags |= TC_EV_CLAMPED;
+	} else if (dur_ps > TC_MAX_DUR_PS) {
+		dur_ps = 0;
+		flags |= TC_EV_CLAMPED;
+		m->n_implausible++;
 	}
+	if (start_ps > TC_MAX_ABS_PS || start_ps < -TC_MAX_ABS_PS) {
+		start_ps = start_ps > 0 ? TC_MAX_ABS_PS : -TC_MAX_ABS_PS;
+		flags |= TC_EV_CLAMPED;
+		m->n_implausible++;
+	}
+	e->start[i] = start_ps;
 	e->dur[i] = dur_ps;
 	e->op[i] = op;
 	e->track[i] = track;
@@ -364,6 +374,10 @@ void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, do
 		TC_GROW(s->counter, cap, s->n + 1);
 		s->cap = cap;
 	}
+	if (ts_ps > TC_MAX_ABS_PS || ts_ps < -TC_MAX_ABS_PS) {
+		ts_ps = ts_ps > 0 ? TC_MAX_ABS_PS : -TC_MAX_ABS_PS;
+		m->n_implausible++;
+	}
 	s->ts[s->n] = ts_ps;
 	s->value[s->n] = value;
 	s->counter[s->n] = counter;
@@ -487,7 +501,12 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	events_reserve(&dst->ev, dst->ev.n + src->ev.n);
 	for (size_t i = 0; i < src->ev.n; i++) {
 		size_t j = dst->ev.n++;
-		dst->ev.start[j] = src->ev.start[i] + shift;
+		int64_t st = tc_sat_add(src->ev.start[i], shift);
+		if (st > TC_MAX_ABS_PS || st < -TC_MAX_ABS_PS) {
+			st = st > 0 ? TC_MAX_ABS_PS : -TC_MAX_ABS_PS;
+			dst->n_implausible++;
+		}
+		dst->ev.start[j] = st;
 		dst->ev.dur[j] = src->ev.dur[i];
 		dst->ev.op[j] = off(src->ev.op[i], b_op);
 		dst->ev.track[j] = off(src->ev.track[i], b_track);
@@ -510,7 +529,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	}
 	for (size_t i = 0; i < src->samples.n; i++) {
 		tc_model_add_sample(dst, off(src->samples.counter[i], b_ctr),
-			src->samples.ts[i] + shift, src->samples.value[i]);
+			tc_sat_add(src->samples.ts[i], shift), src->samples.value[i]);
 	}
 	for (size_t i = 0; i < src->n_flows; i++) {
 		const struct tc_flow *f = &src->flows[i];
@@ -521,6 +540,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		warn_add(dst, smap[src->warnings[i].msg], src->warnings[i].count);
 	}
 	free(smap);
+	dst->n_implausible += src->n_implausible;
 	dst->finalized = false;
 
 	/* Leave src empty but valid. */
@@ -883,6 +903,11 @@ static void sort_samples(struct tc_model *m) {
 void tc_model_finalize(struct tc_model *m) {
 	if (m->finalized) {
 		return;
+	}
+	if (m->n_implausible) {
+		tc_model_warn(m, m->n_implausible, "events with a duration over 7 days or a time over "
+			"53 days from the origin (corrupt) were clamped");
+		m->n_implausible = 0;
 	}
 	sort_events(m);
 	set_depths(m);

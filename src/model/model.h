@@ -259,6 +259,7 @@ struct tc_model {
 	uint32_t *op_slots;
 	size_t op_nslots;
 	bool finalized;
+	uint64_t n_implausible; /* events clamped by the bounds above, not yet warned */
 	/* Some arg has key key.flops or key.bytes_accessed (set by the arg
 	 * functions and merge): without one, events' costs are their ops'. */
 	bool event_costs;
@@ -301,6 +302,13 @@ uint32_t tc_model_op(struct tc_model *m, uint32_t name, uint32_t category,
 /* Always add a new op (readers whose ops carry per-metadata costs). */
 uint32_t tc_model_add_op(struct tc_model *m, uint32_t name, uint32_t category,
 	enum tc_op_kind kind);
+
+/* Plausibility bounds applied by tc_model_add_event: a duration over 7 days
+ * (HTA's "corrupt event" rule) becomes 0, a start beyond ±2^62 ps (~53 days)
+ * is clamped; both are flagged TC_EV_CLAMPED and reported as one counted
+ * warning at finalize. They keep time arithmetic far from int64 overflow. */
+#define TC_MAX_DUR_PS ((int64_t)7 * 24 * 3600 * 1000000000000)
+#define TC_MAX_ABS_PS ((int64_t)1 << 62)
 
 /* Append an event; returns its index (valid until finalize reorders). */
 uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,

@@ -20,4 +20,16 @@ static inline int64_t tc_double_to_i64(double d, int64_t lo, int64_t hi) {
 	return (int64_t)d;
 }
 
+/* a + b saturated at the int64 range: sums of durations from damaged input
+ * must not overflow (undefined behaviour) however many events there are. */
+static inline int64_t tc_sat_add(int64_t a, int64_t b) {
+	if (b > 0 && a > INT64_MAX - b) {
+		return INT64_MAX;
+	}
+	if (b < 0 && a < INT64_MIN - b) {
+		return INT64_MIN;
+	}
+	return a + b;
+}
+
 #endif
