@@ -84,7 +84,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 log=$build/$target.log
 nice -n 10 "$build/tests/fuzz/$target" "${args[@]}" "$@" "$corpus" >"$log" 2>&1
 rc=$?
-execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | head -1)
+# -a: the log holds raw inputs and may look binary; the last total wins.
+execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
 echo "$target: ${execs:-0} executions in ${secs}s, corpus $(ls "$corpus" | wc -l) files, exit $rc"
 if [ $rc -ne 0 ]; then
 	grep -E "ERROR|SUMMARY|runtime error|#[0-9]+ 0x" "$log" | head -30
