@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "util/input.h"
 #include "util/intern.h"
 #include "util/outfile.h"
+#include "util/num.h"
 #include "util/pbwire.h"
 
 START_TEST(arena_basic) {
@@ -79,6 +81,17 @@ START_TEST(pb_varints) {
 	ck_assert(!tc_pb_varint(&p, trunc + 2, &v));
 	ck_assert_int_eq(tc_pb_zigzag(3), -2);
 	ck_assert_int_eq(tc_pb_zigzag(4), 2);
+}
+END_TEST
+
+START_TEST(num_bounds) {
+	ck_assert(tc_double_fits_i64(-9223372036854775808.0));
+	ck_assert(!tc_double_fits_i64(9223372036854775808.0));
+	ck_assert(tc_double_fits_i64(9.2e18));
+	ck_assert(!tc_double_fits_i64(NAN));
+	ck_assert_int_eq(tc_sat_add(INT64_MAX - 1, 5), INT64_MAX);
+	ck_assert_int_eq(tc_sat_add(INT64_MIN + 1, -5), INT64_MIN);
+	ck_assert_int_eq(tc_sat_add(3, -5), -2);
 }
 END_TEST
 
@@ -281,6 +294,7 @@ int main(void) {
 	tcase_add_test(tc, intern_ids);
 	tcase_add_test(tc, pb_varints);
 	tcase_add_test(tc, pb_fields);
+	tcase_add_test(tc, num_bounds);
 	tcase_add_test(tc, input_plain_and_gzip);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, outfile_atomic);

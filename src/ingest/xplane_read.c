@@ -781,7 +781,7 @@ static bool sval_i64(const struct sval *v, int64_t *out) {
 		*out = (int64_t)v->v.u;
 		return true;
 	case SV_DOUBLE:
-		if (v->v.d > -9.2e18 && v->v.d < 9.2e18) {
+		if (tc_double_fits_i64(v->v.d)) {
 			*out = (int64_t)v->v.d;
 			return true;
 		}

@@ -330,7 +330,7 @@ bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, in
 		return true;
 	default: {
 		double d;
-		if (!tc_model_arg_num(m, first, key, &d) || d < -9.2e18 || d > 9.2e18) {
+		if (!tc_model_arg_num(m, first, key, &d) || !tc_double_fits_i64(d)) {
 			return false;
 		}
 		*out = (int64_t)d;

@@ -7,6 +7,7 @@
  * traces do carry 1e34 core counts: readers convert through this.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* d clamped to [lo, hi]; NaN gives 0. */
@@ -18,6 +19,11 @@ static inline int64_t tc_double_to_i64(double d, int64_t lo, int64_t hi) {
 		return hi;
 	}
 	return (int64_t)d;
+}
+
+/* d converts to int64 without overflow (NaN: no). 2^63 is exact in double. */
+static inline bool tc_double_fits_i64(double d) {
+	return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
 }
 
 /* a + b saturated at the int64 range: sums of durations from damaged input
