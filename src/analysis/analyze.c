@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
@@ -112,17 +113,52 @@ bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
 	return true;
 }
 
-void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+struct side_job {
+	const struct tc_model *m;
+	const struct tc_analysis_opts *o;
+	struct tc_analysis *a;
+	void (*side)(void *ctx);
+	void *ctx;
+};
+
+/* The passes that need no other pass: they fill fields of a that the
+ * util/steps/breakdown chain neither reads nor writes. */
+static void *side_passes(void *p) {
+	struct side_job *j = p;
+	if (j->side) {
+		j->side(j->ctx);
+	}
+	tc_analyze_memory(j->m, j->a);
+	tc_analyze_compile(j->m, j->a);
+	tc_analyze_op_table(j->m, j->o, "name", &j->a->ops);
+	return NULL;
+}
+
+/* Below this many events a thread costs more than it saves. */
+#define PARALLEL_MIN_EVENTS 100000
+
+void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a, void (*side)(void *ctx), void *ctx) {
 	memset(a, 0, sizeof(*a));
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
+	struct side_job job = { m, o, a, side, ctx };
+	pthread_t th;
+	bool threaded = (o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
+		pthread_create(&th, NULL, side_passes, &job) == 0;
 	tc_analyze_util(m, o, a);
 	tc_analyze_steps(m, o, a);
 	tc_analyze_breakdown(m, o, a);
-	tc_analyze_memory(m, a);
-	tc_analyze_compile(m, a);
-	tc_analyze_op_table(m, o, "name", &a->ops);
+	if (threaded) {
+		pthread_join(th, NULL);
+	} else {
+		side_passes(&job);
+	}
 	tc_analyze_rules(m, o, a);
+}
+
+void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	tc_analyze_with(m, o, a, NULL, NULL);
 }

@@ -66,6 +66,10 @@ struct tc_analysis_opts {
 	double peak_flops, peak_bw;  /* overrides (FLOP/s, B/s); 0 = none */
 	const char *device;          /* breakdown device by name (exact, else substring); NULL = auto */
 	double th[TC_TH_COUNT];
+	/* tc_analyze runs its independent passes on a second thread: 0 = when
+	 * the model is big enough to gain, 1 = never (--threads 1), 2 or more =
+	 * always. Results do not depend on it. */
+	unsigned threads;
 };
 
 void tc_analysis_opts_init(struct tc_analysis_opts *o);
@@ -79,6 +83,10 @@ bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
 /* Everything, findings included. */
 void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
+/* The same, also running side(ctx) beside the passes (on the second thread
+ * when there is one): work of the caller's that reads the model only. */
+void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a, void (*side)(void *ctx), void *ctx);
 
 /* The parts, in the order tc_analyze runs them (each may use earlier parts). */
 void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,

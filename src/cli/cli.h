@@ -79,7 +79,7 @@ enum {
 	"      --max-events N      refuse traces with over N events (default 2147483648)\n" \
 	"      --max-depth N       refuse nesting deeper than N in JSON/protobuf (default 64)\n" \
 	"      --max-string N      limit one string (name, arg) to N bytes (default 16M)\n" \
-	"      --threads N         files read in parallel (default: CPUs)\n"
+	"      --threads N         threads for reading files and analysis (default: CPUs)\n"
 
 void tc_cli_common_init(struct tc_cli_common *c);
 /* Handle a common option; returns true if it was one. On a bad value prints

@@ -65,6 +65,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	tc_cli_common_init(&c);
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
+	ao.threads = c.ingest.threads;
 	struct tc_bottlenecks_opts bo = { .top = 0, .min_severity = TC_SEV_LOW };
 	enum tc_severity fail_on = TC_SEV_NONE;
 	bool show_thresholds = false;

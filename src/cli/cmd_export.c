@@ -43,7 +43,7 @@ static const char usage[] =
 	"      --strict            exit 6 when the input produced warnings\n"
 	"      --max-input-size N  refuse inputs over N decompressed bytes (default 64G)\n"
 	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n"
-	"      --threads N         files read in parallel (default: CPUs)\n"
+	"      --threads N         threads for reading files and analysis (default: CPUs)\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"Cuts keep or drop whole events (never clipped), in the order steps,\n"

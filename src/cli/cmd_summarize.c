@@ -20,6 +20,17 @@ static const char usage[] =
 
 enum { OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC };
 
+struct summary_job {
+	const struct tc_model *m;
+	struct tc_summary *s;
+};
+
+/* The summary reads the model only: it runs beside the analysis passes. */
+static void summary_side(void *ctx) {
+	struct summary_job *j = ctx;
+	tc_analyze_summary(j->m, j->s);
+}
+
 int tc_cmd_summarize(int argc, char **argv) {
 	static const struct option longopts[] = {
 		TC_CLI_COMMON_LONGOPTS,
@@ -61,11 +72,12 @@ int tc_cmd_summarize(int argc, char **argv) {
 		return code;
 	}
 	struct tc_summary s;
-	tc_analyze_summary(m, &s);
+	struct summary_job sj = { m, &s };
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
+	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
-	tc_analyze(m, &ao, &an);
+	tc_analyze_with(m, &ao, &an, summary_side, &sj);
 	so.analysis = &an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
