@@ -92,9 +92,9 @@ START_TEST(merge_models) {
 	/* b's origin is 2000 ns later: 2,000,000 ps. */
 	ck_assert_int_eq(a->ev.start[1], 2000000);
 	ck_assert_str_eq(tc_model_str(a, a->ops[a->ev.op[1]].name), "y");
-	const struct tc_arg *arg = tc_model_arg_find(a, a->ev.args[1], tc_model_intern(a, "k"));
-	ck_assert_ptr_nonnull(arg);
-	ck_assert_str_eq(tc_model_str(a, arg->v.s), "v");
+	struct tc_arg arg;
+	ck_assert(tc_model_arg_find(a, a->ev.args[1], tc_model_intern(a, "k"), &arg));
+	ck_assert_str_eq(tc_model_str(a, arg.v.s), "v");
 	ck_assert_uint_eq(a->n_warnings, 1);
 	ck_assert_uint_eq(a->warnings[0].count, 2);
 	tc_model_destroy(a);
