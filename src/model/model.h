@@ -163,7 +163,7 @@ struct tc_events {
 	int64_t *dur;    /* ps, >= 0 */
 	uint32_t *op;
 	uint32_t *track;
-	uint32_t *args;  /* first arg index, TC_NONE */
+	uint32_t *args;  /* offset of its arg list in argb, TC_NONE */
 	uint16_t *depth; /* set by finalize */
 	uint8_t *flags;  /* enum tc_event_flags */
 };
