@@ -453,6 +453,30 @@ START_TEST(transfer_stats) {
 }
 END_TEST
 
+START_TEST(async_copy_halves) {
+	/* XLA async copies: copy-start issues one copy, copy-done waits for it.
+	 * One copy is counted; both halves' time is copy time. */
+	ck_assert(tc_hlo_async_done("copy-done", 9));
+	ck_assert(tc_hlo_async_done("copy-done.12", 12));
+	ck_assert(tc_hlo_async_done("all-reduce-done.3", 17));
+	ck_assert(!tc_hlo_async_done("copy-start.1", 12));
+	ck_assert(!tc_hlo_async_done("-done", 5));
+	ck_assert(!tc_hlo_async_done("done.1", 6));
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "copy-start.1", TC_OP_MEMCPY_D2D, 0, 1 * US);
+	uint32_t d = ev(&f, f.stream, "copy-done.1", TC_OP_MEMCPY_D2D, 300 * US, 50 * US);
+	f.m->ops[f.m->ev.op[d]].flags |= TC_OPF_ASYNC_DONE;
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.xfer[TC_XFER_D2D].count, 1);
+	ck_assert_int_eq(a.xfer[TC_XFER_D2D].dur_ps, 51 * US);
+	ck_assert_uint_eq(a.steps[0].xfer[TC_XFER_D2D].count, 1);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 START_TEST(rule_pageable_copies) {
 	struct fx f = fx_new();
 	uint32_t e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
@@ -961,6 +985,7 @@ int main(void) {
 	tcase_add_test(tc, util_overlap_and_ranking);
 	tcase_add_test(tc, kernel_wait_gaps);
 	tcase_add_test(tc, op_table_grouping);
+	tcase_add_test(tc, async_copy_halves);
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("rules");
 	tcase_add_test(tr, rule_communication);

@@ -127,8 +127,13 @@ static size_t step_at(const struct tc_analysis *a, int64_t t) {
 
 static void xfer_add(const struct tc_model *m, size_t i, struct tc_xfer_stats *x,
 		uint32_t pageable, uint32_t pinned) {
-	x->count++;
 	x->dur_ps += m->ev.dur[i];
+	/* An async copy's -done half is time spent on the copy its -start half
+	 * issued (and counted), not another copy. */
+	if (m->ops[m->ev.op[i]].flags & TC_OPF_ASYNC_DONE) {
+		return;
+	}
+	x->count++;
 	double b;
 	if (tc_model_arg_num(m, m->ev.args[i], m->key.bytes, &b) && b >= 0) {
 		x->n_bytes_known++;

@@ -10,8 +10,15 @@
  * one step spanning the whole trace.
  */
 
-static int cmp_step(const void *pa, const void *pb) {
-	const struct tc_step *a = pa, *b = pb;
+/* A step marker before sorting and nesting: the full struct tc_step (with
+ * its breakdown) is made only for the markers that stay steps. */
+struct cand {
+	int64_t start_ps, dur_ps, num;
+	uint32_t ev, device;
+};
+
+static int cmp_cand(const void *pa, const void *pb) {
+	const struct cand *a = pa, *b = pb;
 	if (a->start_ps != b->start_ps) {
 		return a->start_ps < b->start_ps ? -1 : 1;
 	}
@@ -21,24 +28,26 @@ static int cmp_step(const void *pa, const void *pb) {
 	return a->num < b->num ? -1 : a->num > b->num;
 }
 
-static void push_step(struct tc_analysis *a, size_t *cap, const struct tc_model *m, size_t i,
-		uint32_t device) {
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static void push_step(struct cands *c, const struct tc_model *m, size_t i, uint32_t device) {
 	int64_t num;
 	if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
 		num = INT64_MIN;
 	}
-	TC_GROW(a->steps, *cap, a->n_steps + 1);
-	a->steps[a->n_steps++] = (struct tc_step){
-		.num = num, .name = m->ops[m->ev.op[i]].name, .device = device,
-		.start_ps = m->ev.start[i], .dur_ps = m->ev.dur[i],
-	};
+	TC_GROW(c->v, c->cap, c->n + 1);
+	c->v[c->n++] = (struct cand){ .start_ps = m->ev.start[i], .dur_ps = m->ev.dur[i],
+		.num = num, .ev = (uint32_t)i, .device = device };
 }
 
 static bool is_host_device(const struct tc_model *m, uint32_t d) {
 	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
 }
 
-static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size_t *cap) {
+static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, struct cands *c) {
 	/* Device step lines: the lowest-numbered device with any. Host markers
 	 * (at any depth: python frames often enclose them): the host device with
 	 * the most (several ranks would repeat them). */
@@ -73,10 +82,10 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, size
 		uint32_t d = m->tracks[m->ev.track[i]].device;
 		if (dev != TC_NONE) {
 			if (d == dev) {
-				push_step(a, cap, m, i, dev);
+				push_step(c, m, i, dev);
 			}
 		} else if (is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best) {
-			push_step(a, cap, m, i, TC_NONE);
+			push_step(c, m, i, TC_NONE);
 		}
 	}
 	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";
@@ -121,30 +130,30 @@ static bool keep_host_annotation(const struct tc_model *m, size_t i, uint32_t d)
 		tr->kind != TC_TRACK_DERIVED && is_host_device(m, tr->device);
 }
 
-static void steps_named(const struct tc_model *m, struct tc_analysis *a, size_t *cap,
+static void steps_named(const struct tc_model *m, struct cands *c,
 		uint32_t name, bool (*keep)(const struct tc_model *m, size_t i, uint32_t d),
 		uint32_t d) {
 	for (size_t i = 0; i < m->ev.n; i++) {
 		if (m->ev.dur[i] > 0 && m->ops[m->ev.op[i]].name == name && keep(m, i, d)) {
-			push_step(a, cap, m, i, TC_NONE);
+			push_step(c, m, i, TC_NONE);
 		}
 	}
 }
 
-static bool inferred_steps(const struct tc_model *m, struct tc_analysis *a, size_t *cap) {
+static bool inferred_steps(const struct tc_model *m, struct tc_analysis *a, struct cands *c) {
 	/* Busiest device first: its repeated top-level program is the step. */
 	uint32_t busiest = tc_analysis_busiest_device(a);
 	if (busiest != TC_NONE) {
 		uint32_t name = repeated_name(m, keep_module, busiest);
 		if (name != TC_NONE) {
-			steps_named(m, a, cap, name, keep_module, busiest);
+			steps_named(m, c, name, keep_module, busiest);
 			a->steps_source = "inferred from repeated device modules";
 			return true;
 		}
 	}
 	uint32_t name = repeated_name(m, keep_host_annotation, TC_NONE);
 	if (name != TC_NONE) {
-		steps_named(m, a, cap, name, keep_host_annotation, TC_NONE);
+		steps_named(m, c, name, keep_host_annotation, TC_NONE);
 		a->steps_source = "inferred from repeated host annotations";
 		return true;
 	}
@@ -158,37 +167,45 @@ static int cmp_i64(const void *pa, const void *pb) {
 
 void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
-	size_t cap = 0;
+	struct cands c = { 0 };
 	a->steps_device = TC_NONE;
-	if (!explicit_steps(m, a, &cap)) {
+	if (!explicit_steps(m, a, &c)) {
 		a->steps_inferred = true;
-		if (!inferred_steps(m, a, &cap) && m->ev.n) {
+		if (!inferred_steps(m, a, &c) && m->ev.n) {
 			int64_t lo, hi;
 			tc_model_span(m, &lo, &hi);
-			TC_GROW(a->steps, cap, 1);
+			a->steps = tc_xcalloc(1, sizeof(*a->steps));
 			a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
 				.start_ps = lo, .dur_ps = hi - lo };
 			a->n_steps = 1;
 			a->steps_source = "whole trace (no step markers or repeated work)";
 		}
 	}
-	tc_sort(a->steps, a->n_steps, sizeof(*a->steps), cmp_step);
+	/* Markers come track by track, each track already in time order. */
+	tc_sort_runs(c.v, c.n, sizeof(*c.v), cmp_cand);
 	/* A marker inside another (same start sorts longer first) is a phase of
 	 * that step, not a step of its own. */
 	size_t w = 0;
-	for (size_t i = 0; i < a->n_steps; i++) {
-		if (w && a->steps[i].start_ps + a->steps[i].dur_ps <=
-				a->steps[w - 1].start_ps + a->steps[w - 1].dur_ps) {
+	for (size_t i = 0; i < c.n; i++) {
+		if (w && c.v[i].start_ps + c.v[i].dur_ps <=
+				c.v[w - 1].start_ps + c.v[w - 1].dur_ps) {
 			continue;
 		}
-		a->steps[w++] = a->steps[i];
+		c.v[w++] = c.v[i];
 	}
-	a->n_steps = w;
-	for (size_t i = 0; i < a->n_steps; i++) {
-		if (a->steps[i].num == INT64_MIN) {
-			a->steps[i].num = (int64_t)i;
-		}
+	if (w) {
+		a->steps = tc_xcalloc(w, sizeof(*a->steps));
+		a->n_steps = w;
 	}
+	for (size_t i = 0; i < w; i++) {
+		const struct cand *k = &c.v[i];
+		a->steps[i] = (struct tc_step){
+			.num = k->num == INT64_MIN ? (int64_t)i : k->num,
+			.name = m->ops[m->ev.op[k->ev]].name, .device = k->device,
+			.start_ps = k->start_ps, .dur_ps = k->dur_ps,
+		};
+	}
+	free(c.v);
 	/* Warm-up: the first step when it is an outlier against the median of
 	 * the others (typically compilation or cache warm-up). */
 	if (a->n_steps >= 2) {

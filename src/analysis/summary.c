@@ -221,7 +221,8 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 			.dur_ps = m->ev.dur[i],
 		};
 	}
-	tc_sort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
+	/* Markers come track by track, each track in time order. */
+	tc_sort_runs(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
 	for (size_t i = 0; i < s->n_steps; i++) {
 		if (s->steps[i].num < 0) {
 			s->steps[i].num = (int64_t)i;

@@ -1161,6 +1161,10 @@ static bool end_event(struct reader *r) {
 		oc->on_device = on_device;
 		oc->kind = (uint8_t)classify(r, e, on_device);
 		oc->op = tc_model_op(m, e->name, e->cat, (enum tc_op_kind)oc->kind);
+		if (on_device && tc_hlo_async_done(tc_model_str(m, e->name),
+				tc_intern_len(&m->strings, e->name))) {
+			m->ops[oc->op].flags |= TC_OPF_ASYNC_DONE;
+		}
 		oc->dma = oc->kind == TC_OP_MEMCPY_OTHER && on_device &&
 			is_dma_name(tc_model_str(m, e->name));
 		oc->valid = true;

@@ -541,6 +541,11 @@ static uint32_t make_op(struct reader *r, uint32_t ei, enum lclass c) {
 	o->flops = e->flops;
 	o->bytes = e->bytes;
 	o->args = e->args;
+	if ((c == LC_DEV_OPS || c == LC_STREAM) &&
+			tc_hlo_async_done(tc_model_str(r->m, e->name),
+				tc_intern_len(&r->m->strings, e->name))) {
+		o->flags |= TC_OPF_ASYNC_DONE;
+	}
 	e->op[c] = op;
 	return op;
 }

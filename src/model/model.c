@@ -700,6 +700,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		const struct tc_op *o = &src->ops[i];
 		uint32_t id = tc_model_add_op(dst, smap[o->name], remap_str(smap, o->category),
 			(enum tc_op_kind)o->kind);
+		dst->ops[id].flags = o->flags;
 		dst->ops[id].flops = o->flops;
 		dst->ops[id].bytes = o->bytes;
 		dst->ops[id].args = arg_map(&lm, o->args);

@@ -147,10 +147,18 @@ struct tc_track {
 	uint16_t max_depth;
 };
 
+enum tc_op_flags {
+	/* The -done half of an async op (XLA "copy-done", "all-reduce-done"):
+	 * it waits for work its -start half issued. Its time counts; it is not
+	 * a second copy or collective. */
+	TC_OPF_ASYNC_DONE = 1 << 0,
+};
+
 struct tc_op {
 	uint32_t name;
 	uint32_t category; /* writer's category ("kernel", hlo_category), 0 none */
 	uint8_t kind;      /* enum tc_op_kind */
+	uint8_t flags;     /* enum tc_op_flags, set by the reader */
 	int64_t flops;     /* per execution, -1 unknown */
 	int64_t bytes;     /* bytes accessed per execution, -1 unknown */
 	uint32_t args;     /* op-level metadata (XEventMetadata stats), TC_NONE */

@@ -54,3 +54,62 @@ void *tc_grow(void *p, size_t *cap, size_t need, size_t elem) {
 	*cap = c;
 	return tc_xrealloc(p, c * elem);
 }
+
+void tc_sort_runs(void *base, size_t n, size_t size,
+		int (*cmp)(const void *, const void *)) {
+	if (n < 2) {
+		return;
+	}
+	char *v = base;
+	/* Run starts, then n as the last bound. */
+	size_t nrun = 1;
+	for (size_t i = 1; i < n; i++) {
+		nrun += cmp(v + (i - 1) * size, v + i * size) > 0;
+	}
+	if (nrun == 1) {
+		return;
+	}
+	if (nrun > 64 && nrun > n / 16) {
+		tc_sort(base, n, size, cmp);
+		return;
+	}
+	size_t *run = tc_xmalloc((nrun + 1) * sizeof(*run));
+	size_t k = 0;
+	run[k++] = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (cmp(v + (i - 1) * size, v + i * size) > 0) {
+			run[k++] = i;
+		}
+	}
+	run[k] = n;
+	char *tmp = tc_xmalloc(n * size);
+	char *src = v, *dst = tmp;
+	while (nrun > 1) {
+		size_t out = 0;
+		for (size_t r = 0; r < nrun; r += 2) {
+			size_t a = run[r], ae = run[r + 1];
+			size_t b = ae, be = r + 1 < nrun ? run[r + 2] : ae;
+			char *o = dst + a * size;
+			/* Ties take from the left run: stable. */
+			while (a < ae && b < be) {
+				size_t j = cmp(src + b * size, src + a * size) < 0 ? b++ : a++;
+				memcpy(o, src + j * size, size);
+				o += size;
+			}
+			memcpy(o, src + a * size, (ae - a) * size);
+			o += (ae - a) * size;
+			memcpy(o, src + b * size, (be - b) * size);
+			run[out++] = run[r];
+		}
+		run[out] = n;
+		nrun = out;
+		char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v) {
+		memcpy(v, src, n * size);
+	}
+	free(tmp);
+	free(run);
+}

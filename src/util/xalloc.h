@@ -36,4 +36,12 @@ static inline void tc_sort(void *base, size_t n, size_t size,
 	}
 }
 
+/*
+ * The same order for arrays made of a few already-sorted runs (e.g. events
+ * gathered track by track): a natural merge sort, O(n log runs) and stable.
+ * Falls back to tc_sort when the runs are short (unsorted input).
+ */
+void tc_sort_runs(void *base, size_t n, size_t size,
+	int (*cmp)(const void *, const void *));
+
 #endif
