@@ -81,11 +81,11 @@ static const struct tc_device *event_device(const struct tc_model *m, size_t i) 
 }
 
 static const char *arg_str(const struct tc_model *m, size_t i, uint32_t key) {
-	const struct tc_arg *a = tc_model_arg_find(m, m->ev.args[i], key);
-	if (!a || (a->type & ~TC_ARG_LAST) != TC_ARG_STR) {
+	struct tc_arg a;
+	if (!tc_model_arg_find(m, m->ev.args[i], key, &a) || a.type != TC_ARG_STR) {
 		return NULL;
 	}
-	return tc_model_str(m, a->v.s);
+	return tc_model_str(m, a.v.s);
 }
 
 static uint32_t find_device(const struct tc_model *m, const char *name) {
@@ -882,7 +882,8 @@ START_TEST(hta_mtia_temporal_breakdown) {
 		if (strcmp(tc_model_str(m, o->name), "dma_request") == 0) {
 			/* Reader: every dma_request is a copy with its direction. */
 			ck_assert(o->kind == TC_OP_MEMCPY_H2D || o->kind == TC_OP_MEMCPY_D2H);
-			ck_assert(tc_model_arg_find(m, m->ev.args[i], m->key.bytes) != NULL);
+			struct tc_arg b;
+			ck_assert(tc_model_arg_find(m, m->ev.args[i], m->key.bytes, &b));
 		}
 		if (copy && m->ev.start[i] >= s0 && m->ev.start[i] <= s1) {
 			in[i] = 1;

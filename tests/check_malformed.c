@@ -998,6 +998,57 @@ START_TEST(event_cap) {
 }
 END_TEST
 
+/* A reader whose events carry a few args each. */
+static bool argflood_read(struct tc_model *m, struct tc_input *in, uint32_t source,
+		const struct tc_limits *lim, struct tc_error *err) {
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t t = tc_model_add_track(m, d, tc_model_intern(m, "s"), TC_TRACK_STREAM, 1);
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	uint32_t k = tc_model_intern(m, "correlation id");
+	for (int64_t i = 0; i < 10000; i++) {
+		uint32_t ev = tc_model_add_event(m, t, op, i * 10, 5, 0);
+		uint32_t a = tc_model_args_begin(m);
+		tc_model_arg_int(m, k, i);
+		tc_model_arg_double(m, k + 1, 0.5);
+		m->ev.args[ev] = tc_model_args_end(m, a);
+	}
+	return true;
+}
+
+static const struct tc_reader argflood = {
+	.name = "argflood", .description = "argflood", .sniff = flood_sniff,
+	.read = argflood_read,
+};
+
+/* Arg lists are addressed by 32-bit offsets: past the model's arg-byte cap
+ * (4 GiB, lowered here) the ingest fails with a resource-limit error. */
+START_TEST(arg_bytes_cap) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	ck_assert(tc_input_open_mem(&in, "argflood", (const uint8_t *)"x", 1, &lim, &err));
+	struct tc_model *m = tc_model_create();
+	m->max_arg_bytes = 4096;
+	ck_assert(!tc_ingest_input(m, &in, &argflood, &lim, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_str_eq(err.msg, "more than 4096 bytes of args (the model's limit)");
+	ck_assert_uint_le(m->n_argb, 4096);
+	tc_input_finish(&in);
+	tc_model_destroy(m);
+
+	/* Under the default cap the same input loads. */
+	tc_error_init(&err);
+	ck_assert(tc_input_open_mem(&in, "argflood", (const uint8_t *)"x", 1, &lim, &err));
+	m = tc_model_create();
+	ck_assert_msg(tc_ingest_input(m, &in, &argflood, &lim, &err), "%s", err.msg);
+	ck_assert(!m->over_arg_bytes);
+	tc_input_finish(&in);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* ---- folders and paths, through tc_ingest ---- */
 
 static char tmpdir[256];
@@ -1096,6 +1147,7 @@ static Suite *suite(void) {
 	tcase_add_test(made, empty_and_tiny);
 	tcase_add_test(made, empty_model);
 	tcase_add_test(made, event_cap);
+	tcase_add_test(made, arg_bytes_cap);
 	tcase_add_test(made, huge_doubles_out);
 	tcase_add_test(made, absurd_durations_host_only);
 	suite_add_tcase(s, made);

@@ -1,3 +1,5 @@
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
@@ -92,12 +94,217 @@ START_TEST(merge_models) {
 	/* b's origin is 2000 ns later: 2,000,000 ps. */
 	ck_assert_int_eq(a->ev.start[1], 2000000);
 	ck_assert_str_eq(tc_model_str(a, a->ops[a->ev.op[1]].name), "y");
-	const struct tc_arg *arg = tc_model_arg_find(a, a->ev.args[1], tc_model_intern(a, "k"));
-	ck_assert_ptr_nonnull(arg);
-	ck_assert_str_eq(tc_model_str(a, arg->v.s), "v");
+	struct tc_arg arg;
+	ck_assert(tc_model_arg_find(a, a->ev.args[1], tc_model_intern(a, "k"), &arg));
+	ck_assert_str_eq(tc_model_str(a, arg.v.s), "v");
 	ck_assert_uint_eq(a->n_warnings, 1);
 	ck_assert_uint_eq(a->warnings[0].count, 2);
 	tc_model_destroy(a);
+}
+END_TEST
+
+/* Every arg type round-trips through the packed encoding, at the edges. */
+START_TEST(args_encoding) {
+	struct tc_model *m = tc_model_create();
+	const uint32_t big = (1u << 28) + 5, huge = UINT32_MAX - 1;
+	struct tc_arg want[] = {
+		{ .key = 1, .type = TC_ARG_INT, .v.i = 0 },
+		{ .key = 2, .type = TC_ARG_INT, .v.i = -1 },
+		{ .key = 3, .type = TC_ARG_INT, .v.i = INT64_MIN },
+		{ .key = 4, .type = TC_ARG_INT, .v.i = INT64_MAX },
+		{ .key = 5, .type = TC_ARG_INT, .v.i = -300 },
+		{ .key = 6, .type = TC_ARG_UINT, .v.u = 0 },
+		{ .key = 7, .type = TC_ARG_UINT, .v.u = UINT64_MAX },
+		{ .key = 8, .type = TC_ARG_DOUBLE, .v.d = NAN },
+		{ .key = 9, .type = TC_ARG_DOUBLE, .v.d = -0.0 },
+		{ .key = 10, .type = TC_ARG_DOUBLE, .v.d = 1e300 },
+		{ .key = 11, .type = TC_ARG_DOUBLE, .v.d = -INFINITY },
+		{ .key = big, .type = TC_ARG_STR, .v.s = huge },
+		{ .key = huge, .type = TC_ARG_STR, .v.s = 0 },
+		{ .key = 12, .type = TC_ARG_BOOL, .v.i = 1 },
+		{ .key = 13, .type = TC_ARG_BOOL, .v.i = 0 },
+		{ .key = UINT32_MAX - 2, .type = TC_ARG_BOOL, .v.i = 1 },
+	};
+	size_t n = sizeof(want) / sizeof(want[0]);
+	ck_assert_uint_eq(tc_model_args_end(m, tc_model_args_begin(m)), TC_NONE);
+	uint32_t first = tc_model_args_begin(m);
+	for (size_t i = 0; i < n; i++) {
+		tc_model_arg_add(m, &want[i]);
+	}
+	first = tc_model_args_end(m, first);
+	ck_assert_uint_ne(first, TC_NONE);
+	/* A second list right after: the first one's walk stops at its end. */
+	uint32_t b = tc_model_args_begin(m);
+	tc_model_arg_int(m, 1, 42);
+	uint32_t second = tc_model_args_end(m, b);
+	ck_assert_uint_ne(second, first);
+	/* One list is no list. */
+	ck_assert_uint_eq(tc_model_args_end(m, tc_model_args_begin(m)), TC_NONE);
+
+	size_t i = 0;
+	for (uint32_t p = first; p != TC_NONE; i++) {
+		struct tc_arg a;
+		ck_assert_uint_lt(i, n);
+		p = tc_model_arg_next(m, p, &a);
+		ck_assert_uint_eq(a.key, want[i].key);
+		ck_assert_uint_eq(a.type, want[i].type);
+		if (want[i].type == TC_ARG_DOUBLE) {
+			ck_assert(memcmp(&a.v.d, &want[i].v.d, sizeof(double)) == 0 ||
+				(isnan(a.v.d) && isnan(want[i].v.d)));
+			ck_assert_int_eq(signbit(a.v.d), signbit(want[i].v.d));
+		} else if (want[i].type == TC_ARG_STR) {
+			ck_assert_uint_eq(a.v.s, want[i].v.s);
+		} else {
+			ck_assert(a.v.u == want[i].v.u);
+		}
+		/* The last record's successor is the list's end. */
+		ck_assert((p == TC_NONE) == (i == n - 1));
+	}
+	ck_assert_uint_eq(i, n);
+	struct tc_arg a;
+	ck_assert(tc_model_arg_find(m, first, 3, &a));
+	ck_assert(a.type == TC_ARG_INT && a.v.i == INT64_MIN);
+	ck_assert(tc_model_arg_find(m, first, big, &a));
+	ck_assert(a.type == TC_ARG_STR && a.v.s == huge);
+	ck_assert(tc_model_arg_find(m, first, UINT32_MAX - 2, &a));
+	ck_assert(a.type == TC_ARG_BOOL && a.v.i == 1);
+	ck_assert(!tc_model_arg_find(m, first, 14, &a)); /* past the end: in the next list */
+	ck_assert(!tc_model_arg_find(m, TC_NONE, 1, &a));
+	ck_assert(tc_model_arg_find(m, second, 1, &a));
+	ck_assert_int_eq(a.v.i, 42);
+	ck_assert(tc_model_arg_next(m, second, &a) == TC_NONE);
+	int64_t v;
+	ck_assert(tc_model_arg_i64(m, first, 7, &v));
+	ck_assert_int_eq(v, -1); /* UINT64_MAX's bits, as before */
+	ck_assert(tc_model_arg_i64(m, first, 12, &v) && v == 1);
+	ck_assert(tc_model_arg_i64(m, first, 13, &v) && v == 0);
+	double d;
+	ck_assert(!tc_model_arg_num(m, first, 8, &d) || isnan(d));
+	ck_assert(tc_model_arg_num(m, first, 5, &d) && d == -300);
+
+	/* Small args take a few bytes, not 16. */
+	size_t before = m->n_argb;
+	b = tc_model_args_begin(m);
+	tc_model_arg_int(m, 20, 7);
+	tc_model_arg_str(m, 21, 1000);
+	tc_model_arg_bool(m, 22, true);
+	ck_assert_uint_ne(tc_model_args_end(m, b), TC_NONE);
+	/* headers of keys < 1024 take 2 bytes; 7 and a bool's value take 1 and
+	 * 0 bytes, string id 1000 takes 2 */
+	ck_assert_uint_eq(m->n_argb - before, (2 + 1) + (2 + 2) + 2);
+
+	/* A list begun and never ended is closed by the next begin. */
+	b = tc_model_args_begin(m);
+	tc_model_arg_int(m, 30, 1);
+	uint32_t c = tc_model_args_begin(m);
+	tc_model_arg_int(m, 31, 2);
+	c = tc_model_args_end(m, c);
+	ck_assert(tc_model_arg_next(m, b, &a) == TC_NONE);
+	ck_assert(!tc_model_arg_find(m, b, 31, &a));
+	ck_assert(tc_model_arg_find(m, c, 31, &a) && a.v.i == 2);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Merge re-encodes src's lists with dst's string ids (which may need more
+ * bytes) and points events, ops and devices at the copies. */
+START_TEST(args_merge_remap) {
+	struct tc_model *a = tc_model_create(), *b = tc_model_create();
+	char buf[32];
+	/* dst interns many strings first, so src's small ids become large. */
+	for (int i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof(buf), "filler %d", i);
+		tc_model_intern(a, buf);
+	}
+	uint32_t da = tc_model_add_device(a, tc_model_intern(a, "dev a"), TC_DEV_GPU);
+	uint32_t ta = tc_model_add_track(a, da, tc_model_intern(a, "s"), TC_TRACK_STREAM, 1);
+	uint32_t ea = tc_model_add_event(a, ta, tc_model_op(a, tc_model_intern(a, "x"), 0,
+		TC_OP_KERNEL), 0, 10, 0);
+	uint32_t l = tc_model_args_begin(a);
+	tc_model_arg_str(a, tc_model_intern(a, "ka"), tc_model_intern(a, "va"));
+	a->ev.args[ea] = tc_model_args_end(a, l);
+
+	uint32_t db = tc_model_add_device(b, tc_model_intern(b, "dev b"), TC_DEV_GPU);
+	l = tc_model_args_begin(b);
+	tc_model_arg_str(b, tc_model_intern(b, "vendor_note"), tc_model_intern(b, "fast"));
+	b->devices[db].args = tc_model_args_end(b, l);
+	uint32_t tb = tc_model_add_track(b, db, tc_model_intern(b, "s"), TC_TRACK_STREAM, 1);
+	uint32_t ob = tc_model_add_op(b, tc_model_intern(b, "y"), 0, TC_OP_KERNEL);
+	l = tc_model_args_begin(b);
+	tc_model_arg_int(b, tc_model_intern(b, "layer"), -3);
+	b->ops[ob].args = tc_model_args_end(b, l);
+	for (int i = 0; i < 50; i++) {
+		uint32_t e = tc_model_add_event(b, tb, ob, i * 100, 10, 0);
+		if (i % 3 == 0) {
+			continue; /* some without args */
+		}
+		snprintf(buf, sizeof(buf), "v%d", i);
+		l = tc_model_args_begin(b);
+		tc_model_arg_int(b, tc_model_intern(b, "i"), i);
+		tc_model_arg_str(b, tc_model_intern(b, "name"), tc_model_intern(b, buf));
+		tc_model_arg_double(b, tc_model_intern(b, "half"), i / 2.0);
+		tc_model_arg_bool(b, tc_model_intern(b, "odd"), i % 2);
+		b->ev.args[e] = tc_model_args_end(b, l);
+	}
+	tc_model_merge(a, b);
+	tc_model_destroy(b);
+
+	struct tc_arg r;
+	ck_assert(tc_model_arg_find(a, a->ev.args[ea], tc_model_intern(a, "ka"), &r));
+	ck_assert_str_eq(tc_model_str(a, r.v.s), "va");
+	ck_assert(tc_model_arg_find(a, a->devices[1].args, tc_model_intern(a, "vendor_note"), &r));
+	ck_assert_str_eq(tc_model_str(a, r.v.s), "fast");
+	ck_assert_uint_gt(r.key, 20000);
+	ck_assert(tc_model_arg_find(a, a->ops[a->ev.op[1]].args, tc_model_intern(a, "layer"), &r));
+	ck_assert_int_eq(r.v.i, -3);
+	for (int i = 0; i < 50; i++) {
+		uint32_t first = a->ev.args[1 + i];
+		if (i % 3 == 0) {
+			ck_assert_uint_eq(first, TC_NONE);
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "v%d", i);
+		const char *keys[] = { "i", "name", "half", "odd" };
+		int k = 0;
+		for (uint32_t p = first; p != TC_NONE; k++) {
+			p = tc_model_arg_next(a, p, &r);
+			ck_assert_int_lt(k, 4);
+			ck_assert_str_eq(tc_model_str(a, r.key), keys[k]);
+		}
+		ck_assert_int_eq(k, 4);
+		int64_t v;
+		ck_assert(tc_model_arg_i64(a, first, tc_model_intern(a, "i"), &v) && v == i);
+		ck_assert(tc_model_arg_find(a, first, tc_model_intern(a, "name"), &r));
+		ck_assert_str_eq(tc_model_str(a, r.v.s), buf);
+		ck_assert(tc_model_arg_find(a, first, tc_model_intern(a, "half"), &r));
+		ck_assert(r.type == TC_ARG_DOUBLE && r.v.d == i / 2.0);
+		ck_assert(tc_model_arg_find(a, first, tc_model_intern(a, "odd"), &r));
+		ck_assert(r.type == TC_ARG_BOOL && r.v.i == i % 2);
+	}
+	tc_model_destroy(a);
+}
+END_TEST
+
+/* Past max_arg_bytes nothing more is stored and the model says so. */
+START_TEST(args_cap) {
+	struct tc_model *m = tc_model_create();
+	m->max_arg_bytes = 64;
+	uint32_t l = tc_model_args_begin(m);
+	for (int i = 0; i < 100; i++) {
+		tc_model_arg_int(m, 1, i);
+	}
+	l = tc_model_args_end(m, l);
+	ck_assert(m->over_arg_bytes);
+	ck_assert_uint_le(m->n_argb, 64);
+	/* What was stored is still a well-formed list. */
+	int n = 0;
+	for (uint32_t p = l; p != TC_NONE; n++) {
+		struct tc_arg a;
+		p = tc_model_arg_next(m, p, &a);
+		ck_assert_int_eq(a.v.i, n);
+	}
+	ck_assert_int_gt(n, 10);
+	tc_model_destroy(m);
 }
 END_TEST
 
@@ -185,6 +392,9 @@ int main(void) {
 	tcase_add_test(tc, finalize_sorts_and_nests);
 	tcase_add_test(tc, args_and_costs);
 	tcase_add_test(tc, merge_models);
+	tcase_add_test(tc, args_encoding);
+	tcase_add_test(tc, args_merge_remap);
+	tcase_add_test(tc, args_cap);
 	tcase_add_test(tc, counters_sorted);
 	tcase_add_test(tc, counters_merge_runs);
 	tcase_add_test(tc, event_costs_flag);

@@ -47,18 +47,18 @@ static size_t find_ev(const struct tc_model *m, const char *name, int nth) {
 	return 0;
 }
 
-static const struct tc_arg *arg(const struct tc_model *m, size_t ev, const char *key) {
+static struct tc_arg arg(const struct tc_model *m, size_t ev, const char *key) {
 	uint32_t k = tc_intern_find(&m->strings, key, strlen(key));
 	ck_assert_msg(k != UINT32_MAX, "no key '%s'", key);
-	const struct tc_arg *a = tc_model_arg_find(m, m->ev.args[ev], k);
-	ck_assert_msg(a != NULL, "no arg '%s'", key);
+	struct tc_arg a;
+	ck_assert_msg(tc_model_arg_find(m, m->ev.args[ev], k, &a), "no arg '%s'", key);
 	return a;
 }
 
 static const char *arg_str(const struct tc_model *m, size_t ev, const char *key) {
-	const struct tc_arg *a = arg(m, ev, key);
-	ck_assert_uint_eq(a->type & ~TC_ARG_LAST, TC_ARG_STR);
-	return tc_model_str(m, a->v.s);
+	struct tc_arg a = arg(m, ev, key);
+	ck_assert_uint_eq(a.type, TC_ARG_STR);
+	return tc_model_str(m, a.v.s);
 }
 
 static const struct tc_counter *counter(const struct tc_model *m, const char *name) {
@@ -165,18 +165,20 @@ START_TEST(slices_nested) {
 	ck_assert_uint_eq(m->tracks[m->ev.track[gemm]].kind, TC_TRACK_STREAM);
 	ck_assert_int_eq(m->devices[m->tracks[m->ev.track[gemm]].device].ordinal, 1);
 	/* Debug annotations. */
-	ck_assert_int_eq(arg(m, fwd, "batch")->v.i, -32);
-	ck_assert(arg(m, fwd, "lr")->v.d == 0.5);
-	ck_assert_uint_eq(arg(m, fwd, "ok")->type & ~TC_ARG_LAST, TC_ARG_BOOL);
-	ck_assert_uint_eq(arg(m, fwd, "size")->v.u, UINT64_MAX);
+	ck_assert_int_eq(arg(m, fwd, "batch").v.i, -32);
+	ck_assert(arg(m, fwd, "lr").v.d == 0.5);
+	ck_assert_uint_eq(arg(m, fwd, "ok").type, TC_ARG_BOOL);
+	ck_assert_uint_eq(arg(m, fwd, "size").v.u, UINT64_MAX);
 	ck_assert_str_eq(arg_str(m, fwd, "who"), "alice");
 	ck_assert_str_eq(arg_str(m, fwd, "ptr"), "0x1000");
 	ck_assert_str_eq(arg_str(m, fwd, "shape"), "[2,3]");
 	ck_assert_str_eq(arg_str(m, fwd, "cfg"), "{a:1,b:\"x\"}");
 	/* The END's annotations join the BEGIN's; the correlation id is kept. */
-	ck_assert_int_eq(arg(m, launch, "begin_arg")->v.i, 4);
-	ck_assert_int_eq(arg(m, launch, "end_arg")->v.i, 5);
-	ck_assert_uint_eq(tc_model_arg_find(m, m->ev.args[launch], m->key.correlation)->v.u, 99);
+	ck_assert_int_eq(arg(m, launch, "begin_arg").v.i, 4);
+	ck_assert_int_eq(arg(m, launch, "end_arg").v.i, 5);
+	struct tc_arg corr;
+	ck_assert(tc_model_arg_find(m, m->ev.args[launch], m->key.correlation, &corr));
+	ck_assert_uint_eq(corr.v.u, 99);
 	ck_assert_uint_eq(m->n_warnings, 0);
 	tc_model_destroy(m);
 }
@@ -202,7 +204,7 @@ START_TEST(unbalanced) {
 	ck_assert_int_eq(m->ev.dur[inner_a], 1000000);
 	ck_assert_uint_eq(m->ev.depth[inner_a], 1);
 	ck_assert(!(m->ev.flags[outer] & TC_EV_UNFINISHED));
-	ck_assert_int_eq(arg(m, outer, "begin_note")->v.i, 1);
+	ck_assert_int_eq(arg(m, outer, "begin_note").v.i, 1);
 	ck_assert_str_eq(arg_str(m, outer, "end_note"), "late");
 	tc_model_destroy(m);
 }
@@ -253,7 +255,7 @@ START_TEST(interning_reset) {
 	}
 	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[0]].category), "catA");
 	ck_assert_str_eq(arg_str(m, 0, "argA"), "valueA");
-	ck_assert_int_eq(arg(m, 2, "argG")->v.i, 9);
+	ck_assert_int_eq(arg(m, 2, "argG").v.i, 9);
 	/* After the reset the category table is empty too. */
 	ck_assert_uint_eq(m->ops[m->ev.op[3]].category, 0);
 	ck_assert(has_warning(m, "need incremental state"));
@@ -669,7 +671,7 @@ START_TEST(real_synthetic_interned) {
 	ck_assert_int_eq(m->ev.dur[cp], 2000000);
 	ck_assert_str_eq(dev_name(m, k), "GPU 0");
 	ck_assert_str_eq(dev_name(m, launch), "python train.py (pid 4242)");
-	ck_assert_int_eq(arg(m, mm, "External id")->v.i, 17);
+	ck_assert_int_eq(arg(m, mm, "External id").v.i, 17);
 	/* One input whose shape is [64, 128]. */
 	ck_assert_str_eq(arg_str(m, mm, "Input Dims"), "[[64,128]]");
 	/* The flow links the launch to the kernel. */

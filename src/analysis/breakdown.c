@@ -142,12 +142,12 @@ static void xfer_add(const struct tc_model *m, size_t i, struct tc_xfer_stats *x
 	} else {
 		b = 0;
 	}
-	const struct tc_arg *k = tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind);
-	if (k && (k->type & ~TC_ARG_LAST) == TC_ARG_STR) {
-		if (k->v.s == pageable) {
+	struct tc_arg k;
+	if (tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind, &k) && k.type == TC_ARG_STR) {
+		if (k.v.s == pageable) {
 			x->n_pageable++;
 			x->bytes_pageable += b;
-		} else if (k->v.s == pinned) {
+		} else if (k.v.s == pinned) {
 			x->n_pinned++;
 		}
 	}

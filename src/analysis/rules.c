@@ -420,8 +420,9 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 		if (op->kind != TC_OP_MEMCPY_H2D && op->kind != TC_OP_MEMCPY_D2H) {
 			continue;
 		}
-		const struct tc_arg *k = tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind);
-		if (!k || (k->type & ~TC_ARG_LAST) != TC_ARG_STR || k->v.s != pageable) {
+		struct tc_arg k;
+		if (!tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind, &k) ||
+				k.type != TC_ARG_STR || k.v.s != pageable) {
 			continue;
 		}
 		bool dup = false;

@@ -355,9 +355,10 @@ void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a) {
 				continue;
 			}
 			cur_end = tc_model_end(m, i);
-			const struct tc_arg *mod = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module);
-			uint32_t key = mod && (mod->type & ~TC_ARG_LAST) == TC_ARG_STR ? mod->v.s :
-				m->ops[m->ev.op[i]].name;
+			struct tc_arg mod;
+			bool named = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
+				mod.type == TC_ARG_STR;
+			uint32_t key = named ? mod.v.s : m->ops[m->ev.op[i]].name;
 			TC_GROW(keys, kcap, nk + 1);
 			keys[nk++] = (struct tc_key_dur){ key, m->ev.dur[i] };
 		}

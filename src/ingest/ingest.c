@@ -72,6 +72,11 @@ bool tc_hlo_async_done(const char *s, size_t n) {
 
 bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
 		struct tc_error *err) {
+	if (m->over_arg_bytes) {
+		tc_error_set(err, TC_EXIT_LIMIT, "more than %llu bytes of args (the model's limit)",
+			(unsigned long long)m->max_arg_bytes);
+		return true;
+	}
 	if (m->ev.n <= lim->max_events && !m->over_max_events) {
 		return false;
 	}
@@ -103,7 +108,7 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 	m->max_events = cap_before;
 	m->sources[src].data_size = tc_input_tell(in);
 	m->sources[src].file_size = in->file_size;
-	if (m->over_max_events || (ok && m->ev.n > lim->max_events)) {
+	if (m->over_max_events || m->over_arg_bytes || (ok && m->ev.n > lim->max_events)) {
 		/* Past the cap a reader may also have failed on the events it lost;
 		 * the limit is the real cause. */
 		tc_error_init(err);

@@ -140,7 +140,6 @@ struct ev_state {
 	char bind[SMALL];
 	size_t bind_len;
 	bool has_bind, flow_in, flow_out;
-	uint32_t args_begin;
 	bool has_corr;
 	int64_t corr;
 	uint32_t collective;
@@ -187,8 +186,11 @@ struct reader {
 	uint64_t str_len;
 	uint64_t trailing_commas;
 
-	/* current event */
+	/* current event; its args wait here, decoded, until it is committed
+	 * (metadata, counter and dropped events only read them) */
 	struct ev_state ev;
+	struct tc_arg *pend;
+	size_t n_pend, cap_pend;
 	struct key_cache keys[KEY_CACHE];
 	struct key_cache *strs; /* direct-mapped cache in front of the intern table */
 	struct op_cache *ops;
@@ -730,7 +732,7 @@ static bool is_dma_name(const char *n) {
  * "DEVICE_TO_DEVICE") → copy kind; MEMCPY_OTHER when absent or unknown. */
 static enum tc_op_kind dma_kind(const struct reader *r) {
 	const struct tc_arg *a = pending_arg(r, r->s.a_direction);
-	if (!a || (a->type & ~TC_ARG_LAST) != TC_ARG_STR) {
+	if (!a || a->type != TC_ARG_STR) {
 		return TC_OP_MEMCPY_OTHER;
 	}
 	const char *d = tc_model_str(r->m, a->v.s);
@@ -838,16 +840,25 @@ static bool pid_looks_device(const struct reader *r, struct pid_info *p) {
 /* ---- event completion ---- */
 
 static void args_rollback(struct reader *r) {
-	r->m->n_args = r->ev.args_begin;
+	r->n_pend = 0;
 }
 
 static const struct tc_arg *pending_arg(const struct reader *r, uint32_t key) {
-	for (size_t i = r->ev.args_begin; i < r->m->n_args; i++) {
-		if (r->m->args[i].key == key) {
-			return &r->m->args[i];
+	for (size_t i = 0; i < r->n_pend; i++) {
+		if (r->pend[i].key == key) {
+			return &r->pend[i];
 		}
 	}
 	return NULL;
+}
+
+static struct tc_arg *pend_push(struct reader *r, uint32_t key, enum tc_arg_type type) {
+	TC_GROW(r->pend, r->cap_pend, r->n_pend + 1);
+	struct tc_arg *a = &r->pend[r->n_pend++];
+	a->key = key;
+	a->type = (uint8_t)type;
+	a->v.u = 0;
+	return a;
 }
 
 static bool arg_number(const struct reader *r, const struct tc_arg *a, double *out) {
@@ -896,12 +907,12 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 	p->looks_device = -1;
 	if (e->name == r->s.process_name) {
 		a = pending_arg(r, r->s.a_name);
-		if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+		if (a && a->type == TC_ARG_STR) {
 			p->name = a->v.s;
 		}
 	} else if (e->name == r->s.process_labels) {
 		a = pending_arg(r, r->s.a_labels);
-		if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+		if (a && a->type == TC_ARG_STR) {
 			p->label = a->v.s;
 		}
 	} else if (e->name == r->s.process_sort_index) {
@@ -914,7 +925,7 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 		struct thr_info *t = &r->thrs[ti];
 		if (e->name == r->s.thread_name) {
 			a = pending_arg(r, r->s.a_name);
-			if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+			if (a && a->type == TC_ARG_STR) {
 				/* Kineto writes "stream 7 ": drop trailing blanks. */
 				const char *tn = tc_model_str(r->m, a->v.s);
 				size_t n = strlen(tn);
@@ -926,7 +937,7 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 			/* A tracectl export names the track kind it had: re-reading
 			 * rebuilds the same model (round trip). */
 			a = pending_arg(r, r->s.a_tc_kind);
-			if (a && (a->type & ~TC_ARG_LAST) == TC_ARG_STR) {
+			if (a && a->type == TC_ARG_STR) {
 				const char *k = tc_model_str(r->m, a->v.s);
 				for (int i = 0; i <= TC_TRACK_COUNTER; i++) {
 					if (strcmp(k, tc_track_kind_name((enum tc_track_kind)i)) == 0) {
@@ -979,11 +990,10 @@ static void do_counter(struct reader *r, uint32_t pi, int64_t ts) {
 	if (p->device == TC_NONE) {
 		p->device = tc_model_add_device(r->m, p->key, TC_DEV_OTHER);
 	}
-	size_t end = r->m->n_args;
 	bool any = false;
-	for (size_t i = e->args_begin; i < end; i++) {
+	for (size_t i = 0; i < r->n_pend; i++) {
 		double v;
-		struct tc_arg a = r->m->args[i];
+		struct tc_arg a = r->pend[i];
 		if (!arg_number(r, &a, &v)) {
 			continue;
 		}
@@ -1054,6 +1064,11 @@ static void finish_event_args(struct reader *r, uint32_t idx, enum tc_op_kind ki
 	struct tc_model *m = r->m;
 	const char *n = tc_model_str(m, e->name);
 	int64_t step;
+	uint32_t first = tc_model_args_begin(m);
+	for (size_t i = 0; i < r->n_pend; i++) {
+		tc_model_arg_add(m, &r->pend[i]);
+	}
+	r->n_pend = 0;
 	if (kind == TC_OP_STEP && step_number(n, &step)) {
 		tc_model_arg_int(m, m->key.step, step);
 	}
@@ -1066,7 +1081,7 @@ static void finish_event_args(struct reader *r, uint32_t idx, enum tc_op_kind ki
 	if (e->collective) {
 		tc_model_arg_str(m, m->key.collective, e->collective);
 	}
-	m->ev.args[idx] = tc_model_args_end(m, e->args_begin);
+	m->ev.args[idx] = tc_model_args_end(m, first);
 }
 
 static bool end_event(struct reader *r) {
@@ -1248,7 +1263,7 @@ static bool end_event(struct reader *r) {
 		/* MTIA names the DMA's byte count "size". */
 		double v;
 		if (arg_number(r, pending_arg(r, r->s.a_size), &v) && v >= 0) {
-			tc_model_arg_int(m, m->key.bytes, (int64_t)v);
+			pend_push(r, m->key.bytes, TC_ARG_INT)->v.i = (int64_t)v;
 		}
 	}
 	finish_event_args(r, idx, kind);
@@ -1395,15 +1410,15 @@ static void add_arg(struct reader *r, int type, const unsigned char *s, size_t n
 	r->ev.n_args++;
 	switch (type) {
 	case V_NULL:
-		tc_model_arg_str(m, key, tc_model_intern(m, "null"));
+		pend_push(r, key, TC_ARG_STR)->v.s = tc_model_intern(m, "null");
 		break;
 	case V_BOOL:
-		tc_model_arg_bool(m, key, b);
+		pend_push(r, key, TC_ARG_BOOL)->v.i = b;
 		break;
 	case V_NUM: {
 		int64_t v;
 		if (parse_i64((const char *)s, n, &v)) {
-			tc_model_arg_int(m, key, v);
+			pend_push(r, key, TC_ARG_INT)->v.i = v;
 			if (key == m->key.correlation) {
 				r->ev.has_corr = true;
 				r->ev.corr = v;
@@ -1418,17 +1433,17 @@ static void add_arg(struct reader *r, int type, const unsigned char *s, size_t n
 				errno = 0;
 				unsigned long long u = strtoull(buf, &end, 10);
 				if (!errno && *end == 0) {
-					tc_model_arg_uint(m, key, u);
+					pend_push(r, key, TC_ARG_UINT)->v.u = u;
 					break;
 				}
 			}
-			tc_model_arg_double(m, key, parse_double((const char *)s, n));
+			pend_push(r, key, TC_ARG_DOUBLE)->v.d = parse_double((const char *)s, n);
 		}
 		break;
 	}
 	case V_STR: {
 		uint32_t v = intern(r, s, n);
-		tc_model_arg_str(m, key, v);
+		pend_push(r, key, TC_ARG_STR)->v.s = v;
 		if (key == r->s.a_collective_name) {
 			r->ev.collective = v;
 		}
@@ -1691,7 +1706,7 @@ static int push(struct reader *r, enum ctx c) {
 
 static void begin_event(struct reader *r) {
 	memset(&r->ev, 0, sizeof(r->ev));
-	r->ev.args_begin = tc_model_args_begin(r->m);
+	r->n_pend = 0;
 }
 
 static int open_container(struct reader *r, bool is_map) {
@@ -2692,6 +2707,7 @@ static void reader_free(struct reader *r) {
 	free(r->async_key);
 	free(r->async_ev);
 	free(r->fe);
+	free(r->pend);
 	free(r->host_corr);
 	free(r->dev_corr);
 	free(r->host_steps);

@@ -1424,18 +1424,10 @@ static bool add_annos(struct st *s, struct seq *q) {
  * one followed by the END's; rare enough that the copy does not matter.
  */
 static void copy_args(struct tc_model *m, uint32_t first) {
-	for (size_t i = first; first != TC_NONE && i < m->n_args; i++) {
-		struct tc_arg a = m->args[i]; /* by value: adding may move the array */
-		switch (a.type & ~TC_ARG_LAST) {
-		case TC_ARG_INT: tc_model_arg_int(m, a.key, a.v.i); break;
-		case TC_ARG_UINT: tc_model_arg_uint(m, a.key, a.v.u); break;
-		case TC_ARG_DOUBLE: tc_model_arg_double(m, a.key, a.v.d); break;
-		case TC_ARG_STR: tc_model_arg_str(m, a.key, a.v.s); break;
-		case TC_ARG_BOOL: tc_model_arg_bool(m, a.key, a.v.i != 0); break;
-		}
-		if (a.type & TC_ARG_LAST) {
-			break;
-		}
+	for (uint32_t p = first; p != TC_NONE;) {
+		struct tc_arg a; /* decoded by value: adding may move the bytes */
+		p = tc_model_arg_next(m, p, &a);
+		tc_model_arg_add(m, &a);
 	}
 }
 

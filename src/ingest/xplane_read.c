@@ -1725,11 +1725,11 @@ static void link_launches(struct reader *r, size_t first_event) {
 				!tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[m->ev.track[i]].kind)) {
 			continue;
 		}
-		const struct tc_arg *a = tc_model_arg_find(m, m->ev.args[i], m->key.correlation);
-		if (!a) {
+		struct tc_arg a;
+		if (!tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a)) {
 			continue;
 		}
-		uint64_t c = a->v.u; /* int and uint share the bits */
+		uint64_t c = a.v.u; /* int and uint share the bits */
 		if (direct) {
 			if (c >= lo_id && c - lo_id < span && direct[c - lo_id] != TC_NONE) {
 				tc_model_add_flow(m, direct[c - lo_id], (uint32_t)i, TC_FLOW_LAUNCH, c);

@@ -25,6 +25,8 @@ struct tc_model *tc_model_create(void) {
 	m->key.long_name = tc_model_intern(m, "long_name");
 	m->key.memory_kind = tc_model_intern(m, "memory_kind");
 	m->key.collective = tc_model_intern(m, "collective");
+	m->arg_last_hdr = TC_NONE;
+	m->max_arg_bytes = (size_t)UINT32_MAX - 32;
 	m->op_nslots = 1024;
 	m->op_slots = tc_xcalloc(m->op_nslots, sizeof(*m->op_slots));
 	return m;
@@ -54,7 +56,7 @@ void tc_model_destroy(struct tc_model *m) {
 	free(m->devices);
 	free(m->tracks);
 	free(m->ops);
-	free(m->args);
+	free(m->argb);
 	free(m->aggs);
 	free(m->counters);
 	free(m->flows);
@@ -223,70 +225,224 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 	return (uint32_t)i;
 }
 
-uint32_t tc_model_args_begin(struct tc_model *m) {
-	return (uint32_t)m->n_args;
-}
+/* ---- args ---- */
 
-static struct tc_arg *arg_push(struct tc_model *m, uint32_t key, uint8_t type) {
-	TC_GROW(m->args, m->cap_args, m->n_args + 1);
-	struct tc_arg *a = &m->args[m->n_args++];
-	if (key == m->key.flops || key == m->key.bytes_accessed) {
-		m->event_costs = true;
+/*
+ * Record codes (header bits 0-2): enum tc_arg_type, except that a bool's
+ * value is in its code, so bools take no value bytes. Bit 3 marks a list's
+ * last record; being in the header's first byte it can be set once the
+ * record is written without changing its length.
+ */
+#define ARG_BOOL_TRUE 5
+#define ARG_LAST 8
+#define ARG_MAX_REC 16 /* header (36 bits: 6 bytes) + value (10) */
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
 	}
-	a->key = key;
-	a->type = type;
-	return a;
+	p[n++] = (uint8_t)v;
+	return n;
 }
 
-void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
-	arg_push(m, key, TC_ARG_INT)->v.i = v;
-}
-
-void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
-	arg_push(m, key, TC_ARG_UINT)->v.u = v;
-}
-
-void tc_model_arg_double(struct tc_model *m, uint32_t key, double v) {
-	arg_push(m, key, TC_ARG_DOUBLE)->v.d = v;
-}
-
-void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str) {
-	arg_push(m, key, TC_ARG_STR)->v.s = str;
-}
-
-void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v) {
-	arg_push(m, key, TC_ARG_BOOL)->v.i = v;
-}
-
-uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
-	if (m->n_args <= begin) {
-		return TC_NONE;
-	}
-	m->args[m->n_args - 1].type |= TC_ARG_LAST;
-	return begin;
-}
-
-const struct tc_arg *tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key) {
-	if (first == TC_NONE) {
-		return NULL;
-	}
-	for (size_t i = first; i < m->n_args; i++) {
-		const struct tc_arg *a = &m->args[i];
-		if (a->key == key) {
-			return a;
-		}
-		if (a->type & TC_ARG_LAST) {
+static uint64_t get_varint(const uint8_t **pp) {
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
 			break;
 		}
 	}
-	return NULL;
+	*pp = p;
+	return v;
+}
+
+static void skip_varint(const uint8_t **pp) {
+	const uint8_t *p = *pp;
+	while (*p & 0x80) {
+		p++;
+	}
+	*pp = p + 1;
+}
+
+/* Mark the open list's last record (a list begun and never ended is closed
+ * by the next begin, so lists stay contiguous and merge can walk them). */
+static void args_close(struct tc_model *m) {
+	if (m->arg_last_hdr != TC_NONE) {
+		m->argb[m->arg_last_hdr] |= ARG_LAST;
+		m->arg_last_hdr = TC_NONE;
+	}
+}
+
+uint32_t tc_model_args_begin(struct tc_model *m) {
+	args_close(m);
+	return (uint32_t)m->n_argb;
+}
+
+/* Append one record (type is a record code). */
+static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
+	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
+		m->over_arg_bytes = true;
+		return;
+	}
+	TC_GROW(m->argb, m->cap_argb, m->n_argb + ARG_MAX_REC);
+	if (key == m->key.flops || key == m->key.bytes_accessed) {
+		m->event_costs = true;
+	}
+	m->arg_last_hdr = (uint32_t)m->n_argb;
+	uint8_t *p = m->argb + m->n_argb;
+	p += put_varint(p, (uint64_t)key << 4 | code);
+	switch (code) {
+	case TC_ARG_INT:
+	case TC_ARG_UINT:
+	case TC_ARG_STR:
+		p += put_varint(p, v);
+		break;
+	case TC_ARG_DOUBLE:
+		for (int i = 0; i < 8; i++) {
+			*p++ = (uint8_t)(v >> (8 * i));
+		}
+		break;
+	}
+	m->n_argb = (size_t)(p - m->argb);
+}
+
+static uint64_t zigzag(int64_t v) {
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
+	arg_put(m, key, TC_ARG_INT, zigzag(v));
+}
+
+void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
+	arg_put(m, key, TC_ARG_UINT, v);
+}
+
+void tc_model_arg_double(struct tc_model *m, uint32_t key, double v) {
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	arg_put(m, key, TC_ARG_DOUBLE, bits);
+}
+
+void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str) {
+	arg_put(m, key, TC_ARG_STR, str);
+}
+
+void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v) {
+	arg_put(m, key, v ? ARG_BOOL_TRUE : TC_ARG_BOOL, 0);
+}
+
+void tc_model_arg_add(struct tc_model *m, const struct tc_arg *a) {
+	switch (a->type) {
+	case TC_ARG_INT:
+		tc_model_arg_int(m, a->key, a->v.i);
+		break;
+	case TC_ARG_UINT:
+		tc_model_arg_uint(m, a->key, a->v.u);
+		break;
+	case TC_ARG_DOUBLE:
+		tc_model_arg_double(m, a->key, a->v.d);
+		break;
+	case TC_ARG_STR:
+		tc_model_arg_str(m, a->key, a->v.s);
+		break;
+	case TC_ARG_BOOL:
+		tc_model_arg_bool(m, a->key, a->v.i != 0);
+		break;
+	}
+}
+
+uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
+	if (m->arg_last_hdr == TC_NONE || m->arg_last_hdr < begin) {
+		return TC_NONE;
+	}
+	args_close(m);
+	return begin;
+}
+
+/* Decode the record at pos; returns the offset just past it. */
+static uint32_t arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
+		bool *last) {
+	const uint8_t *p = m->argb + pos;
+	uint64_t h = get_varint(&p);
+	unsigned code = (unsigned)(h & 7);
+	out->key = (uint32_t)(h >> 4);
+	out->v.u = 0;
+	switch (code) {
+	case TC_ARG_INT: {
+		uint64_t z = get_varint(&p);
+		out->v.i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		break;
+	}
+	case TC_ARG_UINT:
+		out->v.u = get_varint(&p);
+		break;
+	case TC_ARG_DOUBLE: {
+		uint64_t bits = 0;
+		for (int i = 0; i < 8; i++) {
+			bits |= (uint64_t)p[i] << (8 * i);
+		}
+		p += 8;
+		memcpy(&out->v.d, &bits, sizeof(bits));
+		break;
+	}
+	case TC_ARG_STR:
+		out->v.s = (uint32_t)get_varint(&p);
+		break;
+	case ARG_BOOL_TRUE:
+		out->v.i = 1;
+		code = TC_ARG_BOOL;
+		break;
+	}
+	out->type = (uint8_t)code;
+	*last = h & ARG_LAST;
+	return (uint32_t)(p - m->argb);
+}
+
+uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg *out) {
+	bool last;
+	uint32_t next = arg_decode(m, pos, out, &last);
+	return last ? TC_NONE : next;
+}
+
+bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
+		struct tc_arg *out) {
+	uint32_t pos = first;
+	while (pos != TC_NONE) {
+		const uint8_t *p = m->argb + pos;
+		uint64_t h = get_varint(&p);
+		if ((uint32_t)(h >> 4) == key) {
+			tc_model_arg_next(m, pos, out);
+			return true;
+		}
+		if (h & ARG_LAST) {
+			break;
+		}
+		switch (h & 7) {
+		case TC_ARG_INT:
+		case TC_ARG_UINT:
+		case TC_ARG_STR:
+			skip_varint(&p);
+			break;
+		case TC_ARG_DOUBLE:
+			p += 8;
+			break;
+		}
+		pos = (uint32_t)(p - m->argb);
+	}
+	return false;
 }
 
 bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
 	if (!a) {
 		return false;
 	}
-	switch (a->type & ~TC_ARG_LAST) {
+	switch (a->type) {
 	case TC_ARG_INT:
 	case TC_ARG_BOOL:
 		*out = (double)a->v.i;
@@ -312,25 +468,26 @@ bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, do
 }
 
 bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out) {
-	return tc_model_arg_value_num(m, tc_model_arg_find(m, first, key), out);
+	struct tc_arg a;
+	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_num(m, &a, out);
 }
 
 bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
-	const struct tc_arg *a = tc_model_arg_find(m, first, key);
-	if (!a) {
+	struct tc_arg a;
+	if (!tc_model_arg_find(m, first, key, &a)) {
 		return false;
 	}
-	switch (a->type & ~TC_ARG_LAST) {
+	switch (a.type) {
 	case TC_ARG_INT:
 	case TC_ARG_BOOL:
-		*out = a->v.i;
+		*out = a.v.i;
 		return true;
 	case TC_ARG_UINT:
-		*out = (int64_t)a->v.u;
+		*out = (int64_t)a.v.u;
 		return true;
 	default: {
 		double d;
-		if (!tc_model_arg_num(m, first, key, &d) || !tc_double_fits_i64(d)) {
+		if (!tc_model_arg_value_num(m, &a, &d) || !tc_double_fits_i64(d)) {
 			return false;
 		}
 		*out = (int64_t)d;
@@ -423,6 +580,61 @@ static uint32_t off(uint32_t idx, size_t base) {
 	return idx == TC_NONE ? TC_NONE : idx + (uint32_t)base;
 }
 
+/* A src arg list's offset → its copy's in dst. */
+struct list_map {
+	uint32_t *from, *to;
+	size_t n, cap;
+};
+
+/*
+ * Copy src's arg lists into dst, re-encoded: keys and string values take
+ * dst's string ids, which can change the records' lengths, so each list's
+ * new offset is recorded (lists are contiguous and walked in order; the
+ * offsets come out sorted for arg_map).
+ */
+static void merge_args(struct tc_model *dst, struct tc_model *src, const uint32_t *smap,
+		struct list_map *lm) {
+	args_close(dst);
+	args_close(src);
+	size_t cap_to = 0;
+	bool start = true;
+	for (uint32_t pos = 0; pos < src->n_argb;) {
+		if (start) {
+			TC_GROW(lm->from, lm->cap, lm->n + 1);
+			TC_GROW(lm->to, cap_to, lm->n + 1);
+			lm->from[lm->n] = pos;
+			lm->to[lm->n++] = tc_model_args_begin(dst);
+		}
+		struct tc_arg a;
+		pos = arg_decode(src, pos, &a, &start);
+		a.key = smap[a.key];
+		if (a.type == TC_ARG_STR) {
+			a.v.s = smap[a.v.s];
+		}
+		tc_model_arg_add(dst, &a);
+		if (start && dst->over_arg_bytes) {
+			lm->to[lm->n - 1] = TC_NONE;
+		}
+	}
+	args_close(dst);
+}
+
+static uint32_t arg_map(const struct list_map *lm, uint32_t first) {
+	if (first == TC_NONE) {
+		return TC_NONE;
+	}
+	size_t lo = 0, hi = lm->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (lm->from[mid] < first) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < lm->n && lm->from[lo] == first ? lm->to[lo] : TC_NONE;
+}
+
 void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	uint32_t *smap = tc_xmalloc(src->strings.n * sizeof(*smap));
 	for (size_t i = 0; i < src->strings.n; i++) {
@@ -443,7 +655,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		tc_model_warn(dst, 1, "inputs use different clocks; their timelines are aligned at their origins");
 	}
 	size_t b_src = dst->n_sources, b_host = dst->n_hosts, b_dev = dst->n_devices;
-	size_t b_track = dst->n_tracks, b_op = dst->n_ops, b_arg = dst->n_args;
+	size_t b_track = dst->n_tracks, b_op = dst->n_ops;
 	size_t b_ev = dst->ev.n, b_ctr = dst->n_counters;
 
 	for (size_t i = 0; i < src->n_sources; i++) {
@@ -462,15 +674,9 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		TC_GROW(dst->hosts, dst->cap_hosts, dst->n_hosts + 1);
 		dst->hosts[dst->n_hosts++] = h;
 	}
-	for (size_t i = 0; i < src->n_args; i++) {
-		struct tc_arg a = src->args[i];
-		a.key = smap[a.key];
-		if ((a.type & ~TC_ARG_LAST) == TC_ARG_STR) {
-			a.v.s = smap[a.v.s];
-		}
-		TC_GROW(dst->args, dst->cap_args, dst->n_args + 1);
-		dst->args[dst->n_args++] = a;
-	}
+	struct list_map lm = {0};
+	merge_args(dst, src, smap, &lm);
+	dst->over_arg_bytes = dst->over_arg_bytes || src->over_arg_bytes;
 	dst->event_costs = dst->event_costs || src->event_costs;
 	for (size_t i = 0; i < src->n_devices; i++) {
 		struct tc_device d = src->devices[i];
@@ -478,7 +684,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		d.model = smap[d.model];
 		d.vendor = smap[d.vendor];
 		d.host = off(d.host, b_host);
-		d.args = off(d.args, b_arg);
+		d.args = arg_map(&lm, d.args);
 		TC_GROW(dst->devices, dst->cap_devices, dst->n_devices + 1);
 		dst->devices[dst->n_devices++] = d;
 	}
@@ -497,7 +703,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		dst->ops[id].flags = o->flags;
 		dst->ops[id].flops = o->flops;
 		dst->ops[id].bytes = o->bytes;
-		dst->ops[id].args = off(o->args, b_arg);
+		dst->ops[id].args = arg_map(&lm, o->args);
 	}
 	events_reserve(&dst->ev, dst->ev.n + src->ev.n);
 	for (size_t i = 0; i < src->ev.n; i++) {
@@ -511,7 +717,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		dst->ev.dur[j] = src->ev.dur[i];
 		dst->ev.op[j] = off(src->ev.op[i], b_op);
 		dst->ev.track[j] = off(src->ev.track[i], b_track);
-		dst->ev.args[j] = off(src->ev.args[i], b_arg);
+		dst->ev.args[j] = arg_map(&lm, src->ev.args[i]);
 		dst->ev.flags[j] = src->ev.flags[i];
 	}
 	for (size_t i = 0; i < src->n_aggs; i++) {
@@ -541,13 +747,16 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		warn_add(dst, smap[src->warnings[i].msg], src->warnings[i].count);
 	}
 	free(smap);
+	free(lm.from);
+	free(lm.to);
 	dst->n_implausible += src->n_implausible;
 	dst->finalized = false;
 
 	/* Leave src empty but valid. */
 	events_free(&src->ev);
 	src->n_sources = src->n_hosts = src->n_devices = src->n_tracks = 0;
-	src->n_args = src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;
+	src->n_argb = 0;
+	src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;
 	src->samples.n = 0;
 	src->n_ops = 0;
 	op_rehash(src, src->op_nslots);

@@ -88,11 +88,14 @@ enum tc_arg_type {
 	TC_ARG_BOOL,
 };
 
-#define TC_ARG_LAST 0x80 /* set on the last arg of a list */
-
+/*
+ * One arg, decoded. The model stores arg lists packed (see argb below);
+ * readers build them with tc_model_args_begin/arg_x/args_end and callers
+ * read them with tc_model_arg_next/arg_find into this struct.
+ */
 struct tc_arg {
 	uint32_t key;  /* string id */
-	uint8_t type;  /* enum tc_arg_type | TC_ARG_LAST */
+	uint8_t type;  /* enum tc_arg_type */
 	union {
 		int64_t i;
 		uint64_t u;
@@ -168,7 +171,7 @@ struct tc_events {
 	int64_t *dur;    /* ps, >= 0 */
 	uint32_t *op;
 	uint32_t *track;
-	uint32_t *args;  /* first arg index, TC_NONE */
+	uint32_t *args;  /* offset of its arg list in argb, TC_NONE */
 	uint16_t *depth; /* set by finalize */
 	uint8_t *flags;  /* enum tc_event_flags */
 };
@@ -250,8 +253,15 @@ struct tc_model {
 	size_t n_tracks, cap_tracks;
 	struct tc_op *ops;
 	size_t n_ops, cap_ops;
-	struct tc_arg *args;
-	size_t n_args, cap_args;
+	/*
+	 * Arg lists, packed: a list is addressed by the byte offset of its first
+	 * record (TC_NONE: no list) and its records are contiguous. A record is
+	 * a varint header (key << 4 | last << 3 | code) then the value: zigzag
+	 * varint (int), varint (uint, string id), 8 bytes (double), none (bool,
+	 * whose value is in the code). Read them with tc_model_arg_next.
+	 */
+	uint8_t *argb;
+	size_t n_argb, cap_argb;
 	struct tc_events ev;
 	struct tc_aggregate *aggs;
 	size_t n_aggs, cap_aggs;
@@ -281,6 +291,14 @@ struct tc_model {
 	 */
 	uint64_t max_events;
 	bool over_max_events;
+
+	/* private: arg list being built (header offset of its last record,
+	 * TC_NONE if none), and the cap on argb (offsets are u32): past it the
+	 * arg functions add nothing and set over_arg_bytes; ingest then fails
+	 * with exit 5 like over_max_events. */
+	uint32_t arg_last_hdr;
+	size_t max_arg_bytes;
+	bool over_arg_bytes;
 };
 
 struct tc_model *tc_model_create(void);
@@ -323,7 +341,7 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 	int64_t start_ps, int64_t dur_ps, uint8_t flags);
 
 /*
- * Args are built as a list: begin, add, end. end returns the first index (to
+ * Args are built as a list: begin, add, end. end returns the first offset (to
  * store in ev.args[i], op->args or device->args) or TC_NONE if none were
  * added. Lists cannot interleave.
  */
@@ -333,10 +351,23 @@ void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v);
 void tc_model_arg_double(struct tc_model *m, uint32_t key, double v);
 void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str);
 void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v);
+/* Add a decoded arg (e.g. one read with tc_model_arg_next) by its type. */
+void tc_model_arg_add(struct tc_model *m, const struct tc_arg *a);
 uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin);
 
-/* Look up key in the list starting at first; NULL if absent. */
-const struct tc_arg *tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key);
+/*
+ * Decode the record at pos (a list's first offset, or a value this returned)
+ * into *out; returns the next record's offset, TC_NONE after the list's last:
+ *   for (uint32_t p = first; p != TC_NONE;) {
+ *           struct tc_arg a;
+ *           p = tc_model_arg_next(m, p, &a);
+ *           ...
+ *   }
+ */
+uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg *out);
+/* Look up key in the list starting at first (TC_NONE: empty); false if absent. */
+bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
+	struct tc_arg *out);
 /* Numeric value of an arg (int, uint, double, bool; a string that parses as a
  * number). Returns false if absent or not numeric. */
 bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out);

@@ -322,10 +322,12 @@ static void write_metadata(struct writer *w) {
 	}
 }
 
-/* Is key already among args [first, upto) or the op's list? */
-static bool seen_key(const struct tc_model *m, uint32_t first, size_t upto, uint32_t key) {
-	for (size_t j = first; j < upto; j++) {
-		if (m->args[j].key == key) {
+/* Is key already among the args from first up to the one at upto? */
+static bool seen_key(const struct tc_model *m, uint32_t first, uint32_t upto, uint32_t key) {
+	for (uint32_t p = first; p != upto;) {
+		struct tc_arg a;
+		p = tc_model_arg_next(m, p, &a);
+		if (a.key == key) {
 			return true;
 		}
 	}
@@ -333,7 +335,8 @@ static bool seen_key(const struct tc_model *m, uint32_t first, size_t upto, uint
 }
 
 static bool in_list(const struct tc_model *m, uint32_t first, uint32_t key) {
-	return first != TC_NONE && tc_model_arg_find(m, first, key) != NULL;
+	struct tc_arg a;
+	return tc_model_arg_find(m, first, key, &a);
 }
 
 struct seen {
@@ -346,11 +349,13 @@ static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, b
 	if (first == TC_NONE) {
 		return;
 	}
-	for (size_t j = first; j < m->n_args; j++) {
-		const struct tc_arg *a = &m->args[j];
-		bool last = a->type & TC_ARG_LAST;
-		if (seen_key(m, first, j, a->key) || in_list(m, skip_list, a->key)) {
-			goto next;
+	for (uint32_t p = first; p != TC_NONE;) {
+		struct tc_arg arg;
+		uint32_t at = p;
+		p = tc_model_arg_next(m, p, &arg);
+		const struct tc_arg *a = &arg;
+		if (seen_key(m, first, at, a->key) || in_list(m, skip_list, a->key)) {
+			continue;
 		}
 		const char *key = tc_model_str(m, a->key);
 		seen->op_kind |= strcmp(key, "op_kind") == 0;
@@ -360,7 +365,7 @@ static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, b
 		*comma = true;
 		out_esc(w->o, key, strlen(key));
 		out_s(w->o, "\":");
-		switch (a->type & ~TC_ARG_LAST) {
+		switch (a->type) {
 		case TC_ARG_INT:
 			put_i64(w->o, a->v.i);
 			break;
@@ -378,10 +383,6 @@ static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, b
 			break;
 		default:
 			out_s(w->o, "null");
-			break;
-		}
-next:
-		if (last) {
 			break;
 		}
 	}
