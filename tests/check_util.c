@@ -13,6 +13,7 @@
 #include "util/num.h"
 #include "util/xalloc.h"
 #include "util/pbwire.h"
+#include "util/prefault.h"
 
 START_TEST(arena_basic) {
 	struct tc_arena a;
@@ -131,6 +132,32 @@ START_TEST(sort_runs) {
 	tc_sort_runs(v, 1, sizeof(*v), cmp_sr);
 	tc_sort_runs(NULL, 0, sizeof(*v), cmp_sr);
 	free(v);
+}
+END_TEST
+
+START_TEST(prefault_hints) {
+	/* Hints only fault pages in: contents stay, and bad ranges (freed,
+	 * unmapped, read-only) are ignored. Without the kernel feature the calls
+	 * are no-ops, which this checks as well. */
+	bool on = tc_prefault_start();
+	size_t n = 8u << 20;
+	unsigned char *p = tc_xmalloc(n);
+	memset(p, 0xab, n / 2);
+	tc_prefault_hint(p, n);
+	tc_prefault_ahead(p, 1, 0, n * 2, n);
+	tc_prefault_hint_read(p, n);
+	tc_prefault_hint((void *)(uintptr_t)4096, 1u << 20);
+	tc_prefault_hint(NULL, 0);
+	tc_prefault_stop();
+	for (size_t i = 0; i < n / 2; i += 4093) {
+		ck_assert_uint_eq(p[i], 0xab);
+	}
+	p[n - 1] = 1;
+	free(p);
+	/* Stop twice, start again. */
+	tc_prefault_stop();
+	ck_assert(tc_prefault_start() == on);
+	tc_prefault_stop();
 }
 END_TEST
 
@@ -346,6 +373,7 @@ int main(void) {
 	tcase_add_test(tc, pb_fields);
 	tcase_add_test(tc, num_bounds);
 	tcase_add_test(tc, sort_runs);
+	tcase_add_test(tc, prefault_hints);
 	tcase_add_test(tc, input_plain_and_gzip);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, outfile_atomic);

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
+#include "util/prefault.h"
 #include "util/xalloc.h"
 
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
@@ -19,6 +20,10 @@ void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 		cap = v->cap;
 		TC_GROW(v->hi, cap, v->n + 1);
 		v->cap = cap;
+	}
+	if ((v->n & ((1u << 16) - 1)) == 0) {
+		tc_prefault_ahead(v->lo, sizeof(*v->lo), v->n, v->n + (2u << 16), v->cap);
+		tc_prefault_ahead(v->hi, sizeof(*v->hi), v->n, v->n + (2u << 16), v->cap);
 	}
 	v->lo[v->n] = lo;
 	v->hi[v->n] = hi;

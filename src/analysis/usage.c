@@ -59,33 +59,58 @@ static void merge_runs(struct ev_ref *v, size_t n, size_t *run, size_t nrun) {
 	free(tmp);
 }
 
-/* Start of the launching host call of each device event (TC_FLOW_LAUNCH),
- * INT64_MIN where none; NULL when the trace has no launch flows. */
-static int64_t *launch_starts(const struct tc_model *m) {
-	int64_t *ls = NULL;
+/*
+ * Start of the launching host call of each event on a device-work track
+ * (TC_FLOW_LAUNCH), INT64_MIN where none; held only for those tracks'
+ * events, which are contiguous per track after finalize.
+ */
+struct launch_starts {
+	int64_t *v;      /* NULL when the trace has no launch flows */
+	size_t *off;     /* per track: index of its first event in v, SIZE_MAX if none */
+};
+
+static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
+	ls->v = NULL;
+	ls->off = NULL;
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
 			continue;
 		}
-		if (!ls) {
-			ls = tc_xmalloc(m->ev.n * sizeof(*ls));
-			for (size_t i = 0; i < m->ev.n; i++) {
-				ls[i] = INT64_MIN;
+		uint32_t t = m->ev.track[fl->to];
+		if (!ls->v) {
+			ls->off = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*ls->off));
+			size_t n = 0;
+			for (size_t k = 0; k < m->n_tracks; k++) {
+				bool work = tc_track_kind_is_device_work(
+					(enum tc_track_kind)m->tracks[k].kind);
+				ls->off[k] = work ? n : SIZE_MAX;
+				n += work ? m->tracks[k].count : 0;
+			}
+			ls->v = tc_xmalloc((n ? n : 1) * sizeof(*ls->v));
+			for (size_t i = 0; i < n; i++) {
+				ls->v[i] = INT64_MIN;
 			}
 		}
-		ls[fl->to] = m->ev.start[fl->from];
+		if (t < m->n_tracks && ls->off[t] != SIZE_MAX) {
+			ls->v[ls->off[t] + (fl->to - m->tracks[t].first)] = m->ev.start[fl->from];
+		}
 	}
-	return ls;
+}
+
+/* The launch start of event i on device-work track t (INT64_MIN: none). */
+static inline int64_t launch_start(const struct tc_model *m, const struct launch_starts *ls,
+		uint32_t t, size_t i) {
+	return ls->v[ls->off[t] + (i - m->tracks[t].first)];
 }
 
 static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		const int64_t *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
+		const struct launch_starts *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
 	size_t n = 0;
 	for (size_t k = 0; k < nt; k++) {
 		n += m->tracks[tracks[k]].count;
 	}
-	if (!n || !ls) {
+	if (!n || !ls->v) {
 		return;
 	}
 	struct ev_ref *v = tc_xmalloc(n * sizeof(*v));
@@ -111,7 +136,8 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 	int64_t cur = w ? v[0].start : 0;
 	for (size_t k = 0; k < w; k++) {
 		uint32_t i = v[k].ev;
-		if (v[k].start > cur && ls[i] != INT64_MIN && ls[i] > cur) {
+		int64_t l = launch_start(m, ls, m->ev.track[i], i);
+		if (v[k].start > cur && l != INT64_MIN && l > cur) {
 			u->idle_host_wait_ps += v[k].start - cur;
 			u->n_gaps_host_wait++;
 		} else if (v[k].start > cur && v[k].start - cur < kernel_wait_ps) {
@@ -127,7 +153,8 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 
 void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
-	int64_t *ls = launch_starts(m);
+	struct launch_starts ls;
+	launch_starts(m, &ls);
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
 	a->util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*a->util));
 	struct tc_ivals busy = { 0 }, comp = { 0 }, comm = { 0 };
@@ -177,8 +204,11 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 				int64_t s = m->ev.start[i], e = tc_model_end(m, i);
 				/* Per-stream host wait (HTA's idle categories are per stream). */
-				if (ls && hi != INT64_MIN && s > hi && ls[i] != INT64_MIN && ls[i] > hi) {
-					su.idle_host_wait_ps += s - hi;
+				if (ls.v && hi != INT64_MIN && s > hi) {
+					int64_t l = launch_start(m, &ls, tracks[k], i);
+					if (l != INT64_MIN && l > hi) {
+						su.idle_host_wait_ps += s - hi;
+					}
 				}
 				lo = s < lo ? s : lo;
 				hi = e > hi ? e : hi;
@@ -209,7 +239,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		u->compute_ps = tc_ivals_length(&comp);
 		u->comm_ps = tc_ivals_length(&comm);
 		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
-		device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
+		device_gaps(m, tracks, nt, &ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 		if (nd[d]) {
 			u->n_launches = nd[d];
 			int64_t mx = INT64_MIN;
@@ -232,7 +262,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	tc_ivals_finish_per_kind(per_kind);
 	tc_ivals_finish(&comp);
 	tc_ivals_finish(&comm);
-	free(ls);
+	free(ls.v);
+	free(ls.off);
 }
 
 void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "util/prefault.h"
 
 void tc_cli_common_init(struct tc_cli_common *c) {
 	memset(c, 0, sizeof(*c));
@@ -130,6 +131,11 @@ int tc_cli_error(const struct tc_error *err) {
 struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code) {
 	struct tc_error err;
 	tc_error_init(&err);
+	/* The second core faults in model memory ahead of the readers and
+	 * the analysis (until exit). */
+	if (c->ingest.threads != 1 && tc_prefault_start()) {
+		atexit(tc_prefault_stop);
+	}
 	struct tc_model *m = tc_ingest((const char *const *)paths, (size_t)n, &c->ingest, &err);
 	if (!m) {
 		*code = tc_cli_error(&err);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "model/model.h"
 #include "util/num.h"
+#include "util/prefault.h"
 #include "util/xalloc.h"
 
 struct tc_model *tc_model_create(void) {
@@ -172,6 +173,19 @@ uint32_t tc_model_op(struct tc_model *m, uint32_t name, uint32_t category,
 	return tc_model_add_op(m, name, category, kind);
 }
 
+/* Every PREFAULT_EVENTS events, hint the columns' next two stretches. */
+#define PREFAULT_EVENTS ((size_t)1 << 17)
+
+static void prefault_events(struct tc_events *e, size_t i) {
+	size_t to = i + 2 * PREFAULT_EVENTS;
+	tc_prefault_ahead(e->start, sizeof(*e->start), i, to, e->cap);
+	tc_prefault_ahead(e->dur, sizeof(*e->dur), i, to, e->cap);
+	tc_prefault_ahead(e->op, sizeof(*e->op), i, to, e->cap);
+	tc_prefault_ahead(e->track, sizeof(*e->track), i, to, e->cap);
+	tc_prefault_ahead(e->args, sizeof(*e->args), i, to, e->cap);
+	tc_prefault_ahead(e->flags, sizeof(*e->flags), i, to, e->cap);
+}
+
 static void events_reserve(struct tc_events *e, size_t need) {
 	if (need <= e->cap) {
 		return;
@@ -201,6 +215,9 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 	} else {
 		events_reserve(e, e->n + 1);
 		i = e->n++;
+		if ((i & (PREFAULT_EVENTS - 1)) == 0) {
+			prefault_events(e, i);
+		}
 	}
 	if (dur_ps < 0) {
 		dur_ps = 0;
@@ -284,11 +301,15 @@ uint32_t tc_model_args_begin(struct tc_model *m) {
 }
 
 /* Append one record (type is a record code). */
+/* Crossing a multiple of this many arg bytes hints the next stretch. */
+#define PREFAULT_ARGB ((size_t)1 << 20)
+
 static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
 	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
 		m->over_arg_bytes = true;
 		return;
 	}
+	size_t was = m->n_argb;
 	TC_GROW(m->argb, m->cap_argb, m->n_argb + ARG_MAX_REC);
 	if (key == m->key.flops || key == m->key.bytes_accessed) {
 		m->event_costs = true;
@@ -309,6 +330,9 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 		break;
 	}
 	m->n_argb = (size_t)(p - m->argb);
+	if ((was ^ m->n_argb) >= PREFAULT_ARGB) {
+		tc_prefault_ahead(m->argb, 1, m->n_argb, m->n_argb + 2 * PREFAULT_ARGB, m->cap_argb);
+	}
 }
 
 static uint64_t zigzag(int64_t v) {
@@ -534,6 +558,12 @@ void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, do
 	if (ts_ps > TC_MAX_ABS_PS || ts_ps < -TC_MAX_ABS_PS) {
 		ts_ps = ts_ps > 0 ? TC_MAX_ABS_PS : -TC_MAX_ABS_PS;
 		m->n_implausible++;
+	}
+	if ((s->n & (PREFAULT_EVENTS - 1)) == 0) {
+		size_t to = s->n + 2 * PREFAULT_EVENTS;
+		tc_prefault_ahead(s->ts, sizeof(*s->ts), s->n, to, s->cap);
+		tc_prefault_ahead(s->value, sizeof(*s->value), s->n, to, s->cap);
+		tc_prefault_ahead(s->counter, sizeof(*s->counter), s->n, to, s->cap);
 	}
 	s->ts[s->n] = ts_ps;
 	s->value[s->n] = value;
@@ -919,6 +949,7 @@ static void set_depths(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
 	free(e->depth);
 	e->depth = tc_xmalloc((e->n ? e->n : 1) * sizeof(*e->depth));
+	tc_prefault_hint(e->depth, e->n * sizeof(*e->depth));
 	int64_t *stack = NULL;
 	size_t cap = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "util/input.h"
+#include "util/prefault.h"
 #include "util/xalloc.h"
 
 #define RAW_CHUNK (256 * 1024)
@@ -377,6 +378,14 @@ void tc_input_release(struct tc_input *in, size_t upto) {
 	if (upto > p->released + (16u << 20)) {
 		madvise(p->map + p->released, upto - p->released, MADV_DONTNEED);
 		p->released = upto;
+		/* Map the stretch the reader reaches next (the file is in the page
+		 * cache or being read ahead; this saves the reader the faults). */
+		size_t ahead = upto + (16u << 20) < p->map_len ? upto + (16u << 20) : p->map_len;
+		if (ahead + (16u << 20) <= p->map_len) {
+			tc_prefault_hint_read(p->map + ahead, 16u << 20);
+		} else if (ahead < p->map_len) {
+			tc_prefault_hint_read(p->map + ahead, p->map_len - ahead);
+		}
 	}
 }
 

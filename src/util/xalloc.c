@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
+#include "util/prefault.h"
 #include "util/xalloc.h"
+
+#define PREFAULT_MIN ((size_t)1 << 20)
 
 static void oom(size_t n) {
 	fprintf(stderr, "tracectl: error: out of memory (asked for %zu bytes)\n", n);
@@ -13,6 +16,11 @@ void *tc_xmalloc(size_t n) {
 	void *p = malloc(n ? n : 1);
 	if (!p) {
 		oom(n);
+	}
+	/* Big malloc'd arrays here are filled whole (sort scratch, columns
+	 * being permuted, per-event tables): fault them in ahead. */
+	if (n >= PREFAULT_MIN) {
+		tc_prefault_hint(p, n);
 	}
 	return p;
 }

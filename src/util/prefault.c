@@ -1,0 +1,119 @@
+/* madvise and MAP_ANONYMOUS are not POSIX. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "util/prefault.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define QUEUE 256
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running, stopping;
+	struct {
+		uintptr_t addr;
+		size_t len;
+		int advice;
+	} q[QUEUE];
+	size_t head, tail; /* ring: [tail, head) pending */
+	size_t page;
+} pf = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static void *run(void *arg) {
+	(void)arg;
+	pthread_mutex_lock(&pf.lock);
+	for (;;) {
+		while (pf.head == pf.tail && !pf.stopping) {
+			pthread_cond_wait(&pf.wake, &pf.lock);
+		}
+		if (pf.stopping) {
+			break;
+		}
+		uintptr_t a = pf.q[pf.tail % QUEUE].addr;
+		size_t len = pf.q[pf.tail % QUEUE].len;
+		int advice = pf.q[pf.tail % QUEUE].advice;
+		pf.tail++;
+		pthread_mutex_unlock(&pf.lock);
+		/* Whole pages inside the range only: a partly used first page is
+		 * being written already. */
+		uintptr_t lo = (a + pf.page - 1) & ~(uintptr_t)(pf.page - 1);
+		uintptr_t hi = (a + len) & ~(uintptr_t)(pf.page - 1);
+		if (hi > lo) {
+			/* Errors (ENOMEM for a range that moved, EINVAL) only mean
+			 * the writer takes its own faults. */
+			(void)madvise((void *)lo, hi - lo, advice);
+		}
+		pthread_mutex_lock(&pf.lock);
+	}
+	pthread_mutex_unlock(&pf.lock);
+	return NULL;
+}
+
+bool tc_prefault_start(void) {
+	if (pf.running) {
+		return true;
+	}
+	long page = sysconf(_SC_PAGESIZE);
+	pf.page = page > 0 ? (size_t)page : 4096;
+	/* Probe: kernels before 5.14 reject the advice. */
+	void *probe = mmap(NULL, pf.page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (probe == MAP_FAILED) {
+		return false;
+	}
+	int rc = madvise(probe, pf.page, MADV_POPULATE_WRITE);
+	munmap(probe, pf.page);
+	if (rc != 0) {
+		return false;
+	}
+	pf.stopping = false;
+	pf.head = pf.tail = 0;
+	if (pthread_create(&pf.thread, NULL, run, NULL) != 0) {
+		return false;
+	}
+	pf.running = true;
+	return true;
+}
+
+static void hint(const void *addr, size_t len, int advice) {
+	if (!pf.running || !len) {
+		return;
+	}
+	pthread_mutex_lock(&pf.lock);
+	if (pf.head - pf.tail < QUEUE) {
+		pf.q[pf.head % QUEUE].addr = (uintptr_t)addr;
+		pf.q[pf.head % QUEUE].len = len;
+		pf.q[pf.head % QUEUE].advice = advice;
+		pf.head++;
+		pthread_cond_signal(&pf.wake);
+	}
+	pthread_mutex_unlock(&pf.lock);
+}
+
+void tc_prefault_hint(void *addr, size_t len) {
+	hint(addr, len, MADV_POPULATE_WRITE);
+}
+
+void tc_prefault_hint_read(const void *addr, size_t len) {
+	hint(addr, len, MADV_POPULATE_READ);
+}
+
+void tc_prefault_stop(void) {
+	if (!pf.running) {
+		return;
+	}
+	pthread_mutex_lock(&pf.lock);
+	pf.stopping = true;
+	pthread_cond_signal(&pf.wake);
+	pthread_mutex_unlock(&pf.lock);
+	pthread_join(pf.thread, NULL);
+	pf.running = false;
+}
