@@ -129,11 +129,28 @@ static int ingest_full(const uint8_t *data, size_t len, const struct tc_reader *
 	return code;
 }
 
+/*
+ * JSON is read serially or, with a spare core, pipelined (a producer thread
+ * tokenises): both must give the same answer, error text and offset
+ * included, so JSON cases run both ways.
+ */
 static int ingest(const uint8_t *data, size_t len, const struct tc_reader *r) {
 	struct tc_limits lim;
 	tc_limits_default(&lim);
 	lim.max_input = 512u << 20;
-	return ingest_full(data, len, r, &lim, NULL);
+	struct tc_error e1, e2;
+	int code = ingest_full(data, len, r, &lim, &e1);
+	const struct tc_reader *s = r ? r : tc_ingest_sniff(data, len < TC_INPUT_HEAD ? len : TC_INPUT_HEAD);
+	if (s == &tc_reader_json) {
+		lim.reader_thread = true;
+		int code2 = ingest_full(data, len, r, &lim, &e2);
+		ck_assert_msg(code == code2, "%s: serial exit %d, pipelined %d (%s / %s)", current,
+			code, code2, e1.msg, e2.msg);
+		ck_assert_msg(strcmp(e1.msg, e2.msg) == 0 && e1.offset == e2.offset,
+			"%s: serial '%s' at %lld, pipelined '%s' at %lld", current, e1.msg,
+			(long long)e1.offset, e2.msg, (long long)e2.offset);
+	}
+	return code;
 }
 
 /* ---- real traces and fixtures ---- */

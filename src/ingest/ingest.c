@@ -316,19 +316,23 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		goto err;
 	}
 
+	unsigned cpus = o->threads;
+	if (cpus == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		cpus = c > 0 ? (unsigned)c : 1;
+	}
+	/* A core per file to spare: readers may pipeline their work. */
+	struct tc_limits lim = o->lim;
+	lim.reader_thread = cpus >= 2 * files.n;
 	struct pool pool = { .n = files.n };
 	pool.jobs = tc_xcalloc(files.n, sizeof(*pool.jobs));
 	for (size_t i = 0; i < files.n; i++) {
 		pool.jobs[i].path = files.v[i];
-		pool.jobs[i].lim = &o->lim;
+		pool.jobs[i].lim = &lim;
 		pool.jobs[i].m = files.n == 1 ? m : tc_model_create();
 		tc_error_init(&pool.jobs[i].err);
 	}
-	unsigned nthreads = o->threads;
-	if (nthreads == 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		nthreads = c > 0 ? (unsigned)c : 1;
-	}
+	unsigned nthreads = cpus;
 	if (nthreads > files.n) {
 		nthreads = (unsigned)files.n;
 	}

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2786,6 +2787,347 @@ static bool check_end(struct reader *r) {
 		where);
 }
 
+/* The plain loop: read a chunk, pre-filter it, hand it to yajl. */
+static bool parse_serial(struct reader *r, struct tc_input *in) {
+	struct tc_error *err = r->err;
+	r->h = yajl_alloc(&callbacks, NULL, r);
+	yajl_config(r->h, yajl_allow_partial_values, 1);
+	bool ok = false;
+	uint8_t *buf = tc_xmalloc(CHUNK + 1);
+	bool first = true;
+	for (;;) {
+		ssize_t n = tc_input_read(in, buf + 1, CHUNK, err);
+		if (n < 0) {
+			goto out;
+		}
+		if (n == 0) {
+			break;
+		}
+		size_t rd = 1, end = 1 + (size_t)n;
+		if (first && n >= 3 && buf[1] == 0xEF && buf[2] == 0xBB && buf[3] == 0xBF) {
+			rd += 3;
+			r->offset_base += 3;
+		}
+		first = false;
+		size_t w0 = r->comma ? rd - 1 : rd;
+		size_t w = prefilter(r, buf, w0, rd, end);
+		if (w == SIZE_MAX) {
+			goto out;
+		}
+		yajl_status st = yajl_parse(r->h, buf + w0, w - w0);
+		if (st != yajl_status_ok) {
+			if (st == yajl_status_error) {
+				yajl_message(r, buf + w0, w - w0);
+			}
+			tc_error_set(err, TC_EXIT_INPUT, "json: parse stopped");
+			tc_error_at(err, (int64_t)(r->offset_base + yajl_get_bytes_consumed(r->h)));
+			goto out;
+		}
+		r->offset_base += w - w0;
+	}
+	if (yajl_complete_parse(r->h) != yajl_status_ok) {
+		yajl_message(r, NULL, 0);
+		tc_error_at(err, (int64_t)r->offset_base);
+		goto out;
+	}
+	ok = true;
+out:
+	free(buf);
+	return ok;
+}
+
+/*
+ * The pipelined loop, when ingest allows a second thread: yajl's tokenising
+ * is about 40 % of reading, so a producer thread reads, pre-filters and
+ * tokenises chunks while this thread replays the tokens into the same
+ * callbacks. A chunk's buffer and its tokens travel together as a batch;
+ * token text points into the buffer, or into the batch's arena for text yajl
+ * hands from its own buffer (unescaped strings, tokens across chunks).
+ * Errors keep the serial order: a callback's error (earlier bytes) wins over
+ * the producer's, which is reported once every token before it is replayed.
+ */
+enum tok_type { T_NULL, T_BOOL, T_NUM, T_STR, T_KEY, T_MAP, T_END_MAP, T_ARRAY, T_END_ARRAY };
+
+struct tok {
+	const unsigned char *s; /* text in the batch's buffer (NULL: none) ... */
+	uint32_t len, off;
+	uint32_t consumed;      /* yajl's bytes consumed of the chunk after this token */
+	uint8_t type;
+	bool b;                 /* a bool's value */
+	bool final;             /* from yajl_complete_parse */
+	bool in_arena;          /* ... or at arena + off */
+};
+
+#define NBATCH 3
+
+struct batch {
+	uint8_t *buf;
+	const uint8_t *lo, *hi;  /* what yajl was given */
+	uint64_t offset_base;    /* bytes given to yajl before this chunk */
+	struct tok *tok;
+	size_t n, cap;
+	unsigned char *arena;
+	size_t an, acap;
+	bool last;               /* nothing follows (end of input or error) */
+};
+
+struct pipe {
+	struct reader pr;        /* the producer's: pre-filter state, yajl handle */
+	struct tc_error perr;
+	struct tc_input *in;
+	struct batch b[NBATCH];
+	struct batch *cur;
+	bool final;
+	uint64_t produced, released; /* batches, counted */
+	bool stop;               /* the consumer gave up */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+};
+
+static int rec(struct pipe *p, uint8_t type, const unsigned char *s, size_t n, bool b) {
+	struct batch *bt = p->cur;
+	TC_GROW(bt->tok, bt->cap, bt->n + 1);
+	struct tok *t = &bt->tok[bt->n++];
+	t->type = type;
+	t->b = b;
+	t->final = p->final;
+	t->len = (uint32_t)n;
+	t->consumed = (uint32_t)yajl_get_bytes_consumed(p->pr.h);
+	/* As integers: s may point into yajl's own buffer. */
+	uintptr_t u = (uintptr_t)s, lo = (uintptr_t)bt->lo, hi = (uintptr_t)bt->hi;
+	t->in_arena = s && !(u >= lo && u <= hi && n <= hi - u);
+	t->s = s;
+	t->off = 0;
+	if (t->in_arena) {
+		t->off = (uint32_t)bt->an;
+		TC_GROW(bt->arena, bt->acap, bt->an + n + 1);
+		memcpy(bt->arena + bt->an, s, n);
+		bt->an += n;
+	}
+	return 1;
+}
+
+static int rec_null(void *ctx) {
+	return rec(ctx, T_NULL, NULL, 0, false);
+}
+
+static int rec_bool(void *ctx, int v) {
+	return rec(ctx, T_BOOL, NULL, 0, v != 0);
+}
+
+static int rec_number(void *ctx, const char *s, size_t n) {
+	return rec(ctx, T_NUM, (const unsigned char *)s, n, false);
+}
+
+static int rec_string(void *ctx, const unsigned char *s, size_t n) {
+	return rec(ctx, T_STR, s, n, false);
+}
+
+static int rec_key(void *ctx, const unsigned char *s, size_t n) {
+	return rec(ctx, T_KEY, s, n, false);
+}
+
+static int rec_map(void *ctx) {
+	return rec(ctx, T_MAP, NULL, 0, false);
+}
+
+static int rec_end_map(void *ctx) {
+	return rec(ctx, T_END_MAP, NULL, 0, false);
+}
+
+static int rec_array(void *ctx) {
+	return rec(ctx, T_ARRAY, NULL, 0, false);
+}
+
+static int rec_end_array(void *ctx) {
+	return rec(ctx, T_END_ARRAY, NULL, 0, false);
+}
+
+static const yajl_callbacks rec_callbacks = {
+	.yajl_null = rec_null,
+	.yajl_boolean = rec_bool,
+	.yajl_number = rec_number,
+	.yajl_string = rec_string,
+	.yajl_start_map = rec_map,
+	.yajl_map_key = rec_key,
+	.yajl_end_map = rec_end_map,
+	.yajl_start_array = rec_array,
+	.yajl_end_array = rec_end_array,
+};
+
+/* Hand the current batch over; false when the consumer has stopped. */
+static bool publish(struct pipe *p) {
+	pthread_mutex_lock(&p->lock);
+	p->produced++;
+	pthread_cond_broadcast(&p->cv);
+	bool go = !p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return go;
+}
+
+static void *produce(void *arg) {
+	struct pipe *p = arg;
+	struct reader *r = &p->pr;
+	bool first = true;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while (p->produced - p->released == NBATCH && !p->stop) {
+			pthread_cond_wait(&p->cv, &p->lock);
+		}
+		bool stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop) {
+			return NULL;
+		}
+		struct batch *bt = p->cur = &p->b[p->produced % NBATCH];
+		bt->n = bt->an = 0;
+		bt->last = false;
+		bt->lo = bt->hi = bt->buf;
+		bt->offset_base = r->offset_base;
+		ssize_t n = tc_input_read(p->in, bt->buf + 1, CHUNK, &p->perr);
+		if (n <= 0) {
+			if (n == 0) {
+				p->final = true;
+				if (yajl_complete_parse(r->h) != yajl_status_ok) {
+					yajl_message(r, NULL, 0);
+					tc_error_at(&p->perr, (int64_t)r->offset_base);
+				}
+			}
+			bt->last = true;
+			publish(p);
+			return NULL;
+		}
+		size_t rd = 1, end = 1 + (size_t)n;
+		if (first && n >= 3 && bt->buf[1] == 0xEF && bt->buf[2] == 0xBB && bt->buf[3] == 0xBF) {
+			rd += 3;
+			r->offset_base += 3;
+			bt->offset_base = r->offset_base;
+		}
+		first = false;
+		size_t w0 = r->comma ? rd - 1 : rd;
+		size_t w = prefilter(r, bt->buf, w0, rd, end);
+		if (w == SIZE_MAX) {
+			bt->last = true;
+			publish(p);
+			return NULL;
+		}
+		bt->lo = bt->buf + w0;
+		bt->hi = bt->buf + w;
+		yajl_status st = yajl_parse(r->h, bt->buf + w0, w - w0);
+		if (st != yajl_status_ok) {
+			if (st == yajl_status_error) {
+				yajl_message(r, bt->buf + w0, w - w0);
+			}
+			tc_error_set(&p->perr, TC_EXIT_INPUT, "json: parse stopped");
+			tc_error_at(&p->perr, (int64_t)(r->offset_base + yajl_get_bytes_consumed(r->h)));
+			bt->last = true;
+			publish(p);
+			return NULL;
+		}
+		r->offset_base += w - w0;
+		if (!publish(p)) {
+			return NULL;
+		}
+	}
+}
+
+static int replay(struct reader *r, const struct batch *bt, const struct tok *t) {
+	const unsigned char *s = t->in_arena ? bt->arena + t->off : t->s;
+	switch (t->type) {
+	case T_NULL:
+		return cb_null(r);
+	case T_BOOL:
+		return cb_bool(r, t->b);
+	case T_NUM:
+		return cb_number(r, (const char *)s, t->len);
+	case T_STR:
+		return cb_string(r, s, t->len);
+	case T_KEY:
+		return cb_map_key(r, s, t->len);
+	case T_MAP:
+		return cb_start_map(r);
+	case T_END_MAP:
+		return cb_end_map(r);
+	case T_ARRAY:
+		return cb_start_array(r);
+	default:
+		return cb_end_array(r);
+	}
+}
+
+static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started) {
+	struct pipe *p = tc_xcalloc(1, sizeof(*p));
+	p->in = in;
+	p->pr.lim = r->lim;
+	p->pr.err = &p->perr;
+	tc_error_init(&p->perr);
+	p->pr.h = yajl_alloc(&rec_callbacks, NULL, p);
+	yajl_config(p->pr.h, yajl_allow_partial_values, 1);
+	for (int i = 0; i < NBATCH; i++) {
+		p->b[i].buf = tc_xmalloc(CHUNK + 1);
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	pthread_t th;
+	bool ok = true;
+	*started = pthread_create(&th, NULL, produce, p) == 0;
+	if (!*started) {
+		goto out;
+	}
+	for (uint64_t k = 0;; k++) {
+		pthread_mutex_lock(&p->lock);
+		while (p->produced == k) {
+			pthread_cond_wait(&p->cv, &p->lock);
+		}
+		pthread_mutex_unlock(&p->lock);
+		const struct batch *bt = &p->b[k % NBATCH];
+		for (size_t i = 0; i < bt->n && ok; i++) {
+			const struct tok *t = &bt->tok[i];
+			if (!replay(r, bt, t)) {
+				/* What yajl_parse / yajl_complete_parse report when a
+				 * callback cancels, as parse_serial would. */
+				tc_error_set(r->err, TC_EXIT_INPUT, t->final ?
+					"json: client cancelled parse via callback return value" :
+					"json: parse stopped");
+				tc_error_at(r->err, (int64_t)(t->final ? bt->offset_base + (bt->hi - bt->lo) :
+					bt->offset_base + t->consumed));
+				ok = false;
+			}
+		}
+		bool last = bt->last;
+		pthread_mutex_lock(&p->lock);
+		p->released++;
+		if (!ok) {
+			p->stop = true;
+		}
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->lock);
+		if (!ok || last) {
+			break;
+		}
+	}
+	pthread_join(th, NULL);
+	if (ok && p->perr.code) {
+		*r->err = p->perr;
+		ok = false;
+	}
+	/* State check_end and finish read. */
+	r->in_str = p->pr.in_str;
+	r->offset_base = p->pr.offset_base;
+	r->trailing_commas = p->pr.trailing_commas;
+out:
+	yajl_free(p->pr.h);
+	for (int i = 0; i < NBATCH; i++) {
+		free(p->b[i].buf);
+		free(p->b[i].tok);
+		free(p->b[i].arena);
+	}
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+	return ok;
+}
+
 static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
 	struct reader r = { 0 };
@@ -2803,47 +3145,18 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	r.strs = tc_xcalloc(STR_CACHE, sizeof(*r.strs));
 	r.ops = tc_xcalloc(OP_CACHE, sizeof(*r.ops));
 	init_names(&r);
-	r.h = yajl_alloc(&callbacks, NULL, &r);
-	yajl_config(r.h, yajl_allow_partial_values, 1);
 
-	bool ok = false;
-	uint8_t *buf = tc_xmalloc(CHUNK + 1);
-	bool first = true;
-	for (;;) {
-		ssize_t n = tc_input_read(in, buf + 1, CHUNK, err);
-		if (n < 0) {
-			goto out;
-		}
-		if (n == 0) {
-			break;
-		}
-		size_t rd = 1, end = 1 + (size_t)n;
-		if (first && n >= 3 && buf[1] == 0xEF && buf[2] == 0xBB && buf[3] == 0xBF) {
-			rd += 3;
-			r.offset_base += 3;
-		}
-		first = false;
-		size_t w0 = r.comma ? rd - 1 : rd;
-		size_t w = prefilter(&r, buf, w0, rd, end);
-		if (w == SIZE_MAX) {
-			goto out;
-		}
-		yajl_status st = yajl_parse(r.h, buf + w0, w - w0);
-		if (st != yajl_status_ok) {
-			if (st == yajl_status_error) {
-				yajl_message(&r, buf + w0, w - w0);
-			}
-			tc_error_set(err, TC_EXIT_INPUT, "json: parse stopped");
-			tc_error_at(err, (int64_t)(r.offset_base + yajl_get_bytes_consumed(r.h)));
-			goto out;
-		}
-		r.offset_base += w - w0;
+	bool ok = false, started = false;
+	if (lim->reader_thread) {
+		ok = parse_pipelined(&r, in, &started);
 	}
-	if (yajl_complete_parse(r.h) != yajl_status_ok) {
-		yajl_message(&r, NULL, 0);
-		tc_error_at(err, (int64_t)r.offset_base);
+	if (!started) {
+		ok = parse_serial(&r, in);
+	}
+	if (!ok) {
 		goto out;
 	}
+	ok = false;
 	if (!check_end(&r)) {
 		tc_error_at(err, (int64_t)r.offset_base);
 		goto out;
@@ -2855,7 +3168,6 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	}
 	ok = finish(&r);
 out:
-	free(buf);
 	reader_free(&r);
 	return ok;
 }

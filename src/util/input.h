@@ -30,6 +30,9 @@ struct tc_limits {
 	uint64_t max_events;  /* events in the model */
 	uint32_t max_depth;   /* nesting depth in JSON / protobuf */
 	uint32_t max_string;  /* bytes of one string (names, args) */
+	/* Not a limit: a reader may run part of its work on a second thread
+	 * (set by tc_ingest when a core is spare). */
+	bool reader_thread;
 };
 
 void tc_limits_default(struct tc_limits *lim);

@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "analysis/summary.h"
 #include "fuzz.h"
 #include "output/summary_write.h"
@@ -37,6 +38,29 @@ static void exercise(struct tc_model *m) {
 	tc_summary_finish(&s);
 }
 
+/* The JSON reader, pipelined (a producer thread tokenising): it must give
+ * what the serial read gave. */
+static void json_pipelined_agrees(const uint8_t *data, size_t size, bool ok1,
+		const struct tc_error *e1, size_t n_events) {
+	struct tc_limits lim;
+	tc_fuzz_limits(&lim);
+	lim.reader_thread = true;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	if (!tc_input_open_mem(&in, "fuzz", data, size, &lim, &err)) {
+		abort();
+	}
+	struct tc_model *m = tc_model_create();
+	bool ok = tc_ingest_input(m, &in, &tc_reader_json, &lim, &err);
+	tc_input_finish(&in);
+	if (ok != ok1 || err.code != e1->code || strcmp(err.msg, e1->msg) != 0 ||
+			err.offset != e1->offset || (ok && m->ev.n != n_events)) {
+		abort();
+	}
+	tc_model_destroy(m);
+}
+
 void tc_fuzz_ingest(const struct tc_reader *r, const uint8_t *data, size_t size) {
 	struct tc_limits lim;
 	tc_fuzz_limits(&lim);
@@ -49,6 +73,9 @@ void tc_fuzz_ingest(const struct tc_reader *r, const uint8_t *data, size_t size)
 	struct tc_model *m = tc_model_create();
 	bool ok = tc_ingest_input(m, &in, r, &lim, &err);
 	tc_input_finish(&in);
+	if (r == &tc_reader_json) {
+		json_pipelined_agrees(data, size, ok, &err, m->ev.n);
+	}
 	if (!ok && (err.code != TC_EXIT_INPUT && err.code != TC_EXIT_LIMIT)) {
 		/* A failure must carry an input or limit exit code. */
 		abort();
