@@ -38,6 +38,7 @@ struct tc_input_priv {
 };
 
 void tc_limits_default(struct tc_limits *lim) {
+	*lim = (struct tc_limits){ 0 };
 	lim->max_input = (uint64_t)64 << 30;
 	lim->max_ratio = 1000;
 	lim->max_events = (uint64_t)1 << 31;
