@@ -2858,7 +2858,7 @@ struct tok {
 	bool in_arena;          /* ... or at arena + off */
 };
 
-#define NBATCH 3
+#define NBATCH 8
 
 struct batch {
 	uint8_t *buf;
