@@ -1,4 +1,5 @@
 #include <stdlib.h>
+#include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
@@ -52,6 +53,75 @@ START_TEST(union_across_streams) {
 }
 END_TEST
 
+/* Brute-force oracle: mark covered unit cells of [0, LIMIT). */
+#define LIMIT 4000
+
+static bool keep_kernels(const struct tc_model *m, size_t ev, void *ctx) {
+	(void)ctx;
+	return m->ops[m->ev.op[ev]].kind == TC_OP_KERNEL;
+}
+
+static void check_ivals_cover(const struct tc_ivals *v, const bool *cover) {
+	bool got[LIMIT] = { false };
+	for (size_t k = 0; k < v->n; k++) {
+		ck_assert(k == 0 || v->lo[k] > v->hi[k - 1]); /* disjoint, sorted, not touching */
+		for (int64_t x = v->lo[k]; x < v->hi[k]; x++) {
+			got[x] = true;
+		}
+	}
+	for (int x = 0; x < LIMIT; x++) {
+		ck_assert_msg(got[x] == cover[x], "cell %d", x);
+	}
+}
+
+START_TEST(union_many_tracks) {
+	/* Over 64 tracks the unions merge tracks through a heap of cursors
+	 * (fewer merge them pairwise): both must give the brute-force union. */
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t k = tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL);
+	uint32_t c = tc_model_op(m, tc_model_intern(m, "copy"), 0, TC_OP_MEMCPY_H2D);
+	enum { NT = 100 };
+	uint32_t tr[NT];
+	static bool all[LIMIT], kern[LIMIT], copy[LIMIT];
+	memset(all, 0, sizeof(all));
+	memset(kern, 0, sizeof(kern));
+	memset(copy, 0, sizeof(copy));
+	unsigned x = 7;
+	for (int t = 0; t < NT; t++) {
+		tr[t] = tc_model_add_track(m, d, tc_model_intern(m, "s"), TC_TRACK_STREAM, t);
+		int64_t at = 0;
+		for (int e = 0; e < 6; e++) {
+			x = x * 1103515245u + 12345u;
+			at += (x >> 8) % 300;
+			int64_t dur = (x >> 20) % 60;
+			bool is_k = (x >> 4) & 1;
+			if (at + dur >= LIMIT) {
+				break;
+			}
+			tc_model_add_event(m, tr[t], is_k ? k : c, at, dur, 0);
+			for (int64_t y = at; y < at + dur; y++) {
+				all[y] = true;
+				(is_k ? kern : copy)[y] = true;
+			}
+		}
+	}
+	tc_model_finalize(m);
+	struct tc_ivals u = { 0 };
+	tc_ivals_union_tracks(m, tr, NT, NULL, NULL, &u);
+	check_ivals_cover(&u, all);
+	tc_ivals_union_tracks(m, tr, NT, keep_kernels, NULL, &u);
+	check_ivals_cover(&u, kern);
+	struct tc_ivals per[TC_OP_KIND_COUNT] = { 0 };
+	tc_ivals_union_per_kind(m, tr, NT, per);
+	check_ivals_cover(&per[TC_OP_KERNEL], kern);
+	check_ivals_cover(&per[TC_OP_MEMCPY_H2D], copy);
+	tc_ivals_finish_per_kind(per);
+	tc_ivals_finish(&u);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(self_time_and_host_scope) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
@@ -92,6 +162,7 @@ int main(void) {
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, union_across_streams);
 	tcase_add_test(tc, self_time_and_host_scope);
+	tcase_add_test(tc, union_many_tracks);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

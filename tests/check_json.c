@@ -140,6 +140,31 @@ static size_t device_steps_with(const char *gpu_step_dur) {
 	return n;
 }
 
+START_TEST(jax_async_copy_halves) {
+	/* JAX trace JSON from a TPU: XLA's copy-done / all-reduce-done halves
+	 * are flagged so transfers count each async copy once. */
+	const char *text = "[{\"ph\": \"M\", \"pid\": 3, \"name\": \"process_name\", \"args\": {\"name\": \"/device:TPU:0\"}},"
+		"{\"ph\": \"X\", \"pid\": 3, \"tid\": 1, \"name\": \"copy-start.1\", \"ts\": 0, \"dur\": 1},"
+		"{\"ph\": \"X\", \"pid\": 3, \"tid\": 1, \"name\": \"fusion.2\", \"ts\": 2, \"dur\": 5},"
+		"{\"ph\": \"X\", \"pid\": 3, \"tid\": 1, \"name\": \"copy-done.1\", \"ts\": 8, \"dur\": 3},"
+		"{\"ph\": \"X\", \"pid\": 3, \"tid\": 1, \"name\": \"all-reduce-done\", \"ts\": 12, \"dur\": 1}]";
+	struct tc_error err;
+	struct tc_model *m = load_text(text, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	int flagged = 0, d2d = 0;
+	for (size_t o = 0; o < m->n_ops; o++) {
+		const char *n = tc_model_str(m, m->ops[o].name);
+		bool done = m->ops[o].flags & TC_OPF_ASYNC_DONE;
+		ck_assert_msg(done == (strstr(n, "-done") != NULL), "%s", n);
+		flagged += done;
+		d2d += m->ops[o].kind == TC_OP_MEMCPY_D2D;
+	}
+	ck_assert_int_eq(flagged, 2);
+	ck_assert_int_eq(d2d, 2); /* copy-start and copy-done are both copy time */
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(gpu_step_projection) {
 	ck_assert_uint_eq(device_steps_with("70"), 1);
 	ck_assert_uint_eq(device_steps_with("10"), 0);
@@ -946,6 +971,7 @@ int main(void) {
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, epoch_fraction_exact);
 	tcase_add_test(tc, chrome_edge_cases);
+	tcase_add_test(tc, jax_async_copy_halves);
 	tcase_add_test(tc, kineto_fixture);
 	tcase_add_test(tc, gpu_step_projection);
 	tcase_add_test(tc, jax_fixture);

@@ -79,6 +79,51 @@ static bool next_kept(const struct tc_model *m, struct cursor *c,
 	return false;
 }
 
+/* The kept events of several tracks, each in start order, merged into one
+ * start-ordered stream. */
+struct track_merge {
+	struct cursor *h;
+	size_t n;
+	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx);
+	void *ctx;
+};
+
+static void merge_init(struct track_merge *g, const struct tc_model *m, const uint32_t *tracks,
+		size_t nt, bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
+	g->h = tc_xmalloc((nt ? nt : 1) * sizeof(*g->h));
+	g->n = 0;
+	g->keep = keep;
+	g->ctx = ctx;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[tracks[t]];
+		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
+		if (next_kept(m, &c, keep, ctx)) {
+			g->h[g->n++] = c;
+		}
+	}
+	for (size_t k = g->n / 2; k-- > 0;) {
+		sift_down(g->h, g->n, k);
+	}
+}
+
+/* The next event index, or SIZE_MAX (and the heap freed) at the end. */
+static size_t merge_next(struct track_merge *g, const struct tc_model *m) {
+	if (!g->n) {
+		free(g->h);
+		g->h = NULL;
+		return SIZE_MAX;
+	}
+	struct cursor *top = &g->h[0];
+	size_t i = top->i++;
+	if (!next_kept(m, top, g->keep, g->ctx)) {
+		*top = g->h[--g->n];
+	}
+	if (g->n) {
+		sift_down(g->h, g->n, 0);
+	}
+	return i;
+}
+
 void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
 		struct tc_ivals *out) {
@@ -107,30 +152,11 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 		tc_ivals_finish(&tmp);
 		return;
 	}
-	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
-	size_t hn = 0;
-	for (size_t t = 0; t < nt; t++) {
-		const struct tc_track *tr = &m->tracks[tracks[t]];
-		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
-		if (next_kept(m, &c, keep, ctx)) {
-			h[hn++] = c;
-		}
-	}
-	for (size_t k = hn / 2; k-- > 0;) {
-		sift_down(h, hn, k);
-	}
-	while (hn) {
-		size_t i = h[0].i;
+	struct track_merge g;
+	merge_init(&g, m, tracks, nt, keep, ctx);
+	for (size_t i; (i = merge_next(&g, m)) != SIZE_MAX;) {
 		tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
-		h[0].i++;
-		if (!next_kept(m, &h[0], keep, ctx)) {
-			h[0] = h[--hn];
-		}
-		if (hn) {
-			sift_down(h, hn, 0);
-		}
 	}
-	free(h);
 }
 
 /* Distribute one track's events (sorted by start) into per-kind unions. */
@@ -175,33 +201,14 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 		tc_ivals_finish(&tmp);
 		return;
 	}
-	struct cursor *h = tc_xmalloc((nt ? nt : 1) * sizeof(*h));
-	size_t hn = 0;
-	for (size_t t = 0; t < nt; t++) {
-		const struct tc_track *tr = &m->tracks[tracks[t]];
-		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
-		if (next_kept(m, &c, NULL, NULL)) {
-			h[hn++] = c;
-		}
-	}
-	for (size_t k = hn / 2; k-- > 0;) {
-		sift_down(h, hn, k);
-	}
-	/* The heap yields events in start order across tracks, so each kind's
+	/* The merge yields events in start order across tracks, so each kind's
 	 * list also receives increasing starts and stays a valid union. */
-	while (hn) {
-		size_t i = h[0].i;
+	struct track_merge g;
+	merge_init(&g, m, tracks, nt, NULL, NULL);
+	for (size_t i; (i = merge_next(&g, m)) != SIZE_MAX;) {
 		tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
 			m->ev.start[i] + m->ev.dur[i]);
-		h[0].i++;
-		if (!next_kept(m, &h[0], NULL, NULL)) {
-			h[0] = h[--hn];
-		}
-		if (hn) {
-			sift_down(h, hn, 0);
-		}
 	}
-	free(h);
 }
 
 void tc_ivals_select_kinds(const struct tc_ivals per_kind[TC_OP_KIND_COUNT],

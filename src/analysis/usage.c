@@ -22,43 +22,6 @@ static int cmp_ev_ref(const void *pa, const void *pb) {
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
-/* Merge the sorted runs v[run[i]..run[i+1]) into one sorted array. */
-static void merge_runs(struct ev_ref *v, size_t n, size_t *run, size_t nrun) {
-	if (nrun < 2) {
-		return;
-	}
-	struct ev_ref *tmp = tc_xmalloc(n * sizeof(*tmp));
-	struct ev_ref *src = v, *dst = tmp;
-	while (nrun > 1) {
-		size_t out = 0;
-		for (size_t r = 0; r < nrun; r += 2) {
-			size_t a = run[r], ae = run[r + 1];
-			/* run[] holds nrun + 1 bounds, so run[r + 2] exists for a pair. */
-			size_t b = ae, be = r + 1 < nrun ? run[r + 2] : ae;
-			size_t o = a;
-			while (a < ae && b < be) {
-				dst[o++] = cmp_ev_ref(&src[b], &src[a]) < 0 ? src[b++] : src[a++];
-			}
-			while (a < ae) {
-				dst[o++] = src[a++];
-			}
-			while (b < be) {
-				dst[o++] = src[b++];
-			}
-			run[out++] = run[r];
-		}
-		run[out] = n;
-		nrun = out;
-		struct ev_ref *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v) {
-		memcpy(v, src, n * sizeof(*v));
-	}
-	free(tmp);
-}
-
 /*
  * Start of the launching host call of each event on a device-work track
  * (TC_FLOW_LAUNCH), INT64_MIN where none; held only for those tracks'
@@ -115,22 +78,16 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 	}
 	struct ev_ref *v = tc_xmalloc(n * sizeof(*v));
 	size_t w = 0;
-	/* Each track is sorted already: collect them as runs and merge the runs
-	 * pairwise (O(n log tracks)) instead of sorting from scratch. */
-	size_t *run = tc_xmalloc((nt + 1) * sizeof(*run));
-	size_t nrun = 0;
 	for (size_t k = 0; k < nt; k++) {
 		const struct tc_track *tr = &m->tracks[tracks[k]];
-		run[nrun++] = w;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			if (m->ev.dur[i] > 0) {
 				v[w++] = (struct ev_ref){ m->ev.start[i], (uint32_t)i };
 			}
 		}
 	}
-	run[nrun] = w;
-	merge_runs(v, w, run, nrun);
-	free(run);
+	/* Each track is sorted already: merge the runs (O(n log tracks)). */
+	tc_sort_runs(v, w, sizeof(*v), cmp_ev_ref);
 	/* A gap is host-bound when the op that ends it was launched after the
 	 * device went idle: the device waited for the host (HTA's host_wait). */
 	int64_t cur = w ? v[0].start : 0;

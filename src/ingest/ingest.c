@@ -70,6 +70,11 @@ bool tc_hlo_async_done(const char *s, size_t n) {
 	return n > 5 && memcmp(s + n - 5, "-done", 5) == 0;
 }
 
+bool tc_hlo_async_copy(const char *s, size_t n) {
+	return (n >= 10 && memcmp(s, "copy-start", 10) == 0) ||
+		(n >= 9 && memcmp(s, "copy-done", 9) == 0);
+}
+
 bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
 		struct tc_error *err) {
 	if (m->over_arg_bytes) {

@@ -83,5 +83,8 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
  * TC_OPF_ASYNC_DONE.
  */
 bool tc_hlo_async_done(const char *s, size_t n);
+/* An XLA async copy half, "copy-start[.N]" or "copy-done[.N]": a device-to-
+ * device copy (TC_OP_MEMCPY_D2D) whatever file it is read from. */
+bool tc_hlo_async_copy(const char *s, size_t n);
 
 #endif

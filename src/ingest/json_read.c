@@ -806,6 +806,9 @@ static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool
 				strstr(n, "collective-permute")) {
 			return TC_OP_COLLECTIVE;
 		}
+		if (tc_hlo_async_copy(n, strlen(n))) {
+			return TC_OP_MEMCPY_D2D;
+		}
 		if (starts_with(n, "memcpy") || starts_with(n, "Memcpy") ||
 				starts_with(n, "copy")) {
 			return memcpy_kind(n);
@@ -2787,51 +2790,70 @@ static bool check_end(struct reader *r) {
 		where);
 }
 
+/*
+ * Read the next chunk into buf + 1 and pre-filter it (one byte of headroom
+ * for a comma held back from the previous chunk): 1 with the bytes for yajl
+ * in [*lo, *hi), 0 at the end of the input, -1 on error (in r->err).
+ */
+static int next_chunk(struct reader *r, struct tc_input *in, uint8_t *buf, bool *first,
+		const uint8_t **lo, const uint8_t **hi) {
+	ssize_t n = tc_input_read(in, buf + 1, CHUNK, r->err);
+	if (n <= 0) {
+		return n == 0 ? 0 : -1;
+	}
+	size_t rd = 1, end = 1 + (size_t)n;
+	if (*first && n >= 3 && buf[1] == 0xEF && buf[2] == 0xBB && buf[3] == 0xBF) {
+		rd += 3;
+		r->offset_base += 3;
+	}
+	*first = false;
+	size_t w0 = r->comma ? rd - 1 : rd;
+	size_t w = prefilter(r, buf, w0, rd, end);
+	if (w == SIZE_MAX) {
+		return -1;
+	}
+	*lo = buf + w0;
+	*hi = buf + w;
+	return 1;
+}
+
+/* Hand [lo, hi) to yajl; on failure set r->err at the byte yajl stopped.
+ * offset_base is the bytes given to yajl before this chunk. */
+static bool parse_chunk(struct reader *r, const uint8_t *lo, const uint8_t *hi,
+		uint64_t offset_base) {
+	yajl_status st = yajl_parse(r->h, lo, (size_t)(hi - lo));
+	if (st == yajl_status_ok) {
+		return true;
+	}
+	if (st == yajl_status_error) {
+		yajl_message(r, lo, (size_t)(hi - lo));
+	}
+	tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
+	return tc_error_at(r->err, (int64_t)(offset_base + yajl_get_bytes_consumed(r->h)));
+}
+
+/* Tell yajl the input ended; on failure set r->err. */
+static bool parse_end(struct reader *r) {
+	if (yajl_complete_parse(r->h) == yajl_status_ok) {
+		return true;
+	}
+	yajl_message(r, NULL, 0);
+	return tc_error_at(r->err, (int64_t)r->offset_base);
+}
+
 /* The plain loop: read a chunk, pre-filter it, hand it to yajl. */
 static bool parse_serial(struct reader *r, struct tc_input *in) {
-	struct tc_error *err = r->err;
 	r->h = yajl_alloc(&callbacks, NULL, r);
 	yajl_config(r->h, yajl_allow_partial_values, 1);
-	bool ok = false;
 	uint8_t *buf = tc_xmalloc(CHUNK + 1);
-	bool first = true;
-	for (;;) {
-		ssize_t n = tc_input_read(in, buf + 1, CHUNK, err);
-		if (n < 0) {
-			goto out;
-		}
-		if (n == 0) {
-			break;
-		}
-		size_t rd = 1, end = 1 + (size_t)n;
-		if (first && n >= 3 && buf[1] == 0xEF && buf[2] == 0xBB && buf[3] == 0xBF) {
-			rd += 3;
-			r->offset_base += 3;
-		}
-		first = false;
-		size_t w0 = r->comma ? rd - 1 : rd;
-		size_t w = prefilter(r, buf, w0, rd, end);
-		if (w == SIZE_MAX) {
-			goto out;
-		}
-		yajl_status st = yajl_parse(r->h, buf + w0, w - w0);
-		if (st != yajl_status_ok) {
-			if (st == yajl_status_error) {
-				yajl_message(r, buf + w0, w - w0);
-			}
-			tc_error_set(err, TC_EXIT_INPUT, "json: parse stopped");
-			tc_error_at(err, (int64_t)(r->offset_base + yajl_get_bytes_consumed(r->h)));
-			goto out;
-		}
-		r->offset_base += w - w0;
+	bool first = true, ok;
+	const uint8_t *lo, *hi;
+	int got;
+	while ((got = next_chunk(r, in, buf, &first, &lo, &hi)) > 0 &&
+			parse_chunk(r, lo, hi, r->offset_base)) {
+		r->offset_base += (size_t)(hi - lo);
 	}
-	if (yajl_complete_parse(r->h) != yajl_status_ok) {
-		yajl_message(r, NULL, 0);
-		tc_error_at(err, (int64_t)r->offset_base);
-		goto out;
-	}
-	ok = true;
-out:
+	ok = got == 0 && parse_end(r);
 	free(buf);
 	return ok;
 }
@@ -2854,7 +2876,6 @@ struct tok {
 	uint32_t consumed;      /* yajl's bytes consumed of the chunk after this token */
 	uint8_t type;
 	bool b;                 /* a bool's value */
-	bool final;             /* from yajl_complete_parse */
 	bool in_arena;          /* ... or at arena + off */
 };
 
@@ -2868,6 +2889,7 @@ struct batch {
 	size_t n, cap;
 	unsigned char *arena;
 	size_t an, acap;
+	bool final;              /* the input ended: tokens from yajl_complete_parse */
 	bool last;               /* nothing follows (end of input or error) */
 };
 
@@ -2877,7 +2899,6 @@ struct pipe {
 	struct tc_input *in;
 	struct batch b[NBATCH];
 	struct batch *cur;
-	bool final;
 	uint64_t produced, released; /* batches, counted */
 	bool stop;               /* the consumer gave up */
 	pthread_mutex_t lock;
@@ -2890,7 +2911,6 @@ static int rec(struct pipe *p, uint8_t type, const unsigned char *s, size_t n, b
 	struct tok *t = &bt->tok[bt->n++];
 	t->type = type;
 	t->b = b;
-	t->final = p->final;
 	t->len = (uint32_t)n;
 	t->consumed = (uint32_t)yajl_get_bytes_consumed(p->pr.h);
 	/* As integers: s may point into yajl's own buffer. */
@@ -2981,51 +3001,21 @@ static void *produce(void *arg) {
 		}
 		struct batch *bt = p->cur = &p->b[p->produced % NBATCH];
 		bt->n = bt->an = 0;
-		bt->last = false;
 		bt->lo = bt->hi = bt->buf;
+		int got = next_chunk(r, p->in, bt->buf, &first, &bt->lo, &bt->hi);
 		bt->offset_base = r->offset_base;
-		ssize_t n = tc_input_read(p->in, bt->buf + 1, CHUNK, &p->perr);
-		if (n <= 0) {
-			if (n == 0) {
-				p->final = true;
-				if (yajl_complete_parse(r->h) != yajl_status_ok) {
-					yajl_message(r, NULL, 0);
-					tc_error_at(&p->perr, (int64_t)r->offset_base);
-				}
+		bt->final = got == 0;
+		if (got > 0 && parse_chunk(r, bt->lo, bt->hi, r->offset_base)) {
+			r->offset_base += (size_t)(bt->hi - bt->lo);
+			bt->last = false;
+		} else {
+			if (got == 0) {
+				parse_end(r);
 			}
 			bt->last = true;
-			publish(p);
-			return NULL;
 		}
-		size_t rd = 1, end = 1 + (size_t)n;
-		if (first && n >= 3 && bt->buf[1] == 0xEF && bt->buf[2] == 0xBB && bt->buf[3] == 0xBF) {
-			rd += 3;
-			r->offset_base += 3;
-			bt->offset_base = r->offset_base;
-		}
-		first = false;
-		size_t w0 = r->comma ? rd - 1 : rd;
-		size_t w = prefilter(r, bt->buf, w0, rd, end);
-		if (w == SIZE_MAX) {
-			bt->last = true;
-			publish(p);
-			return NULL;
-		}
-		bt->lo = bt->buf + w0;
-		bt->hi = bt->buf + w;
-		yajl_status st = yajl_parse(r->h, bt->buf + w0, w - w0);
-		if (st != yajl_status_ok) {
-			if (st == yajl_status_error) {
-				yajl_message(r, bt->buf + w0, w - w0);
-			}
-			tc_error_set(&p->perr, TC_EXIT_INPUT, "json: parse stopped");
-			tc_error_at(&p->perr, (int64_t)(r->offset_base + yajl_get_bytes_consumed(r->h)));
-			bt->last = true;
-			publish(p);
-			return NULL;
-		}
-		r->offset_base += w - w0;
-		if (!publish(p)) {
+		bool last = bt->last;
+		if (!publish(p) || last) {
 			return NULL;
 		}
 	}
@@ -3084,12 +3074,10 @@ static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started
 		for (size_t i = 0; i < bt->n && ok; i++) {
 			const struct tok *t = &bt->tok[i];
 			if (!replay(r, bt, t)) {
-				/* What yajl_parse / yajl_complete_parse report when a
-				 * callback cancels, as parse_serial would. */
-				tc_error_set(r->err, TC_EXIT_INPUT, t->final ?
-					"json: client cancelled parse via callback return value" :
-					"json: parse stopped");
-				tc_error_at(r->err, (int64_t)(t->final ? bt->offset_base + (bt->hi - bt->lo) :
+				/* The callback set the error; the offset is where yajl
+				 * would have stopped, as in parse_serial. */
+				tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
+				tc_error_at(r->err, (int64_t)(bt->final ? bt->offset_base :
 					bt->offset_base + t->consumed));
 				ok = false;
 			}

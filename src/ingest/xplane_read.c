@@ -462,8 +462,7 @@ static enum tc_op_kind device_op_kind(const struct tc_model *m, const struct eme
 	const uint8_t *cu = (const uint8_t *)c;
 	/* XLA async copies: copy-start issues a device copy, copy-done waits for
 	 * it; neither is compute (hlo_category names them too). */
-	if (has_prefix(u, n, "copy-start") || has_prefix(u, n, "copy-done") ||
-			has_prefix(cu, cn, "copy-start") || has_prefix(cu, cn, "copy-done")) {
+	if (tc_hlo_async_copy(s, n) || tc_hlo_async_copy(c, cn)) {
 		return TC_OP_MEMCPY_D2D;
 	}
 	/* Point-to-point send/recv and their -done waits are communication, like
