@@ -144,7 +144,8 @@ START_TEST(prefault_hints) {
 	unsigned char *p = tc_xmalloc(n);
 	memset(p, 0xab, n / 2);
 	tc_prefault_hint(p, n);
-	tc_prefault_ahead(p, 1, 0, n * 2, n);
+	tc_prefault_next(p, 1, 0, n, n);
+	tc_prefault_next(p, 1, n / 4, n / 4, n);
 	tc_prefault_hint_read(p, n);
 	tc_prefault_hint((void *)(uintptr_t)4096, 1u << 20);
 	tc_prefault_hint(NULL, 0);

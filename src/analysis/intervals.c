@@ -22,8 +22,8 @@ void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 		v->cap = cap;
 	}
 	if ((v->n & ((1u << 16) - 1)) == 0) {
-		tc_prefault_ahead(v->lo, sizeof(*v->lo), v->n, v->n + (2u << 16), v->cap);
-		tc_prefault_ahead(v->hi, sizeof(*v->hi), v->n, v->n + (2u << 16), v->cap);
+		tc_prefault_next(v->lo, sizeof(*v->lo), v->n, 1u << 16, v->cap);
+		tc_prefault_next(v->hi, sizeof(*v->hi), v->n, 1u << 16, v->cap);
 	}
 	v->lo[v->n] = lo;
 	v->hi[v->n] = hi;

@@ -173,17 +173,16 @@ uint32_t tc_model_op(struct tc_model *m, uint32_t name, uint32_t category,
 	return tc_model_add_op(m, name, category, kind);
 }
 
-/* Every PREFAULT_EVENTS events, hint the columns' next two stretches. */
+/* Every PREFAULT_EVENTS events, hint each column's stretch after the next. */
 #define PREFAULT_EVENTS ((size_t)1 << 17)
 
 static void prefault_events(struct tc_events *e, size_t i) {
-	size_t to = i + 2 * PREFAULT_EVENTS;
-	tc_prefault_ahead(e->start, sizeof(*e->start), i, to, e->cap);
-	tc_prefault_ahead(e->dur, sizeof(*e->dur), i, to, e->cap);
-	tc_prefault_ahead(e->op, sizeof(*e->op), i, to, e->cap);
-	tc_prefault_ahead(e->track, sizeof(*e->track), i, to, e->cap);
-	tc_prefault_ahead(e->args, sizeof(*e->args), i, to, e->cap);
-	tc_prefault_ahead(e->flags, sizeof(*e->flags), i, to, e->cap);
+	tc_prefault_next(e->start, sizeof(*e->start), i, PREFAULT_EVENTS, e->cap);
+	tc_prefault_next(e->dur, sizeof(*e->dur), i, PREFAULT_EVENTS, e->cap);
+	tc_prefault_next(e->op, sizeof(*e->op), i, PREFAULT_EVENTS, e->cap);
+	tc_prefault_next(e->track, sizeof(*e->track), i, PREFAULT_EVENTS, e->cap);
+	tc_prefault_next(e->args, sizeof(*e->args), i, PREFAULT_EVENTS, e->cap);
+	tc_prefault_next(e->flags, sizeof(*e->flags), i, PREFAULT_EVENTS, e->cap);
 }
 
 static void events_reserve(struct tc_events *e, size_t need) {
@@ -331,7 +330,7 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 	}
 	m->n_argb = (size_t)(p - m->argb);
 	if ((was ^ m->n_argb) >= PREFAULT_ARGB) {
-		tc_prefault_ahead(m->argb, 1, m->n_argb, m->n_argb + 2 * PREFAULT_ARGB, m->cap_argb);
+		tc_prefault_next(m->argb, 1, m->n_argb, PREFAULT_ARGB, m->cap_argb);
 	}
 }
 
@@ -560,10 +559,9 @@ void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, do
 		m->n_implausible++;
 	}
 	if ((s->n & (PREFAULT_EVENTS - 1)) == 0) {
-		size_t to = s->n + 2 * PREFAULT_EVENTS;
-		tc_prefault_ahead(s->ts, sizeof(*s->ts), s->n, to, s->cap);
-		tc_prefault_ahead(s->value, sizeof(*s->value), s->n, to, s->cap);
-		tc_prefault_ahead(s->counter, sizeof(*s->counter), s->n, to, s->cap);
+		tc_prefault_next(s->ts, sizeof(*s->ts), s->n, PREFAULT_EVENTS, s->cap);
+		tc_prefault_next(s->value, sizeof(*s->value), s->n, PREFAULT_EVENTS, s->cap);
+		tc_prefault_next(s->counter, sizeof(*s->counter), s->n, PREFAULT_EVENTS, s->cap);
 	}
 	s->ts[s->n] = ts_ps;
 	s->value[s->n] = value;

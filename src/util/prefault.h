@@ -23,10 +23,13 @@ void tc_prefault_hint_read(const void *addr, size_t len);
 /* Stop and join the helper. */
 void tc_prefault_stop(void);
 
-/* Hint the part of an array between index from and to (clamped to cap), in
- * elements of size elem: the stretch a sequential writer reaches next. */
-static inline void tc_prefault_ahead(void *base, size_t elem, size_t from, size_t to,
+/* For a sequential writer at index n of an array (elements of size elem,
+ * cap allocated) that calls this every stride elements: hint the stretch
+ * after the one being written, [n + stride, n + 2 * stride), so each page
+ * is hinted once (the first call also hints the first stretch). */
+static inline void tc_prefault_next(void *base, size_t elem, size_t n, size_t stride,
 		size_t cap) {
+	size_t from = n ? n + stride : 0, to = n + 2 * stride;
 	if (to > cap) {
 		to = cap;
 	}
