@@ -2,7 +2,8 @@
 # Throughput and peak memory of the JSON reader.
 #   bench/json.sh BUILD_DIR [SIZE_MB]     (default 1024)
 # Generates a Kineto-style trace with bench/gen_kineto.py (kept in $TMPDIR
-# between runs), then reports MB/s and peak RSS of `tracectl summarize` next
+# between runs), then reports MB/s and peak RSS of ingest alone (bench/ingest:
+# reader and finalize, as the CLI runs them) and of `tracectl summarize`, next
 # to a yajl parse of the same bytes with empty callbacks (bench/yajl_noop).
 # Needs GNU time (/usr/bin/time -v; apt-get install -y time).
 set -eu
@@ -34,6 +35,10 @@ measure() { # label command...
 
 echo "input: $trace ($(awk -v b="$bytes" 'BEGIN {printf "%.1f MB", b / 1e6}'))"
 measure yajl-noop "$build/bench/yajl_noop" "$trace"
+measure ingest "$build/bench/ingest" "$trace"
+"$build/bench/ingest" "$trace" | sed 's/^/  ingest, in process: /'
 measure summarize "$build/src/tracectl" summarize "$trace"
-awk -v a="$(cat "$tmp/tracectl-bench.yajl-noop")" -v b="$(cat "$tmp/tracectl-bench.summarize")" \
-	'BEGIN { printf "summarize runs at %.0f %% of the no-op parse speed\n", 100 * a / b }'
+for l in ingest summarize; do
+	awk -v a="$(cat "$tmp/tracectl-bench.yajl-noop")" -v b="$(cat "$tmp/tracectl-bench.$l")" -v l="$l" \
+		'BEGIN { printf "%s runs at %.0f %% of the no-op parse speed\n", l, 100 * a / b }'
+done

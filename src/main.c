@@ -2,6 +2,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "config.h"
+#include "util/xalloc.h"
 
 /* Keep alphabetised. */
 const struct tc_command tc_commands[] = {
@@ -27,6 +28,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+	tc_malloc_tune();
 	if (argc < 2) {
 		usage(stderr);
 		return TC_EXIT_USAGE;

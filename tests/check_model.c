@@ -386,6 +386,66 @@ START_TEST(event_costs_flag) {
 }
 END_TEST
 
+/* Big enough (over 1 M events) for finalize's two-thread reordering: the
+ * result must equal the one-thread result, column for column, with flows
+ * remapped and an event on an invalid track kept. */
+static struct tc_model *interleaved(size_t n) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "dev"), TC_DEV_CPU);
+	uint32_t t[3];
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "t%d", i);
+		t[i] = tc_model_add_track(m, d, tc_model_intern(m, name), TC_TRACK_HOST_THREAD, i);
+	}
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
+	for (size_t i = 0; i < n; i++) {
+		/* Chunks of 7 per track, a parent after its children now and then. */
+		uint32_t tr = t[(i / 7) % 3];
+		int64_t start = (int64_t)(i / 21) * 100 + (int64_t)(i % 7 == 6 ? 0 : i % 7 + 1);
+		uint32_t e = tc_model_add_event(m, tr, op, start, i % 7 == 6 ? 50 : 1, (uint8_t)(i & 1));
+		if (i % 1000 == 0) {
+			uint32_t a = tc_model_args_begin(m);
+			tc_model_arg_int(m, m->key.step, (int64_t)i);
+			m->ev.args[e] = tc_model_args_end(m, a);
+		}
+	}
+	uint32_t bad = tc_model_add_event(m, t[0], op, 5, 1, 0);
+	m->ev.track[bad] = 99;
+	tc_model_add_flow(m, 0, (uint32_t)n - 1, TC_FLOW_GENERIC, 1);
+	return m;
+}
+
+START_TEST(finalize_two_threads) {
+	size_t n = ((size_t)1 << 20) + 4321;
+	struct tc_model *a = interleaved(n), *b = interleaved(n);
+	tc_model_finalize_mt(a, false);
+	tc_model_finalize_mt(b, true);
+	ck_assert_uint_eq(a->ev.n, b->ev.n);
+	size_t k = a->ev.n;
+	ck_assert(memcmp(a->ev.start, b->ev.start, k * sizeof(int64_t)) == 0);
+	ck_assert(memcmp(a->ev.dur, b->ev.dur, k * sizeof(int64_t)) == 0);
+	ck_assert(memcmp(a->ev.op, b->ev.op, k * sizeof(uint32_t)) == 0);
+	ck_assert(memcmp(a->ev.track, b->ev.track, k * sizeof(uint32_t)) == 0);
+	ck_assert(memcmp(a->ev.args, b->ev.args, k * sizeof(uint32_t)) == 0);
+	ck_assert(memcmp(a->ev.flags, b->ev.flags, k) == 0);
+	ck_assert(memcmp(a->ev.depth, b->ev.depth, k * sizeof(uint16_t)) == 0);
+	ck_assert_uint_eq(a->flows[0].from, b->flows[0].from);
+	ck_assert_uint_eq(a->flows[0].to, b->flows[0].to);
+	/* The invalid-track event comes first; tracks are sorted by start. */
+	ck_assert_uint_eq(b->ev.track[0], 99);
+	for (uint32_t t = 0; t < b->n_tracks; t++) {
+		const struct tc_track *tr = &b->tracks[t];
+		for (size_t i = tr->first + 1; i < (size_t)tr->first + tr->count; i++) {
+			ck_assert_uint_eq(b->ev.track[i], t);
+			ck_assert(b->ev.start[i - 1] <= b->ev.start[i]);
+		}
+	}
+	tc_model_destroy(a);
+	tc_model_destroy(b);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("core");
@@ -398,6 +458,7 @@ int main(void) {
 	tcase_add_test(tc, counters_sorted);
 	tcase_add_test(tc, counters_merge_runs);
 	tcase_add_test(tc, event_costs_flag);
+	tcase_add_test(tc, finalize_two_threads);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

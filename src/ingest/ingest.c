@@ -391,7 +391,7 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		tc_model_destroy(m);
 		return NULL;
 	}
-	tc_model_finalize(m);
+	tc_model_finalize_mt(m, cpus >= 2);
 	return m;
 err:
 	for (size_t i = 0; i < files.n; i++) {

@@ -320,6 +320,28 @@ static bool starts_with(const char *s, const char *p) {
  * Exponents are applied by moving the decimal point; no floating point.
  */
 static bool parse_us(const char *s, size_t n, int64_t *us, int64_t *frac) {
+	/* Fast path for what writers emit on every event: 1-17 integer digits
+	 * and at most 6 decimals, exact without rounding. */
+	{
+		size_t i = 0;
+		int64_t ip = 0, fp = 0;
+		while (i < n && i < 17 && (unsigned)(s[i] - '0') < 10) {
+			ip = ip * 10 + (s[i++] - '0');
+		}
+		if (i > 0 && (i == n || s[i] == '.')) {
+			size_t j = i + (i < n), d = 0;
+			while (j < n && d < 6 && (unsigned)(s[j] - '0') < 10) {
+				fp = fp * 10 + (s[j++] - '0');
+				d++;
+			}
+			if (j == n) {
+				static const int64_t scale[7] = { 1000000, 100000, 10000, 1000, 100, 10, 1 };
+				*us = ip;
+				*frac = fp * scale[d];
+				return true;
+			}
+		}
+	}
 	size_t i = 0;
 	bool neg = false;
 	if (i < n && (s[i] == '-' || s[i] == '+')) {
@@ -2860,46 +2882,54 @@ static bool parse_serial(struct reader *r, struct tc_input *in) {
 
 /*
  * The pipelined loop, when ingest allows a second thread: yajl's tokenising
- * is about 40 % of reading, so a producer thread reads, pre-filters and
- * tokenises chunks while this thread replays the tokens into the same
- * callbacks. A chunk's buffer and its tokens travel together as a batch;
- * token text points into the buffer, or into the batch's arena for text yajl
- * hands from its own buffer (unescaped strings, tokens across chunks).
- * Errors keep the serial order: a callback's error (earlier bytes) wins over
- * the producer's, which is reported once every token before it is replayed.
+ * is about 40 % of reading, so a producer thread tokenises chunks while this
+ * thread reads and pre-filters the chunks ahead and replays the tokens into
+ * the same callbacks (yajl alone is the busier half; reading and the
+ * pre-filter stay on this side to balance them). A chunk's buffer and its
+ * tokens travel together as a batch; token text points into the buffer, or
+ * into the batch's arena for text yajl hands from its own buffer (unescaped
+ * strings, tokens across chunks). Errors keep the serial order: a callback's
+ * error (earlier bytes) wins over yajl's, which wins over a read or
+ * pre-filter error in a later chunk; each is reported once every token
+ * before it is replayed.
  */
 enum tok_type { T_NULL, T_BOOL, T_NUM, T_STR, T_KEY, T_MAP, T_END_MAP, T_ARRAY, T_END_ARRAY };
 
+/* 16 bytes: a chunk holds tens of thousands of tokens, and writing them is
+ * on the producer, the pipeline's busier side. */
 struct tok {
-	const unsigned char *s; /* text in the batch's buffer (NULL: none) ... */
-	uint32_t len, off;
+	uint32_t off;           /* text at buf + off, or at arena + off */
+	uint32_t len;
 	uint32_t consumed;      /* yajl's bytes consumed of the chunk after this token */
 	uint8_t type;
 	bool b;                 /* a bool's value */
-	bool in_arena;          /* ... or at arena + off */
+	bool in_arena;
 };
 
 #define NBATCH 8
 
 struct batch {
 	uint8_t *buf;
-	const uint8_t *lo, *hi;  /* what yajl was given */
+	const uint8_t *lo, *hi;  /* what yajl is given */
 	uint64_t offset_base;    /* bytes given to yajl before this chunk */
 	struct tok *tok;
 	size_t n, cap;
 	unsigned char *arena;
 	size_t an, acap;
 	bool final;              /* the input ended: tokens from yajl_complete_parse */
+	bool fill_err;           /* reading or pre-filtering failed (error in fill_err) */
 	bool last;               /* nothing follows (end of input or error) */
 };
 
 struct pipe {
-	struct reader pr;        /* the producer's: pre-filter state, yajl handle */
+	struct reader pr;        /* the producer's: yajl handle, its error */
 	struct tc_error perr;
-	struct tc_input *in;
+	struct tc_error fill_err; /* the consumer's read/pre-filter error */
 	struct batch b[NBATCH];
 	struct batch *cur;
-	uint64_t produced, released; /* batches, counted */
+	/* Batches, counted: filled (read and pre-filtered) by the consumer,
+	 * tokenised by the producer, released by the consumer after replay. */
+	uint64_t filled, produced, released;
 	bool stop;               /* the consumer gave up */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
@@ -2907,7 +2937,9 @@ struct pipe {
 
 static int rec(struct pipe *p, uint8_t type, const unsigned char *s, size_t n, bool b) {
 	struct batch *bt = p->cur;
-	TC_GROW(bt->tok, bt->cap, bt->n + 1);
+	if (bt->n == bt->cap) {
+		TC_GROW(bt->tok, bt->cap, bt->n + 1);
+	}
 	struct tok *t = &bt->tok[bt->n++];
 	t->type = type;
 	t->b = b;
@@ -2915,15 +2947,16 @@ static int rec(struct pipe *p, uint8_t type, const unsigned char *s, size_t n, b
 	t->consumed = (uint32_t)yajl_get_bytes_consumed(p->pr.h);
 	/* As integers: s may point into yajl's own buffer. */
 	uintptr_t u = (uintptr_t)s, lo = (uintptr_t)bt->lo, hi = (uintptr_t)bt->hi;
-	t->in_arena = s && !(u >= lo && u <= hi && n <= hi - u);
-	t->s = s;
-	t->off = 0;
-	if (t->in_arena) {
-		t->off = (uint32_t)bt->an;
-		TC_GROW(bt->arena, bt->acap, bt->an + n + 1);
-		memcpy(bt->arena + bt->an, s, n);
-		bt->an += n;
+	if (!s || (u >= lo && u <= hi && n <= hi - u)) {
+		t->in_arena = false;
+		t->off = s ? (uint32_t)(u - (uintptr_t)bt->buf) : 0;
+		return 1;
 	}
+	t->in_arena = true;
+	t->off = (uint32_t)bt->an;
+	TC_GROW(bt->arena, bt->acap, bt->an + n + 1);
+	memcpy(bt->arena + bt->an, s, n);
+	bt->an += n;
 	return 1;
 }
 
@@ -2975,23 +3008,12 @@ static const yajl_callbacks rec_callbacks = {
 	.yajl_end_array = rec_end_array,
 };
 
-/* Hand the current batch over; false when the consumer has stopped. */
-static bool publish(struct pipe *p) {
-	pthread_mutex_lock(&p->lock);
-	p->produced++;
-	pthread_cond_broadcast(&p->cv);
-	bool go = !p->stop;
-	pthread_mutex_unlock(&p->lock);
-	return go;
-}
-
 static void *produce(void *arg) {
 	struct pipe *p = arg;
 	struct reader *r = &p->pr;
-	bool first = true;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (p->produced - p->released == NBATCH && !p->stop) {
+		while (p->produced == p->filled && !p->stop) {
 			pthread_cond_wait(&p->cv, &p->lock);
 		}
 		bool stop = p->stop;
@@ -3001,28 +3023,52 @@ static void *produce(void *arg) {
 		}
 		struct batch *bt = p->cur = &p->b[p->produced % NBATCH];
 		bt->n = bt->an = 0;
-		bt->lo = bt->hi = bt->buf;
-		int got = next_chunk(r, p->in, bt->buf, &first, &bt->lo, &bt->hi);
-		bt->offset_base = r->offset_base;
-		bt->final = got == 0;
-		if (got > 0 && parse_chunk(r, bt->lo, bt->hi, r->offset_base)) {
-			r->offset_base += (size_t)(bt->hi - bt->lo);
-			bt->last = false;
-		} else {
-			if (got == 0) {
-				parse_end(r);
-			}
-			bt->last = true;
-		}
+		r->offset_base = bt->offset_base;
 		bool last = bt->last;
-		if (!publish(p) || last) {
+		if (bt->fill_err) {
+			/* Nothing to parse: the consumer reports its own error. */
+		} else if (bt->final) {
+			parse_end(r);
+		} else if (!parse_chunk(r, bt->lo, bt->hi, bt->offset_base)) {
+			bt->last = last = true;
+		}
+		pthread_mutex_lock(&p->lock);
+		p->produced++;
+		pthread_cond_broadcast(&p->cv);
+		stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop || last) {
 			return NULL;
 		}
 	}
 }
 
+/* Read and pre-filter the next chunk into a free batch and hand it to the
+ * producer; true when it is the last. A read or pre-filter error goes to
+ * p->fill_err, reported only after the tokens before it. */
+static bool fill(struct pipe *p, struct reader *r, struct tc_input *in, bool *first) {
+	struct batch *bt = &p->b[p->filled % NBATCH];
+	bt->lo = bt->hi = bt->buf;
+	struct tc_error *err = r->err;
+	r->err = &p->fill_err;
+	int got = next_chunk(r, in, bt->buf, first, &bt->lo, &bt->hi);
+	r->err = err;
+	bt->offset_base = r->offset_base;
+	bt->final = got == 0;
+	bt->fill_err = got < 0;
+	bt->last = got <= 0;
+	if (got > 0) {
+		r->offset_base += (size_t)(bt->hi - bt->lo);
+	}
+	pthread_mutex_lock(&p->lock);
+	p->filled++;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->lock);
+	return got <= 0;
+}
+
 static int replay(struct reader *r, const struct batch *bt, const struct tok *t) {
-	const unsigned char *s = t->in_arena ? bt->arena + t->off : t->s;
+	const unsigned char *s = (t->in_arena ? bt->arena : bt->buf) + t->off;
 	switch (t->type) {
 	case T_NULL:
 		return cb_null(r);
@@ -3047,10 +3093,10 @@ static int replay(struct reader *r, const struct batch *bt, const struct tok *t)
 
 static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started) {
 	struct pipe *p = tc_xcalloc(1, sizeof(*p));
-	p->in = in;
 	p->pr.lim = r->lim;
 	p->pr.err = &p->perr;
 	tc_error_init(&p->perr);
+	tc_error_init(&p->fill_err);
 	p->pr.h = yajl_alloc(&rec_callbacks, NULL, p);
 	yajl_config(p->pr.h, yajl_allow_partial_values, 1);
 	for (int i = 0; i < NBATCH; i++) {
@@ -3059,12 +3105,16 @@ static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
-	bool ok = true;
+	bool ok = true, first = true, filled_last = false;
 	*started = pthread_create(&th, NULL, produce, p) == 0;
 	if (!*started) {
 		goto out;
 	}
 	for (uint64_t k = 0;; k++) {
+		/* Keep the producer fed: every free batch gets the next chunk. */
+		while (!filled_last && p->filled - p->released < NBATCH) {
+			filled_last = fill(p, r, in, &first);
+		}
 		pthread_mutex_lock(&p->lock);
 		while (p->produced == k) {
 			pthread_cond_wait(&p->cv, &p->lock);
@@ -3082,7 +3132,7 @@ static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started
 				ok = false;
 			}
 		}
-		bool last = bt->last;
+		bool last = bt->last, fill_err = bt->fill_err;
 		pthread_mutex_lock(&p->lock);
 		p->released++;
 		if (!ok) {
@@ -3090,19 +3140,20 @@ static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started
 		}
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->lock);
+		if (ok && last) {
+			if (fill_err) {
+				*r->err = p->fill_err;
+				ok = false;
+			} else if (p->perr.code) {
+				*r->err = p->perr;
+				ok = false;
+			}
+		}
 		if (!ok || last) {
 			break;
 		}
 	}
 	pthread_join(th, NULL);
-	if (ok && p->perr.code) {
-		*r->err = p->perr;
-		ok = false;
-	}
-	/* State check_end and finish read. */
-	r->in_str = p->pr.in_str;
-	r->offset_base = p->pr.offset_base;
-	r->trailing_commas = p->pr.trailing_commas;
 out:
 	yajl_free(p->pr.h);
 	for (int i = 0; i < NBATCH; i++) {

@@ -63,6 +63,9 @@ static inline int64_t wrap_mul(int64_t a, int64_t b) {
  */
 static inline int next_field(struct tc_pb *r, struct tc_pb_field *f) {
 	const uint8_t *p = r->p;
+	if (p >= r->end) {
+		return 0; /* every message ends here: no call */
+	}
 	if (r->end - p >= 2 && p[0] < 0x80 && p[0] >= 8 && p[1] < 0x80) {
 		if ((p[0] & 7) == TC_PB_VARINT) {
 			f->num = p[0] >> 3;

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -809,15 +810,6 @@ static int cmp_rec(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-#define PERMUTE(col, type) do { \
-	type *dst_ = tc_xmalloc(n * sizeof(type)); \
-	for (size_t k_ = 0; k_ < n; k_++) { \
-		dst_[k_] = (col)[perm[k_]]; \
-	} \
-	free(col); \
-	(col) = dst_; \
-} while (0)
-
 /* True when events are already grouped by track in track order and sorted
  * within each track (readers that emit line by line): then finalize needs
  * no permutation, only the track ranges. */
@@ -860,7 +852,37 @@ static bool events_grouped(struct tc_model *m) {
 	return true;
 }
 
-static void sort_events(struct tc_model *m) {
+/* Reorder a column in place through scratch (at least n elements): fresh
+ * columns would cost a page fault every 4 KiB, more than the gather. */
+#define PERMUTE_VIA(col, type, scratch) do { \
+	type *tmp_ = (type *)(scratch); \
+	for (size_t k_ = 0; k_ < n; k_++) { \
+		tmp_[k_] = (col)[perm[k_]]; \
+	} \
+	memcpy((col), tmp_, n * sizeof(type)); \
+} while (0)
+
+/* Gather the time columns on a second thread while the caller gathers the
+ * rest: the permutation is memory-bound and the columns are independent. */
+struct permute_job {
+	struct tc_events *e;
+	const uint32_t *perm;
+	size_t n;
+};
+
+static void *permute_times(void *arg) {
+	struct permute_job *j = arg;
+	struct tc_events *e = j->e;
+	const uint32_t *perm = j->perm;
+	size_t n = j->n;
+	int64_t *scratch = tc_xmalloc(n * sizeof(*scratch));
+	PERMUTE_VIA(e->start, int64_t, scratch);
+	PERMUTE_VIA(e->dur, int64_t, scratch);
+	free(scratch);
+	return NULL;
+}
+
+static void sort_events(struct tc_model *m, bool second_thread) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
 	if (events_grouped(m)) {
@@ -919,13 +941,22 @@ static void sort_events(struct tc_model *m) {
 		identity = perm[i] == i;
 	}
 	if (!identity) {
-		PERMUTE(e->start, int64_t);
-		PERMUTE(e->dur, int64_t);
-		PERMUTE(e->op, uint32_t);
-		PERMUTE(e->track, uint32_t);
-		PERMUTE(e->args, uint32_t);
-		PERMUTE(e->flags, uint8_t);
-		e->cap = n;
+		struct permute_job job = { e, perm, n };
+		pthread_t th;
+		bool joined = second_thread && n >= ((size_t)1 << 20) &&
+			pthread_create(&th, NULL, permute_times, &job) == 0;
+		if (!joined) {
+			permute_times(&job);
+		}
+		uint32_t *scratch = tc_xmalloc(n * sizeof(*scratch));
+		PERMUTE_VIA(e->op, uint32_t, scratch);
+		PERMUTE_VIA(e->track, uint32_t, scratch);
+		PERMUTE_VIA(e->args, uint32_t, scratch);
+		PERMUTE_VIA(e->flags, uint8_t, scratch);
+		free(scratch);
+		if (joined) {
+			pthread_join(th, NULL);
+		}
 		/* Flows hold old indexes: invert the permutation. */
 		if (m->n_flows) {
 			uint32_t *inv = tc_xmalloc(n * sizeof(*inv));
@@ -1140,6 +1171,10 @@ static void sort_samples(struct tc_model *m) {
 }
 
 void tc_model_finalize(struct tc_model *m) {
+	tc_model_finalize_mt(m, false);
+}
+
+void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 	if (m->finalized) {
 		return;
 	}
@@ -1148,7 +1183,7 @@ void tc_model_finalize(struct tc_model *m) {
 			"53 days from the origin (corrupt) were clamped");
 		m->n_implausible = 0;
 	}
-	sort_events(m);
+	sort_events(m, second_thread);
 	set_depths(m);
 	sort_samples(m);
 	m->finalized = true;

@@ -397,6 +397,9 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src);
 
 /* Sort, index tracks and counters, set depths, remap flows. Idempotent. */
 void tc_model_finalize(struct tc_model *m);
+/* The same, gathering reordered columns on a second thread when
+ * second_thread (--threads 1 never asks for it). Same result. */
+void tc_model_finalize_mt(struct tc_model *m, bool second_thread);
 
 /* Helpers over a finalized model. */
 static inline int64_t tc_model_end(const struct tc_model *m, size_t i) {

@@ -14,6 +14,9 @@ void *tc_xmalloc(size_t n);
 void *tc_xcalloc(size_t count, size_t n);
 void *tc_xrealloc(void *p, size_t n);
 char *tc_xstrdup(const char *s);
+/* Tune the allocator for a program that lives for one big trace; call once,
+ * first thing in main. */
+void tc_malloc_tune(void);
 
 /*
  * Grow the array p of elem-sized items so that it holds at least need items.

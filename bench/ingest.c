@@ -1,0 +1,67 @@
+/*
+ * Time ingest alone, any format, as the CLI runs it for one file (prefault
+ * helper and the reader's second thread when a core is spare): the reader
+ * into a fresh model, then tc_model_finalize, each timed, and the two
+ * together ("model ready", what every command waits for before analysing).
+ * bench/json.sh and bench/perfetto.sh print it between their no-op parse
+ * baseline and the full CLI.
+ *
+ *   ingest [--threads N] TRACE
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "ingest/ingest.h"
+#include "util/prefault.h"
+#include "util/xalloc.h"
+
+static double now(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+	tc_malloc_tune(); /* as main() */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int a = 1;
+	if (argc == 4 && strcmp(argv[1], "--threads") == 0) {
+		cpus = atol(argv[2]);
+		a = 3;
+	}
+	if (argc - a != 1 || cpus < 1) {
+		fprintf(stderr, "usage: ingest [--threads N] TRACE\n");
+		return 2;
+	}
+	const char *path = argv[a];
+	bool helper = cpus >= 2 && tc_prefault_start();
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.reader_thread = cpus >= 2; /* as tc_ingest for one file */
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_model_create();
+	double t0 = now();
+	bool ok = tc_ingest_file(m, path, &lim, &err);
+	double t1 = now();
+	if (!ok) {
+		fprintf(stderr, "ingest: %s (at byte %lld)\n", err.msg, (long long)err.offset);
+		tc_model_destroy(m);
+		return 3;
+	}
+	tc_model_finalize_mt(m, cpus >= 2);
+	double t2 = now();
+	uint64_t bytes = m->n_sources ? m->sources[0].file_size : 0;
+	printf("events %zu, samples %zu, format %s, prefault helper %s, reader thread %s\n",
+		m->ev.n, m->samples.n, m->n_sources ? tc_model_str(m, m->sources[0].format) : "?",
+		helper ? "on" : "off", lim.reader_thread ? "allowed" : "off");
+	printf("read        %.3f s  %6.0f MB/s\n", t1 - t0, (double)bytes / 1e6 / (t1 - t0));
+	printf("finalize    %.3f s\n", t2 - t1);
+	printf("model ready %.3f s  %6.0f MB/s\n", t2 - t0, (double)bytes / 1e6 / (t2 - t0));
+	tc_prefault_stop();
+	tc_model_destroy(m);
+	return 0;
+}
