@@ -2937,9 +2937,7 @@ struct pipe {
 
 static int rec(struct pipe *p, uint8_t type, const unsigned char *s, size_t n, bool b) {
 	struct batch *bt = p->cur;
-	if (bt->n == bt->cap) {
-		TC_GROW(bt->tok, bt->cap, bt->n + 1);
-	}
+	TC_GROW(bt->tok, bt->cap, bt->n + 1);
 	struct tok *t = &bt->tok[bt->n++];
 	t->type = type;
 	t->b = b;
@@ -3093,7 +3091,6 @@ static int replay(struct reader *r, const struct batch *bt, const struct tok *t)
 
 static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started) {
 	struct pipe *p = tc_xcalloc(1, sizeof(*p));
-	p->pr.lim = r->lim;
 	p->pr.err = &p->perr;
 	tc_error_init(&p->perr);
 	tc_error_init(&p->fill_err);

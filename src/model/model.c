@@ -278,14 +278,6 @@ static uint64_t get_varint(const uint8_t **pp) {
 	return v;
 }
 
-static void skip_varint(const uint8_t **pp) {
-	const uint8_t *p = *pp;
-	while (*p & 0x80) {
-		p++;
-	}
-	*pp = p + 1;
-}
-
 /* Mark the open list's last record (a list begun and never ended is closed
  * by the next begin, so lists stay contiguous and merge can walk them). */
 static void args_close(struct tc_model *m) {
@@ -300,10 +292,10 @@ uint32_t tc_model_args_begin(struct tc_model *m) {
 	return (uint32_t)m->n_argb;
 }
 
-/* Append one record (type is a record code). */
 /* Crossing a multiple of this many arg bytes hints the next stretch. */
 #define PREFAULT_ARGB ((size_t)1 << 20)
 
+/* Append one record (code: a record code, see above). */
 static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
 	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
 		m->over_arg_bytes = true;
@@ -436,28 +428,11 @@ uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg
 
 bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
 		struct tc_arg *out) {
-	uint32_t pos = first;
-	while (pos != TC_NONE) {
-		const uint8_t *p = m->argb + pos;
-		uint64_t h = get_varint(&p);
-		if ((uint32_t)(h >> 4) == key) {
-			tc_model_arg_next(m, pos, out);
+	for (uint32_t pos = first; pos != TC_NONE;) {
+		pos = tc_model_arg_next(m, pos, out);
+		if (out->key == key) {
 			return true;
 		}
-		if (h & ARG_LAST) {
-			break;
-		}
-		switch (h & 7) {
-		case TC_ARG_INT:
-		case TC_ARG_UINT:
-		case TC_ARG_STR:
-			skip_varint(&p);
-			break;
-		case TC_ARG_DOUBLE:
-			p += 8;
-			break;
-		}
-		pos = (uint32_t)(p - m->argb);
 	}
 	return false;
 }
@@ -943,9 +918,9 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	if (!identity) {
 		struct permute_job job = { e, perm, n };
 		pthread_t th;
-		bool joined = second_thread && n >= ((size_t)1 << 20) &&
+		bool threaded = second_thread && n >= ((size_t)1 << 20) &&
 			pthread_create(&th, NULL, permute_times, &job) == 0;
-		if (!joined) {
+		if (!threaded) {
 			permute_times(&job);
 		}
 		uint32_t *scratch = tc_xmalloc(n * sizeof(*scratch));
@@ -954,7 +929,7 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 		PERMUTE_VIA(e->args, uint32_t, scratch);
 		PERMUTE_VIA(e->flags, uint8_t, scratch);
 		free(scratch);
-		if (joined) {
+		if (threaded) {
 			pthread_join(th, NULL);
 		}
 		/* Flows hold old indexes: invert the permutation. */
@@ -978,7 +953,6 @@ static void set_depths(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
 	free(e->depth);
 	e->depth = tc_xmalloc((e->n ? e->n : 1) * sizeof(*e->depth));
-	tc_prefault_hint(e->depth, e->n * sizeof(*e->depth));
 	int64_t *stack = NULL;
 	size_t cap = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {

@@ -346,40 +346,36 @@ struct seen {
 static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, bool *comma,
 		struct seen *seen) {
 	const struct tc_model *m = w->m;
-	if (first == TC_NONE) {
-		return;
-	}
 	for (uint32_t p = first; p != TC_NONE;) {
-		struct tc_arg arg;
+		struct tc_arg a;
 		uint32_t at = p;
-		p = tc_model_arg_next(m, p, &arg);
-		const struct tc_arg *a = &arg;
-		if (seen_key(m, first, at, a->key) || in_list(m, skip_list, a->key)) {
+		p = tc_model_arg_next(m, p, &a);
+		if (seen_key(m, first, at, a.key) || in_list(m, skip_list, a.key)) {
 			continue;
 		}
-		const char *key = tc_model_str(m, a->key);
+		const char *key = tc_model_str(m, a.key);
 		seen->op_kind |= strcmp(key, "op_kind") == 0;
-		seen->flops |= a->key == m->key.flops;
-		seen->bytes |= a->key == m->key.bytes_accessed;
+		seen->flops |= a.key == m->key.flops;
+		seen->bytes |= a.key == m->key.bytes_accessed;
 		out_s(w->o, *comma ? ",\"" : "\"");
 		*comma = true;
 		out_esc(w->o, key, strlen(key));
 		out_s(w->o, "\":");
-		switch (a->type) {
+		switch (a.type) {
 		case TC_ARG_INT:
-			put_i64(w->o, a->v.i);
+			put_i64(w->o, a.v.i);
 			break;
 		case TC_ARG_UINT:
-			put_u64(w->o, a->v.u);
+			put_u64(w->o, a.v.u);
 			break;
 		case TC_ARG_DOUBLE:
-			put_double(w->o, a->v.d);
+			put_double(w->o, a.v.d);
 			break;
 		case TC_ARG_STR:
-			put_str(w->o, tc_model_str(m, a->v.s));
+			put_str(w->o, tc_model_str(m, a.v.s));
 			break;
 		case TC_ARG_BOOL:
-			out_s(w->o, a->v.i ? "true" : "false");
+			out_s(w->o, a.v.i ? "true" : "false");
 			break;
 		default:
 			out_s(w->o, "null");

@@ -381,11 +381,10 @@ void tc_input_release(struct tc_input *in, size_t upto) {
 		p->released = upto;
 		/* Map the stretch the reader reaches next (the file is in the page
 		 * cache or being read ahead; this saves the reader the faults). */
-		size_t ahead = upto + (16u << 20) < p->map_len ? upto + (16u << 20) : p->map_len;
-		if (ahead + (16u << 20) <= p->map_len) {
-			tc_prefault_hint_read(p->map + ahead, 16u << 20);
-		} else if (ahead < p->map_len) {
-			tc_prefault_hint_read(p->map + ahead, p->map_len - ahead);
+		size_t ahead = upto + (16u << 20);
+		if (ahead < p->map_len) {
+			size_t len = p->map_len - ahead;
+			tc_prefault_hint_read(p->map + ahead, len < (16u << 20) ? len : 16u << 20);
 		}
 	}
 }

@@ -82,27 +82,27 @@ void tc_sort_runs(void *base, size_t n, size_t size,
 		return;
 	}
 	char *v = base;
-	/* Run starts, then n as the last bound. */
-	size_t nrun = 1;
-	for (size_t i = 1; i < n; i++) {
-		nrun += cmp(v + (i - 1) * size, v + i * size) > 0;
-	}
-	if (nrun == 1) {
-		return;
-	}
-	if (nrun > 64 && nrun > n / 16) {
-		tc_sort(base, n, size, cmp);
-		return;
-	}
-	size_t *run = tc_xmalloc((nrun + 1) * sizeof(*run));
-	size_t k = 0;
-	run[k++] = 0;
+	/* Run starts, then n as the last bound; many short runs (unsorted
+	 * input) go to tc_sort instead. */
+	size_t *run = NULL, cap = 0, nrun = 0;
+	TC_GROW(run, cap, 2);
+	run[nrun++] = 0;
 	for (size_t i = 1; i < n; i++) {
 		if (cmp(v + (i - 1) * size, v + i * size) > 0) {
-			run[k++] = i;
+			if (nrun >= 64 && nrun >= n / 16) {
+				free(run);
+				tc_sort(base, n, size, cmp);
+				return;
+			}
+			TC_GROW(run, cap, nrun + 2);
+			run[nrun++] = i;
 		}
 	}
-	run[k] = n;
+	run[nrun] = n;
+	if (nrun == 1) {
+		free(run);
+		return;
+	}
 	char *tmp = tc_xmalloc(n * size);
 	char *src = v, *dst = tmp;
 	while (nrun > 1) {
