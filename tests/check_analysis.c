@@ -122,6 +122,87 @@ START_TEST(union_many_tracks) {
 }
 END_TEST
 
+/* Random sorted, disjoint, non-touching intervals in [0, LIMIT), and the
+ * cells they cover. */
+static void random_ivals(struct tc_ivals *v, bool *cover, unsigned *x, int gap) {
+	v->n = 0;
+	memset(cover, 0, LIMIT * sizeof(*cover));
+	int64_t at = 0;
+	for (;;) {
+		*x = *x * 1103515245u + 12345u;
+		at += 1 + (*x >> 8) % (unsigned)gap;
+		int64_t len = 1 + (*x >> 20) % 90;
+		if (at + len >= LIMIT) {
+			break;
+		}
+		tc_ivals_push(v, at, at + len);
+		for (int64_t y = at; y < at + len; y++) {
+			cover[y] = true;
+		}
+		at += len;
+	}
+}
+
+START_TEST(merge_into_and_cover) {
+	/* tc_ivals_merge_into and tc_cover_add against per-cell brute force,
+	 * on lists that interleave, nest and touch. */
+	enum { NL = 5 };
+	static bool cov[NL][LIMIT], want[LIMIT];
+	struct tc_ivals l[NL] = { 0 }, u = { 0 };
+	unsigned x = 99;
+	for (int round = 0; round < 40; round++) {
+		for (int k = 0; k < NL; k++) {
+			random_ivals(&l[k], cov[k], &x, 40 + 200 * k);
+		}
+		/* Merge in place, the short list into the long one and back. */
+		for (int k = 1; k < NL; k++) {
+			tc_ivals_copy(&u, &l[round % 2 ? 0 : k]);
+			tc_ivals_merge_into(&u, &l[round % 2 ? k : 0]);
+			for (int y = 0; y < LIMIT; y++) {
+				want[y] = cov[0][y] || cov[k][y];
+			}
+			check_ivals_cover(&u, want);
+		}
+		int64_t lo = (int64_t)(x >> 7) % LIMIT, hi = lo + (int64_t)(x >> 17) % LIMIT;
+		if (round % 4 == 0) {
+			lo = INT64_MIN;
+			hi = INT64_MAX;
+		}
+		struct tc_cover c = { 0 };
+		tc_cover_add(&c, l, NL, lo, hi);
+		int64_t by_bits[1 << NL] = { 0 };
+		for (int64_t y = lo < 0 ? 0 : lo; y < LIMIT && y < hi; y++) {
+			unsigned b = 0;
+			for (int k = 0; k < NL; k++) {
+				b |= cov[k][y] ? 1u << k : 0;
+			}
+			by_bits[b]++;
+		}
+		int64_t got[1 << NL] = { 0 };
+		for (size_t p = 0; p < c.n; p++) {
+			ck_assert(c.v[p].bits != 0 && c.v[p].bits < (1u << NL));
+			got[c.v[p].bits] += c.v[p].len;
+		}
+		for (int b = 1; b < (1 << NL); b++) {
+			ck_assert_msg(got[b] == by_bits[b], "round %d bits %d: %lld != %lld", round, b,
+				(long long)got[b], (long long)by_bits[b]);
+		}
+		int64_t any = 0, both = 0;
+		for (int b = 1; b < (1 << NL); b++) {
+			any += (b & 6) ? by_bits[b] : 0;
+			both += (b & 1) && (b & 8) ? by_bits[b] : 0;
+		}
+		ck_assert_int_eq(tc_cover_len(&c, 6), any);
+		ck_assert_int_eq(tc_cover_len_both(&c, 1, 8), both);
+		tc_cover_finish(&c);
+	}
+	for (int k = 0; k < NL; k++) {
+		tc_ivals_finish(&l[k]);
+	}
+	tc_ivals_finish(&u);
+}
+END_TEST
+
 START_TEST(self_time_and_host_scope) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
@@ -163,6 +244,7 @@ int main(void) {
 	tcase_add_test(tc, union_across_streams);
 	tcase_add_test(tc, self_time_and_host_scope);
 	tcase_add_test(tc, union_many_tracks);
+	tcase_add_test(tc, merge_into_and_cover);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -187,51 +187,71 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 	}
 }
 
+/* Which category owns time covered by the lists in bits (device kinds at
+ * bit k, host kinds at bit K + k, other device lines' kinds at 2K + k):
+ * the first that any of them belongs to; TC_BD_IDLE for none. */
+static enum tc_bd_cat category(uint64_t bits) {
+	const uint64_t kmask = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
+	uint64_t dev = bits & kmask, host = (bits >> TC_OP_KIND_COUNT) & kmask,
+		other = (bits >> 2 * TC_OP_KIND_COUNT) & kmask;
+	for (int c = 0; c < TC_BD_IDLE; c++) {
+		if ((dev & device_kinds[c]) || (host & host_kinds[c]) ||
+				((c == TC_BD_INPUT || c == TC_BD_COMPILE) && (other & device_kinds[c]))) {
+			return (enum tc_bd_cat)c;
+		}
+	}
+	return TC_BD_IDLE;
+}
+
+/* Each step's time by category, and its device busy time: one sweep per
+ * step over the per-kind unions of the three track sets. */
+static void step_categories(const struct tc_model *m, struct tc_analysis *a) {
+	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
+	size_t n[3];
+	uint32_t *tr[3] = {
+		device_tracks(m, a->bd_device, true, &n[0]),
+		host_tracks(m, a->bd_device, &n[1]),
+		device_tracks(m, a->bd_device, false, &n[2]),
+	};
+	struct tc_ivals kinds[3][TC_OP_KIND_COUNT] = { 0 };
+	for (int k = 0; k < 3; k++) {
+		tc_ivals_union_per_kind(m, tr[k], n[k], kinds[k]);
+		free(tr[k]);
+	}
+	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
+	struct tc_cover cov = { 0 };
+	for (size_t i = 0; i < a->n_steps; i++) {
+		struct tc_step *s = &a->steps[i];
+		cov.n = 0;
+		tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, s->start_ps,
+			s->start_ps + s->dur_ps);
+		int64_t sum = 0;
+		memset(s->cat_ps, 0, sizeof(s->cat_ps));
+		s->busy_ps = 0;
+		for (size_t p = 0; p < cov.n; p++) {
+			enum tc_bd_cat c = category(cov.v[p].bits);
+			if (c != TC_BD_IDLE) {
+				s->cat_ps[c] += cov.v[p].len;
+				sum += cov.v[p].len;
+			}
+			if (cov.v[p].bits & dev_bits) {
+				s->busy_ps += cov.v[p].len;
+			}
+		}
+		s->cat_ps[TC_BD_IDLE] = s->dur_ps - sum;
+	}
+	tc_cover_finish(&cov);
+	for (int k = 0; k < 3; k++) {
+		tc_ivals_finish_per_kind(kinds[k]);
+	}
+}
+
 void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
 	a->bd_device = want != TC_NONE ? want : pick_device(m, a);
-	size_t nd, nh, no;
-	uint32_t *dt = device_tracks(m, a->bd_device, true, &nd);
-	uint32_t *ot = device_tracks(m, a->bd_device, false, &no);
-	uint32_t *ht = host_tracks(m, a->bd_device, &nh);
-	struct tc_ivals excl[TC_BD_COUNT] = { 0 };
-	struct tc_ivals dv = { 0 }, hv = { 0 }, cat = { 0 }, claimed = { 0 }, tmp = { 0 };
-	/* One pass per track set; each category then merges its kinds. */
-	struct tc_ivals dk[TC_OP_KIND_COUNT] = { 0 }, hk[TC_OP_KIND_COUNT] = { 0 };
-	struct tc_ivals ok[TC_OP_KIND_COUNT] = { 0 };
-	tc_ivals_union_per_kind(m, dt, nd, dk);
-	tc_ivals_union_per_kind(m, ht, nh, hk);
-	tc_ivals_union_per_kind(m, ot, no, ok);
-	for (int c = 0; c < TC_BD_IDLE; c++) {
-		tc_ivals_select_kinds(dk, device_kinds[c], &dv);
-		tc_ivals_select_kinds(hk, host_kinds[c], &hv);
-		tc_ivals_merge(&dv, &hv, &cat);
-		if (c == TC_BD_INPUT || c == TC_BD_COMPILE) {
-			tc_ivals_select_kinds(ok, device_kinds[c], &dv);
-			tc_ivals_merge(&cat, &dv, &tmp);
-			tc_ivals_copy(&cat, &tmp);
-		}
-		tc_ivals_subtract(&cat, &claimed, &excl[c]);
-		tc_ivals_merge(&claimed, &cat, &tmp);
-		tc_ivals_copy(&claimed, &tmp);
-	}
-	struct tc_ivals busy = { 0 };
-	size_t nw;
-	uint32_t *wt = tc_device_work_tracks(m, a->bd_device, &nw);
-	if (a->bd_device != TC_NONE) {
-		tc_ivals_union_tracks(m, wt, nw, NULL, NULL, &busy);
-	}
-	free(wt);
-	for (size_t i = 0; i < a->n_steps; i++) {
-		struct tc_step *s = &a->steps[i];
-		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, sum = 0;
-		for (int c = 0; c < TC_BD_IDLE; c++) {
-			s->cat_ps[c] = tc_ivals_length_in(&excl[c], lo, hi);
-			sum += s->cat_ps[c];
-		}
-		s->cat_ps[TC_BD_IDLE] = s->dur_ps - sum;
-		s->busy_ps = tc_ivals_length_in(&busy, lo, hi);
+	if (a->n_steps) {
+		step_categories(m, a);
 	}
 	/* The profiler often stops inside the last step: with much less device
 	 * work than the step before, it is partial (TBP drops it). */
@@ -259,20 +279,5 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 			a->cat_total_ps[c] += s->cat_ps[c];
 		}
 	}
-	for (int c = 0; c < TC_BD_COUNT; c++) {
-		tc_ivals_finish(&excl[c]);
-	}
-	tc_ivals_finish_per_kind(dk);
-	tc_ivals_finish_per_kind(hk);
-	tc_ivals_finish_per_kind(ok);
-	tc_ivals_finish(&dv);
-	tc_ivals_finish(&hv);
-	tc_ivals_finish(&cat);
-	tc_ivals_finish(&claimed);
-	tc_ivals_finish(&tmp);
-	tc_ivals_finish(&busy);
-	free(dt);
-	free(ot);
-	free(ht);
 	transfers(m, a);
 }

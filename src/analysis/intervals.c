@@ -124,6 +124,18 @@ static size_t merge_next(struct track_merge *g, const struct tc_model *m) {
 	return i;
 }
 
+/* The track with the most events: unioned straight into the output, so
+ * the per-track scratch list only ever holds the smaller tracks. */
+static size_t largest_track(const struct tc_model *m, const uint32_t *tracks, size_t nt) {
+	size_t best = 0;
+	for (size_t t = 1; t < nt; t++) {
+		if (m->tracks[tracks[t]].count > m->tracks[tracks[best]].count) {
+			best = t;
+		}
+	}
+	return best;
+}
+
 void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx,
 		struct tc_ivals *out) {
@@ -131,9 +143,11 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 	if (nt <= 64) {
 		/* Few tracks: each track is in start order, so union it linearly
 		 * and merge the per-track unions (see tc_ivals_union_per_kind). */
-		struct tc_ivals local = { 0 }, tmp = { 0 };
-		for (size_t t = 0; t < nt; t++) {
-			struct tc_ivals *dst = t == 0 ? out : &local;
+		struct tc_ivals local = { 0 };
+		size_t first = largest_track(m, tracks, nt);
+		for (size_t k = 0; k < nt; k++) {
+			size_t t = k == 0 ? first : k == first ? 0 : k;
+			struct tc_ivals *dst = k == 0 ? out : &local;
 			const struct tc_track *tr = &m->tracks[tracks[t]];
 			dst->n = 0;
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
@@ -141,15 +155,11 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 					tc_ivals_push(dst, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
 				}
 			}
-			if (t > 0 && local.n) {
-				tc_ivals_merge(out, &local, &tmp);
-				struct tc_ivals sw = *out;
-				*out = tmp;
-				tmp = sw;
+			if (k > 0) {
+				tc_ivals_merge_into(out, &local);
 			}
 		}
 		tc_ivals_finish(&local);
-		tc_ivals_finish(&tmp);
 		return;
 	}
 	struct track_merge g;
@@ -180,25 +190,20 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 		/* Few tracks: union each track linearly (nested events collapse
 		 * in place) and merge the much shorter per-track unions; cheaper
 		 * than a heap step per event. */
-		struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 }, tmp = { 0 };
-		for (size_t t = 0; t < nt; t++) {
-			struct tc_ivals *dst = t == 0 ? out : local;
+		struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 };
+		size_t first = largest_track(m, tracks, nt);
+		for (size_t j = 0; j < nt; j++) {
+			size_t t = j == 0 ? first : j == first ? 0 : j;
+			struct tc_ivals *dst = j == 0 ? out : local;
 			for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 				dst[k].n = 0;
 			}
 			track_per_kind(m, tracks[t], dst);
-			for (int k = 0; t > 0 && k < TC_OP_KIND_COUNT; k++) {
-				if (local[k].n == 0) {
-					continue;
-				}
-				tc_ivals_merge(&out[k], &local[k], &tmp);
-				struct tc_ivals sw = out[k];
-				out[k] = tmp;
-				tmp = sw;
+			for (int k = 0; j > 0 && k < TC_OP_KIND_COUNT; k++) {
+				tc_ivals_merge_into(&out[k], &local[k]);
 			}
 		}
 		tc_ivals_finish_per_kind(local);
-		tc_ivals_finish(&tmp);
 		return;
 	}
 	/* The merge yields events in start order across tracks, so each kind's
@@ -209,20 +214,6 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 		tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
 			m->ev.start[i] + m->ev.dur[i]);
 	}
-}
-
-void tc_ivals_select_kinds(const struct tc_ivals per_kind[TC_OP_KIND_COUNT],
-		uint32_t mask, struct tc_ivals *out) {
-	struct tc_ivals tmp = { 0 };
-	out->n = 0;
-	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-		if (!((mask >> k) & 1u) || per_kind[k].n == 0) {
-			continue;
-		}
-		tc_ivals_merge(out, &per_kind[k], &tmp);
-		tc_ivals_copy(out, &tmp);
-	}
-	tc_ivals_finish(&tmp);
 }
 
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]) {
@@ -271,6 +262,221 @@ void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct t
 	}
 }
 
+/* Room for need intervals, lo and hi alike. */
+static void ivals_reserve(struct tc_ivals *v, size_t need) {
+	if (need <= v->cap) {
+		return;
+	}
+	size_t cap = v->cap;
+	TC_GROW(v->lo, cap, need);
+	cap = v->cap;
+	TC_GROW(v->hi, cap, need);
+	v->cap = cap;
+}
+
+/*
+ * a = a ∪ b without a third list: merged from the back into a's tail, by
+ * falling end (an interval then overlaps only the pending one), then moved
+ * down. Writes never overtake the unread part of a: each written interval
+ * consumed at least one input and one more is pending.
+ */
+void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b) {
+	if (b->n == 0) {
+		return;
+	}
+	ivals_reserve(a, a->n + b->n);
+	size_t i = a->n, j = b->n, w = a->n + b->n;
+	int64_t clo = 0, chi = 0;
+	bool pending = false;
+	while (i > 0 || j > 0) {
+		int64_t lo, hi;
+		if (j == 0 || (i > 0 && a->hi[i - 1] > b->hi[j - 1])) {
+			i--;
+			lo = a->lo[i];
+			hi = a->hi[i];
+		} else {
+			j--;
+			lo = b->lo[j];
+			hi = b->hi[j];
+		}
+		if (pending && hi >= clo) {
+			clo = lo < clo ? lo : clo;
+			chi = hi > chi ? hi : chi;
+			continue;
+		}
+		if (pending) {
+			w--;
+			a->lo[w] = clo;
+			a->hi[w] = chi;
+		}
+		clo = lo;
+		chi = hi;
+		pending = true;
+	}
+	w--;
+	a->lo[w] = clo;
+	a->hi[w] = chi;
+	a->n = a->n + b->n - w;
+	memmove(a->lo, a->lo + w, a->n * sizeof(*a->lo));
+	memmove(a->hi, a->hi + w, a->n * sizeof(*a->hi));
+}
+
+static void cover_part(struct tc_cover *c, uint64_t bits, int64_t len) {
+	if (c->n && c->v[c->last].bits == bits) {
+		c->v[c->last].len += len;
+		return;
+	}
+	for (size_t k = 0; k < c->n; k++) {
+		if (c->v[k].bits == bits) {
+			c->v[k].len += len;
+			c->last = k;
+			return;
+		}
+	}
+	TC_GROW(c->v, c->cap, c->n + 1);
+	c->v[c->n] = (struct tc_cover_part){ bits, len };
+	c->last = c->n++;
+}
+
+static size_t first_ending_after(const struct tc_ivals *v, int64_t t);
+
+void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
+		int64_t lo, int64_t hi) {
+	/* Cursors on the lists that reach into [lo, hi): at most 64. */
+	const struct tc_ivals *l[64];
+	size_t at[64];
+	uint64_t bit[64];
+	size_t na = 0;
+	for (size_t k = 0; k < nl && k < 64; k++) {
+		size_t i = first_ending_after(&lists[k], lo);
+		if (i < lists[k].n && lists[k].lo[i] < hi) {
+			l[na] = &lists[k];
+			at[na] = i;
+			bit[na++] = (uint64_t)1 << k;
+		}
+	}
+	/*
+	 * Between two consecutive boundaries (interval starts and ends) the set
+	 * of covering lists is fixed. The list with the nearest boundary runs
+	 * ahead through all of its own boundaries before any other list's next
+	 * one, adding to two parts only: most time is spent in one dense list
+	 * (a device's ops) between sparse ones.
+	 */
+	int64_t t = lo;
+	while (na > 0 && t < hi) {
+		size_t amin = 0;
+		int64_t nb_min = INT64_MAX, until = hi;
+		uint64_t others = 0;
+		for (size_t a = 0; a < na; a++) {
+			int64_t s = l[a]->lo[at[a]];
+			int64_t nb = s <= t ? l[a]->hi[at[a]] : s;
+			if (nb < nb_min) {
+				if (a > 0) {
+					until = nb_min < until ? nb_min : until;
+				}
+				nb_min = nb;
+				amin = a;
+			} else if (nb < until) {
+				until = nb;
+			}
+		}
+		for (size_t a = 0; a < na; a++) {
+			if (a != amin && l[a]->lo[at[a]] <= t) {
+				others |= bit[a];
+			}
+		}
+		/* Run list amin over [t, until): the others are fixed there. */
+		const struct tc_ivals *r = l[amin];
+		size_t i = at[amin];
+		int64_t in = 0, out = 0;
+		while (t < until && i < r->n) {
+			int64_t rs = r->lo[i], re = r->hi[i];
+			if (rs > t) {
+				int64_t g = rs < until ? rs : until;
+				out += g - t;
+				t = g;
+				if (t >= until) {
+					break;
+				}
+			}
+			int64_t x = re < until ? re : until;
+			in += x - t;
+			t = x;
+			if (t >= re) {
+				i++;
+			}
+		}
+		if (t < until) {
+			out += until - t;
+			t = until;
+		}
+		at[amin] = i;
+		if (in) {
+			cover_part(c, others | bit[amin], in);
+		}
+		if (out && others) {
+			cover_part(c, others, out);
+		}
+		for (size_t a = 0; a < na;) {
+			while (at[a] < l[a]->n && l[a]->hi[at[a]] <= t) {
+				at[a]++;
+			}
+			if (at[a] == l[a]->n || l[a]->lo[at[a]] >= hi) {
+				na--;
+				l[a] = l[na];
+				at[a] = at[na];
+				bit[a] = bit[na];
+			} else {
+				a++;
+			}
+		}
+	}
+}
+
+int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask) {
+	int64_t s = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		if (c->v[k].bits & mask) {
+			s += c->v[k].len;
+		}
+	}
+	return s;
+}
+
+int64_t tc_cover_len_both(const struct tc_cover *c, uint64_t a, uint64_t b) {
+	int64_t s = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		if ((c->v[k].bits & a) && (c->v[k].bits & b)) {
+			s += c->v[k].len;
+		}
+	}
+	return s;
+}
+
+void tc_cover_finish(struct tc_cover *c) {
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track) {
+	const struct tc_track *tr = &m->tracks[track];
+	int64_t s = 0, lo = 0, hi = INT64_MIN;
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		int64_t d = m->ev.dur[i], b = m->ev.start[i];
+		if (d <= 0) {
+			continue;
+		}
+		if (b > hi) {
+			s += hi > lo ? hi - lo : 0;
+			lo = b;
+			hi = b + d;
+		} else if (b + d > hi) {
+			hi = b + d;
+		}
+	}
+	return s + (hi > lo ? hi - lo : 0);
+}
+
 void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi) {
 	size_t w = 0;
 	for (size_t i = 0; i < v->n; i++) {
@@ -297,35 +503,6 @@ uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n)
 	}
 	*n = k;
 	return v;
-}
-
-void tc_ivals_subtract(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out) {
-	out->n = 0;
-	size_t j = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		int64_t lo = a->lo[i], hi = a->hi[i];
-		while (j < b->n && b->hi[j] <= lo) {
-			j++;
-		}
-		/* Walk the b intervals that cut [lo, hi); keep j for the next a. */
-		size_t k = j;
-		while (lo < hi && k < b->n && b->lo[k] < hi) {
-			if (b->lo[k] > lo) {
-				tc_ivals_push(out, lo, b->lo[k]);
-			}
-			if (b->hi[k] > lo) {
-				lo = b->hi[k];
-			}
-			if (b->hi[k] <= hi) {
-				k++;
-			} else {
-				break;
-			}
-		}
-		if (lo < hi) {
-			tc_ivals_push(out, lo, hi);
-		}
-	}
 }
 
 /* First interval whose hi > t. */

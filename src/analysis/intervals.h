@@ -37,11 +37,11 @@ int64_t tc_ivals_length(const struct tc_ivals *v);
 int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b);
 /* out = a ∪ b; out must differ from a and b. */
 void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
+/* a = a ∪ b, in a's storage. */
+void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b);
 /* Clip to [lo, hi). */
 void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi);
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
-/* out = a \ b; out must differ from a and b. */
-void tc_ivals_subtract(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
 /* Length of v ∩ [lo, hi) (binary search; v unchanged). */
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
 /* Copy src into dst (dst's storage reused). */
@@ -52,11 +52,33 @@ void tc_ivals_copy(struct tc_ivals *dst, const struct tc_ivals *src);
  * than one filtered union per kind when several kinds are needed. */
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	struct tc_ivals out[TC_OP_KIND_COUNT]);
-/* out = union of per_kind[k] over the kinds in mask. */
-void tc_ivals_select_kinds(const struct tc_ivals per_kind[TC_OP_KIND_COUNT],
-	uint32_t mask, struct tc_ivals *out);
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
 void tc_ivals_finish(struct tc_ivals *v);
+
+/*
+ * Covered time split by which lists cover it, for several unions and
+ * intersections in one sweep and no further lists: part k is the time
+ * covered by exactly the lists whose bits are set in v[k].bits (bit i for
+ * lists[i]); uncovered time has no part.
+ */
+struct tc_cover_part {
+	uint64_t bits;
+	int64_t len;
+};
+struct tc_cover {
+	struct tc_cover_part *v;
+	size_t n, cap, last;
+};
+/* Add [lo, hi)'s covered time by lists[0..nl) (nl <= 64) to c's parts. */
+void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
+	int64_t lo, int64_t hi);
+/* Time covered by any list in mask; by some list in a and some in b. */
+int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask);
+int64_t tc_cover_len_both(const struct tc_cover *c, uint64_t a, uint64_t b);
+void tc_cover_finish(struct tc_cover *c);
+
+/* Length of the union of one track's events (no list built). */
+int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track);
 
 /* Device-work tracks of device d (all devices if d == TC_NONE); returns a
  * malloc'd array and its length. */

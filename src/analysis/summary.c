@@ -29,6 +29,57 @@ static int cmp_total(const void *pa, const void *pb) {
 }
 
 
+/* Durations gathered at most this many at a time (32 MiB): a pass over the
+ * events per batch of rows keeps the memory flat on huge traces. */
+#define PCT_BATCH ((size_t)1 << 22)
+
+/* p50/p99 of each row: bucket the durations of a batch of rows, then
+ * select in each bucket. A row larger than a batch is a batch alone. */
+static void op_percentiles(const struct tc_model *m,
+		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
+		struct tc_op_summary *rows, size_t w, const uint32_t *row_of,
+		const uint32_t *new_index) {
+	size_t total = 0;
+	for (size_t r = 0; r < w; r++) {
+		total += rows[r].count;
+	}
+	size_t cap = total < PCT_BATCH ? total : PCT_BATCH;
+	int64_t *durs = NULL;
+	size_t dcap = 0;
+	size_t *startp = tc_xmalloc((w + 1) * sizeof(*startp));
+	for (size_t r0 = 0, r1; r0 < w; r0 = r1) {
+		size_t n = rows[r0].count;
+		for (r1 = r0 + 1; r1 < w && n + rows[r1].count <= cap; r1++) {
+			n += rows[r1].count;
+		}
+		TC_GROW(durs, dcap, n ? n : 1);
+		startp[r0] = 0;
+		for (size_t r = r0; r < r1; r++) {
+			startp[r + 1] = startp[r] + rows[r].count;
+		}
+		/* startp[r] becomes the fill position; each ends at its row's end. */
+		for (size_t t = 0; t < m->n_tracks; t++) {
+			const struct tc_track *tr = &m->tracks[t];
+			if (!tr->count || !track_ok(m, (uint32_t)t, ctx)) {
+				continue;
+			}
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				uint32_t r = new_index[row_of[m->ev.op[i]]];
+				if (r >= r0 && r < r1) {
+					durs[startp[r]++] = m->ev.dur[i];
+				}
+			}
+		}
+		for (size_t r = r0; r < r1; r++) {
+			size_t c = rows[r].count;
+			rows[r].p50_ps = tc_percentile_i64(durs + startp[r] - c, c, 50);
+			rows[r].p99_ps = tc_percentile_i64(durs + startp[r] - c, c, 99);
+		}
+	}
+	free(startp);
+	free(durs);
+}
+
 struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
 		bool percentiles, size_t *n_out) {
@@ -128,32 +179,7 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		}
 	}
 	if (percentiles && w) {
-		/* Bucket durations by row, then sort each bucket. */
-		size_t *startp = tc_xcalloc(w + 1, sizeof(*startp));
-		for (size_t r = 0; r < w; r++) {
-			startp[r + 1] = startp[r] + rows[r].count;
-		}
-		int64_t *durs = tc_xmalloc((startp[w] ? startp[w] : 1) * sizeof(*durs));
-		size_t *fill = tc_xmalloc(w * sizeof(*fill));
-		memcpy(fill, startp, w * sizeof(*fill));
-		for (size_t t = 0; t < m->n_tracks; t++) {
-			const struct tc_track *tr = &m->tracks[t];
-			if (!tr->count || !track_ok(m, (uint32_t)t, ctx)) {
-				continue;
-			}
-			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-				uint32_t r = new_index[row_of[m->ev.op[i]]];
-				durs[fill[r]++] = m->ev.dur[i];
-			}
-		}
-		for (size_t r = 0; r < w; r++) {
-			size_t c = startp[r + 1] - startp[r];
-			rows[r].p50_ps = tc_percentile_i64(durs + startp[r], c, 50);
-			rows[r].p99_ps = tc_percentile_i64(durs + startp[r], c, 99);
-		}
-		free(fill);
-		free(durs);
-		free(startp);
+		op_percentiles(m, track_ok, ctx, rows, w, row_of, new_index);
 	}
 	free(new_index);
 	free(row_of);
@@ -238,7 +264,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 	for (size_t i = 0; i < m->n_aggs; i++) {
 		s->n_aggregated += (uint64_t)(m->aggs[i].count > 0 ? m->aggs[i].count : 0);
 	}
-	struct tc_ivals iv = { 0 };
+	struct tc_cover cov = { 0 };
 	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	s->devices = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*s->devices));
 	int64_t busy_total = 0;
@@ -256,10 +282,10 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		}
 		ds->n_tracks = (uint32_t)nt;
 		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
-		tc_ivals_select_kinds(per_kind, UINT32_MAX, &iv);
-		ds->busy_ps = tc_ivals_length(&iv);
-		tc_ivals_select_kinds(per_kind, TC_KINDS_DEVICE_COMPUTE, &iv);
-		ds->computation_ps = tc_ivals_length(&iv);
+		cov.n = 0;
+		tc_cover_add(&cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
+		ds->busy_ps = tc_cover_len(&cov, UINT64_MAX);
+		ds->computation_ps = tc_cover_len(&cov, TC_KINDS_DEVICE_COMPUTE);
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
 		for (size_t k = 0; k < nt; k++) {
@@ -278,7 +304,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		s->n_devices++;
 		free(tracks);
 	}
-	tc_ivals_finish(&iv);
+	tc_cover_finish(&cov);
 	tc_ivals_finish_per_kind(per_kind);
 	if (s->n_devices) {
 		s->ops = tc_analyze_ops(m, device_work_track, NULL, false, &s->n_ops);

@@ -114,7 +114,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	launch_starts(m, &ls);
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
 	a->util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*a->util));
-	struct tc_ivals busy = { 0 }, comp = { 0 }, comm = { 0 };
+	struct tc_cover cov = { 0 };
 	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	size_t scap = 0;
 	/* Launch delays per device: device start - launch call start. */
@@ -178,23 +178,21 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			}
 			u->first_ps = lo < u->first_ps ? lo : u->first_ps;
 			u->last_ps = hi > u->last_ps ? hi : u->last_ps;
-			tc_ivals_union_tracks(m, &tracks[k], 1, NULL, NULL, &busy);
-			su.busy_ps = tc_ivals_length(&busy);
+			su.busy_ps = tc_track_busy_ps(m, tracks[k]);
 			su.span_ps = hi - lo;
 			TC_GROW(a->streams, scap, a->n_streams + 1);
 			a->streams[a->n_streams++] = su;
 		}
 		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
-		tc_ivals_select_kinds(per_kind, UINT32_MAX, &busy);
+		cov.n = 0;
+		tc_cover_add(&cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
 		/* Comm/compute overlap against kernels, as HTA measures it. */
-		tc_ivals_select_kinds(per_kind, TC_KIND_BIT(TC_OP_KERNEL), &comp);
-		tc_ivals_select_kinds(per_kind, TC_KIND_BIT(TC_OP_COLLECTIVE), &comm);
-		u->kernel_ps = tc_ivals_length(&comp);
-		u->overlap_ps = tc_ivals_overlap(&comp, &comm);
-		tc_ivals_select_kinds(per_kind, TC_KINDS_DEVICE_COMPUTE, &comp);
-		u->busy_ps = tc_ivals_length(&busy);
-		u->compute_ps = tc_ivals_length(&comp);
-		u->comm_ps = tc_ivals_length(&comm);
+		u->kernel_ps = tc_cover_len(&cov, TC_KIND_BIT(TC_OP_KERNEL));
+		u->overlap_ps = tc_cover_len_both(&cov, TC_KIND_BIT(TC_OP_KERNEL),
+			TC_KIND_BIT(TC_OP_COLLECTIVE));
+		u->busy_ps = tc_cover_len(&cov, UINT64_MAX);
+		u->compute_ps = tc_cover_len(&cov, TC_KINDS_DEVICE_COMPUTE);
+		u->comm_ps = tc_cover_len(&cov, TC_KIND_BIT(TC_OP_COLLECTIVE));
 		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 		device_gaps(m, tracks, nt, &ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 		if (nd[d]) {
@@ -215,10 +213,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(delays);
 	free(nd);
 	free(cd);
-	tc_ivals_finish(&busy);
+	tc_cover_finish(&cov);
 	tc_ivals_finish_per_kind(per_kind);
-	tc_ivals_finish(&comp);
-	tc_ivals_finish(&comm);
 	free(ls.v);
 	free(ls.off);
 }
