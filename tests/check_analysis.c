@@ -200,6 +200,29 @@ START_TEST(merge_into_and_cover) {
 		tc_ivals_finish(&l[k]);
 	}
 	tc_ivals_finish(&u);
+	/* Model times reach 2^62 either side of the origin: lengths saturate
+	 * instead of overflowing (the sanitizer run checks the arithmetic). */
+	const int64_t far = (int64_t)1 << 62;
+	struct tc_ivals e[2] = { 0 };
+	tc_ivals_push(&e[0], -far, -far + 10);
+	tc_ivals_push(&e[1], far, far + 5);
+	struct tc_cover c = { 0 };
+	tc_cover_add(&c, e, 2, INT64_MIN, INT64_MAX);
+	ck_assert_int_eq(tc_cover_len(&c, 3), 15);
+	tc_ivals_push(&e[0], -1, far + 1000);
+	c.n = 0;
+	tc_cover_add(&c, e, 2, INT64_MIN, INT64_MAX);
+	ck_assert_int_eq(tc_cover_len(&c, 1), 10 + far + 1001);
+	ck_assert_int_eq(tc_cover_len_both(&c, 1, 2), 5);
+	e[0].n = 0;
+	tc_ivals_push(&e[0], -far, far + 1000);
+	c.n = 0;
+	tc_cover_add(&c, e, 2, INT64_MIN, INT64_MAX);
+	ck_assert_int_eq(tc_cover_len(&c, 3), INT64_MAX);
+	ck_assert_int_eq(tc_ivals_length(&e[0]), INT64_MAX);
+	tc_cover_finish(&c);
+	tc_ivals_finish(&e[0]);
+	tc_ivals_finish(&e[1]);
 }
 END_TEST
 

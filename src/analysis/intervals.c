@@ -1,8 +1,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
+#include "util/num.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
+
+/* b - a for a <= b, saturated: model times span up to 2^62 either side of
+ * the origin, so a difference can exceed INT64_MAX. */
+static inline int64_t gap(int64_t a, int64_t b) {
+	uint64_t d = (uint64_t)b - (uint64_t)a;
+	return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
 
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 	if (hi <= lo) {
@@ -225,7 +233,7 @@ void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]) {
 int64_t tc_ivals_length(const struct tc_ivals *v) {
 	int64_t s = 0;
 	for (size_t i = 0; i < v->n; i++) {
-		s += v->hi[i] - v->lo[i];
+		s = tc_sat_add(s, gap(v->lo[i], v->hi[i]));
 	}
 	return s;
 }
@@ -237,7 +245,7 @@ int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b) {
 		int64_t lo = a->lo[i] > b->lo[j] ? a->lo[i] : b->lo[j];
 		int64_t hi = a->hi[i] < b->hi[j] ? a->hi[i] : b->hi[j];
 		if (hi > lo) {
-			s += hi - lo;
+			s = tc_sat_add(s, gap(lo, hi));
 		}
 		if (a->hi[i] < b->hi[j]) {
 			i++;
@@ -323,12 +331,12 @@ void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b) {
 
 static void cover_part(struct tc_cover *c, uint64_t bits, int64_t len) {
 	if (c->n && c->v[c->last].bits == bits) {
-		c->v[c->last].len += len;
+		c->v[c->last].len = tc_sat_add(c->v[c->last].len, len);
 		return;
 	}
 	for (size_t k = 0; k < c->n; k++) {
 		if (c->v[k].bits == bits) {
-			c->v[k].len += len;
+			c->v[k].len = tc_sat_add(c->v[k].len, len);
 			c->last = k;
 			return;
 		}
@@ -362,7 +370,13 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 	 * one, adding to two parts only: most time is spent in one dense list
 	 * (a device's ops) between sparse ones.
 	 */
-	int64_t t = lo;
+	/* Start at the first interval: lo may be INT64_MIN, and every
+	 * difference below is then between two interval bounds (or zero). */
+	int64_t t = hi;
+	for (size_t a = 0; a < na; a++) {
+		t = l[a]->lo[at[a]] < t ? l[a]->lo[at[a]] : t;
+	}
+	t = t > lo ? t : lo;
 	while (na > 0 && t < hi) {
 		size_t amin = 0;
 		int64_t nb_min = INT64_MAX, until = hi;
@@ -393,28 +407,29 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 			int64_t rs = r->lo[i], re = r->hi[i];
 			if (rs > t) {
 				int64_t g = rs < until ? rs : until;
-				out += g - t;
+				out = others ? tc_sat_add(out, gap(t, g)) : 0;
 				t = g;
 				if (t >= until) {
 					break;
 				}
 			}
 			int64_t x = re < until ? re : until;
-			in += x - t;
+			in = tc_sat_add(in, gap(t, x));
 			t = x;
 			if (t >= re) {
 				i++;
 			}
 		}
 		if (t < until) {
-			out += until - t;
+			/* With no other list covering it, until may be hi itself. */
+			out = others ? tc_sat_add(out, gap(t, until)) : 0;
 			t = until;
 		}
 		at[amin] = i;
 		if (in) {
 			cover_part(c, others | bit[amin], in);
 		}
-		if (out && others) {
+		if (out) {
 			cover_part(c, others, out);
 		}
 		for (size_t a = 0; a < na;) {
@@ -437,7 +452,7 @@ int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask) {
 	int64_t s = 0;
 	for (size_t k = 0; k < c->n; k++) {
 		if (c->v[k].bits & mask) {
-			s += c->v[k].len;
+			s = tc_sat_add(s, c->v[k].len);
 		}
 	}
 	return s;
@@ -447,7 +462,7 @@ int64_t tc_cover_len_both(const struct tc_cover *c, uint64_t a, uint64_t b) {
 	int64_t s = 0;
 	for (size_t k = 0; k < c->n; k++) {
 		if ((c->v[k].bits & a) && (c->v[k].bits & b)) {
-			s += c->v[k].len;
+			s = tc_sat_add(s, c->v[k].len);
 		}
 	}
 	return s;
@@ -467,14 +482,14 @@ int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track) {
 			continue;
 		}
 		if (b > hi) {
-			s += hi > lo ? hi - lo : 0;
+			s = hi > lo ? tc_sat_add(s, gap(lo, hi)) : s;
 			lo = b;
 			hi = b + d;
 		} else if (b + d > hi) {
 			hi = b + d;
 		}
 	}
-	return s + (hi > lo ? hi - lo : 0);
+	return hi > lo ? tc_sat_add(s, gap(lo, hi)) : s;
 }
 
 void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi) {
@@ -525,7 +540,7 @@ int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi) {
 		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
 		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
 		if (b > a) {
-			s += b - a;
+			s = tc_sat_add(s, gap(a, b));
 		}
 	}
 	return s;
