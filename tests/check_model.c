@@ -416,6 +416,47 @@ static struct tc_model *interleaved(size_t n) {
 	return m;
 }
 
+START_TEST(event_track_after_finalize) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "dev"), TC_DEV_CPU);
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
+	uint32_t t[5];
+	for (int i = 0; i < 5; i++) {
+		t[i] = tc_model_add_track(m, d, tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, i);
+	}
+	/* Tracks 0, 2 and 4 hold events (interleaved); 1 and 3 are empty. */
+	for (uint32_t i = 0; i < 12; i++) {
+		uint32_t tr = t[(i % 3) * 2];
+		tc_model_add_event(m, tr, op, 100 - (int64_t)i, 1, 0);
+	}
+	tc_model_finalize(m);
+	ck_assert(m->ev.track == NULL);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		uint32_t tr = tc_model_event_track(m, i);
+		ck_assert_uint_eq(tr % 2, 0);
+		ck_assert(i >= m->tracks[tr].first && i < (size_t)m->tracks[tr].first + m->tracks[tr].count);
+	}
+	ck_assert_uint_eq(m->tracks[1].count, 0);
+	ck_assert_uint_eq(m->tracks[3].count, 0);
+	/* An event added after finalize brings the column back, and the next
+	 * finalize places it. */
+	tc_model_add_event(m, t[3], op, 7, 1, 0);
+	ck_assert(m->ev.track != NULL);
+	tc_model_finalize(m);
+	ck_assert_uint_eq(m->tracks[3].count, 1);
+	ck_assert_uint_eq(tc_model_event_track(m, m->tracks[3].first), t[3]);
+	size_t per[5] = { 0 };
+	for (size_t i = 0; i < m->ev.n; i++) {
+		per[tc_model_event_track(m, i)]++;
+	}
+	ck_assert_uint_eq(per[0], 4);
+	ck_assert_uint_eq(per[2], 4);
+	ck_assert_uint_eq(per[3], 1);
+	ck_assert_uint_eq(per[4], 4);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(finalize_two_threads) {
 	size_t n = ((size_t)1 << 20) + 4321;
 	struct tc_model *a = interleaved(n), *b = interleaved(n);
@@ -426,18 +467,24 @@ START_TEST(finalize_two_threads) {
 	ck_assert(memcmp(a->ev.start, b->ev.start, k * sizeof(int64_t)) == 0);
 	ck_assert(memcmp(a->ev.dur, b->ev.dur, k * sizeof(int64_t)) == 0);
 	ck_assert(memcmp(a->ev.op, b->ev.op, k * sizeof(uint32_t)) == 0);
-	ck_assert(memcmp(a->ev.track, b->ev.track, k * sizeof(uint32_t)) == 0);
+	/* Finalize drops the track column; the ranges say the same. */
+	ck_assert(a->ev.track == NULL && b->ev.track == NULL);
+	for (uint32_t t = 0; t < a->n_tracks; t++) {
+		ck_assert_uint_eq(a->tracks[t].first, b->tracks[t].first);
+		ck_assert_uint_eq(a->tracks[t].count, b->tracks[t].count);
+	}
 	ck_assert(memcmp(a->ev.args, b->ev.args, k * sizeof(uint32_t)) == 0);
 	ck_assert(memcmp(a->ev.flags, b->ev.flags, k) == 0);
 	ck_assert(memcmp(a->ev.depth, b->ev.depth, k * sizeof(uint16_t)) == 0);
 	ck_assert_uint_eq(a->flows[0].from, b->flows[0].from);
 	ck_assert_uint_eq(a->flows[0].to, b->flows[0].to);
 	/* The invalid-track event comes first; tracks are sorted by start. */
-	ck_assert_uint_eq(b->ev.track[0], 99);
+	ck_assert_uint_eq(tc_model_event_track(b, 0), TC_NONE);
+	ck_assert_uint_eq(b->tracks[0].first, 1);
 	for (uint32_t t = 0; t < b->n_tracks; t++) {
 		const struct tc_track *tr = &b->tracks[t];
 		for (size_t i = tr->first + 1; i < (size_t)tr->first + tr->count; i++) {
-			ck_assert_uint_eq(b->ev.track[i], t);
+			ck_assert_uint_eq(tc_model_event_track(b, i), t);
 			ck_assert(b->ev.start[i - 1] <= b->ev.start[i]);
 		}
 	}
@@ -450,6 +497,7 @@ int main(void) {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, finalize_sorts_and_nests);
+	tcase_add_test(tc, event_track_after_finalize);
 	tcase_add_test(tc, args_and_costs);
 	tcase_add_test(tc, merge_models);
 	tcase_add_test(tc, args_encoding);

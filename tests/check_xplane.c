@@ -151,6 +151,14 @@ static const char *write_tmp(const uint8_t *data, size_t n) {
 	return path;
 }
 
+/* Load bytes through a temporary file, removed after. */
+static struct tc_model *load_bytes(const uint8_t *data, size_t n, struct tc_error *err) {
+	const char *path = write_tmp(data, n);
+	struct tc_model *m = load(path, err);
+	unlink(path);
+	return m;
+}
+
 /* ---- sniffing ---- */
 
 START_TEST(sniff_formats) {
@@ -298,7 +306,7 @@ START_TEST(fixture_gpu) {
 		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->from]].name), "cudaLaunchKernel");
 		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
 		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
-		ck_assert_uint_eq(m->devices[m->tracks[m->ev.track[fl->to]].device].kind, TC_DEV_GPU);
+		ck_assert_uint_eq(m->devices[m->tracks[tc_model_event_track(m, fl->to)].device].kind, TC_DEV_GPU);
 	}
 
 	/* Memory counters from MemoryAllocation/Deallocation. */
@@ -456,7 +464,7 @@ START_TEST(overlong_lengths) {
 	put_str(&plane, 2, "/device:GPU:0");
 	put_len(&plane, 3, &line);
 	put_len(&space, 1, &plane);
-	m = load(write_tmp(space.b, space.n), &err);
+	m = load_bytes(space.b, space.n, &err);
 	ck_assert_ptr_null(m);
 	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
 	ck_assert_msg(strstr(err.msg, "XLine") != NULL, "%s", err.msg);
@@ -472,7 +480,7 @@ START_TEST(overlong_lengths) {
 	}
 	bad.b[bad.n++] = 0x01;
 	put_len(&sp2, 1, &bad);
-	m = load(write_tmp(sp2.b, sp2.n), &err);
+	m = load_bytes(sp2.b, sp2.n, &err);
 	ck_assert_ptr_null(m);
 	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
 }
@@ -498,10 +506,10 @@ START_TEST(negative_varints) {
 	put_len(&plane, 4, &entry);
 	put_len(&space, 1, &plane);
 	struct tc_error err;
-	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
 	ck_assert_msg(m != NULL, "%s", err.msg);
 	ck_assert_uint_eq(m->ev.n, 1);
-	ck_assert_int_eq(m->tracks[m->ev.track[0]].src_id, -5);
+	ck_assert_int_eq(m->tracks[tc_model_event_track(m, 0)].src_id, -5);
 	ck_assert_int_eq(m->devices[0].src_id, -7);
 	ck_assert_int_eq(m->devices[0].ordinal, 3);
 	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[0]].name), "negative.op");
@@ -554,7 +562,7 @@ START_TEST(launch_flows_sparse) {
 	put_len(&space, 1, &dp);
 	put_len(&space, 1, &hp);
 	struct tc_error err;
-	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
 	ck_assert_msg(m != NULL, "%s", err.msg);
 	ck_assert_uint_eq(m->ev.n, 5);
 	ck_assert_uint_eq(m->n_flows, 2);
@@ -602,7 +610,7 @@ START_TEST(async_op_kinds) {
 	}
 	put_len(&space, 1, &plane);
 	struct tc_error err;
-	struct tc_model *m = load(write_tmp(space.b, space.n), &err);
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
 	ck_assert_msg(m != NULL, "%s", err.msg);
 	ck_assert_uint_eq(m->ev.n, n);
 	for (size_t i = 0; i < n; i++) {

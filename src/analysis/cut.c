@@ -48,8 +48,11 @@ bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	/* As the summary and the analysis do: device step lines win over host
 	 * markers (hosts often number their steps differently). */
 	bool on_device = false;
-	for (size_t i = 0; i < m->ev.n && !on_device; i++) {
-		on_device = m->ops[m->ev.op[i]].kind == TC_OP_STEP && device_track(m, m->ev.track[i]);
+	for (size_t t = 0; t < m->n_tracks && !on_device; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count && !on_device; i++) {
+			on_device = m->ops[m->ev.op[i]].kind == TC_OP_STEP && device_track(m, (uint32_t)t);
+		}
 	}
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int64_t min_num = INT64_MAX, max_num = INT64_MIN;

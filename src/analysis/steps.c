@@ -53,15 +53,18 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, stru
 	 * the most (several ranks would repeat them). */
 	uint32_t dev = TC_NONE;
 	uint64_t *host_count = tc_xcalloc(m->n_devices + 1, sizeof(*host_count));
-	for (size_t i = 0; i < m->ev.n; i++) {
-		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
-			continue;
-		}
-		uint32_t d = m->tracks[m->ev.track[i]].device;
-		if (!is_host_device(m, d)) {
-			dev = d < dev ? d : dev;
-		} else {
-			host_count[d < m->n_devices ? d : m->n_devices]++;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		uint32_t d = tr->device;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
+				continue;
+			}
+			if (!is_host_device(m, d)) {
+				dev = d < dev ? d : dev;
+			} else {
+				host_count[d < m->n_devices ? d : m->n_devices]++;
+			}
 		}
 	}
 	size_t best = m->n_devices + 1;
@@ -75,17 +78,15 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, stru
 		return false;
 	}
 	a->steps_device = dev != TC_NONE ? dev : best < m->n_devices ? (uint32_t)best : TC_NONE;
-	for (size_t i = 0; i < m->ev.n; i++) {
-		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
-			continue;
-		}
-		uint32_t d = m->tracks[m->ev.track[i]].device;
-		if (dev != TC_NONE) {
-			if (d == dev) {
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		uint32_t d = tr->device;
+		bool take = dev != TC_NONE ? d == dev :
+			is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best;
+		for (size_t i = tr->first; take && i < (size_t)tr->first + tr->count; i++) {
+			if (m->ops[m->ev.op[i]].kind == TC_OP_STEP && m->ev.dur[i] > 0) {
 				push_step(c, m, i, dev);
 			}
-		} else if (is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best) {
-			push_step(c, m, i, TC_NONE);
 		}
 	}
 	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";
@@ -95,13 +96,17 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, stru
 /* The name of the repeated (count >= 2) top-level events with the largest
  * total time among those keep() accepts; TC_NONE if none. */
 static uint32_t repeated_name(const struct tc_model *m,
-		bool (*keep)(const struct tc_model *m, size_t i, uint32_t d), uint32_t d) {
+		bool (*keep)(const struct tc_model *m, const struct tc_track *tr, size_t i, uint32_t d),
+		uint32_t d) {
 	struct tc_key_dur *v = NULL;
 	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < m->ev.n; i++) {
-		if (m->ev.dur[i] > 0 && keep(m, i, d)) {
-			TC_GROW(v, cap, n + 1);
-			v[n++] = (struct tc_key_dur){ m->ops[m->ev.op[i]].name, m->ev.dur[i] };
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ev.dur[i] > 0 && keep(m, tr, i, d)) {
+				TC_GROW(v, cap, n + 1);
+				v[n++] = (struct tc_key_dur){ m->ops[m->ev.op[i]].name, m->ev.dur[i] };
+			}
 		}
 	}
 	size_t ng;
@@ -119,23 +124,28 @@ static uint32_t repeated_name(const struct tc_model *m,
 	return best;
 }
 
-static bool keep_module(const struct tc_model *m, size_t i, uint32_t d) {
-	return m->ops[m->ev.op[i]].kind == TC_OP_MODULE && m->tracks[m->ev.track[i]].device == d &&
-		m->ev.depth[i] == 0;
+static bool keep_module(const struct tc_model *m, const struct tc_track *tr, size_t i,
+		uint32_t d) {
+	return m->ops[m->ev.op[i]].kind == TC_OP_MODULE && tr->device == d && m->ev.depth[i] == 0;
 }
 
-static bool keep_host_annotation(const struct tc_model *m, size_t i, uint32_t d) {
-	const struct tc_track *tr = &m->tracks[m->ev.track[i]];
+static bool keep_host_annotation(const struct tc_model *m, const struct tc_track *tr, size_t i,
+		uint32_t d) {
+	(void)d;
 	return m->ops[m->ev.op[i]].kind == TC_OP_ANNOTATION &&
 		tr->kind != TC_TRACK_DERIVED && is_host_device(m, tr->device);
 }
 
 static void steps_named(const struct tc_model *m, struct cands *c,
-		uint32_t name, bool (*keep)(const struct tc_model *m, size_t i, uint32_t d),
+		uint32_t name,
+		bool (*keep)(const struct tc_model *m, const struct tc_track *tr, size_t i, uint32_t d),
 		uint32_t d) {
-	for (size_t i = 0; i < m->ev.n; i++) {
-		if (m->ev.dur[i] > 0 && m->ops[m->ev.op[i]].name == name && keep(m, i, d)) {
-			push_step(c, m, i, TC_NONE);
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ev.dur[i] > 0 && m->ops[m->ev.op[i]].name == name && keep(m, tr, i, d)) {
+				push_step(c, m, i, TC_NONE);
+			}
 		}
 	}
 }

@@ -209,11 +209,16 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 	 * several devices carry steps, the first device's are listed. */
 	uint32_t dev_with_steps = TC_NONE;
 	bool have_host = false;
-	for (size_t i = 0; i < m->ev.n; i++) {
-		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		size_t i = tr->first, end = i + tr->count;
+		while (i < end && m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
+			i++;
+		}
+		if (i == end) {
 			continue;
 		}
-		uint32_t d = m->tracks[m->ev.track[i]].device;
+		uint32_t d = tr->device;
 		bool on_device = d != TC_NONE && m->devices[d].kind != TC_DEV_CPU;
 		if (on_device && (dev_with_steps == TC_NONE || d < dev_with_steps)) {
 			dev_with_steps = d;
@@ -225,27 +230,30 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 		return;
 	}
 	size_t cap = 0;
-	for (size_t i = 0; i < m->ev.n; i++) {
-		if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
-			continue;
-		}
-		uint32_t d = m->tracks[m->ev.track[i]].device;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		uint32_t d = tr->device;
 		if (dev_with_steps != TC_NONE ? d != dev_with_steps :
 				(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU)) {
 			continue;
 		}
-		int64_t num;
-		if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
-			num = -1;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
+				continue;
+			}
+			int64_t num;
+			if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
+				num = -1;
+			}
+			TC_GROW(s->steps, cap, s->n_steps + 1);
+			s->steps[s->n_steps++] = (struct tc_step_summary){
+				.num = num,
+				.name = m->ops[m->ev.op[i]].name,
+				.device = dev_with_steps,
+				.start_ps = m->ev.start[i],
+				.dur_ps = m->ev.dur[i],
+			};
 		}
-		TC_GROW(s->steps, cap, s->n_steps + 1);
-		s->steps[s->n_steps++] = (struct tc_step_summary){
-			.num = num,
-			.name = m->ops[m->ev.op[i]].name,
-			.device = dev_with_steps,
-			.start_ps = m->ev.start[i],
-			.dur_ps = m->ev.dur[i],
-		};
 	}
 	/* Markers come track by track, each track in time order. */
 	tc_sort_runs(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);

@@ -12,6 +12,7 @@
 struct ev_ref {
 	int64_t start;
 	uint32_t ev;
+	uint32_t track; /* fills the padding */
 };
 
 static int cmp_ev_ref(const void *pa, const void *pb) {
@@ -40,7 +41,7 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
 			continue;
 		}
-		uint32_t t = m->ev.track[fl->to];
+		uint32_t t = tc_model_event_track(m, fl->to);
 		if (!ls->v) {
 			ls->off = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*ls->off));
 			size_t n = 0;
@@ -82,7 +83,7 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 		const struct tc_track *tr = &m->tracks[tracks[k]];
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			if (m->ev.dur[i] > 0) {
-				v[w++] = (struct ev_ref){ m->ev.start[i], (uint32_t)i };
+				v[w++] = (struct ev_ref){ m->ev.start[i], (uint32_t)i, tracks[k] };
 			}
 		}
 	}
@@ -93,7 +94,7 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 	int64_t cur = w ? v[0].start : 0;
 	for (size_t k = 0; k < w; k++) {
 		uint32_t i = v[k].ev;
-		int64_t l = launch_start(m, ls, m->ev.track[i], i);
+		int64_t l = launch_start(m, ls, v[k].track, i);
 		if (v[k].start > cur && l != INT64_MIN && l > cur) {
 			u->idle_host_wait_ps += v[k].start - cur;
 			u->n_gaps_host_wait++;
@@ -126,7 +127,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
 			continue;
 		}
-		uint32_t d = m->tracks[m->ev.track[fl->to]].device;
+		uint32_t t = tc_model_event_track(m, fl->to);
+		uint32_t d = t != TC_NONE ? m->tracks[t].device : TC_NONE;
 		if (d >= m->n_devices) {
 			continue;
 		}

@@ -205,10 +205,26 @@ static void events_reserve(struct tc_events *e, size_t need) {
 	e->cap = cap;
 }
 
+/* Finalize drops the track column (the tracks' ranges say the same): an
+ * event added afterwards brings it back for the next finalize. */
+static void restore_track_column(struct tc_model *m) {
+	struct tc_events *e = &m->ev;
+	uint32_t *col = tc_xmalloc((e->cap ? e->cap : 1) * sizeof(*col));
+	for (size_t i = 0; i < e->n; i++) {
+		uint32_t t = tc_model_event_track(m, i);
+		/* Events of no track (a reader bug) stay on none. */
+		col[i] = t != TC_NONE ? t : (uint32_t)m->n_tracks;
+	}
+	e->track = col;
+}
+
 uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	size_t i;
+	if (!e->track && e->cap) {
+		restore_track_column(m);
+	}
 	if (m->max_events && e->n >= m->max_events && e->n > 0) {
 		m->over_max_events = true;
 		i = e->n - 1;
@@ -640,6 +656,9 @@ static uint32_t arg_map(const struct list_map *lm, uint32_t first) {
 }
 
 void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
+	if (!dst->ev.track && dst->ev.cap) {
+		restore_track_column(dst);
+	}
 	uint32_t *smap = tc_xmalloc(src->strings.n * sizeof(*smap));
 	for (size_t i = 0; i < src->strings.n; i++) {
 		smap[i] = tc_intern_n(&dst->strings, src->strings.v[i].s, src->strings.v[i].len);
@@ -720,7 +739,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		dst->ev.start[j] = st;
 		dst->ev.dur[j] = src->ev.dur[i];
 		dst->ev.op[j] = off(src->ev.op[i], b_op);
-		dst->ev.track[j] = off(src->ev.track[i], b_track);
+		dst->ev.track[j] = off(tc_model_event_track(src, i), b_track);
 		dst->ev.args[j] = arg_map(&lm, src->ev.args[i]);
 		dst->ev.flags[j] = src->ev.flags[i];
 	}
@@ -857,10 +876,16 @@ static void *permute_times(void *arg) {
 	return NULL;
 }
 
+static void drop_track_column(struct tc_events *e) {
+	free(e->track);
+	e->track = NULL;
+}
+
 static void sort_events(struct tc_model *m, bool second_thread) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
 	if (events_grouped(m)) {
+		drop_track_column(e);
 		return;
 	}
 	/* Stable counting sort by track, then sort only the tracks that need it:
@@ -882,6 +907,9 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 		size_t slot = e->track[i] < nt ? e->track[i] + 1 : 0;
 		perm[cnt[slot]++] = (uint32_t)i;
 	}
+	/* The buckets hold the tracks now: free the column before the gathers
+	 * need their scratch (4 bytes an event off the peak). */
+	drop_track_column(e);
 	/* After the loop cnt[t] is the end of bucket t. */
 	struct sort_rec *tmp = NULL;
 	size_t tmp_cap = 0;
@@ -925,7 +953,6 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 		}
 		uint32_t *scratch = tc_xmalloc(n * sizeof(*scratch));
 		PERMUTE_VIA(e->op, uint32_t, scratch);
-		PERMUTE_VIA(e->track, uint32_t, scratch);
 		PERMUTE_VIA(e->args, uint32_t, scratch);
 		PERMUTE_VIA(e->flags, uint8_t, scratch);
 		free(scratch);
@@ -953,6 +980,9 @@ static void set_depths(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
 	free(e->depth);
 	e->depth = tc_xmalloc((e->n ? e->n : 1) * sizeof(*e->depth));
+	/* Events of no track (before track 0's) are on no stack. */
+	size_t lead = m->n_tracks ? m->tracks[0].first : e->n;
+	memset(e->depth, 0, lead * sizeof(*e->depth));
 	int64_t *stack = NULL;
 	size_t cap = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
@@ -1161,6 +1191,28 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 	set_depths(m);
 	sort_samples(m);
 	m->finalized = true;
+}
+
+uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
+	if (m->ev.track) {
+		return m->ev.track[i];
+	}
+	/* Finalized: track t holds [first, first + count), ascending in t, and
+	 * events of no track come before track 0's. The last track starting
+	 * at or before i holds it (an empty one there starts after it). */
+	size_t lo = 0, hi = m->n_tracks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->tracks[mid].first <= i) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo == 0 || i >= (size_t)m->tracks[lo - 1].first + m->tracks[lo - 1].count) {
+		return TC_NONE;
+	}
+	return (uint32_t)(lo - 1);
 }
 
 int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {

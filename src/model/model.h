@@ -170,7 +170,7 @@ struct tc_events {
 	int64_t *start;  /* ps from origin */
 	int64_t *dur;    /* ps, >= 0 */
 	uint32_t *op;
-	uint32_t *track;
+	uint32_t *track; /* until finalize (NULL after): use tc_model_event_track */
 	uint32_t *args;  /* offset of its arg list in argb, TC_NONE */
 	uint16_t *depth; /* set by finalize */
 	uint8_t *flags;  /* enum tc_event_flags */
@@ -405,6 +405,11 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread);
 static inline int64_t tc_model_end(const struct tc_model *m, size_t i) {
 	return m->ev.start[i] + m->ev.dur[i];
 }
+/* Event i's track, TC_NONE if none. Finalize drops the track column, as the
+ * tracks' ranges hold the same; then this is a binary search: loops over
+ * every event should walk the tracks' ranges instead. */
+uint32_t tc_model_event_track(const struct tc_model *m, size_t i);
+
 static inline const struct tc_op *tc_model_event_op(const struct tc_model *m, size_t i) {
 	return &m->ops[m->ev.op[i]];
 }

@@ -415,14 +415,14 @@ static const char *kind_cat(enum tc_op_kind k) {
 	}
 }
 
-static void write_event(struct writer *w, size_t i) {
+static void write_event(struct writer *w, uint32_t t, size_t i) {
 	const struct tc_model *m = w->m;
 	const struct tc_op *op = tc_model_event_op(m, i);
-	const struct tc_track *tr = &m->tracks[m->ev.track[i]];
+	const struct tc_track *tr = &m->tracks[t];
 	bool instant = m->ev.flags[i] & TC_EV_INSTANT;
 	begin_event(w, instant ? "i" : "X");
 	put_key_uint(w->o, ",\"pid\":", pid_of(m, tr->device));
-	put_key_uint(w->o, ",\"tid\":", w->tid[m->ev.track[i]]);
+	put_key_uint(w->o, ",\"tid\":", w->tid[t]);
 	put_ts(w, m->ev.start[i]);
 	if (instant) {
 		out_s(w->o, ",\"s\":\"t\"");
@@ -509,8 +509,9 @@ static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev,
 	const struct tc_model *m = w->m;
 	begin_event(w, ph);
 	put_key_uint(w->o, ",\"id\":", id);
-	put_key_uint(w->o, ",\"pid\":", pid_of(m, m->tracks[m->ev.track[ev]].device));
-	put_key_uint(w->o, ",\"tid\":", w->tid[m->ev.track[ev]]);
+	uint32_t t = tc_model_event_track(m, ev);
+	put_key_uint(w->o, ",\"pid\":", pid_of(m, m->tracks[t].device));
+	put_key_uint(w->o, ",\"tid\":", w->tid[t]);
 	put_ts(w, m->ev.start[ev]);
 	out_s(w->o, ",\"name\":\"");
 	out_s(w->o, name);
@@ -715,7 +716,7 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			if (tc_selection_has(w.sel, i)) {
-				write_event(&w, i);
+				write_event(&w, (uint32_t)t, i);
 			}
 		}
 	}
