@@ -457,6 +457,54 @@ START_TEST(event_track_after_finalize) {
 }
 END_TEST
 
+/* The in-order path (ranges and depths in one pass) and the sorting path
+ * agree: the same nested events, once in order and once reversed. */
+static struct tc_model *nested(bool reversed) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "dev"), TC_DEV_CPU);
+	uint32_t op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
+	uint32_t t[4];
+	for (int i = 0; i < 4; i++) {
+		t[i] = tc_model_add_track(m, d, tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, i);
+	}
+	/* Track 1 stays empty; nesting up to depth 3 with equal starts and an
+	 * instant. */
+	static const int64_t ev[][3] = {
+		{ 0, 0, 100 }, { 0, 0, 50 }, { 0, 10, 20 }, { 0, 12, 2 }, { 0, 12, 0 }, { 0, 60, 10 },
+		{ 2, 5, 5 }, { 2, 10, 5 }, { 2, 10, 1 },
+		{ 3, 0, 1000 }, { 3, 1, 1 }, { 3, 999, 1 },
+	};
+	size_t n = sizeof(ev) / sizeof(ev[0]);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = reversed ? n - 1 - k : k;
+		tc_model_add_event(m, t[ev[i][0]], op, ev[i][1], ev[i][2], 0);
+	}
+	tc_model_finalize(m);
+	return m;
+}
+
+START_TEST(finalize_in_order_path) {
+	struct tc_model *a = nested(false), *b = nested(true);
+	ck_assert_uint_eq(a->ev.n, b->ev.n);
+	for (size_t t = 0; t < a->n_tracks; t++) {
+		ck_assert_uint_eq(a->tracks[t].first, b->tracks[t].first);
+		ck_assert_uint_eq(a->tracks[t].count, b->tracks[t].count);
+		ck_assert_uint_eq(a->tracks[t].max_depth, b->tracks[t].max_depth);
+	}
+	ck_assert(memcmp(a->ev.start, b->ev.start, a->ev.n * sizeof(int64_t)) == 0);
+	ck_assert(memcmp(a->ev.depth, b->ev.depth, a->ev.n * sizeof(uint16_t)) == 0);
+	static const uint16_t want[] = { 0, 1, 2, 3, 4, 1, 0, 0, 1, 0, 1, 1 };
+	for (size_t i = 0; i < a->ev.n; i++) {
+		ck_assert_uint_eq(a->ev.depth[i], want[i]);
+	}
+	ck_assert_uint_eq(a->tracks[0].max_depth, 4);
+	ck_assert_uint_eq(a->tracks[1].count, 0);
+	ck_assert_uint_eq(a->tracks[1].first, 6);
+	tc_model_destroy(a);
+	tc_model_destroy(b);
+}
+END_TEST
+
 START_TEST(finalize_two_threads) {
 	size_t n = ((size_t)1 << 20) + 4321;
 	struct tc_model *a = interleaved(n), *b = interleaved(n);
@@ -498,6 +546,7 @@ int main(void) {
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, finalize_sorts_and_nests);
 	tcase_add_test(tc, event_track_after_finalize);
+	tcase_add_test(tc, finalize_in_order_path);
 	tcase_add_test(tc, args_and_costs);
 	tcase_add_test(tc, merge_models);
 	tcase_add_test(tc, args_encoding);

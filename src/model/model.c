@@ -806,33 +806,59 @@ static int cmp_rec(const void *pa, const void *pb) {
 
 /* True when events are already grouped by track in track order and sorted
  * within each track (readers that emit line by line): then finalize needs
- * no permutation, only the track ranges. */
+ * no permutation. The same pass sets the track ranges and the depths, so
+ * the columns are read once. */
 static bool events_grouped(struct tc_model *m) {
 	const struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
-	for (size_t i = 0; i < n; i++) {
-		if (e->track[i] >= nt) {
-			return false;
-		}
-		if (i && (e->track[i - 1] > e->track[i] || (e->track[i - 1] == e->track[i] &&
-				(e->start[i - 1] > e->start[i] || (e->start[i - 1] == e->start[i] &&
-				e->dur[i - 1] < e->dur[i]))))) {
-			return false;
-		}
-	}
+	uint16_t *depth = tc_xmalloc((n ? n : 1) * sizeof(*depth));
+	int64_t *stack = NULL;
+	size_t cap = 0, top = 0;
+	uint16_t maxd = 0;
+	uint32_t cur = TC_NONE;
 	for (size_t t = 0; t < nt; t++) {
-		m->tracks[t].first = 0;
 		m->tracks[t].count = 0;
+		m->tracks[t].max_depth = 0;
 	}
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && e->track[j] == e->track[i]) {
-			j++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = e->track[i];
+		int64_t s = e->start[i];
+		if (t >= nt) {
+			goto unsorted;
 		}
-		m->tracks[e->track[i]].first = (uint32_t)i;
-		m->tracks[e->track[i]].count = (uint32_t)(j - i);
-		i = j;
+		if (t != cur) {
+			if (cur != TC_NONE && cur > t) {
+				goto unsorted;
+			}
+			if (cur != TC_NONE) {
+				m->tracks[cur].count = (uint32_t)(i - m->tracks[cur].first);
+				m->tracks[cur].max_depth = maxd;
+			}
+			cur = t;
+			m->tracks[t].first = (uint32_t)i;
+			top = 0;
+			maxd = 0;
+		} else if (e->start[i - 1] > s || (e->start[i - 1] == s && e->dur[i - 1] < e->dur[i])) {
+			goto unsorted;
+		}
+		/* As set_depths. */
+		while (top > 0 && stack[top - 1] <= s) {
+			top--;
+		}
+		depth[i] = top > UINT16_MAX ? UINT16_MAX : (uint16_t)top;
+		maxd = depth[i] > maxd ? depth[i] : maxd;
+		if (e->dur[i] > 0) {
+			TC_GROW(stack, cap, top + 1);
+			stack[top++] = s + e->dur[i];
+		}
 	}
+	if (cur != TC_NONE) {
+		m->tracks[cur].count = (uint32_t)(n - m->tracks[cur].first);
+		m->tracks[cur].max_depth = maxd;
+	}
+	free(stack);
+	free(m->ev.depth);
+	m->ev.depth = depth;
 	/* Empty tracks start where the previous track ends, as in the general
 	 * path. */
 	size_t pos = 0;
@@ -844,6 +870,10 @@ static bool events_grouped(struct tc_model *m) {
 		}
 	}
 	return true;
+unsorted:
+	free(stack);
+	free(depth);
+	return false;
 }
 
 /* Reorder a column in place through scratch (at least n elements): fresh
@@ -881,12 +911,14 @@ static void drop_track_column(struct tc_events *e) {
 	e->track = NULL;
 }
 
-static void sort_events(struct tc_model *m, bool second_thread) {
+/* Sort events by track, then start (longer first); false when they were in
+ * order already and events_grouped set the depths too. */
+static bool sort_events(struct tc_model *m, bool second_thread) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
 	if (events_grouped(m)) {
 		drop_track_column(e);
-		return;
+		return false;
 	}
 	/* Stable counting sort by track, then sort only the tracks that need it:
 	 * most writers emit each track's events in order already. */
@@ -974,6 +1006,7 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 		}
 	}
 	free(perm);
+	return true;
 }
 
 static void set_depths(struct tc_model *m) {
@@ -1187,8 +1220,9 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 			"53 days from the origin (corrupt) were clamped");
 		m->n_implausible = 0;
 	}
-	sort_events(m, second_thread);
-	set_depths(m);
+	if (sort_events(m, second_thread)) {
+		set_depths(m);
+	}
 	sort_samples(m);
 	m->finalized = true;
 }
