@@ -811,7 +811,10 @@ static int cmp_rec(const void *pa, const void *pb) {
 static bool events_grouped(struct tc_model *m) {
 	const struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
-	uint16_t *depth = tc_xmalloc((n ? n : 1) * sizeof(*depth));
+	/* Interleaved readers fail the check within a few events: fault the
+	 * depths in ahead only once the order has held for a while. */
+	const size_t hint_at = (size_t)1 << 18;
+	uint16_t *depth = tc_xcalloc(n ? n : 1, sizeof(*depth));
 	int64_t *stack = NULL;
 	size_t cap = 0, top = 0;
 	uint16_t maxd = 0;
@@ -825,6 +828,9 @@ static bool events_grouped(struct tc_model *m) {
 		int64_t s = e->start[i];
 		if (t >= nt) {
 			goto unsorted;
+		}
+		if (i == hint_at) {
+			tc_prefault_hint(depth + i, (n - i) * sizeof(*depth));
 		}
 		if (t != cur) {
 			if (cur != TC_NONE && cur > t) {
@@ -886,23 +892,27 @@ unsorted:
 	memcpy((col), tmp_, n * sizeof(type)); \
 } while (0)
 
-/* Gather the time columns on a second thread while the caller gathers the
- * rest: the permutation is memory-bound and the columns are independent. */
+static void set_depths(struct tc_model *m);
+
+/* Gather the time columns, then set the depths (they need nothing else), on
+ * a second thread while the caller gathers the rest: the permutation is
+ * memory-bound and the columns are independent. */
 struct permute_job {
-	struct tc_events *e;
+	struct tc_model *m;
 	const uint32_t *perm;
 	size_t n;
 };
 
 static void *permute_times(void *arg) {
 	struct permute_job *j = arg;
-	struct tc_events *e = j->e;
+	struct tc_events *e = &j->m->ev;
 	const uint32_t *perm = j->perm;
 	size_t n = j->n;
 	int64_t *scratch = tc_xmalloc(n * sizeof(*scratch));
 	PERMUTE_VIA(e->start, int64_t, scratch);
 	PERMUTE_VIA(e->dur, int64_t, scratch);
 	free(scratch);
+	set_depths(j->m);
 	return NULL;
 }
 
@@ -911,8 +921,8 @@ static void drop_track_column(struct tc_events *e) {
 	e->track = NULL;
 }
 
-/* Sort events by track, then start (longer first); false when they were in
- * order already and events_grouped set the depths too. */
+/* Sort events by track, then start (longer first), and set the track
+ * ranges; true when the depths are still to set. */
 static bool sort_events(struct tc_model *m, bool second_thread) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
@@ -976,7 +986,7 @@ static bool sort_events(struct tc_model *m, bool second_thread) {
 		identity = perm[i] == i;
 	}
 	if (!identity) {
-		struct permute_job job = { e, perm, n };
+		struct permute_job job = { m, perm, n };
 		pthread_t th;
 		bool threaded = second_thread && n >= ((size_t)1 << 20) &&
 			pthread_create(&th, NULL, permute_times, &job) == 0;
@@ -1006,7 +1016,7 @@ static bool sort_events(struct tc_model *m, bool second_thread) {
 		}
 	}
 	free(perm);
-	return true;
+	return identity;
 }
 
 static void set_depths(struct tc_model *m) {
