@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "util/xalloc.h"
 #include "tc_test.h"
 
 START_TEST(finalize_sorts_and_nests) {
@@ -367,6 +368,63 @@ START_TEST(counters_merge_runs) {
 }
 END_TEST
 
+/* Counters fed by several sorted runs match a stable sort: equal times
+ * keep input order. */
+struct ref_sample {
+	int64_t ts;
+	double v;
+};
+
+static int cmp_ref(const void *pa, const void *pb) {
+	const struct ref_sample *a = pa, *b = pb;
+	if (a->ts != b->ts) {
+		return a->ts < b->ts ? -1 : 1;
+	}
+	return a->v < b->v ? -1 : a->v > b->v; /* v is the input position */
+}
+
+START_TEST(counters_many_runs) {
+	static const size_t runs[] = { 2, 3, 16, 63, 64, 65, 100 };
+	uint64_t seed = 12345;
+	for (size_t t = 0; t < sizeof(runs) / sizeof(runs[0]); t++) {
+		struct tc_model *m = tc_model_create();
+		uint32_t c = tc_model_counter(m, TC_NONE, tc_model_intern(m, "c"), 0, 0);
+		uint32_t other = tc_model_counter(m, TC_NONE, tc_model_intern(m, "o"), 0, 0);
+		struct ref_sample *ref = NULL;
+		size_t n = 0, cap = 0;
+		for (size_t r = 0; r < runs[t]; r++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			size_t len = 1 + (seed >> 33) % 40;
+			int64_t ts = (int64_t)((seed >> 20) % 50);
+			for (size_t k = 0; k < len; k++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				ts += (int64_t)((seed >> 40) % 3); /* ties within and across runs */
+				TC_GROW(ref, cap, n + 1);
+				ref[n] = (struct ref_sample){ ts, (double)n };
+				tc_model_add_sample(m, c, ts, (double)n);
+				n++;
+				tc_model_add_sample(m, other, 1, 0); /* interleaved: not sorted */
+			}
+			/* Each run ends above the next one's start, so runs stay apart. */
+			TC_GROW(ref, cap, n + 1);
+			ref[n] = (struct ref_sample){ 1000, (double)n };
+			tc_model_add_sample(m, c, 1000, (double)n);
+			n++;
+		}
+		tc_model_finalize(m);
+		qsort(ref, n, sizeof(*ref), cmp_ref);
+		ck_assert_uint_eq(m->counters[c].count, n);
+		for (size_t i = 0; i < n; i++) {
+			size_t k = m->counters[c].first + i;
+			ck_assert_int_eq(m->samples.ts[k], ref[i].ts);
+			ck_assert_msg(m->samples.value[k] == ref[i].v, "runs %zu, sample %zu", runs[t], i);
+		}
+		free(ref);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 START_TEST(event_costs_flag) {
 	struct tc_model *m = tc_model_create();
 	ck_assert(!m->event_costs);
@@ -554,6 +612,7 @@ int main(void) {
 	tcase_add_test(tc, args_cap);
 	tcase_add_test(tc, counters_sorted);
 	tcase_add_test(tc, counters_merge_runs);
+	tcase_add_test(tc, counters_many_runs);
 	tcase_add_test(tc, event_costs_flag);
 	tcase_add_test(tc, finalize_two_threads);
 	suite_add_tcase(s, tc);

@@ -1071,13 +1071,15 @@ static int cmp_sample(const void *pa, const void *pb) {
 }
 
 /* Scatter column col to positions dst (a permutation of 0..n-1). */
-#define PERMUTE_TO(col, type, dst, n) do { \
-	type *to_ = tc_xmalloc((n) * sizeof(type)); \
+/* Scatter column col to positions dst (a permutation of 0..n-1) through
+ * scratch (at least n elements), as PERMUTE_VIA: one scratch for every
+ * column costs fewer fresh pages than a new column each. */
+#define PERMUTE_TO(col, type, dst, n, scratch) do { \
+	type *to_ = (type *)(scratch); \
 	for (size_t k_ = 0; k_ < (n); k_++) { \
 		to_[(dst)[k_]] = (col)[k_]; \
 	} \
-	free(col); \
-	(col) = to_; \
+	memcpy((col), to_, (n) * sizeof(type)); \
 } while (0)
 
 /* Sort the samples of the invalid-counter bucket: counter, ts, input order
@@ -1108,6 +1110,13 @@ struct ts_val {
  * costs n log(runs); stability keeps input order on equal times.
  */
 static void merge_runs(int64_t *ts, double *value, size_t n, struct ts_val **buf, size_t *cap) {
+	size_t run = 1;
+	while (run < n && ts[run - 1] <= ts[run]) {
+		run++;
+	}
+	if (run >= n) {
+		return; /* one run already: the usual case */
+	}
 	TC_GROW(*buf, *cap, 2 * n);
 	struct ts_val *a = *buf, *b = *buf + n;
 	for (size_t i = 0; i < n; i++) {
@@ -1180,11 +1189,12 @@ static void sort_samples(struct tc_model *m) {
 		for (size_t i = 0; i < n; i++) {
 			dst[i] = cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
 		}
-		PERMUTE_TO(s->ts, int64_t, dst, n);
-		PERMUTE_TO(s->value, double, dst, n);
-		PERMUTE_TO(s->counter, uint32_t, dst, n);
+		void *scratch = tc_xmalloc(n * sizeof(int64_t));
+		PERMUTE_TO(s->ts, int64_t, dst, n, scratch);
+		PERMUTE_TO(s->value, double, dst, n, scratch);
+		PERMUTE_TO(s->counter, uint32_t, dst, n, scratch);
+		free(scratch);
 		free(dst);
-		s->cap = n;
 		/* cnt[b] is now the end of bucket b. */
 		struct ts_val *tmp = NULL;
 		size_t tmp_cap = 0;
@@ -1217,6 +1227,11 @@ static void sort_samples(struct tc_model *m) {
 	}
 }
 
+static void *sort_samples_job(void *m) {
+	sort_samples(m);
+	return NULL;
+}
+
 void tc_model_finalize(struct tc_model *m) {
 	tc_model_finalize_mt(m, false);
 }
@@ -1230,10 +1245,18 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 			"53 days from the origin (corrupt) were clamped");
 		m->n_implausible = 0;
 	}
+	/* Samples and events share nothing: sort the samples beside. */
+	pthread_t th;
+	bool threaded = second_thread && m->samples.n >= ((size_t)1 << 18) &&
+		pthread_create(&th, NULL, sort_samples_job, m) == 0;
 	if (sort_events(m, second_thread)) {
 		set_depths(m);
 	}
-	sort_samples(m);
+	if (threaded) {
+		pthread_join(th, NULL);
+	} else {
+		sort_samples(m);
+	}
 	m->finalized = true;
 }
 
