@@ -60,7 +60,7 @@ for r in "$w" "$s"; do
 	echo "$r" | awk -v b="$bytes" -v e="$events" '{
 		t = $2 > 0 ? $2 : 0.001
 		c = $4 > 0 ? $4 : 0.001
-		printf "%-10s %7.2f s (cpu %5.2f s)  %8.1f MB/s (cpu %6.1f)  %6.2f M events/s  peak RSS %7.1f MB (%.2fx file)\n",
+		printf "%-10s %7.2f s (cpu %5.2f s)  %8.1f MB/s (cpu %6.1f)  %6.2f M events/s  peak RSS %7.1f MiB (%.2fx file)\n",
 			$1, $2, $4, b / t / 1e6, b / c / 1e6, e / t / 1e6, $3 / 1024, $3 * 1024 / b
 	}'
 done

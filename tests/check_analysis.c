@@ -36,19 +36,21 @@ START_TEST(union_across_streams) {
 	ck_assert_int_eq(s.ops[1].min_ps, 0);
 	tc_summary_finish(&s);
 
-	struct tc_ivals u = { 0 }, v = { 0 }, w = { 0 };
+	struct tc_ivals u = { 0 }, v = { 0 };
 	uint32_t tr[] = { s1 };
 	tc_ivals_union_tracks(m, tr, 1, NULL, NULL, &u);
 	uint32_t tr2[] = { s2 };
 	tc_ivals_union_tracks(m, tr2, 1, NULL, NULL, &v);
-	ck_assert_int_eq(tc_ivals_overlap(&u, &v), 50);
-	tc_ivals_merge(&u, &v, &w);
-	ck_assert_int_eq(tc_ivals_length(&w), 250);
-	tc_ivals_clip(&w, 100, 250);
-	ck_assert_int_eq(tc_ivals_length(&w), 100);
+	struct tc_ivals both[2] = { u, v };
+	struct tc_cover cov = { 0 };
+	tc_cover_add(&cov, both, 2, INT64_MIN, INT64_MAX);
+	ck_assert_int_eq(tc_cover_len_both(&cov, 1, 2), 50);
+	tc_cover_finish(&cov);
+	tc_ivals_merge_into(&u, &v);
+	ck_assert_int_eq(tc_ivals_length(&u), 250);
+	ck_assert_int_eq(tc_ivals_length_in(&u, 100, 250), 100);
 	tc_ivals_finish(&u);
 	tc_ivals_finish(&v);
-	tc_ivals_finish(&w);
 	tc_model_destroy(m);
 }
 END_TEST
@@ -156,7 +158,8 @@ START_TEST(merge_into_and_cover) {
 		}
 		/* Merge in place, the short list into the long one and back. */
 		for (int k = 1; k < NL; k++) {
-			tc_ivals_copy(&u, &l[round % 2 ? 0 : k]);
+			u.n = 0;
+			tc_ivals_merge_into(&u, &l[round % 2 ? 0 : k]);
 			tc_ivals_merge_into(&u, &l[round % 2 ? k : 0]);
 			for (int y = 0; y < LIMIT; y++) {
 				want[y] = cov[0][y] || cov[k][y];

@@ -87,7 +87,7 @@ static size_t count_events(const struct tc_model *m, const char *prefix, enum tc
 }
 
 static const struct tc_device *event_device(const struct tc_model *m, size_t i) {
-	return &m->devices[m->tracks[tc_model_event_track(m, i)].device];
+	return &m->devices[tc_test_track_of(m, i)->device];
 }
 
 static const char *arg_str(const struct tc_model *m, size_t i, uint32_t key) {
@@ -293,7 +293,7 @@ START_TEST(kineto_fixture) {
 	/* Annotations sit on their own track, never on the stream. */
 	for (size_t i = 0; i < m->ev.n; i++) {
 		const struct tc_op *o = &m->ops[m->ev.op[i]];
-		const struct tc_track *t = &m->tracks[tc_model_event_track(m, i)];
+		const struct tc_track *t = tc_test_track_of(m, i);
 		if (o->category == tc_model_intern(m, "gpu_user_annotation")) {
 			ck_assert_int_eq(t->kind, TC_TRACK_ANNOTATION);
 		} else if (o->kind == TC_OP_KERNEL || o->kind == TC_OP_COLLECTIVE) {
@@ -341,11 +341,11 @@ START_TEST(jax_fixture) {
 	ck_assert_int_eq(m->ev.dur[ar], 1);
 	ck_assert_int_eq(m->ev.start[ar], 4000001);
 	ck_assert_str_eq(arg_str(m, ar, m->key.bytes), "4096");
-	ck_assert_int_eq(m->tracks[tc_model_event_track(m, ar)].kind, TC_TRACK_STREAM);
+	ck_assert_int_eq(tc_test_track_of(m, ar)->kind, TC_TRACK_STREAM);
 	/* XLA Ops beside stream lines repeat the stream work. */
 	size_t i = 0;
 	for (; i < m->ev.n; i++) {
-		if (m->tracks[tc_model_event_track(m, i)].kind == TC_TRACK_DERIVED) {
+		if (tc_test_track_of(m, i)->kind == TC_TRACK_DERIVED) {
 			break;
 		}
 	}
@@ -597,7 +597,7 @@ START_TEST(real_traces_ingest) {
 	ck_assert_uint_gt(m->ev.n, 0);
 	for (size_t i = 0; i < m->ev.n; i++) {
 		const struct tc_op *o = &m->ops[m->ev.op[i]];
-		const struct tc_track *t = &m->tracks[tc_model_event_track(m, i)];
+		const struct tc_track *t = tc_test_track_of(m, i);
 		const struct tc_device *d = &m->devices[t->device];
 		bool device_work = o->kind == TC_OP_KERNEL || o->kind == TC_OP_MEMSET ||
 			(o->kind >= TC_OP_MEMCPY_H2D && o->kind <= TC_OP_MEMCPY_OTHER);
@@ -873,7 +873,7 @@ START_TEST(hta_mtia_temporal_breakdown) {
 	for (size_t i = 0; i < m->ev.n; i++) {
 		const struct tc_device *d = event_device(m, i);
 		if (d->kind == TC_DEV_ACCEL) {
-			dev = m->tracks[tc_model_event_track(m, i)].device;
+			dev = tc_test_track_of(m, i)->device;
 		}
 		if (m->ops[m->ev.op[i]].kind == TC_OP_STEP && d->kind == TC_DEV_CPU) {
 			s0 = m->ev.start[i];
@@ -909,7 +909,7 @@ START_TEST(hta_mtia_temporal_breakdown) {
 	size_t dmas = 0, kernels = 0;
 	for (size_t i = 0; i < m->ev.n; i++) {
 		const struct tc_op *o = &m->ops[m->ev.op[i]];
-		if (m->tracks[tc_model_event_track(m, i)].device != dev) {
+		if (tc_test_track_of(m, i)->device != dev) {
 			in[i] = 0;
 			continue;
 		}

@@ -69,7 +69,8 @@ static void check_model(const struct tc_model *m) {
 		ck_assert_msg(m->ev.dur[i] >= 0, "%s: event %zu has negative duration", current, i);
 		ck_assert_msg(m->ev.start[i] <= INT64_MAX - m->ev.dur[i],
 			"%s: event %zu end overflows", current, i);
-		ck_assert_msg(tc_model_event_track(m, i) < m->n_tracks, "%s: event %zu bad track", current, i);
+		uint32_t t = tc_model_event_track(m, i);
+		ck_assert_msg(t < m->n_tracks, "%s: event %zu bad track", current, i);
 		ck_assert_msg(m->ev.op[i] < m->n_ops, "%s: event %zu bad op", current, i);
 	}
 }

@@ -86,10 +86,16 @@ START_TEST(merge_models) {
 	tc_model_arg_str(b, tc_model_intern(b, "k"), tc_model_intern(b, "v"));
 	b->ev.args[e] = tc_model_args_end(b, ar);
 	tc_model_warn(b, 2, "w");
+	/* Finalized models have no track column; merge brings both back. */
+	tc_model_finalize(a);
+	tc_model_finalize(b);
 	tc_model_merge(a, b);
 	tc_model_destroy(b);
 	tc_model_finalize(a);
 	ck_assert_uint_eq(a->ev.n, 2);
+	ck_assert_uint_eq(tc_model_event_track(a, 0), ta);
+	ck_assert_uint_eq(tc_model_event_track(a, 1), 1);
+	ck_assert_uint_eq(a->tracks[1].device, 1);
 	ck_assert_uint_eq(a->n_devices, 2);
 	ck_assert_str_eq(tc_model_str(a, a->devices[1].name), "other dev");
 	/* b's origin is 2000 ns later: 2,000,000 ps. */
@@ -470,6 +476,15 @@ static struct tc_model *interleaved(size_t n) {
 	}
 	uint32_t bad = tc_model_add_event(m, t[0], op, 5, 1, 0);
 	m->ev.track[bad] = 99;
+	/* Enough samples for finalize to sort them on a thread of their own:
+	 * two counters interleaved, each in a few sorted runs. */
+	uint32_t c[2] = {
+		tc_model_counter(m, d, tc_model_intern(m, "c0"), 0, 0),
+		tc_model_counter(m, d, tc_model_intern(m, "c1"), 0, 0),
+	};
+	for (size_t i = 0; i < ((size_t)3 << 17); i++) {
+		tc_model_add_sample(m, c[i & 1], (int64_t)(i % 100000), (double)i);
+	}
 	tc_model_add_flow(m, 0, (uint32_t)n - 1, TC_FLOW_GENERIC, 1);
 	return m;
 }
@@ -515,6 +530,17 @@ START_TEST(event_track_after_finalize) {
 }
 END_TEST
 
+/* Two finalized models of the same events agree on every track's range and
+ * nesting depth. */
+static void ck_same_tracks(const struct tc_model *a, const struct tc_model *b) {
+	ck_assert_uint_eq(a->n_tracks, b->n_tracks);
+	for (size_t t = 0; t < a->n_tracks; t++) {
+		ck_assert_uint_eq(a->tracks[t].first, b->tracks[t].first);
+		ck_assert_uint_eq(a->tracks[t].count, b->tracks[t].count);
+		ck_assert_uint_eq(a->tracks[t].max_depth, b->tracks[t].max_depth);
+	}
+}
+
 /* The in-order path (ranges and depths in one pass) and the sorting path
  * agree: the same nested events, once in order and once reversed. */
 static struct tc_model *nested(bool reversed) {
@@ -544,11 +570,7 @@ static struct tc_model *nested(bool reversed) {
 START_TEST(finalize_in_order_path) {
 	struct tc_model *a = nested(false), *b = nested(true);
 	ck_assert_uint_eq(a->ev.n, b->ev.n);
-	for (size_t t = 0; t < a->n_tracks; t++) {
-		ck_assert_uint_eq(a->tracks[t].first, b->tracks[t].first);
-		ck_assert_uint_eq(a->tracks[t].count, b->tracks[t].count);
-		ck_assert_uint_eq(a->tracks[t].max_depth, b->tracks[t].max_depth);
-	}
+	ck_same_tracks(a, b);
 	ck_assert(memcmp(a->ev.start, b->ev.start, a->ev.n * sizeof(int64_t)) == 0);
 	ck_assert(memcmp(a->ev.depth, b->ev.depth, a->ev.n * sizeof(uint16_t)) == 0);
 	static const uint16_t want[] = { 0, 1, 2, 3, 4, 1, 0, 0, 1, 0, 1, 1 };
@@ -575,15 +597,23 @@ START_TEST(finalize_two_threads) {
 	ck_assert(memcmp(a->ev.op, b->ev.op, k * sizeof(uint32_t)) == 0);
 	/* Finalize drops the track column; the ranges say the same. */
 	ck_assert(a->ev.track == NULL && b->ev.track == NULL);
-	for (uint32_t t = 0; t < a->n_tracks; t++) {
-		ck_assert_uint_eq(a->tracks[t].first, b->tracks[t].first);
-		ck_assert_uint_eq(a->tracks[t].count, b->tracks[t].count);
-	}
+	ck_same_tracks(a, b);
 	ck_assert(memcmp(a->ev.args, b->ev.args, k * sizeof(uint32_t)) == 0);
 	ck_assert(memcmp(a->ev.flags, b->ev.flags, k) == 0);
 	ck_assert(memcmp(a->ev.depth, b->ev.depth, k * sizeof(uint16_t)) == 0);
 	ck_assert_uint_eq(a->flows[0].from, b->flows[0].from);
 	ck_assert_uint_eq(a->flows[0].to, b->flows[0].to);
+	ck_assert_uint_eq(a->samples.n, b->samples.n);
+	ck_assert(memcmp(a->samples.ts, b->samples.ts, a->samples.n * sizeof(int64_t)) == 0);
+	ck_assert(memcmp(a->samples.value, b->samples.value, a->samples.n * sizeof(double)) == 0);
+	for (size_t c = 0; c < a->n_counters; c++) {
+		ck_assert_uint_eq(a->counters[c].first, b->counters[c].first);
+		ck_assert_uint_eq(a->counters[c].count, b->counters[c].count);
+		for (size_t i = 1; i < b->counters[c].count; i++) {
+			size_t at = b->counters[c].first + i;
+			ck_assert_int_le(b->samples.ts[at - 1], b->samples.ts[at]);
+		}
+	}
 	/* The invalid-track event comes first; tracks are sorted by start. */
 	ck_assert_uint_eq(tc_model_event_track(b, 0), TC_NONE);
 	ck_assert_uint_eq(b->tracks[0].first, 1);

@@ -81,7 +81,7 @@ static bool has_warning(const struct tc_model *m, const char *part) {
 }
 
 static const char *dev_name(const struct tc_model *m, size_t ev) {
-	return tc_model_str(m, m->devices[m->tracks[tc_model_event_track(m, ev)].device].name);
+	return tc_model_str(m, m->devices[tc_test_track_of(m, ev)->device].name);
 }
 
 /* Copy a real trace's path into out (tc_test_trace's buffer rotates);
@@ -155,15 +155,15 @@ START_TEST(slices_nested) {
 	ck_assert_int_eq(sn, 7);
 	/* Devices and tracks. */
 	ck_assert_str_eq(dev_name(m, step), "trainer (pid 100)");
-	ck_assert_uint_eq(m->devices[m->tracks[tc_model_event_track(m, step)].device].kind, TC_DEV_CPU);
-	ck_assert_str_eq(tc_model_str(m, m->tracks[tc_model_event_track(m, step)].name), "main");
-	ck_assert_uint_eq(m->tracks[tc_model_event_track(m, step)].kind, TC_TRACK_HOST_THREAD);
-	ck_assert_int_eq(m->tracks[tc_model_event_track(m, step)].src_id, 101);
+	ck_assert_uint_eq(m->devices[tc_test_track_of(m, step)->device].kind, TC_DEV_CPU);
+	ck_assert_str_eq(tc_model_str(m, tc_test_track_of(m, step)->name), "main");
+	ck_assert_uint_eq(tc_test_track_of(m, step)->kind, TC_TRACK_HOST_THREAD);
+	ck_assert_int_eq(tc_test_track_of(m, step)->src_id, 101);
 	ck_assert_str_eq(dev_name(m, rd), "trainer (pid 100)");
-	ck_assert_uint_eq(m->tracks[tc_model_event_track(m, rd)].kind, TC_TRACK_OTHER);
+	ck_assert_uint_eq(tc_test_track_of(m, rd)->kind, TC_TRACK_OTHER);
 	ck_assert_str_eq(dev_name(m, gemm), "GPU 1");
-	ck_assert_uint_eq(m->tracks[tc_model_event_track(m, gemm)].kind, TC_TRACK_STREAM);
-	ck_assert_int_eq(m->devices[m->tracks[tc_model_event_track(m, gemm)].device].ordinal, 1);
+	ck_assert_uint_eq(tc_test_track_of(m, gemm)->kind, TC_TRACK_STREAM);
+	ck_assert_int_eq(m->devices[tc_test_track_of(m, gemm)->device].ordinal, 1);
 	/* Debug annotations. */
 	ck_assert_int_eq(arg(m, fwd, "batch").v.i, -32);
 	ck_assert(arg(m, fwd, "lr").v.d == 0.5);
@@ -239,7 +239,7 @@ START_TEST(counters) {
 	ck_assert_int_eq(m->samples.ts[bs->first + 3], 5000000);
 	/* The slice went to the default track (thread 51). */
 	size_t w = find_ev(m, "work", 0);
-	ck_assert_str_eq(tc_model_str(m, m->tracks[tc_model_event_track(m, w)].name), "t51");
+	ck_assert_str_eq(tc_model_str(m, tc_test_track_of(m, w)->name), "t51");
 	tc_model_destroy(m);
 }
 END_TEST
@@ -315,8 +315,8 @@ START_TEST(gpu_packets) {
 	size_t st = find_ev(m, "vertex", 0);
 	size_t cp = find_ev(m, "Memcpy HtoD", 0);
 	ck_assert_str_eq(dev_name(m, va), "GPU 0");
-	ck_assert_str_eq(tc_model_str(m, m->tracks[tc_model_event_track(m, va)].name), "compute queue");
-	ck_assert_uint_eq(m->tracks[tc_model_event_track(m, va)].kind, TC_TRACK_STREAM);
+	ck_assert_str_eq(tc_model_str(m, tc_test_track_of(m, va)->name), "compute queue");
+	ck_assert_uint_eq(tc_test_track_of(m, va)->kind, TC_TRACK_STREAM);
 	ck_assert_uint_eq(tc_model_event_track(m, va), tc_model_event_track(m, st));
 	ck_assert_int_eq(m->ev.start[va], 0);
 	ck_assert_int_eq(m->ev.dur[va], 500000);
@@ -325,7 +325,7 @@ START_TEST(gpu_packets) {
 	ck_assert_uint_eq(m->ops[m->ev.op[va]].kind, TC_OP_KERNEL);
 	ck_assert_uint_eq(m->ops[m->ev.op[cp]].kind, TC_OP_MEMCPY_H2D);
 	ck_assert_str_eq(dev_name(m, cp), "GPU 1");
-	ck_assert_int_eq(m->tracks[tc_model_event_track(m, cp)].src_id, 3);
+	ck_assert_int_eq(tc_test_track_of(m, cp)->src_id, 3);
 	ck_samples(m, "GPU Frequency", "", (double[]){ 1500, 1750.5 }, 2);
 	const struct tc_counter *c = counter(m, "GPU Frequency");
 	ck_assert_str_eq(tc_model_str(m, m->devices[c->device].name), "GPU 0");
@@ -341,9 +341,9 @@ START_TEST(legacy_descriptors) {
 	size_t fr = find_ev(m, "frame", 0), dr = find_ev(m, "draw", 0);
 	size_t tick = find_ev(m, "delta tick", 0), ld = find_ev(m, "load", 0);
 	ck_assert_str_eq(dev_name(m, fr), "renderer (pid 77)");
-	ck_assert_str_eq(tc_model_str(m, m->tracks[tc_model_event_track(m, fr)].name), "compositor");
-	ck_assert_uint_eq(m->tracks[tc_model_event_track(m, fr)].kind, TC_TRACK_HOST_THREAD);
-	ck_assert_int_eq(m->tracks[tc_model_event_track(m, fr)].src_id, 78);
+	ck_assert_str_eq(tc_model_str(m, tc_test_track_of(m, fr)->name), "compositor");
+	ck_assert_uint_eq(tc_test_track_of(m, fr)->kind, TC_TRACK_HOST_THREAD);
+	ck_assert_int_eq(tc_test_track_of(m, fr)->src_id, 78);
 	ck_assert_int_eq(m->ev.dur[fr], 4000000);
 	/* X: duration_us 2. */
 	ck_assert_int_eq(m->ev.start[dr], 1000000);
@@ -355,8 +355,8 @@ START_TEST(legacy_descriptors) {
 	/* Async S/F with global id 9: a track of its own, named after the event. */
 	ck_assert_int_eq(m->ev.start[ld], 500000);
 	ck_assert_int_eq(m->ev.dur[ld], 3000000);
-	ck_assert_int_eq(m->tracks[tc_model_event_track(m, ld)].src_id, 9);
-	ck_assert_str_eq(tc_model_str(m, m->tracks[tc_model_event_track(m, ld)].name), "load");
+	ck_assert_int_eq(tc_test_track_of(m, ld)->src_id, 9);
+	ck_assert_str_eq(tc_model_str(m, tc_test_track_of(m, ld)->name), "load");
 	tc_model_destroy(m);
 }
 END_TEST

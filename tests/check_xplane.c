@@ -306,7 +306,7 @@ START_TEST(fixture_gpu) {
 		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->from]].name), "cudaLaunchKernel");
 		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
 		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
-		ck_assert_uint_eq(m->devices[m->tracks[tc_model_event_track(m, fl->to)].device].kind, TC_DEV_GPU);
+		ck_assert_uint_eq(m->devices[tc_test_track_of(m, fl->to)->device].kind, TC_DEV_GPU);
 	}
 
 	/* Memory counters from MemoryAllocation/Deallocation. */
@@ -509,7 +509,7 @@ START_TEST(negative_varints) {
 	struct tc_model *m = load_bytes(space.b, space.n, &err);
 	ck_assert_msg(m != NULL, "%s", err.msg);
 	ck_assert_uint_eq(m->ev.n, 1);
-	ck_assert_int_eq(m->tracks[tc_model_event_track(m, 0)].src_id, -5);
+	ck_assert_int_eq(tc_test_track_of(m, 0)->src_id, -5);
 	ck_assert_int_eq(m->devices[0].src_id, -7);
 	ck_assert_int_eq(m->devices[0].ordinal, 3);
 	ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[0]].name), "negative.op");

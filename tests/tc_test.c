@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include "model/model.h"
 #include "tc_test.h"
 
 static const char *join(const char *env, const char *dflt, const char *rel) {
@@ -55,4 +56,10 @@ int tc_test_run(Suite *s) {
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+const struct tc_track *tc_test_track_of(const struct tc_model *m, size_t ev) {
+	uint32_t t = tc_model_event_track(m, ev);
+	ck_assert_msg(t < m->n_tracks, "event %zu has no track", ev);
+	return &m->tracks[t];
 }

@@ -15,6 +15,10 @@ const char *tc_test_src(const char *rel);
 const char *tc_test_build(const char *rel);
 /* Read a whole file into a malloc'd buffer. */
 unsigned char *tc_test_slurp(const char *path, size_t *len);
+struct tc_model;
+struct tc_track;
+/* Event ev's track (the model's tc_model_event_track), asserted to exist. */
+const struct tc_track *tc_test_track_of(const struct tc_model *m, size_t ev);
 /* Run a suite, return the process exit status (0 = all passed). */
 int tc_test_run(Suite *s);
 

@@ -50,8 +50,11 @@ bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	bool on_device = false;
 	for (size_t t = 0; t < m->n_tracks && !on_device; t++) {
 		const struct tc_track *tr = &m->tracks[t];
+		if (!device_track(m, (uint32_t)t)) {
+			continue;
+		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count && !on_device; i++) {
-			on_device = m->ops[m->ev.op[i]].kind == TC_OP_STEP && device_track(m, (uint32_t)t);
+			on_device = m->ops[m->ev.op[i]].kind == TC_OP_STEP;
 		}
 	}
 	int64_t lo = INT64_MAX, hi = INT64_MIN;

@@ -238,38 +238,6 @@ int64_t tc_ivals_length(const struct tc_ivals *v) {
 	return s;
 }
 
-int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b) {
-	int64_t s = 0;
-	size_t i = 0, j = 0;
-	while (i < a->n && j < b->n) {
-		int64_t lo = a->lo[i] > b->lo[j] ? a->lo[i] : b->lo[j];
-		int64_t hi = a->hi[i] < b->hi[j] ? a->hi[i] : b->hi[j];
-		if (hi > lo) {
-			s = tc_sat_add(s, gap(lo, hi));
-		}
-		if (a->hi[i] < b->hi[j]) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-	return s;
-}
-
-void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out) {
-	out->n = 0;
-	size_t i = 0, j = 0;
-	while (i < a->n || j < b->n) {
-		if (j >= b->n || (i < a->n && a->lo[i] <= b->lo[j])) {
-			tc_ivals_push(out, a->lo[i], a->hi[i]);
-			i++;
-		} else {
-			tc_ivals_push(out, b->lo[j], b->hi[j]);
-			j++;
-		}
-	}
-}
-
 /* Room for need intervals, lo and hi alike. */
 static void ivals_reserve(struct tc_ivals *v, size_t need) {
 	if (need <= v->cap) {
@@ -492,20 +460,6 @@ int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track) {
 	return hi > lo ? tc_sat_add(s, gap(lo, hi)) : s;
 }
 
-void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi) {
-	size_t w = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
-		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
-		if (b > a) {
-			v->lo[w] = a;
-			v->hi[w] = b;
-			w++;
-		}
-	}
-	v->n = w;
-}
-
 uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n) {
 	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
 	size_t k = 0;
@@ -544,13 +498,6 @@ int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi) {
 		}
 	}
 	return s;
-}
-
-void tc_ivals_copy(struct tc_ivals *dst, const struct tc_ivals *src) {
-	dst->n = 0;
-	for (size_t i = 0; i < src->n; i++) {
-		tc_ivals_push(dst, src->lo[i], src->hi[i]);
-	}
 }
 
 static bool keep_kind(const struct tc_model *m, size_t ev, void *ctx) {

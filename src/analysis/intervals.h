@@ -33,19 +33,11 @@ void tc_ivals_union_kinds(const struct tc_model *m, const uint32_t *tracks, size
 #define TC_KINDS_DEVICE_COMPUTE (TC_KIND_BIT(TC_OP_KERNEL) | TC_KIND_BIT(TC_OP_MEMSET) | \
 	TC_KIND_BIT(TC_OP_OTHER) | TC_KIND_BIT(TC_OP_HOST_OP) | TC_KIND_BIT(TC_OP_OVERHEAD))
 int64_t tc_ivals_length(const struct tc_ivals *v);
-/* Length of a ∩ b. */
-int64_t tc_ivals_overlap(const struct tc_ivals *a, const struct tc_ivals *b);
-/* out = a ∪ b; out must differ from a and b. */
-void tc_ivals_merge(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
 /* a = a ∪ b, in a's storage. */
 void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b);
-/* Clip to [lo, hi). */
-void tc_ivals_clip(struct tc_ivals *v, int64_t lo, int64_t hi);
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
 /* Length of v ∩ [lo, hi) (binary search; v unchanged). */
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
-/* Copy src into dst (dst's storage reused). */
-void tc_ivals_copy(struct tc_ivals *dst, const struct tc_ivals *src);
 
 /* Unions for every op kind in one pass over the events of tracks:
  * out[k] = union of the events whose op kind is k (cleared first). Cheaper

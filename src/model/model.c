@@ -210,10 +210,16 @@ static void events_reserve(struct tc_events *e, size_t need) {
 static void restore_track_column(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
 	uint32_t *col = tc_xmalloc((e->cap ? e->cap : 1) * sizeof(*col));
-	for (size_t i = 0; i < e->n; i++) {
-		uint32_t t = tc_model_event_track(m, i);
-		/* Events of no track (a reader bug) stay on none. */
-		col[i] = t != TC_NONE ? t : (uint32_t)m->n_tracks;
+	/* Events of no track (a reader bug, before track 0's) stay on none. */
+	size_t lead = m->n_tracks ? m->tracks[0].first : e->n;
+	for (size_t i = 0; i < lead; i++) {
+		col[i] = (uint32_t)m->n_tracks;
+	}
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			col[i] = (uint32_t)t;
+		}
 	}
 	e->track = col;
 }
@@ -656,8 +662,12 @@ static uint32_t arg_map(const struct list_map *lm, uint32_t first) {
 }
 
 void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
+	/* A finalized model has no track column: bring it back to copy it. */
 	if (!dst->ev.track && dst->ev.cap) {
 		restore_track_column(dst);
+	}
+	if (!src->ev.track && src->ev.cap) {
+		restore_track_column(src);
 	}
 	uint32_t *smap = tc_xmalloc(src->strings.n * sizeof(*smap));
 	for (size_t i = 0; i < src->strings.n; i++) {
@@ -739,7 +749,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		dst->ev.start[j] = st;
 		dst->ev.dur[j] = src->ev.dur[i];
 		dst->ev.op[j] = off(src->ev.op[i], b_op);
-		dst->ev.track[j] = off(tc_model_event_track(src, i), b_track);
+		dst->ev.track[j] = off(src->ev.track[i], b_track);
 		dst->ev.args[j] = arg_map(&lm, src->ev.args[i]);
 		dst->ev.flags[j] = src->ev.flags[i];
 	}
@@ -804,6 +814,27 @@ static int cmp_rec(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* The ends of the events enclosing the current one on a track. */
+struct nest {
+	int64_t *end;
+	size_t cap, top;
+};
+
+/* Depth of an event starting at s lasting d, given the track's events
+ * before it in order; then it encloses what starts before its end. */
+static inline uint16_t nest_push(struct nest *st, int64_t s, int64_t d) {
+	while (st->top > 0 && st->end[st->top - 1] <= s) {
+		st->top--;
+	}
+	uint16_t depth = st->top > UINT16_MAX ? UINT16_MAX : (uint16_t)st->top;
+	/* An instant never encloses anything. */
+	if (d > 0) {
+		TC_GROW(st->end, st->cap, st->top + 1);
+		st->end[st->top++] = s + d;
+	}
+	return depth;
+}
+
 /* True when events are already grouped by track in track order and sorted
  * within each track (readers that emit line by line): then finalize needs
  * no permutation. The same pass sets the track ranges and the depths, so
@@ -815,8 +846,7 @@ static bool events_grouped(struct tc_model *m) {
 	 * depths in ahead only once the order has held for a while. */
 	const size_t hint_at = (size_t)1 << 18;
 	uint16_t *depth = tc_xcalloc(n ? n : 1, sizeof(*depth));
-	int64_t *stack = NULL;
-	size_t cap = 0, top = 0;
+	struct nest st = { 0 };
 	uint16_t maxd = 0;
 	uint32_t cur = TC_NONE;
 	for (size_t t = 0; t < nt; t++) {
@@ -842,27 +872,19 @@ static bool events_grouped(struct tc_model *m) {
 			}
 			cur = t;
 			m->tracks[t].first = (uint32_t)i;
-			top = 0;
+			st.top = 0;
 			maxd = 0;
 		} else if (e->start[i - 1] > s || (e->start[i - 1] == s && e->dur[i - 1] < e->dur[i])) {
 			goto unsorted;
 		}
-		/* As set_depths. */
-		while (top > 0 && stack[top - 1] <= s) {
-			top--;
-		}
-		depth[i] = top > UINT16_MAX ? UINT16_MAX : (uint16_t)top;
+		depth[i] = nest_push(&st, s, e->dur[i]);
 		maxd = depth[i] > maxd ? depth[i] : maxd;
-		if (e->dur[i] > 0) {
-			TC_GROW(stack, cap, top + 1);
-			stack[top++] = s + e->dur[i];
-		}
 	}
 	if (cur != TC_NONE) {
 		m->tracks[cur].count = (uint32_t)(n - m->tracks[cur].first);
 		m->tracks[cur].max_depth = maxd;
 	}
-	free(stack);
+	free(st.end);
 	free(m->ev.depth);
 	m->ev.depth = depth;
 	/* Empty tracks start where the previous track ends, as in the general
@@ -877,7 +899,7 @@ static bool events_grouped(struct tc_model *m) {
 	}
 	return true;
 unsorted:
-	free(stack);
+	free(st.end);
 	free(depth);
 	return false;
 }
@@ -1026,30 +1048,18 @@ static void set_depths(struct tc_model *m) {
 	/* Events of no track (before track 0's) are on no stack. */
 	size_t lead = m->n_tracks ? m->tracks[0].first : e->n;
 	memset(e->depth, 0, lead * sizeof(*e->depth));
-	int64_t *stack = NULL;
-	size_t cap = 0;
+	struct nest st = { 0 };
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		struct tc_track *tr = &m->tracks[t];
-		size_t top = 0;
 		uint16_t maxd = 0;
+		st.top = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			int64_t s = e->start[i];
-			while (top > 0 && stack[top - 1] <= s) {
-				top--;
-			}
-			e->depth[i] = top > UINT16_MAX ? UINT16_MAX : (uint16_t)top;
-			if (e->depth[i] > maxd) {
-				maxd = e->depth[i];
-			}
-			/* An instant never encloses anything. */
-			if (e->dur[i] > 0) {
-				TC_GROW(stack, cap, top + 1);
-				stack[top++] = s + e->dur[i];
-			}
+			e->depth[i] = nest_push(&st, e->start[i], e->dur[i]);
+			maxd = e->depth[i] > maxd ? e->depth[i] : maxd;
 		}
 		tr->max_depth = maxd;
 	}
-	free(stack);
+	free(st.end);
 }
 
 struct sample_rec {
@@ -1070,7 +1080,6 @@ static int cmp_sample(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Scatter column col to positions dst (a permutation of 0..n-1). */
 /* Scatter column col to positions dst (a permutation of 0..n-1) through
  * scratch (at least n elements), as PERMUTE_VIA: one scratch for every
  * column costs fewer fresh pages than a new column each. */

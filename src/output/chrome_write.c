@@ -504,12 +504,11 @@ static void write_counters(struct writer *w) {
 	}
 }
 
-static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev,
+static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev, uint32_t t,
 		const char *name) {
 	const struct tc_model *m = w->m;
 	begin_event(w, ph);
 	put_key_uint(w->o, ",\"id\":", id);
-	uint32_t t = tc_model_event_track(m, ev);
 	put_key_uint(w->o, ",\"pid\":", pid_of(m, m->tracks[t].device));
 	put_key_uint(w->o, ",\"tid\":", w->tid[t]);
 	put_ts(w, m->ev.start[ev]);
@@ -530,9 +529,14 @@ static void write_flows(struct writer *w) {
 				!tc_selection_has(w->sel, fl->to)) {
 			continue;
 		}
+		/* An end on no track (a reader bug) has no thread to draw it on. */
+		uint32_t tf = tc_model_event_track(m, fl->from), tt = tc_model_event_track(m, fl->to);
+		if (tf == TC_NONE || tt == TC_NONE) {
+			continue;
+		}
 		const char *name = fl->kind == TC_FLOW_LAUNCH ? "launch" : "flow";
-		flow_end(w, "s", k + 1, fl->from, name);
-		flow_end(w, "f", k + 1, fl->to, name);
+		flow_end(w, "s", k + 1, fl->from, tf, name);
+		flow_end(w, "f", k + 1, fl->to, tt, name);
 		w->st->flows++;
 	}
 }
