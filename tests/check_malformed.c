@@ -131,9 +131,10 @@ static int ingest_full(const uint8_t *data, size_t len, const struct tc_reader *
 }
 
 /*
- * JSON is read serially or, with a spare core, pipelined (a producer thread
- * tokenises): both must give the same answer, error text and offset
- * included, so JSON cases run both ways.
+ * JSON and xplane are read serially or, with a spare core, pipelined (a
+ * producer thread tokenises JSON; a second thread decodes xplane lines):
+ * both must give the same answer, error text and offset included, so their
+ * cases run both ways (xplane's pipeline forced on for small planes).
  */
 static int ingest(const uint8_t *data, size_t len, const struct tc_reader *r) {
 	struct tc_limits lim;
@@ -142,8 +143,8 @@ static int ingest(const uint8_t *data, size_t len, const struct tc_reader *r) {
 	struct tc_error e1, e2;
 	int code = ingest_full(data, len, r, &lim, &e1);
 	const struct tc_reader *s = r ? r : tc_ingest_sniff(data, len < TC_INPUT_HEAD ? len : TC_INPUT_HEAD);
-	if (s == &tc_reader_json) {
-		lim.reader_thread = true;
+	if (s == &tc_reader_json || s == &tc_reader_xplane) {
+		lim.reader_thread = s == &tc_reader_xplane ? TC_READER_THREAD_ALWAYS : 1;
 		int code2 = ingest_full(data, len, r, &lim, &e2);
 		ck_assert_msg(code == code2, "%s: serial exit %d, pipelined %d (%s / %s)", current,
 			code, code2, e1.msg, e2.msg);

@@ -12,12 +12,31 @@
 
 /* ---- helpers ---- */
 
+/*
+ * Every load reads the file twice: serially and with its planes' lines
+ * decoded on a second thread (the pipeline, forced on however small the
+ * plane). Both must give the same model, ids included, or the same error
+ * at the same offset.
+ */
 static struct tc_model *load(const char *path, struct tc_error *err) {
 	struct tc_limits lim;
 	tc_limits_default(&lim);
 	struct tc_model *m = tc_model_create();
 	tc_error_init(err);
-	if (!tc_ingest_file(m, path, &lim, err)) {
+	bool ok = tc_ingest_file(m, path, &lim, err);
+	lim.reader_thread = TC_READER_THREAD_ALWAYS;
+	struct tc_model *m2 = tc_model_create();
+	struct tc_error e2;
+	tc_error_init(&e2);
+	bool ok2 = tc_ingest_file(m2, path, &lim, &e2);
+	ck_assert_msg(ok == ok2 && err->code == e2.code && strcmp(err->msg, e2.msg) == 0 &&
+		err->offset == e2.offset, "%s: serial '%s' at %lld, pipelined '%s' at %lld",
+		path, err->msg, (long long)err->offset, e2.msg, (long long)e2.offset);
+	if (ok) {
+		tc_test_same_model(m, m2, path);
+	}
+	tc_model_destroy(m2);
+	if (!ok) {
 		tc_model_destroy(m);
 		return NULL;
 	}
@@ -625,6 +644,167 @@ END_TEST
 
 /* ---- real traces (skipped when ../shared/traces is absent) ---- */
 
+/* ---- the pipeline ---- */
+
+/* A growing buffer for files past struct buf's 4 KiB. */
+struct dbuf {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void d_bytes(struct dbuf *d, const void *p, size_t n) {
+	if (d->n + n > d->cap) {
+		d->cap = (d->n + n) * 2;
+		d->b = realloc(d->b, d->cap);
+		ck_assert_ptr_nonnull(d->b);
+	}
+	memcpy(d->b + d->n, p, n);
+	d->n += n;
+}
+
+static void d_varint(struct dbuf *d, uint64_t v) {
+	uint8_t t[10];
+	size_t k = 0;
+	while (v >= 0x80) {
+		t[k++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	t[k++] = (uint8_t)v;
+	d_bytes(d, t, k);
+}
+
+static void d_len(struct dbuf *d, uint32_t num, const uint8_t *p, size_t n) {
+	d_varint(d, (uint64_t)num << 3 | 2);
+	d_varint(d, n);
+	d_bytes(d, p, n);
+}
+
+/* One XEvent of the pipeline test: fast, slow (unknown field, too many
+ * stats), aggregated, missing metadata, dangling refs, repeated strings. */
+static void put_mixed_event(struct dbuf *line, size_t i) {
+	struct buf ev = { 0 };
+	put_int(&ev, 1, i % 97 == 0 ? 999 : (int64_t)(1 + i % 50));
+	if (i % 151 == 0) {
+		put_int(&ev, 5, 3);
+		put_int(&ev, 3, 40);
+	} else {
+		put_int(&ev, 2, (int64_t)i * 10);
+		put_int(&ev, 3, (int64_t)(i % 9));
+	}
+	size_t nst = i % 203 == 0 ? 20 : 3;
+	for (size_t k = 0; k < nst; k++) {
+		struct buf st = { 0 };
+		char v[32];
+		switch (k % 3) {
+		case 0:
+			put_int(&st, 1, 1);
+			put_int(&st, 4, (int64_t)i);
+			break;
+		case 1:
+			snprintf(v, sizeof(v), "s%zu", (i / 5) % 7);
+			put_int(&st, 1, 2);
+			put_str(&st, 5, v);
+			break;
+		default:
+			put_int(&st, 1, 3);
+			put_int(&st, 7, i % 13 == 0 ? 77 : 2);
+			break;
+		}
+		put_len(&ev, 4, &st);
+	}
+	if (i % 101 == 0) {
+		put_int(&ev, 9, 1); /* unknown field: the slow decoder */
+	}
+	d_len(line, 4, ev.b, ev.n);
+}
+
+/* Planes of thousands of events cross the pipeline's chunks; both reads
+ * (load) must agree, on the whole file, on a damaged line and on cuts. */
+START_TEST(pipeline_chunks) {
+	struct dbuf space = { 0 };
+	for (int p = 0; p < 2; p++) {
+		struct dbuf plane = { 0 };
+		struct buf hdr = { 0 };
+		char name[32];
+		snprintf(name, sizeof(name), "/device:GPU:%d", p);
+		put_str(&hdr, 2, name);
+		d_bytes(&plane, hdr.b, hdr.n);
+		for (int l = 0; l < 3; l++) {
+			struct dbuf line = { 0 };
+			struct buf lh = { 0 };
+			put_int(&lh, 1, l);
+			put_str(&lh, 2, l == 2 ? "_counters_" : "Stream #1");
+			/* The second line is on the epoch clock: it sets the origin. */
+			put_int(&lh, 3, l == 1 ? 1700000000000000000LL : 1000);
+			d_bytes(&line, lh.b, lh.n);
+			size_t n = l == 2 ? 3000 : 9000 + (size_t)p * 1000;
+			for (size_t i = 0; i < n; i++) {
+				put_mixed_event(&line, i);
+			}
+			struct buf tail = { 0 };
+			snprintf(name, sizeof(name), "line %d", l);
+			put_str(&tail, 11, name);
+			d_bytes(&line, tail.b, tail.n);
+			d_len(&plane, 3, line.b, line.n);
+			free(line.b);
+		}
+		struct buf meta = { 0 };
+		for (int k = 1; k <= 50; k++) {
+			snprintf(name, sizeof(name), "op%d", k);
+			put_meta(&meta, 4, k, name);
+		}
+		put_meta(&meta, 5, 1, "correlation_id");
+		put_meta(&meta, 5, 2, "kind");
+		put_meta(&meta, 5, 3, "ref");
+		d_bytes(&plane, meta.b, meta.n);
+		d_len(&space, 1, plane.b, plane.n);
+		free(plane.b);
+	}
+	struct tc_error err;
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_gt(m->ev.n, 30000);
+	ck_assert_uint_gt(m->n_aggs, 100);
+	ck_assert_uint_gt(m->samples.n, 5000);
+	ck_assert(has_warning(m, "missing event metadata"));
+	ck_assert(has_warning(m, "ref_value"));
+	tc_model_destroy(m);
+	/* Cuts: most fall inside a plane and fail; both reads agree. */
+	for (size_t k = 1; k <= 40; k++) {
+		m = load_bytes(space.b, space.n * k / 41, &err);
+		if (m) {
+			tc_model_destroy(m);
+		}
+	}
+	/* A damaged line after thousands of events: field 3 as a length. */
+	struct dbuf bad = { 0 };
+	struct buf lh = { 0 }, pl = { 0 };
+	put_str(&pl, 2, "/device:GPU:9");
+	d_bytes(&bad, pl.b, pl.n);
+	struct dbuf line = { 0 };
+	put_int(&lh, 1, 1);
+	put_str(&lh, 2, "Stream #2");
+	d_bytes(&line, lh.b, lh.n);
+	for (size_t i = 1; i < 6000; i++) {
+		put_mixed_event(&line, i);
+	}
+	d_len(&bad, 3, line.b, line.n);
+	struct buf broken = { 0 };
+	put_str(&broken, 3, "not a timestamp");
+	d_len(&bad, 3, broken.b, broken.n);
+	struct dbuf space2 = { 0 };
+	d_len(&space2, 1, bad.b, bad.n);
+	m = load_bytes(space2.b, space2.n, &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "wrong wire type") != NULL, "%s", err.msg);
+	free(line.b);
+	free(bad.b);
+	free(space2.b);
+	free(space.b);
+}
+END_TEST
+
 START_TEST(real_tpu_inference) {
 	const char *p = tc_test_trace("xplane/xprof-tpu_inference_2.xplane.pb");
 	if (!p) {
@@ -721,6 +901,7 @@ int main(void) {
 	tcase_add_test(tc, negative_varints);
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, async_op_kinds);
+	tcase_add_test(tc, pipeline_chunks);
 	tcase_add_test(tc, real_tpu_inference);
 	tcase_add_test(tc, real_gpu_multiworker);
 	tcase_add_test(tc, real_all_load);

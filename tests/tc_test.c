@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include "model/model.h"
 #include "tc_test.h"
@@ -62,4 +63,82 @@ const struct tc_track *tc_test_track_of(const struct tc_model *m, size_t ev) {
 	uint32_t t = tc_model_event_track(m, ev);
 	ck_assert_msg(t < m->n_tracks, "event %zu has no track", ev);
 	return &m->tracks[t];
+}
+
+/* Field by field (struct padding may differ). */
+void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, const char *what) {
+	ck_assert_msg(a->strings.n == b->strings.n, "%s: %zu strings against %zu", what,
+		(size_t)a->strings.n, (size_t)b->strings.n);
+	for (size_t i = 0; i < a->strings.n; i++) {
+		ck_assert_msg(a->strings.v[i].len == b->strings.v[i].len &&
+			memcmp(a->strings.v[i].s, b->strings.v[i].s, a->strings.v[i].len) == 0,
+			"%s: string %zu differs", what, i);
+	}
+	ck_assert_msg(a->origin_ns == b->origin_ns && a->origin_epoch == b->origin_epoch,
+		"%s: origins differ", what);
+	ck_assert_msg(a->n_devices == b->n_devices, "%s: devices", what);
+	for (size_t i = 0; i < a->n_devices; i++) {
+		const struct tc_device *x = &a->devices[i], *y = &b->devices[i];
+		ck_assert_msg(x->name == y->name && x->kind == y->kind && x->ordinal == y->ordinal &&
+			x->host == y->host && x->src_id == y->src_id && x->model == y->model &&
+			x->vendor == y->vendor && x->peak_flops == y->peak_flops &&
+			x->peak_bw == y->peak_bw && x->memory_bytes == y->memory_bytes &&
+			x->core_count == y->core_count && x->clock_khz == y->clock_khz &&
+			x->args == y->args, "%s: device %zu differs", what, i);
+	}
+	ck_assert_msg(a->n_tracks == b->n_tracks, "%s: tracks", what);
+	for (size_t i = 0; i < a->n_tracks; i++) {
+		const struct tc_track *x = &a->tracks[i], *y = &b->tracks[i];
+		ck_assert_msg(x->name == y->name && x->device == y->device && x->kind == y->kind &&
+			x->src_id == y->src_id && x->sort == y->sort && x->parent == y->parent,
+			"%s: track %zu differs", what, i);
+	}
+	ck_assert_msg(a->n_ops == b->n_ops, "%s: %zu ops against %zu", what, a->n_ops, b->n_ops);
+	for (size_t i = 0; i < a->n_ops; i++) {
+		const struct tc_op *x = &a->ops[i], *y = &b->ops[i];
+		ck_assert_msg(x->name == y->name && x->category == y->category && x->kind == y->kind &&
+			x->flags == y->flags && x->flops == y->flops && x->bytes == y->bytes &&
+			x->args == y->args, "%s: op %zu differs", what, i);
+	}
+	ck_assert_msg(a->n_argb == b->n_argb &&
+		(a->n_argb == 0 || memcmp(a->argb, b->argb, a->n_argb) == 0),
+		"%s: arg bytes differ", what);
+	ck_assert_msg(a->ev.n == b->ev.n, "%s: %zu events against %zu", what, a->ev.n, b->ev.n);
+	for (size_t i = 0; i < a->ev.n; i++) {
+		ck_assert_msg(a->ev.start[i] == b->ev.start[i] && a->ev.dur[i] == b->ev.dur[i] &&
+			a->ev.op[i] == b->ev.op[i] && a->ev.args[i] == b->ev.args[i] &&
+			a->ev.flags[i] == b->ev.flags[i] &&
+			tc_model_event_track(a, i) == tc_model_event_track(b, i),
+			"%s: event %zu differs", what, i);
+	}
+	ck_assert_msg(a->n_aggs == b->n_aggs, "%s: aggregates", what);
+	for (size_t i = 0; i < a->n_aggs; i++) {
+		const struct tc_aggregate *x = &a->aggs[i], *y = &b->aggs[i];
+		ck_assert_msg(x->op == y->op && x->track == y->track && x->count == y->count &&
+			x->dur_ps == y->dur_ps, "%s: aggregate %zu differs", what, i);
+	}
+	ck_assert_msg(a->n_counters == b->n_counters, "%s: counters", what);
+	for (size_t i = 0; i < a->n_counters; i++) {
+		const struct tc_counter *x = &a->counters[i], *y = &b->counters[i];
+		ck_assert_msg(x->name == y->name && x->device == y->device && x->unit == y->unit &&
+			x->group == y->group, "%s: counter %zu differs", what, i);
+	}
+	ck_assert_msg(a->samples.n == b->samples.n, "%s: samples", what);
+	for (size_t i = 0; i < a->samples.n; i++) {
+		ck_assert_msg(a->samples.ts[i] == b->samples.ts[i] &&
+			memcmp(&a->samples.value[i], &b->samples.value[i], sizeof(double)) == 0 &&
+			a->samples.counter[i] == b->samples.counter[i], "%s: sample %zu differs",
+			what, i);
+	}
+	ck_assert_msg(a->n_flows == b->n_flows, "%s: flows", what);
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct tc_flow *x = &a->flows[i], *y = &b->flows[i];
+		ck_assert_msg(x->from == y->from && x->to == y->to && x->kind == y->kind &&
+			x->id == y->id, "%s: flow %zu differs", what, i);
+	}
+	ck_assert_msg(a->n_warnings == b->n_warnings, "%s: warnings", what);
+	for (size_t i = 0; i < a->n_warnings; i++) {
+		ck_assert_msg(a->warnings[i].msg == b->warnings[i].msg &&
+			a->warnings[i].count == b->warnings[i].count, "%s: warning %zu differs", what, i);
+	}
 }

@@ -19,6 +19,9 @@ struct tc_model;
 struct tc_track;
 /* Event ev's track (the model's tc_model_event_track), asserted to exist. */
 const struct tc_track *tc_test_track_of(const struct tc_model *m, size_t ev);
+/* Assert that two models hold the same records with the same ids (e.g.
+ * one input read serially and pipelined). */
+void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, const char *what);
 /* Run a suite, return the process exit status (0 = all passed). */
 int tc_test_run(Suite *s);
 

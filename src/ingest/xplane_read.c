@@ -10,8 +10,11 @@
  *      plane, whose profile_start_time becomes the model origin;
  *   2. planes in file order: a scan of the plane's own fields first reads
  *      stat_metadata, plane stats and event_metadata (which writers put
- *      after the lines), then the lines are walked once. Mapped pages behind
- *      the cursor are released as the walk goes.
+ *      after the lines), then each line's header is walked, then its
+ *      events. With a spare core, a big plane's lines are decoded on a
+ *      second thread while this one fills the model in file order (see
+ *      "the pipeline"). Mapped pages behind the cursor are released as the
+ *      walk goes.
  *
  * Events: start = line.timestamp_ns * 1000 + offset_ps, relative to the
  * profile start (saved files are normalised; a line still on the epoch clock
@@ -24,6 +27,7 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ingest/ingest.h"
@@ -201,7 +205,8 @@ struct smeta {
 };
 
 /* A decoded XStat value. */
-enum sv_type { SV_NONE = 0, SV_INT, SV_UINT, SV_DOUBLE, SV_STR, SV_BYTES };
+/* SV_RAW: a str_value not yet interned (decoded off the main thread). */
+enum sv_type { SV_NONE = 0, SV_INT, SV_UINT, SV_DOUBLE, SV_STR, SV_BYTES, SV_RAW };
 
 struct sval {
 	uint8_t type;
@@ -248,6 +253,23 @@ struct launch {
 	uint32_t ev;
 };
 
+/* What decoding a plane's events needs: read-only while its lines are
+ * read, so the pipeline's decoding thread shares it. */
+struct dec {
+	const uint8_t *base;
+	const struct idmap *smap, *emap;
+	const struct smeta *sm;
+	uint32_t unknown_em;
+};
+
+struct dstat;
+
+/* The profile start, once known (epoch ns). */
+struct origin {
+	int64_t ns;  /* subtracted from epoch-clock lines */
+	bool have;
+};
+
 struct reader {
 	struct tc_model *m;
 	struct tc_input *in;
@@ -255,8 +277,7 @@ struct reader {
 	struct tc_error *err;
 	const uint8_t *base;
 	size_t size;
-	int64_t origin_ns;   /* subtracted from epoch-clock lines */
-	bool have_origin;
+	struct origin org;
 	uint32_t host;
 	size_t released;
 	/* per plane */
@@ -275,9 +296,11 @@ struct reader {
 	uint32_t k_unit_bytes, k_mem_alloc, k_mem_reserved, k_mem_peak, k_mem_avail;
 	struct launch *launch; /* host runtime calls with a correlation id */
 	size_t n_launch, cap_launch;
+	struct dec dec;      /* this plane's, once its metadata is read */
 	const uint8_t **sp; /* stat payloads of one event (slow decoder) */
 	size_t *sl;
-	size_t cap_sp, cap_sl;
+	struct dstat *ds;   /* and their values */
+	size_t cap_sp, cap_sl, cap_ds;
 };
 
 static bool fail(struct reader *r, const uint8_t *at, const char *fmt, const char *what) {
@@ -579,10 +602,158 @@ static const uint8_t stat_wt[9] = {
 	TC_PB_VARINT, TC_PB_LEN,
 };
 
+/*
+ * A stat decoded without the model: 16 bytes, as the decoding thread hands
+ * them over (see "pipeline"). Strings are left raw, as file offsets.
+ */
+struct xstat {
+	uint32_t k;  /* stat metadata index, TC_NONE unknown */
+	uint32_t tl; /* sv_type << 28 | raw length (SV_RAW) */
+	uint64_t v;  /* value bits; SV_STR: string id; SV_RAW: offset from base */
+};
+
+#define XSTAT_LEN_MAX ((1u << 28) - 1)
+
+/*
+ * The common XStat shapes (one-byte tags, no compression, no bytes) decoded
+ * with read-only plane metadata, so any thread may run it. ref_value's
+ * string is the referenced stat metadata's name; a dangling one is counted
+ * in *dangling. False for anything else: the caller decodes it again with
+ * parse_stat_slow, which also makes the precise error.
+ */
+static inline bool stat_fast(const struct idmap *smap, const struct smeta *sm,
+		const uint8_t *base, const uint8_t *p, size_t len, struct xstat *o,
+		uint64_t *dangling) {
+	const uint8_t *q = p, *end = p + len;
+	int64_t mid = 0;
+	uint32_t type = SV_NONE, rlen = 0;
+	uint64_t val = 0;
+	while (q < end) {
+		uint8_t tag = *q++;
+		uint64_t u;
+		if (tag == 0x11) {
+			if (end - q < 8) {
+				return false;
+			}
+			u = 0;
+			for (int i = 7; i >= 0; i--) {
+				u = (u << 8) | q[i];
+			}
+			q += 8;
+			type = SV_DOUBLE;
+			val = u;
+			continue;
+		}
+		if (!rd_varint(&q, end, &u)) {
+			return false;
+		}
+		switch (tag) {
+		case 0x08:
+			mid = (int64_t)u;
+			break;
+		case 0x18:
+			type = SV_UINT;
+			val = u;
+			break;
+		case 0x20:
+			type = SV_INT;
+			val = u;
+			break;
+		case 0x38: {
+			uint32_t k = idmap_get(smap, (int64_t)u);
+			if (k == TC_NONE) {
+				(*dangling)++;
+				type = SV_NONE;
+			} else {
+				type = SV_STR;
+				val = sm[k].name;
+			}
+			break;
+		}
+		case 0x2a:
+			if (u > (uint64_t)(end - q) || u > XSTAT_LEN_MAX) {
+				return false;
+			}
+			type = SV_RAW;
+			val = (uint64_t)(q - base);
+			rlen = (uint32_t)u;
+			q += u;
+			break;
+		default:
+			return false;
+		}
+	}
+	o->k = idmap_get(smap, mid);
+	o->tl = type << 28 | rlen;
+	o->v = val;
+	return true;
+}
+
+/* A string value's id. Nearly half the string stats of real GPU profiles
+ * repeat their stat's previous value (allocator names, context ids, region
+ * types): that one is compared before hashing. Over-long strings always go
+ * through intern, which counts them. */
+static inline uint32_t str_value(struct reader *r, uint32_t k, const uint8_t *s, size_t n) {
+	if (k == TC_NONE) {
+		return intern(r, s, n);
+	}
+	uint32_t last = r->sm[k].last;
+	const struct tc_intern *t = &r->m->strings;
+	if (last != TC_NONE && n <= r->lim->max_string && tc_intern_len(t, last) == n &&
+			memcmp(tc_intern_str(t, last), s, n) == 0) {
+		return last;
+	}
+	return r->sm[k].last = intern(r, s, n);
+}
+
+/* An xstat as a value, its raw string interned. */
+static inline void xstat_value(struct reader *r, const struct xstat *x, struct sval *v) {
+	v->type = (uint8_t)(x->tl >> 28);
+	v->raw = NULL;
+	switch (v->type) {
+	case SV_INT:
+		v->v.i = (int64_t)x->v;
+		break;
+	case SV_UINT:
+		v->v.u = x->v;
+		break;
+	case SV_DOUBLE:
+		v->v.d = tc_pb_double(x->v);
+		break;
+	case SV_STR:
+		v->v.s = (uint32_t)x->v;
+		break;
+	case SV_RAW:
+		v->type = SV_STR;
+		v->raw = r->base + x->v;
+		v->raw_len = x->tl & XSTAT_LEN_MAX;
+		v->v.s = str_value(r, x->k, v->raw, v->raw_len);
+		break;
+	default:
+		break;
+	}
+}
+
+static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
+		uint32_t *sm_out, struct sval *v);
+
 /* Decode one XStat. Returns false on malformed wire data; a stat whose
  * metadata is unknown gets *sm_out = TC_NONE. */
-/* ref_value: the string is the referenced stat metadata's name. */
-static inline void stat_ref(struct reader *r, struct sval *v, uint64_t ref) {
+static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
+		uint32_t *sm_out, struct sval *v) {
+	struct xstat x;
+	uint64_t dangling = 0;
+	if (!stat_fast(&r->smap, r->sm, r->base, p, len, &x, &dangling)) {
+		return parse_stat_slow(r, p, len, sm_out, v);
+	}
+	r->dangling_refs += dangling;
+	*sm_out = x.k;
+	xstat_value(r, &x, v);
+	return true;
+}
+
+/* ref_value in the general decoder. */
+static void stat_ref(struct reader *r, struct sval *v, uint64_t ref) {
 	uint32_t k = idmap_get(&r->smap, (int64_t)ref);
 	if (k == TC_NONE) {
 		r->dangling_refs++;
@@ -592,94 +763,6 @@ static inline void stat_ref(struct reader *r, struct sval *v, uint64_t ref) {
 		v->v.s = r->sm[k].name;
 		v->raw = NULL;
 	}
-}
-
-/* Resolve the stat's name and intern a borrowed string value. Nearly half
- * the string stats of real GPU profiles repeat their stat's previous value
- * (allocator names, context ids, region types): that one is compared before
- * hashing. Over-long strings always go through intern, which counts them. */
-static inline void stat_done(struct reader *r, int64_t mid, uint32_t *sm_out,
-		struct sval *v) {
-	uint32_t k = idmap_get(&r->smap, mid);
-	*sm_out = k;
-	if (v->type != SV_STR || !v->raw) {
-		return;
-	}
-	if (k == TC_NONE) {
-		v->v.s = intern(r, v->raw, v->raw_len);
-		return;
-	}
-	uint32_t last = r->sm[k].last;
-	const struct tc_intern *t = &r->m->strings;
-	if (last != TC_NONE && v->raw_len <= r->lim->max_string &&
-			tc_intern_len(t, last) == v->raw_len &&
-			memcmp(tc_intern_str(t, last), v->raw, v->raw_len) == 0) {
-		v->v.s = last;
-		return;
-	}
-	v->v.s = r->sm[k].last = intern(r, v->raw, v->raw_len);
-}
-
-static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
-		uint32_t *sm_out, struct sval *v);
-
-/* The common shapes (one-byte tags, no compression) without the generic
- * field loop; anything else goes to parse_stat_slow. */
-static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
-		uint32_t *sm_out, struct sval *v) {
-	const uint8_t *q = p, *end = p + len;
-	int64_t mid = 0;
-	v->type = SV_NONE;
-	v->raw = NULL;
-	while (q < end) {
-		uint8_t tag = *q++;
-		uint64_t u;
-		if (tag == 0x11) {
-			if (end - q < 8) {
-				return parse_stat_slow(r, p, len, sm_out, v);
-			}
-			u = 0;
-			for (int i = 7; i >= 0; i--) {
-				u = (u << 8) | q[i];
-			}
-			q += 8;
-			v->type = SV_DOUBLE;
-			v->v.d = tc_pb_double(u);
-			continue;
-		}
-		if (!rd_varint(&q, end, &u)) {
-			return parse_stat_slow(r, p, len, sm_out, v);
-		}
-		switch (tag) {
-		case 0x08:
-			mid = (int64_t)u;
-			break;
-		case 0x18:
-			v->type = SV_UINT;
-			v->v.u = u;
-			break;
-		case 0x20:
-			v->type = SV_INT;
-			v->v.i = (int64_t)u;
-			break;
-		case 0x38:
-			stat_ref(r, v, u);
-			break;
-		case 0x2a:
-			if (u > (uint64_t)(end - q)) {
-				return parse_stat_slow(r, p, len, sm_out, v);
-			}
-			v->type = SV_STR;
-			v->raw = q;
-			v->raw_len = (size_t)u;
-			q += u;
-			break;
-		default:
-			return parse_stat_slow(r, p, len, sm_out, v);
-		}
-	}
-	stat_done(r, mid, sm_out, v);
-	return true;
 }
 
 static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
@@ -756,7 +839,10 @@ static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 	if (rc < 0) {
 		return wire_fail(r, &pb, "XStat");
 	}
-	stat_done(r, mid, sm_out, v);
+	*sm_out = idmap_get(&r->smap, mid);
+	if (v->type == SV_STR && v->raw) {
+		v->v.s = str_value(r, *sm_out, v->raw, v->raw_len);
+	}
 	return true;
 }
 
@@ -1139,6 +1225,8 @@ static void mem_samples(struct reader *r, const struct mem_rec *mr, int64_t ts) 
 	}
 }
 
+#define FAST_STATS 16
+
 /* What an event's stats say beyond its args. */
 struct ev_extra {
 	int64_t group;      /* group_id, -1 none */
@@ -1149,55 +1237,57 @@ struct ev_extra {
 	struct mem_rec mr;
 };
 
-/* One stat of an event: an arg, with well-known stats normalised. */
-static bool event_stat(struct reader *r, const uint8_t *p, size_t len, struct ev_extra *x) {
+/* A decoded stat of an event. */
+struct dstat {
 	uint32_t k;
 	struct sval v;
-	if (!parse_stat(r, p, len, &k, &v)) {
-		return false;
+};
+
+/* One stat of an event: an arg, with well-known stats normalised. */
+static void event_stat(struct reader *r, const struct dstat *d, struct ev_extra *x) {
+	const struct sval *v = &d->v;
+	if (d->k == TC_NONE || v->type == SV_NONE) {
+		return;
 	}
-	if (k == TC_NONE || v.type == SV_NONE) {
-		return true;
-	}
-	const struct smeta *sm = &r->sm[k];
+	const struct smeta *sm = &r->sm[d->k];
 	if (sm->role == R_NONE) {
-		add_arg(r, sm->name, &v);
-		return true;
+		add_arg(r, sm->name, v);
+		return;
 	}
 	int64_t iv;
 	double dv;
 	switch (sm->role) {
 	case R_CORRELATION:
-		if (sval_i64(&v, &iv)) {
+		if (sval_i64(v, &iv)) {
 			x->corr = (uint64_t)iv;
 			x->have_corr = true;
 		}
-		add_arg(r, r->m->key.correlation, &v);
-		return true;
+		add_arg(r, r->m->key.correlation, v);
+		return;
 	case R_STEP_NUM:
-		add_arg(r, r->m->key.step, &v);
+		add_arg(r, r->m->key.step, v);
 		x->have_step = true;
-		return true;
+		return;
 	case R_GROUP_ID:
-		if (sval_i64(&v, &iv)) {
+		if (sval_i64(v, &iv)) {
 			x->group = iv;
 		}
 		break;
 	case R_MEMCPY_DETAILS:
-		if (v.type == SV_STR && memcpy_size(r->m, v.v.s, &iv)) {
+		if (v->type == SV_STR && memcpy_size(r->m, v->v.s, &iv)) {
 			tc_model_arg_int(r->m, r->m->key.bytes, iv);
 		}
 		break;
 	case R_ALLOCATOR:
-		if (v.type == SV_STR) {
-			x->mr.allocator = v.v.s;
+		if (v->type == SV_STR) {
+			x->mr.allocator = v->v.s;
 		}
 		break;
 	case R_BYTES_ALLOCATED:
 	case R_BYTES_RESERVED:
 	case R_PEAK_BYTES:
 	case R_BYTES_AVAILABLE:
-		if (sval_num(&v, &dv)) {
+		if (sval_num(v, &dv)) {
 			x->mr.v[sm->role == R_BYTES_ALLOCATED ? 0 : sm->role == R_BYTES_RESERVED ? 1 :
 				sm->role == R_PEAK_BYTES ? 2 : 3] = dv;
 			x->mem = true;
@@ -1206,66 +1296,102 @@ static bool event_stat(struct reader *r, const uint8_t *p, size_t len, struct ev
 	default:
 		break;
 	}
-	add_arg(r, sm->name, &v);
+	add_arg(r, sm->name, v);
+}
+
+/*
+ * An XEvent as the decoders hand it on: 24 bytes, with its stats (struct
+ * xstat) following in their own array. The decoding thread also hands on
+ * line headers and the events it leaves to this thread, by file offset.
+ */
+enum xe_kind {
+	XE_EVENT = 0,   /* a: start (ps, model time), b: duration (ps) */
+	XE_AGG,         /* a: occurrences, b: duration as written */
+	XE_SLOW,        /* a, b: offset and length of an XEvent for parse_event_slow */
+	XE_COUNTER,     /* a, b: an XEvent of a counter line */
+	XE_LINE,        /* a: index of the line header in its chunk, b: line offset */
+	XE_LINE_SERIAL, /* a, b: an XLine for parse_line (its header is bad) */
+};
+
+struct xev {
+	uint32_t ei;    /* event metadata index */
+	uint8_t kind;   /* enum xe_kind */
+	uint8_t ns;     /* stats (XE_EVENT) */
+	int64_t a, b;
+};
+
+/* Event start and end within the model's time bounds. */
+static bool event_time(int64_t base_ps, int64_t off, int64_t dur, int64_t *start,
+		const char **what) {
+	if ((off > 0 && base_ps > INT64_MAX / 2 - off) ||
+			(off < 0 && base_ps < INT64_MIN / 2 - off)) {
+		*what = "event offset";
+		return false;
+	}
+	*start = base_ps + off;
+	if (dur > 0 && *start > INT64_MAX / 2 - dur) {
+		*what = "event duration";
+		return false;
+	}
 	return true;
 }
 
-/* An XEvent's own fields; stats stay in the buffer until emit_event. */
-struct xevent {
-	int64_t mid, off, dur, occ;
-	bool agg;
-};
-
-/* Shared tail of both decoders: the op, then an aggregate or a timeline
- * event whose stats become args. */
-static bool emit_event(struct reader *r, const struct line_ctx *lc, const uint8_t *p,
-		const struct xevent *x, const uint8_t *const *sp, const size_t *sl, size_t ns) {
-	uint32_t ei = idmap_get(&r->emap, x->mid);
+/* The event's metadata index; a missing one is counted and gets the
+ * plane's "(unknown event metadata)" slot. */
+static inline uint32_t event_meta(const struct idmap *emap, uint32_t unknown, int64_t mid,
+		uint64_t *missing) {
+	uint32_t ei = idmap_get(emap, mid);
 	if (ei == TC_NONE) {
-		r->missing_meta++;
-		ei = r->unknown_em;
+		(*missing)++;
+		ei = unknown;
 	}
-	uint32_t op = r->em[ei].op[lc->cls];
+	return ei;
+}
+
+/* The op, then an aggregate or a timeline event whose stats become args. */
+static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
+		const struct dstat *st, size_t ns) {
+	uint32_t op = r->em[e->ei].op[lc->cls];
 	if (op == TC_NONE) {
-		op = make_op(r, ei, lc->cls);
+		op = make_op(r, e->ei, lc->cls);
 	}
-	if (x->agg) {
-		tc_model_add_aggregate(r->m, lc->track, op, x->occ, x->dur);
-		return true;
+	if (e->kind == XE_AGG) {
+		tc_model_add_aggregate(r->m, lc->track, op, e->a, e->b);
+		return;
 	}
-	int64_t off = x->off, dur = x->dur;
-	if ((off > 0 && lc->base_ps > INT64_MAX / 2 - off) ||
-			(off < 0 && lc->base_ps < INT64_MIN / 2 - off)) {
-		return fail(r, p, "xplane: %s overflows the time range", "event offset");
-	}
-	int64_t start = lc->base_ps + off;
-	if (dur > 0 && start > INT64_MAX / 2 - dur) {
-		return fail(r, p, "xplane: %s overflows the time range", "event duration");
-	}
+	int64_t start = e->a, dur = e->b;
 	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
 		dur == 0 ? TC_EV_INSTANT : 0);
 	if (ns == 0) {
-		return true;
+		return;
 	}
-	struct ev_extra x2 = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
+	struct ev_extra x = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
-		if (!event_stat(r, sp[i], sl[i], &x2)) {
-			return false;
-		}
+		event_stat(r, &st[i], &x);
 	}
-	if (!x2.have_step && x2.group >= 0 && lc->cls == LC_STEPS) {
-		tc_model_arg_int(r->m, r->m->key.step, x2.group);
+	if (!x.have_step && x.group >= 0 && lc->cls == LC_STEPS) {
+		tc_model_arg_int(r->m, r->m->key.step, x.group);
 	}
 	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
-	if (x2.mem) {
-		mem_samples(r, &x2.mr, start);
+	if (x.mem) {
+		mem_samples(r, &x.mr, start);
 	}
-	if (x2.have_corr && lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
+	if (x.have_corr && lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
 		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
-		r->launch[r->n_launch++] = (struct launch){ x2.corr, ev };
+		r->launch[r->n_launch++] = (struct launch){ x.corr, ev };
 	}
-	return true;
+}
+
+/* A decoded event: its stats' strings interned, then emitted. */
+static void emit_xev(struct reader *r, const struct line_ctx *lc, const struct xev *e,
+		const struct xstat *xs) {
+	struct dstat st[FAST_STATS];
+	for (size_t i = 0; i < e->ns; i++) {
+		st[i].k = xs[i].k;
+		xstat_value(r, &xs[i], &st[i].v);
+	}
+	emit_event(r, lc, e, st, e->ns);
 }
 
 /* The general XEvent decoder: any field order, unknown fields, checks. */
@@ -1275,7 +1401,8 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 	struct tc_pb_field f = { 0 };
 	int rc;
 	tc_pb_init(&pb, r->base, p, len);
-	struct xevent x = { 0 };
+	int64_t mid = 0, off = 0, dur = 0, occ = 0;
+	bool agg = false;
 	size_t ns = 0;
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num <= 5 && f.wt != (f.num == 4 ? TC_PB_LEN : TC_PB_VARINT)) {
@@ -1283,14 +1410,14 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 		}
 		switch (f.num) {
 		case 1:
-			x.mid = (int64_t)f.u;
+			mid = (int64_t)f.u;
 			break;
 		case 2:
-			x.off = (int64_t)f.u;
-			x.agg = false;
+			off = (int64_t)f.u;
+			agg = false;
 			break;
 		case 3:
-			x.dur = (int64_t)f.u;
+			dur = (int64_t)f.u;
 			break;
 		case 4:
 			TC_GROW(r->sp, r->cap_sp, ns + 1);
@@ -1299,8 +1426,8 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 			r->sl[ns++] = f.len;
 			break;
 		case 5:
-			x.occ = (int64_t)f.u;
-			x.agg = true;
+			occ = (int64_t)f.u;
+			agg = true;
 			break;
 		default:
 			break;
@@ -1309,22 +1436,45 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 	if (rc < 0) {
 		return wire_fail(r, &pb, "XEvent");
 	}
-	return emit_event(r, lc, p, &x, r->sp, r->sl, ns);
+	struct xev e = { .ei = event_meta(&r->emap, r->unknown_em, mid, &r->missing_meta) };
+	if (agg) {
+		e.kind = XE_AGG;
+		e.a = occ;
+		e.b = dur;
+		emit_event(r, lc, &e, NULL, 0);
+		return true;
+	}
+	const char *what;
+	e.kind = XE_EVENT;
+	e.b = dur;
+	if (!event_time(lc->base_ps, off, dur, &e.a, &what)) {
+		return fail(r, p, "xplane: %s overflows the time range", what);
+	}
+	/* Any number of stats, so they are decoded into r->ds. */
+	TC_GROW(r->ds, r->cap_ds, ns + 1);
+	for (size_t i = 0; i < ns; i++) {
+		if (!parse_stat(r, r->sp[i], r->sl[i], &r->ds[i].k, &r->ds[i].v)) {
+			return false;
+		}
+	}
+	emit_event(r, lc, &e, r->ds, ns);
+	return true;
 }
 
-#define FAST_STATS 16
-
 /*
- * The hot loop. Events nearly always carry only one-byte tags for fields
- * 1..5 and a few stats: one pass splits the fields and remembers the stat
- * payloads. Anything unusual (unknown fields, odd wire types, damage, many
- * stats) is decoded again by parse_event_slow, which also produces the
- * precise error.
+ * The hot path, shared by both threads: an XEvent with one-byte tags for
+ * fields 1..5 and up to FAST_STATS stats of the common shapes, its time
+ * within bounds. Anything else (unknown fields, odd wire types, damage,
+ * many stats) returns false and goes to parse_event_slow, which also
+ * produces the precise error. Counts go to *missing / *dangling only for an
+ * event decoded here, so the slow path never counts one twice.
  */
-static bool parse_event(struct reader *r, const struct line_ctx *lc,
-		const uint8_t *p, size_t len) {
+static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint8_t *p,
+		size_t len, struct xev *e, struct xstat *st, uint64_t *missing,
+		uint64_t *dangling) {
 	const uint8_t *q = p, *end = p + len;
-	struct xevent x = { 0 };
+	int64_t mid = 0, off = 0, dur = 0, occ = 0;
+	bool agg = false;
 	const uint8_t *sp[FAST_STATS];
 	size_t sl[FAST_STATS];
 	size_t ns = 0;
@@ -1332,36 +1482,70 @@ static bool parse_event(struct reader *r, const struct line_ctx *lc,
 		uint8_t tag = *q++;
 		uint64_t u;
 		if (!rd_varint(&q, end, &u)) {
-			return parse_event_slow(r, lc, p, len);
+			return false;
 		}
 		switch (tag) {
 		case 0x08:
-			x.mid = (int64_t)u;
+			mid = (int64_t)u;
 			break;
 		case 0x10:
-			x.off = (int64_t)u;
-			x.agg = false;
+			off = (int64_t)u;
+			agg = false;
 			break;
 		case 0x18:
-			x.dur = (int64_t)u;
+			dur = (int64_t)u;
 			break;
 		case 0x22:
 			if (u > (uint64_t)(end - q) || ns == FAST_STATS) {
-				return parse_event_slow(r, lc, p, len);
+				return false;
 			}
 			sp[ns] = q;
 			sl[ns++] = (size_t)u;
 			q += u;
 			break;
 		case 0x28:
-			x.occ = (int64_t)u;
-			x.agg = true;
+			occ = (int64_t)u;
+			agg = true;
 			break;
 		default:
-			return parse_event_slow(r, lc, p, len);
+			return false;
 		}
 	}
-	return emit_event(r, lc, p, &x, sp, sl, ns);
+	uint64_t dang = 0;
+	if (agg) {
+		e->kind = XE_AGG;
+		e->ns = 0;
+		e->a = occ;
+		e->b = dur;
+	} else {
+		const char *what;
+		e->kind = XE_EVENT;
+		e->b = dur;
+		if (!event_time(base_ps, off, dur, &e->a, &what)) {
+			return false;
+		}
+		for (size_t i = 0; i < ns; i++) {
+			if (!stat_fast(d->smap, d->sm, d->base, sp[i], sl[i], &st[i], &dang)) {
+				return false;
+			}
+		}
+		e->ns = (uint8_t)ns;
+	}
+	*dangling += dang;
+	e->ei = event_meta(d->emap, d->unknown_em, mid, missing);
+	return true;
+}
+
+static bool parse_event(struct reader *r, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	struct xev e;
+	struct xstat st[FAST_STATS];
+	if (!decode_event(&r->dec, lc->base_ps, p, len, &e, st, &r->missing_meta,
+			&r->dangling_refs)) {
+		return parse_event_slow(r, lc, p, len);
+	}
+	emit_xev(r, lc, &e, st);
+	return true;
 }
 
 /* Find or add the track for a line; lines sharing an id are one timeline. */
@@ -1384,36 +1568,37 @@ struct line_hdr {
 };
 
 /*
- * One walk over an XLine's fields with the unrolled varint reader. Without
- * lc it validates every field and fills h (display_name comes after the
- * events on the wire, so the header needs the whole walk); with lc it hands
- * each event to its decoder.
+ * One walk over an XLine's fields with the unrolled varint reader: it
+ * validates every field and fills h (display_name comes after the events
+ * on the wire, so the header needs the whole walk). On damage, *at and *why
+ * say where and what. Touches nothing else, so either thread may run it.
  */
-static bool walk_line(struct reader *r, const uint8_t *p, size_t len,
-		struct line_hdr *h, const struct line_ctx *lc) {
+static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
+		const uint8_t **at_out, const char **why) {
 	const uint8_t *q = p, *end = p + len;
 	while (q < end) {
-		const uint8_t *at = q;
+		*at_out = q;
 		uint64_t key, u = 0;
 		if (!rd_varint(&q, end, &key)) {
-			return fail(r, at, "xplane: %s", "truncated field tag in XLine");
+			*why = "truncated field tag in XLine";
+			return false;
 		}
 		uint64_t num = key >> 3;
 		unsigned wt = key & 7;
 		if (num == 0 || num > 0x1fffffff) {
-			return fail(r, at, "xplane: %s", "invalid field number in XLine");
+			*why = "invalid field number in XLine";
+			return false;
 		}
-		if (!lc && wt != (num == 2 || num == 4 || num == 11 ? TC_PB_LEN : TC_PB_VARINT) &&
+		if (wt != (num == 2 || num == 4 || num == 11 ? TC_PB_LEN : TC_PB_VARINT) &&
 				num <= 11) {
-			return fail(r, at, "xplane: %s has a field of the wrong wire type", "XLine");
+			*why = "XLine has a field of the wrong wire type";
+			return false;
 		}
 		switch (wt) {
 		case TC_PB_VARINT:
 			if (!rd_varint(&q, end, &u)) {
-				return fail(r, at, "xplane: %s", "truncated varint in XLine");
-			}
-			if (lc) {
-				break;
+				*why = "truncated varint in XLine";
+				return false;
 			}
 			if (num == 1) {
 				h->id = (int64_t)u;
@@ -1424,74 +1609,382 @@ static bool walk_line(struct reader *r, const uint8_t *p, size_t len,
 		case TC_PB_I64:
 		case TC_PB_I32:
 			if ((size_t)(end - q) < (wt == TC_PB_I64 ? 8u : 4u)) {
-				return fail(r, at, "xplane: %s", "truncated fixed-size field in XLine");
+				*why = "truncated fixed-size field in XLine";
+				return false;
 			}
 			q += wt == TC_PB_I64 ? 8 : 4;
 			break;
 		case TC_PB_LEN:
 			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
-				return fail(r, at, "xplane: %s", "length runs past the end of its XLine");
+				*why = "length runs past the end of its XLine";
+				return false;
 			}
-			if (!lc) {
-				if (num == 2) {
-					h->name = q;
-					h->name_len = (size_t)u;
-				} else if (num == 11) {
-					h->disp = q;
-					h->disp_len = (size_t)u;
-				} else if (num == 4) {
-					h->any_events = true;
-				}
-			} else if (key == 0x22) {
-				if (!(lc->cls == LC_COUNTERS ? parse_counter_event(r, lc, q, (size_t)u) :
-						parse_event(r, lc, q, (size_t)u))) {
-					return false;
-				}
+			if (num == 2) {
+				h->name = q;
+				h->name_len = (size_t)u;
+			} else if (num == 11) {
+				h->disp = q;
+				h->disp_len = (size_t)u;
+			} else if (num == 4) {
+				h->any_events = true;
 			}
 			q += u;
-			if (lc) {
-				release(r, q);
+			break;
+		default:
+			*why = "unsupported wire type in XLine";
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The next XEvent of a line whose header walk succeeded (so every field is
+ * whole): *ev and *ev_len, or false at the line's end. *q moves on.
+ */
+static inline bool next_event(const uint8_t **q, const uint8_t *end, const uint8_t **ev,
+		size_t *ev_len) {
+	while (*q < end) {
+		uint64_t key, u = 0;
+		if (!rd_varint(q, end, &key)) {
+			return false;
+		}
+		switch (key & 7) {
+		case TC_PB_VARINT:
+			if (!rd_varint(q, end, &u)) {
+				return false;
+			}
+			break;
+		case TC_PB_I64:
+			*q += 8;
+			break;
+		case TC_PB_I32:
+			*q += 4;
+			break;
+		case TC_PB_LEN:
+			if (!rd_varint(q, end, &u) || u > (uint64_t)(end - *q)) {
+				return false;
+			}
+			*q += u;
+			if (key == 0x22) {
+				*ev = *q - u;
+				*ev_len = (size_t)u;
+				return true;
 			}
 			break;
 		default:
-			return fail(r, at, "xplane: %s", "unsupported wire type in XLine");
+			return false;
 		}
+	}
+	return false;
+}
+
+static enum lclass hdr_class(const struct line_hdr *h, bool host_plane) {
+	if (h->name) {
+		return line_class(h->name, h->name_len, host_plane);
+	}
+	return line_class(h->disp ? h->disp : (const uint8_t *)"", h->disp_len, host_plane);
+}
+
+/*
+ * A line's start in model time, which is relative to the profile start: a
+ * line still on the epoch clock is shifted by the origin, and without a
+ * Task Environment the first such line sets it (*set). False when the line
+ * is too far from the profile start. Pure, so the pipeline's decoding
+ * thread keeps its own copy of the origin in step with this thread's.
+ */
+static bool line_base(struct origin *o, int64_t ts, int64_t *base_ps, bool *set) {
+	int64_t rel = ts;
+	*set = false;
+	if (o->have && ts >= o->ns) {
+		rel = ts - o->ns;
+	} else if (!o->have && ts > INT64_MAX / 2000) {
+		o->ns = ts;
+		o->have = true;
+		*set = true;
+		rel = 0;
+	}
+	if (rel > INT64_MAX / 4000 || rel < INT64_MIN / 4000) {
+		return false;
+	}
+	*base_ps = rel * 1000;
+	return true;
+}
+
+/* A line's track and time base, from its header: this thread's part. */
+static bool line_start(struct reader *r, const uint8_t *p, const struct line_hdr *h,
+		size_t first_track, struct line_ctx *lc) {
+	lc->cls = hdr_class(h, r->host_plane);
+	uint32_t tname = h->disp && h->disp_len ? intern(r, h->disp, h->disp_len) :
+		h->name ? intern(r, h->name, h->name_len) : 0;
+	lc->track = line_track(r, first_track, tname, track_kind(lc->cls), h->id);
+	bool set;
+	if (!line_base(&r->org, h->ts, &lc->base_ps, &set)) {
+		return fail(r, p, "xplane: %s is too far from the profile start",
+			"line timestamp");
+	}
+	if (set) {
+		r->m->origin_ns = r->org.ns;
 	}
 	return true;
 }
 
 static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t first_track) {
 	struct line_hdr h = { 0 };
-	if (!walk_line(r, p, len, &h, NULL)) {
-		return false;
+	const uint8_t *at;
+	const char *why;
+	if (!line_header(p, len, &h, &at, &why)) {
+		return fail(r, at, "xplane: %s", why);
 	}
 	struct line_ctx lc;
-	if (h.name) {
-		lc.cls = line_class(h.name, h.name_len, r->host_plane);
-	} else {
-		lc.cls = line_class(h.disp ? h.disp : (const uint8_t *)"", h.disp_len,
-			r->host_plane);
+	if (!line_start(r, p, &h, first_track, &lc)) {
+		return false;
 	}
-	uint32_t tname = h.disp && h.disp_len ? intern(r, h.disp, h.disp_len) :
-		h.name ? intern(r, h.name, h.name_len) : 0;
-	lc.track = line_track(r, first_track, tname, track_kind(lc.cls), h.id);
-	/* Model time is relative to the profile start: a line still on the
-	 * epoch clock is shifted by the origin. */
-	int64_t ts = h.ts, rel = ts;
-	if (r->have_origin && ts >= r->origin_ns) {
-		rel = ts - r->origin_ns;
-	} else if (!r->have_origin && ts > INT64_MAX / 2000) {
-		r->origin_ns = ts;
-		r->have_origin = true;
-		r->m->origin_ns = ts;
-		rel = 0;
+	if (!h.any_events) {
+		return true;
 	}
-	if (rel > INT64_MAX / 4000 || rel < INT64_MIN / 4000) {
-		return fail(r, p, "xplane: %s is too far from the profile start",
-			"line timestamp");
+	const uint8_t *q = p, *end = p + len, *ev;
+	size_t ev_len;
+	while (next_event(&q, end, &ev, &ev_len)) {
+		if (!(lc.cls == LC_COUNTERS ? parse_counter_event(r, &lc, ev, ev_len) :
+				parse_event(r, &lc, ev, ev_len))) {
+			return false;
+		}
+		release(r, q);
 	}
-	lc.base_ps = rel * 1000;
-	return !h.any_events || walk_line(r, p, len, &h, &lc);
+	return true;
+}
+
+/*
+ * ---- the pipeline ----
+ *
+ * With a spare core, a plane's lines are decoded on a second thread: it
+ * walks the line headers and decodes the common XEvents (decode_event,
+ * stat_fast) into records, chunk by chunk, and this thread emits them into
+ * the model in file order. So strings, ops, args and events get the ids a
+ * serial read gives. The decoding thread reads only the mapped file and the
+ * plane's metadata maps; whatever needs the model or may fail (line tracks,
+ * counter lines, unusual events, damaged lines) it hands over by offset,
+ * and this thread runs the serial code on it, errors included.
+ */
+#define XP_MIN_PLANE (1u << 20) /* smaller planes are read serially */
+#define XP_CHUNKS 4
+#define XP_EVS 4096
+#define XP_STATS (4 * XP_EVS)
+
+struct xchunk {
+	struct xev *ev;
+	struct xstat *st;
+	struct line_hdr *ln;
+	size_t n_ev, n_st, n_ln, cap_ln;
+	size_t end;        /* file offset: later chunks' records lie past it */
+	bool last;
+};
+
+struct xpipe {
+	struct dec d;
+	const uint8_t *plane;
+	size_t plane_len;
+	bool host_plane;
+	struct origin org;       /* the decoding thread's copy */
+	uint64_t missing, dangling;
+	struct xchunk c[XP_CHUNKS];
+	/* Chunks, counted: filled by the decoder, emitted by this thread. */
+	uint64_t produced, consumed;
+	bool stop;               /* this thread gave up */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+};
+
+/* Hand chunk k over; wait for chunk k + 1's slot to be free. NULL: stop. */
+static struct xchunk *xp_flush(struct xpipe *p, struct xchunk *c, const uint8_t *at,
+		bool last) {
+	c->end = (size_t)(at - p->d.base);
+	c->last = last;
+	pthread_mutex_lock(&p->lock);
+	p->produced++;
+	pthread_cond_broadcast(&p->cv);
+	while (!p->stop && !last && p->produced - p->consumed >= XP_CHUNKS) {
+		pthread_cond_wait(&p->cv, &p->lock);
+	}
+	bool stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	if (stop || last) {
+		return NULL;
+	}
+	c = &p->c[p->produced % XP_CHUNKS];
+	c->n_ev = c->n_st = c->n_ln = 0;
+	return c;
+}
+
+static inline struct xev *xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_t b) {
+	struct xev *e = &c->ev[c->n_ev++];
+	e->kind = (uint8_t)kind;
+	e->ns = 0;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+static void *xp_decode(void *arg) {
+	struct xpipe *p = arg;
+	const uint8_t *base = p->d.base;
+	struct xchunk *c = &p->c[0];
+	c->n_ev = c->n_st = c->n_ln = 0;
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
+	tc_pb_init(&pb, base, p->plane, p->plane_len);
+	/* The plane's fields were walked whole before: no error here. */
+	while (tc_pb_next(&pb, &f) > 0) {
+		if (f.num != 3) {
+			continue;
+		}
+		const uint8_t *lp = f.data;
+		size_t len = f.len;
+		/* A line header needs one slot, an event one and its stats. */
+		if (c->n_ev + 2 > XP_EVS || c->n_st + FAST_STATS > XP_STATS) {
+			if (!(c = xp_flush(p, c, lp, false))) {
+				return NULL;
+			}
+		}
+		struct line_hdr h = { 0 };
+		const uint8_t *at;
+		const char *why;
+		int64_t base_ps;
+		bool set;
+		if (!line_header(lp, len, &h, &at, &why) ||
+				!line_base(&p->org, h.ts, &base_ps, &set)) {
+			/* This thread's parse_line reports it (and stops). */
+			xp_rec(c, XE_LINE_SERIAL, lp - base, (int64_t)len);
+			continue;
+		}
+		TC_GROW(c->ln, c->cap_ln, c->n_ln + 1);
+		c->ln[c->n_ln] = h;
+		xp_rec(c, XE_LINE, (int64_t)c->n_ln++, lp - base);
+		if (!h.any_events) {
+			continue;
+		}
+		bool counters = hdr_class(&h, p->host_plane) == LC_COUNTERS;
+		const uint8_t *q = lp, *end = lp + len, *ev;
+		size_t ev_len;
+		while (next_event(&q, end, &ev, &ev_len)) {
+			if (c->n_ev + 1 > XP_EVS || c->n_st + FAST_STATS > XP_STATS) {
+				if (!(c = xp_flush(p, c, ev, false))) {
+					return NULL;
+				}
+			}
+			if (counters) {
+				xp_rec(c, XE_COUNTER, ev - base, (int64_t)ev_len);
+				continue;
+			}
+			struct xev *e = &c->ev[c->n_ev];
+			if (decode_event(&p->d, base_ps, ev, ev_len, e, c->st + c->n_st,
+					&p->missing, &p->dangling)) {
+				c->n_ev++;
+				c->n_st += e->ns;
+			} else {
+				xp_rec(c, XE_SLOW, ev - base, (int64_t)ev_len);
+			}
+		}
+	}
+	xp_flush(p, c, p->plane + p->plane_len, true);
+	return NULL;
+}
+
+/* Emit one chunk's records. */
+static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track,
+		struct line_ctx *lc) {
+	const struct xstat *st = c->st;
+	for (size_t i = 0; i < c->n_ev; i++) {
+		const struct xev *e = &c->ev[i];
+		switch (e->kind) {
+		case XE_EVENT:
+		case XE_AGG:
+			emit_xev(r, lc, e, st);
+			st += e->ns;
+			break;
+		case XE_SLOW:
+			if (!parse_event_slow(r, lc, r->base + e->a, (size_t)e->b)) {
+				return false;
+			}
+			break;
+		case XE_COUNTER:
+			if (!parse_counter_event(r, lc, r->base + e->a, (size_t)e->b)) {
+				return false;
+			}
+			break;
+		case XE_LINE: {
+			const struct line_hdr *h = &c->ln[e->a];
+			if (!line_start(r, r->base + e->b, h, first_track, lc)) {
+				return false;
+			}
+			break;
+		}
+		default:
+			if (!parse_line(r, r->base + e->a, (size_t)e->b, first_track)) {
+				return false;
+			}
+			break;
+		}
+	}
+	return true;
+}
+
+/* A plane's lines through the pipeline; *started false when no thread
+ * could be made (nothing was read then). */
+static bool xp_run(struct reader *r, const uint8_t *plane, size_t len, size_t first_track,
+		bool *started) {
+	struct xpipe *p = tc_xcalloc(1, sizeof(*p));
+	p->d = r->dec;
+	p->plane = plane;
+	p->plane_len = len;
+	p->host_plane = r->host_plane;
+	p->org = r->org;
+	for (int i = 0; i < XP_CHUNKS; i++) {
+		p->c[i].ev = tc_xmalloc(XP_EVS * sizeof(*p->c[i].ev));
+		p->c[i].st = tc_xmalloc(XP_STATS * sizeof(*p->c[i].st));
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	pthread_t th;
+	bool ok = true;
+	*started = pthread_create(&th, NULL, xp_decode, p) == 0;
+	if (*started) {
+		struct line_ctx lc = { 0 };
+		for (uint64_t k = 0;; k++) {
+			pthread_mutex_lock(&p->lock);
+			while (p->produced == k) {
+				pthread_cond_wait(&p->cv, &p->lock);
+			}
+			pthread_mutex_unlock(&p->lock);
+			const struct xchunk *c = &p->c[k % XP_CHUNKS];
+			ok = xp_emit(r, c, first_track, &lc);
+			bool last = c->last;
+			if (ok) {
+				release(r, r->base + c->end);
+			}
+			pthread_mutex_lock(&p->lock);
+			p->consumed++;
+			p->stop = !ok;
+			pthread_cond_broadcast(&p->cv);
+			pthread_mutex_unlock(&p->lock);
+			if (!ok || last) {
+				break;
+			}
+		}
+		pthread_join(th, NULL);
+		r->missing_meta += p->missing;
+		r->dangling_refs += p->dangling;
+	}
+	for (int i = 0; i < XP_CHUNKS; i++) {
+		free(p->c[i].ev);
+		free(p->c[i].st);
+		free(p->c[i].ln);
+	}
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+	return ok;
 }
 
 static void plane_reset(struct reader *r) {
@@ -1669,6 +2162,10 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	r->em[ne].name = tc_model_intern(r->m, "(unknown event metadata)");
 	r->unknown_em = (uint32_t)ne;
 	r->n_em = ne + 1;
+	r->dec = (struct dec){
+		.base = r->base, .smap = &r->smap, .emap = &r->emap, .sm = r->sm,
+		.unknown_em = r->unknown_em,
+	};
 
 	if (!n_lines) {
 		return true;
@@ -1677,6 +2174,14 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 		return true;
 	}
 	size_t first_track = r->m->n_tracks;
+	if (r->lim->reader_thread == TC_READER_THREAD_ALWAYS ||
+			(r->lim->reader_thread && len >= XP_MIN_PLANE)) {
+		bool started;
+		bool ok = xp_run(r, p, len, first_track, &started);
+		if (started) {
+			return ok;
+		}
+	}
 	tc_pb_init(&pb, r->base, p, len);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num == 3 && !parse_line(r, f.data, f.len, first_track)) {
@@ -1811,8 +2316,8 @@ static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 		}
 		if (k != TC_NONE && r->sm[k].role == R_PROFILE_START && sval_i64(&v, &iv) &&
 				iv > 0) {
-			r->origin_ns = iv;
-			r->have_origin = true;
+			r->org.ns = iv;
+			r->org.have = true;
 			r->m->origin_ns = iv;
 			r->m->origin_epoch = true;
 		}
@@ -1909,6 +2414,7 @@ out:
 	free(r.em);
 	free(r.sp);
 	free(r.sl);
+	free(r.ds);
 	free(r.launch);
 	return ok;
 }

@@ -31,9 +31,12 @@ struct tc_limits {
 	uint32_t max_depth;   /* nesting depth in JSON / protobuf */
 	uint32_t max_string;  /* bytes of one string (names, args) */
 	/* Not a limit: a reader may run part of its work on a second thread
-	 * (set by tc_ingest when a core is spare). */
-	bool reader_thread;
+	 * where it pays (set by tc_ingest when a core is spare), or always
+	 * (TC_READER_THREAD_ALWAYS: tests of small inputs). */
+	uint8_t reader_thread;
 };
+
+#define TC_READER_THREAD_ALWAYS 2
 
 void tc_limits_default(struct tc_limits *lim);
 

@@ -38,13 +38,14 @@ static void exercise(struct tc_model *m) {
 	tc_summary_finish(&s);
 }
 
-/* The JSON reader, pipelined (a producer thread tokenising): it must give
- * what the serial read gave. */
-static void json_pipelined_agrees(const uint8_t *data, size_t size, bool ok1,
-		const struct tc_error *e1, size_t n_events) {
+/* The JSON and xplane readers, pipelined (a producer thread tokenising
+ * JSON, a second thread decoding xplane lines, forced on for any plane):
+ * they must give what the serial read gave. */
+static void pipelined_agrees(const struct tc_reader *r, const uint8_t *data, size_t size,
+		bool ok1, const struct tc_error *e1, const struct tc_model *m1) {
 	struct tc_limits lim;
 	tc_fuzz_limits(&lim);
-	lim.reader_thread = true;
+	lim.reader_thread = r == &tc_reader_xplane ? TC_READER_THREAD_ALWAYS : 1;
 	struct tc_error err;
 	tc_error_init(&err);
 	struct tc_input in;
@@ -52,10 +53,16 @@ static void json_pipelined_agrees(const uint8_t *data, size_t size, bool ok1,
 		abort();
 	}
 	struct tc_model *m = tc_model_create();
-	bool ok = tc_ingest_input(m, &in, &tc_reader_json, &lim, &err);
+	bool ok = tc_ingest_input(m, &in, r, &lim, &err);
 	tc_input_finish(&in);
 	if (ok != ok1 || err.code != e1->code || strcmp(err.msg, e1->msg) != 0 ||
-			err.offset != e1->offset || (ok && m->ev.n != n_events)) {
+			err.offset != e1->offset || (ok && (m->ev.n != m1->ev.n ||
+			m->n_argb != m1->n_argb ||
+			(m->n_argb && memcmp(m->argb, m1->argb, m->n_argb) != 0) ||
+			m->strings.n != m1->strings.n || m->n_ops != m1->n_ops ||
+			m->samples.n != m1->samples.n || m->n_aggs != m1->n_aggs ||
+			(m->ev.n && (memcmp(m->ev.start, m1->ev.start, m->ev.n * 8) != 0 ||
+			memcmp(m->ev.op, m1->ev.op, m->ev.n * 4) != 0))))) {
 		abort();
 	}
 	tc_model_destroy(m);
@@ -73,8 +80,8 @@ void tc_fuzz_ingest(const struct tc_reader *r, const uint8_t *data, size_t size)
 	struct tc_model *m = tc_model_create();
 	bool ok = tc_ingest_input(m, &in, r, &lim, &err);
 	tc_input_finish(&in);
-	if (r == &tc_reader_json) {
-		json_pipelined_agrees(data, size, ok, &err, m->ev.n);
+	if (r == &tc_reader_json || r == &tc_reader_xplane) {
+		pipelined_agrees(r, data, size, ok, &err, m);
 	}
 	if (!ok && (err.code != TC_EXIT_INPUT && err.code != TC_EXIT_LIMIT)) {
 		/* A failure must carry an input or limit exit code. */
