@@ -262,8 +262,6 @@ struct dec {
 	uint32_t unknown_em;
 };
 
-struct dstat;
-
 /* The profile start, once known (epoch ns). */
 struct origin {
 	int64_t ns;  /* subtracted from epoch-clock lines */
@@ -296,12 +294,19 @@ struct reader {
 	uint32_t k_unit_bytes, k_mem_alloc, k_mem_reserved, k_mem_peak, k_mem_avail;
 	struct launch *launch; /* host runtime calls with a correlation id */
 	size_t n_launch, cap_launch;
-	struct dec dec;      /* this plane's, once its metadata is read */
 	const uint8_t **sp; /* stat payloads of one event (slow decoder) */
 	size_t *sl;
-	struct dstat *ds;   /* and their values */
-	size_t cap_sp, cap_sl, cap_ds;
+	struct xstat *xs;   /* and their values */
+	size_t cap_sp, cap_sl, cap_xs;
 };
+
+/* The current plane's, once its metadata is read. */
+static struct dec plane_dec(const struct reader *r) {
+	return (struct dec){
+		.base = r->base, .smap = &r->smap, .emap = &r->emap, .sm = r->sm,
+		.unknown_em = r->unknown_em,
+	};
+}
 
 static bool fail(struct reader *r, const uint8_t *at, const char *fmt, const char *what) {
 	tc_error_set(r->err, TC_EXIT_INPUT, fmt, what);
@@ -609,7 +614,8 @@ static const uint8_t stat_wt[9] = {
 struct xstat {
 	uint32_t k;  /* stat metadata index, TC_NONE unknown */
 	uint32_t tl; /* sv_type << 28 | raw length (SV_RAW) */
-	uint64_t v;  /* value bits; SV_STR: string id; SV_RAW: offset from base */
+	uint64_t v;  /* value bits; SV_STR: string id; SV_RAW: offset from
+	              * base; SV_BYTES: length (all an arg keeps of it) */
 };
 
 #define XSTAT_LEN_MAX ((1u << 28) - 1)
@@ -723,6 +729,9 @@ static inline void xstat_value(struct reader *r, const struct xstat *x, struct s
 	case SV_STR:
 		v->v.s = (uint32_t)x->v;
 		break;
+	case SV_BYTES:
+		v->raw_len = x->v;
+		break;
 	case SV_RAW:
 		v->type = SV_STR;
 		v->raw = r->base + x->v;
@@ -732,6 +741,31 @@ static inline void xstat_value(struct reader *r, const struct xstat *x, struct s
 	default:
 		break;
 	}
+}
+
+/* A decoded value back as an xstat (its string already interned). */
+static struct xstat xstat_of(uint32_t k, const struct sval *v) {
+	struct xstat x = { .k = k, .tl = (uint32_t)v->type << 28 };
+	switch (v->type) {
+	case SV_INT:
+		x.v = (uint64_t)v->v.i;
+		break;
+	case SV_UINT:
+		x.v = v->v.u;
+		break;
+	case SV_DOUBLE:
+		memcpy(&x.v, &v->v.d, sizeof(x.v));
+		break;
+	case SV_STR:
+		x.v = v->v.s;
+		break;
+	case SV_BYTES:
+		x.v = v->raw_len; /* all an arg keeps of it */
+		break;
+	default:
+		break;
+	}
+	return x;
 }
 
 static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
@@ -1237,19 +1271,15 @@ struct ev_extra {
 	struct mem_rec mr;
 };
 
-/* A decoded stat of an event. */
-struct dstat {
-	uint32_t k;
-	struct sval v;
-};
-
 /* One stat of an event: an arg, with well-known stats normalised. */
-static void event_stat(struct reader *r, const struct dstat *d, struct ev_extra *x) {
-	const struct sval *v = &d->v;
-	if (d->k == TC_NONE || v->type == SV_NONE) {
+static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
+	struct sval sv;
+	xstat_value(r, xs, &sv);
+	const struct sval *v = &sv;
+	if (xs->k == TC_NONE || v->type == SV_NONE) {
 		return;
 	}
-	const struct smeta *sm = &r->sm[d->k];
+	const struct smeta *sm = &r->sm[xs->k];
 	if (sm->role == R_NONE) {
 		add_arg(r, sm->name, v);
 		return;
@@ -1350,7 +1380,7 @@ static inline uint32_t event_meta(const struct idmap *emap, uint32_t unknown, in
 
 /* The op, then an aggregate or a timeline event whose stats become args. */
 static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
-		const struct dstat *st, size_t ns) {
+		const struct xstat *st, size_t ns) {
 	uint32_t op = r->em[e->ei].op[lc->cls];
 	if (op == TC_NONE) {
 		op = make_op(r, e->ei, lc->cls);
@@ -1381,17 +1411,6 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
 		r->launch[r->n_launch++] = (struct launch){ x.corr, ev };
 	}
-}
-
-/* A decoded event: its stats' strings interned, then emitted. */
-static void emit_xev(struct reader *r, const struct line_ctx *lc, const struct xev *e,
-		const struct xstat *xs) {
-	struct dstat st[FAST_STATS];
-	for (size_t i = 0; i < e->ns; i++) {
-		st[i].k = xs[i].k;
-		xstat_value(r, &xs[i], &st[i].v);
-	}
-	emit_event(r, lc, e, st, e->ns);
 }
 
 /* The general XEvent decoder: any field order, unknown fields, checks. */
@@ -1450,14 +1469,18 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 	if (!event_time(lc->base_ps, off, dur, &e.a, &what)) {
 		return fail(r, p, "xplane: %s overflows the time range", what);
 	}
-	/* Any number of stats, so they are decoded into r->ds. */
-	TC_GROW(r->ds, r->cap_ds, ns + 1);
+	/* Every stat is decoded (its strings interned) before any is emitted,
+	 * as the fast path does: a damaged one fails the event first. */
+	TC_GROW(r->xs, r->cap_xs, ns + 1);
 	for (size_t i = 0; i < ns; i++) {
-		if (!parse_stat(r, r->sp[i], r->sl[i], &r->ds[i].k, &r->ds[i].v)) {
+		uint32_t k;
+		struct sval v;
+		if (!parse_stat(r, r->sp[i], r->sl[i], &k, &v)) {
 			return false;
 		}
+		r->xs[i] = xstat_of(k, &v);
 	}
-	emit_event(r, lc, &e, r->ds, ns);
+	emit_event(r, lc, &e, r->xs, ns);
 	return true;
 }
 
@@ -1536,15 +1559,15 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 	return true;
 }
 
-static bool parse_event(struct reader *r, const struct line_ctx *lc,
+static bool parse_event(struct reader *r, const struct dec *d, const struct line_ctx *lc,
 		const uint8_t *p, size_t len) {
 	struct xev e;
 	struct xstat st[FAST_STATS];
-	if (!decode_event(&r->dec, lc->base_ps, p, len, &e, st, &r->missing_meta,
+	if (!decode_event(d, lc->base_ps, p, len, &e, st, &r->missing_meta,
 			&r->dangling_refs)) {
 		return parse_event_slow(r, lc, p, len);
 	}
-	emit_xev(r, lc, &e, st);
+	emit_event(r, lc, &e, st, e.ns);
 	return true;
 }
 
@@ -1575,30 +1598,31 @@ struct line_hdr {
  */
 static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 		const uint8_t **at_out, const char **why) {
-	const uint8_t *q = p, *end = p + len;
+	const uint8_t *q = p, *end = p + len, *at = p;
+	const char *bad;
 	while (q < end) {
-		*at_out = q;
+		at = q;
 		uint64_t key, u = 0;
 		if (!rd_varint(&q, end, &key)) {
-			*why = "truncated field tag in XLine";
-			return false;
+			bad = "truncated field tag in XLine";
+			goto fail;
 		}
 		uint64_t num = key >> 3;
 		unsigned wt = key & 7;
 		if (num == 0 || num > 0x1fffffff) {
-			*why = "invalid field number in XLine";
-			return false;
+			bad = "invalid field number in XLine";
+			goto fail;
 		}
 		if (wt != (num == 2 || num == 4 || num == 11 ? TC_PB_LEN : TC_PB_VARINT) &&
 				num <= 11) {
-			*why = "XLine has a field of the wrong wire type";
-			return false;
+			bad = "XLine has a field of the wrong wire type";
+			goto fail;
 		}
 		switch (wt) {
 		case TC_PB_VARINT:
 			if (!rd_varint(&q, end, &u)) {
-				*why = "truncated varint in XLine";
-				return false;
+				bad = "truncated varint in XLine";
+				goto fail;
 			}
 			if (num == 1) {
 				h->id = (int64_t)u;
@@ -1609,15 +1633,15 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 		case TC_PB_I64:
 		case TC_PB_I32:
 			if ((size_t)(end - q) < (wt == TC_PB_I64 ? 8u : 4u)) {
-				*why = "truncated fixed-size field in XLine";
-				return false;
+				bad = "truncated fixed-size field in XLine";
+				goto fail;
 			}
 			q += wt == TC_PB_I64 ? 8 : 4;
 			break;
 		case TC_PB_LEN:
 			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
-				*why = "length runs past the end of its XLine";
-				return false;
+				bad = "length runs past the end of its XLine";
+				goto fail;
 			}
 			if (num == 2) {
 				h->name = q;
@@ -1631,11 +1655,15 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 			q += u;
 			break;
 		default:
-			*why = "unsupported wire type in XLine";
-			return false;
+			bad = "unsupported wire type in XLine";
+			goto fail;
 		}
 	}
 	return true;
+fail:
+	*at_out = at;
+	*why = bad;
+	return false;
 }
 
 /*
@@ -1743,11 +1771,12 @@ static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t fi
 	if (!h.any_events) {
 		return true;
 	}
+	const struct dec d = plane_dec(r);
 	const uint8_t *q = p, *end = p + len, *ev;
 	size_t ev_len;
 	while (next_event(&q, end, &ev, &ev_len)) {
 		if (!(lc.cls == LC_COUNTERS ? parse_counter_event(r, &lc, ev, ev_len) :
-				parse_event(r, &lc, ev, ev_len))) {
+				parse_event(r, &d, &lc, ev, ev_len))) {
 			return false;
 		}
 		release(r, q);
@@ -1817,13 +1846,8 @@ static struct xchunk *xp_flush(struct xpipe *p, struct xchunk *c, const uint8_t 
 	return c;
 }
 
-static inline struct xev *xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_t b) {
-	struct xev *e = &c->ev[c->n_ev++];
-	e->kind = (uint8_t)kind;
-	e->ns = 0;
-	e->a = a;
-	e->b = b;
-	return e;
+static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_t b) {
+	c->ev[c->n_ev++] = (struct xev){ .kind = (uint8_t)kind, .a = a, .b = b };
 }
 
 static void *xp_decode(void *arg) {
@@ -1900,7 +1924,7 @@ static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track
 		switch (e->kind) {
 		case XE_EVENT:
 		case XE_AGG:
-			emit_xev(r, lc, e, st);
+			emit_event(r, lc, e, st, e->ns);
 			st += e->ns;
 			break;
 		case XE_SLOW:
@@ -1935,7 +1959,7 @@ static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track
 static bool xp_run(struct reader *r, const uint8_t *plane, size_t len, size_t first_track,
 		bool *started) {
 	struct xpipe *p = tc_xcalloc(1, sizeof(*p));
-	p->d = r->dec;
+	p->d = plane_dec(r);
 	p->plane = plane;
 	p->plane_len = len;
 	p->host_plane = r->host_plane;
@@ -2162,10 +2186,6 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	r->em[ne].name = tc_model_intern(r->m, "(unknown event metadata)");
 	r->unknown_em = (uint32_t)ne;
 	r->n_em = ne + 1;
-	r->dec = (struct dec){
-		.base = r->base, .smap = &r->smap, .emap = &r->emap, .sm = r->sm,
-		.unknown_em = r->unknown_em,
-	};
 
 	if (!n_lines) {
 		return true;
@@ -2414,7 +2434,7 @@ out:
 	free(r.em);
 	free(r.sp);
 	free(r.sl);
-	free(r.ds);
+	free(r.xs);
 	free(r.launch);
 	return ok;
 }

@@ -206,8 +206,8 @@ static void events_reserve(struct tc_events *e, size_t need) {
 }
 
 /* Finalize drops the track column (the tracks' ranges say the same): an
- * event added afterwards brings it back for the next finalize. */
-static void restore_track_column(struct tc_model *m) {
+ * event added afterwards, or a merge, brings it back. */
+static void rebuild_track_column(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
 	uint32_t *col = tc_xmalloc((e->cap ? e->cap : 1) * sizeof(*col));
 	/* Events of no track (a reader bug, before track 0's) stay on none. */
@@ -224,13 +224,18 @@ static void restore_track_column(struct tc_model *m) {
 	e->track = col;
 }
 
+/* Inline: tc_model_add_event asks once per event. */
+static inline void restore_track_column(struct tc_model *m) {
+	if (!m->ev.track && m->ev.cap) {
+		rebuild_track_column(m);
+	}
+}
+
 uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	size_t i;
-	if (!e->track && e->cap) {
-		restore_track_column(m);
-	}
+	restore_track_column(m);
 	if (m->max_events && e->n >= m->max_events && e->n > 0) {
 		m->over_max_events = true;
 		i = e->n - 1;
@@ -663,12 +668,8 @@ static uint32_t arg_map(const struct list_map *lm, uint32_t first) {
 
 void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	/* A finalized model has no track column: bring it back to copy it. */
-	if (!dst->ev.track && dst->ev.cap) {
-		restore_track_column(dst);
-	}
-	if (!src->ev.track && src->ev.cap) {
-		restore_track_column(src);
-	}
+	restore_track_column(dst);
+	restore_track_column(src);
 	uint32_t *smap = tc_xmalloc(src->strings.n * sizeof(*smap));
 	for (size_t i = 0; i < src->strings.n; i++) {
 		smap[i] = tc_intern_n(&dst->strings, src->strings.v[i].s, src->strings.v[i].len);
