@@ -315,6 +315,55 @@ START_TEST(args_cap) {
 }
 END_TEST
 
+START_TEST(args_known_only) {
+	struct tc_model *m = tc_model_create();
+	m->known_args_only = true;
+	uint32_t custom = tc_model_intern(m, "kernel details");
+	ck_assert(!tc_model_keeps_arg(m, custom));
+	ck_assert(tc_model_keeps_arg(m, m->key.step));
+	ck_assert(tc_model_keeps_arg(m, m->key.collective));
+	/* Only the well-known keys are kept, in order. */
+	uint32_t l = tc_model_args_begin(m);
+	tc_model_arg_str(m, custom, custom);
+	tc_model_arg_int(m, m->key.step, 7);
+	tc_model_arg_double(m, custom, 1.5);
+	tc_model_arg_int(m, m->key.flops, 100);
+	tc_model_arg_bool(m, custom, true);
+	l = tc_model_args_end(m, l);
+	struct tc_arg a;
+	uint32_t p = tc_model_arg_next(m, l, &a);
+	ck_assert_uint_eq(a.key, m->key.step);
+	ck_assert_int_eq(a.v.i, 7);
+	p = tc_model_arg_next(m, p, &a);
+	ck_assert_uint_eq(a.key, m->key.flops);
+	ck_assert_uint_eq(p, TC_NONE);
+	ck_assert(m->event_costs);
+	/* A list of none but other keys is no list. */
+	l = tc_model_args_begin(m);
+	tc_model_arg_uint(m, custom, 3);
+	ck_assert_uint_eq(tc_model_args_end(m, l), TC_NONE);
+	/* A model with every arg merged in keeps only the known ones too. */
+	struct tc_model *src = tc_model_create();
+	uint32_t sc = tc_model_intern(src, "stream_id");
+	uint32_t dev = tc_model_add_device(src, tc_model_intern(src, "d"), TC_DEV_GPU);
+	uint32_t tr = tc_model_add_track(src, dev, tc_model_intern(src, "t"), TC_TRACK_STREAM, 0);
+	uint32_t op = tc_model_op(src, tc_model_intern(src, "k"), 0, TC_OP_KERNEL);
+	uint32_t ev = tc_model_add_event(src, tr, op, 0, 10, 0);
+	l = tc_model_args_begin(src);
+	tc_model_arg_int(src, sc, 1);
+	tc_model_arg_int(src, src->key.correlation, 42);
+	src->ev.args[ev] = tc_model_args_end(src, l);
+	tc_model_merge(m, src);
+	tc_model_destroy(src);
+	ck_assert_uint_eq(m->ev.n, 1);
+	p = tc_model_arg_next(m, m->ev.args[0], &a);
+	ck_assert_uint_eq(a.key, m->key.correlation);
+	ck_assert_int_eq(a.v.i, 42);
+	ck_assert_uint_eq(p, TC_NONE);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(counters_sorted) {
 	struct tc_model *m = tc_model_create();
 	uint32_t c1 = tc_model_counter(m, TC_NONE, tc_model_intern(m, "mem"), 0, 0);
@@ -640,6 +689,7 @@ int main(void) {
 	tcase_add_test(tc, args_encoding);
 	tcase_add_test(tc, args_merge_remap);
 	tcase_add_test(tc, args_cap);
+	tcase_add_test(tc, args_known_only);
 	tcase_add_test(tc, counters_sorted);
 	tcase_add_test(tc, counters_merge_runs);
 	tcase_add_test(tc, counters_many_runs);

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -5,6 +6,8 @@
 #include "analysis/intervals.h"
 #include "analysis/summary.h"
 #include "ingest/ingest.h"
+#include "output/analysis_write.h"
+#include "output/summary_write.h"
 #include "tc_test.h"
 
 /*
@@ -748,6 +751,126 @@ START_TEST(op_table_grouping) {
 }
 END_TEST
 
+/* ---- commands that keep only the well-known args ----
+ *
+ * summarize, bottlenecks, steps, ops and info ingest with known_args_only:
+ * their output must be the one a model with every arg gives. Every real
+ * trace and project fixture is read both ways and the outputs compared. */
+
+/* What the analysis commands print for m, as one string. */
+static char *analysis_outputs(const struct tc_model *m) {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert(f != NULL);
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	ao.threads = 1;
+	struct tc_analysis an;
+	tc_analyze(m, &ao, &an);
+	struct tc_summary s;
+	tc_analyze_summary(m, &s);
+	struct tc_summary_opts so = { .top = 50, .analysis = &an, .findings = 20 };
+	tc_write_summary_json(f, m, &s, &so);
+	tc_write_summary_text(f, m, &s, &so);
+	struct tc_bottlenecks_opts bo = { 0 };
+	tc_write_bottlenecks_json(f, m, &an, &bo);
+	tc_write_steps_json(f, m, &an);
+	const char *by[] = { "name", "category", "kind", "device" };
+	for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
+		struct tc_op_table t;
+		ck_assert(tc_analyze_op_table(m, &ao, by[i], &t));
+		tc_write_ops_json(f, m, &t, 0);
+		tc_op_table_finish(&t);
+	}
+	tc_write_info_json(f, m);
+	tc_summary_finish(&s);
+	tc_analysis_finish(&an);
+	fclose(f);
+	return buf;
+}
+
+static size_t known_args_checked;
+
+static void known_args_same(const char *path) {
+	struct tc_model *m[2];
+	struct tc_error err[2];
+	for (int lean = 0; lean < 2; lean++) {
+		struct tc_ingest_opts o;
+		tc_ingest_opts_default(&o);
+		o.threads = 1;
+		o.known_args_only = lean;
+		tc_error_init(&err[lean]);
+		m[lean] = tc_ingest(&path, 1, &o, &err[lean]);
+	}
+	/* Refused inputs (the bad/ files) are refused alike. */
+	ck_assert_msg(!m[0] == !m[1], "%s: read one way only", path);
+	if (!m[0]) {
+		ck_assert_str_eq(err[0].msg, err[1].msg);
+		return;
+	}
+	ck_assert_msg(m[1]->n_argb <= m[0]->n_argb, "%s", path);
+	char *full = analysis_outputs(m[0]), *lean = analysis_outputs(m[1]);
+	ck_assert_msg(strcmp(full, lean) == 0, "%s: output differs with known args only", path);
+	free(full);
+	free(lean);
+	tc_model_destroy(m[0]);
+	tc_model_destroy(m[1]);
+	known_args_checked++;
+}
+
+static bool is_trace_name(const char *n) {
+	size_t l = strlen(n);
+	static const char *skip[] = { ".md", ".textproto", ".py", ".build" };
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
+		size_t k = strlen(skip[i]);
+		if (l >= k && strcmp(n + l - k, skip[i]) == 0) {
+			return false;
+		}
+	}
+	return n[0] != '.' && strcmp(n, "meson.build") != 0;
+}
+
+static void known_args_walk(const char *dir, int depth) {
+	DIR *d = opendir(dir);
+	if (!d) {
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!is_trace_name(e->d_name)) {
+			continue;
+		}
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		DIR *sub = depth < 4 ? opendir(path) : NULL;
+		if (sub) {
+			closedir(sub);
+			known_args_walk(path, depth + 1);
+		} else {
+			known_args_same(path);
+		}
+	}
+	closedir(d);
+}
+
+START_TEST(known_args_only_same_output) {
+	known_args_checked = 0;
+	known_args_walk(tc_test_build("fixtures"), 0);
+	known_args_walk(tc_test_src("fixtures/json"), 0);
+	size_t fixtures = known_args_checked;
+	ck_assert_uint_ge(fixtures, 10);
+	const char *traces = tc_test_trace(".");
+	if (traces) {
+		known_args_walk(traces, 0);
+		ck_assert_uint_ge(known_args_checked, fixtures + 40);
+		fprintf(stderr, "known args only: %zu inputs compared\n", known_args_checked);
+	} else {
+		fprintf(stderr, "skip: real traces absent; %zu fixtures compared\n", fixtures);
+	}
+}
+END_TEST
+
 /* ---- real traces (skipped when ../shared/traces is absent, or while the
  * format's reader is not on this branch yet) ---- */
 
@@ -1006,6 +1129,7 @@ int main(void) {
 	tcase_add_test(tt, trace_nccl_communication);
 	tcase_add_test(tt, trace_hta_steps);
 	tcase_add_test(tt, trace_tpu_roofline);
+	tcase_add_test(tt, known_args_only_same_output);
 	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }

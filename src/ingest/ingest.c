@@ -17,8 +17,8 @@ static const struct tc_reader *const readers[] = {
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
 void tc_ingest_opts_default(struct tc_ingest_opts *o) {
+	*o = (struct tc_ingest_opts){ 0 };
 	tc_limits_default(&o->lim);
-	o->threads = 0;
 }
 
 uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path) {
@@ -292,6 +292,7 @@ static void *worker(void *arg) {
 struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		const struct tc_ingest_opts *o, struct tc_error *err) {
 	struct tc_model *m = tc_model_create();
+	m->known_args_only = o->known_args_only;
 	struct file_list files = { 0 };
 	size_t stdin_count = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -335,6 +336,7 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		pool.jobs[i].path = files.v[i];
 		pool.jobs[i].lim = &lim;
 		pool.jobs[i].m = files.n == 1 ? m : tc_model_create();
+		pool.jobs[i].m->known_args_only = o->known_args_only;
 		tc_error_init(&pool.jobs[i].err);
 	}
 	unsigned nthreads = cpus;

@@ -35,6 +35,9 @@ extern const struct tc_reader tc_reader_json;
 struct tc_ingest_opts {
 	struct tc_limits lim;
 	unsigned threads; /* 0 = number of CPUs */
+	/* The caller reads no arg but the well-known ones (analyses only):
+	 * the model keeps no other (tc_model.known_args_only). */
+	bool known_args_only;
 };
 
 void tc_ingest_opts_default(struct tc_ingest_opts *o);

@@ -1273,6 +1273,12 @@ struct ev_extra {
 
 /* One stat of an event: an arg, with well-known stats normalised. */
 static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
+	/* A plain stat whose arg the model would drop: its string is not
+	 * even interned. */
+	if (xs->k != TC_NONE && r->sm[xs->k].role == R_NONE &&
+			!tc_model_keeps_arg(r->m, r->sm[xs->k].name)) {
+		return;
+	}
 	struct sval sv;
 	xstat_value(r, xs, &sv);
 	const struct sval *v = &sv;

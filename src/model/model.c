@@ -13,6 +13,7 @@ struct tc_model *tc_model_create(void) {
 	struct tc_model *m = tc_xcalloc(1, sizeof(*m));
 	tc_arena_init(&m->arena, 256 * 1024);
 	tc_intern_init(&m->strings, &m->arena);
+	/* The well-known keys first: they are the ids below key_end. */
 	m->key.bytes = tc_model_intern(m, "bytes");
 	m->key.flops = tc_model_intern(m, "flops");
 	m->key.bytes_accessed = tc_model_intern(m, "bytes_accessed");
@@ -27,6 +28,7 @@ struct tc_model *tc_model_create(void) {
 	m->key.long_name = tc_model_intern(m, "long_name");
 	m->key.memory_kind = tc_model_intern(m, "memory_kind");
 	m->key.collective = tc_model_intern(m, "collective");
+	m->key_end = (uint32_t)m->strings.n;
 	m->arg_last_hdr = TC_NONE;
 	m->max_arg_bytes = (size_t)UINT32_MAX - 32;
 	m->op_nslots = 1024;
@@ -324,6 +326,9 @@ uint32_t tc_model_args_begin(struct tc_model *m) {
 
 /* Append one record (code: a record code, see above). */
 static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
+	if (!tc_model_keeps_arg(m, key)) {
+		return;
+	}
 	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
 		m->over_arg_bytes = true;
 		return;

@@ -292,6 +292,16 @@ struct tc_model {
 	uint64_t max_events;
 	bool over_max_events;
 
+	/*
+	 * Keep only args whose key is well-known (struct tc_keys), set by
+	 * ingest for commands whose output shows no other arg: analyses read
+	 * only those keys, and the rest of a big trace's args cost about a
+	 * fifth of reading it. The arg functions drop the others; readers ask
+	 * tc_model_keeps_arg before decoding a value nobody will read.
+	 */
+	bool known_args_only;
+	uint32_t key_end;   /* the well-known keys are the string ids below it */
+
 	/* private: arg list being built (header offset of its last record,
 	 * TC_NONE if none), and the cap on argb (offsets are u32): past it the
 	 * arg functions add nothing and set over_arg_bytes; ingest then fails
@@ -303,6 +313,10 @@ struct tc_model {
 
 struct tc_model *tc_model_create(void);
 void tc_model_destroy(struct tc_model *m);
+
+static inline bool tc_model_keeps_arg(const struct tc_model *m, uint32_t key) {
+	return !m->known_args_only || key < m->key_end;
+}
 
 static inline uint32_t tc_model_intern(struct tc_model *m, const char *s) {
 	return tc_intern(&m->strings, s);
