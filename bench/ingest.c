@@ -4,9 +4,11 @@
  * into a fresh model, then tc_model_finalize, each timed, and the two
  * together ("model ready", what every command waits for before analysing).
  * bench/json.sh and bench/perfetto.sh print it between their no-op parse
- * baseline and the full CLI.
+ * baseline and the full CLI. The model keeps the well-known args only, as
+ * for summarize and the other analysis commands; --all-args keeps every
+ * one, as for export.
  *
- *   ingest [--threads N] TRACE
+ *   ingest [--threads N] [--all-args] TRACE
  */
 
 #include <stdio.h>
@@ -27,13 +29,19 @@ static double now(void) {
 int main(int argc, char **argv) {
 	tc_malloc_tune(); /* as main() */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	bool all_args = false;
 	int a = 1;
-	if (argc == 4 && strcmp(argv[1], "--threads") == 0) {
-		cpus = atol(argv[2]);
-		a = 3;
+	for (; a < argc - 1; a++) {
+		if (strcmp(argv[a], "--threads") == 0 && a + 2 < argc) {
+			cpus = atol(argv[++a]);
+		} else if (strcmp(argv[a], "--all-args") == 0) {
+			all_args = true;
+		} else {
+			break;
+		}
 	}
 	if (argc - a != 1 || cpus < 1) {
-		fprintf(stderr, "usage: ingest [--threads N] TRACE\n");
+		fprintf(stderr, "usage: ingest [--threads N] [--all-args] TRACE\n");
 		return 2;
 	}
 	const char *path = argv[a];
@@ -44,6 +52,7 @@ int main(int argc, char **argv) {
 	struct tc_error err;
 	tc_error_init(&err);
 	struct tc_model *m = tc_model_create();
+	m->known_args_only = !all_args;
 	double t0 = now();
 	bool ok = tc_ingest_file(m, path, &lim, &err);
 	double t1 = now();
@@ -55,9 +64,11 @@ int main(int argc, char **argv) {
 	tc_model_finalize_mt(m, cpus >= 2);
 	double t2 = now();
 	uint64_t bytes = m->n_sources ? m->sources[0].file_size : 0;
-	printf("events %zu, samples %zu, format %s, prefault helper %s, reader thread %s\n",
-		m->ev.n, m->samples.n, m->n_sources ? tc_model_str(m, m->sources[0].format) : "?",
-		helper ? "on" : "off", lim.reader_thread ? "allowed" : "off");
+	printf("events %zu, samples %zu, format %s, prefault helper %s, reader thread %s, "
+		"args %s\n", m->ev.n, m->samples.n,
+		m->n_sources ? tc_model_str(m, m->sources[0].format) : "?",
+		helper ? "on" : "off", lim.reader_thread ? "allowed" : "off",
+		all_args ? "all" : "well-known only");
 	/* MB/s: file bytes (10^6) per wall second, as the other bench lines. */
 	printf("read        %.3f s wall  %6.0f MB/s of file\n", t1 - t0,
 		(double)bytes / 1e6 / (t1 - t0));

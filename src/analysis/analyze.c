@@ -130,7 +130,7 @@ static void *side_passes(void *p) {
 	}
 	tc_analyze_memory(j->m, j->a);
 	tc_analyze_compile(j->m, j->a);
-	tc_analyze_op_table(j->m, j->o, "name", &j->a->ops);
+	tc_analyze_rule_ops(j->m, j->o, &j->a->ops);
 	return NULL;
 }
 

@@ -163,8 +163,8 @@ static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t
 	}
 }
 
-bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const char *by, struct tc_op_table *t) {
+static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const char *by, bool percentiles, struct tc_op_table *t) {
 	memset(t, 0, sizeof(*t));
 	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
 	bool by_kind = strcmp(by, "kind") == 0, by_dev = strcmp(by, "device") == 0;
@@ -186,7 +186,7 @@ bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts
 	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
 		any_device ? device_work_track : host_track;
 	size_t n;
-	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, NULL, by_name, &n);
+	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, NULL, by_name && percentiles, &n);
 	if (by_name) {
 		t->rows = tc_xmalloc((n ? n : 1) * sizeof(*t->rows));
 		for (size_t i = 0; i < n; i++) {
@@ -280,4 +280,14 @@ bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts
 	}
 	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
 	return true;
+}
+
+bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const char *by, struct tc_op_table *t) {
+	return op_table(m, o, by, true, t);
+}
+
+void tc_analyze_rule_ops(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_op_table *t) {
+	op_table(m, o, "name", false, t);
 }

@@ -201,6 +201,7 @@ static enum role role_of(const uint8_t *s, size_t n) {
 struct smeta {
 	uint32_t name; /* interned stat name; also the ref_value target */
 	uint8_t role;
+	bool drop;     /* a plain stat whose arg the model would not keep */
 	uint32_t last; /* this stat's last interned string value, TC_NONE */
 };
 
@@ -1274,9 +1275,8 @@ struct ev_extra {
 /* One stat of an event: an arg, with well-known stats normalised. */
 static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
 	/* A plain stat whose arg the model would drop: its string is not
-	 * even interned. */
-	if (xs->k != TC_NONE && r->sm[xs->k].role == R_NONE &&
-			!tc_model_keeps_arg(r->m, r->sm[xs->k].name)) {
+	 * even interned (decode_event leaves these out already). */
+	if (xs->k != TC_NONE && r->sm[xs->k].drop) {
 		return;
 	}
 	struct sval sv;
@@ -1553,12 +1553,15 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 		if (!event_time(base_ps, off, dur, &e->a, &what)) {
 			return false;
 		}
+		size_t kept = 0;
 		for (size_t i = 0; i < ns; i++) {
-			if (!stat_fast(d->smap, d->sm, d->base, sp[i], sl[i], &st[i], &dang)) {
+			if (!stat_fast(d->smap, d->sm, d->base, sp[i], sl[i], &st[kept], &dang)) {
 				return false;
 			}
+			/* Checked whole, but no record for a stat event_stat drops. */
+			kept += st[kept].k == TC_NONE || !d->sm[st[kept].k].drop;
 		}
-		e->ns = (uint8_t)ns;
+		e->ns = (uint8_t)kept;
 	}
 	*dangling += dang;
 	e->ei = event_meta(d->emap, d->unknown_em, mid, missing);
@@ -2044,10 +2047,12 @@ static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 			free(keys);
 			return false;
 		}
+		enum role role = role_of((const uint8_t *)tc_model_str(r->m, name),
+			tc_intern_len(&r->m->strings, name));
 		r->sm[nt] = (struct smeta){
 			.name = name,
-			.role = (uint8_t)role_of((const uint8_t *)tc_model_str(r->m, name),
-				tc_intern_len(&r->m->strings, name)),
+			.role = (uint8_t)role,
+			.drop = role == R_NONE && !tc_model_keeps_arg(r->m, name),
 			.last = TC_NONE,
 		};
 		max_key = keys[nt] > max_key ? keys[nt] : max_key;

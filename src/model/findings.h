@@ -195,7 +195,7 @@ struct tc_analysis {
 	size_t n_util;
 	struct tc_stream_util *streams;
 	size_t n_streams;
-	struct tc_op_table ops; /* by name, device scope, roofline filled */
+	struct tc_op_table ops; /* by name, device scope, roofline filled; no p50/p99 */
 	struct tc_finding *findings; /* ranked: severity, then value */
 	size_t n_findings;
 	int64_t span_ps;        /* trace span */
