@@ -391,6 +391,8 @@ START_TEST(counters_merge_runs) {
 	uint32_t c1 = tc_model_counter(m, TC_NONE, tc_model_intern(m, "a"), 0, 0);
 	uint32_t c2 = tc_model_counter(m, TC_NONE, tc_model_intern(m, "b"), 0, 0);
 	static const int64_t ts[] = { 10, 20, 30, 5, 20, 40, 1, 35 };
+	/* An invalid counter's sample first: the bucket gathers from anywhere. */
+	tc_model_add_sample(m, 9, 4, 99);
 	for (int i = 0; i < 8; i++) {
 		tc_model_add_sample(m, c1, ts[i], i);
 		tc_model_add_sample(m, c2, 100 - ts[i], i);
@@ -413,12 +415,14 @@ START_TEST(counters_merge_runs) {
 		size_t k = m->counters[c2].first + i;
 		ck_assert_int_le(sm->ts[k - 1], sm->ts[k]);
 	}
-	ck_assert_uint_eq(sm->n, 19);
+	ck_assert_uint_eq(sm->n, 20);
 	ck_assert_uint_eq(sm->counter[16], 5);
 	ck_assert_int_eq(sm->ts[16], 2);
 	ck_assert_uint_eq(sm->counter[17], 5);
 	ck_assert_int_eq(sm->ts[17], 9);
 	ck_assert_uint_eq(sm->counter[18], 7);
+	ck_assert_uint_eq(sm->counter[19], 9);
+	ck_assert(sm->value[19] == 99);
 	tc_model_destroy(m);
 }
 END_TEST

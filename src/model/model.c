@@ -1,6 +1,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1086,17 +1087,6 @@ static int cmp_sample(const void *pa, const void *pb) {
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* Scatter column col to positions dst (a permutation of 0..n-1) through
- * scratch (at least n elements), as PERMUTE_VIA: one scratch for every
- * column costs fewer fresh pages than a new column each. */
-#define PERMUTE_TO(col, type, dst, n, scratch) do { \
-	type *to_ = (type *)(scratch); \
-	for (size_t k_ = 0; k_ < (n); k_++) { \
-		to_[(dst)[k_]] = (col)[k_]; \
-	} \
-	memcpy((col), to_, (n) * sizeof(type)); \
-} while (0)
-
 /* Sort the samples of the invalid-counter bucket: counter, ts, input order
  * (the counting sort kept input order, so position stands for it). */
 static void sort_bucket(struct tc_samples *s, size_t lo, size_t hi) {
@@ -1178,7 +1168,22 @@ done:
 	}
 }
 
-static void sort_samples(struct tc_model *m) {
+/*
+ * Samples are sorted by counter, then time, in two steps: a stable counting
+ * sort by counter (sample_scatter), then a merge of each counter's runs
+ * (sample_merge), which two threads may share bucket by bucket.
+ */
+struct sample_sort {
+	struct tc_model *m;
+	size_t *ends;          /* end of bucket b (counter b; nc: invalid ones) */
+	atomic_size_t next;    /* next bucket to merge */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	bool ready;            /* scattered: merging may start */
+};
+
+static void sample_scatter(struct sample_sort *j) {
+	struct tc_model *m = j->m;
 	struct tc_samples *s = &m->samples;
 	bool sorted = true;
 	for (size_t i = 1; i < s->n && sorted; i++) {
@@ -1198,34 +1203,75 @@ static void sort_samples(struct tc_model *m) {
 		for (size_t b = 0; b <= nc; b++) {
 			cnt[b + 1] += cnt[b];
 		}
-		/* Destination of each sample, then one column at a time: the
-		 * extra memory is one index a sample plus one column. */
-		size_t *dst = tc_xmalloc(n * sizeof(*dst));
+		/* One column at a time through bucket cursors restarted at the
+		 * bucket starts: no destination array and no copy back. The new
+		 * ts column is the one fresh buffer, the old one takes the
+		 * values, and counters are rewritten as runs. */
+		size_t *cur = tc_xmalloc((nc + 1) * sizeof(*cur));
+		int64_t *ts = tc_xmalloc(s->cap * sizeof(*ts));
+		memcpy(cur, cnt, (nc + 1) * sizeof(*cur));
 		for (size_t i = 0; i < n; i++) {
-			dst[i] = cnt[s->counter[i] < nc ? s->counter[i] : nc]++;
+			ts[cur[s->counter[i] < nc ? s->counter[i] : nc]++] = s->ts[i];
 		}
-		void *scratch = tc_xmalloc(n * sizeof(int64_t));
-		PERMUTE_TO(s->ts, int64_t, dst, n, scratch);
-		PERMUTE_TO(s->value, double, dst, n, scratch);
-		PERMUTE_TO(s->counter, uint32_t, dst, n, scratch);
-		free(scratch);
-		free(dst);
-		/* cnt[b] is now the end of bucket b. */
-		struct ts_val *tmp = NULL;
-		size_t tmp_cap = 0;
-		for (size_t b = 0, lo = 0; b <= nc; lo = cnt[b++]) {
-			size_t hi = cnt[b];
-			if (b == nc) {
-				if (hi > lo) {
-					sort_bucket(s, lo, hi);
-				}
-			} else {
-				merge_runs(s->ts + lo, s->value + lo, hi - lo, &tmp, &tmp_cap);
+		_Static_assert(sizeof(double) == sizeof(int64_t), "values take the old ts buffer");
+		double *value = (double *)(void *)s->ts;
+		memcpy(cur, cnt, (nc + 1) * sizeof(*cur));
+		for (size_t i = 0; i < n; i++) {
+			value[cur[s->counter[i] < nc ? s->counter[i] : nc]++] = s->value[i];
+		}
+		free(s->value);
+		s->ts = ts;
+		s->value = value;
+		/* Invalid counters keep their values, in input order: sort_bucket
+		 * orders by them. */
+		size_t n_bad = cur[nc] - cnt[nc], k = 0;
+		uint32_t *bad = n_bad ? tc_xmalloc(n_bad * sizeof(*bad)) : NULL;
+		for (size_t i = 0; i < n && k < n_bad; i++) {
+			if (s->counter[i] >= nc) {
+				bad[k++] = s->counter[i];
 			}
 		}
-		free(tmp);
-		free(cnt);
+		for (size_t c = 0; c < nc; c++) {
+			for (size_t i = cnt[c]; i < cur[c]; i++) {
+				s->counter[i] = (uint32_t)c;
+			}
+		}
+		if (n_bad) {
+			memcpy(s->counter + cnt[nc], bad, n_bad * sizeof(*bad));
+		}
+		free(bad);
+		memcpy(cnt, cur, (nc + 1) * sizeof(*cnt));
+		free(cur);
+		j->ends = cnt;
 	}
+	pthread_mutex_lock(&j->lock);
+	j->ready = true;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->lock);
+}
+
+/* Merge buckets until none is left; either thread may call it once ready. */
+static void sample_merge(struct sample_sort *j) {
+	struct tc_samples *s = &j->m->samples;
+	size_t nc = j->m->n_counters;
+	struct ts_val *tmp = NULL;
+	size_t tmp_cap = 0;
+	for (size_t b; j->ends && (b = atomic_fetch_add(&j->next, 1)) <= nc;) {
+		size_t lo = b ? j->ends[b - 1] : 0, hi = j->ends[b];
+		if (b == nc) {
+			if (hi > lo) {
+				sort_bucket(s, lo, hi);
+			}
+		} else {
+			merge_runs(s->ts + lo, s->value + lo, hi - lo, &tmp, &tmp_cap);
+		}
+	}
+	free(tmp);
+}
+
+/* Each counter's range of samples. */
+static void sample_index(struct tc_model *m) {
+	const struct tc_samples *s = &m->samples;
 	for (size_t c = 0; c < m->n_counters; c++) {
 		m->counters[c].first = 0;
 		m->counters[c].count = 0;
@@ -1242,8 +1288,10 @@ static void sort_samples(struct tc_model *m) {
 	}
 }
 
-static void *sort_samples_job(void *m) {
-	sort_samples(m);
+static void *sample_job(void *arg) {
+	struct sample_sort *j = arg;
+	sample_scatter(j);
+	sample_merge(j);
 	return NULL;
 }
 
@@ -1260,18 +1308,33 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 			"53 days from the origin (corrupt) were clamped");
 		m->n_implausible = 0;
 	}
-	/* Samples and events share nothing: sort the samples beside. */
+	/* Samples and events share nothing: sort the samples beside, and
+	 * help merge their buckets once the events are done. */
+	struct sample_sort j = { .m = m };
+	atomic_init(&j.next, 0);
+	pthread_mutex_init(&j.lock, NULL);
+	pthread_cond_init(&j.cv, NULL);
 	pthread_t th;
 	bool threaded = second_thread && m->samples.n >= ((size_t)1 << 18) &&
-		pthread_create(&th, NULL, sort_samples_job, m) == 0;
+		pthread_create(&th, NULL, sample_job, &j) == 0;
 	if (sort_events(m, second_thread)) {
 		set_depths(m);
 	}
 	if (threaded) {
+		pthread_mutex_lock(&j.lock);
+		while (!j.ready) {
+			pthread_cond_wait(&j.cv, &j.lock);
+		}
+		pthread_mutex_unlock(&j.lock);
+		sample_merge(&j);
 		pthread_join(th, NULL);
 	} else {
-		sort_samples(m);
+		sample_job(&j);
 	}
+	pthread_mutex_destroy(&j.lock);
+	pthread_cond_destroy(&j.cv);
+	free(j.ends);
+	sample_index(m);
 	m->finalized = true;
 }
 
