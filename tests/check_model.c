@@ -321,7 +321,10 @@ START_TEST(args_known_only) {
 	uint32_t custom = tc_model_intern(m, "kernel details");
 	ck_assert(!tc_model_keeps_arg(m, custom));
 	ck_assert(tc_model_keeps_arg(m, m->key.step));
-	ck_assert(tc_model_keeps_arg(m, m->key.collective));
+	ck_assert(tc_model_keeps_arg(m, m->key.memory_kind));
+	/* Written for export only: nothing reads them back. */
+	ck_assert(!tc_model_keeps_arg(m, m->key.tf_op));
+	ck_assert(!tc_model_keeps_arg(m, m->key.collective));
 	/* Only the well-known keys are kept, in order. */
 	uint32_t l = tc_model_args_begin(m);
 	tc_model_arg_str(m, custom, custom);

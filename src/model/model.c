@@ -14,22 +14,22 @@ struct tc_model *tc_model_create(void) {
 	struct tc_model *m = tc_xcalloc(1, sizeof(*m));
 	tc_arena_init(&m->arena, 256 * 1024);
 	tc_intern_init(&m->strings, &m->arena);
-	/* The well-known keys first: they are the ids below key_end. */
+	/* The keys read back first: they are the ids below key_end. */
 	m->key.bytes = tc_model_intern(m, "bytes");
 	m->key.flops = tc_model_intern(m, "flops");
 	m->key.bytes_accessed = tc_model_intern(m, "bytes_accessed");
 	m->key.correlation = tc_model_intern(m, "correlation");
-	m->key.external_id = tc_model_intern(m, "External id");
 	m->key.step = tc_model_intern(m, "step");
+	m->key.hlo_module = tc_model_intern(m, "hlo_module");
+	m->key.memory_kind = tc_model_intern(m, "memory_kind");
+	m->key_end = (uint32_t)m->strings.n;
+	m->key.external_id = tc_model_intern(m, "External id");
 	m->key.stream = tc_model_intern(m, "stream");
 	m->key.group_id = tc_model_intern(m, "group_id");
-	m->key.hlo_module = tc_model_intern(m, "hlo_module");
 	m->key.hlo_op = tc_model_intern(m, "hlo_op");
 	m->key.tf_op = tc_model_intern(m, "tf_op");
 	m->key.long_name = tc_model_intern(m, "long_name");
-	m->key.memory_kind = tc_model_intern(m, "memory_kind");
 	m->key.collective = tc_model_intern(m, "collective");
-	m->key_end = (uint32_t)m->strings.n;
 	m->arg_last_hdr = TC_NONE;
 	m->max_arg_bytes = (size_t)UINT32_MAX - 32;
 	m->op_nslots = 1024;

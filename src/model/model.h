@@ -216,22 +216,29 @@ struct tc_warning {
 	uint64_t count;
 };
 
-/* Well-known arg keys, interned at creation so readers and analyses compare
- * integers. Readers normalise writer-specific spellings onto these. */
+/*
+ * Well-known arg keys, interned at creation so readers and analyses compare
+ * integers. Readers normalise writer-specific spellings onto these. The
+ * first group are the keys that analyses (and readers, once written) read
+ * back: with known_args_only the model keeps these and no other. An
+ * analysis that starts reading a key must move it into that group.
+ */
 struct tc_keys {
+	/* read back */
 	uint32_t bytes;        /* bytes moved by a copy/memset/collective */
 	uint32_t flops;        /* per-event FLOPs when the event carries them */
 	uint32_t bytes_accessed;
 	uint32_t correlation;  /* runtime <-> device correlation id */
-	uint32_t external_id;  /* framework op <-> runtime/device */
 	uint32_t step;         /* step number on step markers */
+	uint32_t hlo_module;
+	uint32_t memory_kind;  /* "pageable", "pinned", "device" for copies */
+	/* written for export only */
+	uint32_t external_id;  /* framework op <-> runtime/device */
 	uint32_t stream;
 	uint32_t group_id;
-	uint32_t hlo_module;
 	uint32_t hlo_op;
 	uint32_t tf_op;
 	uint32_t long_name;
-	uint32_t memory_kind;  /* "pageable", "pinned", "device" for copies */
 	uint32_t collective;   /* collective name (allreduce, ...) */
 };
 
@@ -293,14 +300,14 @@ struct tc_model {
 	bool over_max_events;
 
 	/*
-	 * Keep only args whose key is well-known (struct tc_keys), set by
-	 * ingest for commands whose output shows no other arg: analyses read
-	 * only those keys, and the rest of a big trace's args cost about a
-	 * fifth of reading it. The arg functions drop the others; readers ask
-	 * tc_model_keeps_arg before decoding a value nobody will read.
+	 * Keep only args whose key analyses read (the first group of struct
+	 * tc_keys), set by ingest for commands whose output shows no arg: the
+	 * other args of a big trace cost about a fifth of reading it. The arg
+	 * functions drop them; readers ask tc_model_keeps_arg before decoding
+	 * a value nobody will read.
 	 */
 	bool known_args_only;
-	uint32_t key_end;   /* the well-known keys are the string ids below it */
+	uint32_t key_end;   /* the keys read back are the string ids below it */
 
 	/* private: arg list being built (header offset of its last record,
 	 * TC_NONE if none), and the cap on argb (offsets are u32): past it the
