@@ -104,6 +104,8 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
+/* The command is done with m and the process exits next (see common.c). */
+void tc_cli_model_done(struct tc_model *m);
 
 /* Analysis options shared by bottlenecks, steps and ops (cli/analysis_opts.c). */
 struct tc_analysis_opts;

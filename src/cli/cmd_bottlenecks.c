@@ -129,6 +129,6 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		}
 	}
 	tc_analysis_finish(&a);
-	tc_model_destroy(m);
+	tc_cli_model_done(m);
 	return code;
 }

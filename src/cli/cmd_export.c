@@ -419,7 +419,7 @@ int tc_cmd_export(int argc, char **argv) {
 out_model:
 	tc_annotation_finish(&ann);
 	tc_selection_finish(&sel);
-	tc_model_destroy(m);
+	tc_cli_model_done(m);
 out:
 	free(e.devices);
 	return code;

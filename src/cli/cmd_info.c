@@ -55,6 +55,6 @@ int tc_cmd_info(int argc, char **argv) {
 	if (code == TC_EXIT_OK) {
 		code = tc_cli_strict(&c, m);
 	}
-	tc_model_destroy(m);
+	tc_cli_model_done(m);
 	return code;
 }

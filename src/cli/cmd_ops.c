@@ -92,6 +92,6 @@ int tc_cmd_ops(int argc, char **argv) {
 	struct emit_ctx ec = { m, &t, top };
 	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	tc_op_table_finish(&t);
-	tc_model_destroy(m);
+	tc_cli_model_done(m);
 	return code;
 }

@@ -71,6 +71,6 @@ int tc_cmd_steps(int argc, char **argv) {
 	struct emit_ctx ec = { m, &a };
 	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	tc_analysis_finish(&a);
-	tc_model_destroy(m);
+	tc_cli_model_done(m);
 	return code;
 }

@@ -98,6 +98,6 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	tc_summary_finish(&s);
 	tc_analysis_finish(&an);
-	tc_model_destroy(m);
+	tc_cli_model_done(m);
 	return code;
 }

@@ -163,6 +163,28 @@ int tc_cli_close_output(struct tc_outfile *o) {
 	return TC_EXIT_OK;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TC_FREE_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TC_FREE_AT_EXIT 1
+#endif
+#endif
+
+/*
+ * A big model is hundreds of MB in many mappings: the kernel takes them
+ * back in one pass at exit faster than free() unmaps them column by column
+ * (about 5 % of summarize on a 1 GiB trace). Sanitizer builds still free
+ * it, so a leak anywhere else stays visible.
+ */
+void tc_cli_model_done(struct tc_model *m) {
+#ifdef TC_FREE_AT_EXIT
+	tc_model_destroy(m);
+#else
+	(void)m;
+#endif
+}
+
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m) {
 	if (!c->strict || m->n_warnings == 0) {
 		return TC_EXIT_OK;
