@@ -25,9 +25,11 @@
  * Planes become devices when they have lines or stats; /host:metadata and
  * Task Environment do not (their content is not activity).
  */
+#include <assert.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ingest/ingest.h"
@@ -1796,19 +1798,24 @@ static bool parse_line(struct reader *r, const uint8_t *p, size_t len, size_t fi
 /*
  * ---- the pipeline ----
  *
- * With a spare core, a plane's lines are decoded on a second thread: it
- * walks the line headers and decodes the common XEvents (decode_event,
- * stat_fast) into records, chunk by chunk, and this thread emits them into
- * the model in file order. So strings, ops, args and events get the ids a
- * serial read gives. The decoding thread reads only the mapped file and the
- * plane's metadata maps; whatever needs the model or may fail (line tracks,
- * counter lines, unusual events, damaged lines) it hands over by offset,
- * and this thread runs the serial code on it, errors included.
+ * With a spare core, a plane's lines are decoded on two threads while this
+ * one emits them into the model in file order, so strings, ops, args and
+ * events get the ids a serial read gives. Both threads walk the same
+ * framing (the plane's lines, their headers, their events' boundaries) and
+ * cut it into the same chunks of XP_EVS records. Each chunk is decoded
+ * (decode_event, stat_fast) by whichever thread claims it first: the
+ * decoding thread runs ahead while this one emits, and when this one
+ * catches up it decodes the next chunk itself (emitting costs less than
+ * decoding) while the other steps over it. Decoding reads only the mapped
+ * file and the plane's metadata maps;
+ * whatever needs the model or may fail (line tracks, counter lines,
+ * unusual events, damaged lines) goes by offset to the serial code, which
+ * also makes the errors.
  */
 #define XP_MIN_PLANE (1u << 20) /* smaller planes are read serially */
 #define XP_CHUNKS 4
 #define XP_EVS 4096
-#define XP_STATS (4 * XP_EVS)
+#define XP_STATS (XP_EVS * FAST_STATS) /* never the reason for a cut */
 
 struct xchunk {
 	struct xev *ev;
@@ -1816,7 +1823,7 @@ struct xchunk {
 	struct line_hdr *ln;
 	size_t n_ev, n_st, n_ln, cap_ln;
 	size_t end;        /* file offset: later chunks' records lie past it */
-	bool last;
+	uint64_t index;    /* which chunk of the plane */
 };
 
 struct xpipe {
@@ -1824,103 +1831,153 @@ struct xpipe {
 	const uint8_t *plane;
 	size_t plane_len;
 	bool host_plane;
-	struct origin org;       /* the decoding thread's copy */
-	uint64_t missing, dangling;
-	struct xchunk c[XP_CHUNKS];
-	/* Chunks, counted: filled by the decoder, emitted by this thread. */
+	struct origin org;       /* at the plane's start */
+	uint64_t missing, dangling; /* the decoding thread's counts */
+	struct xchunk c[XP_CHUNKS];  /* the decoding thread's chunks */
+	struct xchunk own;           /* this thread's */
+	atomic_uint_fast64_t next_claim; /* the first chunk nobody decodes yet */
+	/* The decoding thread's chunks, counted: filled, emitted. */
 	uint64_t produced, consumed;
 	bool stop;               /* this thread gave up */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 };
 
-/* Hand chunk k over; wait for chunk k + 1's slot to be free. NULL: stop. */
-static struct xchunk *xp_flush(struct xpipe *p, struct xchunk *c, const uint8_t *at,
-		bool last) {
-	c->end = (size_t)(at - p->d.base);
-	c->last = last;
-	pthread_mutex_lock(&p->lock);
-	p->produced++;
-	pthread_cond_broadcast(&p->cv);
-	while (!p->stop && !last && p->produced - p->consumed >= XP_CHUNKS) {
-		pthread_cond_wait(&p->cv, &p->lock);
-	}
-	bool stop = p->stop;
-	pthread_mutex_unlock(&p->lock);
-	if (stop || last) {
-		return NULL;
-	}
-	c = &p->c[p->produced % XP_CHUNKS];
-	c->n_ev = c->n_st = c->n_ln = 0;
-	return c;
+/* Take chunk j to decode, unless the other thread took it. */
+static inline bool xp_claim(struct xpipe *p, uint64_t j) {
+	uint_fast64_t want = j;
+	return atomic_compare_exchange_strong(&p->next_claim, &want, j + 1);
+}
+
+/* One thread's walk over the plane's framing. */
+struct xwalk {
+	struct tc_pb pb;         /* the plane's fields */
+	const uint8_t *q, *lend; /* the current line's fields left */
+	bool counters;
+	int64_t base_ps;
+	struct origin org;       /* this walk's copy */
+	bool done;
+};
+
+static void xw_init(struct xwalk *w, const struct xpipe *p) {
+	memset(w, 0, sizeof(*w));
+	tc_pb_init(&w->pb, p->d.base, p->plane, p->plane_len);
+	w->org = p->org;
 }
 
 static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_t b) {
 	c->ev[c->n_ev++] = (struct xev){ .kind = (uint8_t)kind, .a = a, .b = b };
 }
 
-static void *xp_decode(void *arg) {
-	struct xpipe *p = arg;
+/*
+ * The next chunk: its records decoded into c, or with c NULL only stepped
+ * over. A line header and an event are one record each, so both threads
+ * cut at the same places. Returns the file offset where the next chunk
+ * starts; w->done after the plane's last chunk.
+ */
+static size_t xw_chunk(struct xwalk *w, const struct xpipe *p, struct xchunk *c,
+		uint64_t *missing, uint64_t *dangling) {
 	const uint8_t *base = p->d.base;
-	struct xchunk *c = &p->c[0];
-	c->n_ev = c->n_st = c->n_ln = 0;
-	struct tc_pb pb;
-	struct tc_pb_field f = { 0 };
-	tc_pb_init(&pb, base, p->plane, p->plane_len);
-	/* The plane's fields were walked whole before: no error here. */
-	while (tc_pb_next(&pb, &f) > 0) {
-		if (f.num != 3) {
-			continue;
-		}
-		const uint8_t *lp = f.data;
-		size_t len = f.len;
-		/* A line header needs one slot, an event one and its stats. */
-		if (c->n_ev + 2 > XP_EVS || c->n_st + FAST_STATS > XP_STATS) {
-			if (!(c = xp_flush(p, c, lp, false))) {
-				return NULL;
+	size_t n = 0;
+	if (c) {
+		c->n_ev = c->n_st = c->n_ln = 0;
+	}
+	for (;;) {
+		while (w->q < w->lend) {
+			if (n + 1 > XP_EVS) {
+				return (size_t)(w->q - base);
 			}
-		}
-		struct line_hdr h = { 0 };
-		const uint8_t *at;
-		const char *why;
-		int64_t base_ps;
-		bool set;
-		if (!line_header(lp, len, &h, &at, &why) ||
-				!line_base(&p->org, h.ts, &base_ps, &set)) {
-			/* This thread's parse_line reports it (and stops). */
-			xp_rec(c, XE_LINE_SERIAL, lp - base, (int64_t)len);
-			continue;
-		}
-		TC_GROW(c->ln, c->cap_ln, c->n_ln + 1);
-		c->ln[c->n_ln] = h;
-		xp_rec(c, XE_LINE, (int64_t)c->n_ln++, lp - base);
-		if (!h.any_events) {
-			continue;
-		}
-		bool counters = hdr_class(&h, p->host_plane) == LC_COUNTERS;
-		const uint8_t *q = lp, *end = lp + len, *ev;
-		size_t ev_len;
-		while (next_event(&q, end, &ev, &ev_len)) {
-			if (c->n_ev + 1 > XP_EVS || c->n_st + FAST_STATS > XP_STATS) {
-				if (!(c = xp_flush(p, c, ev, false))) {
-					return NULL;
-				}
+			const uint8_t *ev;
+			size_t ev_len;
+			if (!next_event(&w->q, w->lend, &ev, &ev_len)) {
+				w->q = w->lend; /* only other fields were left */
+				break;
 			}
-			if (counters) {
+			n++;
+			if (!c) {
+				continue;
+			}
+			if (w->counters) {
 				xp_rec(c, XE_COUNTER, ev - base, (int64_t)ev_len);
 				continue;
 			}
 			struct xev *e = &c->ev[c->n_ev];
-			if (decode_event(&p->d, base_ps, ev, ev_len, e, c->st + c->n_st,
-					&p->missing, &p->dangling)) {
+			if (decode_event(&p->d, w->base_ps, ev, ev_len, e, c->st + c->n_st,
+					missing, dangling)) {
 				c->n_ev++;
 				c->n_st += e->ns;
 			} else {
 				xp_rec(c, XE_SLOW, ev - base, (int64_t)ev_len);
 			}
 		}
+		/* A line header needs one slot, an event one more. */
+		if (n + 2 > XP_EVS) {
+			return (size_t)(w->pb.p - base);
+		}
+		/* The plane's fields were walked whole before: no error here. */
+		struct tc_pb_field f = { 0 };
+		int rc;
+		while ((rc = tc_pb_next(&w->pb, &f)) > 0 && f.num != 3) {
+		}
+		if (rc <= 0) {
+			w->done = true;
+			return (size_t)(p->plane + p->plane_len - base);
+		}
+		n++;
+		w->q = w->lend = NULL;
+		struct line_hdr h = { 0 };
+		const uint8_t *at;
+		const char *why;
+		bool set;
+		if (!line_header(f.data, f.len, &h, &at, &why) ||
+				!line_base(&w->org, h.ts, &w->base_ps, &set)) {
+			/* This thread's parse_line reports it (and stops). */
+			if (c) {
+				xp_rec(c, XE_LINE_SERIAL, f.data - base, (int64_t)f.len);
+			}
+			continue;
+		}
+		if (c) {
+			TC_GROW(c->ln, c->cap_ln, c->n_ln + 1);
+			c->ln[c->n_ln] = h;
+			xp_rec(c, XE_LINE, (int64_t)c->n_ln++, f.data - base);
+		}
+		if (h.any_events) {
+			w->counters = hdr_class(&h, p->host_plane) == LC_COUNTERS;
+			w->q = f.data;
+			w->lend = f.data + f.len;
+		}
 	}
-	xp_flush(p, c, p->plane + p->plane_len, true);
+}
+
+static void *xp_decode(void *arg) {
+	struct xpipe *p = arg;
+	struct xwalk w;
+	xw_init(&w, p);
+	uint64_t k = 0;
+	for (uint64_t j = 0; !w.done; j++) {
+		/* A free slot first, then the claim. */
+		pthread_mutex_lock(&p->lock);
+		while (!p->stop && p->produced - p->consumed >= XP_CHUNKS) {
+			pthread_cond_wait(&p->cv, &p->lock);
+		}
+		bool stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop) {
+			break;
+		}
+		if (!xp_claim(p, j)) {
+			xw_chunk(&w, p, NULL, NULL, NULL);
+			continue;
+		}
+		struct xchunk *c = &p->c[k++ % XP_CHUNKS];
+		c->end = xw_chunk(&w, p, c, &p->missing, &p->dangling);
+		c->index = j;
+		pthread_mutex_lock(&p->lock);
+		p->produced++;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->lock);
+	}
 	return NULL;
 }
 
@@ -1963,6 +2020,17 @@ static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track
 	return true;
 }
 
+static void xchunk_alloc(struct xchunk *c) {
+	c->ev = tc_xmalloc(XP_EVS * sizeof(*c->ev));
+	c->st = tc_xmalloc(XP_STATS * sizeof(*c->st));
+}
+
+static void xchunk_free(struct xchunk *c) {
+	free(c->ev);
+	free(c->st);
+	free(c->ln);
+}
+
 /* A plane's lines through the pipeline; *started false when no thread
  * could be made (nothing was read then). */
 static bool xp_run(struct reader *r, const uint8_t *plane, size_t len, size_t first_track,
@@ -1974,9 +2042,10 @@ static bool xp_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 	p->host_plane = r->host_plane;
 	p->org = r->org;
 	for (int i = 0; i < XP_CHUNKS; i++) {
-		p->c[i].ev = tc_xmalloc(XP_EVS * sizeof(*p->c[i].ev));
-		p->c[i].st = tc_xmalloc(XP_STATS * sizeof(*p->c[i].st));
+		xchunk_alloc(&p->c[i]);
 	}
+	xchunk_alloc(&p->own);
+	atomic_init(&p->next_claim, 0);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
@@ -1984,36 +2053,64 @@ static bool xp_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 	*started = pthread_create(&th, NULL, xp_decode, p) == 0;
 	if (*started) {
 		struct line_ctx lc = { 0 };
-		for (uint64_t k = 0;; k++) {
+		struct xwalk w;
+		xw_init(&w, p);
+		uint64_t j = 0, k = 0;
+		while (ok && !w.done) {
+			if (xp_claim(p, j++)) {
+				size_t end = xw_chunk(&w, p, &p->own, &r->missing_meta,
+					&r->dangling_refs);
+				ok = xp_emit(r, &p->own, first_track, &lc);
+				if (ok) {
+					release(r, r->base + end);
+				}
+				continue;
+			}
+			/* The other thread has this chunk: step over it, and rather
+			 * than wait for it, decode the next one if nobody has. */
+			size_t end = xw_chunk(&w, p, NULL, NULL, NULL), end_ahead = 0;
+			pthread_mutex_lock(&p->lock);
+			bool ready = p->produced > k;
+			pthread_mutex_unlock(&p->lock);
+			bool ahead = !ready && !w.done && xp_claim(p, j);
+			if (ahead) {
+				end_ahead = xw_chunk(&w, p, &p->own, &r->missing_meta, &r->dangling_refs);
+				j++;
+			}
 			pthread_mutex_lock(&p->lock);
 			while (p->produced == k) {
 				pthread_cond_wait(&p->cv, &p->lock);
 			}
 			pthread_mutex_unlock(&p->lock);
-			const struct xchunk *c = &p->c[k % XP_CHUNKS];
+			const struct xchunk *c = &p->c[k++ % XP_CHUNKS];
+			assert(c->index == j - 1 - ahead);
 			ok = xp_emit(r, c, first_track, &lc);
-			bool last = c->last;
-			if (ok) {
-				release(r, r->base + c->end);
-			}
 			pthread_mutex_lock(&p->lock);
 			p->consumed++;
-			p->stop = !ok;
 			pthread_cond_broadcast(&p->cv);
 			pthread_mutex_unlock(&p->lock);
-			if (!ok || last) {
-				break;
+			if (ok) {
+				release(r, r->base + end);
+			}
+			if (ok && ahead) {
+				ok = xp_emit(r, &p->own, first_track, &lc);
+				if (ok) {
+					release(r, r->base + end_ahead);
+				}
 			}
 		}
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->lock);
 		pthread_join(th, NULL);
 		r->missing_meta += p->missing;
 		r->dangling_refs += p->dangling;
 	}
 	for (int i = 0; i < XP_CHUNKS; i++) {
-		free(p->c[i].ev);
-		free(p->c[i].st);
-		free(p->c[i].ln);
+		xchunk_free(&p->c[i]);
 	}
+	xchunk_free(&p->own);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cv);
 	free(p);
