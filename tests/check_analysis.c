@@ -77,23 +77,23 @@ static void check_ivals_cover(const struct tc_ivals *v, const bool *cover) {
 }
 
 START_TEST(union_many_tracks) {
-	/* Over 64 tracks the unions merge tracks through a heap of cursors
-	 * (fewer merge them pairwise): both must give the brute-force union. */
+	/* Up to 64 tracks the unions merge per-track unions pairwise, over 64
+	 * through a heap of cursors: every track count must give the
+	 * brute-force union. */
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
 	uint32_t k = tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL);
 	uint32_t c = tc_model_op(m, tc_model_intern(m, "copy"), 0, TC_OP_MEMCPY_H2D);
-	enum { NT = 100 };
+	enum { NT = 100, PER = 6 };
 	uint32_t tr[NT];
-	static bool all[LIMIT], kern[LIMIT], copy[LIMIT];
-	memset(all, 0, sizeof(all));
-	memset(kern, 0, sizeof(kern));
-	memset(copy, 0, sizeof(copy));
+	static struct { int64_t at, dur; bool is_k; } ev[NT][PER];
+	int nev[NT];
 	unsigned x = 7;
 	for (int t = 0; t < NT; t++) {
 		tr[t] = tc_model_add_track(m, d, tc_model_intern(m, "s"), TC_TRACK_STREAM, t);
 		int64_t at = 0;
-		for (int e = 0; e < 6; e++) {
+		nev[t] = 0;
+		for (int e = 0; e < PER; e++) {
 			x = x * 1103515245u + 12345u;
 			at += (x >> 8) % 300;
 			int64_t dur = (x >> 20) % 60;
@@ -102,24 +102,39 @@ START_TEST(union_many_tracks) {
 				break;
 			}
 			tc_model_add_event(m, tr[t], is_k ? k : c, at, dur, 0);
-			for (int64_t y = at; y < at + dur; y++) {
-				all[y] = true;
-				(is_k ? kern : copy)[y] = true;
-			}
+			ev[t][nev[t]].at = at;
+			ev[t][nev[t]].dur = dur;
+			ev[t][nev[t]++].is_k = is_k;
 		}
 	}
 	tc_model_finalize(m);
-	struct tc_ivals u = { 0 };
-	tc_ivals_union_tracks(m, tr, NT, NULL, NULL, &u);
-	check_ivals_cover(&u, all);
-	tc_ivals_union_tracks(m, tr, NT, keep_kernels, NULL, &u);
-	check_ivals_cover(&u, kern);
-	struct tc_ivals per[TC_OP_KIND_COUNT] = { 0 };
-	tc_ivals_union_per_kind(m, tr, NT, per);
-	check_ivals_cover(&per[TC_OP_KERNEL], kern);
-	check_ivals_cover(&per[TC_OP_MEMCPY_H2D], copy);
-	tc_ivals_finish_per_kind(per);
-	tc_ivals_finish(&u);
+	static bool all[LIMIT], kern[LIMIT], copy[LIMIT];
+	static const size_t counts[] = { 1, 2, 3, 5, 7, 8, 16, 33, 64, 65, NT };
+	for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+		size_t n = counts[ci];
+		memset(all, 0, sizeof(all));
+		memset(kern, 0, sizeof(kern));
+		memset(copy, 0, sizeof(copy));
+		for (size_t t = 0; t < n; t++) {
+			for (int e = 0; e < nev[t]; e++) {
+				for (int64_t y = ev[t][e].at; y < ev[t][e].at + ev[t][e].dur; y++) {
+					all[y] = true;
+					(ev[t][e].is_k ? kern : copy)[y] = true;
+				}
+			}
+		}
+		struct tc_ivals u = { 0 };
+		tc_ivals_union_tracks(m, tr, n, NULL, NULL, &u);
+		check_ivals_cover(&u, all);
+		tc_ivals_union_tracks(m, tr, n, keep_kernels, NULL, &u);
+		check_ivals_cover(&u, kern);
+		struct tc_ivals per[TC_OP_KIND_COUNT] = { 0 };
+		tc_ivals_union_per_kind(m, tr, n, per);
+		check_ivals_cover(&per[TC_OP_KERNEL], kern);
+		check_ivals_cover(&per[TC_OP_MEMCPY_H2D], copy);
+		tc_ivals_finish_per_kind(per);
+		tc_ivals_finish(&u);
+	}
 	tc_model_destroy(m);
 }
 END_TEST
