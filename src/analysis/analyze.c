@@ -119,10 +119,15 @@ struct side_job {
 	struct tc_analysis *a;
 	void (*side)(void *ctx);
 	void *ctx;
+	/* a->util is done (the rules' op table reads it) */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	bool util_done;
 };
 
-/* The passes that need no other pass: they fill fields of a that the
- * util/steps/breakdown chain neither reads nor writes. */
+/* The passes beside the util/steps/breakdown chain: they fill fields of a
+ * that the chain neither reads nor writes, and read only a->util of its
+ * results, once the chain says it is done. */
 static void *side_passes(void *p) {
 	struct side_job *j = p;
 	if (j->side) {
@@ -130,7 +135,12 @@ static void *side_passes(void *p) {
 	}
 	tc_analyze_memory(j->m, j->a);
 	tc_analyze_compile(j->m, j->a);
-	tc_analyze_rule_ops(j->m, j->o, &j->a->ops);
+	pthread_mutex_lock(&j->lock);
+	while (!j->util_done) {
+		pthread_cond_wait(&j->cv, &j->lock);
+	}
+	pthread_mutex_unlock(&j->lock);
+	tc_analyze_rule_ops(j->m, j->o, j->a);
 	return NULL;
 }
 
@@ -143,11 +153,17 @@ void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
-	struct side_job job = { m, o, a, side, ctx };
+	struct side_job job = { .m = m, .o = o, .a = a, .side = side, .ctx = ctx };
+	pthread_mutex_init(&job.lock, NULL);
+	pthread_cond_init(&job.cv, NULL);
 	pthread_t th;
 	bool threaded = (o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
 		pthread_create(&th, NULL, side_passes, &job) == 0;
 	tc_analyze_util(m, o, a);
+	pthread_mutex_lock(&job.lock);
+	job.util_done = true;
+	pthread_cond_broadcast(&job.cv);
+	pthread_mutex_unlock(&job.lock);
 	tc_analyze_steps(m, o, a);
 	tc_analyze_breakdown(m, o, a);
 	if (threaded) {
@@ -155,6 +171,8 @@ void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
 	} else {
 		side_passes(&job);
 	}
+	pthread_mutex_destroy(&job.lock);
+	pthread_cond_destroy(&job.cv);
 	tc_analyze_rules(m, o, a);
 }
 

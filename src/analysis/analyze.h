@@ -120,11 +120,12 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
  * stats, then the built-in table). False if by is unknown. */
 bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	const char *by, struct tc_op_table *t);
-/* The "name" table as the rules read it (tc_analysis.ops): no p50/p99
- * (left -1), which no rule reads and which cost a gather and a selection
- * over every event. */
+/* The "name" table as the rules read it, into a->ops: no p50/p99 (left
+ * -1), which no rule reads and which cost a gather and a selection over
+ * every event. Its shares and peaks come from a->util: run it after
+ * tc_analyze_util. */
 void tc_analyze_rule_ops(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_op_table *t);
+	struct tc_analysis *a);
 
 /* Built-in peaks for a device model name (case-insensitive substring
  * match, e.g. "NVIDIA H100 80GB HBM3", "TPU v5 lite"); false if unknown. */

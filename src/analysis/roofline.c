@@ -163,8 +163,11 @@ static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t
 	}
 }
 
+/* util: tc_analyze_util's result for m and o when the caller has it
+ * (the denominator and peaks come from it), else NULL. */
 static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const char *by, bool percentiles, struct tc_op_table *t) {
+		const char *by, bool percentiles, const struct tc_analysis *util,
+		struct tc_op_table *t) {
 	memset(t, 0, sizeof(*t));
 	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
 	bool by_kind = strcmp(by, "kind") == 0, by_dev = strcmp(by, "device") == 0;
@@ -219,18 +222,21 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t denom = 0;
 	if (any_device) {
 		struct tc_analysis tmp = { 0 };
-		struct tc_analysis_opts dflt;
-		tc_analysis_opts_init(&dflt);
-		tc_analyze_util(m, o ? o : &dflt, &tmp);
-		for (size_t k = 0; k < tmp.n_util; k++) {
-			denom += tmp.util[k].busy_ps;
+		if (!util) {
+			struct tc_analysis_opts dflt;
+			tc_analysis_opts_init(&dflt);
+			tc_analyze_util(m, o ? o : &dflt, &tmp);
+			util = &tmp;
+		}
+		for (size_t k = 0; k < util->n_util; k++) {
+			denom += util->util[k].busy_ps;
 		}
 		/* Roofline peaks: the first device with known peaks. */
-		for (size_t k = 0; k < tmp.n_util && !t->peak_source; k++) {
-			if (tmp.util[k].peak_source) {
-				t->peak_flops = tmp.util[k].peak_flops;
-				t->peak_bw = tmp.util[k].peak_bw;
-				t->peak_source = tmp.util[k].peak_source;
+		for (size_t k = 0; k < util->n_util && !t->peak_source; k++) {
+			if (util->util[k].peak_source) {
+				t->peak_flops = util->util[k].peak_flops;
+				t->peak_bw = util->util[k].peak_bw;
+				t->peak_source = util->util[k].peak_source;
 			}
 		}
 		tc_analysis_finish(&tmp);
@@ -284,10 +290,10 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 
 bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 		const char *by, struct tc_op_table *t) {
-	return op_table(m, o, by, true, t);
+	return op_table(m, o, by, true, NULL, t);
 }
 
 void tc_analyze_rule_ops(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_op_table *t) {
-	op_table(m, o, "name", false, t);
+		struct tc_analysis *a) {
+	op_table(m, o, "name", false, a, &a->ops);
 }
