@@ -1822,7 +1822,6 @@ struct xchunk {
 	struct xstat *st;
 	struct line_hdr *ln;
 	size_t n_ev, n_st, n_ln, cap_ln;
-	size_t end;        /* file offset: later chunks' records lie past it */
 	uint64_t index;    /* which chunk of the plane */
 };
 
@@ -1971,7 +1970,7 @@ static void *xp_decode(void *arg) {
 			continue;
 		}
 		struct xchunk *c = &p->c[k++ % XP_CHUNKS];
-		c->end = xw_chunk(&w, p, c, &p->missing, &p->dangling);
+		xw_chunk(&w, p, c, &p->missing, &p->dangling);
 		c->index = j;
 		pthread_mutex_lock(&p->lock);
 		p->produced++;
