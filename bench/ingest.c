@@ -4,9 +4,9 @@
  * into a fresh model, then tc_model_finalize, each timed, and the two
  * together ("model ready", what every command waits for before analysing).
  * bench/json.sh and bench/perfetto.sh print it between their no-op parse
- * baseline and the full CLI. The model keeps the well-known args only, as
- * for summarize and the other analysis commands; --all-args keeps every
- * one, as for export.
+ * baseline and the full CLI. The model keeps only the args analyses read
+ * back, as for summarize and the other analysis commands; --all-args keeps
+ * every one, as for export.
  *
  *   ingest [--threads N] [--all-args] TRACE
  */
@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
 		"args %s\n", m->ev.n, m->samples.n,
 		m->n_sources ? tc_model_str(m, m->sources[0].format) : "?",
 		helper ? "on" : "off", lim.reader_thread ? "allowed" : "off",
-		all_args ? "all" : "well-known only");
+		all_args ? "all" : "read-back keys only");
 	/* MB/s: file bytes (10^6) per wall second, as the other bench lines. */
 	printf("read        %.3f s wall  %6.0f MB/s of file\n", t1 - t0,
 		(double)bytes / 1e6 / (t1 - t0));

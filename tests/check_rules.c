@@ -751,7 +751,7 @@ START_TEST(op_table_grouping) {
 }
 END_TEST
 
-/* ---- commands that keep only the well-known args ----
+/* ---- commands that keep only the args analyses read back ----
  *
  * summarize, bottlenecks, steps, ops and info ingest with known_args_only:
  * their output must be the one a model with every arg gives. Every real

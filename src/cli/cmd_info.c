@@ -19,7 +19,6 @@ int tc_cmd_info(int argc, char **argv) {
 	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c);
-	c.ingest.known_args_only = true; /* its output shows no arg */
 	int code = TC_EXIT_OK, opt;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code)) {

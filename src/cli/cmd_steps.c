@@ -39,7 +39,6 @@ int tc_cmd_steps(int argc, char **argv) {
 	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c);
-	c.ingest.known_args_only = true; /* its output shows no arg */
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
 	int code = TC_EXIT_OK, opt;

@@ -39,7 +39,6 @@ int tc_cmd_summarize(int argc, char **argv) {
 	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c);
-	c.ingest.known_args_only = true; /* its output shows no arg */
 	struct tc_summary_opts so = { .top = 10, .findings = 3 };
 	int code = TC_EXIT_OK, opt;
 	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {

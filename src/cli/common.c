@@ -9,6 +9,8 @@
 void tc_cli_common_init(struct tc_cli_common *c) {
 	memset(c, 0, sizeof(*c));
 	tc_ingest_opts_default(&c->ingest);
+	/* Only export shows event args; the others keep those analyses read. */
+	c->ingest.known_args_only = true;
 	c->output = "-";
 }
 

@@ -35,8 +35,9 @@ extern const struct tc_reader tc_reader_json;
 struct tc_ingest_opts {
 	struct tc_limits lim;
 	unsigned threads; /* 0 = number of CPUs */
-	/* The caller reads no arg but the well-known ones (analyses only):
-	 * the model keeps no other (tc_model.known_args_only). */
+	/* The caller reads no arg but those analyses read back (the first
+	 * group of struct tc_keys): the model keeps no other
+	 * (tc_model.known_args_only). */
 	bool known_args_only;
 };
 

@@ -623,6 +623,18 @@ struct xstat {
 
 #define XSTAT_LEN_MAX ((1u << 28) - 1)
 
+/* ref_value: the referenced stat metadata's name, TC_NONE (counted in
+ * *dangling) when no metadata has that id. */
+static inline uint32_t ref_name(const struct idmap *smap, const struct smeta *sm,
+		uint64_t ref, uint64_t *dangling) {
+	uint32_t k = idmap_get(smap, (int64_t)ref);
+	if (k == TC_NONE) {
+		(*dangling)++;
+		return TC_NONE;
+	}
+	return sm[k].name;
+}
+
 /*
  * The common XStat shapes (one-byte tags, no compression, no bytes) decoded
  * with read-only plane metadata, so any thread may run it. ref_value's
@@ -669,14 +681,9 @@ static inline bool stat_fast(const struct idmap *smap, const struct smeta *sm,
 			val = u;
 			break;
 		case 0x38: {
-			uint32_t k = idmap_get(smap, (int64_t)u);
-			if (k == TC_NONE) {
-				(*dangling)++;
-				type = SV_NONE;
-			} else {
-				type = SV_STR;
-				val = sm[k].name;
-			}
+			uint32_t name = ref_name(smap, sm, u, dangling);
+			type = name == TC_NONE ? SV_NONE : SV_STR;
+			val = name;
 			break;
 		}
 		case 0x2a:
@@ -789,19 +796,6 @@ static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
 	return true;
 }
 
-/* ref_value in the general decoder. */
-static void stat_ref(struct reader *r, struct sval *v, uint64_t ref) {
-	uint32_t k = idmap_get(&r->smap, (int64_t)ref);
-	if (k == TC_NONE) {
-		r->dangling_refs++;
-		v->type = SV_NONE;
-	} else {
-		v->type = SV_STR;
-		v->v.s = r->sm[k].name;
-		v->raw = NULL;
-	}
-}
-
 static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 		uint32_t *sm_out, struct sval *v) {
 	struct tc_pb pb;
@@ -848,7 +842,9 @@ static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 			v->raw_len = f.len;
 			break;
 		case 7:
-			stat_ref(r, v, f.u);
+			v->v.s = ref_name(&r->smap, r->sm, f.u, &r->dangling_refs);
+			v->type = v->v.s == TC_NONE ? SV_NONE : SV_STR;
+			v->raw = NULL;
 			break;
 		case 8: {
 			if (f.wt != TC_PB_LEN) {
@@ -1276,11 +1272,6 @@ struct ev_extra {
 
 /* One stat of an event: an arg, with well-known stats normalised. */
 static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
-	/* A plain stat whose arg the model would drop: its string is not
-	 * even interned (decode_event leaves these out already). */
-	if (xs->k != TC_NONE && r->sm[xs->k].drop) {
-		return;
-	}
 	struct sval sv;
 	xstat_value(r, xs, &sv);
 	const struct sval *v = &sv;
@@ -1478,17 +1469,21 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 		return fail(r, p, "xplane: %s overflows the time range", what);
 	}
 	/* Every stat is decoded (its strings interned) before any is emitted,
-	 * as the fast path does: a damaged one fails the event first. */
+	 * as the fast path does: a damaged one fails the event first. Stats
+	 * the model would drop are left out here, as decode_event does. */
 	TC_GROW(r->xs, r->cap_xs, ns + 1);
+	size_t kept = 0;
 	for (size_t i = 0; i < ns; i++) {
 		uint32_t k;
 		struct sval v;
 		if (!parse_stat(r, r->sp[i], r->sl[i], &k, &v)) {
 			return false;
 		}
-		r->xs[i] = xstat_of(k, &v);
+		if (k == TC_NONE || !r->sm[k].drop) {
+			r->xs[kept++] = xstat_of(k, &v);
+		}
 	}
-	emit_event(r, lc, &e, r->xs, ns);
+	emit_event(r, lc, &e, r->xs, kept);
 	return true;
 }
 
@@ -1560,7 +1555,7 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 			if (!stat_fast(d->smap, d->sm, d->base, sp[i], sl[i], &st[kept], &dang)) {
 				return false;
 			}
-			/* Checked whole, but no record for a stat event_stat drops. */
+			/* Checked whole, but no record for a stat the model drops. */
 			kept += st[kept].k == TC_NONE || !d->sm[st[kept].k].drop;
 		}
 		e->ns = (uint8_t)kept;
