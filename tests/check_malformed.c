@@ -131,10 +131,11 @@ static int ingest_full(const uint8_t *data, size_t len, const struct tc_reader *
 }
 
 /*
- * JSON and xplane are read serially or, with a spare core, pipelined (a
- * producer thread tokenises JSON; a second thread decodes xplane lines):
- * both must give the same answer, error text and offset included, so their
- * cases run both ways (xplane's pipeline forced on for small planes).
+ * Every reader reads serially or, with a spare core, pipelined (a producer
+ * thread tokenises JSON; a second thread decodes xplane lines; Perfetto's
+ * packet half runs beside its model half): both must give the same answer,
+ * error text and offset included, so every case runs both ways (xplane's
+ * and Perfetto's pipelines forced on for small inputs).
  */
 static int ingest(const uint8_t *data, size_t len, const struct tc_reader *r) {
 	struct tc_limits lim;
@@ -143,8 +144,8 @@ static int ingest(const uint8_t *data, size_t len, const struct tc_reader *r) {
 	struct tc_error e1, e2;
 	int code = ingest_full(data, len, r, &lim, &e1);
 	const struct tc_reader *s = r ? r : tc_ingest_sniff(data, len < TC_INPUT_HEAD ? len : TC_INPUT_HEAD);
-	if (s == &tc_reader_json || s == &tc_reader_xplane) {
-		lim.reader_thread = s == &tc_reader_xplane ? TC_READER_THREAD_ALWAYS : 1;
+	if (s) {
+		lim.reader_thread = s == &tc_reader_json ? 1 : TC_READER_THREAD_ALWAYS;
 		int code2 = ingest_full(data, len, r, &lim, &e2);
 		ck_assert_msg(code == code2, "%s: serial exit %d, pipelined %d (%s / %s)", current,
 			code, code2, e1.msg, e2.msg);

@@ -16,12 +16,30 @@ static const char *fixture(const char *name) {
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
+/*
+ * Read path twice: in line, and with the packet and model halves on two
+ * threads (forced, whatever the size). Both must give the same model, or
+ * the same error at the same offset; the first is returned.
+ */
 static struct tc_model *load_err(const char *path, struct tc_error *err) {
 	struct tc_limits lim;
 	tc_limits_default(&lim);
 	tc_error_init(err);
 	struct tc_model *m = tc_model_create();
-	if (!tc_ingest_file(m, path, &lim, err)) {
+	bool ok = tc_ingest_file(m, path, &lim, err);
+	lim.reader_thread = TC_READER_THREAD_ALWAYS;
+	struct tc_model *m2 = tc_model_create();
+	struct tc_error e2;
+	tc_error_init(&e2);
+	bool ok2 = tc_ingest_file(m2, path, &lim, &e2);
+	ck_assert_msg(ok == ok2 && err->code == e2.code && strcmp(err->msg, e2.msg) == 0 &&
+		err->offset == e2.offset, "%s: in line '%s' at %lld, pipelined '%s' at %lld",
+		path, err->msg, (long long)err->offset, e2.msg, (long long)e2.offset);
+	if (ok) {
+		tc_test_same_model(m, m2, path);
+	}
+	tc_model_destroy(m2);
+	if (!ok) {
 		tc_model_destroy(m);
 		return NULL;
 	}

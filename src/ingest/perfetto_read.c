@@ -30,6 +30,11 @@
  */
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +42,7 @@
 #include "util/pbwire.h"
 #include "util/xalloc.h"
 
-#define CLOCK_BOOTTIME 6
+#define PF_CLOCK_BOOTTIME 6
 #define SEQ_CLEARED 1
 #define SEQ_NEEDS_STATE 2
 #define MAX_BUNDLE_NESTING 4
@@ -232,22 +237,18 @@ static void u64_push(struct u64vec *a, uint64_t x) {
 	a->v[a->n++] = x;
 }
 
+/* A sequence's state as the model half sees it (struct pseq: the packet
+ * half's). */
 struct seq {
 	uint32_t id;
 	uint32_t gen;        /* bumped on every incremental-state reset */
-	bool valid;          /* incremental state usable */
 	struct itab it[IT_COUNT];
-	bool has_def_clock;
-	uint32_t def_clock;
 	bool has_def_track;
 	uint64_t def_track;
 	struct u64vec def_extra, def_extra_d;
 	uint32_t legacy_trk; /* legacy ThreadDescriptor track, TC_NONE */
 	int64_t legacy_ts_us;
 	struct map gpu_ctr;  /* gpu counter_id -> name sid */
-	/* last track and clock lookups */
-	uint64_t last_clock_key;
-	uint32_t last_clk;
 };
 
 enum trk_flags {
@@ -330,6 +331,22 @@ struct procs {
 	size_t n, cap;
 };
 
+/* Sequence id -> index in a half's table, with the last lookup cached. */
+struct seqidx {
+	struct map by_id;
+	uint32_t last_id, last;
+	uint32_t n;
+};
+
+/*
+ * A packet's work comes in two halves. The packet half (struct pre) walks
+ * the framing, decodes each TracePacket's own fields and keeps what needs
+ * no model: sequence validity, default clocks, clock snapshots and the
+ * conversion of timestamps to the trace clock. It hands each packet on as a
+ * struct prec. The model half (struct st) does the rest in file order:
+ * interning, descriptors, events, samples. One thread runs both halves in
+ * turn, or, on a large file with a core spare, each half has its own.
+ */
 struct st {
 	struct tc_model *m;
 	const struct tc_limits *lim;
@@ -337,30 +354,18 @@ struct st {
 	struct tc_input *in;
 	size_t ev0, smp0, flow0;
 	const uint8_t *base;    /* the mapped file, for error offsets */
+	size_t size;            /* its length */
 	uint64_t pkt_off;       /* offset of the current top-level packet */
 	uint64_t released;      /* mapped bytes handed back so far */
-	uint64_t inflated;      /* bytes inflated from compressed bundles */
 	int bundle_depth;
 
 	struct seq *seqs;
-	size_t n_seqs, cap_seqs;
-	struct map seq_by_id;
-	uint32_t last_seq_id, last_seq;
+	size_t cap_seqs;
+	struct seqidx sx;
 
 	struct trk *trks;
 	size_t n_trks, cap_trks;
 	struct map trk_by_uuid;
-
-	struct clk *clks;
-	size_t n_clks, cap_clks;
-	struct map clk_by_key;
-	struct pair *pairs;
-	size_t n_pairs, cap_pairs;
-	struct map pair_by_key;
-	uint32_t graph_ver;
-	uint32_t snap_ver;      /* bumped on every snapshot pair added */
-	uint64_t trace_clock;
-	bool trace_clock_fixed;
 
 	struct map accum_by_key;
 	struct accum *accums;
@@ -393,19 +398,115 @@ struct st {
 	uint32_t s_thread_time, s_instr, s_ns, s_bytes, s_count, s_global;
 };
 
+/* A sequence as the packet half sees it. */
+struct pseq {
+	uint32_t id;
+	bool valid;             /* incremental state usable */
+	bool has_def_clock;
+	uint32_t def_clock;
+	uint64_t last_clock_key; /* the last clock lookup */
+	uint32_t last_clk;
+};
+
+struct ppipe;
+
+struct pre {
+	const struct tc_limits *lim;
+	struct tc_error *err;
+	const uint8_t *base;
+	uint64_t pkt_off;       /* offset of the current top-level packet */
+	uint64_t inflated;      /* bytes inflated from compressed bundles */
+	int bundle_depth;
+
+	struct pseq *seqs;
+	size_t cap_seqs;
+	struct seqidx sx;
+
+	struct clk *clks;
+	size_t n_clks, cap_clks;
+	struct map clk_by_key;
+	struct pair *pairs;
+	size_t n_pairs, cap_pairs;
+	struct map pair_by_key;
+	uint32_t graph_ver;
+	uint32_t snap_ver;      /* bumped on every snapshot pair added */
+	uint64_t trace_clock;
+	bool trace_clock_fixed;
+
+	struct st *a;           /* in line: the model half, called per packet */
+	struct ppipe *pipe;     /* pipelined: where records go */
+};
+
+/*
+ * One packet, or a bundle's bounds, from the packet half to the model half.
+ * kind is the TracePacket field of the payload p/len (11 TrackEvent, ...),
+ * or one of enum prec_kind. With PF_FULL, p/len is the whole packet and the
+ * model half decodes its fields again (it has interned data or defaults:
+ * rare). warn bits are the packet half's warnings, which the model half
+ * emits in file order.
+ */
+struct prec {
+	const uint8_t *p;
+	int64_t ns;             /* PF_TS: the timestamp on the trace clock */
+	uint64_t len;
+	uint64_t off;           /* the top-level packet's offset */
+	uint32_t seq_id;
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t warn;
+};
+
+enum prec_kind {
+	PR_ZSTD = 200,          /* a zstd bundle, skipped */
+	PR_BUNDLE_BEGIN,        /* off: the bundle's packet */
+	PR_BUNDLE_END,          /* p: the inflated buffer, the model half frees it */
+	PR_ERROR,               /* the packet half failed (its err says how) */
+	PR_END,
+};
+
+enum prec_flags {
+	PF_FULL = 1 << 0,
+	PF_RESET = 1 << 1,      /* incremental state cleared */
+	PF_TS = 1 << 2,         /* ns holds the packet's timestamp */
+	PF_STOP = 1 << 3,       /* the packet half failed past interning */
+};
+
+enum prec_warn {
+	PW_DROPPED = 1 << 0,    /* previous_packet_dropped */
+	PW_NEEDS_STATE = 1 << 1, /* skipped: its incremental state was lost */
+	PW_NO_SNAPSHOT = 1 << 2, /* builtin clock taken as the trace clock */
+	PW_NO_PATH = 1 << 3,    /* dropped: no path to the trace clock */
+	PW_ZSTD = 1 << 4,
+};
+
 /* ---- errors ---- */
 
 /* Offsets inside an inflated bundle mean nothing in the file: report the
  * bundle's packet instead. */
-static bool fail_at(struct st *s, int64_t off, const char *msg, const char *detail) {
-	tc_error_set(s->err, TC_EXIT_INPUT, "perfetto: %s%s", msg, detail);
-	return tc_error_at(s->err, s->bundle_depth ? (int64_t)s->pkt_off : off);
+static bool err_at(struct tc_error *err, bool in_bundle, uint64_t pkt_off, int64_t off,
+		const char *msg, const char *detail) {
+	tc_error_set(err, TC_EXIT_INPUT, "perfetto: %s%s", msg, detail);
+	return tc_error_at(err, in_bundle ? (int64_t)pkt_off : off);
+}
+
+static bool pb_err(struct tc_error *err, bool in_bundle, uint64_t pkt_off,
+		const struct tc_pb *r, const char *what) {
+	char msg[128];
+	snprintf(msg, sizeof(msg), "malformed %s: ", what);
+	return err_at(err, in_bundle, pkt_off, tc_pb_offset(r), msg,
+		r->why ? r->why : "bad field");
 }
 
 static bool pb_fail(struct st *s, const struct tc_pb *r, const char *what) {
-	char msg[128];
-	snprintf(msg, sizeof(msg), "malformed %s: ", what);
-	return fail_at(s, tc_pb_offset(r), msg, r->why ? r->why : "bad field");
+	return pb_err(s->err, s->bundle_depth, s->pkt_off, r, what);
+}
+
+static bool pre_fail_at(struct pre *b, int64_t off, const char *msg, const char *detail) {
+	return err_at(b->err, b->bundle_depth, b->pkt_off, off, msg, detail);
+}
+
+static bool pre_pb_fail(struct pre *b, const struct tc_pb *r, const char *what) {
+	return pb_err(b->err, b->bundle_depth, b->pkt_off, r, what);
 }
 
 /* ---- strings ---- */
@@ -420,34 +521,52 @@ static uint32_t str_id(struct st *s, const uint8_t *p, size_t n) {
 
 /* ---- sequences ---- */
 
-static struct seq *seq_get(struct st *s, uint32_t id) {
-	if (s->n_seqs && s->last_seq_id == id) {
-		return &s->seqs[s->last_seq];
+/* Index of sequence id in a half's table; *fresh when just added (the
+ * caller fills the slot). */
+static inline uint32_t seq_index(struct seqidx *x, uint32_t id, bool *fresh) {
+	*fresh = false;
+	if (x->n && x->last_id == id) {
+		return x->last;
 	}
-	uint32_t *p = map_find(&s->seq_by_id, id);
+	uint32_t *p = map_find(&x->by_id, id);
 	uint32_t k;
 	if (p) {
 		k = *p;
 	} else {
-		TC_GROW(s->seqs, s->cap_seqs, s->n_seqs + 1);
-		k = (uint32_t)s->n_seqs++;
-		s->seqs[k] = (struct seq){
-			.id = id, .legacy_trk = TC_NONE, .last_clk = TC_NONE,
-		};
-		map_put(&s->seq_by_id, id, k);
+		k = x->n++;
+		map_put(&x->by_id, id, k);
+		*fresh = true;
 	}
-	s->last_seq_id = id;
-	s->last_seq = k;
+	x->last_id = id;
+	x->last = k;
+	return k;
+}
+
+static struct seq *seq_get(struct st *s, uint32_t id) {
+	bool fresh;
+	uint32_t k = seq_index(&s->sx, id, &fresh);
+	if (fresh) {
+		TC_GROW(s->seqs, s->cap_seqs, (size_t)k + 1);
+		s->seqs[k] = (struct seq){ .id = id, .legacy_trk = TC_NONE };
+	}
 	return &s->seqs[k];
+}
+
+static struct pseq *pseq_get(struct pre *b, uint32_t id) {
+	bool fresh;
+	uint32_t k = seq_index(&b->sx, id, &fresh);
+	if (fresh) {
+		TC_GROW(b->seqs, b->cap_seqs, (size_t)k + 1);
+		b->seqs[k] = (struct pseq){ .id = id, .last_clk = TC_NONE };
+	}
+	return &b->seqs[k];
 }
 
 static void seq_reset(struct seq *q) {
 	q->gen++;
-	q->valid = true;
 	for (int i = 0; i < IT_COUNT; i++) {
 		itab_clear(&q->it[i]);
 	}
-	q->has_def_clock = false;
 	q->has_def_track = false;
 	q->def_extra.n = 0;
 	q->def_extra_d.n = 0;
@@ -500,7 +619,7 @@ static uint64_t clock_key(uint32_t seq_id, uint64_t id) {
 	return id;
 }
 
-static uint32_t clk_get(struct st *s, uint64_t key) {
+static uint32_t clk_get(struct pre *s, uint64_t key) {
 	uint32_t *p = map_find(&s->clk_by_key, key);
 	if (p) {
 		return *p;
@@ -512,7 +631,7 @@ static uint32_t clk_get(struct st *s, uint64_t key) {
 	return k;
 }
 
-static void pair_add(struct st *s, uint32_t a, int64_t ta, uint32_t b, int64_t tb) {
+static void pair_add(struct pre *s, uint32_t a, int64_t ta, uint32_t b, int64_t tb) {
 	if (a == b) {
 		return;
 	}
@@ -552,7 +671,7 @@ static void pair_add(struct st *s, uint32_t a, int64_t ta, uint32_t b, int64_t t
 
 /* Breadth-first search from clock c to the trace clock over the snapshot
  * graph; the path is cached in c until the graph gains an edge. */
-static void clk_path(struct st *s, uint32_t c) {
+static void clk_path(struct pre *s, uint32_t c) {
 	struct clk *k = &s->clks[c];
 	k->path_ver = s->graph_ver;
 	k->n_hops = 0;
@@ -638,7 +757,7 @@ static int64_t hop_convert(const struct pair *pr, uint32_t dir, int64_t v, uint3
 	return wrap_add(wrap_sub(v, pr->v[i][from]), pr->v[i][to]);
 }
 
-static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t len,
+static void parse_snapshot(struct pre *s, struct pseq *q, const uint8_t *p, size_t len,
 		bool *ok) {
 	struct tc_pb r, rc;
 	struct tc_pb_field f = { 0 }, g = { 0 };
@@ -671,7 +790,7 @@ static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t
 			}
 		}
 		if (rv2 < 0) {
-			*ok = pb_fail(s, &rc, "ClockSnapshot");
+			*ok = pre_pb_fail(s, &rc, "ClockSnapshot");
 			return;
 		}
 		uint32_t c = clk_get(s, clock_key(q->id, id));
@@ -689,7 +808,7 @@ static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t
 		}
 	}
 	if (rv < 0) {
-		*ok = pb_fail(s, &r, "ClockSnapshot");
+		*ok = pre_pb_fail(s, &r, "ClockSnapshot");
 		return;
 	}
 	if (!s->trace_clock_fixed) {
@@ -702,9 +821,8 @@ static void parse_snapshot(struct st *s, struct seq *q, const uint8_t *p, size_t
 	}
 }
 
-/* Packet timestamp (in clock_id units) to trace-clock ns. */
 /* Clock-c value v (ns) to the trace clock, the general way. */
-static bool clk_convert(struct st *s, uint32_t c, int64_t v, int64_t *out) {
+static bool clk_convert(struct pre *s, uint32_t c, int64_t v, int64_t *out) {
 	struct clk *k = &s->clks[c];
 	if (k->key == s->trace_clock) {
 		*out = v;
@@ -741,8 +859,8 @@ static bool clk_convert(struct st *s, uint32_t c, int64_t v, int64_t *out) {
 	return true;
 }
 
-static bool clk_lookup(struct st *s, struct seq *q, uint32_t clock_id, uint64_t ts,
-		uint32_t *c, int64_t *out) {
+static bool clk_lookup(struct pre *s, struct pseq *q, uint32_t clock_id, uint64_t ts,
+		uint32_t *c, int64_t *out, uint16_t *warn) {
 	uint64_t key = clock_key(q->id, clock_id);
 	uint32_t *p = map_find(&s->clk_by_key, key);
 	if (p) {
@@ -759,8 +877,7 @@ static bool clk_lookup(struct st *s, struct seq *q, uint32_t clock_id, uint64_t 
 	if (s->n_pairs == 0 && clock_id < 64) {
 		/* No snapshot anywhere yet: a builtin clock is the only timeline
 		 * there is. */
-		tc_model_warn(s->m, 1, "perfetto: no clock snapshot; "
-			"builtin clocks were taken as the trace clock");
+		*warn |= PW_NO_SNAPSHOT;
 		*out = (int64_t)ts;
 		return true;
 	}
@@ -768,11 +885,11 @@ static bool clk_lookup(struct st *s, struct seq *q, uint32_t clock_id, uint64_t 
 }
 
 /* Packet timestamp (in clock_id units) to trace-clock ns. */
-static inline bool to_trace_ns(struct st *s, struct seq *q, uint32_t clock_id, uint64_t ts,
-		int64_t *out) {
+static inline bool to_trace_ns(struct pre *s, struct pseq *q, uint32_t clock_id, uint64_t ts,
+		int64_t *out, uint16_t *warn) {
 	uint32_t c = q->last_clk;
 	if (c == TC_NONE || q->last_clock_key != clock_key(q->id, clock_id)) {
-		if (!clk_lookup(s, q, clock_id, ts, &c, out)) {
+		if (!clk_lookup(s, q, clock_id, ts, &c, out, warn)) {
 			return false;
 		}
 		if (c == TC_NONE) {
@@ -897,10 +1014,7 @@ static bool parse_defaults(struct st *s, struct seq *q, const uint8_t *p, size_t
 	int rv, rv2;
 	tc_pb_init(&r, s->base, p, len);
 	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.num == 58 && f.wt == TC_PB_VARINT) {
-			q->has_def_clock = true;
-			q->def_clock = (uint32_t)f.u;
-		} else if (f.num == 11 && f.wt == TC_PB_LEN) {
+		if (f.num == 11 && f.wt == TC_PB_LEN) {
 			q->def_extra.n = 0;
 			q->def_extra_d.n = 0;
 			q->has_def_track = false;
@@ -922,6 +1036,27 @@ static bool parse_defaults(struct st *s, struct seq *q, const uint8_t *p, size_t
 	}
 	if (rv < 0) {
 		return pb_fail(s, &r, "TracePacketDefaults");
+	}
+	return true;
+}
+
+/* The packet half's share of the defaults: the clock. It walks the same
+ * outer fields as parse_defaults, so it fails where that would first fail
+ * unless a TrackEventDefaults inside is malformed, which parse_defaults
+ * reports on its own. */
+static bool defaults_clock(struct pre *b, struct pseq *q, const uint8_t *p, size_t len) {
+	struct tc_pb r;
+	struct tc_pb_field f = { 0 };
+	int rv;
+	tc_pb_init(&r, b->base, p, len);
+	while ((rv = tc_pb_next(&r, &f)) > 0) {
+		if (f.num == 58 && f.wt == TC_PB_VARINT) {
+			q->has_def_clock = true;
+			q->def_clock = (uint32_t)f.u;
+		}
+	}
+	if (rv < 0) {
+		return pre_pb_fail(b, &r, "TracePacketDefaults");
 	}
 	return true;
 }
@@ -2109,138 +2244,142 @@ static bool gpu_counter(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	return true;
 }
 
-/* ---- packets ---- */
+/* ---- packets: the model half ---- */
 
-static bool walk_packets(struct st *s, const uint8_t *buf, size_t len, bool top);
+/* A TracePacket's own fields. */
+struct pkt {
+	bool has_ts, has_clock, cleared;
+	uint64_t ts;
+	uint32_t clock, seq_id, flags, dropped, kind;
+	const uint8_t *interned, *defaults, *data;
+	size_t interned_len, defaults_len, data_len;
+};
 
-static bool bundle(struct st *s, const uint8_t *p, size_t len) {
-	if (s->bundle_depth >= MAX_BUNDLE_NESTING) {
-		return fail_at(s, 0, "compressed packets nested too deep", "");
-	}
-	uint8_t *out = NULL;
-	size_t out_len = 0;
-	uint64_t cap = s->lim->max_input;
-	if (cap > (uint64_t)len * s->lim->max_ratio + (64u << 20)) {
-		cap = (uint64_t)len * s->lim->max_ratio + (64u << 20);
-	}
-	if (!tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, s->err)) {
-		return tc_error_at(s->err, (int64_t)s->pkt_off);
-	}
-	s->inflated += out_len;
-	if (s->inflated > s->lim->max_input) {
-		free(out);
-		tc_error_set(s->err, TC_EXIT_LIMIT, "perfetto: compressed packets inflate "
-			"past %llu bytes (raise it with --max-input-size)",
-			(unsigned long long)s->lim->max_input);
-		return tc_error_at(s->err, (int64_t)s->pkt_off);
-	}
-	s->bundle_depth++;
-	bool ok = walk_packets(s, out, out_len, false);
-	s->bundle_depth--;
-	free(out);
-	return ok;
-}
-
-static bool packet(struct st *s, const uint8_t *p, size_t len) {
-	struct tc_pb r;
+static int packet_fields(struct tc_pb *r, const uint8_t *base, const uint8_t *p, size_t len,
+		struct pkt *k) {
 	struct tc_pb_field f = { 0 };
 	int rv;
-	bool has_ts = false, has_clock = false, cleared = false;
-	uint64_t ts = 0;
-	uint32_t clock = 0, seq_id = 0, flags = 0, dropped = 0;
-	const uint8_t *interned = NULL, *defaults = NULL, *data = NULL;
-	size_t interned_len = 0, defaults_len = 0, data_len = 0;
-	uint32_t kind = 0;
-	tc_pb_init(&r, s->base, p, len);
-	while ((rv = next_field(&r, &f)) > 0) {
+	*k = (struct pkt){ 0 };
+	tc_pb_init(r, base, p, len);
+	while ((rv = next_field(r, &f)) > 0) {
 		switch (f.num) {
 		case 8:
 			if (f.wt == TC_PB_VARINT) {
-				has_ts = true;
-				ts = f.u;
+				k->has_ts = true;
+				k->ts = f.u;
 			}
 			break;
 		case 58:
-			has_clock = true;
-			clock = (uint32_t)f.u;
+			k->has_clock = true;
+			k->clock = (uint32_t)f.u;
 			break;
-		case 10: seq_id = (uint32_t)f.u; break;
-		case 13: flags = (uint32_t)f.u; break;
-		case 41: cleared = f.u != 0; break;
-		case 42: dropped = (uint32_t)f.u; break;
+		case 10: k->seq_id = (uint32_t)f.u; break;
+		case 13: k->flags = (uint32_t)f.u; break;
+		case 41: k->cleared = f.u != 0; break;
+		case 42: k->dropped = (uint32_t)f.u; break;
 		case 12:
 			if (f.wt == TC_PB_LEN) {
-				interned = f.data;
-				interned_len = f.len;
+				k->interned = f.data;
+				k->interned_len = f.len;
 			}
 			break;
 		case 59:
 			if (f.wt == TC_PB_LEN) {
-				defaults = f.data;
-				defaults_len = f.len;
+				k->defaults = f.data;
+				k->defaults_len = f.len;
 			}
 			break;
 		case 6: case 11: case 43: case 44: case 50: case 52: case 53: case 60: case 133:
 			if (f.wt == TC_PB_LEN) {
-				kind = f.num;
-				data = f.data;
-				data_len = f.len;
+				k->kind = f.num;
+				k->data = f.data;
+				k->data_len = f.len;
 			}
 			break;
 		}
 	}
-	if (rv < 0) {
-		return pb_fail(s, &r, "TracePacket");
+	return rv;
+}
+
+/* Hand consumed pages back every 16 MiB. */
+static void release(struct st *s, uint64_t off) {
+	if (s->in && off - s->released >= (16u << 20)) {
+		tc_input_release(s->in, (size_t)off);
+		s->released = off;
 	}
-	if (kind == 50) {
-		return bundle(s, data, data_len);
-	}
-	if (kind == 133) {
+}
+
+/* The model half of one packet (or a bundle's bound), in file order. */
+static bool apply(struct st *s, const struct prec *r) {
+	switch (r->kind) {
+	case PR_BUNDLE_BEGIN:
+		if (s->bundle_depth++ == 0) {
+			s->pkt_off = r->off;
+		}
+		return true;
+	case PR_BUNDLE_END:
+		s->bundle_depth--;
+		free((void *)r->p);
+		return true;
+	case PR_ZSTD:
 		tc_model_warn(s->m, 1, "perfetto: zstd_compressed_packets bundles were skipped "
 			"(zstd is not supported)");
 		return true;
 	}
-	struct seq *q = seq_get(s, seq_id);
-	if ((flags & SEQ_CLEARED) || cleared) {
-		seq_reset(q);
-	} else if (dropped) {
-		q->valid = false;
+	if (s->bundle_depth == 0) {
+		s->pkt_off = r->off;
+		release(s, r->off);
 	}
-	if (dropped) {
+	const uint8_t *data = r->p;
+	size_t data_len = (size_t)r->len;
+	uint32_t kind = r->kind;
+	struct pkt k = { 0 };
+	if (r->flags & PF_FULL) {
+		/* The packet half decoded it whole: this cannot fail. */
+		struct tc_pb pb;
+		packet_fields(&pb, s->base, data, data_len, &k);
+		data = k.data;
+		data_len = k.data_len;
+		kind = k.kind;
+	}
+	struct seq *q = seq_get(s, r->seq_id);
+	if (r->flags & PF_RESET) {
+		seq_reset(q);
+	}
+	if (r->warn & PW_DROPPED) {
 		tc_model_warn(s->m, 1, "perfetto: the writer reported lost packets "
 			"(previous_packet_dropped); the timeline has gaps");
 	}
-	if ((flags & SEQ_NEEDS_STATE) && !q->valid) {
+	if (r->warn & PW_NEEDS_STATE) {
 		tc_model_warn(s->m, 1, "perfetto: packets that need incremental state "
 			"the trace lost were skipped");
 		return true;
 	}
-	if (defaults && !parse_defaults(s, q, defaults, defaults_len)) {
+	if (k.defaults && !parse_defaults(s, q, k.defaults, k.defaults_len)) {
 		return false;
 	}
-	if (interned && !parse_interned(s, q, interned, interned_len)) {
+	if (k.interned && !parse_interned(s, q, k.interned, k.interned_len)) {
 		return false;
 	}
-	if (kind == 6) {
-		bool ok = true;
-		parse_snapshot(s, q, data, data_len, &ok);
-		return ok;
+	if ((r->flags & PF_STOP) || kind == 6) {
+		return true;
+	}
+	if (r->warn & PW_NO_SNAPSHOT) {
+		tc_model_warn(s->m, 1, "perfetto: no clock snapshot; "
+			"builtin clocks were taken as the trace clock");
+	}
+	if (r->warn & PW_NO_PATH) {
+		tc_model_warn(s->m, 1, "perfetto: packets whose clock has no path to the "
+			"trace clock were dropped");
+		return true;
 	}
 	int64_t ps = 0;
 	bool ts_ok = false;
-	if (has_ts) {
-		uint32_t c = has_clock ? clock : q->has_def_clock ? q->def_clock : CLOCK_BOOTTIME;
-		int64_t ns = 0;
-		if (to_trace_ns(s, q, c, ts, &ns)) {
-			ts_ok = ns_to_ps(s, ns, &ps);
-		} else {
-			tc_model_warn(s->m, 1, "perfetto: packets whose clock has no path to the "
-				"trace clock were dropped");
+	if (r->flags & PF_TS) {
+		if (!ns_to_ps(s, r->ns, &ps)) {
 			return true;
 		}
-		if (!ts_ok) {
-			return true;
-		}
+		ts_ok = true;
 	}
 	switch (kind) {
 	case 11:
@@ -2263,15 +2402,15 @@ static bool packet(struct st *s, const uint8_t *p, size_t len) {
 		if (!parse_thread(s, &tmp, data, data_len, &tname, &ref)) {
 			return false;
 		}
-		uint32_t k = trk_get(s, pseudo_uuid(1, (uint64_t)tmp.pid, (uint64_t)tmp.tid));
-		struct trk *t = &s->trks[k];
+		uint32_t tk = trk_get(s, pseudo_uuid(1, (uint64_t)tmp.pid, (uint64_t)tmp.tid));
+		struct trk *t = &s->trks[tk];
 		t->flags |= TRK_THREAD | TRK_DESC;
 		t->pid = tmp.pid;
 		t->tid = tmp.tid;
 		if (tname) {
 			t->name = tname;
 		}
-		q->legacy_trk = k;
+		q->legacy_trk = tk;
 		q->legacy_ts_us = ref;
 		proc_set(s, tmp.pid, 0);
 		return true;
@@ -2290,73 +2429,337 @@ static bool packet(struct st *s, const uint8_t *p, size_t len) {
 	return true;
 }
 
+/* ---- packets: the pipeline between the halves ---- */
+
+#define PP_RECS 32768            /* records a block */
+#define PP_BLOCKS 8             /* blocks in flight */
+#define PP_MIN_FILE (8u << 20)  /* smaller files read in line */
+
+struct ppipe {
+	struct prec *blk;       /* PP_BLOCKS * PP_RECS */
+	size_t n;               /* records in the block being filled */
+	uint64_t produced, consumed; /* blocks; under lock */
+	size_t last_n;          /* records in the final block */
+	bool done;              /* the final block is published */
+	atomic_bool stop;       /* the model half failed: stop walking */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct pre *b;
+	const uint8_t *buf;
+	size_t len;
+	struct tc_error err;    /* the packet half's */
+};
+
+static void pp_publish(struct ppipe *pp, bool last) {
+#if defined(__x86_64__)
+	_mm_sfence(); /* the streamed records before the count */
+#endif
+	pthread_mutex_lock(&pp->lock);
+	pp->produced++;
+	if (last) {
+		pp->last_n = pp->n;
+		pp->done = true;
+	}
+	pthread_cond_broadcast(&pp->cv);
+	while (!last && pp->produced - pp->consumed >= PP_BLOCKS) {
+		pthread_cond_wait(&pp->cv, &pp->lock);
+	}
+	pthread_mutex_unlock(&pp->lock);
+	pp->n = 0;
+}
+
+/* Records are streamed past the cache: the other core reads them, and
+ * stores that first pull its lines over cost the writer more than the
+ * work the record saves (perf: a third of the packet half's time). */
+static void pp_push(struct ppipe *pp, const struct prec *r) {
+	struct prec *d = &pp->blk[(pp->produced % PP_BLOCKS) * PP_RECS + pp->n++];
+#if defined(__x86_64__)
+	_Static_assert(sizeof(*r) % 8 == 0, "records stream as 8-byte words");
+	long long *dw = (long long *)(void *)d;
+	const long long *sw = (const long long *)(const void *)r;
+	for (size_t i = 0; i < sizeof(*r) / 8; i++) {
+		_mm_stream_si64(dw + i, sw[i]);
+	}
+#else
+	*d = *r;
+#endif
+	if (pp->n == PP_RECS) {
+		pp_publish(pp, false);
+	}
+}
+
+/*
+ * Hand a record to the model half: run it in line, or queue it. False once
+ * the model half has failed (records that free memory still go through).
+ */
+static bool emit(struct pre *b, const struct prec *r) {
+	if (!b->pipe) {
+		bool ok = apply(b->a, r);
+		return ok || r->kind == PR_BUNDLE_END;
+	}
+	pp_push(b->pipe, r);
+	return !atomic_load_explicit(&b->pipe->stop, memory_order_relaxed) ||
+		r->kind == PR_BUNDLE_END;
+}
+
+/* ---- packets: the packet half ---- */
+
+static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top);
+
+static bool bundle(struct pre *b, const uint8_t *p, size_t len) {
+	if (b->bundle_depth >= MAX_BUNDLE_NESTING) {
+		return pre_fail_at(b, 0, "compressed packets nested too deep", "");
+	}
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	uint64_t cap = b->lim->max_input;
+	if (cap > (uint64_t)len * b->lim->max_ratio + (64u << 20)) {
+		cap = (uint64_t)len * b->lim->max_ratio + (64u << 20);
+	}
+	if (!tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, b->err)) {
+		return tc_error_at(b->err, (int64_t)b->pkt_off);
+	}
+	b->inflated += out_len;
+	if (b->inflated > b->lim->max_input) {
+		free(out);
+		tc_error_set(b->err, TC_EXIT_LIMIT, "perfetto: compressed packets inflate "
+			"past %llu bytes (raise it with --max-input-size)",
+			(unsigned long long)b->lim->max_input);
+		return tc_error_at(b->err, (int64_t)b->pkt_off);
+	}
+	/* The model half reads the inner packets after this returns (when
+	 * pipelined) and frees the buffer at the bundle's end record. */
+	struct prec r = { .kind = PR_BUNDLE_BEGIN, .off = b->pkt_off };
+	bool ok = emit(b, &r);
+	b->bundle_depth++;
+	ok = ok && walk_packets(b, out, out_len, false);
+	b->bundle_depth--;
+	r = (struct prec){ .kind = PR_BUNDLE_END, .p = out };
+	emit(b, &r);
+	return ok;
+}
+
+/*
+ * The packet half failed past interning (e says how). The model half still
+ * gets the packet, to do (and perhaps fail at) what comes first in file
+ * order; e stands only if that passes.
+ */
+static bool stop(struct pre *b, struct prec *r, const struct tc_error *e) {
+	r->flags |= PF_STOP;
+	emit(b, r);
+	if (!b->err->code) {
+		*b->err = *e;
+	}
+	return false;
+}
+
+/* The packet half of one packet. */
+static bool packet(struct pre *b, const uint8_t *p, size_t len) {
+	struct tc_pb pb;
+	struct pkt k;
+	if (packet_fields(&pb, b->base, p, len, &k) < 0) {
+		return pre_pb_fail(b, &pb, "TracePacket");
+	}
+	if (k.kind == 50) {
+		return bundle(b, k.data, k.data_len);
+	}
+	struct prec r = {
+		.p = k.data, .len = k.data_len, .off = b->pkt_off, .seq_id = k.seq_id,
+		.kind = (uint8_t)k.kind,
+	};
+	if (k.kind == 133) {
+		r.kind = PR_ZSTD;
+		return emit(b, &r);
+	}
+	if (k.interned || k.defaults) {
+		r.p = p;
+		r.len = len;
+		r.flags |= PF_FULL;
+	}
+	struct pseq *q = pseq_get(b, k.seq_id);
+	if ((k.flags & SEQ_CLEARED) || k.cleared) {
+		q->valid = true;
+		q->has_def_clock = false;
+		r.flags |= PF_RESET;
+	} else if (k.dropped) {
+		q->valid = false;
+	}
+	if (k.dropped) {
+		r.warn |= PW_DROPPED;
+	}
+	if ((k.flags & SEQ_NEEDS_STATE) && !q->valid) {
+		r.warn |= PW_NEEDS_STATE;
+		return emit(b, &r);
+	}
+	if (k.defaults || k.kind == 6) {
+		struct tc_error e, *keep = b->err;
+		tc_error_init(&e);
+		b->err = &e;
+		bool ok = !k.defaults || defaults_clock(b, q, k.defaults, k.defaults_len);
+		if (ok && k.kind == 6) {
+			parse_snapshot(b, q, k.data, k.data_len, &ok);
+		}
+		b->err = keep;
+		if (!ok) {
+			return stop(b, &r, &e);
+		}
+		if (k.kind == 6) {
+			return emit(b, &r);
+		}
+	}
+	if (k.has_ts) {
+		uint32_t c = k.has_clock ? k.clock : q->has_def_clock ? q->def_clock :
+			PF_CLOCK_BOOTTIME;
+		if (to_trace_ns(b, q, c, k.ts, &r.ns, &r.warn)) {
+			r.flags |= PF_TS;
+		} else {
+			r.warn |= PW_NO_PATH;
+		}
+	}
+	return emit(b, &r);
+}
+
 /*
  * Walk `0x0a len packet` records. At top level other fields are skipped (as
  * trace_processor does); inside a bundle anything else is an error.
  */
-static bool walk_packets(struct st *s, const uint8_t *buf, size_t len, bool top) {
+static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top) {
 	const uint8_t *p = buf, *end = buf + len;
 	while (p < end) {
 		const uint8_t *start = p;
 		if (top) {
-			s->pkt_off = (uint64_t)(start - buf);
-			/* Hand consumed pages back every 16 MiB. */
-			if (s->pkt_off - s->released >= (16u << 20) && s->in) {
-				tc_input_release(s->in, (size_t)s->pkt_off);
-				s->released = s->pkt_off;
-			}
+			b->pkt_off = (uint64_t)(start - buf);
 		}
 		uint64_t key, n;
 		if (!tc_pb_varint(&p, end, &key)) {
-			return fail_at(s, start - buf,
+			return pre_fail_at(b, start - buf,
 				"truncated field tag between packets", "");
 		}
 		uint32_t wt = key & 7;
 		if (key == 0x0a) {
 			if (!tc_pb_varint(&p, end, &n)) {
-				return fail_at(s, start - buf,
+				return pre_fail_at(b, start - buf,
 					"truncated packet length", "");
 			}
 			if (n > (uint64_t)(end - p)) {
-				return fail_at(s, start - buf,
+				return pre_fail_at(b, start - buf,
 					"packet length runs past the end of the file",
 					top ? "" : " (inside compressed packets)");
 			}
-			if (n && !packet(s, p, (size_t)n)) {
+			if (n && !packet(b, p, (size_t)n)) {
 				return false;
 			}
 			p += n;
 			continue;
 		}
 		if (!top || (key >> 3) == 0) {
-			return fail_at(s, start - buf,
+			return pre_fail_at(b, start - buf,
 				"expected a TracePacket (tag 0x0a)",
 				top ? "" : " inside compressed packets");
 		}
 		/* Skip a foreign top-level field. */
 		if (wt == TC_PB_VARINT) {
 			if (!tc_pb_varint(&p, end, &n)) {
-				return fail_at(s, start - buf, "truncated varint", "");
+				return pre_fail_at(b, start - buf, "truncated varint", "");
 			}
 		} else if (wt == TC_PB_LEN) {
 			if (!tc_pb_varint(&p, end, &n) || n > (uint64_t)(end - p)) {
-				return fail_at(s, start - buf,
+				return pre_fail_at(b, start - buf,
 					"field length runs past the end of the file", "");
 			}
 			p += n;
 		} else if (wt == TC_PB_I64 || wt == TC_PB_I32) {
 			size_t w = wt == TC_PB_I64 ? 8 : 4;
 			if ((size_t)(end - p) < w) {
-				return fail_at(s, start - buf,
+				return pre_fail_at(b, start - buf,
 					"truncated fixed-width field", "");
 			}
 			p += w;
 		} else {
-			return fail_at(s, start - buf,
+			return pre_fail_at(b, start - buf,
 				"unsupported wire type between packets", "");
 		}
 	}
 	return true;
+}
+
+static void *pp_main(void *arg) {
+	struct ppipe *pp = arg;
+	bool ok = walk_packets(pp->b, pp->buf, pp->len, true);
+	struct prec r = { .kind = ok ? PR_END : PR_ERROR };
+	pp_push(pp, &r);
+	if (!ok) {
+		r.kind = PR_END;
+		pp_push(pp, &r);
+	}
+	pp_publish(pp, true);
+	return NULL;
+}
+
+/*
+ * Both halves on their own threads; *started false when no thread could
+ * be made (nothing was read then). The model half runs here, on the
+ * caller's thread, and drains the queue to its end even after a failure
+ * (bundle buffers are freed by their end records).
+ */
+static bool walk_pipelined(struct pre *b, struct st *s, const uint8_t *buf, size_t len,
+		bool *started) {
+	struct ppipe *pp = tc_xcalloc(1, sizeof(*pp));
+	pp->blk = tc_xmalloc(PP_BLOCKS * PP_RECS * sizeof(*pp->blk));
+	pp->b = b;
+	pp->buf = buf;
+	pp->len = len;
+	atomic_init(&pp->stop, false);
+	pthread_mutex_init(&pp->lock, NULL);
+	pthread_cond_init(&pp->cv, NULL);
+	tc_error_init(&pp->err);
+	b->pipe = pp;
+	b->err = &pp->err;
+	pthread_t th;
+	*started = pthread_create(&th, NULL, pp_main, pp) == 0;
+	bool ok = true, end = false;
+	for (uint64_t k = 0; *started && !end; k++) {
+		pthread_mutex_lock(&pp->lock);
+		while (pp->produced == k) {
+			pthread_cond_wait(&pp->cv, &pp->lock);
+		}
+		size_t n = pp->done && pp->produced == k + 1 ? pp->last_n : PP_RECS;
+		pthread_mutex_unlock(&pp->lock);
+		const struct prec *blk = pp->blk + (k % PP_BLOCKS) * PP_RECS;
+		for (size_t i = 0; i < n && !end; i++) {
+			const struct prec *r = &blk[i];
+			__builtin_prefetch(r + 12);
+			if (r->kind == PR_END) {
+				end = true;
+			} else if (r->kind == PR_ERROR) {
+				if (ok) {
+					*s->err = pp->err;
+					ok = false;
+				}
+			} else if (ok) {
+				if (!apply(s, r)) {
+					ok = false;
+					atomic_store(&pp->stop, true);
+				}
+			} else if (r->kind == PR_BUNDLE_END) {
+				free((void *)r->p);
+			}
+		}
+		pthread_mutex_lock(&pp->lock);
+		pp->consumed = k + 1;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->lock);
+	}
+	if (*started) {
+		pthread_join(th, NULL);
+	}
+	pthread_mutex_destroy(&pp->lock);
+	pthread_cond_destroy(&pp->cv);
+	free(pp->blk);
+	free(pp);
+	b->pipe = NULL;
+	b->err = s->err;
+	return ok;
 }
 
 /* ---- building the model ---- */
@@ -2690,8 +3093,24 @@ static void build_model(struct st *s) {
 	map_finish(&b.thread_trk);
 }
 
+static void pre_finish(struct pre *b) {
+	free(b->seqs);
+	for (size_t i = 0; i < b->n_clks; i++) {
+		free(b->clks[i].hops);
+		free(b->clks[i].hint);
+	}
+	free(b->clks);
+	for (size_t i = 0; i < b->n_pairs; i++) {
+		free(b->pairs[i].v);
+	}
+	free(b->pairs);
+	map_finish(&b->sx.by_id);
+	map_finish(&b->clk_by_key);
+	map_finish(&b->pair_by_key);
+}
+
 static void st_finish(struct st *s) {
-	for (size_t i = 0; i < s->n_seqs; i++) {
+	for (size_t i = 0; i < s->sx.n; i++) {
 		struct seq *q = &s->seqs[i];
 		for (int t = 0; t < IT_COUNT; t++) {
 			free(q->it[t].v);
@@ -2706,22 +3125,12 @@ static void st_finish(struct st *s) {
 		free(s->trks[i].stack);
 	}
 	free(s->trks);
-	for (size_t i = 0; i < s->n_clks; i++) {
-		free(s->clks[i].hops);
-		free(s->clks[i].hint);
-	}
-	free(s->clks);
-	for (size_t i = 0; i < s->n_pairs; i++) {
-		free(s->pairs[i].v);
-	}
-	free(s->pairs);
 	free(s->accums);
 	free(s->procs.v);
 	free(s->defer);
 	struct map *maps[] = {
-		&s->seq_by_id, &s->trk_by_uuid, &s->clk_by_key, &s->pair_by_key,
-		&s->accum_by_key, &s->procs.by_pid, &s->flow_last, &s->op_cache, &s->dev_op,
-		&s->step_of_op,
+		&s->sx.by_id, &s->trk_by_uuid, &s->accum_by_key, &s->procs.by_pid,
+		&s->flow_last, &s->op_cache, &s->dev_op, &s->step_of_op,
 	};
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
 		map_finish(maps[i]);
@@ -2817,9 +3226,11 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 		return false;
 	}
 	struct st s = {
-		.m = m, .lim = lim, .err = err, .in = in, .base = data,
+		.m = m, .lim = lim, .err = err, .in = in, .base = data, .size = size,
 		.ev0 = m->ev.n, .smp0 = m->samples.n, .flow0 = m->n_flows,
-		.trace_clock = CLOCK_BOOTTIME,
+	};
+	struct pre b = {
+		.lim = lim, .err = err, .base = data, .trace_clock = PF_CLOCK_BOOTTIME, .a = &s,
 	};
 	s.s_thread_time = tc_model_intern(m, "thread time");
 	s.s_instr = tc_model_intern(m, "thread instruction count");
@@ -2827,10 +3238,18 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 	s.s_bytes = tc_model_intern(m, "bytes");
 	s.s_count = tc_model_intern(m, "count");
 	s.s_global = tc_model_intern(m, "global");
-	bool ok = walk_packets(&s, data, size, true);
+	bool ok, started = false;
+	if (lim->reader_thread == TC_READER_THREAD_ALWAYS ||
+			(lim->reader_thread && size >= PP_MIN_FILE)) {
+		ok = walk_pipelined(&b, &s, data, size, &started);
+	}
+	if (!started) {
+		ok = walk_packets(&b, data, size, true);
+	}
 	if (ok) {
 		build_model(&s);
 	}
+	pre_finish(&b);
 	st_finish(&s);
 	return ok;
 }

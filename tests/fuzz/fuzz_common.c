@@ -38,14 +38,14 @@ static void exercise(struct tc_model *m) {
 	tc_summary_finish(&s);
 }
 
-/* The JSON and xplane readers, pipelined (a producer thread tokenising
- * JSON, a second thread decoding xplane lines, forced on for any plane):
- * they must give what the serial read gave. */
+/* Every reader pipelined (a producer thread tokenising JSON, a second
+ * thread decoding xplane lines or Perfetto packets, forced on for any
+ * size): it must give what the serial read gave. */
 static void pipelined_agrees(const struct tc_reader *r, const uint8_t *data, size_t size,
 		bool ok1, const struct tc_error *e1, const struct tc_model *m1) {
 	struct tc_limits lim;
 	tc_fuzz_limits(&lim);
-	lim.reader_thread = r == &tc_reader_xplane ? TC_READER_THREAD_ALWAYS : 1;
+	lim.reader_thread = r == &tc_reader_json ? 1 : TC_READER_THREAD_ALWAYS;
 	struct tc_error err;
 	tc_error_init(&err);
 	struct tc_input in;
@@ -61,7 +61,9 @@ static void pipelined_agrees(const struct tc_reader *r, const uint8_t *data, siz
 			(m->n_argb && memcmp(m->argb, m1->argb, m->n_argb) != 0) ||
 			m->strings.n != m1->strings.n || m->n_ops != m1->n_ops ||
 			m->samples.n != m1->samples.n || m->n_aggs != m1->n_aggs ||
+			m->n_warnings != m1->n_warnings ||
 			(m->ev.n && (memcmp(m->ev.start, m1->ev.start, m->ev.n * 8) != 0 ||
+			memcmp(m->ev.dur, m1->ev.dur, m->ev.n * 8) != 0 ||
 			memcmp(m->ev.op, m1->ev.op, m->ev.n * 4) != 0))))) {
 		abort();
 	}
@@ -80,9 +82,7 @@ void tc_fuzz_ingest(const struct tc_reader *r, const uint8_t *data, size_t size)
 	struct tc_model *m = tc_model_create();
 	bool ok = tc_ingest_input(m, &in, r, &lim, &err);
 	tc_input_finish(&in);
-	if (r == &tc_reader_json || r == &tc_reader_xplane) {
-		pipelined_agrees(r, data, size, ok, &err, m);
-	}
+	pipelined_agrees(r, data, size, ok, &err, m);
 	if (!ok && (err.code != TC_EXIT_INPUT && err.code != TC_EXIT_LIMIT)) {
 		/* A failure must carry an input or limit exit code. */
 		abort();
