@@ -354,7 +354,6 @@ struct st {
 	struct tc_input *in;
 	size_t ev0, smp0, flow0;
 	const uint8_t *base;    /* the mapped file, for error offsets */
-	size_t size;            /* its length */
 	uint64_t pkt_off;       /* offset of the current top-level packet */
 	uint64_t released;      /* mapped bytes handed back so far */
 	int bundle_depth;
@@ -460,15 +459,16 @@ enum prec_kind {
 	PR_ZSTD = 200,          /* a zstd bundle, skipped */
 	PR_BUNDLE_BEGIN,        /* off: the bundle's packet */
 	PR_BUNDLE_END,          /* p: the inflated buffer, the model half frees it */
-	PR_ERROR,               /* the packet half failed (its err says how) */
-	PR_END,
+	PR_END,                 /* the last record; with PF_STOP the packet half
+	                         * failed (its err says how) */
 };
 
 enum prec_flags {
 	PF_FULL = 1 << 0,
 	PF_RESET = 1 << 1,      /* incremental state cleared */
 	PF_TS = 1 << 2,         /* ns holds the packet's timestamp */
-	PF_STOP = 1 << 3,       /* the packet half failed past interning */
+	PF_STOP = 1 << 3,       /* the packet half failed past interning, or (PR_END)
+	                         * anywhere */
 };
 
 enum prec_warn {
@@ -476,7 +476,6 @@ enum prec_warn {
 	PW_NEEDS_STATE = 1 << 1, /* skipped: its incremental state was lost */
 	PW_NO_SNAPSHOT = 1 << 2, /* builtin clock taken as the trace clock */
 	PW_NO_PATH = 1 << 3,    /* dropped: no path to the trace clock */
-	PW_ZSTD = 1 << 4,
 };
 
 /* ---- errors ---- */
@@ -2333,7 +2332,7 @@ static bool apply(struct st *s, const struct prec *r) {
 	const uint8_t *data = r->p;
 	size_t data_len = (size_t)r->len;
 	uint32_t kind = r->kind;
-	struct pkt k = { 0 };
+	struct pkt k;
 	if (r->flags & PF_FULL) {
 		/* The packet half decoded it whole: this cannot fail. */
 		struct tc_pb pb;
@@ -2342,6 +2341,7 @@ static bool apply(struct st *s, const struct prec *r) {
 		data_len = k.data_len;
 		kind = k.kind;
 	}
+	bool full = r->flags & PF_FULL;
 	struct seq *q = seq_get(s, r->seq_id);
 	if (r->flags & PF_RESET) {
 		seq_reset(q);
@@ -2355,10 +2355,10 @@ static bool apply(struct st *s, const struct prec *r) {
 			"the trace lost were skipped");
 		return true;
 	}
-	if (k.defaults && !parse_defaults(s, q, k.defaults, k.defaults_len)) {
+	if (full && k.defaults && !parse_defaults(s, q, k.defaults, k.defaults_len)) {
 		return false;
 	}
-	if (k.interned && !parse_interned(s, q, k.interned, k.interned_len)) {
+	if (full && k.interned && !parse_interned(s, q, k.interned, k.interned_len)) {
 		return false;
 	}
 	if ((r->flags & PF_STOP) || kind == 6) {
@@ -2440,8 +2440,6 @@ struct ppipe {
 	size_t recs;            /* records a block */
 	size_t n;               /* records in the block being filled */
 	uint64_t produced, consumed; /* blocks; under lock */
-	size_t last_n;          /* records in the final block */
-	bool done;              /* the final block is published */
 	atomic_bool stop;       /* the model half failed: stop walking */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
@@ -2451,16 +2449,14 @@ struct ppipe {
 	struct tc_error err;    /* the packet half's */
 };
 
+/* Publish the block being filled; unless it is the last, wait for a free
+ * one. The model half stops at PR_END, so a block's count is not passed. */
 static void pp_publish(struct ppipe *pp, bool last) {
 #if defined(__x86_64__)
 	_mm_sfence(); /* the streamed records before the count */
 #endif
 	pthread_mutex_lock(&pp->lock);
 	pp->produced++;
-	if (last) {
-		pp->last_n = pp->n;
-		pp->done = true;
-	}
 	pthread_cond_broadcast(&pp->cv);
 	while (!last && pp->produced - pp->consumed >= PP_BLOCKS) {
 		pthread_cond_wait(&pp->cv, &pp->lock);
@@ -2491,16 +2487,15 @@ static void pp_push(struct ppipe *pp, const struct prec *r) {
 
 /*
  * Hand a record to the model half: run it in line, or queue it. False once
- * the model half has failed (records that free memory still go through).
+ * the model half has failed; the records still go through (a bundle's end
+ * frees its buffer).
  */
 static bool emit(struct pre *b, const struct prec *r) {
 	if (!b->pipe) {
-		bool ok = apply(b->a, r);
-		return ok || r->kind == PR_BUNDLE_END;
+		return apply(b->a, r);
 	}
 	pp_push(b->pipe, r);
-	return !atomic_load_explicit(&b->pipe->stop, memory_order_relaxed) ||
-		r->kind == PR_BUNDLE_END;
+	return !atomic_load_explicit(&b->pipe->stop, memory_order_relaxed);
 }
 
 /* ---- packets: the packet half ---- */
@@ -2687,13 +2682,11 @@ static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top
 static void *pp_main(void *arg) {
 	struct ppipe *pp = arg;
 	bool ok = walk_packets(pp->b, pp->buf, pp->len, true);
-	struct prec r = { .kind = ok ? PR_END : PR_ERROR };
+	struct prec r = { .kind = PR_END, .flags = ok ? 0 : PF_STOP };
 	pp_push(pp, &r);
-	if (!ok) {
-		r.kind = PR_END;
-		pp_push(pp, &r);
+	if (pp->n) {
+		pp_publish(pp, true);
 	}
-	pp_publish(pp, true);
 	return NULL;
 }
 
@@ -2726,16 +2719,17 @@ static bool walk_pipelined(struct pre *b, struct st *s, const uint8_t *buf, size
 		while (pp->produced == k) {
 			pthread_cond_wait(&pp->cv, &pp->lock);
 		}
-		size_t n = pp->done && pp->produced == k + 1 ? pp->last_n : pp->recs;
 		pthread_mutex_unlock(&pp->lock);
-		const struct prec *blk = pp->blk + (k % PP_BLOCKS) * pp->recs;
-		for (size_t i = 0; i < n && !end; i++) {
+		/* A local: pp->recs shares its line with pp->n, which the packet
+		 * half writes every record. */
+		size_t recs = pp->recs;
+		const struct prec *blk = pp->blk + (k % PP_BLOCKS) * recs;
+		for (size_t i = 0; i < recs && !end; i++) {
 			const struct prec *r = &blk[i];
 			__builtin_prefetch(r + 12);
 			if (r->kind == PR_END) {
 				end = true;
-			} else if (r->kind == PR_ERROR) {
-				if (ok) {
+				if (ok && (r->flags & PF_STOP)) {
 					*s->err = pp->err;
 					ok = false;
 				}
@@ -3229,7 +3223,7 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 		return false;
 	}
 	struct st s = {
-		.m = m, .lim = lim, .err = err, .in = in, .base = data, .size = size,
+		.m = m, .lim = lim, .err = err, .in = in, .base = data,
 		.ev0 = m->ev.n, .smp0 = m->samples.n, .flow0 = m->n_flows,
 	};
 	struct pre b = {
