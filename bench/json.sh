@@ -4,7 +4,10 @@
 # Generates a Kineto-style trace with bench/gen_kineto.py (kept in $TMPDIR
 # between runs), then reports MB/s and peak RSS of ingest alone (bench/ingest:
 # reader and finalize, as the CLI runs them) and of `tracectl summarize`, next
-# to a yajl parse of the same bytes with empty callbacks (bench/yajl_noop).
+# to two no-op parses of the same bytes: yajl with empty callbacks
+# (bench/yajl_noop, the common streaming-parser baseline) and tracectl's own
+# tokeniser with the tokens dropped (bench/json_lex_noop, the parse ingest
+# actually runs).
 # Needs GNU time (/usr/bin/time -v; apt-get install -y time).
 set -eu
 build=${1:?usage: bench/json.sh BUILD_DIR [SIZE_MB]}
@@ -34,11 +37,18 @@ measure() { # label command...
 }
 
 echo "input: $trace ($(awk -v b="$bytes" 'BEGIN {printf "%.1f MB", b / 1e6}'))"
+if [ ! -x "$build/bench/yajl_noop" ]; then
+	echo "json.sh: $build/bench/yajl_noop missing (apt-get install -y libyajl-dev, then rebuild)" >&2
+	exit 2
+fi
 measure yajl-noop "$build/bench/yajl_noop" "$trace"
+measure lex-noop "$build/bench/json_lex_noop" "$trace"
 measure ingest "$build/bench/ingest" "$trace"
 "$build/bench/ingest" "$trace" | sed 's/^/  ingest, in process: /'
 measure summarize "$build/src/tracectl" summarize "$trace"
 for l in ingest summarize; do
-	awk -v a="$(cat "$tmp/tracectl-bench.yajl-noop")" -v b="$(cat "$tmp/tracectl-bench.$l")" -v l="$l" \
-		'BEGIN { printf "%s runs at %.0f %% of the no-op parse speed\n", l, 100 * a / b }'
+	awk -v a="$(cat "$tmp/tracectl-bench.yajl-noop")" -v c="$(cat "$tmp/tracectl-bench.lex-noop")" \
+		-v b="$(cat "$tmp/tracectl-bench.$l")" -v l="$l" 'BEGIN {
+		printf "%s runs at %.0f %% of the yajl no-op parse speed, %.0f %% of the tokeniser alone\n",
+			l, 100 * a / b, 100 * c / b }'
 done

@@ -1,9 +1,9 @@
 /*
  * Streaming reader for Chrome Trace Event JSON (Chrome, PyTorch Kineto, JAX).
  *
- * The document is never held whole: yajl parses fixed-size chunks from
- * tc_input_read() and calls back per token; only the current event's fields
- * are kept. Args go straight into the model's arg list and are rolled back
+ * The document is never held whole: json_lex tokenises fixed-size chunks
+ * from tc_input_read() and the tokens are replayed into callbacks; only the
+ * current event's fields are kept. Args go straight into the model's arg list and are rolled back
  * when the event turns out to be metadata, a counter or a memory record.
  *
  * Time: ts/dur are decimal µs (displayTimeUnit only labels a viewer, see
@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yajl/yajl_parse.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 #include "ingest/ingest.h"
+#include "ingest/json_lex.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
@@ -171,8 +171,7 @@ struct reader {
 	const struct tc_limits *lim;
 	struct tc_error *err;
 	uint32_t source;
-	yajl_handle h;
-	uint64_t offset_base; /* bytes given to yajl before the current chunk */
+	uint64_t offset_base; /* input bytes, once read */
 
 	/* nesting */
 	uint8_t *ctx;
@@ -182,9 +181,8 @@ struct reader {
 	bool root_array;
 	bool saw_events; /* an event array was opened */
 
-	/* pre-filter state */
-	bool in_str, esc, comma;
-	uint64_t str_len;
+	/* from the tokeniser, once the input is done */
+	bool eof_in_token;
 	uint64_t trailing_commas;
 
 	/* current event; its args wait here, decoded, until it is committed
@@ -1316,7 +1314,7 @@ static bool end_event(struct reader *r) {
 	return true;
 }
 
-/* ---- yajl callbacks ---- */
+/* ---- token callbacks ---- */
 
 static enum ctx cur_ctx(const struct reader *r) {
 	return r->depth ? (enum ctx)r->ctx[r->depth - 1] : C_SKIP;
@@ -1840,294 +1838,8 @@ static int cb_end_array(void *ctx) {
 	return close_container(ctx, false);
 }
 
-static const yajl_callbacks callbacks = {
-	.yajl_null = cb_null,
-	.yajl_boolean = cb_bool,
-	.yajl_number = cb_number,
-	.yajl_string = cb_string,
-	.yajl_start_map = cb_start_map,
-	.yajl_map_key = cb_map_key,
-	.yajl_end_map = cb_end_map,
-	.yajl_start_array = cb_start_array,
-	.yajl_end_array = cb_end_array,
-};
-
-/* ---- pre-filter ---- */
-
 static bool is_ws(uint8_t c) {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-/*
- * Byte classes of a 64-byte block as bit masks (bit k = byte k): quotes,
- * backslashes and commas. SSE2 when the compiler targets it, else a loop.
- */
-struct blk {
-	size_t base;
-	uint64_t q, b, c, cl; /* cl: ']' or '}' */
-	bool valid;
-};
-
-static void classify_block(const uint8_t *p, struct blk *k) {
-#ifdef __SSE2__
-	const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
-	const __m128i vs = _mm_set1_epi8(']'), vm = _mm_set1_epi8('}');
-	uint64_t q = 0, b = 0, c = 0, cl = 0;
-	for (int i = 0; i < 4; i++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-		q |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * i);
-		b |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * i);
-		c |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * i);
-		cl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, vs),
-			_mm_cmpeq_epi8(v, vm))) << (16 * i);
-	}
-	k->q = q;
-	k->b = b;
-	k->c = c;
-	k->cl = cl;
-#else
-	uint64_t q = 0, b = 0, c = 0, cl = 0;
-	for (int i = 0; i < 64; i++) {
-		q |= (uint64_t)(p[i] == '"') << i;
-		b |= (uint64_t)(p[i] == '\\') << i;
-		c |= (uint64_t)(p[i] == ',') << i;
-		cl |= (uint64_t)(p[i] == ']' || p[i] == '}') << i;
-	}
-	k->q = q;
-	k->b = b;
-	k->c = c;
-	k->cl = cl;
-#endif
-}
-
-/* Bit k of the result = XOR of bits 0..k of x. */
-static uint64_t prefix_xor(uint64_t x) {
-	x ^= x << 1;
-	x ^= x << 2;
-	x ^= x << 4;
-	x ^= x << 8;
-	x ^= x << 16;
-	x ^= x << 32;
-	return x;
-}
-
-static int ctz64(uint64_t v) {
-#ifdef __GNUC__
-	return __builtin_ctzll(v);
-#else
-	int n = 0;
-	while (!(v & 1)) {
-		v >>= 1;
-		n++;
-	}
-	return n;
-#endif
-}
-
-/* Leading zero bits of v != 0. */
-static int clz64(uint64_t v) {
-#ifdef __GNUC__
-	return __builtin_clzll(v);
-#else
-	int n = 0;
-	while (!(v >> 63)) {
-		v <<= 1;
-		n++;
-	}
-	return n;
-#endif
-}
-
-/* Index of the next byte that matters at i: '"' or '\\' inside a string,
- * '"' or ',' outside; end if none. */
-static size_t next_special(const uint8_t *buf, size_t i, size_t end, bool in_str,
-		struct blk *k) {
-	for (;;) {
-		if (!k->valid || i < k->base || i >= k->base + 64) {
-			if (end - i < 64) {
-				uint8_t x = in_str ? '"' : ',', y = in_str ? '\\' : '"';
-				while (i < end && buf[i] != x && buf[i] != y) {
-					i++;
-				}
-				return i;
-			}
-			k->base = i;
-			k->valid = true;
-			classify_block(buf + i, k);
-		}
-		uint64_t m = (in_str ? (k->q | k->b) : (k->q | k->c)) >> (i - k->base);
-		if (m) {
-			return i + (size_t)ctz64(m);
-		}
-		i = k->base + 64;
-		if (i >= end) {
-			return end;
-		}
-	}
-}
-
-/*
- * Drop trailing commas (',' followed by whitespace and ']' or '}') outside
- * strings, which yajl rejects but writers emit, and enforce max_string before
- * yajl buffers a huge string. Works in place on buf[rd, end): a trailing
- * comma becomes ' ', so byte offsets stay those of the file. A comma whose
- * successor lies in the next chunk is held back: the whitespace after it
- * moves down one byte and the comma is written (as ',' or ' ') once the next
- * chunk decides, starting at w = rd - 1. Returns the end of the bytes ready
- * for yajl, or SIZE_MAX on error.
- */
-static size_t prefilter(struct reader *r, uint8_t *buf, size_t w, size_t rd, size_t end) {
-	bool in_str = r->in_str, esc = r->esc;
-	uint64_t slen = r->str_len;
-	uint64_t max = r->lim->max_string;
-	size_t i = rd;
-	struct blk blk = { 0 };
-	/* A comma held from the previous chunk: shift whitespace until decided. */
-	if (r->comma) {
-		while (i < end && is_ws(buf[i])) {
-			buf[w++] = buf[i++];
-		}
-		if (i == end) {
-			return w;
-		}
-		bool trailing = buf[i] == ']' || buf[i] == '}';
-		buf[w++] = trailing ? ' ' : ',';
-		r->trailing_commas += trailing;
-		r->comma = false;
-	}
-	while (i < end) {
-		/*
-		 * Block path: 64 bytes without backslashes. The string mask is the
-		 * prefix XOR of the quotes; a trailing comma is found from the
-		 * closers outside strings, looking back over whitespace.
-		 */
-		if (!esc && end - i >= 64) {
-			classify_block(buf + i, &blk);
-			blk.base = i;
-			blk.valid = true;
-			if (!blk.b) {
-				uint64_t inside = prefix_xor(blk.q) ^ (in_str ? ~0ull : 0);
-				for (uint64_t cl = blk.cl & ~inside; cl; cl &= cl - 1) {
-					size_t k = i + (size_t)ctz64(cl);
-					while (k > rd && is_ws(buf[k - 1])) {
-						k--;
-					}
-					if (k > rd && buf[k - 1] == ',') {
-						buf[k - 1] = ' ';
-						r->trailing_commas++;
-					}
-				}
-				bool end_in = (inside >> 63) & 1;
-				if (end_in) {
-					slen = blk.q ? (uint64_t)clz64(blk.q) : slen + 64;
-					if (slen > max) {
-						tc_error_set(r->err, TC_EXIT_LIMIT,
-							"json: string longer than the limit of %" PRIu64
-							" bytes (raise it with --max-string)",
-							max);
-						tc_error_at(r->err, (int64_t)(r->offset_base + (i + 64 - rd)));
-						return SIZE_MAX;
-					}
-				}
-				in_str = end_in;
-				i += 64;
-				continue;
-			}
-		}
-		if (in_str) {
-			if (esc) {
-				esc = false;
-				i++;
-				slen++;
-				continue;
-			}
-			size_t j = next_special(buf, i, end, true, &blk);
-			slen += j - i;
-			if (slen > max) {
-				tc_error_set(r->err, TC_EXIT_LIMIT,
-					"json: string longer than the limit of %" PRIu64
-					" bytes (raise it with --max-string)",
-					max);
-				tc_error_at(r->err, (int64_t)(r->offset_base + (j - rd)));
-				return SIZE_MAX;
-			}
-			i = j;
-			if (i == end) {
-				break;
-			}
-			if (buf[i] == '"') {
-				in_str = false;
-			} else {
-				esc = true;
-				slen++;
-			}
-			i++;
-			continue;
-		}
-		size_t j = next_special(buf, i, end, false, &blk);
-		if (j == end) {
-			i = j;
-			break;
-		}
-		if (buf[j] == '"') {
-			in_str = true;
-			slen = 0;
-			i = j + 1;
-			continue;
-		}
-		size_t k = j + 1;
-		while (k < end && is_ws(buf[k])) {
-			k++;
-		}
-		if (k == end) {
-			/* Undecided: hold the comma, pass the whitespace on. */
-			memmove(buf + j, buf + j + 1, end - j - 1);
-			r->comma = true;
-			end--;
-			break;
-		}
-		if (buf[k] == ']' || buf[k] == '}') {
-			buf[j] = ' ';
-			r->trailing_commas++;
-		}
-		i = k;
-	}
-	if (!in_str && !r->comma) {
-		/* A comma ending the chunk (before whitespace) waits for the next. */
-		size_t k = end;
-		while (k > rd && is_ws(buf[k - 1])) {
-			k--;
-		}
-		if (k > rd && buf[k - 1] == ',') {
-			memmove(buf + k - 1, buf + k, end - k);
-			r->comma = true;
-			end--;
-		}
-	}
-	r->in_str = in_str;
-	r->esc = esc;
-	r->str_len = slen;
-	return end;
-}
-
-/* ---- end of input ---- */
-
-static void yajl_message(struct reader *r, const uint8_t *chunk, size_t len) {
-	unsigned char *msg = yajl_get_error(r->h, 0, chunk, len);
-	const char *s = (const char *)msg;
-	if (starts_with(s, "parse error: ")) {
-		s += strlen("parse error: ");
-	} else if (starts_with(s, "lexical error: ")) {
-		s += strlen("lexical error: ");
-	}
-	size_t n = strcspn(s, "\n");
-	while (n && (s[n - 1] == '.' || s[n - 1] == ' ')) {
-		n--;
-	}
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
-	tc_error_set(r->err, TC_EXIT_INPUT, "json: %s", buf);
-	yajl_free_error(r->h, msg);
 }
 
 static int cmp_corr(const void *pa, const void *pb) {
@@ -2715,9 +2427,6 @@ static bool finish(struct reader *r) {
 }
 
 static void reader_free(struct reader *r) {
-	if (r->h) {
-		yajl_free(r->h);
-	}
 	free(r->ctx);
 	free(r->strs);
 	free(r->ops);
@@ -2793,8 +2502,8 @@ static bool check_end(struct reader *r) {
 		return true;
 	}
 	enum ctx c = cur_ctx(r);
-	bool between_events = c == C_EVENTS && !r->in_str;
-	bool top_level = c == C_ROOT_MAP && r->slot == S_NONE && !r->in_str;
+	bool between_events = c == C_EVENTS && !r->eof_in_token;
+	bool top_level = c == C_ROOT_MAP && r->slot == S_NONE && !r->eof_in_token;
 	/* A file cut right after a complete event (or between top-level keys)
 	 * is what an interrupted writer leaves; accept it like catapult. */
 	if (between_events || top_level) {
@@ -2813,205 +2522,96 @@ static bool check_end(struct reader *r) {
 }
 
 /*
- * Read the next chunk into buf + 1 and pre-filter it (one byte of headroom
- * for a comma held back from the previous chunk): 1 with the bytes for yajl
- * in [*lo, *hi), 0 at the end of the input, -1 on error (in r->err).
+ * The token loop. json_lex cuts the input into batches of tokens; this side
+ * replays them into the callbacks above. When ingest allows a second
+ * thread, a producer reads and tokenises batches ahead while this thread
+ * replays them (tokenising is the smaller half, so reading stays with it).
+ * Errors keep the serial order: a callback's error (earlier bytes) wins over
+ * the producer's, which is reported once every token before it is replayed.
  */
-static int next_chunk(struct reader *r, struct tc_input *in, uint8_t *buf, bool *first,
-		const uint8_t **lo, const uint8_t **hi) {
-	ssize_t n = tc_input_read(in, buf + 1, CHUNK, r->err);
-	if (n <= 0) {
-		return n == 0 ? 0 : -1;
+#define NBATCH 8
+
+static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_jtok *t) {
+	const unsigned char *s = bt->buf + t->off;
+	switch (t->type) {
+	case TC_JT_NULL:
+		return cb_null(r);
+	case TC_JT_BOOL:
+		return cb_bool(r, t->b);
+	case TC_JT_NUM:
+		return cb_number(r, (const char *)s, t->len);
+	case TC_JT_STR:
+		return cb_string(r, s, t->len);
+	case TC_JT_KEY:
+		return cb_map_key(r, s, t->len);
+	case TC_JT_MAP:
+		return cb_start_map(r);
+	case TC_JT_END_MAP:
+		return cb_end_map(r);
+	case TC_JT_ARRAY:
+		return cb_start_array(r);
+	default:
+		return cb_end_array(r);
 	}
-	size_t rd = 1, end = 1 + (size_t)n;
-	if (*first && n >= 3 && buf[1] == 0xEF && buf[2] == 0xBB && buf[3] == 0xBF) {
-		rd += 3;
-		r->offset_base += 3;
-	}
-	*first = false;
-	size_t w0 = r->comma ? rd - 1 : rd;
-	size_t w = prefilter(r, buf, w0, rd, end);
-	if (w == SIZE_MAX) {
-		return -1;
-	}
-	*lo = buf + w0;
-	*hi = buf + w;
-	return 1;
 }
 
-/* Hand [lo, hi) to yajl; on failure set r->err at the byte yajl stopped.
- * offset_base is the bytes given to yajl before this chunk. */
-static bool parse_chunk(struct reader *r, const uint8_t *lo, const uint8_t *hi,
-		uint64_t offset_base) {
-	yajl_status st = yajl_parse(r->h, lo, (size_t)(hi - lo));
-	if (st == yajl_status_ok) {
-		return true;
+/* Replay a batch's tokens, then its producer's error if it failed. */
+static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const struct tc_jsrc *src) {
+	for (size_t i = 0; i < bt->n; i++) {
+		const struct tc_jtok *t = &bt->tok[i];
+		if (!replay(r, bt, t)) {
+			/* The callback set the error; the offset is the token's end. */
+			tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
+			return tc_error_at(r->err, (int64_t)(bt->offset_base + t->end));
+		}
 	}
-	if (st == yajl_status_error) {
-		yajl_message(r, lo, (size_t)(hi - lo));
+	if (bt->failed) {
+		*r->err = src->err;
+		return false;
 	}
-	tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
-	return tc_error_at(r->err, (int64_t)(offset_base + yajl_get_bytes_consumed(r->h)));
+	return true;
 }
 
-/* Tell yajl the input ended; on failure set r->err. */
-static bool parse_end(struct reader *r) {
-	if (yajl_complete_parse(r->h) == yajl_status_ok) {
-		return true;
-	}
-	yajl_message(r, NULL, 0);
-	return tc_error_at(r->err, (int64_t)r->offset_base);
+/* What the reader needs from the tokeniser once the input is done. */
+static void src_done(struct reader *r, const struct tc_jsrc *src) {
+	r->eof_in_token = src->lx.eof_in_token;
+	r->trailing_commas = src->lx.trailing_commas;
+	r->offset_base = src->offset;
 }
 
-/* The plain loop: read a chunk, pre-filter it, hand it to yajl. */
 static bool parse_serial(struct reader *r, struct tc_input *in) {
-	r->h = yajl_alloc(&callbacks, NULL, r);
-	yajl_config(r->h, yajl_allow_partial_values, 1);
-	uint8_t *buf = tc_xmalloc(CHUNK + 1);
-	bool first = true, ok;
-	const uint8_t *lo, *hi;
-	int got;
-	while ((got = next_chunk(r, in, buf, &first, &lo, &hi)) > 0 &&
-			parse_chunk(r, lo, hi, r->offset_base)) {
-		r->offset_base += (size_t)(hi - lo);
+	struct tc_jsrc src;
+	struct tc_jbatch b[2] = { 0 };
+	tc_jsrc_init(&src, in, r->lim);
+	bool more = true, ok = true;
+	for (size_t k = 0; more && ok; k++) {
+		struct tc_jbatch *bt = &b[k & 1];
+		more = tc_jsrc_fill(&src, bt);
+		ok = replay_batch(r, bt, &src);
 	}
-	ok = got == 0 && parse_end(r);
-	free(buf);
+	src_done(r, &src);
+	tc_jbatch_finish(&b[0]);
+	tc_jbatch_finish(&b[1]);
+	tc_jsrc_finish(&src);
 	return ok;
 }
 
-/*
- * The pipelined loop, when ingest allows a second thread: yajl's tokenising
- * is about 40 % of reading, so a producer thread tokenises chunks while this
- * thread reads and pre-filters the chunks ahead and replays the tokens into
- * the same callbacks (yajl alone is the busier half; reading and the
- * pre-filter stay on this side to balance them). A chunk's buffer and its
- * tokens travel together as a batch; token text points into the buffer, or
- * into the batch's arena for text yajl hands from its own buffer (unescaped
- * strings, tokens across chunks). Errors keep the serial order: a callback's
- * error (earlier bytes) wins over yajl's, which wins over a read or
- * pre-filter error in a later chunk; each is reported once every token
- * before it is replayed.
- */
-enum tok_type { T_NULL, T_BOOL, T_NUM, T_STR, T_KEY, T_MAP, T_END_MAP, T_ARRAY, T_END_ARRAY };
-
-/* 16 bytes: a chunk holds tens of thousands of tokens, and writing them is
- * on the producer, the pipeline's busier side. */
-struct tok {
-	uint32_t off;           /* text at buf + off, or at arena + off */
-	uint32_t len;
-	uint32_t consumed;      /* yajl's bytes consumed of the chunk after this token */
-	uint8_t type;
-	bool b;                 /* a bool's value */
-	bool in_arena;
-};
-
-#define NBATCH 8
-
-struct batch {
-	uint8_t *buf;
-	const uint8_t *lo, *hi;  /* what yajl is given */
-	uint64_t offset_base;    /* bytes given to yajl before this chunk */
-	struct tok *tok;
-	size_t n, cap;
-	unsigned char *arena;
-	size_t an, acap;
-	bool final;              /* the input ended: tokens from yajl_complete_parse */
-	bool fill_err;           /* reading or pre-filtering failed (error in fill_err) */
-	bool last;               /* nothing follows (end of input or error) */
-};
-
 struct pipe {
-	struct reader pr;        /* the producer's: yajl handle, its error */
-	struct tc_error perr;
-	struct tc_error fill_err; /* the consumer's read/pre-filter error */
-	struct batch b[NBATCH];
-	struct batch *cur;
-	/* Batches, counted: filled (read and pre-filtered) by the consumer,
-	 * tokenised by the producer, released by the consumer after replay. */
-	uint64_t filled, produced, released;
+	struct tc_jsrc src;
+	struct tc_jbatch b[NBATCH];
+	/* Batches, counted: filled by the producer, released by the consumer
+	 * after replay. */
+	uint64_t filled, released;
 	bool stop;               /* the consumer gave up */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 };
 
-static int rec(struct pipe *p, uint8_t type, const unsigned char *s, size_t n, bool b) {
-	struct batch *bt = p->cur;
-	TC_GROW(bt->tok, bt->cap, bt->n + 1);
-	struct tok *t = &bt->tok[bt->n++];
-	t->type = type;
-	t->b = b;
-	t->len = (uint32_t)n;
-	t->consumed = (uint32_t)yajl_get_bytes_consumed(p->pr.h);
-	/* As integers: s may point into yajl's own buffer. */
-	uintptr_t u = (uintptr_t)s, lo = (uintptr_t)bt->lo, hi = (uintptr_t)bt->hi;
-	if (!s || (u >= lo && u <= hi && n <= hi - u)) {
-		t->in_arena = false;
-		t->off = s ? (uint32_t)(u - (uintptr_t)bt->buf) : 0;
-		return 1;
-	}
-	t->in_arena = true;
-	t->off = (uint32_t)bt->an;
-	TC_GROW(bt->arena, bt->acap, bt->an + n + 1);
-	memcpy(bt->arena + bt->an, s, n);
-	bt->an += n;
-	return 1;
-}
-
-static int rec_null(void *ctx) {
-	return rec(ctx, T_NULL, NULL, 0, false);
-}
-
-static int rec_bool(void *ctx, int v) {
-	return rec(ctx, T_BOOL, NULL, 0, v != 0);
-}
-
-static int rec_number(void *ctx, const char *s, size_t n) {
-	return rec(ctx, T_NUM, (const unsigned char *)s, n, false);
-}
-
-static int rec_string(void *ctx, const unsigned char *s, size_t n) {
-	return rec(ctx, T_STR, s, n, false);
-}
-
-static int rec_key(void *ctx, const unsigned char *s, size_t n) {
-	return rec(ctx, T_KEY, s, n, false);
-}
-
-static int rec_map(void *ctx) {
-	return rec(ctx, T_MAP, NULL, 0, false);
-}
-
-static int rec_end_map(void *ctx) {
-	return rec(ctx, T_END_MAP, NULL, 0, false);
-}
-
-static int rec_array(void *ctx) {
-	return rec(ctx, T_ARRAY, NULL, 0, false);
-}
-
-static int rec_end_array(void *ctx) {
-	return rec(ctx, T_END_ARRAY, NULL, 0, false);
-}
-
-static const yajl_callbacks rec_callbacks = {
-	.yajl_null = rec_null,
-	.yajl_boolean = rec_bool,
-	.yajl_number = rec_number,
-	.yajl_string = rec_string,
-	.yajl_start_map = rec_map,
-	.yajl_map_key = rec_key,
-	.yajl_end_map = rec_end_map,
-	.yajl_start_array = rec_array,
-	.yajl_end_array = rec_end_array,
-};
-
 static void *produce(void *arg) {
 	struct pipe *p = arg;
-	struct reader *r = &p->pr;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (p->produced == p->filled && !p->stop) {
+		while (p->filled - p->released == NBATCH && !p->stop) {
 			pthread_cond_wait(&p->cv, &p->lock);
 		}
 		bool stop = p->stop;
@@ -3019,145 +2619,53 @@ static void *produce(void *arg) {
 		if (stop) {
 			return NULL;
 		}
-		struct batch *bt = p->cur = &p->b[p->produced % NBATCH];
-		bt->n = bt->an = 0;
-		r->offset_base = bt->offset_base;
-		bool last = bt->last;
-		if (bt->fill_err) {
-			/* Nothing to parse: the consumer reports its own error. */
-		} else if (bt->final) {
-			parse_end(r);
-		} else if (!parse_chunk(r, bt->lo, bt->hi, bt->offset_base)) {
-			bt->last = last = true;
-		}
+		bool more = tc_jsrc_fill(&p->src, &p->b[p->filled % NBATCH]);
 		pthread_mutex_lock(&p->lock);
-		p->produced++;
+		p->filled++;
 		pthread_cond_broadcast(&p->cv);
-		stop = p->stop;
 		pthread_mutex_unlock(&p->lock);
-		if (stop || last) {
+		if (!more) {
 			return NULL;
 		}
 	}
 }
 
-/* Read and pre-filter the next chunk into a free batch and hand it to the
- * producer; true when it is the last. A read or pre-filter error goes to
- * p->fill_err, reported only after the tokens before it. */
-static bool fill(struct pipe *p, struct reader *r, struct tc_input *in, bool *first) {
-	struct batch *bt = &p->b[p->filled % NBATCH];
-	bt->lo = bt->hi = bt->buf;
-	struct tc_error *err = r->err;
-	r->err = &p->fill_err;
-	int got = next_chunk(r, in, bt->buf, first, &bt->lo, &bt->hi);
-	r->err = err;
-	bt->offset_base = r->offset_base;
-	bt->final = got == 0;
-	bt->fill_err = got < 0;
-	bt->last = got <= 0;
-	if (got > 0) {
-		r->offset_base += (size_t)(bt->hi - bt->lo);
-	}
-	pthread_mutex_lock(&p->lock);
-	p->filled++;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->lock);
-	return got <= 0;
-}
-
-static int replay(struct reader *r, const struct batch *bt, const struct tok *t) {
-	const unsigned char *s = (t->in_arena ? bt->arena : bt->buf) + t->off;
-	switch (t->type) {
-	case T_NULL:
-		return cb_null(r);
-	case T_BOOL:
-		return cb_bool(r, t->b);
-	case T_NUM:
-		return cb_number(r, (const char *)s, t->len);
-	case T_STR:
-		return cb_string(r, s, t->len);
-	case T_KEY:
-		return cb_map_key(r, s, t->len);
-	case T_MAP:
-		return cb_start_map(r);
-	case T_END_MAP:
-		return cb_end_map(r);
-	case T_ARRAY:
-		return cb_start_array(r);
-	default:
-		return cb_end_array(r);
-	}
-}
-
 static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started) {
 	struct pipe *p = tc_xcalloc(1, sizeof(*p));
-	p->pr.err = &p->perr;
-	tc_error_init(&p->perr);
-	tc_error_init(&p->fill_err);
-	p->pr.h = yajl_alloc(&rec_callbacks, NULL, p);
-	yajl_config(p->pr.h, yajl_allow_partial_values, 1);
-	for (int i = 0; i < NBATCH; i++) {
-		p->b[i].buf = tc_xmalloc(CHUNK + 1);
-	}
+	tc_jsrc_init(&p->src, in, r->lim);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
-	bool ok = true, first = true, filled_last = false;
+	bool ok = true;
 	*started = pthread_create(&th, NULL, produce, p) == 0;
 	if (!*started) {
 		goto out;
 	}
 	for (uint64_t k = 0;; k++) {
-		/* Keep the producer fed: every free batch gets the next chunk. */
-		while (!filled_last && p->filled - p->released < NBATCH) {
-			filled_last = fill(p, r, in, &first);
-		}
 		pthread_mutex_lock(&p->lock);
-		while (p->produced == k) {
+		while (p->filled == k) {
 			pthread_cond_wait(&p->cv, &p->lock);
 		}
 		pthread_mutex_unlock(&p->lock);
-		const struct batch *bt = &p->b[k % NBATCH];
-		for (size_t i = 0; i < bt->n && ok; i++) {
-			const struct tok *t = &bt->tok[i];
-			if (!replay(r, bt, t)) {
-				/* The callback set the error; the offset is where yajl
-				 * would have stopped, as in parse_serial. */
-				tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
-				tc_error_at(r->err, (int64_t)(bt->final ? bt->offset_base :
-					bt->offset_base + t->consumed));
-				ok = false;
-			}
-		}
-		bool last = bt->last, fill_err = bt->fill_err;
+		const struct tc_jbatch *bt = &p->b[k % NBATCH];
+		ok = replay_batch(r, bt, &p->src);
+		bool last = bt->last;
 		pthread_mutex_lock(&p->lock);
 		p->released++;
-		if (!ok) {
-			p->stop = true;
-		}
+		p->stop = !ok;
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->lock);
-		if (ok && last) {
-			if (fill_err) {
-				*r->err = p->fill_err;
-				ok = false;
-			} else if (p->perr.code) {
-				*r->err = p->perr;
-				ok = false;
-			}
-		}
 		if (!ok || last) {
 			break;
 		}
 	}
 	pthread_join(th, NULL);
+	src_done(r, &p->src);
 out:
-	yajl_free(p->pr.h);
 	for (int i = 0; i < NBATCH; i++) {
-		free(p->b[i].buf);
-		free(p->b[i].tok);
-		free(p->b[i].arena);
+		tc_jbatch_finish(&p->b[i]);
 	}
+	tc_jsrc_finish(&p->src);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cv);
 	free(p);

@@ -1,0 +1,44 @@
+/*
+ * Baseline for bench/json.sh: tokenise a JSON file with tracectl's own
+ * tokeniser (src/ingest/json_lex.c, as the reader runs it: 256 KiB batches
+ * from tc_input_read) and drop the tokens, to compare ingest against the
+ * parse alone; bench/yajl_noop does the same with yajl.
+ */
+#include <stdio.h>
+#include "ingest/json_lex.h"
+
+int main(int argc, char **argv) {
+	if (argc != 2) {
+		fprintf(stderr, "usage: json_lex_noop FILE.json\n");
+		return 2;
+	}
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	if (!tc_input_open(&in, argv[1], &lim, &err)) {
+		fprintf(stderr, "json_lex_noop: %s\n", err.msg);
+		return 3;
+	}
+	struct tc_jsrc src;
+	struct tc_jbatch b[2] = { { 0 } };
+	tc_jsrc_init(&src, &in, &lim);
+	size_t tokens = 0;
+	bool more = true, failed = false;
+	for (size_t k = 0; more; k++) {
+		more = tc_jsrc_fill(&src, &b[k & 1]);
+		tokens += b[k & 1].n;
+		failed = b[k & 1].failed;
+	}
+	if (failed) {
+		fprintf(stderr, "json_lex_noop: %s (at byte %lld)\n", src.err.msg,
+			(long long)src.err.offset);
+	}
+	printf("%zu tokens, %llu bytes\n", tokens, (unsigned long long)src.offset);
+	tc_jbatch_finish(&b[0]);
+	tc_jbatch_finish(&b[1]);
+	tc_jsrc_finish(&src);
+	tc_input_finish(&in);
+	return failed ? 3 : 0;
+}

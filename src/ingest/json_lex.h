@@ -1,0 +1,84 @@
+#ifndef TC_INGEST_JSON_LEX_H
+#define TC_INGEST_JSON_LEX_H
+
+/*
+ * A streaming JSON tokeniser for the trace reader: input is read in chunks
+ * ("batches") and each is cut into tokens that point into the batch's bytes.
+ * A token never spans two batches: the bytes of one cut by a chunk's end are
+ * carried to the front of the next batch. Strings with escapes are decoded
+ * in place (never longer than their text), so no token needs other memory.
+ *
+ * Beyond RFC 8259 it accepts what trace writers emit: a trailing comma before
+ * ']' or '}' (counted), and input that stops between tokens (the caller
+ * decides whether the document is complete enough). UTF-8 in strings is
+ * checked by structure: a lead byte and its continuation bytes.
+ *
+ * Ownership: a source reads from an input it does not own; a batch owns its
+ * bytes and tokens until tc_jbatch_finish(). The source refers to the last
+ * batch it filled (its carried tail) until the next fill.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "util/error.h"
+#include "util/input.h"
+
+enum tc_jtok_type {
+	TC_JT_NULL, TC_JT_BOOL, TC_JT_NUM, TC_JT_STR, TC_JT_KEY,
+	TC_JT_MAP, TC_JT_END_MAP, TC_JT_ARRAY, TC_JT_END_ARRAY,
+};
+
+/* 16 bytes: a batch holds tens of thousands. */
+struct tc_jtok {
+	uint32_t off;      /* text (strings, keys: decoded; numbers) at buf + off */
+	uint32_t len;
+	uint32_t end;      /* the byte after the token, from buf */
+	uint8_t type;
+	bool b;            /* a bool's value */
+};
+
+struct tc_jlex {
+	uint8_t *stack;    /* per open container: 1 object, 0 array */
+	size_t cap;
+	uint32_t depth, max_depth;
+	uint32_t max_string;
+	uint8_t state;
+	uint8_t after;     /* what came last: an opener, a comma, or neither */
+	uint64_t trailing_commas;
+	bool eof_in_token; /* the input ended inside a string, number or literal */
+};
+
+struct tc_jbatch {
+	uint8_t *buf;      /* bytes [0, len), a NUL at len, slack after */
+	size_t cap;
+	size_t len;
+	uint64_t offset_base; /* input offset of buf[0] */
+	struct tc_jtok *tok;
+	size_t n, tcap;
+	size_t used;       /* bytes of whole tokens; the rest starts the next batch */
+	bool last;         /* nothing follows: the end, or an error */
+	bool failed;       /* reading or tokenising failed after the tokens (source's err) */
+};
+
+struct tc_jsrc {
+	struct tc_input *in;
+	struct tc_jlex lx;
+	struct tc_error err;
+	uint64_t offset;   /* input bytes read so far */
+	const struct tc_jbatch *prev;
+	bool eof;
+};
+
+void tc_jsrc_init(struct tc_jsrc *s, struct tc_input *in, const struct tc_limits *lim);
+void tc_jsrc_finish(struct tc_jsrc *s);
+
+/* Read the next chunk into bt behind the previous batch's unfinished token and
+ * tokenise it; the previous batch's bytes must still be intact. Returns false
+ * when bt is the last batch: the input ended, or bt->failed with s->err set,
+ * to be reported after bt's tokens. */
+bool tc_jsrc_fill(struct tc_jsrc *s, struct tc_jbatch *bt);
+
+void tc_jbatch_finish(struct tc_jbatch *bt);
+
+#endif
