@@ -911,162 +911,207 @@ unsorted:
 	return false;
 }
 
-/* Reorder a column in place through scratch (at least n elements): fresh
- * columns would cost a page fault every 4 KiB, more than the gather. */
-#define PERMUTE_VIA(col, type, scratch) do { \
-	type *tmp_ = (type *)(scratch); \
-	for (size_t k_ = 0; k_ < n; k_++) { \
-		tmp_[k_] = (col)[perm[k_]]; \
-	} \
-	memcpy((col), tmp_, n * sizeof(type)); \
-} while (0)
-
-static void set_depths(struct tc_model *m);
-
-/* Gather the time columns, then set the depths (they need nothing else), on
- * a second thread while the caller gathers the rest: the permutation is
- * memory-bound and the columns are independent. */
-struct permute_job {
-	struct tc_model *m;
-	const uint32_t *perm;
-	size_t n;
-};
-
-static void *permute_times(void *arg) {
-	struct permute_job *j = arg;
-	struct tc_events *e = &j->m->ev;
-	const uint32_t *perm = j->perm;
-	size_t n = j->n;
-	int64_t *scratch = tc_xmalloc(n * sizeof(*scratch));
-	PERMUTE_VIA(e->start, int64_t, scratch);
-	PERMUTE_VIA(e->dur, int64_t, scratch);
-	free(scratch);
-	set_depths(j->m);
-	return NULL;
-}
-
 static void drop_track_column(struct tc_events *e) {
 	free(e->track);
 	e->track = NULL;
 }
 
+/*
+ * Grouping events by track is a stable counting sort done as a scatter: each
+ * column is read once in order and written to one sequential stream per
+ * track. (A gather through a permutation reads every cache line once per
+ * track when tracks interleave.) Each column goes into a fresh buffer and
+ * its old buffer takes the next column of the same width, so nothing is
+ * copied back.
+ */
+struct group {
+	struct tc_model *m;
+	const uint32_t *track;  /* the old track column */
+	const size_t *starts;   /* bucket b's first slot; bucket 0 = invalid track */
+	bool *unsorted;         /* per track: out of order after grouping */
+};
+
+#define SCATTER(dst, src, cur) do { \
+	memcpy((cur), g->starts, (nt + 1) * sizeof(*(cur))); \
+	for (size_t i_ = 0; i_ < n; i_++) { \
+		uint32_t t_ = g->track[i_]; \
+		(dst)[(cur)[t_ < nt ? t_ + 1 : 0]++] = (src)[i_]; \
+	} \
+} while (0)
+
+/* Two columns of one width: a into a fresh buffer, b into a's old one. */
+#define SCATTER_PAIR(a, b, type, cur) do { \
+	type *fresh_ = tc_xmalloc(e->cap * sizeof(type)); \
+	SCATTER(fresh_, (a), (cur)); \
+	type *old_ = (a); \
+	(a) = fresh_; \
+	SCATTER(old_, (b), (cur)); \
+	free(b); \
+	(b) = old_; \
+} while (0)
+
+/* Depths of track t's events, in order; false (depths unset) if they are
+ * not in order: start, then longer first. */
+static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
+	struct tc_events *e = &m->ev;
+	struct tc_track *tr = &m->tracks[t];
+	size_t lo = tr->first, hi = lo + tr->count;
+	uint16_t maxd = 0;
+	st->top = 0;
+	for (size_t i = lo; i < hi; i++) {
+		if (i > lo && (e->start[i - 1] > e->start[i] ||
+				(e->start[i - 1] == e->start[i] && e->dur[i - 1] < e->dur[i]))) {
+			return false;
+		}
+		e->depth[i] = nest_push(st, e->start[i], e->dur[i]);
+		maxd = e->depth[i] > maxd ? e->depth[i] : maxd;
+	}
+	tr->max_depth = maxd;
+	return true;
+}
+
+/* The time columns, then the depths of every track in order (they need
+ * nothing else); run beside group_rest. */
+static void *group_times(void *arg) {
+	struct group *g = arg;
+	struct tc_model *m = g->m;
+	struct tc_events *e = &m->ev;
+	size_t n = e->n, nt = m->n_tracks;
+	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
+	SCATTER_PAIR(e->start, e->dur, int64_t, cur);
+	free(cur);
+	free(e->depth);
+	e->depth = tc_xmalloc((n ? n : 1) * sizeof(*e->depth));
+	/* Events of no track (before track 0's) are on no stack. */
+	memset(e->depth, 0, g->starts[1] * sizeof(*e->depth));
+	struct nest st = { 0 };
+	for (size_t t = 0; t < nt; t++) {
+		g->unsorted[t] = !track_depths(m, t, &st);
+	}
+	free(st.end);
+	return NULL;
+}
+
+/* The other columns; with flows, where each event went (*inv). */
+static void group_rest(struct group *g, uint32_t **inv) {
+	struct tc_model *m = g->m;
+	struct tc_events *e = &m->ev;
+	size_t n = e->n, nt = m->n_tracks;
+	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
+	SCATTER_PAIR(e->op, e->args, uint32_t, cur);
+	uint8_t *z = tc_xmalloc(e->cap * sizeof(*z));
+	SCATTER(z, e->flags, cur);
+	free(e->flags);
+	e->flags = z;
+	*inv = NULL;
+	if (m->n_flows) {
+		*inv = tc_xmalloc(n * sizeof(**inv));
+		memcpy(cur, g->starts, (nt + 1) * sizeof(*cur));
+		for (size_t i = 0; i < n; i++) {
+			uint32_t t = g->track[i];
+			(*inv)[i] = (uint32_t)cur[t < nt ? t + 1 : 0]++;
+		}
+	}
+	free(cur);
+}
+
+#define PERMUTE_RANGE(col, type) do { \
+	type *tmp_ = (type *)scratch; \
+	for (size_t k_ = 0; k_ < cnt; k_++) { \
+		tmp_[k_] = (col)[rec[k_].idx]; \
+	} \
+	memcpy((col) + lo, tmp_, cnt * sizeof(type)); \
+} while (0)
+
+/* Sort one track's grouped events (start, then longer first, then input
+ * order); *g2f (grouped → final index, for flows) is made on first use. */
+static void sort_track(struct tc_model *m, size_t t, uint32_t **g2f) {
+	struct tc_events *e = &m->ev;
+	size_t lo = m->tracks[t].first, cnt = m->tracks[t].count;
+	struct sort_rec *rec = tc_xmalloc(cnt * sizeof(*rec));
+	for (size_t k = 0; k < cnt; k++) {
+		rec[k] = (struct sort_rec){ e->start[lo + k], e->dur[lo + k], (uint32_t)(lo + k) };
+	}
+	tc_sort(rec, cnt, sizeof(*rec), cmp_rec);
+	int64_t *scratch = tc_xmalloc(cnt * sizeof(*scratch));
+	PERMUTE_RANGE(e->start, int64_t);
+	PERMUTE_RANGE(e->dur, int64_t);
+	PERMUTE_RANGE(e->op, uint32_t);
+	PERMUTE_RANGE(e->args, uint32_t);
+	PERMUTE_RANGE(e->flags, uint8_t);
+	free(scratch);
+	if (m->n_flows) {
+		if (!*g2f) {
+			*g2f = tc_xmalloc(e->n * sizeof(**g2f));
+			for (size_t i = 0; i < e->n; i++) {
+				(*g2f)[i] = (uint32_t)i;
+			}
+		}
+		for (size_t k = 0; k < cnt; k++) {
+			(*g2f)[rec[k].idx] = (uint32_t)(lo + k);
+		}
+	}
+	free(rec);
+}
+
 /* Sort events by track, then start (longer first), and set the track
- * ranges; true when the depths are still to set. */
-static bool sort_events(struct tc_model *m, bool second_thread) {
+ * ranges and the depths. */
+static void sort_events(struct tc_model *m, bool second_thread) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
 	if (events_grouped(m)) {
 		drop_track_column(e);
-		return false;
+		return;
 	}
-	/* Stable counting sort by track, then sort only the tracks that need it:
-	 * most writers emit each track's events in order already. */
-	size_t *cnt = tc_xcalloc(nt + 1, sizeof(*cnt));
+	/* Bucket t + 1 holds track t; bucket 0 events on an invalid track (a
+	 * reader bug), kept first so they are at least visible. */
+	size_t *starts = tc_xcalloc(nt + 2, sizeof(*starts));
 	for (size_t i = 0; i < n; i++) {
-		cnt[e->track[i] < nt ? e->track[i] + 1 : 0]++;
+		starts[e->track[i] < nt ? e->track[i] + 1 : 0]++;
 	}
-	/* Events on an invalid track (a reader bug) would be lost; keep them
-	 * first so they are at least visible. */
 	size_t pos = 0;
-	for (size_t t = 0; t <= nt; t++) {
-		size_t c = cnt[t];
-		cnt[t] = pos;
+	for (size_t b = 0; b <= nt; b++) {
+		size_t c = starts[b];
+		starts[b] = pos;
 		pos += c;
 	}
-	uint32_t *perm = tc_xmalloc((n ? n : 1) * sizeof(*perm));
-	for (size_t i = 0; i < n; i++) {
-		size_t slot = e->track[i] < nt ? e->track[i] + 1 : 0;
-		perm[cnt[slot]++] = (uint32_t)i;
-	}
-	/* The buckets hold the tracks now: free the column before the gathers
-	 * need their scratch (4 bytes an event off the peak). */
-	drop_track_column(e);
-	/* After the loop cnt[t] is the end of bucket t. */
-	struct sort_rec *tmp = NULL;
-	size_t tmp_cap = 0;
+	starts[nt + 1] = n;
 	for (size_t t = 0; t < nt; t++) {
-		size_t lo = cnt[t], hi = cnt[t + 1];
-		m->tracks[t].first = (uint32_t)lo;
-		m->tracks[t].count = (uint32_t)(hi - lo);
-		bool sorted = true;
-		for (size_t k = lo + 1; k < hi && sorted; k++) {
-			uint32_t a = perm[k - 1], b = perm[k];
-			if (e->start[a] > e->start[b] ||
-					(e->start[a] == e->start[b] && e->dur[a] < e->dur[b])) {
-				sorted = false;
-			}
-		}
-		if (sorted) {
-			continue;
-		}
-		TC_GROW(tmp, tmp_cap, hi - lo);
-		for (size_t k = lo; k < hi; k++) {
-			tmp[k - lo] = (struct sort_rec){ e->start[perm[k]], e->dur[perm[k]], perm[k] };
-		}
-		tc_sort(tmp, hi - lo, sizeof(*tmp), cmp_rec);
-		for (size_t k = lo; k < hi; k++) {
-			perm[k] = tmp[k - lo].idx;
-		}
+		m->tracks[t].first = (uint32_t)starts[t + 1];
+		m->tracks[t].count = (uint32_t)(starts[t + 2] - starts[t + 1]);
 	}
-	free(tmp);
-	free(cnt);
-	bool identity = true;
-	for (size_t i = 0; i < n && identity; i++) {
-		identity = perm[i] == i;
+	struct group g = { m, e->track, starts, tc_xcalloc(nt ? nt : 1, sizeof(bool)) };
+	pthread_t th;
+	bool threaded = second_thread && n >= ((size_t)1 << 20) &&
+		pthread_create(&th, NULL, group_times, &g) == 0;
+	if (!threaded) {
+		group_times(&g);
 	}
-	if (!identity) {
-		struct permute_job job = { m, perm, n };
-		pthread_t th;
-		bool threaded = second_thread && n >= ((size_t)1 << 20) &&
-			pthread_create(&th, NULL, permute_times, &job) == 0;
-		if (!threaded) {
-			permute_times(&job);
-		}
-		uint32_t *scratch = tc_xmalloc(n * sizeof(*scratch));
-		PERMUTE_VIA(e->op, uint32_t, scratch);
-		PERMUTE_VIA(e->args, uint32_t, scratch);
-		PERMUTE_VIA(e->flags, uint8_t, scratch);
-		free(scratch);
-		if (threaded) {
-			pthread_join(th, NULL);
-		}
-		/* Flows hold old indexes: invert the permutation. */
-		if (m->n_flows) {
-			uint32_t *inv = tc_xmalloc(n * sizeof(*inv));
-			for (size_t i = 0; i < n; i++) {
-				inv[perm[i]] = (uint32_t)i;
-			}
-			for (size_t i = 0; i < m->n_flows; i++) {
-				struct tc_flow *f = &m->flows[i];
-				f->from = f->from < n ? inv[f->from] : TC_NONE;
-				f->to = f->to < n ? inv[f->to] : TC_NONE;
-			}
-			free(inv);
-		}
+	uint32_t *inv;
+	group_rest(&g, &inv);
+	if (threaded) {
+		pthread_join(th, NULL);
 	}
-	free(perm);
-	return identity;
-}
-
-static void set_depths(struct tc_model *m) {
-	struct tc_events *e = &m->ev;
-	free(e->depth);
-	e->depth = tc_xmalloc((e->n ? e->n : 1) * sizeof(*e->depth));
-	/* Events of no track (before track 0's) are on no stack. */
-	size_t lead = m->n_tracks ? m->tracks[0].first : e->n;
-	memset(e->depth, 0, lead * sizeof(*e->depth));
+	drop_track_column(e);
+	uint32_t *g2f = NULL;
 	struct nest st = { 0 };
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		struct tc_track *tr = &m->tracks[t];
-		uint16_t maxd = 0;
-		st.top = 0;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			e->depth[i] = nest_push(&st, e->start[i], e->dur[i]);
-			maxd = e->depth[i] > maxd ? e->depth[i] : maxd;
+	for (size_t t = 0; t < nt; t++) {
+		if (g.unsorted[t]) {
+			sort_track(m, t, &g2f);
+			track_depths(m, t, &st);
 		}
-		tr->max_depth = maxd;
 	}
 	free(st.end);
+	/* Flows hold input indexes. */
+	for (size_t i = 0; i < m->n_flows; i++) {
+		struct tc_flow *f = &m->flows[i];
+		f->from = f->from < n ? (g2f ? g2f[inv[f->from]] : inv[f->from]) : TC_NONE;
+		f->to = f->to < n ? (g2f ? g2f[inv[f->to]] : inv[f->to]) : TC_NONE;
+	}
+	free(g2f);
+	free(inv);
+	free(g.unsorted);
+	free(starts);
 }
 
 struct sample_rec {
@@ -1317,9 +1362,7 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 	pthread_t th;
 	bool threaded = second_thread && m->samples.n >= ((size_t)1 << 18) &&
 		pthread_create(&th, NULL, sample_job, &j) == 0;
-	if (sort_events(m, second_thread)) {
-		set_depths(m);
-	}
+	sort_events(m, second_thread);
 	if (threaded) {
 		pthread_mutex_lock(&j.lock);
 		while (!j.ready) {
