@@ -519,19 +519,25 @@ bool tc_jsrc_fill(struct tc_jsrc *s, struct tc_jbatch *bt) {
 		memcpy(bt->buf, prev->buf + prev->used, tail);
 	}
 	bt->offset_base = s->offset - tail;
-	ssize_t got = s->eof ? 0 : tc_input_read(s->in, bt->buf + tail, want, &s->err);
-	if (got < 0) {
-		bt->len = 0;
-		bt->failed = true;
-		return false;
+	/* Fill the batch: reads may come short (the sniffed head, pipes), and
+	 * a carried token is scanned again with each batch. */
+	size_t got = 0;
+	while (got < want && !s->eof) {
+		ssize_t k = tc_input_read(s->in, bt->buf + tail + got, want - got, &s->err);
+		if (k < 0) {
+			bt->len = 0;
+			bt->failed = true;
+			return false;
+		}
+		s->eof = k == 0;
+		got += (size_t)k;
 	}
 	if (s->offset == 0 && got >= 3 && bt->buf[0] == 0xEF && bt->buf[1] == 0xBB &&
 			bt->buf[2] == 0xBF) {
 		memset(bt->buf, ' ', 3); /* a UTF-8 BOM: whitespace to the lexer */
 	}
-	s->offset += (uint64_t)got;
-	s->eof = got == 0;
-	bt->len = tail + (size_t)got;
+	s->offset += got;
+	bt->len = tail + got;
 	memset(bt->buf + bt->len, 0, 1 + SLACK);
 	if (!lex(&s->lx, bt, s->eof, &s->err)) {
 		bt->failed = true;
