@@ -602,9 +602,12 @@ static void ck_same_tracks(const struct tc_model *a, const struct tc_model *b) {
 	}
 }
 
-/* The in-order path (ranges and depths in one pass) and the sorting path
- * agree: the same nested events, once in order and once reversed. */
-static struct tc_model *nested(bool reversed) {
+/* The grouped path (no event moves) and the grouping path agree: the same
+ * nested events in order, reversed, and grouped by track but each track
+ * reversed (only its sort is left). A flow links two events by content. */
+enum order { IN_ORDER, REVERSED, TRACKS_REVERSED };
+
+static struct tc_model *nested(enum order order) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "dev"), TC_DEV_CPU);
 	uint32_t op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
@@ -620,20 +623,44 @@ static struct tc_model *nested(bool reversed) {
 		{ 3, 0, 1000 }, { 3, 1, 1 }, { 3, 999, 1 },
 	};
 	size_t n = sizeof(ev) / sizeof(ev[0]);
+	uint32_t from = TC_NONE, to = TC_NONE;
 	for (size_t k = 0; k < n; k++) {
-		size_t i = reversed ? n - 1 - k : k;
-		tc_model_add_event(m, t[ev[i][0]], op, ev[i][1], ev[i][2], 0);
+		size_t i = order == REVERSED ? n - 1 - k : k;
+		if (order == TRACKS_REVERSED) {
+			/* k's place in its track's run, counted from the run's end */
+			size_t lo = k, hi = k;
+			while (lo > 0 && ev[lo - 1][0] == ev[k][0]) {
+				lo--;
+			}
+			while (hi + 1 < n && ev[hi + 1][0] == ev[k][0]) {
+				hi++;
+			}
+			i = hi - (k - lo);
+		}
+		uint32_t e = tc_model_add_event(m, t[ev[i][0]], op, ev[i][1], ev[i][2], 0);
+		from = ev[i][1] == 60 ? e : from;
+		to = ev[i][1] == 999 ? e : to;
 	}
+	tc_model_add_flow(m, from, to, TC_FLOW_GENERIC, 1);
 	tc_model_finalize(m);
+	ck_assert_int_eq(m->ev.start[m->flows[0].from], 60);
+	ck_assert_int_eq(m->ev.start[m->flows[0].to], 999);
 	return m;
 }
 
 START_TEST(finalize_in_order_path) {
-	struct tc_model *a = nested(false), *b = nested(true);
-	ck_assert_uint_eq(a->ev.n, b->ev.n);
-	ck_same_tracks(a, b);
-	ck_assert(memcmp(a->ev.start, b->ev.start, a->ev.n * sizeof(int64_t)) == 0);
-	ck_assert(memcmp(a->ev.depth, b->ev.depth, a->ev.n * sizeof(uint16_t)) == 0);
+	struct tc_model *a = nested(IN_ORDER);
+	for (enum order o = REVERSED; o <= TRACKS_REVERSED; o++) {
+		struct tc_model *b = nested(o);
+		ck_assert_uint_eq(a->ev.n, b->ev.n);
+		ck_same_tracks(a, b);
+		ck_assert(memcmp(a->ev.start, b->ev.start, a->ev.n * sizeof(int64_t)) == 0);
+		ck_assert(memcmp(a->ev.dur, b->ev.dur, a->ev.n * sizeof(int64_t)) == 0);
+		ck_assert(memcmp(a->ev.depth, b->ev.depth, a->ev.n * sizeof(uint16_t)) == 0);
+		ck_assert_uint_eq(a->flows[0].from, b->flows[0].from);
+		ck_assert_uint_eq(a->flows[0].to, b->flows[0].to);
+		tc_model_destroy(b);
+	}
 	static const uint16_t want[] = { 0, 1, 2, 3, 4, 1, 0, 0, 1, 0, 1, 1 };
 	for (size_t i = 0; i < a->ev.n; i++) {
 		ck_assert_uint_eq(a->ev.depth[i], want[i]);
@@ -642,7 +669,6 @@ START_TEST(finalize_in_order_path) {
 	ck_assert_uint_eq(a->tracks[1].count, 0);
 	ck_assert_uint_eq(a->tracks[1].first, 6);
 	tc_model_destroy(a);
-	tc_model_destroy(b);
 }
 END_TEST
 

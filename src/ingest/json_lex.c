@@ -28,8 +28,6 @@ enum {
 
 enum { AFTER_NONE, AFTER_OPEN, AFTER_COMMA };
 
-static const bool is_ws[256] = { [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true };
-
 static bool is_digit(uint8_t c) {
 	return (unsigned)(c - '0') < 10;
 }
@@ -226,33 +224,26 @@ static int lex_string(struct tc_jlex *lx, uint8_t *p, size_t s, size_t n, uint64
 				return SCAN_FAIL;
 			}
 		} else if (c >= 0x80) {
-			int t = utf8_tail(c);
-			if (t < 0) {
-				tc_error_set(err, TC_EXIT_INPUT, "json: invalid UTF-8 in a string "
-					"(byte 0x%02x)", c);
-				tc_error_at(err, (int64_t)(base + j));
-				return SCAN_FAIL;
-			}
-			for (int k = 1; k <= t; k++) {
+			int t = utf8_tail(c), k = t < 0 ? 0 : 1;
+			for (; k <= t; k++) {
 				if (j + (size_t)k >= n) {
 					goto cut;
 				}
 				if ((p[j + k] & 0xC0) != 0x80) {
-					tc_error_set(err, TC_EXIT_INPUT, "json: invalid UTF-8 in a string "
-						"(byte 0x%02x)", p[j + k]);
-					tc_error_at(err, (int64_t)(base + j + k));
-					return SCAN_FAIL;
+					break;
 				}
+			}
+			if (k <= t || t < 0) {
+				lex_fail(err, base + j + k, "invalid UTF-8 in a string", p[j + k]);
+				return SCAN_FAIL;
 			}
 			j += 1 + (size_t)t;
 		} else {
 			lex_fail(err, base + j, "control character in a string (escape it)", c);
 			return SCAN_FAIL;
 		}
-		if (j - s - 1 > lx->max_string) {
-			break;
-		}
 	}
+	/* Held to the cap once scanned (a batch bounds the scan). */
 	if (j - s - 1 > lx->max_string) {
 		goto long_string;
 	}
@@ -349,7 +340,7 @@ static bool lex(struct tc_jlex *lx, struct tc_jbatch *bt, bool final, struct tc_
 		if (nt == bt->tcap) {
 			tok = TC_GROW(bt->tok, bt->tcap, nt + 1);
 		}
-		while (is_ws[p[i]]) {
+		while (tc_json_ws(p[i])) {
 			i++;
 		}
 		if (i >= n) {

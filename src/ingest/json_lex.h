@@ -24,6 +24,11 @@
 #include "util/error.h"
 #include "util/input.h"
 
+/* JSON's four whitespace bytes. */
+static inline bool tc_json_ws(uint8_t c) {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 enum tc_jtok_type {
 	TC_JT_NULL, TC_JT_BOOL, TC_JT_NUM, TC_JT_STR, TC_JT_KEY,
 	TC_JT_MAP, TC_JT_END_MAP, TC_JT_ARRAY, TC_JT_END_ARRAY,

@@ -3,8 +3,9 @@
  *
  * The document is never held whole: json_lex tokenises fixed-size chunks
  * from tc_input_read() and the tokens are replayed into callbacks; only the
- * current event's fields are kept. Args go straight into the model's arg list and are rolled back
- * when the event turns out to be metadata, a counter or a memory record.
+ * current event's fields are kept. Args go straight into the model's arg
+ * list and are rolled back when the event turns out to be metadata, a
+ * counter or a memory record.
  *
  * Time: ts/dur are decimal µs (displayTimeUnit only labels a viewer, see
  * trace-json.md §3), parsed as text into whole µs plus a ps remainder, never
@@ -23,15 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include "ingest/ingest.h"
 #include "ingest/json_lex.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
-#define CHUNK (256 * 1024)
 #define KEY_CACHE 64
 #define SMALL 64
 
@@ -1838,9 +1835,6 @@ static int cb_end_array(void *ctx) {
 	return close_container(ctx, false);
 }
 
-static bool is_ws(uint8_t c) {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 static int cmp_corr(const void *pa, const void *pb) {
 	const struct corr_rec *a = pa, *b = pb;
@@ -2723,7 +2717,7 @@ static int sniff(const uint8_t *head, size_t len) {
 	if (len >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) {
 		i = 3;
 	}
-	while (i < len && is_ws(head[i])) {
+	while (i < len && tc_json_ws(head[i])) {
 		i++;
 	}
 	if (i >= len || (head[i] != '{' && head[i] != '[')) {
@@ -2731,7 +2725,7 @@ static int sniff(const uint8_t *head, size_t len) {
 	}
 	bool array = head[i] == '[';
 	i++;
-	while (i < len && is_ws(head[i])) {
+	while (i < len && tc_json_ws(head[i])) {
 		i++;
 	}
 	if (i >= len) {

@@ -842,58 +842,33 @@ static inline uint16_t nest_push(struct nest *st, int64_t s, int64_t d) {
 	return depth;
 }
 
-/* True when events are already grouped by track in track order and sorted
- * within each track (readers that emit line by line): then finalize needs
- * no permutation. The same pass sets the track ranges and the depths, so
- * the columns are read once. */
+/* True when events are already grouped by track in track order (readers
+ * that emit line by line): then finalize moves no event, and this sets the
+ * track ranges. */
 static bool events_grouped(struct tc_model *m) {
 	const struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
-	/* Interleaved readers fail the check within a few events: fault the
-	 * depths in ahead only once the order has held for a while. */
-	const size_t hint_at = (size_t)1 << 18;
-	uint16_t *depth = tc_xcalloc(n ? n : 1, sizeof(*depth));
-	struct nest st = { 0 };
-	uint16_t maxd = 0;
 	uint32_t cur = TC_NONE;
 	for (size_t t = 0; t < nt; t++) {
 		m->tracks[t].count = 0;
-		m->tracks[t].max_depth = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t = e->track[i];
-		int64_t s = e->start[i];
-		if (t >= nt) {
-			goto unsorted;
+		if (t == cur) {
+			continue;
 		}
-		if (i == hint_at) {
-			tc_prefault_hint(depth + i, (n - i) * sizeof(*depth));
+		if (t >= nt || (cur != TC_NONE && cur > t)) {
+			return false;
 		}
-		if (t != cur) {
-			if (cur != TC_NONE && cur > t) {
-				goto unsorted;
-			}
-			if (cur != TC_NONE) {
-				m->tracks[cur].count = (uint32_t)(i - m->tracks[cur].first);
-				m->tracks[cur].max_depth = maxd;
-			}
-			cur = t;
-			m->tracks[t].first = (uint32_t)i;
-			st.top = 0;
-			maxd = 0;
-		} else if (e->start[i - 1] > s || (e->start[i - 1] == s && e->dur[i - 1] < e->dur[i])) {
-			goto unsorted;
+		if (cur != TC_NONE) {
+			m->tracks[cur].count = (uint32_t)(i - m->tracks[cur].first);
 		}
-		depth[i] = nest_push(&st, s, e->dur[i]);
-		maxd = depth[i] > maxd ? depth[i] : maxd;
+		cur = t;
+		m->tracks[t].first = (uint32_t)i;
 	}
 	if (cur != TC_NONE) {
 		m->tracks[cur].count = (uint32_t)(n - m->tracks[cur].first);
-		m->tracks[cur].max_depth = maxd;
 	}
-	free(st.end);
-	free(m->ev.depth);
-	m->ev.depth = depth;
 	/* Empty tracks start where the previous track ends, as in the general
 	 * path. */
 	size_t pos = 0;
@@ -905,10 +880,6 @@ static bool events_grouped(struct tc_model *m) {
 		}
 	}
 	return true;
-unsorted:
-	free(st.end);
-	free(depth);
-	return false;
 }
 
 static void drop_track_column(struct tc_events *e) {
@@ -970,8 +941,29 @@ static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 	return true;
 }
 
-/* The time columns, then the depths of every track in order (they need
- * nothing else); run beside group_rest. */
+/* Depths of every track, which must be grouped; marks the tracks out of
+ * order instead. lead: the events on no track, before track 0's. */
+static void set_depths(struct tc_model *m, size_t lead, bool *unsorted) {
+	struct tc_events *e = &m->ev;
+	size_t n = e->n;
+	free(e->depth);
+	e->depth = tc_xmalloc((n ? n : 1) * sizeof(*e->depth));
+	/* Faulted in ahead, from a stretch in: the helper would only race
+	 * this thread at the start. */
+	const size_t hint_at = (size_t)1 << 18;
+	if (n > hint_at) {
+		tc_prefault_hint(e->depth + hint_at, (n - hint_at) * sizeof(*e->depth));
+	}
+	memset(e->depth, 0, lead * sizeof(*e->depth)); /* on no stack */
+	struct nest st = { 0 };
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		unsorted[t] = !track_depths(m, t, &st);
+	}
+	free(st.end);
+}
+
+/* The time columns, then the depths (they need nothing else); run beside
+ * group_rest. */
 static void *group_times(void *arg) {
 	struct group *g = arg;
 	struct tc_model *m = g->m;
@@ -980,15 +972,7 @@ static void *group_times(void *arg) {
 	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
 	SCATTER_PAIR(e->start, e->dur, int64_t, cur);
 	free(cur);
-	free(e->depth);
-	e->depth = tc_xmalloc((n ? n : 1) * sizeof(*e->depth));
-	/* Events of no track (before track 0's) are on no stack. */
-	memset(e->depth, 0, g->starts[1] * sizeof(*e->depth));
-	struct nest st = { 0 };
-	for (size_t t = 0; t < nt; t++) {
-		g->unsorted[t] = !track_depths(m, t, &st);
-	}
-	free(st.end);
+	set_depths(m, g->starts[1], g->unsorted);
 	return NULL;
 }
 
@@ -1054,15 +1038,12 @@ static void sort_track(struct tc_model *m, size_t t, uint32_t **g2f) {
 	free(rec);
 }
 
-/* Sort events by track, then start (longer first), and set the track
- * ranges and the depths. */
-static void sort_events(struct tc_model *m, bool second_thread) {
+/* Group interleaved tracks' events (the scatter above); *inv gets where
+ * each event went when there are flows to follow. */
+static void group_events(struct tc_model *m, bool second_thread, bool *unsorted,
+		uint32_t **inv) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
-	if (events_grouped(m)) {
-		drop_track_column(e);
-		return;
-	}
 	/* Bucket t + 1 holds track t; bucket 0 events on an invalid track (a
 	 * reader bug), kept first so they are at least visible. */
 	size_t *starts = tc_xcalloc(nt + 2, sizeof(*starts));
@@ -1080,23 +1061,47 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 		m->tracks[t].first = (uint32_t)starts[t + 1];
 		m->tracks[t].count = (uint32_t)(starts[t + 2] - starts[t + 1]);
 	}
-	struct group g = { m, e->track, starts, tc_xcalloc(nt ? nt : 1, sizeof(bool)) };
+	struct group g = { m, e->track, starts, unsorted };
 	pthread_t th;
 	bool threaded = second_thread && n >= ((size_t)1 << 20) &&
 		pthread_create(&th, NULL, group_times, &g) == 0;
 	if (!threaded) {
 		group_times(&g);
 	}
-	uint32_t *inv;
-	group_rest(&g, &inv);
+	group_rest(&g, inv);
 	if (threaded) {
 		pthread_join(th, NULL);
 	}
+	free(starts);
+}
+
+/* Where input event x ended up: through the grouping (inv), then its
+ * track's sort (g2f); either may be the identity (NULL). */
+static uint32_t final_index(uint32_t x, size_t n, const uint32_t *inv, const uint32_t *g2f) {
+	if (x >= n) {
+		return TC_NONE;
+	}
+	x = inv ? inv[x] : x;
+	return g2f ? g2f[x] : x;
+}
+
+/* Sort events by track, then start (longer first), and set the track
+ * ranges and the depths. Grouping moves whole tracks; only a track out of
+ * order is sorted, in its own range. */
+static void sort_events(struct tc_model *m, bool second_thread) {
+	struct tc_events *e = &m->ev;
+	size_t n = e->n, nt = m->n_tracks;
+	bool *unsorted = tc_xcalloc(nt ? nt : 1, sizeof(*unsorted));
+	uint32_t *inv = NULL, *g2f = NULL;
+	if (events_grouped(m)) {
+		set_depths(m, 0, unsorted);
+	} else {
+		group_events(m, second_thread, unsorted, &inv);
+	}
 	drop_track_column(e);
-	uint32_t *g2f = NULL;
 	struct nest st = { 0 };
 	for (size_t t = 0; t < nt; t++) {
-		if (g.unsorted[t]) {
+		if (unsorted[t]) {
 			sort_track(m, t, &g2f);
 			track_depths(m, t, &st);
 		}
@@ -1105,13 +1110,12 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	/* Flows hold input indexes. */
 	for (size_t i = 0; i < m->n_flows; i++) {
 		struct tc_flow *f = &m->flows[i];
-		f->from = f->from < n ? (g2f ? g2f[inv[f->from]] : inv[f->from]) : TC_NONE;
-		f->to = f->to < n ? (g2f ? g2f[inv[f->to]] : inv[f->to]) : TC_NONE;
+		f->from = final_index(f->from, n, inv, g2f);
+		f->to = final_index(f->to, n, inv, g2f);
 	}
 	free(g2f);
 	free(inv);
-	free(g.unsorted);
-	free(starts);
+	free(unsorted);
 }
 
 struct sample_rec {
