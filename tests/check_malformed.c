@@ -19,6 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "config.h"
+#if TC_HAVE_ZSTD
+#include <zstd.h>
+#endif
 #include "analysis/summary.h"
 #include "ingest/ingest.h"
 #include "output/summary_write.h"
@@ -888,6 +892,106 @@ START_TEST(gzip_damaged) {
 }
 END_TEST
 
+#if TC_HAVE_ZSTD
+/* prefix then n bytes of fill, as one zstd frame, streamed (no n-byte buffer). */
+static uint8_t *zstd_of(const char *prefix, size_t n, char fill, size_t *out_len) {
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t cap = 1u << 16, len = 0;
+	uint8_t *out = tc_xmalloc(cap);
+	static char chunk[1u << 16];
+	memset(chunk, fill, sizeof(chunk));
+	size_t left = n;
+	bool first = true;
+	for (;;) {
+		ZSTD_EndDirective end = ZSTD_e_continue;
+		ZSTD_inBuffer ib;
+		if (first) {
+			ib = (ZSTD_inBuffer){ prefix, strlen(prefix), 0 };
+			first = false;
+		} else {
+			size_t k = left < sizeof(chunk) ? left : sizeof(chunk);
+			left -= k;
+			ib = (ZSTD_inBuffer){ chunk, k, 0 };
+		}
+		if (left == 0 && !first) {
+			end = ZSTD_e_end;
+		}
+		size_t rc;
+		do {
+			if (cap - len < ZSTD_CStreamOutSize()) {
+				cap *= 2;
+				out = tc_xrealloc(out, cap);
+			}
+			ZSTD_outBuffer ob = { out, cap, len };
+			rc = ZSTD_compressStream2(c, &ob, &ib, end);
+			ck_assert(!ZSTD_isError(rc));
+			len = ob.pos;
+		} while (ib.pos < ib.size || (end == ZSTD_e_end && rc != 0));
+		if (end == ZSTD_e_end) {
+			break;
+		}
+	}
+	ZSTD_freeCCtx(c);
+	*out_len = len;
+	return out;
+}
+#endif
+
+/* zstd inputs: the same caps as gzip, and every damaged copy refused. */
+START_TEST(zstd_bomb_and_damage) {
+#if TC_HAVE_ZSTD
+	size_t len;
+	uint8_t *z = zstd_of("{\"traceEvents\":[", 8u << 20, ' ', &len);
+	ck_assert_uint_lt(len, 64u << 10);
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.max_input = 1u << 20;
+	struct tc_error err;
+	snprintf(current, sizeof(current), "zstd bomb past --max-input-size");
+	ck_assert_int_eq(ingest_full(z, len, NULL, &lim, &err), TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "decompressed size exceeds the limit"), "%s", err.msg);
+	free(z);
+	z = zstd_of("{\"traceEvents\":[", 300u << 20, ' ', &len);
+	tc_limits_default(&lim);
+	lim.max_ratio = 100;
+	snprintf(current, sizeof(current), "zstd bomb past --max-ratio");
+	ck_assert_int_eq(ingest_full(z, len, NULL, &lim, &err), TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "compression ratio exceeds 100:1"), "%s", err.msg);
+	free(z);
+
+	static const char text[] = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,"
+		"\"tid\":1,\"ts\":1,\"dur\":2}]}";
+	uint8_t frame[256];
+	size_t fl = ZSTD_compress(frame, sizeof(frame), text, sizeof(text) - 1, 3);
+	ck_assert(!ZSTD_isError(fl));
+	snprintf(current, sizeof(current), "zstd intact");
+	ck_assert_int_eq(ingest(frame, fl, NULL), 0);
+	for (size_t cut = 4; cut < fl; cut++) {
+		snprintf(current, sizeof(current), "zstd truncated at %zu", cut);
+		tc_limits_default(&lim);
+		ck_assert_int_eq(ingest_full(frame, cut, NULL, &lim, &err), TC_EXIT_INPUT);
+		ck_assert_msg(strstr(err.msg, "zstd"), "%s: %s", current, err.msg);
+	}
+	for (size_t at = 4; at < fl; at++) {
+		uint8_t bad[256];
+		memcpy(bad, frame, fl);
+		bad[at] ^= 0x5a;
+		snprintf(current, sizeof(current), "zstd damaged at %zu", at);
+		ingest(bad, fl, NULL);
+	}
+	/* Two frames are one stream; bytes after them are not a frame. */
+	uint8_t two[520];
+	memcpy(two, frame, fl);
+	memcpy(two + fl, frame, fl);
+	snprintf(current, sizeof(current), "zstd two frames");
+	ck_assert_int_ne(ingest(two, 2 * fl, NULL), 0); /* the JSON twice: junk after ] */
+	memcpy(two + 2 * fl, "junk!", 5);
+	snprintf(current, sizeof(current), "zstd two frames + junk");
+	ck_assert_int_eq(ingest(two, 2 * fl + 5, NULL), TC_EXIT_INPUT);
+#endif
+}
+END_TEST
+
 START_TEST(empty_and_tiny) {
 	struct tc_error err;
 	struct tc_limits lim;
@@ -1164,6 +1268,7 @@ static Suite *suite(void) {
 	tcase_add_test(made, json_huge_string);
 	tcase_add_test(made, gzip_bomb);
 	tcase_add_test(made, gzip_damaged);
+	tcase_add_test(made, zstd_bomb_and_damage);
 	tcase_add_test(made, empty_and_tiny);
 	tcase_add_test(made, empty_model);
 	tcase_add_test(made, event_cap);

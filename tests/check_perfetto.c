@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "config.h"
+#if TC_HAVE_ZSTD
+#include <zstd.h>
+#endif
 #include "ingest/ingest.h"
 #include "tc_test.h"
 
@@ -431,6 +435,125 @@ START_TEST(compressed_same) {
 }
 END_TEST
 
+#if TC_HAVE_ZSTD
+static size_t put_varint(unsigned char *p, uint64_t v) {
+	size_t n = 0;
+	do {
+		p[n++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/*
+ * path's packets re-wrapped `group` at a time into zstd_compressed_packets
+ * bundles (field 133, one frame each), written to a temporary file. cut > 0
+ * drops that many bytes off the end of the last frame.
+ */
+static const char *zstd_rewrap(const char *path, size_t group, size_t cut) {
+	static char out[64];
+	size_t n;
+	unsigned char *in = tc_test_slurp(path, &n);
+	/* A packet takes 2 bytes or more; a frame adds at most 64 + 32 framing. */
+	size_t cap = ZSTD_compressBound(n) + (n / 2 + 1) * 96, len = 0;
+	unsigned char *buf = malloc(cap), *frame = malloc(cap);
+	size_t pos = 0;
+	while (pos < n) {
+		size_t start = pos;
+		for (size_t k = 0; k < group && pos < n; k++) {
+			ck_assert_uint_eq(in[pos], 0x0a);
+			uint64_t plen = 0;
+			size_t i = pos + 1;
+			int shift = 0;
+			do {
+				plen |= (uint64_t)(in[i] & 0x7f) << shift;
+				shift += 7;
+			} while (in[i++] & 0x80);
+			pos = i + plen;
+		}
+		size_t fl = ZSTD_compress(frame, cap, in + start, pos - start, 3);
+		ck_assert(!ZSTD_isError(fl));
+		if (pos >= n && cut) {
+			fl -= cut;
+		}
+		unsigned char body[16];
+		size_t bl = put_varint(body, 133u << 3 | 2);
+		bl += put_varint(body + bl, fl);
+		ck_assert_uint_le(len + 12 + bl + fl, cap);
+		buf[len++] = 0x0a;
+		len += put_varint(buf + len, bl + fl);
+		memcpy(buf + len, body, bl);
+		memcpy(buf + len + bl, frame, fl);
+		len += bl + fl;
+	}
+	snprintf(out, sizeof(out), "/tmp/tc_zstd_XXXXXX");
+	int fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	free(in);
+	free(buf);
+	free(frame);
+	return out;
+}
+
+/* The same trace whole in one zstd stream of two frames. */
+static const char *zstd_file(const char *path) {
+	static char out[64];
+	size_t n;
+	unsigned char *in = tc_test_slurp(path, &n);
+	size_t cap = ZSTD_compressBound(n) * 2, half = n / 2;
+	unsigned char *buf = malloc(cap);
+	size_t a = ZSTD_compress(buf, cap, in, half, 1);
+	ck_assert(!ZSTD_isError(a));
+	size_t b = ZSTD_compress(buf + a, cap - a, in + half, n - half, 19);
+	ck_assert(!ZSTD_isError(b));
+	snprintf(out, sizeof(out), "/tmp/tc_zstd_XXXXXX");
+	int fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, a + b), (ssize_t)(a + b));
+	close(fd);
+	free(in);
+	free(buf);
+	return out;
+}
+#endif
+
+/* zstd bundles and zstd files read as their plain trace; a cut frame is an
+ * error at its bundle's packet. */
+START_TEST(zstd_same) {
+#if TC_HAVE_ZSTD
+	const char *names[] = { "slices", "counters", "interning", "flows" };
+	for (size_t i = 0; i < 4; i++) {
+		char a[256], plain[4096];
+		snprintf(a, sizeof(a), "fixtures/perfetto/%s.pb", names[i]);
+		const char *pa = fixture(a);
+		if (!pa) {
+			return;
+		}
+		snprintf(plain, sizeof(plain), "%s", pa);
+		for (size_t group = 1; group <= 64; group *= 8) {
+			const char *z = zstd_rewrap(plain, group, 0);
+			same_model(plain, z);
+			unlink(z);
+		}
+		const char *z = zstd_file(plain);
+		same_model(plain, z);
+		unlink(z);
+	}
+	char plain[4096];
+	snprintf(plain, sizeof(plain), "%s", fixture("fixtures/perfetto/slices.pb"));
+	const char *z = zstd_rewrap(plain, 1000, 5);
+	struct tc_error err;
+	ck_assert(load_err(z, &err) == NULL);
+	ck_assert_int_eq(err.code, 3);
+	ck_assert_msg(strstr(err.msg, "truncated") != NULL, "%s", err.msg);
+	ck_assert_int_eq(err.offset, 0);
+	unlink(z);
+#endif
+}
+END_TEST
+
 /* Offsets where a top-level packet ends (cutting there leaves a valid file). */
 static bool on_boundary(const unsigned char *b, size_t len, size_t cut) {
 	size_t i = 0;
@@ -721,6 +844,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, gpu_packets);
 	tcase_add_test(tc, legacy_descriptors);
 	tcase_add_test(tc, compressed_same);
+	tcase_add_test(tc, zstd_same);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, malformed_message);

@@ -5,6 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "config.h"
+#if TC_HAVE_ZSTD
+#include <zstd.h>
+#endif
+#include "ingest/ingest.h"
 #include "tc_test.h"
 #include "util/arena.h"
 #include "util/input.h"
@@ -241,6 +246,23 @@ static char *gzip_file(const char *data, size_t n) {
 	return path;
 }
 
+/* in streams text back, read chunk bytes at a time; then it is finished. */
+static void reads_back(struct tc_input *in, const char *text, size_t n, size_t chunk) {
+	struct tc_error err;
+	tc_error_init(&err);
+	char *buf = malloc(chunk);
+	size_t total = 0;
+	ssize_t r;
+	while ((r = tc_input_read(in, buf, chunk, &err)) > 0) {
+		ck_assert(total + (size_t)r <= n && memcmp(buf, text + total, (size_t)r) == 0);
+		total += (size_t)r;
+	}
+	ck_assert_msg(r == 0, "%s", err.msg);
+	ck_assert_uint_eq(total, n);
+	free(buf);
+	tc_input_finish(in);
+}
+
 START_TEST(input_plain_and_gzip) {
 	struct tc_limits lim;
 	tc_limits_default(&lim);
@@ -267,16 +289,7 @@ START_TEST(input_plain_and_gzip) {
 	ck_assert(tc_input_open(&in, p, &lim, &err));
 	ck_assert_int_eq(in.comp, TC_COMP_GZIP);
 	ck_assert(memcmp(in.head, text, in.head_len) == 0);
-	char buf[777];
-	size_t total = 0;
-	ssize_t r;
-	while ((r = tc_input_read(&in, buf, sizeof(buf), &err)) > 0) {
-		ck_assert(memcmp(buf, text + total, (size_t)r) == 0);
-		total += (size_t)r;
-	}
-	ck_assert_int_eq(r, 0);
-	ck_assert_uint_eq(total, sizeof(text));
-	tc_input_finish(&in);
+	reads_back(&in, text, sizeof(text), 777);
 	unlink(p);
 }
 END_TEST
@@ -332,6 +345,81 @@ START_TEST(input_errors) {
 }
 END_TEST
 
+/* zstd: a whole input read in pieces, and buffers (Perfetto's bundles). */
+START_TEST(input_zstd) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	static char text[300000];
+	for (size_t i = 0; i < sizeof(text); i++) {
+		text[i] = (char)('a' + i * 7 % 26);
+	}
+#if TC_HAVE_ZSTD
+	ck_assert(tc_have_zstd());
+	size_t cap = ZSTD_compressBound(sizeof(text)) * 2;
+	uint8_t *z = malloc(cap);
+	/* Two frames: one stream. */
+	size_t a = ZSTD_compress(z, cap, text, 1000, 1);
+	size_t b = ZSTD_compress(z + a, cap - a, text + 1000, sizeof(text) - 1000, 9);
+	ck_assert(!ZSTD_isError(a) && !ZSTD_isError(b));
+	struct tc_input in;
+	ck_assert(tc_input_open_mem(&in, "z", z, a + b, &lim, &err));
+	ck_assert_int_eq(in.comp, TC_COMP_ZSTD);
+	ck_assert_str_eq(tc_compression_name(in.comp), "zstd");
+	reads_back(&in, text, sizeof(text), 999);
+
+	/* Buffers: whole, capped, cut, damaged. */
+	uint8_t *out;
+	size_t n;
+	ck_assert(tc_unzstd(z, a + b, sizeof(text), &out, &n, &err));
+	ck_assert_uint_eq(n, sizeof(text));
+	ck_assert(memcmp(out, text, n) == 0);
+	free(out);
+	ck_assert(!tc_unzstd(z, a + b, sizeof(text) - 1, &out, &n, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	tc_error_init(&err);
+	ck_assert(!tc_unzstd(z, a + b - 3, sizeof(text), &out, &n, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "truncated") != NULL, "%s", err.msg);
+	tc_error_init(&err);
+	ck_assert(!tc_unzstd(z, 0, sizeof(text), &out, &n, &err));
+	ck_assert_msg(strstr(err.msg, "truncated") != NULL, "%s", err.msg);
+	tc_error_init(&err);
+	z[1] ^= 0xff;
+	ck_assert(!tc_unzstd(z, a + b, sizeof(text), &out, &n, &err));
+	ck_assert_msg(strstr(err.msg, "corrupt") != NULL, "%s", err.msg);
+	free(z);
+#else
+	static const uint8_t magic[] = { 0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0 };
+	struct tc_input in;
+	ck_assert(!tc_input_open_mem(&in, "z", magic, sizeof(magic), &lim, &err));
+	ck_assert_msg(strstr(err.msg, "without libzstd") != NULL, "%s", err.msg);
+#endif
+}
+END_TEST
+
+/* Host names from paths lose one compression suffix and one trace suffix. */
+START_TEST(host_names) {
+	struct tc_model *m = tc_model_create();
+	static const char *const cases[][2] = {
+		{ "/x/rank0.pt.trace.json.gz", "rank0" },
+		{ "a.json.zst", "a" },
+		{ "run/h1.xplane.pb", "h1" },
+		{ "t.perfetto-trace.zst", "t" },
+		{ "t.gz.zst", "t.gz" },
+		{ "trace.json.json", "trace.json" },
+		{ ".gz", ".gz" },
+		{ "-", "stdin" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t h = tc_ingest_host_from_path(m, cases[i][0]);
+		ck_assert_str_eq(tc_model_str(m, h), cases[i][1]);
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(outfile_atomic) {
 	char path[] = "/tmp/tc_out_XXXXXX";
 	int fd = mkstemp(path);
@@ -377,6 +465,8 @@ int main(void) {
 	tcase_add_test(tc, prefault_hints);
 	tcase_add_test(tc, input_plain_and_gzip);
 	tcase_add_test(tc, input_errors);
+	tcase_add_test(tc, input_zstd);
+	tcase_add_test(tc, host_names);
 	tcase_add_test(tc, outfile_atomic);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);

@@ -28,18 +28,24 @@ uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path) {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	size_t n = strlen(b);
-	/* Longest first: each strips once, in this order. */
+	/* A compression suffix first, then the longest trace suffix. */
 	static const char *const suffixes[] = {
-		".gz", ".xplane.pb", ".pt.trace.json", ".trace.json", ".json",
+		".gz", ".zst", ".xplane.pb", ".pt.trace.json", ".trace.json", ".json",
 		".perfetto-trace", ".pftrace",
 	};
+	enum { N_COMPRESSION = 2 };
+	bool compressed = false;
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		size_t k = strlen(suffixes[i]);
+		if (i < N_COMPRESSION && compressed) {
+			continue;
+		}
 		if (n > k && strncmp(b + n - k, suffixes[i], k) == 0) {
 			n -= k;
-			if (i > 0) {
-				break; /* only ".gz" may precede another suffix */
+			if (i >= N_COMPRESSION) {
+				break;
 			}
+			compressed = true;
 		}
 	}
 	return tc_model_intern_n(m, b, n);

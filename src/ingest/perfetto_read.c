@@ -456,7 +456,7 @@ struct prec {
 };
 
 enum prec_kind {
-	PR_ZSTD = 200,          /* a zstd bundle, skipped */
+	PR_ZSTD = 200,          /* a zstd bundle, skipped (built without libzstd) */
 	PR_BUNDLE_BEGIN,        /* off: the bundle's packet */
 	PR_BUNDLE_END,          /* p: the inflated buffer, the model half frees it */
 	PR_END,                 /* the last record; with PF_STOP the packet half
@@ -2322,7 +2322,7 @@ static bool apply(struct st *s, const struct prec *r) {
 		return true;
 	case PR_ZSTD:
 		tc_model_warn(s->m, 1, "perfetto: zstd_compressed_packets bundles were skipped "
-			"(zstd is not supported)");
+			"(this tracectl was built without libzstd)");
 		return true;
 	}
 	if (s->bundle_depth == 0) {
@@ -2502,7 +2502,8 @@ static bool emit(struct pre *b, const struct prec *r) {
 
 static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top);
 
-static bool bundle(struct pre *b, const uint8_t *p, size_t len) {
+/* compressed_packets (deflate) or zstd_compressed_packets: inner packets. */
+static bool bundle(struct pre *b, const uint8_t *p, size_t len, bool zstd) {
 	if (b->bundle_depth >= MAX_BUNDLE_NESTING) {
 		return pre_fail_at(b, 0, "compressed packets nested too deep", "");
 	}
@@ -2512,7 +2513,8 @@ static bool bundle(struct pre *b, const uint8_t *p, size_t len) {
 	if (cap > (uint64_t)len * b->lim->max_ratio + (64u << 20)) {
 		cap = (uint64_t)len * b->lim->max_ratio + (64u << 20);
 	}
-	if (!tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, b->err)) {
+	if (!(zstd ? tc_unzstd(p, len, (size_t)cap, &out, &out_len, b->err) :
+			tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, b->err))) {
 		return tc_error_at(b->err, (int64_t)b->pkt_off);
 	}
 	b->inflated += out_len;
@@ -2556,8 +2558,8 @@ static bool packet(struct pre *b, const uint8_t *p, size_t len) {
 	if (packet_fields(&pb, b->base, p, len, &k) < 0) {
 		return pre_pb_fail(b, &pb, "TracePacket");
 	}
-	if (k.kind == 50) {
-		return bundle(b, k.data, k.data_len);
+	if (k.kind == 50 || (k.kind == 133 && tc_have_zstd())) {
+		return bundle(b, k.data, k.data_len, k.kind == 133);
 	}
 	struct prec r = {
 		.p = k.data, .len = k.data_len, .off = b->pkt_off, .seq_id = k.seq_id,

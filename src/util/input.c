@@ -9,6 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "config.h"
+#if TC_HAVE_ZSTD
+#include <zstd.h>
+#endif
 #include "util/input.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
@@ -27,6 +31,10 @@ struct tc_input_priv {
 	uint64_t raw_total;  /* compressed bytes read */
 	z_stream z;
 	bool z_init;
+#if TC_HAVE_ZSTD
+	ZSTD_DStream *zs;
+	bool zs_mid;         /* inside a frame: its end not yet seen */
+#endif
 	size_t head_pos;     /* replay position inside head[] */
 	uint64_t out_total;  /* decompressed bytes produced */
 	uint64_t delivered;
@@ -52,6 +60,8 @@ const char *tc_compression_name(enum tc_compression c) {
 		return "gzip";
 	case TC_COMP_ZLIB:
 		return "zlib";
+	case TC_COMP_ZSTD:
+		return "zstd";
 	default:
 		return "none";
 	}
@@ -109,6 +119,44 @@ static bool check_limits(struct tc_input *in, struct tc_error *err) {
 	return true;
 }
 
+#if TC_HAVE_ZSTD
+/* produce() for zstd: concatenated frames are one stream (zstd -c a b). */
+static ssize_t zstd_produce(struct tc_input *in, uint8_t *buf, size_t cap,
+		struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	size_t got = 0;
+	while (got == 0) {
+		if (!raw_fill(in, err)) {
+			return -1;
+		}
+		if (p->raw_pos >= p->raw_len) {
+			if (p->zs_mid) {
+				return tc_error_set(err, TC_EXIT_INPUT,
+					"zstd stream is truncated"), -1;
+			}
+			return 0;
+		}
+		ZSTD_inBuffer ib = { p->raw, p->raw_len, p->raw_pos };
+		ZSTD_outBuffer ob = { buf, cap, 0 };
+		size_t rc = ZSTD_decompressStream(p->zs, &ob, &ib);
+		p->raw_pos = ib.pos;
+		if (ZSTD_isError(rc)) {
+			tc_error_set(err, TC_EXIT_INPUT, "zstd data is corrupt: %s",
+				ZSTD_getErrorName(rc));
+			tc_error_at(err, (int64_t)p->out_total);
+			return -1;
+		}
+		p->zs_mid = rc != 0;
+		got = ob.pos;
+		p->out_total += got;
+	}
+	if (!check_limits(in, err)) {
+		return -1;
+	}
+	return (ssize_t)got;
+}
+#endif
+
 /* Produce decompressed bytes from the raw stream (head replay excluded). */
 static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 		struct tc_error *err) {
@@ -116,6 +164,11 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 	if (cap == 0) {
 		return 0;
 	}
+#if TC_HAVE_ZSTD
+	if (in->comp == TC_COMP_ZSTD) {
+		return zstd_produce(in, buf, cap, err);
+	}
+#endif
 	if (in->comp == TC_COMP_NONE) {
 		if (!raw_fill(in, err)) {
 			return -1;
@@ -194,8 +247,20 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 	} else if (rl >= 2 && r[0] == 0x78 && ((r[0] << 8) | r[1]) % 31 == 0 &&
 			(r[1] == 0x01 || r[1] == 0x5e || r[1] == 0x9c || r[1] == 0xda)) {
 		in->comp = TC_COMP_ZLIB;
+	} else if (rl >= 4 && r[0] == 0x28 && r[1] == 0xb5 && r[2] == 0x2f && r[3] == 0xfd) {
+		in->comp = TC_COMP_ZSTD;
+#if TC_HAVE_ZSTD
+		p->zs = ZSTD_createDStream();
+		if (!p->zs) {
+			return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zstd");
+		}
+		p->zs_mid = true;
+#else
+		return tc_error_set(err, TC_EXIT_INPUT, "zstd-compressed input, and this "
+			"tracectl was built without libzstd");
+#endif
 	}
-	if (in->comp != TC_COMP_NONE) {
+	if (in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) {
 		if (inflateInit2(&p->z, in->comp == TC_COMP_GZIP ? 15 + 16 : 15) != Z_OK) {
 			tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
 			return false;
@@ -408,12 +473,47 @@ void tc_input_finish(struct tc_input *in) {
 	if (p->z_init) {
 		inflateEnd(&p->z);
 	}
+#if TC_HAVE_ZSTD
+	ZSTD_freeDStream(p->zs);
+#endif
 	if (p->fd > STDIN_FILENO) {
 		close(p->fd);
 	}
 	free(p->raw);
 	free(p);
 	in->priv = NULL;
+}
+
+/* The output of one compressed block: grows by doubling, up to max bytes. */
+struct obuf {
+	uint8_t *p;
+	size_t len, cap, max;
+};
+
+static void obuf_init(struct obuf *o, size_t in_len, size_t max) {
+	o->cap = in_len * 4 + 256;
+	if (o->cap > max) {
+		o->cap = max ? max : 1;
+	}
+	o->p = tc_xmalloc(o->cap);
+	o->len = 0;
+	o->max = max;
+}
+
+/* Room for more once full; false (buffer freed, err set) past max. */
+static bool obuf_room(struct obuf *o, struct tc_error *err) {
+	if (o->len < o->cap) {
+		return true;
+	}
+	if (o->cap >= o->max) {
+		free(o->p);
+		o->p = NULL;
+		return tc_error_set(err, TC_EXIT_LIMIT,
+			"compressed block inflates past %zu bytes", o->max);
+	}
+	o->cap = o->cap * 2 > o->max ? o->max : o->cap * 2;
+	o->p = tc_xrealloc(o->p, o->cap);
+	return true;
 }
 
 bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
@@ -423,47 +523,85 @@ bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
 	if (inflateInit2(&z, windowbits) != Z_OK) {
 		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
 	}
-	size_t bcap = len * 4 + 256, blen = 0;
-	if (bcap > cap) {
-		bcap = cap ? cap : 1;
-	}
-	uint8_t *buf = tc_xmalloc(bcap);
+	struct obuf o;
+	obuf_init(&o, len, cap);
 	z.next_in = (Bytef *)src;
 	z.avail_in = (uInt)len;
 	int rc;
 	for (;;) {
-		if (blen == bcap) {
-			if (bcap >= cap) {
-				inflateEnd(&z);
-				free(buf);
-				return tc_error_set(err, TC_EXIT_LIMIT,
-					"compressed block inflates past %zu bytes", cap);
-			}
-			size_t ncap = bcap * 2 > cap ? cap : bcap * 2;
-			buf = tc_xrealloc(buf, ncap);
-			bcap = ncap;
+		if (!obuf_room(&o, err)) {
+			inflateEnd(&z);
+			return false;
 		}
-		z.next_out = buf + blen;
-		z.avail_out = (uInt)(bcap - blen);
+		z.next_out = o.p + o.len;
+		z.avail_out = (uInt)(o.cap - o.len);
 		rc = inflate(&z, Z_NO_FLUSH);
-		blen = bcap - z.avail_out;
+		o.len = o.cap - z.avail_out;
 		if (rc == Z_STREAM_END) {
 			break;
 		}
 		if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
 			inflateEnd(&z);
-			free(buf);
+			free(o.p);
 			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt%s%s",
 				z.msg ? ": " : "", z.msg ? z.msg : "");
 		}
 		if (z.avail_in == 0 && z.avail_out != 0) {
 			inflateEnd(&z);
-			free(buf);
+			free(o.p);
 			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
 		}
 	}
 	inflateEnd(&z);
-	*out = buf;
-	*out_len = blen;
+	*out = o.p;
+	*out_len = o.len;
 	return true;
+}
+
+bool tc_have_zstd(void) {
+	return TC_HAVE_ZSTD;
+}
+
+bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
+		size_t *out_len, struct tc_error *err) {
+#if TC_HAVE_ZSTD
+	ZSTD_DStream *zs = ZSTD_createDStream();
+	if (!zs) {
+		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zstd");
+	}
+	struct obuf o;
+	obuf_init(&o, len, cap);
+	ZSTD_inBuffer ib = { src, len, 0 };
+	size_t rc = 1;
+	/* Until the input is used up and the last frame has ended. */
+	while (ib.pos < len || rc != 0) {
+		if (!obuf_room(&o, err)) {
+			ZSTD_freeDStream(zs);
+			return false;
+		}
+		ZSTD_outBuffer ob = { o.p, o.cap, o.len };
+		rc = ZSTD_decompressStream(zs, &ob, &ib);
+		if (ZSTD_isError(rc)) {
+			ZSTD_freeDStream(zs);
+			free(o.p);
+			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt: %s",
+				ZSTD_getErrorName(rc));
+		}
+		o.len = ob.pos;
+		/* Input used up, room left, and the frame wants more. */
+		if (ib.pos == len && rc != 0 && o.len < o.cap) {
+			ZSTD_freeDStream(zs);
+			free(o.p);
+			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
+		}
+	}
+	ZSTD_freeDStream(zs);
+	*out = o.p;
+	*out_len = o.len;
+	return true;
+#else
+	(void)src, (void)len, (void)cap, (void)out, (void)out_len;
+	return tc_error_set(err, TC_EXIT_INPUT, "zstd-compressed data, and this "
+		"tracectl was built without libzstd");
+#endif
 }

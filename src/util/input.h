@@ -2,7 +2,8 @@
 #define TC_UTIL_INPUT_H
 
 /*
- * One input file (or stdin, path "-"), with gzip/zlib undone transparently.
+ * One input file (or stdin, path "-"), with gzip/zlib/zstd undone
+ * transparently.
  * Readers either stream it (tc_input_read) or take it whole (tc_input_map),
  * never both. The first bytes of the decompressed content are in head[] for
  * format sniffing before either is called.
@@ -21,6 +22,7 @@ enum tc_compression {
 	TC_COMP_NONE = 0,
 	TC_COMP_GZIP,
 	TC_COMP_ZLIB,
+	TC_COMP_ZSTD,
 };
 
 /* Resource limits; every one has a documented default and a CLI override. */
@@ -91,5 +93,11 @@ void tc_input_finish(struct tc_input *in);
  * 15+16 gzip, 15+32 auto) into a malloc'd buffer of at most cap bytes. */
 bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
 	uint8_t **out, size_t *out_len, struct tc_error *err);
+
+/* The same for zstd frames; false with a message saying so when tracectl
+ * is built without libzstd (tc_have_zstd). */
+bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
+	size_t *out_len, struct tc_error *err);
+bool tc_have_zstd(void);
 
 #endif

@@ -1,5 +1,5 @@
-/* The input layer: gzip/zlib detection, streaming and whole-buffer inflate,
- * concatenated members, and the size/ratio limits. */
+/* The input layer: gzip/zlib/zstd detection, streaming and whole-buffer
+ * decompression, concatenated members/frames, and the size/ratio limits. */
 #include <stdlib.h>
 #include "fuzz.h"
 #include "util/xalloc.h"
@@ -51,6 +51,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			}
 			free(out);
 		}
+	}
+	/* zstd_compressed_packets style blocks. */
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	tc_error_init(&err);
+	if (tc_unzstd(data, size, 1u << 20, &out, &out_len, &err)) {
+		if (out_len > 1u << 20) {
+			abort();
+		}
+		free(out);
 	}
 	return 0;
 }

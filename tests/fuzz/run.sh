@@ -71,6 +71,10 @@ esac
 for f in $files; do
 	if [ "$target" = fuzz_gzip ]; then
 		cp -n "$f" "$corpus/" 2>/dev/null
+		# zstd seeds: the same content recompressed (zstd(1), when present).
+		if command -v zstd >/dev/null && [ ! -e "$corpus/$(basename "$f").zst" ]; then
+			gzip -dcf "$f" 2>/dev/null | head -c 262144 | zstd -q -c >"$corpus/$(basename "$f").zst"
+		fi
 	else
 		seed "$f"
 	fi
