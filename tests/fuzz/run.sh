@@ -60,7 +60,7 @@ fuzz_ingest_json)
 	dict=json.dict
 	files=$(seeds \( -name '*.json' -o -name '*.json.gz' \)) ;;
 fuzz_gzip)
-	files=$(find "$traces" "$root/fixtures" -type f \( -name '*.gz' -o -name '*compressed*' \) -size -1M 2>/dev/null) ;;
+	files=$(find "$traces" "$root/fixtures" -type f \( -name '*.gz' -o -name '*compressed*' \) -size -1024k 2>/dev/null) ;;
 fuzz_pbwire)
 	dict=perfetto.dict
 	files=$(seeds \( -name '*.pb' -o -name '*trace' \)) ;;
