@@ -61,8 +61,8 @@ bool tc_input_open(struct tc_input *in, const char *path,
 
 /*
  * The same over bytes in memory (tests, fuzzers): name is used in messages,
- * data must stay valid and unchanged until tc_input_finish(). gzip/zlib are
- * detected as for files; tc_input_map of uncompressed data returns data
+ * data must stay valid and unchanged until tc_input_finish(). gzip/zlib/zstd
+ * are detected as for files; tc_input_map of uncompressed data returns data
  * itself.
  */
 bool tc_input_open_mem(struct tc_input *in, const char *name, const uint8_t *data,
