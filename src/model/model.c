@@ -910,9 +910,10 @@ struct group {
 	} \
 } while (0)
 
-/* Two columns of one width: a into a fresh buffer, b into a's old one. */
+/* Two columns of one width: a into a fresh buffer, b into a's old one.
+ * Fresh buffers hold n: the capacity past it would only be faulted in. */
 #define SCATTER_PAIR(a, b, type, cur) do { \
-	type *fresh_ = tc_xmalloc(e->cap * sizeof(type)); \
+	type *fresh_ = tc_xmalloc((n ? n : 1) * sizeof(type)); \
 	SCATTER(fresh_, (a), (cur)); \
 	type *old_ = (a); \
 	(a) = fresh_; \
@@ -983,7 +984,7 @@ static void group_rest(struct group *g, uint32_t **inv) {
 	size_t n = e->n, nt = m->n_tracks;
 	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
 	SCATTER_PAIR(e->op, e->args, uint32_t, cur);
-	uint8_t *z = tc_xmalloc(e->cap * sizeof(*z));
+	uint8_t *z = tc_xmalloc((n ? n : 1) * sizeof(*z));
 	SCATTER(z, e->flags, cur);
 	free(e->flags);
 	e->flags = z;
@@ -1073,6 +1074,10 @@ static void group_events(struct tc_model *m, bool second_thread, bool *unsorted,
 		pthread_join(th, NULL);
 	}
 	free(starts);
+	/* The fresh columns hold n; the old ones more. */
+	if (n) {
+		e->cap = n;
+	}
 }
 
 /* Where input event x ended up: through the grouping (inv), then its
