@@ -451,7 +451,6 @@ static size_t put_varint(unsigned char *p, uint64_t v) {
  * drops that many bytes off the end of the last frame.
  */
 static const char *zstd_rewrap(const char *path, size_t group, size_t cut) {
-	static char out[64];
 	size_t n;
 	unsigned char *in = tc_test_slurp(path, &n);
 	/* A packet takes 2 bytes or more; a frame adds at most 64 + 32 framing. */
@@ -486,11 +485,7 @@ static const char *zstd_rewrap(const char *path, size_t group, size_t cut) {
 		memcpy(buf + len + bl, frame, fl);
 		len += bl + fl;
 	}
-	snprintf(out, sizeof(out), "/tmp/tc_zstd_XXXXXX");
-	int fd = mkstemp(out);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
-	close(fd);
+	const char *out = tc_test_tmpfile(buf, len);
 	free(in);
 	free(buf);
 	free(frame);
@@ -499,7 +494,6 @@ static const char *zstd_rewrap(const char *path, size_t group, size_t cut) {
 
 /* The same trace whole in one zstd stream of two frames. */
 static const char *zstd_file(const char *path) {
-	static char out[64];
 	size_t n;
 	unsigned char *in = tc_test_slurp(path, &n);
 	size_t cap = ZSTD_compressBound(n) * 2, half = n / 2;
@@ -508,11 +502,7 @@ static const char *zstd_file(const char *path) {
 	ck_assert(!ZSTD_isError(a));
 	size_t b = ZSTD_compress(buf + a, cap - a, in + half, n - half, 19);
 	ck_assert(!ZSTD_isError(b));
-	snprintf(out, sizeof(out), "/tmp/tc_zstd_XXXXXX");
-	int fd = mkstemp(out);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, buf, a + b), (ssize_t)(a + b));
-	close(fd);
+	const char *out = tc_test_tmpfile(buf, a + b);
 	free(in);
 	free(buf);
 	return out;
@@ -551,6 +541,33 @@ START_TEST(zstd_same) {
 	ck_assert_int_eq(err.offset, 0);
 	unlink(z);
 #endif
+}
+END_TEST
+
+/* A zstd_compressed_packets bundle that is not zstd, after a valid trace:
+ * refused at the bundle's packet, with or without libzstd (never skipped). */
+START_TEST(zstd_bundle_refused) {
+	const char *pa = fixture("fixtures/perfetto/slices.pb");
+	if (!pa) {
+		return;
+	}
+	size_t n;
+	unsigned char *in = tc_test_slurp(pa, &n);
+	static const unsigned char bad[] = {
+		0x0a, 19, 0xaa, 0x08, 16, 'n', 'o', 't', ' ', 'a', ' ', 'z', 's', 't', 'd', ' ',
+		'f', 'r', 'a', 'm', 'e',
+	};
+	in = realloc(in, n + sizeof(bad));
+	memcpy(in + n, bad, sizeof(bad));
+	const char *path = tc_test_tmpfile(in, n + sizeof(bad));
+	free(in);
+	struct tc_error err;
+	ck_assert(load_err(path, &err) == NULL);
+	ck_assert_int_eq(err.code, 3);
+	ck_assert_int_eq(err.offset, (int64_t)n);
+	ck_assert_msg(strstr(err.msg, TC_HAVE_ZSTD ? "corrupt" : "without libzstd") != NULL,
+		"%s", err.msg);
+	unlink(path);
 }
 END_TEST
 
@@ -845,6 +862,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, legacy_descriptors);
 	tcase_add_test(tc, compressed_same);
 	tcase_add_test(tc, zstd_same);
+	tcase_add_test(tc, zstd_bundle_refused);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, malformed_message);

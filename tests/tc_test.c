@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "model/model.h"
 #include "tc_test.h"
 
@@ -49,6 +50,16 @@ unsigned char *tc_test_slurp(const char *path, size_t *len) {
 	fclose(f);
 	*len = n;
 	return b;
+}
+
+const char *tc_test_tmpfile(const void *data, size_t n) {
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/tc_test_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	return path;
 }
 
 int tc_test_run(Suite *s) {

@@ -15,6 +15,9 @@ const char *tc_test_src(const char *rel);
 const char *tc_test_build(const char *rel);
 /* Read a whole file into a malloc'd buffer. */
 unsigned char *tc_test_slurp(const char *path, size_t *len);
+/* A new temporary file holding data[0, n); its path (static buffer). The
+ * caller unlinks it. */
+const char *tc_test_tmpfile(const void *data, size_t n);
 struct tc_model;
 struct tc_track;
 /* Event ev's track (the model's tc_model_event_track), asserted to exist. */

@@ -21,6 +21,17 @@ void tc_ingest_opts_default(struct tc_ingest_opts *o) {
 	tc_limits_default(&o->lim);
 }
 
+/* b[0, n) without the first of suffixes it ends in (never all of it). */
+static size_t strip_suffix(const char *b, size_t n, const char *const *suffixes) {
+	for (; *suffixes; suffixes++) {
+		size_t k = strlen(*suffixes);
+		if (n > k && strncmp(b + n - k, *suffixes, k) == 0) {
+			return n - k;
+		}
+	}
+	return n;
+}
+
 uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path) {
 	if (strcmp(path, "-") == 0) {
 		return tc_model_intern(m, "stdin");
@@ -28,26 +39,14 @@ uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path) {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	size_t n = strlen(b);
-	/* A compression suffix first, then the longest trace suffix. */
-	static const char *const suffixes[] = {
-		".gz", ".zst", ".xplane.pb", ".pt.trace.json", ".trace.json", ".json",
-		".perfetto-trace", ".pftrace",
+	/* A compression suffix, then a trace suffix (longest first). */
+	static const char *const compression[] = { ".gz", ".zst", NULL };
+	static const char *const trace[] = {
+		".xplane.pb", ".pt.trace.json", ".trace.json", ".json",
+		".perfetto-trace", ".pftrace", NULL,
 	};
-	enum { N_COMPRESSION = 2 };
-	bool compressed = false;
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t k = strlen(suffixes[i]);
-		if (i < N_COMPRESSION && compressed) {
-			continue;
-		}
-		if (n > k && strncmp(b + n - k, suffixes[i], k) == 0) {
-			n -= k;
-			if (i >= N_COMPRESSION) {
-				break;
-			}
-			compressed = true;
-		}
-	}
+	n = strip_suffix(b, n, compression);
+	n = strip_suffix(b, n, trace);
 	return tc_model_intern_n(m, b, n);
 }
 

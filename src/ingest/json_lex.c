@@ -523,8 +523,7 @@ bool tc_jsrc_fill(struct tc_jsrc *s, struct tc_jbatch *bt) {
 		s->eof = k == 0;
 		got += (size_t)k;
 	}
-	if (s->offset == 0 && got >= 3 && bt->buf[0] == 0xEF && bt->buf[1] == 0xBB &&
-			bt->buf[2] == 0xBF) {
+	if (s->offset == 0 && tc_json_bom(bt->buf, got)) {
 		memset(bt->buf, ' ', 3); /* a UTF-8 BOM: whitespace to the lexer */
 	}
 	s->offset += got;

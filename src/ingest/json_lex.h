@@ -29,6 +29,11 @@ static inline bool tc_json_ws(uint8_t c) {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* A UTF-8 byte order mark (3 bytes) starts p[0, n). */
+static inline bool tc_json_bom(const uint8_t *p, size_t n) {
+	return n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF;
+}
+
 enum tc_jtok_type {
 	TC_JT_NULL, TC_JT_BOOL, TC_JT_NUM, TC_JT_STR, TC_JT_KEY,
 	TC_JT_MAP, TC_JT_END_MAP, TC_JT_ARRAY, TC_JT_END_ARRAY,

@@ -1311,7 +1311,7 @@ static bool end_event(struct reader *r) {
 	return true;
 }
 
-/* ---- token callbacks ---- */
+/* ---- token handlers (replay calls them in document order) ---- */
 
 static enum ctx cur_ctx(const struct reader *r) {
 	return r->depth ? (enum ctx)r->ctx[r->depth - 1] : C_SKIP;
@@ -1405,25 +1405,7 @@ static void set_small(char *dst, size_t *len, const unsigned char *s, size_t n) 
 	*len = n;
 }
 
-static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t n, bool b);
-
 enum { V_NULL, V_BOOL, V_NUM, V_STR };
-
-static int cb_null(void *ctx) {
-	return on_scalar(ctx, V_NULL, NULL, 0, false);
-}
-
-static int cb_bool(void *ctx, int v) {
-	return on_scalar(ctx, V_BOOL, NULL, 0, v != 0);
-}
-
-static int cb_number(void *ctx, const char *s, size_t n) {
-	return on_scalar(ctx, V_NUM, (const unsigned char *)s, n, false);
-}
-
-static int cb_string(void *ctx, const unsigned char *s, size_t n) {
-	return on_scalar(ctx, V_STR, s, n, false);
-}
 
 static void add_arg(struct reader *r, int type, const unsigned char *s, size_t n, bool b) {
 	struct tc_model *m = r->m;
@@ -1647,8 +1629,7 @@ static bool key_is(const unsigned char *s, size_t n, const char *lit) {
 	return n == k && memcmp(s, lit, k) == 0;
 }
 
-static int cb_map_key(void *ctx, const unsigned char *s, size_t n) {
-	struct reader *r = ctx;
+static int on_key(struct reader *r, const unsigned char *s, size_t n) {
 	switch (cur_ctx(r)) {
 	case C_EVENT: {
 		enum slot sl = S_IGNORE;
@@ -1792,47 +1773,30 @@ static int open_container(struct reader *r, bool is_map) {
 	}
 }
 
-static int cb_start_map(void *ctx) {
-	return open_container(ctx, true);
-}
-
-static int cb_start_array(void *ctx) {
-	return open_container(ctx, false);
-}
-
 static int close_container(struct reader *r, bool is_map) {
-	struct reader *rr = r;
-	enum ctx c = cur_ctx(rr);
-	rr->depth--;
-	rr->slot = S_NONE;
+	enum ctx c = cur_ctx(r);
+	r->depth--;
+	r->slot = S_NONE;
 	switch (c) {
 	case C_EVENT:
-		return end_event(rr) ? 1 : 0;
+		return end_event(r) ? 1 : 0;
 	case C_CAPTURE:
-		cap_put(rr, is_map ? "}" : "]", 1);
-		if (rr->depth + 1 == rr->cap_depth) {
-			if (rr->cap_truncated) {
-				tc_model_warn(rr->m, 1, "json: arg values longer than %u bytes truncated",
-					rr->lim->max_string);
+		cap_put(r, is_map ? "}" : "]", 1);
+		if (r->depth + 1 == r->cap_depth) {
+			if (r->cap_truncated) {
+				tc_model_warn(r->m, 1, "json: arg values longer than %u bytes truncated",
+					r->lim->max_string);
 			}
-			add_arg(rr, V_STR, (const unsigned char *)rr->cap, rr->cap_len, false);
+			add_arg(r, V_STR, (const unsigned char *)r->cap, r->cap_len, false);
 		}
 		return 1;
 	case C_DEVPROP:
-		TC_GROW(rr->dps, rr->cap_dps, rr->n_dps + 1);
-		rr->dps[rr->n_dps++] = rr->dp;
+		TC_GROW(r->dps, r->cap_dps, r->n_dps + 1);
+		r->dps[r->n_dps++] = r->dp;
 		return 1;
 	default:
 		return 1;
 	}
-}
-
-static int cb_end_map(void *ctx) {
-	return close_container(ctx, true);
-}
-
-static int cb_end_array(void *ctx) {
-	return close_container(ctx, false);
 }
 
 
@@ -2529,23 +2493,20 @@ static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_
 	const unsigned char *s = bt->buf + t->off;
 	switch (t->type) {
 	case TC_JT_NULL:
-		return cb_null(r);
+		return on_scalar(r, V_NULL, NULL, 0, false);
 	case TC_JT_BOOL:
-		return cb_bool(r, t->b);
+		return on_scalar(r, V_BOOL, NULL, 0, t->b);
 	case TC_JT_NUM:
-		return cb_number(r, (const char *)s, t->len);
+		return on_scalar(r, V_NUM, s, t->len, false);
 	case TC_JT_STR:
-		return cb_string(r, s, t->len);
+		return on_scalar(r, V_STR, s, t->len, false);
 	case TC_JT_KEY:
-		return cb_map_key(r, s, t->len);
+		return on_key(r, s, t->len);
 	case TC_JT_MAP:
-		return cb_start_map(r);
-	case TC_JT_END_MAP:
-		return cb_end_map(r);
 	case TC_JT_ARRAY:
-		return cb_start_array(r);
+		return open_container(r, t->type == TC_JT_MAP);
 	default:
-		return cb_end_array(r);
+		return close_container(r, t->type == TC_JT_END_MAP);
 	}
 }
 
@@ -2713,10 +2674,7 @@ out:
 /* '{' or '[' first (after a UTF-8 BOM and whitespace), then the start of a
  * string or object: JSON text, not binary that happens to start with '{'. */
 static int sniff(const uint8_t *head, size_t len) {
-	size_t i = 0;
-	if (len >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) {
-		i = 3;
-	}
+	size_t i = tc_json_bom(head, len) ? 3 : 0;
 	while (i < len && tc_json_ws(head[i])) {
 		i++;
 	}

@@ -456,8 +456,7 @@ struct prec {
 };
 
 enum prec_kind {
-	PR_ZSTD = 200,          /* a zstd bundle, skipped (built without libzstd) */
-	PR_BUNDLE_BEGIN,        /* off: the bundle's packet */
+	PR_BUNDLE_BEGIN = 200,  /* off: the bundle's packet */
 	PR_BUNDLE_END,          /* p: the inflated buffer, the model half frees it */
 	PR_END,                 /* the last record; with PF_STOP the packet half
 	                         * failed (its err says how) */
@@ -2320,10 +2319,6 @@ static bool apply(struct st *s, const struct prec *r) {
 		s->bundle_depth--;
 		free((void *)r->p);
 		return true;
-	case PR_ZSTD:
-		tc_model_warn(s->m, 1, "perfetto: zstd_compressed_packets bundles were skipped "
-			"(this tracectl was built without libzstd)");
-		return true;
 	}
 	if (s->bundle_depth == 0) {
 		s->pkt_off = r->off;
@@ -2333,7 +2328,8 @@ static bool apply(struct st *s, const struct prec *r) {
 	size_t data_len = (size_t)r->len;
 	uint32_t kind = r->kind;
 	struct pkt k;
-	if (r->flags & PF_FULL) {
+	bool full = r->flags & PF_FULL;
+	if (full) {
 		/* The packet half decoded it whole: this cannot fail. */
 		struct tc_pb pb;
 		packet_fields(&pb, s->base, data, data_len, &k);
@@ -2341,7 +2337,6 @@ static bool apply(struct st *s, const struct prec *r) {
 		data_len = k.data_len;
 		kind = k.kind;
 	}
-	bool full = r->flags & PF_FULL;
 	struct seq *q = seq_get(s, r->seq_id);
 	if (r->flags & PF_RESET) {
 		seq_reset(q);
@@ -2558,17 +2553,13 @@ static bool packet(struct pre *b, const uint8_t *p, size_t len) {
 	if (packet_fields(&pb, b->base, p, len, &k) < 0) {
 		return pre_pb_fail(b, &pb, "TracePacket");
 	}
-	if (k.kind == 50 || (k.kind == 133 && tc_have_zstd())) {
+	if (k.kind == 50 || k.kind == 133) {
 		return bundle(b, k.data, k.data_len, k.kind == 133);
 	}
 	struct prec r = {
 		.p = k.data, .len = k.data_len, .off = b->pkt_off, .seq_id = k.seq_id,
 		.kind = (uint8_t)k.kind,
 	};
-	if (k.kind == 133) {
-		r.kind = PR_ZSTD;
-		return emit(b, &r);
-	}
 	if (k.interned || k.defaults) {
 		r.p = p;
 		r.len = len;

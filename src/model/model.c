@@ -1262,7 +1262,7 @@ static void sample_scatter(struct sample_sort *j) {
 		 * ts column is the one fresh buffer, the old one takes the
 		 * values, and counters are rewritten as runs. */
 		size_t *cur = tc_xmalloc((nc + 1) * sizeof(*cur));
-		int64_t *ts = tc_xmalloc(s->cap * sizeof(*ts));
+		int64_t *ts = tc_xmalloc(n * sizeof(*ts)); /* n: see SCATTER_PAIR */
 		memcpy(cur, cnt, (nc + 1) * sizeof(*cur));
 		for (size_t i = 0; i < n; i++) {
 			ts[cur[s->counter[i] < nc ? s->counter[i] : nc]++] = s->ts[i];
@@ -1276,6 +1276,7 @@ static void sample_scatter(struct sample_sort *j) {
 		free(s->value);
 		s->ts = ts;
 		s->value = value;
+		s->cap = n;
 		/* Invalid counters keep their values, in input order: sort_bucket
 		 * orders by them. */
 		size_t n_bad = cur[nc] - cnt[nc], k = 0;

@@ -558,10 +558,6 @@ bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
 	return true;
 }
 
-bool tc_have_zstd(void) {
-	return TC_HAVE_ZSTD;
-}
-
 bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
 		size_t *out_len, struct tc_error *err) {
 #if TC_HAVE_ZSTD

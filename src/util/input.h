@@ -95,9 +95,8 @@ bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
 	uint8_t **out, size_t *out_len, struct tc_error *err);
 
 /* The same for zstd frames; false with a message saying so when tracectl
- * is built without libzstd (tc_have_zstd). */
+ * is built without libzstd. */
 bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
 	size_t *out_len, struct tc_error *err);
-bool tc_have_zstd(void);
 
 #endif
