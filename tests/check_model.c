@@ -506,19 +506,27 @@ START_TEST(event_costs_flag) {
 }
 END_TEST
 
-/* Big enough (over 1 M events) for finalize's two-thread reordering: the
- * result must equal the one-thread result, column for column, with flows
- * remapped and an event on an invalid track kept. */
-static struct tc_model *interleaved(size_t n) {
+/* A model with one device, nt host-thread tracks t0.. (ids in t) and op x
+ * (*op). */
+static struct tc_model *threads_model(int nt, uint32_t *t, uint32_t *op) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "dev"), TC_DEV_CPU);
-	uint32_t t[3];
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < nt; i++) {
 		char name[8];
 		snprintf(name, sizeof(name), "t%d", i);
 		t[i] = tc_model_add_track(m, d, tc_model_intern(m, name), TC_TRACK_HOST_THREAD, i);
 	}
-	uint32_t op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
+	*op = tc_model_op(m, tc_model_intern(m, "x"), 0, TC_OP_HOST_OP);
+	return m;
+}
+
+/* Big enough (over 1 M events) for finalize's two-thread reordering: the
+ * result must equal the one-thread result, column for column, with flows
+ * remapped and an event on an invalid track kept. */
+static struct tc_model *interleaved(size_t n) {
+	uint32_t t[3], op;
+	struct tc_model *m = threads_model(3, t, &op);
+	uint32_t d = m->tracks[t[0]].device;
 	for (size_t i = 0; i < n; i++) {
 		/* Chunks of 7 per track, a parent after its children now and then. */
 		uint32_t tr = t[(i / 7) % 3];
@@ -672,6 +680,49 @@ START_TEST(finalize_in_order_path) {
 }
 END_TEST
 
+/* Tracks of nested events (parent, child, grandchild, sibling: depths 0 1
+ * 2 2), in chunks of 5 across 4 tracks or grouped; the last track is
+ * written backwards, so it is sorted after the depth pass gives up on it. */
+static struct tc_model *nested_tracks(size_t n, bool grouped) {
+	uint32_t t[4], op;
+	struct tc_model *m = threads_model(4, t, &op);
+	static const int64_t dur[4] = { 50, 20, 1, 1 };
+	size_t per = n / 4, c[4] = { 0 };
+	for (size_t i = 0; i < 4 * per; i++) {
+		size_t k = grouped ? i / per : (i / 5) % 4;
+		size_t p = k == 3 ? per - 1 - c[k]++ : c[k]++;
+		tc_model_add_event(m, t[k], op, (int64_t)(p / 4) * 100 + (int64_t)(p % 4),
+			dur[p % 4], 0);
+	}
+	return m;
+}
+
+/* Depths set by two threads, on both paths, are the serial ones. */
+START_TEST(finalize_depths_two_threads) {
+	size_t n = 4 * 263145; /* over 1 << 20; a track a multiple of 5 */
+	for (int grouped = 0; grouped <= 1; grouped++) {
+		struct tc_model *a = nested_tracks(n, grouped), *b = nested_tracks(n, grouped);
+		tc_model_finalize_mt(a, false);
+		tc_model_finalize_mt(b, true);
+		ck_same_tracks(a, b);
+		ck_assert(memcmp(a->ev.start, b->ev.start, a->ev.n * sizeof(int64_t)) == 0);
+		ck_assert(memcmp(a->ev.depth, b->ev.depth, a->ev.n * sizeof(uint16_t)) == 0);
+		ck_assert(b->ev.track == NULL);
+		static const uint16_t want[4] = { 0, 1, 2, 2 };
+		for (uint32_t t = 0; t < b->n_tracks; t++) {
+			const struct tc_track *tr = &b->tracks[t];
+			ck_assert_uint_eq(tr->count, n / 4);
+			ck_assert_uint_eq(tr->max_depth, 2);
+			for (size_t i = 0; i < tr->count; i++) {
+				ck_assert_uint_eq(b->ev.depth[tr->first + i], want[i % 4]);
+			}
+		}
+		tc_model_destroy(a);
+		tc_model_destroy(b);
+	}
+}
+END_TEST
+
 START_TEST(finalize_two_threads) {
 	size_t n = ((size_t)1 << 20) + 4321;
 	struct tc_model *a = interleaved(n), *b = interleaved(n);
@@ -744,6 +795,7 @@ int main(void) {
 	tcase_add_test(tc, counters_many_runs);
 	tcase_add_test(tc, event_costs_flag);
 	tcase_add_test(tc, finalize_two_threads);
+	tcase_add_test(tc, finalize_depths_two_threads);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -385,6 +385,8 @@ struct st {
 	bool have_base;
 	int64_t base_ns;        /* trace-clock ns of ps 0 while reading */
 	int64_t last_ps;        /* latest timestamp seen, ps from base */
+	int64_t first_ps;       /* earliest event start stored (any_ev) */
+	bool any_ev;
 
 	/* scratch for one TrackEvent */
 	struct u64vec x_uuids, x_vals, xd_uuids, xd_vals, flows, tflows;
@@ -1734,6 +1736,19 @@ static void pair_deferred(struct st *s) {
 
 /* ---- TrackEvent ---- */
 
+/* Add an event and keep the earliest start as stored (the model clamps),
+ * so build_model needs no pass of its own to find the origin. */
+static uint32_t add_event(struct st *s, uint32_t k, uint32_t op, int64_t ps, int64_t dur,
+		uint8_t flags) {
+	uint32_t ev = tc_model_add_event(s->m, k, op, ps, dur, flags);
+	int64_t v = s->m->ev.start[ev];
+	if (!s->any_ev || v < s->first_ps) {
+		s->first_ps = v;
+		s->any_ev = true;
+	}
+	return ev;
+}
+
 struct tev {
 	uint32_t type;
 	bool has_name, has_track, has_cv, cv_double, has_legacy;
@@ -2040,7 +2055,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 		/* Durations past ~50 days are corrupt: clamp rather than overflow. */
 		dur = dur_us < (uint64_t)INT64_MAX / 2000000000 ? (int64_t)dur_us * 1000000 : 0;
 	}
-	uint32_t ev = tc_model_add_event(s->m, k, op, ps, dur, flags);
+	uint32_t ev = add_event(s, k, op, ps, dur, flags);
 	t = &s->trks[k];
 	t->nev++;
 	bool step = s->m->ops[op].kind == TC_OP_STEP;
@@ -2141,7 +2156,7 @@ static bool gpu_render_stage(struct st *s, struct seq *q, const uint8_t *p, size
 	t->nev++;
 	uint32_t op = tc_model_op(s->m, name, 0, device_kind(tc_model_str(s->m, name)));
 	uint64_t maxd = (uint64_t)INT64_MAX / 2000;
-	tc_model_add_event(s->m, k, op, ps, (int64_t)(dur < maxd ? dur : maxd) * 1000,
+	add_event(s, k, op, ps, (int64_t)(dur < maxd ? dur : maxd) * 1000,
 		dur ? 0 : TC_EV_INSTANT);
 	if (dur < maxd && ps + (int64_t)dur * 1000 > s->last_ps) {
 		s->last_ps = ps + (int64_t)dur * 1000;
@@ -3017,12 +3032,27 @@ static void build_model(struct st *s) {
 		build_track(s, &b, (uint32_t)k);
 	}
 
-	/* Events: internal track record -> model track; device-work ops. */
+	/* ps 0 = the earliest event or sample. */
+	bool any = s->any_ev;
+	int64_t lo = s->first_ps;
+	for (size_t i = s->smp0; i < m->samples.n; i++) {
+		if (!any || m->samples.ts[i] < lo) {
+			lo = m->samples.ts[i];
+			any = true;
+		}
+	}
+	if (!any) {
+		lo = 0;
+	}
+
+	/* Events, in one pass: internal track record -> model track,
+	 * device-work ops, times from the origin. */
 	for (size_t i = s->ev0; i < m->ev.n; i++) {
 		uint32_t k = m->ev.track[i];
 		const struct trk *t = &s->trks[k];
 		uint32_t mt = t->mtrack != TC_NONE ? t->mtrack : build_track(s, &b, k);
 		m->ev.track[i] = mt;
+		m->ev.start[i] -= lo;
 		if (s->trks[k].flags & TRK_GPU) {
 			uint32_t op = m->ev.op[i];
 			uint32_t *p = map_find(&s->dev_op, op);
@@ -3037,6 +3067,11 @@ static void build_model(struct st *s) {
 	}
 	for (size_t i = s->smp0; i < m->samples.n; i++) {
 		m->samples.counter[i] = build_counter(s, &b, m->samples.counter[i]);
+		m->samples.ts[i] -= lo;
+	}
+	if (any) {
+		m->origin_ns = s->base_ns + lo / 1000;
+		m->origin_epoch = false;
 	}
 
 	/* Flows point from the earlier event to the later one. */
@@ -3051,32 +3086,6 @@ static void build_model(struct st *s) {
 				tc_track_kind_is_device_work(m->tracks[m->ev.track[fl->to]].kind)) {
 			fl->kind = TC_FLOW_LAUNCH;
 		}
-	}
-
-	/* ps 0 = the earliest event or sample. */
-	bool any = false;
-	int64_t lo = 0;
-	for (size_t i = s->ev0; i < m->ev.n; i++) {
-		if (!any || m->ev.start[i] < lo) {
-			lo = m->ev.start[i];
-			any = true;
-		}
-	}
-	for (size_t i = s->smp0; i < m->samples.n; i++) {
-		if (!any || m->samples.ts[i] < lo) {
-			lo = m->samples.ts[i];
-			any = true;
-		}
-	}
-	if (any) {
-		for (size_t i = s->ev0; i < m->ev.n; i++) {
-			m->ev.start[i] -= lo;
-		}
-		for (size_t i = s->smp0; i < m->samples.n; i++) {
-			m->samples.ts[i] -= lo;
-		}
-		m->origin_ns = s->base_ns + lo / 1000;
-		m->origin_epoch = false;
 	}
 	map_finish(&b.proc_dev);
 	map_finish(&b.gpu_dev);

@@ -899,7 +899,6 @@ struct group {
 	struct tc_model *m;
 	const uint32_t *track;  /* the old track column */
 	const size_t *starts;   /* bucket b's first slot; bucket 0 = invalid track */
-	bool *unsorted;         /* per track: out of order after grouping */
 };
 
 #define SCATTER(dst, src, cur) do { \
@@ -942,29 +941,51 @@ static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 	return true;
 }
 
-/* Depths of every track, which must be grouped; marks the tracks out of
- * order instead. lead: the events on no track, before track 0's. */
-static void set_depths(struct tc_model *m, size_t lead, bool *unsorted) {
+/* Both threads take tracks from one counter: tracks are independent. */
+struct depth_job {
+	struct tc_model *m;
+	bool *unsorted;
+	atomic_size_t next;
+};
+
+static void *depth_worker(void *arg) {
+	struct depth_job *j = arg;
+	struct nest st = { 0 };
+	size_t t;
+	while ((t = atomic_fetch_add(&j->next, 1)) < j->m->n_tracks) {
+		j->unsorted[t] = !track_depths(j->m, t, &st);
+	}
+	free(st.end);
+	return NULL;
+}
+
+/*
+ * Depths of every track, which must be grouped; marks the tracks out of
+ * order instead. lead: the events on no track, before track 0's. The depth
+ * column takes the track column's memory, which grouping no longer needs:
+ * its pages are in already, where a fresh column would fault its own.
+ */
+static void set_depths(struct tc_model *m, size_t lead, bool *unsorted, bool second_thread) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n;
 	free(e->depth);
-	e->depth = tc_xmalloc((n ? n : 1) * sizeof(*e->depth));
-	/* Faulted in ahead, from a stretch in: the helper would only race
-	 * this thread at the start. */
-	const size_t hint_at = (size_t)1 << 18;
-	if (n > hint_at) {
-		tc_prefault_hint(e->depth + hint_at, (n - hint_at) * sizeof(*e->depth));
-	}
+	e->depth = e->track ?
+		tc_xrealloc(e->track, (n ? n : 1) * sizeof(*e->depth)) :
+		tc_xmalloc((n ? n : 1) * sizeof(*e->depth));
+	e->track = NULL;
 	memset(e->depth, 0, lead * sizeof(*e->depth)); /* on no stack */
-	struct nest st = { 0 };
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		unsorted[t] = !track_depths(m, t, &st);
+	struct depth_job j = { .m = m, .unsorted = unsorted };
+	atomic_init(&j.next, 0);
+	pthread_t th;
+	bool threaded = second_thread && n >= ((size_t)1 << 20) && m->n_tracks > 1 &&
+		pthread_create(&th, NULL, depth_worker, &j) == 0;
+	depth_worker(&j);
+	if (threaded) {
+		pthread_join(th, NULL);
 	}
-	free(st.end);
 }
 
-/* The time columns, then the depths (they need nothing else); run beside
- * group_rest. */
+/* The time columns; run beside group_rest. */
 static void *group_times(void *arg) {
 	struct group *g = arg;
 	struct tc_model *m = g->m;
@@ -973,7 +994,6 @@ static void *group_times(void *arg) {
 	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
 	SCATTER_PAIR(e->start, e->dur, int64_t, cur);
 	free(cur);
-	set_depths(m, g->starts[1], g->unsorted);
 	return NULL;
 }
 
@@ -1062,7 +1082,7 @@ static void group_events(struct tc_model *m, bool second_thread, bool *unsorted,
 		m->tracks[t].first = (uint32_t)starts[t + 1];
 		m->tracks[t].count = (uint32_t)(starts[t + 2] - starts[t + 1]);
 	}
-	struct group g = { m, e->track, starts, unsorted };
+	struct group g = { m, e->track, starts };
 	pthread_t th;
 	bool threaded = second_thread && n >= ((size_t)1 << 20) &&
 		pthread_create(&th, NULL, group_times, &g) == 0;
@@ -1073,6 +1093,7 @@ static void group_events(struct tc_model *m, bool second_thread, bool *unsorted,
 	if (threaded) {
 		pthread_join(th, NULL);
 	}
+	set_depths(m, starts[1], unsorted, second_thread);
 	free(starts);
 	/* The fresh columns hold n; the old ones more. */
 	if (n) {
@@ -1099,7 +1120,7 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	bool *unsorted = tc_xcalloc(nt ? nt : 1, sizeof(*unsorted));
 	uint32_t *inv = NULL, *g2f = NULL;
 	if (events_grouped(m)) {
-		set_depths(m, 0, unsorted);
+		set_depths(m, 0, unsorted, second_thread);
 	} else {
 		group_events(m, second_thread, unsorted, &inv);
 	}
