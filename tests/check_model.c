@@ -697,6 +697,72 @@ static struct tc_model *nested_tracks(size_t n, bool grouped) {
 	return m;
 }
 
+/* An event as added, for the reference order. */
+struct ev_ref {
+	int64_t start, dur;
+	uint32_t idx, op;
+};
+
+static int cmp_ev_ref(const void *pa, const void *pb) {
+	const struct ev_ref *a = pa, *b = pb;
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	if (a->dur != b->dur) {
+		return a->dur > b->dur ? -1 : 1;
+	}
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* A track's sort equals qsort's on the orders that take each of its paths:
+ * nearly sorted (insertion), parents after their children (insertion over
+ * subtrees), reversed and shuffled (merges). Starts repeat, so the ties
+ * (longer first, then input order) count; op tells events apart. */
+START_TEST(finalize_sort_orders) {
+	const size_t n = 50000;
+	struct ev_ref *ref = malloc(n * sizeof(*ref));
+	ck_assert_ptr_nonnull(ref);
+	for (int order = 0; order < 4; order++) {
+		uint32_t t[1], op0;
+		struct tc_model *m = threads_model(1, t, &op0);
+		uint32_t ops[64];
+		for (int k = 0; k < 64; k++) {
+			char name[8];
+			snprintf(name, sizeof(name), "o%d", k);
+			ops[k] = tc_model_op(m, tc_model_intern(m, name), 0, TC_OP_HOST_OP);
+		}
+		uint64_t x = 88172645463325252ull;
+		for (size_t i = 0; i < n; i++) {
+			size_t p;
+			switch (order) {
+			case 0: p = i % 1000 == 999 ? i - 500 : i; break;
+			case 1: p = i % 3 == 2 ? i - 2 : i + 1; break; /* parent at i - 2 */
+			case 2: p = n - 1 - i; break;
+			default:
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				p = (size_t)(x % n);
+			}
+			ref[i] = (struct ev_ref){
+				.start = (int64_t)(p / 2) * 10,
+				.dur = order == 1 && i % 3 == 2 ? 25 : (int64_t)(p % 2) + 1,
+				.idx = (uint32_t)i, .op = ops[(i * 7) % 64],
+			};
+			tc_model_add_event(m, t[0], ref[i].op, ref[i].start, ref[i].dur, 0);
+		}
+		tc_model_finalize(m);
+		qsort(ref, n, sizeof(*ref), cmp_ev_ref);
+		ck_assert_uint_eq(m->tracks[t[0]].count, n);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(m->ev.start[i], ref[i].start);
+			ck_assert_int_eq(m->ev.dur[i], ref[i].dur);
+			ck_assert_uint_eq(m->ev.op[i], ref[i].op);
+		}
+		tc_model_destroy(m);
+	}
+	free(ref);
+}
+END_TEST
+
 /* Depths set by two threads, on both paths, are the serial ones. */
 START_TEST(finalize_depths_two_threads) {
 	size_t n = 4 * 263145; /* over 1 << 20; a track a multiple of 5 */
@@ -796,6 +862,7 @@ int main(void) {
 	tcase_add_test(tc, event_costs_flag);
 	tcase_add_test(tc, finalize_two_threads);
 	tcase_add_test(tc, finalize_depths_two_threads);
+	tcase_add_test(tc, finalize_sort_orders);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -279,6 +279,7 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 	/* A large stdio buffer (static: stdout may still use it at exit). */
 	static char buf[1 << 20];
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	off_t pos0 = gz ? 0 : ftello(f); /* stdout may append to a file */
 	tc_write_chrome(f, m, co, st);
 	*bytes = 0;
 	if (gz) {
@@ -286,10 +287,11 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 			tc_outfile_abort(out);
 			return tc_cli_error(&err);
 		}
-	} else if (out->tmp) {
+	} else {
+		/* A pipe has no position: its size stays unknown (0). */
 		fflush(f);
 		off_t pos = ftello(f);
-		*bytes = pos > 0 ? (uint64_t)pos : 0;
+		*bytes = pos0 >= 0 && pos > pos0 ? (uint64_t)(pos - pos0) : 0;
 	}
 	return tc_cli_close_output(out);
 }
@@ -410,11 +412,15 @@ int tc_cmd_export(int argc, char **argv) {
 	}
 	uint64_t events = st.slices + st.instants + st.samples + 2 * st.flows + st.marks;
 	if (events > VIEWER_EVENTS || bytes > VIEWER_BYTES) {
-		char a[TC_FMT_LEN], b[TC_FMT_LEN];
-		fprintf(stderr, "tracectl: note: wrote %s events (%s of JSON); chrome://tracing "
+		char a[TC_FMT_LEN], b[TC_FMT_LEN + 16] = "";
+		if (bytes) {
+			char z[TC_FMT_LEN];
+			snprintf(b, sizeof(b), " (%s of JSON)", tc_fmt_bytes(z, (double)bytes));
+		}
+		fprintf(stderr, "tracectl: note: wrote %s events%s; chrome://tracing "
 			"manages about 1.5 M events or 256 MiB: open it in ui.perfetto.dev, or cut "
 			"with --steps, --window, --device or --max-events\n",
-			tc_fmt_count(a, events), tc_fmt_bytes(b, (double)bytes));
+			tc_fmt_count(a, events), b);
 	}
 	code = tc_cli_strict(&c, m);
 out_model:

@@ -810,15 +810,125 @@ struct sort_rec {
 	uint32_t idx;
 };
 
-static int cmp_rec(const void *pa, const void *pb) {
-	const struct sort_rec *a = pa, *b = pb;
+/* Start, then longer first (parents before children), then input order. */
+static inline bool rec_before(const struct sort_rec *a, const struct sort_rec *b) {
 	if (a->start != b->start) {
-		return a->start < b->start ? -1 : 1;
+		return a->start < b->start;
 	}
 	if (a->dur != b->dur) {
-		return a->dur > b->dur ? -1 : 1; /* parents first */
+		return a->dur > b->dur;
 	}
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+	return a->idx < b->idx;
+}
+
+#define SORT_MINRUN 32
+
+/*
+ * Insertion sort while the records moved stay within a budget: tracks out
+ * of order are nearly in order (Kineto-style writers emit a parent after
+ * its children, so each parent moves back over its subtree). Returns how
+ * far v is sorted; n when all of it.
+ */
+static size_t insert_sorted(struct sort_rec *v, size_t n, size_t budget) {
+	size_t moved = 0, k;
+	for (k = 1; k < n; k++) {
+		if (!rec_before(&v[k], &v[k - 1])) {
+			continue;
+		}
+		struct sort_rec x = v[k];
+		/* A few steps back, then bisect: a step's span moves far. */
+		size_t m = k - 1, lo = 0;
+		for (int step = 0; step < 8 && m > 0; step++, m--) {
+			if (!rec_before(&x, &v[m - 1])) {
+				lo = m;
+				break;
+			}
+		}
+		if (lo != m) {
+			size_t hi = m;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (rec_before(&x, &v[mid])) {
+					hi = mid;
+				} else {
+					lo = mid + 1;
+				}
+			}
+			m = lo;
+		}
+		moved += k - m;
+		if (moved > budget) {
+			break;
+		}
+		memmove(v + m + 1, v + m, (k - m) * sizeof(*v));
+		v[m] = x;
+	}
+	return k;
+}
+
+/*
+ * Sort one track's records, comparisons in line: insertion while that is
+ * cheap, else a natural merge sort whose runs shorter than SORT_MINRUN are
+ * extended by insertion, O(n log(n / runs)).
+ */
+static void sort_recs(struct sort_rec *v, size_t n) {
+	if (insert_sorted(v, n, 8 * n + 4096) >= n) {
+		return;
+	}
+	size_t *run = NULL, cap = 0, nrun = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !rec_before(&v[j], &v[j - 1])) {
+			j++;
+		}
+		if (j - i < SORT_MINRUN && j < n) {
+			size_t end = i + SORT_MINRUN < n ? i + SORT_MINRUN : n;
+			for (size_t k = j; k < end; k++) {
+				struct sort_rec x = v[k];
+				size_t m = k;
+				for (; m > i && rec_before(&x, &v[m - 1]); m--) {
+					v[m] = v[m - 1];
+				}
+				v[m] = x;
+			}
+			j = end;
+		}
+		TC_GROW(run, cap, nrun + 2);
+		run[nrun++] = i;
+		i = j;
+	}
+	if (nrun <= 1) {
+		free(run);
+		return;
+	}
+	run[nrun] = n;
+	struct sort_rec *tmp = tc_xmalloc(n * sizeof(*tmp));
+	struct sort_rec *src = v, *dst = tmp;
+	while (nrun > 1) {
+		size_t out = 0;
+		for (size_t r = 0; r < nrun; r += 2) {
+			size_t a = run[r], ae = run[r + 1];
+			size_t b = ae, be = r + 1 < nrun ? run[r + 2] : ae;
+			struct sort_rec *o = dst + a;
+			while (a < ae && b < be) {
+				*o++ = rec_before(&src[b], &src[a]) ? src[b++] : src[a++];
+			}
+			memcpy(o, src + a, (ae - a) * sizeof(*o));
+			o += ae - a;
+			memcpy(o, src + b, (be - b) * sizeof(*o));
+			run[out++] = run[r];
+		}
+		run[out] = n;
+		nrun = out;
+		struct sort_rec *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v) {
+		memcpy(v, src, n * sizeof(*v));
+	}
+	free(tmp);
+	free(run);
 }
 
 /* The ends of the events enclosing the current one on a track. */
@@ -1037,7 +1147,7 @@ static void sort_track(struct tc_model *m, size_t t, uint32_t **g2f) {
 	for (size_t k = 0; k < cnt; k++) {
 		rec[k] = (struct sort_rec){ e->start[lo + k], e->dur[lo + k], (uint32_t)(lo + k) };
 	}
-	tc_sort(rec, cnt, sizeof(*rec), cmp_rec);
+	sort_recs(rec, cnt);
 	int64_t *scratch = tc_xmalloc(cnt * sizeof(*scratch));
 	PERMUTE_RANGE(e->start, int64_t);
 	PERMUTE_RANGE(e->dur, int64_t);
