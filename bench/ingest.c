@@ -6,9 +6,10 @@
  * bench/json.sh and bench/perfetto.sh print it between their no-op parse
  * baseline and the full CLI. The model keeps only the args analyses read
  * back, as for summarize and the other analysis commands; --all-args keeps
- * every one, as for export.
+ * every one, as for export. --zlib inflates gzip/zlib inputs with zlib
+ * where ISA-L is built in, to compare the two.
  *
- *   ingest [--threads N] [--all-args] TRACE
+ *   ingest [--threads N] [--all-args] [--zlib] TRACE
  */
 
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "config.h"
 #include "ingest/ingest.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
@@ -29,19 +31,21 @@ static double now(void) {
 int main(int argc, char **argv) {
 	tc_malloc_tune(); /* as main() */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	bool all_args = false;
+	bool all_args = false, zlib = false;
 	int a = 1;
 	for (; a < argc - 1; a++) {
 		if (strcmp(argv[a], "--threads") == 0 && a + 2 < argc) {
 			cpus = atol(argv[++a]);
 		} else if (strcmp(argv[a], "--all-args") == 0) {
 			all_args = true;
+		} else if (strcmp(argv[a], "--zlib") == 0) {
+			zlib = true;
 		} else {
 			break;
 		}
 	}
 	if (argc - a != 1 || cpus < 1) {
-		fprintf(stderr, "usage: ingest [--threads N] [--all-args] TRACE\n");
+		fprintf(stderr, "usage: ingest [--threads N] [--all-args] [--zlib] TRACE\n");
 		return 2;
 	}
 	const char *path = argv[a];
@@ -49,6 +53,7 @@ int main(int argc, char **argv) {
 	struct tc_limits lim;
 	tc_limits_default(&lim);
 	lim.reader_thread = cpus >= 2; /* as tc_ingest for one file */
+	lim.zlib_inflate = zlib;
 	struct tc_error err;
 	tc_error_init(&err);
 	struct tc_model *m = tc_model_create();
@@ -65,10 +70,11 @@ int main(int argc, char **argv) {
 	double t2 = now();
 	uint64_t bytes = m->n_sources ? m->sources[0].file_size : 0;
 	printf("events %zu, samples %zu, format %s, prefault helper %s, reader thread %s, "
-		"args %s\n", m->ev.n, m->samples.n,
+		"args %s, inflate %s\n", m->ev.n, m->samples.n,
 		m->n_sources ? tc_model_str(m, m->sources[0].format) : "?",
 		helper ? "on" : "off", lim.reader_thread ? "allowed" : "off",
-		all_args ? "all" : "read-back keys only");
+		all_args ? "all" : "read-back keys only",
+		zlib || !TC_HAVE_ISAL ? "zlib" : "ISA-L");
 	/* MB/s: file bytes (10^6) per wall second, as the other bench lines. */
 	printf("read        %.3f s wall  %6.0f MB/s of file\n", t1 - t0,
 		(double)bytes / 1e6 / (t1 - t0));

@@ -335,6 +335,159 @@ START_TEST(input_errors) {
 }
 END_TEST
 
+/* Compress with zlib: gzip (wbits 31) or zlib (15) format. */
+static uint8_t *deflate_with(const uint8_t *src, size_t n, int wbits, size_t *out_len) {
+	z_stream z = { 0 };
+	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = deflateBound(&z, (uLong)n) + 64;
+	uint8_t *out = malloc(cap);
+	z.next_in = (Bytef *)(uintptr_t)src;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* Stream all of data through the input layer, chunk bytes a read. */
+struct drained {
+	bool ok;
+	int code;
+	char msg[512];
+	uint8_t *out;
+	size_t len;
+};
+
+static struct drained drain(const uint8_t *data, size_t n, const struct tc_limits *lim,
+		size_t chunk) {
+	struct drained d = { 0 };
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_input in;
+	d.ok = tc_input_open_mem(&in, "t", data, n, lim, &err);
+	if (d.ok) {
+		size_t cap = 1 << 16;
+		d.out = malloc(cap);
+		ssize_t r;
+		do {
+			if (d.len + chunk > cap) {
+				cap = 2 * (d.len + chunk);
+				d.out = realloc(d.out, cap);
+			}
+			r = tc_input_read(&in, d.out + d.len, chunk, &err);
+			d.len += r > 0 ? (size_t)r : 0;
+		} while (r > 0);
+		d.ok = r == 0;
+		tc_input_finish(&in);
+	}
+	d.code = err.code;
+	snprintf(d.msg, sizeof(d.msg), "%s", err.msg);
+	return d;
+}
+
+/* ISA-L (where built in) and zlib inflate the same inputs to the same
+ * bytes, and refuse damaged ones the same way: gzip and zlib format,
+ * concatenated members, trailing bytes, every cut, flipped bytes, the
+ * size cap. */
+START_TEST(input_inflaters) {
+	static uint8_t text[300000];
+	static const char unit[] = "{\"ph\":\"X\",\"name\":\"k\"} ";
+	for (size_t i = 0; i < sizeof(text); i++) {
+		text[i] = (uint8_t)(unit[i % (sizeof(unit) - 1)] + (i / 4096) % 3);
+	}
+	size_t gz_len, zl_len;
+	uint8_t *gz = deflate_with(text, sizeof(text), 31, &gz_len);
+	uint8_t *zl = deflate_with(text, sizeof(text), 15, &zl_len);
+	/* gzip -c a b, then a member and junk. */
+	uint8_t *two = malloc(2 * gz_len + 8);
+	memcpy(two, gz, gz_len);
+	memcpy(two + gz_len, gz, gz_len);
+	struct tc_limits lim[2];
+	for (int k = 0; k < 2; k++) {
+		tc_limits_default(&lim[k]);
+		lim[k].zlib_inflate = k == 1;
+	}
+	static const size_t chunks[] = { 1, 777, 65536, 1 << 20 };
+	for (int k = 0; k < 2; k++) {
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			struct drained d = drain(gz, gz_len, &lim[k], chunks[c]);
+			ck_assert_msg(d.ok, "%s", d.msg);
+			ck_assert(d.len == sizeof(text) && memcmp(d.out, text, d.len) == 0);
+			free(d.out);
+		}
+		struct drained d = drain(zl, zl_len, &lim[k], 4096);
+		ck_assert_msg(d.ok && d.len == sizeof(text) && memcmp(d.out, text, d.len) == 0,
+			"zlib format, %s: %d %zu %s", k ? "zlib" : "default", d.ok, d.len, d.msg);
+		free(d.out);
+		d = drain(two, 2 * gz_len, &lim[k], 100000);
+		ck_assert(d.ok && d.len == 2 * sizeof(text));
+		ck_assert(memcmp(d.out + sizeof(text), text, sizeof(text)) == 0);
+		free(d.out);
+		memcpy(two + gz_len, "junk", 4);
+		d = drain(two, gz_len + 4, &lim[k], 100000);
+		ck_assert(d.ok && d.len == sizeof(text));
+		free(d.out);
+		memcpy(two + gz_len, gz, 4);
+	}
+	/* Damage: both inflaters agree on success, bytes and exit code. */
+	uint8_t *bad = malloc(gz_len);
+	for (size_t i = 0; i < 400; i++) {
+		size_t cut = 2 + i * (gz_len - 2) / 400, at = (i * 7919) % gz_len;
+		struct drained a = drain(gz, cut, &lim[0], 65536);
+		struct drained b = drain(gz, cut, &lim[1], 65536);
+		ck_assert_msg(!a.ok && !b.ok && a.code == 3 && b.code == 3,
+			"cut %zu: %s / %s", cut, a.msg, b.msg);
+		free(a.out);
+		free(b.out);
+		memcpy(bad, gz, gz_len);
+		bad[at] ^= (uint8_t)(1 + i % 255);
+		a = drain(bad, gz_len, &lim[0], 65536);
+		b = drain(bad, gz_len, &lim[1], 65536);
+		ck_assert_msg(a.ok == b.ok && a.code == b.code, "flip at %zu: %s / %s", at,
+			a.msg, b.msg);
+		if (a.ok) {
+			ck_assert(a.len == b.len && memcmp(a.out, b.out, a.len) == 0);
+		}
+		free(a.out);
+		free(b.out);
+	}
+	/* Whole buffers (Perfetto's bundles): the same, and a cut is refused. */
+	for (size_t i = 0; i < 44; i++) {
+		const uint8_t *src = i % 2 ? zl : gz;
+		size_t whole = i % 2 ? zl_len : gz_len;
+		size_t len = i < 4 ? whole : 2 + (i - 4) * (whole - 2) / 40;
+		uint8_t *a = NULL, *b = NULL;
+		size_t an = 0, bn = 0;
+		struct tc_error e1, e2;
+		tc_error_init(&e1);
+		tc_error_init(&e2);
+		bool oka = tc_inflate(src, len, 15 + 32, 1 << 20, &a, &an, &e1);
+		bool okb = tc_inflate_zlib(src, len, 15 + 32, 1 << 20, &b, &bn, &e2);
+		ck_assert_msg(oka == okb && oka == (i < 4), "%zu: %s / %s", i, e1.msg, e2.msg);
+		if (oka) {
+			ck_assert(an == sizeof(text) && bn == an && memcmp(a, b, an) == 0);
+			free(a);
+			free(b);
+		} else {
+			ck_assert(e1.code == 3 && e2.code == 3);
+		}
+	}
+	free(bad);
+	for (int k = 0; k < 2; k++) {
+		struct tc_limits small = lim[k];
+		small.max_input = 100000;
+		struct drained d = drain(gz, gz_len, &small, 65536);
+		ck_assert(!d.ok && d.code == 5);
+		free(d.out);
+	}
+	free(two);
+	free(zl);
+	free(gz);
+}
+END_TEST
+
 /* zstd: a whole input read in pieces, and buffers (Perfetto's bundles). */
 START_TEST(input_zstd) {
 	struct tc_limits lim;
@@ -460,6 +613,7 @@ int main(void) {
 	tcase_add_test(tc, prefault_hints);
 	tcase_add_test(tc, input_plain_and_gzip);
 	tcase_add_test(tc, input_errors);
+	tcase_add_test(tc, input_inflaters);
 	tcase_add_test(tc, input_zstd);
 	tcase_add_test(tc, host_names);
 	tcase_add_test(tc, outfile_atomic);

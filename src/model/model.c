@@ -836,7 +836,8 @@ static size_t insert_sorted(struct sort_rec *v, size_t n, size_t budget) {
 			continue;
 		}
 		struct sort_rec x = v[k];
-		/* A few steps back, then bisect: a step's span moves far. */
+		/* A few places back, then bisect: an event that encloses
+		 * much (a training step) moves far. */
 		size_t m = k - 1, lo = 0;
 		for (int step = 0; step < 8 && m > 0; step++, m--) {
 			if (!rec_before(&x, &v[m - 1])) {

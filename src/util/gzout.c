@@ -4,6 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "config.h"
+#if TC_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 #include "util/gzout.h"
 #include "util/xalloc.h"
 
@@ -15,31 +19,65 @@ struct tc_gzout {
 	int rfd;          /* read end, drained by the thread */
 	pthread_t thread;
 	z_stream z;
+	bool z_init;
+#if TC_HAVE_ISAL
+	struct isal_zstream zs;
+	uint8_t *level_buf;   /* non-NULL: ISA-L compresses, not z */
+#endif
 	uint64_t in, out;
 	int err_no;       /* first write/read errno; 0 if none */
 	bool z_failed;
 	unsigned char ibuf[CHUNK], obuf[CHUNK];
 };
 
-/* Deflate avail_in bytes with flush mode; write the output to dst. After an
- * error the data is still consumed, so the writer never blocks on a full
- * pipe. */
-static void pump(struct tc_gzout *g, int flush) {
+/* Write have bytes of obuf to dst, unless a write failed before. */
+static void emit(struct tc_gzout *g, size_t have) {
+	if (have && !g->err_no) {
+		if (fwrite(g->obuf, 1, have, g->dst) != have) {
+			g->err_no = errno ? errno : EIO;
+		}
+	}
+	g->out += have;
+}
+
+/* Deflate n bytes at in, finishing the stream when end; write the output
+ * to dst. After an error the data is still consumed, so the writer never
+ * blocks on a full pipe. */
+#if TC_HAVE_ISAL
+static void pump_isal(struct tc_gzout *g, const uint8_t *in, size_t n, bool end) {
+	g->zs.next_in = (uint8_t *)(uintptr_t)in;
+	g->zs.avail_in = (uint32_t)n;
+	g->zs.end_of_stream = end;
 	do {
-		g->z.next_out = g->obuf;
-		g->z.avail_out = CHUNK;
-		int rc = deflate(&g->z, flush);
-		if (rc == Z_STREAM_ERROR) {
+		g->zs.next_out = g->obuf;
+		g->zs.avail_out = CHUNK;
+		if (isal_deflate(&g->zs) != COMP_OK) {
 			g->z_failed = true;
 			return;
 		}
-		size_t have = CHUNK - g->z.avail_out;
-		if (have && !g->err_no) {
-			if (fwrite(g->obuf, 1, have, g->dst) != have) {
-				g->err_no = errno ? errno : EIO;
-			}
+		emit(g, CHUNK - g->zs.avail_out);
+	} while (g->zs.avail_out == 0 || g->zs.avail_in ||
+		(end && g->zs.internal_state.state != ZSTATE_END));
+}
+#endif
+
+static void pump(struct tc_gzout *g, const uint8_t *in, size_t n, bool end) {
+#if TC_HAVE_ISAL
+	if (g->level_buf) {
+		pump_isal(g, in, n, end);
+		return;
+	}
+#endif
+	g->z.next_in = (Bytef *)(uintptr_t)in;
+	g->z.avail_in = (uInt)n;
+	do {
+		g->z.next_out = g->obuf;
+		g->z.avail_out = CHUNK;
+		if (deflate(&g->z, end ? Z_FINISH : Z_NO_FLUSH) == Z_STREAM_ERROR) {
+			g->z_failed = true;
+			return;
 		}
-		g->out += have;
+		emit(g, CHUNK - g->z.avail_out);
 	} while (g->z.avail_out == 0);
 }
 
@@ -58,16 +96,12 @@ static void *run(void *arg) {
 			break;
 		}
 		g->in += (uint64_t)n;
-		if (g->z_failed) {
-			continue;
+		if (!g->z_failed) {
+			pump(g, g->ibuf, (size_t)n, false);
 		}
-		g->z.next_in = g->ibuf;
-		g->z.avail_in = (uInt)n;
-		pump(g, Z_NO_FLUSH);
 	}
 	if (!g->z_failed) {
-		g->z.avail_in = 0;
-		pump(g, Z_FINISH);
+		pump(g, NULL, 0, true);
 	}
 	if (!g->err_no && fflush(g->dst) != 0) {
 		g->err_no = errno ? errno : EIO;
@@ -75,14 +109,38 @@ static void *run(void *arg) {
 	return NULL;
 }
 
+static void deflate_end(struct tc_gzout *g) {
+#if TC_HAVE_ISAL
+	free(g->level_buf);
+#endif
+	if (g->z_init) {
+		deflateEnd(&g->z);
+	}
+}
+
 struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
 	struct tc_gzout *g = tc_xcalloc(1, sizeof(*g));
 	g->dst = dst;
-	/* windowBits 15 + 16: a gzip header and trailer instead of zlib's. */
-	if (deflateInit2(&g->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(g);
-		tc_error_set(err, TC_EXIT_OUTPUT, "cannot start gzip compression");
-		return NULL;
+#if TC_HAVE_ISAL
+	if (level == TC_GZOUT_FAST) {
+		isal_deflate_init(&g->zs);
+		g->zs.level = 1;
+		g->zs.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+		g->level_buf = tc_xmalloc(ISAL_DEF_LVL1_DEFAULT);
+		g->zs.level_buf = g->level_buf;
+		g->zs.gzip_flag = IGZIP_GZIP;
+	}
+	if (!g->level_buf)
+#endif
+	{
+		/* windowBits 15 + 16: a gzip header and trailer instead of zlib's. */
+		if (deflateInit2(&g->z, level == TC_GZOUT_FAST ? 1 : level, Z_DEFLATED, 15 + 16,
+				8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(g);
+			tc_error_set(err, TC_EXIT_OUTPUT, "cannot start gzip compression");
+			return NULL;
+		}
+		g->z_init = true;
 	}
 	int fds[2];
 	if (pipe(fds) != 0) {
@@ -105,7 +163,7 @@ struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
 err_fdopen:
 	close(fds[0]);
 err_pipe:
-	deflateEnd(&g->z);
+	deflate_end(g);
 	free(g);
 	return NULL;
 }
@@ -127,7 +185,7 @@ bool tc_gzout_close(struct tc_gzout *g, uint64_t *bytes_in, uint64_t *bytes_out,
 	}
 	pthread_join(g->thread, NULL);
 	close(g->rfd);
-	deflateEnd(&g->z);
+	deflate_end(g);
 	if (ok && g->err_no) {
 		ok = false;
 		e = g->err_no;

@@ -18,7 +18,10 @@
 
 struct tc_gzout;
 
-/* level: zlib level 1..9, or -1 for zlib's default. */
+/* level: zlib level 1..9, -1 for zlib's default, or TC_GZOUT_FAST: ISA-L's
+ * level 1 where it is built in (a 381 MB Chrome export: 0.4 s of
+ * compression against zlib 6's 7.4 s, 13 % larger), else zlib's 1. */
+#define TC_GZOUT_FAST 0
 struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err);
 FILE *tc_gzout_file(struct tc_gzout *g);
 /* Finish the gzip stream. False (TC_EXIT_OUTPUT) if anything failed. The

@@ -13,6 +13,9 @@
 #if TC_HAVE_ZSTD
 #include <zstd.h>
 #endif
+#if TC_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 #include "util/input.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
@@ -31,6 +34,9 @@ struct tc_input_priv {
 	uint64_t raw_total;  /* compressed bytes read */
 	z_stream z;
 	bool z_init;
+#if TC_HAVE_ISAL
+	struct inflate_state *is; /* gzip/zlib through ISA-L instead of z */
+#endif
 #if TC_HAVE_ZSTD
 	ZSTD_DStream *zs;
 	bool zs_mid;         /* inside a frame: its end not yet seen */
@@ -157,6 +163,90 @@ static ssize_t zstd_produce(struct tc_input *in, uint8_t *buf, size_t cap,
 }
 #endif
 
+#if TC_HAVE_ISAL
+static void isal_start(struct inflate_state *is, enum tc_compression comp) {
+	isal_inflate_init(is);
+	is->crc_flag = comp == TC_COMP_GZIP ? ISAL_GZIP : ISAL_ZLIB;
+}
+#endif
+
+/* At a member's end: 1 when another gzip member follows (gzip -c a b) and
+ * the inflater is reset for it, 0 at the end (trailing bytes are ignored),
+ * -1 after a read error. */
+static int next_member(struct tc_input *in, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	if (!raw_fill(in, err)) {
+		return -1;
+	}
+	if (p->raw_pos >= p->raw_len || in->comp != TC_COMP_GZIP ||
+			p->raw[p->raw_pos] != 0x1f) {
+		return 0;
+	}
+#if TC_HAVE_ISAL
+	if (p->is) {
+		isal_start(p->is, in->comp);
+	} else
+#endif
+	inflateReset(&p->z);
+	p->z_end = false;
+	return 1;
+}
+
+static ssize_t truncated(const struct tc_input *in, struct tc_error *err) {
+	return tc_error_set(err, TC_EXIT_INPUT, "%s stream is truncated",
+		tc_compression_name(in->comp)), -1;
+}
+
+#if TC_HAVE_ISAL
+static const char *isal_why(int rc) {
+	switch (rc) {
+	case ISAL_INVALID_BLOCK: return "invalid deflate block";
+	case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+	case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+	case ISAL_INVALID_WRAPPER: return "invalid header";
+	case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+	case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+	case ISAL_NEED_DICT: return "needs a preset dictionary";
+	default: return "inflate failed";
+	}
+}
+
+/* One ISA-L call on the raw bytes at hand: *got bytes into buf, *ended at
+ * a member's end; false on corrupt data (*why). */
+static bool isal_step(struct tc_input_priv *p, uint8_t *buf, uint32_t cap, size_t *got,
+		bool *ended, const char **why) {
+	struct inflate_state *is = p->is;
+	is->next_in = p->raw + p->raw_pos;
+	is->avail_in = (uint32_t)(p->raw_len - p->raw_pos);
+	is->next_out = buf;
+	is->avail_out = cap;
+	uint32_t before_in = is->avail_in;
+	int rc = isal_inflate(is);
+	p->raw_pos += before_in - is->avail_in;
+	*got = cap - is->avail_out;
+	*ended = is->block_state == ISAL_BLOCK_FINISH;
+	*why = isal_why(rc);
+	return rc == ISAL_DECOMP_OK;
+}
+#endif
+
+/* zlib's step, as isal_step. */
+static bool zlib_step(struct tc_input_priv *p, uint8_t *buf, uint32_t cap, size_t *got,
+		bool *ended, const char **why) {
+	p->z.next_in = p->raw + p->raw_pos;
+	p->z.avail_in = (uInt)(p->raw_len - p->raw_pos);
+	p->z.next_out = buf;
+	p->z.avail_out = cap;
+	uInt before_in = p->z.avail_in;
+	int rc = inflate(&p->z, Z_NO_FLUSH);
+	p->raw_pos += before_in - p->z.avail_in;
+	*got = cap - p->z.avail_out;
+	*ended = rc == Z_STREAM_END;
+	*why = p->z.msg ? p->z.msg : "inflate failed";
+	/* Z_BUF_ERROR: no progress possible, it needs more input. */
+	return rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR;
+}
+
 /* Produce decompressed bytes from the raw stream (head replay excluded). */
 static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 		struct tc_error *err) {
@@ -184,52 +274,51 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 	}
 	size_t got = 0;
 	while (got == 0) {
-		if (p->z_end) {
-			/* Concatenated gzip members are one stream (gzip -c a b). */
-			if (!raw_fill(in, err)) {
-				return -1;
-			}
-			if (p->raw_pos >= p->raw_len) {
-				return 0;
-			}
-			if (in->comp != TC_COMP_GZIP || p->raw[p->raw_pos] != 0x1f) {
-				return 0; /* trailing bytes after the stream are ignored */
-			}
-			inflateReset(&p->z);
-			p->z_end = false;
+		int more;
+		if (p->z_end && (more = next_member(in, err)) <= 0) {
+			return more;
 		}
 		if (!raw_fill(in, err)) {
 			return -1;
 		}
-		if (p->raw_pos >= p->raw_len && p->raw_eof) {
-			return tc_error_set(err, TC_EXIT_INPUT,
-				"%s stream is truncated", tc_compression_name(in->comp)), -1;
-		}
-		p->z.next_in = p->raw + p->raw_pos;
-		p->z.avail_in = (uInt)(p->raw_len - p->raw_pos);
-		p->z.next_out = buf;
-		p->z.avail_out = (uInt)(cap > (1u << 30) ? (1u << 30) : cap);
-		uInt before_in = p->z.avail_in, before_out = p->z.avail_out;
-		int rc = inflate(&p->z, Z_NO_FLUSH);
-		p->raw_pos += before_in - p->z.avail_in;
-		got = before_out - p->z.avail_out;
+		/* At the end of the input an inflater may still hold output: only
+		 * a call that gives none and no end means a cut stream. */
+		bool at_end = p->raw_pos >= p->raw_len && p->raw_eof;
+		uint32_t room = (uint32_t)(cap > (1u << 30) ? (1u << 30) : cap);
+		bool ok, ended;
+		const char *why;
+#if TC_HAVE_ISAL
+		if (p->is) {
+			ok = isal_step(p, buf, room, &got, &ended, &why);
+		} else
+#endif
+		ok = zlib_step(p, buf, room, &got, &ended, &why);
 		p->out_total += got;
-		if (rc == Z_STREAM_END) {
-			p->z_end = true;
-		} else if (rc == Z_BUF_ERROR && got == 0 && p->z.avail_in == 0) {
-			continue; /* needs more input */
-		} else if (rc != Z_OK) {
+		if (!ok) {
 			tc_error_set(err, TC_EXIT_INPUT, "%s data is corrupt: %s",
-				tc_compression_name(in->comp),
-				p->z.msg ? p->z.msg : "inflate failed");
+				tc_compression_name(in->comp), why);
 			tc_error_at(err, (int64_t)p->out_total);
 			return -1;
+		}
+		if (ended) {
+			p->z_end = true;
+		} else if (got == 0 && at_end) {
+			return truncated(in, err);
 		}
 	}
 	if (!check_limits(in, err)) {
 		return -1;
 	}
 	return (ssize_t)got;
+}
+
+static bool has_isal(const struct tc_input_priv *p) {
+#if TC_HAVE_ISAL
+	return p->is != NULL;
+#else
+	(void)p;
+	return false;
+#endif
 }
 
 /* Detect compression and fill head[]: the part of opening after the source
@@ -260,7 +349,13 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 			"tracectl was built without libzstd");
 #endif
 	}
-	if (in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) {
+#if TC_HAVE_ISAL
+	if ((in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) && !in->lim->zlib_inflate) {
+		p->is = tc_xmalloc(sizeof(*p->is));
+		isal_start(p->is, in->comp);
+	}
+#endif
+	if ((in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) && !has_isal(p)) {
 		if (inflateInit2(&p->z, in->comp == TC_COMP_GZIP ? 15 + 16 : 15) != Z_OK) {
 			tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
 			return false;
@@ -473,6 +568,9 @@ void tc_input_finish(struct tc_input *in) {
 	if (p->z_init) {
 		inflateEnd(&p->z);
 	}
+#if TC_HAVE_ISAL
+	free(p->is);
+#endif
 #if TC_HAVE_ZSTD
 	ZSTD_freeDStream(p->zs);
 #endif
@@ -516,7 +614,64 @@ static bool obuf_room(struct obuf *o, struct tc_error *err) {
 	return true;
 }
 
+#if TC_HAVE_ISAL
+/* tc_inflate through ISA-L; windowbits picks the wrapper as zlib's does. */
+static bool isal_whole(const uint8_t *src, size_t len, int windowbits, size_t cap,
+		uint8_t **out, size_t *out_len, struct tc_error *err) {
+	struct inflate_state *is = tc_xmalloc(sizeof(*is));
+	isal_inflate_init(is);
+	bool gzip = windowbits == 15 + 16 ||
+		(windowbits == 15 + 32 && len >= 2 && src[0] == 0x1f && src[1] == 0x8b);
+	is->crc_flag = windowbits < 0 ? ISAL_DEFLATE : gzip ? ISAL_GZIP : ISAL_ZLIB;
+	struct obuf o;
+	obuf_init(&o, len, cap);
+	is->next_in = (uint8_t *)(uintptr_t)src;
+	/* Past 4 GiB the rest reads as a cut stream: bundles are far smaller. */
+	is->avail_in = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
+	bool ok = true;
+	while (is->block_state != ISAL_BLOCK_FINISH) {
+		if (!obuf_room(&o, err)) {
+			ok = false;
+			break;
+		}
+		is->next_out = o.p + o.len;
+		is->avail_out = (uint32_t)(o.cap - o.len);
+		int rc = isal_inflate(is);
+		size_t got = o.cap - o.len - is->avail_out;
+		o.len += got;
+		if (rc != ISAL_DECOMP_OK) {
+			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt: %s",
+				isal_why(rc));
+			break;
+		}
+		if (is->block_state != ISAL_BLOCK_FINISH && got == 0 && is->avail_out) {
+			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
+			break;
+		}
+	}
+	free(is);
+	if (!ok) {
+		free(o.p);
+		return false;
+	}
+	*out = o.p;
+	*out_len = o.len;
+	return true;
+}
+#endif
+
 bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
+		uint8_t **out, size_t *out_len, struct tc_error *err) {
+#if TC_HAVE_ISAL
+	if (windowbits == 15 || windowbits == 15 + 16 || windowbits == 15 + 32 ||
+			windowbits == -15) {
+		return isal_whole(src, len, windowbits, cap, out, out_len, err);
+	}
+#endif
+	return tc_inflate_zlib(src, len, windowbits, cap, out, out_len, err);
+}
+
+bool tc_inflate_zlib(const uint8_t *src, size_t len, int windowbits, size_t cap,
 		uint8_t **out, size_t *out_len, struct tc_error *err) {
 	z_stream z;
 	memset(&z, 0, sizeof(z));
