@@ -9,12 +9,18 @@
 
 /* ---- helpers ---- */
 
-static struct tc_model *load(const char *path, struct tc_error *err) {
+/* Read with threads threads: 1 is serial, 2 lets the tokeniser run ahead. */
+static struct tc_model *load_threads(const char *path, unsigned threads,
+		struct tc_error *err) {
 	struct tc_ingest_opts o;
 	tc_ingest_opts_default(&o);
-	o.threads = 1;
+	o.threads = threads;
 	tc_error_init(err);
 	return tc_ingest(&path, 1, &o, err);
+}
+
+static struct tc_model *load(const char *path, struct tc_error *err) {
+	return load_threads(path, 1, err);
 }
 
 static struct tc_model *load_ok(const char *path) {
@@ -529,12 +535,8 @@ START_TEST(tokens_across_batches) {
 		n += (size_t)sprintf(s + n, "%s]}", ev);
 		const char *path = tmp_file(s, n);
 		for (unsigned threads = 1; threads <= 2; threads++) {
-			struct tc_ingest_opts o;
-			tc_ingest_opts_default(&o);
-			o.threads = threads;
 			struct tc_error err;
-			tc_error_init(&err);
-			struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+			struct tc_model *m = load_threads(path, threads, &err);
 			ck_assert_msg(m != NULL, "shift %zu: %s", shift, err.msg);
 			ck_assert_uint_eq(m->ev.n, 2);
 			size_t e = find_event(m, want);
@@ -544,6 +546,65 @@ START_TEST(tokens_across_batches) {
 		}
 	}
 	free(s);
+}
+END_TEST
+
+/*
+ * The tokeniser's string slots (TC_JDD_SLOTS): more distinct names, keys and
+ * values than slots, so slots are taken over and their strings come back;
+ * escaped strings (a slot holds the decoded text) and strings too long for
+ * a slot. Every event must keep its own strings, read serially and
+ * pipelined.
+ */
+static void slot_strings(size_t i, char *name, char *key, char *val) {
+	size_t k = (i * 7919) % 20000;
+	if (i % 997 == 0) {
+		sprintf(name, "long%zu-%01200d", k, 0);
+	} else {
+		sprintf(name, "k%zu%s", k, i % 5 == 0 ? "\\u0041" : "");
+	}
+	sprintf(key, "key%zu", (i * 13) % 18000);
+	sprintf(val, "v%zu", (i * 31) % 30000);
+}
+
+START_TEST(string_slots) {
+	const size_t n = 60000;
+	size_t cap = n * 1400, len = 0;
+	char *s = malloc(cap);
+	char name[1300], key[32], val[32];
+	len += (size_t)sprintf(s, "{\"traceEvents\":[");
+	for (size_t i = 0; i < n; i++) {
+		slot_strings(i, name, key, val);
+		len += (size_t)sprintf(s + len, "%s{\"ph\":\"X\",\"name\":\"%s\",\"ts\":%zu,"
+			"\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"%s\":\"%s\"}}",
+			i ? "," : "", name, i * 10, key, val);
+	}
+	len += (size_t)sprintf(s + len, "]}");
+	const char *path = tmp_file(s, len);
+	free(s);
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		struct tc_error err;
+		struct tc_model *m = load_threads(path, threads, &err);
+		ck_assert_msg(m != NULL, "%s", err.msg);
+		ck_assert_uint_eq(m->ev.n, n);
+		/* One track, in ts order: event i is the i-th written. */
+		for (size_t i = 0; i < n; i++) {
+			slot_strings(i, name, key, val);
+			char *u = strstr(name, "\\u0041");
+			if (u) {
+				strcpy(u, "A");
+			}
+			ck_assert_int_eq(m->ev.start[i], (int64_t)i * 10000000);
+			ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[i]].name), name);
+			struct tc_arg a;
+			uint32_t p = tc_model_arg_next(m, m->ev.args[i], &a);
+			ck_assert_uint_eq(p, TC_NONE);
+			ck_assert_str_eq(tc_model_str(m, a.key), key);
+			ck_assert_int_eq(a.type, TC_ARG_STR);
+			ck_assert_str_eq(tc_model_str(m, a.v.s), val);
+		}
+		tc_model_destroy(m);
+	}
 }
 END_TEST
 
@@ -1031,6 +1092,7 @@ int main(void) {
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, malformed_inputs);
 	tcase_add_test(tc, huge_string);
+	tcase_add_test(tc, string_slots);
 	tcase_add_test(tc, tokens_across_batches);
 	tcase_add_test(tc, trailing_commas_everywhere);
 	tcase_add_test(tc, sniffing);

@@ -52,6 +52,47 @@ void tc_jsrc_init(struct tc_jsrc *s, struct tc_input *in, const struct tc_limits
 void tc_jsrc_finish(struct tc_jsrc *s) {
 	free(s->lx.stack);
 	s->lx.stack = NULL;
+	if (s->lx.dd) {
+		for (size_t i = 0; i < TC_JDD_SLOTS; i++) {
+			free(s->lx.dd[i].s);
+		}
+		free(s->lx.dd);
+		s->lx.dd = NULL;
+	}
+}
+
+/* The slot of string p[0, n): a hit when it holds these bytes, else it
+ * takes them (see TC_JDD_SLOTS). p has 8 readable bytes past its start. */
+static uint16_t dedup(struct tc_jlex *lx, const uint8_t *p, size_t n) {
+	if (n > TC_JDD_MAX) {
+		return 0;
+	}
+	if (!lx->dd) {
+		lx->dd = tc_xcalloc(TC_JDD_SLOTS, sizeof(*lx->dd));
+	}
+	/* The first and last 8 bytes and the length. */
+	uint64_t a = 0, b = 0;
+	memcpy(&a, p, 8);
+	a &= n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+	if (n > 8) {
+		memcpy(&b, p + n - 8, 8);
+	}
+	uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 31;
+	size_t i = (size_t)(h >> 50);
+	struct tc_jdd_slot *d = &lx->dd[i];
+	if (d->h == h && d->len == n && d->s && memcmp(d->s, p, n) == 0) {
+		return (uint16_t)(i | TC_JDD_VALID | TC_JDD_HIT);
+	}
+	if (d->cap < n || !d->s) {
+		free(d->s);
+		d->cap = n < 32 ? 32 : (uint32_t)n;
+		d->s = tc_xmalloc(d->cap);
+	}
+	memcpy(d->s, p, n);
+	d->h = h;
+	d->len = (uint32_t)n;
+	return (uint16_t)(i | TC_JDD_VALID);
 }
 
 void tc_jbatch_finish(struct tc_jbatch *bt) {
@@ -358,6 +399,9 @@ static bool lex(struct tc_jlex *lx, struct tc_jbatch *bt, bool final, struct tc_
 			}
 			bool key = st == LX_KEY;
 			EMIT(key ? TC_JT_KEY : TC_JT_STR, s + 1, len, q + 1, false);
+			if (lx->dedup) {
+				tok[nt - 1].dd = dedup(lx, p + s + 1, len);
+			}
 			i = q + 1;
 			st = key ? LX_COLON : lx->depth ? LX_NEXT : LX_DONE;
 			after = AFTER_NONE;

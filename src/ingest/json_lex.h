@@ -39,6 +39,22 @@ enum tc_jtok_type {
 	TC_JT_MAP, TC_JT_END_MAP, TC_JT_ARRAY, TC_JT_END_ARRAY,
 };
 
+/*
+ * Strings (keys and values) are deduplicated by the tokeniser, whose thread
+ * has just read their bytes: a string token names one of TC_JDD_SLOTS slots
+ * that now holds its text (TC_JDD_VALID), and says whether the slot held
+ * that text before (TC_JDD_HIT). Tokens come in order, so a reader that
+ * mirrors the slots (an id per slot, forgotten on every miss) takes a
+ * repeated string's id without reading its bytes, which the other thread
+ * wrote. Strings longer than TC_JDD_MAX get no slot, and none does unless
+ * the source's lx.dedup is set (bench/json_lex_noop times tokenising alone).
+ */
+#define TC_JDD_SLOTS 16384
+#define TC_JDD_SLOT(dd) ((dd) & (TC_JDD_SLOTS - 1))
+#define TC_JDD_VALID 0x8000
+#define TC_JDD_HIT 0x4000
+#define TC_JDD_MAX 1024
+
 /* 16 bytes: a batch holds tens of thousands. */
 struct tc_jtok {
 	uint32_t off;      /* text (strings, keys: decoded; numbers) at buf + off */
@@ -46,6 +62,13 @@ struct tc_jtok {
 	uint32_t end;      /* the byte after the token, from buf */
 	uint8_t type;
 	bool b;            /* a bool's value */
+	uint16_t dd;       /* a string's slot (TC_JDD_*), or 0 */
+};
+
+struct tc_jdd_slot {
+	uint64_t h;
+	uint32_t len, cap;
+	uint8_t *s;
 };
 
 struct tc_jlex {
@@ -57,6 +80,8 @@ struct tc_jlex {
 	uint8_t after;     /* what came last: an opener, a comma, or neither */
 	uint64_t trailing_commas;
 	bool eof_in_token; /* the input ended inside a string, number or literal */
+	bool dedup;        /* set string tokens' slots (the reader's choice) */
+	struct tc_jdd_slot *dd; /* TC_JDD_SLOTS, made on first use */
 };
 
 struct tc_jbatch {

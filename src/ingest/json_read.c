@@ -189,6 +189,11 @@ struct reader {
 	size_t n_pend, cap_pend;
 	struct key_cache keys[KEY_CACHE];
 	struct key_cache *strs; /* direct-mapped cache in front of the intern table */
+	/* The tokeniser's string slots mirrored (TC_JDD_SLOTS): each one's id,
+	 * TC_NONE until interned. dd: the slot of the string token being
+	 * handled, set only during its on_scalar or on_key. */
+	uint32_t *dd_id;
+	uint16_t dd;
 	struct op_cache *ops;
 	struct recent {
 		char s[24];
@@ -303,6 +308,19 @@ static uint32_t intern(struct reader *r, const void *vs, size_t n) {
 	k->len = (uint32_t)n;
 	k->id = id;
 	return id;
+}
+
+/* intern() for the string token being handled (s, n are its bytes): its
+ * slot's id when the tokeniser saw it before, without reading the bytes. */
+static uint32_t intern_tok(struct reader *r, const void *s, size_t n) {
+	if (!(r->dd & TC_JDD_VALID)) {
+		return intern(r, s, n);
+	}
+	uint32_t *id = &r->dd_id[TC_JDD_SLOT(r->dd)];
+	if (*id == TC_NONE) {
+		*id = intern(r, s, n);
+	}
+	return *id;
 }
 
 static bool starts_with(const char *s, const char *p) {
@@ -1367,6 +1385,9 @@ static void cap_string(struct reader *r, const unsigned char *s, size_t n) {
 }
 
 static uint32_t arg_key(struct reader *r, const unsigned char *s, size_t n) {
+	if (r->dd & TC_JDD_VALID) {
+		return intern_tok(r, s, n);
+	}
 	uint32_t pos = r->ev.n_args < KEY_CACHE ? r->ev.n_args : KEY_CACHE - 1;
 	struct key_cache *k = &r->keys[pos];
 	if (k->s && k->len == n && memcmp(k->s, s, n) == 0) {
@@ -1385,7 +1406,7 @@ static uint32_t intern_recent(struct reader *r, int field, const unsigned char *
 	if (c->n == n && n && memcmp(c->s, s, n) == 0) {
 		return c->id;
 	}
-	uint32_t id = intern(r, s, n);
+	uint32_t id = intern_tok(r, s, n);
 	if (n <= sizeof(c->s)) {
 		memcpy(c->s, s, n);
 		c->n = n;
@@ -1445,7 +1466,7 @@ static void add_arg(struct reader *r, int type, const unsigned char *s, size_t n
 		break;
 	}
 	case V_STR: {
-		uint32_t v = intern(r, s, n);
+		uint32_t v = intern_tok(r, s, n);
 		pend_push(r, key, TC_ARG_STR)->v.s = v;
 		if (key == r->s.a_collective_name) {
 			r->ev.collective = v;
@@ -1483,7 +1504,7 @@ static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t 
 		switch (slot) {
 		case S_NAME:
 			if (type == V_STR || type == V_NUM) {
-				e->name = intern(r, s, n);
+				e->name = intern_tok(r, s, n);
 				e->has_name = true;
 			}
 			break;
@@ -2387,6 +2408,7 @@ static bool finish(struct reader *r) {
 static void reader_free(struct reader *r) {
 	free(r->ctx);
 	free(r->strs);
+	free(r->dd_id);
 	free(r->ops);
 	free(r->cap);
 	free(r->dps);
@@ -2499,9 +2521,16 @@ static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_
 	case TC_JT_NUM:
 		return on_scalar(r, V_NUM, s, t->len, false);
 	case TC_JT_STR:
-		return on_scalar(r, V_STR, s, t->len, false);
-	case TC_JT_KEY:
-		return on_key(r, s, t->len);
+	case TC_JT_KEY: {
+		if ((t->dd & (TC_JDD_VALID | TC_JDD_HIT)) == TC_JDD_VALID) {
+			r->dd_id[TC_JDD_SLOT(t->dd)] = TC_NONE; /* the slot has new text */
+		}
+		r->dd = t->dd;
+		int rv = t->type == TC_JT_STR ? on_scalar(r, V_STR, s, t->len, false) :
+			on_key(r, s, t->len);
+		r->dd = 0;
+		return rv;
+	}
 	case TC_JT_MAP:
 	case TC_JT_ARRAY:
 		return open_container(r, t->type == TC_JT_MAP);
@@ -2538,6 +2567,7 @@ static bool parse_serial(struct reader *r, struct tc_input *in) {
 	struct tc_jsrc src;
 	struct tc_jbatch b[2] = { 0 };
 	tc_jsrc_init(&src, in, r->lim);
+	src.lx.dedup = true;
 	bool more = true, ok = true;
 	for (size_t k = 0; more && ok; k++) {
 		struct tc_jbatch *bt = &b[k & 1];
@@ -2588,6 +2618,7 @@ static void *produce(void *arg) {
 static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started) {
 	struct pipe *p = tc_xcalloc(1, sizeof(*p));
 	tc_jsrc_init(&p->src, in, r->lim);
+	p->src.lx.dedup = true;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
@@ -2642,6 +2673,8 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	r.thr_slots = tc_xcalloc(r.thr_nslots, sizeof(*r.thr_slots));
 	r.last_thr = TC_NONE;
 	r.strs = tc_xcalloc(STR_CACHE, sizeof(*r.strs));
+	r.dd_id = tc_xmalloc(TC_JDD_SLOTS * sizeof(*r.dd_id));
+	memset(r.dd_id, 0xff, TC_JDD_SLOTS * sizeof(*r.dd_id)); /* TC_NONE */
 	r.ops = tc_xcalloc(OP_CACHE, sizeof(*r.ops));
 	init_names(&r);
 
