@@ -47,13 +47,20 @@ void tc_jsrc_init(struct tc_jsrc *s, struct tc_input *in, const struct tc_limits
 	s->lx.max_depth = lim->max_depth ? lim->max_depth : 64;
 	s->lx.max_string = lim->max_string;
 	s->lx.state = LX_VALUE;
+	/* 64 slots up to 64 KiB of input, a slot more a KiB up to all of them
+	 * (16 MiB); all where the size is unknown (stdin). */
+	uint64_t size = in->file_size ? in->file_size : UINT64_MAX;
+	s->lx.dd_bits = 6;
+	while ((1u << s->lx.dd_bits) < TC_JDD_SLOTS && ((uint64_t)1 << (s->lx.dd_bits + 10)) < size) {
+		s->lx.dd_bits++;
+	}
 }
 
 void tc_jsrc_finish(struct tc_jsrc *s) {
 	free(s->lx.stack);
 	s->lx.stack = NULL;
 	if (s->lx.dd) {
-		for (size_t i = 0; i < TC_JDD_SLOTS; i++) {
+		for (size_t i = 0; i < (size_t)1 << s->lx.dd_bits; i++) {
 			free(s->lx.dd[i].s);
 		}
 		free(s->lx.dd);
@@ -68,7 +75,7 @@ static uint16_t dedup(struct tc_jlex *lx, const uint8_t *p, size_t n) {
 		return 0;
 	}
 	if (!lx->dd) {
-		lx->dd = tc_xcalloc(TC_JDD_SLOTS, sizeof(*lx->dd));
+		lx->dd = tc_xcalloc((size_t)1 << lx->dd_bits, sizeof(*lx->dd));
 	}
 	/* The first and last 8 bytes and the length. */
 	uint64_t a = 0, b = 0;
@@ -79,7 +86,7 @@ static uint16_t dedup(struct tc_jlex *lx, const uint8_t *p, size_t n) {
 	}
 	uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 31;
-	size_t i = (size_t)(h >> 50);
+	size_t i = (size_t)(h >> (64 - lx->dd_bits));
 	struct tc_jdd_slot *d = &lx->dd[i];
 	if (d->h == h && d->len == n && d->s && memcmp(d->s, p, n) == 0) {
 		return (uint16_t)(i | TC_JDD_VALID | TC_JDD_HIT);

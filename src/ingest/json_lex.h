@@ -48,6 +48,8 @@ enum tc_jtok_type {
  * repeated string's id without reading its bytes, which the other thread
  * wrote. Strings longer than TC_JDD_MAX get no slot, and none does unless
  * the source's lx.dedup is set (bench/json_lex_noop times tokenising alone).
+ * A small input uses fewer slots: a folder of small files, or a fuzzer,
+ * should not pay for tables sized for gigabytes.
  */
 #define TC_JDD_SLOTS 16384
 #define TC_JDD_SLOT(dd) ((dd) & (TC_JDD_SLOTS - 1))
@@ -81,7 +83,8 @@ struct tc_jlex {
 	uint64_t trailing_commas;
 	bool eof_in_token; /* the input ended inside a string, number or literal */
 	bool dedup;        /* set string tokens' slots (the reader's choice) */
-	struct tc_jdd_slot *dd; /* TC_JDD_SLOTS, made on first use */
+	uint8_t dd_bits;   /* slots used: 1 << dd_bits (fewer for small inputs) */
+	struct tc_jdd_slot *dd; /* made on first use */
 };
 
 struct tc_jbatch {
