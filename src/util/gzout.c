@@ -18,8 +18,7 @@ struct tc_gzout {
 	FILE *w;          /* write end of the pipe, given to the caller */
 	int rfd;          /* read end, drained by the thread */
 	pthread_t thread;
-	z_stream z;
-	bool z_init;
+	z_stream z;           /* set up unless ISA-L compresses */
 #if TC_HAVE_ISAL
 	struct isal_zstream zs;
 	uint8_t *level_buf;   /* non-NULL: ISA-L compresses, not z */
@@ -111,11 +110,12 @@ static void *run(void *arg) {
 
 static void deflate_end(struct tc_gzout *g) {
 #if TC_HAVE_ISAL
-	free(g->level_buf);
-#endif
-	if (g->z_init) {
-		deflateEnd(&g->z);
+	if (g->level_buf) {
+		free(g->level_buf);
+		return;
 	}
+#endif
+	deflateEnd(&g->z);
 }
 
 struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
@@ -140,7 +140,6 @@ struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
 			tc_error_set(err, TC_EXIT_OUTPUT, "cannot start gzip compression");
 			return NULL;
 		}
-		g->z_init = true;
 	}
 	int fds[2];
 	if (pipe(fds) != 0) {

@@ -22,6 +22,20 @@
 
 #define RAW_CHUNK (256 * 1024)
 
+/*
+ * An inflater: ISA-L's where it is built in (and not refused), else zlib's,
+ * behind one step. wbits as zlib's inflateInit2: 15 zlib, 15 + 16 gzip,
+ * 15 + 32 either (ISA-L picks by the first bytes), -15 raw deflate.
+ */
+struct inflater {
+	z_stream z;
+	bool z_init;
+#if TC_HAVE_ISAL
+	struct inflate_state *is; /* non-NULL: ISA-L inflates, not z */
+	uint32_t crc_flag;
+#endif
+};
+
 struct tc_input_priv {
 	int fd;
 	const uint8_t *mem;  /* tc_input_open_mem: the caller's bytes, no fd */
@@ -32,11 +46,7 @@ struct tc_input_priv {
 	uint8_t *raw;        /* compressed bytes not yet consumed */
 	size_t raw_len, raw_pos;
 	uint64_t raw_total;  /* compressed bytes read */
-	z_stream z;
-	bool z_init;
-#if TC_HAVE_ISAL
-	struct inflate_state *is; /* gzip/zlib through ISA-L instead of z */
-#endif
+	struct inflater inf;  /* gzip/zlib */
 #if TC_HAVE_ZSTD
 	ZSTD_DStream *zs;
 	bool zs_mid;         /* inside a frame: its end not yet seen */
@@ -164,11 +174,108 @@ static ssize_t zstd_produce(struct tc_input *in, uint8_t *buf, size_t cap,
 #endif
 
 #if TC_HAVE_ISAL
-static void isal_start(struct inflate_state *is, enum tc_compression comp) {
-	isal_inflate_init(is);
-	is->crc_flag = comp == TC_COMP_GZIP ? ISAL_GZIP : ISAL_ZLIB;
+static const char *isal_why(int rc) {
+	switch (rc) {
+	case ISAL_INVALID_BLOCK: return "invalid deflate block";
+	case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+	case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+	case ISAL_INVALID_WRAPPER: return "invalid header";
+	case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+	case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+	case ISAL_NEED_DICT: return "needs a preset dictionary";
+	default: return "inflate failed";
+	}
 }
 #endif
+
+/* Start f for wbits (see struct inflater) on data that begins with
+ * head[0, n); zlib_only refuses ISA-L. */
+static bool inflater_init(struct inflater *f, int wbits, bool zlib_only,
+		const uint8_t *head, size_t n, struct tc_error *err) {
+	memset(f, 0, sizeof(*f));
+#if TC_HAVE_ISAL
+	if (!zlib_only && (wbits == 15 || wbits == 15 + 16 || wbits == 15 + 32 || wbits == -15)) {
+		bool gzip = wbits == 15 + 16 ||
+			(wbits == 15 + 32 && n >= 2 && head[0] == 0x1f && head[1] == 0x8b);
+		f->crc_flag = wbits < 0 ? ISAL_DEFLATE : gzip ? ISAL_GZIP : ISAL_ZLIB;
+		f->is = tc_xmalloc(sizeof(*f->is));
+		isal_inflate_init(f->is);
+		f->is->crc_flag = f->crc_flag;
+		return true;
+	}
+#else
+	(void)zlib_only;
+	(void)head;
+	(void)n;
+#endif
+	if (inflateInit2(&f->z, wbits) != Z_OK) {
+		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
+	}
+	f->z_init = true;
+	return true;
+}
+
+/* Ready for another stream (the next gzip member). */
+static void inflater_reset(struct inflater *f) {
+#if TC_HAVE_ISAL
+	if (f->is) {
+		isal_inflate_init(f->is);
+		f->is->crc_flag = f->crc_flag;
+		return;
+	}
+#endif
+	inflateReset(&f->z);
+}
+
+static void inflater_end(struct inflater *f) {
+#if TC_HAVE_ISAL
+	free(f->is);
+	f->is = NULL;
+#endif
+	if (f->z_init) {
+		inflateEnd(&f->z);
+		f->z_init = false;
+	}
+}
+
+/*
+ * One call: *used bytes of in[0, n) consumed, *got bytes into out[0, cap),
+ * *ended at the stream's end; false on corrupt data (*why). An inflater may
+ * hold output past the end of its input (ISA-L does; zlib in a match cut by
+ * a full buffer), so only a call that gives nothing with no input left
+ * means a cut stream.
+ */
+static bool inflater_step(struct inflater *f, const uint8_t *in, size_t n, size_t *used,
+		uint8_t *out, size_t cap, size_t *got, bool *ended, const char **why) {
+	uint32_t in32 = (uint32_t)(n > (1u << 30) ? (1u << 30) : n);
+	uint32_t out32 = (uint32_t)(cap > (1u << 30) ? (1u << 30) : cap);
+#if TC_HAVE_ISAL
+	if (f->is) {
+		struct inflate_state *is = f->is;
+		is->next_in = (uint8_t *)(uintptr_t)in;
+		is->avail_in = in32;
+		is->next_out = out;
+		is->avail_out = out32;
+		int rc = isal_inflate(is);
+		*used = in32 - is->avail_in;
+		*got = out32 - is->avail_out;
+		*ended = is->block_state == ISAL_BLOCK_FINISH;
+		*why = isal_why(rc);
+		return rc == ISAL_DECOMP_OK;
+	}
+#endif
+	f->z.next_in = (Bytef *)(uintptr_t)in;
+	f->z.avail_in = in32;
+	f->z.next_out = out;
+	f->z.avail_out = out32;
+	int rc = inflate(&f->z, Z_NO_FLUSH);
+	*used = in32 - f->z.avail_in;
+	*got = out32 - f->z.avail_out;
+	*ended = rc == Z_STREAM_END;
+	*why = f->z.msg ? f->z.msg : "inflate failed";
+	/* Z_BUF_ERROR: no progress possible, it needs more input. */
+	return rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR;
+}
 
 /* At a member's end: 1 when another gzip member follows (gzip -c a b) and
  * the inflater is reset for it, 0 at the end (trailing bytes are ignored),
@@ -182,69 +289,9 @@ static int next_member(struct tc_input *in, struct tc_error *err) {
 			p->raw[p->raw_pos] != 0x1f) {
 		return 0;
 	}
-#if TC_HAVE_ISAL
-	if (p->is) {
-		isal_start(p->is, in->comp);
-	} else
-#endif
-	inflateReset(&p->z);
+	inflater_reset(&p->inf);
 	p->z_end = false;
 	return 1;
-}
-
-static ssize_t truncated(const struct tc_input *in, struct tc_error *err) {
-	return tc_error_set(err, TC_EXIT_INPUT, "%s stream is truncated",
-		tc_compression_name(in->comp)), -1;
-}
-
-#if TC_HAVE_ISAL
-static const char *isal_why(int rc) {
-	switch (rc) {
-	case ISAL_INVALID_BLOCK: return "invalid deflate block";
-	case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-	case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-	case ISAL_INVALID_WRAPPER: return "invalid header";
-	case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-	case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
-	case ISAL_NEED_DICT: return "needs a preset dictionary";
-	default: return "inflate failed";
-	}
-}
-
-/* One ISA-L call on the raw bytes at hand: *got bytes into buf, *ended at
- * a member's end; false on corrupt data (*why). */
-static bool isal_step(struct tc_input_priv *p, uint8_t *buf, uint32_t cap, size_t *got,
-		bool *ended, const char **why) {
-	struct inflate_state *is = p->is;
-	is->next_in = p->raw + p->raw_pos;
-	is->avail_in = (uint32_t)(p->raw_len - p->raw_pos);
-	is->next_out = buf;
-	is->avail_out = cap;
-	uint32_t before_in = is->avail_in;
-	int rc = isal_inflate(is);
-	p->raw_pos += before_in - is->avail_in;
-	*got = cap - is->avail_out;
-	*ended = is->block_state == ISAL_BLOCK_FINISH;
-	*why = isal_why(rc);
-	return rc == ISAL_DECOMP_OK;
-}
-#endif
-
-/* zlib's step, as isal_step. */
-static bool zlib_step(struct tc_input_priv *p, uint8_t *buf, uint32_t cap, size_t *got,
-		bool *ended, const char **why) {
-	p->z.next_in = p->raw + p->raw_pos;
-	p->z.avail_in = (uInt)(p->raw_len - p->raw_pos);
-	p->z.next_out = buf;
-	p->z.avail_out = cap;
-	uInt before_in = p->z.avail_in;
-	int rc = inflate(&p->z, Z_NO_FLUSH);
-	p->raw_pos += before_in - p->z.avail_in;
-	*got = cap - p->z.avail_out;
-	*ended = rc == Z_STREAM_END;
-	*why = p->z.msg ? p->z.msg : "inflate failed";
-	/* Z_BUF_ERROR: no progress possible, it needs more input. */
-	return rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR;
 }
 
 /* Produce decompressed bytes from the raw stream (head replay excluded). */
@@ -281,18 +328,13 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 		if (!raw_fill(in, err)) {
 			return -1;
 		}
-		/* At the end of the input an inflater may still hold output: only
-		 * a call that gives none and no end means a cut stream. */
 		bool at_end = p->raw_pos >= p->raw_len && p->raw_eof;
-		uint32_t room = (uint32_t)(cap > (1u << 30) ? (1u << 30) : cap);
-		bool ok, ended;
+		size_t used;
+		bool ended;
 		const char *why;
-#if TC_HAVE_ISAL
-		if (p->is) {
-			ok = isal_step(p, buf, room, &got, &ended, &why);
-		} else
-#endif
-		ok = zlib_step(p, buf, room, &got, &ended, &why);
+		bool ok = inflater_step(&p->inf, p->raw + p->raw_pos, p->raw_len - p->raw_pos,
+			&used, buf, cap, &got, &ended, &why);
+		p->raw_pos += used;
 		p->out_total += got;
 		if (!ok) {
 			tc_error_set(err, TC_EXIT_INPUT, "%s data is corrupt: %s",
@@ -303,22 +345,14 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 		if (ended) {
 			p->z_end = true;
 		} else if (got == 0 && at_end) {
-			return truncated(in, err);
+			return tc_error_set(err, TC_EXIT_INPUT, "%s stream is truncated",
+				tc_compression_name(in->comp)), -1;
 		}
 	}
 	if (!check_limits(in, err)) {
 		return -1;
 	}
 	return (ssize_t)got;
-}
-
-static bool has_isal(const struct tc_input_priv *p) {
-#if TC_HAVE_ISAL
-	return p->is != NULL;
-#else
-	(void)p;
-	return false;
-#endif
 }
 
 /* Detect compression and fill head[]: the part of opening after the source
@@ -349,18 +383,10 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 			"tracectl was built without libzstd");
 #endif
 	}
-#if TC_HAVE_ISAL
-	if ((in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) && !in->lim->zlib_inflate) {
-		p->is = tc_xmalloc(sizeof(*p->is));
-		isal_start(p->is, in->comp);
-	}
-#endif
-	if ((in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) && !has_isal(p)) {
-		if (inflateInit2(&p->z, in->comp == TC_COMP_GZIP ? 15 + 16 : 15) != Z_OK) {
-			tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
-			return false;
-		}
-		p->z_init = true;
+	if ((in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) &&
+			!inflater_init(&p->inf, in->comp == TC_COMP_GZIP ? 15 + 16 : 15,
+				in->lim->zlib_inflate, r, rl, err)) {
+		return false;
 	}
 	while (in->head_len < TC_INPUT_HEAD) {
 		ssize_t n = produce(in, in->head + in->head_len,
@@ -565,12 +591,7 @@ void tc_input_finish(struct tc_input *in) {
 			free(p->map);
 		}
 	}
-	if (p->z_init) {
-		inflateEnd(&p->z);
-	}
-#if TC_HAVE_ISAL
-	free(p->is);
-#endif
+	inflater_end(&p->inf);
 #if TC_HAVE_ZSTD
 	ZSTD_freeDStream(p->zs);
 #endif
@@ -614,42 +635,41 @@ static bool obuf_room(struct obuf *o, struct tc_error *err) {
 	return true;
 }
 
-#if TC_HAVE_ISAL
-/* tc_inflate through ISA-L; windowbits picks the wrapper as zlib's does. */
-static bool isal_whole(const uint8_t *src, size_t len, int windowbits, size_t cap,
-		uint8_t **out, size_t *out_len, struct tc_error *err) {
-	struct inflate_state *is = tc_xmalloc(sizeof(*is));
-	isal_inflate_init(is);
-	bool gzip = windowbits == 15 + 16 ||
-		(windowbits == 15 + 32 && len >= 2 && src[0] == 0x1f && src[1] == 0x8b);
-	is->crc_flag = windowbits < 0 ? ISAL_DEFLATE : gzip ? ISAL_GZIP : ISAL_ZLIB;
+/* tc_inflate and tc_inflate_zlib: the stream's loop over a whole buffer. */
+static bool inflate_whole(const uint8_t *src, size_t len, int windowbits, bool zlib_only,
+		size_t cap, uint8_t **out, size_t *out_len, struct tc_error *err) {
+	struct inflater f;
+	if (!inflater_init(&f, windowbits, zlib_only, src, len, err)) {
+		return false;
+	}
 	struct obuf o;
 	obuf_init(&o, len, cap);
-	is->next_in = (uint8_t *)(uintptr_t)src;
-	/* Past 4 GiB the rest reads as a cut stream: bundles are far smaller. */
-	is->avail_in = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
+	size_t pos = 0;
 	bool ok = true;
-	while (is->block_state != ISAL_BLOCK_FINISH) {
+	for (;;) {
 		if (!obuf_room(&o, err)) {
 			ok = false;
 			break;
 		}
-		is->next_out = o.p + o.len;
-		is->avail_out = (uint32_t)(o.cap - o.len);
-		int rc = isal_inflate(is);
-		size_t got = o.cap - o.len - is->avail_out;
-		o.len += got;
-		if (rc != ISAL_DECOMP_OK) {
-			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt: %s",
-				isal_why(rc));
+		size_t used, got;
+		bool ended;
+		const char *why;
+		if (!inflater_step(&f, src + pos, len - pos, &used, o.p + o.len, o.cap - o.len,
+				&got, &ended, &why)) {
+			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt: %s", why);
 			break;
 		}
-		if (is->block_state != ISAL_BLOCK_FINISH && got == 0 && is->avail_out) {
+		pos += used;
+		o.len += got;
+		if (ended) {
+			break;
+		}
+		if (got == 0 && pos == len) {
 			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
 			break;
 		}
 	}
-	free(is);
+	inflater_end(&f);
 	if (!ok) {
 		free(o.p);
 		return false;
@@ -658,59 +678,15 @@ static bool isal_whole(const uint8_t *src, size_t len, int windowbits, size_t ca
 	*out_len = o.len;
 	return true;
 }
-#endif
 
 bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
 		uint8_t **out, size_t *out_len, struct tc_error *err) {
-#if TC_HAVE_ISAL
-	if (windowbits == 15 || windowbits == 15 + 16 || windowbits == 15 + 32 ||
-			windowbits == -15) {
-		return isal_whole(src, len, windowbits, cap, out, out_len, err);
-	}
-#endif
-	return tc_inflate_zlib(src, len, windowbits, cap, out, out_len, err);
+	return inflate_whole(src, len, windowbits, false, cap, out, out_len, err);
 }
 
 bool tc_inflate_zlib(const uint8_t *src, size_t len, int windowbits, size_t cap,
 		uint8_t **out, size_t *out_len, struct tc_error *err) {
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, windowbits) != Z_OK) {
-		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
-	}
-	struct obuf o;
-	obuf_init(&o, len, cap);
-	z.next_in = (Bytef *)src;
-	z.avail_in = (uInt)len;
-	int rc;
-	for (;;) {
-		if (!obuf_room(&o, err)) {
-			inflateEnd(&z);
-			return false;
-		}
-		z.next_out = o.p + o.len;
-		z.avail_out = (uInt)(o.cap - o.len);
-		rc = inflate(&z, Z_NO_FLUSH);
-		o.len = o.cap - z.avail_out;
-		if (rc == Z_STREAM_END) {
-			break;
-		}
-		if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
-			inflateEnd(&z);
-			free(o.p);
-			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt%s%s",
-				z.msg ? ": " : "", z.msg ? z.msg : "");
-		}
-		if (z.avail_in == 0 && z.avail_out != 0) {
-			inflateEnd(&z);
-			free(o.p);
-			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
-		}
-	}
-	inflateEnd(&z);
-	*out = o.p;
-	*out_len = o.len;
-	return true;
+	return inflate_whole(src, len, windowbits, true, cap, out, out_len, err);
 }
 
 bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
