@@ -336,7 +336,7 @@ static void finding_text(FILE *f, const struct tc_model *m, const struct tc_find
 		fprintf(f, "\n");
 	}
 	if (fd->n_steps) {
-		fprintf(f, "    steps:");
+		fprintf(f, "    step numbers:");
 		for (size_t i = 0; i < fd->n_steps; i++) {
 			fprintf(f, "%s %" PRId64, i ? "," : "", fd->steps[i]);
 		}
