@@ -544,6 +544,91 @@ START_TEST(zstd_same) {
 }
 END_TEST
 
+static struct tc_model *read_with(const char *path, const struct tc_limits *lim,
+		struct tc_error *err) {
+	tc_error_init(err);
+	struct tc_model *m = tc_model_create();
+	if (!tc_ingest_file(m, path, lim, err)) {
+		tc_model_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+/*
+ * A gzip'd trace is walked while it is inflated (a view that grows): 20 MiB,
+ * so several chunks, pipelined, with pages released behind the reader,
+ * and a helper held to 64 KiB ahead of it so the two wait on each other
+ * all along. The same events as the plain file, in line and pipelined;
+ * cut, a truncated gzip stream; over the size cap, the cap's error.
+ */
+START_TEST(growing_view) {
+	const char *pa = fixture("fixtures/perfetto/slices.pb");
+	if (!pa) {
+		return;
+	}
+	size_t n;
+	unsigned char *one = tc_test_slurp(pa, &n);
+	size_t copies = (20u << 20) / n + 1, len = copies * n;
+	unsigned char *big = malloc(len);
+	for (size_t i = 0; i < copies; i++) {
+		memcpy(big + i * n, one, n);
+	}
+	size_t zn;
+	uint8_t *z = tc_test_deflate(big, len, 15 + 16, 1, &zn);
+	/* One path for all: the model keeps it. */
+	char path[64];
+	snprintf(path, sizeof(path), "%s", tc_test_tmpfile(big, len));
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	lim.view_ahead = 64u << 10;
+	const uint8_t modes[] = { 0, TC_READER_THREAD_ALWAYS };
+	for (size_t k = 0; k < 2; k++) {
+		lim.reader_thread = modes[k];
+		lim.max_input = (uint64_t)64 << 30;
+		struct tc_error err;
+		tc_test_write(path, big, len);
+		struct tc_model *a = read_with(path, &lim, &err);
+		ck_assert_msg(a != NULL, "%s", err.msg);
+		tc_test_write(path, z, zn);
+		struct tc_model *b = read_with(path, &lim, &err);
+		ck_assert_msg(b != NULL, "%s", err.msg);
+		ck_assert_uint_ge(b->ev.n, copies);
+		/* Not tc_test_same_model: the compression's name is a string. */
+		tc_model_finalize(a);
+		tc_model_finalize(b);
+		double da[6], db[6];
+		digest(a, da);
+		digest(b, db);
+		ck_assert_mem_eq(da, db, sizeof(da));
+		ck_assert_int_eq(a->origin_ns, b->origin_ns);
+		ck_assert_uint_eq(a->n_ops, b->n_ops);
+		tc_model_destroy(a);
+		tc_model_destroy(b);
+		lim.max_input = 5u << 20;
+		ck_assert(read_with(path, &lim, &err) == NULL);
+		ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+		/* Cut: the helper may meet the cut long before the reader (the
+		 * default reads 64 MiB ahead) or just in time. */
+		lim.max_input = (uint64_t)64 << 30;
+		tc_test_write(path, z, zn / 2);
+		const size_t aheads[] = { 64u << 10, 0 };
+		for (size_t j = 0; j < 2; j++) {
+			lim.view_ahead = aheads[j];
+			ck_assert(read_with(path, &lim, &err) == NULL);
+			ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+			ck_assert_msg(strstr(err.msg, "gzip stream is truncated") != NULL,
+				"ahead %zu: %s", aheads[j], err.msg);
+		}
+		lim.view_ahead = 64u << 10;
+	}
+	unlink(path);
+	free(z);
+	free(big);
+	free(one);
+}
+END_TEST
+
 /* A zstd_compressed_packets bundle that is not zstd, after a valid trace:
  * refused at the bundle's packet, with or without libzstd (never skipped). */
 START_TEST(zstd_bundle_refused) {
@@ -863,6 +948,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, compressed_same);
 	tcase_add_test(tc, zstd_same);
 	tcase_add_test(tc, zstd_bundle_refused);
+	tcase_add_test(tc, growing_view);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, malformed_message);

@@ -335,22 +335,6 @@ START_TEST(input_errors) {
 }
 END_TEST
 
-/* Compress with zlib: gzip (wbits 31) or zlib (15) format. */
-static uint8_t *deflate_with(const uint8_t *src, size_t n, int wbits, size_t *out_len) {
-	z_stream z = { 0 };
-	ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	size_t cap = deflateBound(&z, (uLong)n) + 64;
-	uint8_t *out = malloc(cap);
-	z.next_in = (Bytef *)(uintptr_t)src;
-	z.avail_in = (uInt)n;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*out_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
 /* Stream all of data through the input layer, chunk bytes a read. */
 struct drained {
 	bool ok;
@@ -398,8 +382,8 @@ START_TEST(input_inflaters) {
 		text[i] = (uint8_t)(unit[i % (sizeof(unit) - 1)] + (i / 4096) % 3);
 	}
 	size_t gz_len, zl_len;
-	uint8_t *gz = deflate_with(text, sizeof(text), 31, &gz_len);
-	uint8_t *zl = deflate_with(text, sizeof(text), 15, &zl_len);
+	uint8_t *gz = tc_test_deflate(text, sizeof(text), 31, 6, &gz_len);
+	uint8_t *zl = tc_test_deflate(text, sizeof(text), 15, 6, &zl_len);
 	/* gzip -c a b, then a member and junk. */
 	uint8_t *two = malloc(2 * gz_len + 8);
 	memcpy(two, gz, gz_len);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "model/model.h"
 #include "tc_test.h"
 
@@ -60,6 +61,28 @@ const char *tc_test_tmpfile(const void *data, size_t n) {
 	ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
 	close(fd);
 	return path;
+}
+
+uint8_t *tc_test_deflate(const void *src, size_t n, int wbits, int level, size_t *out_len) {
+	z_stream z = { 0 };
+	ck_assert_int_eq(deflateInit2(&z, level, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = deflateBound(&z, (uLong)n) + 64;
+	uint8_t *out = malloc(cap);
+	z.next_in = (Bytef *)(uintptr_t)src;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+void tc_test_write(const char *path, const void *data, size_t n) {
+	FILE *f = fopen(path, "wb");
+	ck_assert_msg(f != NULL, "%s", path);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
 }
 
 int tc_test_run(Suite *s) {

@@ -18,6 +18,11 @@ unsigned char *tc_test_slurp(const char *path, size_t *len);
 /* A new temporary file holding data[0, n); its path (static buffer). The
  * caller unlinks it. */
 const char *tc_test_tmpfile(const void *data, size_t n);
+/* src[0, n) compressed by zlib in one go: gzip (wbits 31) or zlib (15)
+ * format, at level; malloc'd. */
+uint8_t *tc_test_deflate(const void *src, size_t n, int wbits, int level, size_t *out_len);
+/* Replace path's contents with data[0, n). */
+void tc_test_write(const char *path, const void *data, size_t n);
 struct tc_model;
 struct tc_track;
 /* Event ev's track (the model's tc_model_event_track), asserted to exist. */

@@ -436,6 +436,8 @@ struct pre {
 
 	struct st *a;           /* in line: the model half, called per packet */
 	struct ppipe *pipe;     /* pipelined: where records go */
+	struct tc_input *in;    /* the input's view; it may still grow */
+	bool all;               /* the view holds the whole input */
 };
 
 /*
@@ -2624,12 +2626,45 @@ static bool packet(struct pre *b, const uint8_t *p, size_t len) {
 }
 
 /*
+ * Make the top-level view (which ends at *end) hold the n bytes at p, or
+ * reach the input's end; *end moves with it. False when reading the input
+ * failed.
+ */
+static bool reach_more(struct pre *b, const uint8_t *buf, const uint8_t **end,
+		const uint8_t *p, uint64_t n) {
+	uint64_t at = (uint64_t)(p - buf);
+	/* A length past what any input may hold waits for the end (the view
+	 * stops at the size cap). */
+	uint64_t want = n < SIZE_MAX - at ? at + n : SIZE_MAX;
+	size_t avail;
+	if (!tc_input_need(b->in, (size_t)want, &avail, &b->all, b->err)) {
+		return false;
+	}
+	*end = buf + avail;
+	return true;
+}
+
+static inline bool reach(struct pre *b, const uint8_t *buf, const uint8_t **end,
+		const uint8_t *p, uint64_t n) {
+	return b->all || n <= (uint64_t)(*end - p) || reach_more(b, buf, end, p, n);
+}
+
+/*
  * Walk `0x0a len packet` records. At top level other fields are skipped (as
- * trace_processor does); inside a bundle anything else is an error.
+ * trace_processor does); inside a bundle anything else is an error. The top
+ * level may be a view that grows: each packet is waited for whole.
  */
 static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top) {
 	const uint8_t *p = buf, *end = buf + len;
-	while (p < end) {
+	for (;;) {
+		/* A tag and a length, or a tag and a fixed-width value, fit in 20
+		 * bytes. */
+		if (top && !reach(b, buf, &end, p, 20)) {
+			return false;
+		}
+		if (p >= end) {
+			break;
+		}
 		const uint8_t *start = p;
 		if (top) {
 			b->pkt_off = (uint64_t)(start - buf);
@@ -2644,6 +2679,9 @@ static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top
 			if (!tc_pb_varint(&p, end, &n)) {
 				return pre_fail_at(b, start - buf,
 					"truncated packet length", "");
+			}
+			if (top && !reach(b, buf, &end, p, n)) {
+				return false;
 			}
 			if (n > (uint64_t)(end - p)) {
 				return pre_fail_at(b, start - buf,
@@ -2667,7 +2705,11 @@ static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top
 				return pre_fail_at(b, start - buf, "truncated varint", "");
 			}
 		} else if (wt == TC_PB_LEN) {
-			if (!tc_pb_varint(&p, end, &n) || n > (uint64_t)(end - p)) {
+			bool got = tc_pb_varint(&p, end, &n);
+			if (got && top && !reach(b, buf, &end, p, n)) {
+				return false;
+			}
+			if (!got || n > (uint64_t)(end - p)) {
 				return pre_fail_at(b, start - buf,
 					"field length runs past the end of the file", "");
 			}
@@ -2707,8 +2749,10 @@ static void *pp_main(void *arg) {
 static bool walk_pipelined(struct pre *b, struct st *s, const uint8_t *buf, size_t len,
 		bool *started) {
 	struct ppipe *pp = tc_xcalloc(1, sizeof(*pp));
-	/* A packet takes 2 bytes or more: small inputs (tests) get small blocks. */
-	pp->recs = len / 2 / PP_BLOCKS + 4 < PP_RECS ? len / 2 / PP_BLOCKS + 4 : PP_RECS;
+	/* A packet takes 2 bytes or more: small inputs (tests) get small blocks.
+	 * A view still growing may be any size. */
+	size_t most = b->all ? len / 2 / PP_BLOCKS + 4 : PP_RECS;
+	pp->recs = most < PP_RECS ? most : PP_RECS;
 	pp->blk = tc_xmalloc(PP_BLOCKS * pp->recs * sizeof(*pp->blk));
 	pp->b = b;
 	pp->buf = buf;
@@ -3219,9 +3263,17 @@ static int sniff(const uint8_t *head, size_t len) {
 
 static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
+	/* Compressed input and pipes are read (on a helper thread where a core
+	 * is spare) while the packets are walked. */
 	const uint8_t *data;
 	size_t size;
-	if (!tc_input_map(in, &data, &size, err)) {
+	bool all;
+	if (!tc_input_view(in, lim->reader_thread != 0, &data, &size, &all, err)) {
+		return false;
+	}
+	/* Pipelining pays from PP_MIN_FILE bytes: see whether there are that many. */
+	if (!all && lim->reader_thread && !tc_input_need(in, PP_MIN_FILE, &size, &all, err)) {
+		tc_input_stop(in);
 		return false;
 	}
 	struct st s = {
@@ -3230,6 +3282,7 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 	};
 	struct pre b = {
 		.lim = lim, .err = err, .base = data, .trace_clock = PF_CLOCK_BOOTTIME, .a = &s,
+		.in = in, .all = all,
 	};
 	s.s_thread_time = tc_model_intern(m, "thread time");
 	s.s_instr = tc_model_intern(m, "thread instruction count");
@@ -3245,6 +3298,7 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 	if (!started) {
 		ok = walk_packets(&b, data, size, true);
 	}
+	tc_input_stop(in);
 	if (ok) {
 		build_model(&s);
 	}

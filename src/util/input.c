@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +22,12 @@
 #include "util/xalloc.h"
 
 #define RAW_CHUNK (256 * 1024)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels refuse it harmlessly */
+#endif
+#define GROW_CHUNK (4u << 20)   /* a growing view is made writable this much at a time, */
+#define GROW_READ (1u << 20)    /* read this much at a time at most, */
+#define GROW_AHEAD (64u << 20)  /* and this far past its reader at most (default) */
 
 /*
  * An inflater: ISA-L's where it is built in (and not refused), else zlib's,
@@ -59,6 +66,29 @@ struct tc_input_priv {
 	bool map_is_mmap;
 	bool map_borrowed;   /* map points at mem: not ours to free */
 	size_t released;
+	struct grow *grow;   /* map is a growing view (tc_input_view) */
+};
+
+/*
+ * A growing view: one reserved range (PROT_NONE until written) that the
+ * content is read into front to back, so pointers into it never move. One
+ * thread reads (the helper, else the reader inside tc_input_need) and owns
+ * committed; the fields from avail on are under the lock.
+ */
+struct grow {
+	size_t resv;         /* bytes reserved at map */
+	size_t committed;    /* of them writable */
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	size_t avail;        /* bytes read */
+	size_t asked;        /* the most a reader has waited for */
+	bool all;            /* nothing more comes: the end, or failed */
+	bool failed;         /* err says why */
+	bool stop;           /* the reader is done: the helper ends */
+	unsigned waiting;    /* readers blocked for more */
+	struct tc_error err;
 };
 
 void tc_limits_default(struct tc_limits *lim) {
@@ -551,12 +581,198 @@ bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 	return true;
 }
 
+/*
+ * Read once into the view at `at` (only this thread writes past avail).
+ * Returns the bytes read, 0 at the end, -1 with *err set.
+ */
+static ssize_t grow_read(struct tc_input *in, size_t at, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	struct grow *g = p->grow;
+	if (at > in->lim->max_input) {
+		return size_limit(in, err), -1;
+	}
+	if (at == g->committed) {
+		size_t n = g->resv - at < GROW_CHUNK ? g->resv - at : GROW_CHUNK;
+		if (n == 0 || mprotect(p->map + at, n, PROT_READ | PROT_WRITE) != 0) {
+			return tc_error_set(err, TC_EXIT_LIMIT, "out of memory reading "
+				"the input (%" PRIu64 " bytes so far)", (uint64_t)at), -1;
+		}
+		/* Faulted in together: cheaper than a fault a page. */
+		madvise(p->map + at, n, MADV_POPULATE_WRITE);
+		g->committed += n;
+	}
+	size_t ahead = in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
+	size_t n = g->committed - at;
+	n = n < GROW_READ ? n : GROW_READ;
+	return tc_input_read(in, p->map + at, n < ahead ? n : ahead, err);
+}
+
+/* One read's outcome, published; wakes a waiting reader. */
+static void grow_publish(struct grow *g, ssize_t n, const struct tc_error *err) {
+	pthread_mutex_lock(&g->lock);
+	if (n > 0) {
+		g->avail += (size_t)n;
+	} else {
+		g->all = true;
+		if (n < 0) {
+			g->failed = true;
+			g->err = *err;
+		}
+	}
+	if (g->waiting) {
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* The helper: reads at most GROW_AHEAD past the last release, or past what
+ * a reader waits for (one that never releases still gets its bytes). */
+static void *grow_main(void *arg) {
+	struct tc_input *in = arg;
+	struct grow *g = in->priv->grow;
+	size_t ahead = in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
+	size_t at = 0;
+	for (;;) {
+		pthread_mutex_lock(&g->lock);
+		for (;;) {
+			size_t from = in->priv->released > g->asked ? in->priv->released : g->asked;
+			if (g->stop || at < from || at - from < ahead) {
+				break;
+			}
+			pthread_cond_wait(&g->cv, &g->lock);
+		}
+		bool stop = g->stop;
+		pthread_mutex_unlock(&g->lock);
+		if (stop) {
+			break;
+		}
+		struct tc_error e;
+		tc_error_init(&e);
+		ssize_t n = grow_read(in, at, &e);
+		grow_publish(g, n, &e);
+		if (n <= 0) {
+			break;
+		}
+		at += (size_t)n;
+	}
+	return NULL;
+}
+
+bool tc_input_view(struct tc_input *in, bool threaded, const uint8_t **data,
+		size_t *avail, bool *all, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	bool whole = p->map || (in->comp == TC_COMP_NONE &&
+		(p->mem || (p->regular && in->file_size > 0)));
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t want = in->lim->max_input + 2 * (uint64_t)page;
+	void *m = MAP_FAILED;
+	if (!whole && want < (uint64_t)SIZE_MAX / 2) {
+		/* Address space only: nothing is committed until written. */
+		m = mmap(NULL, (size_t)want & ~(page - 1), PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
+	if (m == MAP_FAILED) {
+		*all = true;
+		return tc_input_map(in, data, avail, err);
+	}
+	struct grow *g = tc_xcalloc(1, sizeof(*g));
+	g->resv = (size_t)want & ~(page - 1);
+	tc_error_init(&g->err);
+	p->map = m;
+	p->map_len = g->resv;
+	p->grow = g;
+	/* The lock serves without a helper too: a pipelined reader may ask for
+	 * bytes on one thread and release them on another. */
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->threaded = threaded && pthread_create(&g->thread, NULL, grow_main, in) == 0;
+	*data = m;
+	*avail = 0;
+	*all = false;
+	return true;
+}
+
+bool tc_input_need(struct tc_input *in, size_t upto, size_t *avail, bool *all,
+		struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	struct grow *g = p->grow;
+	if (!g) {
+		*avail = p->map_len;
+		*all = true;
+		return true;
+	}
+	pthread_mutex_lock(&g->lock);
+	while (g->avail < upto && !g->all) {
+		if (g->threaded) {
+			if (upto > g->asked) {
+				g->asked = upto;
+				pthread_cond_broadcast(&g->cv); /* a helper held back */
+			}
+			g->waiting++;
+			pthread_cond_wait(&g->cv, &g->lock);
+			g->waiting--;
+			continue;
+		}
+		/* Without a helper this thread reads (and is the only one that
+		 * does): no one else moves avail meanwhile. */
+		size_t at = g->avail;
+		pthread_mutex_unlock(&g->lock);
+		struct tc_error e;
+		tc_error_init(&e);
+		grow_publish(g, grow_read(in, at, &e), &e);
+		pthread_mutex_lock(&g->lock);
+	}
+	*avail = g->avail;
+	*all = g->all && !g->failed; /* after a failure, asking for more says why */
+	bool ok = !(g->failed && g->avail < upto);
+	if (!ok) {
+		*err = g->err;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return ok;
+}
+
+void tc_input_stop(struct tc_input *in) {
+	struct grow *g = in->priv ? in->priv->grow : NULL;
+	if (!g || !g->threaded) {
+		return;
+	}
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	g->threaded = false;
+}
+
+/* A growing view's pages before upto are dropped for good (they are
+ * anonymous): the helper may read that much further. */
+static void grow_release(struct tc_input_priv *p, size_t upto) {
+	struct grow *g = p->grow;
+	pthread_mutex_lock(&g->lock);
+	if (upto > g->avail) {
+		upto = g->avail;
+	}
+	if (upto > p->released + (16u << 20)) {
+		madvise(p->map + p->released, upto - p->released, MADV_DONTNEED);
+		p->released = upto;
+		if (g->threaded) {
+			pthread_cond_broadcast(&g->cv);
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
 void tc_input_release(struct tc_input *in, size_t upto) {
 	struct tc_input_priv *p = in->priv;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (p && p->grow) {
+		grow_release(p, upto & ~(page - 1));
+		return;
+	}
 	if (!p || !p->map_is_mmap) {
 		return;
 	}
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	upto &= ~(page - 1);
 	if (upto > p->map_len) {
 		upto = p->map_len & ~(page - 1);
@@ -584,6 +800,13 @@ void tc_input_finish(struct tc_input *in) {
 		return;
 	}
 	struct tc_input_priv *p = in->priv;
+	tc_input_stop(in);
+	if (p->grow) {
+		pthread_mutex_destroy(&p->grow->lock);
+		pthread_cond_destroy(&p->grow->cv);
+		free(p->grow);
+		p->map_is_mmap = true; /* the reserved range */
+	}
 	if (p->map) {
 		if (p->map_is_mmap) {
 			munmap(p->map, p->map_len);

@@ -39,6 +39,9 @@ struct tc_limits {
 	/* Not a limit either: inflate gzip/zlib with zlib even where ISA-L is
 	 * built in (tests compare the two; benchmarks time them). */
 	bool zlib_inflate;
+	/* Nor this: how far a growing view's helper reads ahead of its reader
+	 * (tc_input_view); 0 is the default, 64 MiB (tests make it small). */
+	size_t view_ahead;
 };
 
 #define TC_READER_THREAD_ALWAYS 2
@@ -81,8 +84,34 @@ ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,
 bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 	struct tc_error *err);
 
+/*
+ * The content as a view that grows, for a reader that walks it front to
+ * back: a plain regular file (or memory) is whole at once, as with
+ * tc_input_map; compressed content and pipes are read into one reserved
+ * address range as the reader asks (tc_input_need), so pointers into the
+ * view stay valid until tc_input_finish(). With `threaded`, a helper thread
+ * reads ahead, at most lim->view_ahead (64 MiB) past the last
+ * tc_input_release() or the last wait, so memory stays bounded as for a
+ * mapped file. *avail: bytes in the view so far;
+ * *all: that is all of it. Where no range can be reserved, this is
+ * tc_input_map.
+ */
+bool tc_input_view(struct tc_input *in, bool threaded, const uint8_t **data,
+	size_t *avail, bool *all, struct tc_error *err);
+
+/* Wait until the view holds upto bytes or all there is; *avail and *all as
+ * above. False with err set when reading failed before upto (the bytes
+ * before the failure stay readable). Callable from any one thread at a
+ * time beside the helper. */
+bool tc_input_need(struct tc_input *in, size_t upto, size_t *avail, bool *all,
+	struct tc_error *err);
+
+/* Stop a view's helper thread (done, or giving up early); the view stays. */
+void tc_input_stop(struct tc_input *in);
+
 /* The reader no longer needs mapped bytes before upto: lets the kernel drop
- * those pages so peak memory does not include the whole file. */
+ * those pages so peak memory does not include the whole file. In a growing
+ * view they are gone for good. */
 void tc_input_release(struct tc_input *in, size_t upto);
 
 /* Bytes of decompressed content delivered so far. */
