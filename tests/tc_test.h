@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Path of a real trace under TC_TRACES, or NULL when the folder is absent
  * (a fresh clone has no ../shared): callers skip then. Static buffer. */
