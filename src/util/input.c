@@ -25,7 +25,7 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels refuse it harmlessly */
 #endif
-#define GROW_CHUNK (4u << 20)   /* a growing view is made writable this much at a time, */
+#define GROW_CHUNK (4u << 20)   /* a growing view is made writable this much at a time at most, */
 #define GROW_READ (1u << 20)    /* read this much at a time at most, */
 #define GROW_AHEAD (64u << 20)  /* and this far past its reader at most (default) */
 
@@ -573,6 +573,11 @@ bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 			break;
 		}
 		len += (size_t)n;
+		if (len > in->lim->max_input) {
+			/* Decompression checks this itself; a pipe needs it here. */
+			free(buf);
+			return size_limit(in, err);
+		}
 	}
 	p->map = buf;
 	p->map_len = len;
@@ -592,7 +597,9 @@ static ssize_t grow_read(struct tc_input *in, size_t at, struct tc_error *err) {
 		return size_limit(in, err), -1;
 	}
 	if (at == g->committed) {
-		size_t n = g->resv - at < GROW_CHUNK ? g->resv - at : GROW_CHUNK;
+		/* 64 KiB first, doubling to GROW_CHUNK: small inputs stay small. */
+		size_t n = at < (64u << 10) ? 64u << 10 : at < GROW_CHUNK ? at : GROW_CHUNK;
+		n = g->resv - at < n ? g->resv - at : n;
 		if (n == 0 || mprotect(p->map + at, n, PROT_READ | PROT_WRITE) != 0) {
 			return tc_error_set(err, TC_EXIT_LIMIT, "out of memory reading "
 				"the input (%" PRIu64 " bytes so far)", (uint64_t)at), -1;
@@ -604,7 +611,12 @@ static ssize_t grow_read(struct tc_input *in, size_t at, struct tc_error *err) {
 	size_t ahead = in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
 	size_t n = g->committed - at;
 	n = n < GROW_READ ? n : GROW_READ;
-	return tc_input_read(in, p->map + at, n < ahead ? n : ahead, err);
+	n = n < ahead ? n : ahead;
+	/* One byte past the cap at most: the next read refuses it. */
+	if (n > in->lim->max_input + 1 - at) {
+		n = (size_t)(in->lim->max_input + 1 - at);
+	}
+	return tc_input_read(in, p->map + at, n, err);
 }
 
 /* One read's outcome, published; wakes a waiting reader. */

@@ -47,14 +47,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 	/* Whole content. */
 	tc_error_init(&err);
+	uint8_t *whole = NULL;
+	size_t whole_len = 0;
+	bool whole_ok = false;
 	if (tc_input_open_mem(&in, "fuzz", data, size, &lim, &err)) {
 		const uint8_t *d;
-		size_t len;
-		if (tc_input_map(&in, &d, &len, &err) && len > lim.max_input) {
+		whole_ok = tc_input_map(&in, &d, &whole_len, &err);
+		if (whole_ok && whole_len > lim.max_input) {
 			abort();
+		}
+		if (whole_ok) {
+			whole = tc_xmalloc(whole_len + 1);
+			memcpy(whole, d, whole_len);
 		}
 		tc_input_finish(&in);
 	}
+
+	/* A growing view, asked for in steps and released behind, read in line
+	 * (and for half the inputs by a helper held close behind): the whole
+	 * content's bytes, or a refusal where it was refused. */
+	for (int threaded = 0; threaded < 1 + (size && (data[0] & 1)); threaded++) {
+		tc_error_init(&err);
+		if (!tc_input_open_mem(&in, "fuzz", data, size, &lim, &err)) {
+			continue;
+		}
+		lim.view_ahead = size > 2 ? (size_t)data[2] * 131 + 1 : 1;
+		const uint8_t *d;
+		size_t avail, checked = 0;
+		bool all, vok = tc_input_view(&in, threaded, &d, &avail, &all, &err);
+		size_t step = size > 1 ? ((size_t)data[1] << 12) + 1 : 1;
+		for (size_t want = step; vok; want += step) {
+			vok = tc_input_need(&in, want, &avail, &all, &err);
+			if (!vok) {
+				break;
+			}
+			if ((avail < want && !all) || avail > lim.max_input + 1 ||
+					(whole_ok && (avail > whole_len ||
+					memcmp(d + checked, whole + checked, avail - checked) != 0))) {
+				abort();
+			}
+			checked = avail;
+			tc_input_release(&in, checked);
+			if (all) {
+				break;
+			}
+		}
+		if (vok != whole_ok || (vok && checked != whole_len)) {
+			abort();
+		}
+		tc_input_finish(&in);
+		lim.view_ahead = 0;
+	}
+	free(whole);
 
 	/* compressed_packets / compressed_str_value style blocks: the same
 	 * bytes, or the same refusal, from ISA-L and zlib. */
