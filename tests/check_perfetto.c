@@ -629,6 +629,48 @@ START_TEST(growing_view) {
 }
 END_TEST
 
+/*
+ * A gzip'd trace with a broken packet early and a cut stream later: the
+ * packet's error comes first in the bytes, so it is the error, read in line
+ * or pipelined (load_err compares the two), however far ahead the
+ * decompression has got.
+ */
+START_TEST(growing_view_error_order) {
+	const char *pa = fixture("fixtures/perfetto/slices.pb");
+	if (!pa) {
+		return;
+	}
+	size_t n;
+	unsigned char *one = tc_test_slurp(pa, &n);
+	/* A TracePacket whose one field is a truncated varint. */
+	static const unsigned char bad[] = { 0x0a, 0x02, 0x40, 0xff };
+	size_t len = 1100 * n + sizeof(bad), at = 0;
+	unsigned char *buf = malloc(len);
+	for (size_t i = 0; i < 1100; i++) {
+		if (i == 100) {
+			memcpy(buf + at, bad, sizeof(bad));
+			at += sizeof(bad);
+		}
+		memcpy(buf + at, one, n);
+		at += n;
+	}
+	size_t zn;
+	uint8_t *z = tc_test_deflate(buf, len, 15 + 16, 1, &zn);
+	const char *path = tc_test_tmpfile(z, zn * 3 / 4);
+	char keep[64];
+	snprintf(keep, sizeof(keep), "%s", path);
+	struct tc_error err;
+	ck_assert(load_err(keep, &err) == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "TracePacket") != NULL, "%s", err.msg);
+	ck_assert_int_eq(err.offset, (int64_t)(100 * n + 2)); /* its field */
+	unlink(keep);
+	free(z);
+	free(buf);
+	free(one);
+}
+END_TEST
+
 /* A zstd_compressed_packets bundle that is not zstd, after a valid trace:
  * refused at the bundle's packet, with or without libzstd (never skipped). */
 START_TEST(zstd_bundle_refused) {
@@ -949,6 +991,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, zstd_same);
 	tcase_add_test(tc, zstd_bundle_refused);
 	tcase_add_test(tc, growing_view);
+	tcase_add_test(tc, growing_view_error_order);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, mutations);
 	tcase_add_test(tc, malformed_message);

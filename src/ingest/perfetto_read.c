@@ -3271,10 +3271,13 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 	if (!tc_input_view(in, lim->reader_thread != 0, &data, &size, &all, err)) {
 		return false;
 	}
-	/* Pipelining pays from PP_MIN_FILE bytes: see whether there are that many. */
-	if (!all && lim->reader_thread && !tc_input_need(in, PP_MIN_FILE, &size, &all, err)) {
-		tc_input_stop(in);
-		return false;
+	/* Pipelining pays from PP_MIN_FILE bytes: see whether there are that
+	 * many. A read that fails before is reported by the walk when it gets
+	 * there: a broken packet earlier in the bytes is the error. */
+	if (!all && lim->reader_thread && lim->reader_thread != TC_READER_THREAD_ALWAYS) {
+		struct tc_error later;
+		tc_error_init(&later);
+		(void)tc_input_need(in, PP_MIN_FILE, &size, &all, &later);
 	}
 	struct st s = {
 		.m = m, .lim = lim, .err = err, .in = in, .base = data,
