@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -677,8 +678,13 @@ bool tc_input_view(struct tc_input *in, bool threaded, const uint8_t **data,
 		(p->mem || (p->regular && in->file_size > 0)));
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t want = in->lim->max_input + 2 * (uint64_t)page;
+	/* Under an address-space limit (ulimit -v, common on shared machines)
+	 * the reservation would count against it in full, and a smaller one
+	 * could be outgrown: read whole there, as without a view. */
+	struct rlimit rl;
+	bool limited = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
 	void *m = MAP_FAILED;
-	if (!whole && want < (uint64_t)SIZE_MAX / 2) {
+	if (!whole && !limited && want < (uint64_t)SIZE_MAX / 2) {
 		/* Address space only: nothing is committed until written. */
 		m = mmap(NULL, (size_t)want & ~(page - 1), PROT_NONE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
