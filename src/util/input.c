@@ -26,9 +26,12 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels refuse it harmlessly */
 #endif
-#define GROW_CHUNK (4u << 20)   /* a growing view is made writable this much at a time at most, */
-#define GROW_READ (1u << 20)    /* read this much at a time at most, */
-#define GROW_AHEAD (64u << 20)  /* and this far past its reader at most (default) */
+/* A growing view is made writable GROW_CHUNK at a time at most, read
+ * GROW_READ at a time at most, and read GROW_AHEAD past its reader at most
+ * (the default). */
+#define GROW_CHUNK (4u << 20)
+#define GROW_READ (1u << 20)
+#define GROW_AHEAD (64u << 20)
 
 /*
  * An inflater: ISA-L's where it is built in (and not refused), else zlib's,
