@@ -544,6 +544,29 @@ START_TEST(zstd_same) {
 }
 END_TEST
 
+/* slices.pb copies times over, with extra[0, nx) before copy `at` (none
+ * when nx is 0); NULL without the fixture. *one: the fixture's size. */
+static unsigned char *slices_times(size_t copies, const unsigned char *extra, size_t nx,
+		size_t at, size_t *len, size_t *one) {
+	const char *pa = fixture("fixtures/perfetto/slices.pb");
+	if (!pa) {
+		return NULL;
+	}
+	unsigned char *s = tc_test_slurp(pa, one);
+	*len = copies * *one + nx;
+	unsigned char *buf = malloc(*len), *o = buf;
+	for (size_t i = 0; i < copies; i++) {
+		if (i == at && nx) {
+			memcpy(o, extra, nx);
+			o += nx;
+		}
+		memcpy(o, s, *one);
+		o += *one;
+	}
+	free(s);
+	return buf;
+}
+
 static struct tc_model *read_with(const char *path, const struct tc_limits *lim,
 		struct tc_error *err) {
 	tc_error_init(err);
@@ -563,16 +586,10 @@ static struct tc_model *read_with(const char *path, const struct tc_limits *lim,
  * cut, a truncated gzip stream; over the size cap, the cap's error.
  */
 START_TEST(growing_view) {
-	const char *pa = fixture("fixtures/perfetto/slices.pb");
-	if (!pa) {
+	size_t copies = (20u << 20) / 562 + 1, len, n; /* 20 MiB: slices.pb is 562 B */
+	unsigned char *big = slices_times(copies, NULL, 0, 0, &len, &n);
+	if (!big) {
 		return;
-	}
-	size_t n;
-	unsigned char *one = tc_test_slurp(pa, &n);
-	size_t copies = (20u << 20) / n + 1, len = copies * n;
-	unsigned char *big = malloc(len);
-	for (size_t i = 0; i < copies; i++) {
-		memcpy(big + i * n, one, n);
 	}
 	size_t zn;
 	uint8_t *z = tc_test_deflate(big, len, 15 + 16, 1, &zn);
@@ -625,7 +642,6 @@ START_TEST(growing_view) {
 	unlink(path);
 	free(z);
 	free(big);
-	free(one);
 }
 END_TEST
 
@@ -636,23 +652,12 @@ END_TEST
  * decompression has got.
  */
 START_TEST(growing_view_error_order) {
-	const char *pa = fixture("fixtures/perfetto/slices.pb");
-	if (!pa) {
-		return;
-	}
-	size_t n;
-	unsigned char *one = tc_test_slurp(pa, &n);
 	/* A TracePacket whose one field is a truncated varint. */
 	static const unsigned char bad[] = { 0x0a, 0x02, 0x40, 0xff };
-	size_t len = 1100 * n + sizeof(bad), at = 0;
-	unsigned char *buf = malloc(len);
-	for (size_t i = 0; i < 1100; i++) {
-		if (i == 100) {
-			memcpy(buf + at, bad, sizeof(bad));
-			at += sizeof(bad);
-		}
-		memcpy(buf + at, one, n);
-		at += n;
+	size_t len, n;
+	unsigned char *buf = slices_times(1100, bad, sizeof(bad), 100, &len, &n);
+	if (!buf) {
+		return;
 	}
 	size_t zn;
 	uint8_t *z = tc_test_deflate(buf, len, 15 + 16, 1, &zn);
@@ -667,7 +672,6 @@ START_TEST(growing_view_error_order) {
 	unlink(keep);
 	free(z);
 	free(buf);
-	free(one);
 }
 END_TEST
 

@@ -466,6 +466,13 @@ START_TEST(input_inflaters) {
 		ck_assert(!d.ok && d.code == 5);
 		free(d.out);
 	}
+	/* A plain stream is held to the cap too (a pipe; JSON, read in pieces). */
+	struct tc_limits small = lim[0];
+	small.max_input = 100000;
+	struct drained d = drain(text, sizeof(text), &small, 65536);
+	ck_assert_msg(!d.ok && d.code == 5 && d.len <= small.max_input &&
+		strstr(d.msg, "input size exceeds") != NULL, "%s", d.msg);
+	free(d.out);
 	free(two);
 	free(zl);
 	free(gz);

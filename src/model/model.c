@@ -870,7 +870,9 @@ static size_t insert_sorted(struct sort_rec *v, size_t n, size_t budget) {
 /*
  * Sort one track's records, comparisons in line: insertion while that is
  * cheap, else a natural merge sort whose runs shorter than SORT_MINRUN are
- * extended by insertion, O(n log(n / runs)).
+ * extended by insertion, O(n log(n / runs)). Not tc_sort_runs: with its
+ * comparison callback, a 1 M-event track took 1.4-1.7x as long to
+ * finalize (reversed 83 -> 101-140 ms, shuffled 146 -> 211-223 ms).
  */
 static void sort_recs(struct sort_rec *v, size_t n) {
 	if (insert_sorted(v, n, 8 * n + 4096) >= n) {
@@ -883,16 +885,8 @@ static void sort_recs(struct sort_rec *v, size_t n) {
 			j++;
 		}
 		if (j - i < SORT_MINRUN && j < n) {
-			size_t end = i + SORT_MINRUN < n ? i + SORT_MINRUN : n;
-			for (size_t k = j; k < end; k++) {
-				struct sort_rec x = v[k];
-				size_t m = k;
-				for (; m > i && rec_before(&x, &v[m - 1]); m--) {
-					v[m] = v[m - 1];
-				}
-				v[m] = x;
-			}
-			j = end;
+			j = i + SORT_MINRUN < n ? i + SORT_MINRUN : n;
+			insert_sorted(v + i, j - i, SIZE_MAX);
 		}
 		TC_GROW(run, cap, nrun + 2);
 		run[nrun++] = i;

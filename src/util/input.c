@@ -152,13 +152,18 @@ static bool raw_fill(struct tc_input *in, struct tc_error *err) {
 	return true;
 }
 
+static bool size_limit(const struct tc_input *in, struct tc_error *err) {
+	return tc_error_set(err, TC_EXIT_LIMIT, "%s size exceeds the limit of %" PRIu64
+		" bytes (raise it with --max-input-size)",
+		in->comp == TC_COMP_NONE ? "input" : "decompressed", in->lim->max_input);
+}
+
+/* Every byte produced, plain or decompressed, counts against the caps. */
 static bool check_limits(struct tc_input *in, struct tc_error *err) {
 	struct tc_input_priv *p = in->priv;
 	const struct tc_limits *lim = in->lim;
 	if (p->out_total > lim->max_input) {
-		return tc_error_set(err, TC_EXIT_LIMIT,
-			"decompressed size exceeds the limit of %" PRIu64
-			" bytes (raise it with --max-input-size)", lim->max_input);
+		return size_limit(in, err);
 	}
 	if (in->comp != TC_COMP_NONE && p->out_total > ((uint64_t)256 << 20) &&
 			p->out_total / (p->raw_total ? p->raw_total : 1) > lim->max_ratio) {
@@ -351,7 +356,7 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 		memcpy(buf, p->raw + p->raw_pos, n);
 		p->raw_pos += n;
 		p->out_total += n;
-		return (ssize_t)n;
+		return check_limits(in, err) ? (ssize_t)n : -1;
 	}
 	size_t got = 0;
 	while (got == 0) {
@@ -515,49 +520,50 @@ ssize_t tc_input_read(struct tc_input *in, void *buf, size_t cap,
 	return n;
 }
 
-static bool size_limit(const struct tc_input *in, struct tc_error *err) {
-	return tc_error_set(err, TC_EXIT_LIMIT, "input size exceeds the limit of %" PRIu64
-		" bytes (raise it with --max-input-size)", in->lim->max_input);
-}
-
-bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
-		struct tc_error *err) {
+/* The whole content where it needs no reading: a plain regular file
+ * (mapped) or memory (borrowed). 1 when mapped, 0 when the input is not of
+ * that kind (or mmap failed), -1 with err set. */
+static int map_in_place(struct tc_input *in, struct tc_error *err) {
 	struct tc_input_priv *p = in->priv;
 	if (p->map) {
-		*data = p->map;
-		*size = p->map_len;
-		return true;
+		return 1;
 	}
-	if (in->comp == TC_COMP_NONE && p->mem) {
+	if (in->comp != TC_COMP_NONE) {
+		return 0;
+	}
+	if (p->mem) {
 		/* Borrow the caller's bytes: no copy, and a sanitizer sees any read
 		 * past their exact end. */
 		if (p->mem_len > in->lim->max_input) {
-			return size_limit(in, err);
+			return size_limit(in, err), -1;
 		}
 		p->map = (uint8_t *)p->mem;
 		p->map_len = p->mem_len;
 		p->map_borrowed = true;
 		p->delivered = p->map_len;
-		*data = p->map;
-		*size = p->map_len;
-		return true;
+		return 1;
 	}
-	if (in->comp == TC_COMP_NONE && p->regular && in->file_size > 0) {
-		if (in->file_size > in->lim->max_input) {
-			return size_limit(in, err);
-		}
-		void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
-		if (m != MAP_FAILED) {
-			madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
-			p->map = m;
-			p->map_len = (size_t)in->file_size;
-			p->map_is_mmap = true;
-			p->delivered = p->map_len;
-			*data = p->map;
-			*size = p->map_len;
-			return true;
-		}
+	if (!p->regular || in->file_size == 0) {
+		return 0;
 	}
+	if (in->file_size > in->lim->max_input) {
+		return size_limit(in, err), -1;
+	}
+	void *m = mmap(NULL, (size_t)in->file_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
+	if (m == MAP_FAILED) {
+		return 0;
+	}
+	madvise(m, (size_t)in->file_size, MADV_SEQUENTIAL);
+	p->map = m;
+	p->map_len = (size_t)in->file_size;
+	p->map_is_mmap = true;
+	p->delivered = p->map_len;
+	return 1;
+}
+
+/* The whole content read into memory (produce() holds it to the cap). */
+static bool read_whole(struct tc_input *in, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
 	size_t cap = in->head_len > 0 ? in->head_len * 4 : 4096;
 	if (p->regular && in->file_size > 0 && in->comp == TC_COMP_NONE) {
 		cap = (size_t)in->file_size + 1;
@@ -577,16 +583,20 @@ bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 			break;
 		}
 		len += (size_t)n;
-		if (len > in->lim->max_input) {
-			/* Decompression checks this itself; a pipe needs it here. */
-			free(buf);
-			return size_limit(in, err);
-		}
 	}
 	p->map = buf;
 	p->map_len = len;
-	*data = buf;
-	*size = len;
+	return true;
+}
+
+bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
+		struct tc_error *err) {
+	int mapped = map_in_place(in, err);
+	if (mapped < 0 || (mapped == 0 && !read_whole(in, err))) {
+		return false;
+	}
+	*data = in->priv->map;
+	*size = in->priv->map_len;
 	return true;
 }
 
@@ -597,9 +607,6 @@ bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 static ssize_t grow_read(struct tc_input *in, size_t at, struct tc_error *err) {
 	struct tc_input_priv *p = in->priv;
 	struct grow *g = p->grow;
-	if (at > in->lim->max_input) {
-		return size_limit(in, err), -1;
-	}
 	if (at == g->committed) {
 		/* 64 KiB first, doubling to GROW_CHUNK: small inputs stay small. */
 		size_t n = at < (64u << 10) ? 64u << 10 : at < GROW_CHUNK ? at : GROW_CHUNK;
@@ -615,12 +622,9 @@ static ssize_t grow_read(struct tc_input *in, size_t at, struct tc_error *err) {
 	size_t ahead = in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
 	size_t n = g->committed - at;
 	n = n < GROW_READ ? n : GROW_READ;
-	n = n < ahead ? n : ahead;
-	/* One byte past the cap at most: the next read refuses it. */
-	if (n > in->lim->max_input + 1 - at) {
-		n = (size_t)(in->lim->max_input + 1 - at);
-	}
-	return tc_input_read(in, p->map + at, n, err);
+	/* produce() refuses bytes past the cap, so the view never holds more
+	 * than the cap, and the reservation has room for a read past it. */
+	return tc_input_read(in, p->map + at, n < ahead ? n : ahead, err);
 }
 
 /* One read's outcome, published; wakes a waiting reader. */
@@ -677,19 +681,21 @@ static void *grow_main(void *arg) {
 bool tc_input_view(struct tc_input *in, bool threaded, const uint8_t **data,
 		size_t *avail, bool *all, struct tc_error *err) {
 	struct tc_input_priv *p = in->priv;
-	bool whole = p->map || (in->comp == TC_COMP_NONE &&
-		(p->mem || (p->regular && in->file_size > 0)));
+	int mapped = map_in_place(in, err);
+	if (mapped < 0) {
+		return false;
+	}
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t want = in->lim->max_input + 2 * (uint64_t)page;
+	uint64_t want = (in->lim->max_input + 2 * (uint64_t)page) & ~(uint64_t)(page - 1);
 	/* Under an address-space limit (ulimit -v, common on shared machines)
 	 * the reservation would count against it in full, and a smaller one
 	 * could be outgrown: read whole there, as without a view. */
 	struct rlimit rl;
 	bool limited = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
 	void *m = MAP_FAILED;
-	if (!whole && !limited && want < (uint64_t)SIZE_MAX / 2) {
+	if (!mapped && !limited && want < (uint64_t)SIZE_MAX / 2) {
 		/* Address space only: nothing is committed until written. */
-		m = mmap(NULL, (size_t)want & ~(page - 1), PROT_NONE,
+		m = mmap(NULL, (size_t)want, PROT_NONE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	}
 	if (m == MAP_FAILED) {
@@ -697,10 +703,11 @@ bool tc_input_view(struct tc_input *in, bool threaded, const uint8_t **data,
 		return tc_input_map(in, data, avail, err);
 	}
 	struct grow *g = tc_xcalloc(1, sizeof(*g));
-	g->resv = (size_t)want & ~(page - 1);
+	g->resv = (size_t)want;
 	tc_error_init(&g->err);
 	p->map = m;
 	p->map_len = g->resv;
+	p->map_is_mmap = true;
 	p->grow = g;
 	/* The lock serves without a helper too: a pipelined reader may ask for
 	 * bytes on one thread and release them on another. */
@@ -766,49 +773,38 @@ void tc_input_stop(struct tc_input *in) {
 	g->threaded = false;
 }
 
-/* A growing view's pages before upto are dropped for good (they are
- * anonymous): the helper may read that much further. */
-static void grow_release(struct tc_input_priv *p, size_t upto) {
-	struct grow *g = p->grow;
-	pthread_mutex_lock(&g->lock);
-	if (upto > g->avail) {
-		upto = g->avail;
-	}
-	if (upto > p->released + (16u << 20)) {
-		madvise(p->map + p->released, upto - p->released, MADV_DONTNEED);
-		p->released = upto;
-		if (g->threaded) {
-			pthread_cond_broadcast(&g->cv);
-		}
-	}
-	pthread_mutex_unlock(&g->lock);
-}
-
 void tc_input_release(struct tc_input *in, size_t upto) {
 	struct tc_input_priv *p = in->priv;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	if (p && p->grow) {
-		grow_release(p, upto & ~(page - 1));
-		return;
-	}
 	if (!p || !p->map_is_mmap) {
 		return;
 	}
-	upto &= ~(page - 1);
-	if (upto > p->map_len) {
-		upto = p->map_len & ~(page - 1);
+	struct grow *g = p->grow;
+	if (g) {
+		pthread_mutex_lock(&g->lock);
 	}
-	/* Dropping clean file-backed pages costs nothing: they re-read on access. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t end = g ? g->avail : p->map_len;
+	upto = (upto < end ? upto : end) & ~(page - 1);
+	/* Dropping clean file-backed pages costs nothing: they re-read on
+	 * access. A growing view's are anonymous, gone for good. */
 	if (upto > p->released + (16u << 20)) {
 		madvise(p->map + p->released, upto - p->released, MADV_DONTNEED);
 		p->released = upto;
-		/* Map the stretch the reader reaches next (the file is in the page
-		 * cache or being read ahead; this saves the reader the faults). */
-		size_t ahead = upto + (16u << 20);
-		if (ahead < p->map_len) {
-			size_t len = p->map_len - ahead;
-			tc_prefault_hint_read(p->map + ahead, len < (16u << 20) ? len : 16u << 20);
+		if (g) {
+			pthread_cond_broadcast(&g->cv); /* the helper may read further */
+		} else {
+			/* Map the stretch the reader reaches next (the file is in the
+			 * page cache or being read ahead; this saves the reader the
+			 * faults). */
+			size_t ahead = upto + (16u << 20);
+			if (ahead < p->map_len) {
+				size_t len = p->map_len - ahead;
+				tc_prefault_hint_read(p->map + ahead, len < (16u << 20) ? len : 16u << 20);
+			}
 		}
+	}
+	if (g) {
+		pthread_mutex_unlock(&g->lock);
 	}
 }
 
@@ -826,7 +822,6 @@ void tc_input_finish(struct tc_input *in) {
 		pthread_mutex_destroy(&p->grow->lock);
 		pthread_cond_destroy(&p->grow->cv);
 		free(p->grow);
-		p->map_is_mmap = true; /* the reserved range */
 	}
 	if (p->map) {
 		if (p->map_is_mmap) {

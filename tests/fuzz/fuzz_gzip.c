@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			if (!vok) {
 				break;
 			}
-			if ((avail < want && !all) || avail > lim.max_input + 1 ||
+			if ((avail < want && !all) || avail > lim.max_input ||
 					(whole_ok && (avail > whole_len ||
 					memcmp(d + checked, whole + checked, avail - checked) != 0))) {
 				abort();
