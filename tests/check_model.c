@@ -844,12 +844,92 @@ START_TEST(finalize_two_threads) {
 }
 END_TEST
 
+/* Per track k of 3, event j: the same events added in chunks of c per
+ * track, with one on an invalid track among track 0's and two flows. Step
+ * args number the events with args, to compare them by content. */
+static struct tc_model *chunked(size_t per, size_t c) {
+	uint32_t t[3], op;
+	struct tc_model *m = threads_model(3, t, &op);
+	size_t at[3] = { 0 };
+	uint32_t from = TC_NONE, to = TC_NONE, bad = TC_NONE;
+	while (at[0] < per || at[1] < per || at[2] < per) {
+		for (size_t k = 0; k < 3; k++) {
+			for (size_t q = 0; q < c && at[k] < per; q++) {
+				size_t j = at[k]++;
+				/* A parent after its two children: every track is sorted. */
+				int64_t start = (int64_t)(j / 3) * 100 + (int64_t)(j % 3 == 2 ? 0 : j % 3 + 1);
+				uint32_t e = tc_model_add_event(m, t[k], op, start, j % 3 == 2 ? 50 : 1,
+					(uint8_t)(j & 1));
+				if (j % 1000 == 0) {
+					uint32_t a = tc_model_args_begin(m);
+					tc_model_arg_int(m, m->key.step, (int64_t)(k * per + j));
+					m->ev.args[e] = tc_model_args_end(m, a);
+				}
+				from = k == 1 && j == per / 2 ? e : from;
+				to = k == 2 && j == per - 1 ? e : to;
+				if (k == 0 && j == 10) {
+					bad = tc_model_add_event(m, t[0], op, 5, 1, 0);
+					m->ev.track[bad] = 99;
+				}
+			}
+		}
+	}
+	tc_model_add_flow(m, from, to, TC_FLOW_GENERIC, 1);
+	tc_model_add_flow(m, from, bad, TC_FLOW_GENERIC, 2);
+	return m;
+}
+
+/* Grouping moves long runs of a track whole (chunks of 100 here) and short
+ * ones an event at a time (chunks of 1): both give the same model, on one
+ * thread and on two. */
+START_TEST(finalize_runs) {
+	size_t per = 350000; /* 3 tracks: over 1 << 20 events, for two threads */
+	for (int threads = 0; threads <= 1; threads++) {
+		struct tc_model *a = chunked(per, 1), *b = chunked(per, 100);
+		tc_model_finalize_mt(a, threads);
+		tc_model_finalize_mt(b, threads);
+		size_t k = a->ev.n;
+		ck_assert_uint_eq(k, b->ev.n);
+		ck_same_tracks(a, b);
+		ck_assert_uint_eq(tc_model_event_track(b, 0), TC_NONE);
+		ck_assert(memcmp(a->ev.start, b->ev.start, k * sizeof(int64_t)) == 0);
+		ck_assert(memcmp(a->ev.dur, b->ev.dur, k * sizeof(int64_t)) == 0);
+		ck_assert(memcmp(a->ev.op, b->ev.op, k * sizeof(uint32_t)) == 0);
+		ck_assert(memcmp(a->ev.flags, b->ev.flags, k) == 0);
+		ck_assert(memcmp(a->ev.depth, b->ev.depth, k * sizeof(uint16_t)) == 0);
+		size_t with_args = 0;
+		for (size_t i = 0; i < k; i++) {
+			ck_assert_int_eq(a->ev.args[i] == TC_NONE, b->ev.args[i] == TC_NONE);
+			if (a->ev.args[i] == TC_NONE) {
+				continue;
+			}
+			struct tc_arg x, y;
+			ck_assert(tc_model_arg_find(a, a->ev.args[i], a->key.step, &x));
+			ck_assert(tc_model_arg_find(b, b->ev.args[i], b->key.step, &y));
+			ck_assert_int_eq(x.v.i, y.v.i);
+			with_args++;
+		}
+		ck_assert_uint_eq(with_args, 3 * 350);
+		ck_assert_uint_eq(a->n_flows, 2);
+		for (size_t i = 0; i < 2; i++) {
+			ck_assert_uint_eq(a->flows[i].from, b->flows[i].from);
+			ck_assert_uint_eq(a->flows[i].to, b->flows[i].to);
+		}
+		ck_assert_uint_eq(b->flows[1].to, 0); /* the invalid-track event */
+		ck_assert_uint_eq(tc_model_event_track(b, b->flows[0].to), 2);
+		tc_model_destroy(a);
+		tc_model_destroy(b);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, finalize_sorts_and_nests);
 	tcase_add_test(tc, event_track_after_finalize);
 	tcase_add_test(tc, finalize_in_order_path);
+	tcase_add_test(tc, finalize_runs);
 	tcase_add_test(tc, args_and_costs);
 	tcase_add_test(tc, merge_models);
 	tcase_add_test(tc, args_encoding);

@@ -999,30 +999,57 @@ static void drop_track_column(struct tc_events *e) {
  * track when tracks interleave.) Each column goes into a fresh buffer and
  * its old buffer takes the next column of the same width, so nothing is
  * copied back.
+ *
+ * Writers that buffer per thread (the Perfetto SDK's chunks) leave runs of
+ * hundreds of events on one track. Then each run moves as one memcpy, and
+ * the runs, not the track column, say where: that column's memory takes op
+ * instead of a fresh buffer. Faulting in fresh pages is most of the cost.
  */
+struct group_run {
+	uint32_t bucket;        /* track + 1; 0 = invalid track */
+	uint32_t len;
+};
+
 struct group {
 	struct tc_model *m;
 	const uint32_t *track;  /* the old track column */
 	const size_t *starts;   /* bucket b's first slot; bucket 0 = invalid track */
+	const struct group_run *runs; /* the track column as runs, or NULL */
+	size_t n_runs;
 };
+
+/* Runs worth a memcpy each: at least this long on average. */
+#define GROUP_RUN_MIN 16
 
 #define SCATTER(dst, src, cur) do { \
 	memcpy((cur), g->starts, (nt + 1) * sizeof(*(cur))); \
-	for (size_t i_ = 0; i_ < n; i_++) { \
-		uint32_t t_ = g->track[i_]; \
-		(dst)[(cur)[t_ < nt ? t_ + 1 : 0]++] = (src)[i_]; \
+	if (g->runs) { \
+		size_t i_ = 0; \
+		for (size_t r_ = 0; r_ < g->n_runs; r_++) { \
+			size_t b_ = g->runs[r_].bucket, l_ = g->runs[r_].len; \
+			memcpy((dst) + (cur)[b_], (src) + i_, l_ * sizeof(*(src))); \
+			(cur)[b_] += l_; \
+			i_ += l_; \
+		} \
+	} else { \
+		for (size_t i_ = 0; i_ < n; i_++) { \
+			uint32_t t_ = g->track[i_]; \
+			(dst)[(cur)[t_ < nt ? t_ + 1 : 0]++] = (src)[i_]; \
+		} \
 	} \
 } while (0)
 
-/* Two columns of one width: a into a fresh buffer, b into a's old one.
- * Fresh buffers hold n: the capacity past it would only be faulted in. */
-#define SCATTER_PAIR(a, b, type, cur) do { \
-	type *fresh_ = tc_xmalloc((n ? n : 1) * sizeof(type)); \
+/* Two columns of one width: a into `into` or a fresh buffer, b into a's
+ * old one; b's old one is left in *spare. Fresh buffers hold n: the
+ * capacity past it would only be faulted in. */
+#define SCATTER_PAIR(a, b, type, cur, into, spare) do { \
+	type *fresh_ = (into) ? (type *)(void *)(into) : \
+		tc_xmalloc((n ? n : 1) * sizeof(type)); \
 	SCATTER(fresh_, (a), (cur)); \
 	type *old_ = (a); \
 	(a) = fresh_; \
 	SCATTER(old_, (b), (cur)); \
-	free(b); \
+	*(spare) = (b); \
 	(b) = old_; \
 } while (0)
 
@@ -1067,17 +1094,22 @@ static void *depth_worker(void *arg) {
 /*
  * Depths of every track, which must be grouped; marks the tracks out of
  * order instead. lead: the events on no track, before track 0's. The depth
- * column takes the track column's memory, which grouping no longer needs:
- * its pages are in already, where a fresh column would fault its own.
+ * column takes the track column's memory, which grouping no longer needs,
+ * or else spare's (a column grouping left over; freed otherwise): their
+ * pages are in already, where a fresh column would fault its own.
  */
-static void set_depths(struct tc_model *m, size_t lead, bool *unsorted, bool second_thread) {
+static void set_depths(struct tc_model *m, size_t lead, bool *unsorted, bool second_thread,
+		void *spare) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n;
 	free(e->depth);
-	e->depth = e->track ?
-		tc_xrealloc(e->track, (n ? n : 1) * sizeof(*e->depth)) :
+	if (e->track) {
+		free(spare);
+		spare = e->track;
+		e->track = NULL;
+	}
+	e->depth = spare ? tc_xrealloc(spare, (n ? n : 1) * sizeof(*e->depth)) :
 		tc_xmalloc((n ? n : 1) * sizeof(*e->depth));
-	e->track = NULL;
 	memset(e->depth, 0, lead * sizeof(*e->depth)); /* on no stack */
 	struct depth_job j = { .m = m, .unsorted = unsorted };
 	atomic_init(&j.next, 0);
@@ -1097,18 +1129,28 @@ static void *group_times(void *arg) {
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
 	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
-	SCATTER_PAIR(e->start, e->dur, int64_t, cur);
+	void *spare;
+	SCATTER_PAIR(e->start, e->dur, int64_t, cur, NULL, &spare);
+	free(spare);
 	free(cur);
 	return NULL;
 }
 
-/* The other columns; with flows, where each event went (*inv). */
-static void group_rest(struct group *g, uint32_t **inv) {
+/* The other columns; with flows, where each event went (*inv). A buffer
+ * left over for the depths goes in *spare. */
+static void group_rest(struct group *g, uint32_t **inv, void **spare) {
 	struct tc_model *m = g->m;
 	struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
 	size_t *cur = tc_xmalloc((nt + 1) * sizeof(*cur));
-	SCATTER_PAIR(e->op, e->args, uint32_t, cur);
+	/* Routed by runs, the track column is free: op goes into it, and
+	 * args' old buffer is left for the depths. */
+	uint32_t *into = NULL;
+	if (g->runs) {
+		into = e->track;
+		e->track = NULL;
+	}
+	SCATTER_PAIR(e->op, e->args, uint32_t, cur, into, spare);
 	uint8_t *z = tc_xmalloc((n ? n : 1) * sizeof(*z));
 	SCATTER(z, e->flags, cur);
 	free(e->flags);
@@ -1117,9 +1159,18 @@ static void group_rest(struct group *g, uint32_t **inv) {
 	if (m->n_flows) {
 		*inv = tc_xmalloc(n * sizeof(**inv));
 		memcpy(cur, g->starts, (nt + 1) * sizeof(*cur));
-		for (size_t i = 0; i < n; i++) {
-			uint32_t t = g->track[i];
-			(*inv)[i] = (uint32_t)cur[t < nt ? t + 1 : 0]++;
+		if (g->runs) {
+			for (size_t r = 0, i = 0; r < g->n_runs; r++) {
+				size_t b = g->runs[r].bucket;
+				for (size_t k = 0; k < g->runs[r].len; k++) {
+					(*inv)[i++] = (uint32_t)cur[b]++;
+				}
+			}
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				uint32_t t = g->track[i];
+				(*inv)[i] = (uint32_t)cur[t < nt ? t + 1 : 0]++;
+			}
 		}
 	}
 	free(cur);
@@ -1173,8 +1224,27 @@ static void group_events(struct tc_model *m, bool second_thread, bool *unsorted,
 	/* Bucket t + 1 holds track t; bucket 0 events on an invalid track (a
 	 * reader bug), kept first so they are at least visible. */
 	size_t *starts = tc_xcalloc(nt + 2, sizeof(*starts));
-	for (size_t i = 0; i < n; i++) {
-		starts[e->track[i] < nt ? e->track[i] + 1 : 0]++;
+	struct group_run *runs = NULL;
+	size_t n_runs = 0, cap_runs = 0, most_runs = n / GROUP_RUN_MIN;
+	for (size_t i = 0; i < n;) {
+		uint32_t t = e->track[i];
+		size_t j = i + 1;
+		while (j < n && e->track[j] == t && j - i < UINT32_MAX) {
+			j++;
+		}
+		uint32_t b = t < nt ? t + 1 : 0;
+		starts[b] += j - i;
+		if (n_runs < most_runs) {
+			TC_GROW(runs, cap_runs, n_runs + 1);
+			runs[n_runs] = (struct group_run){ b, (uint32_t)(j - i) };
+		}
+		n_runs++;
+		i = j;
+	}
+	if (n_runs > most_runs) {
+		free(runs);
+		runs = NULL;
+		n_runs = 0;
 	}
 	size_t pos = 0;
 	for (size_t b = 0; b <= nt; b++) {
@@ -1187,19 +1257,21 @@ static void group_events(struct tc_model *m, bool second_thread, bool *unsorted,
 		m->tracks[t].first = (uint32_t)starts[t + 1];
 		m->tracks[t].count = (uint32_t)(starts[t + 2] - starts[t + 1]);
 	}
-	struct group g = { m, e->track, starts };
+	struct group g = { m, e->track, starts, runs, n_runs };
 	pthread_t th;
 	bool threaded = second_thread && n >= ((size_t)1 << 20) &&
 		pthread_create(&th, NULL, group_times, &g) == 0;
 	if (!threaded) {
 		group_times(&g);
 	}
-	group_rest(&g, inv);
+	void *spare;
+	group_rest(&g, inv, &spare);
 	if (threaded) {
 		pthread_join(th, NULL);
 	}
-	set_depths(m, starts[1], unsorted, second_thread);
+	set_depths(m, starts[1], unsorted, second_thread, spare);
 	free(starts);
+	free(runs);
 	/* The fresh columns hold n; the old ones more. */
 	if (n) {
 		e->cap = n;
@@ -1225,7 +1297,7 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	bool *unsorted = tc_xcalloc(nt ? nt : 1, sizeof(*unsorted));
 	uint32_t *inv = NULL, *g2f = NULL;
 	if (events_grouped(m)) {
-		set_depths(m, 0, unsorted, second_thread);
+		set_depths(m, 0, unsorted, second_thread, NULL);
 	} else {
 		group_events(m, second_thread, unsorted, &inv);
 	}
