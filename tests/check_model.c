@@ -599,6 +599,30 @@ START_TEST(event_track_after_finalize) {
 }
 END_TEST
 
+/* Finalize keeps each track's end, and the span comes from the tracks:
+ * both equal a scan of every event (lead events on no track included). */
+static void ck_ends(const struct tc_model *m) {
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		lo = m->ev.start[i] < lo ? m->ev.start[i] : lo;
+		hi = tc_model_end(m, i) > hi ? tc_model_end(m, i) : hi;
+	}
+	int64_t a, b;
+	tc_model_span(m, &a, &b);
+	ck_assert_int_eq(a, m->ev.n ? lo : 0);
+	ck_assert_int_eq(b, m->ev.n ? hi : 0);
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		int64_t end = INT64_MIN;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			end = tc_model_end(m, i) > end ? tc_model_end(m, i) : end;
+		}
+		if (tr->count) {
+			ck_assert_int_eq(tr->end, end);
+		}
+	}
+}
+
 /* Two finalized models of the same events agree on every track's range and
  * nesting depth. */
 static void ck_same_tracks(const struct tc_model *a, const struct tc_model *b) {
@@ -651,6 +675,7 @@ static struct tc_model *nested(enum order order) {
 	}
 	tc_model_add_flow(m, from, to, TC_FLOW_GENERIC, 1);
 	tc_model_finalize(m);
+	ck_ends(m);
 	ck_assert_int_eq(m->ev.start[m->flows[0].from], 60);
 	ck_assert_int_eq(m->ev.start[m->flows[0].to], 999);
 	return m;
@@ -794,6 +819,8 @@ START_TEST(finalize_two_threads) {
 	struct tc_model *a = interleaved(n), *b = interleaved(n);
 	tc_model_finalize_mt(a, false);
 	tc_model_finalize_mt(b, true);
+	ck_ends(a);
+	ck_ends(b);
 	ck_assert_uint_eq(a->ev.n, b->ev.n);
 	size_t k = a->ev.n;
 	ck_assert(memcmp(a->ev.start, b->ev.start, k * sizeof(int64_t)) == 0);
@@ -868,7 +895,8 @@ static struct tc_model *chunked(size_t per, size_t c) {
 				from = k == 1 && j == per / 2 ? e : from;
 				to = k == 2 && j == per - 1 ? e : to;
 				if (k == 0 && j == 10) {
-					bad = tc_model_add_event(m, t[0], op, 5, 1, 0);
+					/* It ends last: the span must look at it. */
+					bad = tc_model_add_event(m, t[0], op, 5, (int64_t)per * 100, 0);
 					m->ev.track[bad] = 99;
 				}
 			}
@@ -888,6 +916,8 @@ START_TEST(finalize_runs) {
 		struct tc_model *a = chunked(per, 1), *b = chunked(per, 100);
 		tc_model_finalize_mt(a, threads);
 		tc_model_finalize_mt(b, threads);
+		ck_ends(a);
+		ck_ends(b);
 		size_t k = a->ev.n;
 		ck_assert_uint_eq(k, b->ev.n);
 		ck_same_tracks(a, b);

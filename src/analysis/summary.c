@@ -297,14 +297,13 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
 		for (size_t k = 0; k < nt; k++) {
+			/* Sorted by start; finalize keeps the end. */
 			const struct tc_track *tr = &m->tracks[tracks[k]];
-			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-				if (m->ev.start[i] < ds->first_ps) {
-					ds->first_ps = m->ev.start[i];
-				}
-				if (tc_model_end(m, i) > ds->last_ps) {
-					ds->last_ps = tc_model_end(m, i);
-				}
+			if (tr->count && m->ev.start[tr->first] < ds->first_ps) {
+				ds->first_ps = m->ev.start[tr->first];
+			}
+			if (tr->count && tr->end > ds->last_ps) {
+				ds->last_ps = tr->end;
 			}
 		}
 		ds->span_ps = ds->last_ps - ds->first_ps;

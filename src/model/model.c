@@ -1091,6 +1091,7 @@ static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 	struct tc_track *tr = &m->tracks[t];
 	size_t lo = tr->first, hi = lo + tr->count;
 	uint16_t maxd = 0;
+	int64_t end = 0;
 	st->top = 0;
 	for (size_t i = lo; i < hi; i++) {
 		if (i > lo && (e->start[i - 1] > e->start[i] ||
@@ -1099,8 +1100,10 @@ static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 		}
 		e->depth[i] = nest_push(st, e->start[i], e->dur[i]);
 		maxd = e->depth[i] > maxd ? e->depth[i] : maxd;
+		end = i == lo || e->start[i] + e->dur[i] > end ? e->start[i] + e->dur[i] : end;
 	}
 	tr->max_depth = maxd;
+	tr->end = end;
 	return true;
 }
 
@@ -1662,7 +1665,20 @@ int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
 
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t i = 0; i < m->ev.n; i++) {
+	/* Finalized, a track's first event starts first and its end is kept:
+	 * only the events on no track (before track 0's) are looked at. */
+	size_t n = m->ev.n;
+	if (m->finalized && m->n_tracks) {
+		n = m->tracks[0].first;
+		for (size_t t = 0; t < m->n_tracks; t++) {
+			const struct tc_track *tr = &m->tracks[t];
+			if (tr->count) {
+				lo = m->ev.start[tr->first] < lo ? m->ev.start[tr->first] : lo;
+				hi = tr->end > hi ? tr->end : hi;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		if (m->ev.start[i] < lo) {
 			lo = m->ev.start[i];
 		}

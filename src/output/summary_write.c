@@ -297,11 +297,7 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 			tc_table_cell(&t, tc_fmt_count(b2, tr->count));
 			tc_table_cellf(&t, "%u", tr->count ? tr->max_depth + 1u : 0u);
 			if (tr->count) {
-				int64_t a = m->ev.start[tr->first], b = a;
-				for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-					b = tc_model_end(m, i) > b ? tc_model_end(m, i) : b;
-				}
-				tc_table_cell(&t, tc_fmt_dur(b3, b - a));
+				tc_table_cell(&t, tc_fmt_dur(b3, tr->end - m->ev.start[tr->first]));
 			} else {
 				tc_table_cell(&t, "-");
 			}
