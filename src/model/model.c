@@ -1091,7 +1091,7 @@ static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 	struct tc_track *tr = &m->tracks[t];
 	size_t lo = tr->first, hi = lo + tr->count;
 	uint16_t maxd = 0;
-	int64_t end = 0;
+	int64_t end = INT64_MIN;
 	st->top = 0;
 	for (size_t i = lo; i < hi; i++) {
 		if (i > lo && (e->start[i - 1] > e->start[i] ||
@@ -1100,10 +1100,10 @@ static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 		}
 		e->depth[i] = nest_push(st, e->start[i], e->dur[i]);
 		maxd = e->depth[i] > maxd ? e->depth[i] : maxd;
-		end = i == lo || e->start[i] + e->dur[i] > end ? e->start[i] + e->dur[i] : end;
+		end = e->start[i] + e->dur[i] > end ? e->start[i] + e->dur[i] : end;
 	}
 	tr->max_depth = maxd;
-	tr->end = end;
+	tr->end = hi > lo ? end : 0;
 	return true;
 }
 

@@ -145,7 +145,8 @@ struct tc_track {
 	uint32_t first;      /* first event index */
 	uint32_t count;      /* events on this track */
 	uint16_t max_depth;
-	int64_t end;         /* the latest end (start + dur) of its events, ps */
+	int64_t end;         /* the latest end (start + dur) of its events, ps;
+	                      * 0 without events */
 };
 
 enum tc_op_flags {
