@@ -227,11 +227,25 @@ static void rebuild_track_column(struct tc_model *m) {
 	e->track = col;
 }
 
-/* Inline: tc_model_add_event asks once per event. */
+/* Inline: add_event_slow and merges ask. */
 static inline void restore_track_column(struct tc_model *m) {
 	if (!m->ev.track && m->ev.cap) {
 		rebuild_track_column(m);
 	}
+}
+
+/* Event i's columns; the model is no longer finalized. */
+static inline uint32_t put_event(struct tc_model *m, size_t i, uint32_t track, uint32_t op,
+		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
+	struct tc_events *e = &m->ev;
+	e->start[i] = start_ps;
+	e->dur[i] = dur_ps;
+	e->op[i] = op;
+	e->track[i] = track;
+	e->args[i] = TC_NONE;
+	e->flags[i] = flags;
+	m->finalized = false;
+	return (uint32_t)i;
 }
 
 /* Every case of tc_model_add_event; it calls this for all but the plain
@@ -264,14 +278,7 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 		flags |= TC_EV_CLAMPED;
 		m->n_implausible++;
 	}
-	e->start[i] = start_ps;
-	e->dur[i] = dur_ps;
-	e->op[i] = op;
-	e->track[i] = track;
-	e->args[i] = TC_NONE;
-	e->flags[i] = flags;
-	m->finalized = false;
-	return (uint32_t)i;
+	return put_event(m, i, track, op, start_ps, dur_ps, flags);
 }
 
 /*
@@ -293,14 +300,7 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 		return add_event_slow(m, track, op, start_ps, dur_ps, flags);
 	}
 	e->n = i + 1;
-	e->start[i] = start_ps;
-	e->dur[i] = dur_ps;
-	e->op[i] = op;
-	e->track[i] = track;
-	e->args[i] = TC_NONE;
-	e->flags[i] = flags;
-	m->finalized = false;
-	return (uint32_t)i;
+	return put_event(m, i, track, op, start_ps, dur_ps, flags);
 }
 
 /* ---- args ---- */

@@ -600,6 +600,11 @@ bool tc_input_map(struct tc_input *in, const uint8_t **data, size_t *size,
 	return true;
 }
 
+/* How far a view's helper reads past its reader. */
+static size_t view_ahead(const struct tc_input *in) {
+	return in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
+}
+
 /*
  * Read once into the view at `at` (only this thread writes past avail).
  * Returns the bytes read, 0 at the end, -1 with *err set.
@@ -619,7 +624,7 @@ static ssize_t grow_read(struct tc_input *in, size_t at, struct tc_error *err) {
 		madvise(p->map + at, n, MADV_POPULATE_WRITE);
 		g->committed += n;
 	}
-	size_t ahead = in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
+	size_t ahead = view_ahead(in);
 	size_t n = g->committed - at;
 	n = n < GROW_READ ? n : GROW_READ;
 	/* produce() refuses bytes past the cap, so the view never holds more
@@ -650,7 +655,7 @@ static void grow_publish(struct grow *g, ssize_t n, const struct tc_error *err) 
 static void *grow_main(void *arg) {
 	struct tc_input *in = arg;
 	struct grow *g = in->priv->grow;
-	size_t ahead = in->lim->view_ahead ? in->lim->view_ahead : GROW_AHEAD;
+	size_t ahead = view_ahead(in);
 	size_t at = 0;
 	for (;;) {
 		pthread_mutex_lock(&g->lock);
