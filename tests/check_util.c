@@ -284,6 +284,60 @@ START_TEST(input_plain_and_gzip) {
 }
 END_TEST
 
+/* A plain file read in large chunks goes straight into the caller's buffer
+ * once the read-ahead is drained: the same bytes, in order, after the head
+ * and after small reads, and the size cap still holds. */
+START_TEST(input_large_reads) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	tc_error_init(&err);
+	size_t n = 3 * 256 * 1024 + 12345;
+	char *text = malloc(n);
+	for (size_t i = 0; i < n; i++) {
+		text[i] = (char)(i * 7919 % 251);
+	}
+	const char *p = tc_test_tmpfile(text, n);
+	struct tc_input in;
+	ck_assert(tc_input_open(&in, p, &lim, &err));
+	reads_back(&in, text, n, 300 * 1024);
+
+	/* Small reads first (the read-ahead half used), then large ones. */
+	ck_assert(tc_input_open(&in, p, &lim, &err));
+	char *buf = malloc(n);
+	size_t got = 0;
+	ssize_t r;
+	for (int i = 0; i < 5; i++) {
+		r = tc_input_read(&in, buf + got, 1000, &err);
+		ck_assert_int_gt(r, 0);
+		got += (size_t)r;
+	}
+	while ((r = tc_input_read(&in, buf + got, n - got < 400 * 1024 ? n - got + 1 : 400 * 1024,
+			&err)) > 0) {
+		got += (size_t)r;
+	}
+	ck_assert_msg(r == 0, "%s", err.msg);
+	ck_assert_uint_eq(got, n);
+	ck_assert(memcmp(buf, text, n) == 0);
+	tc_input_finish(&in);
+
+	/* The cap counts bytes read straight into the buffer too. */
+	lim.max_input = n - 1;
+	ck_assert(tc_input_open(&in, p, &lim, &err));
+	got = 0;
+	while ((r = tc_input_read(&in, buf, 300 * 1024, &err)) > 0) {
+		got += (size_t)r;
+	}
+	ck_assert_int_eq(r, -1);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_uint_le(got, n - 1);
+	tc_input_finish(&in);
+	unlink(p);
+	free(buf);
+	free(text);
+}
+END_TEST
+
 START_TEST(input_errors) {
 	struct tc_limits lim;
 	tc_limits_default(&lim);
@@ -603,6 +657,7 @@ int main(void) {
 	tcase_add_test(tc, sort_runs);
 	tcase_add_test(tc, prefault_hints);
 	tcase_add_test(tc, input_plain_and_gzip);
+	tcase_add_test(tc, input_large_reads);
 	tcase_add_test(tc, input_errors);
 	tcase_add_test(tc, input_inflaters);
 	tcase_add_test(tc, input_zstd);

@@ -121,6 +121,31 @@ const char *tc_input_name(const struct tc_input *in) {
 	return strcmp(in->path, "-") == 0 ? "<stdin>" : in->path;
 }
 
+/* n more input bytes taken (0: the end); a pipe's size is what came. */
+static void count_raw(struct tc_input *in, size_t n) {
+	struct tc_input_priv *p = in->priv;
+	p->raw_total += n;
+	p->raw_eof = n == 0;
+	if (!p->regular) {
+		in->file_size = p->raw_total;
+	}
+}
+
+/* read(2) from the file into buf, counted as raw input; 0 at the end. */
+static ssize_t fd_read(struct tc_input *in, void *buf, size_t cap, struct tc_error *err) {
+	struct tc_input_priv *p = in->priv;
+	ssize_t n;
+	do {
+		n = read(p->fd, buf, cap);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		tc_error_set(err, TC_EXIT_INPUT, "read failed: %s", strerror(errno));
+		return -1;
+	}
+	count_raw(in, (size_t)n);
+	return n;
+}
+
 static bool raw_fill(struct tc_input *in, struct tc_error *err) {
 	struct tc_input_priv *p = in->priv;
 	if (p->raw_pos < p->raw_len || p->raw_eof) {
@@ -132,23 +157,12 @@ static bool raw_fill(struct tc_input *in, struct tc_error *err) {
 			p->mem_len - p->mem_pos : RAW_CHUNK);
 		memcpy(p->raw, p->mem + p->mem_pos, (size_t)n);
 		p->mem_pos += (size_t)n;
-	} else {
-		do {
-			n = read(p->fd, p->raw, RAW_CHUNK);
-		} while (n < 0 && errno == EINTR);
-	}
-	if (n < 0) {
-		return tc_error_set(err, TC_EXIT_INPUT, "read failed: %s", strerror(errno));
+		count_raw(in, (size_t)n);
+	} else if ((n = fd_read(in, p->raw, RAW_CHUNK, err)) < 0) {
+		return false;
 	}
 	p->raw_len = (size_t)n;
 	p->raw_pos = 0;
-	p->raw_total += (uint64_t)n;
-	if (n == 0) {
-		p->raw_eof = true;
-	}
-	if (!p->regular) {
-		in->file_size = p->raw_total;
-	}
 	return true;
 }
 
@@ -346,6 +360,15 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 	}
 #endif
 	if (in->comp == TC_COMP_NONE) {
+		if (p->raw_pos >= p->raw_len && !p->raw_eof && !p->mem && cap >= RAW_CHUNK) {
+			/* Drained, and the caller's buffer is large: read straight into
+			 * it rather than copy every byte twice. */
+			ssize_t n = fd_read(in, buf, cap, err);
+			if (n > 0) {
+				p->out_total += (uint64_t)n;
+			}
+			return n < 0 || check_limits(in, err) ? n : -1;
+		}
 		if (!raw_fill(in, err)) {
 			return -1;
 		}
