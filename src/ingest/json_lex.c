@@ -88,16 +88,21 @@ static uint16_t dedup(struct tc_jlex *lx, const uint8_t *p, size_t n) {
 	h ^= h >> 31;
 	size_t i = (size_t)(h >> (64 - lx->dd_bits));
 	struct tc_jdd_slot *d = &lx->dd[i];
-	if (d->h == h && d->len == n && d->s && memcmp(d->s, p, n) == 0) {
-		return (uint16_t)(i | TC_JDD_VALID | TC_JDD_HIT);
+	if (d->a == a && d->b == b && d->len == n) {
+		if (n <= 16 || memcmp(d->s, p, n) == 0) {
+			return (uint16_t)(i | TC_JDD_VALID | TC_JDD_HIT);
+		}
 	}
-	if (d->cap < n || !d->s) {
-		free(d->s);
-		d->cap = n < 32 ? 32 : (uint32_t)n;
-		d->s = tc_xmalloc(d->cap);
+	if (n > 16) {
+		if (d->cap < n) {
+			free(d->s);
+			d->cap = n < 64 ? 64 : (uint32_t)n;
+			d->s = tc_xmalloc(d->cap);
+		}
+		memcpy(d->s, p, n);
 	}
-	memcpy(d->s, p, n);
-	d->h = h;
+	d->a = a;
+	d->b = b;
 	d->len = (uint32_t)n;
 	return (uint16_t)(i | TC_JDD_VALID);
 }

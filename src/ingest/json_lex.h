@@ -67,8 +67,10 @@ struct tc_jtok {
 	uint16_t dd;       /* a string's slot (TC_JDD_*), or 0 */
 };
 
+/* A string of up to 16 bytes is its first and last 8 (a, b) and its length,
+ * compared without a call; only longer ones keep a copy in s. */
 struct tc_jdd_slot {
-	uint64_t h;
+	uint64_t a, b;
 	uint32_t len, cap;
 	uint8_t *s;
 };
