@@ -202,6 +202,86 @@ START_TEST(epoch_fraction_exact) {
 }
 END_TEST
 
+/* Timestamps and durations in the shapes writers use, read 8 bytes at a
+ * time where they fit (up to 15 integer digits, 6 decimals) and byte by
+ * byte past that: 16-digit µs, 7 decimals (rounded half up), strings and
+ * exponents. */
+START_TEST(time_shapes) {
+	struct tc_error err;
+	struct tc_model *m = load_text("[\n"
+		"{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1700000000000000,\"dur\":12345678},\n"
+		"{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":1700000000000001.25,\"dur\":123456789012},\n"
+		"{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":3,\"ts\":\"1700000000000002.1234567\",\"dur\":\"0.1234567\"},\n"
+		"{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":4,\"ts\":1700000000000003.000001,\"dur\":7.000001},\n"
+		"{\"ph\":\"X\",\"name\":\"e\",\"pid\":1,\"tid\":5,\"ts\":1700000000000004,\"dur\":\"99999999.5\"},\n"
+		"{\"ph\":\"X\",\"name\":\"f\",\"pid\":1,\"tid\":6,\"ts\":1700000000000005,\"dur\":1e3},\n"
+		"{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":7,\"ts\":1700000000000006.5,\"dur\":12345678.123456}\n"
+		"]", &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_int_eq(m->origin_ns, 1700000000000000000);
+	static const struct { const char *name; int64_t start, dur; } want[] = {
+		{ "a", 0, 12345678000000 },
+		{ "b", 1250000, 123456789012000000 },
+		{ "c", 2123457, 123457 },
+		{ "d", 3000001, 7000001 },
+		{ "e", 4000000, 99999999500000 },
+		{ "f", 5000000, 1000000000 },
+		{ "g", 6500000, 12345678123456 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t e = find_event(m, want[i].name);
+		ck_assert_msg(m->ev.start[e] == want[i].start, "%s start %lld", want[i].name,
+			(long long)m->ev.start[e]);
+		ck_assert_msg(m->ev.dur[e] == want[i].dur, "%s dur %lld", want[i].name,
+			(long long)m->ev.dur[e]);
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Keeping only the args analyses read back, the reader skips the others
+ * undecoded once an event's "ph" is known (their text is never interned),
+ * but still reads the ones it needs itself, args before "ph", metadata and
+ * counters. */
+START_TEST(lean_args_skipped) {
+	const char *text = "{\"traceEvents\": [\n"
+		"{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"args\": {\"name\": \"meta-read\"}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 1, \"tid\": 7, \"ts\": 10, \"dur\": 5, "
+		"\"args\": {\"Input Dims\": [[11, 22], [\"cap-skipped\"]], \"grid\": \"str-skipped\", "
+		"\"stream\": 7, \"correlation\": 3}},\n"
+		"{\"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 1, \"tid\": 7, \"ts\": 20, \"dur\": 5, "
+		"\"args\": {\"grid\": \"str-read\", \"correlation\": 4}, \"ph\": \"X\"},\n"
+		"{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": 30, \"args\": {\"counter-read\": 5}}\n"
+		"]}";
+	const char *path = tmp_file(text, strlen(text));
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.threads = 1;
+	o.known_args_only = true;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	const struct tc_intern *st = &m->strings;
+	ck_assert_uint_eq(tc_intern_find(st, "str-skipped", 11), UINT32_MAX);
+	ck_assert_uint_eq(tc_intern_find(st, "cap-skipped", 11), UINT32_MAX);
+	ck_assert_uint_ne(tc_intern_find(st, "str-read", 8), UINT32_MAX);
+	ck_assert_uint_ne(tc_intern_find(st, "meta-read", 9), UINT32_MAX);
+	ck_assert_uint_ne(tc_intern_find(st, "counter-read", 12), UINT32_MAX);
+	ck_assert_uint_eq(m->n_counters, 1);
+	/* Read-back args are kept either way; "stream" marks a device row. */
+	for (int i = 0; i < 2; i++) {
+		size_t e = find_event(m, i ? "k2" : "k");
+		struct tc_arg a;
+		ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.correlation, &a));
+		ck_assert_int_eq(a.v.i, 3 + i);
+		ck_assert(!tc_model_arg_find(m, m->ev.args[e], m->key.stream, &a));
+		ck_assert_int_eq(tc_test_track_of(m, e)->kind, TC_TRACK_STREAM);
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(chrome_edge_cases) {
 	struct tc_model *m = load_ok(tc_test_src("fixtures/json/chrome_edge.json"));
 	ck_assert_int_eq(m->origin_ns, 10000);
@@ -1082,6 +1162,8 @@ int main(void) {
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, epoch_fraction_exact);
+	tcase_add_test(tc, time_shapes);
+	tcase_add_test(tc, lean_args_skipped);
 	tcase_add_test(tc, chrome_edge_cases);
 	tcase_add_test(tc, jax_async_copy_halves);
 	tcase_add_test(tc, kineto_fixture);
