@@ -7,7 +7,8 @@
 # to two no-op parses of the same bytes: yajl with empty callbacks
 # (bench/yajl_noop, the common streaming-parser baseline) and tracectl's own
 # tokeniser with the tokens dropped (bench/json_lex_noop, the parse ingest
-# actually runs).
+# actually runs). lex-dedup is that parse with strings deduplicated: the
+# whole share of ingest's tokenising thread, a floor for ingest's time.
 # Needs GNU time (/usr/bin/time -v; apt-get install -y time).
 set -eu
 build=${1:?usage: bench/json.sh BUILD_DIR [SIZE_MB]}
@@ -43,6 +44,7 @@ if [ ! -x "$build/bench/yajl_noop" ]; then
 fi
 measure yajl-noop "$build/bench/yajl_noop" "$trace"
 measure lex-noop "$build/bench/json_lex_noop" "$trace"
+measure lex-dedup "$build/bench/json_lex_noop" --dedup "$trace"
 measure ingest "$build/bench/ingest" "$trace"
 "$build/bench/ingest" "$trace" | sed 's/^/  ingest, in process: /'
 measure summarize "$build/src/tracectl" summarize "$trace"

@@ -2628,6 +2628,7 @@ static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_
 static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const struct tc_jsrc *src) {
 	for (size_t i = 0; i < bt->n; i++) {
 		const struct tc_jtok *t = &bt->tok[i];
+		__builtin_prefetch(t + 32);
 		if (!replay(r, bt, t)) {
 			/* The callback set the error; the offset is the token's end. */
 			tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
