@@ -282,6 +282,48 @@ START_TEST(lean_args_skipped) {
 }
 END_TEST
 
+/* Launch links by correlation, with runtime records out of order and one
+ * correlation on two launches: each kernel links to the first launch (in
+ * file order) of its correlation, whatever order the kernels come in. */
+START_TEST(correlation_links_unsorted) {
+	struct tc_error err;
+	struct tc_model *m = load_text("[\n"
+#define RT(n, ts, c) "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"" n "\",\"pid\":1,\"tid\":1," \
+	"\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #c "}},\n"
+#define K(n, ts, c) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" n "\",\"pid\":0,\"tid\":7," \
+	"\"ts\":" #ts ",\"dur\":1,\"args\":{\"stream\":7,\"correlation\":" #c "}},\n"
+		RT("l5a", 1, 5) RT("l5b", 2, 5) RT("l7", 3, 7) RT("l6", 4, 6) RT("l9", 5, 9)
+		K("k6", 10, 6) K("k5", 11, 5) K("k5again", 12, 5) K("k7", 13, 7) K("k8", 14, 8)
+#undef RT
+#undef K
+		"{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":20}]", &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	static const char *want[][2] = {
+		{ "k6", "l6" }, { "k5", "l5a" }, { "k7", "l7" }, { "k5again", "l5a" },
+	};
+	size_t launches = 0;
+	for (size_t i = 0; i < m->n_flows; i++) {
+		const struct tc_flow *f = &m->flows[i];
+		if (f->kind != TC_FLOW_LAUNCH) {
+			continue;
+		}
+		launches++;
+		const char *to = tc_model_str(m, m->ops[m->ev.op[f->to]].name);
+		const char *from = tc_model_str(m, m->ops[m->ev.op[f->from]].name);
+		bool found = false;
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+			if (strcmp(to, want[k][0]) == 0) {
+				ck_assert_str_eq(from, want[k][1]);
+				found = true;
+			}
+		}
+		ck_assert_msg(found, "unexpected link %s -> %s", from, to);
+	}
+	ck_assert_uint_eq(launches, 4);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(chrome_edge_cases) {
 	struct tc_model *m = load_ok(tc_test_src("fixtures/json/chrome_edge.json"));
 	ck_assert_int_eq(m->origin_ns, 10000);
@@ -1164,6 +1206,7 @@ int main(void) {
 	tcase_add_test(tc, epoch_fraction_exact);
 	tcase_add_test(tc, time_shapes);
 	tcase_add_test(tc, lean_args_skipped);
+	tcase_add_test(tc, correlation_links_unsorted);
 	tcase_add_test(tc, chrome_edge_cases);
 	tcase_add_test(tc, jax_async_copy_halves);
 	tcase_add_test(tc, kineto_fixture);

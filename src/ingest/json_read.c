@@ -1919,11 +1919,17 @@ static size_t link_correlations(struct reader *r) {
 	if (!r->n_host_corr || !r->n_dev_corr) {
 		return 0;
 	}
-	tc_sort(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
-	size_t links = 0;
+	/* Writers number launches in order: the records come nearly sorted,
+	 * and each device record's match is usually the one after the last. */
+	tc_sort_runs(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
+	size_t links = 0, next = 0;
 	for (size_t i = 0; i < r->n_dev_corr; i++) {
 		int64_t c = r->dev_corr[i].corr;
 		size_t lo = 0, hi = r->n_host_corr;
+		if (next < hi && r->host_corr[next].corr == c &&
+				(next == 0 || r->host_corr[next - 1].corr < c)) {
+			lo = hi = next; /* the first record of c */
+		}
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (r->host_corr[mid].corr < c) {
@@ -1937,6 +1943,7 @@ static size_t link_correlations(struct reader *r) {
 				TC_FLOW_LAUNCH, (uint64_t)c);
 			links++;
 		}
+		next = lo + 1;
 	}
 	return links;
 }
