@@ -330,17 +330,10 @@ static bool starts_with(const char *s, const char *p) {
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
-/*
- * Parse a JSON number's text holding a time in µs into whole µs (floor) and a
- * ps remainder in [0, 1e6). Digits past the 6th decimal are rounded half up.
- * Exponents are applied by moving the decimal point; no floating point.
- */
 /* How many of the 8 bytes at s are ASCII digits before the first that is
  * not, and their value. Eight bytes must be readable. */
 static unsigned digits8(const char *s, uint64_t *val) {
-	uint64_t x;
-	memcpy(&x, s, 8);
-	uint64_t a = x ^ 0x3030303030303030ull; /* digits: bytes 0-9 */
+	uint64_t a = tc_load_le64(s) ^ 0x3030303030303030ull; /* digits: bytes 0-9 */
 	/* A byte's top bit set: above 9. A carry out of one runs only into
 	 * later bytes, past the first non-digit. */
 	uint64_t m = ((a + 0x7676767676767676ull) | a) & 0x8080808080808080ull;
@@ -356,6 +349,11 @@ static unsigned digits8(const char *s, uint64_t *val) {
 	return k;
 }
 
+/*
+ * Parse a JSON number's text holding a time in µs into whole µs (floor) and a
+ * ps remainder in [0, 1e6). Digits past the 6th decimal are rounded half up.
+ * Exponents are applied by moving the decimal point; no floating point.
+ */
 static bool parse_us(const char *s, size_t n, int64_t *us, int64_t *frac) {
 	static const int64_t scale[7] = { 1000000, 100000, 10000, 1000, 100, 10, 1 };
 	/* What writers emit on every event, 8 bytes at a time (a token has a
@@ -1457,8 +1455,7 @@ static uint32_t intern_recent(struct reader *r, int field, const unsigned char *
 	}
 	struct recent *c = &r->recent[field];
 	if (n <= 8) {
-		uint64_t a;
-		memcpy(&a, s, 8);
+		uint64_t a = tc_load_le64(s);
 		a &= n == 8 ? ~0ull : (1ull << (8 * n)) - 1;
 		if (c->n == n && n && c->a == a) {
 			return c->id;

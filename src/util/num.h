@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* d clamped to [lo, hi]; NaN gives 0. */
 static inline int64_t tc_double_to_i64(double d, int64_t lo, int64_t hi) {
@@ -36,6 +37,17 @@ static inline int64_t tc_sat_add(int64_t a, int64_t b) {
 		return INT64_MIN;
 	}
 	return a + b;
+}
+
+/* The 8 bytes at p as a little-endian word (p[0] lowest) on any host: for
+ * word-at-a-time scans of text. */
+static inline uint64_t tc_load_le64(const void *p) {
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
 }
 
 #endif
