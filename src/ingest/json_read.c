@@ -2600,8 +2600,18 @@ static bool check_end(struct reader *r) {
  */
 #define NBATCH 8
 
-static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_jtok *t) {
+/* A string token's slot: a miss means the slot holds new text. */
+static inline void dd_take(struct reader *r, const struct tc_jtok *t) {
+	if ((t->dd & (TC_JDD_VALID | TC_JDD_HIT)) == TC_JDD_VALID) {
+		r->dd_id[TC_JDD_SLOT(t->dd)] = TC_NONE;
+	}
+	r->dd = t->dd;
+}
+
+static inline __attribute__((always_inline)) int replay(struct reader *r,
+		const struct tc_jbatch *bt, const struct tc_jtok *t) {
 	const unsigned char *s = bt->buf + t->off;
+	int rv;
 	switch (t->type) {
 	case TC_JT_NULL:
 		return on_scalar(r, V_NULL, NULL, 0, false);
@@ -2610,16 +2620,15 @@ static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_
 	case TC_JT_NUM:
 		return on_scalar(r, V_NUM, s, t->len, false);
 	case TC_JT_STR:
-	case TC_JT_KEY: {
-		if ((t->dd & (TC_JDD_VALID | TC_JDD_HIT)) == TC_JDD_VALID) {
-			r->dd_id[TC_JDD_SLOT(t->dd)] = TC_NONE; /* the slot has new text */
-		}
-		r->dd = t->dd;
-		int rv = t->type == TC_JT_STR ? on_scalar(r, V_STR, s, t->len, false) :
-			on_key(r, s, t->len);
+		dd_take(r, t);
+		rv = on_scalar(r, V_STR, s, t->len, false);
 		r->dd = 0;
 		return rv;
-	}
+	case TC_JT_KEY:
+		dd_take(r, t);
+		rv = on_key(r, s, t->len);
+		r->dd = 0;
+		return rv;
 	case TC_JT_MAP:
 	case TC_JT_ARRAY:
 		return open_container(r, t->type == TC_JT_MAP);
@@ -2628,12 +2637,26 @@ static int replay(struct reader *r, const struct tc_jbatch *bt, const struct tc_
 	}
 }
 
-/* Replay a batch's tokens, then its producer's error if it failed. */
+/* Replay a batch's tokens, then its producer's error if it failed. A key
+ * and its value go together: the value's dispatch is a branch of its own,
+ * which the key before it predicts. */
 static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const struct tc_jsrc *src) {
-	for (size_t i = 0; i < bt->n; i++) {
-		const struct tc_jtok *t = &bt->tok[i];
+	const struct tc_jtok *t = bt->tok, *end = t + bt->n;
+	for (; t < end; t++) {
 		__builtin_prefetch(t + 32);
-		if (!replay(r, bt, t)) {
+		int rv;
+		if (t->type == TC_JT_KEY) {
+			dd_take(r, t);
+			rv = on_key(r, bt->buf + t->off, t->len);
+			r->dd = 0;
+			if (rv && t + 1 < end) {
+				t++;
+				rv = replay(r, bt, t);
+			}
+		} else {
+			rv = replay(r, bt, t);
+		}
+		if (!rv) {
 			/* The callback set the error; the offset is the token's end. */
 			tc_error_set(r->err, TC_EXIT_INPUT, "json: parse stopped");
 			return tc_error_at(r->err, (int64_t)(bt->offset_base + t->end));
