@@ -1535,6 +1535,104 @@ static void add_arg(struct reader *r, int type, const unsigned char *s, size_t n
 	}
 }
 
+/* A scalar value of an event's field (slot, from the key before it). */
+static void event_scalar(struct reader *r, enum slot slot, int type, const unsigned char *s,
+		size_t n, bool b) {
+	struct ev_state *e = &r->ev;
+	switch (slot) {
+	case S_NAME:
+		if (type == V_STR || type == V_NUM) {
+			e->name = intern_tok(r, s, n);
+			e->has_name = true;
+		}
+		break;
+	case S_CAT:
+		if (type == V_STR) {
+			e->cat = intern_recent(r, 2, s, n);
+		}
+		break;
+	case S_PH:
+		if (type == V_STR && n >= 1) {
+			e->ph = (char)s[0];
+		}
+		break;
+	case S_TS:
+	case S_DUR: {
+		int64_t us, frac;
+		if ((type != V_NUM && type != V_STR) || !parse_us((const char *)s, n, &us, &frac)) {
+			if (type != V_NULL || slot == S_TS) {
+				e->bad_time = slot == S_TS ? true : e->bad_time;
+			}
+			break;
+		}
+		if (slot == S_TS) {
+			e->has_ts = true;
+			e->ts_us = us;
+			e->ts_frac = frac;
+		} else if (us > INT64_MAX / 1000000 - 1 || us < INT64_MIN / 1000000 + 1) {
+			e->bad_time = true;
+		} else {
+			e->has_dur = true;
+			e->dur_ps = us * 1000000 + frac;
+		}
+		break;
+	}
+	case S_PID:
+	case S_TID:
+		if (type == V_STR || type == V_NUM) {
+			uint32_t id = intern_recent(r, slot == S_PID ? 0 : 1, s, n);
+			if (slot == S_PID) {
+				e->pid = id;
+				e->has_pid = true;
+			} else {
+				e->tid = id;
+				e->has_tid = true;
+			}
+		}
+		break;
+	case S_ID:
+		if (type == V_STR || type == V_NUM) {
+			set_small(e->id, &e->id_len, s, n);
+			e->has_id = true;
+		}
+		break;
+	case S_BIND_ID:
+		if (type == V_STR || type == V_NUM) {
+			set_small(e->bind, &e->bind_len, s, n);
+			e->has_bind = true;
+		}
+		break;
+	case S_FLOW_IN:
+		e->flow_in = type == V_BOOL && b;
+		break;
+	case S_FLOW_OUT:
+		e->flow_out = type == V_BOOL && b;
+		break;
+	case S_BP:
+		if (type == V_STR && n) {
+			e->bp = (char)s[0];
+		}
+		break;
+	case S_SCOPE:
+		if (type == V_STR && n) {
+			e->scope = (char)s[0];
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* A scalar in an event (its field slot) or in its args: the hot cases. */
+static inline void field_value(struct reader *r, enum ctx c, enum slot slot, int type,
+		const unsigned char *s, size_t n, bool b) {
+	if (c == C_EVENT) {
+		event_scalar(r, slot, type, s, n, b);
+	} else if (slot == S_ARG) {
+		add_arg(r, type, s, n, b);
+	}
+}
+
 static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t n, bool b) {
 	enum ctx c = cur_ctx(r);
 	enum slot slot = r->slot;
@@ -1553,99 +1651,12 @@ static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t 
 		}
 		return 1;
 	case C_ARGS:
-		if (slot == S_ARG) {
-			add_arg(r, type, s, n, b);
-		}
+	case C_EVENT:
+		field_value(r, c, slot, type, s, n, b);
 		return 1;
 	case C_EVENTS:
 		r->n_non_object++;
 		return 1;
-	case C_EVENT: {
-		struct ev_state *e = &r->ev;
-		switch (slot) {
-		case S_NAME:
-			if (type == V_STR || type == V_NUM) {
-				e->name = intern_tok(r, s, n);
-				e->has_name = true;
-			}
-			break;
-		case S_CAT:
-			if (type == V_STR) {
-				e->cat = intern_recent(r, 2, s, n);
-			}
-			break;
-		case S_PH:
-			if (type == V_STR && n >= 1) {
-				e->ph = (char)s[0];
-			}
-			break;
-		case S_TS:
-		case S_DUR: {
-			int64_t us, frac;
-			if ((type != V_NUM && type != V_STR) || !parse_us((const char *)s, n, &us, &frac)) {
-				if (type != V_NULL || slot == S_TS) {
-					e->bad_time = slot == S_TS ? true : e->bad_time;
-				}
-				break;
-			}
-			if (slot == S_TS) {
-				e->has_ts = true;
-				e->ts_us = us;
-				e->ts_frac = frac;
-			} else if (us > INT64_MAX / 1000000 - 1 || us < INT64_MIN / 1000000 + 1) {
-				e->bad_time = true;
-			} else {
-				e->has_dur = true;
-				e->dur_ps = us * 1000000 + frac;
-			}
-			break;
-		}
-		case S_PID:
-		case S_TID:
-			if (type == V_STR || type == V_NUM) {
-				uint32_t id = intern_recent(r, slot == S_PID ? 0 : 1, s, n);
-				if (slot == S_PID) {
-					e->pid = id;
-					e->has_pid = true;
-				} else {
-					e->tid = id;
-					e->has_tid = true;
-				}
-			}
-			break;
-		case S_ID:
-			if (type == V_STR || type == V_NUM) {
-				set_small(e->id, &e->id_len, s, n);
-				e->has_id = true;
-			}
-			break;
-		case S_BIND_ID:
-			if (type == V_STR || type == V_NUM) {
-				set_small(e->bind, &e->bind_len, s, n);
-				e->has_bind = true;
-			}
-			break;
-		case S_FLOW_IN:
-			e->flow_in = type == V_BOOL && b;
-			break;
-		case S_FLOW_OUT:
-			e->flow_out = type == V_BOOL && b;
-			break;
-		case S_BP:
-			if (type == V_STR && n) {
-				e->bp = (char)s[0];
-			}
-			break;
-		case S_SCOPE:
-			if (type == V_STR && n) {
-				e->scope = (char)s[0];
-			}
-			break;
-		default:
-			break;
-		}
-		return 1;
-	}
 	case C_ID2:
 		if (slot == S_ID2_VAL && (type == V_STR || type == V_NUM)) {
 			set_small(r->ev.id, &r->ev.id_len, s, n);
@@ -2646,12 +2657,27 @@ static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const str
 		__builtin_prefetch(t + 32);
 		int rv;
 		if (t->type == TC_JT_KEY) {
+			enum ctx c = cur_ctx(r);
 			dd_take(r, t);
 			rv = on_key(r, bt->buf + t->off, t->len);
 			r->dd = 0;
 			if (rv && t + 1 < end) {
 				t++;
-				rv = replay(r, bt, t);
+				/* A number or string in an event or its args, without
+				 * on_scalar's dispatch on the context. */
+				enum slot slot = r->slot;
+				bool str = t->type == TC_JT_STR;
+				if ((c == C_EVENT || c == C_ARGS) && (str || t->type == TC_JT_NUM)) {
+					r->slot = S_NONE;
+					if (str) {
+						dd_take(r, t);
+					}
+					field_value(r, c, slot, str ? V_STR : V_NUM, bt->buf + t->off, t->len,
+						false);
+					r->dd = 0;
+				} else {
+					rv = replay(r, bt, t);
+				}
 			}
 		} else {
 			rv = replay(r, bt, t);
