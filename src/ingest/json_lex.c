@@ -408,7 +408,7 @@ static bool lex(struct tc_jlex *lx, struct tc_jbatch *bt, bool final, struct tc_
 			}
 			bool key = st == LX_KEY;
 			EMIT(key ? TC_JT_KEY : TC_JT_STR, s + 1, len, q + 1, false);
-			if (lx->dedup) {
+			if (lx->dedup && len > (key ? 4u : 1u)) {
 				tok[nt - 1].dd = dedup(lx, p + s + 1, len);
 			}
 			i = q + 1;
