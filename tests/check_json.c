@@ -324,6 +324,29 @@ START_TEST(correlation_links_unsorted) {
 }
 END_TEST
 
+/* An event's keys are matched by their whole text: keys one byte off,
+ * longer, shorter or with a NUL inside are other keys, ignored. */
+START_TEST(event_key_lookalikes) {
+	struct tc_error err;
+	struct tc_model *m = load_text("[\n"
+		"{\"phx\":\"B\",\"p\":\"B\",\"ph\":\"X\",\"ph\\u0000\":\"B\",\"name\":\"a\","
+		"\"nam\":\"wrong\",\"name\\u0000\":\"wrong\",\"names\":\"wrong\",\"pid\":1,\"tid\":1,"
+		"\"ts\":10,\"tsx\":99,\"t\":99,\"dur\":5,\"dur2\":77,\"du\":77,\"durr\":77,"
+		"\"flow_ou\":true,\"flow_outs\":true,\"Args\":{\"bytes\":1},\"args\":{\"bytes\":7}}\n"
+		"]", &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 1);
+	size_t e = find_event(m, "a");
+	ck_assert_int_eq(m->ev.start[e], 0);
+	ck_assert_int_eq(m->ev.dur[e], 5000000);
+	struct tc_arg a;
+	ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.bytes, &a));
+	ck_assert_int_eq(a.v.i, 7);
+	ck_assert_uint_eq(m->n_flows, 0);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(chrome_edge_cases) {
 	struct tc_model *m = load_ok(tc_test_src("fixtures/json/chrome_edge.json"));
 	ck_assert_int_eq(m->origin_ns, 10000);
@@ -1207,6 +1230,7 @@ int main(void) {
 	tcase_add_test(tc, time_shapes);
 	tcase_add_test(tc, lean_args_skipped);
 	tcase_add_test(tc, correlation_links_unsorted);
+	tcase_add_test(tc, event_key_lookalikes);
 	tcase_add_test(tc, chrome_edge_cases);
 	tcase_add_test(tc, jax_async_copy_halves);
 	tcase_add_test(tc, kineto_fixture);

@@ -17,6 +17,7 @@
  * patched at the end: process names, labels and thread names may arrive
  * after the events they describe.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -196,6 +197,10 @@ struct reader {
 	 * handled, set only during its on_scalar or on_key. */
 	uint32_t *dd_id;
 	uint16_t dd;
+	struct ev_key {
+		uint64_t w;   /* the key's text as a zero-padded little-endian word */
+		uint8_t n, slot;
+	} ev_keys[16];    /* an event's keys by (w * EV_KEY_MAGIC) >> 60 */
 	struct op_cache *ops;
 	struct recent {
 		char s[24];
@@ -1734,6 +1739,52 @@ static bool arg_dropped(const struct reader *r, uint32_t key) {
 		key != r->s.a_collective_name;
 }
 
+/*
+ * An event's own keys, found with one multiply and one compare: the
+ * multiplier sends each of the 15 to its own of 16 entries (a key's order
+ * in an event varies by writer, so a chain of compares or a jump on its
+ * length mispredicts). s has 8 readable bytes past its start.
+ */
+#define EV_KEY_MAGIC 0x454fc8a979d87b3dull
+
+static uint64_t key_word(const unsigned char *s, size_t n) {
+	return tc_load_le64(s) & (n == 8 ? ~0ull : (1ull << (8 * n)) - 1);
+}
+
+static void init_ev_keys(struct reader *r) {
+	static const struct { const char *text; enum slot slot; } keys[] = {
+		{ "ph", S_PH }, { "ts", S_TS }, { "id", S_ID }, { "bp", S_BP }, { "s", S_SCOPE },
+		{ "pid", S_PID }, { "tid", S_TID }, { "dur", S_DUR }, { "cat", S_CAT },
+		{ "id2", S_ID2 }, { "name", S_NAME }, { "args", S_ARGS }, { "bind_id", S_BIND_ID },
+		{ "flow_in", S_FLOW_IN }, { "flow_out", S_FLOW_OUT },
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		unsigned char buf[8] = { 0 };
+		size_t n = strlen(keys[i].text);
+		memcpy(buf, keys[i].text, n);
+		uint64_t w = key_word(buf, n);
+		struct ev_key *k = &r->ev_keys[w * EV_KEY_MAGIC >> 60];
+		assert(k->n == 0); /* each its own entry */
+		*k = (struct ev_key){ w, (uint8_t)n, (uint8_t)keys[i].slot };
+	}
+}
+
+static enum slot event_key_slot(const struct reader *r, const unsigned char *s, size_t n) {
+	if (n == 0 || n > 8) {
+		return S_IGNORE;
+	}
+	uint64_t w = key_word(s, n);
+	const struct ev_key *k = &r->ev_keys[w * EV_KEY_MAGIC >> 60];
+	return k->w == w && k->n == n ? (enum slot)k->slot : S_IGNORE;
+}
+
+/* An arg's key: which one, and whether its value is read. */
+static void args_key(struct reader *r, const unsigned char *s, size_t n) {
+	r->arg_key = arg_key(r, s, n);
+	r->ev.n_args++;
+	r->slot = arg_dropped(r, r->arg_key) ? S_IGNORE : S_ARG;
+}
+
 static bool key_is(const unsigned char *s, size_t n, const char *lit) {
 	size_t k = strlen(lit);
 	return n == k && memcmp(s, lit, k) == 0;
@@ -1741,42 +1792,12 @@ static bool key_is(const unsigned char *s, size_t n, const char *lit) {
 
 static int on_key(struct reader *r, const unsigned char *s, size_t n) {
 	switch (cur_ctx(r)) {
-	case C_EVENT: {
-		enum slot sl = S_IGNORE;
+	case C_EVENT:
 		r->ev.any = true;
-		switch (n) {
-		case 2:
-			sl = key_is(s, n, "ph") ? S_PH : key_is(s, n, "ts") ? S_TS :
-				key_is(s, n, "id") ? S_ID : key_is(s, n, "bp") ? S_BP : S_IGNORE;
-			break;
-		case 1:
-			sl = s[0] == 's' ? S_SCOPE : S_IGNORE;
-			break;
-		case 3:
-			sl = key_is(s, n, "pid") ? S_PID : key_is(s, n, "tid") ? S_TID :
-				key_is(s, n, "dur") ? S_DUR : key_is(s, n, "cat") ? S_CAT :
-				key_is(s, n, "id2") ? S_ID2 : S_IGNORE;
-			break;
-		case 4:
-			sl = key_is(s, n, "name") ? S_NAME : key_is(s, n, "args") ? S_ARGS : S_IGNORE;
-			break;
-		case 7:
-			sl = key_is(s, n, "bind_id") ? S_BIND_ID : key_is(s, n, "flow_in") ?
-				S_FLOW_IN : S_IGNORE;
-			break;
-		case 8:
-			sl = key_is(s, n, "flow_out") ? S_FLOW_OUT : S_IGNORE;
-			break;
-		default:
-			break;
-		}
-		r->slot = sl;
+		r->slot = event_key_slot(r, s, n);
 		return 1;
-	}
 	case C_ARGS:
-		r->arg_key = arg_key(r, s, n);
-		r->ev.n_args++;
-		r->slot = arg_dropped(r, r->arg_key) ? S_IGNORE : S_ARG;
+		args_key(r, s, n);
 		return 1;
 	case C_CAPTURE:
 		cap_sep(r);
@@ -2657,9 +2678,19 @@ static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const str
 		__builtin_prefetch(t + 32);
 		int rv;
 		if (t->type == TC_JT_KEY) {
+			/* The two hot contexts by plain tests, not on_key's jump. */
 			enum ctx c = cur_ctx(r);
+			const unsigned char *k = bt->buf + t->off;
 			dd_take(r, t);
-			rv = on_key(r, bt->buf + t->off, t->len);
+			rv = 1;
+			if (c == C_EVENT) {
+				r->ev.any = true;
+				r->slot = event_key_slot(r, k, t->len);
+			} else if (c == C_ARGS) {
+				args_key(r, k, t->len);
+			} else {
+				rv = on_key(r, k, t->len);
+			}
 			r->dd = 0;
 			if (rv && t + 1 < end) {
 				t++;
@@ -2816,6 +2847,7 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	memset(r.dd_id, 0xff, TC_JDD_SLOTS * sizeof(*r.dd_id)); /* TC_NONE */
 	r.ops = tc_xcalloc(OP_CACHE, sizeof(*r.ops));
 	init_names(&r);
+	init_ev_keys(&r);
 
 	bool ok = false, started = false;
 	if (lim->reader_thread) {
