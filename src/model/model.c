@@ -1228,9 +1228,11 @@ static void sort_track(struct tc_model *m, size_t t, uint32_t **g2f) {
 		rec[k] = (struct sort_rec){ e->start[lo + k], e->dur[lo + k], (uint32_t)(lo + k) };
 	}
 	sort_recs(rec, cnt);
-	int64_t *scratch = tc_xmalloc(cnt * sizeof(*scratch));
-	PERMUTE_RANGE(e->start, int64_t);
-	PERMUTE_RANGE(e->dur, int64_t);
+	for (size_t k = 0; k < cnt; k++) { /* the records carry these two */
+		e->start[lo + k] = rec[k].start;
+		e->dur[lo + k] = rec[k].dur;
+	}
+	uint32_t *scratch = tc_xmalloc(cnt * sizeof(*scratch));
 	PERMUTE_RANGE(e->op, uint32_t);
 	PERMUTE_RANGE(e->args, uint32_t);
 	PERMUTE_RANGE(e->flags, uint8_t);
