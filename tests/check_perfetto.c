@@ -702,6 +702,39 @@ START_TEST(zstd_bundle_refused) {
 }
 END_TEST
 
+/*
+ * A broken TrackEvent inside a compressed_packets bundle, after a valid
+ * trace: the model half finds it, and reports the bundle's packet (offsets
+ * inside the inflated bytes mean nothing in the file), in line or pipelined.
+ */
+START_TEST(bundle_error_at_bundle) {
+	const char *pa = fixture("fixtures/perfetto/slices.pb");
+	if (!pa) {
+		return;
+	}
+	size_t n;
+	unsigned char *in = tc_test_slurp(pa, &n);
+	/* A packet whose TrackEvent (11) holds a cut varint (type, field 9). */
+	static const unsigned char inner[] = { 0x0a, 0x04, 0x5a, 0x02, 0x48, 0xff };
+	size_t zn;
+	uint8_t *z = tc_test_deflate(inner, sizeof(inner), 15, 6, &zn);
+	ck_assert_uint_lt(zn, 120);
+	unsigned char head[] = { 0x0a, (unsigned char)(zn + 3), 0x92, 0x03, (unsigned char)zn };
+	in = realloc(in, n + sizeof(head) + zn);
+	memcpy(in + n, head, sizeof(head));
+	memcpy(in + n + sizeof(head), z, zn);
+	const char *path = tc_test_tmpfile(in, n + sizeof(head) + zn);
+	struct tc_error err;
+	ck_assert(load_err(path, &err) == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "malformed TrackEvent") != NULL, "%s", err.msg);
+	ck_assert_int_eq(err.offset, (int64_t)n);
+	unlink(path);
+	free(in);
+	free(z);
+}
+END_TEST
+
 /* Offsets where a top-level packet ends (cutting there leaves a valid file). */
 static bool on_boundary(const unsigned char *b, size_t len, size_t cut) {
 	size_t i = 0;
@@ -994,6 +1027,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, compressed_same);
 	tcase_add_test(tc, zstd_same);
 	tcase_add_test(tc, zstd_bundle_refused);
+	tcase_add_test(tc, bundle_error_at_bundle);
 	tcase_add_test(tc, growing_view);
 	tcase_add_test(tc, growing_view_error_order);
 	tcase_add_test(tc, truncation);

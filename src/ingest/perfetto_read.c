@@ -446,21 +446,32 @@ struct pre {
  * or one of enum prec_kind. With PF_FULL, p/len is the whole packet and the
  * model half decodes its fields again (it has interned data or defaults:
  * rare). warn bits are the packet half's warnings, which the model half
- * emits in file order.
+ * emits in file order. 32 bytes, two a cache line: the model half's reads
+ * of records are a good part of its stalls (so packets are held to
+ * PKT_MAX bytes, see walk_packets).
  */
 struct prec {
 	const uint8_t *p;
 	int64_t ns;             /* PF_TS: the timestamp on the trace clock */
-	uint64_t len;
-	uint64_t off;           /* the top-level packet's offset */
+	uint32_t len;
+	uint32_t back;          /* top level: p - (base + the packet's offset) */
 	uint32_t seq_id;
 	uint8_t kind;
 	uint8_t flags;
 	uint16_t warn;
 };
 
+/* A packet's bytes at most, so that len and back (at most the packet's
+ * length and 11 bytes of its tag and length) fit in 32 bits. */
+#define PKT_MAX (UINT32_MAX - 64)
+
+/* The offset of a top-level record's packet. */
+static inline uint64_t prec_off(const uint8_t *base, const struct prec *r) {
+	return (uint64_t)(r->p - base) - r->back;
+}
+
 enum prec_kind {
-	PR_BUNDLE_BEGIN = 200,  /* off: the bundle's packet */
+	PR_BUNDLE_BEGIN = 200,  /* p - back: the bundle's packet */
 	PR_BUNDLE_END,          /* p: the inflated buffer, the model half frees it */
 	PR_END,                 /* the last record; with PF_STOP the packet half
 	                         * failed (its err says how) */
@@ -2326,7 +2337,7 @@ static bool apply(struct st *s, const struct prec *r) {
 	switch (r->kind) {
 	case PR_BUNDLE_BEGIN:
 		if (s->bundle_depth++ == 0) {
-			s->pkt_off = r->off;
+			s->pkt_off = prec_off(s->base, r);
 		}
 		return true;
 	case PR_BUNDLE_END:
@@ -2335,11 +2346,11 @@ static bool apply(struct st *s, const struct prec *r) {
 		return true;
 	}
 	if (s->bundle_depth == 0) {
-		s->pkt_off = r->off;
-		release(s, r->off);
+		s->pkt_off = prec_off(s->base, r);
+		release(s, s->pkt_off);
 	}
 	const uint8_t *data = r->p;
-	size_t data_len = (size_t)r->len;
+	size_t data_len = r->len;
 	uint32_t kind = r->kind;
 	struct pkt k;
 	bool full = r->flags & PF_FULL;
@@ -2480,7 +2491,7 @@ static void pp_publish(struct ppipe *pp, bool last) {
 static void pp_push(struct ppipe *pp, const struct prec *r) {
 	struct prec *d = &pp->blk[(pp->produced % PP_BLOCKS) * pp->recs + pp->n++];
 #if defined(__x86_64__)
-	_Static_assert(sizeof(*r) % 8 == 0, "records stream as 8-byte words");
+	_Static_assert(sizeof(*r) == 32, "records stream as 8-byte words, two a line");
 	long long *dw = (long long *)(void *)d;
 	const long long *sw = (const long long *)(const void *)r;
 	for (size_t i = 0; i < sizeof(*r) / 8; i++) {
@@ -2536,7 +2547,7 @@ static bool bundle(struct pre *b, const uint8_t *p, size_t len, bool zstd) {
 	}
 	/* The model half reads the inner packets after this returns (when
 	 * pipelined) and frees the buffer at the bundle's end record. */
-	struct prec r = { .kind = PR_BUNDLE_BEGIN, .off = b->pkt_off };
+	struct prec r = { .kind = PR_BUNDLE_BEGIN, .p = b->base + b->pkt_off };
 	bool ok = emit(b, &r);
 	b->bundle_depth++;
 	ok = ok && walk_packets(b, out, out_len, false);
@@ -2571,14 +2582,16 @@ static bool packet(struct pre *b, const uint8_t *p, size_t len) {
 		return bundle(b, k.data, k.data_len, k.kind == 133);
 	}
 	struct prec r = {
-		.p = k.data, .len = k.data_len, .off = b->pkt_off, .seq_id = k.seq_id,
+		.p = k.data, .len = (uint32_t)k.data_len, .seq_id = k.seq_id,
 		.kind = (uint8_t)k.kind,
 	};
 	if (k.interned || k.defaults) {
 		r.p = p;
-		r.len = len;
+		r.len = (uint32_t)len;
 		r.flags |= PF_FULL;
 	}
+	/* Inside a bundle the model half keeps the bundle's offset. */
+	r.back = b->bundle_depth ? 0 : (uint32_t)(r.p - (b->base + b->pkt_off));
 	struct pseq *q = pseq_get(b, k.seq_id);
 	if ((k.flags & SEQ_CLEARED) || k.cleared) {
 		q->valid = true;
@@ -2683,6 +2696,11 @@ static bool walk_packets(struct pre *b, const uint8_t *buf, size_t len, bool top
 			if (n > (uint64_t)(end - p)) {
 				return pre_fail_at(b, start - buf,
 					"packet length runs past the end of the file",
+					top ? "" : " (inside compressed packets)");
+			}
+			if (n > PKT_MAX) {
+				return pre_fail_at(b, start - buf,
+					"packets over 4 GiB are not supported",
 					top ? "" : " (inside compressed packets)");
 			}
 			if (n && !packet(b, p, (size_t)n)) {
