@@ -32,9 +32,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2472,9 +2469,6 @@ struct ppipe {
 /* Publish the block being filled; unless it is the last, wait for a free
  * one. The model half stops at PR_END, so a block's count is not passed. */
 static void pp_publish(struct ppipe *pp, bool last) {
-#if defined(__x86_64__)
-	_mm_sfence(); /* the streamed records before the count */
-#endif
 	pthread_mutex_lock(&pp->lock);
 	pp->produced++;
 	pthread_cond_broadcast(&pp->cv);
@@ -2485,21 +2479,13 @@ static void pp_publish(struct ppipe *pp, bool last) {
 	pp->n = 0;
 }
 
-/* Records are streamed past the cache: the other core reads them, and
- * stores that first pull its lines over cost the writer more than the
- * work the record saves (perf: a third of the packet half's time). */
+/* Plain stores: a block is written one ring (8 MiB) after the model half
+ * read it, long out of that core's L2, so taking its lines back is cheap.
+ * Records streamed past the cache (non-temporal stores) made the model
+ * half fetch each from memory: reads 2-8 % slower. A ring that fits in L2
+ * is the case for streaming (bench/README, eighth session). */
 static void pp_push(struct ppipe *pp, const struct prec *r) {
-	struct prec *d = &pp->blk[(pp->produced % PP_BLOCKS) * pp->recs + pp->n++];
-#if defined(__x86_64__)
-	_Static_assert(sizeof(*r) == 32, "records stream as 8-byte words, two a line");
-	long long *dw = (long long *)(void *)d;
-	const long long *sw = (const long long *)(const void *)r;
-	for (size_t i = 0; i < sizeof(*r) / 8; i++) {
-		_mm_stream_si64(dw + i, sw[i]);
-	}
-#else
-	*d = *r;
-#endif
+	pp->blk[(pp->produced % PP_BLOCKS) * pp->recs + pp->n++] = *r;
 	if (pp->n == pp->recs) {
 		pp_publish(pp, false);
 	}
