@@ -9,14 +9,21 @@
 
 /* ---- helpers ---- */
 
-/* Read with threads threads: 1 is serial, 2 lets the tokeniser run ahead. */
-static struct tc_model *load_threads(const char *path, unsigned threads,
+/* Read with threads threads: 1 is serial, 2 lets the tokeniser run ahead;
+ * lean keeps only the args analyses read back (as summarize does). */
+static struct tc_model *load_opts(const char *path, unsigned threads, bool lean,
 		struct tc_error *err) {
 	struct tc_ingest_opts o;
 	tc_ingest_opts_default(&o);
 	o.threads = threads;
+	o.known_args_only = lean;
 	tc_error_init(err);
 	return tc_ingest(&path, 1, &o, err);
+}
+
+static struct tc_model *load_threads(const char *path, unsigned threads,
+		struct tc_error *err) {
+	return load_opts(path, threads, false, err);
 }
 
 static struct tc_model *load(const char *path, struct tc_error *err) {
@@ -251,16 +258,16 @@ START_TEST(lean_args_skipped) {
 		"\"stream\": 7, \"correlation\": 3}},\n"
 		"{\"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 1, \"tid\": 7, \"ts\": 20, \"dur\": 5, "
 		"\"args\": {\"grid\": \"str-read\", \"correlation\": 4}, \"ph\": \"X\"},\n"
-		"{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": 30, \"args\": {\"counter-read\": 5}}\n"
+		"{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": 30, \"args\": {\"counter-read\": 5}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"dma_request\", \"pid\": 1, \"tid\": 7, "
+		"\"ts\": 40, \"dur\": 2, \"args\": {\"direction\": \"HOST_TO_DEVICE\", \"size\": 4096, "
+		"\"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclKernel_AllReduce\", \"pid\": 1, "
+		"\"tid\": 7, \"ts\": 50, \"dur\": 2, \"args\": {\"Collective name\": \"allreduce\", "
+		"\"stream\": 7}}\n"
 		"]}";
-	const char *path = tmp_file(text, strlen(text));
-	struct tc_ingest_opts o;
-	tc_ingest_opts_default(&o);
-	o.threads = 1;
-	o.known_args_only = true;
 	struct tc_error err;
-	tc_error_init(&err);
-	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	struct tc_model *m = load_opts(tmp_file(text, strlen(text)), 1, true, &err);
 	ck_assert_msg(m != NULL, "%s", err.msg);
 	const struct tc_intern *st = &m->strings;
 	ck_assert_uint_eq(tc_intern_find(st, "str-skipped", 11), UINT32_MAX);
@@ -278,6 +285,18 @@ START_TEST(lean_args_skipped) {
 		ck_assert(!tc_model_arg_find(m, m->ev.args[e], m->key.stream, &a));
 		ck_assert_int_eq(tc_test_track_of(m, e)->kind, TC_TRACK_STREAM);
 	}
+	/* So are the args the reader reads itself: a DMA's direction and size
+	 * (its kind and bytes). A collective's name is an export-only arg: the
+	 * model would drop it, so it is not read. */
+	size_t e = find_event(m, "dma_request");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_MEMCPY_H2D);
+	struct tc_arg a;
+	ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.bytes, &a));
+	ck_assert_int_eq(a.v.i, 4096);
+	e = find_event(m, "ncclKernel_AllReduce");
+	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_COLLECTIVE);
+	ck_assert(!tc_model_arg_find(m, m->ev.args[e], m->key.collective, &a));
+	ck_assert_uint_eq(tc_intern_find(st, "allreduce", 9), UINT32_MAX);
 	tc_model_destroy(m);
 }
 END_TEST

@@ -79,8 +79,7 @@ static uint16_t dedup(struct tc_jlex *lx, const uint8_t *p, size_t n) {
 		lx->dd = tc_xcalloc((size_t)1 << lx->dd_bits, sizeof(*lx->dd));
 	}
 	/* The first and last 8 bytes and the length. */
-	uint64_t a = tc_load_le64(p), b = n > 8 ? tc_load_le64(p + n - 8) : 0;
-	a &= n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+	uint64_t a = tc_load_le64_prefix(p, n), b = n > 8 ? tc_load_le64(p + n - 8) : 0;
 	uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 31;
 	size_t i = (size_t)(h >> (64 - lx->dd_bits));

@@ -1460,8 +1460,7 @@ static uint32_t intern_recent(struct reader *r, int field, const unsigned char *
 	}
 	struct recent *c = &r->recent[field];
 	if (n <= 8) {
-		uint64_t a = tc_load_le64(s);
-		a &= n == 8 ? ~0ull : (1ull << (8 * n)) - 1;
+		uint64_t a = tc_load_le64_prefix(s, n);
 		if (c->n == n && n && c->a == a) {
 			return c->id;
 		}
@@ -1735,8 +1734,10 @@ static bool arg_dropped(const struct reader *r, uint32_t key) {
 			ph == 'I') {
 		return false;
 	}
-	return key != m->key.stream && key != r->s.a_size && key != r->s.a_direction &&
-		key != r->s.a_collective_name;
+	/* The ones this reader reads itself: a stream marks a device row, a
+	 * DMA's direction and size make its kind and bytes. ("Collective
+	 * name" is kept only as an export arg, which this model drops.) */
+	return key != m->key.stream && key != r->s.a_size && key != r->s.a_direction;
 }
 
 /*
@@ -1746,10 +1747,6 @@ static bool arg_dropped(const struct reader *r, uint32_t key) {
  * length mispredicts). s has 8 readable bytes past its start.
  */
 #define EV_KEY_MAGIC 0x454fc8a979d87b3dull
-
-static uint64_t key_word(const unsigned char *s, size_t n) {
-	return tc_load_le64(s) & (n == 8 ? ~0ull : (1ull << (8 * n)) - 1);
-}
 
 static void init_ev_keys(struct reader *r) {
 	static const struct { const char *text; enum slot slot; } keys[] = {
@@ -1762,20 +1759,27 @@ static void init_ev_keys(struct reader *r) {
 		unsigned char buf[8] = { 0 };
 		size_t n = strlen(keys[i].text);
 		memcpy(buf, keys[i].text, n);
-		uint64_t w = key_word(buf, n);
+		uint64_t w = tc_load_le64_prefix(buf, n);
 		struct ev_key *k = &r->ev_keys[w * EV_KEY_MAGIC >> 60];
 		assert(k->n == 0); /* each its own entry */
 		*k = (struct ev_key){ w, (uint8_t)n, (uint8_t)keys[i].slot };
 	}
 }
 
-static enum slot event_key_slot(const struct reader *r, const unsigned char *s, size_t n) {
+static inline __attribute__((always_inline)) enum slot event_key_slot(const struct reader *r,
+		const unsigned char *s, size_t n) {
 	if (n == 0 || n > 8) {
 		return S_IGNORE;
 	}
-	uint64_t w = key_word(s, n);
+	uint64_t w = tc_load_le64_prefix(s, n);
 	const struct ev_key *k = &r->ev_keys[w * EV_KEY_MAGIC >> 60];
 	return k->w == w && k->n == n ? (enum slot)k->slot : S_IGNORE;
+}
+
+/* An event's own key: the slot its value goes to. */
+static inline void event_key(struct reader *r, const unsigned char *s, size_t n) {
+	r->ev.any = true;
+	r->slot = event_key_slot(r, s, n);
 }
 
 /* An arg's key: which one, and whether its value is read. */
@@ -1793,8 +1797,7 @@ static bool key_is(const unsigned char *s, size_t n, const char *lit) {
 static int on_key(struct reader *r, const unsigned char *s, size_t n) {
 	switch (cur_ctx(r)) {
 	case C_EVENT:
-		r->ev.any = true;
-		r->slot = event_key_slot(r, s, n);
+		event_key(r, s, n);
 		return 1;
 	case C_ARGS:
 		args_key(r, s, n);
@@ -2684,8 +2687,7 @@ static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const str
 			dd_take(r, t);
 			rv = 1;
 			if (c == C_EVENT) {
-				r->ev.any = true;
-				r->slot = event_key_slot(r, k, t->len);
+				event_key(r, k, t->len);
 			} else if (c == C_ARGS) {
 				args_key(r, k, t->len);
 			} else {

@@ -50,4 +50,11 @@ static inline uint64_t tc_load_le64(const void *p) {
 	return v;
 }
 
+/* The first n bytes at p (all 8 when n >= 8) as a zero-padded
+ * little-endian word: short strings compared as one integer. Eight bytes
+ * at p must be readable. */
+static inline uint64_t tc_load_le64_prefix(const void *p, size_t n) {
+	return tc_load_le64(p) & (n >= 8 ? ~0ull : (1ull << (8 * n)) - 1);
+}
+
 #endif
