@@ -246,6 +246,41 @@ START_TEST(time_shapes) {
 }
 END_TEST
 
+/* A ts that is not a time drops its event (counted), even after a good
+ * one; a dur that is not one reads as none: the event stays, 0 long
+ * (counted). */
+START_TEST(bad_times) {
+	struct tc_error err;
+	struct tc_model *m = load_text("[\n"
+		"{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},\n"
+		"{\"ph\":\"X\",\"name\":\"d_null\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":null},\n"
+		"{\"ph\":\"X\",\"name\":\"d_text\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":\"abc\"},\n"
+		"{\"ph\":\"X\",\"name\":\"d_bool\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":true},\n"
+		"{\"ph\":\"X\",\"name\":\"t_null\",\"pid\":1,\"tid\":1,\"ts\":null,\"dur\":5},\n"
+		"{\"ph\":\"X\",\"name\":\"t_text\",\"pid\":1,\"tid\":1,\"ts\":\"abc\",\"dur\":5},\n"
+		"{\"ph\":\"X\",\"name\":\"t_list\",\"pid\":1,\"tid\":1,\"ts\":[1],\"dur\":5},\n"
+		/* The last of two wins, even when the first was good. */
+		"{\"ph\":\"X\",\"name\":\"t_dup\",\"pid\":1,\"tid\":1,\"ts\":50,\"ts\":\"abc\"},\n"
+		"{\"ph\":\"X\",\"name\":\"t_dup_list\",\"pid\":1,\"tid\":1,\"ts\":50,\"ts\":{}}\n"
+		"]", &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 4);
+	ck_assert_int_eq(m->ev.dur[find_event(m, "ok")], 5000000);
+	static const char *kept[] = { "d_null", "d_text", "d_bool" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t e = find_event(m, kept[i]);
+		ck_assert_int_eq(m->ev.start[e], (int64_t)(i + 1) * 10000000);
+		ck_assert_int_eq(m->ev.dur[e], 0);
+	}
+	uint64_t c = 0;
+	ck_assert(has_warning(m, "without \"dur\"", &c));
+	ck_assert_uint_eq(c, 3);
+	ck_assert(has_warning(m, "without a valid \"ts\"", &c));
+	ck_assert_uint_eq(c, 5);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* Keeping only the args analyses read back, the reader skips the others
  * undecoded once an event's "ph" is known (their text is never interned),
  * but still reads the ones it needs itself, args before "ph", metadata and
@@ -1247,6 +1282,7 @@ int main(void) {
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, epoch_fraction_exact);
 	tcase_add_test(tc, time_shapes);
+	tcase_add_test(tc, bad_times);
 	tcase_add_test(tc, lean_args_skipped);
 	tcase_add_test(tc, correlation_links_unsorted);
 	tcase_add_test(tc, event_key_lookalikes);

@@ -544,8 +544,9 @@ START_TEST(zstd_same) {
 }
 END_TEST
 
-/* slices.pb copies times over, with extra[0, nx) before copy `at` (none
- * when nx is 0); NULL without the fixture. *one: the fixture's size. */
+/* slices.pb copies times over, with extra[0, nx) before copy `at` (after
+ * the last when at == copies; none when nx is 0); NULL without the
+ * fixture. *one: the fixture's size. */
 static unsigned char *slices_times(size_t copies, const unsigned char *extra, size_t nx,
 		size_t at, size_t *len, size_t *one) {
 	const char *pa = fixture("fixtures/perfetto/slices.pb");
@@ -555,13 +556,15 @@ static unsigned char *slices_times(size_t copies, const unsigned char *extra, si
 	unsigned char *s = tc_test_slurp(pa, one);
 	*len = copies * *one + nx;
 	unsigned char *buf = malloc(*len), *o = buf;
-	for (size_t i = 0; i < copies; i++) {
+	for (size_t i = 0; i <= copies; i++) {
 		if (i == at && nx) {
 			memcpy(o, extra, nx);
 			o += nx;
 		}
-		memcpy(o, s, *one);
-		o += *one;
+		if (i < copies) {
+			memcpy(o, s, *one);
+			o += *one;
+		}
 	}
 	free(s);
 	return buf;
@@ -678,19 +681,16 @@ END_TEST
 /* A zstd_compressed_packets bundle that is not zstd, after a valid trace:
  * refused at the bundle's packet, with or without libzstd (never skipped). */
 START_TEST(zstd_bundle_refused) {
-	const char *pa = fixture("fixtures/perfetto/slices.pb");
-	if (!pa) {
-		return;
-	}
-	size_t n;
-	unsigned char *in = tc_test_slurp(pa, &n);
 	static const unsigned char bad[] = {
 		0x0a, 19, 0xaa, 0x08, 16, 'n', 'o', 't', ' ', 'a', ' ', 'z', 's', 't', 'd', ' ',
 		'f', 'r', 'a', 'm', 'e',
 	};
-	in = realloc(in, n + sizeof(bad));
-	memcpy(in + n, bad, sizeof(bad));
-	const char *path = tc_test_tmpfile(in, n + sizeof(bad));
+	size_t len, n;
+	unsigned char *in = slices_times(1, bad, sizeof(bad), 1, &len, &n);
+	if (!in) {
+		return;
+	}
+	const char *path = tc_test_tmpfile(in, len);
 	free(in);
 	struct tc_error err;
 	ck_assert(load_err(path, &err) == NULL);
@@ -708,30 +708,27 @@ END_TEST
  * inside the inflated bytes mean nothing in the file), in line or pipelined.
  */
 START_TEST(bundle_error_at_bundle) {
-	const char *pa = fixture("fixtures/perfetto/slices.pb");
-	if (!pa) {
-		return;
-	}
-	size_t n;
-	unsigned char *in = tc_test_slurp(pa, &n);
 	/* A packet whose TrackEvent (11) holds a cut varint (type, field 9). */
 	static const unsigned char inner[] = { 0x0a, 0x04, 0x5a, 0x02, 0x48, 0xff };
 	size_t zn;
 	uint8_t *z = tc_test_deflate(inner, sizeof(inner), 15, 6, &zn);
 	ck_assert_uint_lt(zn, 120);
-	unsigned char head[] = { 0x0a, (unsigned char)(zn + 3), 0x92, 0x03, (unsigned char)zn };
-	in = realloc(in, n + sizeof(head) + zn);
-	memcpy(in + n, head, sizeof(head));
-	memcpy(in + n + sizeof(head), z, zn);
-	const char *path = tc_test_tmpfile(in, n + sizeof(head) + zn);
+	unsigned char bad[128] = { 0x0a, (unsigned char)(zn + 3), 0x92, 0x03, (unsigned char)zn };
+	memcpy(bad + 5, z, zn);
+	free(z);
+	size_t len, n;
+	unsigned char *in = slices_times(1, bad, 5 + zn, 1, &len, &n);
+	if (!in) {
+		return;
+	}
+	const char *path = tc_test_tmpfile(in, len);
+	free(in);
 	struct tc_error err;
 	ck_assert(load_err(path, &err) == NULL);
 	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
 	ck_assert_msg(strstr(err.msg, "malformed TrackEvent") != NULL, "%s", err.msg);
 	ck_assert_int_eq(err.offset, (int64_t)n);
 	unlink(path);
-	free(in);
-	free(z);
 }
 END_TEST
 

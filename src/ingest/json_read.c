@@ -203,8 +203,7 @@ struct reader {
 	} ev_keys[16];    /* an event's keys by (w * EV_KEY_MAGIC) >> 60 */
 	struct op_cache *ops;
 	struct recent {
-		char s[24];
-		uint64_t a;   /* the text when n <= 8 (zero-padded), else in s */
+		char s[24];   /* up to 8 bytes compare as one word */
 		size_t n;
 		uint32_t id;
 	} recent[4]; /* last pid, tid, cat: they repeat from event to event */
@@ -1459,15 +1458,8 @@ static uint32_t intern_recent(struct reader *r, int field, const unsigned char *
 		return intern_tok(r, s, n); /* one load, no compare */
 	}
 	struct recent *c = &r->recent[field];
-	if (n <= 8) {
-		uint64_t a = tc_load_le64_prefix(s, n);
-		if (c->n == n && n && c->a == a) {
-			return c->id;
-		}
-		c->a = a;
-		c->n = n;
-		return c->id = intern_tok(r, s, n);
-	} else if (c->n == n && n <= sizeof(c->s) && memcmp(c->s, s, n) == 0) {
+	if (c->n == n && n && (n <= 8 ? tc_load_le64_prefix(c->s, n) == tc_load_le64_prefix(s, n) :
+			memcmp(c->s, s, n) == 0)) {
 		return c->id;
 	}
 	uint32_t id = intern_tok(r, s, n);
@@ -1564,8 +1556,9 @@ static void event_scalar(struct reader *r, enum slot slot, int type, const unsig
 	case S_DUR: {
 		int64_t us, frac;
 		if ((type != V_NUM && type != V_STR) || !parse_us((const char *)s, n, &us, &frac)) {
-			if (type != V_NULL || slot == S_TS) {
-				e->bad_time = slot == S_TS ? true : e->bad_time;
+			/* A bad ts drops the event; a bad dur reads as none. */
+			if (slot == S_TS) {
+				e->bad_time = true;
 			}
 			break;
 		}
