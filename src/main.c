@@ -1,7 +1,9 @@
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "config.h"
+#include "util/outfile.h"
 #include "util/xalloc.h"
 
 /* Keep alphabetised. */
@@ -27,8 +29,30 @@ static void usage(FILE *f) {
 		"4 output error, 5 resource limit, 6 --strict warnings.\n");
 }
 
+/* An interrupted or killed run leaves no temporary output behind; the
+ * signal then ends the process as it would have. */
+static void on_signal(int sig) {
+	tc_outfile_cleanup();
+	raise(sig);
+}
+
+static void cleanup_on_exit(void) {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+		sigemptyset(&sa.sa_mask);
+		/* A signal the caller ignores (nohup) stays ignored. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+			sigaction(sigs[i], &sa, NULL);
+		}
+	}
+	/* exit() on running out of memory, or any path that returns early. */
+	atexit(tc_outfile_cleanup);
+}
+
 int main(int argc, char **argv) {
 	tc_malloc_tune();
+	cleanup_on_exit();
 	if (argc < 2) {
 		usage(stderr);
 		return TC_EXIT_USAGE;

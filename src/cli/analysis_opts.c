@@ -66,7 +66,7 @@ struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
 int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
 		void (*write)(FILE *f, bool json, const void *ctx), const void *ctx) {
 	struct tc_outfile out;
-	if (!tc_cli_open_output(c, inputs, n, &out)) {
+	if (!tc_cli_open_output(c, inputs, n, m, &out)) {
 		return TC_EXIT_OUTPUT;
 	}
 	write(out.fp, c->format == TC_FORMAT_JSON, ctx);

@@ -92,9 +92,13 @@ bool tc_cli_parse_size(const char *s, uint64_t *out);
 /* Read the inputs; prints the error and returns NULL on failure (*code set). */
 struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code);
 
-/* Open c->output (stdout by default); prints on failure. */
+/* Open c->output (stdout by default); prints on failure. inputs are the
+ * TRACE arguments; with the model read from them, every file it was read
+ * from (folder members, a file on stdin) is checked too. */
 bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
-	struct tc_outfile *o);
+	const struct tc_model *m, struct tc_outfile *o);
+/* Refuse (print, abort o, false) an output that is a file m was read from. */
+bool tc_cli_check_output(struct tc_outfile *o, const struct tc_model *m);
 /* Commit output; returns the exit code (0 or TC_EXIT_OUTPUT). */
 int tc_cli_close_output(struct tc_outfile *o);
 

@@ -375,13 +375,19 @@ int tc_cmd_export(int argc, char **argv) {
 	/* Open (and check) the output first: refusing to overwrite an input
 	 * should not wait for a long read. Nothing is left behind on failure. */
 	struct tc_outfile outf;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &outf)) {
+	if (!tc_cli_open_output(&c, argv + optind, argc - optind, NULL, &outf)) {
 		code = TC_EXIT_OUTPUT;
 		goto out;
 	}
 	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
 	if (!m) {
 		tc_outfile_abort(&outf);
+		goto out;
+	}
+	/* Folder members and a file on stdin are known only now. */
+	if (!tc_cli_check_output(&outf, m)) {
+		code = TC_EXIT_OUTPUT;
+		tc_cli_model_done(m);
 		goto out;
 	}
 	struct tc_selection sel;

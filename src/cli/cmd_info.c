@@ -41,7 +41,7 @@ int tc_cmd_info(int argc, char **argv) {
 		return code;
 	}
 	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
+	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
 		tc_model_destroy(m);
 		return TC_EXIT_OUTPUT;
 	}

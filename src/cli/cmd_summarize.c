@@ -80,7 +80,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 	tc_analyze_with(m, &ao, &an, summary_side, &sj);
 	so.analysis = &an;
 	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, &out)) {
+	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
 		tc_summary_finish(&s);
 		tc_analysis_finish(&an);
 		tc_model_destroy(m);

@@ -146,12 +146,25 @@ struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n,
 }
 
 bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
-		struct tc_outfile *o) {
+		const struct tc_model *m, struct tc_outfile *o) {
 	struct tc_error err;
 	tc_error_init(&err);
 	if (!tc_outfile_open(o, c->output, (const char *const *)inputs, (size_t)n, &err)) {
 		tc_cli_error(&err);
 		return false;
+	}
+	return !m || tc_cli_check_output(o, m);
+}
+
+bool tc_cli_check_output(struct tc_outfile *o, const struct tc_model *m) {
+	struct tc_error err;
+	tc_error_init(&err);
+	for (size_t i = 0; i < m->n_sources; i++) {
+		if (!tc_outfile_check_input(o, m->sources[i].dev, m->sources[i].ino, &err)) {
+			tc_outfile_abort(o);
+			tc_cli_error(&err);
+			return false;
+		}
 	}
 	return true;
 }

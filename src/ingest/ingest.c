@@ -112,6 +112,8 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 	}
 	uint32_t src = tc_model_add_source(m, in->path, r->name,
 		tc_compression_name(in->comp), in->file_size, 0);
+	m->sources[src].dev = in->dev;
+	m->sources[src].ino = in->ino;
 	uint64_t cap_before = m->max_events;
 	m->max_events = lim->max_events;
 	ok = r->read(m, in, src, lim, err);
@@ -148,13 +150,78 @@ struct file_list {
 	size_t n, cap;
 };
 
+/*
+ * Files and folders already taken, by device and inode: a folder reached
+ * again through a link (a loop such as "a -> .", or "latest -> run1") is
+ * not walked twice, and a file named twice ("x ./x", a hard link, a link
+ * into a folder also given) is read once. Open addressing; ids are never
+ * removed.
+ */
+struct id_set {
+	struct file_id {
+		uint64_t dev, ino;
+	} *v;
+	size_t n, cap; /* cap: a power of two, or 0 */
+};
+
+static size_t id_hash(uint64_t dev, uint64_t ino, size_t mask) {
+	uint64_t h = (ino ^ (dev * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+/* True when (dev, ino) was not in the set; it is now. */
+static bool id_add(struct id_set *s, uint64_t dev, uint64_t ino) {
+	if (2 * (s->n + 1) > s->cap) {
+		struct id_set g = { .cap = s->cap ? 2 * s->cap : 64 };
+		g.v = tc_xcalloc(g.cap, sizeof(*g.v));
+		for (size_t i = 0; i < s->cap; i++) {
+			if (s->v[i].dev || s->v[i].ino) {
+				id_add(&g, s->v[i].dev, s->v[i].ino);
+			}
+		}
+		free(s->v);
+		*s = g;
+	}
+	/* (0, 0) marks a free slot; no file has inode 0 on device 0. */
+	for (size_t i = id_hash(dev, ino, s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		struct file_id *e = &s->v[i];
+		if (e->dev == dev && e->ino == ino) {
+			return false;
+		}
+		if (!e->dev && !e->ino) {
+			*e = (struct file_id){ dev, ino };
+			s->n++;
+			return true;
+		}
+	}
+}
+
+struct walk {
+	struct file_list *out;
+	struct tc_model *warn_to;
+	const struct tc_limits *lim;
+	struct id_set seen_dirs, seen_files;
+	uint64_t dup_dirs, dup_files, too_deep;
+};
+
+/* A regular file to read, unless it was taken already. */
+static bool take_file(struct walk *w, const struct stat *st) {
+	if ((st->st_dev || st->st_ino) &&
+			!id_add(&w->seen_files, (uint64_t)st->st_dev, (uint64_t)st->st_ino)) {
+		w->dup_files++;
+		return false;
+	}
+	return true;
+}
+
 static void list_push(struct file_list *l, char *s) {
 	TC_GROW(l->v, l->cap, l->n + 1);
 	l->v[l->n++] = s;
 }
 
-static int cmp_str(const void *a, const void *b) {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+/* By name, past the leading link flag (see walk). */
+static int cmp_name(const void *a, const void *b) {
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
 }
 
 static bool has_suffix(const char *s, const char *suf) {
@@ -179,11 +246,12 @@ static const struct tc_reader *sniff_path(const char *path, const struct tc_limi
  * Walk a folder. In a directory that holds xplane files, JSON/Perfetto files
  * beside them are the same profile converted (JAX writes both), so they are
  * skipped rather than counted twice. A TensorBoard logdir's
- * plugins/profile/ may hold several runs: only the newest is read.
+ * plugins/profile/ may hold several runs: only the newest is read. Links
+ * are followed, but each folder and file is taken once (struct id_set).
  */
-static bool walk(const char *dir, struct file_list *out, struct tc_model *warn_to,
-		const struct tc_limits *lim, int depth, struct tc_error *err) {
+static bool walk(struct walk *w, const char *dir, int depth, struct tc_error *err) {
 	if (depth > 16) {
+		w->too_deep++;
 		return true;
 	}
 	DIR *d = opendir(dir);
@@ -198,12 +266,17 @@ static bool walk(const char *dir, struct file_list *out, struct tc_model *warn_t
 		if (de->d_name[0] == '.') {
 			continue;
 		}
-		size_t n = strlen(dir) + strlen(de->d_name) + 2;
+		size_t n = strlen(dir) + strlen(de->d_name) + 3;
+		/* p[0] says whether the entry is a link: a file or folder also
+		 * reached under its own name is taken under that name. */
 		char *p = tc_xmalloc(n);
-		snprintf(p, n, "%s/%s", dir, de->d_name);
+		snprintf(p, n, "%c%s/%s", '0', dir, de->d_name);
 		struct stat st;
-		if (stat(p, &st) != 0) {
-			tc_model_warn(warn_to, 1, "skipped unreadable entry in a folder");
+		if (lstat(p + 1, &st) == 0 && S_ISLNK(st.st_mode)) {
+			p[0] = '1';
+		}
+		if (stat(p + 1, &st) != 0) {
+			tc_model_warn(w->warn_to, 1, "skipped unreadable entry in a folder");
 			free(p);
 			continue;
 		}
@@ -216,51 +289,118 @@ static bool walk(const char *dir, struct file_list *out, struct tc_model *warn_t
 		}
 	}
 	closedir(d);
-	tc_sort(files.v, files.n, sizeof(char *), cmp_str);
-	tc_sort(dirs.v, dirs.n, sizeof(char *), cmp_str);
+	tc_sort(files.v, files.n, sizeof(char *), cmp_name);
+	tc_sort(dirs.v, dirs.n, sizeof(char *), cmp_name);
 
 	bool ok = true;
 	const struct tc_reader **kind = tc_xcalloc(files.n + 1, sizeof(*kind));
 	bool any_xplane = false;
 	for (size_t i = 0; i < files.n; i++) {
-		if (access(files.v[i], R_OK) != 0) {
-			tc_model_warn(warn_to, 1, "skipped unreadable file in a folder");
+		if (access(files.v[i] + 1, R_OK) != 0) {
+			tc_model_warn(w->warn_to, 1, "skipped unreadable file in a folder");
 			continue;
 		}
-		kind[i] = sniff_path(files.v[i], lim);
+		kind[i] = sniff_path(files.v[i] + 1, w->lim);
 		any_xplane |= kind[i] == &tc_reader_xplane;
 	}
 	size_t skipped = 0;
-	for (size_t i = 0; i < files.n; i++) {
-		if (!kind[i]) {
-			free(files.v[i]);
-		} else if (any_xplane && kind[i] != &tc_reader_xplane) {
-			skipped++;
-			free(files.v[i]);
-		} else {
-			list_push(out, files.v[i]);
+	bool *take = tc_xcalloc(files.n + 1, sizeof(*take));
+	for (int links = 0; links < 2; links++) {
+		for (size_t i = 0; i < files.n; i++) {
+			struct stat st;
+			if (!kind[i] || (files.v[i][0] == '1') != links) {
+				continue;
+			}
+			if (any_xplane && kind[i] != &tc_reader_xplane) {
+				skipped++;
+			} else {
+				take[i] = stat(files.v[i] + 1, &st) != 0 || take_file(w, &st);
+			}
 		}
 	}
+	for (size_t i = 0; i < files.n; i++) {
+		if (take[i]) {
+			list_push(w->out, tc_xstrdup(files.v[i] + 1));
+		}
+		free(files.v[i]);
+	}
 	if (skipped) {
-		tc_model_warn(warn_to, skipped,
+		tc_model_warn(w->warn_to, skipped,
 			"skipped JSON/Perfetto files beside xplane files in the same folder (same profile)");
 	}
+	free(take);
 	free(kind);
 	free(files.v);
 
 	bool profile_dir = has_suffix(dir, "plugins/profile");
-	for (size_t i = 0; i < dirs.n; i++) {
-		if (ok && (!profile_dir || i == dirs.n - 1)) {
-			ok = walk(dirs.v[i], out, warn_to, lim, depth + 1, err);
+	for (int links = 0; links < 2; links++) {
+		for (size_t i = 0; ok && i < dirs.n; i++) {
+			struct stat st;
+			if ((dirs.v[i][0] == '1') != links || (profile_dir && i != dirs.n - 1)) {
+				continue;
+			}
+			if (stat(dirs.v[i] + 1, &st) == 0 &&
+					!id_add(&w->seen_dirs, (uint64_t)st.st_dev, (uint64_t)st.st_ino)) {
+				w->dup_dirs++;
+			} else {
+				ok = walk(w, dirs.v[i] + 1, depth + 1, err);
+			}
 		}
+	}
+	for (size_t i = 0; i < dirs.n; i++) {
 		free(dirs.v[i]);
 	}
 	if (profile_dir && dirs.n > 1) {
-		tc_model_warn(warn_to, dirs.n - 1,
+		tc_model_warn(w->warn_to, dirs.n - 1,
 			"profile folder holds several runs; read only the newest");
 	}
 	free(dirs.v);
 	return ok;
+}
+
+/* The files to read: paths as given, folders expanded, each file once. */
+static bool list_inputs(struct walk *w, const char *const *paths, size_t n,
+		size_t *stdin_count, struct tc_error *err) {
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		bool is_stdin = strcmp(paths[i], "-") == 0;
+		int r = is_stdin ? fstat(STDIN_FILENO, &st) : stat(paths[i], &st);
+		if (!is_stdin && r == 0 && S_ISDIR(st.st_mode)) {
+			if (!id_add(&w->seen_dirs, (uint64_t)st.st_dev, (uint64_t)st.st_ino)) {
+				w->dup_dirs++;
+				continue;
+			}
+			size_t before = w->out->n;
+			if (!walk(w, paths[i], 0, err)) {
+				return false;
+			}
+			if (w->out->n == before && w->dup_files == 0) {
+				tc_error_set(err, TC_EXIT_INPUT, "folder holds no trace file");
+				tc_error_path(err, paths[i]);
+				return false;
+			}
+			continue;
+		}
+		*stdin_count += is_stdin;
+		/* Only regular files have an identity worth keeping: a pipe or a
+		 * terminal on stdin is read once anyway. */
+		if (r == 0 && S_ISREG(st.st_mode) && !take_file(w, &st)) {
+			continue;
+		}
+		list_push(w->out, tc_xstrdup(paths[i]));
+	}
+	if (w->dup_files) {
+		tc_model_warn(w->warn_to, w->dup_files,
+			"the same file was given or found more than once (same device and inode); read once");
+	}
+	if (w->dup_dirs) {
+		tc_model_warn(w->warn_to, w->dup_dirs,
+			"skipped a folder reached again through a link (a loop or a second name); walked once");
+	}
+	if (w->too_deep) {
+		tc_model_warn(w->warn_to, w->too_deep, "skipped folders nested deeper than 16 levels");
+	}
+	return true;
 }
 
 /* ---- parallel reading ---- */
@@ -300,23 +440,12 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 	m->known_args_only = o->known_args_only;
 	struct file_list files = { 0 };
 	size_t stdin_count = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 &&
-				S_ISDIR(st.st_mode)) {
-			size_t before = files.n;
-			if (!walk(paths[i], &files, m, &o->lim, 0, err)) {
-				goto err;
-			}
-			if (files.n == before) {
-				tc_error_set(err, TC_EXIT_INPUT, "folder holds no trace file");
-				tc_error_path(err, paths[i]);
-				goto err;
-			}
-		} else {
-			stdin_count += strcmp(paths[i], "-") == 0;
-			list_push(&files, tc_xstrdup(paths[i]));
-		}
+	struct walk w = { .out = &files, .warn_to = m, .lim = &o->lim };
+	bool listed = list_inputs(&w, paths, n, &stdin_count, err);
+	free(w.seen_dirs.v);
+	free(w.seen_files.v);
+	if (!listed) {
+		goto err;
 	}
 	if (stdin_count > 1) {
 		tc_error_set(err, TC_EXIT_USAGE, "standard input ('-') can be read only once");

@@ -82,6 +82,7 @@ uint32_t tc_model_add_source(struct tc_model *m, const char *path, const char *f
 	s->file_size = file_size;
 	s->data_size = data_size;
 	s->host = TC_NONE;
+	s->dev = s->ino = 0;
 	return (uint32_t)m->n_sources++;
 }
 

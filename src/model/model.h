@@ -111,6 +111,7 @@ struct tc_source {
 	uint64_t file_size;   /* bytes on disk */
 	uint64_t data_size;   /* decompressed bytes */
 	uint32_t host;        /* host this file became, TC_NONE if none */
+	uint64_t dev, ino;    /* the file's identity (output checks); 0/0 if none */
 };
 
 struct tc_host {

@@ -488,6 +488,8 @@ bool tc_input_open(struct tc_input *in, const char *path,
 	}
 	struct stat st;
 	if (fstat(p->fd, &st) == 0) {
+		in->dev = (uint64_t)st.st_dev;
+		in->ino = (uint64_t)st.st_ino;
 		if (S_ISDIR(st.st_mode)) {
 			tc_error_set(err, TC_EXIT_INPUT, "is a directory");
 			goto err;

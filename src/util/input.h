@@ -55,6 +55,7 @@ struct tc_input_priv;
 struct tc_input {
 	const char *path;      /* as given, for messages ("-" shows as "<stdin>") */
 	uint64_t file_size;    /* bytes on disk; for stdin, bytes read so far */
+	uint64_t dev, ino;     /* the file's identity; 0/0 for memory */
 	enum tc_compression comp;
 	uint8_t head[TC_INPUT_HEAD]; /* first decompressed bytes */
 	size_t head_len;
