@@ -2,7 +2,7 @@
 # Build the libFuzzer targets (clang, ASan+UBSan) and run one of them.
 #   tests/fuzz/run.sh TARGET SECONDS [libFuzzer args...]
 # TARGET: fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json fuzz_gzip
-# fuzz_pbwire. Seeds come from fixtures/ and the real traces (TC_TRACES,
+# fuzz_pbwire fuzz_folder. Seeds come from fixtures/ and the real traces (TC_TRACES,
 # default ../shared/traces) and are copied into build-fuzz/corpus/TARGET,
 # which keeps growing across runs. Crashes land in build-fuzz/crashes/.
 # Exit status: 0 no crash, 1 a crash/leak/timeout was found, 2 usage/build.
@@ -64,6 +64,11 @@ fuzz_gzip)
 fuzz_pbwire)
 	dict=perfetto.dict
 	files=$(seeds \( -name '*.pb' -o -name '*trace' \)) ;;
+fuzz_folder)
+	# Its input is a list of steps that build a tree, not a trace; seed a few.
+	files=
+	printf '\000\000\000\001\013\000\002\001\200\003\003\001\003\004\000' >"$corpus/seed-loops"
+	printf '\000\011\000\001\017\000\002\012\011\004\013\017' >"$corpus/seed-profile" ;;
 *)
 	echo "$0: unknown target '$target'" >&2
 	exit 2 ;;
