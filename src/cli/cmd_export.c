@@ -408,7 +408,7 @@ int tc_cmd_export(int argc, char **argv) {
 	}
 	print_notes(&sel);
 	if (e.annotate && ann.missing) {
-		tc_term_fprintf(stderr, "tracectl: --annotate: %s\n", ann.missing);
+		fprintf(stderr, "tracectl: --annotate: %s\n", ann.missing);
 	}
 	uint64_t events = st.slices + st.instants + st.samples + 2 * st.flows + st.marks;
 	if (events > VIEWER_EVENTS || bytes > VIEWER_BYTES) {

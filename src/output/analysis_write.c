@@ -26,7 +26,7 @@ static int64_t trace_first(const struct tc_model *m) {
 /* ---- steps ---- */
 
 static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
-	tc_term_fprintf(f, "steps      %zu (%s)", a->n_steps, a->steps_source ? a->steps_source : "none");
+	fprintf(f, "steps      %zu (%s)", a->n_steps, a->steps_source ? a->steps_source : "none");
 	if (a->n_steps != a->n_steps_all) {
 		fprintf(f, ", %zu of %zu selected", a->n_steps, a->n_steps_all);
 	}
@@ -212,11 +212,11 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		size_t top) {
 	char b[8][TC_FMT_LEN];
 	size_t n = top && top < t->n ? top : t->n;
-	tc_term_fprintf(f, "ops by %s: %zu of %zu rows by total time (%s; share of %s %s)\n", t->by, n,
+	fprintf(f, "ops by %s: %zu of %zu rows by total time (%s; share of %s %s)\n", t->by, n,
 		t->n, t->scope, strcmp(t->scope, "device") == 0 ? "summed device busy" :
 		"summed host self time", tc_fmt_dur(b[0], t->busy_ps));
 	if (t->peak_source) {
-		tc_term_fprintf(f, "roofline   peaks %s, %s (%s); ridge point %.1f FLOP/B; class = "
+		fprintf(f, "roofline   peaks %s, %s (%s); ridge point %.1f FLOP/B; class = "
 			"FLOP/B below the ridge: memory-bound, else compute-bound\n",
 			tc_fmt_rate(b[0], t->peak_flops, "FLOP/s"), tc_fmt_rate(b[1], t->peak_bw, "B/s"),
 			t->peak_source, t->ridge);

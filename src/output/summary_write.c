@@ -117,7 +117,7 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			mn = s->steps[i].dur_ps < mn ? s->steps[i].dur_ps : mn;
 			mx = s->steps[i].dur_ps > mx ? s->steps[i].dur_ps : mx;
 		}
-		tc_term_fprintf(f, "\nsteps      %zu marked (%s markers): mean %s, min %s, max %s\n",
+		fprintf(f, "\nsteps      %zu marked (%s markers): mean %s, min %s, max %s\n",
 			s->n_steps, s->steps_source, tc_fmt_dur(b1, sum / (int64_t)s->n_steps),
 			tc_fmt_dur(b2, mn), tc_fmt_dur(b3, mx));
 	} else {
