@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
 			return rc;
 		}
 	}
-	fprintf(stderr, "tracectl: error: unknown command '%s'\n"
+	tc_term_fprintf(stderr, "tracectl: error: unknown command '%s'\n"
 		"Try 'tracectl --help' for the list of commands.\n", cmd);
 	return TC_EXIT_USAGE;
 }

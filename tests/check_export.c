@@ -9,6 +9,7 @@
 #include "model/annotation.h"
 #include "model/selection.h"
 #include "output/chrome_write.h"
+#include "output/jsonw.h"
 #include "tc_test.h"
 #include "util/gzout.h"
 
@@ -95,6 +96,20 @@ static const char tiny_json[] =
 	"\"ts_zero_ns\":0,\"sources\":[],\"events_in_trace\":3,\"written\":{\"slices\":2,"
 	"\"instants\":1,\"counter_samples\":2,\"flows\":1,\"annotation_marks\":0},\"cuts\":[],"
 	"\"aggregated_events\":0,\"warnings\":[]}}\n";
+
+/* JSON strings are exact: controls, DEL and C1 as \u00XX, printable UTF-8 raw,
+ * each byte of invalid UTF-8 as U+FFFD; nothing escaped twice. */
+START_TEST(json_escape_controls) {
+	static const char in[] = "a\033[2J\177\302\233\302\240\r\n\t\"\\\377\302µ計";
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	tc_json_escape(f, in, sizeof(in) - 1);
+	fclose(f);
+	ck_assert_str_eq(mem, "a\\u001b[2J\\u007f\\u009b\302\240\\r\\n\\t\\\"\\\\\\ufffd\\ufffdµ計");
+	free(mem);
+}
+END_TEST
 
 START_TEST(tiny_exact) {
 	struct tc_model *m = tiny();
@@ -417,6 +432,7 @@ int main(void) {
 	Suite *s = suite_create("export");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, tiny_exact);
+	tcase_add_test(tc, json_escape_controls);
 	tcase_add_test(tc, exact_times);
 	tcase_add_test(tc, cut_steps_window_device);
 	tcase_add_test(tc, cut_steps_device_markers_win);

@@ -1,3 +1,4 @@
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,85 @@
 #include "util/xalloc.h"
 #include "util/pbwire.h"
 #include "util/prefault.h"
+#include "util/term.h"
+
+/* s escaped for the terminal, through every entry point. */
+static void check_term(const char *s, size_t n, const char *want) {
+	char buf[256];
+	ck_assert_uint_lt(4 * n + 1, sizeof(buf));
+	size_t len = tc_term_escape(buf, s, n);
+	ck_assert_str_eq(buf, want);
+	ck_assert_uint_eq(len, strlen(want));
+	ck_assert_uint_eq(tc_term_escape(NULL, s, n), len);
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	tc_term_write(f, s, n);
+	fclose(f);
+	ck_assert_str_eq(mem, want);
+	free(mem);
+	if (strlen(s) == n) {
+		char *d = tc_term_strdup(s);
+		ck_assert_str_eq(d, want);
+		free(d);
+	}
+}
+
+START_TEST(term_escape) {
+#define T(s, want) check_term(s, sizeof(s) - 1, want)
+	T("", "");
+	T("plain op_name:1", "plain op_name:1");
+	T("a\\b", "a\\b"); /* a backslash stays as is */
+	/* C0 controls: named where C has a name, else \xNN; DEL */
+	T("\033[2Jx\ny", "\\x1b[2Jx\\ny");
+	T("\033]0;title\007", "\\x1b]0;title\\x07");
+	T("a\r\nb\tc", "a\\r\\nb\\tc");
+	T("\001\037\177", "\\x01\\x1f\\x7f");
+	/* C1 controls, UTF-8 C2 80..C2 9F; C2 A0 (NBSP) is printable */
+	T("\302\200\302\233[2J\302\237", "\\u0080\\u009b[2J\\u009f");
+	T("\302\240", "\302\240");
+	/* valid multi-byte UTF-8 passes */
+	T("µs 計算 \360\237\232\200", "µs 計算 \360\237\232\200");
+	/* invalid UTF-8: lone continuation, bad lead, overlong, surrogate */
+	T("a\200b", "a\\x80b");
+	T("\377\376", "\\xff\\xfe");
+	T("\300\257", "\\xc0\\xaf");
+	T("\355\240\200", "\\xed\\xa0\\x80");
+	T("\370\210\200\200\200", "\\xf8\\x88\\x80\\x80\\x80");
+	/* truncated sequences: at the end and before an ASCII byte */
+	T("ok\342\202", "ok\\xe2\\x82");
+	T("\302", "\\xc2");
+	T("\342\202x", "\\xe2\\x82x");
+#undef T
+	/* bytes past n are not read; an embedded NUL is escaped */
+	check_term("ab\033", 2, "ab");
+	check_term("a\0b", 3, "a\\x00b");
+}
+END_TEST
+
+START_TEST(term_fprintf) {
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	/* %s arguments are escaped, the format's own newline is not */
+	tc_term_fprintf(f, "%s: %d%%\n", "x\033[2J\n", 42);
+	/* width pads the escaped text; precision cuts the input */
+	tc_term_fprintf(f, "[%-6s|%6s|%.2s|%*s|%-*s]\n", "\t", "ab", "\033xyz", 3, "c", 3, "d");
+	tc_term_fprintf(f, "%zu %" PRId64 " %" PRIu64 " %ld %lld %u %x %c %.3f %5.1e %s\n",
+		(size_t)7, (int64_t)-8, (uint64_t)9, -10L, 11LL, 12u, 255u, 'z', 1.5, 2.0,
+		"end");
+	tc_term_fprintf(f, "%hhd %hu %jd %td %zd %Lg %p\n", (signed char)-1, (unsigned short)2,
+		(intmax_t)3, (ptrdiff_t)-4, (ptrdiff_t)5, (long double)6, (void *)0);
+	fclose(f);
+	char want[256];
+	snprintf(want, sizeof(want), "x\\x1b[2J\\n: 42%%\n"
+		"[\\t    |    ab|\\x1bx|  c|d  ]\n"
+		"7 -8 9 -10 11 12 ff z 1.500 2.0e+00 end\n"
+		"-1 2 3 -4 5 6 %p\n", (void *)0);
+	ck_assert_str_eq(mem, want);
+	free(mem);
+}
+END_TEST
 
 START_TEST(arena_basic) {
 	struct tc_arena a;
@@ -650,6 +730,8 @@ int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, arena_basic);
+	tcase_add_test(tc, term_escape);
+	tcase_add_test(tc, term_fprintf);
 	tcase_add_test(tc, intern_ids);
 	tcase_add_test(tc, pb_varints);
 	tcase_add_test(tc, pb_fields);

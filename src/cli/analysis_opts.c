@@ -54,7 +54,7 @@ struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
 	}
 	struct tc_model *m = tc_cli_load(c, argv + optind, argc - optind, code);
 	if (m && o->device && tc_analysis_find_device(m, o->device) == TC_NONE) {
-		fprintf(stderr, "tracectl: error: %s: no device named '%s' in the trace\n", cmd,
+		tc_term_fprintf(stderr, "tracectl: error: %s: no device named '%s' in the trace\n", cmd,
 			o->device);
 		tc_model_destroy(m);
 		*code = TC_EXIT_USAGE;

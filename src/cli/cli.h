@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "util/error.h"
 #include "util/outfile.h"
+#include "util/term.h"
 
 struct tc_command {
 	const char *name;

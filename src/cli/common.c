@@ -47,7 +47,7 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...) {
 	va_list ap;
 	fprintf(stderr, "tracectl: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	tc_term_vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'tracectl %s%s--help' for more information.\n",
 		cmd ? cmd : "", cmd ? " " : "");
@@ -126,7 +126,8 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 int tc_cli_error(const struct tc_error *err) {
 	char buf[1200];
 	tc_error_format(err, buf, sizeof(buf));
-	fprintf(stderr, "tracectl: error: %s\n", buf);
+	/* Paths and names in the message are escaped: the error stays one line. */
+	tc_term_fprintf(stderr, "tracectl: error: %s\n", buf);
 	return err->code ? err->code : TC_EXIT_INPUT;
 }
 
@@ -205,7 +206,7 @@ int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m) {
 		return TC_EXIT_OK;
 	}
 	for (size_t i = 0; i < m->n_warnings; i++) {
-		fprintf(stderr, "tracectl: error: --strict: %s (%" PRIu64 "x)\n",
+		tc_term_fprintf(stderr, "tracectl: error: --strict: %s (%" PRIu64 "x)\n",
 			tc_model_str(m, m->warnings[i].msg), m->warnings[i].count);
 	}
 	return TC_EXIT_STRICT;

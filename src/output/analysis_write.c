@@ -3,6 +3,7 @@
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/table.h"
+#include "util/term.h"
 
 static const char *S(const struct tc_model *m, uint32_t id) {
 	return tc_model_str(m, id);
@@ -33,7 +34,7 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 		fprintf(f, "; %zu counted in totals (warm-up/partial excluded)", a->n_steps_counted);
 	}
 	if (a->bd_device < m->n_devices) {
-		fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
+		tc_term_fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
 	} else {
 		fprintf(f, "\nbreakdown  on host threads (no device activity)");
 	}
@@ -325,13 +326,13 @@ static bool listed(const struct tc_finding *fd, enum tc_severity min) {
 
 static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
 		size_t k, int64_t first) {
-	fprintf(f, "%2zu. [%s] %s: %s\n", k, tc_severity_name((enum tc_severity)fd->severity),
+	tc_term_fprintf(f, "%2zu. [%s] %s: %s\n", k, tc_severity_name((enum tc_severity)fd->severity),
 		fd->kind, fd->text);
-	fprintf(f, "    try: %s\n", fd->suggestion);
+	tc_term_fprintf(f, "    try: %s\n", fd->suggestion);
 	if (fd->n_ops) {
 		fprintf(f, "    ops:");
 		for (size_t i = 0; i < fd->n_ops; i++) {
-			fprintf(f, "%s '%s'", i ? "," : "", S(m, fd->ops[i]));
+			tc_term_fprintf(f, "%s '%s'", i ? "," : "", S(m, fd->ops[i]));
 		}
 		fprintf(f, "\n");
 	}
@@ -427,7 +428,8 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "\nmemory (peak of each counter)\n");
 		for (size_t i = 0; i < a->n_mem; i++) {
 			const struct tc_mem_peak *p = &a->mem[i];
-			fprintf(f, "  %s %s%s%s: peak %s at %.3f ms", dev_name(m, p->device), S(m, p->name),
+			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %.3f ms", dev_name(m, p->device),
+				S(m, p->name),
 				p->group ? " " : "", p->group ? S(m, p->group) : "",
 				tc_fmt_bytes(b1, p->peak_bytes), ms(p->peak_ts_ps - first));
 			if (p->capacity_bytes > 0) {
@@ -606,7 +608,7 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 
 void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		const struct tc_analysis *a, size_t n) {
-	fprintf(f, "\nstep time  %zu steps counted (%s), breakdown on %s:\n", a->n_steps_counted,
+	tc_term_fprintf(f, "\nstep time  %zu steps counted (%s), breakdown on %s:\n", a->n_steps_counted,
 		a->steps_source ? a->steps_source : "none",
 		a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
 	breakdown_text(f, a);
@@ -614,7 +616,7 @@ void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		n < a->n_findings ? n : a->n_findings);
 	for (size_t i = 0; i < a->n_findings && i < n; i++) {
 		const struct tc_finding *fd = &a->findings[i];
-		fprintf(f, "%2zu. [%s] %s: %s\n", i + 1,
+		tc_term_fprintf(f, "%2zu. [%s] %s: %s\n", i + 1,
 			tc_severity_name((enum tc_severity)fd->severity), fd->kind, fd->text);
 	}
 }

@@ -57,7 +57,7 @@ static void out_c(struct out *o, char c) {
 static void out_esc(struct out *o, const char *s, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
 			out_flush(o);
 			tc_json_escape(o->f, s, n);
 			return;

@@ -106,9 +106,9 @@ void tc_json_escape(FILE *f, const char *str, size_t n) {
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = s[i];
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
 			size_t j = i;
-			while (j < n && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\') {
+			while (j < n && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\') {
 				j++;
 			}
 			fwrite(s + i, 1, j - i, f);
@@ -132,13 +132,17 @@ void tc_json_escape(FILE *f, const char *str, size_t n) {
 			fputs("\\t", f);
 			break;
 		default:
-			if (c < 0x20) {
+			/* DEL and C1 controls are valid JSON raw, but escaped they
+			 * cannot act on a terminal showing the output. */
+			if (c < 0x20 || c == 0x7f) {
 				fprintf(f, "\\u%04x", c);
 			} else {
 				size_t len = utf8_len(s + i, n - i);
 				if (len == 0) {
 					fputs("\\ufffd", f);
 					len = 1;
+				} else if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+					fprintf(f, "\\u%04x", s[i + 1]);
 				} else {
 					fwrite(s + i, 1, len, f);
 				}

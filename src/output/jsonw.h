@@ -44,7 +44,9 @@ void tc_jw_kv_int(struct tc_jw *w, const char *k, int64_t v);
 void tc_jw_kv_uint(struct tc_jw *w, const char *k, uint64_t v);
 void tc_jw_kv_double(struct tc_jw *w, const char *k, double v);
 void tc_jw_kv_bool(struct tc_jw *w, const char *k, bool v);
-/* Write s escaped, without quotes, to f (shared with other writers). */
+/* Write s escaped, without quotes, to f (shared with other writers). C0
+ * controls, DEL and C1 controls become \u00XX, invalid UTF-8 \ufffd; the
+ * value read back is the name itself, so JSON output is exact. */
 void tc_json_escape(FILE *f, const char *s, size_t n);
 /* Finish the document with a newline. */
 void tc_jw_end(struct tc_jw *w);

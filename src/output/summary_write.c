@@ -5,6 +5,7 @@
 #include "output/jsonw.h"
 #include "output/summary_write.h"
 #include "output/table.h"
+#include "util/term.h"
 
 static const char *S(const struct tc_model *m, uint32_t id) {
 	return tc_model_str(m, id);
@@ -14,10 +15,10 @@ static void write_sources_text(FILE *f, const struct tc_model *m) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	for (size_t i = 0; i < m->n_sources; i++) {
 		const struct tc_source *s = &m->sources[i];
-		fprintf(f, "input      %s (%s, %s", S(m, s->path), S(m, s->format),
+		tc_term_fprintf(f, "input      %s (%s, %s", S(m, s->path), S(m, s->format),
 			tc_fmt_bytes(b1, (double)s->file_size));
 		if (strcmp(S(m, s->compression), "none") != 0) {
-			fprintf(f, " %s, %s uncompressed", S(m, s->compression),
+			tc_term_fprintf(f, " %s, %s uncompressed", S(m, s->compression),
 				tc_fmt_bytes(b2, (double)s->data_size));
 		}
 		fprintf(f, ")\n");
@@ -25,7 +26,7 @@ static void write_sources_text(FILE *f, const struct tc_model *m) {
 	if (m->n_hosts) {
 		fprintf(f, "hosts      ");
 		for (size_t i = 0; i < m->n_hosts; i++) {
-			fprintf(f, "%s%s", i ? ", " : "", S(m, m->hosts[i].name));
+			tc_term_fprintf(f, "%s%s", i ? ", " : "", S(m, m->hosts[i].name));
 		}
 		fprintf(f, "\n");
 	}
@@ -38,10 +39,10 @@ static void write_warnings_text(FILE *f, const struct tc_model *m) {
 	fprintf(f, "\nwarnings\n");
 	for (size_t i = 0; i < m->n_warnings; i++) {
 		if (m->warnings[i].count > 1) {
-			fprintf(f, "  %s (%" PRIu64 " times)\n", S(m, m->warnings[i].msg),
+			tc_term_fprintf(f, "  %s (%" PRIu64 " times)\n", S(m, m->warnings[i].msg),
 				m->warnings[i].count);
 		} else {
-			fprintf(f, "  %s\n", S(m, m->warnings[i].msg));
+			tc_term_fprintf(f, "  %s\n", S(m, m->warnings[i].msg));
 		}
 	}
 }
@@ -266,10 +267,10 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		tc_fmt_count(b6, m->n_flows), m->n_aggs);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
-		fprintf(f, "\ndevice %s (%s", S(m, dev->name),
+		tc_term_fprintf(f, "\ndevice %s (%s", S(m, dev->name),
 			tc_device_kind_name((enum tc_device_kind)dev->kind));
 		if (dev->model) {
-			fprintf(f, ", %s", S(m, dev->model));
+			tc_term_fprintf(f, ", %s", S(m, dev->model));
 		}
 		if (dev->peak_flops > 0) {
 			fprintf(f, ", peak %s", tc_fmt_rate(b1, dev->peak_flops, "FLOP/s"));
@@ -313,7 +314,7 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		fprintf(f, "\ncounters\n");
 		for (size_t c = 0; c < m->n_counters; c++) {
 			const struct tc_counter *ct = &m->counters[c];
-			fprintf(f, "  %s%s%s%s [%s]: %zu samples\n", S(m, ct->name),
+			tc_term_fprintf(f, "  %s%s%s%s [%s]: %zu samples\n", S(m, ct->name),
 				ct->group ? " (" : "", S(m, ct->group), ct->group ? ")" : "",
 				S(m, ct->unit), ct->count);
 		}

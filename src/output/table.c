@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/table.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 void tc_table_init(struct tc_table *t, size_t ncols, const char *const *headers) {
@@ -14,9 +15,10 @@ void tc_table_init(struct tc_table *t, size_t ncols, const char *const *headers)
 	}
 }
 
+/* Cells are kept escaped, so widths are measured on what is printed. */
 void tc_table_cell(struct tc_table *t, const char *s) {
 	TC_GROW(t->cells, t->cap, t->n + 1);
-	t->cells[t->n++] = tc_xstrdup(s);
+	t->cells[t->n++] = tc_term_strdup(s);
 }
 
 void tc_table_cellf(struct tc_table *t, const char *fmt, ...) {

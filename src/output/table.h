@@ -3,7 +3,9 @@
 
 /*
  * Aligned text tables: cells are collected, widths measured, then printed.
- * Columns whose header starts with '>' are right-aligned (numbers).
+ * Columns whose header starts with '>' are right-aligned (numbers). Cells
+ * are stored escaped for the terminal (util/term.h), so a name's control
+ * bytes neither reach the terminal nor break the alignment.
  */
 
 #include <stddef.h>

@@ -1,0 +1,296 @@
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/term.h"
+#include "util/xalloc.h"
+
+/* Code point of the valid UTF-8 sequence at s[0, n) in *cp; its length, or
+ * 0 when the sequence is invalid, overlong, a surrogate or cut short. */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp) {
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, min = 0x80, *cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, min = 0x800, *cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, min = 0x10000, *cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n) {
+		return 0;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff)) {
+		return 0;
+	}
+	return len;
+}
+
+/* Bytes at the start of s[0, n) that print as themselves. */
+static size_t clean_run(const unsigned char *s, size_t n) {
+	size_t i = 0;
+	while (i < n) {
+		if (s[i] >= 0x20 && s[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t len = s[i] >= 0x80 ? utf8_seq(s + i, n - i, &cp) : 0;
+		if (len == 0 || cp <= 0x9f) {
+			break;
+		}
+		i += len;
+	}
+	return i;
+}
+
+/* The escape for the unprintable bytes at s (n > 0) into tok; returns the
+ * bytes it stands for. */
+static size_t escape_one(const unsigned char *s, size_t n, char tok[8]) {
+	static const char hex[] = "0123456789abcdef";
+	switch (s[0]) {
+	case '\n':
+		memcpy(tok, "\\n", 3);
+		return 1;
+	case '\r':
+		memcpy(tok, "\\r", 3);
+		return 1;
+	case '\t':
+		memcpy(tok, "\\t", 3);
+		return 1;
+	default:
+		break;
+	}
+	uint32_t cp;
+	if (s[0] >= 0x80 && utf8_seq(s, n, &cp) == 2 && cp <= 0x9f) {
+		memcpy(tok, "\\u00", 4);
+		tok[4] = hex[cp >> 4];
+		tok[5] = hex[cp & 0xf];
+		tok[6] = '\0';
+		return 2;
+	}
+	tok[0] = '\\';
+	tok[1] = 'x';
+	tok[2] = hex[s[0] >> 4];
+	tok[3] = hex[s[0] & 0xf];
+	tok[4] = '\0';
+	return 1;
+}
+
+size_t tc_term_escape(char *dst, const char *str, size_t n) {
+	const unsigned char *s = (const unsigned char *)str;
+	size_t out = 0, i = 0;
+	while (i < n) {
+		size_t run = clean_run(s + i, n - i);
+		if (dst) {
+			memcpy(dst + out, s + i, run);
+		}
+		out += run;
+		i += run;
+		if (i < n) {
+			char tok[8];
+			i += escape_one(s + i, n - i, tok);
+			size_t tl = strlen(tok);
+			if (dst) {
+				memcpy(dst + out, tok, tl);
+			}
+			out += tl;
+		}
+	}
+	if (dst) {
+		dst[out] = '\0';
+	}
+	return out;
+}
+
+void tc_term_write(FILE *f, const char *str, size_t n) {
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		size_t run = clean_run(s + i, n - i);
+		fwrite(s + i, 1, run, f);
+		i += run;
+		if (i < n) {
+			char tok[8];
+			i += escape_one(s + i, n - i, tok);
+			fputs(tok, f);
+		}
+	}
+}
+
+void tc_term_puts(FILE *f, const char *s) {
+	tc_term_write(f, s, strlen(s));
+}
+
+char *tc_term_strdup(const char *s) {
+	size_t n = strlen(s);
+	char *d = tc_xmalloc(tc_term_escape(NULL, s, n) + 1);
+	tc_term_escape(d, s, n);
+	return d;
+}
+
+/* One %s conversion: precision cuts the input, width pads the output. */
+static void put_str(FILE *f, const char *s, bool left, int width, int prec) {
+	if (!s) {
+		s = "(null)";
+	}
+	size_t n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
+	size_t w = width > 0 ? tc_term_escape(NULL, s, n) : 0;
+	size_t pad = width > 0 && (size_t)width > w ? (size_t)width - w : 0;
+	if (!left) {
+		fprintf(f, "%*s", (int)pad, "");
+	}
+	tc_term_write(f, s, n);
+	if (left) {
+		fprintf(f, "%*s", (int)pad, "");
+	}
+}
+
+/*
+ * Each conversion but %s is handed to fprintf on its own, with its '*'
+ * arguments resolved into the spec, so the va_list is read with exactly the
+ * types the format names.
+ */
+void tc_term_vfprintf(FILE *f, const char *fmt, va_list ap) {
+	const char *p = fmt;
+	while (*p) {
+		const char *pct = strchr(p, '%');
+		if (!pct) {
+			fputs(p, f);
+			return;
+		}
+		fwrite(p, 1, (size_t)(pct - p), f);
+		p = pct + 1;
+		if (*p == '%') {
+			fputc('%', f);
+			p++;
+			continue;
+		}
+		char spec[64];
+		size_t k = 0;
+		spec[k++] = '%';
+		bool left = false;
+		while (*p && strchr("-+ #0", *p)) {
+			left |= *p == '-';
+			if (k < 8) {
+				spec[k++] = *p;
+			}
+			p++;
+		}
+		bool has_width = false;
+		int width = 0, prec = -1;
+		if (*p == '*') {
+			has_width = true;
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = true;
+				width = width == INT_MIN ? INT_MAX : -width;
+			}
+			p++;
+		} else if (*p >= '1' && *p <= '9') {
+			has_width = true;
+			width = (int)strtol(p, (char **)&p, 10);
+		}
+		if (*p == '.') {
+			p++;
+			if (*p == '*') {
+				prec = va_arg(ap, int);
+				p++;
+			} else {
+				prec = (int)strtol(p, (char **)&p, 10);
+				prec = prec < 0 ? 0 : prec;
+			}
+		}
+		if (has_width) {
+			if (left && k < 9) {
+				spec[k++] = '-';
+			}
+			k += (size_t)snprintf(spec + k, 16, "%d", width);
+		}
+		if (prec >= 0) {
+			k += (size_t)snprintf(spec + k, 16, ".%d", prec);
+		}
+		const char *len = p;
+		while (*p && strchr("hljztL", *p)) {
+			p++;
+		}
+		size_t ln = (size_t)(p - len);
+		if (ln > 2 || !*p) {
+			return; /* not a format this function was checked against */
+		}
+		memcpy(spec + k, len, ln);
+		k += ln;
+		char conv = *p++;
+		spec[k++] = conv;
+		spec[k] = '\0';
+		bool l = ln == 1 && len[0] == 'l', ll = ln == 2 && len[0] == 'l';
+		char m = ln ? len[0] : 0;
+		switch (conv) {
+		case 's':
+			put_str(f, va_arg(ap, const char *), left, width, prec);
+			break;
+		case 'd':
+		case 'i':
+			if (ll) {
+				fprintf(f, spec, va_arg(ap, long long));
+			} else if (l) {
+				fprintf(f, spec, va_arg(ap, long));
+			} else if (m == 'j') {
+				fprintf(f, spec, va_arg(ap, intmax_t));
+			} else if (m == 'z' || m == 't') {
+				fprintf(f, spec, va_arg(ap, ptrdiff_t));
+			} else {
+				fprintf(f, spec, va_arg(ap, int));
+			}
+			break;
+		case 'u':
+		case 'o':
+		case 'x':
+		case 'X':
+			if (ll) {
+				fprintf(f, spec, va_arg(ap, unsigned long long));
+			} else if (l) {
+				fprintf(f, spec, va_arg(ap, unsigned long));
+			} else if (m == 'j') {
+				fprintf(f, spec, va_arg(ap, uintmax_t));
+			} else if (m == 'z' || m == 't') {
+				fprintf(f, spec, va_arg(ap, size_t));
+			} else {
+				fprintf(f, spec, va_arg(ap, unsigned));
+			}
+			break;
+		case 'c':
+			fprintf(f, spec, va_arg(ap, int));
+			break;
+		case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+			if (m == 'L') {
+				fprintf(f, spec, va_arg(ap, long double));
+			} else {
+				fprintf(f, spec, va_arg(ap, double));
+			}
+			break;
+		case 'p':
+			fprintf(f, spec, va_arg(ap, void *));
+			break;
+		default:
+			return; /* %n and unknown conversions: stop, as the compiler warned */
+		}
+	}
+}
+
+void tc_term_fprintf(FILE *f, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	tc_term_vfprintf(f, fmt, ap);
+	va_end(ap);
+}
