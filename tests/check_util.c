@@ -1,9 +1,12 @@
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "config.h"
@@ -726,6 +729,116 @@ START_TEST(outfile_atomic) {
 }
 END_TEST
 
+/* What -o does with links, modes, FIFOs, folder members and signals. */
+static int count_tmp(const char *dir) {
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		n += strstr(de->d_name, ".tmp.") != NULL;
+	}
+	if (d) {
+		closedir(d);
+	}
+	return n;
+}
+
+static void put(const char *path, const char *text) {
+	FILE *f = fopen(path, "w");
+	ck_assert(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(outfile_targets) {
+	char dir[] = "/tmp/tc_outdir_XXXXXX";
+	ck_assert(mkdtemp(dir) != NULL);
+	char file[256], link_[256], fifo[256], longname[600];
+	snprintf(file, sizeof(file), "%s/f.txt", dir);
+	snprintf(link_, sizeof(link_), "%s/l.txt", dir);
+	snprintf(fifo, sizeof(fifo), "%s/p", dir);
+	struct tc_outfile o;
+	struct tc_error err;
+	tc_error_init(&err);
+
+	/* An existing file keeps its mode; a link keeps pointing at it. */
+	put(file, "old");
+	ck_assert_int_eq(chmod(file, 0604), 0);
+	ck_assert_int_eq(symlink("f.txt", link_), 0);
+	ck_assert(tc_outfile_open(&o, link_, NULL, 0, &err));
+	ck_assert_str_eq(o.path, file);
+	ck_assert_int_eq(count_tmp(dir), 1);
+	fputs("new", o.fp);
+	ck_assert(tc_outfile_commit(&o, &err));
+	struct stat st;
+	ck_assert_int_eq(lstat(link_, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0604);
+	size_t n;
+	unsigned char *b = tc_test_slurp(file, &n);
+	ck_assert(n == 3 && memcmp(b, "new", 3) == 0);
+	free(b);
+
+	/* The same file as an input read (a folder member): refused, by
+	 * identity, whatever name it had. */
+	ck_assert(tc_outfile_open(&o, link_, NULL, 0, &err));
+	ck_assert(tc_outfile_check_input(&o, 1, 1, &err));
+	ck_assert(!tc_outfile_check_input(&o, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_OUTPUT);
+	tc_outfile_abort(&o);
+	ck_assert_int_eq(count_tmp(dir), 0);
+
+	/* A FIFO is written through and stays a FIFO. */
+	tc_error_init(&err);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rd, 0);
+	ck_assert(tc_outfile_open(&o, fifo, NULL, 0, &err));
+	ck_assert(o.tmp == NULL);
+	fputs("through", o.fp);
+	ck_assert(tc_outfile_commit(&o, &err));
+	char got[16] = { 0 };
+	ck_assert_int_eq(read(rd, got, sizeof(got) - 1), 7);
+	ck_assert_str_eq(got, "through");
+	close(rd);
+	ck_assert_int_eq(stat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+
+	/* A 255-byte name has no room for the usual suffix. */
+	int k = snprintf(longname, sizeof(longname), "%s/", dir);
+	memset(longname + k, 'n', 255);
+	longname[k + 255] = 0;
+	ck_assert(tc_outfile_open(&o, longname, NULL, 0, &err));
+	fputs("long", o.fp);
+	ck_assert_msg(tc_outfile_commit(&o, &err), "%s", err.msg);
+	ck_assert_int_eq(stat(longname, &st), 0);
+	unlink(longname);
+
+	/* What a signal handler does: the temporary file goes, the old output
+	 * stays, and the output can still be dropped after. */
+	ck_assert(tc_outfile_open(&o, file, NULL, 0, &err));
+	fputs("partial", o.fp);
+	fflush(o.fp);
+	ck_assert_int_eq(count_tmp(dir), 1);
+	tc_outfile_cleanup();
+	ck_assert_int_eq(count_tmp(dir), 0);
+	tc_outfile_abort(&o);
+	b = tc_test_slurp(file, &n);
+	ck_assert(n == 3 && memcmp(b, "new", 3) == 0);
+	free(b);
+
+	/* A folder is refused. */
+	ck_assert(!tc_outfile_open(&o, dir, NULL, 0, &err));
+	ck_assert_int_eq(err.code, TC_EXIT_OUTPUT);
+
+	unlink(fifo);
+	unlink(link_);
+	unlink(file);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
@@ -745,6 +858,7 @@ int main(void) {
 	tcase_add_test(tc, input_zstd);
 	tcase_add_test(tc, host_names);
 	tcase_add_test(tc, outfile_atomic);
+	tcase_add_test(tc, outfile_targets);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }
