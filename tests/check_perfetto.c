@@ -232,6 +232,94 @@ START_TEST(unbalanced) {
 }
 END_TEST
 
+/* ---- a tiny encoder for hand-made traces ---- */
+
+struct pbuf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void pb_varint(struct pbuf *b, uint64_t v) {
+	while (v >= 0x80) {
+		b->b[b->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->b[b->n++] = (uint8_t)v;
+}
+
+static void pb_bytes(struct pbuf *b, uint32_t num, const void *p, size_t n) {
+	pb_varint(b, (uint64_t)num << 3 | 2);
+	pb_varint(b, n);
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void pb_len(struct pbuf *b, uint32_t num, const struct pbuf *inner) {
+	pb_bytes(b, num, inner->b, inner->n);
+}
+
+static void pb_int(struct pbuf *b, uint32_t num, uint64_t v) {
+	pb_varint(b, (uint64_t)num << 3);
+	pb_varint(b, v);
+}
+
+/* A packet on sequence 1 at ts (0: none) holding msg as field num. */
+static void pb_packet(struct pbuf *trace, uint64_t ts, uint32_t num, const struct pbuf *msg) {
+	struct pbuf pkt = { 0 };
+	if (ts) {
+		pb_int(&pkt, 8, ts);
+	}
+	pb_int(&pkt, 10, 1);
+	pb_len(&pkt, num, msg);
+	pb_len(trace, 1, &pkt);
+}
+
+/* A track (uuid 1) and slice begin/end pairs named names[i] at the
+ * given times, all on sequence 1. */
+static struct tc_model *slices_model(const char *const *names, const uint64_t *begin,
+		const uint64_t *end, size_t n, const struct tc_limits *lim) {
+	struct pbuf trace = { 0 }, td = { 0 };
+	pb_int(&td, 1, 1);
+	pb_bytes(&td, 2, "lane", 4);
+	pb_packet(&trace, 0, 60, &td);
+	for (size_t i = 0; i < n; i++) {
+		struct pbuf b = { 0 }, e = { 0 };
+		pb_int(&b, 9, 1);
+		pb_int(&b, 11, 1);
+		pb_bytes(&b, 23, names[i], strlen(names[i]));
+		pb_packet(&trace, begin[i], 11, &b);
+		pb_int(&e, 9, 2);
+		pb_int(&e, 11, 1);
+		pb_packet(&trace, end[i], 11, &e);
+	}
+	const char *path = tc_test_tmpfile(trace.b, trace.n);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_model_create();
+	bool ok = tc_ingest_file(m, path, lim, &err);
+	unlink(path);
+	ck_assert_msg(ok, "%s", err.msg);
+	tc_model_finalize(m);
+	return m;
+}
+
+/* An end before its begin on the same track: 0 long, flagged and warned
+ * about as a negative duration, as in the other formats. */
+START_TEST(end_before_begin) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	static const char *const names[] = { "backwards", "fine" };
+	static const uint64_t begin[] = { 5000, 7000 }, end[] = { 1000, 9000 };
+	struct tc_model *m = slices_model(names, begin, end, 2, &lim);
+	size_t b = find_ev(m, "backwards", 0), f = find_ev(m, "fine", 0);
+	ck_assert_int_eq(m->ev.dur[b], 0);
+	ck_assert(m->ev.flags[b] & TC_EV_CLAMPED);
+	ck_assert_int_eq(m->ev.dur[f], 2000000);
+	ck_assert(has_warning(m, "events with a negative duration were clamped to 0"));
+	tc_model_destroy(m);
+}
+END_TEST
+
 static void ck_samples(const struct tc_model *m, const char *name, const char *unit,
 		const double *want, size_t n) {
 	const struct tc_counter *c = counter(m, name);
@@ -1015,6 +1103,7 @@ static Suite *suite(void) {
 	TCase *tc = tcase_create("fixtures");
 	tcase_add_test(tc, slices_nested);
 	tcase_add_test(tc, unbalanced);
+	tcase_add_test(tc, end_before_begin);
 	tcase_add_test(tc, counters);
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);

@@ -553,6 +553,45 @@ START_TEST(negative_varints) {
 }
 END_TEST
 
+/* A negative duration becomes 0 with a warning, as in JSON and Perfetto;
+ * one past the timeline's range (7 days) is the model's to clamp and
+ * warn about, not a failed read. */
+START_TEST(bad_durations) {
+	struct buf line = { 0 }, md = { 0 }, entry = { 0 }, plane = { 0 }, space = { 0 };
+	const int64_t durs[] = { -5, INT64_MAX, INT64_MAX / 2, 700 };
+	for (size_t i = 0; i < 4; i++) {
+		struct buf ev = { 0 };
+		put_int(&ev, 1, 1);
+		put_int(&ev, 2, 1000 * (int64_t)(i + 1));
+		put_int(&ev, 3, durs[i]);
+		put_len(&line, 4, &ev);
+	}
+	put_int(&line, 1, 1);
+	put_str(&line, 2, "XLA Ops");
+	put_int(&md, 1, 1);
+	put_str(&md, 2, "op");
+	put_int(&entry, 1, 1);
+	put_len(&entry, 2, &md);
+	put_int(&plane, 1, 1);
+	put_str(&plane, 2, "/device:GPU:0");
+	put_len(&plane, 3, &line);
+	put_len(&plane, 4, &entry);
+	put_len(&space, 1, &plane);
+	struct tc_error err;
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 4);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(m->ev.dur[i], 0);
+		ck_assert(m->ev.flags[i] & TC_EV_CLAMPED);
+	}
+	ck_assert_int_eq(m->ev.dur[3], 700);
+	ck_assert(has_warning(m, "events with a negative duration were clamped to 0"));
+	ck_assert(has_warning(m, "duration over 7 days"));
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* Sparse correlation ids take the binary-search path of launch linking. */
 static void put_corr_event(struct buf *line, int64_t mid, int64_t off, int64_t corr) {
 	struct buf ev = { 0 }, st = { 0 };
@@ -914,6 +953,7 @@ int main(void) {
 	tcase_add_test(tc, truncated_tpu);
 	tcase_add_test(tc, overlong_lengths);
 	tcase_add_test(tc, negative_varints);
+	tcase_add_test(tc, bad_durations);
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);

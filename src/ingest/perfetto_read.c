@@ -2026,6 +2026,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 		if (s->m->ev.dur[ev] < 0) {
 			s->m->ev.dur[ev] = 0;
 			s->m->ev.flags[ev] |= TC_EV_CLAMPED;
+			s->m->n_negative_dur++;
 		}
 		if (s->flows.n || s->tflows.n) {
 			bind_flows(s, ev);
@@ -2059,8 +2060,10 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	uint8_t flags = type == 3 ? TC_EV_INSTANT : 0;
 	int64_t dur = 0;
 	if (phase == 'X') {
-		/* Durations past ~50 days are corrupt: clamp rather than overflow. */
-		dur = dur_us < (uint64_t)INT64_MAX / 2000000000 ? (int64_t)dur_us * 1000000 : 0;
+		/* Past the model's bound the model sets 0 and warns, as it does
+		 * for every format; this keeps the product from overflowing. */
+		dur = dur_us <= (uint64_t)TC_MAX_DUR_PS / 1000000 ?
+			(int64_t)dur_us * 1000000 : TC_MAX_DUR_PS + 1;
 	}
 	uint32_t ev = add_event(s, k, op, ps, dur, flags);
 	t = &s->trks[k];
@@ -2094,8 +2097,12 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			t->stack[t->depth++] = ev;
 		}
 	}
-	if (phase == 'X' && dur + ps > s->last_ps) {
-		s->last_ps = dur + ps;
+	if (phase == 'X') {
+		/* As stored: both within the model's bounds, so no overflow. */
+		int64_t end = s->m->ev.start[ev] + s->m->ev.dur[ev];
+		if (end > s->last_ps) {
+			s->last_ps = end;
+		}
 	}
 	if (s->flows.n || s->tflows.n) {
 		bind_flows(s, ev);

@@ -1358,7 +1358,9 @@ static bool event_time(int64_t base_ps, int64_t off, int64_t dur, int64_t *start
 		return false;
 	}
 	*start = base_ps + off;
-	if (dur > 0 && *start > INT64_MAX / 2 - dur) {
+	/* A duration past the model's bound becomes 0 there (with a warning,
+	 * as in every format), so only a plausible one can overflow. */
+	if (dur > 0 && dur <= TC_MAX_DUR_PS && *start > INT64_MAX / 2 - dur) {
 		*what = "event duration";
 		return false;
 	}
