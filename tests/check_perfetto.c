@@ -320,6 +320,67 @@ START_TEST(end_before_begin) {
 }
 END_TEST
 
+static struct tc_model *read_bytes(const struct pbuf *trace, const struct tc_limits *lim,
+		struct tc_error *err) {
+	const char *path = tc_test_tmpfile(trace->b, trace->n);
+	tc_error_init(err);
+	struct tc_model *m = tc_model_create();
+	bool ok = tc_ingest_file(m, path, lim, err);
+	unlink(path);
+	if (!ok) {
+		tc_model_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Every limit error names the option that raises it. */
+START_TEST(limit_errors_name_option) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	/* Annotations nested 4 deep under --max-depth 2. */
+	struct pbuf a = { 0 };
+	pb_int(&a, 7, 1); /* int_value */
+	for (int i = 0; i < 4; i++) {
+		struct pbuf outer = { 0 };
+		pb_bytes(&outer, 10, "k", 1);
+		pb_len(&outer, 11, &a);
+		a = outer;
+	}
+	struct pbuf trace = { 0 }, td = { 0 }, ev = { 0 };
+	pb_int(&td, 1, 1);
+	pb_packet(&trace, 0, 60, &td);
+	pb_int(&ev, 9, 3);
+	pb_int(&ev, 11, 1);
+	pb_bytes(&ev, 23, "deep", 4);
+	pb_len(&ev, 4, &a);
+	pb_packet(&trace, 1000, 11, &ev);
+	lim.max_depth = 2;
+	ck_assert(read_bytes(&trace, &lim, &err) == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "(raise it with --max-depth)") != NULL, "%s", err.msg);
+	/* A compressed_packets bundle inflating past --max-input-size. */
+	lim.max_depth = 64;
+	size_t n = 4000, zn;
+	uint8_t *inner = malloc(n);
+	for (size_t i = 0; i < n; i += 4) {
+		memcpy(inner + i, "\x0a\x02\x50\x01", 4);
+	}
+	uint8_t *z = tc_test_deflate(inner, n, 15, 6, &zn);
+	struct pbuf bundle = { 0 }, pkt = { 0 };
+	pb_bytes(&pkt, 50, z, zn);
+	pb_len(&bundle, 1, &pkt);
+	lim.max_input = 1000;
+	ck_assert(read_bytes(&bundle, &lim, &err) == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "(raise it with --max-input-size)") != NULL, "%s",
+		err.msg);
+	free(z);
+	free(inner);
+}
+END_TEST
+
 static void ck_samples(const struct tc_model *m, const char *name, const char *unit,
 		const double *want, size_t n) {
 	const struct tc_counter *c = counter(m, name);
@@ -1104,6 +1165,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, slices_nested);
 	tcase_add_test(tc, unbalanced);
 	tcase_add_test(tc, end_before_begin);
+	tcase_add_test(tc, limit_errors_name_option);
 	tcase_add_test(tc, counters);
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);

@@ -1498,7 +1498,7 @@ static bool anno_text(struct st *s, struct seq *q, const uint8_t *p, size_t len,
 		uint32_t depth, bool with_name) {
 	if (depth > s->lim->max_depth) {
 		tc_error_set(s->err, TC_EXIT_LIMIT, "perfetto: debug annotation nested "
-			"deeper than %u levels", s->lim->max_depth);
+			"deeper than %u levels (raise it with --max-depth)", s->lim->max_depth);
 		return tc_error_at(s->err, (int64_t)s->pkt_off);
 	}
 	struct anno a;
@@ -2526,8 +2526,18 @@ static bool bundle(struct pre *b, const uint8_t *p, size_t len, bool zstd) {
 	if (cap > (uint64_t)len * b->lim->max_ratio + (64u << 20)) {
 		cap = (uint64_t)len * b->lim->max_ratio + (64u << 20);
 	}
-	if (!(zstd ? tc_unzstd(p, len, (size_t)cap, &out, &out_len, b->err) :
-			tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, b->err))) {
+	struct tc_error e;
+	tc_error_init(&e);
+	if (!(zstd ? tc_unzstd(p, len, (size_t)cap, &out, &out_len, &e) :
+			tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, &e))) {
+		/* The cap is one of two limits: name the option that raises it. */
+		if (e.code == TC_EXIT_LIMIT) {
+			tc_error_set(b->err, TC_EXIT_LIMIT, "perfetto: compressed packets "
+				"inflate past %llu bytes (raise it with %s)", (unsigned long long)cap,
+				cap == b->lim->max_input ? "--max-input-size" : "--max-ratio");
+		} else {
+			tc_error_set(b->err, e.code, "%s", e.msg);
+		}
 		return tc_error_at(b->err, (int64_t)b->pkt_off);
 	}
 	b->inflated += out_len;
