@@ -269,7 +269,9 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 	FILE *f = out->fp;
 	struct tc_gzout *gz = NULL;
 	if (gzip) {
-		gz = tc_gzout_open(out->fp, TC_GZOUT_FAST, &err);
+		/* Errors name the target, as the plain path's do. */
+		gz = tc_gzout_open(out->fp, strcmp(c->output, "-") == 0 ? NULL : c->output,
+			TC_GZOUT_FAST, &err);
 		if (!gz) {
 			tc_outfile_abort(out);
 			return tc_cli_error(&err);
