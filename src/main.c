@@ -53,7 +53,5 @@ int main(int argc, char **argv) {
 			return rc;
 		}
 	}
-	fprintf(stderr, "tracectl: error: unknown command '%s'\n"
-		"Try 'tracectl --help' for the list of commands.\n", cmd);
-	return TC_EXIT_USAGE;
+	return tc_cli_usage_error(NULL, "unknown command '%s'", cmd);
 }
