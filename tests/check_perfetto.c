@@ -381,6 +381,74 @@ START_TEST(limit_errors_name_option) {
 }
 END_TEST
 
+/* Whether s is valid UTF-8 (well-formed sequences; overlongs not checked). */
+static bool utf8_valid(const char *s) {
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int tail = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 :
+			(*p & 0xF8) == 0xF0 ? 3 : -1;
+		if (tail < 0) {
+			return false;
+		}
+		p++;
+		for (int i = 0; i < tail; i++, p++) {
+			if ((*p & 0xC0) != 0x80) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* --max-string cuts a slice name with 2-, 3- and 4-byte characters at
+ * every length, backing off to the last whole character; so does the
+ * text of a nested debug annotation. */
+START_TEST(max_string_utf8) {
+	static const char name[] = "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";
+	static const size_t keep[13] = { 0, 1, 2, 2, 4, 4, 4, 7, 7, 7, 7, 11, 12 };
+	static const char *const names[] = { name };
+	static const uint64_t begin[] = { 1000 }, end[] = { 2000 };
+	for (uint32_t max = 1; max <= 12; max++) {
+		struct tc_limits lim;
+		tc_limits_default(&lim);
+		lim.max_string = max;
+		struct tc_model *m = slices_model(names, begin, end, 1, &lim);
+		ck_assert_uint_eq(m->ev.n, 1);
+		const char *got = tc_model_str(m, m->ops[m->ev.op[0]].name);
+		ck_assert_msg(strlen(got) == keep[max] && memcmp(got, name, keep[max]) == 0,
+			"max %u: kept %zu bytes, want %zu", max, strlen(got), keep[max]);
+		tc_model_destroy(m);
+	}
+	/* {"k":"<name>"} as text: the value starts at byte 6 of it. */
+	struct pbuf v = { 0 }, a = { 0 };
+	pb_bytes(&v, 10, "k", 1);
+	pb_bytes(&v, 6, name, strlen(name));
+	pb_bytes(&a, 10, "d", 1);
+	pb_len(&a, 11, &v);
+	for (uint32_t max = 7; max <= 18; max++) {
+		struct pbuf trace = { 0 }, td = { 0 }, ev = { 0 };
+		pb_int(&td, 1, 1);
+		pb_packet(&trace, 0, 60, &td);
+		pb_int(&ev, 9, 3);
+		pb_int(&ev, 11, 1);
+		pb_bytes(&ev, 23, "i", 1);
+		pb_len(&ev, 4, &a);
+		pb_packet(&trace, 1000, 11, &ev);
+		struct tc_limits lim;
+		tc_limits_default(&lim);
+		lim.max_string = max;
+		struct tc_error err;
+		struct tc_model *m = read_bytes(&trace, &lim, &err);
+		ck_assert_msg(m != NULL, "%s", err.msg);
+		tc_model_finalize(m);
+		const char *t = arg_str(m, 0, "d");
+		ck_assert_uint_le(strlen(t), max);
+		ck_assert_msg(utf8_valid(t), "max %u: '%s' is not valid UTF-8", max, t);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 static void ck_samples(const struct tc_model *m, const char *name, const char *unit,
 		const double *want, size_t n) {
 	const struct tc_counter *c = counter(m, name);
@@ -1166,6 +1234,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, unbalanced);
 	tcase_add_test(tc, end_before_begin);
 	tcase_add_test(tc, limit_errors_name_option);
+	tcase_add_test(tc, max_string_utf8);
 	tcase_add_test(tc, counters);
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);

@@ -37,6 +37,7 @@
 #include <string.h>
 #include "ingest/ingest.h"
 #include "util/pbwire.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define PF_CLOCK_BOOTTIME 6
@@ -524,7 +525,7 @@ static bool pre_pb_fail(struct pre *b, const struct tc_pb *r, const char *what) 
 static uint32_t str_id(struct st *s, const uint8_t *p, size_t n) {
 	if (n > s->lim->max_string) {
 		tc_model_warn(s->m, 1, "perfetto: strings longer than the string limit were cut");
-		n = s->lim->max_string;
+		n = tc_utf8_cut(p, n, s->lim->max_string);
 	}
 	return tc_model_intern_n(s->m, (const char *)p, n);
 }
@@ -1360,7 +1361,8 @@ static uint32_t op_for(struct st *s, uint32_t name, uint32_t cat) {
 
 static void txt_put(struct st *s, const char *p, size_t n) {
 	if (s->txt_len + n > s->lim->max_string) {
-		n = s->lim->max_string > s->txt_len ? s->lim->max_string - s->txt_len : 0;
+		n = tc_utf8_cut((const uint8_t *)p, n,
+			s->lim->max_string > s->txt_len ? s->lim->max_string - s->txt_len : 0);
 	}
 	TC_GROW(s->txt, s->txt_cap, s->txt_len + n + 1);
 	memcpy(s->txt + s->txt_len, p, n);

@@ -35,6 +35,7 @@
 #include "ingest/ingest.h"
 #include "util/num.h"
 #include "util/pbwire.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 /* ---- id maps: int64 key -> dense index ---- */
@@ -365,7 +366,7 @@ static bool eq(const uint8_t *s, size_t n, const char *lit) {
 /* Strings are interned as they are; over-long ones are cut (and counted). */
 static uint32_t intern(struct reader *r, const uint8_t *s, size_t n) {
 	if (n > r->lim->max_string) {
-		n = r->lim->max_string;
+		n = tc_utf8_cut(s, n, r->lim->max_string);
 		r->bad_strings++;
 	}
 	return tc_model_intern_n(r->m, (const char *)s, n);
