@@ -104,7 +104,8 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 		} else if (strcmp(arg, "json") == 0) {
 			c->format = TC_FORMAT_JSON;
 		} else {
-			*exit_code = tc_cli_usage_error(c->cmd, "unknown format '%s' (use text or json)", arg);
+			*exit_code = tc_cli_usage_error(c->cmd,
+				"unknown format '%s' (use text or json)", arg);
 		}
 		return true;
 	case TC_OPT_JSON:

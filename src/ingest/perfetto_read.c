@@ -2535,7 +2535,8 @@ static bool bundle(struct pre *b, const uint8_t *p, size_t len, bool zstd) {
 		/* The cap is one of two limits: name the option that raises it. */
 		if (e.code == TC_EXIT_LIMIT) {
 			tc_error_set(b->err, TC_EXIT_LIMIT, "perfetto: compressed packets "
-				"inflate past %llu bytes (raise it with %s)", (unsigned long long)cap,
+				"inflate past %llu bytes (raise it with %s)",
+				(unsigned long long)cap,
 				cap == b->lim->max_input ? "--max-input-size" : "--max-ratio");
 		} else {
 			tc_error_set(b->err, e.code, "%s", e.msg);

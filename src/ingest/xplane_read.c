@@ -858,9 +858,10 @@ static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 			tc_error_init(&e);
 			if (!tc_inflate(f.data, f.len, 15 + 32, r->lim->max_string, &out, &out_len, &e)) {
 				if (e.code == TC_EXIT_LIMIT) {
-					tc_error_set(r->err, TC_EXIT_LIMIT, "xplane: compressed string "
-						"stat longer than the limit of %" PRIu32 " bytes (raise it "
-						"with --max-string)", r->lim->max_string);
+					tc_error_set(r->err, TC_EXIT_LIMIT, "xplane: compressed "
+						"string stat longer than the limit of %" PRIu32
+						" bytes (raise it with --max-string)",
+						r->lim->max_string);
 					return tc_error_at(r->err, (int64_t)(f.data - r->base));
 				}
 				return fail(r, f.data, "xplane: compressed string stat cannot be "
