@@ -77,7 +77,5 @@ int main(int argc, char **argv) {
 			return rc;
 		}
 	}
-	tc_term_fprintf(stderr, "tracectl: error: unknown command '%s'\n"
-		"Try 'tracectl --help' for the list of commands.\n", cmd);
-	return TC_EXIT_USAGE;
+	return tc_cli_usage_error(NULL, "unknown command '%s'", cmd);
 }

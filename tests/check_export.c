@@ -377,7 +377,7 @@ static void gzip_round_trip(const char *text, size_t n, int level, bool chrome,
 	FILE *dst = fdopen(fd, "wb");
 	struct tc_error err;
 	tc_error_init(&err);
-	struct tc_gzout *g = tc_gzout_open(dst, level, &err);
+	struct tc_gzout *g = tc_gzout_open(dst, path, level, &err);
 	ck_assert_ptr_nonnull(g);
 	struct tc_selection s;
 	if (chrome) {
@@ -404,6 +404,37 @@ static void gzip_round_trip(const char *text, size_t n, int level, bool chrome,
 	ck_assert(memcmp(back, text, n) == 0);
 	free(back);
 }
+
+/* A full disk under gzip output: the error names the output, as the
+ * plain path's does (both compressors). */
+START_TEST(gzip_full_disk_names_path) {
+	FILE *dst = fopen("/dev/full", "wb");
+	if (!dst) {
+		fprintf(stderr, "gzip_full_disk_names_path: skipped: no /dev/full\n");
+		return;
+	}
+	const int levels[] = { TC_GZOUT_FAST, 6 };
+	for (size_t k = 0; k < 2; k++) {
+		struct tc_error err;
+		tc_error_init(&err);
+		struct tc_gzout *g = tc_gzout_open(dst, "out/trace.json.gz", levels[k], &err);
+		ck_assert_ptr_nonnull(g);
+		/* Enough that the compressed stream outgrows stdio's buffer. */
+		for (unsigned i = 0; i < 200000; i++) {
+			fprintf(tc_gzout_file(g), "%u,", i * 2654435761u);
+		}
+		ck_assert(!tc_gzout_close(g, NULL, NULL, &err));
+		ck_assert_int_eq(err.code, TC_EXIT_OUTPUT);
+		ck_assert_str_eq(err.path, "out/trace.json.gz");
+		char line[1200];
+		tc_error_format(&err, line, sizeof(line));
+		ck_assert_msg(strncmp(line, "out/trace.json.gz: cannot write compressed output: ",
+			51) == 0, "%s", line);
+		clearerr(dst);
+	}
+	fclose(dst);
+}
+END_TEST
 
 /* Both compressors (ISA-L's fast level where built in, zlib's 6): an export,
  * and 5 MB of text that crosses many 64 KiB chunks. */
@@ -440,6 +471,7 @@ int main(void) {
 	tcase_add_test(tc, cut_max_events_keeps_parents);
 	tcase_add_test(tc, annotate_steps);
 	tcase_add_test(tc, gzip_same_bytes);
+	tcase_add_test(tc, gzip_full_disk_names_path);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

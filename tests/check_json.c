@@ -281,6 +281,42 @@ START_TEST(bad_times) {
 }
 END_TEST
 
+/* A negative dur, or an end before its begin, becomes 0 and is counted;
+ * a dur the timeline cannot hold (1e30 us, 2e13 us as an int64 ps
+ * overflow, or as text) is taken as 0 with a warning saying so, not
+ * read as a missing dur nor as a bad ts. */
+START_TEST(bad_durs) {
+	struct tc_error err;
+	struct tc_model *m = load_text("[\n"
+		"{\"ph\":\"X\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":-3},\n"
+		"{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":2,\"ts\":50},\n"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":40},\n"
+		"{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":1e30},\n"
+		"{\"ph\":\"X\",\"name\":\"big2\",\"pid\":1,\"tid\":1,\"ts\":30,"
+		"\"dur\":20000000000000},\n"
+		"{\"ph\":\"X\",\"name\":\"big3\",\"pid\":1,\"tid\":1,\"ts\":35,"
+		"\"dur\":\"-1e30\"},\n"
+		"{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":5}\n"
+		"]", &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 6);
+	static const char *zero[] = { "neg", "b", "big", "big2", "big3" };
+	for (size_t i = 0; i < 5; i++) {
+		size_t e = find_event(m, zero[i]);
+		ck_assert_int_eq(m->ev.dur[e], 0);
+		ck_assert(m->ev.flags[e] & TC_EV_CLAMPED || i >= 2);
+	}
+	uint64_t c = 0;
+	ck_assert(has_warning(m, "negative duration were clamped to 0", &c));
+	ck_assert_uint_eq(c, 2);
+	ck_assert(has_warning(m, "\"dur\" out of the timeline's range taken as 0", &c));
+	ck_assert_uint_eq(c, 3);
+	ck_assert(!has_warning(m, "without \"dur\"", NULL));
+	ck_assert(!has_warning(m, "without a valid \"ts\"", NULL));
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* Keeping only the args analyses read back, the reader skips the others
  * undecoded once an event's "ph" is known (their text is never interned),
  * but still reads the ones it needs itself, args before "ph", metadata and
@@ -1283,6 +1319,7 @@ int main(void) {
 	tcase_add_test(tc, epoch_fraction_exact);
 	tcase_add_test(tc, time_shapes);
 	tcase_add_test(tc, bad_times);
+	tcase_add_test(tc, bad_durs);
 	tcase_add_test(tc, lean_args_skipped);
 	tcase_add_test(tc, correlation_links_unsorted);
 	tcase_add_test(tc, event_key_lookalikes);

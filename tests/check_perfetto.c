@@ -232,6 +232,223 @@ START_TEST(unbalanced) {
 }
 END_TEST
 
+/* ---- a tiny encoder for hand-made traces ---- */
+
+struct pbuf {
+	uint8_t b[4096];
+	size_t n;
+};
+
+static void pb_varint(struct pbuf *b, uint64_t v) {
+	while (v >= 0x80) {
+		b->b[b->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->b[b->n++] = (uint8_t)v;
+}
+
+static void pb_bytes(struct pbuf *b, uint32_t num, const void *p, size_t n) {
+	pb_varint(b, (uint64_t)num << 3 | 2);
+	pb_varint(b, n);
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void pb_len(struct pbuf *b, uint32_t num, const struct pbuf *inner) {
+	pb_bytes(b, num, inner->b, inner->n);
+}
+
+static void pb_int(struct pbuf *b, uint32_t num, uint64_t v) {
+	pb_varint(b, (uint64_t)num << 3);
+	pb_varint(b, v);
+}
+
+/* A packet on sequence 1 at ts (0: none) holding msg as field num. */
+static void pb_packet(struct pbuf *trace, uint64_t ts, uint32_t num, const struct pbuf *msg) {
+	struct pbuf pkt = { 0 };
+	if (ts) {
+		pb_int(&pkt, 8, ts);
+	}
+	pb_int(&pkt, 10, 1);
+	pb_len(&pkt, num, msg);
+	pb_len(trace, 1, &pkt);
+}
+
+/* A track (uuid 1) and slice begin/end pairs named names[i] at the
+ * given times, all on sequence 1. */
+static struct tc_model *slices_model(const char *const *names, const uint64_t *begin,
+		const uint64_t *end, size_t n, const struct tc_limits *lim) {
+	struct pbuf trace = { 0 }, td = { 0 };
+	pb_int(&td, 1, 1);
+	pb_bytes(&td, 2, "lane", 4);
+	pb_packet(&trace, 0, 60, &td);
+	for (size_t i = 0; i < n; i++) {
+		struct pbuf b = { 0 }, e = { 0 };
+		pb_int(&b, 9, 1);
+		pb_int(&b, 11, 1);
+		pb_bytes(&b, 23, names[i], strlen(names[i]));
+		pb_packet(&trace, begin[i], 11, &b);
+		pb_int(&e, 9, 2);
+		pb_int(&e, 11, 1);
+		pb_packet(&trace, end[i], 11, &e);
+	}
+	const char *path = tc_test_tmpfile(trace.b, trace.n);
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_model_create();
+	bool ok = tc_ingest_file(m, path, lim, &err);
+	unlink(path);
+	ck_assert_msg(ok, "%s", err.msg);
+	tc_model_finalize(m);
+	return m;
+}
+
+/* An end before its begin on the same track: 0 long, flagged and warned
+ * about as a negative duration, as in the other formats. */
+START_TEST(end_before_begin) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	static const char *const names[] = { "backwards", "fine" };
+	static const uint64_t begin[] = { 5000, 7000 }, end[] = { 1000, 9000 };
+	struct tc_model *m = slices_model(names, begin, end, 2, &lim);
+	size_t b = find_ev(m, "backwards", 0), f = find_ev(m, "fine", 0);
+	ck_assert_int_eq(m->ev.dur[b], 0);
+	ck_assert(m->ev.flags[b] & TC_EV_CLAMPED);
+	ck_assert_int_eq(m->ev.dur[f], 2000000);
+	ck_assert(has_warning(m, "events with a negative duration were clamped to 0"));
+	tc_model_destroy(m);
+}
+END_TEST
+
+static struct tc_model *read_bytes(const struct pbuf *trace, const struct tc_limits *lim,
+		struct tc_error *err) {
+	const char *path = tc_test_tmpfile(trace->b, trace->n);
+	tc_error_init(err);
+	struct tc_model *m = tc_model_create();
+	bool ok = tc_ingest_file(m, path, lim, err);
+	unlink(path);
+	if (!ok) {
+		tc_model_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Every limit error names the option that raises it. */
+START_TEST(limit_errors_name_option) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	/* Annotations nested 4 deep under --max-depth 2. */
+	struct pbuf a = { 0 };
+	pb_int(&a, 7, 1); /* int_value */
+	for (int i = 0; i < 4; i++) {
+		struct pbuf outer = { 0 };
+		pb_bytes(&outer, 10, "k", 1);
+		pb_len(&outer, 11, &a);
+		a = outer;
+	}
+	struct pbuf trace = { 0 }, td = { 0 }, ev = { 0 };
+	pb_int(&td, 1, 1);
+	pb_packet(&trace, 0, 60, &td);
+	pb_int(&ev, 9, 3);
+	pb_int(&ev, 11, 1);
+	pb_bytes(&ev, 23, "deep", 4);
+	pb_len(&ev, 4, &a);
+	pb_packet(&trace, 1000, 11, &ev);
+	lim.max_depth = 2;
+	ck_assert(read_bytes(&trace, &lim, &err) == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "(raise it with --max-depth)") != NULL, "%s", err.msg);
+	/* A compressed_packets bundle inflating past --max-input-size. */
+	lim.max_depth = 64;
+	size_t n = 4000, zn;
+	uint8_t *inner = malloc(n);
+	for (size_t i = 0; i < n; i += 4) {
+		memcpy(inner + i, "\x0a\x02\x50\x01", 4);
+	}
+	uint8_t *z = tc_test_deflate(inner, n, 15, 6, &zn);
+	struct pbuf bundle = { 0 }, pkt = { 0 };
+	pb_bytes(&pkt, 50, z, zn);
+	pb_len(&bundle, 1, &pkt);
+	lim.max_input = 1000;
+	ck_assert(read_bytes(&bundle, &lim, &err) == NULL);
+	ck_assert_int_eq(err.code, TC_EXIT_LIMIT);
+	ck_assert_msg(strstr(err.msg, "(raise it with --max-input-size)") != NULL, "%s",
+		err.msg);
+	free(z);
+	free(inner);
+}
+END_TEST
+
+/* Whether s is valid UTF-8 (well-formed sequences; overlongs not checked). */
+static bool utf8_valid(const char *s) {
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int tail = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 :
+			(*p & 0xF8) == 0xF0 ? 3 : -1;
+		if (tail < 0) {
+			return false;
+		}
+		p++;
+		for (int i = 0; i < tail; i++, p++) {
+			if ((*p & 0xC0) != 0x80) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* --max-string cuts a slice name with 2-, 3- and 4-byte characters at
+ * every length, backing off to the last whole character; so does the
+ * text of a nested debug annotation. */
+START_TEST(max_string_utf8) {
+	static const char name[] = "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";
+	static const size_t keep[13] = { 0, 1, 2, 2, 4, 4, 4, 7, 7, 7, 7, 11, 12 };
+	static const char *const names[] = { name };
+	static const uint64_t begin[] = { 1000 }, end[] = { 2000 };
+	for (uint32_t max = 1; max <= 12; max++) {
+		struct tc_limits lim;
+		tc_limits_default(&lim);
+		lim.max_string = max;
+		struct tc_model *m = slices_model(names, begin, end, 1, &lim);
+		ck_assert_uint_eq(m->ev.n, 1);
+		const char *got = tc_model_str(m, m->ops[m->ev.op[0]].name);
+		ck_assert_msg(strlen(got) == keep[max] && memcmp(got, name, keep[max]) == 0,
+			"max %u: kept %zu bytes, want %zu", max, strlen(got), keep[max]);
+		tc_model_destroy(m);
+	}
+	/* {"k":"<name>"} as text: the value starts at byte 6 of it. */
+	struct pbuf v = { 0 }, a = { 0 };
+	pb_bytes(&v, 10, "k", 1);
+	pb_bytes(&v, 6, name, strlen(name));
+	pb_bytes(&a, 10, "d", 1);
+	pb_len(&a, 11, &v);
+	for (uint32_t max = 7; max <= 18; max++) {
+		struct pbuf trace = { 0 }, td = { 0 }, ev = { 0 };
+		pb_int(&td, 1, 1);
+		pb_packet(&trace, 0, 60, &td);
+		pb_int(&ev, 9, 3);
+		pb_int(&ev, 11, 1);
+		pb_bytes(&ev, 23, "i", 1);
+		pb_len(&ev, 4, &a);
+		pb_packet(&trace, 1000, 11, &ev);
+		struct tc_limits lim;
+		tc_limits_default(&lim);
+		lim.max_string = max;
+		struct tc_error err;
+		struct tc_model *m = read_bytes(&trace, &lim, &err);
+		ck_assert_msg(m != NULL, "%s", err.msg);
+		tc_model_finalize(m);
+		const char *t = arg_str(m, 0, "d");
+		ck_assert_uint_le(strlen(t), max);
+		ck_assert_msg(utf8_valid(t), "max %u: '%s' is not valid UTF-8", max, t);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 static void ck_samples(const struct tc_model *m, const char *name, const char *unit,
 		const double *want, size_t n) {
 	const struct tc_counter *c = counter(m, name);
@@ -1015,6 +1232,9 @@ static Suite *suite(void) {
 	TCase *tc = tcase_create("fixtures");
 	tcase_add_test(tc, slices_nested);
 	tcase_add_test(tc, unbalanced);
+	tcase_add_test(tc, end_before_begin);
+	tcase_add_test(tc, limit_errors_name_option);
+	tcase_add_test(tc, max_string_utf8);
 	tcase_add_test(tc, counters);
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);

@@ -103,6 +103,24 @@ START_TEST(term_fprintf) {
 }
 END_TEST
 
+#include "util/utf8.h"
+
+/* A cut never splits a sequence: 1-, 2-, 3- and 4-byte characters, cut
+ * at every length; invalid runs of continuation bytes cut where asked. */
+START_TEST(utf8_cut) {
+	static const uint8_t s[] = "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";
+	static const size_t keep[13] = { 0, 1, 2, 2, 4, 4, 4, 7, 7, 7, 7, 11, 12 };
+	for (size_t max = 0; max <= 13; max++) {
+		size_t want = max > 12 ? 12 : keep[max];
+		ck_assert_msg(tc_utf8_cut(s, 12, max) == want, "max %zu: %zu, want %zu", max,
+			tc_utf8_cut(s, 12, max), want);
+	}
+	static const uint8_t bad[] = "a\x80\x80\x80\x80\x80";
+	ck_assert_uint_eq(tc_utf8_cut(bad, 6, 4), 4);
+	ck_assert_uint_eq(tc_utf8_cut(bad, 6, 0), 0);
+}
+END_TEST
+
 START_TEST(arena_basic) {
 	struct tc_arena a;
 	tc_arena_init(&a, 64);
@@ -845,6 +863,7 @@ int main(void) {
 	tcase_add_test(tc, arena_basic);
 	tcase_add_test(tc, term_escape);
 	tcase_add_test(tc, term_fprintf);
+	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, intern_ids);
 	tcase_add_test(tc, pb_varints);
 	tcase_add_test(tc, pb_fields);

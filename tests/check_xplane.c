@@ -553,6 +553,87 @@ START_TEST(negative_varints) {
 }
 END_TEST
 
+/* A negative duration becomes 0 with a warning, as in JSON and Perfetto;
+ * one past the timeline's range (7 days) is the model's to clamp and
+ * warn about, not a failed read. */
+START_TEST(bad_durations) {
+	struct buf line = { 0 }, md = { 0 }, entry = { 0 }, plane = { 0 }, space = { 0 };
+	const int64_t durs[] = { -5, INT64_MAX, INT64_MAX / 2, 700 };
+	for (size_t i = 0; i < 4; i++) {
+		struct buf ev = { 0 };
+		put_int(&ev, 1, 1);
+		put_int(&ev, 2, 1000 * (int64_t)(i + 1));
+		put_int(&ev, 3, durs[i]);
+		put_len(&line, 4, &ev);
+	}
+	put_int(&line, 1, 1);
+	put_str(&line, 2, "XLA Ops");
+	put_int(&md, 1, 1);
+	put_str(&md, 2, "op");
+	put_int(&entry, 1, 1);
+	put_len(&entry, 2, &md);
+	put_int(&plane, 1, 1);
+	put_str(&plane, 2, "/device:GPU:0");
+	put_len(&plane, 3, &line);
+	put_len(&plane, 4, &entry);
+	put_len(&space, 1, &plane);
+	struct tc_error err;
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 4);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(m->ev.dur[i], 0);
+		ck_assert(m->ev.flags[i] & TC_EV_CLAMPED);
+	}
+	ck_assert_int_eq(m->ev.dur[3], 700);
+	ck_assert(has_warning(m, "events with a negative duration were clamped to 0"));
+	ck_assert(has_warning(m, "duration over 7 days"));
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* --max-string cuts an op name with 2-, 3- and 4-byte characters at every
+ * length, backing off to the last whole character. */
+START_TEST(max_string_utf8) {
+	static const char name[] = "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";
+	static const size_t keep[13] = { 0, 1, 2, 2, 4, 4, 4, 7, 7, 7, 7, 11, 12 };
+	struct buf ev = { 0 }, line = { 0 }, md = { 0 }, entry = { 0 }, plane = { 0 },
+		space = { 0 };
+	put_int(&ev, 1, 1);
+	put_int(&ev, 2, 1000);
+	put_int(&ev, 3, 500);
+	put_int(&line, 1, 1);
+	put_str(&line, 2, "XLA Ops");
+	put_len(&line, 4, &ev);
+	put_int(&md, 1, 1);
+	put_str(&md, 2, name);
+	put_int(&entry, 1, 1);
+	put_len(&entry, 2, &md);
+	put_int(&plane, 1, 1);
+	put_str(&plane, 2, "/device:GPU:0");
+	put_len(&plane, 3, &line);
+	put_len(&plane, 4, &entry);
+	put_len(&space, 1, &plane);
+	const char *path = write_tmp(space.b, space.n);
+	for (uint32_t max = 1; max <= 12; max++) {
+		struct tc_limits lim;
+		tc_limits_default(&lim);
+		lim.max_string = max;
+		struct tc_error err;
+		tc_error_init(&err);
+		struct tc_model *m = tc_model_create();
+		ck_assert_msg(tc_ingest_file(m, path, &lim, &err), "%s", err.msg);
+		tc_model_finalize(m);
+		ck_assert_uint_eq(m->ev.n, 1);
+		const char *got = tc_model_str(m, m->ops[m->ev.op[0]].name);
+		ck_assert_msg(strlen(got) == keep[max] && memcmp(got, name, keep[max]) == 0,
+			"max %u: kept %zu bytes, want %zu", max, strlen(got), keep[max]);
+		tc_model_destroy(m);
+	}
+	unlink(path);
+}
+END_TEST
+
 /* Sparse correlation ids take the binary-search path of launch linking. */
 static void put_corr_event(struct buf *line, int64_t mid, int64_t off, int64_t corr) {
 	struct buf ev = { 0 }, st = { 0 };
@@ -914,6 +995,8 @@ int main(void) {
 	tcase_add_test(tc, truncated_tpu);
 	tcase_add_test(tc, overlong_lengths);
 	tcase_add_test(tc, negative_varints);
+	tcase_add_test(tc, bad_durations);
+	tcase_add_test(tc, max_string_utf8);
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);

@@ -38,6 +38,7 @@ enum tc_format {
 
 /* Options every command that reads traces takes. */
 struct tc_cli_common {
+	const char *cmd; /* the command's name, for usage errors */
 	struct tc_ingest_opts ingest;
 	enum tc_format format;
 	const char *output; /* "-" = stdout */
@@ -82,7 +83,7 @@ enum {
 	"      --max-string N      limit one string (name, arg) to N bytes (default 16M)\n" \
 	"      --threads N         threads for reading files and analysis (default: CPUs)\n"
 
-void tc_cli_common_init(struct tc_cli_common *c);
+void tc_cli_common_init(struct tc_cli_common *c, const char *cmd);
 /* Handle a common option; returns true if it was one. On a bad value prints
  * the error and sets *exit_code to TC_EXIT_USAGE. */
 bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *exit_code);
@@ -105,8 +106,16 @@ int tc_cli_close_output(struct tc_outfile *o);
 
 /* Print "tracectl: error: ..." and return err->code (or TC_EXIT_INPUT). */
 int tc_cli_error(const struct tc_error *err);
+/* Print one line, "tracectl: error: MSG; see 'tracectl CMD --help'", and
+ * return TC_EXIT_USAGE (cmd NULL: the top-level help). */
 int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* getopt_long returned ':' (missing value) or '?' (unknown option): print
+ * the one-line usage error naming the option. Commands parse with
+ * TC_CLI_OPTSTRING and opterr = 0, so getopt itself prints nothing. */
+int tc_cli_getopt_error(const char *cmd, int opt, char **argv);
+/* The leading ':' tells a missing value (':') from an unknown option. */
+#define TC_CLI_OPTSTRING ":ho:"
 /* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
 /* The command is done with m and the process exits next (see common.c). */

@@ -62,7 +62,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		{ 0 },
 	};
 	struct tc_cli_common c;
-	tc_cli_common_init(&c);
+	tc_cli_common_init(&c, "bottlenecks");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
 	ao.threads = c.ingest.threads;
@@ -70,7 +70,8 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	enum tc_severity fail_on = TC_SEV_NONE;
 	bool show_thresholds = false;
 	int code = TC_EXIT_OK, opt;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
 				tc_cli_analysis_opt(&ao, "bottlenecks", opt, optarg, &code)) {
 			if (code) {
@@ -105,7 +106,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 			break;
 		}
 		default:
-			return tc_cli_usage_error("bottlenecks", "unknown option");
+			return tc_cli_getopt_error("bottlenecks", opt, argv);
 		}
 	}
 	if (show_thresholds) {

@@ -269,7 +269,9 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 	FILE *f = out->fp;
 	struct tc_gzout *gz = NULL;
 	if (gzip) {
-		gz = tc_gzout_open(out->fp, TC_GZOUT_FAST, &err);
+		/* Errors name the target, as the plain path's do. */
+		gz = tc_gzout_open(out->fp, strcmp(c->output, "-") == 0 ? NULL : c->output,
+			TC_GZOUT_FAST, &err);
 		if (!gz) {
 			tc_outfile_abort(out);
 			return tc_cli_error(&err);
@@ -310,13 +312,14 @@ int tc_cmd_export(int argc, char **argv) {
 		{ 0 },
 	};
 	struct tc_cli_common c;
-	tc_cli_common_init(&c);
+	tc_cli_common_init(&c, "export");
 	c.output = NULL;
 	c.ingest.known_args_only = false; /* it writes every arg */
 	struct export_opts e = { 0 };
 	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));
 	int code = TC_EXIT_OK, opt;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
 		/* Here --max-events caps the output, not the input. */
 		if (opt == TC_OPT_MAX_EVENTS) {
 			e.max_events = optarg;
@@ -357,7 +360,7 @@ int tc_cmd_export(int argc, char **argv) {
 			e.annotate = true;
 			break;
 		default:
-			code = tc_cli_usage_error("export", "unknown option");
+			code = tc_cli_getopt_error("export", opt, argv);
 			goto out;
 		}
 	}

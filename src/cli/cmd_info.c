@@ -18,9 +18,10 @@ int tc_cmd_info(int argc, char **argv) {
 		{ 0 },
 	};
 	struct tc_cli_common c;
-	tc_cli_common_init(&c);
+	tc_cli_common_init(&c, "info");
 	int code = TC_EXIT_OK, opt;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
 			if (code) {
 				return code;
@@ -31,7 +32,7 @@ int tc_cmd_info(int argc, char **argv) {
 			fputs(usage, stdout);
 			return TC_EXIT_OK;
 		}
-		return tc_cli_usage_error("info", "unknown option");
+		return tc_cli_getopt_error("info", opt, argv);
 	}
 	if (optind >= argc) {
 		return tc_cli_usage_error("info", "no TRACE given");

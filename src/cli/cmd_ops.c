@@ -47,13 +47,14 @@ int tc_cmd_ops(int argc, char **argv) {
 		{ 0 },
 	};
 	struct tc_cli_common c;
-	tc_cli_common_init(&c);
+	tc_cli_common_init(&c, "ops");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
 	const char *by = "name";
 	size_t top = 20;
 	int code = TC_EXIT_OK, opt;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
 				tc_cli_analysis_opt(&ao, "ops", opt, optarg, &code)) {
 			if (code) {
@@ -79,7 +80,7 @@ int tc_cmd_ops(int argc, char **argv) {
 			by = optarg;
 			break;
 		default:
-			return tc_cli_usage_error("ops", "unknown option");
+			return tc_cli_getopt_error("ops", opt, argv);
 		}
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "ops", argc, argv, &code);

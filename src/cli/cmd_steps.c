@@ -38,11 +38,12 @@ int tc_cmd_steps(int argc, char **argv) {
 		{ 0 },
 	};
 	struct tc_cli_common c;
-	tc_cli_common_init(&c);
+	tc_cli_common_init(&c, "steps");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
 	int code = TC_EXIT_OK, opt;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
 				tc_cli_analysis_opt(&ao, "steps", opt, optarg, &code)) {
 			if (code) {
@@ -54,7 +55,7 @@ int tc_cmd_steps(int argc, char **argv) {
 			fputs(usage, stdout);
 			return TC_EXIT_OK;
 		}
-		return tc_cli_usage_error("steps", "unknown option");
+		return tc_cli_getopt_error("steps", opt, argv);
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "steps", argc, argv, &code);
 	if (!m) {

@@ -38,10 +38,11 @@ int tc_cmd_summarize(int argc, char **argv) {
 		{ 0 },
 	};
 	struct tc_cli_common c;
-	tc_cli_common_init(&c);
+	tc_cli_common_init(&c, "summarize");
 	struct tc_summary_opts so = { .top = 10, .findings = 3 };
 	int code = TC_EXIT_OK, opt;
-	while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
 		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
 			if (code) {
 				return code;
@@ -61,7 +62,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 			break;
 		}
 		default:
-			return tc_cli_usage_error("summarize", "unknown option");
+			return tc_cli_getopt_error("summarize", opt, argv);
 		}
 	}
 	if (optind >= argc) {

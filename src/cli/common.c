@@ -6,8 +6,9 @@
 #include "cli/cli.h"
 #include "util/prefault.h"
 
-void tc_cli_common_init(struct tc_cli_common *c) {
+void tc_cli_common_init(struct tc_cli_common *c, const char *cmd) {
 	memset(c, 0, sizeof(*c));
+	c->cmd = cmd;
 	tc_ingest_opts_default(&c->ingest);
 	/* Only export shows event args; the others keep those analyses read. */
 	c->ingest.known_args_only = true;
@@ -49,9 +50,32 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...) {
 	va_start(ap, fmt);
 	tc_term_vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'tracectl %s%s--help' for more information.\n",
-		cmd ? cmd : "", cmd ? " " : "");
+	/* One line, so scripts can read the whole error from the last line. */
+	fprintf(stderr, "; see 'tracectl %s%s--help'\n", cmd ? cmd : "", cmd ? " " : "");
 	return TC_EXIT_USAGE;
+}
+
+int tc_cli_getopt_error(const char *cmd, int opt, char **argv) {
+	/* getopt has moved optind past the option it complains about (a
+	 * short one may sit inside a cluster: optopt names it then). */
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	if (arg && strncmp(arg, "--", 2) == 0) {
+		int len = (int)strcspn(arg, "=");
+		if (opt == ':') {
+			return tc_cli_usage_error(cmd, "option '%.*s' needs a value", len, arg);
+		}
+		if (arg[len] == '=' && optopt) {
+			return tc_cli_usage_error(cmd, "option '%.*s' takes no value", len, arg);
+		}
+		return tc_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
+	}
+	if (opt == ':') {
+		return tc_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+	}
+	if (optopt > ' ' && optopt < 127) {
+		return tc_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	}
+	return tc_cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "");
 }
 
 static const char *opt_name(int opt) {
@@ -80,7 +104,8 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 		} else if (strcmp(arg, "json") == 0) {
 			c->format = TC_FORMAT_JSON;
 		} else {
-			*exit_code = tc_cli_usage_error(NULL, "unknown format '%s' (use text or json)", arg);
+			*exit_code = tc_cli_usage_error(c->cmd,
+				"unknown format '%s' (use text or json)", arg);
 		}
 		return true;
 	case TC_OPT_JSON:
@@ -100,7 +125,7 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 	case TC_OPT_THREADS:
 		if (!tc_cli_parse_size(arg, &v) || v == 0 ||
 				(opt != TC_OPT_MAX_INPUT && opt != TC_OPT_MAX_EVENTS && v > UINT32_MAX)) {
-			*exit_code = tc_cli_usage_error(NULL, "invalid number '%s' for --%s "
+			*exit_code = tc_cli_usage_error(c->cmd, "invalid number '%s' for --%s "
 				"(a positive integer, optionally with k, M, G or T)", arg, opt_name(opt));
 			return true;
 		}

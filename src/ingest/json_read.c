@@ -131,7 +131,7 @@ struct ev_state {
 	bool has_name;
 	uint32_t pid, tid;
 	bool has_pid, has_tid;
-	bool has_ts, has_dur, bad_time;
+	bool has_ts, has_dur, bad_time, dur_range;
 	int64_t ts_us, ts_frac, dur_ps;
 	char scope, bp;
 	size_t id_len;
@@ -255,7 +255,7 @@ struct reader {
 	size_t n_host_steps, cap_host_steps, n_dev_steps, cap_dev_steps;
 
 	/* counts for warnings */
-	uint64_t n_empty, n_no_ph, n_no_ts, n_no_dur, n_unmatched_e, n_unclosed_b;
+	uint64_t n_empty, n_no_ph, n_no_ts, n_no_dur, n_dur_range, n_unmatched_e, n_unclosed_b;
 	uint64_t n_unmatched_async, n_non_object, n_far_ts, n_bad_counter;
 	uint64_t n_unknown_ph[128];
 	uint64_t n_flows_unbound;
@@ -496,6 +496,21 @@ static bool parse_us(const char *s, size_t n, int64_t *us, int64_t *frac) {
 	*us = ip;
 	*frac = fp;
 	return true;
+}
+
+/* Whether text parse_us() refused is still a number (so out of range,
+ * not malformed): a sign, digits, a point, an exponent, outer blanks. */
+static bool numeric_text(const char *s, size_t n) {
+	bool digit = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9') {
+			digit = true;
+		} else if (!strchr("+-.eE \t", c) || c == '\0') {
+			return false;
+		}
+	}
+	return digit;
 }
 
 /* Integer text → int64; false if not a plain integer or out of range. */
@@ -1271,7 +1286,9 @@ static bool end_event(struct reader *r) {
 	uint32_t idx;
 	switch (ph) {
 	case 'X':
-		if (!e->has_dur) {
+		if (e->dur_range) {
+			r->n_dur_range++;
+		} else if (!e->has_dur) {
 			r->n_no_dur++;
 		}
 		if (e->dur_ps > 0 && ts > INT64_MAX / 2 - e->dur_ps) {
@@ -1298,6 +1315,7 @@ static bool end_event(struct reader *r) {
 		idx = t->stack[--t->n_stack];
 		if (ts < m->ev.start[idx]) {
 			m->ev.flags[idx] |= TC_EV_CLAMPED;
+			m->n_negative_dur++;
 		} else {
 			m->ev.dur[idx] = ts - m->ev.start[idx];
 		}
@@ -1331,6 +1349,9 @@ static bool end_event(struct reader *r) {
 		r->async_ev[slot] = TC_NONE;
 		if (ts >= m->ev.start[idx]) {
 			m->ev.dur[idx] = ts - m->ev.start[idx];
+		} else {
+			m->ev.flags[idx] |= TC_EV_CLAMPED;
+			m->n_negative_dur++;
 		}
 		return true;
 	}
@@ -1556,9 +1577,13 @@ static void event_scalar(struct reader *r, enum slot slot, int type, const unsig
 	case S_DUR: {
 		int64_t us, frac;
 		if ((type != V_NUM && type != V_STR) || !parse_us((const char *)s, n, &us, &frac)) {
-			/* A bad ts drops the event; a bad dur reads as none. */
+			/* A bad ts drops the event; a bad dur reads as none, one
+			 * too big for the timeline as 0 with its own warning. */
 			if (slot == S_TS) {
 				e->bad_time = true;
+			} else if ((type == V_NUM || type == V_STR) &&
+					numeric_text((const char *)s, n)) {
+				e->dur_range = true;
 			}
 			break;
 		}
@@ -1567,7 +1592,7 @@ static void event_scalar(struct reader *r, enum slot slot, int type, const unsig
 			e->ts_us = us;
 			e->ts_frac = frac;
 		} else if (us > INT64_MAX / 1000000 - 1 || us < INT64_MIN / 1000000 + 1) {
-			e->bad_time = true;
+			e->dur_range = true;
 		} else {
 			e->has_dur = true;
 			e->dur_ps = us * 1000000 + frac;
@@ -2490,6 +2515,10 @@ static bool finish(struct reader *r) {
 	}
 	if (r->n_no_dur) {
 		tc_model_warn(m, r->n_no_dur, "json: complete (X) events without \"dur\" taken as 0");
+	}
+	if (r->n_dur_range) {
+		tc_model_warn(m, r->n_dur_range, "json: complete (X) events with a \"dur\" "
+			"out of the timeline's range taken as 0");
 	}
 	if (r->n_unmatched_e) {
 		tc_model_warn(m, r->n_unmatched_e, "json: end (E) events without a begin dropped");

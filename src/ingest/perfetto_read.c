@@ -37,6 +37,7 @@
 #include <string.h>
 #include "ingest/ingest.h"
 #include "util/pbwire.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define PF_CLOCK_BOOTTIME 6
@@ -524,7 +525,7 @@ static bool pre_pb_fail(struct pre *b, const struct tc_pb *r, const char *what) 
 static uint32_t str_id(struct st *s, const uint8_t *p, size_t n) {
 	if (n > s->lim->max_string) {
 		tc_model_warn(s->m, 1, "perfetto: strings longer than the string limit were cut");
-		n = s->lim->max_string;
+		n = tc_utf8_cut(p, n, s->lim->max_string);
 	}
 	return tc_model_intern_n(s->m, (const char *)p, n);
 }
@@ -1360,7 +1361,8 @@ static uint32_t op_for(struct st *s, uint32_t name, uint32_t cat) {
 
 static void txt_put(struct st *s, const char *p, size_t n) {
 	if (s->txt_len + n > s->lim->max_string) {
-		n = s->lim->max_string > s->txt_len ? s->lim->max_string - s->txt_len : 0;
+		n = tc_utf8_cut((const uint8_t *)p, n,
+			s->lim->max_string > s->txt_len ? s->lim->max_string - s->txt_len : 0);
 	}
 	TC_GROW(s->txt, s->txt_cap, s->txt_len + n + 1);
 	memcpy(s->txt + s->txt_len, p, n);
@@ -1498,7 +1500,7 @@ static bool anno_text(struct st *s, struct seq *q, const uint8_t *p, size_t len,
 		uint32_t depth, bool with_name) {
 	if (depth > s->lim->max_depth) {
 		tc_error_set(s->err, TC_EXIT_LIMIT, "perfetto: debug annotation nested "
-			"deeper than %u levels", s->lim->max_depth);
+			"deeper than %u levels (raise it with --max-depth)", s->lim->max_depth);
 		return tc_error_at(s->err, (int64_t)s->pkt_off);
 	}
 	struct anno a;
@@ -2026,6 +2028,7 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 		if (s->m->ev.dur[ev] < 0) {
 			s->m->ev.dur[ev] = 0;
 			s->m->ev.flags[ev] |= TC_EV_CLAMPED;
+			s->m->n_negative_dur++;
 		}
 		if (s->flows.n || s->tflows.n) {
 			bind_flows(s, ev);
@@ -2059,8 +2062,10 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 	uint8_t flags = type == 3 ? TC_EV_INSTANT : 0;
 	int64_t dur = 0;
 	if (phase == 'X') {
-		/* Durations past ~50 days are corrupt: clamp rather than overflow. */
-		dur = dur_us < (uint64_t)INT64_MAX / 2000000000 ? (int64_t)dur_us * 1000000 : 0;
+		/* Past the model's bound the model sets 0 and warns, as it does
+		 * for every format; this keeps the product from overflowing. */
+		dur = dur_us <= (uint64_t)TC_MAX_DUR_PS / 1000000 ?
+			(int64_t)dur_us * 1000000 : TC_MAX_DUR_PS + 1;
 	}
 	uint32_t ev = add_event(s, k, op, ps, dur, flags);
 	t = &s->trks[k];
@@ -2094,8 +2099,12 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			t->stack[t->depth++] = ev;
 		}
 	}
-	if (phase == 'X' && dur + ps > s->last_ps) {
-		s->last_ps = dur + ps;
+	if (phase == 'X') {
+		/* As stored: both within the model's bounds, so no overflow. */
+		int64_t end = s->m->ev.start[ev] + s->m->ev.dur[ev];
+		if (end > s->last_ps) {
+			s->last_ps = end;
+		}
 	}
 	if (s->flows.n || s->tflows.n) {
 		bind_flows(s, ev);
@@ -2519,8 +2528,19 @@ static bool bundle(struct pre *b, const uint8_t *p, size_t len, bool zstd) {
 	if (cap > (uint64_t)len * b->lim->max_ratio + (64u << 20)) {
 		cap = (uint64_t)len * b->lim->max_ratio + (64u << 20);
 	}
-	if (!(zstd ? tc_unzstd(p, len, (size_t)cap, &out, &out_len, b->err) :
-			tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, b->err))) {
+	struct tc_error e;
+	tc_error_init(&e);
+	if (!(zstd ? tc_unzstd(p, len, (size_t)cap, &out, &out_len, &e) :
+			tc_inflate(p, len, 15 + 32, (size_t)cap, &out, &out_len, &e))) {
+		/* The cap is one of two limits: name the option that raises it. */
+		if (e.code == TC_EXIT_LIMIT) {
+			tc_error_set(b->err, TC_EXIT_LIMIT, "perfetto: compressed packets "
+				"inflate past %llu bytes (raise it with %s)",
+				(unsigned long long)cap,
+				cap == b->lim->max_input ? "--max-input-size" : "--max-ratio");
+		} else {
+			tc_error_set(b->err, e.code, "%s", e.msg);
+		}
 		return tc_error_at(b->err, (int64_t)b->pkt_off);
 	}
 	b->inflated += out_len;

@@ -35,6 +35,7 @@
 #include "ingest/ingest.h"
 #include "util/num.h"
 #include "util/pbwire.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 /* ---- id maps: int64 key -> dense index ---- */
@@ -365,7 +366,7 @@ static bool eq(const uint8_t *s, size_t n, const char *lit) {
 /* Strings are interned as they are; over-long ones are cut (and counted). */
 static uint32_t intern(struct reader *r, const uint8_t *s, size_t n) {
 	if (n > r->lim->max_string) {
-		n = r->lim->max_string;
+		n = tc_utf8_cut(s, n, r->lim->max_string);
 		r->bad_strings++;
 	}
 	return tc_model_intern_n(r->m, (const char *)s, n);
@@ -856,6 +857,13 @@ static bool parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 			struct tc_error e;
 			tc_error_init(&e);
 			if (!tc_inflate(f.data, f.len, 15 + 32, r->lim->max_string, &out, &out_len, &e)) {
+				if (e.code == TC_EXIT_LIMIT) {
+					tc_error_set(r->err, TC_EXIT_LIMIT, "xplane: compressed "
+						"string stat longer than the limit of %" PRIu32
+						" bytes (raise it with --max-string)",
+						r->lim->max_string);
+					return tc_error_at(r->err, (int64_t)(f.data - r->base));
+				}
 				return fail(r, f.data, "xplane: compressed string stat cannot be "
 					"inflated: %s", e.msg);
 			}
@@ -1358,7 +1366,9 @@ static bool event_time(int64_t base_ps, int64_t off, int64_t dur, int64_t *start
 		return false;
 	}
 	*start = base_ps + off;
-	if (dur > 0 && *start > INT64_MAX / 2 - dur) {
+	/* A duration past the model's bound becomes 0 there (with a warning,
+	 * as in every format), so only a plausible one can overflow. */
+	if (dur > 0 && dur <= TC_MAX_DUR_PS && *start > INT64_MAX / 2 - dur) {
 		*what = "event duration";
 		return false;
 	}

@@ -273,6 +273,7 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 	if (dur_ps < 0) {
 		dur_ps = 0;
 		flags |= TC_EV_CLAMPED;
+		m->n_negative_dur++;
 	} else if (dur_ps > TC_MAX_DUR_PS) {
 		dur_ps = 0;
 		flags |= TC_EV_CLAMPED;
@@ -826,6 +827,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	free(lm.from);
 	free(lm.to);
 	dst->n_implausible += src->n_implausible;
+	dst->n_negative_dur += src->n_negative_dur;
 	dst->finalized = false;
 
 	/* Leave src empty but valid. */
@@ -1601,6 +1603,11 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 		tc_model_warn(m, m->n_implausible, "events with a duration over 7 days or a time over "
 			"53 days from the origin (corrupt) were clamped");
 		m->n_implausible = 0;
+	}
+	if (m->n_negative_dur) {
+		tc_model_warn(m, m->n_negative_dur, "events with a negative duration "
+			"were clamped to 0");
+		m->n_negative_dur = 0;
 	}
 	/* Samples and events share nothing: sort the samples beside, and
 	 * help merge their buckets once the events are done. */

@@ -288,6 +288,10 @@ struct tc_model {
 	size_t op_nslots;
 	bool finalized;
 	uint64_t n_implausible; /* events clamped by the bounds above, not yet warned */
+	/* Events whose duration was negative (or whose end came before their
+	 * begin) and became 0, not yet warned; readers that set durations
+	 * themselves count here too, so every format warns alike. */
+	uint64_t n_negative_dur;
 	/* Some arg has key key.flops or key.bytes_accessed (set by the arg
 	 * functions and merge): without one, events' costs are their ops'. */
 	bool event_costs;

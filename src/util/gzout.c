@@ -15,6 +15,7 @@
 
 struct tc_gzout {
 	FILE *dst;
+	char *path;       /* for errors; NULL if none */
 	FILE *w;          /* write end of the pipe, given to the caller */
 	int rfd;          /* read end, drained by the thread */
 	pthread_t thread;
@@ -118,7 +119,8 @@ static void deflate_end(struct tc_gzout *g) {
 	deflateEnd(&g->z);
 }
 
-struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
+struct tc_gzout *tc_gzout_open(FILE *dst, const char *path, int level,
+		struct tc_error *err) {
 	struct tc_gzout *g = tc_xcalloc(1, sizeof(*g));
 	g->dst = dst;
 #if TC_HAVE_ISAL
@@ -138,9 +140,11 @@ struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
 				8, Z_DEFAULT_STRATEGY) != Z_OK) {
 			free(g);
 			tc_error_set(err, TC_EXIT_OUTPUT, "cannot start gzip compression");
+			tc_error_path(err, path);
 			return NULL;
 		}
 	}
+	g->path = path ? tc_xstrdup(path) : NULL;
 	int fds[2];
 	if (pipe(fds) != 0) {
 		tc_error_set(err, TC_EXIT_OUTPUT, "cannot create a pipe: %s", strerror(errno));
@@ -162,7 +166,9 @@ struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err) {
 err_fdopen:
 	close(fds[0]);
 err_pipe:
+	tc_error_path(err, path);
 	deflate_end(g);
+	free(g->path);
 	free(g);
 	return NULL;
 }
@@ -196,12 +202,16 @@ bool tc_gzout_close(struct tc_gzout *g, uint64_t *bytes_in, uint64_t *bytes_out,
 		ok = false;
 		tc_error_set(err, TC_EXIT_OUTPUT, "gzip compression failed");
 	}
+	if (!ok) {
+		tc_error_path(err, g->path);
+	}
 	if (bytes_in) {
 		*bytes_in = g->in;
 	}
 	if (bytes_out) {
 		*bytes_out = g->out;
 	}
+	free(g->path);
 	free(g);
 	return ok;
 }

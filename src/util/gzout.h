@@ -9,6 +9,7 @@
  *
  * Ownership: dst is borrowed and left open; tc_gzout_close() closes the FILE
  * returned by tc_gzout_file(), finishes the stream and frees everything.
+ * path, dst's name for error messages (NULL: none, e.g. stdout), is copied.
  */
 
 #include <stdbool.h>
@@ -22,7 +23,8 @@ struct tc_gzout;
  * level 1 where it is built in (a 381 MB Chrome export: 0.4 s of
  * compression against zlib 6's 7.4 s, 13 % larger), else zlib's 1. */
 #define TC_GZOUT_FAST 0
-struct tc_gzout *tc_gzout_open(FILE *dst, int level, struct tc_error *err);
+struct tc_gzout *tc_gzout_open(FILE *dst, const char *path, int level,
+	struct tc_error *err);
 FILE *tc_gzout_file(struct tc_gzout *g);
 /* Finish the gzip stream. False (TC_EXIT_OUTPUT) if anything failed. The
  * byte counts (uncompressed in, compressed out) are stored when non-NULL. */
