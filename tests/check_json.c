@@ -1115,12 +1115,14 @@ START_TEST(tracelens_gpu_timeline) {
 		}
 	}
 	size_t gpus = 0;
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		if (m->devices[d].kind != TC_DEV_GPU) {
 			continue;
 		}
 		size_t nt;
-		uint32_t *tr = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		uint32_t *tr = tc_device_work_tracks(m, &dt, (uint32_t)d, &nt);
 		struct tc_ivals busy = { 0 }, comp = { 0 };
 		struct tl_ctx all = { launched, false }, cmp = { launched, true };
 		tc_ivals_union_tracks(m, tr, nt, tl_keep, &all, &busy);
@@ -1144,6 +1146,7 @@ START_TEST(tracelens_gpu_timeline) {
 		tc_ivals_finish(&busy);
 		tc_ivals_finish(&comp);
 	}
+	tc_device_tracks_finish(&dt);
 	ck_assert_uint_eq(gpus, 1);
 	free(launched);
 	tc_model_destroy(m);

@@ -118,12 +118,14 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 		}
 	}
 	struct tc_ivals v = { 0 };
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
 	for (uint32_t d = 0; d < m->n_devices; d++) {
 		if (!tc_selection_device(sel, m, d)) {
 			continue;
 		}
 		size_t nt;
-		uint32_t *tracks = tc_device_work_tracks(m, d, &nt);
+		uint32_t *tracks = tc_device_work_tracks(m, &dt, d, &nt);
 		if (nt) {
 			tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &v);
 		}
@@ -141,6 +143,7 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 			}
 		}
 	}
+	tc_device_tracks_finish(&dt);
 	tc_ivals_finish(&v);
 }
 

@@ -267,15 +267,17 @@ static int cmp_span(const void *pa, const void *pb) {
  * event of the same device. */
 static void mark_enclosing(const struct tc_model *m, const struct tc_selection *s,
 		const uint8_t *is_work, uint8_t *mark) {
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
+	/* d == n_devices: the tracks of no known device. */
 	for (size_t d = 0; d <= m->n_devices; d++) {
-		uint32_t dev = d < m->n_devices ? (uint32_t)d : TC_NONE;
+		size_t ndt;
+		const uint32_t *dtr = tc_device_tracks_of(&dt, m, d, &ndt);
 		struct span *sp = NULL;
 		size_t n = 0, cap = 0;
-		for (size_t t = 0; t < m->n_tracks; t++) {
+		for (size_t k = 0; k < ndt; k++) {
+			uint32_t t = dtr[k];
 			const struct tc_track *tr = &m->tracks[t];
-			if (tr->device != dev && !(dev == TC_NONE && tr->device >= m->n_devices)) {
-				continue;
-			}
 			if (!is_work[t]) {
 				continue;
 			}
@@ -296,10 +298,10 @@ static void mark_enclosing(const struct tc_model *m, const struct tc_selection *
 				sp[k].hi = sp[k + 1].hi;
 			}
 		}
-		for (size_t t = 0; t < m->n_tracks; t++) {
+		for (size_t k = 0; k < ndt; k++) {
+			uint32_t t = dtr[k];
 			const struct tc_track *tr = &m->tracks[t];
-			if (is_work[t] || (tr->device != dev &&
-					!(dev == TC_NONE && tr->device >= m->n_devices))) {
+			if (is_work[t]) {
 				continue;
 			}
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
@@ -324,6 +326,7 @@ static void mark_enclosing(const struct tc_model *m, const struct tc_selection *
 		}
 		free(sp);
 	}
+	tc_device_tracks_finish(&dt);
 }
 
 void tc_cut_top_ops(const struct tc_model *m, struct tc_selection *s, size_t n,

@@ -460,14 +460,15 @@ int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track) {
 	return hi > lo ? tc_sat_add(s, gap(lo, hi)) : s;
 }
 
-uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n) {
-	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
+uint32_t *tc_device_work_tracks(const struct tc_model *m, const struct tc_device_tracks *dt,
+		uint32_t d, size_t *n) {
+	size_t nt;
+	const uint32_t *all = tc_device_tracks_of(dt, m, d, &nt);
+	uint32_t *v = tc_xmalloc((nt ? nt : 1) * sizeof(*v));
 	size_t k = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if ((d == TC_NONE || tr->device == d) &&
-				tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
-			v[k++] = (uint32_t)t;
+	for (size_t i = 0; i < nt; i++) {
+		if (tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[all[i]].kind)) {
+			v[k++] = all[i];
 		}
 	}
 	*n = k;

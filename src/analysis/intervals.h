@@ -72,8 +72,9 @@ void tc_cover_finish(struct tc_cover *c);
 /* Length of the union of one track's events (no list built). */
 int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track);
 
-/* Device-work tracks of device d (all devices if d == TC_NONE); returns a
- * malloc'd array and its length. */
-uint32_t *tc_device_work_tracks(const struct tc_model *m, uint32_t d, size_t *n);
+/* Device-work tracks of device d among dt's (tc_device_tracks_init: built
+ * once for a loop over devices); returns a malloc'd array and its length. */
+uint32_t *tc_device_work_tracks(const struct tc_model *m, const struct tc_device_tracks *dt,
+	uint32_t d, size_t *n);
 
 #endif

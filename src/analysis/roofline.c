@@ -177,13 +177,10 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	t->by = by_name ? "name" : by_cat ? "category" : by_kind ? "kind" : "device";
 	/* Denominator: summed device busy time (union per device). */
 	bool any_device = false;
-	for (size_t d = 0; d < m->n_devices; d++) {
-		size_t nt;
-		uint32_t *tr = tc_device_work_tracks(m, (uint32_t)d, &nt);
-		for (size_t k = 0; k < nt; k++) {
-			any_device |= m->tracks[tr[k]].count > 0;
-		}
-		free(tr);
+	for (size_t k = 0; k < m->n_tracks; k++) {
+		const struct tc_track *tr = &m->tracks[k];
+		any_device |= tr->device < m->n_devices && tr->count > 0 &&
+			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
 	}
 	t->scope = any_device ? "device" : "host";
 	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =

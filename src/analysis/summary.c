@@ -276,9 +276,11 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	s->devices = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*s->devices));
 	int64_t busy_total = 0;
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		size_t nt;
-		uint32_t *tracks = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		uint32_t *tracks = tc_device_work_tracks(m, &dt, (uint32_t)d, &nt);
 		struct tc_device_summary *ds = &s->devices[s->n_devices];
 		*ds = (struct tc_device_summary){ .device = (uint32_t)d };
 		for (size_t k = 0; k < nt; k++) {
@@ -311,6 +313,7 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		s->n_devices++;
 		free(tracks);
 	}
+	tc_device_tracks_finish(&dt);
 	tc_cover_finish(&cov);
 	tc_ivals_finish_per_kind(per_kind);
 	if (s->n_devices) {

@@ -136,12 +136,14 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		int64_t dl = m->ev.start[fl->to] - m->ev.start[fl->from];
 		delays[d][nd[d]++] = dl;
 	}
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		if (m->devices[d].kind == TC_DEV_CPU) {
 			continue;
 		}
 		size_t nt;
-		uint32_t *tracks = tc_device_work_tracks(m, (uint32_t)d, &nt);
+		uint32_t *tracks = tc_device_work_tracks(m, &dt, (uint32_t)d, &nt);
 		uint64_t nev = 0;
 		for (size_t k = 0; k < nt; k++) {
 			nev += m->tracks[tracks[k]].count;
@@ -209,6 +211,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 		u->peak_source = tc_device_peaks(m, (uint32_t)d, o, &u->peak_flops, &u->peak_bw);
 		free(tracks);
 	}
+	tc_device_tracks_finish(&dt);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		free(delays[d]);
 	}

@@ -67,6 +67,7 @@ void tc_model_destroy(struct tc_model *m) {
 	free(m->flows);
 	free(m->warnings);
 	free(m->op_slots);
+	free(m->ctr_slots);
 	tc_intern_finish(&m->strings);
 	tc_arena_finish(&m->arena);
 	free(m);
@@ -573,19 +574,74 @@ void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,
 	};
 }
 
+static size_t ctr_hash(uint32_t device, uint32_t name, uint32_t group) {
+	uint64_t k = ((uint64_t)name * 0x9E3779B97F4A7C15ull) ^
+		((uint64_t)device * 0xC2B2AE3D27D4EB4Full) ^ ((uint64_t)group * 0x165667B19E3779F9ull);
+	return (size_t)(k ^ (k >> 29));
+}
+
+/* Slot of (device, name, group): its id + 1, or the empty slot to fill. */
+static uint32_t *ctr_slot(const struct tc_model *m, uint32_t device, uint32_t name,
+		uint32_t group) {
+	size_t i = ctr_hash(device, name, group) & (m->ctr_nslots - 1);
+	for (;; i = (i + 1) & (m->ctr_nslots - 1)) {
+		uint32_t id = m->ctr_slots[i];
+		if (!id) {
+			return &m->ctr_slots[i];
+		}
+		const struct tc_counter *c = &m->counters[id - 1];
+		if (c->device == device && c->name == name && c->group == group) {
+			return &m->ctr_slots[i];
+		}
+	}
+}
+
+/* Hash the counters added since the last lookup (merge appends directly),
+ * with room for one more. A later duplicate takes the slot, so lookups
+ * return the last match as the scan from the end did. */
+static void ctr_index(struct tc_model *m) {
+	if (m->ctr_hashed > m->n_counters) {
+		/* Emptied (merged away): start over. */
+		memset(m->ctr_slots, 0, m->ctr_nslots * sizeof(*m->ctr_slots));
+		m->ctr_hashed = 0;
+	}
+	if ((m->n_counters + 1) * 2 > m->ctr_nslots) {
+		size_t n = m->ctr_nslots ? m->ctr_nslots : 64;
+		while ((m->n_counters + 1) * 2 > n) {
+			n *= 2;
+		}
+		free(m->ctr_slots);
+		m->ctr_slots = tc_xcalloc(n, sizeof(*m->ctr_slots));
+		m->ctr_nslots = n;
+		m->ctr_hashed = 0;
+	}
+	for (; m->ctr_hashed < m->n_counters; m->ctr_hashed++) {
+		const struct tc_counter *c = &m->counters[m->ctr_hashed];
+		*ctr_slot(m, c->device, c->name, c->group) = (uint32_t)m->ctr_hashed + 1;
+	}
+}
+
 uint32_t tc_model_counter(struct tc_model *m, uint32_t device, uint32_t name,
 		uint32_t unit, uint32_t group) {
-	/* Few counters exist; a linear scan from the end finds recent ones fast. */
-	for (size_t i = m->n_counters; i-- > 0;) {
-		const struct tc_counter *c = &m->counters[i];
+	/* Samples of one counter often come in a row. */
+	if (m->n_counters) {
+		const struct tc_counter *c = &m->counters[m->n_counters - 1];
 		if (c->device == device && c->name == name && c->group == group) {
-			return (uint32_t)i;
+			return (uint32_t)m->n_counters - 1;
 		}
+	}
+	/* A hash, not a scan: a trace with many series made this quadratic. */
+	ctr_index(m);
+	uint32_t *slot = ctr_slot(m, device, name, group);
+	if (*slot) {
+		return *slot - 1;
 	}
 	TC_GROW(m->counters, m->cap_counters, m->n_counters + 1);
 	m->counters[m->n_counters] = (struct tc_counter){
 		.name = name, .device = device, .unit = unit, .group = group,
 	};
+	*slot = (uint32_t)m->n_counters + 1;
+	m->ctr_hashed = m->n_counters + 1;
 	return (uint32_t)m->n_counters++;
 }
 
@@ -1705,6 +1761,33 @@ void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {
 	}
 	*first = lo;
 	*last = hi;
+}
+
+void tc_device_tracks_init(struct tc_device_tracks *dt, const struct tc_model *m) {
+	size_t nd = m->n_devices;
+	dt->first = tc_xcalloc(nd + 2, sizeof(*dt->first));
+	dt->order = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*dt->order));
+	/* Counting sort by device, stable: count into first[b + 1], sum, place. */
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		dt->first[(d < nd ? d : nd) + 1]++;
+	}
+	for (size_t b = 0; b <= nd; b++) {
+		dt->first[b + 1] += dt->first[b];
+	}
+	uint32_t *at = tc_xmalloc((nd + 1) * sizeof(*at));
+	memcpy(at, dt->first, (nd + 1) * sizeof(*at));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		dt->order[at[d < nd ? d : nd]++] = (uint32_t)t;
+	}
+	free(at);
+}
+
+void tc_device_tracks_finish(struct tc_device_tracks *dt) {
+	free(dt->order);
+	free(dt->first);
+	dt->order = dt->first = NULL;
 }
 
 const char *tc_device_kind_name(enum tc_device_kind k) {

@@ -286,6 +286,10 @@ struct tc_model {
 	/* private: op lookup by (name, category, kind) */
 	uint32_t *op_slots;
 	size_t op_nslots;
+	/* private: counter lookup by (device, name, group), id + 1 (0 empty);
+	 * holds counters[0 .. ctr_hashed), the rest are added on lookup. */
+	uint32_t *ctr_slots;
+	size_t ctr_nslots, ctr_hashed;
 	bool finalized;
 	uint64_t n_implausible; /* events clamped by the bounds above, not yet warned */
 	/* Events whose duration was negative (or whose end came before their
@@ -446,6 +450,26 @@ int64_t tc_model_event_flops(const struct tc_model *m, size_t i);
 int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i);
 /* Earliest start and latest end over all events (0,0 if none). */
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last);
+
+/*
+ * Tracks grouped by device, in track order within a device: device d's are
+ * order[first[d] .. first[d + 1]), those of no known device follow up to
+ * first[n_devices + 1]. For loops over devices that visit each device's
+ * tracks: a scan of every track per device is O(devices x tracks).
+ */
+struct tc_device_tracks {
+	uint32_t *order;
+	uint32_t *first; /* n_devices + 2 entries */
+};
+void tc_device_tracks_init(struct tc_device_tracks *dt, const struct tc_model *m);
+void tc_device_tracks_finish(struct tc_device_tracks *dt);
+/* Device d's tracks (d >= n_devices: those of no known device). */
+static inline const uint32_t *tc_device_tracks_of(const struct tc_device_tracks *dt,
+		const struct tc_model *m, size_t d, size_t *n) {
+	size_t b = d < m->n_devices ? d : m->n_devices;
+	*n = dt->first[b + 1] - dt->first[b];
+	return dt->order + dt->first[b];
+}
 
 const char *tc_device_kind_name(enum tc_device_kind k);
 const char *tc_track_kind_name(enum tc_track_kind k);

@@ -529,6 +529,12 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 	json_xfer(&w, a->xfer);
 	tc_jw_key(&w, "devices");
 	tc_jw_arr_begin(&w);
+	bool by_device = true;
+	for (size_t s = 1; s < a->n_streams && by_device; s++) {
+		by_device = m->tracks[a->streams[s - 1].track].device <=
+			m->tracks[a->streams[s].track].device;
+	}
+	size_t cur = 0;
 	for (size_t k = 0; k < a->n_util; k++) {
 		const struct tc_device_util *u = &a->util[k];
 		tc_jw_obj_begin(&w);
@@ -555,9 +561,21 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		}
 		tc_jw_key(&w, "streams");
 		tc_jw_arr_begin(&w);
-		for (size_t s = 0; s < a->n_streams; s++) {
+		/* Streams come grouped by device in util order (usage.c): start
+		 * at the device's first, not at 0, when they are. */
+		size_t s = 0;
+		if (by_device) {
+			while (cur < a->n_streams && m->tracks[a->streams[cur].track].device < u->device) {
+				cur++;
+			}
+			s = cur;
+		}
+		for (; s < a->n_streams; s++) {
 			const struct tc_stream_util *su = &a->streams[s];
 			if (m->tracks[su->track].device != u->device) {
+				if (by_device && m->tracks[su->track].device > u->device) {
+					break;
+				}
 				continue;
 			}
 			tc_jw_obj_begin(&w);

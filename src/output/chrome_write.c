@@ -77,6 +77,11 @@ struct writer {
 	uint8_t *track_used; /* per track: has a kept event */
 	uint8_t *pid_used;   /* per pid index (device, none, annotations) */
 	bool first;          /* no event written yet */
+	/* Per string id: the event stamp that last wrote it as an arg key, so
+	 * a repeated key is skipped in O(1), not by rescanning the list. */
+	uint32_t *key_stamp;
+	size_t n_key_stamp;
+	uint32_t stamp;
 };
 
 static void put_u64(struct out *f, uint64_t v) {
@@ -322,35 +327,43 @@ static void write_metadata(struct writer *w) {
 	}
 }
 
-/* Is key already among the args from first up to the one at upto? */
-static bool seen_key(const struct tc_model *m, uint32_t first, uint32_t upto, uint32_t key) {
-	for (uint32_t p = first; p != upto;) {
-		struct tc_arg a;
-		p = tc_model_arg_next(m, p, &a);
-		if (a.key == key) {
-			return true;
+/* Start a new event's key set. */
+static void keys_begin(struct writer *w) {
+	if (!w->key_stamp || ++w->stamp == 0) {
+		if (!w->key_stamp) {
+			w->n_key_stamp = w->m->strings.n;
+			w->key_stamp = tc_xmalloc((w->n_key_stamp ? w->n_key_stamp : 1) *
+				sizeof(*w->key_stamp));
 		}
+		memset(w->key_stamp, 0, w->n_key_stamp * sizeof(*w->key_stamp));
+		w->stamp = 1;
 	}
-	return false;
 }
 
-static bool in_list(const struct tc_model *m, uint32_t first, uint32_t key) {
-	struct tc_arg a;
-	return tc_model_arg_find(m, first, key, &a);
+/* Was key written for this event already? Marks it written. */
+static bool key_seen(struct writer *w, uint32_t key) {
+	if (key >= w->n_key_stamp) {
+		return false; /* not an interned id: nothing to compare with */
+	}
+	if (w->key_stamp[key] == w->stamp) {
+		return true;
+	}
+	w->key_stamp[key] = w->stamp;
+	return false;
 }
 
 struct seen {
 	bool op_kind, flops, bytes;
 };
 
-static void put_arg_list(struct writer *w, uint32_t first, uint32_t skip_list, bool *comma,
-		struct seen *seen) {
+/* The args of list first whose key was not written yet for this event
+ * (keys_begin): the event's own args, then its op's. */
+static void put_arg_list(struct writer *w, uint32_t first, bool *comma, struct seen *seen) {
 	const struct tc_model *m = w->m;
 	for (uint32_t p = first; p != TC_NONE;) {
 		struct tc_arg a;
-		uint32_t at = p;
 		p = tc_model_arg_next(m, p, &a);
-		if (seen_key(m, first, at, a.key) || in_list(m, skip_list, a.key)) {
+		if (key_seen(w, a.key)) {
 			continue;
 		}
 		const char *key = tc_model_str(m, a.key);
@@ -440,8 +453,9 @@ static void write_event(struct writer *w, uint32_t t, size_t i) {
 	out_s(w->o, ",\"args\":{");
 	bool comma = false;
 	struct seen seen = { 0 };
-	put_arg_list(w, m->ev.args[i], TC_NONE, &comma, &seen);
-	put_arg_list(w, op->args, m->ev.args[i], &comma, &seen);
+	keys_begin(w);
+	put_arg_list(w, m->ev.args[i], &comma, &seen);
+	put_arg_list(w, op->args, &comma, &seen);
 	if (!seen.op_kind) {
 		out_s(w->o, comma ? ",\"op_kind\":" : "\"op_kind\":");
 		put_str(w->o, tc_op_kind_name((enum tc_op_kind)op->kind));
@@ -735,4 +749,5 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 	free(w.tid);
 	free(w.track_used);
 	free(w.pid_used);
+	free(w.key_stamp);
 }

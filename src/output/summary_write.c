@@ -265,6 +265,8 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		tc_fmt_count(b1, m->ev.n), tc_fmt_count(b4, m->n_tracks), m->n_devices,
 		tc_fmt_count(b5, m->n_ops), m->n_counters, tc_fmt_count(b2, m->samples.n),
 		tc_fmt_count(b6, m->n_flows), m->n_aggs);
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
 		tc_term_fprintf(f, "\ndevice %s (%s", S(m, dev->name),
@@ -285,13 +287,10 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		static const char *const h[] = { "track", "kind", ">id", ">events", ">depth", ">span" };
 		struct tc_table t;
 		tc_table_init(&t, 6, h);
-		size_t rows = 0;
-		for (size_t k = 0; k < m->n_tracks; k++) {
-			const struct tc_track *tr = &m->tracks[k];
-			if (tr->device != d) {
-				continue;
-			}
-			rows++;
+		size_t rows;
+		const uint32_t *dtr = tc_device_tracks_of(&dt, m, d, &rows);
+		for (size_t k = 0; k < rows; k++) {
+			const struct tc_track *tr = &m->tracks[dtr[k]];
 			tc_table_cell(&t, S(m, tr->name));
 			tc_table_cell(&t, tc_track_kind_name((enum tc_track_kind)tr->kind));
 			tc_table_cellf(&t, "%" PRId64, tr->src_id);
@@ -310,6 +309,7 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		}
 		tc_table_finish(&t);
 	}
+	tc_device_tracks_finish(&dt);
 	if (m->n_counters) {
 		fprintf(f, "\ncounters\n");
 		for (size_t c = 0; c < m->n_counters; c++) {
@@ -333,6 +333,8 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 	tc_jw_kv_uint(&w, "events", m->ev.n);
 	tc_jw_key(&w, "devices");
 	tc_jw_arr_begin(&w);
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
 		tc_jw_obj_begin(&w);
@@ -340,11 +342,10 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
 		tc_jw_key(&w, "tracks");
 		tc_jw_arr_begin(&w);
-		for (size_t k = 0; k < m->n_tracks; k++) {
-			const struct tc_track *tr = &m->tracks[k];
-			if (tr->device != d) {
-				continue;
-			}
+		size_t nt;
+		const uint32_t *dtr = tc_device_tracks_of(&dt, m, d, &nt);
+		for (size_t k = 0; k < nt; k++) {
+			const struct tc_track *tr = &m->tracks[dtr[k]];
 			tc_jw_obj_begin(&w);
 			tc_jw_kv_str(&w, "name", S(m, tr->name));
 			tc_jw_kv_str(&w, "kind", tc_track_kind_name((enum tc_track_kind)tr->kind));
@@ -355,6 +356,7 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_arr_end(&w);
 		tc_jw_obj_end(&w);
 	}
+	tc_device_tracks_finish(&dt);
 	tc_jw_arr_end(&w);
 	tc_jw_key(&w, "counters");
 	tc_jw_arr_begin(&w);
