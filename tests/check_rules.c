@@ -304,13 +304,17 @@ START_TEST(steps_inferred) {
 	tc_analysis_finish(&a);
 	tc_model_destroy(f.m);
 
-	/* Nothing repeated: one step over the whole trace. */
+	/* Nothing repeated: one step over the trace's device work; the host
+	 * time around it (profiler start-up and tear-down) is left out. */
 	f = fx_new();
 	ev(&f, f.stream, "k", TC_OP_KERNEL, 5 * US, 10 * US);
 	ev(&f, f.thread, "main", TC_OP_ANNOTATION, 0, 40 * US);
 	analyze(&f, &a);
 	ck_assert_uint_eq(a.n_steps, 1);
-	ck_assert_int_eq(a.steps[0].dur_ps, 40 * US);
+	ck_assert_int_eq(a.steps[0].start_ps, 5 * US);
+	ck_assert_int_eq(a.steps[0].dur_ps, 10 * US);
+	ck_assert_int_eq(a.trimmed_before_ps, 5 * US);
+	ck_assert_int_eq(a.trimmed_after_ps, 25 * US);
 	ck_assert_ptr_nonnull(strstr(a.steps_source, "whole trace"));
 	tc_analysis_finish(&a);
 	tc_model_destroy(f.m);
@@ -504,23 +508,117 @@ static void launch_fixture(struct fx *f, int64_t launch_at) {
 }
 
 START_TEST(rule_launch_bound) {
+	/* The host-wait measures on two long kernels and a late launch. */
 	struct fx f = fx_new();
 	launch_fixture(&f, 250 * US);
 	struct tc_analysis a;
 	analyze(&f, &a);
-	ck_assert_ptr_nonnull(find(&a, "launch-bound"));
 	ck_assert_uint_eq(a.n_util, 1);
 	ck_assert_int_eq(a.util[0].idle_host_wait_ps, 200 * US);
 	ck_assert_uint_eq(a.util[0].n_launches, 2);
 	ck_assert_int_eq(a.util[0].launch_delay_p50_ps, 5 * US);
 	ck_assert_uint_eq(a.n_streams, 1);
 	ck_assert_int_eq(a.streams[0].idle_host_wait_ps, 200 * US);
+	/* Long kernels: whatever the device waits on, it is not launches. */
+	ck_assert_ptr_null(find(&a, "launch-bound"));
 	tc_analysis_finish(&a);
 	tc_model_destroy(f.m);
-	/* Launched while k1 still ran: the gap is not the host's fault. */
+
+	/* Short kernels, each launched while the device waits, Python between
+	 * the launches: the host's per-op dispatch is the step. */
 	f = fx_new();
-	launch_fixture(&f, 50 * US);
-	ck_assert(!fires(&f, "launch-bound", NULL));
+	step(&f, 1, 0, 200 * US);
+	for (int i = 0; i < 10; i++) {
+		int64_t t = i * 20 * US;
+		ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, t, 12 * US);
+		uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, t + 12 * US, 3 * US);
+		uint32_t k = ev(&f, f.stream, "k", TC_OP_KERNEL, t + 15 * US, 4 * US);
+		tc_model_add_flow(f.m, r, k, TC_FLOW_LAUNCH, (uint64_t)i + 1);
+	}
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "launch-bound");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_ptr_eq(fd, &a.findings[0]);
+	ck_assert_ptr_null(find(&a, "host-bound"));
+	ck_assert_ptr_null(find(&a, "idle-device"));
+	/* Launch and host time, one finding: 150 of the 200 us. */
+	ck_assert_int_eq(fd->explained_ps, 150 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+
+	/* The same kernels queued ms ahead while a data loader holds the host:
+	 * a long launch delay is the host running ahead, not launch overhead. */
+	f = fx_new();
+	step(&f, 1, 0, 3 * MS);
+	ev(&f, f.thread, "enumerate(DataLoader)", TC_OP_DATALOAD, 0, 1200 * US);
+	for (int i = 0; i < 10; i++) {
+		uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME,
+			1200 * US + i * 3 * US, 3 * US);
+		uint32_t k = ev(&f, f.stream, "k", TC_OP_KERNEL, 2 * MS + i * 100 * US, 100 * US);
+		tc_model_add_flow(f.m, r, k, TC_FLOW_LAUNCH, (uint64_t)i + 1);
+	}
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 1230 * US, MS / 2);
+	analyze(&f, &a);
+	ck_assert_ptr_nonnull(a.n_findings ? &a.findings[0] : NULL);
+	ck_assert_str_eq(a.findings[0].kind, "input-bound");
+	ck_assert_ptr_null(find(&a, "launch-bound"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+/* Host synchronisation: the host blocked in sync calls while the device
+ * idles; just under sync.moderate it stays silent. */
+START_TEST(rule_sync_bound) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 800 * US);
+	ev(&f, f.thread, "cudaStreamSynchronize", TC_OP_SYNC, 100 * US, 800 * US); /* 10 % idle */
+	ev(&f, f.stream, "gemm2", TC_OP_KERNEL, 900 * US, 100 * US);
+	ck_assert(fires(&f, "sync-bound", &sev));
+	ck_assert_int_eq(sev, TC_SEV_MEDIUM);
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 971 * US);
+	ev(&f, f.thread, "aten::item", TC_OP_SYNC, 100 * US, 900 * US); /* 2.9 % idle */
+	ck_assert(!fires(&f, "sync-bound", NULL));
+}
+END_TEST
+
+/* Each device's findings never explain more than its step time, and every
+ * device's attribution sums exactly to it. */
+START_TEST(findings_disjoint) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 300 * US);
+	ev(&f, f.stream, "nccl:all_reduce", TC_OP_COLLECTIVE, 300 * US, 200 * US);
+	ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 500 * US, 100 * US);
+	ev(&f, f.thread, "enumerate(DataLoader)", TC_OP_DATALOAD, 550 * US, 150 * US);
+	ev(&f, f.thread, "cudaDeviceSynchronize", TC_OP_SYNC, 700 * US, 100 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 800 * US, 150 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_attr, 1);
+	int64_t sum = 0;
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		sum += a.attr[0].cat_ps[c];
+	}
+	ck_assert_int_eq(sum, a.attr[0].step_ps);
+	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_SYNC], 100 * US);
+	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_INPUT], 150 * US); /* over the copy */
+	int64_t explained = 0;
+	for (size_t i = 0; i < a.n_findings; i++) {
+		explained += a.findings[i].device == f.gpu ? a.findings[i].explained_ps : 0;
+		/* Ranked by the time they explain. */
+		ck_assert(i == 0 || a.findings[i - 1].explained_ps >= a.findings[i].explained_ps);
+	}
+	ck_assert_int_le(explained, a.attr[0].step_ps);
+	ck_assert_ptr_nonnull(find(&a, "communication"));
+	ck_assert_ptr_nonnull(find(&a, "sync-bound"));
+	ck_assert_ptr_nonnull(find(&a, "input-bound"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
 }
 END_TEST
 
@@ -562,13 +660,21 @@ START_TEST(rule_host_bound) {
 END_TEST
 
 START_TEST(rule_idle_device) {
+	/* Idle with nothing on the trace to explain it. */
 	struct fx f = fx_new();
 	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 30 * US);
-	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* busy 40 % */
+	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* 60 % unexplained */
 	ck_assert(fires(&f, "idle-device", NULL));
+	/* The same idle time explained by host work: host-bound, not idle. */
 	f = fx_new();
-	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 41 * US);
-	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* busy 51 % */
+	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 30 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 30 * US, 60 * US);
+	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US);
+	ck_assert(!fires(&f, "idle-device", NULL));
+	/* Just under idle.moderate (10 %). */
+	f = fx_new();
+	ev(&f, f.stream, "k1", TC_OP_KERNEL, 0, 81 * US);
+	ev(&f, f.stream, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* 9 % */
 	ck_assert(!fires(&f, "idle-device", NULL));
 }
 END_TEST
@@ -1114,6 +1220,8 @@ int main(void) {
 	tcase_add_test(tr, rule_idle_device);
 	tcase_add_test(tr, rule_input_bound);
 	tcase_add_test(tr, rule_launch_bound);
+	tcase_add_test(tr, rule_sync_bound);
+	tcase_add_test(tr, findings_disjoint);
 	tcase_add_test(tr, rule_memory_bound);
 	tcase_add_test(tr, rule_memory_pressure);
 	tcase_add_test(tr, rule_pageable_copies);

@@ -31,6 +31,8 @@ static const uint32_t device_kinds[TC_BD_COUNT] = {
 /* Op kinds counted on host lines (threads of the device's host). */
 static const uint32_t host_kinds[TC_BD_COUNT] = {
 	[TC_BD_INPUT] = B(TC_OP_DATALOAD),
+	[TC_BD_PROFILER] = B(TC_OP_OVERHEAD),
+	[TC_BD_SYNC] = B(TC_OP_SYNC),
 	[TC_BD_LAUNCH] = B(TC_OP_RUNTIME),
 	[TC_BD_COMPILE] = B(TC_OP_COMPILE),
 	[TC_BD_HOST] = B(TC_OP_HOST_OP) | B(TC_OP_PYTHON),
@@ -203,46 +205,157 @@ static enum tc_bd_cat category(uint64_t bits) {
 	return TC_BD_IDLE;
 }
 
-/* Each step's time by category, and its device busy time: one sweep per
- * step over the per-kind unions of the three track sets. */
-static void step_categories(const struct tc_model *m, struct tc_analysis *a) {
-	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
-	size_t n[3];
-	uint32_t *tr[3] = {
-		device_tracks(m, a->bd_device, true, &n[0]),
-		host_tracks(m, a->bd_device, &n[1]),
-		device_tracks(m, a->bd_device, false, &n[2]),
-	};
-	struct tc_ivals kinds[3][TC_OP_KIND_COUNT] = { 0 };
-	for (int k = 0; k < 3; k++) {
-		tc_ivals_union_per_kind(m, tr[k], n[k], kinds[k]);
-		free(tr[k]);
+/* Per-kind unions of one host's threads (host_tracks), made once and
+ * shared by the devices of that host. */
+struct host_unions {
+	uint32_t host; /* the devices' host; TC_NONE: every host thread */
+	struct tc_ivals k[TC_OP_KIND_COUNT];
+};
+
+struct host_cache {
+	struct host_unions *v;
+	size_t n, cap;
+};
+
+static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct host_cache *hc,
+		uint32_t dev) {
+	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+	for (size_t i = 0; i < hc->n; i++) {
+		if (hc->v[i].host == host) {
+			return hc->v[i].k;
+		}
 	}
+	TC_GROW(hc->v, hc->cap, hc->n + 1);
+	struct host_unions *h = &hc->v[hc->n++];
+	memset(h, 0, sizeof(*h));
+	h->host = host;
+	size_t n;
+	uint32_t *tr = host_tracks(m, dev, &n);
+	tc_ivals_union_per_kind(m, tr, n, h->k);
+	free(tr);
+	return h->k;
+}
+
+/*
+ * Each step's time by category on device dev (TC_NONE: host lines only),
+ * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
+ * step: one sweep per step over the per-kind unions of the device's work
+ * lines, its host's threads and its other lines.
+ */
+static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		const struct tc_ivals *host_k, int64_t *cat, int64_t *busy) {
+	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
+	size_t n[2];
+	uint32_t *tr[2] = {
+		device_tracks(m, dev, true, &n[0]),
+		device_tracks(m, dev, false, &n[1]),
+	};
+	/* Lists in category() bit order: device work, host, other device lines. */
+	struct tc_ivals kinds[3][TC_OP_KIND_COUNT] = { 0 };
+	tc_ivals_union_per_kind(m, tr[0], n[0], kinds[0]);
+	memcpy(kinds[1], host_k, sizeof(kinds[1]));
+	tc_ivals_union_per_kind(m, tr[1], n[1], kinds[2]);
+	free(tr[0]);
+	free(tr[1]);
 	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
 	struct tc_cover cov = { 0 };
 	for (size_t i = 0; i < a->n_steps; i++) {
-		struct tc_step *s = &a->steps[i];
+		const struct tc_step *s = &a->steps[i];
+		int64_t *c = cat + i * TC_BD_COUNT;
 		cov.n = 0;
 		tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, s->start_ps,
 			s->start_ps + s->dur_ps);
 		int64_t sum = 0;
-		memset(s->cat_ps, 0, sizeof(s->cat_ps));
-		s->busy_ps = 0;
+		memset(c, 0, TC_BD_COUNT * sizeof(*c));
+		busy[i] = 0;
 		for (size_t p = 0; p < cov.n; p++) {
-			enum tc_bd_cat c = category(cov.v[p].bits);
-			if (c != TC_BD_IDLE) {
-				s->cat_ps[c] += cov.v[p].len;
+			enum tc_bd_cat k = category(cov.v[p].bits);
+			if (k != TC_BD_IDLE) {
+				c[k] += cov.v[p].len;
 				sum += cov.v[p].len;
 			}
 			if (cov.v[p].bits & dev_bits) {
-				s->busy_ps += cov.v[p].len;
+				busy[i] += cov.v[p].len;
 			}
 		}
-		s->cat_ps[TC_BD_IDLE] = s->dur_ps - sum;
+		c[TC_BD_IDLE] = s->dur_ps - sum;
 	}
 	tc_cover_finish(&cov);
-	for (int k = 0; k < 3; k++) {
-		tc_ivals_finish_per_kind(kinds[k]);
+	tc_ivals_finish_per_kind(kinds[0]);
+	tc_ivals_finish_per_kind(kinds[2]);
+}
+
+/* Steps the totals count: not warm-up or partial, unless nothing else is. */
+static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
+	return !((a->steps[i].warmup || a->steps[i].partial) && n_full > 0);
+}
+
+/* The attribution of every device with device work, and the breakdown
+ * device's into the steps themselves. */
+static void step_categories(const struct tc_model *m, struct tc_analysis *a) {
+	struct host_cache hc = { 0 };
+	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
+	a->attr = tc_xcalloc(a->n_util ? a->n_util : 1, sizeof(*a->attr));
+	bool bd_done = false;
+	for (size_t k = 0; k < a->n_util; k++) {
+		uint32_t d = a->util[k].device;
+		if (a->util[k].last_ps <= a->util[k].first_ps) {
+			continue;
+		}
+		struct tc_dev_attr *at = &a->attr[a->n_attr++];
+		at->device = d;
+		at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
+		attribute(m, a, d, host_unions_for(m, &hc, d), at->step_cat, busy);
+		int64_t in_steps = 0;
+		for (size_t i = 0; i < a->n_steps; i++) {
+			in_steps += busy[i];
+		}
+		/* A device with no work inside the steps runs on another
+		 * timeline (another rank's clock, another phase): its whole
+		 * step would read as idle. It is not attributed. */
+		if (in_steps == 0 && d != a->bd_device) {
+			free(at->step_cat);
+			a->n_attr--;
+			continue;
+		}
+		if (d == a->bd_device) {
+			for (size_t i = 0; i < a->n_steps; i++) {
+				memcpy(a->steps[i].cat_ps, at->step_cat + i * TC_BD_COUNT,
+					sizeof(a->steps[i].cat_ps));
+				a->steps[i].busy_ps = busy[i];
+			}
+			bd_done = true;
+		}
+	}
+	if (!bd_done) {
+		int64_t *cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*cat));
+		attribute(m, a, a->bd_device, host_unions_for(m, &hc, a->bd_device), cat, busy);
+		for (size_t i = 0; i < a->n_steps; i++) {
+			memcpy(a->steps[i].cat_ps, cat + i * TC_BD_COUNT, sizeof(a->steps[i].cat_ps));
+			a->steps[i].busy_ps = busy[i];
+		}
+		free(cat);
+	}
+	for (size_t i = 0; i < hc.n; i++) {
+		tc_ivals_finish_per_kind(hc.v[i].k);
+	}
+	free(hc.v);
+	free(busy);
+}
+
+/* Per-device totals over the counted steps. */
+static void attr_totals(struct tc_analysis *a, size_t n_full) {
+	for (size_t k = 0; k < a->n_attr; k++) {
+		struct tc_dev_attr *at = &a->attr[k];
+		for (size_t i = 0; i < a->n_steps; i++) {
+			if (!counted(a, i, n_full)) {
+				continue;
+			}
+			at->step_ps += a->steps[i].dur_ps;
+			for (int c = 0; c < TC_BD_COUNT; c++) {
+				at->cat_ps[c] += at->step_cat[i * TC_BD_COUNT + c];
+			}
+		}
 	}
 }
 
@@ -270,7 +383,7 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 	}
 	for (size_t i = 0; i < a->n_steps; i++) {
 		struct tc_step *s = &a->steps[i];
-		if ((s->warmup || s->partial) && n_full > 0) {
+		if (!counted(a, i, n_full)) {
 			continue;
 		}
 		a->n_steps_counted++;
@@ -279,5 +392,6 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 			a->cat_total_ps[c] += s->cat_ps[c];
 		}
 	}
+	attr_totals(a, n_full);
 	transfers(m, a);
 }

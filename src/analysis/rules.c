@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/intervals.h"
 #include "util/xalloc.h"
 
 /*
@@ -81,22 +82,110 @@ static double ms(int64_t ps) {
 	return (double)ps / 1e9;
 }
 
-static double step_pct(const struct rule_ctx *c, int64_t ps) {
-	return c->a->step_total_ps > 0 ? 100.0 * (double)ps / (double)c->a->step_total_ps : 0;
+static const char *dev_name(const struct rule_ctx *c, uint32_t d) {
+	return d < c->m->n_devices ? tc_model_str(c->m, c->m->devices[d].name) : "host";
 }
 
-/* Window of the counted steps, and the steps where the category is largest. */
-static void step_window(const struct rule_ctx *c, struct tc_finding *f, int cat1, int cat2) {
+static const struct tc_device_util *util_of(const struct rule_ctx *c, uint32_t d) {
+	for (size_t k = 0; k < c->a->n_util; k++) {
+		if (c->a->util[k].device == d) {
+			return &c->a->util[k];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A cause of step time: its categories' share of the attribution on one
+ * device. Measured on every device with device work; the finding is made
+ * on the device where the cause explains the most time, and says on how
+ * many devices it reaches the moderate band. Without per-device
+ * attribution (a host-only trace) the breakdown of the steps is used.
+ */
+struct cause {
+	uint32_t device;
+	int64_t explained_ps, step_ps;
+	double pct;                /* explained / step time, % */
+	const int64_t *step_cat;   /* per step x TC_BD_COUNT, NULL for the steps' own */
+	size_t n_devices, n_over;  /* devices measured; at or above the moderate band */
+};
+
+static int64_t cats_sum(const int64_t *cat, uint32_t cats) {
+	int64_t s = 0;
+	for (int k = 0; k < TC_BD_COUNT; k++) {
+		s += (cats >> k) & 1u ? cat[k] : 0;
+	}
+	return s;
+}
+
+static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_id mod,
+		struct cause *out) {
+	const struct tc_analysis *a = c->a;
+	*out = (struct cause){ .device = a->bd_device };
+	if (a->n_attr == 0) {
+		out->explained_ps = cats_sum(a->cat_total_ps, cats);
+		out->step_ps = a->step_total_ps;
+		out->pct = out->step_ps > 0 ? 100.0 * (double)out->explained_ps /
+			(double)out->step_ps : 0;
+		out->n_devices = 1;
+		out->n_over = out->pct >= th(c, mod);
+		return;
+	}
+	for (size_t k = 0; k < a->n_attr; k++) {
+		const struct tc_dev_attr *at = &a->attr[k];
+		int64_t e = cats_sum(at->cat_ps, cats);
+		double pct = at->step_ps > 0 ? 100.0 * (double)e / (double)at->step_ps : 0;
+		out->n_devices++;
+		out->n_over += pct >= th(c, mod);
+		/* Ties go to the breakdown device: the one the steps table shows. */
+		if (out->n_devices == 1 || e > out->explained_ps ||
+				(e == out->explained_ps && at->device == a->bd_device)) {
+			out->device = at->device;
+			out->explained_ps = e;
+			out->step_ps = at->step_ps;
+			out->pct = pct;
+			out->step_cat = at->step_cat;
+		}
+	}
+}
+
+/* " (on 3 of 8 devices)" when the cause reaches its band on more than one. */
+static const char *spread(const struct cause *k, char *buf, size_t n) {
+	buf[0] = 0;
+	if (k->n_devices > 1) {
+		snprintf(buf, n, "; %zu of %zu devices at or above the moderate band", k->n_over,
+			k->n_devices);
+	}
+	return buf;
+}
+
+static double per_step_ms(const struct rule_ctx *c, int64_t ps) {
+	return c->a->n_steps_counted ? ms(ps) / (double)c->a->n_steps_counted : 0;
+}
+
+static struct tc_finding *add_cause(struct rule_ctx *c, const char *kind, enum tc_severity sev,
+		const struct cause *k) {
+	struct tc_finding *f = add(c, kind, sev, k->pct);
+	f->device = k->device;
+	f->explained_ps = k->explained_ps;
+	f->share = k->step_ps > 0 ? (double)k->explained_ps / (double)k->step_ps : 0;
+	return f;
+}
+
+/* Window of the counted steps, and the steps where the categories are
+ * largest on the finding's device. */
+static void step_window(const struct rule_ctx *c, struct tc_finding *f, const struct cause *k,
+		uint32_t cats) {
 	const struct tc_analysis *a = c->a;
 	if (!a->n_steps) {
 		return;
 	}
 	f->window_lo_ps = a->steps[0].start_ps;
 	f->window_hi_ps = a->steps[a->n_steps - 1].start_ps + a->steps[a->n_steps - 1].dur_ps;
-	if (cat1 < 0) {
+	if (!cats) {
 		return;
 	}
-	/* The steps where the category is largest: a selection of a few. */
+	/* The steps where the cause is largest: a selection of a few. */
 	size_t taken[TC_FINDING_MAX_ITEMS];
 	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
 		int64_t best = 0;
@@ -106,7 +195,9 @@ static void step_window(const struct rule_ctx *c, struct tc_finding *f, int cat1
 			for (size_t j = 0; j < f->n_steps; j++) {
 				used |= taken[j] == i;
 			}
-			int64_t v = a->steps[i].cat_ps[cat1] + (cat2 >= 0 ? a->steps[i].cat_ps[cat2] : 0);
+			const int64_t *cat = k && k->step_cat ? k->step_cat + i * TC_BD_COUNT :
+				a->steps[i].cat_ps;
+			int64_t v = cats_sum(cat, cats);
 			if (!used && v > best) {
 				best = v;
 				bi = i;
@@ -120,19 +211,6 @@ static void step_window(const struct rule_ctx *c, struct tc_finding *f, int cat1
 	}
 }
 
-static const char *dev_name(const struct rule_ctx *c, uint32_t d) {
-	return d < c->m->n_devices ? tc_model_str(c->m, c->m->devices[d].name) : "host";
-}
-
-static const struct tc_device_util *bd_util(const struct rule_ctx *c) {
-	for (size_t k = 0; k < c->a->n_util; k++) {
-		if (c->a->util[k].device == c->a->bd_device) {
-			return &c->a->util[k];
-		}
-	}
-	return NULL;
-}
-
 /* Ops of a kind mask, by total time, into the finding. */
 static void top_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask,
 		int bound) {
@@ -144,27 +222,70 @@ static void top_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kin
 	}
 }
 
+/* Host ops of a kind mask on the host lines, by summed duration: the
+ * rules whose cause is host work name the host calls behind it. */
+static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask) {
+	const struct tc_model *m = c->m;
+	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if ((tr->device < m->n_devices && m->devices[tr->device].kind != TC_DEV_CPU) ||
+				tr->kind == TC_TRACK_DERIVED) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			uint32_t op = m->ev.op[i];
+			if ((kind_mask >> m->ops[op].kind) & 1u) {
+				tot[op] += m->ev.dur[i];
+			}
+		}
+	}
+	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
+		size_t best = SIZE_MAX;
+		for (size_t op = 0; op < m->n_ops; op++) {
+			if (tot[op] > 0 && (best == SIZE_MAX || tot[op] > tot[best])) {
+				best = op;
+			}
+		}
+		if (best == SIZE_MAX) {
+			break;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < f->n_ops; j++) {
+			dup |= f->ops[j] == m->ops[best].name;
+		}
+		if (!dup) {
+			f->ops[f->n_ops++] = m->ops[best].name;
+		}
+		tot[best] = 0;
+	}
+	free(tot);
+}
+
 #define KB(k) (1u << (k))
+#define CB(k) (1u << (k))
 
 static void rule_communication(struct rule_ctx *c) {
-	double pct = step_pct(c, c->a->cat_total_ps[TC_BD_COLLECTIVE]);
-	enum tc_severity sev = bands(c, pct, TC_TH_COMM_MODERATE, TC_TH_COMM_HIGH);
+	struct cause k;
+	measure(c, CB(TC_BD_COLLECTIVE), TC_TH_COMM_MODERATE, &k);
+	enum tc_severity sev = bands(c, k.pct, TC_TH_COMM_MODERATE, TC_TH_COMM_HIGH);
 	if (!sev) {
 		return;
 	}
-	const struct tc_device_util *u = bd_util(c);
-	struct tc_finding *f = add(c, "communication", sev, pct);
-	f->device = c->a->bd_device;
+	const struct tc_device_util *u = util_of(c, k.device);
+	struct tc_finding *f = add_cause(c, "communication", sev, &k);
+	char sp[96];
 	text(f, "exposed collective time (not hidden behind compute or copies) is %.1f %% of "
-		"step time over %zu steps; collectives run %.3f ms in total, %.1f %% of it "
-		"overlapped with compute on %s (bands %.0f/%.0f %%: XProf)",
-		pct, c->a->n_steps_counted, u ? ms(u->comm_ps) : 0,
+		"step time on %s over %zu steps, %.3f ms per step; collectives run %.3f ms in "
+		"total, %.1f %% of it overlapped with compute (bands %.0f/%.0f %%: XProf%s)",
+		k.pct, dev_name(c, k.device), c->a->n_steps_counted, per_step_ms(c, k.explained_ps),
+		u ? ms(u->comm_ps) : 0,
 		u && u->comm_ps ? 100.0 * (double)u->overlap_ps / (double)u->comm_ps : 0,
-		dev_name(c, c->a->bd_device), th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH));
+		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
 	suggest(f, "overlap communication with computation (bucketed/asynchronous all-reduce, "
 		"prefetching in FSDP/ZeRO), accumulate gradients over more micro-batches or "
 		"compress them, and check for stragglers that make others wait");
-	step_window(c, f, TC_BD_COLLECTIVE, -1);
+	step_window(c, f, &k, CB(TC_BD_COLLECTIVE));
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);
 }
 
@@ -175,11 +296,16 @@ static void rule_compilation(struct rule_ctx *c) {
 	if (!sev) {
 		return;
 	}
-	struct tc_finding *f = add(c, "compilation", sev, pct);
+	/* Severity from the whole trace; the step time it explains is the
+	 * compilation inside the counted steps (warm-up left out). */
+	struct cause k;
+	measure(c, CB(TC_BD_COMPILE), TC_TH_COMPILE_MODERATE, &k);
+	struct tc_finding *f = add_cause(c, "compilation", sev, &k);
+	f->value = pct;
 	text(f, "compilation takes %.3f ms, %.1f %% of the %.3f ms trace (%llu compile events; "
-		"bands %.0f/%.0f %%: tracectl defaults)", ms(cs->union_ps), pct, ms(c->a->span_ps),
-		(unsigned long long)cs->n_events, th(c, TC_TH_COMPILE_MODERATE),
-		th(c, TC_TH_COMPILE_HIGH));
+		"%.3f ms of it inside the counted steps; bands %.0f/%.0f %%: tracectl defaults)",
+		ms(cs->union_ps), pct, ms(c->a->span_ps), (unsigned long long)cs->n_events,
+		ms(k.explained_ps), th(c, TC_TH_COMPILE_MODERATE), th(c, TC_TH_COMPILE_HIGH));
 	suggest(f, "profile after warm-up (skip the first steps), cache compiled programs "
 		"(e.g. jax persistent compilation cache, torch.compile cache) and keep input "
 		"shapes static");
@@ -190,23 +316,46 @@ static void rule_compilation(struct rule_ctx *c) {
 	}
 }
 
-static double bound_share(const struct rule_ctx *c, int bound) {
+/* Device op time by roofline class, and the part of it in ops the
+ * unoptimized-op rule names (so the two never explain the same time). */
+static double bound_share(const struct rule_ctx *c, int bound, bool unoptimized) {
 	const struct tc_op_table *t = &c->a->ops;
 	int64_t sum = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		if (t->rows[i].bound == bound) {
-			sum += t->rows[i].total_ps;
+		const struct tc_op_row *r = &t->rows[i];
+		bool unopt = r->efficiency >= 0 && 100 * r->share >= th(c, TC_TH_UNOPT_SHARE) &&
+			100 * r->efficiency < th(c, TC_TH_UNOPT_EFFICIENCY);
+		if ((bound < 0 || r->bound == bound) && unopt == unoptimized) {
+			sum += r->total_ps;
 		}
 	}
 	return t->busy_ps > 0 ? 100.0 * (double)sum / (double)t->busy_ps : 0;
 }
 
+/* The compute time of the breakdown device in ops of one class: the op
+ * table's share of device op time applied to the attribution's compute. */
+static void compute_part(const struct rule_ctx *c, double pct, struct cause *k) {
+	measure(c, CB(TC_BD_COMPUTE), TC_TH_CRITICAL, k);
+	const struct tc_dev_attr *bd = NULL;
+	for (size_t i = 0; i < c->a->n_attr; i++) {
+		bd = c->a->attr[i].device == c->a->bd_device ? &c->a->attr[i] : bd;
+	}
+	int64_t compute = bd ? bd->cat_ps[TC_BD_COMPUTE] : c->a->cat_total_ps[TC_BD_COMPUTE];
+	int64_t step = bd ? bd->step_ps : c->a->step_total_ps;
+	k->device = c->a->bd_device;
+	k->explained_ps = (int64_t)((double)compute * pct / 100.0);
+	k->step_ps = step;
+}
+
 static void rule_compute_bound(struct rule_ctx *c) {
-	double pct = bound_share(c, TC_BOUND_COMPUTE);
+	double pct = bound_share(c, TC_BOUND_COMPUTE, false) + bound_share(c, TC_BOUND_COMPUTE, true);
 	if (pct < th(c, TC_TH_COMPUTE_BOUND) || !c->a->ops.peak_source) {
 		return;
 	}
-	struct tc_finding *f = add(c, "compute-bound", TC_SEV_LOW, pct);
+	struct cause k;
+	compute_part(c, bound_share(c, TC_BOUND_COMPUTE, false), &k);
+	struct tc_finding *f = add_cause(c, "compute-bound", TC_SEV_LOW, &k);
+	f->value = pct;
 	text(f, "%.1f %% of device op time is in compute-bound ops (intensity above the ridge "
 		"point %.1f FLOP/B; peaks from %s; threshold %.0f %%: XProf)", pct,
 		c->a->ops.ridge, c->a->ops.peak_source, th(c, TC_TH_COMPUTE_BOUND));
@@ -215,146 +364,163 @@ static void rule_compute_bound(struct rule_ctx *c) {
 	top_ops(c, f, ~0u, TC_BOUND_COMPUTE);
 }
 
-static void rule_host_bound(struct rule_ctx *c) {
-	double pct = step_pct(c, c->a->cat_total_ps[TC_BD_HOST]);
-	enum tc_severity sev = bands(c, pct, TC_TH_HOST_MODERATE, TC_TH_HOST_HIGH);
+/*
+ * The host keeps the device waiting: host runtime calls (launch) and
+ * framework/Python work (host) while the device is idle. One cause, one
+ * finding: launch-bound when the device runs mostly short kernels that
+ * start within launch.delay of their launch (the host's per-op dispatch
+ * cannot keep up), host-bound otherwise (a long launch delay means the
+ * host runs ahead; the idle time is host work that is not launching).
+ */
+static void rule_host_launch(struct rule_ctx *c) {
+	struct cause k;
+	/* Without a device nothing waits on the host: host work is the work. */
+	if (!c->a->n_attr) {
+		return;
+	}
+	measure(c, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST), TC_TH_LAUNCH_MODERATE, &k);
+	if (k.explained_ps <= 0) {
+		return;
+	}
+	const struct tc_device_util *u = util_of(c, k.device);
+	bool short_kernels = u && u->n_kernels > 0 && 100.0 * (double)u->n_short_kernels /
+		(double)u->n_kernels >= th(c, TC_TH_LAUNCH_SHORT_SHARE);
+	bool short_delay = !u || u->launch_delay_p50_ps < 0 ||
+		(double)u->launch_delay_p50_ps <= th(c, TC_TH_LAUNCH_DELAY_US) * 1e6;
+	bool launch = short_kernels && short_delay;
+	enum tc_severity sev = launch ?
+		bands(c, k.pct, TC_TH_LAUNCH_MODERATE, TC_TH_LAUNCH_HIGH) :
+		bands(c, k.pct, TC_TH_HOST_MODERATE, TC_TH_HOST_HIGH);
 	if (!sev) {
 		return;
 	}
-	struct tc_finding *f = add(c, "host-bound", sev, pct);
-	f->device = c->a->bd_device;
-	text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% of "
-		"step time over %zu steps, %.3f ms per step (bands %.0f/%.0f %%: XProf all-other "
-		"time, likely Python overhead)", dev_name(c, c->a->bd_device), pct,
-		c->a->n_steps_counted, c->a->n_steps_counted ?
-			ms(c->a->cat_total_ps[TC_BD_HOST]) / (double)c->a->n_steps_counted : 0,
-		th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH));
-	suggest(f, "compile or trace the step (torch.compile, jax.jit, tf.function) so the host "
-		"stops dispatching op by op, move per-step Python (logging, metrics, .item()) out of "
-		"the loop, and let the host run ahead of the device");
-	step_window(c, f, TC_BD_HOST, -1);
-	top_ops(c, f, KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), -1);
+	const int64_t *cat = NULL;
+	for (size_t i = 0; i < c->a->n_attr; i++) {
+		cat = c->a->attr[i].device == k.device ? c->a->attr[i].cat_ps : cat;
+	}
+	cat = cat ? cat : c->a->cat_total_ps;
+	char delay[64] = "unknown (no launch links)";
+	if (u && u->launch_delay_p50_ps >= 0) {
+		double d = (double)u->launch_delay_p50_ps;
+		snprintf(delay, sizeof(delay), d >= 1e9 ? "%.3f ms" : "%.3f us",
+			d >= 1e9 ? d / 1e9 : d / 1e6);
+	}
+	char sp[96], kern[96] = "no kernels";
+	if (u && u->n_kernels) {
+		snprintf(kern, sizeof(kern), "%llu of %llu kernels are shorter than %.0f us",
+			(unsigned long long)u->n_short_kernels, (unsigned long long)u->n_kernels,
+			th(c, TC_TH_SHORT_KERNEL_US));
+	}
+	struct tc_finding *f = add_cause(c, launch ? "launch-bound" : "host-bound", sev, &k);
+	if (launch) {
+		text(f, "%s waits on the host's per-op dispatch for %.1f %% of step time over %zu "
+			"steps, %.3f ms per step (%.3f ms in runtime/launch calls, %.3f ms in "
+			"framework/Python code between them); %s, median launch delay %s "
+			"(bands %.0f/%.0f %%: XProf kernel launch; delay <= %.0f us and >= %.0f %% "
+			"short kernels: tracectl%s)",
+			dev_name(c, k.device), k.pct, c->a->n_steps_counted,
+			per_step_ms(c, k.explained_ps), per_step_ms(c, cat[TC_BD_LAUNCH]),
+			per_step_ms(c, cat[TC_BD_HOST]), kern, delay, th(c, TC_TH_LAUNCH_MODERATE),
+			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
+			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(&k, sp, sizeof(sp)));
+		suggest(f, "launch fewer, bigger kernels: capture the step in a CUDA graph (or "
+			"torch.compile mode=\"reduce-overhead\", jax.jit over the whole step), fuse "
+			"small ops, and remove host synchronisations (.item(), .cpu()) inside the step");
+	} else {
+		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
+			"of step time over %zu steps, %.3f ms per step (%.3f ms of it in runtime "
+			"calls); not launch-bound: %s, median launch delay %s (bands %.0f/%.0f %%: "
+			"XProf all-other time%s)",
+			dev_name(c, k.device), k.pct, c->a->n_steps_counted,
+			per_step_ms(c, k.explained_ps), per_step_ms(c, cat[TC_BD_LAUNCH]), kern, delay,
+			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(&k, sp, sizeof(sp)));
+		suggest(f, "compile or trace the step (torch.compile, jax.jit, tf.function) so the "
+			"host stops dispatching op by op, move per-step Python (logging, metrics, "
+			".item()) out of the loop, and let the host run ahead of the device");
+	}
+	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
+	/* Framework ops before Python frames: a frame's time includes its
+	 * callees, so the outermost frames would always come first. */
+	top_host_ops(c, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) : KB(TC_OP_HOST_OP));
+	if (!f->n_ops) {
+		top_host_ops(c, f, KB(TC_OP_PYTHON));
+	}
 }
 
+/*
+ * Idle time nothing on the trace explains: no device work, no input, no
+ * host activity. The device-utilisation figures are its evidence.
+ */
 static void rule_idle_device(struct rule_ctx *c) {
-	const struct tc_device_util *worst = NULL;
-	double worst_util = 101;
-	size_t n_low = 0, n_considered = 0;
-	int64_t max_busy = 0;
-	for (size_t k = 0; k < c->a->n_util; k++) {
-		max_busy = c->a->util[k].busy_ps > max_busy ? c->a->util[k].busy_ps : max_busy;
-	}
-	for (size_t k = 0; k < c->a->n_util; k++) {
-		const struct tc_device_util *u = &c->a->util[k];
-		int64_t span = u->last_ps - u->first_ps;
-		/* A device with a sliver of the work (under 1 % of the busiest
-		 * one's) is incidental, not the one to tune. */
-		if (span <= 0 || (double)u->busy_ps < 0.01 * (double)max_busy) {
-			continue;
-		}
-		n_considered++;
-		double util = 100.0 * (double)u->busy_ps / (double)span;
-		if (util < th(c, TC_TH_IDLE_UTIL)) {
-			n_low++;
-			if (util < worst_util) {
-				worst_util = util;
-				worst = u;
-			}
-		}
-	}
-	if (!worst) {
+	struct cause k;
+	if (!c->a->n_attr) {
 		return;
 	}
-	double idle = 100 - worst_util;
-	enum tc_severity sev = worst_util < th(c, TC_TH_IDLE_UTIL_HIGH) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
-	struct tc_finding *f = add(c, "idle-device", sev, idle);
-	f->device = worst->device;
-	int64_t span = worst->last_ps - worst->first_ps;
-	char wait[96] = "the trace has no launch links to tell how much waits on the host";
-	if (worst->n_launches) {
-		snprintf(wait, sizeof(wait), "%.1f %% of the idle time waits on the host",
-			worst->idle_ps > 0 ?
-			100.0 * (double)worst->idle_host_wait_ps / (double)worst->idle_ps : 0);
+	measure(c, CB(TC_BD_IDLE), TC_TH_IDLE_MODERATE, &k);
+	enum tc_severity sev = bands(c, k.pct, TC_TH_IDLE_MODERATE, TC_TH_IDLE_HIGH);
+	if (!sev) {
+		return;
 	}
-	text(f, "%s is busy %.1f %% of its active span (%.3f of %.3f ms, first to last op; "
-		"%zu of %zu devices with a real share of the work under %.0f %%: TBP rule 5 / NSYS "
-		"gpu_time_util); %s",
-		dev_name(c, worst->device), worst_util, ms(worst->busy_ps), ms(span), n_low,
-		n_considered, th(c, TC_TH_IDLE_UTIL), wait);
-	suggest(f, "give the device more work per step (larger batch, fewer synchronisations), "
-		"and check the launch-bound and input-bound findings for what it waits on");
-	f->window_lo_ps = worst->first_ps;
-	f->window_hi_ps = worst->last_ps;
+	struct tc_finding *f = add_cause(c, "idle-device", sev, &k);
+	const struct tc_device_util *u = util_of(c, k.device);
+	char util[200] = "", sp[96];
+	if (u && u->last_ps > u->first_ps) {
+		int64_t span = u->last_ps - u->first_ps;
+		snprintf(util, sizeof(util), "; busy %.1f %% of its active span (%.3f of %.3f ms, "
+			"first to last op: TBP rule 5 / NSYS gpu_time_util)",
+			100.0 * (double)u->busy_ps / (double)span, ms(u->busy_ps), ms(span));
+		if (u->n_launches && u->idle_ps > 0) {
+			size_t n = strlen(util);
+			snprintf(util + n, sizeof(util) - n, ", %.1f %% of its idle time waits on the host",
+				100.0 * (double)u->idle_host_wait_ps / (double)u->idle_ps);
+		}
+	}
+	text(f, "%s is idle with nothing on the trace to explain it (no device work, input, "
+		"host work or runtime calls) for %.1f %% of step time over %zu steps, %.3f ms per "
+		"step%s (bands %.0f/%.0f %%: tracectl%s)", dev_name(c, k.device), k.pct,
+		c->a->n_steps_counted, per_step_ms(c, k.explained_ps), util,
+		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(&k, sp, sizeof(sp)));
+	suggest(f, "capture the host threads too (the stall may be in untraced code), give the "
+		"device more work per step (larger batch), and look for waits on other processes "
+		"or ranks");
+	step_window(c, f, &k, CB(TC_BD_IDLE));
 }
 
 static void rule_input_bound(struct rule_ctx *c) {
-	double pct = step_pct(c, c->a->cat_total_ps[TC_BD_INPUT]);
-	enum tc_severity sev = bands(c, pct, TC_TH_INPUT_MODERATE, TC_TH_INPUT_HIGH);
+	struct cause k;
+	measure(c, CB(TC_BD_INPUT), TC_TH_INPUT_MODERATE, &k);
+	enum tc_severity sev = bands(c, k.pct, TC_TH_INPUT_MODERATE, TC_TH_INPUT_HIGH);
 	if (!sev) {
 		return;
 	}
-	struct tc_finding *f = add(c, "input-bound", sev, pct);
+	struct tc_finding *f = add_cause(c, "input-bound", sev, &k);
+	char sp[96];
 	text(f, "waiting for input (data loader / input pipeline / infeed, not hidden behind "
-		"device work) is %.1f %% of step time over %zu steps, %.3f ms per step "
-		"(bands %.0f/%.0f %%: XProf, TBP rule 1)", pct, c->a->n_steps_counted,
-		c->a->n_steps_counted ? ms(c->a->cat_total_ps[TC_BD_INPUT]) /
-			(double)c->a->n_steps_counted : 0,
-		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH));
+		"device work) is %.1f %% of step time on %s over %zu steps, %.3f ms per step "
+		"(bands %.0f/%.0f %%: XProf, TBP rule 1%s)", k.pct, dev_name(c, k.device),
+		c->a->n_steps_counted, per_step_ms(c, k.explained_ps),
+		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH), spread(&k, sp, sizeof(sp)));
 	suggest(f, "prefetch and parallelise input (DataLoader num_workers, pin_memory, "
 		"tf.data prefetch/interleave, grain/JAX async loading) so batches are ready "
 		"before the step needs them");
-	step_window(c, f, TC_BD_INPUT, -1);
+	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
-}
-
-static void rule_launch_bound(struct rule_ctx *c) {
-	double launch = step_pct(c, c->a->cat_total_ps[TC_BD_LAUNCH]);
-	const struct tc_device_util *u = bd_util(c);
-	int64_t span = u ? u->last_ps - u->first_ps : 0;
-	double wait = span > 0 ? 100.0 * (double)u->idle_host_wait_ps / (double)span : 0;
-	double pct = launch > wait ? launch : wait;
-	enum tc_severity sev = bands(c, pct, TC_TH_LAUNCH_MODERATE, TC_TH_LAUNCH_HIGH);
-	if (!sev) {
-		return;
-	}
-	struct tc_finding *f = add(c, "launch-bound", sev, pct);
-	f->device = c->a->bd_device;
-	char delay[64] = "unknown";
-	if (u && u->launch_delay_p50_ps >= 0) {
-		double d = (double)u->launch_delay_p50_ps;
-		snprintf(delay, sizeof(delay), d >= 1e9 ? "%.3f ms" : "%.3f us", d >= 1e9 ? d / 1e9 : d / 1e6);
-	}
-	char gaps[240] = "no launch links in the trace to measure host-wait gaps";
-	if (u && u->n_launches) {
-		snprintf(gaps, sizeof(gaps), "%.1f %% of its active span is idle gaps ended by ops "
-			"launched after the gap began (%llu gaps; %.3f ms more in gaps under %.0f us "
-			"between queued ops)", wait, (unsigned long long)u->n_gaps_host_wait,
-			ms(u->idle_kernel_wait_ps), th(c, TC_TH_KERNEL_WAIT_US));
-	}
-	text(f, "the device waits on the host: %s, and host launch/runtime calls with "
-		"the device idle are %.1f %% of step time; %llu of %llu kernels are shorter than "
-		"%.0f us, median launch delay %s (bands %.0f/%.0f %%: XProf kernel launch; "
-		"host wait: HTA)", gaps, launch,
-		u ? (unsigned long long)u->n_short_kernels : 0ull,
-		u ? (unsigned long long)u->n_kernels : 0ull, th(c, TC_TH_SHORT_KERNEL_US), delay,
-		th(c, TC_TH_LAUNCH_MODERATE), th(c, TC_TH_LAUNCH_HIGH));
-	suggest(f, "launch fewer, bigger kernels: capture the step in a CUDA graph (or "
-		"torch.compile mode=\"reduce-overhead\", jax.jit over the whole step), fuse small "
-		"ops, and remove host synchronisations (.item(), .cpu()) inside the step");
-	step_window(c, f, TC_BD_LAUNCH, -1);
-	if (u) {
-		f->window_lo_ps = u->first_ps;
-		f->window_hi_ps = u->last_ps;
+	if (!f->n_ops) {
+		top_host_ops(c, f, KB(TC_OP_DATALOAD));
 	}
 }
 
 static void rule_memory_bound(struct rule_ctx *c) {
-	double pct = bound_share(c, TC_BOUND_MEMORY);
+	double pct = bound_share(c, TC_BOUND_MEMORY, false) + bound_share(c, TC_BOUND_MEMORY, true);
 	if (pct < th(c, TC_TH_MEMORY_BOUND) || !c->a->ops.peak_source) {
 		return;
 	}
 	enum tc_severity sev = pct >= th(c, TC_TH_MEMORY_BOUND_HIGH) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
-	struct tc_finding *f = add(c, "memory-bound", sev, pct);
+	/* The ops unoptimized-op names explain their own time. */
+	struct cause k;
+	compute_part(c, bound_share(c, TC_BOUND_MEMORY, false), &k);
+	struct tc_finding *f = add_cause(c, "memory-bound", sev, &k);
+	f->value = pct;
 	text(f, "%.1f %% of device op time is in memory-bound ops (FLOP/byte below the ridge "
 		"point %.1f = %.0f GFLOP/s / %.0f GB/s, peaks from %s; thresholds %.0f/%.0f %%: "
 		"tracectl, XProf)", pct, c->a->ops.ridge, c->a->ops.peak_flops / 1e9,
@@ -503,17 +669,114 @@ static void rule_straggler(struct rule_ctx *c) {
 	f->window_hi_ps = low->last_ps;
 }
 
+/* Host synchronisation inside the step: the host blocked in a sync call
+ * (cudaStreamSynchronize, blocking memcpy, .item(), block_until_ready)
+ * while the device had nothing to do. */
+static void rule_sync_bound(struct rule_ctx *c) {
+	struct cause k;
+	measure(c, CB(TC_BD_SYNC), TC_TH_SYNC_MODERATE, &k);
+	enum tc_severity sev = bands(c, k.pct, TC_TH_SYNC_MODERATE, TC_TH_SYNC_HIGH);
+	if (!sev) {
+		return;
+	}
+	/* Evidence: sync calls in the counted steps, the time they block, and
+	 * the device idle from each call's end to the device's next op. */
+	const struct tc_model *m = c->m;
+	const struct tc_analysis *a = c->a;
+	uint64_t calls = 0;
+	int64_t blocked = 0, after = 0;
+	size_t nt = 0;
+	uint32_t *work = NULL;
+	if (k.device < m->n_devices) {
+		struct tc_device_tracks dt;
+		tc_device_tracks_init(&dt, m);
+		work = tc_device_work_tracks(m, &dt, k.device, &nt);
+		tc_device_tracks_finish(&dt);
+	}
+	struct tc_ivals busy = { 0 };
+	tc_ivals_union_tracks(m, work, nt, NULL, NULL, &busy);
+	free(work);
+	size_t n_full = 0;
+	for (size_t s = 0; s < a->n_steps; s++) {
+		n_full += !a->steps[s].warmup && !a->steps[s].partial;
+	}
+	uint32_t host = k.device < m->n_devices ? m->devices[k.device].host : TC_NONE;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->device >= m->n_devices || m->devices[tr->device].kind != TC_DEV_CPU ||
+				tr->kind == TC_TRACK_DERIVED ||
+				(host != TC_NONE && m->devices[tr->device].host != host)) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ops[m->ev.op[i]].kind != TC_OP_SYNC) {
+				continue;
+			}
+			int64_t b = m->ev.start[i], e = b + m->ev.dur[i];
+			bool in = false;
+			for (size_t s = 0; s < a->n_steps && !in; s++) {
+				const struct tc_step *st = &a->steps[s];
+				in = !((st->warmup || st->partial) && n_full > 0) && b >= st->start_ps &&
+					b < st->start_ps + st->dur_ps;
+			}
+			if (!in) {
+				continue;
+			}
+			calls++;
+			blocked += m->ev.dur[i];
+			/* Idle from the call's end to the next device op start. */
+			size_t lo = 0, hi = busy.n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (busy.hi[mid] <= e) {
+					lo = mid + 1;
+				} else {
+					hi = mid;
+				}
+			}
+			if (lo < busy.n && busy.lo[lo] > e) {
+				after += busy.lo[lo] - e;
+			}
+		}
+	}
+	tc_ivals_finish(&busy);
+	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
+	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
+	char sp[96];
+	text(f, "the host blocks in synchronisation calls while %s is idle for %.1f %% of step "
+		"time over %zu steps, %.3f ms per step; %.1f sync calls per step block the host "
+		"%.3f ms per step, and the device then idles %.3f ms per step until its next op "
+		"(bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync%s)",
+		dev_name(c, k.device), k.pct, a->n_steps_counted, per_step_ms(c, k.explained_ps),
+		(double)calls / n, ms(blocked) / n, ms(after) / n, th(c, TC_TH_SYNC_MODERATE),
+		th(c, TC_TH_SYNC_HIGH), spread(&k, sp, sizeof(sp)));
+	suggest(f, "remove synchronisations from the step: keep values on the device (no "
+		".item()/.cpu()/float() on tensors, no block_until_ready or device_get inside the "
+		"loop), log metrics every N steps, and use non-blocking copies with events");
+	step_window(c, f, &k, CB(TC_BD_SYNC));
+	top_host_ops(c, f, KB(TC_OP_SYNC));
+}
+
 static void rule_transfer_bound(struct rule_ctx *c) {
 	const struct tc_analysis *a = c->a;
-	int64_t t = a->cat_total_ps[TC_BD_H2D] + a->cat_total_ps[TC_BD_D2H] +
-		a->cat_total_ps[TC_BD_D2D];
-	double pct = step_pct(c, t);
+	const uint32_t cats = CB(TC_BD_H2D) | CB(TC_BD_D2H) | CB(TC_BD_D2D);
+	struct cause k;
+	measure(c, cats, TC_TH_TRANSFER_MODERATE, &k);
+	double pct = k.pct;
 	enum tc_severity sev = bands(c, pct, TC_TH_TRANSFER_MODERATE, TC_TH_TRANSFER_HIGH);
 	if (!sev) {
 		return;
 	}
-	struct tc_finding *f = add(c, "transfer-bound", sev, pct);
-	f->device = a->bd_device;
+	struct tc_finding *f = add_cause(c, "transfer-bound", sev, &k);
+	const int64_t *cat = a->cat_total_ps;
+	int64_t step_ps = a->step_total_ps;
+	for (size_t i = 0; i < a->n_attr; i++) {
+		if (a->attr[i].device == k.device) {
+			cat = a->attr[i].cat_ps;
+			step_ps = a->attr[i].step_ps;
+		}
+	}
+#define PCT(x) (step_ps > 0 ? 100.0 * (double)(x) / (double)step_ps : 0)
 	/* Per-step figures come from the counted steps only (the selected range,
 	 * warm-up and partial steps excluded), like the percentages. */
 	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
@@ -538,19 +801,19 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 	if (bdur > 0) {
 		bw = (x[0].bytes + x[1].bytes) / ((double)bdur * 1e-12);
 	}
-	text(f, "copies not hidden behind compute are %.1f %% of step time (H2D %.1f %%, D2H "
-		"%.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step, "
+	text(f, "copies not hidden behind compute are %.1f %% of step time on %s (H2D %.1f %%, "
+		"D2H %.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step, "
 		"host<->device ones moving %.2f MiB, effective host<->device bandwidth %.2f GB/s "
-		"(bands %.0f/%.0f %%: XProf)", pct,
-		step_pct(c, a->cat_total_ps[TC_BD_H2D]), step_pct(c, a->cat_total_ps[TC_BD_D2H]),
-		step_pct(c, a->cat_total_ps[TC_BD_D2D]), (double)x[0].count / n,
+		"(bands %.0f/%.0f %%: XProf)", pct, dev_name(c, k.device),
+		PCT(cat[TC_BD_H2D]), PCT(cat[TC_BD_D2H]), PCT(cat[TC_BD_D2D]), (double)x[0].count / n,
 		(double)x[1].count / n, (double)x[2].count / n,
 		(x[0].bytes + x[1].bytes) / n / 1048576.0, bw / 1e9,
 		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
 	suggest(f, "move fewer bytes less often: keep data on the device between steps, batch "
 		"small copies into one, use pinned memory and non_blocking/async copies on a side "
 		"stream so they overlap with compute");
-	step_window(c, f, TC_BD_H2D, TC_BD_D2H);
+#undef PCT
+	step_window(c, f, &k, cats);
 	top_ops(c, f, KB(TC_OP_MEMCPY_H2D) | KB(TC_OP_MEMCPY_D2H) | KB(TC_OP_MEMCPY_D2D) |
 		KB(TC_OP_MEMCPY_OTHER), -1);
 }
@@ -558,6 +821,8 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 static void rule_unoptimized_op(struct rule_ctx *c) {
 	const struct tc_op_table *t = &c->a->ops;
 	struct tc_finding *f = NULL;
+	struct cause k;
+	compute_part(c, bound_share(c, -1, true), &k);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tc_op_row *r = &t->rows[i];
 		if (r->efficiency < 0 || 100 * r->share < th(c, TC_TH_UNOPT_SHARE) ||
@@ -567,7 +832,8 @@ static void rule_unoptimized_op(struct rule_ctx *c) {
 		if (!f) {
 			double pct = 100 * r->share;
 			enum tc_severity sev = pct >= 3 * th(c, TC_TH_UNOPT_SHARE) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
-			f = add(c, "unoptimized-op", sev, pct);
+			f = add_cause(c, "unoptimized-op", sev, &k);
+			f->value = pct;
 			text(f, "'%s' takes %.1f %% of device op time but reaches only %.1f %% of its "
 				"roofline bound (%s, %.2f FLOP/B, %.2f TFLOP/s, %.2f GB/s; thresholds "
 				"share >= %.0f %%, efficiency < %.0f %%: tracectl, XProf roofline)",
@@ -587,6 +853,7 @@ static void rule_unoptimized_op(struct rule_ctx *c) {
 }
 
 #undef KB
+#undef CB
 
 static const struct {
 	const char *name;
@@ -595,21 +862,27 @@ static const struct {
 	{ "communication", rule_communication },
 	{ "compilation", rule_compilation },
 	{ "compute-bound", rule_compute_bound },
-	{ "host-bound", rule_host_bound },
+	{ "host-bound, launch-bound", rule_host_launch },
 	{ "idle-device", rule_idle_device },
 	{ "input-bound", rule_input_bound },
-	{ "launch-bound", rule_launch_bound },
 	{ "memory-bound", rule_memory_bound },
 	{ "memory-pressure", rule_memory_pressure },
 	{ "pageable-copies", rule_pageable_copies },
 	{ "recompilation", rule_recompilation },
 	{ "straggler", rule_straggler },
+	{ "sync-bound", rule_sync_bound },
 	{ "transfer-bound", rule_transfer_bound },
 	{ "unoptimized-op", rule_unoptimized_op },
 };
 
+/* By the step time explained first: the first line is the biggest cause.
+ * Findings that explain no step time (memory pressure, pageable copies)
+ * follow, by severity. */
 static int cmp_finding(const void *pa, const void *pb) {
 	const struct tc_finding *a = pa, *b = pb;
+	if (a->explained_ps != b->explained_ps) {
+		return a->explained_ps > b->explained_ps ? -1 : 1;
+	}
 	if (a->severity != b->severity) {
 		return a->severity > b->severity ? -1 : 1;
 	}

@@ -182,13 +182,26 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 	if (!explicit_steps(m, a, &c)) {
 		a->steps_inferred = true;
 		if (!inferred_steps(m, a, &c) && m->ev.n) {
+			/* The device work, not the profiler around it: start-up
+			 * (JAX's start_trace, session set-up) and tear-down before
+			 * the first and after the last device op are left out. */
 			int64_t lo, hi;
 			tc_model_span(m, &lo, &hi);
+			int64_t dlo = INT64_MAX, dhi = INT64_MIN;
+			for (size_t k = 0; k < a->n_util; k++) {
+				if (a->util[k].last_ps > a->util[k].first_ps) {
+					dlo = a->util[k].first_ps < dlo ? a->util[k].first_ps : dlo;
+					dhi = a->util[k].last_ps > dhi ? a->util[k].last_ps : dhi;
+				}
+			}
+			bool device = dlo < dhi;
 			a->steps = tc_xcalloc(1, sizeof(*a->steps));
 			a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
-				.start_ps = lo, .dur_ps = hi - lo };
+				.start_ps = device ? dlo : lo, .dur_ps = device ? dhi - dlo : hi - lo };
 			a->n_steps = 1;
-			a->steps_source = "whole trace (no step markers or repeated work)";
+			a->steps_source = device ?
+				"whole trace: its device work (no step markers or repeated work)" :
+				"whole trace (no step markers or repeated work)";
 		}
 	}
 	/* Markers come track by track, each track already in time order. */
@@ -232,6 +245,15 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		free(d);
 	}
 	a->n_steps_all = a->n_steps;
+	if (a->n_steps && m->ev.n) {
+		int64_t lo, hi;
+		tc_model_span(m, &lo, &hi);
+		const struct tc_step *l = &a->steps[a->n_steps - 1];
+		a->window_lo_ps = a->steps[0].start_ps;
+		a->window_hi_ps = l->start_ps + l->dur_ps;
+		a->trimmed_before_ps = a->window_lo_ps > lo ? a->window_lo_ps - lo : 0;
+		a->trimmed_after_ps = hi > a->window_hi_ps ? hi - a->window_hi_ps : 0;
+	}
 	if (o->step_range) {
 		size_t k = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {

@@ -19,6 +19,10 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	free(a->compile.recompiled);
 	free(a->util);
 	free(a->streams);
+	for (size_t i = 0; i < a->n_attr; i++) {
+		free(a->attr[i].step_cat);
+	}
+	free(a->attr);
 	tc_op_table_finish(&a->ops);
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free(a->findings[i].text);
@@ -46,8 +50,8 @@ bool tc_severity_parse(const char *s, enum tc_severity *out) {
 
 const char *tc_bd_cat_name(enum tc_bd_cat c) {
 	static const char *const n[TC_BD_COUNT] = {
-		"compute", "d2h", "d2d", "input", "collective", "launch", "h2d", "compile",
-		"host", "idle",
+		"compute", "d2h", "d2d", "input", "collective", "profiler", "sync", "launch",
+		"h2d", "compile", "host", "idle",
 	};
 	return (unsigned)c < TC_BD_COUNT ? n[c] : "?";
 }

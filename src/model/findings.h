@@ -24,10 +24,12 @@ enum tc_severity {
 };
 
 /*
- * Step-time categories, in overlap priority order: where several kinds of
- * activity overlap, the earlier category claims the time (XProf's "larger
- * event type wins" order). The categories are disjoint and, with IDLE, sum
- * exactly to the step time. See docs/analysis.md.
+ * Step-time attribution: every picosecond of a step on a device belongs to
+ * exactly one cause. Where several kinds of activity overlap, the earlier
+ * category claims the time (XProf's "larger event type wins" order, with
+ * host causes ranked by how directly they stall the device). The categories
+ * are disjoint and, with IDLE, sum exactly to the step time. See
+ * docs/analysis.md.
  */
 enum tc_bd_cat {
 	TC_BD_COMPUTE = 0, /* device kernels/ops (anything on a device line that is not a copy or a collective) */
@@ -35,11 +37,13 @@ enum tc_bd_cat {
 	TC_BD_D2D,         /* device-to-device / peer / unknown-direction copies */
 	TC_BD_INPUT,       /* input pipeline / data loader / infeed waits */
 	TC_BD_COLLECTIVE,  /* collectives not hidden behind the above */
+	TC_BD_PROFILER,    /* profiler start/stop and overhead while the device is idle */
+	TC_BD_SYNC,        /* the host blocked in a synchronisation (cudaStreamSynchronize, .item()) */
 	TC_BD_LAUNCH,      /* host runtime calls (kernel launch, memcpy API) while the device is idle */
 	TC_BD_H2D,         /* host-to-device copies */
 	TC_BD_COMPILE,     /* compilation */
 	TC_BD_HOST,        /* other host work (framework ops, python) */
-	TC_BD_IDLE,        /* none of the above: idle or unclassified */
+	TC_BD_IDLE,        /* none of the above: unexplained idle */
 	TC_BD_COUNT,
 };
 
@@ -124,6 +128,16 @@ struct tc_device_util {
 	const char *peak_source;    /* "trace", "table", "override" or NULL (unknown) */
 };
 
+/* One device's attribution over the counted steps (warm-up and partial
+ * steps left out, as in the totals): cat_ps sums exactly to step_ps. */
+struct tc_dev_attr {
+	uint32_t device;
+	int64_t step_ps;        /* summed duration of the counted steps */
+	int64_t cat_ps[TC_BD_COUNT];
+	int64_t busy_ps;        /* the device's busy time inside them */
+	int64_t *step_cat;      /* n_steps x TC_BD_COUNT, every step (malloc'd) */
+};
+
 enum tc_bound {
 	TC_BOUND_UNKNOWN = 0,
 	TC_BOUND_MEMORY,
@@ -165,6 +179,12 @@ struct tc_finding {
 	const char *kind;       /* rule id, static */
 	uint8_t severity;       /* enum tc_severity */
 	double value;           /* the measured figure that set the severity */
+	/* The step time on device it accounts for: its cause's share of the
+	 * attribution (0 for findings that are not a cause of step time, e.g.
+	 * memory pressure). A device's findings never explain the same time
+	 * twice. share = explained_ps / the device's counted step time. */
+	int64_t explained_ps;
+	double share;
 	char *text;             /* one line with the numbers (malloc'd) */
 	char *suggestion;       /* what to try (malloc'd) */
 	uint32_t device;        /* TC_NONE if not device-specific */
@@ -187,6 +207,13 @@ struct tc_analysis {
 	size_t n_steps_counted;
 	int64_t step_total_ps;
 	int64_t cat_total_ps[TC_BD_COUNT];
+	struct tc_dev_attr *attr; /* every device with device work, in util order */
+	size_t n_attr;
+	/* The analysed window: steps, or the device work when steps are the
+	 * whole trace; the trace's time before and after it is left out
+	 * (profiler start-up and tear-down). */
+	int64_t window_lo_ps, window_hi_ps;
+	int64_t trimmed_before_ps, trimmed_after_ps;
 	struct tc_xfer_stats xfer[TC_XFER_COUNT]; /* whole trace */
 	struct tc_mem_peak *mem;
 	size_t n_mem;

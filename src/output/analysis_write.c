@@ -39,7 +39,14 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 		fprintf(f, "\nbreakdown  on host threads (no device activity)");
 	}
 	fprintf(f, "; disjoint categories that sum to the step time (priority: compute > d2h > "
-		"d2d > input > collective > launch > h2d > compile > host > idle)\n");
+		"d2d > input > collective > profiler > sync > launch > h2d > compile > host > "
+		"idle)\n");
+	if (a->trimmed_before_ps > 0 || a->trimmed_after_ps > 0) {
+		fprintf(f, "window     %.3f to %.3f ms from trace start (the steps); left out: "
+			"%.3f ms before, %.3f ms after (profiler start-up and tear-down, set-up)\n",
+			ms(a->window_lo_ps - trace_first(m)), ms(a->window_hi_ps - trace_first(m)),
+			ms(a->trimmed_before_ps), ms(a->trimmed_after_ps));
+	}
 }
 
 void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
@@ -56,8 +63,8 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 	h[2] = ">duration";
 	h[3] = ">busy";
 	static const char *const cat_h[TC_BD_COUNT] = {
-		">compute", ">d2h", ">d2d", ">input", ">collective", ">launch", ">h2d", ">compile",
-		">host", ">idle",
+		">compute", ">d2h", ">d2d", ">input", ">collective", ">profiler", ">sync",
+		">launch", ">h2d", ">compile", ">host", ">idle",
 	};
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		h[4 + c] = cat_h[c];
@@ -167,6 +174,26 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 	tc_jw_kv_int(w, "step_time_ps", a->step_total_ps);
 	tc_jw_key(w, "breakdown_ps");
 	json_breakdown(w, a->cat_total_ps);
+	tc_jw_key(w, "window");
+	tc_jw_obj_begin(w);
+	tc_jw_kv_int(w, "start_ps", a->window_lo_ps);
+	tc_jw_kv_int(w, "end_ps", a->window_hi_ps);
+	tc_jw_kv_int(w, "trimmed_before_ps", a->trimmed_before_ps);
+	tc_jw_kv_int(w, "trimmed_after_ps", a->trimmed_after_ps);
+	tc_jw_obj_end(w);
+	/* Every device's attribution over the counted steps. */
+	tc_jw_key(w, "attribution");
+	tc_jw_arr_begin(w);
+	for (size_t k = 0; k < a->n_attr; k++) {
+		const struct tc_dev_attr *at = &a->attr[k];
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "device", dev_name(m, at->device));
+		tc_jw_kv_int(w, "step_time_ps", at->step_ps);
+		tc_jw_key(w, "breakdown_ps");
+		json_breakdown(w, at->cat_ps);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
 }
 
 void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
@@ -324,10 +351,21 @@ static bool listed(const struct tc_finding *fd, enum tc_severity min) {
 	return fd->severity >= min;
 }
 
+/* "explains 12.3 %" of the step time, where the finding is a cause. */
+static const char *explains(const struct tc_finding *fd, char *buf, size_t n) {
+	buf[0] = 0;
+	if (fd->explained_ps > 0) {
+		snprintf(buf, n, " (%.1f %% of step time)", 100 * fd->share);
+	}
+	return buf;
+}
+
 static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
 		size_t k, int64_t first) {
-	tc_term_fprintf(f, "%2zu. [%s] %s: %s\n", k, tc_severity_name((enum tc_severity)fd->severity),
-		fd->kind, fd->text);
+	char ex[48];
+	tc_term_fprintf(f, "%2zu. [%s] %s%s: %s\n", k,
+		tc_severity_name((enum tc_severity)fd->severity), fd->kind,
+		explains(fd, ex, sizeof(ex)), fd->text);
 	tc_term_fprintf(f, "    try: %s\n", fd->suggestion);
 	if (fd->n_ops) {
 		fprintf(f, "    ops:");
@@ -483,6 +521,8 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		tc_jw_kv_str(w, "kind", fd->kind);
 		tc_jw_kv_str(w, "severity", tc_severity_name((enum tc_severity)fd->severity));
 		tc_jw_kv_double(w, "value", fd->value);
+		tc_jw_kv_int(w, "explained_ps", fd->explained_ps);
+		tc_jw_kv_double(w, "share", fd->share);
 		tc_jw_kv_str(w, "text", fd->text);
 		tc_jw_kv_str(w, "suggestion", fd->suggestion);
 		tc_jw_key(w, "device");
@@ -634,8 +674,10 @@ void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		n < a->n_findings ? n : a->n_findings);
 	for (size_t i = 0; i < a->n_findings && i < n; i++) {
 		const struct tc_finding *fd = &a->findings[i];
-		tc_term_fprintf(f, "%2zu. [%s] %s: %s\n", i + 1,
-			tc_severity_name((enum tc_severity)fd->severity), fd->kind, fd->text);
+		char ex[48];
+		tc_term_fprintf(f, "%2zu. [%s] %s%s: %s\n", i + 1,
+			tc_severity_name((enum tc_severity)fd->severity), fd->kind,
+			explains(fd, ex, sizeof(ex)), fd->text);
 	}
 }
 
