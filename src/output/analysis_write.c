@@ -212,7 +212,11 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		size_t top) {
 	char b[8][TC_FMT_LEN];
 	size_t n = top && top < t->n ? top : t->n;
-	fprintf(f, "ops by %s: %zu of %zu rows by total time (%s; share of %s %s)\n", t->by, n,
+	fprintf(f, "ops by %s", t->by);
+	if (t->device < m->n_devices) {
+		tc_term_fprintf(f, " on %s", dev_name(m, t->device));
+	}
+	fprintf(f, ": %zu of %zu rows by total time (%s; share of %s %s)\n", n,
 		t->n, t->scope, strcmp(t->scope, "device") == 0 ? "summed device busy" :
 		"summed host self time", tc_fmt_dur(b[0], t->busy_ps));
 	if (t->peak_source) {
@@ -267,6 +271,12 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	tc_jw_kv_str(&w, "schema", TC_OPS_SCHEMA);
 	tc_jw_kv_str(&w, "by", t->by);
 	tc_jw_kv_str(&w, "scope", t->scope);
+	tc_jw_key(&w, "device");
+	if (t->device < m->n_devices) {
+		tc_jw_str(&w, dev_name(m, t->device));
+	} else {
+		tc_jw_null(&w);
+	}
 	tc_jw_kv_int(&w, "busy_ps", t->busy_ps);
 	tc_jw_kv_double(&w, "peak_flops_per_s", t->peak_flops);
 	tc_jw_kv_double(&w, "peak_bytes_per_s", t->peak_bw);
