@@ -17,6 +17,8 @@ static double ms(int64_t ps) {
 	return (double)ps / 1e9;
 }
 
+/* The trace start: the first event's start. Text prints times from it
+ * ("from trace start") and JSON *_ps times count from it too. */
 static int64_t trace_first(const struct tc_model *m) {
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
@@ -170,6 +172,7 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 }
 
 void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
+	int64_t first = trace_first(m);
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
@@ -182,7 +185,7 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_int(&w, "num", s->num);
 		tc_jw_kv_str(&w, "name", S(m, s->name));
-		tc_jw_kv_int(&w, "start_ps", s->start_ps);
+		tc_jw_kv_int(&w, "start_ps", s->start_ps - first);
 		tc_jw_kv_int(&w, "dur_ps", s->dur_ps);
 		tc_jw_kv_bool(&w, "warmup", s->warmup);
 		tc_jw_kv_bool(&w, "partial", s->partial);
@@ -480,6 +483,7 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 
 static void json_findings(struct tc_jw *w, const struct tc_model *m, const struct tc_analysis *a,
 		enum tc_severity min, size_t top) {
+	int64_t first = trace_first(m);
 	tc_jw_key(w, "findings");
 	tc_jw_arr_begin(w);
 	size_t shown = 0;
@@ -516,8 +520,8 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		tc_jw_key(w, "window");
 		if (fd->window_hi_ps >= fd->window_lo_ps && (fd->window_hi_ps || fd->window_lo_ps)) {
 			tc_jw_obj_begin(w);
-			tc_jw_kv_int(w, "start_ps", fd->window_lo_ps);
-			tc_jw_kv_int(w, "end_ps", fd->window_hi_ps);
+			tc_jw_kv_int(w, "start_ps", fd->window_lo_ps - first);
+			tc_jw_kv_int(w, "end_ps", fd->window_hi_ps - first);
 			tc_jw_obj_end(w);
 		} else {
 			tc_jw_null(w);
@@ -529,6 +533,7 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 
 void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
 		const struct tc_bottlenecks_opts *o) {
+	int64_t first = trace_first(m);
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
@@ -543,8 +548,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		const struct tc_device_util *u = &a->util[k];
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", dev_name(m, u->device));
-		tc_jw_kv_int(&w, "first_ps", u->first_ps);
-		tc_jw_kv_int(&w, "last_ps", u->last_ps);
+		tc_jw_kv_int(&w, "first_ps", u->first_ps - first);
+		tc_jw_kv_int(&w, "last_ps", u->last_ps - first);
 		tc_jw_kv_int(&w, "busy_ps", u->busy_ps);
 		tc_jw_kv_int(&w, "computation_ps", u->compute_ps);
 		tc_jw_kv_int(&w, "kernel_ps", u->kernel_ps);
@@ -591,7 +596,7 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		tc_jw_kv_str(&w, "counter", S(m, p->name));
 		tc_jw_kv_str(&w, "group", S(m, p->group));
 		tc_jw_kv_double(&w, "peak_bytes", p->peak_bytes);
-		tc_jw_kv_int(&w, "peak_ps", p->peak_ts_ps);
+		tc_jw_kv_int(&w, "peak_ps", p->peak_ts_ps - first);
 		tc_jw_kv_int(&w, "capacity_bytes", p->capacity_bytes);
 		tc_jw_obj_end(&w);
 	}
