@@ -262,8 +262,46 @@ START_TEST(steps_host_rank_device) {
 	ck_assert_uint_eq(a.bd_device, g0);
 	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 900 * US);
 	tc_analysis_finish(&a);
-	ck_assert_uint_eq(tc_analysis_find_device(m, "cpu"), c0);
+	/* Exact name, then a unique part of one in any case; several
+	 * candidates select nothing and are all reported. */
+	ck_assert_uint_eq(tc_analysis_find_device(m, "cpu1"), c1);
+	ck_assert_uint_eq(tc_analysis_find_device(m, "GPU0"), g0);
+	ck_assert_uint_eq(tc_analysis_find_device(m, "rank 1: gpu1"), g1);
 	ck_assert_uint_eq(tc_analysis_find_device(m, "tpu"), TC_NONE);
+	struct tc_device_match dm;
+	tc_analysis_match_device(m, "cpu", &dm);
+	ck_assert_int_eq(dm.status, TC_DEVICE_MATCH_AMBIGUOUS);
+	ck_assert_uint_eq(dm.device, TC_NONE);
+	ck_assert_uint_eq(dm.n_candidates, 2);
+	ck_assert_uint_eq(dm.candidates[0], c0);
+	ck_assert_uint_eq(dm.candidates[1], c1);
+	tc_analysis_device_match_finish(&dm);
+	tc_analysis_match_device(m, "gpu1", &dm);
+	ck_assert_int_eq(dm.status, TC_DEVICE_MATCH_EXACT);
+	tc_analysis_device_match_finish(&dm);
+	tc_analysis_match_device(m, "PU1", &dm);
+	ck_assert_int_eq(dm.status, TC_DEVICE_MATCH_AMBIGUOUS);
+	tc_analysis_device_match_finish(&dm);
+	tc_analysis_match_device(m, "Gpu1", &dm);
+	ck_assert_int_eq(dm.status, TC_DEVICE_MATCH_UNIQUE);
+	ck_assert_uint_eq(dm.device, g1);
+	tc_analysis_device_match_finish(&dm);
+	/* ops --device: rows and shares over that device alone. */
+	struct tc_op_table t;
+	o.device = "gpu1";
+	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	ck_assert_uint_eq(t.device, g1);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_int_eq(t.rows[0].total_ps, 100 * US);
+	ck_assert_int_eq(t.busy_ps, 100 * US);
+	ck_assert(t.rows[0].share == 1.0);
+	tc_op_table_finish(&t);
+	o.device = NULL;
+	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	ck_assert_uint_eq(t.device, TC_NONE);
+	ck_assert_int_eq(t.rows[0].total_ps, 1000 * US);
+	ck_assert_int_eq(t.busy_ps, 1000 * US);
+	tc_op_table_finish(&t);
 	tc_model_destroy(m);
 }
 END_TEST

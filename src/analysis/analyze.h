@@ -68,7 +68,7 @@ struct tc_analysis_opts {
 	bool step_range;             /* --steps A:B given */
 	int64_t step_first, step_last; /* inclusive step numbers */
 	double peak_flops, peak_bw;  /* overrides (FLOP/s, B/s); 0 = none */
-	const char *device;          /* breakdown device by name (exact, else substring); NULL = auto */
+	const char *device;          /* --device (tc_analysis_match_device); NULL = auto */
 	double th[TC_TH_COUNT];
 	/* tc_analyze runs its independent passes on a second thread: 0 = when
 	 * the model is big enough to gain, 1 = never (--threads 1), 2 or more =
@@ -104,9 +104,34 @@ void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a);
 void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
 
-/* The device o->device names (exact name, else the first containing it),
- * TC_NONE when none matches or none is asked for. */
+/*
+ * Device selection, for every command's --device NAME: a device whose name,
+ * or "host: name", equals NAME exactly wins; else the devices whose name
+ * contains NAME, ignoring ASCII case. One candidate selects it; several are
+ * ambiguous (analysis commands refuse them, export keeps them all).
+ */
+enum tc_device_match_status {
+	TC_DEVICE_MATCH_NONE = 0,  /* no device matches */
+	TC_DEVICE_MATCH_EXACT,     /* one device is named NAME exactly */
+	TC_DEVICE_MATCH_UNIQUE,    /* no exact name; one name contains NAME */
+	TC_DEVICE_MATCH_AMBIGUOUS, /* several exact names, or several containing NAME */
+};
+
+struct tc_device_match {
+	enum tc_device_match_status status;
+	uint32_t device;      /* EXACT or UNIQUE: the device; else TC_NONE */
+	uint32_t *candidates; /* the matching devices in model order (malloc'd) */
+	size_t n_candidates;
+};
+
+/* Match name (NULL: nothing asked, status NONE) into dm; finish dm after. */
+void tc_analysis_match_device(const struct tc_model *m, const char *name,
+	struct tc_device_match *dm);
+void tc_analysis_device_match_finish(struct tc_device_match *dm);
+/* The selected device for name, TC_NONE when none or several match. */
 uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name);
+/* "host: name" when device d has a host, else its name. */
+void tc_analysis_device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size);
 
 /* The device with the largest busy time in a->util, TC_NONE if none. */
 uint32_t tc_analysis_busiest_device(const struct tc_analysis *a);

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analyze.h"
 #include "analysis/cut.h"
 #include "util/xalloc.h"
 
@@ -102,31 +103,19 @@ bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	return true;
 }
 
-/* "host: device" when the device has a host, else the device name. */
-static void device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size) {
-	const struct tc_device *dev = &m->devices[d];
-	if (dev->host < m->n_hosts) {
-		snprintf(buf, size, "%s: %s", tc_model_str(m, m->hosts[dev->host].name),
-			tc_model_str(m, dev->name));
-	} else {
-		snprintf(buf, size, "%s", tc_model_str(m, dev->name));
-	}
-}
-
 bool tc_cut_devices(const struct tc_model *m, struct tc_selection *s,
 		const char *const *patterns, size_t n, const char *rule, struct tc_error *err) {
 	uint8_t *ok = tc_xcalloc(m->n_devices + 1, 1);
-	char label[1024];
 	for (size_t p = 0; p < n; p++) {
-		bool any = false;
-		for (uint32_t d = 0; d < m->n_devices; d++) {
-			device_label(m, d, label, sizeof(label));
-			if (strstr(label, patterns[p]) || strstr(tc_model_str(m, m->devices[d].name),
-					patterns[p])) {
-				ok[d] = 1;
-				any = true;
-			}
+		/* A filter, not a choice: an ambiguous pattern keeps every
+		 * device it matches. */
+		struct tc_device_match dm;
+		tc_analysis_match_device(m, patterns[p], &dm);
+		for (size_t k = 0; k < dm.n_candidates; k++) {
+			ok[dm.candidates[k]] = 1;
 		}
+		bool any = dm.n_candidates > 0;
+		tc_analysis_device_match_finish(&dm);
 		if (!any) {
 			free(ok);
 			return tc_error_set(err, TC_EXIT_USAGE,

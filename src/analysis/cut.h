@@ -32,8 +32,9 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	int64_t first, int64_t last, const char *rule, struct tc_error *err);
 
-/* Keep devices whose name, or "host: name", equals or contains one of the
- * patterns. Fails (TC_EXIT_USAGE) naming a pattern that matches nothing. */
+/* Keep the devices each pattern matches (tc_analysis_match_device: an exact
+ * name or "host: name", else every name containing it, ignoring case).
+ * Fails (TC_EXIT_USAGE) naming a pattern that matches nothing. */
 bool tc_cut_devices(const struct tc_model *m, struct tc_selection *s,
 	const char *const *patterns, size_t n, const char *rule, struct tc_error *err);
 

@@ -101,6 +101,10 @@ static bool host_track(const struct tc_model *m, uint32_t t, void *ctx) {
 	return m->tracks[t].kind != TC_TRACK_DERIVED;
 }
 
+static bool host_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
+	return m->tracks[t].device == *(const uint32_t *)ctx && host_track(m, t, NULL);
+}
+
 static struct tc_op_row row_from(const struct tc_op_summary *s) {
 	return (struct tc_op_row){
 		.name = s->name, .category = s->category, .kind = s->kind, .device = TC_NONE,
@@ -164,9 +168,11 @@ static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t
 }
 
 /* util: tc_analyze_util's result for m and o when the caller has it
- * (the denominator and peaks come from it), else NULL. */
+ * (the denominator and peaks come from it), else NULL. only: the one
+ * device whose ops are tabled (scope, shares and peaks over it alone), or
+ * TC_NONE for all. */
 static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const char *by, bool percentiles, const struct tc_analysis *util,
+		const char *by, bool percentiles, const struct tc_analysis *util, uint32_t only,
 		struct tc_op_table *t) {
 	memset(t, 0, sizeof(*t));
 	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
@@ -175,18 +181,23 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 		return false;
 	}
 	t->by = by_name ? "name" : by_cat ? "category" : by_kind ? "kind" : "device";
+	t->device = only;
 	/* Denominator: summed device busy time (union per device). */
 	bool any_device = false;
 	for (size_t k = 0; k < m->n_tracks; k++) {
 		const struct tc_track *tr = &m->tracks[k];
 		any_device |= tr->device < m->n_devices && tr->count > 0 &&
+			(only == TC_NONE || tr->device == only) &&
 			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
 	}
 	t->scope = any_device ? "device" : "host";
 	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
 		any_device ? device_work_track : host_track;
+	if (only != TC_NONE) {
+		track_ok = any_device ? device_track_of : host_track_of;
+	}
 	size_t n;
-	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, NULL, by_name && percentiles, &n);
+	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);
 	if (by_name) {
 		t->rows = tc_xmalloc((n ? n : 1) * sizeof(*t->rows));
 		for (size_t i = 0; i < n; i++) {
@@ -199,6 +210,9 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 		size_t cap = 0;
 		for (size_t d = 0; d < m->n_devices && any_device; d++) {
 			uint32_t dd = (uint32_t)d;
+			if (only != TC_NONE && dd != only) {
+				continue;
+			}
 			size_t nn;
 			struct tc_op_summary *ds = tc_analyze_ops(m, device_track_of, &dd, false, &nn);
 			if (nn) {
@@ -226,11 +240,14 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 			util = &tmp;
 		}
 		for (size_t k = 0; k < util->n_util; k++) {
-			denom += util->util[k].busy_ps;
+			if (only == TC_NONE || util->util[k].device == only) {
+				denom += util->util[k].busy_ps;
+			}
 		}
 		/* Roofline peaks: the first device with known peaks. */
 		for (size_t k = 0; k < util->n_util && !t->peak_source; k++) {
-			if (util->util[k].peak_source) {
+			if ((only == TC_NONE || util->util[k].device == only) &&
+					util->util[k].peak_source) {
 				t->peak_flops = util->util[k].peak_flops;
 				t->peak_bw = util->util[k].peak_bw;
 				t->peak_source = util->util[k].peak_source;
@@ -287,10 +304,12 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 
 bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 		const char *by, struct tc_op_table *t) {
-	return op_table(m, o, by, true, NULL, t);
+	return op_table(m, o, by, true, NULL,
+		o ? tc_analysis_find_device(m, o->device) : TC_NONE, t);
 }
 
 void tc_analyze_rule_ops(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
-	op_table(m, o, "name", false, a, &a->ops);
+	/* The rules judge the whole trace, whatever --device names. */
+	op_table(m, o, "name", false, a, TC_NONE, &a->ops);
 }

@@ -251,23 +251,6 @@ void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a) {
 	}
 }
 
-uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name) {
-	if (!name) {
-		return TC_NONE;
-	}
-	for (size_t d = 0; d < m->n_devices; d++) {
-		if (strcmp(tc_model_str(m, m->devices[d].name), name) == 0) {
-			return (uint32_t)d;
-		}
-	}
-	for (size_t d = 0; d < m->n_devices; d++) {
-		if (strstr(tc_model_str(m, m->devices[d].name), name)) {
-			return (uint32_t)d;
-		}
-	}
-	return TC_NONE;
-}
-
 uint32_t tc_analysis_busiest_device(const struct tc_analysis *a) {
 	uint32_t best = TC_NONE;
 	int64_t bb = -1;

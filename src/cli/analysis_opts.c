@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "analysis/analyze.h"
 #include "cli/cli.h"
@@ -53,14 +54,54 @@ struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
 		return NULL;
 	}
 	struct tc_model *m = tc_cli_load(c, argv + optind, argc - optind, code);
-	if (m && o->device && tc_analysis_find_device(m, o->device) == TC_NONE) {
-		tc_term_fprintf(stderr, "tracectl: error: %s: no device named '%s' in the trace\n", cmd,
-			o->device);
-		tc_model_destroy(m);
-		*code = TC_EXIT_USAGE;
-		return NULL;
+	if (m && o->device) {
+		struct tc_device_match dm;
+		tc_analysis_match_device(m, o->device, &dm);
+		bool ok = dm.device != TC_NONE;
+		if (!ok) {
+			tc_cli_device_error(m, o->device, &dm);
+		}
+		tc_analysis_device_match_finish(&dm);
+		if (!ok) {
+			tc_model_destroy(m);
+			*code = TC_EXIT_USAGE;
+			return NULL;
+		}
 	}
 	return m;
+}
+
+/* Candidates named in an ambiguity error; the rest are counted. */
+#define DEVICE_ERROR_LIST 8
+
+void tc_cli_device_error(const struct tc_model *m, const char *name,
+		const struct tc_device_match *dm) {
+	if (dm->n_candidates == 0) {
+		tc_term_fprintf(stderr, "tracectl: error: --device '%s' matches no device "
+			"(run 'tracectl info' to list them)\n", name);
+		return;
+	}
+	tc_term_fprintf(stderr, "tracectl: error: --device '%s' matches %zu devices: ", name,
+		dm->n_candidates);
+	char label[1024];
+	for (size_t k = 0; k < dm->n_candidates && k < DEVICE_ERROR_LIST; k++) {
+		uint32_t d = dm->candidates[k];
+		/* A name another candidate shares (one per host): add the host. */
+		bool shared = false;
+		for (size_t j = 0; j < dm->n_candidates && !shared; j++) {
+			shared = j != k && m->devices[dm->candidates[j]].name == m->devices[d].name;
+		}
+		if (shared) {
+			tc_analysis_device_label(m, d, label, sizeof(label));
+		} else {
+			snprintf(label, sizeof(label), "%s", tc_model_str(m, m->devices[d].name));
+		}
+		tc_term_fprintf(stderr, "%s'%s'", k ? ", " : "", label);
+	}
+	if (dm->n_candidates > DEVICE_ERROR_LIST) {
+		fprintf(stderr, " and %zu more", dm->n_candidates - DEVICE_ERROR_LIST);
+	}
+	fprintf(stderr, "; give one exactly\n");
 }
 
 int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,

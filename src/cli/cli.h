@@ -143,8 +143,10 @@ enum {
 	"      --threshold K=V     override a rule threshold (see docs/analysis.md)\n" \
 	"      --peak-flops F      device peak FLOP/s for the roofline (e.g. 989e12)\n" \
 	"      --peak-bw B         device peak memory bandwidth in B/s (e.g. 3.35e12)\n" \
-	"      --device NAME       measure the step breakdown on this device (default:\n" \
-	"                          the step line's device, else the busiest)\n"
+	"      --device NAME       one device: its exact name, else a unique part of a\n" \
+	"                          name, any case; steps and bottlenecks measure the step\n" \
+	"                          breakdown on it (default: the step line's device, else\n" \
+	"                          the busiest), ops lists only its ops\n"
 
 /* Handle an analysis option; returns true if it was one. On a bad value
  * prints the error and sets *exit_code to TC_EXIT_USAGE. */
@@ -155,6 +157,11 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
  * Prints and returns NULL with *code set on failure. */
 struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
 	const struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
+/* Print the one-line error for a --device NAME that matched no device or
+ * several (the first few named, the rest counted). */
+struct tc_device_match;
+void tc_cli_device_error(const struct tc_model *m, const char *name,
+	const struct tc_device_match *dm);
 /* Open the output, call write(f, json, ctx), commit, then apply --strict;
  * returns the exit code. */
 int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,

@@ -168,6 +168,7 @@ struct tc_op_table {
 	size_t n;
 	const char *by;         /* "name", "category", "kind", "device" */
 	const char *scope;      /* "device" or "host" */
+	uint32_t device;        /* the one device tabled (--device), TC_NONE for all */
 	int64_t busy_ps;        /* share denominator */
 	double peak_flops, peak_bw, ridge; /* 0 unknown */
 	const char *peak_source;

@@ -17,6 +17,8 @@ static double ms(int64_t ps) {
 	return (double)ps / 1e9;
 }
 
+/* The trace start: the first event's start. Text prints times from it
+ * ("from trace start") and JSON *_ps times count from it too. */
 static int64_t trace_first(const struct tc_model *m) {
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
@@ -176,8 +178,8 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 	json_breakdown(w, a->cat_total_ps);
 	tc_jw_key(w, "window");
 	tc_jw_obj_begin(w);
-	tc_jw_kv_int(w, "start_ps", a->window_lo_ps);
-	tc_jw_kv_int(w, "end_ps", a->window_hi_ps);
+	tc_jw_kv_int(w, "start_ps", a->window_lo_ps - trace_first(m));
+	tc_jw_kv_int(w, "end_ps", a->window_hi_ps - trace_first(m));
 	tc_jw_kv_int(w, "trimmed_before_ps", a->trimmed_before_ps);
 	tc_jw_kv_int(w, "trimmed_after_ps", a->trimmed_after_ps);
 	tc_jw_obj_end(w);
@@ -197,6 +199,7 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 }
 
 void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
+	int64_t first = trace_first(m);
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
@@ -209,7 +212,7 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_int(&w, "num", s->num);
 		tc_jw_kv_str(&w, "name", S(m, s->name));
-		tc_jw_kv_int(&w, "start_ps", s->start_ps);
+		tc_jw_kv_int(&w, "start_ps", s->start_ps - first);
 		tc_jw_kv_int(&w, "dur_ps", s->dur_ps);
 		tc_jw_kv_bool(&w, "warmup", s->warmup);
 		tc_jw_kv_bool(&w, "partial", s->partial);
@@ -239,7 +242,11 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		size_t top) {
 	char b[8][TC_FMT_LEN];
 	size_t n = top && top < t->n ? top : t->n;
-	fprintf(f, "ops by %s: %zu of %zu rows by total time (%s; share of %s %s)\n", t->by, n,
+	fprintf(f, "ops by %s", t->by);
+	if (t->device < m->n_devices) {
+		tc_term_fprintf(f, " on %s", dev_name(m, t->device));
+	}
+	fprintf(f, ": %zu of %zu rows by total time (%s; share of %s %s)\n", n,
 		t->n, t->scope, strcmp(t->scope, "device") == 0 ? "summed device busy" :
 		"summed host self time", tc_fmt_dur(b[0], t->busy_ps));
 	if (t->peak_source) {
@@ -294,6 +301,12 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	tc_jw_kv_str(&w, "schema", TC_OPS_SCHEMA);
 	tc_jw_kv_str(&w, "by", t->by);
 	tc_jw_kv_str(&w, "scope", t->scope);
+	tc_jw_key(&w, "device");
+	if (t->device < m->n_devices) {
+		tc_jw_str(&w, dev_name(m, t->device));
+	} else {
+		tc_jw_null(&w);
+	}
 	tc_jw_kv_int(&w, "busy_ps", t->busy_ps);
 	tc_jw_kv_double(&w, "peak_flops_per_s", t->peak_flops);
 	tc_jw_kv_double(&w, "peak_bytes_per_s", t->peak_bw);
@@ -508,6 +521,7 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 
 static void json_findings(struct tc_jw *w, const struct tc_model *m, const struct tc_analysis *a,
 		enum tc_severity min, size_t top) {
+	int64_t first = trace_first(m);
 	tc_jw_key(w, "findings");
 	tc_jw_arr_begin(w);
 	size_t shown = 0;
@@ -546,8 +560,8 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		tc_jw_key(w, "window");
 		if (fd->window_hi_ps >= fd->window_lo_ps && (fd->window_hi_ps || fd->window_lo_ps)) {
 			tc_jw_obj_begin(w);
-			tc_jw_kv_int(w, "start_ps", fd->window_lo_ps);
-			tc_jw_kv_int(w, "end_ps", fd->window_hi_ps);
+			tc_jw_kv_int(w, "start_ps", fd->window_lo_ps - first);
+			tc_jw_kv_int(w, "end_ps", fd->window_hi_ps - first);
 			tc_jw_obj_end(w);
 		} else {
 			tc_jw_null(w);
@@ -559,6 +573,7 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 
 void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
 		const struct tc_bottlenecks_opts *o) {
+	int64_t first = trace_first(m);
 	struct tc_jw w;
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
@@ -579,8 +594,8 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		const struct tc_device_util *u = &a->util[k];
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", dev_name(m, u->device));
-		tc_jw_kv_int(&w, "first_ps", u->first_ps);
-		tc_jw_kv_int(&w, "last_ps", u->last_ps);
+		tc_jw_kv_int(&w, "first_ps", u->first_ps - first);
+		tc_jw_kv_int(&w, "last_ps", u->last_ps - first);
 		tc_jw_kv_int(&w, "busy_ps", u->busy_ps);
 		tc_jw_kv_int(&w, "computation_ps", u->compute_ps);
 		tc_jw_kv_int(&w, "kernel_ps", u->kernel_ps);
@@ -639,7 +654,7 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		tc_jw_kv_str(&w, "counter", S(m, p->name));
 		tc_jw_kv_str(&w, "group", S(m, p->group));
 		tc_jw_kv_double(&w, "peak_bytes", p->peak_bytes);
-		tc_jw_kv_int(&w, "peak_ps", p->peak_ts_ps);
+		tc_jw_kv_int(&w, "peak_ps", p->peak_ts_ps - first);
 		tc_jw_kv_int(&w, "capacity_bytes", p->capacity_bytes);
 		tc_jw_obj_end(&w);
 	}

@@ -10,8 +10,8 @@
 #include "model/model.h"
 #include "output/jsonw.h"
 
-#define TC_BOTTLENECKS_SCHEMA "tracectl.bottlenecks/1"
-#define TC_STEPS_SCHEMA "tracectl.steps/1"
+#define TC_BOTTLENECKS_SCHEMA "tracectl.bottlenecks/2"
+#define TC_STEPS_SCHEMA "tracectl.steps/2"
 #define TC_OPS_SCHEMA "tracectl.ops/1"
 
 struct tc_bottlenecks_opts {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/chrome_write.h"
+#include "output/fmt.h"
 #include "output/jsonw.h"
 #include "util/xalloc.h"
 
@@ -599,21 +600,6 @@ static void write_annotation(struct writer *w) {
 	}
 }
 
-/* Absolute time of model ps `ps` in ns, exactly: origin_ns + ps / 1000.
- * buf: 32 bytes. */
-static char *fmt_abs_ns(char *buf, int64_t origin_ns, int64_t ps) {
-	int64_t q = ps / 1000, r = ps % 1000;
-	if (r < 0) {
-		q--;
-		r += 1000;
-	}
-	int n = snprintf(buf, 32, "%" PRId64, origin_ns + q);
-	if (r) {
-		snprintf(buf + n, (size_t)(32 - n), ".%03d", (int)r);
-	}
-	return buf;
-}
-
 static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	const struct tc_model *m = w->m;
 	const struct tc_selection *sel = w->sel;
@@ -630,10 +616,10 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	tc_jw_kv_int(&j, "origin_ns", m->origin_ns);
 	tc_jw_kv_bool(&j, "origin_epoch", m->origin_epoch);
 	tc_jw_kv_int(&j, "ts_zero_ps", sel->zero_ps);
-	char buf[32];
+	char buf[TC_FMT_LEN];
 	tc_jw_key(&j, "ts_zero_ns");
 	/* Exact decimal text: epoch ns with a fraction is too long for a double. */
-	tc_jw_raw(&j, fmt_abs_ns(buf, m->origin_ns, sel->zero_ps));
+	tc_jw_raw(&j, tc_fmt_abs_ns(buf, m->origin_ns, sel->zero_ps));
 	tc_jw_key(&j, "sources");
 	tc_jw_arr_begin(&j);
 	for (size_t i = 0; i < m->n_sources; i++) {

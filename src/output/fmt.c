@@ -77,3 +77,16 @@ char *tc_fmt_us_exact(char *buf, int64_t ps) {
 		a / 1000000, a % 1000000);
 	return buf;
 }
+
+char *tc_fmt_abs_ns(char *buf, int64_t origin_ns, int64_t ps) {
+	int64_t q = ps / 1000, r = ps % 1000;
+	if (r < 0) {
+		q--;
+		r += 1000;
+	}
+	int n = snprintf(buf, TC_FMT_LEN, "%" PRId64, origin_ns + q);
+	if (r) {
+		snprintf(buf + n, (size_t)(TC_FMT_LEN - n), ".%03d", (int)r);
+	}
+	return buf;
+}

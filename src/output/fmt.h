@@ -20,5 +20,8 @@ char *tc_fmt_pct(char *buf, double num, double den);
 char *tc_fmt_count(char *buf, uint64_t v);
 /* Picoseconds as a decimal microsecond string with 6 decimals, exact. */
 char *tc_fmt_us_exact(char *buf, int64_t ps);
+/* Absolute time of model time ps in ns, exactly: origin_ns + ps / 1000
+ * ("1700000000000000000", "1682725898237042123.500"). */
+char *tc_fmt_abs_ns(char *buf, int64_t origin_ns, int64_t ps);
 
 #endif

@@ -183,8 +183,9 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
 		tc_jw_kv_uint(&w, "ops", d->n_events);
 		tc_jw_kv_uint(&w, "tracks", d->n_tracks);
-		tc_jw_kv_int(&w, "first_ps", d->first_ps);
-		tc_jw_kv_int(&w, "last_ps", d->last_ps);
+		/* From the trace start, as the text's times (s->first_ps). */
+		tc_jw_kv_int(&w, "first_ps", d->first_ps - s->first_ps);
+		tc_jw_kv_int(&w, "last_ps", d->last_ps - s->first_ps);
 		tc_jw_kv_int(&w, "busy_ps", d->busy_ps);
 		tc_jw_kv_int(&w, "idle_ps", d->span_ps - d->busy_ps);
 		tc_jw_kv_int(&w, "computation_ps", d->computation_ps);
@@ -238,7 +239,7 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_int(&w, "num", s->steps[i].num);
 		tc_jw_kv_str(&w, "name", S(m, s->steps[i].name));
-		tc_jw_kv_int(&w, "start_ps", s->steps[i].start_ps);
+		tc_jw_kv_int(&w, "start_ps", s->steps[i].start_ps - s->first_ps);
 		tc_jw_kv_int(&w, "dur_ps", s->steps[i].dur_ps);
 		tc_jw_obj_end(&w);
 	}
@@ -330,6 +331,12 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 	json_sources(&w, m);
 	tc_jw_kv_int(&w, "origin_ns", m->origin_ns);
 	tc_jw_kv_bool(&w, "origin_epoch", m->origin_epoch);
+	/* Exact decimal text: epoch ns with a fraction is too long for a double. */
+	int64_t lo, hi;
+	tc_model_span(m, &lo, &hi);
+	char buf[TC_FMT_LEN];
+	tc_jw_key(&w, "start_ns");
+	tc_jw_raw(&w, tc_fmt_abs_ns(buf, m->origin_ns, lo));
 	tc_jw_kv_uint(&w, "events", m->ev.n);
 	tc_jw_key(&w, "devices");
 	tc_jw_arr_begin(&w);
