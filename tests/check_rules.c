@@ -605,6 +605,30 @@ START_TEST(rule_launch_bound) {
 }
 END_TEST
 
+/* Host markers end no earlier than the device work launched inside them
+ * (TensorBoard's PyTorch plugin): the next step starts after that. */
+START_TEST(steps_host_aligned) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	step(&f, 2, MS, MS);
+	uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, 500 * US, 5 * US);
+	uint32_t k = ev(&f, f.stream, "gemm", TC_OP_KERNEL, 900 * US, 400 * US);
+	tc_model_add_flow(f.m, r, k, TC_FLOW_LAUNCH, 1);
+	uint32_t r2 = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, 1500 * US, 5 * US);
+	uint32_t k2 = ev(&f, f.stream, "gemm", TC_OP_KERNEL, 1600 * US, 100 * US);
+	tc_model_add_flow(f.m, r2, k2, TC_FLOW_LAUNCH, 2);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.n_steps, 2);
+	ck_assert_int_eq(a.steps[0].start_ps, 0);
+	ck_assert_int_eq(a.steps[0].dur_ps, 1300 * US);
+	ck_assert_int_eq(a.steps[1].start_ps, 1300 * US);
+	ck_assert_int_eq(a.steps[1].dur_ps, 700 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 /* Host synchronisation: the host blocked in sync calls while the device
  * idles; just under sync.moderate it stays silent. */
 START_TEST(rule_sync_bound) {
@@ -1178,7 +1202,12 @@ START_TEST(trace_hta_steps) {
 	ck_assert_uint_eq(a.n_steps, 2);
 	ck_assert_int_eq(a.steps[0].num, 1009);
 	ck_assert_int_eq(a.steps[1].num, 1010);
-	ck_assert_int_eq(a.steps[1].dur_ps, 122149LL * US);
+	ck_assert_int_eq(a.steps[1].marker_dur_ps, 122149LL * US);
+	/* Aligned as TBP does: step 1009's device work runs past its marker,
+	 * so 1010 starts where that work ends and is 5.021 ms shorter. */
+	ck_assert_int_gt(a.steps[0].dur_ps, a.steps[0].marker_dur_ps);
+	ck_assert_int_eq(a.steps[1].start_ps, a.steps[0].start_ps + a.steps[0].dur_ps);
+	ck_assert_int_eq(a.steps[1].dur_ps, 117128LL * US);
 	tc_analysis_finish(&a);
 	tc_model_destroy(m);
 }
@@ -1243,6 +1272,7 @@ int main(void) {
 	tcase_add_test(tc, steps_nested_markers);
 	tcase_add_test(tc, steps_host_rank_device);
 	tcase_add_test(tc, steps_inferred);
+	tcase_add_test(tc, steps_host_aligned);
 	tcase_add_test(tc, roofline_classes);
 	tcase_add_test(tc, transfer_stats);
 	tcase_add_test(tc, util_overlap_and_ranking);

@@ -170,6 +170,63 @@ static bool inferred_steps(const struct tc_model *m, struct tc_analysis *a, stru
 	return false;
 }
 
+/*
+ * Host markers bound what the host did; the device work a step launched may
+ * run past its marker's end. As TensorBoard's PyTorch plugin does, a step
+ * ends no earlier than the last device op launched from inside it, and
+ * starts no earlier than the previous step's end.
+ */
+static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
+	if (!a->n_steps) {
+		return;
+	}
+	int64_t *end = tc_xmalloc(a->n_steps * sizeof(*end));
+	for (size_t i = 0; i < a->n_steps; i++) {
+		end[i] = a->steps[i].start_ps + a->steps[i].dur_ps;
+	}
+	for (size_t k = 0; k < m->n_flows; k++) {
+		const struct tc_flow *fl = &m->flows[k];
+		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
+			continue;
+		}
+		/* Only the marking process's own launches (one rank's steps). */
+		uint32_t tr = tc_model_event_track(m, fl->from);
+		if (a->steps_device != TC_NONE && (tr >= m->n_tracks ||
+				m->tracks[tr].device != a->steps_device)) {
+			continue;
+		}
+		int64_t t = m->ev.start[fl->from];
+		size_t lo = 0, hi = a->n_steps;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (a->steps[mid].start_ps <= t) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		if (lo == 0) {
+			continue;
+		}
+		const struct tc_step *s = &a->steps[lo - 1];
+		if (t >= s->start_ps + s->dur_ps) {
+			continue;
+		}
+		int64_t e = m->ev.start[fl->to] + m->ev.dur[fl->to];
+		end[lo - 1] = e > end[lo - 1] ? e : end[lo - 1];
+	}
+	int64_t prev = INT64_MIN;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		struct tc_step *s = &a->steps[i];
+		int64_t start = s->start_ps > prev ? s->start_ps : prev;
+		int64_t e = end[i] > start ? end[i] : start;
+		s->start_ps = start;
+		s->dur_ps = e - start;
+		prev = e;
+	}
+	free(end);
+}
+
 static int cmp_i64(const void *pa, const void *pb) {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return a < b ? -1 : a > b;
@@ -198,6 +255,7 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 			a->steps = tc_xcalloc(1, sizeof(*a->steps));
 			a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
 				.start_ps = device ? dlo : lo, .dur_ps = device ? dhi - dlo : hi - lo };
+			a->steps[0].marker_dur_ps = a->steps[0].dur_ps;
 			a->n_steps = 1;
 			a->steps_source = device ?
 				"whole trace: its device work (no step markers or repeated work)" :
@@ -225,10 +283,13 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		a->steps[i] = (struct tc_step){
 			.num = k->num == INT64_MIN ? (int64_t)i : k->num,
 			.name = m->ops[m->ev.op[k->ev]].name, .device = k->device,
-			.start_ps = k->start_ps, .dur_ps = k->dur_ps,
+			.start_ps = k->start_ps, .dur_ps = k->dur_ps, .marker_dur_ps = k->dur_ps,
 		};
 	}
 	free(c.v);
+	if (a->steps_source && strcmp(a->steps_source, "host markers") == 0) {
+		align_host_steps(m, a);
+	}
 	/* Warm-up: the first step when it is an outlier against the median of
 	 * the others (typically compilation or cache warm-up). */
 	if (a->n_steps >= 2) {

@@ -214,6 +214,7 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 		tc_jw_kv_str(&w, "name", S(m, s->name));
 		tc_jw_kv_int(&w, "start_ps", s->start_ps - first);
 		tc_jw_kv_int(&w, "dur_ps", s->dur_ps);
+		tc_jw_kv_int(&w, "marker_dur_ps", s->marker_dur_ps);
 		tc_jw_kv_bool(&w, "warmup", s->warmup);
 		tc_jw_kv_bool(&w, "partial", s->partial);
 		tc_jw_kv_int(&w, "device_busy_ps", s->busy_ps);
