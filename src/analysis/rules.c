@@ -57,6 +57,11 @@ static void suggest(struct tc_finding *f, const char *fmt, ...) {
 	va_end(ap);
 }
 
+/* The advice table's text for this trace's framework and runtime. */
+static void advise(const struct rule_ctx *c, struct tc_finding *f, enum tc_advice_topic topic) {
+	suggest(f, "%s", tc_advice(topic, &c->a->runtime));
+}
+
 static double th(const struct rule_ctx *c, enum tc_threshold_id id) {
 	return c->o->th[id];
 }
@@ -161,9 +166,7 @@ static void rule_communication(struct rule_ctx *c) {
 		pct, c->a->n_steps_counted, u ? ms(u->comm_ps) : 0,
 		u && u->comm_ps ? 100.0 * (double)u->overlap_ps / (double)u->comm_ps : 0,
 		dev_name(c, c->a->bd_device), th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH));
-	suggest(f, "overlap communication with computation (bucketed/asynchronous all-reduce, "
-		"prefetching in FSDP/ZeRO), accumulate gradients over more micro-batches or "
-		"compress them, and check for stragglers that make others wait");
+	advise(c, f, TC_ADV_COMMUNICATION);
 	step_window(c, f, TC_BD_COLLECTIVE, -1);
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);
 }
@@ -180,9 +183,7 @@ static void rule_compilation(struct rule_ctx *c) {
 		"bands %.0f/%.0f %%: tracectl defaults)", ms(cs->union_ps), pct, ms(c->a->span_ps),
 		(unsigned long long)cs->n_events, th(c, TC_TH_COMPILE_MODERATE),
 		th(c, TC_TH_COMPILE_HIGH));
-	suggest(f, "profile after warm-up (skip the first steps), cache compiled programs "
-		"(e.g. jax persistent compilation cache, torch.compile cache) and keep input "
-		"shapes static");
+	advise(c, f, TC_ADV_COMPILE);
 	f->window_lo_ps = cs->first_ps;
 	f->window_hi_ps = cs->last_ps;
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
@@ -210,8 +211,7 @@ static void rule_compute_bound(struct rule_ctx *c) {
 	text(f, "%.1f %% of device op time is in compute-bound ops (intensity above the ridge "
 		"point %.1f FLOP/B; peaks from %s; threshold %.0f %%: XProf)", pct,
 		c->a->ops.ridge, c->a->ops.peak_source, th(c, TC_TH_COMPUTE_BOUND));
-	suggest(f, "the device is doing useful math: gains come from fewer FLOPs or faster "
-		"math (bf16/fp8, tensor cores/MXU-friendly shapes, better kernels)");
+	advise(c, f, TC_ADV_COMPUTE_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_COMPUTE);
 }
 
@@ -229,9 +229,7 @@ static void rule_host_bound(struct rule_ctx *c) {
 		c->a->n_steps_counted, c->a->n_steps_counted ?
 			ms(c->a->cat_total_ps[TC_BD_HOST]) / (double)c->a->n_steps_counted : 0,
 		th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH));
-	suggest(f, "compile or trace the step (torch.compile, jax.jit, tf.function) so the host "
-		"stops dispatching op by op, move per-step Python (logging, metrics, .item()) out of "
-		"the loop, and let the host run ahead of the device");
+	advise(c, f, TC_ADV_HOST);
 	step_window(c, f, TC_BD_HOST, -1);
 	top_ops(c, f, KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), -1);
 }
@@ -281,8 +279,7 @@ static void rule_idle_device(struct rule_ctx *c) {
 		"gpu_time_util); %s",
 		dev_name(c, worst->device), worst_util, ms(worst->busy_ps), ms(span), n_low,
 		n_considered, th(c, TC_TH_IDLE_UTIL), wait);
-	suggest(f, "give the device more work per step (larger batch, fewer synchronisations), "
-		"and check the launch-bound and input-bound findings for what it waits on");
+	advise(c, f, TC_ADV_IDLE);
 	f->window_lo_ps = worst->first_ps;
 	f->window_hi_ps = worst->last_ps;
 }
@@ -300,9 +297,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 		c->a->n_steps_counted ? ms(c->a->cat_total_ps[TC_BD_INPUT]) /
 			(double)c->a->n_steps_counted : 0,
 		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH));
-	suggest(f, "prefetch and parallelise input (DataLoader num_workers, pin_memory, "
-		"tf.data prefetch/interleave, grain/JAX async loading) so batches are ready "
-		"before the step needs them");
+	advise(c, f, TC_ADV_INPUT);
 	step_window(c, f, TC_BD_INPUT, -1);
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
 }
@@ -338,9 +333,7 @@ static void rule_launch_bound(struct rule_ctx *c) {
 		u ? (unsigned long long)u->n_short_kernels : 0ull,
 		u ? (unsigned long long)u->n_kernels : 0ull, th(c, TC_TH_SHORT_KERNEL_US), delay,
 		th(c, TC_TH_LAUNCH_MODERATE), th(c, TC_TH_LAUNCH_HIGH));
-	suggest(f, "launch fewer, bigger kernels: capture the step in a CUDA graph (or "
-		"torch.compile mode=\"reduce-overhead\", jax.jit over the whole step), fuse small "
-		"ops, and remove host synchronisations (.item(), .cpu()) inside the step");
+	advise(c, f, TC_ADV_LAUNCH);
 	step_window(c, f, TC_BD_LAUNCH, -1);
 	if (u) {
 		f->window_lo_ps = u->first_ps;
@@ -360,9 +353,7 @@ static void rule_memory_bound(struct rule_ctx *c) {
 		"tracectl, XProf)", pct, c->a->ops.ridge, c->a->ops.peak_flops / 1e9,
 		c->a->ops.peak_bw / 1e9, c->a->ops.peak_source, th(c, TC_TH_MEMORY_BOUND),
 		th(c, TC_TH_MEMORY_BOUND_HIGH));
-	suggest(f, "raise arithmetic intensity: fuse elementwise ops into their producers, "
-		"avoid layout copies/transposes, use bf16/fp8 activations, and batch more work "
-		"per weight read");
+	advise(c, f, TC_ADV_MEMORY_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_MEMORY);
 }
 
@@ -390,9 +381,7 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 		"%.0f %%: TBP rule 7)", tc_model_str(c->m, worst->name), dev_name(c, worst->device),
 		worst->peak_bytes / 1073741824.0, wp, (double)worst->capacity_bytes / 1073741824.0,
 		th(c, TC_TH_MEM_PRESSURE));
-	suggest(f, "reduce peak memory before it fails or fragments: activation "
-		"checkpointing/rematerialisation, mixed precision, smaller micro-batches, "
-		"sharding optimizer state (ZeRO/FSDP)");
+	advise(c, f, TC_ADV_MEMORY_PRESSURE);
 	f->window_lo_ps = worst->peak_ts_ps;
 	f->window_hi_ps = worst->peak_ts_ps;
 }
@@ -410,8 +399,7 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	text(f, "%llu host<->device copies use pageable host memory (%.1f %% of copied bytes; "
 		"NSYS cuda_memcpy_async): they are staged through a bounce buffer and cannot "
 		"overlap with compute", (unsigned long long)n, pct);
-	suggest(f, "allocate the host buffers pinned (page-locked): DataLoader(pin_memory=True), "
-		"tensor.pin_memory(), cudaHostAlloc");
+	advise(c, f, TC_ADV_PAGEABLE_COPIES);
 	/* The copy ops that were pageable (first few, in time order). */
 	const struct tc_model *m = c->m;
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
@@ -448,9 +436,7 @@ static void rule_recompilation(struct rule_ctx *c) {
 		cs->n_recompiled, tc_model_str(c->m, cs->recompiled[0].name),
 		(unsigned long long)cs->recompiled[0].count, ms(cs->recompiled[0].total_ps), pct,
 		th(c, TC_TH_RECOMPILE_COUNT));
-	suggest(f, "find what changes between calls (input shapes, dtypes, static arguments, "
-		"Python values captured as constants): pad to fixed shapes, mark dynamic "
-		"dimensions, or hoist the changing value out of the compiled function");
+	advise(c, f, TC_ADV_RECOMPILE);
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
 		f->ops[f->n_ops++] = cs->recompiled[i].name;
 	}
@@ -497,8 +483,7 @@ static void rule_straggler(struct rule_ctx *c) {
 		"%zu devices with collectives: the others wait for it (threshold %.0f %%: tracectl, "
 		"after HTA's straggler analysis)", dev_name(c, low->device), ms(low->comm_ps), skew,
 		med / 1e9, n, th(c, TC_TH_STRAGGLER_SKEW));
-	suggest(f, "look at what this rank does between collectives: its input pipeline, host "
-		"work, data or load imbalance, or a slower/throttled device or link");
+	advise(c, f, TC_ADV_STRAGGLER);
 	f->window_lo_ps = low->first_ps;
 	f->window_hi_ps = low->last_ps;
 }
@@ -547,9 +532,7 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		(double)x[1].count / n, (double)x[2].count / n,
 		(x[0].bytes + x[1].bytes) / n / 1048576.0, bw / 1e9,
 		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
-	suggest(f, "move fewer bytes less often: keep data on the device between steps, batch "
-		"small copies into one, use pinned memory and non_blocking/async copies on a side "
-		"stream so they overlap with compute");
+	advise(c, f, TC_ADV_TRANSFER);
 	step_window(c, f, TC_BD_H2D, TC_BD_D2H);
 	top_ops(c, f, KB(TC_OP_MEMCPY_H2D) | KB(TC_OP_MEMCPY_D2H) | KB(TC_OP_MEMCPY_D2D) |
 		KB(TC_OP_MEMCPY_OTHER), -1);
@@ -576,9 +559,7 @@ static void rule_unoptimized_op(struct rule_ctx *c) {
 				r->flop_rate > 0 ? r->flop_rate / 1e12 : 0,
 				r->byte_rate > 0 ? r->byte_rate / 1e9 : 0,
 				th(c, TC_TH_UNOPT_SHARE), th(c, TC_TH_UNOPT_EFFICIENCY));
-			suggest(f, "this op is far from what the hardware allows: check its shapes "
-				"(padding to multiples of 8/128), layout, dtype and whether a fused or "
-				"vendor kernel exists for it");
+			advise(c, f, TC_ADV_UNOPTIMIZED_OP);
 		}
 		if (f->n_ops < TC_FINDING_MAX_ITEMS) {
 			f->ops[f->n_ops++] = r->name;
