@@ -177,6 +177,7 @@ void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
 	}
 	pthread_mutex_destroy(&job.lock);
 	pthread_cond_destroy(&job.cv);
+	tc_analyze_runtime(m, a);
 	tc_analyze_rules(m, o, a);
 }
 

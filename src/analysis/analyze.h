@@ -129,6 +129,43 @@ void tc_analysis_match_device(const struct tc_model *m, const char *name,
 	struct tc_device_match *dm);
 void tc_analysis_device_match_finish(struct tc_device_match *dm);
 /* The selected device for name, TC_NONE when none or several match. */
+
+/* Framework, runtime and evidence of what is already in use, from op,
+ * track and device names (runtime.c); a may be NULL (then no copy or
+ * device-work evidence). tc_analyze_runtime stores it in a->runtime. */
+void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
+	struct tc_runtime_info *ri);
+void tc_analyze_runtime(const struct tc_model *m, struct tc_analysis *a);
+
+/* What a suggestion is about: one per rule, plus topics later rules use. */
+enum tc_advice_topic {
+	TC_ADV_INPUT = 0,
+	TC_ADV_LAUNCH,
+	TC_ADV_HOST,          /* framework / Python host work */
+	TC_ADV_SYNC,          /* host synchronisation */
+	TC_ADV_COMMUNICATION,
+	TC_ADV_TRANSFER,
+	TC_ADV_COMPILE,
+	TC_ADV_RECOMPILE,
+	TC_ADV_MEMORY_PRESSURE,
+	TC_ADV_MEMORY_BOUND,
+	TC_ADV_COMPUTE_BOUND,
+	TC_ADV_UNOPTIMIZED_OP,
+	TC_ADV_PAGEABLE_COPIES,
+	TC_ADV_IDLE,          /* idle device / small batch */
+	TC_ADV_STRAGGLER,
+	TC_ADV_FRAGMENTED_MEMORY,
+	TC_ADV_COUNT,
+};
+
+/* The advice for a topic on this framework and runtime (advice.c, one
+ * table; docs/analysis.md): the most specific row whose evidence
+ * conditions hold, else the generic one. ri may be NULL. Static string. */
+const char *tc_advice(enum tc_advice_topic topic, const struct tc_runtime_info *ri);
+const char *tc_advice_topic_name(enum tc_advice_topic topic);
+
+/* The device o->device names (exact name, else the first containing it),
+ * TC_NONE when none matches or none is asked for. */
 uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name);
 /* "host: name" when device d has a host, else its name. */
 void tc_analysis_device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size);

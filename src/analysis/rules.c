@@ -58,6 +58,11 @@ static void suggest(struct tc_finding *f, const char *fmt, ...) {
 	va_end(ap);
 }
 
+/* What to try, for the framework and runtime the trace shows (advice.c). */
+static void advise(const struct rule_ctx *c, struct tc_finding *f, enum tc_advice_topic topic) {
+	suggest(f, "%s", tc_advice(topic, &c->a->runtime));
+}
+
 static double th(const struct rule_ctx *c, enum tc_threshold_id id) {
 	return c->o->th[id];
 }
@@ -282,9 +287,7 @@ static void rule_communication(struct rule_ctx *c) {
 		u ? ms(u->comm_ps) : 0,
 		u && u->comm_ps ? 100.0 * (double)u->overlap_ps / (double)u->comm_ps : 0,
 		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
-	suggest(f, "overlap communication with computation (bucketed/asynchronous all-reduce, "
-		"prefetching in FSDP/ZeRO), accumulate gradients over more micro-batches or "
-		"compress them, and check for stragglers that make others wait");
+	advise(c, f, TC_ADV_COMMUNICATION);
 	step_window(c, f, &k, CB(TC_BD_COLLECTIVE));
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);
 }
@@ -306,9 +309,7 @@ static void rule_compilation(struct rule_ctx *c) {
 		"%.3f ms of it inside the counted steps; bands %.0f/%.0f %%: tracectl defaults)",
 		ms(cs->union_ps), pct, ms(c->a->span_ps), (unsigned long long)cs->n_events,
 		ms(k.explained_ps), th(c, TC_TH_COMPILE_MODERATE), th(c, TC_TH_COMPILE_HIGH));
-	suggest(f, "profile after warm-up (skip the first steps), cache compiled programs "
-		"(e.g. jax persistent compilation cache, torch.compile cache) and keep input "
-		"shapes static");
+	advise(c, f, TC_ADV_COMPILE);
 	f->window_lo_ps = cs->first_ps;
 	f->window_hi_ps = cs->last_ps;
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
@@ -359,8 +360,7 @@ static void rule_compute_bound(struct rule_ctx *c) {
 	text(f, "%.1f %% of device op time is in compute-bound ops (intensity above the ridge "
 		"point %.1f FLOP/B; peaks from %s; threshold %.0f %%: XProf)", pct,
 		c->a->ops.ridge, c->a->ops.peak_source, th(c, TC_TH_COMPUTE_BOUND));
-	suggest(f, "the device is doing useful math: gains come from fewer FLOPs or faster "
-		"math (bf16/fp8, tensor cores/MXU-friendly shapes, better kernels)");
+	advise(c, f, TC_ADV_COMPUTE_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_COMPUTE);
 }
 
@@ -423,9 +423,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 			per_step_ms(c, cat[TC_BD_HOST]), kern, delay, th(c, TC_TH_LAUNCH_MODERATE),
 			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
 			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(&k, sp, sizeof(sp)));
-		suggest(f, "launch fewer, bigger kernels: capture the step in a CUDA graph (or "
-			"torch.compile mode=\"reduce-overhead\", jax.jit over the whole step), fuse "
-			"small ops, and remove host synchronisations (.item(), .cpu()) inside the step");
+		advise(c, f, TC_ADV_LAUNCH);
 	} else {
 		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
 			"of step time over %zu steps, %.3f ms per step (%.3f ms of it in runtime "
@@ -434,9 +432,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 			dev_name(c, k.device), k.pct, c->a->n_steps_counted,
 			per_step_ms(c, k.explained_ps), per_step_ms(c, cat[TC_BD_LAUNCH]), kern, delay,
 			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(&k, sp, sizeof(sp)));
-		suggest(f, "compile or trace the step (torch.compile, jax.jit, tf.function) so the "
-			"host stops dispatching op by op, move per-step Python (logging, metrics, "
-			".item()) out of the loop, and let the host run ahead of the device");
+		advise(c, f, TC_ADV_HOST);
 	}
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
 	/* Framework ops before Python frames: a frame's time includes its
@@ -480,9 +476,7 @@ static void rule_idle_device(struct rule_ctx *c) {
 		"step%s (bands %.0f/%.0f %%: tracectl%s)", dev_name(c, k.device), k.pct,
 		c->a->n_steps_counted, per_step_ms(c, k.explained_ps), util,
 		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(&k, sp, sizeof(sp)));
-	suggest(f, "capture the host threads too (the stall may be in untraced code), give the "
-		"device more work per step (larger batch), and look for waits on other processes "
-		"or ranks");
+	advise(c, f, TC_ADV_IDLE);
 	step_window(c, f, &k, CB(TC_BD_IDLE));
 }
 
@@ -500,9 +494,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 		"(bands %.0f/%.0f %%: XProf, TBP rule 1%s)", k.pct, dev_name(c, k.device),
 		c->a->n_steps_counted, per_step_ms(c, k.explained_ps),
 		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH), spread(&k, sp, sizeof(sp)));
-	suggest(f, "prefetch and parallelise input (DataLoader num_workers, pin_memory, "
-		"tf.data prefetch/interleave, grain/JAX async loading) so batches are ready "
-		"before the step needs them");
+	advise(c, f, TC_ADV_INPUT);
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
 	if (!f->n_ops) {
@@ -526,9 +518,7 @@ static void rule_memory_bound(struct rule_ctx *c) {
 		"tracectl, XProf)", pct, c->a->ops.ridge, c->a->ops.peak_flops / 1e9,
 		c->a->ops.peak_bw / 1e9, c->a->ops.peak_source, th(c, TC_TH_MEMORY_BOUND),
 		th(c, TC_TH_MEMORY_BOUND_HIGH));
-	suggest(f, "raise arithmetic intensity: fuse elementwise ops into their producers, "
-		"avoid layout copies/transposes, use bf16/fp8 activations, and batch more work "
-		"per weight read");
+	advise(c, f, TC_ADV_MEMORY_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_MEMORY);
 }
 
@@ -556,9 +546,7 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 		"%.0f %%: TBP rule 7)", tc_model_str(c->m, worst->name), dev_name(c, worst->device),
 		worst->peak_bytes / 1073741824.0, wp, (double)worst->capacity_bytes / 1073741824.0,
 		th(c, TC_TH_MEM_PRESSURE));
-	suggest(f, "reduce peak memory before it fails or fragments: activation "
-		"checkpointing/rematerialisation, mixed precision, smaller micro-batches, "
-		"sharding optimizer state (ZeRO/FSDP)");
+	advise(c, f, TC_ADV_MEMORY_PRESSURE);
 	f->window_lo_ps = worst->peak_ts_ps;
 	f->window_hi_ps = worst->peak_ts_ps;
 }
@@ -576,8 +564,7 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	text(f, "%llu host<->device copies use pageable host memory (%.1f %% of copied bytes; "
 		"NSYS cuda_memcpy_async): they are staged through a bounce buffer and cannot "
 		"overlap with compute", (unsigned long long)n, pct);
-	suggest(f, "allocate the host buffers pinned (page-locked): DataLoader(pin_memory=True), "
-		"tensor.pin_memory(), cudaHostAlloc");
+	advise(c, f, TC_ADV_PAGEABLE_COPIES);
 	/* The copy ops that were pageable (first few, in time order). */
 	const struct tc_model *m = c->m;
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
@@ -614,9 +601,7 @@ static void rule_recompilation(struct rule_ctx *c) {
 		cs->n_recompiled, tc_model_str(c->m, cs->recompiled[0].name),
 		(unsigned long long)cs->recompiled[0].count, ms(cs->recompiled[0].total_ps), pct,
 		th(c, TC_TH_RECOMPILE_COUNT));
-	suggest(f, "find what changes between calls (input shapes, dtypes, static arguments, "
-		"Python values captured as constants): pad to fixed shapes, mark dynamic "
-		"dimensions, or hoist the changing value out of the compiled function");
+	advise(c, f, TC_ADV_RECOMPILE);
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
 		f->ops[f->n_ops++] = cs->recompiled[i].name;
 	}
@@ -663,8 +648,7 @@ static void rule_straggler(struct rule_ctx *c) {
 		"%zu devices with collectives: the others wait for it (threshold %.0f %%: tracectl, "
 		"after HTA's straggler analysis)", dev_name(c, low->device), ms(low->comm_ps), skew,
 		med / 1e9, n, th(c, TC_TH_STRAGGLER_SKEW));
-	suggest(f, "look at what this rank does between collectives: its input pipeline, host "
-		"work, data or load imbalance, or a slower/throttled device or link");
+	advise(c, f, TC_ADV_STRAGGLER);
 	f->window_lo_ps = low->first_ps;
 	f->window_hi_ps = low->last_ps;
 }
@@ -750,9 +734,7 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		dev_name(c, k.device), k.pct, a->n_steps_counted, per_step_ms(c, k.explained_ps),
 		(double)calls / n, ms(blocked) / n, ms(after) / n, th(c, TC_TH_SYNC_MODERATE),
 		th(c, TC_TH_SYNC_HIGH), spread(&k, sp, sizeof(sp)));
-	suggest(f, "remove synchronisations from the step: keep values on the device (no "
-		".item()/.cpu()/float() on tensors, no block_until_ready or device_get inside the "
-		"loop), log metrics every N steps, and use non-blocking copies with events");
+	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
 	top_host_ops(c, f, KB(TC_OP_SYNC));
 }
@@ -809,9 +791,7 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		(double)x[1].count / n, (double)x[2].count / n,
 		(x[0].bytes + x[1].bytes) / n / 1048576.0, bw / 1e9,
 		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
-	suggest(f, "move fewer bytes less often: keep data on the device between steps, batch "
-		"small copies into one, use pinned memory and non_blocking/async copies on a side "
-		"stream so they overlap with compute");
+	advise(c, f, TC_ADV_TRANSFER);
 #undef PCT
 	step_window(c, f, &k, cats);
 	top_ops(c, f, KB(TC_OP_MEMCPY_H2D) | KB(TC_OP_MEMCPY_D2H) | KB(TC_OP_MEMCPY_D2D) |
@@ -842,9 +822,7 @@ static void rule_unoptimized_op(struct rule_ctx *c) {
 				r->flop_rate > 0 ? r->flop_rate / 1e12 : 0,
 				r->byte_rate > 0 ? r->byte_rate / 1e9 : 0,
 				th(c, TC_TH_UNOPT_SHARE), th(c, TC_TH_UNOPT_EFFICIENCY));
-			suggest(f, "this op is far from what the hardware allows: check its shapes "
-				"(padding to multiples of 8/128), layout, dtype and whether a fused or "
-				"vendor kernel exists for it");
+			advise(c, f, TC_ADV_UNOPTIMIZED_OP);
 		}
 		if (f->n_ops < TC_FINDING_MAX_ITEMS) {
 			f->ops[f->n_ops++] = r->name;

@@ -71,3 +71,46 @@ const char *tc_bound_name(enum tc_bound b) {
 		return "unknown";
 	}
 }
+
+const char *tc_framework_id(enum tc_framework f) {
+	static const char *const n[TC_FW_COUNT] = {
+		"unknown", "jax", "tensorflow", "pytorch", "torch.compile", "vllm", "sglang",
+	};
+	return (unsigned)f < TC_FW_COUNT ? n[f] : "unknown";
+}
+
+const char *tc_framework_label(enum tc_framework f) {
+	static const char *const n[TC_FW_COUNT] = {
+		"unknown", "JAX/XLA", "TensorFlow", "PyTorch (eager)", "PyTorch (torch.compile)",
+		"vLLM (serving)", "SGLang (serving)",
+	};
+	return (unsigned)f < TC_FW_COUNT ? n[f] : "unknown";
+}
+
+const char *tc_runtime_id(enum tc_runtime r) {
+	static const char *const n[TC_RT_COUNT] = {
+		"unknown", "cuda", "rocm", "tpu", "cpu", "gpu", "accelerator",
+	};
+	return (unsigned)r < TC_RT_COUNT ? n[r] : "unknown";
+}
+
+const char *tc_runtime_label(enum tc_runtime r) {
+	static const char *const n[TC_RT_COUNT] = {
+		"unknown", "CUDA", "ROCm/HIP", "TPU", "CPU only", "GPU, vendor not in the trace",
+		"other accelerator",
+	};
+	return (unsigned)r < TC_RT_COUNT ? n[r] : "unknown";
+}
+
+const char *tc_evidence_id(uint32_t bit) {
+	static const char *const n[TC_EVD_COUNT] = {
+		"graph-replay", "torch-compile", "pinned-copies", "pageable-copies",
+		"dataloader-workers", "xla-jit", "tf-data-prefetch", "host-callbacks",
+	};
+	for (int i = 0; i < TC_EVD_COUNT; i++) {
+		if (bit == 1u << i) {
+			return n[i];
+		}
+	}
+	return NULL;
+}

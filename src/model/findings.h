@@ -175,6 +175,53 @@ struct tc_op_table {
 	const char *peak_source;
 };
 
+/*
+ * What produced the trace, so advice names the right knobs. Detected from
+ * op, track and device names (analysis/runtime.c, docs/analysis.md).
+ */
+enum tc_framework {
+	TC_FW_UNKNOWN = 0,
+	TC_FW_JAX,           /* JAX / XLA */
+	TC_FW_TENSORFLOW,
+	TC_FW_PYTORCH,       /* eager */
+	TC_FW_TORCH_COMPILE, /* PyTorch with TorchDynamo/Inductor */
+	TC_FW_VLLM,          /* serving engines (PyTorch underneath) */
+	TC_FW_SGLANG,
+	TC_FW_COUNT,
+};
+
+enum tc_runtime {
+	TC_RT_UNKNOWN = 0,
+	TC_RT_CUDA,
+	TC_RT_ROCM,
+	TC_RT_TPU,
+	TC_RT_CPU,           /* no device work */
+	TC_RT_GPU,           /* a GPU whose vendor the trace does not say */
+	TC_RT_ACCEL,         /* another accelerator (MTIA, custom planes) */
+	TC_RT_COUNT,
+};
+
+/* Things the trace shows already in use: advice does not suggest them. */
+enum tc_evidence {
+	TC_EVD_GRAPHS = 1 << 0,          /* CUDA/HIP graph replay */
+	TC_EVD_TORCH_COMPILE = 1 << 1,   /* Inductor/Triton kernels, compiled regions */
+	TC_EVD_PINNED = 1 << 2,          /* host<->device copies from pinned memory */
+	TC_EVD_PAGEABLE = 1 << 3,        /* ... and from pageable memory */
+	TC_EVD_LOADER_WORKERS = 1 << 4,  /* multi-process DataLoader */
+	TC_EVD_XLA_JIT = 1 << 5,         /* jit-compiled XLA modules */
+	TC_EVD_TF_DATA_PREFETCH = 1 << 6, /* tf.data prefetch stage */
+	TC_EVD_HOST_CALLBACKS = 1 << 7,  /* XLA host callbacks (py_xla_callback) */
+	TC_EVD_COUNT = 8,                /* number of flags */
+};
+
+struct tc_runtime_info {
+	uint8_t framework;      /* enum tc_framework */
+	uint8_t runtime;        /* enum tc_runtime */
+	uint32_t evidence;      /* enum tc_evidence bits */
+	const char *framework_why; /* static: the names that decided it, NULL if unknown */
+	const char *runtime_why;
+};
+
 #define TC_FINDING_MAX_ITEMS 5
 
 struct tc_finding {
@@ -228,6 +275,7 @@ struct tc_analysis {
 	struct tc_finding *findings; /* ranked: severity, then value */
 	size_t n_findings;
 	int64_t span_ps;        /* trace span */
+	struct tc_runtime_info runtime; /* framework and runtime, set before the rules */
 };
 
 void tc_analysis_finish(struct tc_analysis *a);
@@ -239,5 +287,13 @@ bool tc_severity_parse(const char *s, enum tc_severity *out);
 const char *tc_bd_cat_name(enum tc_bd_cat c);
 const char *tc_xfer_dir_name(enum tc_xfer_dir d);
 const char *tc_bound_name(enum tc_bound b);
+/* Stable ids for JSON ("jax", "torch.compile", "cuda", "graph-replay") and
+ * labels for text ("JAX", "PyTorch (torch.compile)", "ROCm/HIP"). */
+const char *tc_framework_id(enum tc_framework f);
+const char *tc_framework_label(enum tc_framework f);
+const char *tc_runtime_id(enum tc_runtime r);
+const char *tc_runtime_label(enum tc_runtime r);
+/* Name of one evidence bit; NULL for a bit that is not a flag. */
+const char *tc_evidence_id(uint32_t bit);
 
 #endif

@@ -572,6 +572,51 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 	tc_jw_arr_end(w);
 }
 
+void tc_write_runtime_text(FILE *f, const struct tc_runtime_info *ri) {
+	fprintf(f, "framework  %s", tc_framework_label((enum tc_framework)ri->framework));
+	fprintf(f, ri->framework_why ? " (from %s)\n" : "%s\n",
+		ri->framework_why ? ri->framework_why : "");
+	fprintf(f, "runtime    %s", tc_runtime_label((enum tc_runtime)ri->runtime));
+	fprintf(f, ri->runtime_why ? " (from %s)\n" : "%s\n",
+		ri->runtime_why ? ri->runtime_why : "");
+	if (ri->evidence) {
+		fprintf(f, "seen       ");
+		const char *sep = "";
+		for (int i = 0; i < TC_EVD_COUNT; i++) {
+			if (ri->evidence & (1u << i)) {
+				fprintf(f, "%s%s", sep, tc_evidence_id(1u << i));
+				sep = ", ";
+			}
+		}
+		fprintf(f, "\n");
+	}
+}
+
+void tc_write_runtime_json(struct tc_jw *w, const struct tc_runtime_info *ri) {
+	tc_jw_kv_str(w, "framework", tc_framework_id((enum tc_framework)ri->framework));
+	tc_jw_kv_str(w, "runtime", tc_runtime_id((enum tc_runtime)ri->runtime));
+	tc_jw_key(w, "framework_source");
+	if (ri->framework_why) {
+		tc_jw_str(w, ri->framework_why);
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_key(w, "runtime_source");
+	if (ri->runtime_why) {
+		tc_jw_str(w, ri->runtime_why);
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_key(w, "framework_evidence");
+	tc_jw_arr_begin(w);
+	for (int i = 0; i < TC_EVD_COUNT; i++) {
+		if (ri->evidence & (1u << i)) {
+			tc_jw_str(w, tc_evidence_id(1u << i));
+		}
+	}
+	tc_jw_arr_end(w);
+}
+
 void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
 		const struct tc_bottlenecks_opts *o) {
 	int64_t first = trace_first(m);
@@ -580,6 +625,7 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 	tc_jw_obj_begin(&w);
 	tc_jw_kv_str(&w, "schema", TC_BOTTLENECKS_SCHEMA);
 	tc_jw_kv_int(&w, "span_ps", a->span_ps);
+	tc_write_runtime_json(&w, &a->runtime);
 	json_steps_head(&w, m, a);
 	tc_jw_key(&w, "transfers");
 	json_xfer(&w, a->xfer);

@@ -19,6 +19,12 @@ struct tc_bottlenecks_opts {
 	enum tc_severity min_severity;
 };
 
+/* Detected framework and runtime: "framework", "runtime" lines (text) or
+ * members (JSON: framework, runtime, framework_source, runtime_source,
+ * framework_evidence[]). */
+void tc_write_runtime_text(FILE *f, const struct tc_runtime_info *ri);
+void tc_write_runtime_json(struct tc_jw *w, const struct tc_runtime_info *ri);
+
 void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a);
 void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a);
 

@@ -58,6 +58,9 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 		fprintf(f, " (+%s aggregated, not on the timeline)", tc_fmt_count(b2, s->n_aggregated));
 	}
 	fprintf(f, "\n");
+	if (o->analysis) {
+		tc_write_runtime_text(f, &o->analysis->runtime);
+	}
 
 	fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
 	if (s->n_devices == 0) {
@@ -173,6 +176,9 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 	tc_jw_kv_int(&w, "span_ps", s->last_ps - s->first_ps);
 	tc_jw_kv_uint(&w, "events", s->n_events);
 	tc_jw_kv_uint(&w, "aggregated_events", s->n_aggregated);
+	if (o->analysis) {
+		tc_write_runtime_json(&w, &o->analysis->runtime);
+	}
 	tc_jw_key(&w, "devices");
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < s->n_devices; i++) {

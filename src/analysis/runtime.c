@@ -1,0 +1,223 @@
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+#include "analysis/analyze.h"
+
+/*
+ * Framework and runtime detection. It reads names only: the op table (one
+ * entry per distinct op, not per event), track and device names and device
+ * metadata, so it costs nothing next to the passes over events. Each
+ * signal is a name a framework or runtime writes and the others do not;
+ * the table of signals is in docs/analysis.md.
+ */
+
+struct scan {
+	/* framework signals */
+	unsigned jax, tf, torch, compile, vllm, sglang;
+	const char *jax_why, *tf_why, *torch_why, *compile_why, *vllm_why, *sglang_why;
+	/* runtime signals */
+	unsigned cuda, rocm, tpu, accel;
+	const char *cuda_why, *rocm_why, *tpu_why, *accel_why;
+	bool gpu_device, device_work;
+	uint32_t evidence;
+};
+
+static bool prefix(const char *s, const char *p) {
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static bool has(const char *s, const char *needle) {
+	return strstr(s, needle) != NULL;
+}
+
+/* Case-insensitive substring (serving engines show up in any case). */
+static bool has_ci(const char *s, const char *needle) {
+	size_t n = strlen(needle);
+	for (; *s; s++) {
+		if (strncasecmp(s, needle, n) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void hit(unsigned *count, const char **why, const char *what) {
+	if (!(*count)++) {
+		*why = what;
+	}
+}
+
+/* Names that any kind of record may carry: ops, tracks. */
+static void scan_name(struct scan *s, const char *n) {
+	if (has_ci(n, "vllm")) {
+		hit(&s->vllm, &s->vllm_why, "vllm names");
+	}
+	if (has_ci(n, "sglang")) {
+		hit(&s->sglang, &s->sglang_why, "sglang names");
+	}
+	if (has(n, "jax/_src") || has(n, "jaxlib") || has(n, "trace_to_jaxpr") ||
+			has(n, "PjitFunction") || has(n, "jax.Array")) {
+		hit(&s->jax, &s->jax_why, "jax python frames");
+	}
+	if (prefix(n, "tf_Compute") || prefix(n, "tf_data_") || has(n, "tensorflow::") ||
+			prefix(n, "ExecutorState::") || has(n, "tensorflow/python")) {
+		hit(&s->tf, &s->tf_why, "TensorFlow executor names");
+	}
+	if (prefix(n, "aten::") || prefix(n, "autograd::") || prefix(n, "ProfilerStep#") ||
+			prefix(n, "torch/") || has(n, "/torch/") || prefix(n, "c10d::") ||
+			prefix(n, "nccl:") || prefix(n, "record_param_comms")) {
+		hit(&s->torch, &s->torch_why, "aten:: ops / torch frames");
+	}
+	if (prefix(n, "triton_poi_") || prefix(n, "triton_red_") || prefix(n, "triton_per_") ||
+			prefix(n, "triton_tem_") || prefix(n, "triton__") ||
+			prefix(n, "Torch-Compiled Region") || prefix(n, "CompiledFunction") ||
+			has(n, "CompiledFxGraph") || has(n, "torch/_dynamo") ||
+			has(n, "torch/_inductor") || has(n, "TorchDynamo")) {
+		hit(&s->compile, &s->compile_why, "Inductor/Triton kernels, compiled regions");
+		s->evidence |= TC_EVD_TORCH_COMPILE;
+	}
+	if (prefix(n, "cudaGraphLaunch") || prefix(n, "cuGraphLaunch") ||
+			prefix(n, "hipGraphLaunch") || has(n, "CUDAGraphRunner") ||
+			has(n, "torch/cuda/graphs.py") || has(n, "CUDAGraph.replay")) {
+		s->evidence |= TC_EVD_GRAPHS;
+	}
+	if (has(n, "_MultiProcessingDataLoaderIter") || prefix(n, "pt_data_worker") ||
+			has(n, "DataLoader worker")) {
+		s->evidence |= TC_EVD_LOADER_WORKERS;
+	}
+	if (prefix(n, "Iterator::Prefetch") || has(n, "PrefetchDataset")) {
+		s->evidence |= TC_EVD_TF_DATA_PREFETCH;
+	}
+	if (prefix(n, "py_xla_callback") || has(n, "pure_callback") || has(n, "io_callback") ||
+			has(n, "host_callback")) {
+		s->evidence |= TC_EVD_HOST_CALLBACKS;
+	}
+	/* Runtime API calls: cudaLaunchKernel / cuLaunchKernel vs hipLaunchKernel. */
+	if (prefix(n, "cuda") && isupper((unsigned char)n[4])) {
+		hit(&s->cuda, &s->cuda_why, "CUDA runtime calls");
+	} else if (prefix(n, "cu") && isupper((unsigned char)n[2]) && n[3] &&
+			islower((unsigned char)n[3])) {
+		hit(&s->cuda, &s->cuda_why, "CUDA driver calls");
+	} else if (prefix(n, "hip") && isupper((unsigned char)n[3])) {
+		hit(&s->rocm, &s->rocm_why, "HIP runtime calls");
+	}
+}
+
+/* Names of device work: kernels that only one vendor's libraries emit. */
+static void scan_kernel(struct scan *s, const char *n) {
+	size_t len = strlen(n);
+	if (prefix(n, "Cijk_") || prefix(n, "__amd_rocclr") ||
+			(len > 3 && strcmp(n + len - 3, ".kd") == 0)) {
+		hit(&s->rocm, &s->rocm_why, "ROCm kernels (Tensile, .kd code objects)");
+	} else if (has(n, "volta_") || has(n, "ampere_") || has(n, "sm80_") ||
+			has(n, "sm90_") || has(n, "cutlass") || prefix(n, "nvjet")) {
+		hit(&s->cuda, &s->cuda_why, "NVIDIA kernels (cuBLAS/CUTLASS)");
+	}
+}
+
+static void scan_device(struct scan *s, const struct tc_model *m, const struct tc_device *d) {
+	const char *name = tc_model_str(m, d->name);
+	const char *model = d->model ? tc_model_str(m, d->model) : "";
+	const char *vendor = d->vendor ? tc_model_str(m, d->vendor) : "";
+	if (d->kind == TC_DEV_TPU || has(name, "TPU") || has(model, "TPU")) {
+		hit(&s->tpu, &s->tpu_why, "TPU devices");
+		return;
+	}
+	if (has_ci(model, "NVIDIA") || has_ci(vendor, "NVIDIA")) {
+		hit(&s->cuda, &s->cuda_why, "NVIDIA device model");
+	} else if (has(model, "AMD") || has(model, "Instinct") || has(model, "gfx") ||
+			has_ci(vendor, "AMD")) {
+		hit(&s->rocm, &s->rocm_why, "AMD device model");
+	}
+	if (d->kind == TC_DEV_GPU) {
+		s->gpu_device = true;
+	} else if (d->kind == TC_DEV_ACCEL || has_ci(name, "mtia")) {
+		hit(&s->accel, &s->accel_why, "accelerator devices");
+	}
+}
+
+void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_runtime_info *ri) {
+	struct scan s = { 0 };
+	for (size_t i = 0; i < m->n_ops; i++) {
+		const struct tc_op *op = &m->ops[i];
+		const char *n = tc_model_str(m, op->name);
+		scan_name(&s, n);
+		if (op->kind == TC_OP_KERNEL || op->kind == TC_OP_COLLECTIVE) {
+			scan_kernel(&s, n);
+		}
+		/* XLA programs: jit_<fn> modules (xplane, JAX JSON). */
+		if (op->kind == TC_OP_MODULE || (prefix(n, "jit_") && has(n, "XLA"))) {
+			s.evidence |= TC_EVD_XLA_JIT;
+			if (prefix(n, "jit_")) {
+				hit(&s.jax, &s.jax_why, "jit_* XLA modules");
+			}
+		}
+	}
+	for (size_t i = 0; i < m->n_tracks; i++) {
+		scan_name(&s, tc_model_str(m, m->tracks[i].name));
+	}
+	for (size_t i = 0; i < m->n_devices; i++) {
+		scan_device(&s, m, &m->devices[i]);
+	}
+	for (size_t k = 0; a && k < a->n_util; k++) {
+		uint32_t d = a->util[k].device;
+		if (a->util[k].busy_ps > 0 && d < m->n_devices && m->devices[d].kind != TC_DEV_CPU) {
+			s.device_work = true;
+		}
+	}
+	if (a) {
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			s.evidence |= a->xfer[d].n_pinned ? TC_EVD_PINNED : 0;
+			s.evidence |= a->xfer[d].n_pageable ? TC_EVD_PAGEABLE : 0;
+		}
+	}
+
+	*ri = (struct tc_runtime_info){ .evidence = s.evidence };
+	/* Serving engines first: they run PyTorch underneath. JAX before
+	 * TensorFlow: JAX's runtime shares TSL thread and op names with TF. */
+	if (s.vllm) {
+		ri->framework = TC_FW_VLLM;
+		ri->framework_why = s.vllm_why;
+	} else if (s.sglang) {
+		ri->framework = TC_FW_SGLANG;
+		ri->framework_why = s.sglang_why;
+	} else if (s.jax) {
+		ri->framework = TC_FW_JAX;
+		ri->framework_why = s.jax_why;
+	} else if (s.compile) {
+		ri->framework = TC_FW_TORCH_COMPILE;
+		ri->framework_why = s.compile_why;
+	} else if (s.torch) {
+		ri->framework = TC_FW_PYTORCH;
+		ri->framework_why = s.torch_why;
+	} else if (s.tf) {
+		ri->framework = TC_FW_TENSORFLOW;
+		ri->framework_why = s.tf_why;
+	}
+
+	if (s.tpu) {
+		ri->runtime = TC_RT_TPU;
+		ri->runtime_why = s.tpu_why;
+	} else if (s.rocm > s.cuda) {
+		ri->runtime = TC_RT_ROCM;
+		ri->runtime_why = s.rocm_why;
+	} else if (s.cuda) {
+		ri->runtime = TC_RT_CUDA;
+		ri->runtime_why = s.cuda_why;
+	} else if (s.accel) {
+		ri->runtime = TC_RT_ACCEL;
+		ri->runtime_why = s.accel_why;
+	} else if (s.gpu_device) {
+		ri->runtime = TC_RT_GPU;
+		ri->runtime_why = "GPU devices without vendor or runtime names";
+	} else if (m->n_devices && !s.device_work) {
+		ri->runtime = TC_RT_CPU;
+		ri->runtime_why = "no device work";
+	}
+}
+
+void tc_analyze_runtime(const struct tc_model *m, struct tc_analysis *a) {
+	tc_runtime_detect(m, a, &a->runtime);
+}
