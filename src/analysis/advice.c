@@ -372,12 +372,14 @@ static const struct advice_row {
 
 	/* idle / small batch */
 	{ TC_ADV_IDLE, F_ANY, R_ANY, 0, 0,
-		"give the device more work per step (larger batch, fewer synchronisations), "
-		"and check the launch-bound and input-bound findings for what it waits on" },
+		"nothing on the trace explains this idle time: profile the host threads too "
+		"(the stall may be untraced Python, I/O or another process), look for waits "
+		"on other ranks, and give the device more work per step (larger batch)" },
 	{ TC_ADV_IDLE, F_JAX, R_ANY, 0, 0,
-		"give the device more work per step (larger per-device batch, the whole step "
-		"in one jit, no per-step host round trips), and check the launch-bound and "
-		"input-bound findings for what it waits on" },
+		"nothing on the trace explains this idle time: trace the host too "
+		"(jax.profiler with python tracing; the stall may be untraced Python or I/O), "
+		"and give the device more work per step (larger per-device batch, the whole "
+		"step in one jit, no per-step host round trips)" },
 	{ TC_ADV_IDLE, F_SERVING, R_ANY, 0, 0,
 		"the GPU idles between engine steps: send more concurrent requests, raise "
 		"max_num_seqs / max_num_batched_tokens, enable chunked prefill, and check "
