@@ -999,7 +999,89 @@ static bool is_trace_name(const char *n) {
 	return n[0] != '.' && strcmp(n, "meson.build") != 0;
 }
 
+static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char *path));
+
 static void known_args_walk(const char *dir, int depth) {
+	known_args_walk_fn(dir, depth, known_args_same);
+}
+
+/*
+ * The attribution's contract on a real input: every device's every step is
+ * split exactly (the categories sum to the step's duration), and one
+ * device's findings never explain more than its counted step time.
+ */
+static size_t invariants_checked;
+
+static void invariants(const char *path) {
+	struct tc_ingest_opts io;
+	tc_ingest_opts_default(&io);
+	io.threads = 1;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &io, &err);
+	if (!m) {
+		return;
+	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	for (size_t i = 0; i < a.n_steps; i++) {
+		int64_t sum = 0;
+		for (int c = 0; c < TC_BD_COUNT; c++) {
+			ck_assert_msg(a.steps[i].cat_ps[c] >= 0, "%s: step %zu negative", path, i);
+			sum += a.steps[i].cat_ps[c];
+		}
+		ck_assert_msg(sum == a.steps[i].dur_ps, "%s: step %zu sums to %lld of %lld", path, i,
+			(long long)sum, (long long)a.steps[i].dur_ps);
+	}
+	for (size_t k = 0; k < a.n_attr; k++) {
+		const struct tc_dev_attr *at = &a.attr[k];
+		for (size_t i = 0; i < a.n_steps; i++) {
+			int64_t sum = 0;
+			for (int c = 0; c < TC_BD_COUNT; c++) {
+				ck_assert(at->step_cat[i * TC_BD_COUNT + c] >= 0);
+				sum += at->step_cat[i * TC_BD_COUNT + c];
+			}
+			ck_assert_msg(sum == a.steps[i].dur_ps, "%s: device %u step %zu", path,
+				at->device, i);
+		}
+		int64_t total = 0, explained = 0;
+		for (int c = 0; c < TC_BD_COUNT; c++) {
+			total += at->cat_ps[c];
+		}
+		ck_assert_int_eq(total, at->step_ps);
+		for (size_t f = 0; f < a.n_findings; f++) {
+			explained += a.findings[f].device == at->device ? a.findings[f].explained_ps : 0;
+		}
+		ck_assert_msg(explained <= at->step_ps, "%s: findings on device %u explain %lld of "
+			"%lld", path, at->device, (long long)explained, (long long)at->step_ps);
+	}
+	for (size_t f = 1; f < a.n_findings; f++) {
+		ck_assert(a.findings[f - 1].explained_ps >= a.findings[f].explained_ps);
+	}
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+	invariants_checked++;
+}
+
+START_TEST(attribution_invariants) {
+	invariants_checked = 0;
+	known_args_walk_fn(tc_test_build("fixtures"), 0, invariants);
+	known_args_walk_fn(tc_test_src("fixtures/json"), 0, invariants);
+	ck_assert_uint_ge(invariants_checked, 10);
+	const char *traces = tc_test_trace(".");
+	if (traces) {
+		size_t before = invariants_checked;
+		known_args_walk_fn(traces, 0, invariants);
+		ck_assert_uint_ge(invariants_checked - before, 30);
+	} else {
+		fprintf(stderr, "skip: real traces absent\n");
+	}
+}
+END_TEST
+
+static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char *path)) {
 	DIR *d = opendir(dir);
 	if (!d) {
 		return;
@@ -1014,9 +1096,9 @@ static void known_args_walk(const char *dir, int depth) {
 		DIR *sub = depth < 4 ? opendir(path) : NULL;
 		if (sub) {
 			closedir(sub);
-			known_args_walk(path, depth + 1);
+			known_args_walk_fn(path, depth + 1, fn);
 		} else {
-			known_args_same(path);
+			fn(path);
 		}
 	}
 	closedir(d);
@@ -1306,6 +1388,7 @@ int main(void) {
 	tcase_add_test(tt, trace_hta_steps);
 	tcase_add_test(tt, trace_tpu_roofline);
 	tcase_add_test(tt, known_args_only_same_output);
+	tcase_add_test(tt, attribution_invariants);
 	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }
