@@ -155,6 +155,7 @@ struct tc_op_table {
 	const char *by;         /* "name", "category", "kind", "device" */
 	const char *scope;      /* "device" or "host" */
 	int64_t busy_ps;        /* share denominator */
+	const char *share_of;   /* what busy_ps sums, e.g. "summed device busy" */
 	double peak_flops, peak_bw, ridge; /* 0 unknown */
 	const char *peak_source;
 };
