@@ -1321,7 +1321,10 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	int64_t start = e->a, dur = e->b;
 	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
 		dur == 0 ? TC_EV_INSTANT : 0);
-	if (ns == 0) {
+	/* A host step marker without a step_num stat ("ProfilerStep#3"):
+	 * its number is in the name. Step events are few. */
+	bool named_step = lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_STEP;
+	if (ns == 0 && !named_step) {
 		return;
 	}
 	struct ev_extra x = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
@@ -1331,6 +1334,12 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	}
 	if (!x.have_step && x.group >= 0 && lc->cls == LC_STEPS) {
 		tc_model_arg_int(r->m, r->m->key.step, x.group);
+	}
+	int64_t sn;
+	uint32_t nm = r->m->ops[op].name;
+	if (!x.have_step && named_step && tc_classify_step(tc_model_str(r->m, nm),
+			tc_intern_len(&r->m->strings, nm), &sn) && sn >= 0) {
+		tc_model_arg_int(r->m, r->m->key.step, sn);
 	}
 	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
 	if (x.mem) {
