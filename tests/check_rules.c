@@ -6,6 +6,7 @@
 #include "analysis/intervals.h"
 #include "analysis/summary.h"
 #include "ingest/ingest.h"
+#include "model/classify.h"
 #include "output/analysis_write.h"
 #include "output/summary_write.h"
 #include "tc_test.h"
@@ -497,12 +498,12 @@ END_TEST
 START_TEST(async_copy_halves) {
 	/* XLA async copies: copy-start issues one copy, copy-done waits for it.
 	 * One copy is counted; both halves' time is copy time. */
-	ck_assert(tc_hlo_async_done("copy-done", 9));
-	ck_assert(tc_hlo_async_done("copy-done.12", 12));
-	ck_assert(tc_hlo_async_done("all-reduce-done.3", 17));
-	ck_assert(!tc_hlo_async_done("copy-start.1", 12));
-	ck_assert(!tc_hlo_async_done("-done", 5));
-	ck_assert(!tc_hlo_async_done("done.1", 6));
+	ck_assert(tc_classify_async_done("copy-done", 9));
+	ck_assert(tc_classify_async_done("copy-done.12", 12));
+	ck_assert(tc_classify_async_done("all-reduce-done.3", 17));
+	ck_assert(!tc_classify_async_done("copy-start.1", 12));
+	ck_assert(!tc_classify_async_done("-done", 5));
+	ck_assert(!tc_classify_async_done("done.1", 6));
 	struct fx f = fx_new();
 	step(&f, 1, 0, MS);
 	ev(&f, f.stream, "copy-start.1", TC_OP_MEMCPY_D2D, 0, 1 * US);

@@ -35,7 +35,9 @@ static const uint32_t host_kinds[TC_BD_COUNT] = {
 	[TC_BD_SYNC] = B(TC_OP_SYNC),
 	[TC_BD_LAUNCH] = B(TC_OP_RUNTIME),
 	[TC_BD_COMPILE] = B(TC_OP_COMPILE),
-	[TC_BD_HOST] = B(TC_OP_HOST_OP) | B(TC_OP_PYTHON),
+	/* A host-side collective call (nccl:all_reduce, c10d::) is the framework
+	 * issuing or waiting on communication. */
+	[TC_BD_HOST] = B(TC_OP_HOST_OP) | B(TC_OP_PYTHON) | B(TC_OP_COLLECTIVE),
 };
 
 #undef B

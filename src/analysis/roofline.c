@@ -229,8 +229,14 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 			free(ds);
 		}
 	}
-	/* Shares: of summed device busy, or (host-only) of summed self time. */
+	/* Shares: of summed device busy, or (host-only) of summed self time.
+	 * Group rows (category, kind, device) take self time over summed self
+	 * time: concurrent streams make totals overlap, and the groups must
+	 * partition the time so their shares add up to 100 %. */
 	int64_t denom = 0;
+	bool by_self = !any_device || !by_name;
+	t->share_of = !any_device ? "summed host self time" :
+		by_self ? "summed device self time" : "summed device busy";
 	if (any_device) {
 		struct tc_analysis tmp = { 0 };
 		if (!util) {
@@ -254,7 +260,9 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 			}
 		}
 		tc_analysis_finish(&tmp);
-	} else {
+	}
+	if (by_self) {
+		denom = 0;
 		for (size_t i = 0; i < n; i++) {
 			denom += s[i].self_ps;
 		}
@@ -267,7 +275,7 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	for (size_t i = 0; i < t->n; i++) {
 		struct tc_op_row *r = &t->rows[i];
 		double secs = (double)r->total_ps * 1e-12;
-		int64_t num = any_device ? r->total_ps : r->self_ps;
+		int64_t num = by_self ? r->self_ps : r->total_ps;
 		r->share = denom > 0 ? (double)num / (double)denom : 0;
 		r->flop_rate = r->flops >= 0 && secs > 0 ? r->flops / secs : -1;
 		r->byte_rate = r->bytes >= 0 && secs > 0 ? r->bytes / secs : -1;

@@ -63,23 +63,6 @@ const struct tc_reader *tc_ingest_sniff(const uint8_t *head, size_t len) {
 	return best;
 }
 
-bool tc_hlo_async_done(const char *s, size_t n) {
-	/* Drop a ".N" instance suffix, then look for "-done". */
-	size_t e = n;
-	while (e > 0 && s[e - 1] >= '0' && s[e - 1] <= '9') {
-		e--;
-	}
-	if (e < n && e > 0 && s[e - 1] == '.') {
-		n = e - 1;
-	}
-	return n > 5 && memcmp(s + n - 5, "-done", 5) == 0;
-}
-
-bool tc_hlo_async_copy(const char *s, size_t n) {
-	return (n >= 10 && memcmp(s, "copy-start", 10) == 0) ||
-		(n >= 9 && memcmp(s, "copy-done", 9) == 0);
-}
-
 bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
 		struct tc_error *err) {
 	if (m->over_arg_bytes) {

@@ -80,15 +80,4 @@ bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
 struct tc_model *tc_ingest(const char *const *paths, size_t n,
 	const struct tc_ingest_opts *o, struct tc_error *err);
 
-/*
- * XLA names the halves of async HLO ops "<op>-start[.N]" and "<op>-done[.N]"
- * (copy, all-reduce, all-gather, send, recv, ...); true for a -done half.
- * Readers of XLA profiles (xplane, JAX trace JSON) flag those ops
- * TC_OPF_ASYNC_DONE.
- */
-bool tc_hlo_async_done(const char *s, size_t n);
-/* An XLA async copy half, "copy-start[.N]" or "copy-done[.N]": a device-to-
- * device copy (TC_OP_MEMCPY_D2D) whatever file it is read from. */
-bool tc_hlo_async_copy(const char *s, size_t n);
-
 #endif

@@ -28,6 +28,7 @@
 #include <strings.h>
 #include "ingest/ingest.h"
 #include "ingest/json_lex.h"
+#include "model/classify.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
@@ -159,6 +160,7 @@ struct key_cache {
 /* (name, category, on device) → op, so the name rules run once per op. */
 struct op_cache {
 	uint32_t name, cat;
+	uint32_t ocat; /* the op's category: canonical spelling of cat */
 	uint32_t op;
 	uint8_t kind;
 	bool on_device;
@@ -763,46 +765,6 @@ static bool is_aside_cat(const struct reader *r, uint32_t c) {
 
 static const struct tc_arg *pending_arg(const struct reader *r, uint32_t key);
 
-static bool is_collective_name(const char *n) {
-	return starts_with(n, "nccl") || starts_with(n, "rccl") ||
-		strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel");
-}
-
-/* ProfilerStep#N → N. */
-static bool step_number(const char *n, int64_t *step) {
-	if (!starts_with(n, "ProfilerStep#")) {
-		return false;
-	}
-	const char *d = n + strlen("ProfilerStep#");
-	return parse_i64(d, strlen(d), step);
-}
-
-static bool is_dataload_name(const char *n) {
-	return starts_with(n, "enumerate(DataLoader)") ||
-		strstr(n, "DataLoaderIter.__next__") || starts_with(n, "DataLoader");
-}
-
-/* Compilation, not execution of compiled code ("Torch-Compiled Region",
- * "CompiledFunction" run kernels). */
-static bool is_compile_name(const char *n) {
-	return starts_with(n, "torch.compile") || starts_with(n, "torch._dynamo") ||
-		starts_with(n, "torch._inductor") || strstr(n, "compile_fx") ||
-		starts_with(n, "TorchDynamo") || starts_with(n, "Dynamo");
-}
-
-static enum tc_op_kind memcpy_kind(const char *n) {
-	if (strstr(n, "HtoD")) {
-		return TC_OP_MEMCPY_H2D;
-	}
-	if (strstr(n, "DtoH")) {
-		return TC_OP_MEMCPY_D2H;
-	}
-	if (strstr(n, "DtoD")) {
-		return TC_OP_MEMCPY_D2D;
-	}
-	return TC_OP_MEMCPY_OTHER;
-}
-
 /* "Memcpy HtoD (Pageable -> Device)" → "pageable"; NULL if not stated. */
 static const char *memcpy_memory_kind(const char *n) {
 	const char *p = strchr(n, '(');
@@ -821,12 +783,6 @@ static const char *memcpy_memory_kind(const char *n) {
 		return "device";
 	}
 	return NULL;
-}
-
-/* Device DMA requests (MTIA "dma_request"): copies, as HTA's kernel types
- * count names matching ^dma as memory. */
-static bool is_dma_name(const char *n) {
-	return strncasecmp(n, "dma", 3) == 0;
 }
 
 /* A DMA event's direction arg ("HOST_TO_DEVICE", "DEVICE_TO_HOST",
@@ -849,79 +805,15 @@ static enum tc_op_kind dma_kind(const struct reader *r) {
 	return TC_OP_MEMCPY_OTHER;
 }
 
-static enum tc_op_kind classify(struct reader *r, const struct ev_state *e, bool on_device) {
-	uint32_t c = e->cat;
+/* Kineto's categories and names decide through the classifier; the reader
+ * adds only where the event lies (a device pid or a host one). */
+static void classify(struct reader *r, const struct ev_state *e, bool on_device,
+		struct tc_class *k) {
 	const char *n = tc_model_str(r->m, e->name);
-	int64_t step;
-	if (on_device && (c == r->s.kernel || c == r->s.Kernel || c == r->s.mtia_ccp_events ||
-			!c) && is_dma_name(n)) {
-		return TC_OP_MEMCPY_OTHER; /* refined per event by dma_kind() */
-	}
-	if (c == r->s.kernel || c == r->s.Kernel) {
-		return is_collective_name(n) ? TC_OP_COLLECTIVE : TC_OP_KERNEL;
-	}
-	if (c == r->s.gpu_memcpy || c == r->s.Memcpy) {
-		return memcpy_kind(n);
-	}
-	if (c == r->s.gpu_memset || c == r->s.Memset) {
-		return TC_OP_MEMSET;
-	}
-	if (c == r->s.mtia_ccp_events) {
-		return TC_OP_KERNEL;
-	}
-	if (c == r->s.gpu_user_annotation) {
-		/* Kineto projects ProfilerStep#N onto the GPU: the device-side step
-		 * window (what the GPU ran for that step). */
-		return step_number(n, &step) ? TC_OP_STEP : TC_OP_ANNOTATION;
-	}
-	if (c == r->s.cuda_runtime || c == r->s.cuda_driver || c == r->s.Runtime ||
-			c == r->s.mtia_runtime) {
-		return strstr(n, "Synchronize") ? TC_OP_SYNC : TC_OP_RUNTIME;
-	}
-	if (c == r->s.cuda_sync) {
-		return TC_OP_SYNC;
-	}
-	if (c == r->s.cpu_op || c == r->s.Operator || c == r->s.user_annotation) {
-		if (step_number(n, &step)) {
-			return TC_OP_STEP;
-		}
-		if (is_dataload_name(n)) {
-			return TC_OP_DATALOAD;
-		}
-		if (is_compile_name(n)) {
-			return TC_OP_COMPILE;
-		}
-		return c == r->s.user_annotation ? TC_OP_ANNOTATION : TC_OP_HOST_OP;
-	}
-	if (c == r->s.python_function) {
-		return TC_OP_PYTHON;
-	}
-	if (c == r->s.overhead || c == r->s.Overhead) {
-		return TC_OP_OVERHEAD;
-	}
-	if (on_device) {
-		/* Device rows without a category (JAX/XLA): ops by name. */
-		if (is_collective_name(n) || strstr(n, "all-reduce") || strstr(n, "all-gather") ||
-				strstr(n, "reduce-scatter") || strstr(n, "all-to-all") ||
-				strstr(n, "collective-permute")) {
-			return TC_OP_COLLECTIVE;
-		}
-		if (tc_hlo_async_copy(n, strlen(n))) {
-			return TC_OP_MEMCPY_D2D;
-		}
-		if (starts_with(n, "memcpy") || starts_with(n, "Memcpy") ||
-				starts_with(n, "copy")) {
-			return memcpy_kind(n);
-		}
-		if (starts_with(n, "memset") || starts_with(n, "Memset")) {
-			return TC_OP_MEMSET;
-		}
-		return TC_OP_KERNEL;
-	}
-	if (step_number(n, &step)) {
-		return TC_OP_STEP;
-	}
-	return TC_OP_OTHER;
+	size_t nl = tc_intern_len(&r->m->strings, e->name);
+	const char *c = e->cat ? tc_model_str(r->m, e->cat) : NULL;
+	size_t cl = e->cat ? tc_intern_len(&r->m->strings, e->cat) : 0;
+	tc_classify(n, nl, c, cl, on_device ? TC_PLACE_DEVICE : TC_PLACE_HOST, TC_OP_OTHER, k);
 }
 
 /* Whether a pid names a device before its kind is final (JAX writes
@@ -1167,13 +1059,14 @@ static void finish_event_args(struct reader *r, uint32_t idx, enum tc_op_kind ki
 	struct ev_state *e = &r->ev;
 	struct tc_model *m = r->m;
 	const char *n = tc_model_str(m, e->name);
+	size_t nl = tc_intern_len(&m->strings, e->name);
 	int64_t step;
 	uint32_t first = tc_model_args_begin(m);
 	for (size_t i = 0; i < r->n_pend; i++) {
 		tc_model_arg_add(m, &r->pend[i]);
 	}
 	r->n_pend = 0;
-	if (kind == TC_OP_STEP && step_number(n, &step)) {
+	if (kind == TC_OP_STEP && tc_classify_step(n, nl, &step) && step >= 0) {
 		tc_model_arg_int(m, m->key.step, step);
 	}
 	if (kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER) {
@@ -1263,14 +1156,15 @@ static bool end_event(struct reader *r) {
 		oc->name = e->name;
 		oc->cat = e->cat;
 		oc->on_device = on_device;
-		oc->kind = (uint8_t)classify(r, e, on_device);
-		oc->op = tc_model_op(m, e->name, e->cat, (enum tc_op_kind)oc->kind);
-		if (on_device && tc_hlo_async_done(tc_model_str(m, e->name),
-				tc_intern_len(&m->strings, e->name))) {
+		struct tc_class k;
+		classify(r, e, on_device, &k);
+		oc->kind = (uint8_t)k.kind;
+		oc->ocat = k.category ? tc_model_intern(m, k.category) : e->cat;
+		oc->op = tc_model_op(m, e->name, oc->ocat, k.kind);
+		if (k.async_done) {
 			m->ops[oc->op].flags |= TC_OPF_ASYNC_DONE;
 		}
-		oc->dma = oc->kind == TC_OP_MEMCPY_OTHER && on_device &&
-			is_dma_name(tc_model_str(m, e->name));
+		oc->dma = k.dma;
 		oc->valid = true;
 	}
 	enum tc_op_kind kind = (enum tc_op_kind)oc->kind;
@@ -1280,7 +1174,7 @@ static bool end_event(struct reader *r) {
 		enum tc_op_kind k = dma_kind(r);
 		if (k != kind) {
 			kind = k;
-			op = tc_model_op(m, e->name, e->cat, k);
+			op = tc_model_op(m, e->name, oc->ocat, k);
 		}
 	}
 	uint32_t idx;

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest/ingest.h"
+#include "model/classify.h"
 #include "util/pbwire.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -1256,10 +1257,6 @@ static bool parse_track_desc(struct st *s, const uint8_t *p, size_t len) {
 
 /* ---- ops ---- */
 
-static bool has_prefix(const char *s, const char *p) {
-	return strncmp(s, p, strlen(p)) == 0;
-}
-
 static bool contains_ci(const char *s, const char *needle) {
 	size_t n = strlen(needle);
 	for (; *s; s++) {
@@ -1274,66 +1271,21 @@ static bool contains_ci(const char *s, const char *needle) {
 	return false;
 }
 
-/* Step number of a step marker name, -1 if the name is not one. */
-static int64_t step_number(const char *name) {
-	const char *p = NULL;
-	if (has_prefix(name, "ProfilerStep#")) {
-		p = name + 13;
-	} else if (has_prefix(name, "step ") || has_prefix(name, "Step ") ||
-			has_prefix(name, "step#") || has_prefix(name, "Step#")) {
-		p = name + 5;
-	} else if (strcmp(name, "train_step") == 0 || has_prefix(name, "train_step ")) {
-		return has_prefix(name, "train_step ") ? strtoll(name + 11, NULL, 10) : 0;
-	} else {
-		return -1;
-	}
-	if (*p < '0' || *p > '9') {
-		return -1;
-	}
-	return strtoll(p, NULL, 10);
+/* An op's class: Perfetto's own fact is the track (GPU tracks and render
+ * stages hold device work); a bare host slice is an annotation. */
+static void op_class(const struct tc_model *m, uint32_t name, uint32_t cat, bool device,
+		struct tc_class *k) {
+	tc_classify(tc_model_str(m, name), tc_intern_len(&m->strings, name),
+		cat ? tc_model_str(m, cat) : NULL, cat ? tc_intern_len(&m->strings, cat) : 0,
+		device ? TC_PLACE_DEVICE : TC_PLACE_HOST, TC_OP_ANNOTATION, k);
 }
 
-static enum tc_op_kind host_kind(const char *name, const char *cat) {
-	if (step_number(name) >= 0) {
-		return TC_OP_STEP;
-	}
-	if (contains_ci(name, "compile")) {
-		return TC_OP_COMPILE;
-	}
-	if (has_prefix(name, "cuda") || has_prefix(name, "hip") ||
-			(has_prefix(name, "cu") && name[2] >= 'A' && name[2] <= 'Z') ||
-			strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) {
-		return TC_OP_RUNTIME;
-	}
-	if (strcmp(cat, "cpu_op") == 0) {
-		return TC_OP_HOST_OP;
-	}
-	if (strcmp(cat, "python_function") == 0) {
-		return TC_OP_PYTHON;
-	}
-	return TC_OP_ANNOTATION;
-}
-
-static enum tc_op_kind device_kind(const char *name) {
-	if (contains_ci(name, "memcpy")) {
-		if (contains_ci(name, "HtoD")) {
-			return TC_OP_MEMCPY_H2D;
-		}
-		if (contains_ci(name, "DtoH")) {
-			return TC_OP_MEMCPY_D2H;
-		}
-		if (contains_ci(name, "DtoD")) {
-			return TC_OP_MEMCPY_D2D;
-		}
-		return TC_OP_MEMCPY_OTHER;
-	}
-	if (contains_ci(name, "memset")) {
-		return TC_OP_MEMSET;
-	}
-	if (has_prefix(name, "nccl") || has_prefix(name, "rccl")) {
-		return TC_OP_COLLECTIVE;
-	}
-	return TC_OP_KERNEL;
+/* The op for (name, cat) on a host or device track: classified once. */
+static uint32_t class_op(struct tc_model *m, uint32_t name, uint32_t cat, bool device) {
+	struct tc_class k;
+	op_class(m, name, cat, device, &k);
+	uint32_t ocat = k.category ? tc_model_intern(m, k.category) : cat;
+	return tc_model_op(m, name, ocat, k.kind);
 }
 
 static uint32_t op_for(struct st *s, uint32_t name, uint32_t cat) {
@@ -1349,8 +1301,7 @@ static uint32_t op_for(struct st *s, uint32_t name, uint32_t cat) {
 		s->opc_val[slot] = *p;
 		return *p;
 	}
-	enum tc_op_kind k = host_kind(tc_model_str(s->m, name), tc_model_str(s->m, cat));
-	uint32_t op = tc_model_op(s->m, name, cat, k);
+	uint32_t op = class_op(s->m, name, cat, false);
 	map_put(&s->op_cache, key, op);
 	s->opc_key[slot] = key + 1;
 	s->opc_val[slot] = op;
@@ -2083,8 +2034,9 @@ static bool track_event(struct st *s, struct seq *q, const uint8_t *p, size_t le
 			/* The number is in the name: parse it once per op. */
 			uint32_t *sp = map_find(&s->step_of_op, op);
 			if (!sp) {
-				int64_t n = step_number(tc_model_str(s->m, name));
-				sp = map_put(&s->step_of_op, op, (uint32_t)(n < 0 ? 0 : n));
+				struct tc_class c;
+				op_class(s->m, name, cat, false, &c);
+				sp = map_put(&s->step_of_op, op, (uint32_t)(c.step < 0 ? 0 : c.step));
 			}
 			tc_model_arg_int(s->m, s->m->key.step, *sp);
 		}
@@ -2170,7 +2122,7 @@ static bool gpu_render_stage(struct st *s, struct seq *q, const uint8_t *p, size
 	t->name = qname;
 	t->src = hw_iid ? (int64_t)hw_iid : hw_id;
 	t->nev++;
-	uint32_t op = tc_model_op(s->m, name, 0, device_kind(tc_model_str(s->m, name)));
+	uint32_t op = class_op(s->m, name, 0, true);
 	uint64_t maxd = (uint64_t)INT64_MAX / 2000;
 	add_event(s, k, op, ps, (int64_t)(dur < maxd ? dur : maxd) * 1000,
 		dur ? 0 : TC_EV_INSTANT);
@@ -3123,8 +3075,7 @@ static void build_model(struct st *s) {
 			uint32_t *p = map_find(&s->dev_op, op);
 			if (!p) {
 				const struct tc_op *o = &m->ops[op];
-				uint32_t nop = tc_model_op(m, o->name, o->category,
-					device_kind(tc_model_str(m, o->name)));
+				uint32_t nop = class_op(m, o->name, o->category, true);
 				p = map_put(&s->dev_op, op, nop);
 			}
 			m->ev.op[i] = *p;

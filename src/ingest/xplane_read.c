@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ingest/ingest.h"
+#include "model/classify.h"
 #include "util/num.h"
 #include "util/pbwire.h"
 #include "util/utf8.h"
@@ -447,134 +448,53 @@ static enum tc_track_kind track_kind(enum lclass c) {
 	}
 }
 
-static bool is_collective(const char *s, size_t n) {
-	static const char *const words[] = {
-		"all-reduce", "all-gather", "reduce-scatter", "all-to-all",
-		"collective-permute", "collective", "allreduce", "allgather",
-		"reducescatter", "alltoall",
+/* The line says what its events are where the format fixes it (copy and
+ * memset streams, step and module lines, derived lines); on op, stream and
+ * host lines the classifier decides by name and hlo_category. */
+static void op_class(const struct tc_model *m, const struct emeta *e, enum lclass c,
+		struct tc_class *k) {
+	static const enum tc_op_kind fixed[] = {
+		[LC_H2D] = TC_OP_MEMCPY_H2D, [LC_D2H] = TC_OP_MEMCPY_D2H,
+		[LC_D2D] = TC_OP_MEMCPY_D2D, [LC_P2P] = TC_OP_MEMCPY_OTHER,
+		[LC_MEMSET] = TC_OP_MEMSET, [LC_MODULES] = TC_OP_MODULE,
+		[LC_DERIVED] = TC_OP_ANNOTATION, [LC_TRACEME] = TC_OP_SYNC,
 	};
-	const uint8_t *u = (const uint8_t *)s;
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (contains_ci(u, n, words[i])) {
-			return true;
-		}
-	}
-	return contains_ci(u, n < 4 ? n : 4, "nccl") || contains_ci(u, n < 4 ? n : 4, "rccl");
-}
-
-/* HLO send/recv ops: "send", "send.3", "send-done", "recv-done.1". */
-static bool is_send_recv(const uint8_t *s, size_t n) {
-	if (!has_prefix(s, n, "send") && !has_prefix(s, n, "recv")) {
-		return false;
-	}
-	return n == 4 || s[4] == '.' || s[4] == '-';
-}
-
-static enum tc_op_kind device_op_kind(const struct tc_model *m, const struct emeta *e) {
 	const char *s = tc_model_str(m, e->name);
 	size_t n = tc_intern_len(&m->strings, e->name);
-	const uint8_t *u = (const uint8_t *)s;
-	if (contains_ci(u, n, "memcpy")) {
-		if (contains_ci(u, n, "htod") || contains_ci(u, n, "h2d")) {
-			return TC_OP_MEMCPY_H2D;
-		}
-		if (contains_ci(u, n, "dtoh") || contains_ci(u, n, "d2h")) {
-			return TC_OP_MEMCPY_D2H;
-		}
-		if (contains_ci(u, n, "dtod") || contains_ci(u, n, "d2d")) {
-			return TC_OP_MEMCPY_D2D;
-		}
-		return TC_OP_MEMCPY_OTHER;
-	}
-	if (contains_ci(u, n, "memset")) {
-		return TC_OP_MEMSET;
-	}
-	const char *c = tc_model_str(m, e->category);
-	size_t cn = tc_intern_len(&m->strings, e->category);
-	const uint8_t *cu = (const uint8_t *)c;
-	/* XLA async copies: copy-start issues a device copy, copy-done waits for
-	 * it; neither is compute (hlo_category names them too). */
-	if (tc_hlo_async_copy(s, n) || tc_hlo_async_copy(c, cn)) {
-		return TC_OP_MEMCPY_D2D;
-	}
-	/* Point-to-point send/recv and their -done waits are communication, like
-	 * the collectives' -start/-done halves is_collective() matches. */
-	if (is_send_recv(u, n) || is_send_recv(cu, cn) || is_collective(s, n) ||
-			(e->category && is_collective(c, cn))) {
-		return TC_OP_COLLECTIVE;
-	}
-	return TC_OP_KERNEL;
-}
-
-static enum tc_op_kind host_op_kind(const struct tc_model *m, const struct emeta *e) {
-	const char *s = tc_model_str(m, e->name);
-	size_t n = tc_intern_len(&m->strings, e->name);
-	const uint8_t *u = (const uint8_t *)s;
-	if (n && s[0] == '$') {
-		return TC_OP_PYTHON;
-	}
-	if (eq(u, n, "MemoryAllocation") || eq(u, n, "MemoryDeallocation")) {
-		return TC_OP_MEMORY;
-	}
-	if ((has_prefix(u, n, "train") || has_prefix(u, n, "test") ||
-			has_prefix(u, n, "TraceContext")) && !memchr(s, '/', n)) {
-		return TC_OP_STEP;
-	}
-	if (contains_ci(u, n, "compile")) {
-		return TC_OP_COMPILE;
-	}
-	if (has_prefix(u, n, "IteratorGetNext") || has_prefix(u, n, "Iterator::") ||
-			contains_ci(u, n, "infeed") || has_prefix(u, n, "Prefetch")) {
-		return TC_OP_DATALOAD;
-	}
-	bool api = has_prefix(u, n, "cuda") || has_prefix(u, n, "hip") ||
-		(n > 2 && s[0] == 'c' && s[1] == 'u' && isupper((unsigned char)s[2]));
-	if (api) {
-		return contains_ci(u, n, "synchronize") ? TC_OP_SYNC : TC_OP_RUNTIME;
-	}
-	return TC_OP_HOST_OP;
-}
-
-static enum tc_op_kind op_kind(const struct tc_model *m, const struct emeta *e, enum lclass c) {
+	const char *cat = e->category ? tc_model_str(m, e->category) : NULL;
+	size_t cn = e->category ? tc_intern_len(&m->strings, e->category) : 0;
 	switch (c) {
 	case LC_DEV_OPS:
 	case LC_STREAM:
-		return device_op_kind(m, e);
-	case LC_H2D:
-		return TC_OP_MEMCPY_H2D;
-	case LC_D2H:
-		return TC_OP_MEMCPY_D2H;
-	case LC_D2D:
-		return TC_OP_MEMCPY_D2D;
-	case LC_P2P:
-		return TC_OP_MEMCPY_OTHER;
-	case LC_MEMSET:
-		return TC_OP_MEMSET;
+		tc_classify(s, n, cat, cn, TC_PLACE_DEVICE, TC_OP_KERNEL, k);
+		return;
 	case LC_STEPS:
-		return TC_OP_STEP;
-	case LC_MODULES:
-		return TC_OP_MODULE;
-	case LC_DERIVED:
-		return TC_OP_ANNOTATION;
-	case LC_TRACEME:
-		return TC_OP_SYNC;
+		tc_classify(s, n, cat, cn, TC_PLACE_STEPS, TC_OP_STEP, k);
+		return;
 	case LC_HOST:
-		return host_op_kind(m, e);
+		tc_classify(s, n, cat, cn, TC_PLACE_HOST, TC_OP_HOST_OP, k);
+		return;
 	default:
-		return TC_OP_OTHER;
+		*k = (struct tc_class){ .kind = TC_OP_OTHER, .step = -1 };
+		if ((size_t)c < sizeof(fixed) / sizeof(fixed[0]) && fixed[c]) {
+			k->kind = fixed[c];
+		}
+		return;
 	}
 }
 
 static uint32_t make_op(struct reader *r, uint32_t ei, enum lclass c) {
 	struct emeta *e = &r->em[ei];
-	uint32_t op = tc_model_add_op(r->m, e->name, e->category, op_kind(r->m, e, c));
+	struct tc_class k;
+	op_class(r->m, e, c, &k);
+	uint32_t cat = k.category ? tc_model_intern(r->m, k.category) : e->category;
+	e = &r->em[ei];
+	uint32_t op = tc_model_add_op(r->m, e->name, cat, k.kind);
 	struct tc_op *o = &r->m->ops[op];
 	o->flops = e->flops;
 	o->bytes = e->bytes;
 	o->args = e->args;
-	if ((c == LC_DEV_OPS || c == LC_STREAM) &&
-			tc_hlo_async_done(tc_model_str(r->m, e->name),
-				tc_intern_len(&r->m->strings, e->name))) {
+	if (k.async_done) {
 		o->flags |= TC_OPF_ASYNC_DONE;
 	}
 	e->op[c] = op;
@@ -1401,7 +1321,10 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	int64_t start = e->a, dur = e->b;
 	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
 		dur == 0 ? TC_EV_INSTANT : 0);
-	if (ns == 0) {
+	/* A host step marker without a step_num stat ("ProfilerStep#3"):
+	 * its number is in the name. Step events are few. */
+	bool named_step = lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_STEP;
+	if (ns == 0 && !named_step) {
 		return;
 	}
 	struct ev_extra x = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
@@ -1411,6 +1334,12 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	}
 	if (!x.have_step && x.group >= 0 && lc->cls == LC_STEPS) {
 		tc_model_arg_int(r->m, r->m->key.step, x.group);
+	}
+	int64_t sn;
+	uint32_t nm = r->m->ops[op].name;
+	if (!x.have_step && named_step && tc_classify_step(tc_model_str(r->m, nm),
+			tc_intern_len(&r->m->strings, nm), &sn) && sn >= 0) {
+		tc_model_arg_int(r->m, r->m->key.step, sn);
 	}
 	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
 	if (x.mem) {

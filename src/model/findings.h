@@ -156,7 +156,7 @@ struct tc_op_row {
 	int64_t total_ps, self_ps, min_ps, max_ps;
 	int64_t p50_ps, p99_ps; /* -1 when not available for this grouping */
 	double flops, bytes;    /* totals, < 0 unknown */
-	double share;           /* total / summed device busy (or host self) */
+	double share;           /* of the table's busy_ps (see share_of) */
 	double flop_rate;       /* FLOP/s over total time, < 0 unknown */
 	double byte_rate;       /* B/s, < 0 unknown */
 	double intensity;       /* FLOP/byte, < 0 unknown */
@@ -171,6 +171,7 @@ struct tc_op_table {
 	const char *scope;      /* "device" or "host" */
 	uint32_t device;        /* the one device tabled (--device), TC_NONE for all */
 	int64_t busy_ps;        /* share denominator */
+	const char *share_of;   /* what busy_ps sums, e.g. "summed device busy" */
 	double peak_flops, peak_bw, ridge; /* 0 unknown */
 	const char *peak_source;
 };

@@ -50,7 +50,8 @@ enum tc_track_kind {
 	TC_TRACK_COUNTER,     /* holds no slices; counters may point at it */
 };
 
-/* What an op is, decided by the reader (it knows the writer's conventions). */
+/* What an op is: model/classify.c decides from the name, the category and
+ * the place the reader reports (docs/analysis.md, "Classification"). */
 enum tc_op_kind {
 	TC_OP_OTHER = 0,
 	TC_OP_KERNEL,       /* device compute */

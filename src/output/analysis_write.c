@@ -248,8 +248,7 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		tc_term_fprintf(f, " on %s", dev_name(m, t->device));
 	}
 	fprintf(f, ": %zu of %zu rows by total time (%s; share of %s %s)\n", n,
-		t->n, t->scope, strcmp(t->scope, "device") == 0 ? "summed device busy" :
-		"summed host self time", tc_fmt_dur(b[0], t->busy_ps));
+		t->n, t->scope, t->share_of, tc_fmt_dur(b[0], t->busy_ps));
 	if (t->peak_source) {
 		fprintf(f, "roofline   peaks %s, %s (%s); ridge point %.1f FLOP/B; class = "
 			"FLOP/B below the ridge: memory-bound, else compute-bound\n",
@@ -309,6 +308,7 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		tc_jw_null(&w);
 	}
 	tc_jw_kv_int(&w, "busy_ps", t->busy_ps);
+	tc_jw_kv_str(&w, "share_of", t->share_of);
 	tc_jw_kv_double(&w, "peak_flops_per_s", t->peak_flops);
 	tc_jw_kv_double(&w, "peak_bytes_per_s", t->peak_bw);
 	tc_jw_kv_double(&w, "ridge_flops_per_byte", t->ridge);
