@@ -770,6 +770,168 @@ START_TEST(rule_memory_pressure) {
 }
 END_TEST
 
+#define GIB 1073741824.0
+
+/* A device's caching allocator: reserved peaks at reserved, allocated
+ * at allocated (both sampled by one [memory] record, as Kineto writes). */
+static void frag_fixture(struct fx *f, double reserved, double allocated) {
+	uint32_t bytes = tc_model_intern(f->m, "bytes");
+	uint32_t r = tc_model_counter(f->m, f->gpu, tc_model_intern(f->m, "memory.reserved"),
+		bytes, 0);
+	uint32_t al = tc_model_counter(f->m, f->gpu, tc_model_intern(f->m, "memory.allocated"),
+		bytes, 0);
+	tc_model_add_sample(f->m, r, 0, reserved / 2);
+	tc_model_add_sample(f->m, al, 0, allocated / 2);
+	tc_model_add_sample(f->m, r, 5 * US, reserved);
+	tc_model_add_sample(f->m, al, 5 * US, allocated / 4); /* freed at the reserved peak */
+	tc_model_add_sample(f->m, r, 8 * US, reserved);
+	tc_model_add_sample(f->m, al, 8 * US, allocated);
+	step(f, 1, 0, 10 * US);
+	ev(f, f->stream, "k", TC_OP_KERNEL, 0, 10 * US);
+}
+
+/* Reserved never in use at once: peak reserved vs peak allocated, not the
+ * allocated value at the reserved peak (a transient free is caching). */
+START_TEST(rule_fragmented_memory) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	frag_fixture(&f, 4 * GIB, 2.6 * GIB); /* 35 % */
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "fragmented-memory");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_int_eq(fd->severity, TC_SEV_MEDIUM);
+	ck_assert_double_eq_tol(fd->value, 35, 1e-9);
+	ck_assert_int_eq(fd->explained_ps, 0);
+	ck_assert_uint_eq(fd->device, f.gpu);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	frag_fixture(&f, 4 * GIB, 1.6 * GIB); /* 60 % */
+	ck_assert(fires(&f, "fragmented-memory", &sev));
+	ck_assert_int_eq(sev, TC_SEV_HIGH);
+	/* Just under fragmentation.share (30 %). */
+	f = fx_new();
+	frag_fixture(&f, 4 * GIB, 2.81 * GIB); /* 29.75 % */
+	ck_assert(!fires(&f, "fragmented-memory", NULL));
+	/* A small pool is not judged: just under 1 GiB, capacity unknown... */
+	f = fx_new();
+	frag_fixture(&f, 0.99 * GIB, 0.2 * GIB);
+	ck_assert(!fires(&f, "fragmented-memory", NULL));
+	/* ...unless it is 10 % of the device. */
+	f = fx_new();
+	f.m->devices[f.gpu].memory_bytes = (int64_t)(8 * GIB);
+	frag_fixture(&f, 0.99 * GIB, 0.2 * GIB);
+	ck_assert(fires(&f, "fragmented-memory", NULL));
+	/* Host counters (XProf's stack reservation) are not a pool. */
+	f = fx_new();
+	uint32_t bytes = tc_model_intern(f.m, "bytes");
+	tc_model_add_sample(f.m, tc_model_counter(f.m, f.cpu,
+		tc_model_intern(f.m, "memory.reserved"), bytes, 0), 0, 8 * GIB);
+	tc_model_add_sample(f.m, tc_model_counter(f.m, f.cpu,
+		tc_model_intern(f.m, "memory.allocated"), bytes, 0), 0, 1 * GIB);
+	ev(&f, f.stream, "k", TC_OP_KERNEL, 0, 10 * US);
+	ck_assert(!fires(&f, "fragmented-memory", NULL));
+}
+END_TEST
+
+static void kernel_args(struct fx *f, uint32_t e, double blocks, double occ) {
+	uint32_t a = tc_model_args_begin(f->m);
+	tc_model_arg_double(f->m, f->m->key.blocks_per_sm, blocks);
+	tc_model_arg_double(f->m, f->m->key.occupancy, occ);
+	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+}
+
+/* One step of step_ps from 0, the device busy 950 us in 50 kernels of
+ * 19 us: the first n_low with 0.5 blocks per SM, the others with 4. */
+static void small_batch_step(struct fx *f, int n_low, bool args, int64_t step_ps) {
+	step(f, 1, 0, step_ps);
+	for (int i = 0; i < 50; i++) {
+		uint32_t e = ev(f, f->stream, i < n_low ? "small_gemm" : "big_gemm", TC_OP_KERNEL,
+			i * 20 * US, 19 * US);
+		if (args) {
+			kernel_args(f, e, i < n_low ? 0.5 : 4, i < n_low ? 6 : 50);
+		}
+	}
+}
+
+static void small_batch_fixture(struct fx *f, int n_low, bool args) {
+	small_batch_step(f, n_low, args, MS);
+}
+
+START_TEST(rule_small_batch) {
+	enum tc_severity sev;
+	struct fx f = fx_new();
+	small_batch_fixture(&f, 30, true); /* 60 % of kernel time underfilled */
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "small-batch");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_int_eq(fd->severity, TC_SEV_MEDIUM);
+	ck_assert_double_eq_tol(fd->value, 60, 1e-9);
+	ck_assert_int_eq(fd->explained_ps, 0); /* evidence: the time is compute */
+	ck_assert_uint_eq(fd->n_ops, 1);
+	ck_assert_str_eq(tc_model_str(f.m, fd->ops[0]), "small_gemm");
+	ck_assert_int_eq(a.attr[0].busy_ps, 950 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	small_batch_fixture(&f, 45, true); /* 90 % */
+	ck_assert(fires(&f, "small-batch", &sev));
+	ck_assert_int_eq(sev, TC_SEV_HIGH);
+	/* Just under small-batch.share (50 %). */
+	f = fx_new();
+	small_batch_fixture(&f, 24, true); /* 48 % */
+	ck_assert(!fires(&f, "small-batch", NULL));
+	/* No occupancy args: 19 us kernels are not short... */
+	f = fx_new();
+	small_batch_fixture(&f, 0, false);
+	ck_assert(!fires(&f, "small-batch", NULL));
+	/* ...but 9 us ones carry it, at low severity... */
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	for (int i = 0; i < 100; i++) {
+		ev(&f, f.stream, "tiny", TC_OP_KERNEL, i * 10 * US, 9 * US); /* 90 % busy */
+	}
+	ck_assert(fires(&f, "small-batch", &sev));
+	ck_assert_int_eq(sev, TC_SEV_LOW);
+	/* ...and the device must be busy: just under small-batch.busy (80 %). */
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	for (int i = 0; i < 100; i++) {
+		ev(&f, f.stream, "tiny", TC_OP_KERNEL, i * 10 * US, 7.9 * US);
+	}
+	ck_assert(!fires(&f, "small-batch", NULL));
+	/* A host cause at its moderate band takes precedence. */
+	f = fx_new();
+	small_batch_step(&f, 45, true, 1050 * US);
+	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 1000 * US, 50 * US); /* 4.8 % host */
+	ck_assert(!fires(&f, "small-batch", NULL));
+}
+END_TEST
+
+/* The new findings explain no step time: the device's sum stays within it. */
+START_TEST(findings_disjoint_evidence) {
+	struct fx f = fx_new();
+	small_batch_fixture(&f, 45, true);
+	frag_fixture(&f, 4 * GIB, 1 * GIB);
+	ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 990 * US, 10 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_ptr_nonnull(find(&a, "small-batch"));
+	ck_assert_ptr_nonnull(find(&a, "fragmented-memory"));
+	ck_assert_uint_eq(a.n_attr, 1);
+	int64_t explained = 0;
+	for (size_t i = 0; i < a.n_findings; i++) {
+		explained += a.findings[i].device == f.gpu ? a.findings[i].explained_ps : 0;
+		ck_assert(i == 0 || a.findings[i - 1].explained_ps >= a.findings[i].explained_ps);
+	}
+	ck_assert_int_le(explained, a.attr[0].step_ps);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 static void compile_fixture(struct fx *f, int n, int64_t dur) {
 	ev(f, f->stream, "k", TC_OP_KERNEL, 0, MS);
 	for (int i = 0; i < n; i++) {
@@ -1373,6 +1535,9 @@ int main(void) {
 	tcase_add_test(tr, rule_launch_bound);
 	tcase_add_test(tr, rule_sync_bound);
 	tcase_add_test(tr, findings_disjoint);
+	tcase_add_test(tr, findings_disjoint_evidence);
+	tcase_add_test(tr, rule_fragmented_memory);
+	tcase_add_test(tr, rule_small_batch);
 	tcase_add_test(tr, rule_memory_bound);
 	tcase_add_test(tr, rule_memory_pressure);
 	tcase_add_test(tr, rule_pageable_copies);

@@ -409,6 +409,21 @@ static const struct advice_row {
 	{ TC_ADV_FRAGMENTED_MEMORY, F_JAX, R_ANY, 0, 0,
 		"XLA's allocator is fragmented: keep shapes static so buffers are reused, "
 		"donate buffers (donate_argnums), and on GPU leave preallocation on" },
+	/* small batch: an underfilled device */
+	{ TC_ADV_SMALL_BATCH, F_ANY, R_ANY, 0, 0,
+		"give each kernel more work: raise the batch size (or the micro-batch with "
+		"fewer accumulation steps), fuse small ops, and run independent small work "
+		"concurrently" },
+	{ TC_ADV_SMALL_BATCH, F_TORCH, R_ANY, 0, 0,
+		"give each kernel more work: raise the batch size (or the micro-batch with "
+		"fewer accumulation steps), fuse small ops with torch.compile, and run "
+		"independent small work on separate streams" },
+	{ TC_ADV_SMALL_BATCH, F_JAX, R_ANY, 0, 0,
+		"give each kernel more work: raise the per-device batch, jit larger regions "
+		"so XLA fuses small ops, and vmap over independent small computations" },
+	{ TC_ADV_SMALL_BATCH, F_SERVING, R_ANY, 0, 0,
+		"batches are too small to fill the GPU: send more concurrent requests or "
+		"raise max_num_seqs / max_num_batched_tokens" },
 	{ TC_ADV_FRAGMENTED_MEMORY, F_SERVING, R_ANY, 0, 0,
 		"the KV cache is paged; fragmentation is in the rest (activations of varying "
 		"batch): lower gpu_memory_utilization to leave headroom, or cap "
@@ -467,7 +482,7 @@ const char *tc_advice_topic_name(enum tc_advice_topic topic) {
 	static const char *const n[TC_ADV_COUNT] = {
 		"input", "launch", "host", "sync", "communication", "transfer", "compile",
 		"recompile", "memory-pressure", "memory-bound", "compute-bound", "unoptimized-op",
-		"pageable-copies", "idle", "straggler", "fragmented-memory",
+		"pageable-copies", "idle", "straggler", "fragmented-memory", "small-batch",
 	};
 	return (unsigned)topic < TC_ADV_COUNT ? n[topic] : "?";
 }

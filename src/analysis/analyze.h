@@ -24,6 +24,10 @@ enum tc_threshold_id {
 	TC_TH_COMPILE_HIGH,
 	TC_TH_COMPUTE_BOUND,
 	TC_TH_CRITICAL,
+	TC_TH_FRAG_SHARE,
+	TC_TH_FRAG_HIGH,
+	TC_TH_FRAG_MIN_SIZE,
+	TC_TH_FRAG_MIN_DEVICE,
 	TC_TH_HOST_MODERATE,
 	TC_TH_HOST_HIGH,
 	TC_TH_IDLE_MODERATE,
@@ -43,6 +47,11 @@ enum tc_threshold_id {
 	TC_TH_PAGEABLE_SHARE,
 	TC_TH_RECOMPILE_COUNT,
 	TC_TH_SHORT_KERNEL_US,
+	TC_TH_SMALL_BATCH_SHARE,
+	TC_TH_SMALL_BATCH_HIGH,
+	TC_TH_SMALL_BATCH_BLOCKS,
+	TC_TH_SMALL_BATCH_SHORT,
+	TC_TH_SMALL_BATCH_BUSY,
 	TC_TH_STRAGGLER_SKEW,
 	TC_TH_SYNC_MODERATE,
 	TC_TH_SYNC_HIGH,
@@ -57,7 +66,7 @@ enum tc_threshold_id {
 struct tc_threshold_def {
 	const char *key;     /* "input.moderate" */
 	double value;        /* default */
-	const char *unit;    /* "%", "us", "x", "count" */
+	const char *unit;    /* "%", "us", "x", "count", "GiB" */
 	const char *source;  /* where the default comes from */
 };
 
@@ -152,9 +161,10 @@ enum tc_advice_topic {
 	TC_ADV_COMPUTE_BOUND,
 	TC_ADV_UNOPTIMIZED_OP,
 	TC_ADV_PAGEABLE_COPIES,
-	TC_ADV_IDLE,          /* idle device / small batch */
+	TC_ADV_IDLE,          /* unexplained idle device time */
 	TC_ADV_STRAGGLER,
 	TC_ADV_FRAGMENTED_MEMORY,
+	TC_ADV_SMALL_BATCH,   /* an underfilled device */
 	TC_ADV_COUNT,
 };
 

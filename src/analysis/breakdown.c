@@ -293,10 +293,12 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
 }
 
 /* The attribution of every device with device work, and the breakdown
- * device's into the steps themselves. */
-static void step_categories(const struct tc_model *m, struct tc_analysis *a) {
+ * device's into the steps themselves. Returns each attributed device's
+ * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
+static int64_t *step_categories(const struct tc_model *m, struct tc_analysis *a) {
 	struct host_cache hc = { 0 };
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
+	int64_t *dev_busy = tc_xcalloc((a->n_util ? a->n_util : 1) * a->n_steps, sizeof(*dev_busy));
 	a->attr = tc_xcalloc(a->n_util ? a->n_util : 1, sizeof(*a->attr));
 	bool bd_done = false;
 	for (size_t k = 0; k < a->n_util; k++) {
@@ -320,6 +322,7 @@ static void step_categories(const struct tc_model *m, struct tc_analysis *a) {
 			a->n_attr--;
 			continue;
 		}
+		memcpy(dev_busy + (a->n_attr - 1) * a->n_steps, busy, a->n_steps * sizeof(*busy));
 		if (d == a->bd_device) {
 			for (size_t i = 0; i < a->n_steps; i++) {
 				memcpy(a->steps[i].cat_ps, at->step_cat + i * TC_BD_COUNT,
@@ -343,10 +346,11 @@ static void step_categories(const struct tc_model *m, struct tc_analysis *a) {
 	}
 	free(hc.v);
 	free(busy);
+	return dev_busy;
 }
 
 /* Per-device totals over the counted steps. */
-static void attr_totals(struct tc_analysis *a, size_t n_full) {
+static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev_busy) {
 	for (size_t k = 0; k < a->n_attr; k++) {
 		struct tc_dev_attr *at = &a->attr[k];
 		for (size_t i = 0; i < a->n_steps; i++) {
@@ -354,6 +358,7 @@ static void attr_totals(struct tc_analysis *a, size_t n_full) {
 				continue;
 			}
 			at->step_ps += a->steps[i].dur_ps;
+			at->busy_ps += dev_busy[k * a->n_steps + i];
 			for (int c = 0; c < TC_BD_COUNT; c++) {
 				at->cat_ps[c] += at->step_cat[i * TC_BD_COUNT + c];
 			}
@@ -365,9 +370,7 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 		struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
 	a->bd_device = want != TC_NONE ? want : pick_device(m, a);
-	if (a->n_steps) {
-		step_categories(m, a);
-	}
+	int64_t *dev_busy = a->n_steps ? step_categories(m, a) : NULL;
 	/* The profiler often stops inside the last step: with much less device
 	 * work than the step before, it is partial (TBP drops it). */
 	if (a->n_steps >= 2 && a->n_steps == a->n_steps_all) {
@@ -394,6 +397,7 @@ void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opt
 			a->cat_total_ps[c] += s->cat_ps[c];
 		}
 	}
-	attr_totals(a, n_full);
+	attr_totals(a, n_full, dev_busy);
+	free(dev_busy);
 	transfers(m, a);
 }

@@ -365,6 +365,76 @@ static void rule_compute_bound(struct rule_ctx *c) {
 }
 
 /*
+ * Memory the caching allocator holds but never had in use at once: per
+ * device and allocator, (peak reserved - peak allocated) / peak reserved.
+ * Measured over the trace rather than at the reserved peak: there the
+ * allocations may just have been freed, which is caching, not waste. Host
+ * (CPU) counters are left out: XProf memory profiles put XLA's stack
+ * reservation there as memory.reserved, not a pool around the allocations.
+ * Not a cause of step time: it explains none.
+ */
+static void rule_fragmented_memory(struct rule_ctx *c) {
+	const struct tc_model *m = c->m;
+	uint32_t alloc = tc_intern_find(&m->strings, "memory.allocated", 16);
+	uint32_t reserved = tc_intern_find(&m->strings, "memory.reserved", 15);
+	if (alloc == TC_NONE || reserved == TC_NONE) {
+		return;
+	}
+	const struct tc_mem_peak *worst = NULL;
+	double wp = 0, wa = 0;
+	for (size_t i = 0; i < c->a->n_mem; i++) {
+		const struct tc_mem_peak *p = &c->a->mem[i], *al = NULL;
+		if (p->name != reserved || p->device >= m->n_devices ||
+				m->devices[p->device].kind == TC_DEV_CPU || p->peak_bytes <= 0) {
+			continue;
+		}
+		for (size_t j = 0; j < c->a->n_mem; j++) {
+			const struct tc_mem_peak *q = &c->a->mem[j];
+			al = q->name == alloc && q->device == p->device && q->group == p->group ? q : al;
+		}
+		if (!al || al->peak_bytes > p->peak_bytes) {
+			continue;
+		}
+		bool big = p->peak_bytes >= th(c, TC_TH_FRAG_MIN_SIZE) * 1073741824.0 ||
+			(p->capacity_bytes > 0 && 100.0 * p->peak_bytes / (double)p->capacity_bytes >=
+			th(c, TC_TH_FRAG_MIN_DEVICE));
+		double pct = 100.0 * (p->peak_bytes - al->peak_bytes) / p->peak_bytes;
+		if (big && pct >= th(c, TC_TH_FRAG_SHARE) && (!worst || pct > wp)) {
+			worst = p;
+			wp = pct;
+			wa = al->peak_bytes;
+		}
+	}
+	if (!worst) {
+		return;
+	}
+	enum tc_severity sev = wp >= th(c, TC_TH_FRAG_HIGH) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
+	struct tc_finding *f = add(c, "fragmented-memory", sev, wp);
+	f->device = worst->device;
+	char cap[96] = "";
+	if (worst->capacity_bytes > 0) {
+		snprintf(cap, sizeof(cap), ", %.1f %% of the device's %.2f GiB",
+			100.0 * (worst->peak_bytes - wa) / (double)worst->capacity_bytes,
+			(double)worst->capacity_bytes / 1073741824.0);
+	}
+	char grp[96] = "";
+	if (worst->group) {
+		snprintf(grp, sizeof(grp), " (%s)", tc_model_str(m, worst->group));
+	}
+	text(f, "%s%s reserves up to %.2f GiB but allocates at most %.2f GiB: %.1f %% of the "
+		"reserved pool, %.2f GiB, is held by the allocator and never in use at once%s "
+		"(thresholds %.0f/%.0f %% of at least %.0f GiB or %.0f %% of the device: tracectl, after the "
+		"PyTorch caching allocator and TBP memory view)", dev_name(c, worst->device), grp,
+		worst->peak_bytes / 1073741824.0, wa / 1073741824.0, wp,
+		(worst->peak_bytes - wa) / 1073741824.0, cap,
+		th(c, TC_TH_FRAG_SHARE), th(c, TC_TH_FRAG_HIGH), th(c, TC_TH_FRAG_MIN_SIZE),
+		th(c, TC_TH_FRAG_MIN_DEVICE));
+	advise(c, f, TC_ADV_FRAGMENTED_MEMORY);
+	f->window_lo_ps = worst->peak_ts_ps;
+	f->window_hi_ps = worst->peak_ts_ps;
+}
+
+/*
  * The host keeps the device waiting: host runtime calls (launch) and
  * framework/Python work (host) while the device is idle. One cause, one
  * finding: launch-bound when the device runs mostly short kernels that
@@ -614,6 +684,173 @@ static int cmp_double(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
+/* Index of the counted step holding ts (steps by start), SIZE_MAX if none:
+ * warm-up and partial steps count only when nothing else is left. */
+static size_t counted_step_at(const struct tc_analysis *a, int64_t ts) {
+	size_t lo = 0, hi = a->n_steps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->steps[mid].start_ps <= ts) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo == 0) {
+		return SIZE_MAX;
+	}
+	const struct tc_step *st = &a->steps[lo - 1];
+	bool skip = (st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
+		a->n_steps_counted > 0;
+	return ts < st->start_ps + st->dur_ps && !skip ? lo - 1 : SIZE_MAX;
+}
+
+struct fill {
+	int64_t kern_ps;      /* kernels in the counted steps (summed durations) */
+	int64_t with_ps;      /* of which carry blocks per SM */
+	int64_t low_ps;       /* of which under small-batch.blocks */
+	int64_t short_ps;     /* shorter than kernel.short */
+	double occ_ps;        /* occupancy % x duration, over occ_dur_ps */
+	int64_t occ_dur_ps;
+	int64_t *op_ps;       /* underfilled (or short) time per op */
+};
+
+static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) {
+	const struct tc_model *m = c->m;
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
+	size_t nt = 0;
+	uint32_t *work = tc_device_work_tracks(m, &dt, d, &nt);
+	tc_device_tracks_finish(&dt);
+	int64_t short_ps = (int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6);
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[work[t]];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			uint32_t op = m->ev.op[i];
+			int64_t dur = m->ev.dur[i];
+			if (m->ops[op].kind != TC_OP_KERNEL ||
+					(c->a->n_steps && counted_step_at(c->a, m->ev.start[i]) == SIZE_MAX)) {
+				continue;
+			}
+			fl->kern_ps += dur;
+			double v;
+			bool low = false;
+			if (tc_model_arg_num(m, m->ev.args[i], m->key.blocks_per_sm, &v)) {
+				fl->with_ps += dur;
+				low = v < th(c, TC_TH_SMALL_BATCH_BLOCKS);
+				fl->low_ps += low ? dur : 0;
+			}
+			if (tc_model_arg_num(m, m->ev.args[i], m->key.occupancy, &v)) {
+				fl->occ_ps += v * (double)dur;
+				fl->occ_dur_ps += dur;
+			}
+			fl->short_ps += dur < short_ps ? dur : 0;
+			fl->op_ps[op] += low || dur < short_ps ? dur : 0;
+		}
+	}
+	free(work);
+}
+
+/*
+ * The device is kept busy, but its kernels are too small to fill it: most
+ * kernel time is in kernels with fewer than small-batch.blocks blocks per
+ * SM (Kineto's estimate, which TBP's Est. SM Efficiency counts as that
+ * fraction of the device), or, where kernels carry no such arg, in kernels
+ * shorter than kernel.short. Judged only where the device is busy most of
+ * the step and no host cause (input, launch/host, sync) reaches its
+ * moderate band. Evidence only, explained_ps 0: the time is compute, which
+ * memory-bound, compute-bound and unoptimized-op already divide.
+ */
+static void rule_small_batch(struct rule_ctx *c) {
+	const struct tc_analysis *a = c->a;
+	const struct tc_model *m = c->m;
+	struct fill best = { 0 };
+	const struct tc_dev_attr *bat = NULL;
+	double bfig = 0;
+	bool bocc = false;
+	for (size_t k = 0; k < a->n_attr; k++) {
+		const struct tc_dev_attr *at = &a->attr[k];
+		if (at->step_ps <= 0 || at->device >= m->n_devices) {
+			continue;
+		}
+		double step = (double)at->step_ps;
+		double busy = 100.0 * (double)at->busy_ps / step;
+		double input = 100.0 * (double)at->cat_ps[TC_BD_INPUT] / step;
+		double host = 100.0 * (double)(at->cat_ps[TC_BD_LAUNCH] + at->cat_ps[TC_BD_HOST]) / step;
+		double sync = 100.0 * (double)at->cat_ps[TC_BD_SYNC] / step;
+		if (busy < th(c, TC_TH_SMALL_BATCH_BUSY) || input >= th(c, TC_TH_INPUT_MODERATE) ||
+				host >= th(c, TC_TH_LAUNCH_MODERATE) || host >= th(c, TC_TH_HOST_MODERATE) ||
+				sync >= th(c, TC_TH_SYNC_MODERATE)) {
+			continue;
+		}
+		struct fill fl = { .op_ps = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(int64_t)) };
+		fill_measure(c, at->device, &fl);
+		/* Blocks per SM when most kernel time carries it. */
+		bool occ = fl.kern_ps > 0 && 2 * fl.with_ps >= fl.kern_ps;
+		double fig = !fl.kern_ps ? 0 : occ ? 100.0 * (double)fl.low_ps / (double)fl.with_ps :
+			100.0 * (double)fl.short_ps / (double)fl.kern_ps;
+		bool over = fig >= th(c, occ ? TC_TH_SMALL_BATCH_SHARE : TC_TH_SMALL_BATCH_SHORT);
+		if (over && (!bat || fig > bfig)) {
+			free(best.op_ps);
+			best = fl;
+			bat = at;
+			bfig = fig;
+			bocc = occ;
+		} else {
+			free(fl.op_ps);
+		}
+	}
+	if (!bat) {
+		return;
+	}
+	/* Short kernels alone are weaker evidence: a small model does that too. */
+	enum tc_severity sev = !bocc ? TC_SEV_LOW :
+		bfig >= th(c, TC_TH_SMALL_BATCH_HIGH) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
+	struct tc_finding *f = add(c, "small-batch", sev, bfig);
+	f->device = bat->device;
+	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
+	char occ[64] = "no occupancy data";
+	if (best.occ_dur_ps > 0) {
+		snprintf(occ, sizeof(occ), "est. achieved occupancy %.1f %%",
+			best.occ_ps / (double)best.occ_dur_ps);
+	}
+	const char *how = bocc ? "with fewer blocks than SMs" : "shorter than kernel.short";
+	text(f, "%s is busy %.1f %% of step time over %zu steps with no host cause, but its "
+		"kernels are too small to fill it: %.1f %% of kernel time is in kernels %s "
+		"(%.3f ms per step; %.1f %% of kernel time in kernels under %.0f us, %s; "
+		"thresholds %.0f %% under %.0g blocks per SM or %.0f %% short kernels, busy >= "
+		"%.0f %%: tracectl, after TBP Est. SM Efficiency and TraceLens short kernels; "
+		"evidence, the time is counted as compute)", dev_name(c, bat->device),
+		100.0 * (double)bat->busy_ps / (double)bat->step_ps, a->n_steps_counted, bfig, how,
+		ms(bocc ? best.low_ps : best.short_ps) / n,
+		best.kern_ps ? 100.0 * (double)best.short_ps / (double)best.kern_ps : 0,
+		th(c, TC_TH_SHORT_KERNEL_US), occ, th(c, TC_TH_SMALL_BATCH_SHARE),
+		th(c, TC_TH_SMALL_BATCH_BLOCKS), th(c, TC_TH_SMALL_BATCH_SHORT),
+		th(c, TC_TH_SMALL_BATCH_BUSY));
+	advise(c, f, TC_ADV_SMALL_BATCH);
+	step_window(c, f, NULL, 0);
+	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
+		size_t top = SIZE_MAX;
+		for (size_t op = 0; op < m->n_ops; op++) {
+			if (best.op_ps[op] > 0 && (top == SIZE_MAX || best.op_ps[op] > best.op_ps[top])) {
+				top = op;
+			}
+		}
+		if (top == SIZE_MAX) {
+			break;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < f->n_ops; j++) {
+			dup |= f->ops[j] == m->ops[top].name;
+		}
+		if (!dup) {
+			f->ops[f->n_ops++] = m->ops[top].name;
+		}
+		best.op_ps[top] = 0;
+	}
+	free(best.op_ps);
+}
+
 /* In a collective every rank waits for the slowest one, so the straggler is
  * the device that spends the least time in collectives. */
 static void rule_straggler(struct rule_ctx *c) {
@@ -840,6 +1077,7 @@ static const struct {
 	{ "communication", rule_communication },
 	{ "compilation", rule_compilation },
 	{ "compute-bound", rule_compute_bound },
+	{ "fragmented-memory", rule_fragmented_memory },
 	{ "host-bound, launch-bound", rule_host_launch },
 	{ "idle-device", rule_idle_device },
 	{ "input-bound", rule_input_bound },
@@ -847,6 +1085,7 @@ static const struct {
 	{ "memory-pressure", rule_memory_pressure },
 	{ "pageable-copies", rule_pageable_copies },
 	{ "recompilation", rule_recompilation },
+	{ "small-batch", rule_small_batch },
 	{ "straggler", rule_straggler },
 	{ "sync-bound", rule_sync_bound },
 	{ "transfer-bound", rule_transfer_bound },

@@ -22,6 +22,8 @@ struct tc_model *tc_model_create(void) {
 	m->key.step = tc_model_intern(m, "step");
 	m->key.hlo_module = tc_model_intern(m, "hlo_module");
 	m->key.memory_kind = tc_model_intern(m, "memory_kind");
+	m->key.blocks_per_sm = tc_model_intern(m, "blocks per SM");
+	m->key.occupancy = tc_model_intern(m, "est. achieved occupancy %");
 	m->key_end = (uint32_t)m->strings.n;
 	m->key.external_id = tc_model_intern(m, "External id");
 	m->key.stream = tc_model_intern(m, "stream");

@@ -236,6 +236,8 @@ struct tc_keys {
 	uint32_t step;         /* step number on step markers */
 	uint32_t hlo_module;
 	uint32_t memory_kind;  /* "pageable", "pinned", "device" for copies */
+	uint32_t blocks_per_sm; /* Kineto kernel "blocks per SM" (grid / SM count) */
+	uint32_t occupancy;    /* Kineto kernel "est. achieved occupancy %" */
 	/* written for export only */
 	uint32_t external_id;  /* framework op <-> runtime/device */
 	uint32_t stream;
