@@ -184,17 +184,6 @@ END_TEST
 
 /* ---- one logical trace, three formats (fixtures/cross/make.py) ---- */
 
-static struct tc_model *load(const char *path) {
-	struct tc_ingest_opts o;
-	tc_ingest_opts_default(&o);
-	o.threads = 1;
-	struct tc_error err;
-	tc_error_init(&err);
-	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
-	ck_assert_msg(m != NULL, "%s: %s", path, err.msg);
-	return m;
-}
-
 START_TEST(cross_format) {
 	const char *paths[3] = {
 		tc_test_build("fixtures/xplane-cross.xplane.pb"),
@@ -211,7 +200,7 @@ START_TEST(cross_format) {
 		own[i] = strdup(paths[i]); /* tc_test_* return a static buffer */
 	}
 	for (int i = 0; i < 3; i++) {
-		m[i] = load(own[i]);
+		m[i] = tc_test_load(own[i]);
 		tc_analyze(m[i], &o, &a[i]);
 		ck_assert(tc_analyze_op_table(m[i], &o, "category", &t[i]));
 	}
@@ -295,7 +284,7 @@ START_TEST(real_category_shares) {
 	if (!path) {
 		return;
 	}
-	struct tc_model *m = load(path);
+	struct tc_model *m = tc_test_load(path);
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_op_table t;

@@ -321,24 +321,8 @@ static const struct {
 	{ "json/hta/cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", TC_FW_PYTORCH, TC_RT_CPU },
 };
 
-static struct tc_model *load(const char *rel) {
-	const char *path = tc_test_trace(rel);
-	if (!path) {
-		fprintf(stderr, "skip: %s absent\n", rel);
-		return NULL;
-	}
-	struct tc_ingest_opts o;
-	tc_ingest_opts_default(&o);
-	o.threads = 1;
-	struct tc_error err;
-	tc_error_init(&err);
-	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
-	ck_assert_msg(m != NULL, "%s: %s", rel, err.msg);
-	return m;
-}
-
 START_TEST(real_detection) {
-	struct tc_model *m = load(known[_i].rel);
+	struct tc_model *m = tc_test_load_trace(known[_i].rel);
 	if (!m) {
 		return;
 	}
@@ -356,7 +340,7 @@ START_TEST(real_detection) {
 END_TEST
 
 START_TEST(real_graph_replay) {
-	struct tc_model *m = load("json/hta/trace_diff__test__test.json.gz");
+	struct tc_model *m = tc_test_load_trace("json/hta/trace_diff__test__test.json.gz");
 	if (!m) {
 		return;
 	}
@@ -371,7 +355,7 @@ START_TEST(real_graph_replay) {
 END_TEST
 
 START_TEST(real_tpu_suggestions) {
-	struct tc_model *m = load("xplane/xprof-tpu_inference_2.xplane.pb");
+	struct tc_model *m = tc_test_load_trace("xplane/xprof-tpu_inference_2.xplane.pb");
 	if (!m) {
 		return;
 	}

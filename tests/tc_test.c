@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "ingest/ingest.h"
 #include "model/model.h"
 #include "tc_test.h"
 
@@ -31,6 +32,26 @@ const char *tc_test_src(const char *rel) {
 
 const char *tc_test_build(const char *rel) {
 	return join("TC_BUILD_ROOT", ".", rel);
+}
+
+struct tc_model *tc_test_load(const char *path) {
+	struct tc_ingest_opts o;
+	tc_ingest_opts_default(&o);
+	o.threads = 1;
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	ck_assert_msg(m != NULL, "%s: %s", path, err.msg);
+	return m;
+}
+
+struct tc_model *tc_test_load_trace(const char *rel) {
+	const char *path = tc_test_trace(rel);
+	if (!path) {
+		fprintf(stderr, "skip: %s absent\n", rel);
+		return NULL;
+	}
+	return tc_test_load(path);
 }
 
 unsigned char *tc_test_slurp(const char *path, size_t *len) {

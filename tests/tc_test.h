@@ -14,6 +14,14 @@ const char *tc_test_trace(const char *rel);
 /* Path under the source tree / build tree (static buffer). */
 const char *tc_test_src(const char *rel);
 const char *tc_test_build(const char *rel);
+
+struct tc_model;
+/* Read one input (one thread) into a finalized model; the test fails when
+ * it cannot be read. */
+struct tc_model *tc_test_load(const char *path);
+/* The real trace rel read as above, or NULL with a note on stderr when
+ * the traces folder lacks it (the caller's test then skips). */
+struct tc_model *tc_test_load_trace(const char *rel);
 /* Read a whole file into a malloc'd buffer. */
 unsigned char *tc_test_slurp(const char *path, size_t *len);
 /* A new temporary file holding data[0, n); its path (static buffer). The

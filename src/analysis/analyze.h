@@ -180,6 +180,9 @@ uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name);
 /* "host: name" when device d has a host, else its name. */
 void tc_analysis_device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size);
 
+/* Index of the step containing t (a->steps sorted by start), or SIZE_MAX. */
+size_t tc_analysis_step_at(const struct tc_analysis *a, int64_t t);
+
 /* The device with the largest busy time in a->util, TC_NONE if none. */
 uint32_t tc_analysis_busiest_device(const struct tc_analysis *a);
 

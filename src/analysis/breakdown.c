@@ -111,8 +111,7 @@ static uint32_t pick_device(const struct tc_model *m, const struct tc_analysis *
 	return best != TC_NONE ? best : tc_analysis_busiest_device(a);
 }
 
-/* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
-static size_t step_at(const struct tc_analysis *a, int64_t t) {
+size_t tc_analysis_step_at(const struct tc_analysis *a, int64_t t) {
 	size_t lo = 0, hi = a->n_steps;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -183,7 +182,7 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 				continue;
 			}
 			xfer_add(m, i, &a->xfer[dir], pageable, pinned);
-			size_t s = step_at(a, m->ev.start[i]);
+			size_t s = tc_analysis_step_at(a, m->ev.start[i]);
 			if (s != SIZE_MAX) {
 				xfer_add(m, i, &a->steps[s].xfer[dir], pageable, pinned);
 			}

@@ -195,25 +195,12 @@ static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
 				m->tracks[tr].device != a->steps_device)) {
 			continue;
 		}
-		int64_t t = m->ev.start[fl->from];
-		size_t lo = 0, hi = a->n_steps;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (a->steps[mid].start_ps <= t) {
-				lo = mid + 1;
-			} else {
-				hi = mid;
-			}
-		}
-		if (lo == 0) {
-			continue;
-		}
-		const struct tc_step *s = &a->steps[lo - 1];
-		if (t >= s->start_ps + s->dur_ps) {
+		size_t i = tc_analysis_step_at(a, m->ev.start[fl->from]);
+		if (i == SIZE_MAX) {
 			continue;
 		}
 		int64_t e = m->ev.start[fl->to] + m->ev.dur[fl->to];
-		end[lo - 1] = e > end[lo - 1] ? e : end[lo - 1];
+		end[i] = e > end[i] ? e : end[i];
 	}
 	int64_t prev = INT64_MIN;
 	for (size_t i = 0; i < a->n_steps; i++) {
