@@ -2592,7 +2592,8 @@ static inline __attribute__((always_inline)) int replay(struct reader *r,
  * and its value go together: the value's dispatch is a branch of its own,
  * which the key before it predicts. */
 static bool replay_batch(struct reader *r, const struct tc_jbatch *bt, const struct tc_jsrc *src) {
-	const struct tc_jtok *t = bt->tok, *end = t + bt->n;
+	/* An empty batch may carry no token array: NULL + 0 is undefined. */
+	const struct tc_jtok *t = bt->tok, *end = bt->n ? t + bt->n : t;
 	for (; t < end; t++) {
 		__builtin_prefetch(t + 32);
 		int rv;
