@@ -139,14 +139,15 @@ struct xstat {
 
 static void put_event(struct buf *line, struct buf *tmp, int64_t mid, int64_t off,
 		int64_t dur, const struct xstat *st, int nst) {
-	struct buf ev = { 0 };
+	/* Scratch on the heap, reused: reserve() may realloc it. */
+	static struct buf ev, s;
 	(void)tmp;
+	ev.n = 0;
 	put_int(&ev, 1, mid);
 	put_int(&ev, 2, off);
 	put_int(&ev, 3, dur);
 	for (int i = 0; i < nst; i++) {
-		uint8_t sb[256];
-		struct buf s = { sb, 0, sizeof(sb) };
+		s.n = 0;
 		put_int(&s, 1, st[i].id);
 		if (st[i].kind == 0) {
 			put_int(&s, 4, st[i].i);
@@ -160,7 +161,6 @@ static void put_event(struct buf *line, struct buf *tmp, int64_t mid, int64_t of
 		put_msg(&ev, 4, &s);
 	}
 	put_msg(line, 4, &ev);
-	free(ev.p);
 }
 
 static void line_header(struct buf *line, int64_t id, const char *name, int64_t ts_ns) {
