@@ -233,6 +233,11 @@ static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size
 					if (hi > v->hi[v->n - 1]) {
 						v->hi[v->n - 1] = hi;
 					}
+				} else if (v->n < v->cap && (v->n & 0xffff) != 0) {
+					/* tc_ivals_push's append, inline: no growth and
+					 * no prefault hint due at this index. */
+					v->lo[v->n] = lo;
+					v->hi[v->n++] = hi;
 				} else {
 					tc_ivals_push(v, lo, hi);
 				}
