@@ -1,7 +1,7 @@
 /*
  * gen-xplane: write a large XProf-shaped XSpace for benchmarks.
  *
- *   gen-xplane [--size BYTES] [--profile gpu|tpu|lean] [--gpus N] [--seed S] OUT.xplane.pb
+ *   gen-xplane [--size BYTES] [--profile gpu|tpu|lean|ops] [--gpus N] [--seed S] OUT.xplane.pb
  *
  * Profiles (bench/README.md has the measurements they copy):
  * - gpu (default): shaped after xprof-tf_gpu_multiworker: a /host:CPU plane
@@ -18,6 +18,8 @@
  *   cudaLaunchKernel) and worker threads, GPU planes with two compute
  *   streams (correlation_id, kernel_details ref), memcpy streams, TensorFlow
  *   Ops and Steps lines; about 31 bytes and 1.6 stats per event.
+ * - ops: device ops only, N (default 4) GPU planes of two compute streams
+ *   and two copy streams; about 25 bytes and one stat per event.
  * Event and stat metadata follow the lines, as writers put them; a Task
  * Environment plane ends the file. Events on each line are in time order.
  * Output is deterministic per seed and profile.
@@ -139,14 +141,15 @@ struct xstat {
 
 static void put_event(struct buf *line, struct buf *tmp, int64_t mid, int64_t off,
 		int64_t dur, const struct xstat *st, int nst) {
-	struct buf ev = { 0 };
+	/* Scratch on the heap, reused: reserve() may realloc it. */
+	static struct buf ev, s;
 	(void)tmp;
+	ev.n = 0;
 	put_int(&ev, 1, mid);
 	put_int(&ev, 2, off);
 	put_int(&ev, 3, dur);
 	for (int i = 0; i < nst; i++) {
-		uint8_t sb[256];
-		struct buf s = { sb, 0, sizeof(sb) };
+		s.n = 0;
 		put_int(&s, 1, st[i].id);
 		if (st[i].kind == 0) {
 			put_int(&s, 4, st[i].i);
@@ -160,7 +163,6 @@ static void put_event(struct buf *line, struct buf *tmp, int64_t mid, int64_t of
 		put_msg(&ev, 4, &s);
 	}
 	put_msg(line, 4, &ev);
-	free(ev.p);
 }
 
 static void line_header(struct buf *line, int64_t id, const char *name, int64_t ts_ns) {
@@ -827,6 +829,69 @@ static void tpu_device_plane(FILE *out, int g, uint64_t budget, uint64_t *writte
 	free(mod.p);
 }
 
+#define N_OPS_KERNELS 400
+
+/*
+ * ops profile device plane: nothing but device ops, about 25 bytes each:
+ * two compute streams of short kernels (one in eight a NCCL all-reduce) and
+ * H2D and D2H copy streams, one correlation_id stat per event, back to back with
+ * gaps of a few microseconds; a Steps line. It stresses the analysis (per
+ * device unions, gaps, step attribution), not the reader's stat decoding.
+ */
+static void ops_device_plane(FILE *out, int g, uint64_t budget, uint64_t *written,
+		uint64_t *n_events, int64_t *corr) {
+	struct buf plane = { 0 }, line = { 0 };
+	char name[160];
+	put_int(&plane, 1, g + 1);
+	snprintf(name, sizeof(name), "/device:GPU:%d", g);
+	put_str(&plane, 2, name);
+	static const double share[] = { 0.42, 0.42, 0.08, 0.08 };
+	int64_t last_end = 0;
+	for (int l = 0; l < 4; l++) {
+		uint64_t lb = (uint64_t)((double)budget * share[l]);
+		line.n = 0;
+		int stream = 7 + g * 8 + l;
+		line_name(name, sizeof(name), l, stream, "");
+		line_header(&line, stream, name, 200000);
+		int64_t t = (int64_t)rnd_range(0, 2000000);
+		rng_state ^= (uint64_t)(g * 31 + l);
+		while (line.n < lb) {
+			uint64_t r = rnd();
+			int64_t mid, dur;
+			if (l < 2) {
+				mid = r % 8 ? 1 + (int64_t)((r >> 8) % N_OPS_KERNELS) : 800;
+				dur = 1000000 + (int64_t)((r >> 20) % 30000000);
+			} else {
+				mid = l == 2 ? 900 : 901;
+				dur = 2000000 + (int64_t)((r >> 20) % 20000000);
+			}
+			struct xstat st[1] = { { S_CORRELATION, 0, (*corr)++, NULL } };
+			put_event(&line, NULL, mid, t, dur, st, 1);
+			t += dur + 200000 + (int64_t)((r >> 40) % 5000000);
+			(*n_events)++;
+		}
+		if (t > last_end) {
+			last_end = t;
+		}
+		put_msg(&plane, 3, &line);
+	}
+	steps_line(&plane, &line, -559038737, 2000, last_end, n_events);
+	for (int k = 0; k < N_OPS_KERNELS; k++) {
+		snprintf(name, sizeof(name), "void gen_kernel_%d<float, %d>(float*, int)", k, k % 7);
+		event_meta(&plane, 1 + k, name);
+	}
+	event_meta(&plane, 800, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)");
+	event_meta(&plane, 900, "MemcpyH2D");
+	event_meta(&plane, 901, "MemcpyD2H");
+	step_names(&plane, 2000);
+	common_stat_meta(&plane);
+	plane_stat_int(&plane, S_CLOCK, 1530000);
+	plane_stat_int(&plane, S_CORES, 80);
+	plane_stat_int(&plane, S_MEMBW, 898048000000LL);
+	plane_stat_int(&plane, S_MEMSIZE, 16945512448LL);
+	end_plane(out, &plane, &line, written);
+}
+
 int main(int argc, char **argv) {
 	uint64_t size = 1ull << 30;
 	int gpus = 0;
@@ -853,18 +918,19 @@ int main(int argc, char **argv) {
 			path = argv[i];
 		} else {
 			fprintf(stderr, "usage: gen-xplane [--size BYTES[k|M|G]] "
-				"[--profile gpu|tpu|lean] [--gpus N] [--seed S] OUT.xplane.pb\n");
+				"[--profile gpu|tpu|lean|ops] [--gpus N] [--seed S] OUT.xplane.pb\n");
 			return 2;
 		}
 	}
 	bool lean = strcmp(profile, "lean") == 0, tpu = strcmp(profile, "tpu") == 0;
-	if (!path || gpus < 0 || (!lean && !tpu && strcmp(profile, "gpu") != 0)) {
-		fprintf(stderr, "usage: gen-xplane [--size BYTES[k|M|G]] [--profile gpu|tpu|lean] "
+	bool ops = strcmp(profile, "ops") == 0;
+	if (!path || gpus < 0 || (!lean && !tpu && !ops && strcmp(profile, "gpu") != 0)) {
+		fprintf(stderr, "usage: gen-xplane [--size BYTES[k|M|G]] [--profile gpu|tpu|lean|ops] "
 			"[--gpus N] [--seed S] OUT.xplane.pb\n");
 		return 2;
 	}
 	if (gpus == 0) {
-		gpus = tpu ? 4 : 8;
+		gpus = tpu || ops ? 4 : 8;
 	}
 	FILE *out = fopen(path, "wb");
 	if (!out) {
@@ -873,7 +939,11 @@ int main(int argc, char **argv) {
 	}
 	uint64_t written = 0, n_events = 0;
 	int64_t corr = 1;
-	if (lean) {
+	if (ops) {
+		for (int g = 0; g < gpus; g++) {
+			ops_device_plane(out, g, size / (uint64_t)gpus, &written, &n_events, &corr);
+		}
+	} else if (lean) {
 		host_plane(out, size / 8, &written, &n_events);
 		for (int g = 0; g < gpus; g++) {
 			gpu_plane(out, g, (size - size / 8) / (uint64_t)gpus, &written, &n_events, &corr);

@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct tc_pb top, pk, te;
-	struct tc_pb_field f, g, h;
+	struct tc_pb_field f = { 0 }, g = { 0 }, h = { 0 };
 	uint64_t packets = 0, fields = 0, sum = 0;
 	tc_pb_init(&top, base, base, len);
 	int rv;

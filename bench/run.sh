@@ -1,17 +1,19 @@
 #!/bin/sh
 # Benchmark the xplane reader: generate an XProf-shaped XSpace, then time
-# `tracectl summarize` on it next to a bare pbwire walk of the same file.
+# `tracectl info` (read and finalize) and `tracectl summarize` (the same plus
+# the analysis) on it next to a bare pbwire walk of the same file.
 #
 #   bench/run.sh [BUILD_DIR] [SIZE] [PROFILE]   (defaults: build, 1G, gpu)
 #
 # PROFILE is gen-xplane's --profile: gpu (calibrated on real GPU profiles),
-# tpu (calibrated on a real TPU profile) or lean (small events, few stats).
+# tpu (calibrated on a real TPU profile), lean (small events, few stats) or
+# ops (device ops only, ~25 bytes each: the analysis' worst case).
 # Each command runs RUNS times (default 3); the run with the least CPU time
 # (user + system) is reported, as the machine may be shared.
 #
 # Prints wall time, MB/s, events/s and peak RSS (via /usr/bin/time -v; on
 # Debian/Ubuntu: apt-get install -y time). The generated file is kept in
-# ${TMPDIR:-/tmp} as bench-<SIZE>.xplane.pb and reused by later runs.
+# ${TMPDIR:-/tmp} as bench-<PROFILE>-<SIZE>.xplane.pb and reused by later runs.
 set -eu
 build=${1:-build}
 size=${2:-1G}
@@ -54,9 +56,10 @@ measure() { # label, command...
 
 w=$(measure wirewalk "$build/bench/wirewalk" "$file")
 events=$(awk '{ print $3 }' "$tmp/bench.out")
+i=$(measure info "$build/src/tracectl" info "$file")
 s=$(measure summarize "$build/src/tracectl" summarize "$file")
 echo "file      $file: $bytes bytes, $events events, profile $profile"
-for r in "$w" "$s"; do
+for r in "$w" "$i" "$s"; do
 	echo "$r" | awk -v b="$bytes" -v e="$events" '{
 		t = $2 > 0 ? $2 : 0.001
 		c = $4 > 0 ? $4 : 0.001
@@ -64,5 +67,8 @@ for r in "$w" "$s"; do
 			$1, $2, $4, b / t / 1e6, b / c / 1e6, e / t / 1e6, $3 / 1024, $3 * 1024 / b
 	}'
 done
-echo "$w $s" | awk '{ printf "summarize / wirewalk: %.2fx wall, %.2fx cpu\n",
-	($6 > 0 ? $6 : 0.001) / ($2 > 0 ? $2 : 0.001), ($8 > 0 ? $8 : 0.001) / ($4 > 0 ? $4 : 0.001) }'
+echo "$w $i $s" | awk 'function r(a, b) { return (a > 0 ? a : 0.001) / (b > 0 ? b : 0.001) }
+{
+	printf "summarize / wirewalk: %.2fx wall, %.2fx cpu\n", r($10, $2), r($12, $4)
+	printf "summarize / info:     %.2fx wall, %.2fx cpu\n", r($10, $6), r($12, $8)
+}'

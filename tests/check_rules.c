@@ -1255,7 +1255,10 @@ static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char
 			continue;
 		}
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		int pn = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (pn < 0 || (size_t)pn >= sizeof(path)) {
+			continue;
+		}
 		DIR *sub = depth < 4 ? opendir(path) : NULL;
 		if (sub) {
 			closedir(sub);

@@ -189,10 +189,78 @@ static void track_per_kind(const struct tc_model *m, uint32_t track,
 	}
 }
 
+/* Tracks merged by a linear scan of their cursors: at most this many. */
+#define SCAN_MAX_TRACKS 8
+
+/*
+ * The events of a few tracks merged by start straight into the per-kind
+ * lists: the cursor with the lowest start runs ahead up to the next
+ * cursor's start, so the scan over cursors is paid per run, not per event,
+ * and each event is pushed once (per-track unions need a merge and a move
+ * per extra track, and fresh lists that fault their pages in).
+ */
+static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	struct { int64_t key; size_t i, end; } c[SCAN_MAX_TRACKS];
+	size_t na = 0;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[tracks[t]];
+		if (tr->count) {
+			c[na].key = m->ev.start[tr->first];
+			c[na].i = tr->first;
+			c[na].end = (size_t)tr->first + tr->count;
+			na++;
+		}
+	}
+	const int64_t *start = m->ev.start, *dur = m->ev.dur;
+	const uint32_t *op = m->ev.op;
+	while (na > 0) {
+		size_t b = 0;
+		for (size_t a = 1; a < na; a++) {
+			b = c[a].key < c[b].key ? a : b;
+		}
+		int64_t lim = INT64_MAX;
+		for (size_t a = 0; a < na; a++) {
+			lim = a != b && c[a].key < lim ? c[a].key : lim;
+		}
+		size_t i = c[b].i, end = c[b].end;
+		do {
+			int64_t lo = start[i], d = dur[i];
+			if (d > 0) {
+				struct tc_ivals *v = &out[m->ops[op[i]].kind];
+				int64_t hi = lo + d;
+				if (v->n && lo <= v->hi[v->n - 1]) {
+					if (hi > v->hi[v->n - 1]) {
+						v->hi[v->n - 1] = hi;
+					}
+				} else if (v->n < v->cap && (v->n & 0xffff) != 0) {
+					/* tc_ivals_push's append, inline: no growth and
+					 * no prefault hint due at this index. */
+					v->lo[v->n] = lo;
+					v->hi[v->n++] = hi;
+				} else {
+					tc_ivals_push(v, lo, hi);
+				}
+			}
+			i++;
+		} while (i < end && start[i] <= lim);
+		if (i == end) {
+			c[b] = c[--na];
+		} else {
+			c[b].i = i;
+			c[b].key = start[i];
+		}
+	}
+}
+
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 		out[k].n = 0;
+	}
+	if (nt <= SCAN_MAX_TRACKS) {
+		per_kind_scan(m, tracks, nt, out);
+		return;
 	}
 	if (nt <= 64) {
 		/* Few tracks: union each track linearly (nested events collapse

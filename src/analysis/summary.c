@@ -265,17 +265,14 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
 }
 
-void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
+void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
 	s->n_events = m->ev.n;
 	for (size_t i = 0; i < m->n_aggs; i++) {
 		s->n_aggregated += (uint64_t)(m->aggs[i].count > 0 ? m->aggs[i].count : 0);
 	}
-	struct tc_cover cov = { 0 };
-	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	s->devices = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*s->devices));
-	int64_t busy_total = 0;
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
@@ -291,11 +288,6 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 			continue;
 		}
 		ds->n_tracks = (uint32_t)nt;
-		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
-		cov.n = 0;
-		tc_cover_add(&cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
-		ds->busy_ps = tc_cover_len(&cov, UINT64_MAX);
-		ds->computation_ps = tc_cover_len(&cov, TC_KINDS_DEVICE_COMPUTE);
 		ds->first_ps = INT64_MAX;
 		ds->last_ps = INT64_MIN;
 		for (size_t k = 0; k < nt; k++) {
@@ -309,16 +301,12 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 			}
 		}
 		ds->span_ps = ds->last_ps - ds->first_ps;
-		busy_total = tc_sat_add(busy_total, ds->busy_ps);
 		s->n_devices++;
 		free(tracks);
 	}
 	tc_device_tracks_finish(&dt);
-	tc_cover_finish(&cov);
-	tc_ivals_finish_per_kind(per_kind);
 	if (s->n_devices) {
 		s->ops = tc_analyze_ops(m, device_work_track, NULL, false, &s->n_ops);
-		s->ops_busy_ps = busy_total;
 		s->ops_scope = "device";
 	} else {
 		s->ops = tc_analyze_ops(m, any_track, NULL, false, &s->n_ops);
@@ -331,4 +319,52 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
 		s->ops_scope = "host";
 	}
 	collect_steps(m, s);
+}
+
+void tc_analyze_summary_busy(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_summary *s) {
+	struct tc_cover cov = { 0 };
+	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
+	struct tc_device_tracks dt;
+	bool have_dt = false;
+	int64_t busy_total = 0;
+	/* Both lists ascend by device: walk a->util alongside. */
+	size_t k = 0;
+	for (size_t j = 0; j < s->n_devices; j++) {
+		struct tc_device_summary *ds = &s->devices[j];
+		while (a && k < a->n_util && a->util[k].device < ds->device) {
+			k++;
+		}
+		if (a && k < a->n_util && a->util[k].device == ds->device) {
+			ds->busy_ps = a->util[k].busy_ps;
+			ds->computation_ps = a->util[k].compute_ps;
+		} else {
+			if (!have_dt) {
+				tc_device_tracks_init(&dt, m);
+				have_dt = true;
+			}
+			size_t nt;
+			uint32_t *tracks = tc_device_work_tracks(m, &dt, ds->device, &nt);
+			tc_ivals_union_per_kind(m, tracks, nt, per_kind);
+			cov.n = 0;
+			tc_cover_add(&cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
+			ds->busy_ps = tc_cover_len(&cov, UINT64_MAX);
+			ds->computation_ps = tc_cover_len(&cov, TC_KINDS_DEVICE_COMPUTE);
+			free(tracks);
+		}
+		busy_total = tc_sat_add(busy_total, ds->busy_ps);
+	}
+	if (have_dt) {
+		tc_device_tracks_finish(&dt);
+	}
+	tc_cover_finish(&cov);
+	tc_ivals_finish_per_kind(per_kind);
+	if (s->n_devices) {
+		s->ops_busy_ps = busy_total;
+	}
+}
+
+void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
+	tc_analyze_summary_begin(m, s);
+	tc_analyze_summary_busy(m, NULL, s);
 }

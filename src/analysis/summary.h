@@ -2,6 +2,7 @@
 #define TC_ANALYSIS_SUMMARY_H
 
 #include <stdbool.h>
+#include "model/findings.h"
 #include "model/model.h"
 #include "model/report.h"
 
@@ -9,6 +10,13 @@
  * model: span, per-device busy time, op statistics sorted by total time,
  * and explicit steps. */
 void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s);
+/* The same in two halves, for a caller that runs tc_analyze too: the first
+ * leaves the devices' busy and computation time (and the op shares' base)
+ * at zero; the second fills them, from a's device utilisation where it has
+ * the device (the same unions), else from the model. */
+void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s);
+void tc_analyze_summary_busy(const struct tc_model *m, const struct tc_analysis *a,
+	struct tc_summary *s);
 
 /* Op statistics over tracks for which track_ok(kind) is true, one row per
  * (name, category, kind), sorted by total time descending. With

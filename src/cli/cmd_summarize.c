@@ -25,10 +25,11 @@ struct summary_job {
 	struct tc_summary *s;
 };
 
-/* The summary reads the model only: it runs beside the analysis passes. */
+/* The summary reads the model only: it runs beside the analysis passes,
+ * and takes the devices' busy time from the analysis afterwards. */
 static void summary_side(void *ctx) {
 	struct summary_job *j = ctx;
-	tc_analyze_summary(j->m, j->s);
+	tc_analyze_summary_begin(j->m, j->s);
 }
 
 int tc_cmd_summarize(int argc, char **argv) {
@@ -79,6 +80,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
 	tc_analyze_with(m, &ao, &an, summary_side, &sj);
+	tc_analyze_summary_busy(m, &an, &s);
 	so.analysis = &an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
