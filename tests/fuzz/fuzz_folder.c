@@ -82,9 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			symlink(q, p);
 			break;
 		case 3:
-			/* Relative: itself, its parent (never above the root), or a
-			 * name that may not exist. */
-			symlink((data[i + 2] & 1) ? "." : strchr(name, '/') ? ".." : "missing", p);
+			/* Relative: its own folder, or a name that may not exist.
+			 * Never "..": through a linked parent it would leave the
+			 * tree (a -> ., then a/y -> .. is the root's parent). */
+			symlink((data[i + 2] & 1) ? "." : "missing", p);
 			break;
 		case 4:
 			path_of(q, sizeof(q), other);
