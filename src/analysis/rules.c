@@ -100,6 +100,23 @@ static const struct tc_device_util *util_of(const struct rule_ctx *c, uint32_t d
 	return NULL;
 }
 
+/* Device d's attribution, NULL for none (a host-only trace). */
+static const struct tc_dev_attr *attr_of(const struct rule_ctx *c, uint32_t d) {
+	for (size_t k = 0; k < c->a->n_attr; k++) {
+		if (c->a->attr[k].device == d) {
+			return &c->a->attr[k];
+		}
+	}
+	return NULL;
+}
+
+/* The counted totals of device d's attribution, else of the steps'. */
+static const int64_t *cats_of(const struct rule_ctx *c, uint32_t d, int64_t *step_ps) {
+	const struct tc_dev_attr *at = attr_of(c, d);
+	*step_ps = at ? at->step_ps : c->a->step_total_ps;
+	return at ? at->cat_ps : c->a->cat_total_ps;
+}
+
 /*
  * A cause of step time: its categories' share of the attribution on one
  * device. Measured on every device with device work; the finding is made
@@ -336,16 +353,10 @@ static double bound_share(const struct rule_ctx *c, int bound, bool unoptimized)
 /* The compute time of the breakdown device in ops of one class: the op
  * table's share of device op time applied to the attribution's compute. */
 static void compute_part(const struct rule_ctx *c, double pct, struct cause *k) {
-	measure(c, CB(TC_BD_COMPUTE), TC_TH_CRITICAL, k);
-	const struct tc_dev_attr *bd = NULL;
-	for (size_t i = 0; i < c->a->n_attr; i++) {
-		bd = c->a->attr[i].device == c->a->bd_device ? &c->a->attr[i] : bd;
-	}
-	int64_t compute = bd ? bd->cat_ps[TC_BD_COMPUTE] : c->a->cat_total_ps[TC_BD_COMPUTE];
-	int64_t step = bd ? bd->step_ps : c->a->step_total_ps;
-	k->device = c->a->bd_device;
-	k->explained_ps = (int64_t)((double)compute * pct / 100.0);
-	k->step_ps = step;
+	*k = (struct cause){ .device = c->a->bd_device, .n_devices = 1 };
+	const int64_t *cat = cats_of(c, k->device, &k->step_ps);
+	k->explained_ps = (int64_t)((double)cat[TC_BD_COMPUTE] * pct / 100.0);
+	k->pct = k->step_ps > 0 ? 100.0 * (double)k->explained_ps / (double)k->step_ps : 0;
 }
 
 static void rule_compute_bound(struct rule_ctx *c) {
@@ -464,11 +475,8 @@ static void rule_host_launch(struct rule_ctx *c) {
 	if (!sev) {
 		return;
 	}
-	const int64_t *cat = NULL;
-	for (size_t i = 0; i < c->a->n_attr; i++) {
-		cat = c->a->attr[i].device == k.device ? c->a->attr[i].cat_ps : cat;
-	}
-	cat = cat ? cat : c->a->cat_total_ps;
+	int64_t step_ps;
+	const int64_t *cat = cats_of(c, k.device, &step_ps);
 	char delay[64] = "unknown (no launch links)";
 	if (u && u->launch_delay_p50_ps >= 0) {
 		double d = (double)u->launch_delay_p50_ps;
@@ -987,14 +995,8 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		return;
 	}
 	struct tc_finding *f = add_cause(c, "transfer-bound", sev, &k);
-	const int64_t *cat = a->cat_total_ps;
-	int64_t step_ps = a->step_total_ps;
-	for (size_t i = 0; i < a->n_attr; i++) {
-		if (a->attr[i].device == k.device) {
-			cat = a->attr[i].cat_ps;
-			step_ps = a->attr[i].step_ps;
-		}
-	}
+	int64_t step_ps;
+	const int64_t *cat = cats_of(c, k.device, &step_ps);
 #define PCT(x) (step_ps > 0 ? 100.0 * (double)(x) / (double)step_ps : 0)
 	/* Per-step figures come from the counted steps only (the selected range,
 	 * warm-up and partial steps excluded), like the percentages. */

@@ -66,10 +66,9 @@ static bool same_id(const struct stat *st, uint64_t dev, uint64_t ino) {
 	return (uint64_t)st->st_dev == dev && (uint64_t)st->st_ino == ino;
 }
 
-static bool refuse(struct tc_outfile *o, const char *path, struct tc_error *err) {
+static bool refuse(const char *path, struct tc_error *err) {
 	tc_error_set(err, TC_EXIT_OUTPUT, "refusing to write onto the input file");
 	tc_error_path(err, path);
-	(void)o;
 	return false;
 }
 
@@ -80,7 +79,7 @@ static bool check_inputs(struct tc_outfile *o, const char *path,
 		struct stat st;
 		int r = strcmp(inputs[i], "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(inputs[i], &st);
 		if (r == 0 && same_id(&st, o->dev, o->ino)) {
-			return refuse(o, path, err);
+			return refuse(path, err);
 		}
 	}
 	return true;
@@ -308,9 +307,7 @@ bool tc_outfile_check_input(const struct tc_outfile *o, uint64_t dev, uint64_t i
 	if (!o->path || (o->dev == 0 && o->ino == 0) || o->dev != dev || o->ino != ino) {
 		return true;
 	}
-	tc_error_set(err, TC_EXIT_OUTPUT, "refusing to write onto the input file");
-	tc_error_path(err, o->path);
-	return false;
+	return refuse(o->path, err);
 }
 
 static void release(struct tc_outfile *o) {
