@@ -7,7 +7,7 @@
 #
 # Peak RSS comes from /usr/bin/time -v (Debian/Ubuntu: apt-get install -y
 # time). The generated trace is kept in ${TMPDIR:-/tmp} as
-# bench-<SIZE>.xplane.pb and reused (bench/run.sh makes the same file).
+# bench-<SIZE>.xplane.pb and reused (gpu profile; bench/run.sh names its files bench-PROFILE-SIZE).
 set -eu
 build=${1:-build}
 size=${2:-1G}

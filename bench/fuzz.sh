@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Long fuzzing sessions on demand, one target at a time (the corpus in
-# build-fuzz/corpus/ grows across sessions; crashes go to build-fuzz/crashes/).
+# Long fuzzing runs on demand, one target at a time (the corpus in
+# build-fuzz/corpus/ grows across runs; crashes go to build-fuzz/crashes/).
 #   bench/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]
 # Default: 600 s for each target. Prints executions per target; exits 1 if
 # any target found a crash.
@@ -10,7 +10,7 @@ secs=${1:-600}
 [ $# -gt 0 ] && shift
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json \
-	fuzz_gzip fuzz_pbwire)
+	fuzz_gzip fuzz_pbwire fuzz_folder)
 status=0
 for t in "${targets[@]}"; do
 	./tests/fuzz/run.sh "$t" "$secs" || status=1
