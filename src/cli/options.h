@@ -33,7 +33,7 @@ struct tc_option {
 	const char *arg;        /* value's name in help ("N", "FILE"); NULL = a flag */
 	const char *help;       /* one sentence for --help, plain text, wrapped there */
 	const char *man;        /* man-page text (scdoc markup); NULL = help */
-	int id;                 /* what tc_cli_next() returns for it */
+	int id;                 /* what tc_cli_next() returns for it; > 0 */
 	/* The only values taken (NULL-terminated), checked by the parser and
 	 * offered by completions; NULL = any value. */
 	const char *const *choices;
