@@ -34,6 +34,8 @@ static void usage(FILE *f) {
 
 /* Each name once: the commands with options of their own, then the groups. */
 static void help_man_names(void) {
+	const struct tc_option_group *seen[16];
+	size_t n_seen = 0;
 	for (const struct tc_command *c = tc_commands; c->name; c++) {
 		if (c->spec && c->spec->options) {
 			printf("%s\n", c->name);
@@ -42,17 +44,12 @@ static void help_man_names(void) {
 	for (const struct tc_command *c = tc_commands; c->name; c++) {
 		for (const struct tc_option_group *const *g = c->spec ? c->spec->groups : NULL;
 				g && *g; g++) {
-			bool seen = false;
-			for (const struct tc_command *d = tc_commands; d < c && !seen; d++) {
-				for (const struct tc_option_group *const *h = d->spec ? d->spec->groups : NULL;
-						h && *h && !seen; h++) {
-					seen = *h == *g;
-				}
+			size_t k = 0;
+			while (k < n_seen && seen[k] != *g) {
+				k++;
 			}
-			for (const struct tc_option_group *const *h = c->spec->groups; h < g && !seen; h++) {
-				seen = *h == *g;
-			}
-			if (!seen) {
+			if (k == n_seen && n_seen < sizeof(seen) / sizeof(seen[0])) {
+				seen[n_seen++] = *g;
 				printf("%s\n", (*g)->name);
 			}
 		}
