@@ -8,13 +8,16 @@
 
 /* Keep alphabetised. */
 const struct tc_command tc_commands[] = {
-	{ "bottlenecks", tc_cmd_bottlenecks, "ranked bottleneck findings with numbers and suggestions" },
-	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size" },
-	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)" },
-	{ "ops", tc_cmd_ops, "op statistics with rates and roofline class" },
-	{ "steps", tc_cmd_steps, "one row per step with its time breakdown" },
-	{ "summarize", tc_cmd_summarize, "what ran where and for how long" },
-	{ NULL, NULL, NULL },
+	{ "bottlenecks", tc_cmd_bottlenecks, "ranked bottleneck findings with numbers and suggestions",
+		&tc_bottlenecks_spec },
+	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size",
+		&tc_export_spec },
+	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)",
+		&tc_info_spec },
+	{ "ops", tc_cmd_ops, "op statistics with rates and roofline class", &tc_ops_spec },
+	{ "steps", tc_cmd_steps, "one row per step with its time breakdown", &tc_steps_spec },
+	{ "summarize", tc_cmd_summarize, "what ran where and for how long", &tc_summarize_spec },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static void usage(FILE *f) {
@@ -27,6 +30,59 @@ static void usage(FILE *f) {
 	fprintf(f, "\nRun 'tracectl COMMAND --help' for a command's options.\n"
 		"Exit status: 0 ok, 1 findings at --fail-on level, 2 usage, 3 bad input,\n"
 		"4 output error, 5 resource limit, 6 --strict warnings.\n");
+}
+
+/* Each name once: the commands with options of their own, then the groups. */
+static void help_man_names(void) {
+	const struct tc_option_group *seen[16];
+	size_t n_seen = 0;
+	for (const struct tc_command *c = tc_commands; c->name; c++) {
+		if (c->spec && c->spec->options) {
+			printf("%s\n", c->name);
+		}
+	}
+	for (const struct tc_command *c = tc_commands; c->name; c++) {
+		for (const struct tc_option_group *const *g = c->spec ? c->spec->groups : NULL;
+				g && *g; g++) {
+			size_t k = 0;
+			while (k < n_seen && seen[k] != *g) {
+				k++;
+			}
+			if (k == n_seen && n_seen < sizeof(seen) / sizeof(seen[0])) {
+				seen[n_seen++] = *g;
+				printf("%s\n", (*g)->name);
+			}
+		}
+	}
+}
+
+/*
+ * tracectl --help-man NAME: the scdoc option list of command NAME's own
+ * options, or of the shared group NAME, as man/tracectl.1.scd holds it
+ * (tests/man_options.sh compares them); without NAME, the names that have
+ * one. Not in --help: it is for the build.
+ */
+static int help_man(const char *name) {
+	if (!name) {
+		help_man_names();
+		return TC_EXIT_OK;
+	}
+	for (const struct tc_command *c = tc_commands; c->name; c++) {
+		if (c->spec && strcmp(c->name, name) == 0) {
+			tc_cli_print_man(c->spec, stdout);
+			return TC_EXIT_OK;
+		}
+	}
+	for (const struct tc_command *c = tc_commands; c->name; c++) {
+		for (const struct tc_option_group *const *g = c->spec ? c->spec->groups : NULL;
+				g && *g; g++) {
+			if (strcmp((*g)->name, name) == 0) {
+				tc_cli_print_man_group(*g, stdout);
+				return TC_EXIT_OK;
+			}
+		}
+	}
+	return tc_cli_usage_error(NULL, "--help-man: no command or option group '%s'", name);
 }
 
 /* An interrupted or killed run leaves no temporary output behind; the
@@ -61,6 +117,9 @@ int main(int argc, char **argv) {
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return TC_EXIT_OK;
+	}
+	if (strcmp(cmd, "--help-man") == 0 && argc <= 3) {
+		return help_man(argc == 3 ? argv[2] : NULL);
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("tracectl %s\n", TC_VERSION);

@@ -13,8 +13,8 @@
  *   work over the step, in %).
  * Steps outside the selection's sample window are left out. With steps
  * ("A:B" as for --steps; NULL for all) the analysis, findings included,
- * covers only those steps. Sets ann->missing when there is nothing to say
- * (no findings).
+ * covers only those steps. threads is tc_analysis_opts.threads (--threads).
+ * Sets ann->missing when there is nothing to say (no findings).
  */
 
 #include "model/annotation.h"
@@ -22,6 +22,6 @@
 #include "model/selection.h"
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
-	const char *steps, struct tc_annotation *ann);
+	const char *steps, unsigned threads, struct tc_annotation *ann);
 
 #endif

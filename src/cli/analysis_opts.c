@@ -17,6 +17,31 @@ static bool parse_rate(const char *s, double *out) {
 	return true;
 }
 
+static const struct tc_option analysis_options[] = {
+	{ "steps", 0, "A:B", "only steps numbered A..B (either side may be empty)",
+		"Only steps numbered _A_ to _B_ (_A_, _A_:, :_B_ also work).", TC_OPT_STEPS },
+	{ "threshold", 0, "K=V", "override a rule threshold (see docs/analysis.md)",
+		"Override the rule threshold _K_ with _V_; *bottlenecks --thresholds* "
+		"lists them. Definitions are in docs/analysis.md.", TC_OPT_THRESHOLD },
+	{ "peak-flops", 0, "F", "device peak FLOP/s for the roofline (e.g. 989e12)",
+		NULL, TC_OPT_PEAK_FLOPS },
+	{ "peak-bw", 0, "B", "device peak memory bandwidth in B/s (e.g. 3.35e12)",
+		NULL, TC_OPT_PEAK_BW },
+	{ "device", 0, "NAME", "one device: its exact name, else a unique part of a name, "
+		"any case; steps and bottlenecks measure the step breakdown on it (default: "
+		"the step line's device, else the busiest), ops lists only its ops",
+		"One device: its exact name (or _host_: _name_), else a part of one "
+		"name, in any case; a part that several names contain is a usage error "
+		"listing them (exit 2). *steps* and *bottlenecks* measure the step "
+		"breakdown on it (default: the step line's device, else the busiest); "
+		"*ops* lists only its ops.", TC_OPT_DEVICE },
+	{ 0 },
+};
+
+const struct tc_option_group tc_cli_analysis_group = {
+	"analysis", "Analysis options", analysis_options,
+};
+
 bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 		const char *arg, int *exit_code) {
 	struct tc_error err;
@@ -48,7 +73,8 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 }
 
 struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
-		const struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code) {
+		struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code) {
+	o->threads = c->ingest.threads;
 	if (optind >= argc) {
 		*code = tc_cli_usage_error(cmd, "no TRACE given");
 		return NULL;

@@ -3,13 +3,15 @@
 
 /*
  * The command line. Only this layer prints to stderr and decides exit codes.
- * Adding a command: write cli/cmd_<name>.c, add it to the table in main.c
- * (alphabetical), add golden tests under tests/cli/, add a man-page section.
+ * Adding a command: write cli/cmd_<name>.c with its option table (see
+ * cli/options.h), add it to the table in main.c (alphabetical), add golden
+ * tests under tests/cli/, add a man-page section.
  */
 
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include "cli/options.h"
 #include "ingest/ingest.h"
 #include "model/model.h"
 #include "util/error.h"
@@ -20,6 +22,7 @@ struct tc_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	const struct tc_cli_spec *spec; /* its options, for --help-man */
 };
 
 extern const struct tc_command tc_commands[];
@@ -30,6 +33,13 @@ int tc_cmd_info(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
 int tc_cmd_steps(int argc, char **argv);
 int tc_cmd_summarize(int argc, char **argv);
+
+extern const struct tc_cli_spec tc_bottlenecks_spec;
+extern const struct tc_cli_spec tc_export_spec;
+extern const struct tc_cli_spec tc_info_spec;
+extern const struct tc_cli_spec tc_ops_spec;
+extern const struct tc_cli_spec tc_steps_spec;
+extern const struct tc_cli_spec tc_summarize_spec;
 
 enum tc_format {
 	TC_FORMAT_TEXT = 0,
@@ -59,33 +69,14 @@ enum {
 	TC_OPT_FIRST_COMMAND_SPECIFIC, /* commands number their own from here */
 };
 
-#define TC_CLI_COMMON_LONGOPTS \
-	{ "format", required_argument, NULL, TC_OPT_FORMAT }, \
-	{ "json", no_argument, NULL, TC_OPT_JSON }, \
-	{ "output", required_argument, NULL, 'o' }, \
-	{ "max-input-size", required_argument, NULL, TC_OPT_MAX_INPUT }, \
-	{ "max-ratio", required_argument, NULL, TC_OPT_MAX_RATIO }, \
-	{ "max-events", required_argument, NULL, TC_OPT_MAX_EVENTS }, \
-	{ "max-depth", required_argument, NULL, TC_OPT_MAX_DEPTH }, \
-	{ "max-string", required_argument, NULL, TC_OPT_MAX_STRING }, \
-	{ "threads", required_argument, NULL, TC_OPT_THREADS }, \
-	{ "strict", no_argument, NULL, TC_OPT_STRICT }, \
-	{ "help", no_argument, NULL, 'h' }
-
-#define TC_CLI_COMMON_HELP \
-	"  -o, --output FILE       write to FILE (atomically; '-' = stdout)\n" \
-	"      --format text|json  output format (default text); --json = --format json\n" \
-	"      --strict            exit 6 when the input produced warnings\n" \
-	"      --max-input-size N  refuse inputs over N decompressed bytes (default 64G)\n" \
-	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n" \
-	"      --max-events N      refuse traces with over N events (default 2147483648)\n" \
-	"      --max-depth N       refuse nesting deeper than N in JSON/protobuf (default 64)\n" \
-	"      --max-string N      limit one string (name, arg) to N bytes (default 16M)\n" \
-	"      --threads N         threads for reading files and analysis (default: CPUs)\n"
+/* The options of every command that reads traces (cli/common.c). */
+extern const struct tc_option_group tc_cli_input_group;
+/* -o, --format, --json: every command that writes a report. */
+extern const struct tc_option_group tc_cli_output_group;
 
 void tc_cli_common_init(struct tc_cli_common *c, const char *cmd);
-/* Handle a common option; returns true if it was one. On a bad value prints
- * the error and sets *exit_code to TC_EXIT_USAGE. */
+/* Handle an input or output option; returns true if it was one. On a bad
+ * value prints the error and sets *exit_code to TC_EXIT_USAGE. */
 bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *exit_code);
 
 /* Parse "123", "4k", "2M", "1G" (binary units). */
@@ -111,11 +102,9 @@ int tc_cli_error(const struct tc_error *err);
 int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* getopt_long returned ':' (missing value) or '?' (unknown option): print
- * the one-line usage error naming the option. Commands parse with
- * TC_CLI_OPTSTRING and opterr = 0, so getopt itself prints nothing. */
+ * the one-line usage error naming the option (cli/options.c parses with
+ * opterr = 0, so getopt itself prints nothing). */
 int tc_cli_getopt_error(const char *cmd, int opt, char **argv);
-/* The leading ':' tells a missing value (':') from an unknown option. */
-#define TC_CLI_OPTSTRING ":ho:"
 /* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
 /* The command is done with m and the process exits next (see common.c). */
@@ -131,22 +120,7 @@ enum {
 	TC_OPT_DEVICE,
 };
 
-#define TC_CLI_ANALYSIS_LONGOPTS \
-	{ "steps", required_argument, NULL, TC_OPT_STEPS }, \
-	{ "threshold", required_argument, NULL, TC_OPT_THRESHOLD }, \
-	{ "peak-flops", required_argument, NULL, TC_OPT_PEAK_FLOPS }, \
-	{ "peak-bw", required_argument, NULL, TC_OPT_PEAK_BW }, \
-	{ "device", required_argument, NULL, TC_OPT_DEVICE }
-
-#define TC_CLI_ANALYSIS_HELP \
-	"      --steps A:B         only steps numbered A..B (either side may be empty)\n" \
-	"      --threshold K=V     override a rule threshold (see docs/analysis.md)\n" \
-	"      --peak-flops F      device peak FLOP/s for the roofline (e.g. 989e12)\n" \
-	"      --peak-bw B         device peak memory bandwidth in B/s (e.g. 3.35e12)\n" \
-	"      --device NAME       one device: its exact name, else a unique part of a\n" \
-	"                          name, any case; steps and bottlenecks measure the step\n" \
-	"                          breakdown on it (default: the step line's device, else\n" \
-	"                          the busiest), ops lists only its ops\n"
+extern const struct tc_option_group tc_cli_analysis_group;
 
 /* Handle an analysis option; returns true if it was one. On a bad value
  * prints the error and sets *exit_code to TC_EXIT_USAGE. */
@@ -154,9 +128,10 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 	const char *arg, int *exit_code);
 /* Load the TRACE arguments argv[optind..argc) of an analysis command:
  * usage error when there are none, input errors, an unknown --device.
- * Prints and returns NULL with *code set on failure. */
+ * Prints and returns NULL with *code set on failure. Also gives o the
+ * --threads value, which is known only once parsing is done. */
 struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
-	const struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
+	struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
 /* Print the one-line error for a --device NAME that matched no device or
  * several (the first few named, the rest counted). */
 struct tc_device_match;

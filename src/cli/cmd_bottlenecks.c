@@ -4,27 +4,40 @@
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
-static const char usage[] =
-	"Usage: tracectl bottlenecks [OPTIONS] TRACE...\n"
-	"\n"
-	"Why the run is slow: the step-time breakdown, device utilisation, transfers,\n"
-	"memory and compilation, and ranked findings (each with its numbers, the\n"
-	"source of its threshold and a suggestion).\n"
-	"\n"
-	"Options:\n"
-	"      --top N             findings listed (default all)\n"
-	"      --min-severity S    list findings at or above S (low|medium|high|critical)\n"
-	"      --fail-on S         exit 1 when a finding at or above S exists\n"
-	"      --thresholds        list the rule thresholds (key, value, source) and exit\n"
-	TC_CLI_ANALYSIS_HELP
-	TC_CLI_COMMON_HELP
-	"  -h, --help              show this help\n";
-
 enum {
 	OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC,
 	OPT_MIN_SEVERITY,
 	OPT_FAIL_ON,
 	OPT_THRESHOLDS,
+};
+
+static const char *const severities[] = { "low", "medium", "high", "critical", NULL };
+
+static const struct tc_option options[] = {
+	{ "top", 0, "N", "findings listed (default all)", NULL, OPT_TOP },
+	{ "min-severity", 0, "S", "list findings at or above S: low (default), medium, high, critical",
+		"List findings of severity _S_ (low, medium, high, critical) or above "
+		"(default low).", OPT_MIN_SEVERITY, severities },
+	{ "fail-on", 0, "S", "exit 1 when a finding at or above S exists",
+		"Exit 1 when a finding of severity _S_ (low, medium, high, critical) or "
+		"above exists.", OPT_FAIL_ON, severities },
+	{ "thresholds", 0, NULL, "list rule thresholds (key, value, source) and exit",
+		"List every rule threshold with its value and source (marked when "
+		"*--threshold* overrides it) and exit.", OPT_THRESHOLDS },
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_bottlenecks_spec = {
+	.name = "bottlenecks",
+	.usage = "[OPTIONS] TRACE...",
+	.about =
+		"Why the run is slow: the step-time breakdown, device utilisation, transfers,\n"
+		"memory and compilation, and ranked findings (each with its numbers, the\n"
+		"source of its threshold and a suggestion).\n",
+	.options = options,
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_analysis_group, &tc_cli_output_group, &tc_cli_input_group, NULL,
+	},
 };
 
 struct emit_ctx {
@@ -52,39 +65,28 @@ static int list_thresholds(const struct tc_analysis_opts *o) {
 }
 
 int tc_cmd_bottlenecks(int argc, char **argv) {
-	static const struct option longopts[] = {
-		TC_CLI_COMMON_LONGOPTS,
-		TC_CLI_ANALYSIS_LONGOPTS,
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "min-severity", required_argument, NULL, OPT_MIN_SEVERITY },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "thresholds", no_argument, NULL, OPT_THRESHOLDS },
-		{ 0 },
-	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "bottlenecks");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
-	ao.threads = c.ingest.threads;
 	struct tc_bottlenecks_opts bo = { .top = 0, .min_severity = TC_SEV_LOW };
 	enum tc_severity fail_on = TC_SEV_NONE;
 	bool show_thresholds = false;
 	int code = TC_EXIT_OK, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
-		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
-				tc_cli_analysis_opt(&ao, "bottlenecks", opt, optarg, &code)) {
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_bottlenecks_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		if (tc_cli_common_opt(&c, opt, arg, &code) ||
+				tc_cli_analysis_opt(&ao, "bottlenecks", opt, arg, &code)) {
 			if (code) {
 				return code;
 			}
 			continue;
 		}
 		switch (opt) {
-		case 'h':
-			fputs(usage, stdout);
-			return TC_EXIT_OK;
 		case OPT_TOP:
-			if (!tc_cli_parse_count("bottlenecks", "--top", optarg, &bo.top, &code)) {
+			if (!tc_cli_parse_count("bottlenecks", "--top", arg, &bo.top, &code)) {
 				return code;
 			}
 			break;
@@ -93,11 +95,9 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 			break;
 		case OPT_MIN_SEVERITY:
 		case OPT_FAIL_ON: {
-			enum tc_severity s;
-			if (!tc_severity_parse(optarg, &s) || s == TC_SEV_NONE) {
-				return tc_cli_usage_error("bottlenecks",
-					"unknown severity '%s' (use low, medium, high or critical)", optarg);
-			}
+			/* The parser took only the severities above. */
+			enum tc_severity s = TC_SEV_LOW;
+			tc_severity_parse(arg, &s);
 			if (opt == OPT_FAIL_ON) {
 				fail_on = s;
 			} else {
@@ -105,9 +105,10 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 			}
 			break;
 		}
-		default:
-			return tc_cli_getopt_error("bottlenecks", opt, argv);
 		}
+	}
+	if (opt < 0) {
+		return p.code;
 	}
 	if (show_thresholds) {
 		return list_thresholds(&ao);

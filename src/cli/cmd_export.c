@@ -14,43 +14,6 @@
 #include "util/gzout.h"
 #include "util/xalloc.h"
 
-static const char usage[] =
-	"Usage: tracectl export --chrome [OPTIONS] TRACE... -o OUT.json[.gz]\n"
-	"\n"
-	"Rewrite traces as Chrome Trace Event JSON for Perfetto UI\n"
-	"(ui.perfetto.dev) or chrome://tracing, optionally cut down to what you\n"
-	"need. Devices become processes, tracks threads; times are exact.\n"
-	"\n"
-	"Options:\n"
-	"      --chrome            Chrome Trace Event JSON (the only format so far)\n"
-	"  -o, --output FILE       write to FILE atomically; '-' = stdout; a name\n"
-	"                          ending in .gz is gzip-compressed\n"
-	"      --gzip              gzip-compress whatever the name\n"
-	"      --steps A:B         keep the time from step A's start to step B's end\n"
-	"                          (A, A:, :B also work)\n"
-	"      --window T0:T1      keep T0..T1 from the trace start (units ns, us,\n"
-	"                          ms, s: 1.5ms:20ms; either side may be empty)\n"
-	"      --device NAME       keep the device named NAME, else every device whose\n"
-	"                          name contains it, any case (repeatable)\n"
-	"      --min-dur DUR       drop events shorter than DUR (e.g. 10us)\n"
-	"      --top-ops N         keep the N ops with the most device time, with\n"
-	"                          their enclosing events and launches\n"
-	"      --max-events N      write at most N slices and instants, the longest\n"
-	"                          first (with their parents); the rest is dropped\n"
-	"                          and reported (counter samples are not counted)\n"
-	"      --annotate          add the bottleneck analysis: a steps track with\n"
-	"                          each step's time breakdown, a findings track,\n"
-	"                          per-step breakdown and device busy counters\n"
-	"      --strict            exit 6 when the input produced warnings\n"
-	"      --max-input-size N  refuse inputs over N decompressed bytes (default 64G)\n"
-	"      --max-ratio N       refuse compression ratios over N:1 (default 1000)\n"
-	"      --threads N         threads for reading files and analysis (default: CPUs)\n"
-	"  -h, --help              show this help\n"
-	"\n"
-	"Cuts keep or drop whole events (never clipped), in the order steps,\n"
-	"window, device, min-dur, top-ops, max-events; every cut is listed on\n"
-	"stderr and in the output's otherData.cuts.\n";
-
 enum {
 	OPT_CHROME = TC_OPT_FIRST_COMMAND_SPECIFIC,
 	OPT_GZIP,
@@ -59,7 +22,62 @@ enum {
 	OPT_DEVICE,
 	OPT_MIN_DUR,
 	OPT_TOP_OPS,
+	OPT_MAX_EVENTS,
 	OPT_ANNOTATE,
+};
+
+static const struct tc_option options[] = {
+	{ "chrome", 0, NULL, "Chrome Trace Event JSON (the only format so far)",
+		"Write Chrome Trace Event JSON (the only format so far).", OPT_CHROME },
+	{ "output", 'o', "FILE", "write to FILE atomically; '-' = stdout; a name ending in "
+		".gz is gzip-compressed",
+		"Write to _FILE_ through a temporary file renamed into place (see "
+		"OUTPUT); *-* is standard output. A name ending in *.gz* is "
+		"gzip-compressed. Required.", 'o' },
+	{ "gzip", 0, NULL, "gzip-compress whatever the name", NULL, OPT_GZIP },
+	{ "steps", 0, "A:B", "keep the time from step A's start to step B's end (A, A:, :B "
+		"also work)",
+		"Keep the time from the start of step _A_ to the end of step _B_, by "
+		"the trace's step markers (_A_, _A_:, :_B_ also work).", OPT_STEPS },
+	{ "window", 0, "T0:T1", "keep T0..T1 from the trace start (units ns, us, ms, s: "
+		"1.5ms:20ms; either side may be empty)",
+		"Keep _T0_ to _T1_ from the trace start (units ns, us, ms, s: "
+		"1.5ms:20ms; either side may be empty).", OPT_WINDOW },
+	{ "device", 0, "NAME", "keep the device named NAME, else every device whose name "
+		"contains it, any case (repeatable)",
+		"Keep the device named _NAME_, else every device whose name contains "
+		"it, in any case (repeatable).", OPT_DEVICE },
+	{ "min-dur", 0, "DUR", "drop events shorter than DUR (e.g. 10us)", NULL, OPT_MIN_DUR },
+	{ "top-ops", 0, "N", "keep the N ops with the most device time, with their "
+		"enclosing events and launches", NULL, OPT_TOP_OPS },
+	{ "max-events", 0, "N", "write at most N slices and instants, the longest first "
+		"(with their parents); the rest is dropped and reported (counter samples are "
+		"not counted)",
+		"Write at most _N_ slices and instants, the longest first, with their "
+		"parents; the rest is dropped and reported (counter samples are not "
+		"counted). Here it caps the output, not the input.", OPT_MAX_EVENTS },
+	{ "annotate", 0, NULL, "add the bottleneck analysis: a steps track with each step's "
+		"time breakdown, a findings track, per-step breakdown and device busy counters",
+		"Add the bottleneck analysis as tracks: a steps track with each step's "
+		"time breakdown, a findings track, and per-step breakdown and device "
+		"busy counters.", OPT_ANNOTATE },
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_export_spec = {
+	.name = "export",
+	.usage = "--chrome [OPTIONS] TRACE... -o OUT.json[.gz]",
+	.about =
+		"Rewrite traces as Chrome Trace Event JSON for Perfetto UI\n"
+		"(ui.perfetto.dev) or chrome://tracing, optionally cut down to what you\n"
+		"need. Devices become processes, tracks threads; times are exact.\n",
+	.options = options,
+	/* No output group: it writes one format, to -o (its own). */
+	.groups = (const struct tc_option_group *const[]){ &tc_cli_input_group, NULL },
+	.epilogue =
+		"Cuts keep or drop whole events (never clipped), in the order steps,\n"
+		"window, device, min-dur, top-ops, max-events; every cut is listed on\n"
+		"stderr and in the output's otherData.cuts.\n",
 };
 
 /* chrome://tracing's practical limits (trace-json reference, section 9). */
@@ -300,18 +318,6 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 }
 
 int tc_cmd_export(int argc, char **argv) {
-	static const struct option longopts[] = {
-		TC_CLI_COMMON_LONGOPTS,
-		{ "chrome", no_argument, NULL, OPT_CHROME },
-		{ "gzip", no_argument, NULL, OPT_GZIP },
-		{ "steps", required_argument, NULL, OPT_STEPS },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "min-dur", required_argument, NULL, OPT_MIN_DUR },
-		{ "top-ops", required_argument, NULL, OPT_TOP_OPS },
-		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
-		{ 0 },
-	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "export");
 	c.output = NULL;
@@ -319,23 +325,17 @@ int tc_cmd_export(int argc, char **argv) {
 	struct export_opts e = { 0 };
 	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));
 	int code = TC_EXIT_OK, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
-		/* Here --max-events caps the output, not the input. */
-		if (opt == TC_OPT_MAX_EVENTS) {
-			e.max_events = optarg;
-			continue;
-		}
-		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_export_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		if (tc_cli_common_opt(&c, opt, arg, &code)) {
 			if (code) {
 				goto out;
 			}
 			continue;
 		}
 		switch (opt) {
-		case 'h':
-			fputs(usage, stdout);
-			goto out;
 		case OPT_CHROME:
 			e.chrome = true;
 			break;
@@ -343,27 +343,31 @@ int tc_cmd_export(int argc, char **argv) {
 			e.gzip = true;
 			break;
 		case OPT_STEPS:
-			e.steps = optarg;
+			e.steps = arg;
 			break;
 		case OPT_WINDOW:
-			e.window = optarg;
+			e.window = arg;
 			break;
 		case OPT_DEVICE:
-			e.devices[e.n_devices++] = optarg;
+			e.devices[e.n_devices++] = arg;
 			break;
 		case OPT_MIN_DUR:
-			e.min_dur = optarg;
+			e.min_dur = arg;
 			break;
 		case OPT_TOP_OPS:
-			e.top_ops = optarg;
+			e.top_ops = arg;
+			break;
+		case OPT_MAX_EVENTS:
+			e.max_events = arg;
 			break;
 		case OPT_ANNOTATE:
 			e.annotate = true;
 			break;
-		default:
-			code = tc_cli_getopt_error("export", opt, argv);
-			goto out;
 		}
+	}
+	if (opt < 0) {
+		code = p.code;
+		goto out;
 	}
 	if ((code = validate(&e)) != TC_EXIT_OK) {
 		goto out;
@@ -403,7 +407,7 @@ int tc_cmd_export(int argc, char **argv) {
 		goto out_model;
 	}
 	if (e.annotate) {
-		tc_annotate(m, &sel, e.steps, &ann);
+		tc_annotate(m, &sel, e.steps, c.ingest.threads, &ann);
 	}
 	struct tc_chrome_opts co = {
 		.sel = &sel,

@@ -1,38 +1,34 @@
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
-static const char usage[] =
-	"Usage: tracectl info [OPTIONS] TRACE...\n"
-	"\n"
-	"The raw structure of a trace as tracectl reads it: inputs, devices,\n"
-	"tracks (lines, streams, threads) with event counts and nesting depth,\n"
-	"counters and warnings. For debugging a file.\n"
-	"\n"
-	"Options:\n"
-	TC_CLI_COMMON_HELP
-	"  -h, --help              show this help\n";
+const struct tc_cli_spec tc_info_spec = {
+	.name = "info",
+	.usage = "[OPTIONS] TRACE...",
+	.about =
+		"The raw structure of a trace as tracectl reads it: inputs, devices,\n"
+		"tracks (lines, streams, threads) with event counts and nesting depth,\n"
+		"counters and warnings. For debugging a file.\n",
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_output_group, &tc_cli_input_group, NULL,
+	},
+};
 
 int tc_cmd_info(int argc, char **argv) {
-	static const struct option longopts[] = {
-		TC_CLI_COMMON_LONGOPTS,
-		{ 0 },
-	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "info");
 	int code = TC_EXIT_OK, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
-		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
-			if (code) {
-				return code;
-			}
-			continue;
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_info_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		/* Every option it takes is an input or output one. */
+		tc_cli_common_opt(&c, opt, arg, &code);
+		if (code) {
+			return code;
 		}
-		if (opt == 'h') {
-			fputs(usage, stdout);
-			return TC_EXIT_OK;
-		}
-		return tc_cli_getopt_error("info", opt, argv);
+	}
+	if (opt < 0) {
+		return p.code;
 	}
 	if (optind >= argc) {
 		return tc_cli_usage_error("info", "no TRACE given");

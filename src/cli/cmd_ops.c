@@ -4,23 +4,31 @@
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
-static const char usage[] =
-	"Usage: tracectl ops [OPTIONS] TRACE...\n"
-	"\n"
-	"Op statistics: count, total, self, mean, min, max, p50/p99, share of device\n"
-	"busy time, FLOP/s and B/s where known, and the roofline class (operational\n"
-	"intensity against the device ridge point).\n"
-	"\n"
-	"Options:\n"
-	"      --by KEY            group by name (default), category, kind or device\n"
-	"      --top N             rows listed (default 20, 0 = all)\n"
-	TC_CLI_ANALYSIS_HELP
-	TC_CLI_COMMON_HELP
-	"  -h, --help              show this help\n";
-
 enum {
 	OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC,
 	OPT_BY,
+};
+
+static const char *const by_keys[] = { "name", "category", "kind", "device", NULL };
+
+static const struct tc_option options[] = {
+	{ "by", 0, "KEY", "group by name (default), category, kind or device", NULL, OPT_BY,
+		by_keys },
+	{ "top", 0, "N", "rows listed (default 20, 0 = all)", NULL, OPT_TOP },
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_ops_spec = {
+	.name = "ops",
+	.usage = "[OPTIONS] TRACE...",
+	.about =
+		"Op statistics: count, total, self, mean, min, max, p50/p99, share of device\n"
+		"busy time, FLOP/s and B/s where known, and the roofline class (operational\n"
+		"intensity against the device ridge point).\n",
+	.options = options,
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_analysis_group, &tc_cli_output_group, &tc_cli_input_group, NULL,
+	},
 };
 
 struct emit_ctx {
@@ -39,13 +47,6 @@ static void emit(FILE *f, bool json, const void *ctx) {
 }
 
 int tc_cmd_ops(int argc, char **argv) {
-	static const struct option longopts[] = {
-		TC_CLI_COMMON_LONGOPTS,
-		TC_CLI_ANALYSIS_LONGOPTS,
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ 0 },
-	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "ops");
 	struct tc_analysis_opts ao;
@@ -53,35 +54,30 @@ int tc_cmd_ops(int argc, char **argv) {
 	const char *by = "name";
 	size_t top = 20;
 	int code = TC_EXIT_OK, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
-		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
-				tc_cli_analysis_opt(&ao, "ops", opt, optarg, &code)) {
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_ops_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		if (tc_cli_common_opt(&c, opt, arg, &code) ||
+				tc_cli_analysis_opt(&ao, "ops", opt, arg, &code)) {
 			if (code) {
 				return code;
 			}
 			continue;
 		}
 		switch (opt) {
-		case 'h':
-			fputs(usage, stdout);
-			return TC_EXIT_OK;
 		case OPT_TOP:
-			if (!tc_cli_parse_count("ops", "--top", optarg, &top, &code)) {
+			if (!tc_cli_parse_count("ops", "--top", arg, &top, &code)) {
 				return code;
 			}
 			break;
 		case OPT_BY:
-			if (strcmp(optarg, "name") && strcmp(optarg, "category") &&
-					strcmp(optarg, "kind") && strcmp(optarg, "device")) {
-				return tc_cli_usage_error("ops",
-					"unknown --by '%s' (use name, category, kind or device)", optarg);
-			}
-			by = optarg;
+			by = arg; /* one of by_keys: the parser checked */
 			break;
-		default:
-			return tc_cli_getopt_error("ops", opt, argv);
 		}
+	}
+	if (opt < 0) {
+		return p.code;
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "ops", argc, argv, &code);
 	if (!m) {

@@ -4,18 +4,18 @@
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
-static const char usage[] =
-	"Usage: tracectl steps [OPTIONS] TRACE...\n"
-	"\n"
-	"One row per step: number, start, duration, device busy time and the\n"
-	"step-time breakdown (disjoint categories that sum to the duration).\n"
-	"Steps come from step markers; without them they are inferred from\n"
-	"repeated top-level work, and the output says so.\n"
-	"\n"
-	"Options:\n"
-	TC_CLI_ANALYSIS_HELP
-	TC_CLI_COMMON_HELP
-	"  -h, --help              show this help\n";
+const struct tc_cli_spec tc_steps_spec = {
+	.name = "steps",
+	.usage = "[OPTIONS] TRACE...",
+	.about =
+		"One row per step: number, start, duration, device busy time and the\n"
+		"step-time breakdown (disjoint categories that sum to the duration).\n"
+		"Steps come from step markers; without them they are inferred from\n"
+		"repeated top-level work, and the output says so.\n",
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_analysis_group, &tc_cli_output_group, &tc_cli_input_group, NULL,
+	},
+};
 
 struct emit_ctx {
 	const struct tc_model *m;
@@ -32,30 +32,25 @@ static void emit(FILE *f, bool json, const void *ctx) {
 }
 
 int tc_cmd_steps(int argc, char **argv) {
-	static const struct option longopts[] = {
-		TC_CLI_COMMON_LONGOPTS,
-		TC_CLI_ANALYSIS_LONGOPTS,
-		{ 0 },
-	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "steps");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
 	int code = TC_EXIT_OK, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
-		if (tc_cli_common_opt(&c, opt, optarg, &code) ||
-				tc_cli_analysis_opt(&ao, "steps", opt, optarg, &code)) {
-			if (code) {
-				return code;
-			}
-			continue;
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_steps_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		/* Every option it takes is an analysis, input or output one. */
+		if (!tc_cli_common_opt(&c, opt, arg, &code)) {
+			tc_cli_analysis_opt(&ao, "steps", opt, arg, &code);
 		}
-		if (opt == 'h') {
-			fputs(usage, stdout);
-			return TC_EXIT_OK;
+		if (code) {
+			return code;
 		}
-		return tc_cli_getopt_error("steps", opt, argv);
+	}
+	if (opt < 0) {
+		return p.code;
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "steps", argc, argv, &code);
 	if (!m) {

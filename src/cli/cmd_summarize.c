@@ -5,20 +5,26 @@
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
-static const char usage[] =
-	"Usage: tracectl summarize [OPTIONS] TRACE...\n"
-	"\n"
-	"What ran where and for how long: inputs, devices with busy/idle time,\n"
-	"the top ops by total time, steps and warnings.\n"
-	"TRACE is an xplane.pb, Perfetto or Chrome/Kineto/JAX JSON file (plain,\n"
-	"gzip or zstd), a folder of them, or '-' for standard input.\n"
-	"\n"
-	"Options:\n"
-	"      --top N             ops listed (default 10)\n"
-	TC_CLI_COMMON_HELP
-	"  -h, --help              show this help\n";
-
 enum { OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC };
+
+static const struct tc_option options[] = {
+	{ "top", 0, "N", "ops listed (default 10)", NULL, OPT_TOP },
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_summarize_spec = {
+	.name = "summarize",
+	.usage = "[OPTIONS] TRACE...",
+	.about =
+		"What ran where and for how long: inputs, devices with busy/idle time,\n"
+		"the top ops by total time, steps and warnings.\n"
+		"TRACE is an xplane.pb, Perfetto or Chrome/Kineto/JAX JSON file (plain,\n"
+		"gzip or zstd), a folder of them, or '-' for standard input.\n",
+	.options = options,
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_output_group, &tc_cli_input_group, NULL,
+	},
+};
 
 struct summary_job {
 	const struct tc_model *m;
@@ -33,38 +39,30 @@ static void summary_side(void *ctx) {
 }
 
 int tc_cmd_summarize(int argc, char **argv) {
-	static const struct option longopts[] = {
-		TC_CLI_COMMON_LONGOPTS,
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ 0 },
-	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "summarize");
 	struct tc_summary_opts so = { .top = 10, .findings = 3 };
 	int code = TC_EXIT_OK, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
-		if (tc_cli_common_opt(&c, opt, optarg, &code)) {
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_summarize_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		if (tc_cli_common_opt(&c, opt, arg, &code)) {
 			if (code) {
 				return code;
 			}
 			continue;
 		}
-		switch (opt) {
-		case 'h':
-			fputs(usage, stdout);
-			return TC_EXIT_OK;
-		case OPT_TOP: {
+		if (opt == OPT_TOP) {
 			uint64_t v;
-			if (!tc_cli_parse_size(optarg, &v)) {
-				return tc_cli_usage_error("summarize", "invalid --top '%s'", optarg);
+			if (!tc_cli_parse_size(arg, &v)) {
+				return tc_cli_usage_error("summarize", "invalid --top '%s'", arg);
 			}
 			so.top = (size_t)v;
-			break;
 		}
-		default:
-			return tc_cli_getopt_error("summarize", opt, argv);
-		}
+	}
+	if (opt < 0) {
+		return p.code;
 	}
 	if (optind >= argc) {
 		return tc_cli_usage_error("summarize", "no TRACE given");

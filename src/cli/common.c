@@ -78,35 +78,75 @@ int tc_cli_getopt_error(const char *cmd, int opt, char **argv) {
 	return tc_cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "");
 }
 
-static const char *opt_name(int opt) {
-	switch (opt) {
-	case TC_OPT_MAX_INPUT:
-		return "max-input-size";
-	case TC_OPT_MAX_RATIO:
-		return "max-ratio";
-	case TC_OPT_MAX_EVENTS:
-		return "max-events";
-	case TC_OPT_MAX_DEPTH:
-		return "max-depth";
-	case TC_OPT_MAX_STRING:
-		return "max-string";
-	default:
-		return "threads";
+static const char *const format_choices[] = { "text", "json", NULL };
+
+static const struct tc_option output_options[] = {
+	{ "output", 'o', "FILE", "write to FILE (atomically; '-' = stdout)",
+		"Write to _FILE_ through a temporary file renamed into place, so an "
+		"error never leaves a partial file. Writing onto an input file is "
+		"refused; *-* is standard output (see OUTPUT).", 'o' },
+	{ "format", 0, "text|json", "output format (default text)",
+		"Output for people (default) or for programs. JSON documents carry a "
+		"*schema* member (e.g. *tracectl.summary/2*); see docs/json-schema.md.",
+		TC_OPT_FORMAT, format_choices },
+	{ "json", 0, NULL, "the same as --format json", NULL, TC_OPT_JSON },
+	{ 0 },
+};
+
+const struct tc_option_group tc_cli_output_group = {
+	"output", "Output options", output_options,
+};
+
+static const struct tc_option input_options[] = {
+	{ "strict", 0, NULL, "exit 6 when the input produced warnings",
+		"Exit with status 6 when reading produced warnings (dropped events, "
+		"unmatched slices, clock gaps).", TC_OPT_STRICT },
+	{ "max-input-size", 0, "N", "refuse inputs over N decompressed bytes (default 64G)",
+		"Refuse an input that decompresses to more than _N_ bytes (default 64G; "
+		"suffixes k, M, G, T).", TC_OPT_MAX_INPUT },
+	{ "max-ratio", 0, "N", "refuse compression ratios over N:1 (default 1000)",
+		"Refuse gzip/zlib/zstd input whose decompressed size exceeds _N_ times "
+		"its compressed size once past 256 MiB (default 1000).", TC_OPT_MAX_RATIO },
+	{ "max-events", 0, "N", "refuse traces with over N events (default 2147483648)",
+		"Refuse traces with more than _N_ events (default 2^31). Checked while "
+		"reading, so memory stays bounded.", TC_OPT_MAX_EVENTS },
+	{ "max-depth", 0, "N", "refuse JSON/protobuf nesting over N deep (default 64)",
+		"Refuse JSON or protobuf input nested deeper than _N_ levels (default 64).",
+		TC_OPT_MAX_DEPTH },
+	{ "max-string", 0, "N", "limit one string (name, arg) to N bytes (default 16M)",
+		"Keep at most _N_ bytes of one string (name or argument value) from the "
+		"input (default 16M).", TC_OPT_MAX_STRING },
+	{ "threads", 0, "N", "threads for reading and analysis (default: CPUs)",
+		"Read up to _N_ files in parallel; with a core to spare, also tokenise "
+		"JSON on a second thread, decode the events of big xplane planes on two "
+		"threads, walk and decode the packets of a big Perfetto trace on a "
+		"second thread (and decompress a compressed or piped one on a third as "
+		"it is walked), fault in model memory ahead of the readers, reorder the "
+		"event columns of a big trace on two threads and run the analysis "
+		"passes of *summarize*, *bottlenecks* and *export --annotate* on a "
+		"second thread (default: number of CPUs; 1 runs everything on one "
+		"thread). Results do not depend on it.", TC_OPT_THREADS },
+	{ 0 },
+};
+
+const struct tc_option_group tc_cli_input_group = {
+	"input", "Input options", input_options,
+};
+
+static const char *input_name(int id) {
+	const struct tc_option *o = input_options;
+	while (o->name && o->id != id) {
+		o++;
 	}
+	return o->name;
 }
 
 bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *exit_code) {
 	uint64_t v;
 	switch (opt) {
 	case TC_OPT_FORMAT:
-		if (strcmp(arg, "text") == 0) {
-			c->format = TC_FORMAT_TEXT;
-		} else if (strcmp(arg, "json") == 0) {
-			c->format = TC_FORMAT_JSON;
-		} else {
-			*exit_code = tc_cli_usage_error(c->cmd,
-				"unknown format '%s' (use text or json)", arg);
-		}
+		/* The parser took only format_choices. */
+		c->format = strcmp(arg, "json") == 0 ? TC_FORMAT_JSON : TC_FORMAT_TEXT;
 		return true;
 	case TC_OPT_JSON:
 		c->format = TC_FORMAT_JSON;
@@ -126,7 +166,7 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 		if (!tc_cli_parse_size(arg, &v) || v == 0 ||
 				(opt != TC_OPT_MAX_INPUT && opt != TC_OPT_MAX_EVENTS && v > UINT32_MAX)) {
 			*exit_code = tc_cli_usage_error(c->cmd, "invalid number '%s' for --%s "
-				"(a positive integer, optionally with k, M, G or T)", arg, opt_name(opt));
+				"(a positive integer, optionally with k, M, G or T)", arg, input_name(opt));
 			return true;
 		}
 		if (opt == TC_OPT_MAX_INPUT) {
