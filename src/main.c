@@ -9,6 +9,7 @@
 /* Keep alphabetised. */
 const struct tc_command tc_commands[] = {
 	{ "bottlenecks", tc_cmd_bottlenecks, "ranked bottleneck findings with numbers and suggestions" },
+	{ "check", tc_cmd_check, "hold performance budgets: metrics against limits, JUnit for CI" },
 	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size" },
 	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)" },
 	{ "ops", tc_cmd_ops, "op statistics with rates and roofline class" },
@@ -25,8 +26,8 @@ static void usage(FILE *f) {
 		fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	}
 	fprintf(f, "\nRun 'tracectl COMMAND --help' for a command's options.\n"
-		"Exit status: 0 ok, 1 findings at --fail-on level, 2 usage, 3 bad input,\n"
-		"4 output error, 5 resource limit, 6 --strict warnings.\n");
+		"Exit status: 0 ok, 1 findings at --fail-on level or a check limit violated,\n"
+		"2 usage, 3 bad input, 4 output error, 5 resource limit, 6 --strict warnings.\n");
 }
 
 /* An interrupted or killed run leaves no temporary output behind; the

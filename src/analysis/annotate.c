@@ -149,8 +149,14 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
 		const char *steps, struct tc_annotation *ann) {
+	tc_annotate_marked(m, sel, steps, NULL, ann);
+}
+
+void tc_annotate_marked(const struct tc_model *m, const struct tc_selection *sel,
+		const char *steps, const char *marker, struct tc_annotation *ann) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
+	o.step_marker = marker;
 	if (steps) {
 		/* Validated by the caller; a bad range would leave all steps. */
 		tc_analysis_opts_steps(&o, steps, NULL);

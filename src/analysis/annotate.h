@@ -23,5 +23,8 @@
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
 	const char *steps, struct tc_annotation *ann);
+/* The same with the steps marked by --step-marker REGEX (NULL: built-in). */
+void tc_annotate_marked(const struct tc_model *m, const struct tc_selection *sel,
+	const char *steps, const char *marker, struct tc_annotation *ann);
 
 #endif

@@ -27,6 +27,11 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);
 		}
 		return true;
+	case TC_OPT_STEP_MARKER:
+		if (!tc_analysis_opts_step_marker(o, arg, &err)) {
+			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);
+		}
+		return true;
 	case TC_OPT_THRESHOLD:
 		if (!tc_analysis_opts_threshold(o, arg, &err)) {
 			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);

@@ -25,6 +25,7 @@ struct tc_command {
 extern const struct tc_command tc_commands[];
 
 int tc_cmd_bottlenecks(int argc, char **argv);
+int tc_cmd_check(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
@@ -129,6 +130,7 @@ enum {
 	TC_OPT_PEAK_FLOPS,
 	TC_OPT_PEAK_BW,
 	TC_OPT_DEVICE,
+	TC_OPT_STEP_MARKER,
 };
 
 #define TC_CLI_ANALYSIS_LONGOPTS \
@@ -136,10 +138,18 @@ enum {
 	{ "threshold", required_argument, NULL, TC_OPT_THRESHOLD }, \
 	{ "peak-flops", required_argument, NULL, TC_OPT_PEAK_FLOPS }, \
 	{ "peak-bw", required_argument, NULL, TC_OPT_PEAK_BW }, \
-	{ "device", required_argument, NULL, TC_OPT_DEVICE }
+	{ "device", required_argument, NULL, TC_OPT_DEVICE }, \
+	{ "step-marker", required_argument, NULL, TC_OPT_STEP_MARKER }
+
+#define TC_CLI_STEP_MARKER_HELP \
+	"      --step-marker RE    steps are the annotations whose name matches the\n" \
+	"                          extended regex RE, numbered by their step_num,\n" \
+	"                          iteration or step arg, else the name's trailing\n" \
+	"                          number, else their order (default: built-in markers)\n"
 
 #define TC_CLI_ANALYSIS_HELP \
 	"      --steps A:B         only steps numbered A..B (either side may be empty)\n" \
+	TC_CLI_STEP_MARKER_HELP \
 	"      --threshold K=V     override a rule threshold (see docs/analysis.md)\n" \
 	"      --peak-flops F      device peak FLOP/s for the roofline (e.g. 989e12)\n" \
 	"      --peak-bw B         device peak memory bandwidth in B/s (e.g. 3.35e12)\n" \

@@ -28,6 +28,7 @@ static const char usage[] =
 	"      --gzip              gzip-compress whatever the name\n"
 	"      --steps A:B         keep the time from step A's start to step B's end\n"
 	"                          (A, A:, :B also work)\n"
+	TC_CLI_STEP_MARKER_HELP
 	"      --window T0:T1      keep T0..T1 from the trace start (units ns, us,\n"
 	"                          ms, s: 1.5ms:20ms; either side may be empty)\n"
 	"      --device NAME       keep the device named NAME, else every device whose\n"
@@ -69,6 +70,7 @@ enum {
 struct export_opts {
 	bool chrome, gzip, annotate;
 	const char *steps, *window, *min_dur, *top_ops, *max_events;
+	const char *step_marker; /* --step-marker for --steps and --annotate */
 	const char **devices;
 	size_t n_devices;
 };
@@ -172,7 +174,8 @@ static int cut(const struct tc_model *m, const struct export_opts *e,
 		tc_analysis_opts_init(&ao);
 		tc_analysis_opts_steps(&ao, e->steps, &err);
 		snprintf(rule, sizeof(rule), "--steps %s", e->steps);
-		if (!tc_cut_steps(m, sel, ao.step_first, ao.step_last, rule, &err)) {
+		if (!tc_cut_steps_marked(m, sel, e->step_marker, ao.step_first, ao.step_last,
+				rule, &err)) {
 			return tc_cli_error(&err);
 		}
 	}
@@ -240,6 +243,11 @@ static int validate(const struct export_opts *e) {
 	if (e->steps && !tc_analysis_opts_steps(&ao, e->steps, NULL)) {
 		return tc_cli_usage_error("export", "invalid --steps '%s' (use A:B, A, A: or :B)",
 			e->steps);
+	}
+	struct tc_error err;
+	tc_error_init(&err);
+	if (e->step_marker && !tc_analysis_opts_step_marker(&ao, e->step_marker, &err)) {
+		return tc_cli_usage_error("export", "%s", err.msg);
 	}
 	if (e->window && !parse_window(e->window, &lo, &hi)) {
 		return tc_cli_usage_error("export",
@@ -310,6 +318,7 @@ int tc_cmd_export(int argc, char **argv) {
 		{ "min-dur", required_argument, NULL, OPT_MIN_DUR },
 		{ "top-ops", required_argument, NULL, OPT_TOP_OPS },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		{ "step-marker", required_argument, NULL, TC_OPT_STEP_MARKER },
 		{ 0 },
 	};
 	struct tc_cli_common c;
@@ -360,6 +369,9 @@ int tc_cmd_export(int argc, char **argv) {
 		case OPT_ANNOTATE:
 			e.annotate = true;
 			break;
+		case TC_OPT_STEP_MARKER:
+			e.step_marker = optarg;
+			break;
 		default:
 			code = tc_cli_getopt_error("export", opt, argv);
 			goto out;
@@ -403,7 +415,7 @@ int tc_cmd_export(int argc, char **argv) {
 		goto out_model;
 	}
 	if (e.annotate) {
-		tc_annotate(m, &sel, e.steps, &ann);
+		tc_annotate_marked(m, &sel, e.steps, e.step_marker, &ann);
 	}
 	struct tc_chrome_opts co = {
 		.sel = &sel,

@@ -15,6 +15,7 @@ static const char usage[] =
 	"\n"
 	"Options:\n"
 	"      --top N             ops listed (default 10)\n"
+	TC_CLI_STEP_MARKER_HELP
 	TC_CLI_COMMON_HELP
 	"  -h, --help              show this help\n";
 
@@ -36,11 +37,14 @@ int tc_cmd_summarize(int argc, char **argv) {
 	static const struct option longopts[] = {
 		TC_CLI_COMMON_LONGOPTS,
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "step-marker", required_argument, NULL, TC_OPT_STEP_MARKER },
 		{ 0 },
 	};
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "summarize");
 	struct tc_summary_opts so = { .top = 10, .findings = 3 };
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
 	int code = TC_EXIT_OK, opt;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, TC_CLI_OPTSTRING, longopts, NULL)) != -1) {
@@ -54,6 +58,12 @@ int tc_cmd_summarize(int argc, char **argv) {
 		case 'h':
 			fputs(usage, stdout);
 			return TC_EXIT_OK;
+		case TC_OPT_STEP_MARKER:
+			tc_cli_analysis_opt(&ao, "summarize", opt, optarg, &code);
+			if (code) {
+				return code;
+			}
+			break;
 		case OPT_TOP: {
 			uint64_t v;
 			if (!tc_cli_parse_size(optarg, &v)) {
@@ -75,12 +85,11 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	struct tc_summary s;
 	struct summary_job sj = { m, &s };
-	struct tc_analysis_opts ao;
-	tc_analysis_opts_init(&ao);
 	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
 	tc_analyze_with(m, &ao, &an, summary_side, &sj);
 	tc_analyze_summary_busy(m, &an, &s);
+	tc_analyze_summary_marked(m, &an, &s);
 	so.analysis = &an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
