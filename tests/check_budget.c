@@ -367,6 +367,60 @@ START_TEST(check_worst_rank) {
 }
 END_TEST
 
+#define MS 1000000000LL /* ps per millisecond */
+
+/* Four 10 ms steps marked "it" on the host, a 5 ms kernel in each, and a
+ * memory counter peaking at 100, 300, 100, 300 MB: memory.cv = 100 / 200. */
+START_TEST(memory_cv_and_peak) {
+	struct tc_model *m = tc_model_create();
+	uint32_t gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t cpu = tc_model_add_device(m, tc_model_intern(m, "python3"), TC_DEV_CPU);
+	uint32_t st = tc_model_add_track(m, gpu, tc_model_intern(m, "stream 7"),
+		TC_TRACK_STREAM, 7);
+	uint32_t th = tc_model_add_track(m, cpu, tc_model_intern(m, "thread 1"),
+		TC_TRACK_HOST_THREAD, 1);
+	uint32_t k = tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL);
+	uint32_t it = tc_model_op(m, tc_model_intern(m, "it"), 0, TC_OP_ANNOTATION);
+	uint32_t c = tc_model_counter(m, gpu, tc_model_intern(m, "memory.allocated"),
+		tc_model_intern(m, "bytes"), 0);
+	for (int i = 0; i < 4; i++) {
+		int64_t s0 = i * 10 * MS;
+		tc_model_add_event(m, th, it, s0, 10 * MS, 0);
+		tc_model_add_event(m, st, k, s0 + 2 * MS, 5 * MS, 0);
+		tc_model_add_sample(m, c, s0 + 1 * MS, 50e6);
+		tc_model_add_sample(m, c, s0 + 4 * MS, i % 2 ? 300e6 : 100e6);
+		tc_model_add_sample(m, c, s0 + 8 * MS, 50e6);
+	}
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	o.step_marker = "^it$";
+	struct tc_analysis a;
+	tc_analyze(m, &o, &a);
+	ck_assert_uint_eq(a.n_steps, 4);
+	const char *names[] = { "memory.cv", "memory.peak", "step.mean", "device.busy",
+		"op:gemm.calls_per_step", "op:gemm.time_per_step" };
+	double want[] = { 0.5, 300e6, 0.010, 0.5, 1, 0.005 };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct tc_metric mt;
+		struct tc_error err;
+		tc_error_init(&err);
+		ck_assert(tc_metric_parse(names[i], strlen(names[i]), &mt, &err));
+		double v = -1;
+		char where[128];
+		ck_assert_msg(tc_metric_measure(m, &a, &mt, &v, where, sizeof(where)), "%s", names[i]);
+		ck_assert_msg(fabs(v - want[i]) < 1e-9 * (want[i] > 1 ? want[i] : 1),
+			"%s = %g, want %g", names[i], v, want[i]);
+		if (mt.id == TC_M_MEMORY_PEAK) {
+			ck_assert_str_eq(where, "GPU 0 memory.allocated");
+		}
+		tc_metric_finish(&mt);
+	}
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("budget");
 	TCase *tc = tcase_create("parse");
@@ -382,6 +436,7 @@ int main(void) {
 	tcase_add_test(te, step_marker_trailing_number);
 	tcase_add_test(te, rank_names);
 	tcase_add_test(te, check_worst_rank);
+	tcase_add_test(te, memory_cv_and_peak);
 	suite_add_tcase(s, te);
 	return tc_test_run(s);
 }
