@@ -68,7 +68,7 @@ static bool marked_window(const struct tc_model *m, const char *marker, int64_t 
 	free(v);
 	if (n == 0) {
 		return tc_error_set(err, TC_EXIT_USAGE,
-			"%s: no event matches --step-marker '%s'", rule, marker);
+			"%s: no event matches the marker", rule);
 	}
 	if (*lo > *hi) {
 		return tc_error_set(err, TC_EXIT_USAGE,

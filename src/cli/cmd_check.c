@@ -181,7 +181,6 @@ int tc_cmd_check(int argc, char **argv) {
 	tc_cli_common_init(&c, "check");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
-	ao.threads = c.ingest.threads;
 	struct tc_budget b;
 	tc_budget_init(&b);
 	const char *junit = NULL;

@@ -173,7 +173,12 @@ static int cut(const struct tc_model *m, const struct export_opts *e,
 		struct tc_analysis_opts ao;
 		tc_analysis_opts_init(&ao);
 		tc_analysis_opts_steps(&ao, e->steps, &err);
-		snprintf(rule, sizeof(rule), "--steps %s", e->steps);
+		if (e->step_marker) {
+			snprintf(rule, sizeof(rule), "--steps %s --step-marker '%s'", e->steps,
+				e->step_marker);
+		} else {
+			snprintf(rule, sizeof(rule), "--steps %s", e->steps);
+		}
 		if (!tc_cut_steps_marked(m, sel, e->step_marker, ao.step_first, ao.step_last,
 				rule, &err)) {
 			return tc_cli_error(&err);
