@@ -331,7 +331,7 @@ START_TEST(annotate_steps) {
 	tc_selection_init(&s, m);
 	struct tc_annotation ann;
 	tc_annotation_init(&ann);
-	tc_annotate(m, &s, NULL, 0, &ann);
+	tc_annotate(m, &s, NULL, NULL, 0, &ann);
 	ck_assert_str_eq(ann.tracks[0], "steps");
 	size_t steps = 0;
 	for (size_t k = 0; k < ann.n_marks; k++) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/step_marker.h"
 
 /*
  * Defaults and where they come from (see analysis.md §8 and docs/analysis.md).
@@ -87,6 +88,15 @@ bool tc_analysis_opts_threshold(struct tc_analysis_opts *o, const char *kv,
 		}
 	}
 	return tc_error_set(err, TC_EXIT_USAGE, "unknown threshold '%.*s'", (int)kl, kv);
+}
+
+bool tc_analysis_opts_step_marker(struct tc_analysis_opts *o, const char *pattern,
+		struct tc_error *err) {
+	if (!tc_step_marker_valid(pattern, err)) {
+		return false;
+	}
+	o->step_marker = pattern;
+	return true;
 }
 
 static bool parse_i64(const char *s, const char *end, int64_t *out) {

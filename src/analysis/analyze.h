@@ -78,6 +78,7 @@ struct tc_analysis_opts {
 	int64_t step_first, step_last; /* inclusive step numbers */
 	double peak_flops, peak_bw;  /* overrides (FLOP/s, B/s); 0 = none */
 	const char *device;          /* --device (tc_analysis_match_device); NULL = auto */
+	const char *step_marker;     /* --step-marker REGEX (analysis/step_marker.h); NULL = built-in */
 	double th[TC_TH_COUNT];
 	/* tc_analyze runs its independent passes on a second thread: 0 = when
 	 * the model is big enough to gain, 1 = never (--threads 1), 2 or more =
@@ -91,6 +92,10 @@ bool tc_analysis_opts_threshold(struct tc_analysis_opts *o, const char *kv,
 	struct tc_error *err);
 /* Parse "A:B", "A:", ":B" or "A"; false on a malformed range. */
 bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
+	struct tc_error *err);
+
+/* Set o->step_marker; false with a message in err when not a valid regex. */
+bool tc_analysis_opts_step_marker(struct tc_analysis_opts *o, const char *pattern,
 	struct tc_error *err);
 
 /* Everything, findings included. */

@@ -148,10 +148,11 @@ static void step_counters(const struct tc_model *m, const struct tc_selection *s
 }
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
-		const char *steps, unsigned threads, struct tc_annotation *ann) {
+		const char *steps, const char *marker, unsigned threads, struct tc_annotation *ann) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	o.threads = threads;
+	o.step_marker = marker;
 	if (steps) {
 		/* Validated by the caller; a bad range would leave all steps. */
 		tc_analysis_opts_steps(&o, steps, NULL);

@@ -13,7 +13,8 @@
  *   work over the step, in %).
  * Steps outside the selection's sample window are left out. With steps
  * ("A:B" as for --steps; NULL for all) the analysis, findings included,
- * covers only those steps. threads is tc_analysis_opts.threads (--threads).
+ * covers only those steps; marker is --step-marker (NULL: built-in markers).
+ * threads is tc_analysis_opts.threads (--threads).
  * Sets ann->missing when there is nothing to say (no findings).
  */
 
@@ -22,6 +23,6 @@
 #include "model/selection.h"
 
 void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
-	const char *steps, unsigned threads, struct tc_annotation *ann);
+	const char *steps, const char *marker, unsigned threads, struct tc_annotation *ann);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/cut.h"
+#include "analysis/step_marker.h"
 #include "util/xalloc.h"
 
 static bool overlaps(const struct tc_model *m, size_t i, int64_t lo, int64_t hi) {
@@ -42,6 +43,53 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 static bool device_track(const struct tc_model *m, uint32_t t) {
 	uint32_t d = m->tracks[t].device;
 	return d < m->n_devices && m->devices[d].kind != TC_DEV_CPU;
+}
+
+/* --step-marker: the window of the user's markers numbered first..last. */
+static bool marked_window(const struct tc_model *m, const char *marker, int64_t first,
+		int64_t last, int64_t *lo, int64_t *hi, struct tc_error *err, const char *rule) {
+	struct tc_marked_step *v;
+	uint32_t device;
+	bool on_device;
+	size_t n = tc_step_marker_find(m, marker, &v, &device, &on_device);
+	int64_t min_num = INT64_MAX, max_num = INT64_MIN;
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		int64_t num = v[i].num == INT64_MIN ? (int64_t)i : v[i].num;
+		min_num = num < min_num ? num : min_num;
+		max_num = num > max_num ? num : max_num;
+		if (num >= first && num <= last) {
+			*lo = v[i].start_ps < *lo ? v[i].start_ps : *lo;
+			int64_t e = v[i].start_ps + v[i].dur_ps;
+			*hi = e > *hi ? e : *hi;
+		}
+	}
+	free(v);
+	if (n == 0) {
+		return tc_error_set(err, TC_EXIT_USAGE,
+			"%s: no event matches the marker", rule);
+	}
+	if (*lo > *hi) {
+		return tc_error_set(err, TC_EXIT_USAGE,
+			"%s: no step in that range (the trace has steps %lld to %lld)",
+			rule, (long long)min_num, (long long)max_num);
+	}
+	return true;
+}
+
+bool tc_cut_steps_marked(const struct tc_model *m, struct tc_selection *s,
+		const char *marker, int64_t first, int64_t last, const char *rule,
+		struct tc_error *err) {
+	if (!marker) {
+		return tc_cut_steps(m, s, first, last, rule, err);
+	}
+	int64_t lo, hi;
+	if (!marked_window(m, marker, first, last, &lo, &hi, err, rule)) {
+		return false;
+	}
+	window(m, s, lo, hi, rule);
+	return true;
 }
 
 bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,

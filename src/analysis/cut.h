@@ -32,6 +32,12 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	int64_t first, int64_t last, const char *rule, struct tc_error *err);
 
+/* The same with --step-marker REGEX (analysis/step_marker.h) as the
+ * markers; marker NULL: the built-in ones, as tc_cut_steps. */
+bool tc_cut_steps_marked(const struct tc_model *m, struct tc_selection *s,
+	const char *marker, int64_t first, int64_t last, const char *rule,
+	struct tc_error *err);
+
 /* Keep the devices each pattern matches (tc_analysis_match_device: an exact
  * name or "host: name", else every name containing it, ignoring case).
  * Fails (TC_EXIT_USAGE) naming a pattern that matches nothing. */

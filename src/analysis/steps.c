@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/step_marker.h"
 #include "util/xalloc.h"
 
 /*
@@ -90,6 +91,28 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, stru
 		}
 	}
 	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";
+	return true;
+}
+
+/* --step-marker: the user's markers replace the built-in ones. */
+static bool marked_steps(const struct tc_model *m, const char *pattern, struct tc_analysis *a,
+		struct cands *c) {
+	struct tc_marked_step *v;
+	uint32_t device;
+	bool on_device;
+	size_t n = tc_step_marker_find(m, pattern, &v, &device, &on_device);
+	for (size_t i = 0; i < n; i++) {
+		TC_GROW(c->v, c->cap, c->n + 1);
+		c->v[c->n++] = (struct cand){ .start_ps = v[i].start_ps, .dur_ps = v[i].dur_ps,
+			.num = v[i].num, .ev = v[i].ev, .device = on_device ? device : TC_NONE };
+	}
+	free(v);
+	if (!n) {
+		return false;
+	}
+	a->steps_device = device;
+	a->steps_source = on_device ? "device markers matching --step-marker" :
+		"host markers matching --step-marker";
 	return true;
 }
 
@@ -223,9 +246,13 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		struct tc_analysis *a) {
 	struct cands c = { 0 };
 	a->steps_device = TC_NONE;
-	if (!explicit_steps(m, a, &c)) {
+	a->step_marker = o->step_marker;
+	bool found = o->step_marker ? marked_steps(m, o->step_marker, a, &c) :
+		explicit_steps(m, a, &c);
+	if (!found) {
 		a->steps_inferred = true;
-		if (!inferred_steps(m, a, &c) && m->ev.n) {
+		/* A --step-marker that matches nothing is not guessed around. */
+		if ((o->step_marker || !inferred_steps(m, a, &c)) && m->ev.n) {
 			/* The device work, not the profiler around it: start-up
 			 * (JAX's start_trace, session set-up) and tear-down before
 			 * the first and after the last device op are left out. */
@@ -244,7 +271,9 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 				.start_ps = device ? dlo : lo, .dur_ps = device ? dhi - dlo : hi - lo };
 			a->steps[0].marker_dur_ps = a->steps[0].dur_ps;
 			a->n_steps = 1;
-			a->steps_source = device ?
+			a->steps_source = o->step_marker ? (device ?
+				"whole trace: its device work, no event matching --step-marker" :
+				"whole trace, no event matching --step-marker") : device ?
 				"whole trace: its device work (no step markers or repeated work)" :
 				"whole trace (no step markers or repeated work)";
 		}
@@ -274,7 +303,7 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		};
 	}
 	free(c.v);
-	if (a->steps_source && strcmp(a->steps_source, "host markers") == 0) {
+	if (a->steps_source && strncmp(a->steps_source, "host markers", 12) == 0) {
 		align_host_steps(m, a);
 	}
 	/* Warm-up: the first step when it is an outlier against the median of

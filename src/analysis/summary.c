@@ -265,6 +265,31 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
 }
 
+void tc_analyze_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_summary *s) {
+	if (!a->step_marker) {
+		return;
+	}
+	free(s->steps);
+	s->steps = NULL;
+	s->n_steps = 0;
+	s->step_marker = a->step_marker;
+	s->steps_source = NULL;
+	if (a->steps_inferred) {
+		return; /* nothing matched: the analysis fell back to the whole trace */
+	}
+	s->steps = tc_xcalloc(a->n_steps ? a->n_steps : 1, sizeof(*s->steps));
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct tc_step *st = &a->steps[i];
+		s->steps[i] = (struct tc_step_summary){ .num = st->num, .name = st->name,
+			.device = st->device, .start_ps = st->start_ps, .dur_ps = st->marker_dur_ps };
+	}
+	s->n_steps = a->n_steps;
+	bool on_device = a->steps_device < m->n_devices &&
+		m->devices[a->steps_device].kind != TC_DEV_CPU;
+	s->steps_source = on_device ? "device" : "host";
+}
+
 void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);

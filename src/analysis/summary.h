@@ -17,6 +17,10 @@ void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s);
 void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s);
 void tc_analyze_summary_busy(const struct tc_model *m, const struct tc_analysis *a,
 	struct tc_summary *s);
+/* With --step-marker (a->step_marker set): the summary's steps become the
+ * analysis's, which the user's markers made. */
+void tc_analyze_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
+	struct tc_summary *s);
 
 /* Op statistics over tracks for which track_ok(kind) is true, one row per
  * (name, category, kind), sorted by total time descending. With

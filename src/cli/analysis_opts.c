@@ -20,6 +20,7 @@ static bool parse_rate(const char *s, double *out) {
 static const struct tc_option analysis_options[] = {
 	{ "steps", 0, "A:B", "only steps numbered A..B (either side may be empty)",
 		"Only steps numbered _A_ to _B_ (_A_, _A_:, :_B_ also work).", TC_OPT_STEPS },
+	TC_CLI_STEP_MARKER_OPTION,
 	{ "threshold", 0, "K=V", "override a rule threshold (see docs/analysis.md)",
 		"Override the rule threshold _K_ with _V_; *bottlenecks --thresholds* "
 		"lists them. Definitions are in docs/analysis.md.", TC_OPT_THRESHOLD },
@@ -49,6 +50,11 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 	switch (opt) {
 	case TC_OPT_STEPS:
 		if (!tc_analysis_opts_steps(o, arg, &err)) {
+			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);
+		}
+		return true;
+	case TC_OPT_STEP_MARKER:
+		if (!tc_analysis_opts_step_marker(o, arg, &err)) {
 			*exit_code = tc_cli_usage_error(cmd, "%s", err.msg);
 		}
 		return true;

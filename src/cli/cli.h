@@ -28,6 +28,7 @@ struct tc_command {
 extern const struct tc_command tc_commands[];
 
 int tc_cmd_bottlenecks(int argc, char **argv);
+int tc_cmd_check(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
@@ -35,6 +36,7 @@ int tc_cmd_steps(int argc, char **argv);
 int tc_cmd_summarize(int argc, char **argv);
 
 extern const struct tc_cli_spec tc_bottlenecks_spec;
+extern const struct tc_cli_spec tc_check_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;
 extern const struct tc_cli_spec tc_ops_spec;
@@ -118,9 +120,21 @@ enum {
 	TC_OPT_PEAK_FLOPS,
 	TC_OPT_PEAK_BW,
 	TC_OPT_DEVICE,
+	TC_OPT_STEP_MARKER,
 };
 
 extern const struct tc_option_group tc_cli_analysis_group;
+
+/* --step-marker: an analysis option, and export's own (it takes no
+ * analysis group). */
+#define TC_CLI_STEP_MARKER_OPTION \
+	{ "step-marker", 0, "RE", "steps are the annotations whose name matches the " \
+		"extended regex RE, numbered by their step_num, iteration or step arg, else " \
+		"the name's trailing number, else their order (default: built-in markers)", \
+		"Steps are the host or device annotations whose name matches the POSIX " \
+		"extended regex _RE_, numbered by their *step_num*, *iteration* or *step* " \
+		"arg, else the name's trailing number, else their order. Replaces the " \
+		"built-in markers; the output names the marker used.", TC_OPT_STEP_MARKER }
 
 /* Handle an analysis option; returns true if it was one. On a bad value
  * prints the error and sets *exit_code to TC_EXIT_USAGE. */

@@ -39,6 +39,7 @@ static const struct tc_option options[] = {
 		"also work)",
 		"Keep the time from the start of step _A_ to the end of step _B_, by "
 		"the trace's step markers (_A_, _A_:, :_B_ also work).", OPT_STEPS },
+	TC_CLI_STEP_MARKER_OPTION,
 	{ "window", 0, "T0:T1", "keep T0..T1 from the trace start (units ns, us, ms, s: "
 		"1.5ms:20ms; either side may be empty)",
 		"Keep _T0_ to _T1_ from the trace start (units ns, us, ms, s: "
@@ -87,6 +88,7 @@ const struct tc_cli_spec tc_export_spec = {
 struct export_opts {
 	bool chrome, gzip, annotate;
 	const char *steps, *window, *min_dur, *top_ops, *max_events;
+	const char *step_marker; /* --step-marker for --steps and --annotate */
 	const char **devices;
 	size_t n_devices;
 };
@@ -189,8 +191,14 @@ static int cut(const struct tc_model *m, const struct export_opts *e,
 		struct tc_analysis_opts ao;
 		tc_analysis_opts_init(&ao);
 		tc_analysis_opts_steps(&ao, e->steps, &err);
-		snprintf(rule, sizeof(rule), "--steps %s", e->steps);
-		if (!tc_cut_steps(m, sel, ao.step_first, ao.step_last, rule, &err)) {
+		if (e->step_marker) {
+			snprintf(rule, sizeof(rule), "--steps %s --step-marker '%s'", e->steps,
+				e->step_marker);
+		} else {
+			snprintf(rule, sizeof(rule), "--steps %s", e->steps);
+		}
+		if (!tc_cut_steps_marked(m, sel, e->step_marker, ao.step_first, ao.step_last,
+				rule, &err)) {
 			return tc_cli_error(&err);
 		}
 	}
@@ -258,6 +266,11 @@ static int validate(const struct export_opts *e) {
 	if (e->steps && !tc_analysis_opts_steps(&ao, e->steps, NULL)) {
 		return tc_cli_usage_error("export", "invalid --steps '%s' (use A:B, A, A: or :B)",
 			e->steps);
+	}
+	struct tc_error err;
+	tc_error_init(&err);
+	if (e->step_marker && !tc_analysis_opts_step_marker(&ao, e->step_marker, &err)) {
+		return tc_cli_usage_error("export", "%s", err.msg);
 	}
 	if (e->window && !parse_window(e->window, &lo, &hi)) {
 		return tc_cli_usage_error("export",
@@ -363,6 +376,9 @@ int tc_cmd_export(int argc, char **argv) {
 		case OPT_ANNOTATE:
 			e.annotate = true;
 			break;
+		case TC_OPT_STEP_MARKER:
+			e.step_marker = arg;
+			break;
 		}
 	}
 	if (opt < 0) {
@@ -407,7 +423,7 @@ int tc_cmd_export(int argc, char **argv) {
 		goto out_model;
 	}
 	if (e.annotate) {
-		tc_annotate(m, &sel, e.steps, c.ingest.threads, &ann);
+		tc_annotate(m, &sel, e.steps, e.step_marker, c.ingest.threads, &ann);
 	}
 	struct tc_chrome_opts co = {
 		.sel = &sel,

@@ -9,6 +9,7 @@ enum { OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC };
 
 static const struct tc_option options[] = {
 	{ "top", 0, "N", "ops listed (default 10)", NULL, OPT_TOP },
+	TC_CLI_STEP_MARKER_OPTION,
 	{ 0 },
 };
 
@@ -42,6 +43,8 @@ int tc_cmd_summarize(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "summarize");
 	struct tc_summary_opts so = { .top = 10, .findings = 3 };
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
 	int code = TC_EXIT_OK, opt;
 	const char *arg;
 	struct tc_cli_parser p;
@@ -53,12 +56,21 @@ int tc_cmd_summarize(int argc, char **argv) {
 			}
 			continue;
 		}
-		if (opt == OPT_TOP) {
+		switch (opt) {
+		case TC_OPT_STEP_MARKER:
+			tc_cli_analysis_opt(&ao, "summarize", opt, arg, &code);
+			if (code) {
+				return code;
+			}
+			break;
+		case OPT_TOP: {
 			uint64_t v;
 			if (!tc_cli_parse_size(arg, &v)) {
 				return tc_cli_usage_error("summarize", "invalid --top '%s'", arg);
 			}
 			so.top = (size_t)v;
+			break;
+		}
 		}
 	}
 	if (opt < 0) {
@@ -73,12 +85,11 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	struct tc_summary s;
 	struct summary_job sj = { m, &s };
-	struct tc_analysis_opts ao;
-	tc_analysis_opts_init(&ao);
 	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
 	tc_analyze_with(m, &ao, &an, summary_side, &sj);
 	tc_analyze_summary_busy(m, &an, &s);
+	tc_analyze_summary_marked(m, &an, &s);
 	so.analysis = &an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {

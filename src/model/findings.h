@@ -251,6 +251,7 @@ struct tc_analysis {
 	size_t n_steps_all;     /* before --steps selection */
 	const char *steps_source; /* "device markers", "host markers", "inferred ...", "whole trace" */
 	bool steps_inferred;
+	const char *step_marker; /* the --step-marker pattern the steps came from, NULL */
 	uint32_t steps_device;  /* device whose line held the markers (a CPU device for host markers), TC_NONE */
 	uint32_t bd_device;     /* device the breakdown is measured on, TC_NONE none */
 	/* Sums over the selected steps except a warm-up step. */

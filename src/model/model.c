@@ -20,6 +20,8 @@ struct tc_model *tc_model_create(void) {
 	m->key.bytes_accessed = tc_model_intern(m, "bytes_accessed");
 	m->key.correlation = tc_model_intern(m, "correlation");
 	m->key.step = tc_model_intern(m, "step");
+	m->key.step_num = tc_model_intern(m, "step_num");
+	m->key.iteration = tc_model_intern(m, "iteration");
 	m->key.hlo_module = tc_model_intern(m, "hlo_module");
 	m->key.memory_kind = tc_model_intern(m, "memory_kind");
 	m->key.blocks_per_sm = tc_model_intern(m, "blocks per SM");

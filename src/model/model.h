@@ -234,6 +234,8 @@ struct tc_keys {
 	uint32_t bytes_accessed;
 	uint32_t correlation;  /* runtime <-> device correlation id */
 	uint32_t step;         /* step number on step markers */
+	uint32_t step_num;     /* step numbers on user-named markers (--step-marker) */
+	uint32_t iteration;
 	uint32_t hlo_module;
 	uint32_t memory_kind;  /* "pageable", "pinned", "device" for copies */
 	uint32_t blocks_per_sm; /* Kineto kernel "blocks per SM" (grid / SM count) */

@@ -66,6 +66,7 @@ struct tc_summary {
 	struct tc_step_summary *steps;
 	size_t n_steps;
 	const char *steps_source;       /* "device" / "host" / NULL */
+	const char *step_marker;        /* the --step-marker pattern, NULL */
 };
 
 void tc_summary_finish(struct tc_summary *s);

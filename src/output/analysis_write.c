@@ -27,8 +27,18 @@ static int64_t trace_first(const struct tc_model *m) {
 
 /* ---- steps ---- */
 
+/* The --step-marker pattern after the steps' source, so the output says
+ * which marker made the steps. */
+static void marker_text(FILE *f, const struct tc_analysis *a) {
+	if (a->step_marker) {
+		tc_term_fprintf(f, " '%s'", a->step_marker);
+	}
+}
+
 static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
-	fprintf(f, "steps      %zu (%s)", a->n_steps, a->steps_source ? a->steps_source : "none");
+	fprintf(f, "steps      %zu (%s", a->n_steps, a->steps_source ? a->steps_source : "none");
+	marker_text(f, a);
+	fprintf(f, ")");
 	if (a->n_steps != a->n_steps_all) {
 		fprintf(f, ", %zu of %zu selected", a->n_steps, a->n_steps_all);
 	}
@@ -164,6 +174,9 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 		tc_jw_null(w);
 	}
 	tc_jw_kv_bool(w, "steps_inferred", a->steps_inferred);
+	if (a->step_marker) {
+		tc_jw_kv_str(w, "step_marker", a->step_marker);
+	}
 	tc_jw_key(w, "breakdown_device");
 	if (a->bd_device < m->n_devices) {
 		tc_jw_str(w, dev_name(m, a->bd_device));
@@ -728,8 +741,10 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 
 void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		const struct tc_analysis *a, size_t n) {
-	tc_term_fprintf(f, "\nstep time  %zu steps counted (%s), breakdown on %s:\n", a->n_steps_counted,
-		a->steps_source ? a->steps_source : "none",
+	tc_term_fprintf(f, "\nstep time  %zu steps counted (%s", a->n_steps_counted,
+		a->steps_source ? a->steps_source : "none");
+	marker_text(f, a);
+	tc_term_fprintf(f, "), breakdown on %s:\n",
 		a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
 	breakdown_text(f, a);
 	fprintf(f, "\nfindings   %zu (top %zu; see 'tracectl bottlenecks')\n", a->n_findings,

@@ -120,9 +120,15 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			mn = s->steps[i].dur_ps < mn ? s->steps[i].dur_ps : mn;
 			mx = s->steps[i].dur_ps > mx ? s->steps[i].dur_ps : mx;
 		}
-		fprintf(f, "\nsteps      %zu marked (%s markers): mean %s, min %s, max %s\n",
-			s->n_steps, s->steps_source, tc_fmt_dur(b1, sum / (int64_t)s->n_steps),
+		fprintf(f, "\nsteps      %zu marked (%s markers", s->n_steps, s->steps_source);
+		if (s->step_marker) {
+			tc_term_fprintf(f, " matching --step-marker '%s'", s->step_marker);
+		}
+		fprintf(f, "): mean %s, min %s, max %s\n", tc_fmt_dur(b1, sum / (int64_t)s->n_steps),
 			tc_fmt_dur(b2, mn), tc_fmt_dur(b3, mx));
+	} else if (s->step_marker) {
+		tc_term_fprintf(f, "\nsteps      none: no event matches --step-marker '%s'\n",
+			s->step_marker);
 	} else {
 		fprintf(f, "\nsteps      none marked in the trace\n");
 	}
@@ -238,6 +244,9 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_str(&w, s->steps_source);
 	} else {
 		tc_jw_null(&w);
+	}
+	if (s->step_marker) {
+		tc_jw_kv_str(&w, "step_marker", s->step_marker);
 	}
 	tc_jw_key(&w, "steps");
 	tc_jw_arr_begin(&w);

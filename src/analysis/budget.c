@@ -1,0 +1,646 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/budget.h"
+#include "util/xalloc.h"
+
+static char *dup_n(const char *s, size_t n) {
+	char *d = tc_xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static bool has_prefix(const char *s, size_t n, const char *p) {
+	size_t pl = strlen(p);
+	return n >= pl && memcmp(s, p, pl) == 0;
+}
+
+static bool has_suffix(const char *s, size_t n, const char *p) {
+	size_t pl = strlen(p);
+	return n >= pl && memcmp(s + n - pl, p, pl) == 0;
+}
+
+bool tc_metric_parse(const char *s, size_t len, struct tc_metric *out, struct tc_error *err) {
+	memset(out, 0, sizeof(*out));
+	/* op:NAME.x: the name may hold dots, so the suffix decides. */
+	if (has_prefix(s, len, "op:")) {
+		static const struct { const char *suffix; uint8_t id; } ops[] = {
+			{ ".time_per_step", TC_M_OP_TIME },
+			{ ".calls_per_step", TC_M_OP_CALLS },
+		};
+		for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+			size_t sl = strlen(ops[k].suffix);
+			if (len > 3 + sl && has_suffix(s, len, ops[k].suffix)) {
+				out->id = ops[k].id;
+				out->op = dup_n(s + 3, len - 3 - sl);
+				out->name = dup_n(s, len);
+				return true;
+			}
+		}
+	} else if (has_prefix(s, len, "share.")) {
+		for (int c = 0; c < TC_BD_COUNT; c++) {
+			const char *cn = tc_bd_cat_name((enum tc_bd_cat)c);
+			if (len == 6 + strlen(cn) && memcmp(s + 6, cn, len - 6) == 0) {
+				out->id = TC_M_SHARE;
+				out->cat = (uint8_t)c;
+				out->name = dup_n(s, len);
+				return true;
+			}
+		}
+	} else {
+		for (int i = 0; i < TC_M_COUNT; i++) {
+			if (i != TC_M_SHARE && i != TC_M_OP_TIME && i != TC_M_OP_CALLS &&
+					strlen(tc_metric_defs()[i].name) == len && memcmp(tc_metric_defs()[i].name, s, len) == 0) {
+				out->id = (uint8_t)i;
+				out->name = dup_n(s, len);
+				return true;
+			}
+		}
+	}
+	return tc_error_set(err, TC_EXIT_USAGE, "unknown metric '%.*s'", (int)len, s);
+}
+
+struct unit_suffix {
+	const char *suffix;
+	double factor;
+};
+
+static const struct unit_suffix time_units[] = {
+	{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+	{ "min", 60 }, { "", 1 }, { NULL, 0 },
+};
+
+static const struct unit_suffix byte_units[] = {
+	{ "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+	{ "TiB", 1099511627776.0 }, { "KB", 1e3 }, { "kB", 1e3 }, { "MB", 1e6 },
+	{ "GB", 1e9 }, { "TB", 1e12 }, { "", 1 }, { NULL, 0 },
+};
+
+static const struct unit_suffix ratio_units[] = {
+	{ "%", 0.01 }, { "", 1 }, { NULL, 0 },
+};
+
+static const struct unit_suffix count_units[] = {
+	{ "", 1 }, { NULL, 0 },
+};
+
+static const char *unit_hint(enum tc_metric_unit u) {
+	switch (u) {
+	case TC_MU_TIME:
+		return "a time such as 150ms, 2.5s, 80us or 500ns";
+	case TC_MU_BYTES:
+		return "a size such as 16KiB, 16KB, 1.5MiB or 4096";
+	case TC_MU_RATIO:
+		return "a share such as 20% or 0.2";
+	case TC_MU_COUNT:
+		return "a number such as 5 or 2.5";
+	default:
+		return "a severity: none, low, medium, high or critical";
+	}
+}
+
+bool tc_metric_value_parse(enum tc_metric_unit unit, const char *s, double *out,
+		struct tc_error *err) {
+	if (unit == TC_MU_SEVERITY) {
+		enum tc_severity sev;
+		if (!tc_severity_parse(s, &sev)) {
+			return tc_error_set(err, TC_EXIT_USAGE, "invalid value '%s' (%s)", s,
+				unit_hint(unit));
+		}
+		*out = (double)sev;
+		return true;
+	}
+	const struct unit_suffix *u = unit == TC_MU_TIME ? time_units :
+		unit == TC_MU_BYTES ? byte_units : unit == TC_MU_RATIO ? ratio_units : count_units;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	/* strtod takes "inf", "nan", signs and hex floats: a limit is a plain
+	 * decimal. */
+	bool plain = ((*s >= '0' && *s <= '9') || *s == '.') &&
+		strspn(s, "0123456789.eE+-") >= (size_t)(end - s);
+	if (errno || end == s || !plain || !isfinite(v) || v < 0) {
+		return tc_error_set(err, TC_EXIT_USAGE, "invalid value '%s' (%s)", s, unit_hint(unit));
+	}
+	while (*end == ' ') {
+		end++;
+	}
+	for (; u->suffix; u++) {
+		if (strcmp(end, u->suffix) == 0) {
+			*out = v * u->factor;
+			return true;
+		}
+	}
+	return tc_error_set(err, TC_EXIT_USAGE, "invalid value '%s' (%s)", s, unit_hint(unit));
+}
+
+void tc_budget_init(struct tc_budget *b) {
+	memset(b, 0, sizeof(*b));
+}
+
+void tc_budget_finish(struct tc_budget *b) {
+	if (!b) {
+		return;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		tc_metric_finish(&b->v[i].metric);
+		free(b->v[i].text);
+	}
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool add_limit(struct tc_budget *b, const char *name, size_t nl, const char *value,
+		bool is_min, struct tc_error *err) {
+	struct tc_metric mt;
+	if (!tc_metric_parse(name, nl, &mt, err)) {
+		return false;
+	}
+	double v;
+	struct tc_error e2;
+	tc_error_init(&e2);
+	if (!tc_metric_value_parse((enum tc_metric_unit)tc_metric_defs()[mt.id].unit, value, &v, &e2)) {
+		tc_error_set(err, TC_EXIT_USAGE, "%s for metric '%s'", e2.msg, mt.name);
+		tc_metric_finish(&mt);
+		return false;
+	}
+	TC_GROW(b->v, b->cap, b->n + 1);
+	b->v[b->n++] = (struct tc_limit){ .metric = mt, .is_min = is_min, .value = v,
+		.text = dup_n(value, strlen(value)) };
+	return true;
+}
+
+bool tc_budget_add_arg(struct tc_budget *b, const char *kv, bool is_min, struct tc_error *err) {
+	const char *eq = strchr(kv, '=');
+	if (!eq || eq == kv || !eq[1]) {
+		return tc_error_set(err, TC_EXIT_USAGE, "limit '%s' is not METRIC=VALUE", kv);
+	}
+	return add_limit(b, kv, (size_t)(eq - kv), eq + 1, is_min, err);
+}
+
+static bool is_space(char c) {
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* One line without its comment: "METRIC <= VALUE". */
+static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_error *err) {
+	while (n && is_space(*s)) {
+		s++;
+		n--;
+	}
+	while (n && is_space(s[n - 1])) {
+		n--;
+	}
+	if (!n) {
+		return true;
+	}
+	size_t i = 0;
+	while (i < n && !is_space(s[i]) && s[i] != '<' && s[i] != '>') {
+		i++;
+	}
+	size_t nl = i;
+	while (i < n && is_space(s[i])) {
+		i++;
+	}
+	if (nl == 0 || i + 2 > n || (s[i] != '<' && s[i] != '>') || s[i + 1] != '=') {
+		return tc_error_set(err, TC_EXIT_USAGE,
+			"expected 'METRIC <= VALUE' or 'METRIC >= VALUE', not '%.*s'", (int)n, s);
+	}
+	bool is_min = s[i] == '>';
+	i += 2;
+	while (i < n && is_space(s[i])) {
+		i++;
+	}
+	if (i == n) {
+		return tc_error_set(err, TC_EXIT_USAGE, "no value after '%c=' in '%.*s'",
+			is_min ? '>' : '<', (int)n, s);
+	}
+	char value[128];
+	if (n - i >= sizeof(value)) {
+		return tc_error_set(err, TC_EXIT_USAGE, "value too long in '%.*s'", (int)n, s);
+	}
+	memcpy(value, s + i, n - i);
+	value[n - i] = '\0';
+	return add_limit(b, s, nl, value, is_min, err);
+}
+
+bool tc_budget_parse(struct tc_budget *b, const char *text, size_t len, const char *name,
+		struct tc_error *err) {
+	size_t line = 1;
+	for (size_t p = 0; p < len; line++) {
+		size_t e = p;
+		while (e < len && text[e] != '\n') {
+			e++;
+		}
+		size_t n = e - p;
+		const char *hash = memchr(text + p, '#', n);
+		if (hash) {
+			n = (size_t)(hash - (text + p));
+		}
+		if (memchr(text + p, '\0', n)) {
+			return tc_error_set(err, TC_EXIT_USAGE, "%s:%zu: a NUL byte (not a text file)",
+				name, line);
+		}
+		struct tc_error le;
+		tc_error_init(&le);
+		if (!parse_line(b, text + p, n, &le)) {
+			return tc_error_set(err, TC_EXIT_USAGE, "%s:%zu: %s", name, line, le.msg);
+		}
+		p = e + 1;
+	}
+	return true;
+}
+
+/* A budget is a handful of lines; anything bigger is not one. */
+#define BUDGET_MAX_BYTES (1 << 20)
+
+bool tc_budget_read(struct tc_budget *b, const char *path, struct tc_error *err) {
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		return tc_error_set(err, TC_EXIT_INPUT, "cannot open budget '%s': %s", path,
+			strerror(errno));
+	}
+	char *buf = tc_xmalloc(BUDGET_MAX_BYTES + 1);
+	size_t n = fread(buf, 1, BUDGET_MAX_BYTES + 1, f);
+	bool bad = ferror(f);
+	if (f != stdin) {
+		fclose(f);
+	}
+	bool ok;
+	if (bad) {
+		ok = tc_error_set(err, TC_EXIT_INPUT, "cannot read budget '%s'", path);
+	} else if (n > BUDGET_MAX_BYTES) {
+		ok = tc_error_set(err, TC_EXIT_INPUT, "budget '%s' is over %d bytes", path,
+			BUDGET_MAX_BYTES);
+	} else {
+		ok = tc_budget_parse(b, buf, n, path, err);
+	}
+	free(buf);
+	return ok;
+}
+
+/* ---- measuring ---- */
+
+/* The steps every per-step figure counts: not warm-up or partial, unless
+ * nothing else is (as the breakdown's totals). */
+static bool counted(const struct tc_analysis *a, size_t i) {
+	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
+}
+
+static size_t n_counted(const struct tc_analysis *a) {
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n += counted(a, i);
+	}
+	return n;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t x = *(const int64_t *)pa, y = *(const int64_t *)pb;
+	return x < y ? -1 : x > y;
+}
+
+static bool step_time(const struct tc_analysis *a, enum tc_metric_id id, double *out) {
+	size_t n = 0;
+	int64_t *d = tc_xmalloc((a->n_steps ? a->n_steps : 1) * sizeof(*d));
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (counted(a, i)) {
+			d[n++] = a->steps[i].dur_ps;
+		}
+	}
+	if (!n) {
+		free(d);
+		return false;
+	}
+	tc_sort(d, n, sizeof(*d), cmp_i64);
+	double v;
+	if (id == TC_M_STEP_MEAN) {
+		double sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			sum += (double)d[i];
+		}
+		v = sum / (double)n;
+	} else if (id == TC_M_STEP_MEDIAN) {
+		v = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
+	} else if (id == TC_M_STEP_P90) {
+		size_t k = (size_t)ceil(0.9 * (double)n);
+		v = (double)d[k ? k - 1 : 0];
+	} else {
+		v = (double)d[n - 1];
+	}
+	free(d);
+	*out = v / 1e12;
+	return true;
+}
+
+static bool per_step_xfer(const struct tc_analysis *a, enum tc_xfer_dir dir, bool bytes,
+		double *out) {
+	size_t n = 0;
+	double sum = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (counted(a, i)) {
+			n++;
+			sum += bytes ? a->steps[i].xfer[dir].bytes : (double)a->steps[i].xfer[dir].count;
+		}
+	}
+	if (!n) {
+		return false;
+	}
+	*out = sum / (double)n;
+	return true;
+}
+
+static bool device_busy(const struct tc_analysis *a, double *out) {
+	int64_t busy = 0, total = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (counted(a, i)) {
+			busy += a->steps[i].busy_ps;
+			total += a->steps[i].dur_ps;
+		}
+	}
+	if (total <= 0 || a->bd_device == TC_NONE) {
+		return false;
+	}
+	*out = (double)busy / (double)total;
+	return true;
+}
+
+static void device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size) {
+	if (d < m->n_devices) {
+		tc_analysis_device_label(m, d, buf, size);
+	} else {
+		snprintf(buf, size, "global");
+	}
+}
+
+/* The memory counter with the highest peak (a->mem), or NULL. */
+static const struct tc_mem_peak *top_memory(const struct tc_analysis *a) {
+	const struct tc_mem_peak *best = NULL;
+	for (size_t i = 0; i < a->n_mem; i++) {
+		if (a->mem[i].samples && (!best || a->mem[i].peak_bytes > best->peak_bytes)) {
+			best = &a->mem[i];
+		}
+	}
+	return best;
+}
+
+/* Per counted step, the counter's highest value inside the step (the value
+ * carried in from before when no sample falls inside); then stddev/mean. */
+static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, double *out) {
+	const struct tc_mem_peak *p = top_memory(a);
+	if (!p) {
+		return false;
+	}
+	const struct tc_counter *ctr = NULL;
+	for (size_t k = 0; k < m->n_counters && !ctr; k++) {
+		const struct tc_counter *c = &m->counters[k];
+		if (c->device == p->device && c->name == p->name && c->group == p->group) {
+			ctr = c;
+		}
+	}
+	if (!ctr || !ctr->count) {
+		return false;
+	}
+	const int64_t *ts = m->samples.ts + ctr->first;
+	const double *val = m->samples.value + ctr->first;
+	size_t n = 0, j = 0;
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (!counted(a, i)) {
+			continue;
+		}
+		int64_t lo = a->steps[i].start_ps, hi = lo + a->steps[i].dur_ps;
+		while (j < ctr->count && ts[j] < lo) {
+			j++;
+		}
+		bool have = j > 0;
+		double peak = have ? val[j - 1] : 0;
+		for (size_t k = j; k < ctr->count && ts[k] < hi; k++) {
+			peak = !have || val[k] > peak ? val[k] : peak;
+			have = true;
+		}
+		if (have) {
+			n++;
+			sum += peak;
+			sq += peak * peak;
+		}
+	}
+	if (n < 2 || sum <= 0) {
+		return false;
+	}
+	double mean = sum / (double)n;
+	double var = sq / (double)n - mean * mean;
+	*out = sqrt(var > 0 ? var : 0) / mean;
+	return true;
+}
+
+/* Events named mt->op (host and device, derived lines left out: they
+ * repeat device work) that start inside a counted step, per step. */
+static bool op_per_step(const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_metric *mt, double *out) {
+	size_t steps = n_counted(a);
+	if (!steps) {
+		return false;
+	}
+	uint8_t *hit = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		hit[o] = strcmp(tc_model_str(m, m->ops[o].name), mt->op) == 0;
+	}
+	double total = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->kind == TC_TRACK_DERIVED) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (!hit[m->ev.op[i]]) {
+				continue;
+			}
+			size_t s = tc_analysis_step_at(a, m->ev.start[i]);
+			if (s != SIZE_MAX && counted(a, s)) {
+				total += mt->id == TC_M_OP_TIME ? (double)m->ev.dur[i] / 1e12 : 1;
+			}
+		}
+	}
+	free(hit);
+	*out = total / (double)steps;
+	return true;
+}
+
+bool tc_metric_measure(const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_metric *mt, double *out, char *detail, size_t size) {
+	if (detail && size) {
+		detail[0] = '\0';
+	}
+	switch ((enum tc_metric_id)mt->id) {
+	case TC_M_STEP_COUNT:
+		*out = (double)n_counted(a);
+		return true;
+	case TC_M_STEP_MEAN:
+	case TC_M_STEP_MEDIAN:
+	case TC_M_STEP_P90:
+	case TC_M_STEP_MAX:
+		return step_time(a, (enum tc_metric_id)mt->id, out);
+	case TC_M_H2D_BYTES:
+	case TC_M_H2D_COUNT:
+		return per_step_xfer(a, TC_XFER_H2D, mt->id == TC_M_H2D_BYTES, out);
+	case TC_M_D2H_BYTES:
+	case TC_M_D2H_COUNT:
+		return per_step_xfer(a, TC_XFER_D2H, mt->id == TC_M_D2H_BYTES, out);
+	case TC_M_D2D_BYTES:
+	case TC_M_D2D_COUNT:
+		return per_step_xfer(a, TC_XFER_D2D, mt->id == TC_M_D2D_BYTES, out);
+	case TC_M_SHARE:
+		if (a->step_total_ps <= 0) {
+			return false;
+		}
+		*out = (double)a->cat_total_ps[mt->cat] / (double)a->step_total_ps;
+		return true;
+	case TC_M_DEVICE_BUSY:
+		return device_busy(a, out);
+	case TC_M_COMPILE_COUNT:
+		*out = (double)a->compile.n_events;
+		return true;
+	case TC_M_COMPILE_TIME:
+		*out = (double)a->compile.union_ps / 1e12;
+		return true;
+	case TC_M_RECOMPILE_COUNT: {
+		uint64_t n = 0;
+		for (size_t i = 0; i < a->compile.n_recompiled; i++) {
+			n += a->compile.recompiled[i].count - 1;
+		}
+		*out = (double)n;
+		return true;
+	}
+	case TC_M_MEMORY_PEAK: {
+		const struct tc_mem_peak *p = top_memory(a);
+		if (!p) {
+			return false;
+		}
+		*out = p->peak_bytes;
+		if (detail && size) {
+			char dev[256];
+			device_label(m, p->device, dev, sizeof(dev));
+			snprintf(detail, size, "%s %s", dev, tc_model_str(m, p->name));
+		}
+		return true;
+	}
+	case TC_M_MEMORY_CV:
+		return memory_cv(m, a, out);
+	case TC_M_OP_TIME:
+	case TC_M_OP_CALLS:
+		return op_per_step(m, a, mt, out);
+	case TC_M_MAX_SEVERITY: {
+		uint8_t sev = TC_SEV_NONE;
+		for (size_t i = 0; i < a->n_findings; i++) {
+			sev = a->findings[i].severity > sev ? a->findings[i].severity : sev;
+		}
+		*out = (double)sev;
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* ---- evaluation ---- */
+
+static void row_init(struct tc_check_row *r, const struct tc_metric *mt, size_t n_ranks) {
+	memset(r, 0, sizeof(*r));
+	tc_metric_copy(&r->metric, mt);
+	r->values = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*r->values));
+	r->known = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*r->known));
+	r->details = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*r->details));
+	r->worst = SIZE_MAX;
+}
+
+void tc_check_init(struct tc_check *c, const struct tc_budget *b, size_t n_ranks) {
+	memset(c, 0, sizeof(*c));
+	c->n_ranks = n_ranks;
+	c->ranks = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*c->ranks));
+	c->steps_source = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*c->steps_source));
+	c->n_steps = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*c->n_steps));
+	if (b && b->n) {
+		c->rows = tc_xcalloc(b->n, sizeof(*c->rows));
+		for (size_t i = 0; i < b->n; i++) {
+			struct tc_check_row *r = &c->rows[c->n_rows++];
+			row_init(r, &b->v[i].metric, n_ranks);
+			r->has_limit = true;
+			r->is_min = b->v[i].is_min;
+			r->limit = b->v[i].value;
+			r->limit_text = dup_n(b->v[i].text, strlen(b->v[i].text));
+		}
+		return;
+	}
+	/* No limits: the whole catalogue but the op metrics, which need a name. */
+	c->rows = tc_xcalloc(TC_M_COUNT + TC_BD_COUNT, sizeof(*c->rows));
+	for (int i = 0; i < TC_M_COUNT; i++) {
+		if (i == TC_M_OP_TIME || i == TC_M_OP_CALLS) {
+			continue;
+		}
+		for (int k = 0; k < (i == TC_M_SHARE ? TC_BD_COUNT : 1); k++) {
+			char name[64];
+			if (i == TC_M_SHARE) {
+				snprintf(name, sizeof(name), "share.%s", tc_bd_cat_name((enum tc_bd_cat)k));
+			} else {
+				snprintf(name, sizeof(name), "%s", tc_metric_defs()[i].name);
+			}
+			struct tc_metric mt = { .id = (uint8_t)i, .cat = (uint8_t)k, .name = name };
+			row_init(&c->rows[c->n_rows++], &mt, n_ranks);
+		}
+	}
+}
+
+void tc_check_measure(struct tc_check *c, size_t r, const char *name,
+		const struct tc_model *m, const struct tc_analysis *a) {
+	free(c->ranks[r]);
+	c->ranks[r] = dup_n(name, strlen(name));
+	c->steps_source[r] = a->steps_source;
+	c->n_steps[r] = n_counted(a);
+	c->step_marker = a->step_marker;
+	for (size_t i = 0; i < c->n_rows; i++) {
+		struct tc_check_row *row = &c->rows[i];
+		char detail[512];
+		row->known[r] = tc_metric_measure(m, a, &row->metric, &row->values[r], detail,
+			sizeof(detail));
+		free(row->details[r]);
+		row->details[r] = dup_n(detail, strlen(detail));
+	}
+}
+
+static bool within(const struct tc_check_row *r, double v) {
+	return r->is_min ? v >= r->limit : v <= r->limit;
+}
+
+void tc_check_evaluate(struct tc_check *c) {
+	c->n_fail = 0;
+	for (size_t i = 0; i < c->n_rows; i++) {
+		struct tc_check_row *r = &c->rows[i];
+		r->worst = SIZE_MAX;
+		size_t missing = SIZE_MAX;
+		for (size_t k = 0; k < c->n_ranks; k++) {
+			if (!r->known[k]) {
+				missing = missing == SIZE_MAX ? k : missing;
+				continue;
+			}
+			/* Worst: the lowest against a minimum, else the highest. */
+			if (r->worst == SIZE_MAX || (r->is_min ? r->values[k] < r->values[r->worst] :
+					r->values[k] > r->values[r->worst])) {
+				r->worst = k;
+			}
+		}
+		if (!r->has_limit) {
+			r->verdict = TC_VERDICT_MEASURED;
+		} else if (missing != SIZE_MAX) {
+			r->verdict = TC_VERDICT_MISSING;
+			r->worst = missing;
+		} else {
+			r->verdict = within(r, r->values[r->worst]) ? TC_VERDICT_PASS : TC_VERDICT_FAIL;
+		}
+		c->n_fail += r->verdict == TC_VERDICT_FAIL || r->verdict == TC_VERDICT_MISSING;
+	}
+}

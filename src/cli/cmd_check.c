@@ -1,0 +1,235 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/budget.h"
+#include "cli/cli.h"
+#include "model/rank.h"
+#include "output/check_write.h"
+
+enum {
+	OPT_MAX = TC_OPT_FIRST_COMMAND_SPECIFIC,
+	OPT_MIN,
+	OPT_BUDGET,
+	OPT_JUNIT,
+	OPT_LIST,
+};
+
+static const struct tc_option options[] = {
+	{ "max", 0, "METRIC=VALUE", "fail when METRIC exceeds VALUE (repeatable)",
+		"Fail when _METRIC_ is above _VALUE_ (repeatable).", OPT_MAX },
+	{ "min", 0, "METRIC=VALUE", "fail when METRIC is below VALUE (repeatable)",
+		"Fail when _METRIC_ is below _VALUE_ (repeatable).", OPT_MIN },
+	{ "budget", 0, "FILE", "limits from FILE: 'METRIC <= VALUE' or 'METRIC >= VALUE' "
+		"a line, '#' comments",
+		"Read limits from _FILE_: one *METRIC <= VALUE* or *METRIC >= VALUE* a "
+		"line, *#* comments and blank lines allowed; errors name _FILE_:_LINE_.",
+		OPT_BUDGET },
+	{ "junit", 0, "FILE", "also write JUnit XML, one test case per metric",
+		"Also write JUnit XML to _FILE_, one test case per metric, atomically "
+		"as *-o* does.", OPT_JUNIT },
+	{ "list", 0, NULL, "list the metric catalogue with units and exit (values take "
+		"units: 150ms, 2.5s, 16KiB, 16KB, 20%)",
+		"List the metric catalogue with units and definitions and exit. Values "
+		"take units: *150ms*, *2.5s*, *16KiB*, *16KB*, *20%*.", OPT_LIST },
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_check_spec = {
+	.name = "check",
+	.usage = "[OPTIONS] TRACE...",
+	.about =
+		"Hold a performance budget: measure metrics of the catalogue (step time,\n"
+		"transfers per step, step-time shares, compilation, memory, ops, findings)\n"
+		"and compare them with limits. Prints a table of metric, measured value,\n"
+		"limit and verdict; exits 1 when a limit is violated, with one line per\n"
+		"violation on stderr. Without limits every metric is measured and listed.\n"
+		"With several input files each is a rank: every metric is checked on\n"
+		"each rank and the worst rank is named.\n",
+	.options = options,
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_analysis_group, &tc_cli_output_group, &tc_cli_input_group, NULL,
+	},
+};
+
+/* A bad metric or value names the catalogue, not --help. */
+static int budget_error(const struct tc_error *err) {
+	if (err->code != TC_EXIT_USAGE) {
+		return tc_cli_error(err);
+	}
+	tc_term_fprintf(stderr, "tracectl: error: %s; see 'tracectl check --list'\n", err->msg);
+	return TC_EXIT_USAGE;
+}
+
+static void emit(FILE *f, bool json, const void *ctx) {
+	if (json) {
+		tc_write_check_json(f, ctx);
+	} else {
+		tc_write_check_text(f, ctx);
+	}
+}
+
+/* Several files and none on stdin (which cannot be read twice): one rank
+ * each. */
+static bool per_source(const struct tc_model *m) {
+	if (m->n_sources < 2) {
+		return false;
+	}
+	for (size_t s = 0; s < m->n_sources; s++) {
+		if (strcmp(tc_model_str(m, m->sources[s].path), "-") == 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void measure(struct tc_check *chk, size_t r, const char *name, const struct tc_model *m,
+		const struct tc_analysis_opts *ao) {
+	struct tc_analysis a;
+	tc_analyze(m, ao, &a);
+	tc_check_measure(chk, r, name, m, &a);
+	tc_analysis_finish(&a);
+}
+
+/* Measure every rank: each source file read and analysed on its own (the
+ * model has no rank identity to split by), else the whole model as one. */
+static int measure_ranks(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		const struct tc_model *m, struct tc_check *chk) {
+	char name[512];
+	if (!per_source(m)) {
+		if (m->n_sources == 1) {
+			tc_model_source_rank(m, 0, name, sizeof(name));
+		} else {
+			snprintf(name, sizeof(name), "all");
+		}
+		measure(chk, 0, name, m, ao);
+		return TC_EXIT_OK;
+	}
+	for (size_t s = 0; s < m->n_sources; s++) {
+		const char *path = tc_model_str(m, m->sources[s].path);
+		struct tc_error err;
+		tc_error_init(&err);
+		struct tc_model *rm = tc_ingest(&path, 1, &c->ingest, &err);
+		if (!rm) {
+			return tc_cli_error(&err);
+		}
+		tc_model_source_rank(m, (uint32_t)s, name, sizeof(name));
+		measure(chk, s, name, rm, ao);
+		tc_model_destroy(rm);
+	}
+	return TC_EXIT_OK;
+}
+
+static int write_junit(const char *path, char **inputs, int n, const struct tc_model *m,
+		const struct tc_check *chk) {
+	struct tc_cli_common jc;
+	tc_cli_common_init(&jc, "check");
+	jc.output = path;
+	struct tc_outfile out;
+	if (!tc_cli_open_output(&jc, inputs, n, m, &out)) {
+		return TC_EXIT_OUTPUT;
+	}
+	tc_write_check_junit(out.fp, chk);
+	return tc_cli_close_output(&out);
+}
+
+static void report_violations(const struct tc_check *chk) {
+	for (size_t i = 0; i < chk->n_rows; i++) {
+		const struct tc_check_row *r = &chk->rows[i];
+		if (r->verdict != TC_VERDICT_FAIL && r->verdict != TC_VERDICT_MISSING) {
+			continue;
+		}
+		char val[128], lim[160];
+		tc_check_fmt_limit(lim, sizeof(lim), r);
+		if (r->verdict == TC_VERDICT_MISSING) {
+			snprintf(val, sizeof(val), "not measured");
+		} else {
+			tc_check_fmt_value(val, sizeof(val),
+				(enum tc_metric_unit)tc_metric_defs()[r->metric.id].unit, r->values[r->worst]);
+		}
+		tc_term_fprintf(stderr, "tracectl: violation: %s is %s", r->metric.name, val);
+		if (chk->n_ranks > 1) {
+			tc_term_fprintf(stderr, " on %s", chk->ranks[r->worst]);
+		}
+		tc_term_fprintf(stderr, ", limit %s\n", lim);
+	}
+}
+
+static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		const struct tc_budget *b, const char *junit, int argc, char **argv) {
+	int code = TC_EXIT_OK;
+	struct tc_model *m = tc_cli_analysis_load(c, ao, "check", argc, argv, &code);
+	if (!m) {
+		return code;
+	}
+	struct tc_check chk;
+	tc_check_init(&chk, b, per_source(m) ? m->n_sources : 1);
+	code = measure_ranks(c, ao, m, &chk);
+	if (code == TC_EXIT_OK) {
+		tc_check_evaluate(&chk);
+		code = tc_cli_emit(c, argv + optind, argc - optind, m, emit, &chk);
+	}
+	if (code == TC_EXIT_OK && junit) {
+		code = write_junit(junit, argv + optind, argc - optind, m, &chk);
+	}
+	if (code == TC_EXIT_OK && chk.n_fail) {
+		report_violations(&chk);
+		code = TC_EXIT_FINDINGS;
+	}
+	tc_check_finish(&chk);
+	tc_cli_model_done(m);
+	return code;
+}
+
+int tc_cmd_check(int argc, char **argv) {
+	struct tc_cli_common c;
+	tc_cli_common_init(&c, "check");
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	struct tc_budget b;
+	tc_budget_init(&b);
+	const char *junit = NULL;
+	bool list = false;
+	struct tc_error err;
+	tc_error_init(&err);
+	int code = TC_EXIT_OK, opt;
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_check_spec, argc, argv);
+	while (code == TC_EXIT_OK && (opt = tc_cli_next(&p, &arg)) > 0) {
+		if (tc_cli_common_opt(&c, opt, arg, &code) ||
+				tc_cli_analysis_opt(&ao, "check", opt, arg, &code)) {
+			continue;
+		}
+		switch (opt) {
+		case OPT_MAX:
+		case OPT_MIN:
+			if (!tc_budget_add_arg(&b, arg, opt == OPT_MIN, &err)) {
+				code = budget_error(&err);
+			}
+			break;
+		case OPT_BUDGET:
+			if (!tc_budget_read(&b, arg, &err)) {
+				code = budget_error(&err);
+			}
+			break;
+		case OPT_JUNIT:
+			junit = arg;
+			break;
+		case OPT_LIST:
+			list = true;
+			break;
+		}
+	}
+	if (code == TC_EXIT_OK && opt < 0) {
+		code = p.code;
+		tc_budget_finish(&b);
+		return code;
+	}
+	if (code == TC_EXIT_OK && list) {
+		tc_write_check_list(stdout);
+	} else if (code == TC_EXIT_OK) {
+		code = run(&c, &ao, &b, junit, argc, argv);
+	}
+	tc_budget_finish(&b);
+	return code;
+}

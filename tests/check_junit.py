@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""`tracectl check --junit FILE`: the file parses as XML (xml.etree), holds
+one testcase per metric and one <failure> per violated limit, with the
+suite's counts matching; names with XML markup characters stay exact. The
+JSON and text outputs agree on the verdicts."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+TC = os.environ["TC_BIN"]
+SRC = os.environ["TC_SOURCE_ROOT"]
+TRACE = os.path.join(SRC, "fixtures", "json", "jax_iters_24.json")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def run(args, junit):
+    r = subprocess.run([TC, "check", "--step-marker", "^train_iter$", "--junit", junit]
+                       + args + [TRACE], capture_output=True, text=True)
+    return r
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    junit = os.path.join(tmp, "check.xml")
+    # Two limits fail (24 copies and ~80 KB per iteration), three hold; an
+    # op name with &, <, > and quotes must survive escaping.
+    odd = 'op:a<b>&"c\'.calls_per_step'
+    limits = ["--max", "h2d.count_per_step=5", "--max", "h2d.bytes_per_step=16KiB",
+              "--max", "step.mean=150ms", "--min", "device.busy=10%", "--max", odd + "=0"]
+    r = run(limits, junit)
+    check(r.returncode == 1, f"exit {r.returncode}, want 1: {r.stderr}")
+    violations = [l for l in r.stderr.splitlines() if l.startswith("tracectl: violation: ")]
+    check(len(violations) == 2, f"stderr violation lines: {violations}")
+    root = ET.parse(junit).getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    check(len(suites) == 1, f"{len(suites)} testsuites")
+    cases = suites[0].findall("testcase")
+    fails = [c for c in cases if c.find("failure") is not None]
+    check(len(cases) == 5, f"{len(cases)} testcases, want 5")
+    check(len(fails) == 2, f"{len(fails)} failures, want 2")
+    check(suites[0].get("tests") == "5" and suites[0].get("failures") == "2",
+          f"suite counts {suites[0].attrib}")
+    check(root.get("tests") == "5" and root.get("failures") == "2",
+          f"root counts {root.attrib}")
+    names = [c.get("name") for c in cases]
+    check(names == ["h2d.count_per_step", "h2d.bytes_per_step", "step.mean", "device.busy",
+                    odd], f"names {names}")
+    check(sorted(c.get("name") for c in fails) == ["h2d.bytes_per_step", "h2d.count_per_step"],
+          "failed testcases")
+    msg = fails[0].find("failure").get("message")
+    check("h2d.count_per_step" in msg and "24" in msg and "<= 5" in msg, f"message {msg!r}")
+
+    # The same limits as JSON: the verdicts match the JUnit file.
+    r = subprocess.run([TC, "check", "--json", "--step-marker", "^train_iter$"] + limits
+                       + [TRACE], capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    check(doc["schema"] == "tracectl.check/1", "schema")
+    check(doc["violations"] == 2 and doc["ok"] is False, "json violations")
+    verdicts = {m["metric"]: m["verdict"] for m in doc["metrics"]}
+    check(verdicts == {"h2d.count_per_step": "fail", "h2d.bytes_per_step": "fail",
+                       "step.mean": "pass", "device.busy": "pass", odd: "pass"},
+          f"json verdicts {verdicts}")
+
+    # Passing limits: every testcase passes.
+    os.unlink(junit)
+    r = run(["--max", "h2d.count_per_step=30", "--max", "step.p90=20ms"], junit)
+    check(r.returncode == 0, f"passing run exit {r.returncode}: {r.stderr}")
+    root = ET.parse(junit).getroot()
+    cases = root.iter("testcase")
+    check(sum(1 for c in cases if c.find("failure") is not None) == 0, "passing run failures")
+    check(sorted(os.listdir(tmp)) == ["check.xml"], f"stray files: {os.listdir(tmp)}")
+
+    # No limits: one passing testcase per catalogue metric measured.
+    r = run([], junit)
+    check(r.returncode == 0, f"no-limit run exit {r.returncode}")
+    n = sum(1 for _ in ET.parse(junit).getroot().iter("testcase"))
+    check(n >= 30, f"no-limit run: {n} testcases")
+
+for f in failures:
+    print("FAIL", f)
+print(f"check_junit: {'ok' if not failures else str(len(failures)) + ' failed'}")
+sys.exit(1 if failures else 0)
