@@ -28,6 +28,7 @@ struct tc_command {
 extern const struct tc_command tc_commands[];
 
 int tc_cmd_bottlenecks(int argc, char **argv);
+int tc_cmd_diff(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
@@ -35,6 +36,7 @@ int tc_cmd_steps(int argc, char **argv);
 int tc_cmd_summarize(int argc, char **argv);
 
 extern const struct tc_cli_spec tc_bottlenecks_spec;
+extern const struct tc_cli_spec tc_diff_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;
 extern const struct tc_cli_spec tc_ops_spec;
