@@ -12,6 +12,8 @@ const struct tc_command tc_commands[] = {
 		&tc_bottlenecks_spec },
 	{ "check", tc_cmd_check, "hold performance budgets: metrics against limits, JUnit for CI",
 		&tc_check_spec },
+	{ "diff", tc_cmd_diff, "what changed between two runs; a regression gate for CI",
+		&tc_diff_spec },
 	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size",
 		&tc_export_spec },
 	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)",
@@ -30,8 +32,9 @@ static void usage(FILE *f) {
 		fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	}
 	fprintf(f, "\nRun 'tracectl COMMAND --help' for a command's options.\n"
-		"Exit status: 0 ok, 1 findings at --fail-on level or a check limit violated,\n"
-		"2 usage, 3 bad input, 4 output error, 5 resource limit, 6 --strict warnings.\n");
+		"Exit status: 0 ok, 1 findings at --fail-on level, a check limit violated or\n"
+		"a diff regression, 2 usage, 3 bad input, 4 output error, 5 resource limit,\n"
+		"6 --strict warnings.\n");
 }
 
 /* Each name once: the commands with options of their own, then the groups. */

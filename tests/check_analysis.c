@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/compare.h"
 #include "analysis/intervals.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
@@ -279,6 +280,82 @@ START_TEST(self_time_and_host_scope) {
 }
 END_TEST
 
+START_TEST(diff_normalize_names) {
+	static const struct {
+		const char *in, *out;
+		uint32_t used;
+	} cases[] = {
+		{ "fusion.123", "fusion.N", TC_NORM_NUMBER },
+		{ "fusion.12.3", "fusion.N.N", TC_NORM_NUMBER },
+		{ "ProfilerStep#1010", "ProfilerStep#N", TC_NORM_NUMBER },
+		{ "triton_poi_fused_add_7", "triton_poi_fused_add_N", TC_NORM_NUMBER },
+		{ "all-reduce-start.4", "all-reduce-start.N", TC_NORM_NUMBER },
+		{ "void k<float, 128>(float*)", "void k<...>(float*)", TC_NORM_TEMPLATE },
+		{ "void k<a<b>, c>(x<y>)", "void k<...>(x<...>)", TC_NORM_TEMPLATE },
+		{ "op at 0x7f3a12ef done", "op at 0x? done", TC_NORM_HEX },
+		{ "sm90_xmma_gemm_bf16bf16_bf16f32", "sm90_xmma_gemm_bf16bf16_bf16f32", 0 },
+		{ "conv2", "conv2", 0 },
+		{ "operator<<", "operator<<", 0 },
+		{ "a<b", "a<b", 0 },
+		{ "1234", "1234", 0 },
+		{ "x..5", "x..N", TC_NORM_NUMBER },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[128];
+		uint32_t used = tc_diff_normalize(cases[i].in, buf, sizeof(buf));
+		ck_assert_str_eq(buf, cases[i].out);
+		ck_assert_uint_eq(used, cases[i].used);
+	}
+	/* A buffer too small is cut, never overrun. */
+	char small[6];
+	tc_diff_normalize("fusion.123", small, sizeof(small));
+	ck_assert_uint_eq(strlen(small), 5);
+}
+END_TEST
+
+/* Sides built by hand, as a stored summary would give them: the diff
+ * needs no model. */
+START_TEST(diff_sides_without_model) {
+	struct tc_diff_side b = { .has_steps = true, .n_steps = 2, .step_mean_ps = 100,
+		.step_total_ps = 200 };
+	struct tc_diff_side t = { .has_steps = true, .n_steps = 4, .step_mean_ps = 130,
+		.step_total_ps = 520 };
+	char f1[] = "fusion.1", f7[] = "fusion.7", gone[] = "gone", added[] = "new";
+	struct tc_diff_op bo[] = {
+		{ .name = f1, .scope = TC_DIFF_DEVICE, .count = 2, .total_ps = 40 },
+		{ .name = gone, .scope = TC_DIFF_DEVICE, .count = 2, .total_ps = 10 },
+	};
+	struct tc_diff_op to[] = {
+		{ .name = f7, .scope = TC_DIFF_DEVICE, .count = 4, .total_ps = 120 },
+		{ .name = added, .scope = TC_DIFF_HOST, .count = 8, .total_ps = 8 },
+	};
+	b.ops = bo;
+	b.n_ops = 2;
+	t.ops = to;
+	t.n_ops = 2;
+	struct tc_diff d;
+	tc_diff_compute(&b, &t, false, &d);
+	ck_assert_uint_eq(d.n_ops, 3);
+	ck_assert_str_eq(d.ops[0].key, "fusion.N");
+	ck_assert_uint_eq(d.ops[0].n_names, 2);
+	ck_assert(d.ops[0].base.time_ps == 20 && d.ops[0].test.time_ps == 30);
+	ck_assert(d.ops[0].base.calls == 1 && d.ops[0].test.calls == 1);
+	ck_assert_uint_eq(d.norm_used, TC_NORM_NUMBER);
+	struct tc_diff_gate g;
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_diff_gate(&d, "step", 25, &g, &err));
+	ck_assert(g.failed && g.change_pct > 29.9 && g.change_pct < 30.1);
+	ck_assert(tc_diff_gate(&d, "op:fusion.3", 60, &g, &err));
+	ck_assert(!g.failed && g.change_pct > 49.9 && g.change_pct < 50.1);
+	ck_assert(!tc_diff_gate(&d, "op:nothing", 60, &g, &err));
+	tc_diff_finish(&d);
+	tc_diff_compute(&b, &t, true, &d);
+	ck_assert_uint_eq(d.n_ops, 4);
+	tc_diff_finish(&d);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("analysis");
 	TCase *tc = tcase_create("core");
@@ -286,6 +363,8 @@ int main(void) {
 	tcase_add_test(tc, self_time_and_host_scope);
 	tcase_add_test(tc, union_many_tracks);
 	tcase_add_test(tc, merge_into_and_cover);
+	tcase_add_test(tc, diff_normalize_names);
+	tcase_add_test(tc, diff_sides_without_model);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

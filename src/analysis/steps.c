@@ -269,6 +269,7 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 			a->steps = tc_xcalloc(1, sizeof(*a->steps));
 			a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
 				.start_ps = device ? dlo : lo, .dur_ps = device ? dhi - dlo : hi - lo };
+			a->steps[0].marker_start_ps = a->steps[0].start_ps;
 			a->steps[0].marker_dur_ps = a->steps[0].dur_ps;
 			a->n_steps = 1;
 			a->steps_source = o->step_marker ? (device ?
@@ -299,7 +300,8 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 		a->steps[i] = (struct tc_step){
 			.num = k->num == INT64_MIN ? (int64_t)i : k->num,
 			.name = m->ops[m->ev.op[k->ev]].name, .device = k->device,
-			.start_ps = k->start_ps, .dur_ps = k->dur_ps, .marker_dur_ps = k->dur_ps,
+			.start_ps = k->start_ps, .dur_ps = k->dur_ps,
+			.marker_start_ps = k->start_ps, .marker_dur_ps = k->dur_ps,
 		};
 	}
 	free(c.v);

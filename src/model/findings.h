@@ -69,7 +69,7 @@ struct tc_step {
 	uint32_t name;
 	uint32_t device;        /* device whose step line marked it; TC_NONE otherwise */
 	int64_t start_ps, dur_ps;
-	int64_t marker_dur_ps;  /* the marker's own duration (host markers are aligned to their device work) */
+	int64_t marker_start_ps, marker_dur_ps; /* the marker itself (host markers are aligned to their device work) */
 	bool warmup;            /* first step, an outlier (likely compilation) */
 	bool partial;           /* last step with much less device work than the one before (cut off) */
 	int64_t busy_ps;        /* breakdown device busy inside the step */

@@ -13,7 +13,8 @@
 /* The one exit-code table; documented in README.md and tracectl(1). */
 enum tc_exit {
 	TC_EXIT_OK = 0,       /* success */
-	TC_EXIT_FINDINGS = 1, /* bottlenecks --fail-on: a finding at/above the level */
+	TC_EXIT_FINDINGS = 1, /* bottlenecks --fail-on: a finding at/above the level;
+	                       * diff --fail-on-regression: the metric rose past it */
 	TC_EXIT_USAGE = 2,    /* bad command line */
 	TC_EXIT_INPUT = 3,    /* input missing, unreadable, malformed or unsupported */
 	TC_EXIT_OUTPUT = 4,   /* output could not be written */

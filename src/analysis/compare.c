@@ -1,0 +1,449 @@
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/compare.h"
+#include "util/xalloc.h"
+
+/*
+ * Two side summaries compared row by row. Ops are matched by normalised
+ * name (docs/analysis.md "diff"): runs of the same model name their
+ * generated ops differently (XLA "fusion.123", kernel template arguments,
+ * addresses), so exact names would report them all added and removed.
+ */
+
+/* Length of the balanced <...> starting at s[0] == '<', 0 if unbalanced. */
+static size_t template_len(const char *s) {
+	size_t depth = 0;
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '<') {
+			depth++;
+		} else if (s[i] == '>' && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+static bool word_char(char c) {
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+uint32_t tc_diff_normalize(const char *name, char *buf, size_t size) {
+	uint32_t used = 0;
+	size_t w = 0;
+	if (!size) {
+		return 0;
+	}
+#define PUT(c) do { if (w + 1 < size) { buf[w++] = (c); } } while (0)
+	for (size_t i = 0; name[i];) {
+		size_t tl;
+		/* "operator<" and friends are not templates; "<...>" stays. */
+		if (name[i] == '<' && i > 0 && name[i - 1] != '<' && name[i + 1] != '<' &&
+				(tl = template_len(name + i)) > 2 &&
+				!(tl == 5 && strncmp(name + i, "<...>", 5) == 0)) {
+			PUT('<'); PUT('.'); PUT('.'); PUT('.'); PUT('>');
+			used |= TC_NORM_TEMPLATE;
+			i += tl;
+			continue;
+		}
+		if (name[i] == '0' && (name[i + 1] == 'x' || name[i + 1] == 'X') &&
+				isxdigit((unsigned char)name[i + 2]) && (i == 0 || !word_char(name[i - 1]))) {
+			size_t j = i + 2;
+			while (isxdigit((unsigned char)name[j])) {
+				j++;
+			}
+			if (!word_char(name[j])) {
+				PUT('0'); PUT('x'); PUT('?');
+				used |= TC_NORM_HEX;
+				i = j;
+				continue;
+			}
+		}
+		PUT(name[i]);
+		i++;
+	}
+#undef PUT
+	buf[w] = '\0';
+	/* Trailing numbers after a separator, repeatedly: "fusion.12.3" -> "fusion.N.N". */
+	size_t end = w;
+	for (;;) {
+		size_t j = end;
+		while (j > 0 && isdigit((unsigned char)buf[j - 1])) {
+			j--;
+		}
+		if (j == end || j < 2 || !strchr("._#-", buf[j - 1])) {
+			break;
+		}
+		/* Replace the digits by one 'N'; the string only shrinks. */
+		memmove(buf + j + 1, buf + end, w - end + 1);
+		buf[j] = 'N';
+		w -= end - j - 1;
+		used |= TC_NORM_NUMBER;
+		end = j - 1;
+	}
+	return used;
+}
+
+/* An entry of one side for grouping: its key and where it came from. */
+struct entry {
+	char *key;              /* owned when norm != 0 */
+	const struct tc_diff_op *op;
+	uint32_t norm;
+	uint8_t side;           /* 0 base, 1 test */
+};
+
+static int cmp_entry(const void *pa, const void *pb) {
+	const struct entry *a = pa, *b = pb;
+	if (a->op->scope != b->op->scope) {
+		return a->op->scope < b->op->scope ? -1 : 1;
+	}
+	int c = strcmp(a->key, b->key);
+	return c ? c : strcmp(a->op->name, b->op->name);
+}
+
+static void val_set(struct tc_diff_val *v, uint64_t count, int64_t total, size_t n_steps) {
+	double n = n_steps ? (double)n_steps : 1;
+	v->present = true;
+	v->calls = (double)count / n;
+	v->time_ps = (double)total / n;
+	v->mean_ps = count ? (double)total / (double)count : 0;
+}
+
+static double row_change(const struct tc_diff_row *r) {
+	return fabs(r->test.time_ps - r->base.time_ps);
+}
+
+static int cmp_row(const void *pa, const void *pb) {
+	const struct tc_diff_row *a = pa, *b = pb;
+	double da = row_change(a), db = row_change(b);
+	if (da != db) {
+		return da > db ? -1 : 1;
+	}
+	double ta = fmax(a->base.time_ps, a->test.time_ps), tb = fmax(b->base.time_ps, b->test.time_ps);
+	if (ta != tb) {
+		return ta > tb ? -1 : 1;
+	}
+	if (a->scope != b->scope) {
+		return a->scope > b->scope ? -1 : 1;
+	}
+	return strcmp(a->key, b->key);
+}
+
+/* Rows from both sides' ops (or categories), matched by (scope, key). */
+static struct tc_diff_row *match_rows(const struct tc_diff_side *base,
+		const struct tc_diff_side *test, bool by_category, bool exact, uint32_t *norm_used,
+		size_t *n_out) {
+	const struct tc_diff_side *sides[2] = { base, test };
+	size_t n = 0;
+	for (int k = 0; k < 2; k++) {
+		n += by_category ? sides[k]->n_cats : sides[k]->n_ops;
+	}
+	struct entry *e = tc_xmalloc((n ? n : 1) * sizeof(*e));
+	size_t ne = 0;
+	for (uint8_t k = 0; k < 2; k++) {
+		const struct tc_diff_op *v = by_category ? sides[k]->cats : sides[k]->ops;
+		size_t nv = by_category ? sides[k]->n_cats : sides[k]->n_ops;
+		for (size_t i = 0; i < nv; i++) {
+			struct entry *x = &e[ne++];
+			*x = (struct entry){ .key = v[i].name, .op = &v[i], .side = k };
+			if (!exact && !by_category) {
+				size_t len = strlen(v[i].name) + 8;
+				char *buf = tc_xmalloc(len);
+				x->norm = tc_diff_normalize(v[i].name, buf, len);
+				if (x->norm) {
+					x->key = buf;
+				} else {
+					free(buf);
+				}
+			}
+		}
+	}
+	tc_sort(e, ne, sizeof(*e), cmp_entry);
+	struct tc_diff_row *rows = tc_xcalloc(ne ? ne : 1, sizeof(*rows));
+	size_t nr = 0;
+	for (size_t i = 0; i < ne;) {
+		size_t j = i;
+		uint64_t count[2] = { 0, 0 };
+		int64_t total[2] = { 0, 0 };
+		bool present[2] = { false, false };
+		struct tc_diff_row *r = &rows[nr++];
+		r->scope = e[i].op->scope;
+		r->kind = e[i].op->kind;
+		for (; j < ne && e[j].op->scope == e[i].op->scope && strcmp(e[j].key, e[i].key) == 0; j++) {
+			count[e[j].side] += e[j].op->count;
+			total[e[j].side] += e[j].op->total_ps;
+			present[e[j].side] = true;
+			r->norm |= e[j].norm;
+			r->n_names += j == i || strcmp(e[j].op->name, e[j - 1].op->name) != 0;
+		}
+		/* The key stays only if the row shows a normalised name. */
+		r->key = e[i].key;
+		r->own_key = e[i].norm ? e[i].key : NULL;
+		for (size_t k = i + 1; k < j; k++) {
+			if (e[k].norm) {
+				free(e[k].key);
+			}
+		}
+		if (present[0]) {
+			val_set(&r->base, count[0], total[0], base->n_steps);
+		}
+		if (present[1]) {
+			val_set(&r->test, count[1], total[1], test->n_steps);
+		}
+		/* A name normalisation that merged or renamed nothing across
+		 * sides still renamed it: report it as used. */
+		*norm_used |= r->norm;
+		i = j;
+	}
+	free(e);
+	tc_sort(rows, nr, sizeof(*rows), cmp_row);
+	*n_out = nr;
+	return rows;
+}
+
+static double per_step(int64_t v, size_t n_steps) {
+	return (double)v / (double)(n_steps ? n_steps : 1);
+}
+
+static int cmp_dev_row(const void *pa, const void *pb) {
+	const struct tc_diff_dev_row *a = pa, *b = pb;
+	double da = fabs(a->test_busy_ps - a->base_busy_ps), db = fabs(b->test_busy_ps - b->base_busy_ps);
+	if (da != db) {
+		return da > db ? -1 : 1;
+	}
+	return strcmp(a->name, b->name);
+}
+
+static bool has_device(const struct tc_diff_side *s, const char *name) {
+	for (size_t i = 0; i < s->n_devices; i++) {
+		if (strcmp(s->devices[i].name, name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Device b of BASE is device t of TEST: the same name, or the two devices
+ * the attributions are measured on when neither side has the other's (two
+ * runs on different ranks, "GPU 3" and "GPU 1"). */
+static bool same_device(const struct tc_diff *d, const char *b, const char *t) {
+	if (!b || !t) {
+		return !b && !t;
+	}
+	return strcmp(b, t) == 0 || (d->paired_label[0] && d->base->bd_device &&
+		d->test->bd_device && strcmp(b, d->base->bd_device) == 0 &&
+		strcmp(t, d->test->bd_device) == 0);
+}
+
+static void pair_devices(const struct tc_diff_side *base, const struct tc_diff_side *test,
+		struct tc_diff *d) {
+	const char *b = base->bd_device, *t = test->bd_device;
+	if (b && t && strcmp(b, t) != 0 && !has_device(test, b) && !has_device(base, t)) {
+		snprintf(d->paired_label, sizeof(d->paired_label), "%s / %s", b, t);
+	}
+}
+
+static void match_devices(const struct tc_diff_side *base, const struct tc_diff_side *test,
+		struct tc_diff *d) {
+	d->devices = tc_xcalloc(base->n_devices + test->n_devices + 1, sizeof(*d->devices));
+	for (size_t i = 0; i < base->n_devices; i++) {
+		const struct tc_diff_device *b = &base->devices[i];
+		d->devices[d->n_devices++] = (struct tc_diff_dev_row){ .name = b->name, .in_base = true,
+			.base_busy_ps = per_step(b->busy_ps, base->n_steps),
+			.base_idle_ps = per_step(b->idle_ps, base->n_steps) };
+	}
+	for (size_t i = 0; i < test->n_devices; i++) {
+		const struct tc_diff_device *t = &test->devices[i];
+		struct tc_diff_dev_row *r = NULL;
+		for (size_t k = 0; k < base->n_devices && !r; k++) {
+			if (same_device(d, d->devices[k].name, t->name)) {
+				r = &d->devices[k];
+				if (strcmp(r->name, t->name) != 0) {
+					r->name = d->paired_label;
+				}
+			}
+		}
+		if (!r) {
+			r = &d->devices[d->n_devices++];
+			r->name = t->name;
+		}
+		r->in_test = true;
+		r->test_busy_ps = per_step(t->busy_ps, test->n_steps);
+		r->test_idle_ps = per_step(t->idle_ps, test->n_steps);
+	}
+	tc_sort(d->devices, d->n_devices, sizeof(*d->devices), cmp_dev_row);
+}
+
+static bool same_finding(const struct tc_diff *d, const struct tc_diff_finding *a,
+		const struct tc_diff_finding *b) {
+	return strcmp(a->kind, b->kind) == 0 && same_device(d, a->device, b->device);
+}
+
+static int finding_rank(const struct tc_diff_finding_row *r) {
+	/* Changes first: appeared and worse, then disappeared and better. */
+	static const int order[] = { 4, 0, 2, 1, 3 };
+	return order[r->change];
+}
+
+static int cmp_finding_row(const void *pa, const void *pb) {
+	const struct tc_diff_finding_row *a = pa, *b = pb;
+	int ra = finding_rank(a), rb = finding_rank(b);
+	if (ra != rb) {
+		return ra < rb ? -1 : 1;
+	}
+	const struct tc_diff_finding *fa = a->test ? a->test : a->base;
+	const struct tc_diff_finding *fb = b->test ? b->test : b->base;
+	if (fa->severity != fb->severity) {
+		return fa->severity > fb->severity ? -1 : 1;
+	}
+	return strcmp(fa->kind, fb->kind);
+}
+
+static void match_findings(const struct tc_diff_side *base, const struct tc_diff_side *test,
+		struct tc_diff *d) {
+	d->findings = tc_xcalloc(base->n_findings + test->n_findings + 1, sizeof(*d->findings));
+	for (size_t i = 0; i < base->n_findings; i++) {
+		d->findings[d->n_findings++] = (struct tc_diff_finding_row){ .base = &base->findings[i],
+			.change = TC_DIFF_DISAPPEARED };
+	}
+	for (size_t i = 0; i < test->n_findings; i++) {
+		const struct tc_diff_finding *t = &test->findings[i];
+		struct tc_diff_finding_row *r = NULL;
+		for (size_t k = 0; k < base->n_findings && !r; k++) {
+			if (!d->findings[k].test && same_finding(d, d->findings[k].base, t)) {
+				r = &d->findings[k];
+			}
+		}
+		if (!r) {
+			d->findings[d->n_findings++] = (struct tc_diff_finding_row){ .test = t,
+				.change = TC_DIFF_APPEARED };
+			continue;
+		}
+		r->test = t;
+		r->change = t->severity > r->base->severity ? TC_DIFF_WORSE :
+			t->severity < r->base->severity ? TC_DIFF_BETTER : TC_DIFF_SAME;
+	}
+	tc_sort(d->findings, d->n_findings, sizeof(*d->findings), cmp_finding_row);
+}
+
+static void match_memory(const struct tc_diff_side *base, const struct tc_diff_side *test,
+		struct tc_diff *d) {
+	d->mem = tc_xcalloc(base->n_mem + test->n_mem + 1, sizeof(*d->mem));
+	for (size_t i = 0; i < base->n_mem; i++) {
+		d->mem[d->n_mem++] = (struct tc_diff_mem_row){ .label = base->mem[i].label,
+			.base_bytes = base->mem[i].peak_bytes, .test_bytes = -1 };
+	}
+	for (size_t i = 0; i < test->n_mem; i++) {
+		struct tc_diff_mem_row *r = NULL;
+		for (size_t k = 0; k < base->n_mem && !r; k++) {
+			if (strcmp(d->mem[k].label, test->mem[i].label) == 0) {
+				r = &d->mem[k];
+			}
+		}
+		if (!r) {
+			r = &d->mem[d->n_mem++];
+			*r = (struct tc_diff_mem_row){ .label = test->mem[i].label, .base_bytes = -1 };
+		}
+		r->test_bytes = test->mem[i].peak_bytes;
+	}
+}
+
+void tc_diff_compute(const struct tc_diff_side *base, const struct tc_diff_side *test,
+		bool exact_names, struct tc_diff *d) {
+	memset(d, 0, sizeof(*d));
+	d->base = base;
+	d->test = test;
+	d->exact_names = exact_names;
+	d->whole_trace = !base->has_steps || !test->has_steps;
+	d->ops = match_rows(base, test, false, exact_names, &d->norm_used, &d->n_ops);
+	uint32_t unused = 0;
+	d->cats = match_rows(base, test, true, true, &unused, &d->n_cats);
+	pair_devices(base, test, d);
+	match_devices(base, test, d);
+	match_findings(base, test, d);
+	match_memory(base, test, d);
+	/* Categories by |change in time per step|, ties in priority order. */
+	double ch[TC_BD_COUNT];
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		d->bd_order[c] = c;
+		ch[c] = fabs(per_step(test->cat_ps[c], test->n_steps) -
+			per_step(base->cat_ps[c], base->n_steps));
+	}
+	for (int i = 1; i < TC_BD_COUNT; i++) {
+		for (int j = i; j > 0 && ch[d->bd_order[j]] > ch[d->bd_order[j - 1]]; j--) {
+			int t = d->bd_order[j];
+			d->bd_order[j] = d->bd_order[j - 1];
+			d->bd_order[j - 1] = t;
+		}
+	}
+}
+
+bool tc_diff_metric_valid(const char *metric, struct tc_error *err) {
+	if (strcmp(metric, "step") == 0 || strcmp(metric, "device-busy") == 0 ||
+			(strncmp(metric, "op:", 3) == 0 && metric[3])) {
+		return true;
+	}
+	return tc_error_set(err, TC_EXIT_USAGE,
+		"unknown --metric '%s' (use step, device-busy or op:NAME)", metric);
+}
+
+/* The op row metric names: by exact key first, then by its normalised form. */
+static const struct tc_diff_row *find_op(const struct tc_diff *d, const char *name) {
+	const struct tc_diff_row *hit = NULL;
+	for (int pass = 0; pass < 2 && !hit; pass++) {
+		char buf[1024];
+		const char *want = name;
+		if (pass == 1) {
+			if (d->exact_names || !tc_diff_normalize(name, buf, sizeof(buf))) {
+				break;
+			}
+			want = buf;
+		}
+		/* Device rows first: host rows of the same name are their launches. */
+		for (size_t i = 0; i < d->n_ops; i++) {
+			const struct tc_diff_row *r = &d->ops[i];
+			if (strcmp(r->key, want) == 0 && (!hit || r->scope > hit->scope)) {
+				hit = r;
+			}
+		}
+	}
+	return hit;
+}
+
+bool tc_diff_gate(const struct tc_diff *d, const char *metric, double threshold_pct,
+		struct tc_diff_gate *g, struct tc_error *err) {
+	memset(g, 0, sizeof(*g));
+	g->threshold_pct = threshold_pct;
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	if (!tc_diff_metric_valid(metric, err)) {
+		return false;
+	}
+	if (strcmp(metric, "step") == 0 && !d->whole_trace) {
+		snprintf(g->label, sizeof(g->label), "step time (mean)");
+		g->base = b->step_mean_ps;
+		g->test = t->step_mean_ps;
+	} else if (strcmp(metric, "step") == 0 || strcmp(metric, "device-busy") == 0) {
+		/* No steps on a side: the whole traces' device busy time. */
+		bool whole = d->whole_trace;
+		snprintf(g->label, sizeof(g->label), whole ? "whole-trace device busy time" :
+			"device busy time per step");
+		g->base = whole ? (double)b->trace_busy_ps : per_step(b->device_busy_ps, b->n_steps);
+		g->test = whole ? (double)t->trace_busy_ps : per_step(t->device_busy_ps, t->n_steps);
+	} else {
+		const char *name = metric + 3;
+		const struct tc_diff_row *r = find_op(d, name);
+		if (!r) {
+			return tc_error_set(err, TC_EXIT_USAGE,
+				"--metric op:%s: no op of that name on either side", name);
+		}
+		snprintf(g->label, sizeof(g->label), "op '%s' time per step", r->key);
+		g->base = r->base.time_ps;
+		g->test = r->test.time_ps;
+	}
+	g->change_pct = g->base > 0 ? 100.0 * (g->test - g->base) / g->base :
+		g->test > 0 ? INFINITY : 0;
+	g->failed = g->change_pct > threshold_pct;
+	return true;
+}

@@ -1,0 +1,418 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/compare.h"
+#include "util/xalloc.h"
+
+/*
+ * One side of a diff, summarised from the analysis of its model. Every
+ * figure the diff shows is a sum over the side's counted steps (or its
+ * whole trace when it has none), so a side holds nothing per event.
+ */
+
+static char *dup_str(const struct tc_model *m, uint32_t id) {
+	return tc_xstrdup(tc_model_str(m, id));
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Mean, median and p90 (nearest rank) of v[0..n), which is sorted here. */
+static void step_stats(int64_t *v, size_t n, double *mean, double *median, double *p90) {
+	*mean = *median = *p90 = 0;
+	if (!n) {
+		return;
+	}
+	tc_sort(v, n, sizeof(*v), cmp_i64);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += (double)v[i];
+	}
+	*mean = sum / (double)n;
+	*median = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+	size_t r = (size_t)ceil(0.9 * (double)n);
+	*p90 = (double)v[r ? r - 1 : 0];
+}
+
+/* As the analysis counts them: warm-up and partial steps left out unless
+ * nothing else is left. */
+static bool *counted_steps(const struct tc_analysis *a) {
+	bool *c = tc_xcalloc(a->n_steps ? a->n_steps : 1, sizeof(*c));
+	size_t n_full = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	for (size_t i = 0; i < a->n_steps; i++) {
+		c[i] = !((a->steps[i].warmup || a->steps[i].partial) && n_full > 0);
+	}
+	return c;
+}
+
+static char *formats(const struct tc_model *m) {
+	char buf[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < m->n_sources; i++) {
+		const char *f = tc_model_str(m, m->sources[i].format);
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++) {
+			seen = m->sources[j].format == m->sources[i].format;
+		}
+		if (!seen && len < sizeof(buf)) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? "+" : "", f);
+		}
+	}
+	return tc_xstrdup(buf);
+}
+
+struct marker {
+	int64_t start, dur, num;
+};
+
+static int cmp_marker(const void *pa, const void *pb) {
+	const struct marker *a = pa, *b = pb;
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	return a->dur > b->dur ? -1 : a->dur < b->dur;
+}
+
+static bool has_num(const int64_t *nums, size_t n, int64_t num) {
+	for (size_t i = 0; i < n; i++) {
+		if (nums[i] == num) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Step times per source file (rank): its own outermost step markers with
+ * the numbers the analysis counted. */
+static void rank_steps(const struct tc_model *m, const struct tc_analysis *a,
+		const bool *counted, struct tc_diff_side *s) {
+	int64_t *nums = tc_xmalloc((a->n_steps ? a->n_steps : 1) * sizeof(*nums));
+	size_t n_nums = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (counted[i]) {
+			nums[n_nums++] = a->steps[i].num;
+		}
+	}
+	s->ranks = tc_xcalloc(m->n_sources, sizeof(*s->ranks));
+	for (size_t k = 0; k < m->n_sources && n_nums; k++) {
+		uint32_t host = m->sources[k].host;
+		struct marker *v = NULL;
+		size_t n = 0, cap = 0;
+		for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
+			const struct tc_track *tr = &m->tracks[t];
+			if (tr->device >= m->n_devices || m->devices[tr->device].host != host) {
+				continue;
+			}
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				int64_t num;
+				if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0 ||
+						!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
+					continue;
+				}
+				TC_GROW(v, cap, n + 1);
+				v[n++] = (struct marker){ m->ev.start[i], m->ev.dur[i], num };
+			}
+		}
+		tc_sort(v, n, sizeof(*v), cmp_marker);
+		int64_t *d = tc_xmalloc((n ? n : 1) * sizeof(*d));
+		size_t nd = 0;
+		int64_t end = INT64_MIN;
+		for (size_t i = 0; i < n; i++) {
+			/* A marker inside another is a phase of that step. */
+			if (v[i].start + v[i].dur <= end) {
+				continue;
+			}
+			end = v[i].start + v[i].dur;
+			if (has_num(nums, n_nums, v[i].num)) {
+				d[nd++] = v[i].dur;
+			}
+		}
+		if (nd) {
+			struct tc_diff_rank *r = &s->ranks[s->n_ranks++];
+			const char *path = tc_model_str(m, m->sources[k].path);
+			const char *base = strrchr(path, '/');
+			r->label = tc_xstrdup(base ? base + 1 : path);
+			r->n_steps = nd;
+			step_stats(d, nd, &r->mean_ps, &r->median_ps, &r->p90_ps);
+		}
+		free(d);
+		free(v);
+	}
+	free(nums);
+}
+
+/* A device's name, "#k" added for its k-th repeat (one per host). */
+static char *device_name(const struct tc_model *m, uint32_t d) {
+	if (d >= m->n_devices) {
+		return NULL;
+	}
+	size_t k = 1;
+	for (uint32_t j = 0; j < d; j++) {
+		k += m->devices[j].name == m->devices[d].name;
+	}
+	const char *name = tc_model_str(m, m->devices[d].name);
+	if (k == 1) {
+		return tc_xstrdup(name);
+	}
+	size_t len = strlen(name) + 24;
+	char *s = tc_xmalloc(len);
+	snprintf(s, len, "%s #%zu", name, k);
+	return s;
+}
+
+static void devices(const struct tc_model *m, const struct tc_analysis *a, uint32_t only,
+		struct tc_diff_side *s) {
+	size_t n = a->n_attr ? a->n_attr : a->n_util;
+	s->devices = tc_xcalloc(n ? n : 1, sizeof(*s->devices));
+	for (size_t k = 0; k < a->n_util; k++) {
+		s->trace_busy_ps += a->util[k].busy_ps;
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t d = a->n_attr ? a->attr[k].device : a->util[k].device;
+		if (only != TC_NONE && d != only) {
+			continue;
+		}
+		struct tc_diff_device *dv = &s->devices[s->n_devices++];
+		dv->name = device_name(m, d);
+		if (a->n_attr) {
+			dv->busy_ps = a->attr[k].busy_ps;
+			dv->idle_ps = a->attr[k].step_ps - a->attr[k].busy_ps;
+		} else {
+			dv->busy_ps = a->util[k].busy_ps;
+			dv->idle_ps = a->util[k].idle_ps;
+		}
+		s->device_busy_ps += dv->busy_ps;
+	}
+}
+
+/* Time windows of the counted steps: device work is counted in the step
+ * (aligned to its device work), host events in the marker itself, as HTA
+ * and the profiler assign them. */
+struct windows {
+	int64_t *dev_lo, *dev_hi, *host_lo, *host_hi;
+	size_t n;
+};
+
+static void windows_init(struct windows *w, const struct tc_analysis *a, const bool *counted) {
+	size_t n = a->n_steps ? a->n_steps : 1;
+	w->dev_lo = tc_xmalloc(n * sizeof(int64_t));
+	w->dev_hi = tc_xmalloc(n * sizeof(int64_t));
+	w->host_lo = tc_xmalloc(n * sizeof(int64_t));
+	w->host_hi = tc_xmalloc(n * sizeof(int64_t));
+	w->n = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (!counted[i]) {
+			continue;
+		}
+		const struct tc_step *st = &a->steps[i];
+		w->dev_lo[w->n] = st->start_ps;
+		w->dev_hi[w->n] = st->start_ps + st->dur_ps;
+		w->host_lo[w->n] = st->marker_start_ps;
+		w->host_hi[w->n] = st->marker_start_ps + st->marker_dur_ps;
+		w->n++;
+	}
+}
+
+static void windows_finish(struct windows *w) {
+	free(w->dev_lo);
+	free(w->dev_hi);
+	free(w->host_lo);
+	free(w->host_hi);
+}
+
+/* Whether t falls in one of the windows [lo, hi), sorted by lo, walking
+ * *pos forward: a track's events come in start order. */
+static bool in_windows(const int64_t *lo, const int64_t *hi, size_t n, size_t *pos, int64_t t) {
+	while (*pos < n && hi[*pos] <= t) {
+		(*pos)++;
+	}
+	/* Host markers may overlap the next one's start: look one further. */
+	for (size_t i = *pos; i < n && i <= *pos + 1 && lo[i] <= t; i++) {
+		if (t < hi[i]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+struct op_acc {
+	uint64_t count;
+	int64_t total_ps;
+};
+
+struct key_acc {
+	uint32_t key;           /* name or category id */
+	uint8_t scope, kind;
+	uint64_t count;
+	int64_t total_ps;
+};
+
+static int cmp_key_acc(const void *pa, const void *pb) {
+	const struct key_acc *a = pa, *b = pb;
+	if (a->scope != b->scope) {
+		return a->scope < b->scope ? -1 : 1;
+	}
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Group (scope, op) sums by (scope, key) into owned rows. */
+static struct tc_diff_op *group_ops(const struct tc_model *m, const struct op_acc *acc,
+		bool by_category, size_t *n_out) {
+	struct key_acc *v = tc_xmalloc((m->n_ops ? m->n_ops : 1) * 2 * sizeof(*v));
+	size_t n = 0;
+	for (size_t o = 0; o < m->n_ops; o++) {
+		for (uint8_t sc = 0; sc < 2; sc++) {
+			const struct op_acc *x = &acc[o * 2 + sc];
+			if (x->count) {
+				v[n++] = (struct key_acc){ .key = by_category ? m->ops[o].category :
+					m->ops[o].name, .scope = sc, .kind = m->ops[o].kind,
+					.count = x->count, .total_ps = x->total_ps };
+			}
+		}
+	}
+	tc_sort(v, n, sizeof(*v), cmp_key_acc);
+	struct tc_diff_op *out = tc_xcalloc(n ? n : 1, sizeof(*out));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && out[k - 1].scope == v[i].scope && v[i - 1].key == v[i].key) {
+			out[k - 1].count += v[i].count;
+			out[k - 1].total_ps += v[i].total_ps;
+			continue;
+		}
+		out[k++] = (struct tc_diff_op){
+			.name = by_category && v[i].key == 0 ? tc_xstrdup("(none)") : dup_str(m, v[i].key),
+			.scope = v[i].scope, .kind = v[i].kind, .count = v[i].count,
+			.total_ps = v[i].total_ps,
+		};
+	}
+	free(v);
+	*n_out = k;
+	return out;
+}
+
+static bool skip_track(enum tc_track_kind k) {
+	/* Derived and annotation lines repeat other lines' work; step lines
+	 * are the step time itself; counters hold no slices. */
+	return k == TC_TRACK_DERIVED || k == TC_TRACK_ANNOTATION || k == TC_TRACK_STEPS ||
+		k == TC_TRACK_COUNTER;
+}
+
+static void ops(const struct tc_model *m, const struct tc_analysis *a, const bool *counted,
+		uint32_t only, struct tc_diff_side *s) {
+	struct windows w;
+	windows_init(&w, a, counted);
+	struct op_acc *acc = tc_xcalloc((m->n_ops ? m->n_ops : 1) * 2, sizeof(*acc));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		enum tc_track_kind k = (enum tc_track_kind)tr->kind;
+		if (skip_track(k)) {
+			continue;
+		}
+		bool dev = tc_track_kind_is_device_work(k) || k == TC_TRACK_MODULES;
+		if (dev && only != TC_NONE && tr->device != only) {
+			continue;
+		}
+		const int64_t *lo = dev ? w.dev_lo : w.host_lo, *hi = dev ? w.dev_hi : w.host_hi;
+		size_t pos = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (s->has_steps && !in_windows(lo, hi, w.n, &pos, m->ev.start[i])) {
+				continue;
+			}
+			struct op_acc *x = &acc[(size_t)m->ev.op[i] * 2 + dev];
+			x->count++;
+			x->total_ps += m->ev.dur[i];
+		}
+	}
+	s->ops = group_ops(m, acc, false, &s->n_ops);
+	s->cats = group_ops(m, acc, true, &s->n_cats);
+	free(acc);
+	windows_finish(&w);
+}
+
+static void findings(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_diff_side *s) {
+	s->findings = tc_xcalloc(a->n_findings ? a->n_findings : 1, sizeof(*s->findings));
+	s->n_findings = a->n_findings;
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct tc_finding *f = &a->findings[i];
+		s->findings[i] = (struct tc_diff_finding){
+			.kind = tc_xstrdup(f->kind), .device = device_name(m, f->device),
+			.severity = f->severity, .share = f->share,
+			.text = tc_xstrdup(f->text ? f->text : ""),
+		};
+	}
+}
+
+static void memory(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_diff_side *s) {
+	s->mem = tc_xcalloc(a->n_mem ? a->n_mem : 1, sizeof(*s->mem));
+	s->n_mem = a->n_mem;
+	for (size_t i = 0; i < a->n_mem; i++) {
+		const struct tc_mem_peak *p = &a->mem[i];
+		char *dev = device_name(m, p->device);
+		char buf[1024];
+		snprintf(buf, sizeof(buf), "%s %s%s%s%s", dev ? dev : "global",
+			tc_model_str(m, p->name), p->group ? " (" : "",
+			p->group ? tc_model_str(m, p->group) : "", p->group ? ")" : "");
+		free(dev);
+		s->mem[i] = (struct tc_diff_mem){ .label = tc_xstrdup(buf),
+			.peak_bytes = p->peak_bytes };
+	}
+}
+
+void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const char *label, struct tc_diff_side *s) {
+	memset(s, 0, sizeof(*s));
+	struct tc_analysis a;
+	tc_analyze(m, o, &a);
+	s->label = tc_xstrdup(label);
+	s->format = formats(m);
+	s->n_sources = m->n_sources;
+	s->steps_source = tc_xstrdup(a.steps_source ? a.steps_source : "none");
+	/* Without markers or repeated work the one step is the whole trace
+	 * (steps.c names that source "whole trace..."). */
+	s->has_steps = a.n_steps && strncmp(s->steps_source, "whole trace", 11) != 0;
+	bool *counted = counted_steps(&a);
+	int64_t *d = tc_xmalloc((a.n_steps ? a.n_steps : 1) * sizeof(*d));
+	for (size_t i = 0; i < a.n_steps; i++) {
+		if (!counted[i]) {
+			continue;
+		}
+		d[s->n_steps++] = a.steps[i].dur_ps;
+		for (int x = 0; x < TC_XFER_COUNT; x++) {
+			s->xfer[x].count += a.steps[i].xfer[x].count;
+			s->xfer[x].bytes += a.steps[i].xfer[x].bytes;
+		}
+	}
+	s->n_steps_all = a.n_steps_all;
+	s->step_total_ps = a.step_total_ps;
+	step_stats(d, s->n_steps, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
+	free(d);
+	if (!s->has_steps) {
+		/* The whole trace is the one "step": its transfers are all of them. */
+		for (int x = 0; x < TC_XFER_COUNT; x++) {
+			s->xfer[x].count = a.xfer[x].count;
+			s->xfer[x].bytes = a.xfer[x].bytes;
+		}
+	}
+	s->bd_device = device_name(m, a.bd_device);
+	memcpy(s->cat_ps, a.cat_total_ps, sizeof(s->cat_ps));
+	if (m->n_sources > 1) {
+		rank_steps(m, &a, counted, s);
+	}
+	uint32_t only = tc_analysis_find_device(m, o->device);
+	devices(m, &a, only, s);
+	ops(m, &a, counted, only, s);
+	findings(m, &a, s);
+	memory(m, &a, s);
+	s->compile_count = a.compile.n_events;
+	s->compile_ps = a.compile.union_ps;
+	free(counted);
+	tc_analysis_finish(&a);
+}

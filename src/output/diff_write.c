@@ -1,0 +1,632 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/diff_write.h"
+#include "output/fmt.h"
+#include "output/jsonw.h"
+#include "output/table.h"
+#include "util/term.h"
+#include "util/xalloc.h"
+
+/*
+ * Text: one block per kind of figure, rows ordered by the size of their
+ * change in time per step. JSON: the same, in tracectl.diff/1
+ * (docs/json-schema.md). Per-step times are means over counted steps and
+ * so not whole picoseconds: JSON rounds them.
+ */
+
+static int64_t ps(double v) {
+	return (int64_t)llround(v);
+}
+
+static char *dur(char *buf, double v) {
+	return tc_fmt_dur(buf, ps(v));
+}
+
+/* A signed change: "+1.250 ms", "-3 ps", "0 ps". */
+static char *sdur(char *buf, double v) {
+	char tmp[TC_FMT_LEN];
+	tc_fmt_dur(tmp, ps(v));
+	snprintf(buf, TC_FMT_LEN, "%s%.*s", ps(v) > 0 ? "+" : "", TC_FMT_LEN - 2, tmp);
+	return buf;
+}
+
+/* Change in percent of base: "+30.0 %", "new" when base is 0. */
+static char *spct(char *buf, double base, double test) {
+	if (base == 0) {
+		snprintf(buf, TC_FMT_LEN, test == 0 ? "0.0 %%" : "new");
+	} else {
+		snprintf(buf, TC_FMT_LEN, "%+.1f %%", 100.0 * (test - base) / base);
+	}
+	return buf;
+}
+
+static char *sbytes(char *buf, double v) {
+	char tmp[TC_FMT_LEN];
+	tc_fmt_bytes(tmp, v);
+	snprintf(buf, TC_FMT_LEN, "%s%.*s", v > 0 ? "+" : "", TC_FMT_LEN - 2, tmp);
+	return buf;
+}
+
+static double step_n(const struct tc_diff_side *s) {
+	return s->n_steps ? (double)s->n_steps : 1;
+}
+
+static const char *row_status(const struct tc_diff_row *r) {
+	if (!r->base.present) {
+		return "added";
+	}
+	if (!r->test.present) {
+		return "removed";
+	}
+	return r->base.calls == r->test.calls && r->base.time_ps == r->test.time_ps ?
+		"same" : "changed";
+}
+
+static void text_side(FILE *f, const char *which, const struct tc_diff_side *s) {
+	tc_term_fprintf(f, "%-10s %s (%s", which, s->label, s->format);
+	if (s->n_sources > 1) {
+		fprintf(f, ", %zu files", s->n_sources);
+	}
+	if (s->has_steps) {
+		fprintf(f, "): %zu step%s counted of %zu (%s)", s->n_steps, s->n_steps == 1 ? "" : "s",
+			s->n_steps_all, s->steps_source);
+	} else {
+		fprintf(f, "): no steps, the whole trace is compared (%s)", s->steps_source);
+	}
+	fputc('\n', f);
+}
+
+static void text_norm(FILE *f, const struct tc_diff *d) {
+	if (d->exact_names) {
+		fprintf(f, "names      ops matched by exact name (--exact-names)\n");
+		return;
+	}
+	fprintf(f, "names      ops matched by normalised name (template args <...>, hex "
+		"addresses 0x?, trailing numbers .N _N #N -N); ");
+	if (!d->norm_used) {
+		fprintf(f, "no name needed it\n");
+		return;
+	}
+	fprintf(f, "used:");
+	for (uint32_t b = 0; b < TC_NORM_COUNT; b++) {
+		if (d->norm_used & (1u << b)) {
+			fprintf(f, " %s", tc_diff_norm_name((enum tc_diff_norm)(1u << b)));
+		}
+	}
+	fprintf(f, "; --exact-names turns it off\n");
+}
+
+static const struct tc_diff_rank *find_rank(const struct tc_diff_side *s, const char *label) {
+	for (size_t i = 0; i < s->n_ranks; i++) {
+		if (strcmp(s->ranks[i].label, label) == 0) {
+			return &s->ranks[i];
+		}
+	}
+	return NULL;
+}
+
+/* Mean step time per file (rank), matched by file name. */
+static void text_ranks(FILE *f, const struct tc_diff *d) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	static const char *const hdr[] = { "  file (rank)", ">base mean", ">test mean", ">change",
+		">", ">base p90", ">test p90" };
+	struct tc_table tb;
+	tc_table_init(&tb, 7, hdr);
+	char x[5][TC_FMT_LEN];
+	for (int k = 0; k < 2; k++) {
+		const struct tc_diff_side *s = k ? t : b;
+		for (size_t i = 0; i < s->n_ranks; i++) {
+			const struct tc_diff_rank *rb = k ? find_rank(b, s->ranks[i].label) : &s->ranks[i];
+			const struct tc_diff_rank *rt = k ? &s->ranks[i] : find_rank(t, s->ranks[i].label);
+			if (k && rb) {
+				continue; /* listed with BASE's */
+			}
+			tc_table_cellf(&tb, "  %s", s->ranks[i].label);
+			tc_table_cell(&tb, rb ? dur(x[0], rb->mean_ps) : "-");
+			tc_table_cell(&tb, rt ? dur(x[1], rt->mean_ps) : "-");
+			tc_table_cell(&tb, rb && rt ? sdur(x[2], rt->mean_ps - rb->mean_ps) : "-");
+			tc_table_cell(&tb, rb && rt ? spct(x[3], rb->mean_ps, rt->mean_ps) : "");
+			tc_table_cell(&tb, rb ? dur(x[4], rb->p90_ps) : "-");
+			tc_table_cell(&tb, rt ? dur(x[0], rt->p90_ps) : "-");
+		}
+	}
+	fprintf(f, "\nstep time per file (its own step markers, the counted step numbers)\n");
+	tc_table_print(&tb, f, "");
+	tc_table_finish(&tb);
+}
+
+static void text_steps(FILE *f, const struct tc_diff *d) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	char x[4][TC_FMT_LEN];
+	if (d->whole_trace) {
+		if (!b->has_steps && !t->has_steps) {
+			fprintf(f, "\nno steps on either side: the whole traces are compared, and "
+				"\"per step\" below means per trace\n");
+		} else {
+			fprintf(f, "\n%s has no steps: its figures below are for its whole trace, "
+				"%s's per step; the gate compares whole-trace device busy time\n",
+				!b->has_steps ? "BASE" : "TEST", !b->has_steps ? "TEST" : "BASE");
+		}
+	}
+	static const char *const hdr[] = { "step time", ">base", ">test", ">change", ">" };
+	struct tc_table tb;
+	tc_table_init(&tb, 5, hdr);
+	const double bv[3] = { b->step_mean_ps, b->step_median_ps, b->step_p90_ps };
+	const double tv[3] = { t->step_mean_ps, t->step_median_ps, t->step_p90_ps };
+	static const char *const names[] = { "  mean", "  median", "  p90" };
+	for (int i = 0; i < 3; i++) {
+		tc_table_cell(&tb, names[i]);
+		tc_table_cell(&tb, dur(x[0], bv[i]));
+		tc_table_cell(&tb, dur(x[1], tv[i]));
+		tc_table_cell(&tb, sdur(x[2], tv[i] - bv[i]));
+		tc_table_cell(&tb, spct(x[3], bv[i], tv[i]));
+	}
+	fputc('\n', f);
+	tc_table_print(&tb, f, "");
+	tc_table_finish(&tb);
+	if (b->n_ranks || t->n_ranks) {
+		text_ranks(f, d);
+	}
+}
+
+static void text_attribution(FILE *f, const struct tc_diff *d) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	fprintf(f, "\nattribution per step (disjoint categories that sum to the step time; ");
+	tc_term_fprintf(f, "base on %s, test on %s)\n", b->bd_device ? b->bd_device : "no device",
+		t->bd_device ? t->bd_device : "no device");
+	static const char *const hdr[] = { "  category", ">base", ">test", ">change",
+		">base %", ">test %", ">change pp" };
+	struct tc_table tb;
+	tc_table_init(&tb, 7, hdr);
+	char x[3][TC_FMT_LEN];
+	for (int i = 0; i < TC_BD_COUNT; i++) {
+		int c = d->bd_order[i];
+		double bv = (double)b->cat_ps[c] / step_n(b), tv = (double)t->cat_ps[c] / step_n(t);
+		if (bv == 0 && tv == 0) {
+			continue;
+		}
+		double bp = b->step_total_ps ? 100.0 * (double)b->cat_ps[c] / (double)b->step_total_ps : 0;
+		double tp = t->step_total_ps ? 100.0 * (double)t->cat_ps[c] / (double)t->step_total_ps : 0;
+		tc_table_cellf(&tb, "  %s", tc_bd_cat_name((enum tc_bd_cat)c));
+		tc_table_cell(&tb, dur(x[0], bv));
+		tc_table_cell(&tb, dur(x[1], tv));
+		tc_table_cell(&tb, sdur(x[2], tv - bv));
+		tc_table_cellf(&tb, "%.1f", bp);
+		tc_table_cellf(&tb, "%.1f", tp);
+		tc_table_cellf(&tb, "%+.1f", tp - bp);
+	}
+	tc_table_print(&tb, f, "");
+	tc_table_finish(&tb);
+}
+
+static void text_devices(FILE *f, const struct tc_diff *d) {
+	if (!d->n_devices) {
+		return;
+	}
+	fprintf(f, "\ndevices per step (busy = union of device work; idle = the rest of the step)\n");
+	static const char *const hdr[] = { "  device", ">base busy", ">test busy", ">change",
+		">base idle", ">test idle", ">change" };
+	struct tc_table tb;
+	tc_table_init(&tb, 7, hdr);
+	char x[6][TC_FMT_LEN];
+	for (size_t i = 0; i < d->n_devices; i++) {
+		const struct tc_diff_dev_row *r = &d->devices[i];
+		tc_table_cellf(&tb, "  %s", r->name);
+		tc_table_cell(&tb, r->in_base ? dur(x[0], r->base_busy_ps) : "-");
+		tc_table_cell(&tb, r->in_test ? dur(x[1], r->test_busy_ps) : "-");
+		tc_table_cell(&tb, sdur(x[2], r->test_busy_ps - r->base_busy_ps));
+		tc_table_cell(&tb, r->in_base ? dur(x[3], r->base_idle_ps) : "-");
+		tc_table_cell(&tb, r->in_test ? dur(x[4], r->test_idle_ps) : "-");
+		tc_table_cell(&tb, sdur(x[5], r->test_idle_ps - r->base_idle_ps));
+	}
+	tc_table_print(&tb, f, "");
+	tc_table_finish(&tb);
+}
+
+static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows, size_t n,
+		size_t top, bool names) {
+	fprintf(f, "\n%s per step (calls, time, mean duration; by |change in time|)", title);
+	if (top && n > top) {
+		fprintf(f, ", top %zu of %zu", top, n);
+	}
+	fputc('\n', f);
+	static const char *const hdr[] = { "  status", "scope", "name", ">calls base", ">test",
+		">change", ">time base", ">test", ">change", ">", ">mean base", ">test", ">change" };
+	struct tc_table tb;
+	tc_table_init(&tb, 13, hdr);
+	tb.max_width = 80;
+	char x[8][TC_FMT_LEN];
+	for (size_t i = 0; i < n && (!top || i < top); i++) {
+		const struct tc_diff_row *r = &rows[i];
+		tc_table_cellf(&tb, "  %s", row_status(r));
+		tc_table_cell(&tb, tc_diff_scope_name((enum tc_diff_scope)r->scope));
+		if (names && r->n_names > 1) {
+			tc_table_cellf(&tb, "%s (%u names)", r->key, r->n_names);
+		} else {
+			tc_table_cell(&tb, r->key);
+		}
+		tc_table_cellf(&tb, "%.4g", r->base.calls);
+		tc_table_cellf(&tb, "%.4g", r->test.calls);
+		tc_table_cellf(&tb, "%+.4g", r->test.calls - r->base.calls);
+		tc_table_cell(&tb, dur(x[0], r->base.time_ps));
+		tc_table_cell(&tb, dur(x[1], r->test.time_ps));
+		tc_table_cell(&tb, sdur(x[2], r->test.time_ps - r->base.time_ps));
+		tc_table_cell(&tb, spct(x[3], r->base.time_ps, r->test.time_ps));
+		tc_table_cell(&tb, r->base.present ? dur(x[4], r->base.mean_ps) : "-");
+		tc_table_cell(&tb, r->test.present ? dur(x[5], r->test.mean_ps) : "-");
+		tc_table_cell(&tb, r->base.present && r->test.present ?
+			sdur(x[6], r->test.mean_ps - r->base.mean_ps) : "-");
+	}
+	tc_table_print(&tb, f, "");
+	tc_table_finish(&tb);
+}
+
+static int cmp_row_name(const void *pa, const void *pb) {
+	const struct tc_diff_row *a = *(const struct tc_diff_row *const *)pa;
+	const struct tc_diff_row *b = *(const struct tc_diff_row *const *)pb;
+	if (a->scope != b->scope) {
+		return a->scope < b->scope ? -1 : 1;
+	}
+	return strcmp(a->key, b->key);
+}
+
+/* "ops added (3): host 'a', host 'b', device 'c'" in name order, at most
+ * top (0 = all). */
+static void text_added(FILE *f, const struct tc_diff *d, bool added, size_t top) {
+	const struct tc_diff_row **v = tc_xmalloc((d->n_ops ? d->n_ops : 1) * sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < d->n_ops; i++) {
+		if (added ? !d->ops[i].base.present : !d->ops[i].test.present) {
+			v[n++] = &d->ops[i];
+		}
+	}
+	tc_sort(v, n, sizeof(*v), cmp_row_name);
+	fprintf(f, "ops %s (%zu)%s", added ? "added" : "removed", n, n ? ":" : "");
+	size_t shown = 0;
+	for (; shown < n && (!top || shown < top); shown++) {
+		tc_term_fprintf(f, "%s %s '%s'", shown ? "," : "",
+			tc_diff_scope_name((enum tc_diff_scope)v[shown]->scope), v[shown]->key);
+	}
+	if (shown < n) {
+		fprintf(f, " and %zu more", n - shown);
+	}
+	fputc('\n', f);
+	free(v);
+}
+
+/* The finding's device; both names when it was matched across paired
+ * devices. */
+static const char *finding_device(const struct tc_diff *d, const struct tc_diff_finding_row *r) {
+	const struct tc_diff_finding *x = r->test ? r->test : r->base;
+	if (r->base && r->test && x->device && strcmp(r->base->device, r->test->device) != 0) {
+		return d->paired_label;
+	}
+	return x->device;
+}
+
+static void text_findings(FILE *f, const struct tc_diff *d) {
+	fprintf(f, "\nfindings (%zu in base, %zu in test)\n", d->base->n_findings, d->test->n_findings);
+	for (size_t i = 0; i < d->n_findings; i++) {
+		const struct tc_diff_finding_row *r = &d->findings[i];
+		const struct tc_diff_finding *x = r->test ? r->test : r->base;
+		char sev[64];
+		if (r->base && r->test && r->base->severity != r->test->severity) {
+			snprintf(sev, sizeof(sev), "%s -> %s", tc_severity_name(r->base->severity),
+				tc_severity_name(r->test->severity));
+		} else {
+			snprintf(sev, sizeof(sev), "%s", tc_severity_name(x->severity));
+		}
+		const char *dev = finding_device(d, r);
+		tc_term_fprintf(f, "  %-11s [%s] %s%s%s", tc_diff_change_name(r->change), sev, x->kind,
+			dev ? " on " : "", dev ? dev : "");
+		/* Findings that are no cause of step time (memory) have no share. */
+		if (r->base && r->test && (r->base->share > 0 || r->test->share > 0)) {
+			fprintf(f, " (%.1f %% -> %.1f %% of step time)", 100 * r->base->share,
+				100 * r->test->share);
+		} else if (x->share > 0) {
+			fprintf(f, " (%.1f %% of step time)", 100 * x->share);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void text_rest(FILE *f, const struct tc_diff *d) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	char x[6][TC_FMT_LEN];
+	fprintf(f, "\ntransfers per step\n");
+	static const char *const hdr[] = { "  direction", ">copies base", ">test", ">change",
+		">bytes base", ">test", ">change" };
+	struct tc_table tb;
+	tc_table_init(&tb, 7, hdr);
+	for (int k = 0; k < TC_XFER_COUNT; k++) {
+		double bc = (double)b->xfer[k].count / step_n(b), tc = (double)t->xfer[k].count / step_n(t);
+		double bb = b->xfer[k].bytes / step_n(b), tbb = t->xfer[k].bytes / step_n(t);
+		tc_table_cellf(&tb, "  %s", tc_xfer_dir_name((enum tc_xfer_dir)k));
+		tc_table_cellf(&tb, "%.4g", bc);
+		tc_table_cellf(&tb, "%.4g", tc);
+		tc_table_cellf(&tb, "%+.4g", tc - bc);
+		tc_table_cell(&tb, tc_fmt_bytes(x[0], bb));
+		tc_table_cell(&tb, tc_fmt_bytes(x[1], tbb));
+		tc_table_cell(&tb, sbytes(x[2], tbb - bb));
+	}
+	tc_table_print(&tb, f, "");
+	tc_table_finish(&tb);
+	if (d->n_mem) {
+		fprintf(f, "\nmemory (peak of each counter)\n");
+		static const char *const mh[] = { "  counter", ">base", ">test", ">change" };
+		tc_table_init(&tb, 4, mh);
+		for (size_t i = 0; i < d->n_mem; i++) {
+			const struct tc_diff_mem_row *r = &d->mem[i];
+			tc_table_cellf(&tb, "  %s", r->label);
+			tc_table_cell(&tb, r->base_bytes >= 0 ? tc_fmt_bytes(x[0], r->base_bytes) : "-");
+			tc_table_cell(&tb, r->test_bytes >= 0 ? tc_fmt_bytes(x[1], r->test_bytes) : "-");
+			tc_table_cell(&tb, r->base_bytes >= 0 && r->test_bytes >= 0 ?
+				sbytes(x[2], r->test_bytes - r->base_bytes) : "-");
+		}
+		tc_table_print(&tb, f, "");
+		tc_table_finish(&tb);
+	}
+	fprintf(f, "\ncompile    %llu -> %llu events, %s -> %s (%s), whole trace\n",
+		(unsigned long long)b->compile_count, (unsigned long long)t->compile_count,
+		tc_fmt_dur(x[3], b->compile_ps), tc_fmt_dur(x[4], t->compile_ps),
+		sdur(x[5], (double)(t->compile_ps - b->compile_ps)));
+}
+
+void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o) {
+	text_side(f, "base", d->base);
+	text_side(f, "test", d->test);
+	text_norm(f, d);
+	if (o->gate) {
+		const struct tc_diff_gate *g = o->gate;
+		char x[2][TC_FMT_LEN];
+		tc_term_fprintf(f, "gate       %s: %s -> %s, %+.1f %%", g->label, dur(x[0], g->base),
+			dur(x[1], g->test), g->change_pct);
+		if (isfinite(g->threshold_pct)) {
+			fprintf(f, " (limit +%g %%): %s\n", g->threshold_pct,
+				g->failed ? "REGRESSION" : "ok");
+		} else {
+			fprintf(f, " (no --fail-on-regression limit)\n");
+		}
+	}
+	text_steps(f, d);
+	text_attribution(f, d);
+	text_devices(f, d);
+	text_rows(f, "ops", d->ops, d->n_ops, o->top, true);
+	text_added(f, d, true, o->top);
+	text_added(f, d, false, o->top);
+	text_rows(f, "op categories", d->cats, d->n_cats, o->top, false);
+	text_findings(f, d);
+	text_rest(f, d);
+}
+
+static void json_side(struct tc_jw *w, const struct tc_diff_side *s) {
+	tc_jw_obj_begin(w);
+	tc_jw_kv_str(w, "path", s->label);
+	tc_jw_kv_str(w, "format", s->format);
+	tc_jw_kv_uint(w, "files", s->n_sources);
+	tc_jw_kv_bool(w, "has_steps", s->has_steps);
+	tc_jw_kv_str(w, "steps_source", s->steps_source);
+	tc_jw_kv_uint(w, "steps_counted", s->n_steps);
+	tc_jw_kv_uint(w, "steps_total", s->n_steps_all);
+	tc_jw_key(w, "attribution_device");
+	if (s->bd_device) {
+		tc_jw_str(w, s->bd_device);
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_key(w, "step_time");
+	tc_jw_obj_begin(w);
+	tc_jw_kv_int(w, "mean_ps", ps(s->step_mean_ps));
+	tc_jw_kv_int(w, "median_ps", ps(s->step_median_ps));
+	tc_jw_kv_int(w, "p90_ps", ps(s->step_p90_ps));
+	tc_jw_obj_end(w);
+	tc_jw_key(w, "ranks");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < s->n_ranks; i++) {
+		const struct tc_diff_rank *r = &s->ranks[i];
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "file", r->label);
+		tc_jw_kv_uint(w, "steps", r->n_steps);
+		tc_jw_kv_int(w, "mean_ps", ps(r->mean_ps));
+		tc_jw_kv_int(w, "median_ps", ps(r->median_ps));
+		tc_jw_kv_int(w, "p90_ps", ps(r->p90_ps));
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+	tc_jw_kv_int(w, "device_busy_per_step_ps", ps((double)s->device_busy_ps / step_n(s)));
+	tc_jw_kv_int(w, "trace_device_busy_ps", s->trace_busy_ps);
+	tc_jw_kv_uint(w, "compile_events", s->compile_count);
+	tc_jw_kv_int(w, "compile_ps", s->compile_ps);
+	tc_jw_obj_end(w);
+}
+
+/* {"base": b, "test": t, "change": t - b} in picoseconds. */
+static void json_ps3(struct tc_jw *w, const char *key, double b, double t) {
+	tc_jw_key(w, key);
+	tc_jw_obj_begin(w);
+	tc_jw_kv_int(w, "base", ps(b));
+	tc_jw_kv_int(w, "test", ps(t));
+	tc_jw_kv_int(w, "change", ps(t) - ps(b));
+	tc_jw_obj_end(w);
+}
+
+static void json_num3(struct tc_jw *w, const char *key, double b, double t) {
+	tc_jw_key(w, key);
+	tc_jw_obj_begin(w);
+	tc_jw_kv_double(w, "base", b);
+	tc_jw_kv_double(w, "test", t);
+	tc_jw_kv_double(w, "change", t - b);
+	tc_jw_obj_end(w);
+}
+
+static void json_rows(struct tc_jw *w, const char *key, const struct tc_diff_row *rows,
+		size_t n, bool names) {
+	tc_jw_key(w, key);
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_diff_row *r = &rows[i];
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "name", r->key);
+		tc_jw_kv_str(w, "scope", tc_diff_scope_name((enum tc_diff_scope)r->scope));
+		tc_jw_kv_str(w, "status", row_status(r));
+		if (names) {
+			tc_jw_kv_str(w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
+			tc_jw_kv_uint(w, "names", r->n_names);
+			tc_jw_key(w, "normalised");
+			tc_jw_arr_begin(w);
+			for (uint32_t b = 0; b < TC_NORM_COUNT; b++) {
+				if (r->norm & (1u << b)) {
+					tc_jw_str(w, tc_diff_norm_name((enum tc_diff_norm)(1u << b)));
+				}
+			}
+			tc_jw_arr_end(w);
+		}
+		json_num3(w, "calls_per_step", r->base.calls, r->test.calls);
+		json_ps3(w, "time_per_step_ps", r->base.time_ps, r->test.time_ps);
+		json_ps3(w, "mean_ps", r->base.mean_ps, r->test.mean_ps);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+}
+
+static void json_finding(struct tc_jw *w, const char *key, const struct tc_diff_finding *x) {
+	tc_jw_key(w, key);
+	if (!x) {
+		tc_jw_null(w);
+		return;
+	}
+	tc_jw_obj_begin(w);
+	tc_jw_kv_str(w, "severity", tc_severity_name(x->severity));
+	tc_jw_kv_double(w, "share", x->share);
+	tc_jw_kv_str(w, "text", x->text);
+	tc_jw_obj_end(w);
+}
+
+static void json_rest(struct tc_jw *w, const struct tc_diff *d) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	tc_jw_key(w, "findings");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < d->n_findings; i++) {
+		const struct tc_diff_finding_row *r = &d->findings[i];
+		const struct tc_diff_finding *x = r->test ? r->test : r->base;
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "kind", x->kind);
+		const char *dev = finding_device(d, r);
+		tc_jw_key(w, "device");
+		if (dev) {
+			tc_jw_str(w, dev);
+		} else {
+			tc_jw_null(w);
+		}
+		tc_jw_kv_str(w, "change", tc_diff_change_name(r->change));
+		json_finding(w, "base", r->base);
+		json_finding(w, "test", r->test);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+	tc_jw_key(w, "transfers");
+	tc_jw_arr_begin(w);
+	for (int k = 0; k < TC_XFER_COUNT; k++) {
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "direction", tc_xfer_dir_name((enum tc_xfer_dir)k));
+		json_num3(w, "copies_per_step", (double)b->xfer[k].count / step_n(b),
+			(double)t->xfer[k].count / step_n(t));
+		json_num3(w, "bytes_per_step", b->xfer[k].bytes / step_n(b),
+			t->xfer[k].bytes / step_n(t));
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+	tc_jw_key(w, "memory");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < d->n_mem; i++) {
+		const struct tc_diff_mem_row *r = &d->mem[i];
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "counter", r->label);
+		tc_jw_key(w, "base_peak_bytes");
+		r->base_bytes >= 0 ? tc_jw_double(w, r->base_bytes) : tc_jw_null(w);
+		tc_jw_key(w, "test_peak_bytes");
+		r->test_bytes >= 0 ? tc_jw_double(w, r->test_bytes) : tc_jw_null(w);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+	json_num3(w, "compile_events", (double)b->compile_count, (double)t->compile_count);
+	json_ps3(w, "compile_ps", (double)b->compile_ps, (double)t->compile_ps);
+}
+
+void tc_write_diff_json(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	struct tc_jw w;
+	tc_jw_init(&w, f, true);
+	tc_jw_obj_begin(&w);
+	tc_jw_kv_str(&w, "schema", TC_DIFF_SCHEMA);
+	tc_jw_key(&w, "base");
+	json_side(&w, b);
+	tc_jw_key(&w, "test");
+	json_side(&w, t);
+	tc_jw_kv_bool(&w, "whole_trace", d->whole_trace);
+	tc_jw_kv_bool(&w, "exact_names", d->exact_names);
+	tc_jw_key(&w, "normalisations_used");
+	tc_jw_arr_begin(&w);
+	for (uint32_t k = 0; k < TC_NORM_COUNT; k++) {
+		if (d->norm_used & (1u << k)) {
+			tc_jw_str(&w, tc_diff_norm_name((enum tc_diff_norm)(1u << k)));
+		}
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "gate");
+	if (o->gate) {
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "metric", o->gate->label);
+		tc_jw_kv_int(&w, "base_ps", ps(o->gate->base));
+		tc_jw_kv_int(&w, "test_ps", ps(o->gate->test));
+		tc_jw_key(&w, "change_pct");
+		isfinite(o->gate->change_pct) ? tc_jw_double(&w, o->gate->change_pct) : tc_jw_null(&w);
+		tc_jw_key(&w, "threshold_pct");
+		isfinite(o->gate->threshold_pct) ? tc_jw_double(&w, o->gate->threshold_pct) :
+			tc_jw_null(&w);
+		tc_jw_kv_bool(&w, "failed", o->gate->failed);
+		tc_jw_obj_end(&w);
+	} else {
+		tc_jw_null(&w);
+	}
+	tc_jw_key(&w, "step_time");
+	tc_jw_obj_begin(&w);
+	json_ps3(&w, "mean_ps", b->step_mean_ps, t->step_mean_ps);
+	json_ps3(&w, "median_ps", b->step_median_ps, t->step_median_ps);
+	json_ps3(&w, "p90_ps", b->step_p90_ps, t->step_p90_ps);
+	tc_jw_obj_end(&w);
+	tc_jw_key(&w, "attribution");
+	tc_jw_arr_begin(&w);
+	for (int i = 0; i < TC_BD_COUNT; i++) {
+		int c = d->bd_order[i];
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "category", tc_bd_cat_name((enum tc_bd_cat)c));
+		json_ps3(&w, "per_step_ps", (double)b->cat_ps[c] / step_n(b),
+			(double)t->cat_ps[c] / step_n(t));
+		json_num3(&w, "percent", b->step_total_ps ? 100.0 * (double)b->cat_ps[c] /
+			(double)b->step_total_ps : 0, t->step_total_ps ? 100.0 * (double)t->cat_ps[c] /
+			(double)t->step_total_ps : 0);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	tc_jw_key(&w, "devices");
+	tc_jw_arr_begin(&w);
+	for (size_t i = 0; i < d->n_devices; i++) {
+		const struct tc_diff_dev_row *r = &d->devices[i];
+		tc_jw_obj_begin(&w);
+		tc_jw_kv_str(&w, "name", r->name);
+		tc_jw_kv_bool(&w, "in_base", r->in_base);
+		tc_jw_kv_bool(&w, "in_test", r->in_test);
+		json_ps3(&w, "busy_per_step_ps", r->base_busy_ps, r->test_busy_ps);
+		json_ps3(&w, "idle_per_step_ps", r->base_idle_ps, r->test_idle_ps);
+		tc_jw_obj_end(&w);
+	}
+	tc_jw_arr_end(&w);
+	json_rows(&w, "ops", d->ops, d->n_ops, true);
+	json_rows(&w, "categories", d->cats, d->n_cats, false);
+	json_rest(&w, d);
+	tc_jw_obj_end(&w);
+	tc_jw_end(&w);
+}

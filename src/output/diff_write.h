@@ -1,0 +1,20 @@
+#ifndef TC_OUTPUT_DIFF_WRITE_H
+#define TC_OUTPUT_DIFF_WRITE_H
+
+/* Writers for `tracectl diff`: they read only the diff (model/diff.h). */
+
+#include <stddef.h>
+#include <stdio.h>
+#include "model/diff.h"
+
+#define TC_DIFF_SCHEMA "tracectl.diff/1"
+
+struct tc_diff_write_opts {
+	size_t top;                     /* op and category rows listed (0 = all) */
+	const struct tc_diff_gate *gate; /* --fail-on-regression result, NULL if none */
+};
+
+void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o);
+void tc_write_diff_json(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o);
+
+#endif
