@@ -50,15 +50,19 @@ static uint64_t get_varint(const uint8_t **pp) {
 
 /* Mark the open list's last record (a list begun and never ended is closed
  * by the next begin, so lists stay contiguous and merge can walk them). */
-void tc_model_args_close(struct tc_model *m) {
+static void args_close(struct tc_model *m) {
 	if (m->arg_last_hdr != TC_NONE) {
 		m->argb[m->arg_last_hdr] |= ARG_LAST;
 		m->arg_last_hdr = TC_NONE;
 	}
 }
 
+void tc_model_args_close(struct tc_model *m) {
+	args_close(m);
+}
+
 uint32_t tc_model_args_begin(struct tc_model *m) {
-	tc_model_args_close(m);
+	args_close(m);
 	return (uint32_t)m->n_argb;
 }
 
@@ -150,7 +154,7 @@ uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
 	if (m->arg_last_hdr == TC_NONE || m->arg_last_hdr < begin) {
 		return TC_NONE;
 	}
-	tc_model_args_close(m);
+	args_close(m);
 	return begin;
 }
 

@@ -88,7 +88,7 @@ static uint64_t thr_hash(uint32_t pid, uint32_t tid, uint8_t flavor, uint32_t ac
 }
 
 /* Index of a thread, or TC_NONE; *slot_out gets the free slot when absent. */
-uint32_t tc_json_thr_find(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
+static uint32_t thr_find(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
 		uint32_t acat, size_t *slot_out) {
 	size_t mask = r->thr_nslots - 1;
 	size_t i = thr_hash(pid, tid, flavor, acat) & mask;
@@ -114,7 +114,7 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 		}
 	}
 	size_t i = 0;
-	uint32_t found = tc_json_thr_find(r, pid, tid, flavor, acat, &i);
+	uint32_t found = thr_find(r, pid, tid, flavor, acat, &i);
 	if (found != TC_NONE) {
 		r->last_thr = found;
 		return found;
@@ -146,6 +146,12 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 	}
 	r->last_thr = idx;
 	return idx;
+}
+
+/* Index of a thread, or TC_NONE (thr_find for the linking passes). */
+uint32_t tc_json_thr_index(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
+		uint32_t acat) {
+	return thr_find(r, pid, tid, flavor, acat, NULL);
 }
 
 /* The model track of a thread, creating its device and track on first use.
@@ -709,10 +715,6 @@ static bool end_event(struct reader *r) {
 
 /* ---- token handlers (replay calls them in document order) ---- */
 
-enum ctx tc_json_cur_ctx(const struct reader *r) {
-	return r->depth ? (enum ctx)r->ctx[r->depth - 1] : C_SKIP;
-}
-
 /* Appends to the captured value; past the string limit the value is
  * flagged, not cut (it is dropped whole). */
 static void cap_put(struct reader *r, const char *s, size_t n) {
@@ -955,7 +957,7 @@ static inline void field_value(struct reader *r, enum ctx c, enum slot slot, int
 }
 
 static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t n, bool b) {
-	enum ctx c = tc_json_cur_ctx(r);
+	enum ctx c = cur_ctx(r);
 	enum slot slot = r->slot;
 	r->slot = S_NONE;
 	switch (c) {
@@ -1112,7 +1114,7 @@ static bool key_is(const unsigned char *s, size_t n, const char *lit) {
 }
 
 static int on_key(struct reader *r, const unsigned char *s, size_t n) {
-	switch (tc_json_cur_ctx(r)) {
+	switch (cur_ctx(r)) {
 	case C_EVENT:
 		event_key(r, s, n);
 		return 1;
@@ -1171,7 +1173,7 @@ static int open_container(struct reader *r, bool is_map) {
 		r->saw_events = !is_map;
 		return push(r, is_map ? C_ROOT_MAP : C_EVENTS);
 	}
-	enum ctx parent = tc_json_cur_ctx(r);
+	enum ctx parent = cur_ctx(r);
 	switch (parent) {
 	case C_EVENTS:
 		if (!is_map) {
@@ -1229,7 +1231,7 @@ static int open_container(struct reader *r, bool is_map) {
 }
 
 static int close_container(struct reader *r, bool is_map) {
-	enum ctx c = tc_json_cur_ctx(r);
+	enum ctx c = cur_ctx(r);
 	r->depth--;
 	r->slot = S_NONE;
 	switch (c) {
@@ -1311,7 +1313,7 @@ bool tc_json_replay_batch(struct reader *r, const struct tc_jbatch *bt, const st
 		int rv;
 		if (t->type == TC_JT_KEY) {
 			/* The two hot contexts by plain tests, not on_key's jump. */
-			enum ctx c = tc_json_cur_ctx(r);
+			enum ctx c = cur_ctx(r);
 			const unsigned char *k = bt->buf + t->off;
 			dd_take(r, t);
 			rv = 1;

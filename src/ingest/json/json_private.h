@@ -42,9 +42,8 @@ struct reader;
 /* events.c */
 bool tc_json_fail(struct reader *r, const char *msg);
 bool tc_json_starts_with(const char *s, const char *p);
-uint32_t tc_json_thr_find(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
-		uint32_t acat, size_t *slot_out);
-enum ctx tc_json_cur_ctx(const struct reader *r);
+uint32_t tc_json_thr_index(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
+		uint32_t acat);
 void tc_json_init_ev_keys(struct reader *r);
 bool tc_json_replay_batch(struct reader *r, const struct tc_jbatch *bt, const struct tc_jsrc *src);
 
@@ -298,5 +297,10 @@ struct reader {
 		uint32_t thread_name, thread_sort_index;
 	} s;
 };
+
+/* What the innermost open container is. Inline: every token asks. */
+static inline enum ctx cur_ctx(const struct reader *r) {
+	return r->depth ? (enum ctx)r->ctx[r->depth - 1] : C_SKIP;
+}
 
 #endif

@@ -108,6 +108,7 @@ static bool finish(struct reader *r) {
 	}
 	return true;
 }
+
 static void reader_free(struct reader *r) {
 	free(r->ctx);
 	free(r->strs);
@@ -130,6 +131,7 @@ static void reader_free(struct reader *r) {
 	free(r->host_steps);
 	free(r->dev_steps);
 }
+
 static void init_names(struct reader *r) {
 	struct tc_model *m = r->m;
 #define I(field, text) r->s.field = tc_model_intern(m, text)
@@ -176,12 +178,13 @@ static void init_names(struct reader *r) {
 	I(thread_sort_index, "thread_sort_index");
 #undef I
 }
+
 /* Where the document ended, for a truncated file. */
 static bool check_end(struct reader *r) {
 	if (r->depth == 0) {
 		return true;
 	}
-	enum ctx c = tc_json_cur_ctx(r);
+	enum ctx c = cur_ctx(r);
 	bool between_events = c == C_EVENTS && !r->eof_in_token;
 	bool top_level = c == C_ROOT_MAP && r->slot == S_NONE && !r->eof_in_token;
 	/* A file cut right after a complete event (or between top-level keys)
@@ -200,12 +203,14 @@ static bool check_end(struct reader *r) {
 	return tc_error_set(r->err, TC_EXIT_INPUT, "json: unexpected end of input inside %s",
 		where);
 }
+
 /* What the reader needs from the tokeniser once the input is done. */
 static void src_done(struct reader *r, const struct tc_jsrc *src) {
 	r->eof_in_token = src->lx.eof_in_token;
 	r->trailing_commas = src->lx.trailing_commas;
 	r->offset_base = src->offset;
 }
+
 static bool parse_serial(struct reader *r, struct tc_input *in) {
 	struct tc_jsrc src;
 	struct tc_jbatch b[2] = { 0 };
@@ -223,6 +228,7 @@ static bool parse_serial(struct reader *r, struct tc_input *in) {
 	tc_jsrc_finish(&src);
 	return ok;
 }
+
 struct pipe {
 	struct tc_jsrc src;
 	struct tc_jbatch b[NBATCH];
@@ -233,6 +239,7 @@ struct pipe {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 };
+
 static void *produce(void *arg) {
 	struct pipe *p = arg;
 	for (;;) {
@@ -255,6 +262,7 @@ static void *produce(void *arg) {
 		}
 	}
 }
+
 static bool parse_pipelined(struct reader *r, struct tc_input *in, bool *started) {
 	struct pipe *p = tc_xcalloc(1, sizeof(*p));
 	tc_jsrc_init(&p->src, in, r->lim);
@@ -297,6 +305,7 @@ out:
 	free(p);
 	return ok;
 }
+
 static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
 	struct reader r = { 0 };
@@ -341,6 +350,7 @@ out:
 	reader_free(&r);
 	return ok;
 }
+
 /* '{' or '[' first (after a UTF-8 BOM and whitespace), then the start of a
  * string or object: JSON text, not binary that happens to start with '{'. */
 static int sniff(const uint8_t *head, size_t len) {
@@ -370,6 +380,7 @@ static int sniff(const uint8_t *head, size_t len) {
 	}
 	return 0;
 }
+
 const struct tc_reader tc_reader_json = {
 	.name = "json",
 	.description = "Chrome/Kineto/JAX JSON",

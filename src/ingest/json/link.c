@@ -9,6 +9,7 @@ static int cmp_corr(const void *pa, const void *pb) {
 	}
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
+
 /* Runtime call → device activity by correlation id. */
 size_t tc_json_link_correlations(struct reader *r) {
 	if (!r->n_host_corr || !r->n_dev_corr) {
@@ -42,11 +43,13 @@ size_t tc_json_link_correlations(struct reader *r) {
 	}
 	return links;
 }
+
 struct tev {
 	uint32_t track;
 	int64_t start, end;
 	uint32_t ev;
 };
+
 static int cmp_tev(const void *pa, const void *pb) {
 	const struct tev *a = pa, *b = pb;
 	if (a->track != b->track) {
@@ -60,13 +63,15 @@ static int cmp_tev(const void *pa, const void *pb) {
 	}
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
+
 /* The plain and the host-category track of an endpoint's (pid, tid). */
 static void flow_tracks(const struct reader *r, const struct flow_end *f, uint32_t cand[2]) {
 	const struct thr_info *t = &r->thrs[f->thr];
 	cand[0] = t->track;
-	uint32_t a = tc_json_thr_find(r, t->pid, t->tid, FL_ASIDE, 0, NULL);
+	uint32_t a = tc_json_thr_index(r, t->pid, t->tid, FL_ASIDE, 0);
 	cand[1] = a != TC_NONE ? r->thrs[a].track : TC_NONE;
 }
+
 /* The slice on track t an endpoint at ts binds to: the latest-starting one
  * enclosing ts, or (not enclosing) the first starting at or after ts. */
 static uint32_t bind_end(const struct tev *tv, size_t ntv, uint32_t t, int64_t ts,
@@ -97,6 +102,7 @@ static uint32_t bind_end(const struct tev *tv, size_t ntv, uint32_t t, int64_t t
 	}
 	return TC_NONE;
 }
+
 static int cmp_fe(const void *pa, const void *pb) {
 	const struct flow_end *a = pa, *b = pb;
 	if (a->cat != b->cat) {
@@ -110,6 +116,7 @@ static int cmp_fe(const void *pa, const void *pb) {
 	}
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
+
 /* Bind v1 flow endpoints to slices, then link consecutive endpoints of each
  * id: an endpoint that may start a link to the next that may end one. */
 void tc_json_link_flows(struct reader *r, bool skip_launch_cats) {
@@ -190,19 +197,23 @@ void tc_json_link_flows(struct reader *r, bool skip_launch_cats) {
 		}
 	}
 }
+
 /* Device kinds and names, track kinds and names, now that all metadata is in. */
 struct step_span {
 	int64_t start, end, num;
 	uint32_t ev;
 };
+
 static int cmp_span_start(const void *pa, const void *pb) {
 	const struct step_span *a = pa, *b = pb;
 	return a->start < b->start ? -1 : a->start > b->start;
 }
+
 static int cmp_span_num(const void *pa, const void *pb) {
 	const struct step_span *a = pa, *b = pb;
 	return a->num < b->num ? -1 : a->num > b->num;
 }
+
 static size_t step_spans(const struct tc_model *m, const uint32_t *evs, size_t n,
 		struct step_span *out) {
 	size_t k = 0;
@@ -215,6 +226,7 @@ static size_t step_spans(const struct tc_model *m, const uint32_t *evs, size_t n
 	}
 	return k;
 }
+
 /*
  * Kineto projects ProfilerStep#N onto the GPU as the span of the GPU work the
  * step launched, and such a device marker wins over the host's. ROCm traces
@@ -293,6 +305,7 @@ void tc_json_check_device_steps(struct reader *r) {
 	free(hs);
 	free(ds);
 }
+
 void tc_json_settle_devices(struct reader *r, uint32_t host) {
 	struct tc_model *m = r->m;
 	char buf[512];
@@ -412,7 +425,7 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 		const struct tc_device *d = &m->devices[tr->device];
 		uint32_t tname = t->name;
 		if (!tname && t->flavor != FL_PLAIN) {
-			uint32_t pl = tc_json_thr_find(r, t->pid, t->tid, FL_PLAIN, 0, NULL);
+			uint32_t pl = tc_json_thr_index(r, t->pid, t->tid, FL_PLAIN, 0);
 			tname = pl != TC_NONE ? r->thrs[pl].name : 0;
 		}
 		const char *tn = tname ? tc_model_str(m, tname) : NULL;

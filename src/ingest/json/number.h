@@ -26,6 +26,7 @@ static inline unsigned digits8(const char *s, uint64_t *val) {
 	*val = v * 42949672960001ull >> 32;
 	return k;
 }
+
 /*
  * Parse a JSON number's text holding a time in µs into whole µs (floor) and a
  * ps remainder in [0, 1e6). Digits past the 6th decimal are rounded half up.
@@ -170,6 +171,7 @@ static inline bool parse_us(const char *s, size_t n, int64_t *us, int64_t *frac)
 	*frac = fp;
 	return true;
 }
+
 /* Whether text parse_us() refused is still a number (so out of range,
  * not malformed): a sign, digits, a point, an exponent, outer blanks. */
 static inline bool numeric_text(const char *s, size_t n) {
@@ -184,6 +186,7 @@ static inline bool numeric_text(const char *s, size_t n) {
 	}
 	return digit;
 }
+
 /* Integer text → int64; false if not a plain integer or out of range. */
 static inline bool parse_i64(const char *s, size_t n, int64_t *out) {
 	size_t i = 0;
@@ -215,10 +218,12 @@ static inline bool parse_i64(const char *s, size_t n, int64_t *out) {
 	}
 	return true;
 }
+
 static const double pow10_tab[] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
+
 /*
  * Decimal text → double. Plain decimals with up to 15 significant digits are
  * exact as mantissa / 10^k (both exactly representable, one rounding); the

@@ -3,13 +3,6 @@
 
 /* ---- clocks ---- */
 
-uint64_t tc_perfetto_clock_key(uint32_t seq_id, uint64_t id) {
-	if (id >= 64 && id < 128) {
-		return ((uint64_t)seq_id << 32) | id;
-	}
-	return id;
-}
-
 static uint32_t clk_get(struct pre *s, uint64_t key) {
 	uint32_t *p = tc_u64map_find(&s->clk_by_key, key);
 	if (p) {
@@ -184,7 +177,7 @@ void tc_perfetto_parse_snapshot(struct pre *s, struct pseq *q, const uint8_t *p,
 			*ok = tc_perfetto_pre_pb_fail(s, &rc, "ClockSnapshot");
 			return;
 		}
-		uint32_t c = clk_get(s, tc_perfetto_clock_key(q->id, id));
+		uint32_t c = clk_get(s, clock_key(q->id, id));
 		struct clk *k = &s->clks[c];
 		if (mult) {
 			k->mult = (int64_t)mult;
@@ -252,7 +245,7 @@ bool tc_perfetto_clk_convert(struct pre *s, uint32_t c, int64_t v, int64_t *out)
 
 bool tc_perfetto_clk_lookup(struct pre *s, struct pseq *q, uint32_t clock_id, uint64_t ts,
 		uint32_t *c, int64_t *out, uint16_t *warn) {
-	uint64_t key = tc_perfetto_clock_key(q->id, clock_id);
+	uint64_t key = clock_key(q->id, clock_id);
 	uint32_t *p = tc_u64map_find(&s->clk_by_key, key);
 	if (p) {
 		*c = *p;
@@ -275,24 +268,3 @@ bool tc_perfetto_clk_lookup(struct pre *s, struct pseq *q, uint32_t clock_id, ui
 	return false;
 }
 
-/* Trace-clock ns to ps from the reading base; false if out of range. */
-bool tc_perfetto_ns_to_ps(struct st *s, int64_t ns, int64_t *ps) {
-	if (!s->have_base) {
-		s->have_base = true;
-		s->base_ns = ns;
-	}
-	int64_t d;
-	if (__builtin_sub_overflow(ns, s->base_ns, &d)) {
-		d = INT64_MAX;
-	}
-	if (d > INT64_MAX / 2000 || d < -(INT64_MAX / 2000)) {
-		tc_model_warn(s->m, 1, "perfetto: dropped events more than 50 days "
-			"away from the first timestamp");
-		return false;
-	}
-	*ps = d * 1000;
-	if (*ps > s->last_ps) {
-		s->last_ps = *ps;
-	}
-	return true;
-}

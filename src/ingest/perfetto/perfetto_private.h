@@ -60,13 +60,11 @@ bool tc_perfetto_pre_fail_at(struct pre *b, int64_t off, const char *msg, const 
 bool tc_perfetto_pre_pb_fail(struct pre *b, const struct tc_pb *r, const char *what);
 
 /* clock.c */
-uint64_t tc_perfetto_clock_key(uint32_t seq_id, uint64_t id);
 void tc_perfetto_parse_snapshot(struct pre *s, struct pseq *q, const uint8_t *p, size_t len,
 		bool *ok);
 bool tc_perfetto_clk_convert(struct pre *s, uint32_t c, int64_t v, int64_t *out);
 bool tc_perfetto_clk_lookup(struct pre *s, struct pseq *q, uint32_t clock_id, uint64_t ts,
 		uint32_t *c, int64_t *out, uint16_t *warn);
-bool tc_perfetto_ns_to_ps(struct st *s, int64_t ns, int64_t *ps);
 
 /* descriptors.c */
 bool tc_perfetto_parse_interned(struct st *s, struct seq *q, const uint8_t *p, size_t len);
@@ -737,11 +735,41 @@ static inline uint64_t pseudo_uuid(uint64_t space, uint64_t a, uint64_t b) {
 	return (space << 60) | (h >> 4);
 }
 
+/* Clock ids 64..127 are the sequence's own: keyed with it. */
+static inline uint64_t clock_key(uint32_t seq_id, uint64_t id) {
+	if (id >= 64 && id < 128) {
+		return ((uint64_t)seq_id << 32) | id;
+	}
+	return id;
+}
+
+/* Trace-clock ns to ps from the reading base; false if out of range. */
+static inline bool ns_to_ps(struct st *s, int64_t ns, int64_t *ps) {
+	if (!s->have_base) {
+		s->have_base = true;
+		s->base_ns = ns;
+	}
+	int64_t d;
+	if (__builtin_sub_overflow(ns, s->base_ns, &d)) {
+		d = INT64_MAX;
+	}
+	if (d > INT64_MAX / 2000 || d < -(INT64_MAX / 2000)) {
+		tc_model_warn(s->m, 1, "perfetto: dropped events more than 50 days "
+			"away from the first timestamp");
+		return false;
+	}
+	*ps = d * 1000;
+	if (*ps > s->last_ps) {
+		s->last_ps = *ps;
+	}
+	return true;
+}
+
 /* Packet timestamp (in clock_id units) to trace-clock ns. */
 static inline bool to_trace_ns(struct pre *s, struct pseq *q, uint32_t clock_id, uint64_t ts,
 		int64_t *out, uint16_t *warn) {
 	uint32_t c = q->last_clk;
-	if (c == TC_NONE || q->last_clock_key != tc_perfetto_clock_key(q->id, clock_id)) {
+	if (c == TC_NONE || q->last_clock_key != clock_key(q->id, clock_id)) {
 		if (!tc_perfetto_clk_lookup(s, q, clock_id, ts, &c, out, warn)) {
 			return false;
 		}
@@ -763,6 +791,7 @@ static inline bool to_trace_ns(struct pre *s, struct pseq *q, uint32_t clock_id,
 	}
 	return tc_perfetto_clk_convert(s, c, v, out);
 }
+
 /* ---- packets: the model half ---- */
 
 /* A TracePacket's own fields. */
@@ -773,6 +802,7 @@ struct pkt {
 	const uint8_t *interned, *defaults, *data;
 	size_t interned_len, defaults_len, data_len;
 };
+
 static inline int packet_fields(struct tc_pb *r, const uint8_t *base, const uint8_t *p, size_t len,
 		struct pkt *k) {
 	struct tc_pb_field f = { 0 };
@@ -821,6 +851,7 @@ static inline int packet_fields(struct tc_pb *r, const uint8_t *base, const uint
 	}
 	return rv;
 }
+
 /* Hand consumed pages back every 16 MiB. */
 static inline void release(struct st *s, uint64_t off) {
 	if (s->in && off - s->released >= (16u << 20)) {

@@ -46,6 +46,7 @@ static void pre_finish(struct pre *b) {
 	tc_u64map_finish(&b->clk_by_key);
 	tc_u64map_finish(&b->pair_by_key);
 }
+
 static void st_finish(struct st *s) {
 	for (size_t i = 0; i < s->sx.n; i++) {
 		struct seq *q = &s->seqs[i];
@@ -82,6 +83,7 @@ static void st_finish(struct st *s) {
 	free(s->anno_len);
 	tc_strbuf_finish(&s->txt);
 }
+
 /*
  * Expected wire type of the TracePacket fields the sniffer knows; 0xff for
  * fields it does not. A first packet whose known fields all have the right
@@ -106,6 +108,7 @@ static int packet_field_type(uint32_t num) {
 		return 0xff;
 	}
 }
+
 static int sniff(const uint8_t *head, size_t len) {
 	const uint8_t *p = head, *end = head + len;
 	uint64_t n;
@@ -156,6 +159,7 @@ static int sniff(const uint8_t *head, size_t len) {
 	}
 	return known >= 2 ? 90 : 70;
 }
+
 static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
 	/* Compressed input and pipes are read (on a helper thread where a core
@@ -204,6 +208,7 @@ static bool read_perfetto(struct tc_model *m, struct tc_input *in, uint32_t sour
 	st_finish(&s);
 	return ok;
 }
+
 const struct tc_reader tc_reader_perfetto = {
 	.name = "perfetto",
 	.description = "Perfetto",

@@ -628,7 +628,7 @@ static bool legacy_time(struct st *s, struct seq *q, const struct tev *e, int64_
 	} else {
 		q->legacy_ts_us = wrap_add(q->legacy_ts_us, e->delta_us);
 	}
-	return tc_perfetto_ns_to_ps(s, wrap_mul(q->legacy_ts_us, 1000), ps);
+	return ns_to_ps(s, wrap_mul(q->legacy_ts_us, 1000), ps);
 }
 
 /* The track record an event goes to. */
@@ -1087,7 +1087,7 @@ bool tc_perfetto_apply(struct st *s, const struct prec *r) {
 	int64_t ps = 0;
 	bool ts_ok = false;
 	if (r->flags & PF_TS) {
-		if (!tc_perfetto_ns_to_ps(s, r->ns, &ps)) {
+		if (!ns_to_ps(s, r->ns, &ps)) {
 			return true;
 		}
 		ts_ok = true;

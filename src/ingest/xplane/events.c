@@ -28,6 +28,7 @@ static struct xstat xstat_of(uint32_t k, const struct sval *v) {
 	}
 	return x;
 }
+
 bool tc_xplane_parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 		uint32_t *sm_out, struct sval *v) {
 	struct tc_pb pb;
@@ -117,39 +118,9 @@ bool tc_xplane_parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 	}
 	return true;
 }
-bool tc_xplane_sval_num(const struct sval *v, double *d) {
-	switch (v->type) {
-	case SV_INT:
-		*d = (double)v->v.i;
-		return true;
-	case SV_UINT:
-		*d = (double)v->v.u;
-		return true;
-	case SV_DOUBLE:
-		*d = v->v.d;
-		return true;
-	default:
-		return false;
-	}
-}
-bool tc_xplane_sval_i64(const struct sval *v, int64_t *out) {
-	switch (v->type) {
-	case SV_INT:
-		*out = v->v.i;
-		return true;
-	case SV_UINT:
-		*out = (int64_t)v->v.u;
-		return true;
-	case SV_DOUBLE:
-		if (tc_double_fits_i64(v->v.d)) {
-			*out = (int64_t)v->v.d;
-			return true;
-		}
-		return false;
-	default:
-		return false;
-	}
-}
+
+
+
 void tc_xplane_add_arg(struct reader *r, uint32_t key, const struct sval *v) {
 	switch (v->type) {
 	case SV_INT:
@@ -172,6 +143,7 @@ void tc_xplane_add_arg(struct reader *r, uint32_t key, const struct sval *v) {
 		break;
 	}
 }
+
 /* ---- events ---- */
 
 struct line_ctx {
@@ -218,7 +190,7 @@ static bool parse_counter_event(struct reader *r, const struct line_ctx *lc,
 			if (!parse_stat(r, f.data, f.len, &k, &v)) {
 				return false;
 			}
-			have = tc_xplane_sval_num(&v, &val);
+			have = sval_num(&v, &val);
 		}
 	}
 	if (rc < 0) {
@@ -280,7 +252,7 @@ static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra
 	double dv;
 	switch (sm->role) {
 	case R_CORRELATION:
-		if (tc_xplane_sval_i64(v, &iv)) {
+		if (sval_i64(v, &iv)) {
 			x->corr = (uint64_t)iv;
 			x->have_corr = true;
 		}
@@ -291,7 +263,7 @@ static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra
 		x->have_step = true;
 		return;
 	case R_GROUP_ID:
-		if (tc_xplane_sval_i64(v, &iv)) {
+		if (sval_i64(v, &iv)) {
 			x->group = iv;
 		}
 		break;
@@ -309,7 +281,7 @@ static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra
 	case R_BYTES_RESERVED:
 	case R_PEAK_BYTES:
 	case R_BYTES_AVAILABLE:
-		if (tc_xplane_sval_num(v, &dv)) {
+		if (sval_num(v, &dv)) {
 			x->mr.v[sm->role == R_BYTES_ALLOCATED ? 0 : sm->role == R_BYTES_RESERVED ? 1 :
 				sm->role == R_PEAK_BYTES ? 2 : 3] = dv;
 			x->mem = true;

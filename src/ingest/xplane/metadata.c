@@ -149,9 +149,9 @@ bool tc_xplane_parse_event_metadata(struct reader *r, const uint8_t *p, size_t l
 		int64_t iv;
 		if (sm->role == R_HLO_CATEGORY && v.type == SV_STR) {
 			e->category = v.v.s;
-		} else if (sm->role == R_FLOPS && tc_xplane_sval_i64(&v, &iv)) {
+		} else if (sm->role == R_FLOPS && sval_i64(&v, &iv)) {
 			e->flops = iv;
-		} else if (sm->role == R_BYTES_ACCESSED && tc_xplane_sval_i64(&v, &iv)) {
+		} else if (sm->role == R_BYTES_ACCESSED && sval_i64(&v, &iv)) {
 			e->bytes = iv;
 		}
 		tc_xplane_add_arg(r, sm->name, &v);
@@ -196,7 +196,7 @@ void tc_xplane_classify_plane(const uint8_t *s, size_t n, enum tc_device_kind *k
 void tc_xplane_plane_stat(struct reader *r, struct tc_device *d, const struct smeta *sm,
 		const struct sval *v) {
 	double x = 0;
-	bool num = tc_xplane_sval_num(v, &x);
+	bool num = sval_num(v, &x);
 	switch (sm->role) {
 	case R_PEAK_TFLOPS:
 		if (num) {

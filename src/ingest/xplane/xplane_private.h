@@ -74,8 +74,6 @@ void tc_xplane_plane_stat(struct reader *r, struct tc_device *d, const struct sm
 /* events.c */
 bool tc_xplane_parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
 		uint32_t *sm_out, struct sval *v);
-bool tc_xplane_sval_num(const struct sval *v, double *d);
-bool tc_xplane_sval_i64(const struct sval *v, int64_t *out);
 void tc_xplane_add_arg(struct reader *r, uint32_t key, const struct sval *v);
 bool tc_xplane_parse_line(struct reader *r, const uint8_t *p, size_t len, size_t first_track);
 bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t first_track,
@@ -88,18 +86,22 @@ enum xp_plane_field {
 	XPLANE_ID = 1, XPLANE_NAME = 2, XPLANE_LINES = 3, XPLANE_EVENT_METADATA = 4,
 	XPLANE_STAT_METADATA = 5, XPLANE_STATS = 6,
 };
+
 enum xp_line_field {
 	XLINE_ID = 1, XLINE_NAME = 2, XLINE_TIMESTAMP_NS = 3, XLINE_EVENTS = 4,
 	XLINE_DURATION_PS = 9, XLINE_DISPLAY_ID = 10, XLINE_DISPLAY_NAME = 11,
 };
+
 enum xp_event_field {
 	XEVENT_METADATA_ID = 1, XEVENT_OFFSET_PS = 2, XEVENT_DURATION_PS = 3, XEVENT_STATS = 4,
 	XEVENT_NUM_OCCURRENCES = 5,
 };
+
 enum xp_stat_field {
 	XSTAT_METADATA_ID = 1, XSTAT_DOUBLE = 2, XSTAT_UINT64 = 3, XSTAT_INT64 = 4, XSTAT_STR = 5,
 	XSTAT_BYTES = 6, XSTAT_REF = 7, XSTAT_COMPRESSED_STR = 8,
 };
+
 enum xp_metadata_field {
 	MAP_KEY = 1, MAP_VALUE = 2,       /* a map<int64, …> entry */
 	XEM_NAME = 2, XEM_DISPLAY_NAME = 4, XEM_STATS = 5, /* XEventMetadata */
@@ -142,12 +144,18 @@ static inline void idmap_put(struct idmap *im, int64_t key, uint32_t val) {
 	}
 }
 
+/* Out of line: the hot loops take the direct path. */
+static __attribute__((noinline, unused)) uint32_t idmap_get_slow(const struct idmap *im,
+		int64_t key) {
+	const uint32_t *v = tc_u64map_find(&im->hash, (uint64_t)key);
+	return v ? *v : TC_NONE;
+}
+
 static inline uint32_t idmap_get(const struct idmap *im, int64_t key) {
 	if ((uint64_t)key < im->ndirect) {
 		return im->direct[key];
 	}
-	const uint32_t *v = tc_u64map_find(&im->hash, (uint64_t)key);
-	return v ? *v : TC_NONE;
+	return idmap_get_slow(im, key);
 }
 
 /* ---- stat names with meaning ---- */
@@ -240,6 +248,41 @@ struct sval {
 	size_t raw_len;
 };
 
+static inline bool sval_num(const struct sval *v, double *d) {
+	switch (v->type) {
+	case SV_INT:
+		*d = (double)v->v.i;
+		return true;
+	case SV_UINT:
+		*d = (double)v->v.u;
+		return true;
+	case SV_DOUBLE:
+		*d = v->v.d;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static inline bool sval_i64(const struct sval *v, int64_t *out) {
+	switch (v->type) {
+	case SV_INT:
+		*out = v->v.i;
+		return true;
+	case SV_UINT:
+		*out = (int64_t)v->v.u;
+		return true;
+	case SV_DOUBLE:
+		if (tc_double_fits_i64(v->v.d)) {
+			*out = (int64_t)v->v.d;
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
 /* ---- line classes and op kinds ---- */
 
 enum lclass {
@@ -259,6 +302,7 @@ enum lclass {
 	LC_COUNTERS,
 	LC_COUNT,
 };
+
 struct emeta {
 	uint32_t name;
 	uint32_t category;
@@ -266,10 +310,12 @@ struct emeta {
 	int64_t flops, bytes;
 	uint32_t op[LC_COUNT]; /* op per line class, made on first use */
 };
+
 struct launch {
 	uint64_t corr;
 	uint32_t ev;
 };
+
 /* What decoding a plane's events needs: read-only while its lines are
  * read, so the pipeline's decoding thread shares it. */
 struct dec {
@@ -278,11 +324,13 @@ struct dec {
 	const struct smeta *sm;
 	uint32_t unknown_em;
 };
+
 /* The profile start, once known (epoch ns). */
 struct origin {
 	int64_t ns;  /* subtracted from epoch-clock lines */
 	bool have;
 };
+
 struct reader {
 	struct tc_model *m;
 	struct tc_input *in;
@@ -314,6 +362,7 @@ struct reader {
 	struct xstat *xs;   /* and their values */
 	size_t cap_sp, cap_sl, cap_xs;
 };
+
 /* The current plane's, once its metadata is read. */
 static inline struct dec plane_dec(const struct reader *r) {
 	return (struct dec){
@@ -321,6 +370,7 @@ static inline struct dec plane_dec(const struct reader *r) {
 		.unknown_em = r->unknown_em,
 	};
 }
+
 static inline void release(struct reader *r, const uint8_t *p) {
 	size_t off = (size_t)(p - r->base);
 	if (off > r->released + (8u << 20)) {
@@ -328,6 +378,7 @@ static inline void release(struct reader *r, const uint8_t *p) {
 		r->released = off;
 	}
 }
+
 /* Multi-byte varints (offsets, durations, ids) fill most of an XEvent; with
  * ten bytes of room the loop needs no end checks and unrolls. */
 static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
@@ -350,6 +401,7 @@ static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *o
 	}
 	return tc_pb_varint(pp, end, out);
 }
+
 /* ---- stats ---- */
 
 /* Each XStat field's wire type. */
@@ -358,6 +410,7 @@ static const uint8_t stat_wt[XSTAT_COMPRESSED_STR + 1] = {
 	[XSTAT_UINT64] = TC_PB_VARINT, [XSTAT_INT64] = TC_PB_VARINT, [XSTAT_STR] = TC_PB_LEN,
 	[XSTAT_BYTES] = TC_PB_LEN, [XSTAT_REF] = TC_PB_VARINT, [XSTAT_COMPRESSED_STR] = TC_PB_LEN,
 };
+
 /*
  * A stat decoded without the model: 16 bytes, as the decoding thread hands
  * them over (see "pipeline"). Strings are left raw, as file offsets.
@@ -382,6 +435,7 @@ static inline uint32_t ref_name(const struct idmap *smap, const struct smeta *sm
 	}
 	return sm[k].name;
 }
+
 /*
  * The common XStat shapes (one-byte tags, no compression, no bytes) decoded
  * with read-only plane metadata, so any thread may run it. ref_value's
@@ -451,6 +505,7 @@ static inline bool stat_fast(const struct idmap *smap, const struct smeta *sm,
 	o->v = val;
 	return true;
 }
+
 /* A string value's id. Nearly half the string stats of real GPU profiles
  * repeat their stat's previous value (allocator names, context ids, region
  * types): that one is compared before hashing. Over-long strings always go
@@ -467,6 +522,7 @@ static inline uint32_t str_value(struct reader *r, uint32_t k, const uint8_t *s,
 	}
 	return r->sm[k].last = tc_xplane_intern(r, s, n);
 }
+
 /* An xstat as a value, its raw string interned. */
 static inline void xstat_value(struct reader *r, const struct xstat *x, struct sval *v) {
 	v->type = (uint8_t)(x->tl >> 28);
@@ -497,6 +553,7 @@ static inline void xstat_value(struct reader *r, const struct xstat *x, struct s
 		break;
 	}
 }
+
 /* Decode one XStat. Returns false on malformed wire data; a stat whose
  * metadata is unknown gets *sm_out = TC_NONE. */
 static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,

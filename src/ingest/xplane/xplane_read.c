@@ -187,6 +187,7 @@ static void plane_reset(struct reader *r) {
 	r->n_sm = 0;
 	r->n_em = 0;
 }
+
 /* Read a plane's stat_metadata map into r->sm / r->smap. */
 static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 		size_t n_smeta) {
@@ -226,6 +227,7 @@ static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 	free(keys);
 	return true;
 }
+
 static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	struct tc_pb pb;
 	struct tc_pb_field f = { 0 };
@@ -306,7 +308,7 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 			}
 			const struct smeta *sm = &r->sm[k];
 			int64_t iv;
-			if (sm->role == R_DROPPED && tc_xplane_sval_i64(&v, &iv) && iv > 0) {
+			if (sm->role == R_DROPPED && sval_i64(&v, &iv) && iv > 0) {
 				tc_model_warn(r->m, 1, "xplane: the profiler dropped %" PRId64
 					" trace events (dropped_traces on '%.*s')", iv,
 					(int)(name_len > 100 ? 100 : name_len), (const char *)name);
@@ -380,6 +382,7 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	}
 	return true;
 }
+
 static int cmp_launch(const void *pa, const void *pb) {
 	const struct launch *a = pa, *b = pb;
 	if (a->corr != b->corr) {
@@ -387,6 +390,7 @@ static int cmp_launch(const void *pa, const void *pb) {
 	}
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
+
 /*
  * Host runtime calls (cudaLaunchKernel, hipMemcpy, ...) and the device
  * activity they caused share a correlation_id: link them as launch flows.
@@ -443,6 +447,7 @@ static void link_launches(struct reader *r, size_t first_event) {
 	}
 	free(direct);
 }
+
 /* Host name: XSpace.hostnames[0], else the file name up to ".xplane.pb". */
 static uint32_t host_name(struct reader *r, const uint8_t *hn, size_t hn_len) {
 	if (hn && hn_len) {
@@ -450,6 +455,7 @@ static uint32_t host_name(struct reader *r, const uint8_t *hn, size_t hn_len) {
 	}
 	return tc_ingest_host_from_path(r->m, r->in->path);
 }
+
 /* Peek at a plane's name without walking its content. */
 static bool plane_name(struct reader *r, const uint8_t *p, size_t len,
 		const uint8_t **name, size_t *name_len) {
@@ -471,6 +477,7 @@ static bool plane_name(struct reader *r, const uint8_t *p, size_t len,
 	}
 	return true;
 }
+
 /* The profile start (epoch ns) from the Task Environment plane. */
 static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 	struct tc_pb pb;
@@ -499,7 +506,7 @@ static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 		if (!parse_stat(r, f.data, f.len, &k, &v)) {
 			return false;
 		}
-		if (k != TC_NONE && r->sm[k].role == R_PROFILE_START && tc_xplane_sval_i64(&v, &iv) &&
+		if (k != TC_NONE && r->sm[k].role == R_PROFILE_START && sval_i64(&v, &iv) &&
 				iv > 0) {
 			r->org.ns = iv;
 			r->org.have = true;
@@ -509,6 +516,7 @@ static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 	}
 	return true;
 }
+
 static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
 	struct reader r = { 0 };
@@ -602,6 +610,7 @@ out:
 	free(r.launch);
 	return ok;
 }
+
 /* ---- sniffing ---- */
 
 static bool printable(const uint8_t *s, size_t n) {
