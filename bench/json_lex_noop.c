@@ -1,6 +1,6 @@
 /*
  * Baseline for bench/json.sh: tokenise a JSON file with tracectl's own
- * tokeniser (src/ingest/json_lex.c, as the reader runs it: 256 KiB batches
+ * tokeniser (src/ingest/json/json_lex.c, as the reader runs it: 256 KiB batches
  * from tc_input_read) and drop the tokens, to compare ingest against the
  * parse alone; bench/yajl_noop does the same with yajl. --dedup also
  * deduplicates strings, as the reader's tokenising thread does (its whole
@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "ingest/json_lex.h"
+#include "ingest/json/json_lex.h"
 
 int main(int argc, char **argv) {
 	bool dedup = argc == 3 && strcmp(argv[1], "--dedup") == 0;

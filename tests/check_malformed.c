@@ -27,6 +27,7 @@
 #include "ingest/ingest.h"
 #include "output/summary_write.h"
 #include "tc_test.h"
+#include "util/inflate.h"
 #include "util/xalloc.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -16,6 +16,7 @@
 #include "ingest/ingest.h"
 #include "tc_test.h"
 #include "util/arena.h"
+#include "util/inflate.h"
 #include "util/input.h"
 #include "util/intern.h"
 #include "util/outfile.h"

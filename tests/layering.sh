@@ -1,7 +1,9 @@
 #!/bin/sh
 # Fails on an #include that points rightwards or sideways in the layer order
 #   util <- model <- {ingest, analysis, output} <- cli
-# (main.c is part of cli).
+# (main.c is part of cli), and on a private header included from outside
+# its folder: a reader's (ingest/<format>/*_private.h, number.h) belongs to
+# that reader's folder, model/model_private.h to model/.
 src=${1:-src}
 rank() {
 	case $1 in
@@ -10,6 +12,12 @@ rank() {
 	ingest|analysis|output) echo 2 ;;
 	cli) echo 3 ;;
 	*) echo 9 ;;
+	esac
+}
+# The folder that may include a private header, or nothing for a public one.
+owner() {
+	case $1 in
+	*_private.h|ingest/json/number.h) echo "${1%/*}" ;;
 	esac
 }
 bad=0
@@ -23,6 +31,13 @@ for f in $(find "$src" -name '*.[ch]'); do
 		[ "$inc" = "$mod" ] && continue
 		if [ "$to" -ge "$from" ]; then
 			echo "layering: $rel includes $inc/ ($mod may use only layers to its left)"
+			bad=1
+		fi
+	done
+	for path in $(sed -n 's/^#include "\([a-z_/]*\.h\)"/\1/p' "$f"); do
+		dir=$(owner "$path")
+		if [ -n "$dir" ] && [ "${rel%/*}" != "$dir" ]; then
+			echo "layering: $rel includes $path (private to $dir/)"
 			bad=1
 		fi
 	done

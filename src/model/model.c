@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "model/model_private.h"
 #include "util/num.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
@@ -41,7 +42,7 @@ struct tc_model *tc_model_create(void) {
 	return m;
 }
 
-static void events_free(struct tc_events *e) {
+void tc_model_events_free(struct tc_events *e) {
 	free(e->start);
 	free(e->dur);
 	free(e->op);
@@ -56,7 +57,7 @@ void tc_model_destroy(struct tc_model *m) {
 	if (!m) {
 		return;
 	}
-	events_free(&m->ev);
+	tc_model_events_free(&m->ev);
 	free(m->samples.ts);
 	free(m->samples.value);
 	free(m->samples.counter);
@@ -132,7 +133,7 @@ static uint32_t op_hash(uint32_t name, uint32_t category, uint8_t kind) {
 	return (uint32_t)(k ^ (k >> 29));
 }
 
-static void op_rehash(struct tc_model *m, size_t nslots) {
+void tc_model_op_rehash(struct tc_model *m, size_t nslots) {
 	free(m->op_slots);
 	m->op_slots = tc_xcalloc(nslots, sizeof(*m->op_slots));
 	m->op_nslots = nslots;
@@ -159,7 +160,7 @@ uint32_t tc_model_add_op(struct tc_model *m, uint32_t name, uint32_t category,
 	};
 	uint32_t id = (uint32_t)m->n_ops++;
 	if (m->n_ops * 2 > m->op_nslots) {
-		op_rehash(m, m->op_nslots * 2);
+		tc_model_op_rehash(m, m->op_nslots * 2);
 	} else {
 		size_t i = op_hash(name, category, (uint8_t)kind) & (m->op_nslots - 1);
 		while (m->op_slots[i]) {
@@ -199,7 +200,7 @@ static void prefault_events(struct tc_events *e, size_t i) {
 	tc_prefault_next(e->flags, sizeof(*e->flags), i, PREFAULT_EVENTS, e->cap);
 }
 
-static void events_reserve(struct tc_events *e, size_t need) {
+void tc_model_events_reserve(struct tc_events *e, size_t need) {
 	if (need <= e->cap) {
 		return;
 	}
@@ -237,8 +238,8 @@ static void rebuild_track_column(struct tc_model *m) {
 	e->track = col;
 }
 
-/* Inline: add_event_slow and merges ask. */
-static inline void restore_track_column(struct tc_model *m) {
+/* add_event_slow and merges ask. */
+void tc_model_restore_track_column(struct tc_model *m) {
 	if (!m->ev.track && m->ev.cap) {
 		rebuild_track_column(m);
 	}
@@ -264,12 +265,12 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 		uint32_t op, int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	size_t i;
-	restore_track_column(m);
+	tc_model_restore_track_column(m);
 	if (m->max_events && e->n >= m->max_events && e->n > 0) {
 		m->over_max_events = true;
 		i = e->n - 1;
 	} else {
-		events_reserve(e, e->n + 1);
+		tc_model_events_reserve(e, e->n + 1);
 		i = e->n++;
 		if ((i & (PREFAULT_EVENTS - 1)) == 0) {
 			prefault_events(e, i);
@@ -314,261 +315,6 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 	return put_event(m, i, track, op, start_ps, dur_ps, flags);
 }
 
-/* ---- args ---- */
-
-/*
- * Record codes (header bits 0-2): enum tc_arg_type, except that a bool's
- * value is in its code, so bools take no value bytes. Bit 3 marks a list's
- * last record; being in the header's first byte it can be set once the
- * record is written without changing its length.
- */
-#define ARG_BOOL_TRUE 5
-#define ARG_LAST 8
-#define ARG_MAX_REC 16 /* header (36 bits: 6 bytes) + value (10) */
-
-static size_t put_varint(uint8_t *p, uint64_t v) {
-	size_t n = 0;
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
-static uint64_t get_varint(const uint8_t **pp) {
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		uint8_t b = *p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			break;
-		}
-	}
-	*pp = p;
-	return v;
-}
-
-/* Mark the open list's last record (a list begun and never ended is closed
- * by the next begin, so lists stay contiguous and merge can walk them). */
-static void args_close(struct tc_model *m) {
-	if (m->arg_last_hdr != TC_NONE) {
-		m->argb[m->arg_last_hdr] |= ARG_LAST;
-		m->arg_last_hdr = TC_NONE;
-	}
-}
-
-uint32_t tc_model_args_begin(struct tc_model *m) {
-	args_close(m);
-	return (uint32_t)m->n_argb;
-}
-
-/* Crossing a multiple of this many arg bytes hints the next stretch. */
-#define PREFAULT_ARGB ((size_t)1 << 20)
-
-/* Append one record (code: a record code, see above). */
-static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
-	if (!tc_model_keeps_arg(m, key)) {
-		return;
-	}
-	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
-		m->over_arg_bytes = true;
-		return;
-	}
-	size_t was = m->n_argb;
-	TC_GROW(m->argb, m->cap_argb, m->n_argb + ARG_MAX_REC);
-	if (key == m->key.flops || key == m->key.bytes_accessed) {
-		m->event_costs = true;
-	}
-	m->arg_last_hdr = (uint32_t)m->n_argb;
-	uint8_t *p = m->argb + m->n_argb;
-	p += put_varint(p, (uint64_t)key << 4 | code);
-	switch (code) {
-	case TC_ARG_INT:
-	case TC_ARG_UINT:
-	case TC_ARG_STR:
-		p += put_varint(p, v);
-		break;
-	case TC_ARG_DOUBLE:
-		for (int i = 0; i < 8; i++) {
-			*p++ = (uint8_t)(v >> (8 * i));
-		}
-		break;
-	}
-	m->n_argb = (size_t)(p - m->argb);
-	if ((was ^ m->n_argb) >= PREFAULT_ARGB) {
-		tc_prefault_next(m->argb, 1, m->n_argb, PREFAULT_ARGB, m->cap_argb);
-	}
-}
-
-static uint64_t zigzag(int64_t v) {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
-	arg_put(m, key, TC_ARG_INT, zigzag(v));
-}
-
-void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
-	arg_put(m, key, TC_ARG_UINT, v);
-}
-
-void tc_model_arg_double(struct tc_model *m, uint32_t key, double v) {
-	uint64_t bits;
-	memcpy(&bits, &v, sizeof(bits));
-	arg_put(m, key, TC_ARG_DOUBLE, bits);
-}
-
-void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str) {
-	arg_put(m, key, TC_ARG_STR, str);
-}
-
-void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v) {
-	arg_put(m, key, v ? ARG_BOOL_TRUE : TC_ARG_BOOL, 0);
-}
-
-void tc_model_arg_add(struct tc_model *m, const struct tc_arg *a) {
-	switch (a->type) {
-	case TC_ARG_INT:
-		tc_model_arg_int(m, a->key, a->v.i);
-		break;
-	case TC_ARG_UINT:
-		tc_model_arg_uint(m, a->key, a->v.u);
-		break;
-	case TC_ARG_DOUBLE:
-		tc_model_arg_double(m, a->key, a->v.d);
-		break;
-	case TC_ARG_STR:
-		tc_model_arg_str(m, a->key, a->v.s);
-		break;
-	case TC_ARG_BOOL:
-		tc_model_arg_bool(m, a->key, a->v.i != 0);
-		break;
-	}
-}
-
-uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
-	if (m->arg_last_hdr == TC_NONE || m->arg_last_hdr < begin) {
-		return TC_NONE;
-	}
-	args_close(m);
-	return begin;
-}
-
-/* Decode the record at pos; returns the offset just past it. */
-static uint32_t arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
-		bool *last) {
-	const uint8_t *p = m->argb + pos;
-	uint64_t h = get_varint(&p);
-	unsigned code = (unsigned)(h & 7);
-	out->key = (uint32_t)(h >> 4);
-	out->v.u = 0;
-	switch (code) {
-	case TC_ARG_INT: {
-		uint64_t z = get_varint(&p);
-		out->v.i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-		break;
-	}
-	case TC_ARG_UINT:
-		out->v.u = get_varint(&p);
-		break;
-	case TC_ARG_DOUBLE: {
-		uint64_t bits = 0;
-		for (int i = 0; i < 8; i++) {
-			bits |= (uint64_t)p[i] << (8 * i);
-		}
-		p += 8;
-		memcpy(&out->v.d, &bits, sizeof(bits));
-		break;
-	}
-	case TC_ARG_STR:
-		out->v.s = (uint32_t)get_varint(&p);
-		break;
-	case ARG_BOOL_TRUE:
-		out->v.i = 1;
-		code = TC_ARG_BOOL;
-		break;
-	}
-	out->type = (uint8_t)code;
-	*last = h & ARG_LAST;
-	return (uint32_t)(p - m->argb);
-}
-
-uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg *out) {
-	bool last;
-	uint32_t next = arg_decode(m, pos, out, &last);
-	return last ? TC_NONE : next;
-}
-
-bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
-		struct tc_arg *out) {
-	for (uint32_t pos = first; pos != TC_NONE;) {
-		pos = tc_model_arg_next(m, pos, out);
-		if (out->key == key) {
-			return true;
-		}
-	}
-	return false;
-}
-
-bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
-	if (!a) {
-		return false;
-	}
-	switch (a->type) {
-	case TC_ARG_INT:
-	case TC_ARG_BOOL:
-		*out = (double)a->v.i;
-		return true;
-	case TC_ARG_UINT:
-		*out = (double)a->v.u;
-		return true;
-	case TC_ARG_DOUBLE:
-		*out = a->v.d;
-		return true;
-	case TC_ARG_STR: {
-		const char *s = tc_model_str(m, a->v.s);
-		char *end;
-		double d = strtod(s, &end);
-		if (end == s || *end || !isfinite(d)) {
-			return false;
-		}
-		*out = d;
-		return true;
-	}
-	}
-	return false;
-}
-
-bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out) {
-	struct tc_arg a;
-	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_num(m, &a, out);
-}
-
-bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
-	struct tc_arg a;
-	if (!tc_model_arg_find(m, first, key, &a)) {
-		return false;
-	}
-	switch (a.type) {
-	case TC_ARG_INT:
-	case TC_ARG_BOOL:
-		*out = a.v.i;
-		return true;
-	case TC_ARG_UINT:
-		*out = (int64_t)a.v.u;
-		return true;
-	default: {
-		double d;
-		if (!tc_model_arg_value_num(m, &a, &d) || !tc_double_fits_i64(d)) {
-			return false;
-		}
-		*out = (int64_t)d;
-		return true;
-	}
-	}
-}
 
 void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,
 		int64_t count, int64_t dur_ps) {
@@ -684,7 +430,7 @@ void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
 	};
 }
 
-static void warn_add(struct tc_model *m, uint32_t msg, uint64_t count) {
+void tc_model_warn_add(struct tc_model *m, uint32_t msg, uint64_t count) {
 	for (size_t i = 0; i < m->n_warnings; i++) {
 		if (m->warnings[i].msg == msg) {
 			m->warnings[i].count += count;
@@ -701,203 +447,7 @@ void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...) {
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	warn_add(m, tc_model_intern(m, buf), count ? count : 1);
-}
-
-/* ---- merge ---- */
-
-static uint32_t remap_str(uint32_t *map, uint32_t id) {
-	return id == TC_NONE ? TC_NONE : map[id];
-}
-
-static uint32_t off(uint32_t idx, size_t base) {
-	return idx == TC_NONE ? TC_NONE : idx + (uint32_t)base;
-}
-
-/* A src arg list's offset → its copy's in dst. */
-struct list_map {
-	uint32_t *from, *to;
-	size_t n, cap;
-};
-
-/*
- * Copy src's arg lists into dst, re-encoded: keys and string values take
- * dst's string ids, which can change the records' lengths, so each list's
- * new offset is recorded (lists are contiguous and walked in order; the
- * offsets come out sorted for arg_map).
- */
-static void merge_args(struct tc_model *dst, struct tc_model *src, const uint32_t *smap,
-		struct list_map *lm) {
-	args_close(dst);
-	args_close(src);
-	size_t cap_to = 0;
-	bool start = true;
-	for (uint32_t pos = 0; pos < src->n_argb;) {
-		if (start) {
-			TC_GROW(lm->from, lm->cap, lm->n + 1);
-			TC_GROW(lm->to, cap_to, lm->n + 1);
-			lm->from[lm->n] = pos;
-			lm->to[lm->n++] = tc_model_args_begin(dst);
-		}
-		struct tc_arg a;
-		pos = arg_decode(src, pos, &a, &start);
-		a.key = smap[a.key];
-		if (a.type == TC_ARG_STR) {
-			a.v.s = smap[a.v.s];
-		}
-		tc_model_arg_add(dst, &a);
-		if (start && dst->over_arg_bytes) {
-			lm->to[lm->n - 1] = TC_NONE;
-		}
-	}
-	args_close(dst);
-}
-
-static uint32_t arg_map(const struct list_map *lm, uint32_t first) {
-	if (first == TC_NONE) {
-		return TC_NONE;
-	}
-	size_t lo = 0, hi = lm->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (lm->from[mid] < first) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return lo < lm->n && lm->from[lo] == first ? lm->to[lo] : TC_NONE;
-}
-
-void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
-	/* A finalized model has no track column: bring it back to copy it. */
-	restore_track_column(dst);
-	restore_track_column(src);
-	uint32_t *smap = tc_xmalloc(src->strings.n * sizeof(*smap));
-	for (size_t i = 0; i < src->strings.n; i++) {
-		smap[i] = tc_intern_n(&dst->strings, src->strings.v[i].s, src->strings.v[i].len);
-	}
-	int64_t shift = 0;
-	if (dst->n_sources == 0 && dst->ev.n == 0) {
-		dst->origin_ns = src->origin_ns;
-		dst->origin_epoch = src->origin_epoch;
-	} else if (dst->origin_epoch == src->origin_epoch) {
-		int64_t d = src->origin_ns - dst->origin_ns;
-		if (d > INT64_MAX / 1000 || d < INT64_MIN / 1000) {
-			tc_model_warn(dst, 1, "inputs' time bases are too far apart to align; each starts at 0");
-		} else {
-			shift = d * 1000;
-		}
-	} else {
-		tc_model_warn(dst, 1, "inputs use different clocks; their timelines are aligned at their origins");
-	}
-	size_t b_src = dst->n_sources, b_host = dst->n_hosts, b_dev = dst->n_devices;
-	size_t b_track = dst->n_tracks, b_op = dst->n_ops;
-	size_t b_ev = dst->ev.n, b_ctr = dst->n_counters;
-
-	for (size_t i = 0; i < src->n_sources; i++) {
-		struct tc_source s = src->sources[i];
-		s.path = smap[s.path];
-		s.format = smap[s.format];
-		s.compression = smap[s.compression];
-		s.host = off(s.host, b_host);
-		TC_GROW(dst->sources, dst->cap_sources, dst->n_sources + 1);
-		dst->sources[dst->n_sources++] = s;
-	}
-	for (size_t i = 0; i < src->n_hosts; i++) {
-		struct tc_host h = src->hosts[i];
-		h.name = smap[h.name];
-		h.source = off(h.source, b_src);
-		TC_GROW(dst->hosts, dst->cap_hosts, dst->n_hosts + 1);
-		dst->hosts[dst->n_hosts++] = h;
-	}
-	struct list_map lm = {0};
-	merge_args(dst, src, smap, &lm);
-	dst->over_arg_bytes = dst->over_arg_bytes || src->over_arg_bytes;
-	dst->event_costs = dst->event_costs || src->event_costs;
-	for (size_t i = 0; i < src->n_devices; i++) {
-		struct tc_device d = src->devices[i];
-		d.name = smap[d.name];
-		d.model = smap[d.model];
-		d.vendor = smap[d.vendor];
-		d.host = off(d.host, b_host);
-		d.args = arg_map(&lm, d.args);
-		TC_GROW(dst->devices, dst->cap_devices, dst->n_devices + 1);
-		dst->devices[dst->n_devices++] = d;
-	}
-	for (size_t i = 0; i < src->n_tracks; i++) {
-		struct tc_track t = src->tracks[i];
-		t.name = smap[t.name];
-		t.device = off(t.device, b_dev);
-		t.parent = off(t.parent, b_track);
-		TC_GROW(dst->tracks, dst->cap_tracks, dst->n_tracks + 1);
-		dst->tracks[dst->n_tracks++] = t;
-	}
-	for (size_t i = 0; i < src->n_ops; i++) {
-		const struct tc_op *o = &src->ops[i];
-		uint32_t id = tc_model_add_op(dst, smap[o->name], remap_str(smap, o->category),
-			(enum tc_op_kind)o->kind);
-		dst->ops[id].flags = o->flags;
-		dst->ops[id].flops = o->flops;
-		dst->ops[id].bytes = o->bytes;
-		dst->ops[id].args = arg_map(&lm, o->args);
-	}
-	events_reserve(&dst->ev, dst->ev.n + src->ev.n);
-	for (size_t i = 0; i < src->ev.n; i++) {
-		size_t j = dst->ev.n++;
-		int64_t st = tc_sat_add(src->ev.start[i], shift);
-		if (st > TC_MAX_ABS_PS || st < -TC_MAX_ABS_PS) {
-			st = st > 0 ? TC_MAX_ABS_PS : -TC_MAX_ABS_PS;
-			dst->n_implausible++;
-		}
-		dst->ev.start[j] = st;
-		dst->ev.dur[j] = src->ev.dur[i];
-		dst->ev.op[j] = off(src->ev.op[i], b_op);
-		dst->ev.track[j] = off(src->ev.track[i], b_track);
-		dst->ev.args[j] = arg_map(&lm, src->ev.args[i]);
-		dst->ev.flags[j] = src->ev.flags[i];
-	}
-	for (size_t i = 0; i < src->n_aggs; i++) {
-		const struct tc_aggregate *a = &src->aggs[i];
-		tc_model_add_aggregate(dst, off(a->track, b_track), off(a->op, b_op),
-			a->count, a->dur_ps);
-	}
-	for (size_t i = 0; i < src->n_counters; i++) {
-		struct tc_counter c = src->counters[i];
-		c.name = smap[c.name];
-		c.unit = smap[c.unit];
-		c.group = smap[c.group];
-		c.device = off(c.device, b_dev);
-		TC_GROW(dst->counters, dst->cap_counters, dst->n_counters + 1);
-		dst->counters[dst->n_counters++] = c;
-	}
-	for (size_t i = 0; i < src->samples.n; i++) {
-		tc_model_add_sample(dst, off(src->samples.counter[i], b_ctr),
-			tc_sat_add(src->samples.ts[i], shift), src->samples.value[i]);
-	}
-	for (size_t i = 0; i < src->n_flows; i++) {
-		const struct tc_flow *f = &src->flows[i];
-		tc_model_add_flow(dst, off(f->from, b_ev), off(f->to, b_ev),
-			(enum tc_flow_kind)f->kind, f->id);
-	}
-	for (size_t i = 0; i < src->n_warnings; i++) {
-		warn_add(dst, smap[src->warnings[i].msg], src->warnings[i].count);
-	}
-	free(smap);
-	free(lm.from);
-	free(lm.to);
-	dst->n_implausible += src->n_implausible;
-	dst->n_negative_dur += src->n_negative_dur;
-	dst->finalized = false;
-
-	/* Leave src empty but valid. */
-	events_free(&src->ev);
-	src->n_sources = src->n_hosts = src->n_devices = src->n_tracks = 0;
-	src->n_argb = 0;
-	src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;
-	src->samples.n = 0;
-	src->n_ops = 0;
-	op_rehash(src, src->op_nslots);
+	tc_model_warn_add(m, tc_model_intern(m, buf), count ? count : 1);
 }
 
 uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {

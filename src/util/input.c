@@ -10,14 +10,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "config.h"
-#if TC_HAVE_ZSTD
-#include <zstd.h>
-#endif
-#if TC_HAVE_ISAL
-#include <isa-l/igzip_lib.h>
-#endif
+#include "util/inflate.h"
 #include "util/input.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
@@ -33,20 +27,6 @@
 #define GROW_READ (1u << 20)
 #define GROW_AHEAD (64u << 20)
 
-/*
- * An inflater: ISA-L's where it is built in (and not refused), else zlib's,
- * behind one step. wbits as zlib's inflateInit2: 15 zlib, 15 + 16 gzip,
- * 15 + 32 either (ISA-L picks by the first bytes), -15 raw deflate.
- */
-struct inflater {
-	z_stream z;
-	bool z_init;
-#if TC_HAVE_ISAL
-	struct inflate_state *is; /* non-NULL: ISA-L inflates, not z */
-	uint32_t crc_flag;
-#endif
-};
-
 struct tc_input_priv {
 	int fd;
 	const uint8_t *mem;  /* tc_input_open_mem: the caller's bytes, no fd */
@@ -57,9 +37,9 @@ struct tc_input_priv {
 	uint8_t *raw;        /* compressed bytes not yet consumed */
 	size_t raw_len, raw_pos;
 	uint64_t raw_total;  /* compressed bytes read */
-	struct inflater inf;  /* gzip/zlib */
+	struct tc_inflater inf; /* gzip/zlib */
 #if TC_HAVE_ZSTD
-	ZSTD_DStream *zs;
+	struct tc_unzstd *zs;
 	bool zs_mid;         /* inside a frame: its end not yet seen */
 #endif
 	size_t head_pos;     /* replay position inside head[] */
@@ -205,18 +185,16 @@ static ssize_t zstd_produce(struct tc_input *in, uint8_t *buf, size_t cap,
 			}
 			return 0;
 		}
-		ZSTD_inBuffer ib = { p->raw, p->raw_len, p->raw_pos };
-		ZSTD_outBuffer ob = { buf, cap, 0 };
-		size_t rc = ZSTD_decompressStream(p->zs, &ob, &ib);
-		p->raw_pos = ib.pos;
-		if (ZSTD_isError(rc)) {
-			tc_error_set(err, TC_EXIT_INPUT, "zstd data is corrupt: %s",
-				ZSTD_getErrorName(rc));
+		size_t used;
+		const char *why;
+		bool ok = tc_unzstd_step(p->zs, p->raw + p->raw_pos, p->raw_len - p->raw_pos,
+			&used, buf, cap, &got, &p->zs_mid, &why);
+		p->raw_pos += used;
+		if (!ok) {
+			tc_error_set(err, TC_EXIT_INPUT, "zstd data is corrupt: %s", why);
 			tc_error_at(err, (int64_t)p->out_total);
 			return -1;
 		}
-		p->zs_mid = rc != 0;
-		got = ob.pos;
 		p->out_total += got;
 	}
 	if (!check_limits(in, err)) {
@@ -225,110 +203,6 @@ static ssize_t zstd_produce(struct tc_input *in, uint8_t *buf, size_t cap,
 	return (ssize_t)got;
 }
 #endif
-
-#if TC_HAVE_ISAL
-static const char *isal_why(int rc) {
-	switch (rc) {
-	case ISAL_INVALID_BLOCK: return "invalid deflate block";
-	case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-	case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
-	case ISAL_INVALID_WRAPPER: return "invalid header";
-	case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-	case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
-	case ISAL_NEED_DICT: return "needs a preset dictionary";
-	default: return "inflate failed";
-	}
-}
-#endif
-
-/* Start f for wbits (see struct inflater) on data that begins with
- * head[0, n); zlib_only refuses ISA-L. */
-static bool inflater_init(struct inflater *f, int wbits, bool zlib_only,
-		const uint8_t *head, size_t n, struct tc_error *err) {
-	memset(f, 0, sizeof(*f));
-#if TC_HAVE_ISAL
-	if (!zlib_only && (wbits == 15 || wbits == 15 + 16 || wbits == 15 + 32 || wbits == -15)) {
-		bool gzip = wbits == 15 + 16 ||
-			(wbits == 15 + 32 && n >= 2 && head[0] == 0x1f && head[1] == 0x8b);
-		f->crc_flag = wbits < 0 ? ISAL_DEFLATE : gzip ? ISAL_GZIP : ISAL_ZLIB;
-		f->is = tc_xmalloc(sizeof(*f->is));
-		isal_inflate_init(f->is);
-		f->is->crc_flag = f->crc_flag;
-		return true;
-	}
-#else
-	(void)zlib_only;
-	(void)head;
-	(void)n;
-#endif
-	if (inflateInit2(&f->z, wbits) != Z_OK) {
-		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zlib");
-	}
-	f->z_init = true;
-	return true;
-}
-
-/* Ready for another stream (the next gzip member). */
-static void inflater_reset(struct inflater *f) {
-#if TC_HAVE_ISAL
-	if (f->is) {
-		isal_inflate_init(f->is);
-		f->is->crc_flag = f->crc_flag;
-		return;
-	}
-#endif
-	inflateReset(&f->z);
-}
-
-static void inflater_end(struct inflater *f) {
-#if TC_HAVE_ISAL
-	free(f->is);
-	f->is = NULL;
-#endif
-	if (f->z_init) {
-		inflateEnd(&f->z);
-		f->z_init = false;
-	}
-}
-
-/*
- * One call: *used bytes of in[0, n) consumed, *got bytes into out[0, cap),
- * *ended at the stream's end; false on corrupt data (*why). An inflater may
- * hold output past the end of its input (ISA-L does; zlib in a match cut by
- * a full buffer), so only a call that gives nothing with no input left
- * means a cut stream.
- */
-static bool inflater_step(struct inflater *f, const uint8_t *in, size_t n, size_t *used,
-		uint8_t *out, size_t cap, size_t *got, bool *ended, const char **why) {
-	uint32_t in32 = (uint32_t)(n > (1u << 30) ? (1u << 30) : n);
-	uint32_t out32 = (uint32_t)(cap > (1u << 30) ? (1u << 30) : cap);
-#if TC_HAVE_ISAL
-	if (f->is) {
-		struct inflate_state *is = f->is;
-		is->next_in = (uint8_t *)(uintptr_t)in;
-		is->avail_in = in32;
-		is->next_out = out;
-		is->avail_out = out32;
-		int rc = isal_inflate(is);
-		*used = in32 - is->avail_in;
-		*got = out32 - is->avail_out;
-		*ended = is->block_state == ISAL_BLOCK_FINISH;
-		*why = isal_why(rc);
-		return rc == ISAL_DECOMP_OK;
-	}
-#endif
-	f->z.next_in = (Bytef *)(uintptr_t)in;
-	f->z.avail_in = in32;
-	f->z.next_out = out;
-	f->z.avail_out = out32;
-	int rc = inflate(&f->z, Z_NO_FLUSH);
-	*used = in32 - f->z.avail_in;
-	*got = out32 - f->z.avail_out;
-	*ended = rc == Z_STREAM_END;
-	*why = f->z.msg ? f->z.msg : "inflate failed";
-	/* Z_BUF_ERROR: no progress possible, it needs more input. */
-	return rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR;
-}
 
 /* At a member's end: 1 when another gzip member follows (gzip -c a b) and
  * the inflater is reset for it, 0 at the end (trailing bytes are ignored),
@@ -342,7 +216,7 @@ static int next_member(struct tc_input *in, struct tc_error *err) {
 			p->raw[p->raw_pos] != 0x1f) {
 		return 0;
 	}
-	inflater_reset(&p->inf);
+	tc_inflater_reset(&p->inf);
 	p->z_end = false;
 	return 1;
 }
@@ -394,7 +268,7 @@ static ssize_t produce(struct tc_input *in, uint8_t *buf, size_t cap,
 		size_t used;
 		bool ended;
 		const char *why;
-		bool ok = inflater_step(&p->inf, p->raw + p->raw_pos, p->raw_len - p->raw_pos,
+		bool ok = tc_inflater_step(&p->inf, p->raw + p->raw_pos, p->raw_len - p->raw_pos,
 			&used, buf, cap, &got, &ended, &why);
 		p->raw_pos += used;
 		p->out_total += got;
@@ -435,7 +309,7 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 	} else if (rl >= 4 && r[0] == 0x28 && r[1] == 0xb5 && r[2] == 0x2f && r[3] == 0xfd) {
 		in->comp = TC_COMP_ZSTD;
 #if TC_HAVE_ZSTD
-		p->zs = ZSTD_createDStream();
+		p->zs = tc_unzstd_create();
 		if (!p->zs) {
 			return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zstd");
 		}
@@ -446,7 +320,7 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 #endif
 	}
 	if ((in->comp == TC_COMP_GZIP || in->comp == TC_COMP_ZLIB) &&
-			!inflater_init(&p->inf, in->comp == TC_COMP_GZIP ? 15 + 16 : 15,
+			!tc_inflater_init(&p->inf, in->comp == TC_COMP_GZIP ? 15 + 16 : 15,
 				in->lim->zlib_inflate, r, rl, err)) {
 		return false;
 	}
@@ -860,9 +734,9 @@ void tc_input_finish(struct tc_input *in) {
 			free(p->map);
 		}
 	}
-	inflater_end(&p->inf);
+	tc_inflater_finish(&p->inf);
 #if TC_HAVE_ZSTD
-	ZSTD_freeDStream(p->zs);
+	tc_unzstd_destroy(p->zs);
 #endif
 	if (p->fd > STDIN_FILENO) {
 		close(p->fd);
@@ -870,134 +744,4 @@ void tc_input_finish(struct tc_input *in) {
 	free(p->raw);
 	free(p);
 	in->priv = NULL;
-}
-
-/* The output of one compressed block: grows by doubling, up to max bytes. */
-struct obuf {
-	uint8_t *p;
-	size_t len, cap, max;
-};
-
-static void obuf_init(struct obuf *o, size_t in_len, size_t max) {
-	o->cap = in_len * 4 + 256;
-	if (o->cap > max) {
-		o->cap = max ? max : 1;
-	}
-	o->p = tc_xmalloc(o->cap);
-	o->len = 0;
-	o->max = max;
-}
-
-/* Room for more once full; false (buffer freed, err set) past max. */
-static bool obuf_room(struct obuf *o, struct tc_error *err) {
-	if (o->len < o->cap) {
-		return true;
-	}
-	if (o->cap >= o->max) {
-		free(o->p);
-		o->p = NULL;
-		return tc_error_set(err, TC_EXIT_LIMIT,
-			"compressed block inflates past %zu bytes", o->max);
-	}
-	o->cap = o->cap * 2 > o->max ? o->max : o->cap * 2;
-	o->p = tc_xrealloc(o->p, o->cap);
-	return true;
-}
-
-/* tc_inflate and tc_inflate_zlib: the stream's loop over a whole buffer. */
-static bool inflate_whole(const uint8_t *src, size_t len, int windowbits, bool zlib_only,
-		size_t cap, uint8_t **out, size_t *out_len, struct tc_error *err) {
-	struct inflater f;
-	if (!inflater_init(&f, windowbits, zlib_only, src, len, err)) {
-		return false;
-	}
-	struct obuf o;
-	obuf_init(&o, len, cap);
-	size_t pos = 0;
-	bool ok = true;
-	for (;;) {
-		if (!obuf_room(&o, err)) {
-			ok = false;
-			break;
-		}
-		size_t used, got;
-		bool ended;
-		const char *why;
-		if (!inflater_step(&f, src + pos, len - pos, &used, o.p + o.len, o.cap - o.len,
-				&got, &ended, &why)) {
-			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt: %s", why);
-			break;
-		}
-		pos += used;
-		o.len += got;
-		if (ended) {
-			break;
-		}
-		if (got == 0 && pos == len) {
-			ok = tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
-			break;
-		}
-	}
-	inflater_end(&f);
-	if (!ok) {
-		free(o.p);
-		return false;
-	}
-	*out = o.p;
-	*out_len = o.len;
-	return true;
-}
-
-bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
-		uint8_t **out, size_t *out_len, struct tc_error *err) {
-	return inflate_whole(src, len, windowbits, false, cap, out, out_len, err);
-}
-
-bool tc_inflate_zlib(const uint8_t *src, size_t len, int windowbits, size_t cap,
-		uint8_t **out, size_t *out_len, struct tc_error *err) {
-	return inflate_whole(src, len, windowbits, true, cap, out, out_len, err);
-}
-
-bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
-		size_t *out_len, struct tc_error *err) {
-#if TC_HAVE_ZSTD
-	ZSTD_DStream *zs = ZSTD_createDStream();
-	if (!zs) {
-		return tc_error_set(err, TC_EXIT_INPUT, "cannot initialise zstd");
-	}
-	struct obuf o;
-	obuf_init(&o, len, cap);
-	ZSTD_inBuffer ib = { src, len, 0 };
-	size_t rc = 1;
-	/* Until the input is used up and the last frame has ended. */
-	while (ib.pos < len || rc != 0) {
-		if (!obuf_room(&o, err)) {
-			ZSTD_freeDStream(zs);
-			return false;
-		}
-		ZSTD_outBuffer ob = { o.p, o.cap, o.len };
-		rc = ZSTD_decompressStream(zs, &ob, &ib);
-		if (ZSTD_isError(rc)) {
-			ZSTD_freeDStream(zs);
-			free(o.p);
-			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is corrupt: %s",
-				ZSTD_getErrorName(rc));
-		}
-		o.len = ob.pos;
-		/* Input used up, room left, and the frame wants more. */
-		if (ib.pos == len && rc != 0 && o.len < o.cap) {
-			ZSTD_freeDStream(zs);
-			free(o.p);
-			return tc_error_set(err, TC_EXIT_INPUT, "compressed data is truncated");
-		}
-	}
-	ZSTD_freeDStream(zs);
-	*out = o.p;
-	*out_len = o.len;
-	return true;
-#else
-	(void)src, (void)len, (void)cap, (void)out, (void)out_len;
-	return tc_error_set(err, TC_EXIT_INPUT, "zstd-compressed data, and this "
-		"tracectl was built without libzstd");
-#endif
 }

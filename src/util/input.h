@@ -122,19 +122,4 @@ const char *tc_input_name(const struct tc_input *in);
 const char *tc_compression_name(enum tc_compression c);
 void tc_input_finish(struct tc_input *in);
 
-/* Inflate a whole buffer (windowbits as zlib's inflateInit2: 15 zlib,
- * 15+16 gzip, 15+32 auto, -15 raw) into a malloc'd buffer of at most cap
- * bytes, through ISA-L where it is built in. Bytes after the stream's end
- * are ignored. */
-bool tc_inflate(const uint8_t *src, size_t len, int windowbits, size_t cap,
-	uint8_t **out, size_t *out_len, struct tc_error *err);
-/* The same through zlib always (tests compare the two). */
-bool tc_inflate_zlib(const uint8_t *src, size_t len, int windowbits, size_t cap,
-	uint8_t **out, size_t *out_len, struct tc_error *err);
-
-/* The same for zstd frames; false with a message saying so when tracectl
- * is built without libzstd. */
-bool tc_unzstd(const uint8_t *src, size_t len, size_t cap, uint8_t **out,
-	size_t *out_len, struct tc_error *err);
-
 #endif

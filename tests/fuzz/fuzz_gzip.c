@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
+#include "util/inflate.h"
 #include "util/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -12,7 +12,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#include "ingest/json_lex.h"
+#include "ingest/json/json_lex.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 

@@ -1,0 +1,1087 @@
+/*
+ * XPlane lines and events, and the pipeline that decodes a big plane's
+ * lines on a second thread: the hot loop, kept in one file.
+ */
+#include "ingest/xplane/xplane_private.h"
+
+/* A decoded value back as an xstat (its string already interned). */
+static struct xstat xstat_of(uint32_t k, const struct sval *v) {
+	struct xstat x = { .k = k, .tl = (uint32_t)v->type << 28 };
+	switch (v->type) {
+	case SV_INT:
+		x.v = (uint64_t)v->v.i;
+		break;
+	case SV_UINT:
+		x.v = v->v.u;
+		break;
+	case SV_DOUBLE:
+		memcpy(&x.v, &v->v.d, sizeof(x.v));
+		break;
+	case SV_STR:
+		x.v = v->v.s;
+		break;
+	case SV_BYTES:
+		x.v = v->raw_len; /* all an arg keeps of it */
+		break;
+	default:
+		break;
+	}
+	return x;
+}
+
+bool tc_xplane_parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,
+		uint32_t *sm_out, struct sval *v) {
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
+	int rc;
+	tc_pb_init(&pb, r->base, p, len);
+	int64_t mid = 0;
+	v->type = SV_NONE;
+	v->raw = NULL;
+	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+		if (f.num <= XSTAT_COMPRESSED_STR && f.wt != stat_wt[f.num]) {
+			return tc_xplane_fail(r, p, "xplane: %s has a field of the wrong wire type", "XStat");
+		}
+		switch (f.num) {
+		case XSTAT_METADATA_ID:
+			mid = (int64_t)f.u;
+			break;
+		case XSTAT_DOUBLE:
+			v->type = SV_DOUBLE;
+			v->v.d = tc_pb_double(f.u);
+			break;
+		case XSTAT_UINT64:
+			v->type = SV_UINT;
+			v->v.u = f.u;
+			break;
+		case XSTAT_INT64:
+			v->type = SV_INT;
+			v->v.i = (int64_t)f.u;
+			break;
+		case XSTAT_STR:
+			if (f.wt != TC_PB_LEN) {
+				return tc_xplane_fail(r, p, "xplane: %s has the wrong wire type", "XStat.str_value");
+			}
+			v->type = SV_STR;
+			v->raw = f.data;
+			v->raw_len = f.len;
+			break;
+		case XSTAT_BYTES:
+			if (f.wt != TC_PB_LEN) {
+				return tc_xplane_fail(r, p, "xplane: %s has the wrong wire type", "XStat.bytes_value");
+			}
+			v->type = SV_BYTES;
+			v->raw = f.data;
+			v->raw_len = f.len;
+			break;
+		case XSTAT_REF:
+			v->v.s = ref_name(&r->smap, r->sm, f.u, &r->dangling_refs);
+			v->type = v->v.s == TC_NONE ? SV_NONE : SV_STR;
+			v->raw = NULL;
+			break;
+		case XSTAT_COMPRESSED_STR: {
+			if (f.wt != TC_PB_LEN) {
+				return tc_xplane_fail(r, p, "xplane: %s has the wrong wire type",
+					"XStat.compressed_str_value");
+			}
+			uint8_t *out;
+			size_t out_len;
+			struct tc_error e;
+			tc_error_init(&e);
+			if (!tc_inflate(f.data, f.len, 15 + 32, r->lim->max_string, &out, &out_len, &e)) {
+				if (e.code == TC_EXIT_LIMIT) {
+					tc_error_set(r->err, TC_EXIT_LIMIT, "xplane: compressed "
+						"string stat longer than the limit of %" PRIu32
+						" bytes (raise it with --max-string)",
+						r->lim->max_string);
+					return tc_error_at(r->err, (int64_t)(f.data - r->base));
+				}
+				return tc_xplane_fail(r, f.data, "xplane: compressed string stat cannot be "
+					"inflated: %s", e.msg);
+			}
+			v->type = SV_STR;
+			v->v.s = tc_xplane_intern(r, out, out_len);
+			v->raw = NULL;
+			free(out);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		return tc_xplane_wire_fail(r, &pb, "XStat");
+	}
+	*sm_out = idmap_get(&r->smap, mid);
+	if (v->type == SV_STR && v->raw) {
+		v->v.s = str_value(r, *sm_out, v->raw, v->raw_len);
+	}
+	return true;
+}
+
+
+
+void tc_xplane_add_arg(struct reader *r, uint32_t key, const struct sval *v) {
+	switch (v->type) {
+	case SV_INT:
+		tc_model_arg_int(r->m, key, v->v.i);
+		break;
+	case SV_UINT:
+		tc_model_arg_uint(r->m, key, v->v.u);
+		break;
+	case SV_DOUBLE:
+		tc_model_arg_double(r->m, key, v->v.d);
+		break;
+	case SV_STR:
+		tc_model_arg_str(r->m, key, v->v.s);
+		break;
+	case SV_BYTES:
+		/* Serialized protos: their size is all a summary can use. */
+		tc_model_arg_uint(r->m, key, v->raw_len);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- events ---- */
+
+struct line_ctx {
+	uint32_t track;
+	enum lclass cls;
+	int64_t base_ps; /* line start in model time */
+};
+
+static bool memcpy_size(const struct tc_model *m, uint32_t s, int64_t *out) {
+	const char *p = strstr(tc_model_str(m, s), "size:");
+	if (!p) {
+		return false;
+	}
+	char *end;
+	long long v = strtoll(p + 5, &end, 10);
+	if (end == p + 5 || v < 0) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Counter lines: one sample per event, value = its first numeric stat. */
+static bool parse_counter_event(struct reader *r, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
+	int rc;
+	int64_t mid = 0, off = 0;
+	bool have = false;
+	double val = 0;
+	tc_pb_init(&pb, r->base, p, len);
+	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+		if (f.num <= XEVENT_NUM_OCCURRENCES && f.wt != (f.num == XEVENT_STATS ? TC_PB_LEN : TC_PB_VARINT)) {
+			return tc_xplane_fail(r, p, "xplane: %s has a field of the wrong wire type", "XEvent");
+		}
+		if (f.num == XEVENT_METADATA_ID) {
+			mid = (int64_t)f.u;
+		} else if (f.num == XEVENT_OFFSET_PS) {
+			off = (int64_t)f.u;
+		} else if (f.num == XEVENT_STATS && f.wt == TC_PB_LEN && !have) {
+			uint32_t k;
+			struct sval v;
+			if (!parse_stat(r, f.data, f.len, &k, &v)) {
+				return false;
+			}
+			have = sval_num(&v, &val);
+		}
+	}
+	if (rc < 0) {
+		return tc_xplane_wire_fail(r, &pb, "XEvent");
+	}
+	if (!have || off < 0 || off > INT64_MAX / 2) {
+		return true;
+	}
+	uint32_t ei = idmap_get(&r->emap, mid);
+	uint32_t name = ei == TC_NONE ? r->em[r->unknown_em].name : r->em[ei].name;
+	tc_model_add_sample(r->m, tc_model_counter(r->m, r->device, name, 0, 0),
+		lc->base_ps + off, val);
+	return true;
+}
+
+struct mem_rec {
+	uint32_t allocator;
+	double v[4]; /* allocated, reserved, peak, available; < 0 absent */
+};
+
+static void mem_samples(struct reader *r, const struct mem_rec *mr, int64_t ts) {
+	const uint32_t names[4] = {
+		r->k_mem_alloc, r->k_mem_reserved, r->k_mem_peak, r->k_mem_avail,
+	};
+	for (int i = 0; i < 4; i++) {
+		if (mr->v[i] >= 0) {
+			tc_model_add_sample(r->m, tc_model_counter(r->m, r->device, names[i],
+				r->k_unit_bytes, mr->allocator), ts, mr->v[i]);
+		}
+	}
+}
+
+#define FAST_STATS 16
+
+/* What an event's stats say beyond its args. */
+struct ev_extra {
+	int64_t group;      /* group_id, -1 none */
+	bool have_step;     /* step_num seen */
+	bool mem;           /* memory counters seen */
+	bool have_corr;
+	uint64_t corr;      /* correlation_id */
+	struct mem_rec mr;
+};
+
+/* One stat of an event: an arg, with well-known stats normalised. */
+static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
+	struct sval sv;
+	xstat_value(r, xs, &sv);
+	const struct sval *v = &sv;
+	if (xs->k == TC_NONE || v->type == SV_NONE) {
+		return;
+	}
+	const struct smeta *sm = &r->sm[xs->k];
+	if (sm->role == R_NONE) {
+		tc_xplane_add_arg(r, sm->name, v);
+		return;
+	}
+	int64_t iv;
+	double dv;
+	switch (sm->role) {
+	case R_CORRELATION:
+		if (sval_i64(v, &iv)) {
+			x->corr = (uint64_t)iv;
+			x->have_corr = true;
+		}
+		tc_xplane_add_arg(r, r->m->key.correlation, v);
+		return;
+	case R_STEP_NUM:
+		tc_xplane_add_arg(r, r->m->key.step, v);
+		x->have_step = true;
+		return;
+	case R_GROUP_ID:
+		if (sval_i64(v, &iv)) {
+			x->group = iv;
+		}
+		break;
+	case R_MEMCPY_DETAILS:
+		if (v->type == SV_STR && memcpy_size(r->m, v->v.s, &iv)) {
+			tc_model_arg_int(r->m, r->m->key.bytes, iv);
+		}
+		break;
+	case R_ALLOCATOR:
+		if (v->type == SV_STR) {
+			x->mr.allocator = v->v.s;
+		}
+		break;
+	case R_BYTES_ALLOCATED:
+	case R_BYTES_RESERVED:
+	case R_PEAK_BYTES:
+	case R_BYTES_AVAILABLE:
+		if (sval_num(v, &dv)) {
+			x->mr.v[sm->role == R_BYTES_ALLOCATED ? 0 : sm->role == R_BYTES_RESERVED ? 1 :
+				sm->role == R_PEAK_BYTES ? 2 : 3] = dv;
+			x->mem = true;
+		}
+		break;
+	default:
+		break;
+	}
+	tc_xplane_add_arg(r, sm->name, v);
+}
+
+/*
+ * An XEvent as the decoders hand it on: 24 bytes, with its stats (struct
+ * xstat) following in their own array. The decoding thread also hands on
+ * line headers and the events it leaves to this thread, by file offset.
+ */
+enum xe_kind {
+	XE_EVENT = 0,   /* a: start (ps, model time), b: duration (ps) */
+	XE_AGG,         /* a: occurrences, b: duration as written */
+	XE_SLOW,        /* a, b: offset and length of an XEvent for parse_event_slow */
+	XE_COUNTER,     /* a, b: an XEvent of a counter line */
+	XE_LINE,        /* a: index of the line header in its chunk, b: line offset */
+	XE_LINE_SERIAL, /* a, b: an XLine for parse_line (its header is bad) */
+};
+
+struct xev {
+	uint32_t ei;    /* event metadata index */
+	uint8_t kind;   /* enum xe_kind */
+	uint8_t ns;     /* stats (XE_EVENT) */
+	int64_t a, b;
+};
+
+/* Event start and end within the model's time bounds. */
+static bool event_time(int64_t base_ps, int64_t off, int64_t dur, int64_t *start,
+		const char **what) {
+	if ((off > 0 && base_ps > INT64_MAX / 2 - off) ||
+			(off < 0 && base_ps < INT64_MIN / 2 - off)) {
+		*what = "event offset";
+		return false;
+	}
+	*start = base_ps + off;
+	/* A duration past the model's bound becomes 0 there (with a warning,
+	 * as in every format), so only a plausible one can overflow. */
+	if (dur > 0 && dur <= TC_MAX_DUR_PS && *start > INT64_MAX / 2 - dur) {
+		*what = "event duration";
+		return false;
+	}
+	return true;
+}
+
+/* The event's metadata index; a missing one is counted and gets the
+ * plane's "(unknown event metadata)" slot. */
+static inline uint32_t event_meta(const struct idmap *emap, uint32_t unknown, int64_t mid,
+		uint64_t *missing) {
+	uint32_t ei = idmap_get(emap, mid);
+	if (ei == TC_NONE) {
+		(*missing)++;
+		ei = unknown;
+	}
+	return ei;
+}
+
+/* The op, then an aggregate or a timeline event whose stats become args. */
+static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
+		const struct xstat *st, size_t ns) {
+	uint32_t op = r->em[e->ei].op[lc->cls];
+	if (op == TC_NONE) {
+		op = tc_xplane_make_op(r, e->ei, lc->cls);
+	}
+	if (e->kind == XE_AGG) {
+		tc_model_add_aggregate(r->m, lc->track, op, e->a, e->b);
+		return;
+	}
+	int64_t start = e->a, dur = e->b;
+	uint32_t ev = tc_model_add_event(r->m, lc->track, op, start, dur,
+		dur == 0 ? TC_EV_INSTANT : 0);
+	/* A host step marker without a step_num stat ("ProfilerStep#3"):
+	 * its number is in the name. Step events are few. */
+	bool named_step = lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_STEP;
+	if (ns == 0 && !named_step) {
+		return;
+	}
+	struct ev_extra x = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
+	uint32_t args = tc_model_args_begin(r->m);
+	for (size_t i = 0; i < ns; i++) {
+		event_stat(r, &st[i], &x);
+	}
+	if (!x.have_step && x.group >= 0 && lc->cls == LC_STEPS) {
+		tc_model_arg_int(r->m, r->m->key.step, x.group);
+	}
+	int64_t sn;
+	uint32_t nm = r->m->ops[op].name;
+	if (!x.have_step && named_step && tc_classify_step(tc_model_str(r->m, nm),
+			tc_intern_len(&r->m->strings, nm), &sn) && sn >= 0) {
+		tc_model_arg_int(r->m, r->m->key.step, sn);
+	}
+	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
+	if (x.mem) {
+		mem_samples(r, &x.mr, start);
+	}
+	if (x.have_corr && lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
+		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
+		r->launch[r->n_launch++] = (struct launch){ x.corr, ev };
+	}
+}
+
+/* The general XEvent decoder: any field order, unknown fields, checks. */
+static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
+	int rc;
+	tc_pb_init(&pb, r->base, p, len);
+	int64_t mid = 0, off = 0, dur = 0, occ = 0;
+	bool agg = false;
+	size_t ns = 0;
+	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+		if (f.num <= XEVENT_NUM_OCCURRENCES && f.wt != (f.num == XEVENT_STATS ? TC_PB_LEN : TC_PB_VARINT)) {
+			return tc_xplane_fail(r, p, "xplane: %s has a field of the wrong wire type", "XEvent");
+		}
+		switch (f.num) {
+		case XEVENT_METADATA_ID:
+			mid = (int64_t)f.u;
+			break;
+		case XEVENT_OFFSET_PS:
+			off = (int64_t)f.u;
+			agg = false;
+			break;
+		case XEVENT_DURATION_PS:
+			dur = (int64_t)f.u;
+			break;
+		case XEVENT_STATS:
+			TC_GROW(r->sp, r->cap_sp, ns + 1);
+			TC_GROW(r->sl, r->cap_sl, ns + 1);
+			r->sp[ns] = f.data;
+			r->sl[ns++] = f.len;
+			break;
+		case XEVENT_NUM_OCCURRENCES:
+			occ = (int64_t)f.u;
+			agg = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		return tc_xplane_wire_fail(r, &pb, "XEvent");
+	}
+	struct xev e = { .ei = event_meta(&r->emap, r->unknown_em, mid, &r->missing_meta) };
+	if (agg) {
+		e.kind = XE_AGG;
+		e.a = occ;
+		e.b = dur;
+		emit_event(r, lc, &e, NULL, 0);
+		return true;
+	}
+	const char *what;
+	e.kind = XE_EVENT;
+	e.b = dur;
+	if (!event_time(lc->base_ps, off, dur, &e.a, &what)) {
+		return tc_xplane_fail(r, p, "xplane: %s overflows the time range", what);
+	}
+	/* Every stat is decoded (its strings interned) before any is emitted,
+	 * as the fast path does: a damaged one fails the event first. Stats
+	 * the model would drop are left out here, as decode_event does. */
+	TC_GROW(r->xs, r->cap_xs, ns + 1);
+	size_t kept = 0;
+	for (size_t i = 0; i < ns; i++) {
+		uint32_t k;
+		struct sval v;
+		if (!parse_stat(r, r->sp[i], r->sl[i], &k, &v)) {
+			return false;
+		}
+		if (k == TC_NONE || !r->sm[k].drop) {
+			r->xs[kept++] = xstat_of(k, &v);
+		}
+	}
+	emit_event(r, lc, &e, r->xs, kept);
+	return true;
+}
+
+/*
+ * The hot path, shared by both threads: an XEvent with one-byte tags for
+ * fields 1..5 and up to FAST_STATS stats of the common shapes, its time
+ * within bounds. Anything else (unknown fields, odd wire types, damage,
+ * many stats) returns false and goes to parse_event_slow, which also
+ * produces the precise error. Counts go to *missing / *dangling only for an
+ * event decoded here, so the slow path never counts one twice.
+ */
+static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint8_t *p,
+		size_t len, struct xev *e, struct xstat *st, uint64_t *missing,
+		uint64_t *dangling) {
+	const uint8_t *q = p, *end = p + len;
+	int64_t mid = 0, off = 0, dur = 0, occ = 0;
+	bool agg = false;
+	const uint8_t *sp[FAST_STATS];
+	size_t sl[FAST_STATS];
+	size_t ns = 0;
+	while (q < end) {
+		uint8_t tag = *q++;
+		uint64_t u;
+		if (!rd_varint(&q, end, &u)) {
+			return false;
+		}
+		switch (tag) {
+		case XP_TAG(XEVENT_METADATA_ID, TC_PB_VARINT):
+			mid = (int64_t)u;
+			break;
+		case XP_TAG(XEVENT_OFFSET_PS, TC_PB_VARINT):
+			off = (int64_t)u;
+			agg = false;
+			break;
+		case XP_TAG(XEVENT_DURATION_PS, TC_PB_VARINT):
+			dur = (int64_t)u;
+			break;
+		case XP_TAG(XEVENT_STATS, TC_PB_LEN):
+			if (u > (uint64_t)(end - q) || ns == FAST_STATS) {
+				return false;
+			}
+			sp[ns] = q;
+			sl[ns++] = (size_t)u;
+			q += u;
+			break;
+		case XP_TAG(XEVENT_NUM_OCCURRENCES, TC_PB_VARINT):
+			occ = (int64_t)u;
+			agg = true;
+			break;
+		default:
+			return false;
+		}
+	}
+	uint64_t dang = 0;
+	if (agg) {
+		e->kind = XE_AGG;
+		e->ns = 0;
+		e->a = occ;
+		e->b = dur;
+	} else {
+		const char *what;
+		e->kind = XE_EVENT;
+		e->b = dur;
+		if (!event_time(base_ps, off, dur, &e->a, &what)) {
+			return false;
+		}
+		size_t kept = 0;
+		for (size_t i = 0; i < ns; i++) {
+			if (!stat_fast(d->smap, d->sm, d->base, sp[i], sl[i], &st[kept], &dang)) {
+				return false;
+			}
+			/* Checked whole, but no record for a stat the model drops. */
+			kept += st[kept].k == TC_NONE || !d->sm[st[kept].k].drop;
+		}
+		e->ns = (uint8_t)kept;
+	}
+	*dangling += dang;
+	e->ei = event_meta(d->emap, d->unknown_em, mid, missing);
+	return true;
+}
+
+static bool parse_event(struct reader *r, const struct dec *d, const struct line_ctx *lc,
+		const uint8_t *p, size_t len) {
+	struct xev e;
+	struct xstat st[FAST_STATS];
+	if (!decode_event(d, lc->base_ps, p, len, &e, st, &r->missing_meta,
+			&r->dangling_refs)) {
+		return parse_event_slow(r, lc, p, len);
+	}
+	emit_event(r, lc, &e, st, e.ns);
+	return true;
+}
+
+/* Find or add the track for a line; lines sharing an id are one timeline. */
+static uint32_t line_track(struct reader *r, size_t first_track, uint32_t name,
+		enum tc_track_kind kind, int64_t id) {
+	for (size_t t = first_track; t < r->m->n_tracks; t++) {
+		const struct tc_track *tr = &r->m->tracks[t];
+		if (tr->src_id == id && tr->name == name) {
+			return (uint32_t)t;
+		}
+	}
+	return tc_model_add_track(r->m, r->device, name, kind, id);
+}
+
+struct line_hdr {
+	int64_t id, ts;
+	const uint8_t *name, *disp;
+	size_t name_len, disp_len;
+	bool any_events;
+};
+
+/*
+ * One walk over an XLine's fields with the unrolled varint reader: it
+ * validates every field and fills h (display_name comes after the events
+ * on the wire, so the header needs the whole walk). On damage, *at and *why
+ * say where and what. Touches nothing else, so either thread may run it.
+ */
+static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
+		const uint8_t **at_out, const char **why) {
+	const uint8_t *q = p, *end = p + len, *at = p;
+	const char *bad;
+	while (q < end) {
+		at = q;
+		uint64_t key, u = 0;
+		if (!rd_varint(&q, end, &key)) {
+			bad = "truncated field tag in XLine";
+			goto fail;
+		}
+		uint64_t num = key >> 3;
+		unsigned wt = key & 7;
+		if (num == 0 || num > 0x1fffffff) {
+			bad = "invalid field number in XLine";
+			goto fail;
+		}
+		if (wt != (num == XLINE_NAME || num == XLINE_EVENTS || num == XLINE_DISPLAY_NAME ?
+				TC_PB_LEN : TC_PB_VARINT) && num <= XLINE_DISPLAY_NAME) {
+			bad = "XLine has a field of the wrong wire type";
+			goto fail;
+		}
+		switch (wt) {
+		case TC_PB_VARINT:
+			if (!rd_varint(&q, end, &u)) {
+				bad = "truncated varint in XLine";
+				goto fail;
+			}
+			if (num == XLINE_ID) {
+				h->id = (int64_t)u;
+			} else if (num == XLINE_TIMESTAMP_NS) {
+				h->ts = (int64_t)u;
+			}
+			break;
+		case TC_PB_I64:
+		case TC_PB_I32:
+			if ((size_t)(end - q) < (wt == TC_PB_I64 ? 8u : 4u)) {
+				bad = "truncated fixed-size field in XLine";
+				goto fail;
+			}
+			q += wt == TC_PB_I64 ? 8 : 4;
+			break;
+		case TC_PB_LEN:
+			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
+				bad = "length runs past the end of its XLine";
+				goto fail;
+			}
+			if (num == XLINE_NAME) {
+				h->name = q;
+				h->name_len = (size_t)u;
+			} else if (num == XLINE_DISPLAY_NAME) {
+				h->disp = q;
+				h->disp_len = (size_t)u;
+			} else if (num == XLINE_EVENTS) {
+				h->any_events = true;
+			}
+			q += u;
+			break;
+		default:
+			bad = "unsupported wire type in XLine";
+			goto fail;
+		}
+	}
+	return true;
+fail:
+	*at_out = at;
+	*why = bad;
+	return false;
+}
+
+/*
+ * The next XEvent of a line whose header walk succeeded (so every field is
+ * whole): *ev and *ev_len, or false at the line's end. *q moves on.
+ */
+static inline bool next_event(const uint8_t **q, const uint8_t *end, const uint8_t **ev,
+		size_t *ev_len) {
+	while (*q < end) {
+		uint64_t key, u = 0;
+		if (!rd_varint(q, end, &key)) {
+			return false;
+		}
+		switch (key & 7) {
+		case TC_PB_VARINT:
+			if (!rd_varint(q, end, &u)) {
+				return false;
+			}
+			break;
+		case TC_PB_I64:
+			*q += 8;
+			break;
+		case TC_PB_I32:
+			*q += 4;
+			break;
+		case TC_PB_LEN:
+			if (!rd_varint(q, end, &u) || u > (uint64_t)(end - *q)) {
+				return false;
+			}
+			*q += u;
+			if (key == XP_TAG(XLINE_EVENTS, TC_PB_LEN)) {
+				*ev = *q - u;
+				*ev_len = (size_t)u;
+				return true;
+			}
+			break;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+static enum lclass hdr_class(const struct line_hdr *h, bool host_plane) {
+	if (h->name) {
+		return tc_xplane_line_class(h->name, h->name_len, host_plane);
+	}
+	return tc_xplane_line_class(h->disp ? h->disp : (const uint8_t *)"", h->disp_len, host_plane);
+}
+
+/*
+ * A line's start in model time, which is relative to the profile start: a
+ * line still on the epoch clock is shifted by the origin, and without a
+ * Task Environment the first such line sets it (*set). False when the line
+ * is too far from the profile start. Pure, so the pipeline's decoding
+ * thread keeps its own copy of the origin in step with this thread's.
+ */
+static bool line_base(struct origin *o, int64_t ts, int64_t *base_ps, bool *set) {
+	int64_t rel = ts;
+	*set = false;
+	if (o->have && ts >= o->ns) {
+		rel = ts - o->ns;
+	} else if (!o->have && ts > INT64_MAX / 2000) {
+		o->ns = ts;
+		o->have = true;
+		*set = true;
+		rel = 0;
+	}
+	if (rel > INT64_MAX / 4000 || rel < INT64_MIN / 4000) {
+		return false;
+	}
+	*base_ps = rel * 1000;
+	return true;
+}
+
+/* A line's track and time base, from its header: this thread's part. */
+static bool line_start(struct reader *r, const uint8_t *p, const struct line_hdr *h,
+		size_t first_track, struct line_ctx *lc) {
+	lc->cls = hdr_class(h, r->host_plane);
+	uint32_t tname = h->disp && h->disp_len ? tc_xplane_intern(r, h->disp, h->disp_len) :
+		h->name ? tc_xplane_intern(r, h->name, h->name_len) : 0;
+	lc->track = line_track(r, first_track, tname, tc_xplane_track_kind(lc->cls), h->id);
+	bool set;
+	if (!line_base(&r->org, h->ts, &lc->base_ps, &set)) {
+		return tc_xplane_fail(r, p, "xplane: %s is too far from the profile start",
+			"line timestamp");
+	}
+	if (set) {
+		r->m->origin_ns = r->org.ns;
+	}
+	return true;
+}
+
+bool tc_xplane_parse_line(struct reader *r, const uint8_t *p, size_t len, size_t first_track) {
+	struct line_hdr h = { 0 };
+	const uint8_t *at;
+	const char *why;
+	if (!line_header(p, len, &h, &at, &why)) {
+		return tc_xplane_fail(r, at, "xplane: %s", why);
+	}
+	struct line_ctx lc;
+	if (!line_start(r, p, &h, first_track, &lc)) {
+		return false;
+	}
+	if (!h.any_events) {
+		return true;
+	}
+	const struct dec d = plane_dec(r);
+	const uint8_t *q = p, *end = p + len, *ev;
+	size_t ev_len;
+	while (next_event(&q, end, &ev, &ev_len)) {
+		if (!(lc.cls == LC_COUNTERS ? parse_counter_event(r, &lc, ev, ev_len) :
+				parse_event(r, &d, &lc, ev, ev_len))) {
+			return false;
+		}
+		release(r, q);
+	}
+	return true;
+}
+
+/*
+ * ---- the pipeline ----
+ *
+ * With a spare core, a plane's lines are decoded on two threads while this
+ * one emits them into the model in file order, so strings, ops, args and
+ * events get the ids a serial read gives. Both threads walk the same
+ * framing (the plane's lines, their headers, their events' boundaries) and
+ * cut it into the same chunks of XP_EVS records. Each chunk is decoded
+ * (decode_event, stat_fast) by whichever thread claims it first: the
+ * decoding thread runs ahead while this one emits, and when this one
+ * catches up it decodes the next chunk itself (emitting costs less than
+ * decoding) while the other steps over it. Decoding reads only the mapped
+ * file and the plane's metadata maps;
+ * whatever needs the model or may fail (line tracks, counter lines,
+ * unusual events, damaged lines) goes by offset to the serial code, which
+ * also makes the errors.
+ */
+#define XP_CHUNKS 4
+#define XP_EVS 4096
+#define XP_STATS (XP_EVS * FAST_STATS) /* never the reason for a cut */
+
+struct xchunk {
+	struct xev *ev;
+	struct xstat *st;
+	struct line_hdr *ln;
+	size_t n_ev, n_st, n_ln, cap_ln;
+	uint64_t index;    /* which chunk of the plane */
+};
+
+struct xpipe {
+	struct dec d;
+	const uint8_t *plane;
+	size_t plane_len;
+	bool host_plane;
+	struct origin org;       /* at the plane's start */
+	uint64_t missing, dangling; /* the decoding thread's counts */
+	struct xchunk c[XP_CHUNKS];  /* the decoding thread's chunks */
+	struct xchunk own;           /* this thread's */
+	atomic_uint_fast64_t next_claim; /* the first chunk nobody decodes yet */
+	/* The decoding thread's chunks, counted: filled, emitted. */
+	uint64_t produced, consumed;
+	bool stop;               /* this thread gave up */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+};
+
+/* Take chunk j to decode, unless the other thread took it. */
+static inline bool xp_claim(struct xpipe *p, uint64_t j) {
+	uint_fast64_t want = j;
+	return atomic_compare_exchange_strong(&p->next_claim, &want, j + 1);
+}
+
+/* One thread's walk over the plane's framing. */
+struct xwalk {
+	struct tc_pb pb;         /* the plane's fields */
+	const uint8_t *q, *lend; /* the current line's fields left */
+	bool counters;
+	int64_t base_ps;
+	struct origin org;       /* this walk's copy */
+	bool done;
+};
+
+static void xw_init(struct xwalk *w, const struct xpipe *p) {
+	memset(w, 0, sizeof(*w));
+	tc_pb_init(&w->pb, p->d.base, p->plane, p->plane_len);
+	w->org = p->org;
+}
+
+static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_t b) {
+	c->ev[c->n_ev++] = (struct xev){ .kind = (uint8_t)kind, .a = a, .b = b };
+}
+
+/*
+ * The next chunk: its records decoded into c, or with c NULL only stepped
+ * over. A line header and an event are one record each, so both threads
+ * cut at the same places. Returns the file offset where the next chunk
+ * starts; w->done after the plane's last chunk.
+ */
+static size_t xw_chunk(struct xwalk *w, const struct xpipe *p, struct xchunk *c,
+		uint64_t *missing, uint64_t *dangling) {
+	const uint8_t *base = p->d.base;
+	size_t n = 0;
+	if (c) {
+		c->n_ev = c->n_st = c->n_ln = 0;
+	}
+	for (;;) {
+		while (w->q < w->lend) {
+			if (n + 1 > XP_EVS) {
+				return (size_t)(w->q - base);
+			}
+			const uint8_t *ev;
+			size_t ev_len;
+			if (!next_event(&w->q, w->lend, &ev, &ev_len)) {
+				w->q = w->lend; /* only other fields were left */
+				break;
+			}
+			n++;
+			if (!c) {
+				continue;
+			}
+			if (w->counters) {
+				xp_rec(c, XE_COUNTER, ev - base, (int64_t)ev_len);
+				continue;
+			}
+			struct xev *e = &c->ev[c->n_ev];
+			if (decode_event(&p->d, w->base_ps, ev, ev_len, e, c->st + c->n_st,
+					missing, dangling)) {
+				c->n_ev++;
+				c->n_st += e->ns;
+			} else {
+				xp_rec(c, XE_SLOW, ev - base, (int64_t)ev_len);
+			}
+		}
+		/* A line header needs one slot, an event one more. */
+		if (n + 2 > XP_EVS) {
+			return (size_t)(w->pb.p - base);
+		}
+		/* The plane's fields were walked whole before: no error here. */
+		struct tc_pb_field f = { 0 };
+		int rc;
+		while ((rc = tc_pb_next(&w->pb, &f)) > 0 && f.num != XPLANE_LINES) {
+		}
+		if (rc <= 0) {
+			w->done = true;
+			return (size_t)(p->plane + p->plane_len - base);
+		}
+		n++;
+		w->q = w->lend = NULL;
+		struct line_hdr h = { 0 };
+		const uint8_t *at;
+		const char *why;
+		bool set;
+		if (!line_header(f.data, f.len, &h, &at, &why) ||
+				!line_base(&w->org, h.ts, &w->base_ps, &set)) {
+			/* This thread's parse_line reports it (and stops). */
+			if (c) {
+				xp_rec(c, XE_LINE_SERIAL, f.data - base, (int64_t)f.len);
+			}
+			continue;
+		}
+		if (c) {
+			TC_GROW(c->ln, c->cap_ln, c->n_ln + 1);
+			c->ln[c->n_ln] = h;
+			xp_rec(c, XE_LINE, (int64_t)c->n_ln++, f.data - base);
+		}
+		if (h.any_events) {
+			w->counters = hdr_class(&h, p->host_plane) == LC_COUNTERS;
+			w->q = f.data;
+			w->lend = f.data + f.len;
+		}
+	}
+}
+
+static void *xp_decode(void *arg) {
+	struct xpipe *p = arg;
+	struct xwalk w;
+	xw_init(&w, p);
+	uint64_t k = 0;
+	for (uint64_t j = 0; !w.done; j++) {
+		/* A free slot first, then the claim. */
+		pthread_mutex_lock(&p->lock);
+		while (!p->stop && p->produced - p->consumed >= XP_CHUNKS) {
+			pthread_cond_wait(&p->cv, &p->lock);
+		}
+		bool stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop) {
+			break;
+		}
+		if (!xp_claim(p, j)) {
+			xw_chunk(&w, p, NULL, NULL, NULL);
+			continue;
+		}
+		struct xchunk *c = &p->c[k++ % XP_CHUNKS];
+		xw_chunk(&w, p, c, &p->missing, &p->dangling);
+		c->index = j;
+		pthread_mutex_lock(&p->lock);
+		p->produced++;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+/* Emit one chunk's records. */
+static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track,
+		struct line_ctx *lc) {
+	const struct xstat *st = c->st;
+	for (size_t i = 0; i < c->n_ev; i++) {
+		const struct xev *e = &c->ev[i];
+		switch (e->kind) {
+		case XE_EVENT:
+		case XE_AGG:
+			emit_event(r, lc, e, st, e->ns);
+			st += e->ns;
+			break;
+		case XE_SLOW:
+			if (!parse_event_slow(r, lc, r->base + e->a, (size_t)e->b)) {
+				return false;
+			}
+			break;
+		case XE_COUNTER:
+			if (!parse_counter_event(r, lc, r->base + e->a, (size_t)e->b)) {
+				return false;
+			}
+			break;
+		case XE_LINE: {
+			const struct line_hdr *h = &c->ln[e->a];
+			if (!line_start(r, r->base + e->b, h, first_track, lc)) {
+				return false;
+			}
+			break;
+		}
+		default:
+			if (!tc_xplane_parse_line(r, r->base + e->a, (size_t)e->b, first_track)) {
+				return false;
+			}
+			break;
+		}
+	}
+	return true;
+}
+
+static void xchunk_alloc(struct xchunk *c) {
+	c->ev = tc_xmalloc(XP_EVS * sizeof(*c->ev));
+	c->st = tc_xmalloc(XP_STATS * sizeof(*c->st));
+}
+
+static void xchunk_free(struct xchunk *c) {
+	free(c->ev);
+	free(c->st);
+	free(c->ln);
+}
+
+/* A plane's lines through the pipeline; *started false when no thread
+ * could be made (nothing was read then). */
+bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t first_track,
+		bool *started) {
+	struct xpipe *p = tc_xcalloc(1, sizeof(*p));
+	p->d = plane_dec(r);
+	p->plane = plane;
+	p->plane_len = len;
+	p->host_plane = r->host_plane;
+	p->org = r->org;
+	for (int i = 0; i < XP_CHUNKS; i++) {
+		xchunk_alloc(&p->c[i]);
+	}
+	xchunk_alloc(&p->own);
+	atomic_init(&p->next_claim, 0);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	pthread_t th;
+	bool ok = true;
+	*started = pthread_create(&th, NULL, xp_decode, p) == 0;
+	if (*started) {
+		struct line_ctx lc = { 0 };
+		struct xwalk w;
+		xw_init(&w, p);
+		uint64_t j = 0, k = 0;
+		while (ok && !w.done) {
+			if (xp_claim(p, j++)) {
+				size_t end = xw_chunk(&w, p, &p->own, &r->missing_meta,
+					&r->dangling_refs);
+				ok = xp_emit(r, &p->own, first_track, &lc);
+				if (ok) {
+					release(r, r->base + end);
+				}
+				continue;
+			}
+			/* The other thread has this chunk: step over it, and rather
+			 * than wait for it, decode the next one if nobody has. */
+			size_t end = xw_chunk(&w, p, NULL, NULL, NULL), end_ahead = 0;
+			pthread_mutex_lock(&p->lock);
+			bool ready = p->produced > k;
+			pthread_mutex_unlock(&p->lock);
+			bool ahead = !ready && !w.done && xp_claim(p, j);
+			if (ahead) {
+				end_ahead = xw_chunk(&w, p, &p->own, &r->missing_meta, &r->dangling_refs);
+				j++;
+			}
+			pthread_mutex_lock(&p->lock);
+			while (p->produced == k) {
+				pthread_cond_wait(&p->cv, &p->lock);
+			}
+			pthread_mutex_unlock(&p->lock);
+			const struct xchunk *c = &p->c[k++ % XP_CHUNKS];
+			assert(c->index == j - 1 - ahead);
+			ok = xp_emit(r, c, first_track, &lc);
+			pthread_mutex_lock(&p->lock);
+			p->consumed++;
+			pthread_cond_broadcast(&p->cv);
+			pthread_mutex_unlock(&p->lock);
+			if (ok) {
+				release(r, r->base + end);
+			}
+			if (ok && ahead) {
+				ok = xp_emit(r, &p->own, first_track, &lc);
+				if (ok) {
+					release(r, r->base + end_ahead);
+				}
+			}
+		}
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(th, NULL);
+		r->missing_meta += p->missing;
+		r->dangling_refs += p->dangling;
+	}
+	for (int i = 0; i < XP_CHUNKS; i++) {
+		xchunk_free(&p->c[i]);
+	}
+	xchunk_free(&p->own);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+	return ok;
+}

@@ -1,0 +1,273 @@
+/* The model's arg lists: a packed varint encoding in one byte buffer. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/model.h"
+#include "model/model_private.h"
+#include "util/num.h"
+#include "util/prefault.h"
+#include "util/xalloc.h"
+
+/* ---- args ---- */
+
+/*
+ * Record codes (header bits 0-2): enum tc_arg_type, except that a bool's
+ * value is in its code, so bools take no value bytes. Bit 3 marks a list's
+ * last record; being in the header's first byte it can be set once the
+ * record is written without changing its length.
+ */
+#define ARG_BOOL_TRUE 5
+#define ARG_LAST 8
+#define ARG_MAX_REC 16 /* header (36 bits: 6 bytes) + value (10) */
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static uint64_t get_varint(const uint8_t **pp) {
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			break;
+		}
+	}
+	*pp = p;
+	return v;
+}
+
+/* Mark the open list's last record (a list begun and never ended is closed
+ * by the next begin, so lists stay contiguous and merge can walk them). */
+static void args_close(struct tc_model *m) {
+	if (m->arg_last_hdr != TC_NONE) {
+		m->argb[m->arg_last_hdr] |= ARG_LAST;
+		m->arg_last_hdr = TC_NONE;
+	}
+}
+
+void tc_model_args_close(struct tc_model *m) {
+	args_close(m);
+}
+
+uint32_t tc_model_args_begin(struct tc_model *m) {
+	args_close(m);
+	return (uint32_t)m->n_argb;
+}
+
+/* Crossing a multiple of this many arg bytes hints the next stretch. */
+#define PREFAULT_ARGB ((size_t)1 << 20)
+
+/* Append one record (code: a record code, see above). */
+static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
+	if (!tc_model_keeps_arg(m, key)) {
+		return;
+	}
+	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
+		m->over_arg_bytes = true;
+		return;
+	}
+	size_t was = m->n_argb;
+	TC_GROW(m->argb, m->cap_argb, m->n_argb + ARG_MAX_REC);
+	if (key == m->key.flops || key == m->key.bytes_accessed) {
+		m->event_costs = true;
+	}
+	m->arg_last_hdr = (uint32_t)m->n_argb;
+	uint8_t *p = m->argb + m->n_argb;
+	p += put_varint(p, (uint64_t)key << 4 | code);
+	switch (code) {
+	case TC_ARG_INT:
+	case TC_ARG_UINT:
+	case TC_ARG_STR:
+		p += put_varint(p, v);
+		break;
+	case TC_ARG_DOUBLE:
+		for (int i = 0; i < 8; i++) {
+			*p++ = (uint8_t)(v >> (8 * i));
+		}
+		break;
+	}
+	m->n_argb = (size_t)(p - m->argb);
+	if ((was ^ m->n_argb) >= PREFAULT_ARGB) {
+		tc_prefault_next(m->argb, 1, m->n_argb, PREFAULT_ARGB, m->cap_argb);
+	}
+}
+
+static uint64_t zigzag(int64_t v) {
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
+	arg_put(m, key, TC_ARG_INT, zigzag(v));
+}
+
+void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
+	arg_put(m, key, TC_ARG_UINT, v);
+}
+
+void tc_model_arg_double(struct tc_model *m, uint32_t key, double v) {
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	arg_put(m, key, TC_ARG_DOUBLE, bits);
+}
+
+void tc_model_arg_str(struct tc_model *m, uint32_t key, uint32_t str) {
+	arg_put(m, key, TC_ARG_STR, str);
+}
+
+void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v) {
+	arg_put(m, key, v ? ARG_BOOL_TRUE : TC_ARG_BOOL, 0);
+}
+
+void tc_model_arg_add(struct tc_model *m, const struct tc_arg *a) {
+	switch (a->type) {
+	case TC_ARG_INT:
+		tc_model_arg_int(m, a->key, a->v.i);
+		break;
+	case TC_ARG_UINT:
+		tc_model_arg_uint(m, a->key, a->v.u);
+		break;
+	case TC_ARG_DOUBLE:
+		tc_model_arg_double(m, a->key, a->v.d);
+		break;
+	case TC_ARG_STR:
+		tc_model_arg_str(m, a->key, a->v.s);
+		break;
+	case TC_ARG_BOOL:
+		tc_model_arg_bool(m, a->key, a->v.i != 0);
+		break;
+	}
+}
+
+uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
+	if (m->arg_last_hdr == TC_NONE || m->arg_last_hdr < begin) {
+		return TC_NONE;
+	}
+	args_close(m);
+	return begin;
+}
+
+/* Decode the record at pos; returns the offset just past it. */
+uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
+		bool *last) {
+	const uint8_t *p = m->argb + pos;
+	uint64_t h = get_varint(&p);
+	unsigned code = (unsigned)(h & 7);
+	out->key = (uint32_t)(h >> 4);
+	out->v.u = 0;
+	switch (code) {
+	case TC_ARG_INT: {
+		uint64_t z = get_varint(&p);
+		out->v.i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		break;
+	}
+	case TC_ARG_UINT:
+		out->v.u = get_varint(&p);
+		break;
+	case TC_ARG_DOUBLE: {
+		uint64_t bits = 0;
+		for (int i = 0; i < 8; i++) {
+			bits |= (uint64_t)p[i] << (8 * i);
+		}
+		p += 8;
+		memcpy(&out->v.d, &bits, sizeof(bits));
+		break;
+	}
+	case TC_ARG_STR:
+		out->v.s = (uint32_t)get_varint(&p);
+		break;
+	case ARG_BOOL_TRUE:
+		out->v.i = 1;
+		code = TC_ARG_BOOL;
+		break;
+	}
+	out->type = (uint8_t)code;
+	*last = h & ARG_LAST;
+	return (uint32_t)(p - m->argb);
+}
+
+uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg *out) {
+	bool last;
+	uint32_t next = tc_model_arg_decode(m, pos, out, &last);
+	return last ? TC_NONE : next;
+}
+
+bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
+		struct tc_arg *out) {
+	for (uint32_t pos = first; pos != TC_NONE;) {
+		pos = tc_model_arg_next(m, pos, out);
+		if (out->key == key) {
+			return true;
+		}
+	}
+	return false;
+}
+
+bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
+	if (!a) {
+		return false;
+	}
+	switch (a->type) {
+	case TC_ARG_INT:
+	case TC_ARG_BOOL:
+		*out = (double)a->v.i;
+		return true;
+	case TC_ARG_UINT:
+		*out = (double)a->v.u;
+		return true;
+	case TC_ARG_DOUBLE:
+		*out = a->v.d;
+		return true;
+	case TC_ARG_STR: {
+		const char *s = tc_model_str(m, a->v.s);
+		char *end;
+		double d = strtod(s, &end);
+		if (end == s || *end || !isfinite(d)) {
+			return false;
+		}
+		*out = d;
+		return true;
+	}
+	}
+	return false;
+}
+
+bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out) {
+	struct tc_arg a;
+	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_num(m, &a, out);
+}
+
+bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
+	struct tc_arg a;
+	if (!tc_model_arg_find(m, first, key, &a)) {
+		return false;
+	}
+	switch (a.type) {
+	case TC_ARG_INT:
+	case TC_ARG_BOOL:
+		*out = a.v.i;
+		return true;
+	case TC_ARG_UINT:
+		*out = (int64_t)a.v.u;
+		return true;
+	default: {
+		double d;
+		if (!tc_model_arg_value_num(m, &a, &d) || !tc_double_fits_i64(d)) {
+			return false;
+		}
+		*out = (int64_t)d;
+		return true;
+	}
+	}
+}
