@@ -201,8 +201,8 @@ START_TEST(cross_format) {
 	}
 	for (int i = 0; i < 3; i++) {
 		m[i] = tc_test_load(own[i]);
-		tc_analyze(m[i], &o, &a[i]);
-		ck_assert(tc_analyze_op_table(m[i], &o, "category", &t[i]));
+		tc_analyze(m[i], &o, TC_AN_FINDINGS, &a[i]);
+		ck_assert(tc_test_op_table(m[i], &o, "category", &t[i]));
 	}
 	ck_assert_uint_eq(a[0].n_steps, 3);
 	ck_assert_int_eq(a[0].steps[0].num, 1);
@@ -288,7 +288,7 @@ START_TEST(real_category_shares) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_op_table t;
-	ck_assert(tc_analyze_op_table(m, &o, "category", &t));
+	ck_assert(tc_test_op_table(m, &o, "category", &t));
 	double sum = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		sum += t.rows[i].share;

@@ -61,7 +61,7 @@ static void analyze(struct fx *f, struct tc_analysis *a) {
 	tc_model_finalize(f->m);
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
-	tc_analyze(f->m, &o, a);
+	tc_analyze(f->m, &o, TC_AN_FINDINGS, a);
 }
 
 static const struct tc_finding *find(const struct tc_analysis *a, const char *kind) {
@@ -178,7 +178,7 @@ START_TEST(steps_explicit_range_warmup) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(f.m, &o, &a);
+	tc_analyze(f.m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_str_eq(a.steps_source, "device markers");
 	ck_assert_uint_eq(a.n_steps, 4);
 	ck_assert_int_eq(a.steps[0].num, 100);
@@ -192,7 +192,7 @@ START_TEST(steps_explicit_range_warmup) {
 	struct tc_error err;
 	tc_error_init(&err);
 	ck_assert(tc_analysis_opts_steps(&o, "101:102", &err));
-	tc_analyze(f.m, &o, &a);
+	tc_analyze(f.m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.n_steps, 2);
 	ck_assert_uint_eq(a.n_steps_all, 4);
 	ck_assert_int_eq(a.steps[0].num, 101);
@@ -252,14 +252,14 @@ START_TEST(steps_host_rank_device) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.steps_device, c1);
 	ck_assert_uint_eq(a.bd_device, g1);
 	ck_assert_uint_eq(a.n_steps, 2);
 	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 100 * US);
 	tc_analysis_finish(&a);
 	o.device = "gpu0";
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.bd_device, g0);
 	ck_assert_int_eq(a.steps[0].cat_ps[TC_BD_COMPUTE], 900 * US);
 	tc_analysis_finish(&a);
@@ -290,7 +290,7 @@ START_TEST(steps_host_rank_device) {
 	/* ops --device: rows and shares over that device alone. */
 	struct tc_op_table t;
 	o.device = "gpu1";
-	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	ck_assert(tc_test_op_table(m, &o, "name", &t));
 	ck_assert_uint_eq(t.device, g1);
 	ck_assert_uint_eq(t.n, 1);
 	ck_assert_int_eq(t.rows[0].total_ps, 100 * US);
@@ -298,7 +298,7 @@ START_TEST(steps_host_rank_device) {
 	ck_assert(t.rows[0].share == 1.0);
 	tc_op_table_finish(&t);
 	o.device = NULL;
-	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	ck_assert(tc_test_op_table(m, &o, "name", &t));
 	ck_assert_uint_eq(t.device, TC_NONE);
 	ck_assert_int_eq(t.rows[0].total_ps, 1000 * US);
 	ck_assert_int_eq(t.busy_ps, 1000 * US);
@@ -406,10 +406,10 @@ START_TEST(roofline_classes) {
 	tc_model_finalize(f.m);
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
-	ck_assert_str_eq(tc_device_peaks(f.m, f.gpu, &o, &fl, &bw), "table");
+	ck_assert_str_eq(tc_device_peaks(f.m, f.gpu, o.peak_flops, o.peak_bw, &fl, &bw), "table");
 	ck_assert(fl == 312e12);
 	o.peak_bw = 1e12;
-	ck_assert_str_eq(tc_device_peaks(f.m, f.gpu, &o, &fl, &bw), "override");
+	ck_assert_str_eq(tc_device_peaks(f.m, f.gpu, o.peak_flops, o.peak_bw, &fl, &bw), "override");
 	ck_assert(bw == 1e12);
 	tc_model_destroy(f.m);
 }
@@ -1064,20 +1064,20 @@ START_TEST(op_table_grouping) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_op_table t;
-	ck_assert(tc_analyze_op_table(f.m, &o, "name", &t));
+	ck_assert(tc_test_op_table(f.m, &o, "name", &t));
 	ck_assert_uint_eq(t.n, 2);
 	ck_assert_int_eq(t.rows[0].p50_ps, 10 * US);
 	ck_assert_int_eq(t.busy_ps, 40 * US);
 	tc_op_table_finish(&t);
-	ck_assert(tc_analyze_op_table(f.m, &o, "kind", &t));
+	ck_assert(tc_test_op_table(f.m, &o, "kind", &t));
 	ck_assert_uint_eq(t.n, 2);
 	ck_assert_str_eq(t.rows[0].label, "kernel");
 	tc_op_table_finish(&t);
-	ck_assert(tc_analyze_op_table(f.m, &o, "device", &t));
+	ck_assert(tc_test_op_table(f.m, &o, "device", &t));
 	ck_assert_uint_eq(t.n, 1);
 	ck_assert_uint_eq(t.rows[0].count, 3);
 	tc_op_table_finish(&t);
-	ck_assert(!tc_analyze_op_table(f.m, &o, "colour", &t));
+	ck_assert(!tc_test_op_table(f.m, &o, "colour", &t));
 	tc_model_destroy(f.m);
 }
 END_TEST
@@ -1098,7 +1098,7 @@ static char *analysis_outputs(const struct tc_model *m) {
 	tc_analysis_opts_init(&ao);
 	ao.threads = 1;
 	struct tc_analysis an;
-	tc_analyze(m, &ao, &an);
+	tc_analyze(m, &ao, TC_AN_FINDINGS, &an);
 	struct tc_summary s;
 	tc_analyze_summary(m, &s);
 	struct tc_summary_opts so = { .top = 50, .analysis = &an, .findings = 20 };
@@ -1110,7 +1110,7 @@ static char *analysis_outputs(const struct tc_model *m) {
 	const char *by[] = { "name", "category", "kind", "device" };
 	for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
 		struct tc_op_table t;
-		ck_assert(tc_analyze_op_table(m, &ao, by[i], &t));
+		ck_assert(tc_test_op_table(m, &ao, by[i], &t));
 		tc_write_ops_json(f, m, &t, 0);
 		tc_op_table_finish(&t);
 	}
@@ -1188,7 +1188,7 @@ static void invariants(const char *path) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	for (size_t i = 0; i < a.n_steps; i++) {
 		int64_t sum = 0;
 		for (int c = 0; c < TC_BD_COUNT; c++) {
@@ -1349,7 +1349,7 @@ START_TEST(gold_tracelens_gpu_timeline) {
 		struct tc_analysis_opts o;
 		tc_analysis_opts_init(&o);
 		struct tc_analysis a;
-		tc_analyze(m, &o, &a);
+		tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 		/* The reader maps Kineto's GPU-side ProfilerStep#6 to a device step
 		 * marker; TraceLens measured inside that window. */
 		ck_assert_str_eq(a.steps_source, "device markers");
@@ -1392,7 +1392,7 @@ START_TEST(trace_launch_bound) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	const struct tc_finding *f = find(&a, "launch-bound");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_ge(f->severity, TC_SEV_HIGH);
@@ -1413,7 +1413,7 @@ START_TEST(trace_nccl_communication) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.n_util, 1);
 	ck_assert_int_gt(a.util[0].comm_ps, 0);
 	ck_assert_int_gt(a.util[0].overlap_ps, 0);
@@ -1422,7 +1422,7 @@ START_TEST(trace_nccl_communication) {
 	ck_assert_ptr_nonnull(find(&a, "communication"));
 	/* GOLD.md: 21 ncclKernel events (15 AllReduce, 6 Broadcast). */
 	struct tc_op_table t;
-	ck_assert(tc_analyze_op_table(m, &o, "kind", &t));
+	ck_assert(tc_test_op_table(m, &o, "kind", &t));
 	uint64_t n = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		if (t.rows[i].kind == TC_OP_COLLECTIVE) {
@@ -1445,7 +1445,7 @@ START_TEST(trace_hta_steps) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_str_eq(a.steps_source, "host markers");
 	ck_assert_uint_eq(a.n_steps, 2);
 	ck_assert_int_eq(a.steps[0].num, 1009);
@@ -1469,7 +1469,7 @@ START_TEST(trace_tpu_roofline) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_op_table t;
-	ck_assert(tc_analyze_op_table(m, &o, "name", &t));
+	ck_assert(tc_test_op_table(m, &o, "name", &t));
 	/* Plane stats: 918 TFLOP/s, ~1638 GB/s. */
 	ck_assert_str_eq(t.peak_source, "trace");
 	near(t.ridge, 918e12 / 1638e9, 2e-3, "ridge");
@@ -1498,7 +1498,7 @@ START_TEST(trace_tpu_roofline) {
 	ck_assert_uint_gt(classified, 0);
 	tc_op_table_finish(&t);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert(a.steps_inferred);
 	ck_assert_uint_gt(a.n_steps, 1);
 	/* The device waits on its async copies ~97 % of the time: a transfer

@@ -57,7 +57,7 @@ static struct tc_runtime_info detect(struct fx *f) {
 	tc_analysis_opts_init(&o);
 	o.threads = 1;
 	struct tc_analysis a;
-	tc_analyze(f->m, &o, &a);
+	tc_analyze(f->m, &o, TC_AN_FINDINGS, &a);
 	struct tc_runtime_info ri = a.runtime;
 	tc_analysis_finish(&a);
 	tc_model_destroy(f->m);
@@ -329,7 +329,7 @@ START_TEST(real_detection) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_msg(a.runtime.framework == known[_i].fw && a.runtime.runtime == known[_i].rt,
 		"%s: detected %s on %s", known[_i].rel,
 		tc_framework_id((enum tc_framework)a.runtime.framework),
@@ -366,7 +366,7 @@ START_TEST(real_tpu_suggestions) {
 		o.th[i] = i == TC_TH_UNOPT_EFFICIENCY ? 100 : i == TC_TH_LAUNCH_DELAY_US ? 1e12 : 0;
 	}
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_gt(a.n_findings, 3);
 	static const char *const words[] = { "CUDA", "torch", "DataLoader", "pin_memory", NULL };
 	for (size_t i = 0; i < a.n_findings; i++) {

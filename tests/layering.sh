@@ -1,7 +1,9 @@
 #!/bin/sh
 # Fails on an #include that points rightwards or sideways in the layer order
 #   util <- model <- {ingest, analysis, output} <- cli
-# (main.c is part of cli).
+# (main.c is part of cli), or on a module's private header included from
+# outside that module: analysis/passes.h, and any header in a module's
+# subfolder (a reader's own header, ingest/xplane/*.h).
 src=${1:-src}
 rank() {
 	case $1 in
@@ -12,13 +14,26 @@ rank() {
 	*) echo 9 ;;
 	esac
 }
+private() { # include path: true when only its own module may include it
+	case $1 in
+	analysis/passes.h) return 0 ;;
+	*/*/*) return 0 ;;
+	esac
+	return 1
+}
 bad=0
 for f in $(find "$src" -name '*.[ch]'); do
 	rel=${f#"$src"/}
 	mod=${rel%%/*}
 	[ "$rel" = main.c ] && mod=cli
 	from=$(rank "$mod")
-	for inc in $(sed -n 's/^#include "\([a-z_]*\)\/.*"/\1/p' "$f"); do
+	for path in $(sed -n 's/^#include "\([a-z_]*\/[^"]*\)"/\1/p' "$f"); do
+		inc=${path%%/*}
+		if [ "$inc" != "$mod" ] && private "$path"; then
+			echo "layering: $rel includes $path (private to $inc/)"
+			bad=1
+			continue
+		fi
 		to=$(rank "$inc")
 		[ "$inc" = "$mod" ] && continue
 		if [ "$to" -ge "$from" ]; then

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "analysis/analyze.h"
 #include "ingest/ingest.h"
 #include "model/model.h"
 #include "tc_test.h"
@@ -196,4 +197,16 @@ void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, cons
 		ck_assert_msg(a->warnings[i].msg == b->warnings[i].msg &&
 			a->warnings[i].count == b->warnings[i].count, "%s: warning %zu differs", what, i);
 	}
+}
+
+bool tc_test_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const char *by, struct tc_op_table *t) {
+	struct tc_analysis_opts oo = *o;
+	oo.op_by = by;
+	struct tc_analysis a;
+	bool ok = tc_analyze(m, &oo, TC_AN_OP_TABLE, &a);
+	*t = a.op_table;
+	memset(&a.op_table, 0, sizeof(a.op_table));
+	tc_analysis_finish(&a);
+	return ok;
 }

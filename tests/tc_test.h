@@ -39,6 +39,12 @@ const struct tc_track *tc_test_track_of(const struct tc_model *m, size_t ev);
 /* Assert that two models hold the same records with the same ids (e.g.
  * one input read serially and pipelined). */
 void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, const char *what);
+struct tc_analysis_opts;
+struct tc_op_table;
+/* The op table grouped by by (tc_analyze's TC_AN_OP_TABLE with o, op_by
+ * set) into t, finished by the caller; false when by is unknown. */
+bool tc_test_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+	const char *by, struct tc_op_table *t);
 /* Run a suite, return the process exit status (0 = all passed). */
 int tc_test_run(Suite *s);
 
