@@ -280,11 +280,7 @@ static const char *const kineto[] = {
 };
 
 START_TEST(real_category_shares) {
-	const char *path = tc_test_trace(kineto[_i]);
-	if (!path) {
-		return;
-	}
-	struct tc_model *m = tc_test_load(path);
+	struct tc_model *m = tc_test_load_trace(kineto[_i]);
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_op_table t;
@@ -310,8 +306,10 @@ static Suite *suite(void) {
 	tcase_add_test(tc, categories);
 	tcase_add_test(tc, host_default_and_flags);
 	tcase_add_test(tc, cross_format);
-	tcase_add_loop_test(tc, real_category_shares, 0, (int)(sizeof(kineto) / sizeof(kineto[0])));
 	suite_add_tcase(s, tc);
+	TCase *tt = tc_test_traces_tcase("traces");
+	tcase_add_loop_test(tt, real_category_shares, 0, (int)(sizeof(kineto) / sizeof(kineto[0])));
+	suite_add_tcase(s, tt);
 	return s;
 }
 

@@ -8,8 +8,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Path of a real trace under TC_TRACES, or NULL when the folder is absent
- * (a fresh clone has no ../shared): callers skip then. Static buffer. */
+/*
+ * Real traces live in TC_TRACES (default ../shared/traces), which a fresh
+ * clone lacks. The cases that read them go in TCases made by
+ * tc_test_traces_tcase (tagged "traces"); tc_test_run runs one part of a
+ * suite, chosen by TC_TEST_PART (meson registers both as tests):
+ *   fixtures  every case but the traces ones;
+ *   traces    only the traces ones; exits TC_TEST_SKIP (77) without the
+ *             folder;
+ *   unset     all, or the fixtures part with a note when the folder is
+ *             absent.
+ * A part with no cases also exits TC_TEST_SKIP.
+ */
+#define TC_TEST_TRACES_TAG "traces"
+#define TC_TEST_SKIP 77
+bool tc_test_have_traces(void);
+TCase *tc_test_traces_tcase(const char *name);
+/* Path of a real trace under TC_TRACES (static buffer); the test fails
+ * when it is missing. Only for cases in a traces TCase. */
 const char *tc_test_trace(const char *rel);
 /* Path under the source tree / build tree (static buffer). */
 const char *tc_test_src(const char *rel);
@@ -19,8 +35,7 @@ struct tc_model;
 /* Read one input (one thread) into a finalized model; the test fails when
  * it cannot be read. */
 struct tc_model *tc_test_load(const char *path);
-/* The real trace rel read as above, or NULL with a note on stderr when
- * the traces folder lacks it (the caller's test then skips). */
+/* The real trace rel (tc_test_trace) read as above. */
 struct tc_model *tc_test_load_trace(const char *rel);
 /* Read a whole file into a malloc'd buffer. */
 unsigned char *tc_test_slurp(const char *path, size_t *len);
@@ -45,7 +60,8 @@ struct tc_op_table;
  * set) into t, finished by the caller; false when by is unknown. */
 bool tc_test_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	const char *by, struct tc_op_table *t);
-/* Run a suite, return the process exit status (0 = all passed). */
+/* Run the part of a suite TC_TEST_PART names (above); the process exit
+ * status: 0 all passed, 1 a failure, TC_TEST_SKIP nothing could run. */
 int tc_test_run(Suite *s);
 
 #endif
