@@ -1251,18 +1251,15 @@ END_TEST
 
 static Suite *suite(void) {
 	Suite *s = suite_create("malformed");
-	TCase *fx = tcase_create("fixtures");
-	tcase_add_checked_fixture(fx, setup, NULL);
-	tcase_set_timeout(fx, 600);
-	tcase_add_loop_test(fx, truncate_real, 0, 1);
-	tcase_add_loop_test(fx, damage_real, 0, 1);
-	suite_add_tcase(s, fx);
-	TCase *real = tc_test_traces_tcase("real");
-	tcase_add_checked_fixture(real, setup, NULL);
-	tcase_set_timeout(real, 600);
-	tcase_add_loop_test(real, truncate_real, 1, 2);
-	tcase_add_loop_test(real, damage_real, 1, 2);
-	suite_add_tcase(s, real);
+	/* The same damage over the fixtures (_i 0) and the real traces (1). */
+	for (int part = 0; part < 2; part++) {
+		TCase *tc = part ? tc_test_traces_tcase("real") : tcase_create("fixtures");
+		tcase_add_checked_fixture(tc, setup, NULL);
+		tcase_set_timeout(tc, 600);
+		tcase_add_loop_test(tc, truncate_real, part, part + 1);
+		tcase_add_loop_test(tc, damage_real, part, part + 1);
+		suite_add_tcase(s, tc);
+	}
 	TCase *made = tcase_create("made");
 	tcase_add_checked_fixture(made, setup, NULL);
 	tcase_set_timeout(made, 300);
