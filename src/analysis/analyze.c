@@ -143,7 +143,6 @@ static unsigned passes_for(unsigned what) {
 
 struct side_job {
 	const struct tc_model *m;
-	const struct tc_analysis_opts *o;
 	unsigned run;
 	struct tc_analysis *a;
 	struct tc_usage usage;
@@ -192,7 +191,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
-	struct side_job job = { .m = m, .o = o, .run = run, .a = a };
+	struct side_job job = { .m = m, .run = run, .a = a };
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cv, NULL);
 	pthread_t th;

@@ -104,7 +104,8 @@ enum tc_analysis_what {
 	                           * rules' op table (ops), runtime and findings */
 	TC_AN_OP_TABLE = 1 << 4,  /* op_table: grouped by o->op_by over o->device,
 	                           * with p50/p99 */
-	TC_AN_SUMMARY = 1 << 5,   /* summary */
+	TC_AN_SUMMARY = 1 << 5,   /* summary: what summarize prints (busy time from usage
+	                           * when that is computed too) */
 };
 
 /* Fill a (finished with tc_analysis_finish, also on failure) with what the
