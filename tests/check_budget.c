@@ -251,7 +251,7 @@ START_TEST(step_marker_numbers) {
 	tc_analysis_opts_init(&o);
 	ck_assert(tc_analysis_opts_step_marker(&o, "train_iter", &err));
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.n_steps, 6);
 	ck_assert_int_eq(a.steps[0].num, 1);
 	ck_assert_int_eq(a.steps[5].num, 6);
@@ -260,7 +260,7 @@ START_TEST(step_marker_numbers) {
 	tc_analysis_finish(&a);
 	/* A marker that matches nothing: the whole trace, not a guess. */
 	o.step_marker = "no such marker";
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.n_steps, 1);
 	ck_assert(a.steps_inferred);
 	ck_assert_ptr_nonnull(strstr(a.steps_source, "no event matching --step-marker"));
@@ -320,8 +320,8 @@ START_TEST(check_worst_rank) {
 	tc_analysis_opts_init(&o);
 	o.step_marker = "^train_iter$";
 	struct tc_analysis a, a4;
-	tc_analyze(m, &o, &a);
-	tc_analyze(m4, &o, &a4);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
+	tc_analyze(m4, &o, TC_AN_FINDINGS, &a4);
 	struct tc_budget b;
 	tc_budget_init(&b);
 	struct tc_error err;
@@ -396,7 +396,7 @@ START_TEST(memory_cv_and_peak) {
 	tc_analysis_opts_init(&o);
 	o.step_marker = "^it$";
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.n_steps, 4);
 	const char *names[] = { "memory.cv", "memory.peak", "step.mean", "device.busy",
 		"op:gemm.calls_per_step", "op:gemm.time_per_step" };

@@ -201,8 +201,8 @@ START_TEST(cross_format) {
 	}
 	for (int i = 0; i < 3; i++) {
 		m[i] = tc_test_load(own[i]);
-		tc_analyze(m[i], &o, &a[i]);
-		ck_assert(tc_analyze_op_table(m[i], &o, "category", &t[i]));
+		tc_analyze(m[i], &o, TC_AN_FINDINGS, &a[i]);
+		ck_assert(tc_test_op_table(m[i], &o, "category", &t[i]));
 	}
 	ck_assert_uint_eq(a[0].n_steps, 3);
 	ck_assert_int_eq(a[0].steps[0].num, 1);
@@ -280,15 +280,11 @@ static const char *const kineto[] = {
 };
 
 START_TEST(real_category_shares) {
-	const char *path = tc_test_trace(kineto[_i]);
-	if (!path) {
-		return;
-	}
-	struct tc_model *m = tc_test_load(path);
+	struct tc_model *m = tc_test_load_trace(kineto[_i]);
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_op_table t;
-	ck_assert(tc_analyze_op_table(m, &o, "category", &t));
+	ck_assert(tc_test_op_table(m, &o, "category", &t));
 	double sum = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		sum += t.rows[i].share;
@@ -310,8 +306,10 @@ static Suite *suite(void) {
 	tcase_add_test(tc, categories);
 	tcase_add_test(tc, host_default_and_flags);
 	tcase_add_test(tc, cross_format);
-	tcase_add_loop_test(tc, real_category_shares, 0, (int)(sizeof(kineto) / sizeof(kineto[0])));
 	suite_add_tcase(s, tc);
+	TCase *tt = tc_test_traces_tcase("traces");
+	tcase_add_loop_test(tt, real_category_shares, 0, (int)(sizeof(kineto) / sizeof(kineto[0])));
+	suite_add_tcase(s, tt);
 	return s;
 }
 

@@ -920,19 +920,12 @@ static const char *const real_traces[] = {
 };
 
 static struct tc_model *load_real(const char *rel) {
-	const char *p = tc_test_trace(rel);
-	if (!p) {
-		return NULL;
-	}
-	return load_ok(p);
+	return load_ok(tc_test_trace(rel));
 }
 
 START_TEST(real_traces_ingest) {
 	const char *rel = real_traces[_i];
 	struct tc_model *m = load_real(rel);
-	if (!m) {
-		return;
-	}
 	ck_assert_uint_gt(m->ev.n, 0);
 	for (size_t i = 0; i < m->ev.n; i++) {
 		const struct tc_op *o = &m->ops[m->ev.op[i]];
@@ -972,9 +965,6 @@ static bool has_flow(const struct tc_model *m, const char *from, const char *to)
 /* trace_processor's flow diff tests: v1 s/t/f binding and v2 bind_id. */
 START_TEST(edge_flows) {
 	struct tc_model *m = load_real("json/edge/flow_events_json_v1.json");
-	if (!m) {
-		return;
-	}
 	ck_assert_uint_eq(m->n_flows, 3);
 	ck_assert(has_flow(m, "SenderA", "OtherSlice"));
 	ck_assert(has_flow(m, "OtherSlice", "SomeSlice"));
@@ -992,9 +982,6 @@ END_TEST
 
 START_TEST(gold_hta_facts) {
 	struct tc_model *m = load_real("json/hta/nccl_parser_config__nccl_data.json.gz");
-	if (!m) {
-		return;
-	}
 	ck_assert_uint_eq(count_events(m, "ncclKernel", TC_OP_COLLECTIVE), 21);
 	tc_model_destroy(m);
 
@@ -1107,9 +1094,6 @@ static bool tl_keep(const struct tc_model *m, size_t ev, void *vctx) {
 START_TEST(tracelens_gpu_timeline) {
 	const struct tracelens_gold *g = &tl_gold[_i];
 	struct tc_model *m = load_real(g->file);
-	if (!m) {
-		return;
-	}
 	uint8_t *launched = calloc(m->ev.n + 1, 1);
 	for (size_t i = 0; i < m->n_flows; i++) {
 		if (m->flows[i].kind == TC_FLOW_LAUNCH && m->flows[i].to < m->ev.n) {
@@ -1206,9 +1190,6 @@ static int64_t floor_div(int64_t a, int64_t b) {
  */
 START_TEST(hta_mtia_temporal_breakdown) {
 	struct tc_model *m = load_real("json/hta/mtia_trace_single_rank__mtia_rank_0.json.gz");
-	if (!m) {
-		return;
-	}
 	uint32_t dev = TC_NONE;
 	int64_t s0 = 0, s1 = 0;
 	size_t steps = 0;
@@ -1343,7 +1324,7 @@ int main(void) {
 	tcase_add_test(tc, trailing_commas_everywhere);
 	tcase_add_test(tc, sniffing);
 	suite_add_tcase(s, tc);
-	TCase *real = tcase_create("real");
+	TCase *real = tc_test_traces_tcase("real");
 	tcase_set_timeout(real, 300);
 	tcase_add_loop_test(real, real_traces_ingest, 0,
 		(int)(sizeof(real_traces) / sizeof(real_traces[0])));

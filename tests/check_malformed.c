@@ -205,15 +205,17 @@ static int cmp_str(const void *a, const void *b) {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Real traces (when present) and the built fixtures, sorted. */
-static struct files corpus(void) {
+/* The real traces (traces part), else the built and source fixtures,
+ * sorted; never empty. */
+static struct files corpus(bool traces) {
 	struct files f = { 0 };
-	const char *traces = tc_test_trace("");
 	if (traces) {
-		collect(traces, &f, 0);
+		collect(tc_test_trace(""), &f, 0);
+	} else {
+		collect(tc_test_build("fixtures"), &f, 0);
+		collect(tc_test_src("fixtures"), &f, 0);
 	}
-	collect(tc_test_build("fixtures"), &f, 0);
-	collect(tc_test_src("fixtures"), &f, 0);
+	ck_assert_msg(f.n > 0, "no %s to damage", traces ? "traces" : "fixtures");
 	qsort(f.v, f.n, sizeof(char *), cmp_str);
 	return f;
 }
@@ -317,12 +319,9 @@ static bool gunzip(const uint8_t *data, size_t len, uint8_t **out, size_t *out_l
 		tc_inflate(data, len, 15 + 32, 512u << 20, out, out_len, &err);
 }
 
+/* _i 0: the fixtures; 1: the real traces (in the traces part). */
 START_TEST(truncate_real) {
-	struct files f = corpus();
-	if (f.n == 0) {
-		files_free(&f);
-		return; /* no traces, no fixtures: nothing to damage */
-	}
+	struct files f = corpus(_i == 1);
 	for (size_t i = 0; i < f.n; i++) {
 		size_t len;
 		uint8_t *data = tc_test_slurp(f.v[i], &len);
@@ -353,8 +352,9 @@ START_TEST(truncate_real) {
 }
 END_TEST
 
+/* _i 0: the fixtures; 1: the real traces (in the traces part). */
 START_TEST(damage_real) {
-	struct files f = corpus();
+	struct files f = corpus(_i == 1);
 	for (size_t i = 0; i < f.n; i++) {
 		size_t len;
 		uint8_t *data = tc_test_slurp(f.v[i], &len);
@@ -1252,12 +1252,15 @@ END_TEST
 
 static Suite *suite(void) {
 	Suite *s = suite_create("malformed");
-	TCase *real = tcase_create("real");
-	tcase_add_checked_fixture(real, setup, NULL);
-	tcase_set_timeout(real, 600);
-	tcase_add_test(real, truncate_real);
-	tcase_add_test(real, damage_real);
-	suite_add_tcase(s, real);
+	/* The same damage over the fixtures (_i 0) and the real traces (1). */
+	for (int part = 0; part < 2; part++) {
+		TCase *tc = part ? tc_test_traces_tcase("real") : tcase_create("fixtures");
+		tcase_add_checked_fixture(tc, setup, NULL);
+		tcase_set_timeout(tc, 600);
+		tcase_add_loop_test(tc, truncate_real, part, part + 1);
+		tcase_add_loop_test(tc, damage_real, part, part + 1);
+		suite_add_tcase(s, tc);
+	}
 	TCase *made = tcase_create("made");
 	tcase_add_checked_fixture(made, setup, NULL);
 	tcase_set_timeout(made, 300);

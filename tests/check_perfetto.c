@@ -11,13 +11,15 @@
 #include "ingest/ingest.h"
 #include "tc_test.h"
 
-/* Perfetto reader: build-time fixtures (fixtures/perfetto) and, when
- * present, the real traces under ../shared/traces/perfetto. */
+/* Perfetto reader: build-time fixtures (fixtures/perfetto; protoc is a
+ * build requirement, so they are always there) and, in the traces part,
+ * the real traces under ../shared/traces/perfetto. */
 
 static const char *fixture(const char *name) {
 	static char buf[4096];
 	snprintf(buf, sizeof(buf), "%s", tc_test_build(name));
-	return access(buf, R_OK) == 0 ? buf : NULL;
+	ck_assert_msg(access(buf, R_OK) == 0, "%s: fixture not built", buf);
+	return buf;
 }
 
 /*
@@ -106,34 +108,22 @@ static const char *dev_name(const struct tc_model *m, size_t ev) {
 	return tc_model_str(m, m->devices[tc_test_track_of(m, ev)->device].name);
 }
 
-/* Copy a real trace's path into out (tc_test_trace's buffer rotates);
- * false when the traces folder is absent. */
-static bool real_trace(const char *rel, char out[4096]) {
-	const char *p = tc_test_trace(rel);
-	if (p) {
-		snprintf(out, 4096, "%s", p);
-	}
-	return p != NULL;
+/* Copy a real trace's path into out (tc_test_trace's buffer rotates). */
+static void real_trace(const char *rel, char out[4096]) {
+	snprintf(out, 4096, "%s", tc_test_trace(rel));
 }
 
-/* Run fn on each named fixture; stop quietly when fixtures were not built. */
+/* Run fn on each named fixture. */
 static void each_fixture(const char *const *names, size_t n, void (*fn)(const char *)) {
 	for (size_t i = 0; i < n; i++) {
 		const char *p = fixture(names[i]);
-		if (!p) {
-			return;
-		}
 		char s[4096];
 		snprintf(s, sizeof(s), "%s", p);
 		fn(s);
 	}
 }
 
-#define NEED(var, name) \
-	const char *var = fixture(name); \
-	if (!var) { \
-		return; /* protoc missing at build time: no fixtures */ \
-	}
+#define NEED(var, name) const char *var = fixture(name)
 
 START_TEST(slices_nested) {
 	NEED(p, "fixtures/perfetto/slices.pb");
@@ -636,9 +626,6 @@ START_TEST(compressed_same) {
 		snprintf(a, sizeof(a), "fixtures/perfetto/%s.pb", names[i]);
 		snprintf(b, sizeof(b), "fixtures/perfetto/%s.compressed.pb", names[i]);
 		const char *pa = fixture(a);
-		if (!pa) {
-			return;
-		}
 		char sa[4096];
 		snprintf(sa, sizeof(sa), "%s", pa);
 		const char *pb = fixture(b);
@@ -735,9 +722,6 @@ START_TEST(zstd_same) {
 		char a[256], plain[4096];
 		snprintf(a, sizeof(a), "fixtures/perfetto/%s.pb", names[i]);
 		const char *pa = fixture(a);
-		if (!pa) {
-			return;
-		}
 		snprintf(plain, sizeof(plain), "%s", pa);
 		for (size_t group = 1; group <= 64; group *= 8) {
 			const char *z = zstd_rewrap(plain, group, 0);
@@ -762,14 +746,11 @@ START_TEST(zstd_same) {
 END_TEST
 
 /* slices.pb copies times over, with extra[0, nx) before copy `at` (after
- * the last when at == copies; none when nx is 0); NULL without the
- * fixture. *one: the fixture's size. */
+ * the last when at == copies; none when nx is 0). *one: the fixture's
+ * size. */
 static unsigned char *slices_times(size_t copies, const unsigned char *extra, size_t nx,
 		size_t at, size_t *len, size_t *one) {
 	const char *pa = fixture("fixtures/perfetto/slices.pb");
-	if (!pa) {
-		return NULL;
-	}
 	unsigned char *s = tc_test_slurp(pa, one);
 	*len = copies * *one + nx;
 	unsigned char *buf = malloc(*len), *o = buf;
@@ -808,9 +789,6 @@ static struct tc_model *read_with(const char *path, const struct tc_limits *lim,
 START_TEST(growing_view) {
 	size_t copies = (20u << 20) / 562 + 1, len, n; /* 20 MiB: slices.pb is 562 B */
 	unsigned char *big = slices_times(copies, NULL, 0, 0, &len, &n);
-	if (!big) {
-		return;
-	}
 	size_t zn;
 	uint8_t *z = tc_test_deflate(big, len, 15 + 16, 1, &zn);
 	/* One path for all: the model keeps it. */
@@ -876,9 +854,6 @@ START_TEST(growing_view_error_order) {
 	static const unsigned char bad[] = { 0x0a, 0x02, 0x40, 0xff };
 	size_t len, n;
 	unsigned char *buf = slices_times(1100, bad, sizeof(bad), 100, &len, &n);
-	if (!buf) {
-		return;
-	}
 	size_t zn;
 	uint8_t *z = tc_test_deflate(buf, len, 15 + 16, 1, &zn);
 	const char *path = tc_test_tmpfile(z, zn * 3 / 4);
@@ -904,9 +879,6 @@ START_TEST(zstd_bundle_refused) {
 	};
 	size_t len, n;
 	unsigned char *in = slices_times(1, bad, sizeof(bad), 1, &len, &n);
-	if (!in) {
-		return;
-	}
 	const char *path = tc_test_tmpfile(in, len);
 	free(in);
 	struct tc_error err;
@@ -935,9 +907,6 @@ START_TEST(bundle_error_at_bundle) {
 	free(z);
 	size_t len, n;
 	unsigned char *in = slices_times(1, bad, 5 + zn, 1, &len, &n);
-	if (!in) {
-		return;
-	}
 	const char *path = tc_test_tmpfile(in, len);
 	free(in);
 	struct tc_error err;
@@ -1112,9 +1081,6 @@ END_TEST
 
 static void ingest_dir(const char *rel, const char *suffix) {
 	const char *d = tc_test_trace(rel);
-	if (!d) {
-		return;
-	}
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", d);
 	DIR *dp = opendir(dir);
@@ -1147,9 +1113,7 @@ END_TEST
 
 START_TEST(real_nested_tracks) {
 	char plain[4096], c[4096];
-	if (!real_trace("perfetto/perfetto-nested_tracks.perfetto-trace", plain)) {
-		return;
-	}
+	real_trace("perfetto/perfetto-nested_tracks.perfetto-trace", plain);
 	struct tc_model *m = load(plain);
 	ck_assert_uint_eq(m->ev.n, 1364);
 	ck_assert_uint_eq(m->n_tracks, 1364);
@@ -1164,17 +1128,14 @@ START_TEST(real_nested_tracks) {
 	}
 	ck_assert_uint_eq(m->n_warnings, 0);
 	tc_model_destroy(m);
-	if (real_trace("perfetto/synthetic/nested_tracks.compressed_packets.pftrace", c)) {
-		same_model(plain, c);
-	}
+	real_trace("perfetto/synthetic/nested_tracks.compressed_packets.pftrace", c);
+	same_model(plain, c);
 }
 END_TEST
 
 START_TEST(real_synthetic_interned) {
 	char plain[4096], c[4096];
-	if (!real_trace("perfetto/synthetic/synthetic_interned.pftrace", plain)) {
-		return;
-	}
+	real_trace("perfetto/synthetic/synthetic_interned.pftrace", plain);
 	struct tc_model *m = load(plain);
 	/* Origin: the first slice, MONOTONIC 900001000 = BOOTTIME 1000001000. */
 	ck_assert_int_eq(m->origin_ns, 1000001000);
@@ -1221,9 +1182,8 @@ START_TEST(real_synthetic_interned) {
 		(double[]){ 10000, 15000, 16000, 18000, 21000, 25000 }, 6);
 	ck_samples(m, "Allocated (bytes)", "bytes", (double[]){ 268435456 }, 1);
 	tc_model_destroy(m);
-	if (real_trace("perfetto/synthetic/synthetic_interned.compressed.pftrace", c)) {
-		same_model(plain, c);
-	}
+	real_trace("perfetto/synthetic/synthetic_interned.compressed.pftrace", c);
+	same_model(plain, c);
 }
 END_TEST
 
@@ -1252,7 +1212,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, malformed_message);
 	tcase_add_test(tc, sniff_rules);
 	suite_add_tcase(s, tc);
-	TCase *real = tcase_create("real");
+	TCase *real = tc_test_traces_tcase("real");
 	tcase_add_test(real, real_all_ingest);
 	tcase_add_test(real, real_nested_tracks);
 	tcase_add_test(real, real_synthetic_interned);

@@ -57,7 +57,7 @@ static struct tc_runtime_info detect(struct fx *f) {
 	tc_analysis_opts_init(&o);
 	o.threads = 1;
 	struct tc_analysis a;
-	tc_analyze(f->m, &o, &a);
+	tc_analyze(f->m, &o, TC_AN_FINDINGS, &a);
 	struct tc_runtime_info ri = a.runtime;
 	tc_analysis_finish(&a);
 	tc_model_destroy(f->m);
@@ -323,13 +323,10 @@ static const struct {
 
 START_TEST(real_detection) {
 	struct tc_model *m = tc_test_load_trace(known[_i].rel);
-	if (!m) {
-		return;
-	}
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_msg(a.runtime.framework == known[_i].fw && a.runtime.runtime == known[_i].rt,
 		"%s: detected %s on %s", known[_i].rel,
 		tc_framework_id((enum tc_framework)a.runtime.framework),
@@ -341,9 +338,6 @@ END_TEST
 
 START_TEST(real_graph_replay) {
 	struct tc_model *m = tc_test_load_trace("json/hta/trace_diff__test__test.json.gz");
-	if (!m) {
-		return;
-	}
 	struct tc_runtime_info ri;
 	tc_runtime_detect(m, NULL, &ri);
 	ck_assert_int_eq(ri.framework, TC_FW_TORCH_COMPILE);
@@ -356,9 +350,6 @@ END_TEST
 
 START_TEST(real_tpu_suggestions) {
 	struct tc_model *m = tc_test_load_trace("xplane/xprof-tpu_inference_2.xplane.pb");
-	if (!m) {
-		return;
-	}
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	/* Every rule at its lowest bar, so every topic that can fire does. */
@@ -366,7 +357,7 @@ START_TEST(real_tpu_suggestions) {
 		o.th[i] = i == TC_TH_UNOPT_EFFICIENCY ? 100 : i == TC_TH_LAUNCH_DELAY_US ? 1e12 : 0;
 	}
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	ck_assert_uint_gt(a.n_findings, 3);
 	static const char *const words[] = { "CUDA", "torch", "DataLoader", "pin_memory", NULL };
 	for (size_t i = 0; i < a.n_findings; i++) {
@@ -396,7 +387,7 @@ int main(void) {
 	tcase_add_test(ta, advice_serving_not_training);
 	tcase_add_test(ta, advice_generic_is_neutral);
 	suite_add_tcase(s, ta);
-	TCase *tt = tcase_create("traces");
+	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_loop_test(tt, real_detection, 0, (int)(sizeof(known) / sizeof(known[0])));
 	tcase_add_test(tt, real_graph_replay);
 	tcase_add_test(tt, real_tpu_suggestions);

@@ -66,12 +66,11 @@ static struct tc_model *load_ok(const char *path) {
 	return m;
 }
 
+/* A built fixture (protoc is a build requirement: always there). */
 static const char *fixture(const char *name) {
 	static char buf[4096];
 	snprintf(buf, sizeof(buf), "%s", tc_test_build(name));
-	if (access(buf, R_OK) != 0) {
-		return NULL;
-	}
+	ck_assert_msg(access(buf, R_OK) == 0, "%s: fixture not built", buf);
 	return buf;
 }
 
@@ -197,9 +196,6 @@ static struct tc_model *load_bytes(const uint8_t *data, size_t n, struct tc_erro
 
 START_TEST(sniff_formats) {
 	const char *p = fixture("fixtures/xplane-gpu.xplane.pb");
-	if (!p) {
-		return;
-	}
 	size_t n;
 	unsigned char *d = tc_test_slurp(p, &n);
 	ck_assert_int_ge(tc_reader_xplane.sniff(d, n < 4096 ? n : 4096), 90);
@@ -215,17 +211,19 @@ START_TEST(sniff_formats) {
 	/* Perfetto's clock snapshot first (field 6, LEN) with non-text content. */
 	static const uint8_t pf2[] = { 0x0a, 0x06, 0x32, 0x02, 0x0a, 0x00, 0x50, 0x01 };
 	ck_assert_int_eq(tc_reader_xplane.sniff(pf2, sizeof(pf2)), 0);
-	/* Real Perfetto files never sniff as XSpace. */
+}
+END_TEST
+
+/* Real Perfetto files never sniff as XSpace. */
+START_TEST(real_perfetto_not_xspace) {
 	static const char *const pft[] = {
 		"perfetto/perfetto-nested_tracks.perfetto-trace",
 		"perfetto/perfetto-track_event_typed_args.pb",
 	};
 	for (size_t i = 0; i < 2; i++) {
-		const char *t = tc_test_trace(pft[i]);
-		if (!t) {
-			continue;
-		}
-		d = tc_test_slurp(t, &n);
+		size_t n;
+		unsigned char *d = tc_test_slurp(tc_test_trace(pft[i]), &n);
+		ck_assert_ptr_nonnull(d);
 		ck_assert_int_eq(tc_reader_xplane.sniff(d, n < 4096 ? n : 4096), 0);
 		free(d);
 	}
@@ -236,9 +234,6 @@ END_TEST
 
 START_TEST(fixture_gpu) {
 	const char *p = fixture("fixtures/xplane-gpu.xplane.pb");
-	if (!p) {
-		return;
-	}
 	struct tc_model *m = load_ok(p);
 	ck_assert_uint_eq(m->n_hosts, 1);
 	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "fixture-host");
@@ -366,9 +361,6 @@ END_TEST
 
 START_TEST(fixture_tpu) {
 	const char *p = fixture("fixtures/xplane-tpu.xplane.pb");
-	if (!p) {
-		return;
-	}
 	struct tc_model *m = load_ok(p);
 	ck_assert_str_eq(tc_model_str(m, m->hosts[0].name), "xplane-tpu");
 	ck_assert(!m->origin_epoch);
@@ -903,9 +895,6 @@ END_TEST
 
 START_TEST(real_tpu_inference) {
 	const char *p = tc_test_trace("xplane/xprof-tpu_inference_2.xplane.pb");
-	if (!p) {
-		return;
-	}
 	struct tc_model *m = load_ok(p);
 	ck_assert_uint_eq(m->ev.n, 26723);
 	ck_assert_uint_eq(m->n_aggs, 0);
@@ -928,9 +917,6 @@ END_TEST
 
 START_TEST(real_gpu_multiworker) {
 	const char *p = tc_test_trace("xplane/xprof-tf_gpu_multiworker.xplane.pb");
-	if (!p) {
-		return;
-	}
 	struct tc_model *m = load_ok(p);
 	ck_assert_uint_eq(m->ev.n, 23128);
 	uint32_t g4 = find_device(m, "/device:GPU:4");
@@ -943,9 +929,6 @@ END_TEST
 
 START_TEST(real_all_load) {
 	const char *dir = tc_test_trace("xplane");
-	if (!dir) {
-		return;
-	}
 	char base[4096];
 	snprintf(base, sizeof(base), "%s", dir);
 	DIR *d = opendir(base);
@@ -972,9 +955,6 @@ END_TEST
 
 START_TEST(real_bad_refused) {
 	const char *p = tc_test_trace("xplane/bad/xprof-tpu_inference_2.utf8-mangled.xplane.pb");
-	if (!p) {
-		return;
-	}
 	struct tc_error err;
 	struct tc_model *m = load(p, &err);
 	ck_assert_ptr_null(m);
@@ -1000,10 +980,14 @@ int main(void) {
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);
-	tcase_add_test(tc, real_tpu_inference);
-	tcase_add_test(tc, real_gpu_multiworker);
-	tcase_add_test(tc, real_all_load);
-	tcase_add_test(tc, real_bad_refused);
 	suite_add_tcase(s, tc);
+	TCase *tt = tc_test_traces_tcase("traces");
+	tcase_set_timeout(tt, 120);
+	tcase_add_test(tt, real_perfetto_not_xspace);
+	tcase_add_test(tt, real_tpu_inference);
+	tcase_add_test(tt, real_gpu_multiworker);
+	tcase_add_test(tt, real_all_load);
+	tcase_add_test(tt, real_bad_refused);
+	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }

@@ -2,9 +2,10 @@
 """The diagnosis corpus (tests/diagnosis/corpus.tsv): on every listed real
 trace and fixture, `tracectl bottlenecks --format json` must put the
 expected kind first (or report nothing) and never report the kinds the case
-forbids. Real traces are skipped when ../shared/traces is absent; the
-fixtures always run. Every real trace in the folder must be listed, so a new
-trace cannot go undiagnosed."""
+forbids. Every real trace in the folder must be listed, so a new trace
+cannot go undiagnosed. The argument picks the rows: "fixtures" (fixtures/
+and build/), "traces" (the real traces; exit 77, a skip, when
+../shared/traces is absent), none: all."""
 import json
 import os
 import subprocess
@@ -14,6 +15,13 @@ TC = os.environ["TC_BIN"]
 SRC = os.environ["TC_SOURCE_ROOT"]
 BUILD = os.environ["TC_BUILD_ROOT"]
 TRACES = os.environ.get("TC_TRACES") or os.path.join(SRC, "..", "shared", "traces")
+
+PART = sys.argv[1] if len(sys.argv) > 1 else None
+if PART not in (None, "fixtures", "traces"):
+    sys.exit(f"diagnosis: unknown part {PART!r} (use fixtures or traces)")
+if PART == "traces" and not os.path.isdir(TRACES):
+    print(f"diagnosis: SKIP (no traces folder {TRACES})")
+    sys.exit(77)
 
 roots = {"traces": TRACES, "fixtures": os.path.join(SRC, "fixtures"), "build": BUILD}
 failures, ran, skipped, listed = [], 0, 0, set()
@@ -26,6 +34,8 @@ with open(os.path.join(SRC, "tests", "diagnosis", "corpus.tsv")) as f:
         full = os.path.join(roots[root], rel)
         if root == "traces":
             listed.add(rel)
+        if PART and (root == "traces") != (PART == "traces"):
+            continue
         if not os.path.exists(full):
             if root == "traces" and not os.path.isdir(TRACES):
                 skipped += 1
@@ -46,7 +56,7 @@ with open(os.path.join(SRC, "tests", "diagnosis", "corpus.tsv")) as f:
         if bad:
             failures.append(f"{path}: must not report {bad} ({why})")
 
-if os.path.isdir(TRACES):
+if PART != "fixtures" and os.path.isdir(TRACES):
     for d, _, files in os.walk(TRACES):
         for n in files:
             rel = os.path.relpath(os.path.join(d, n), TRACES)

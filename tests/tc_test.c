@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "analysis/analyze.h"
 #include "ingest/ingest.h"
 #include "model/model.h"
 #include "tc_test.h"
@@ -20,10 +21,18 @@ static const char *join(const char *env, const char *dflt, const char *rel) {
 	return b;
 }
 
+bool tc_test_have_traces(void) {
+	struct stat st;
+	return stat(join("TC_TRACES", "../shared/traces", ""), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 const char *tc_test_trace(const char *rel) {
 	const char *p = join("TC_TRACES", "../shared/traces", rel);
 	struct stat st;
-	return stat(p, &st) == 0 ? p : NULL;
+	/* tc_test_run runs the traces cases only with the folder there: a
+	 * missing file is a failure, never a quiet pass. */
+	ck_assert_msg(stat(p, &st) == 0, "%s: missing from the traces folder", p);
+	return p;
 }
 
 const char *tc_test_src(const char *rel) {
@@ -46,12 +55,7 @@ struct tc_model *tc_test_load(const char *path) {
 }
 
 struct tc_model *tc_test_load_trace(const char *rel) {
-	const char *path = tc_test_trace(rel);
-	if (!path) {
-		fprintf(stderr, "skip: %s absent\n", rel);
-		return NULL;
-	}
-	return tc_test_load(path);
+	return tc_test_load(tc_test_trace(rel));
 }
 
 unsigned char *tc_test_slurp(const char *path, size_t *len) {
@@ -106,11 +110,36 @@ void tc_test_write(const char *path, const void *data, size_t n) {
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+TCase *tc_test_traces_tcase(const char *name) {
+	TCase *tc = tcase_create(name);
+	tcase_set_tags(tc, TC_TEST_TRACES_TAG);
+	return tc;
+}
+
 int tc_test_run(Suite *s) {
+	const char *part = getenv("TC_TEST_PART");
+	bool traces = part && strcmp(part, "traces") == 0;
+	bool fixtures = part && strcmp(part, "fixtures") == 0;
+	if (traces && !tc_test_have_traces()) {
+		printf("SKIP: no traces folder (%s)\n", join("TC_TRACES", "../shared/traces", ""));
+		return TC_TEST_SKIP;
+	}
+	if (!part && !tc_test_have_traces()) {
+		/* By hand, without the folder: what can run, and say so. */
+		printf("note: no traces folder; the cases tagged '%s' are left out\n",
+			TC_TEST_TRACES_TAG);
+		fixtures = true;
+	}
 	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
+	srunner_run_tagged(sr, NULL, NULL, traces ? TC_TEST_TRACES_TAG : NULL,
+		fixtures ? TC_TEST_TRACES_TAG : NULL, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
+	int run = srunner_ntests_run(sr);
 	srunner_free(sr);
+	if (run == 0) {
+		printf("SKIP: no cases in this part\n");
+		return TC_TEST_SKIP;
+	}
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -196,4 +225,16 @@ void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, cons
 		ck_assert_msg(a->warnings[i].msg == b->warnings[i].msg &&
 			a->warnings[i].count == b->warnings[i].count, "%s: warning %zu differs", what, i);
 	}
+}
+
+bool tc_test_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const char *by, struct tc_op_table *t) {
+	struct tc_analysis_opts oo = *o;
+	oo.op_by = by;
+	struct tc_analysis a;
+	bool ok = tc_analyze(m, &oo, TC_AN_OP_TABLE, &a);
+	*t = a.op_table;
+	memset(&a.op_table, 0, sizeof(a.op_table));
+	tc_analysis_finish(&a);
+	return ok;
 }

@@ -8,8 +8,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Path of a real trace under TC_TRACES, or NULL when the folder is absent
- * (a fresh clone has no ../shared): callers skip then. Static buffer. */
+/*
+ * Real traces live in TC_TRACES (default ../shared/traces), which a fresh
+ * clone lacks. The cases that read them go in TCases made by
+ * tc_test_traces_tcase (tagged "traces"); tc_test_run runs one part of a
+ * suite, chosen by TC_TEST_PART (meson registers both as tests):
+ *   fixtures  every case but the traces ones;
+ *   traces    only the traces ones; exits TC_TEST_SKIP (77) without the
+ *             folder;
+ *   unset     all, or the fixtures part with a note when the folder is
+ *             absent.
+ * A part with no cases also exits TC_TEST_SKIP.
+ */
+#define TC_TEST_TRACES_TAG "traces"
+#define TC_TEST_SKIP 77
+bool tc_test_have_traces(void);
+TCase *tc_test_traces_tcase(const char *name);
+/* Path of a real trace under TC_TRACES (static buffer); the test fails
+ * when it is missing. Only for cases in a traces TCase. */
 const char *tc_test_trace(const char *rel);
 /* Path under the source tree / build tree (static buffer). */
 const char *tc_test_src(const char *rel);
@@ -19,8 +35,7 @@ struct tc_model;
 /* Read one input (one thread) into a finalized model; the test fails when
  * it cannot be read. */
 struct tc_model *tc_test_load(const char *path);
-/* The real trace rel read as above, or NULL with a note on stderr when
- * the traces folder lacks it (the caller's test then skips). */
+/* The real trace rel (tc_test_trace) read as above. */
 struct tc_model *tc_test_load_trace(const char *rel);
 /* Read a whole file into a malloc'd buffer. */
 unsigned char *tc_test_slurp(const char *path, size_t *len);
@@ -39,7 +54,14 @@ const struct tc_track *tc_test_track_of(const struct tc_model *m, size_t ev);
 /* Assert that two models hold the same records with the same ids (e.g.
  * one input read serially and pipelined). */
 void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, const char *what);
-/* Run a suite, return the process exit status (0 = all passed). */
+struct tc_analysis_opts;
+struct tc_op_table;
+/* The op table grouped by by (tc_analyze's TC_AN_OP_TABLE with o, op_by
+ * set) into t, finished by the caller; false when by is unknown. */
+bool tc_test_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
+	const char *by, struct tc_op_table *t);
+/* Run the part of a suite TC_TEST_PART names (above); the process exit
+ * status: 0 all passed, 1 a failure, TC_TEST_SKIP nothing could run. */
 int tc_test_run(Suite *s);
 
 #endif

@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/analyze.h"
+#include "analysis/passes.h"
 #include "analysis/step_marker.h"
 
 /*
@@ -136,71 +136,113 @@ bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
 	return true;
 }
 
+/* what, with the passes it needs. */
+static unsigned passes_for(unsigned what) {
+	unsigned run = what;
+	if (run & TC_AN_FINDINGS) {
+		run |= TC_AN_BREAKDOWN;
+	}
+	if (run & TC_AN_BREAKDOWN) {
+		run |= TC_AN_STEPS;
+	}
+	if (run & (TC_AN_STEPS | TC_AN_OP_TABLE)) {
+		run |= TC_AN_USAGE;
+	}
+	return run;
+}
+
 struct side_job {
 	const struct tc_model *m;
-	const struct tc_analysis_opts *o;
+	unsigned run;
 	struct tc_analysis *a;
-	void (*side)(void *ctx);
-	void *ctx;
-	/* a->util is done (the rules' op table reads it) */
+	struct tc_usage usage;
+	/* usage is done (the rules' op table reads it) */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	bool util_done;
+	bool usage_done;
 };
 
-/* The passes beside the util/steps/breakdown chain: they fill fields of a
- * that the chain neither reads nor writes, and read only a->util of its
- * results, once the chain says it is done. */
+/* The passes beside the usage/steps/breakdown chain: they fill fields of
+ * a that the chain neither reads nor writes, and read only the usage of
+ * its results, once the chain says it is done. */
 static void *side_passes(void *p) {
 	struct side_job *j = p;
-	if (j->side) {
-		j->side(j->ctx);
+	struct tc_analysis *a = j->a;
+	if (j->run & TC_AN_SUMMARY) {
+		tc_pass_summary_begin(j->m, &a->summary);
 	}
-	tc_analyze_memory(j->m, j->a);
-	tc_analyze_compile(j->m, j->a);
+	if (!(j->run & TC_AN_FINDINGS)) {
+		return NULL;
+	}
+	tc_pass_memory(j->m, &a->mem, &a->n_mem);
+	tc_pass_compile(j->m, &a->compile);
 	pthread_mutex_lock(&j->lock);
-	while (!j->util_done) {
+	while (!j->usage_done) {
 		pthread_cond_wait(&j->cv, &j->lock);
 	}
 	pthread_mutex_unlock(&j->lock);
-	tc_analyze_rule_ops(j->m, j->o, j->a);
+	/* The rules judge the whole trace, whatever --device names. */
+	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage, &a->ops);
 	return NULL;
 }
 
 /* Below this many events a thread costs more than it saves. */
 #define PARALLEL_MIN_EVENTS 100000
 
-void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a, void (*side)(void *ctx), void *ctx) {
+bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
+		unsigned what, struct tc_analysis *a) {
 	memset(a, 0, sizeof(*a));
+	const char *by = o->op_by ? o->op_by : "name";
+	if ((what & TC_AN_OP_TABLE) && strcmp(by, "name") && strcmp(by, "category") &&
+			strcmp(by, "kind") && strcmp(by, "device")) {
+		return false;
+	}
+	unsigned run = passes_for(what);
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
-	struct side_job job = { .m = m, .o = o, .a = a, .side = side, .ctx = ctx };
+	struct side_job job = { .m = m, .run = run, .a = a };
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cv, NULL);
 	pthread_t th;
-	bool threaded = (o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
+	bool side = run & (TC_AN_FINDINGS | TC_AN_SUMMARY);
+	bool threaded = side &&
+		(o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
 		pthread_create(&th, NULL, side_passes, &job) == 0;
-	tc_analyze_util(m, o, a);
+	if (run & TC_AN_USAGE) {
+		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams);
+		job.usage = (struct tc_usage){ a->util, a->n_util };
+	}
 	pthread_mutex_lock(&job.lock);
-	job.util_done = true;
+	job.usage_done = true;
 	pthread_cond_broadcast(&job.cv);
 	pthread_mutex_unlock(&job.lock);
-	tc_analyze_steps(m, o, a);
-	tc_analyze_breakdown(m, o, a);
+	if (run & TC_AN_STEPS) {
+		tc_pass_steps(m, o, &job.usage, a);
+	}
+	if (run & TC_AN_BREAKDOWN) {
+		tc_pass_breakdown(m, o, &job.usage, a);
+	}
 	if (threaded) {
 		pthread_join(th, NULL);
-	} else {
+	} else if (side) {
 		side_passes(&job);
 	}
 	pthread_mutex_destroy(&job.lock);
 	pthread_cond_destroy(&job.cv);
-	tc_analyze_runtime(m, a);
-	tc_analyze_rules(m, o, a);
-}
-
-void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
-	tc_analyze_with(m, o, a, NULL, NULL);
+	if (run & TC_AN_OP_TABLE) {
+		tc_pass_op_table(m, by, true, tc_analysis_find_device(m, o->device), &job.usage,
+			&a->op_table);
+	}
+	if (run & TC_AN_FINDINGS) {
+		tc_runtime_detect(m, a, &a->runtime);
+		tc_pass_rules(m, o, a);
+	}
+	if (run & TC_AN_SUMMARY) {
+		tc_pass_summary_busy(m, run & TC_AN_USAGE ? &job.usage : NULL, &a->summary);
+		if (run & TC_AN_STEPS) {
+			tc_pass_summary_marked(m, a, &a->summary);
+		}
+	}
+	return true;
 }

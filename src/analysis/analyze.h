@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "analysis/device.h"
 #include "model/findings.h"
 #include "model/model.h"
 #include "util/error.h"
@@ -79,6 +80,7 @@ struct tc_analysis_opts {
 	double peak_flops, peak_bw;  /* overrides (FLOP/s, B/s); 0 = none */
 	const char *device;          /* --device (tc_analysis_match_device); NULL = auto */
 	const char *step_marker;     /* --step-marker REGEX (analysis/step_marker.h); NULL = built-in */
+	const char *op_by;           /* TC_AN_OP_TABLE: "name" (NULL), "category", "kind", "device" */
 	double th[TC_TH_COUNT];
 	/* tc_analyze runs its independent passes on a second thread: 0 = when
 	 * the model is big enough to gain, 1 = never (--threads 1), 2 or more =
@@ -98,58 +100,30 @@ bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
 bool tc_analysis_opts_step_marker(struct tc_analysis_opts *o, const char *pattern,
 	struct tc_error *err);
 
-/* Everything, findings included. */
-void tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
-/* The same, also running side(ctx) beside the passes (on the second thread
- * when there is one): work of the caller's that reads the model only. */
-void tc_analyze_with(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a, void (*side)(void *ctx), void *ctx);
-
-/* The parts, in the order tc_analyze runs them (each may use earlier parts). */
-void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
-void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
-void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
-void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a);
-void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a);
-void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
-
-/*
- * Device selection, for every command's --device NAME: a device whose name,
- * or "host: name", equals NAME exactly wins; else the devices whose name
- * contains NAME, ignoring ASCII case. One candidate selects it; several are
- * ambiguous (analysis commands refuse them, export keeps them all).
- */
-enum tc_device_match_status {
-	TC_DEVICE_MATCH_NONE = 0,  /* no device matches */
-	TC_DEVICE_MATCH_EXACT,     /* one device is named NAME exactly */
-	TC_DEVICE_MATCH_UNIQUE,    /* no exact name; one name contains NAME */
-	TC_DEVICE_MATCH_AMBIGUOUS, /* several exact names, or several containing NAME */
+/* What tc_analyze computes; it runs whatever else these need. */
+enum tc_analysis_what {
+	TC_AN_USAGE = 1 << 0,     /* util, streams: device utilisation */
+	TC_AN_STEPS = 1 << 1,     /* steps and their window */
+	TC_AN_BREAKDOWN = 1 << 2, /* steps' categories, attribution, transfers */
+	TC_AN_FINDINGS = 1 << 3,  /* all of the above, memory, compilation, the
+	                           * rules' op table (ops), runtime and findings */
+	TC_AN_OP_TABLE = 1 << 4,  /* op_table: grouped by o->op_by over o->device,
+	                           * with p50/p99 */
+	TC_AN_SUMMARY = 1 << 5,   /* summary: what summarize prints (busy time from usage
+	                           * when that is computed too) */
 };
 
-struct tc_device_match {
-	enum tc_device_match_status status;
-	uint32_t device;      /* EXACT or UNIQUE: the device; else TC_NONE */
-	uint32_t *candidates; /* the matching devices in model order (malloc'd) */
-	size_t n_candidates;
-};
-
-/* Match name (NULL: nothing asked, status NONE) into dm; finish dm after. */
-void tc_analysis_match_device(const struct tc_model *m, const char *name,
-	struct tc_device_match *dm);
-void tc_analysis_device_match_finish(struct tc_device_match *dm);
-/* The selected device for name, TC_NONE when none or several match. */
+/* Fill a (finished with tc_analysis_finish, also on failure) with what the
+ * TC_AN_* bits in what ask for, from a finalized model. False, with a
+ * empty, when o->op_by is unknown. */
+bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
+	unsigned what, struct tc_analysis *a);
 
 /* Framework, runtime and evidence of what is already in use, from op,
  * track and device names (runtime.c); a may be NULL (then no copy or
- * device-work evidence). tc_analyze_runtime stores it in a->runtime. */
+ * device-work evidence). tc_analyze stores it in a->runtime. */
 void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 	struct tc_runtime_info *ri);
-void tc_analyze_runtime(const struct tc_model *m, struct tc_analysis *a);
 
 /* What a suggestion is about: one per rule, plus topics later rules use. */
 enum tc_advice_topic {
@@ -178,44 +152,5 @@ enum tc_advice_topic {
  * conditions hold, else the generic one. ri may be NULL. Static string. */
 const char *tc_advice(enum tc_advice_topic topic, const struct tc_runtime_info *ri);
 const char *tc_advice_topic_name(enum tc_advice_topic topic);
-
-/* The device o->device names (exact name, else the first containing it),
- * TC_NONE when none matches or none is asked for. */
-uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name);
-/* "host: name" when device d has a host, else its name. */
-void tc_analysis_device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size);
-
-/* Index of the step containing t (a->steps sorted by start), or SIZE_MAX. */
-size_t tc_analysis_step_at(const struct tc_analysis *a, int64_t t);
-
-/* The device with the largest busy time in a->util, TC_NONE if none. */
-uint32_t tc_analysis_busiest_device(const struct tc_analysis *a);
-
-/* A key with a duration; tc_group_key_dur sorts v by key and returns the
- * groups (key, count, summed duration) as a malloc'd array in key order. */
-struct tc_key_dur {
-	uint32_t key;
-	int64_t dur;
-};
-struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups);
-
-/* Op table grouped by "name", "category", "kind" or "device", with shares,
- * rates and roofline class (peaks: overrides, then the trace's device
- * stats, then the built-in table). False if by is unknown. */
-bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
-	const char *by, struct tc_op_table *t);
-/* The "name" table as the rules read it, into a->ops: no p50/p99 (left
- * -1), which no rule reads and which cost a gather and a selection over
- * every event. Its shares and peaks come from a->util: run it after
- * tc_analyze_util. */
-void tc_analyze_rule_ops(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
-
-/* Built-in peaks for a device model name (case-insensitive substring
- * match, e.g. "NVIDIA H100 80GB HBM3", "TPU v5 lite"); false if unknown. */
-bool tc_peaks_lookup(const char *model, double *flops, double *bw);
-/* Peaks for device d: override, trace, table; returns the source or NULL. */
-const char *tc_device_peaks(const struct tc_model *m, uint32_t d,
-	const struct tc_analysis_opts *o, double *flops, double *bw);
 
 #endif

@@ -158,7 +158,7 @@ void tc_annotate(const struct tc_model *m, const struct tc_selection *sel,
 		tc_analysis_opts_steps(&o, steps, NULL);
 	}
 	struct tc_analysis a;
-	tc_analyze(m, &o, &a);
+	tc_analyze(m, &o, TC_AN_FINDINGS, &a);
 	step_marks(sel, &a, ann);
 	finding_marks(sel, &a, ann);
 	step_counters(m, sel, &a, ann);

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/analyze.h"
 #include "analysis/intervals.h"
+#include "analysis/passes.h"
 #include "util/xalloc.h"
 
 /*
@@ -89,10 +89,10 @@ static uint32_t *device_tracks(const struct tc_model *m, uint32_t dev, bool work
 	return v;
 }
 
-static uint32_t pick_device(const struct tc_model *m, const struct tc_analysis *a) {
-	uint32_t sd = a->steps_device;
+static uint32_t pick_device(const struct tc_model *m, const struct tc_usage *u,
+		uint32_t sd) {
 	if (sd == TC_NONE || sd >= m->n_devices) {
-		return tc_analysis_busiest_device(a);
+		return tc_busiest_device(u->util, u->n_util);
 	}
 	if (!is_host_device(m, sd)) {
 		return sd;
@@ -101,31 +101,14 @@ static uint32_t pick_device(const struct tc_model *m, const struct tc_analysis *
 	 * device and host threads share one clock and one process. */
 	uint32_t best = TC_NONE;
 	int64_t bb = -1;
-	for (size_t k = 0; k < a->n_util; k++) {
-		uint32_t d = a->util[k].device;
-		if (m->devices[d].host == m->devices[sd].host && a->util[k].busy_ps > bb) {
-			bb = a->util[k].busy_ps;
+	for (size_t k = 0; k < u->n_util; k++) {
+		uint32_t d = u->util[k].device;
+		if (m->devices[d].host == m->devices[sd].host && u->util[k].busy_ps > bb) {
+			bb = u->util[k].busy_ps;
 			best = d;
 		}
 	}
-	return best != TC_NONE ? best : tc_analysis_busiest_device(a);
-}
-
-size_t tc_analysis_step_at(const struct tc_analysis *a, int64_t t) {
-	size_t lo = 0, hi = a->n_steps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->steps[mid].start_ps <= t) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (lo == 0) {
-		return SIZE_MAX;
-	}
-	const struct tc_step *s = &a->steps[lo - 1];
-	return t < s->start_ps + s->dur_ps ? lo - 1 : SIZE_MAX;
+	return best != TC_NONE ? best : tc_busiest_device(u->util, u->n_util);
 }
 
 static void xfer_add(const struct tc_model *m, size_t i, struct tc_xfer_stats *x,
@@ -182,7 +165,7 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 				continue;
 			}
 			xfer_add(m, i, &a->xfer[dir], pageable, pinned);
-			size_t s = tc_analysis_step_at(a, m->ev.start[i]);
+			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
 			if (s != SIZE_MAX) {
 				xfer_add(m, i, &a->steps[s].xfer[dir], pageable, pinned);
 			}
@@ -294,15 +277,16 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
 /* The attribution of every device with device work, and the breakdown
  * device's into the steps themselves. Returns each attributed device's
  * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
-static int64_t *step_categories(const struct tc_model *m, struct tc_analysis *a) {
+static int64_t *step_categories(const struct tc_model *m, const struct tc_usage *u,
+		struct tc_analysis *a) {
 	struct host_cache hc = { 0 };
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
-	int64_t *dev_busy = tc_xcalloc((a->n_util ? a->n_util : 1) * a->n_steps, sizeof(*dev_busy));
-	a->attr = tc_xcalloc(a->n_util ? a->n_util : 1, sizeof(*a->attr));
+	int64_t *dev_busy = tc_xcalloc((u->n_util ? u->n_util : 1) * a->n_steps, sizeof(*dev_busy));
+	a->attr = tc_xcalloc(u->n_util ? u->n_util : 1, sizeof(*a->attr));
 	bool bd_done = false;
-	for (size_t k = 0; k < a->n_util; k++) {
-		uint32_t d = a->util[k].device;
-		if (a->util[k].last_ps <= a->util[k].first_ps) {
+	for (size_t k = 0; k < u->n_util; k++) {
+		uint32_t d = u->util[k].device;
+		if (u->util[k].last_ps <= u->util[k].first_ps) {
 			continue;
 		}
 		struct tc_dev_attr *at = &a->attr[a->n_attr++];
@@ -365,11 +349,11 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 	}
 }
 
-void tc_analyze_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const struct tc_usage *u, struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
-	a->bd_device = want != TC_NONE ? want : pick_device(m, a);
-	int64_t *dev_busy = a->n_steps ? step_categories(m, a) : NULL;
+	a->bd_device = want != TC_NONE ? want : pick_device(m, u, a->steps_device);
+	int64_t *dev_busy = a->n_steps ? step_categories(m, u, a) : NULL;
 	/* The profiler often stops inside the last step: with much less device
 	 * work than the step before, it is partial (TBP drops it). */
 	if (a->n_steps >= 2 && a->n_steps == a->n_steps_all) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/budget.h"
+#include "analysis/passes.h"
 #include "util/xalloc.h"
 
 static char *dup_n(const char *s, size_t n) {
@@ -460,7 +461,7 @@ static bool op_per_step(const struct tc_model *m, const struct tc_analysis *a,
 			if (!hit[m->ev.op[i]]) {
 				continue;
 			}
-			size_t s = tc_analysis_step_at(a, m->ev.start[i]);
+			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
 			if (s != SIZE_MAX && counted(a, s)) {
 				total += mt->id == TC_M_OP_TIME ? (double)m->ev.dur[i] / 1e12 : 1;
 			}

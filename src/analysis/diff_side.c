@@ -370,7 +370,7 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 		const char *label, struct tc_diff_side *s) {
 	memset(s, 0, sizeof(*s));
 	struct tc_analysis a;
-	tc_analyze(m, o, &a);
+	tc_analyze(m, o, TC_AN_FINDINGS, &a);
 	s->label = tc_xstrdup(label);
 	s->format = formats(m);
 	s->n_sources = m->n_sources;

@@ -1,8 +1,6 @@
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/analyze.h"
-#include "analysis/intervals.h"
+#include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "util/xalloc.h"
 
@@ -11,83 +9,6 @@
  * accessed; ridge point = peak FLOP/s / peak B/s; an op below the ridge is
  * memory-bound, at or above it compute-bound (XProf roofline model).
  */
-
-/* Dense 16-bit tensor peaks and main-memory bandwidth from vendor data
- * sheets (SXM/OAM parts); TPU v6e matches its plane stats (918 TFLOP/s,
- * 1638 GB/s). Order matters: first substring match wins. */
-static const struct {
-	const char *match;
-	double flops, bw;
-} peaks_table[] = {
-	{ "h200", 989e12, 4.8e12 },
-	{ "h100", 989e12, 3.35e12 },
-	{ "a100", 312e12, 2.039e12 },
-	{ "v100", 125e12, 0.9e12 },
-	{ "mi300x", 1307e12, 5.3e12 },
-	{ "mi250", 383e12, 3.2e12 },
-	{ "mi210", 181e12, 1.6e12 },
-	{ "v6e", 918e12, 1.638e12 },
-	{ "v6 lite", 918e12, 1.638e12 },
-	{ "v5e", 197e12, 0.819e12 },
-	{ "v5 lite", 197e12, 0.819e12 },
-	{ "v5p", 459e12, 2.765e12 },
-	{ "tpu v4", 275e12, 1.2e12 },
-};
-
-static bool contains_ci(const char *hay, const char *needle) {
-	size_t n = strlen(needle);
-	for (; *hay; hay++) {
-		size_t i = 0;
-		while (i < n && hay[i] && tolower((unsigned char)hay[i]) == needle[i]) {
-			i++;
-		}
-		if (i == n) {
-			return true;
-		}
-	}
-	return false;
-}
-
-bool tc_peaks_lookup(const char *model, double *flops, double *bw) {
-	if (!model || !*model) {
-		return false;
-	}
-	for (size_t i = 0; i < sizeof(peaks_table) / sizeof(peaks_table[0]); i++) {
-		if (contains_ci(model, peaks_table[i].match)) {
-			*flops = peaks_table[i].flops;
-			*bw = peaks_table[i].bw;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *tc_device_peaks(const struct tc_model *m, uint32_t d,
-		const struct tc_analysis_opts *o, double *flops, double *bw) {
-	*flops = 0;
-	*bw = 0;
-	const char *src = NULL;
-	if (d < m->n_devices) {
-		const struct tc_device *dev = &m->devices[d];
-		if (dev->peak_flops > 0 && dev->peak_bw > 0) {
-			*flops = dev->peak_flops;
-			*bw = dev->peak_bw;
-			src = "trace";
-		} else if (tc_peaks_lookup(dev->model ? tc_model_str(m, dev->model) : NULL, flops, bw) ||
-				tc_peaks_lookup(tc_model_str(m, dev->name), flops, bw)) {
-			src = "table";
-		}
-	}
-	if (o && o->peak_flops > 0) {
-		*flops = o->peak_flops;
-		src = "override";
-	}
-	if (o && o->peak_bw > 0) {
-		*bw = o->peak_bw;
-		src = "override";
-	}
-	return *flops > 0 && *bw > 0 ? src : NULL;
-}
 
 static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
 	return tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
@@ -167,13 +88,8 @@ static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t
 	}
 }
 
-/* util: tc_analyze_util's result for m and o when the caller has it
- * (the denominator and peaks come from it), else NULL. only: the one
- * device whose ops are tabled (scope, shares and peaks over it alone), or
- * TC_NONE for all. */
-static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const char *by, bool percentiles, const struct tc_analysis *util, uint32_t only,
-		struct tc_op_table *t) {
+bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
+		uint32_t only, const struct tc_usage *u, struct tc_op_table *t) {
 	memset(t, 0, sizeof(*t));
 	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
 	bool by_kind = strcmp(by, "kind") == 0, by_dev = strcmp(by, "device") == 0;
@@ -238,28 +154,20 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	t->share_of = !any_device ? "summed host self time" :
 		by_self ? "summed device self time" : "summed device busy";
 	if (any_device) {
-		struct tc_analysis tmp = { 0 };
-		if (!util) {
-			struct tc_analysis_opts dflt;
-			tc_analysis_opts_init(&dflt);
-			tc_analyze_util(m, o ? o : &dflt, &tmp);
-			util = &tmp;
-		}
-		for (size_t k = 0; k < util->n_util; k++) {
-			if (only == TC_NONE || util->util[k].device == only) {
-				denom += util->util[k].busy_ps;
+		for (size_t k = 0; k < u->n_util; k++) {
+			if (only == TC_NONE || u->util[k].device == only) {
+				denom += u->util[k].busy_ps;
 			}
 		}
 		/* Roofline peaks: the first device with known peaks. */
-		for (size_t k = 0; k < util->n_util && !t->peak_source; k++) {
-			if ((only == TC_NONE || util->util[k].device == only) &&
-					util->util[k].peak_source) {
-				t->peak_flops = util->util[k].peak_flops;
-				t->peak_bw = util->util[k].peak_bw;
-				t->peak_source = util->util[k].peak_source;
+		for (size_t k = 0; k < u->n_util && !t->peak_source; k++) {
+			if ((only == TC_NONE || u->util[k].device == only) &&
+					u->util[k].peak_source) {
+				t->peak_flops = u->util[k].peak_flops;
+				t->peak_bw = u->util[k].peak_bw;
+				t->peak_source = u->util[k].peak_source;
 			}
 		}
-		tc_analysis_finish(&tmp);
 	}
 	if (by_self) {
 		denom = 0;
@@ -308,16 +216,4 @@ static bool op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
 	}
 	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
 	return true;
-}
-
-bool tc_analyze_op_table(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const char *by, struct tc_op_table *t) {
-	return op_table(m, o, by, true, NULL,
-		o ? tc_analysis_find_device(m, o->device) : TC_NONE, t);
-}
-
-void tc_analyze_rule_ops(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
-	/* The rules judge the whole trace, whatever --device names. */
-	op_table(m, o, "name", false, a, TC_NONE, &a->ops);
 }

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/analyze.h"
 #include "analysis/intervals.h"
+#include "analysis/passes.h"
 #include "util/xalloc.h"
 
 /*
@@ -1111,7 +1111,7 @@ static int cmp_finding(const void *pa, const void *pb) {
 	return strcmp(a->kind, b->kind);
 }
 
-void tc_analyze_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
+void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {

@@ -217,7 +217,3 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 		ri->runtime_why = "no device work";
 	}
 }
-
-void tc_analyze_runtime(const struct tc_model *m, struct tc_analysis *a) {
-	tc_runtime_detect(m, a, &a->runtime);
-}

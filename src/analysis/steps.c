@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/analyze.h"
+#include "analysis/passes.h"
 #include "analysis/step_marker.h"
 #include "util/xalloc.h"
 
@@ -173,9 +173,10 @@ static void steps_named(const struct tc_model *m, struct cands *c,
 	}
 }
 
-static bool inferred_steps(const struct tc_model *m, struct tc_analysis *a, struct cands *c) {
+static bool inferred_steps(const struct tc_model *m, const struct tc_usage *u,
+		struct tc_analysis *a, struct cands *c) {
 	/* Busiest device first: its repeated top-level program is the step. */
-	uint32_t busiest = tc_analysis_busiest_device(a);
+	uint32_t busiest = tc_busiest_device(u->util, u->n_util);
 	if (busiest != TC_NONE) {
 		uint32_t name = repeated_name(m, keep_module, busiest);
 		if (name != TC_NONE) {
@@ -218,7 +219,7 @@ static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
 				m->tracks[tr].device != a->steps_device)) {
 			continue;
 		}
-		size_t i = tc_analysis_step_at(a, m->ev.start[fl->from]);
+		size_t i = tc_step_at(a->steps, a->n_steps, m->ev.start[fl->from]);
 		if (i == SIZE_MAX) {
 			continue;
 		}
@@ -237,13 +238,30 @@ static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
 	free(end);
 }
 
+size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t) {
+	size_t lo = 0, hi = n_steps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (steps[mid].start_ps <= t) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo == 0) {
+		return SIZE_MAX;
+	}
+	const struct tc_step *s = &steps[lo - 1];
+	return t < s->start_ps + s->dur_ps ? lo - 1 : SIZE_MAX;
+}
+
 static int cmp_i64(const void *pa, const void *pb) {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return a < b ? -1 : a > b;
 }
 
-void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+void tc_pass_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const struct tc_usage *u, struct tc_analysis *a) {
 	struct cands c = { 0 };
 	a->steps_device = TC_NONE;
 	a->step_marker = o->step_marker;
@@ -252,17 +270,17 @@ void tc_analyze_steps(const struct tc_model *m, const struct tc_analysis_opts *o
 	if (!found) {
 		a->steps_inferred = true;
 		/* A --step-marker that matches nothing is not guessed around. */
-		if ((o->step_marker || !inferred_steps(m, a, &c)) && m->ev.n) {
+		if ((o->step_marker || !inferred_steps(m, u, a, &c)) && m->ev.n) {
 			/* The device work, not the profiler around it: start-up
 			 * (JAX's start_trace, session set-up) and tear-down before
 			 * the first and after the last device op are left out. */
 			int64_t lo, hi;
 			tc_model_span(m, &lo, &hi);
 			int64_t dlo = INT64_MAX, dhi = INT64_MIN;
-			for (size_t k = 0; k < a->n_util; k++) {
-				if (a->util[k].last_ps > a->util[k].first_ps) {
-					dlo = a->util[k].first_ps < dlo ? a->util[k].first_ps : dlo;
-					dhi = a->util[k].last_ps > dhi ? a->util[k].last_ps : dhi;
+			for (size_t k = 0; k < u->n_util; k++) {
+				if (u->util[k].last_ps > u->util[k].first_ps) {
+					dlo = u->util[k].first_ps < dlo ? u->util[k].first_ps : dlo;
+					dhi = u->util[k].last_ps > dhi ? u->util[k].last_ps : dhi;
 				}
 			}
 			bool device = dlo < dhi;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
+#include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "util/num.h"
 #include "util/select.h"
@@ -265,7 +266,7 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
 }
 
-void tc_analyze_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
+void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
 		struct tc_summary *s) {
 	if (!a->step_marker) {
 		return;
@@ -290,7 +291,7 @@ void tc_analyze_summary_marked(const struct tc_model *m, const struct tc_analysi
 	s->steps_source = on_device ? "device" : "host";
 }
 
-void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s) {
+void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
 	s->n_events = m->ev.n;
@@ -346,23 +347,23 @@ void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 	collect_steps(m, s);
 }
 
-void tc_analyze_summary_busy(const struct tc_model *m, const struct tc_analysis *a,
+void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 		struct tc_summary *s) {
 	struct tc_cover cov = { 0 };
 	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	struct tc_device_tracks dt;
 	bool have_dt = false;
 	int64_t busy_total = 0;
-	/* Both lists ascend by device: walk a->util alongside. */
+	/* Both lists ascend by device: walk u->util alongside. */
 	size_t k = 0;
 	for (size_t j = 0; j < s->n_devices; j++) {
 		struct tc_device_summary *ds = &s->devices[j];
-		while (a && k < a->n_util && a->util[k].device < ds->device) {
+		while (u && k < u->n_util && u->util[k].device < ds->device) {
 			k++;
 		}
-		if (a && k < a->n_util && a->util[k].device == ds->device) {
-			ds->busy_ps = a->util[k].busy_ps;
-			ds->computation_ps = a->util[k].compute_ps;
+		if (u && k < u->n_util && u->util[k].device == ds->device) {
+			ds->busy_ps = u->util[k].busy_ps;
+			ds->computation_ps = u->util[k].compute_ps;
 		} else {
 			if (!have_dt) {
 				tc_device_tracks_init(&dt, m);
@@ -390,6 +391,6 @@ void tc_analyze_summary_busy(const struct tc_model *m, const struct tc_analysis 
 }
 
 void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
-	tc_analyze_summary_begin(m, s);
-	tc_analyze_summary_busy(m, NULL, s);
+	tc_pass_summary_begin(m, s);
+	tc_pass_summary_busy(m, NULL, s);
 }

@@ -8,19 +8,9 @@
 
 /* Fill s (caller-owned, finished with tc_summary_finish) from a finalized
  * model: span, per-device busy time, op statistics sorted by total time,
- * and explicit steps. */
+ * and explicit steps. The summary alone; with other analysis results,
+ * tc_analyze's TC_AN_SUMMARY shares their work. */
 void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s);
-/* The same in two halves, for a caller that runs tc_analyze too: the first
- * leaves the devices' busy and computation time (and the op shares' base)
- * at zero; the second fills them, from a's device utilisation where it has
- * the device (the same unions), else from the model. */
-void tc_analyze_summary_begin(const struct tc_model *m, struct tc_summary *s);
-void tc_analyze_summary_busy(const struct tc_model *m, const struct tc_analysis *a,
-	struct tc_summary *s);
-/* With --step-marker (a->step_marker set): the summary's steps become the
- * analysis's, which the user's markers made. */
-void tc_analyze_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
-	struct tc_summary *s);
 
 /* Op statistics over tracks for which track_ok(kind) is true, one row per
  * (name, category, kind), sorted by total time descending. With

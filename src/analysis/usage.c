@@ -1,12 +1,15 @@
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/analyze.h"
+#include "analysis/device.h"
 #include "analysis/intervals.h"
+#include "analysis/passes.h"
 #include "util/select.h"
 #include "util/xalloc.h"
 
 /*
- * Device utilisation, memory peaks and compilation time.
+ * The usage pass: device utilisation per device and per stream (busy,
+ * compute, communication and their overlap, idle time and why, launch
+ * delays, short kernels), with each device's peaks.
  */
 
 struct ev_ref {
@@ -109,12 +112,15 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 	free(v);
 }
 
-void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_device_util **util_out, size_t *n_util_out,
+		struct tc_stream_util **streams_out, size_t *n_streams_out) {
 	struct launch_starts ls;
 	launch_starts(m, &ls);
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
-	a->util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*a->util));
+	struct tc_device_util *util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*util));
+	size_t n_util = 0, n_streams = 0;
+	struct tc_stream_util *streams = NULL;
 	struct tc_cover cov = { 0 };
 	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
 	size_t scap = 0;
@@ -152,7 +158,7 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			free(tracks);
 			continue;
 		}
-		struct tc_device_util *u = &a->util[a->n_util++];
+		struct tc_device_util *u = &util[n_util++];
 		*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
 			.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
 		for (size_t k = 0; k < nt; k++) {
@@ -184,8 +190,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			u->last_ps = hi > u->last_ps ? hi : u->last_ps;
 			su.busy_ps = tc_track_busy_ps(m, tracks[k]);
 			su.span_ps = hi - lo;
-			TC_GROW(a->streams, scap, a->n_streams + 1);
-			a->streams[a->n_streams++] = su;
+			TC_GROW(streams, scap, n_streams + 1);
+			streams[n_streams++] = su;
 		}
 		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
 		cov.n = 0;
@@ -208,7 +214,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 			u->launch_delay_max_ps = mx;
 			u->launch_delay_p50_ps = tc_select_i64(delays[d], nd[d], (nd[d] - 1) / 2);
 		}
-		u->peak_source = tc_device_peaks(m, (uint32_t)d, o, &u->peak_flops, &u->peak_bw);
+		u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
+			&u->peak_flops, &u->peak_bw);
 		free(tracks);
 	}
 	tc_device_tracks_finish(&dt);
@@ -222,129 +229,8 @@ void tc_analyze_util(const struct tc_model *m, const struct tc_analysis_opts *o,
 	tc_ivals_finish_per_kind(per_kind);
 	free(ls.v);
 	free(ls.off);
-}
-
-void tc_analyze_memory(const struct tc_model *m, struct tc_analysis *a) {
-	uint32_t alloc = tc_intern_find(&m->strings, "memory.allocated", 16);
-	uint32_t reserved = tc_intern_find(&m->strings, "memory.reserved", 15);
-	size_t cap = 0;
-	for (size_t c = 0; c < m->n_counters; c++) {
-		const struct tc_counter *ct = &m->counters[c];
-		if ((ct->name != alloc && ct->name != reserved) || ct->name == TC_NONE || !ct->count) {
-			continue;
-		}
-		struct tc_mem_peak p = {
-			.device = ct->device, .name = ct->name, .group = ct->group,
-			.peak_bytes = -1, .samples = ct->count,
-		};
-		for (size_t s = ct->first; s < ct->first + ct->count; s++) {
-			if (m->samples.value[s] > p.peak_bytes) {
-				p.peak_bytes = m->samples.value[s];
-				p.peak_ts_ps = m->samples.ts[s];
-			}
-		}
-		if (ct->device < m->n_devices) {
-			p.capacity_bytes = m->devices[ct->device].memory_bytes;
-		}
-		TC_GROW(a->mem, cap, a->n_mem + 1);
-		a->mem[a->n_mem++] = p;
-	}
-}
-
-uint32_t tc_analysis_busiest_device(const struct tc_analysis *a) {
-	uint32_t best = TC_NONE;
-	int64_t bb = -1;
-	for (size_t k = 0; k < a->n_util; k++) {
-		if (a->util[k].busy_ps > bb) {
-			bb = a->util[k].busy_ps;
-			best = a->util[k].device;
-		}
-	}
-	return best;
-}
-
-static int cmp_key_dur(const void *pa, const void *pb) {
-	const struct tc_key_dur *a = pa, *b = pb;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
-struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups) {
-	tc_sort(v, n, sizeof(*v), cmp_key_dur);
-	struct tc_compile_entry *g = NULL;
-	size_t ng = 0, cap = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		int64_t tot = 0;
-		while (j < n && v[j].key == v[i].key) {
-			tot += v[j].dur;
-			j++;
-		}
-		TC_GROW(g, cap, ng + 1);
-		g[ng++] = (struct tc_compile_entry){ .name = v[i].key, .count = j - i, .total_ps = tot };
-		i = j;
-	}
-	*n_groups = ng;
-	return g;
-}
-
-static int cmp_centry(const void *pa, const void *pb) {
-	const struct tc_compile_entry *a = pa, *b = pb;
-	if (a->count != b->count) {
-		return a->count > b->count ? -1 : 1;
-	}
-	if (a->total_ps != b->total_ps) {
-		return a->total_ps > b->total_ps ? -1 : 1;
-	}
-	return a->name < b->name ? -1 : a->name > b->name;
-}
-
-void tc_analyze_compile(const struct tc_model *m, struct tc_analysis *a) {
-	struct tc_compile_stats *c = &a->compile;
-	uint32_t *tracks = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tracks));
-	size_t nt = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		if (m->tracks[t].kind != TC_TRACK_DERIVED) {
-			tracks[nt++] = (uint32_t)t;
-		}
-	}
-	struct tc_ivals u = { 0 };
-	tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COMPILE), &u);
-	c->union_ps = tc_ivals_length(&u);
-	if (u.n) {
-		c->first_ps = u.lo[0];
-		c->last_ps = u.hi[u.n - 1];
-	}
-	tc_ivals_finish(&u);
-	/* Count top-level compile events only (a compile nested in a compile is
-	 * a phase of it), keyed by their module name when they carry one. */
-	struct tc_key_dur *keys = NULL;
-	size_t nk = 0, kcap = 0;
-	for (size_t k = 0; k < nt; k++) {
-		const struct tc_track *tr = &m->tracks[tracks[k]];
-		int64_t cur_end = INT64_MIN;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind != TC_OP_COMPILE || m->ev.start[i] < cur_end) {
-				continue;
-			}
-			cur_end = tc_model_end(m, i);
-			struct tc_arg mod;
-			bool named = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
-				mod.type == TC_ARG_STR;
-			uint32_t key = named ? mod.v.s : m->ops[m->ev.op[i]].name;
-			TC_GROW(keys, kcap, nk + 1);
-			keys[nk++] = (struct tc_key_dur){ key, m->ev.dur[i] };
-		}
-	}
-	free(tracks);
-	c->n_events = nk;
-	size_t ng;
-	struct tc_compile_entry *g = tc_group_key_dur(keys, nk, &ng);
-	for (size_t i = 0; i < ng; i++) {
-		if (g[i].count > 1) {
-			g[c->n_recompiled++] = g[i];
-		}
-	}
-	c->recompiled = g;
-	free(keys);
-	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
+	*util_out = util;
+	*n_util_out = n_util;
+	*streams_out = streams;
+	*n_streams_out = n_streams;
 }

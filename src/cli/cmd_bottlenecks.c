@@ -118,7 +118,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		return code;
 	}
 	struct tc_analysis a;
-	tc_analyze(m, &ao, &a);
+	tc_analyze(m, &ao, TC_AN_FINDINGS, &a);
 	struct emit_ctx ec = { m, &a, &bo };
 	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {

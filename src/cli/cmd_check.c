@@ -85,7 +85,7 @@ static bool per_source(const struct tc_model *m) {
 static void measure(struct tc_check *chk, size_t r, const char *name, const struct tc_model *m,
 		const struct tc_analysis_opts *ao) {
 	struct tc_analysis a;
-	tc_analyze(m, ao, &a);
+	tc_analyze(m, ao, TC_AN_FINDINGS, &a);
 	tc_check_measure(chk, r, name, m, &a);
 	tc_analysis_finish(&a);
 }

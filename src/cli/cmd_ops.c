@@ -83,11 +83,12 @@ int tc_cmd_ops(int argc, char **argv) {
 	if (!m) {
 		return code;
 	}
-	struct tc_op_table t;
-	tc_analyze_op_table(m, &ao, by, &t);
-	struct emit_ctx ec = { m, &t, top };
+	struct tc_analysis a;
+	ao.op_by = by;
+	tc_analyze(m, &ao, TC_AN_OP_TABLE, &a);
+	struct emit_ctx ec = { m, &a.op_table, top };
 	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
-	tc_op_table_finish(&t);
+	tc_analysis_finish(&a);
 	tc_cli_model_done(m);
 	return code;
 }

@@ -56,13 +56,8 @@ int tc_cmd_steps(int argc, char **argv) {
 	if (!m) {
 		return code;
 	}
-	struct tc_analysis a = { 0 };
-	int64_t lo, hi;
-	tc_model_span(m, &lo, &hi);
-	a.span_ps = hi - lo;
-	tc_analyze_util(m, &ao, &a);
-	tc_analyze_steps(m, &ao, &a);
-	tc_analyze_breakdown(m, &ao, &a);
+	struct tc_analysis a;
+	tc_analyze(m, &ao, TC_AN_STEPS | TC_AN_BREAKDOWN, &a);
 	struct emit_ctx ec = { m, &a };
 	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	tc_analysis_finish(&a);

@@ -1,7 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/summary.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
@@ -26,18 +25,6 @@ const struct tc_cli_spec tc_summarize_spec = {
 		&tc_cli_output_group, &tc_cli_input_group, NULL,
 	},
 };
-
-struct summary_job {
-	const struct tc_model *m;
-	struct tc_summary *s;
-};
-
-/* The summary reads the model only: it runs beside the analysis passes,
- * and takes the devices' busy time from the analysis afterwards. */
-static void summary_side(void *ctx) {
-	struct summary_job *j = ctx;
-	tc_analyze_summary_begin(j->m, j->s);
-}
 
 int tc_cmd_summarize(int argc, char **argv) {
 	struct tc_cli_common c;
@@ -83,31 +70,26 @@ int tc_cmd_summarize(int argc, char **argv) {
 	if (!m) {
 		return code;
 	}
-	struct tc_summary s;
-	struct summary_job sj = { m, &s };
 	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
-	tc_analyze_with(m, &ao, &an, summary_side, &sj);
-	tc_analyze_summary_busy(m, &an, &s);
-	tc_analyze_summary_marked(m, &an, &s);
+	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
+	struct tc_summary *s = &an.summary;
 	so.analysis = &an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
-		tc_summary_finish(&s);
 		tc_analysis_finish(&an);
 		tc_model_destroy(m);
 		return TC_EXIT_OUTPUT;
 	}
 	if (c.format == TC_FORMAT_JSON) {
-		tc_write_summary_json(out.fp, m, &s, &so);
+		tc_write_summary_json(out.fp, m, s, &so);
 	} else {
-		tc_write_summary_text(out.fp, m, &s, &so);
+		tc_write_summary_text(out.fp, m, s, &so);
 	}
 	code = tc_cli_close_output(&out);
 	if (code == TC_EXIT_OK) {
 		code = tc_cli_strict(&c, m);
 	}
-	tc_summary_finish(&s);
 	tc_analysis_finish(&an);
 	tc_cli_model_done(m);
 	return code;

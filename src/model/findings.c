@@ -24,6 +24,8 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	}
 	free(a->attr);
 	tc_op_table_finish(&a->ops);
+	tc_op_table_finish(&a->op_table);
+	tc_summary_finish(&a->summary);
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free(a->findings[i].text);
 		free(a->findings[i].suggestion);

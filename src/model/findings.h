@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/model.h"
+#include "model/report.h"
 
 enum tc_severity {
 	TC_SEV_NONE = 0,
@@ -278,6 +279,8 @@ struct tc_analysis {
 	size_t n_findings;
 	int64_t span_ps;        /* trace span */
 	struct tc_runtime_info runtime; /* framework and runtime, set before the rules */
+	struct tc_op_table op_table; /* the op table asked for (TC_AN_OP_TABLE) */
+	struct tc_summary summary;   /* TC_AN_SUMMARY */
 };
 
 void tc_analysis_finish(struct tc_analysis *a);

@@ -5,7 +5,10 @@
 #   exit      expected exit status (default 0)
 #   stdout    expected standard output (exact), optional
 #   stderr    expected standard error (exact), optional
-#   needs     "traces" to skip the case when $TRACES is absent
+#   needs     "traces": the case reads the real traces in $TRACES
+# TC_CLI_PART picks the cases: "fixtures" (those without needs), "traces"
+# (those with it; exit 77, a skip, when $TRACES is absent), unset: all
+# (then the traces cases are counted as skipped when $TRACES is absent).
 # TC_REGEN=1 rewrites stdout/stderr/exit from the current binary.
 set -u
 TC=${TC_BIN:?}
@@ -13,13 +16,23 @@ SRC=${TC_SOURCE_ROOT:?}
 TRACES=${TC_TRACES:-$SRC/../shared/traces}
 export TC SRC TRACES
 dir=$(cd "$(dirname "$0")" && pwd)
+part=${TC_CLI_PART:-}
+if [ "$part" = traces ] && [ ! -d "$TRACES" ]; then
+	echo "cli: SKIP (no traces folder $TRACES)"
+	exit 77
+fi
 pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for case in "$dir"/*/; do
 	name=$(basename "$case")
 	[ -f "$case/cmd" ] || continue
-	if [ -f "$case/needs" ] && grep -q traces "$case/needs" && [ ! -d "$TRACES" ]; then
+	needs_traces=0
+	[ -f "$case/needs" ] && grep -q traces "$case/needs" && needs_traces=1
+	case $part:$needs_traces in
+	fixtures:1|traces:0) continue ;;
+	esac
+	if [ $needs_traces = 1 ] && [ ! -d "$TRACES" ]; then
 		skip=$((skip + 1))
 		continue
 	fi
@@ -55,5 +68,6 @@ for case in "$dir"/*/; do
 		fail=$((fail + 1))
 	fi
 done
-echo "cli: $pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+echo "cli${part:+ ($part)}: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ] || exit 1
+[ $pass -gt 0 ] || exit 77

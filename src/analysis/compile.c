@@ -1,0 +1,94 @@
+#include <stdlib.h>
+#include "analysis/intervals.h"
+#include "analysis/passes.h"
+#include "util/xalloc.h"
+
+/*
+ * The compile pass: time under compilation (the union of compile events)
+ * and the modules compiled more than once.
+ */
+
+static int cmp_key_dur(const void *pa, const void *pb) {
+	const struct tc_key_dur *a = pa, *b = pb;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups) {
+	tc_sort(v, n, sizeof(*v), cmp_key_dur);
+	struct tc_compile_entry *g = NULL;
+	size_t ng = 0, cap = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t tot = 0;
+		while (j < n && v[j].key == v[i].key) {
+			tot += v[j].dur;
+			j++;
+		}
+		TC_GROW(g, cap, ng + 1);
+		g[ng++] = (struct tc_compile_entry){ .name = v[i].key, .count = j - i, .total_ps = tot };
+		i = j;
+	}
+	*n_groups = ng;
+	return g;
+}
+
+static int cmp_centry(const void *pa, const void *pb) {
+	const struct tc_compile_entry *a = pa, *b = pb;
+	if (a->count != b->count) {
+		return a->count > b->count ? -1 : 1;
+	}
+	if (a->total_ps != b->total_ps) {
+		return a->total_ps > b->total_ps ? -1 : 1;
+	}
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
+	uint32_t *tracks = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tracks));
+	size_t nt = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		if (m->tracks[t].kind != TC_TRACK_DERIVED) {
+			tracks[nt++] = (uint32_t)t;
+		}
+	}
+	struct tc_ivals u = { 0 };
+	tc_ivals_union_kinds(m, tracks, nt, TC_KIND_BIT(TC_OP_COMPILE), &u);
+	c->union_ps = tc_ivals_length(&u);
+	if (u.n) {
+		c->first_ps = u.lo[0];
+		c->last_ps = u.hi[u.n - 1];
+	}
+	tc_ivals_finish(&u);
+	/* Count top-level compile events only (a compile nested in a compile is
+	 * a phase of it), keyed by their module name when they carry one. */
+	struct tc_key_dur *keys = NULL;
+	size_t nk = 0, kcap = 0;
+	for (size_t k = 0; k < nt; k++) {
+		const struct tc_track *tr = &m->tracks[tracks[k]];
+		int64_t cur_end = INT64_MIN;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->ops[m->ev.op[i]].kind != TC_OP_COMPILE || m->ev.start[i] < cur_end) {
+				continue;
+			}
+			cur_end = tc_model_end(m, i);
+			struct tc_arg mod;
+			bool named = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
+				mod.type == TC_ARG_STR;
+			uint32_t key = named ? mod.v.s : m->ops[m->ev.op[i]].name;
+			TC_GROW(keys, kcap, nk + 1);
+			keys[nk++] = (struct tc_key_dur){ key, m->ev.dur[i] };
+		}
+	}
+	free(tracks);
+	c->n_events = nk;
+	size_t ng;
+	struct tc_compile_entry *g = tc_group_key_dur(keys, nk, &ng);
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i].count > 1) {
+			g[c->n_recompiled++] = g[i];
+		}
+	}
+	c->recompiled = g;
+	free(keys);
+	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
+}

@@ -1,0 +1,38 @@
+#include "analysis/passes.h"
+#include "util/xalloc.h"
+
+/*
+ * The memory pass: the peak of each device's allocated and reserved
+ * memory counters, against the device's capacity.
+ */
+
+void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem_out, size_t *n_mem_out) {
+	struct tc_mem_peak *mem = NULL;
+	size_t n_mem = 0;
+	uint32_t alloc = tc_intern_find(&m->strings, "memory.allocated", 16);
+	uint32_t reserved = tc_intern_find(&m->strings, "memory.reserved", 15);
+	size_t cap = 0;
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		if ((ct->name != alloc && ct->name != reserved) || ct->name == TC_NONE || !ct->count) {
+			continue;
+		}
+		struct tc_mem_peak p = {
+			.device = ct->device, .name = ct->name, .group = ct->group,
+			.peak_bytes = -1, .samples = ct->count,
+		};
+		for (size_t s = ct->first; s < ct->first + ct->count; s++) {
+			if (m->samples.value[s] > p.peak_bytes) {
+				p.peak_bytes = m->samples.value[s];
+				p.peak_ts_ps = m->samples.ts[s];
+			}
+		}
+		if (ct->device < m->n_devices) {
+			p.capacity_bytes = m->devices[ct->device].memory_bytes;
+		}
+		TC_GROW(mem, cap, n_mem + 1);
+		mem[n_mem++] = p;
+	}
+	*mem_out = mem;
+	*n_mem_out = n_mem;
+}

@@ -1,0 +1,94 @@
+#ifndef TC_ANALYSIS_PASSES_H
+#define TC_ANALYSIS_PASSES_H
+
+/*
+ * The analysis passes, private to analysis/ (tests/layering.sh keeps it
+ * so). tc_analyze (analyze.c) runs the passes its flags need, in
+ * dependency order; no pass calls another. Each reads the model, the
+ * options and the earlier results named in its parameters, and fills only
+ * the output it is given:
+ *
+ *   usage                          -> util, streams
+ *   steps (usage)                  -> steps, their window
+ *   breakdown (usage, steps)       -> steps' categories, attribution, transfers
+ *   memory                         -> memory peaks
+ *   compile                        -> compilation
+ *   op table (usage)               -> an op table
+ *   runtime (usage, transfers)     -> framework and runtime (tc_runtime_detect)
+ *   rules (all of the above)       -> findings
+ *   summary (usage when computed)  -> summary
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/analyze.h"
+#include "model/findings.h"
+#include "model/model.h"
+#include "model/report.h"
+
+/* The usage pass's result, as later passes read it: by device, ascending. */
+struct tc_usage {
+	const struct tc_device_util *util;
+	size_t n_util;
+};
+
+/* Device utilisation per device and stream (usage.c); *util and *streams
+ * are malloc'd. */
+void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_device_util **util, size_t *n_util,
+	struct tc_stream_util **streams, size_t *n_streams);
+
+/* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
+ * steps_inferred, steps_device and the window and trimmed times. */
+void tc_pass_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
+	const struct tc_usage *u, struct tc_analysis *a);
+/* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
+size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t);
+
+/* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps,
+ * fills their categories, busy time and partial flag, and a's bd_device,
+ * attr, n_steps_counted, step_total_ps, cat_total_ps and xfer. */
+void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
+	const struct tc_usage *u, struct tc_analysis *a);
+
+/* Peaks of the memory counters (memory.c); *mem is malloc'd. */
+void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *n_mem);
+/* Compilation time and recompiled modules (compile.c). */
+void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c);
+
+/* A key with a duration; tc_group_key_dur sorts v by key and returns the
+ * groups (key, count, summed duration) as a malloc'd array in key order. */
+struct tc_key_dur {
+	uint32_t key;
+	int64_t dur;
+};
+struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t *n_groups);
+
+/* Op table grouped by "name", "category", "kind" or "device" (roofline.c),
+ * with shares of the devices' busy time in u, rates and roofline class
+ * (peaks: the first device in u with known peaks). only: the one device
+ * tabled (scope, shares and peaks over it alone), or TC_NONE for all.
+ * percentiles: fill p50/p99 of "name" rows (a gather and a selection over
+ * every event), else -1. False if by is unknown. */
+bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
+	uint32_t only, const struct tc_usage *u, struct tc_op_table *t);
+
+/* The bottleneck rules (rules.c): read every result in a, fill a's
+ * findings, ranked. */
+void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+
+/* The summary (summary.c) in two halves: the first reads the model only
+ * and leaves the devices' busy and computation time (and the op shares'
+ * base) at zero; the second fills them, from u where it has the device
+ * (the same unions), else from the model. u may be NULL. */
+void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s);
+void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
+	struct tc_summary *s);
+/* With --step-marker (a->step_marker set by the steps pass): the summary's
+ * steps become the analysis's, which the user's markers made. */
+void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
+	struct tc_summary *s);
+
+#endif
