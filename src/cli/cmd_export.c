@@ -11,18 +11,22 @@
 #include "model/selection.h"
 #include "output/chrome_write.h"
 #include "output/fmt.h"
+#include "output/perfetto_write.h"
 #include "util/gzout.h"
 #include "util/xalloc.h"
 
 static const char usage[] =
 	"Usage: tracectl export --chrome [OPTIONS] TRACE... -o OUT.json[.gz]\n"
+	"       tracectl export --perfetto [OPTIONS] TRACE... -o OUT.pftrace[.gz]\n"
 	"\n"
 	"Rewrite traces as Chrome Trace Event JSON for Perfetto UI\n"
-	"(ui.perfetto.dev) or chrome://tracing, optionally cut down to what you\n"
-	"need. Devices become processes, tracks threads; times are exact.\n"
+	"(ui.perfetto.dev) or chrome://tracing, or as a native Perfetto trace,\n"
+	"optionally cut down to what you need. Devices become processes, tracks\n"
+	"threads; JSON times are exact, Perfetto times whole ns.\n"
 	"\n"
 	"Options:\n"
-	"      --chrome            Chrome Trace Event JSON (the only format so far)\n"
+	"      --chrome            Chrome Trace Event JSON\n"
+	"      --perfetto          Perfetto protobuf (smaller, faster to load)\n"
 	"  -o, --output FILE       write to FILE atomically; '-' = stdout; a name\n"
 	"                          ending in .gz is gzip-compressed\n"
 	"      --gzip              gzip-compress whatever the name\n"
@@ -49,10 +53,11 @@ static const char usage[] =
 	"\n"
 	"Cuts keep or drop whole events (never clipped), in the order steps,\n"
 	"window, device, min-dur, top-ops, max-events; every cut is listed on\n"
-	"stderr and in the output's otherData.cuts.\n";
+	"stderr and, in JSON, in otherData.cuts.\n";
 
 enum {
 	OPT_CHROME = TC_OPT_FIRST_COMMAND_SPECIFIC,
+	OPT_PERFETTO,
 	OPT_GZIP,
 	OPT_STEPS,
 	OPT_WINDOW,
@@ -67,7 +72,7 @@ enum {
 #define VIEWER_BYTES (256ull << 20)
 
 struct export_opts {
-	bool chrome, gzip, annotate;
+	bool chrome, perfetto, gzip, annotate;
 	const char *steps, *window, *min_dur, *top_ops, *max_events;
 	const char **devices;
 	size_t n_devices;
@@ -234,8 +239,11 @@ static int validate(const struct export_opts *e) {
 	int64_t lo, hi;
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
-	if (!e->chrome) {
-		return tc_cli_usage_error("export", "choose an output format: --chrome");
+	if (!e->chrome && !e->perfetto) {
+		return tc_cli_usage_error("export", "choose an output format: --chrome or --perfetto");
+	}
+	if (e->chrome && e->perfetto) {
+		return tc_cli_usage_error("export", "--chrome and --perfetto cannot be combined");
 	}
 	if (e->steps && !tc_analysis_opts_steps(&ao, e->steps, NULL)) {
 		return tc_cli_usage_error("export", "invalid --steps '%s' (use A:B, A, A: or :B)",
@@ -283,7 +291,11 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 	static char buf[1 << 20];
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
 	off_t pos0 = gz ? 0 : ftello(f); /* stdout may append to a file */
-	tc_write_chrome(f, m, co, st);
+	if (e->perfetto) {
+		tc_write_perfetto(f, m, co, st);
+	} else {
+		tc_write_chrome(f, m, co, st);
+	}
 	*bytes = 0;
 	if (gz) {
 		if (!tc_gzout_close(gz, bytes, NULL, &err)) {
@@ -303,6 +315,7 @@ int tc_cmd_export(int argc, char **argv) {
 	static const struct option longopts[] = {
 		TC_CLI_COMMON_LONGOPTS,
 		{ "chrome", no_argument, NULL, OPT_CHROME },
+		{ "perfetto", no_argument, NULL, OPT_PERFETTO },
 		{ "gzip", no_argument, NULL, OPT_GZIP },
 		{ "steps", required_argument, NULL, OPT_STEPS },
 		{ "window", required_argument, NULL, OPT_WINDOW },
@@ -338,6 +351,9 @@ int tc_cmd_export(int argc, char **argv) {
 			goto out;
 		case OPT_CHROME:
 			e.chrome = true;
+			break;
+		case OPT_PERFETTO:
+			e.perfetto = true;
 			break;
 		case OPT_GZIP:
 			e.gzip = true;
@@ -421,7 +437,7 @@ int tc_cmd_export(int argc, char **argv) {
 		fprintf(stderr, "tracectl: --annotate: %s\n", ann.missing);
 	}
 	uint64_t events = st.slices + st.instants + st.samples + 2 * st.flows + st.marks;
-	if (events > VIEWER_EVENTS || bytes > VIEWER_BYTES) {
+	if (e.chrome && (events > VIEWER_EVENTS || bytes > VIEWER_BYTES)) {
 		char a[TC_FMT_LEN], b[TC_FMT_LEN + 16] = "";
 		if (bytes) {
 			char z[TC_FMT_LEN];
