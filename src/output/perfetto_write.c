@@ -407,14 +407,10 @@ static void plan(struct pw *w) {
 			thread_desc(w, w->ann_trk_base + t, ap, (int64_t)t + 1, a->tracks[t], (int32_t)t);
 		}
 		for (size_t s = 0; s < a->n_series; s++) {
+			/* The unit is the counter's, not in the name as in JSON. */
 			const struct tc_ann_series *se = &a->series[s];
-			if (se->unit && *se->unit) {
-				snprintf(name, sizeof(name), "%s [%s]", se->name, se->unit);
-			} else {
-				snprintf(name, sizeof(name), "%s", se->name);
-			}
 			counter_desc(w, w->ann_ser_base + s,
-				se->device < m->n_devices ? se->device : ap, name, se->unit,
+				se->device < m->n_devices ? se->device : ap, se->name, se->unit,
 				(int32_t)s);
 		}
 	}
