@@ -428,8 +428,6 @@ static void event_begin(struct pw *w, uint64_t track, int64_t ps, int type) {
 	w->n_annos = 0;
 	w->pkt.has_timestamp = true;
 	w->pkt.timestamp = ts_ns(w, ps);
-	w->pkt.has_sequence_flags = true;
-	w->pkt.sequence_flags = SEQ_NEEDS;
 	w->pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
 	w->pkt.track_event = &w->ev;
 }
@@ -438,6 +436,13 @@ static void event_emit(struct pw *w) {
 	if (w->n_annos) {
 		w->ev.n_debug_annotations = w->n_annos;
 		w->ev.debug_annotations = w->anno_p;
+	}
+	/* Only events that refer to interned data say so (slice ends and
+	 * counter values do not). */
+	if (w->n_annos || w->ev.n_category_iids ||
+			w->ev.name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID) {
+		w->pkt.has_sequence_flags = true;
+		w->pkt.sequence_flags = SEQ_NEEDS;
 	}
 	emit(w);
 }
