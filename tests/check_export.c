@@ -499,33 +499,33 @@ static uint64_t name_iid(const Perfetto__Protos__Trace *t, const char *name) {
 	return 0;
 }
 
-/* The packet of the first event named name (by iid) and its index. */
-static const Packet *event_named(const Perfetto__Protos__Trace *t, const char *name,
-		size_t *at) {
-	uint64_t iid = name_iid(t, name);
-	for (size_t i = 0; i < t->n_packet; i++) {
+/* The index of the first track event from packet i on with the name iid,
+ * type and track given (0: any), or n_packet. */
+static size_t find_event(const Perfetto__Protos__Trace *t, size_t i, uint64_t name,
+		int type, uint64_t track) {
+	for (; i < t->n_packet; i++) {
 		const Perfetto__Protos__TrackEvent *e = t->packet[i]->track_event;
 		if (t->packet[i]->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
-				e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID &&
-				e->name_iid == iid) {
-			*at = i;
-			return t->packet[i];
+				(!name || (e->name_field_case ==
+				PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID && e->name_iid == name)) &&
+				(!type || (int)e->type == type) && (!track || e->track_uuid == track)) {
+			break;
 		}
 	}
-	return NULL;
+	return i;
+}
+
+/* The packet of the first event named name and its index. */
+static const Packet *event_named(const Perfetto__Protos__Trace *t, const char *name,
+		size_t *at) {
+	*at = find_event(t, 0, name_iid(t, name), 0, 0);
+	return *at < t->n_packet ? t->packet[*at] : NULL;
 }
 
 /* The next SLICE_END on track after packet i. */
 static const Packet *end_after(const Perfetto__Protos__Trace *t, size_t i, uint64_t track) {
-	for (i++; i < t->n_packet; i++) {
-		const Perfetto__Protos__TrackEvent *e = t->packet[i]->track_event;
-		if (t->packet[i]->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
-				e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END &&
-				e->track_uuid == track) {
-			return t->packet[i];
-		}
-	}
-	return NULL;
+	i = find_event(t, i + 1, 0, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END, track);
+	return i < t->n_packet ? t->packet[i] : NULL;
 }
 
 static const Perfetto__Protos__TrackDescriptor *descriptor(const Perfetto__Protos__Trace *t,

@@ -489,37 +489,33 @@ static void anno_true(struct pw *w, int x) {
 	a->bool_value = true;
 }
 
+/* The annotation value field of each arg type. */
+static const Perfetto__Protos__DebugAnnotation__ValueCase value_of_type[] = {
+	[TC_ARG_INT] = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE,
+	[TC_ARG_UINT] = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE,
+	[TC_ARG_DOUBLE] = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE,
+	[TC_ARG_STR] = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID,
+	[TC_ARG_BOOL] = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE,
+};
+
 static void add_args(struct pw *w, uint32_t first) {
 	const struct tc_model *m = w->m;
 	struct tc_arg a;
 	for (uint32_t p = first; tc_export_args_next(&w->args, m, &p, &a);) {
 		DebugAnnotation *d = anno_add(w, intern_sid(w, IT_KEY, a.key));
-		switch (a.type) {
-		case TC_ARG_INT:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
-			d->int_value = a.v.i;
-			break;
-		case TC_ARG_UINT:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-			d->uint_value = a.v.u;
-			break;
-		case TC_ARG_DOUBLE:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
-			d->double_value = a.v.d;
-			break;
-		case TC_ARG_STR:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
-			d->string_value_iid = intern_sid(w, IT_SVAL, a.v.s);
-			break;
-		case TC_ARG_BOOL:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
-			d->bool_value = a.v.i != 0;
-			break;
-		default:
+		if (a.type >= sizeof(value_of_type) / sizeof(value_of_type[0])) {
 			/* No value: the Chrome writer's null. */
 			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_LEGACY_JSON_VALUE;
 			d->legacy_json_value = (char *)"null";
-			break;
+			continue;
+		}
+		d->value_case = value_of_type[a.type];
+		switch (a.type) {
+		case TC_ARG_INT: d->int_value = a.v.i; break;
+		case TC_ARG_UINT: d->uint_value = a.v.u; break;
+		case TC_ARG_DOUBLE: d->double_value = a.v.d; break;
+		case TC_ARG_STR: d->string_value_iid = intern_sid(w, IT_SVAL, a.v.s); break;
+		default: d->bool_value = a.v.i != 0; break;
 		}
 	}
 }
