@@ -24,8 +24,9 @@
  *   (InternedData, SEQ_NEEDS_INCREMENTAL_STATE); args are debug annotations
  *   with the Chrome writer's keys (op_kind, flops, bytes_accessed, ...).
  * - counters are counter tracks (CounterDescriptor with the unit's name)
- *   with TYPE_COUNTER events; flows are flow_ids on the earlier-written end
- *   and terminating_flow_ids on the later one.
+ *   with TYPE_COUNTER events; flows are flow_ids on the end written first
+ *   and terminating_flow_ids on the other unless it is earlier in time
+ *   (then flow_ids too: viewers order a flow's ends by time).
  * - tracectl's own reader tells device work by "gpu" or "stream" in a
  *   track's name, so a device-work track named otherwise gets " (stream)"
  *   appended; the export then reads back with the same op statistics.
