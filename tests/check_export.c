@@ -10,30 +10,42 @@
 #include "model/selection.h"
 #include "output/chrome_write.h"
 #include "output/jsonw.h"
+#include "output/perfetto_write.h"
+#include "perfetto_trace_min.pb-c.h"
 #include "tc_test.h"
 #include "util/gzout.h"
 
 #define S(m, s) tc_model_intern((m), (s))
 
-/* Write m (with sel, or everything) to a string. */
-static char *export_str(const struct tc_model *m, const struct tc_selection *sel,
-		const struct tc_annotation *ann, struct tc_chrome_stats *st) {
+typedef void writer_fn(FILE *f, const struct tc_model *m, const struct tc_chrome_opts *o,
+	struct tc_chrome_stats *st);
+
+/* m (with sel, or everything) written by write into memory. */
+static char *write_mem(writer_fn *write, const struct tc_model *m,
+		const struct tc_selection *sel, const struct tc_annotation *ann,
+		struct tc_chrome_stats *st, size_t *len) {
 	struct tc_selection all;
 	if (!sel) {
 		tc_selection_init(&all, m);
 		sel = &all;
 	}
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&buf, len);
 	struct tc_chrome_opts o = { .sel = sel, .ann = ann, .generator = "test" };
 	struct tc_chrome_stats local;
-	tc_write_chrome(f, m, &o, st ? st : &local);
+	write(f, m, &o, st ? st : &local);
 	fclose(f);
 	if (sel == &all) {
 		tc_selection_finish(&all);
 	}
 	return buf;
+}
+
+/* The Chrome export of m as a string. */
+static char *export_str(const struct tc_model *m, const struct tc_selection *sel,
+		const struct tc_annotation *ann, struct tc_chrome_stats *st) {
+	size_t len;
+	return write_mem(tc_write_chrome, m, sel, ann, st, &len);
 }
 
 /* A GPU stream with a kernel, a host thread launching it, a counter. */
@@ -120,12 +132,19 @@ START_TEST(tiny_exact) {
 }
 END_TEST
 
+/* A model with one device, "TPU 0", and its ops line *t. */
+static struct tc_model *tpu_line(int64_t origin_ns, uint32_t *t) {
+	struct tc_model *m = tc_model_create();
+	m->origin_ns = origin_ns;
+	uint32_t d = tc_model_add_device(m, S(m, "TPU 0"), TC_DEV_TPU);
+	*t = tc_model_add_track(m, d, S(m, "XLA Ops"), TC_TRACK_OPS, 1);
+	return m;
+}
+
 /* Times far from zero keep every picosecond; ts 0 is the first event. */
 START_TEST(exact_times) {
-	struct tc_model *m = tc_model_create();
-	m->origin_ns = 1741722099081044120;
-	uint32_t d = tc_model_add_device(m, S(m, "TPU 0"), TC_DEV_TPU);
-	uint32_t t = tc_model_add_track(m, d, S(m, "XLA Ops"), TC_TRACK_OPS, 1);
+	uint32_t t;
+	struct tc_model *m = tpu_line(1741722099081044120, &t);
 	uint32_t op = tc_model_op(m, S(m, "fusion"), 0, TC_OP_KERNEL);
 	tc_model_add_event(m, t, op, 482851900001, 7, 0);
 	tc_model_add_event(m, t, op, 482851900001 + 123456789012345678, 1000000000000, 0);
@@ -459,6 +478,230 @@ START_TEST(gzip_same_bytes) {
 }
 END_TEST
 
+/* The Perfetto export of m. */
+static unsigned char *perfetto_bytes(const struct tc_model *m, const struct tc_selection *sel,
+		const struct tc_annotation *ann, struct tc_chrome_stats *st, size_t *len) {
+	return (unsigned char *)write_mem(tc_write_perfetto, m, sel, ann, st, len);
+}
+
+typedef Perfetto__Protos__TracePacket Packet;
+
+/* The interned event name iid of name in trace t (0 if none). */
+static uint64_t name_iid(const Perfetto__Protos__Trace *t, const char *name) {
+	for (size_t i = 0; i < t->n_packet; i++) {
+		const Perfetto__Protos__InternedData *in = t->packet[i]->interned_data;
+		for (size_t k = 0; in && k < in->n_event_names; k++) {
+			if (strcmp(in->event_names[k]->name, name) == 0) {
+				return in->event_names[k]->iid;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The index of the first track event from packet i on with the name iid,
+ * type and track given (0: any), or n_packet. */
+static size_t find_event(const Perfetto__Protos__Trace *t, size_t i, uint64_t name,
+		int type, uint64_t track) {
+	for (; i < t->n_packet; i++) {
+		const Perfetto__Protos__TrackEvent *e = t->packet[i]->track_event;
+		if (t->packet[i]->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
+				(!name || (e->name_field_case ==
+				PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID && e->name_iid == name)) &&
+				(!type || (int)e->type == type) && (!track || e->track_uuid == track)) {
+			break;
+		}
+	}
+	return i;
+}
+
+/* The packet of the first event named name and its index. */
+static const Packet *event_named(const Perfetto__Protos__Trace *t, const char *name,
+		size_t *at) {
+	*at = find_event(t, 0, name_iid(t, name), 0, 0);
+	return *at < t->n_packet ? t->packet[*at] : NULL;
+}
+
+/* The next SLICE_END on track after packet i. */
+static const Packet *end_after(const Perfetto__Protos__Trace *t, size_t i, uint64_t track) {
+	i = find_event(t, i + 1, 0, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END, track);
+	return i < t->n_packet ? t->packet[i] : NULL;
+}
+
+static const Perfetto__Protos__TrackDescriptor *descriptor(const Perfetto__Protos__Trace *t,
+		uint64_t uuid) {
+	for (size_t i = 0; i < t->n_packet; i++) {
+		if (t->packet[i]->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR &&
+				t->packet[i]->track_descriptor->uuid == uuid) {
+			return t->packet[i]->track_descriptor;
+		}
+	}
+	return NULL;
+}
+
+/* tiny() as Perfetto, decoded with protobuf-c: descriptors, interned names,
+ * times in ns, args, a flow and a counter. */
+START_TEST(perfetto_tiny) {
+	struct tc_model *m = tiny();
+	size_t len;
+	struct tc_chrome_stats st;
+	unsigned char *buf = perfetto_bytes(m, NULL, NULL, &st, &len);
+	ck_assert_uint_eq(st.slices, 2);
+	ck_assert_uint_eq(st.instants, 1);
+	ck_assert_uint_eq(st.samples, 2);
+	ck_assert_uint_eq(st.flows, 1);
+	Perfetto__Protos__Trace *t = perfetto__protos__trace__unpack(NULL, len, buf);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->packet[0]->sequence_flags, 1); /* state cleared */
+	size_t gi, li, mi;
+	const Packet *g = event_named(t, "gemm", &gi);
+	const Packet *l = event_named(t, "cudaLaunchKernel", &li);
+	const Packet *mk = event_named(t, "mark", &mi);
+	ck_assert(g && l && mk);
+	ck_assert_uint_eq(g->timestamp, 2000);
+	ck_assert_uint_eq(end_after(t, gi, g->track_event->track_uuid)->timestamp, 5000);
+	ck_assert_uint_eq(g->sequence_flags, 2); /* needs the interning */
+	ck_assert_int_eq(mk->track_event->type, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT);
+	/* The stream keeps its name under the GPU process; the host thread is
+	 * a thread of the CPU process with its sort index. */
+	const Perfetto__Protos__TrackDescriptor *gs = descriptor(t, g->track_event->track_uuid);
+	ck_assert_str_eq(gs->name, "stream 7");
+	ck_assert_str_eq(descriptor(t, gs->parent_uuid)->process->process_name, "GPU 0");
+	const Perfetto__Protos__TrackDescriptor *lt = descriptor(t, l->track_event->track_uuid);
+	ck_assert_str_eq(lt->thread->thread_name, "main");
+	ck_assert_int_eq(lt->thread->pid, 2);
+	ck_assert_int_eq(lt->sibling_order_rank, 3);
+	/* The kernel is written first but is the later end: both ends carry the
+	 * id in flow_ids (viewers order the ends by time). */
+	ck_assert_uint_eq(l->track_event->n_flow_ids, 1);
+	ck_assert_uint_eq(g->track_event->n_flow_ids, 1);
+	ck_assert_uint_eq(l->track_event->flow_ids[0], g->track_event->flow_ids[0]);
+	/* grid once (the first), the string arg, op_kind, flops. */
+	const Perfetto__Protos__TrackEvent *ge = g->track_event;
+	size_t n_int = 0, n_sval = 0;
+	for (size_t k = 0; k < ge->n_debug_annotations; k++) {
+		n_int += ge->debug_annotations[k]->value_case ==
+			PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
+		n_sval += ge->debug_annotations[k]->value_case ==
+			PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
+	}
+	ck_assert_uint_eq(ge->n_debug_annotations, 7);
+	ck_assert_uint_eq(n_int, 2);
+	ck_assert_uint_eq(n_sval, 2);
+	/* Counter samples on a counter track named with its group. */
+	size_t n_counter = 0;
+	for (size_t i = 0; i < t->n_packet; i++) {
+		const Perfetto__Protos__TrackEvent *e = t->packet[i]->track_event;
+		if (t->packet[i]->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
+				e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER) {
+			const Perfetto__Protos__TrackDescriptor *cd = descriptor(t, e->track_uuid);
+			ck_assert_str_eq(cd->name, "mem (alloc)");
+			ck_assert_str_eq(cd->counter->unit_name, "bytes");
+			n_counter++;
+		}
+	}
+	ck_assert_uint_eq(n_counter, 2);
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	free(buf);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Slices that overlap without nesting cannot share a track: the second
+ * goes on an extra one, and the trace reads back with both whole. An ops
+ * line not named as device work is marked for the reader. */
+START_TEST(perfetto_overlap_round_trip) {
+	uint32_t t;
+	struct tc_model *m = tpu_line(1000, &t);
+	/* op, start, dur: b overlaps a without nesting; c fits in a's time
+	 * (a's lane); the last a lasts 1.4 ns, written as 1 ns. */
+	static const int64_t evs[][3] = {
+		{ 0, 0, 10000 }, { 1, 5000, 10000 }, { 2, 6000, 1000 }, { 0, 20000, 1400 },
+	};
+	uint32_t ops[3];
+	for (int k = 0; k < 3; k++) {
+		char name[2] = { (char)('a' + k), 0 };
+		ops[k] = tc_model_op(m, S(m, name), 0, TC_OP_KERNEL);
+	}
+	for (size_t k = 0; k < sizeof(evs) / sizeof(evs[0]); k++) {
+		tc_model_add_event(m, t, ops[evs[k][0]], evs[k][1], evs[k][2], 0);
+	}
+	tc_model_finalize(m);
+	size_t len;
+	unsigned char *buf = perfetto_bytes(m, NULL, NULL, NULL, &len);
+	Perfetto__Protos__Trace *pt = perfetto__protos__trace__unpack(NULL, len, buf);
+	ck_assert_ptr_nonnull(pt);
+	size_t ai, bi, ci;
+	const Packet *pa = event_named(pt, "a", &ai), *pb = event_named(pt, "b", &bi);
+	const Packet *pc = event_named(pt, "c", &ci);
+	ck_assert_uint_eq(pa->timestamp, 1000);
+	ck_assert_uint_ne(pa->track_event->track_uuid, pb->track_event->track_uuid);
+	ck_assert_uint_eq(pa->track_event->track_uuid, pc->track_event->track_uuid);
+	ck_assert_str_eq(descriptor(pt, pa->track_event->track_uuid)->name, "XLA Ops (stream)");
+	perfetto__protos__trace__free_unpacked(pt, NULL);
+	const char *path = tc_test_tmpfile(buf, len);
+	struct tc_model *back = tc_test_load(path);
+	unlink(path);
+	ck_assert_uint_eq(back->ev.n, 4);
+	ck_assert_uint_eq(back->n_warnings, 0);
+	int64_t total[3] = { 0 };
+	for (size_t i = 0; i < back->ev.n; i++) {
+		const char *name = tc_model_str(back, tc_model_event_op(back, i)->name);
+		total[name[0] - 'a'] += back->ev.dur[i];
+		ck_assert(tc_track_kind_is_device_work(
+			(enum tc_track_kind)tc_test_track_of(back, i)->kind));
+	}
+	ck_assert_int_eq(total[0], 11000);
+	ck_assert_int_eq(total[1], 10000);
+	ck_assert_int_eq(total[2], 1000);
+	free(buf);
+	tc_model_destroy(back);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* --annotate's marks and counters come out too; marks overlapping on one
+ * track are split over lanes, and every packet decodes. */
+START_TEST(perfetto_annotate) {
+	struct tc_annotation ann;
+	tc_annotation_init(&ann);
+	struct tc_model *m = stepped();
+	struct tc_selection s;
+	tc_selection_init(&s, m);
+	tc_annotate(m, &s, NULL, NULL, 0, &ann);
+	uint32_t extra = tc_annotation_track(&ann, "overlaps");
+	tc_annotation_mark(&ann, extra, 0, 100, "x", "why", "info");
+	tc_annotation_mark(&ann, extra, 50, 100, "y", NULL, NULL);
+	struct tc_chrome_stats st;
+	size_t len;
+	unsigned char *buf = perfetto_bytes(m, &s, &ann, &st, &len);
+	ck_assert_uint_eq(st.marks, ann.n_marks);
+	Perfetto__Protos__Trace *t = perfetto__protos__trace__unpack(NULL, len, buf);
+	ck_assert_ptr_nonnull(t);
+	size_t named = 0, threads_named_overlaps = 0;
+	for (size_t i = 0; i < t->n_packet; i++) {
+		const Packet *p = t->packet[i];
+		if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
+				p->track_event->name_field_case ==
+				PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME) {
+			named++;
+		}
+		if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR &&
+				p->track_descriptor->thread &&
+				strcmp(p->track_descriptor->thread->thread_name, "overlaps") == 0) {
+			threads_named_overlaps++;
+		}
+	}
+	ck_assert_uint_eq(named, ann.n_marks);
+	ck_assert_uint_eq(threads_named_overlaps, 2);
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	free(buf);
+	tc_annotation_finish(&ann);
+	tc_selection_finish(&s);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("export");
 	TCase *tc = tcase_create("core");
@@ -472,6 +715,9 @@ int main(void) {
 	tcase_add_test(tc, annotate_steps);
 	tcase_add_test(tc, gzip_same_bytes);
 	tcase_add_test(tc, gzip_full_disk_names_path);
+	tcase_add_test(tc, perfetto_tiny);
+	tcase_add_test(tc, perfetto_overlap_round_trip);
+	tcase_add_test(tc, perfetto_annotate);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -6,9 +6,10 @@
       rules: object form, every X has a non-negative dur, ts non-negative,
       pid/tid integers in 0..2^32-1, process/thread metadata names every pid
       and (pid, tid) used, C args numeric, s/f flow ends paired.
-  export_check.py compare ORIG_SUMMARY.json EXPORT_SUMMARY.json
+  export_check.py compare [--events] ORIG_SUMMARY.json EXPORT_SUMMARY.json
       op statistics of `tracectl summarize --json` per op name: call counts
-      equal, total time equal within 1 ns per call (readers keep ns).
+      equal, total time equal within 1 ns per call (readers keep ns); with
+      --events the event counts too.
 Exit 0 when fine, 1 with one line per problem.
 """
 import gzip
@@ -120,13 +121,15 @@ def op_table(path):
     for o in s.get("ops", []):
         c, t = ops.get(o["name"], (0, 0))
         ops[o["name"]] = (c + o["calls"], t + o["total_ps"])
-    return s.get("ops_scope"), ops
+    return s.get("ops_scope"), ops, s.get("events")
 
 
-def compare(orig, back):
-    scope_a, a = op_table(orig)
-    scope_b, b = op_table(back)
+def compare(orig, back, events=False):
+    scope_a, a, ev_a = op_table(orig)
+    scope_b, b, ev_b = op_table(back)
     errs = []
+    if events and ev_a != ev_b:
+        errs.append("%r events, %r after the round trip" % (ev_a, ev_b))
     if scope_a != scope_b:
         errs.append("op scope %r became %r" % (scope_a, scope_b))
     for name in sorted(set(a) | set(b)):
@@ -149,6 +152,8 @@ def main():
             fail(["%s: invalid JSON: %s" % (sys.argv[2], e)])
     elif len(sys.argv) == 4 and sys.argv[1] == "compare":
         compare(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1:3] == ["compare", "--events"]:
+        compare(sys.argv[3], sys.argv[4], events=True)
     else:
         print(__doc__)
         sys.exit(2)

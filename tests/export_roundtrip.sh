@@ -1,73 +1,149 @@
 #!/bin/sh
-# Round trip of `tracectl export --chrome` over every real trace in $TC_TRACES
-# (xplane/, perfetto/, json/; the damaged files in bad/ are skipped):
-#   1. export (plain, and gzip for one in three files),
-#   2. validate the export with an independent parser (python3's json with
-#      NaN and duplicate keys refused) and Trace Event Format rules,
-#   3. re-read the export with tracectl and compare op statistics with the
-#      original's (`summarize --json`): calls equal per op name, total time
-#      within 1 ns per call.
-# Skips (exit 77) when the traces folder or python3 is absent, or when this
-# build has no JSON reader yet.
+# Round trips of `tracectl export`; $1 picks the format and the checks:
+#   chrome (the default): every real trace in $TC_TRACES (xplane/, perfetto/,
+#     json/; the damaged files in bad/ are skipped) is
+#     1. exported (plain, and gzip for one in three files),
+#     2. validated with an independent parser (python3's json with NaN and
+#        duplicate keys refused) and Trace Event Format rules,
+#     3. re-read, comparing op statistics with the original's (`summarize
+#        --json`): calls equal per op name, total time within 1 ns per call.
+#   perfetto: the same over the project fixtures of every format and the
+#     real traces when present, re-read by the Perfetto reader; event
+#     counts (summarize), counter samples and flows (info) must be equal too.
+#     Perfetto times are whole ns, which the 1 ns per call allows.
+#   perfetto-decode: every Perfetto export (some with --annotate or a cut)
+#     read whole by protoc --decode=perfetto.protos.Trace with the project's
+#     schema: no error, no field the schema does not name.
+# Skips (exit 77) when what a mode needs is absent: the traces folder
+# (chrome), python3 (chrome, perfetto), protoc (perfetto-decode), a JSON
+# reader in this build (chrome).
 set -u
+MODE=${1:-chrome}
 TC=${TC_BIN:?}
 SRC=${TC_SOURCE_ROOT:?}
+BUILD=${TC_BUILD_ROOT:-}
 TRACES=${TC_TRACES:-$SRC/../shared/traces}
 CHECK="$SRC/tests/export_check.py"
-if [ ! -d "$TRACES" ]; then
-	echo "export_roundtrip: SKIP (no traces folder $TRACES)"
-	exit 77
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "export_roundtrip: SKIP (no python3)"
-	exit 77
-fi
+SCHEMA="$SRC/proto/perfetto_trace_min.proto"
+me="export_roundtrip $MODE"
+skip_if() { # CONDITION-FAILED REASON
+	if [ "$1" = 1 ]; then
+		echo "$me: SKIP ($2)"
+		exit 77
+	fi
+}
+has() { command -v "$1" >/dev/null 2>&1 && echo 0 || echo 1; }
+case $MODE in
+chrome)
+	[ -d "$TRACES" ] && absent=0 || absent=1
+	skip_if "$absent" "no traces folder $TRACES"
+	skip_if "$(has python3)" "no python3" ;;
+perfetto) skip_if "$(has python3)" "no python3" ;;
+perfetto-decode) skip_if "$(has protoc)" "no protoc" ;;
+*)
+	echo "usage: export_roundtrip.sh [chrome|perfetto|perfetto-decode]" >&2
+	exit 2 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]}' >"$tmp/probe.json"
-if ! "$TC" summarize "$tmp/probe.json" >/dev/null 2>&1; then
-	echo "export_roundtrip: SKIP (this build cannot read JSON traces)"
-	exit 77
+if [ "$MODE" = chrome ]; then
+	printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]}' \
+		>"$tmp/probe.json"
+	"$TC" summarize "$tmp/probe.json" >/dev/null 2>&1 && absent=0 || absent=1
+	skip_if "$absent" "this build cannot read JSON traces"
 fi
+list() {
+	if [ "$MODE" != chrome ]; then
+		find "$SRC/fixtures" ${BUILD:+"$BUILD/fixtures"} -type f \( -name '*.json' \
+			-o -name '*.pb' -o -name '*.pb.gz' \) ! -name 'truncated.json' \
+			2>/dev/null | sort
+	fi
+	if [ -d "$TRACES" ]; then
+		find "$TRACES/xplane" "$TRACES/perfetto" "$TRACES/json" -type f \
+			! -path '*/bad/*' ! -name '*.textproto' ! -name '*.md' 2>/dev/null | sort
+	else
+		echo "$me: no traces folder $TRACES: fixtures only" >&2
+	fi
+}
+# Counter samples and flows, from info's events line.
+counts() {
+	"$TC" info "$1" 2>/dev/null |
+		sed -n 's/.*(\([0-9,]*\) samples), \([0-9,]*\) flows.*/\1 \2/p'
+}
+# protoc reads $1 whole with the schema, naming every field.
+decode() {
+	if ! protoc --proto_path="$SRC/proto" --decode=perfetto.protos.Trace "$SCHEMA" \
+			<"$1" >"$tmp/text" 2>"$tmp/err"; then
+		echo "protoc cannot decode the export: $(head -1 "$tmp/err")"
+	elif grep -qE '^ *[0-9]+[:{ ]' "$tmp/text"; then
+		echo "fields the schema does not name:"
+		grep -E '^ *[0-9]+[:{ ]' "$tmp/text" | sort | uniq -c | head -5
+	elif ! grep -q '^packet {' "$tmp/text"; then
+		echo "no packet decoded"
+	fi
+}
+# Check the export $1 of $2; prints what is wrong, nothing when fine.
+check() {
+	case $MODE in
+	chrome)
+		if ! python3 "$CHECK" validate "$1" >"$tmp/val" 2>&1; then
+			echo "export is not valid:"
+			sed 's/^/    /' "$tmp/val" | head -10
+			return
+		fi ;;
+	perfetto-decode)
+		decode "$1"
+		return ;;
+	esac
+	if ! "$TC" summarize --json --top 1000000 "$1" >"$tmp/b.json" 2>"$tmp/err"; then
+		echo "tracectl cannot re-read its export: $(head -1 "$tmp/err")"
+		return
+	fi
+	[ "$MODE" = perfetto ] && events=--events || events=
+	if ! python3 "$CHECK" compare ${events:+"$events"} "$tmp/a.json" "$tmp/b.json" >"$tmp/cmp" 2>&1; then
+		echo "op statistics differ after the round trip:"
+		sed 's/^/    /' "$tmp/cmp" | head -10
+	elif [ "$MODE" = perfetto ] && [ "$(counts "$2")" != "$(counts "$1")" ]; then
+		echo "samples and flows '$(counts "$2")' became '$(counts "$1")'"
+	fi
+}
 pass=0 fail=0 n=0
-for f in $(find "$TRACES/xplane" "$TRACES/perfetto" "$TRACES/json" -type f \
-		! -path '*/bad/*' ! -name '*.textproto' ! -name '*.md' 2>/dev/null | sort); do
-	name=$(echo "${f#"$TRACES"/}" | tr '/' '_')
+for f in $(list); do
+	name=$(echo "$f" | sed "s|^$TRACES/||; s|^$SRC/||; s|^${BUILD:-/nonexistent}/||" |
+		tr '/' '_')
 	n=$((n + 1))
-	# Every trace outside bad/ reads: one that does not (an unrecognised
+	# Every input outside bad/ reads: one that does not (an unrecognised
 	# format included) is a failure, never a skip.
 	if ! "$TC" summarize --json --top 1000000 "$f" >"$tmp/a.json" 2>"$tmp/err"; then
 		echo "FAIL $name: the original does not read: $(head -1 "$tmp/err")"
 		fail=$((fail + 1))
 		continue
 	fi
-	out="$tmp/$name.export.json"
-	[ $((n % 3)) = 0 ] && out="$out.gz"
-	if ! "$TC" export --chrome "$f" -o "$out" 2>"$tmp/err"; then
+	case $MODE in
+	chrome) set -- --chrome; out="$tmp/$name.export.json" ;;
+	*) set -- --perfetto; out="$tmp/$name.pftrace" ;;
+	esac
+	if [ "$MODE" = perfetto-decode ]; then
+		# Every third with the bottleneck annotations, every fifth cut.
+		[ $((n % 3)) = 0 ] && set -- "$@" --annotate
+		[ $((n % 5)) = 0 ] && set -- "$@" --max-events 200
+	elif [ $((n % 3)) = 0 ]; then
+		out="$out.gz"
+	fi
+	if ! "$TC" export "$@" "$f" -o "$out" 2>"$tmp/err"; then
 		echo "FAIL $name: export failed: $(head -1 "$tmp/err")"
 		fail=$((fail + 1))
 		continue
 	fi
-	if ! python3 "$CHECK" validate "$out" >"$tmp/val" 2>&1; then
-		echo "FAIL $name: export is not valid:"
-		sed 's/^/    /' "$tmp/val" | head -10
-		fail=$((fail + 1))
-		continue
-	fi
-	if ! "$TC" summarize --json --top 1000000 "$out" >"$tmp/b.json" 2>"$tmp/err"; then
-		echo "FAIL $name: tracectl cannot re-read its export: $(head -1 "$tmp/err")"
-		fail=$((fail + 1))
-		continue
-	fi
-	if ! python3 "$CHECK" compare "$tmp/a.json" "$tmp/b.json" >"$tmp/cmp" 2>&1; then
-		echo "FAIL $name: op statistics differ after the round trip:"
-		sed 's/^/    /' "$tmp/cmp" | head -10
+	check "$out" "$f" >"$tmp/why"
+	if [ -s "$tmp/why" ]; then
+		echo "FAIL $name: $(cat "$tmp/why")"
 		fail=$((fail + 1))
 		continue
 	fi
 	pass=$((pass + 1))
 	rm -f "$out"
 done
-echo "export_roundtrip: $pass passed, $fail failed"
+echo "$me: $pass passed, $fail failed"
 [ $fail -eq 0 ] || exit 1
 [ $pass -gt 0 ] || exit 77

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/chrome_write.h"
+#include "output/export_plan.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
 #include "util/xalloc.h"
@@ -74,15 +75,9 @@ struct writer {
 	const struct tc_selection *sel;
 	const struct tc_annotation *ann;
 	struct tc_chrome_stats *st;
-	uint32_t *tid;       /* per track */
-	uint8_t *track_used; /* per track: has a kept event */
-	uint8_t *pid_used;   /* per pid index (device, none, annotations) */
+	struct tc_export_plan plan; /* tids, and the tracks and pids used */
 	bool first;          /* no event written yet */
-	/* Per string id: the event stamp that last wrote it as an arg key, so
-	 * a repeated key is skipped in O(1), not by rescanning the list. */
-	uint32_t *key_stamp;
-	size_t n_key_stamp;
-	uint32_t stamp;
+	struct tc_export_args args; /* the event's arg keys written */
 };
 
 static void put_u64(struct out *f, uint64_t v) {
@@ -188,12 +183,8 @@ static void put_ts(struct writer *w, int64_t ps) {
 	put_us(w->o, rel < 0 ? 0 : rel);
 }
 
-static uint32_t dev_index(const struct tc_model *m, uint32_t d) {
-	return d < m->n_devices ? d : (uint32_t)m->n_devices;
-}
-
 static uint64_t pid_of(const struct tc_model *m, uint32_t d) {
-	return (uint64_t)dev_index(m, d) + 1;
+	return (uint64_t)tc_export_dev(m, d) + 1;
 }
 
 static uint64_t ann_pid(const struct tc_model *m) {
@@ -227,53 +218,6 @@ static void meta(struct writer *w, uint64_t pid, uint64_t tid, const char *name,
 	}
 }
 
-static bool sample_kept(const struct writer *w, size_t i) {
-	const struct tc_model *m = w->m;
-	const struct tc_counter *c = &m->counters[m->samples.counter[i]];
-	return m->samples.ts[i] >= w->sel->sample_lo && m->samples.ts[i] <= w->sel->sample_hi &&
-		tc_selection_device(w->sel, m, c->device);
-}
-
-/* Which processes and threads appear; tids in track order per device. */
-static void plan(struct writer *w) {
-	const struct tc_model *m = w->m;
-	size_t nt = m->n_tracks ? m->n_tracks : 1;
-	w->tid = tc_xmalloc(nt * sizeof(*w->tid));
-	w->track_used = tc_xcalloc(nt, 1);
-	w->pid_used = tc_xcalloc(m->n_devices + 2, 1);
-	uint32_t *next = tc_xcalloc(m->n_devices + 1, sizeof(*next));
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		uint32_t d = dev_index(m, tr->device);
-		w->tid[t] = ++next[d];
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (tc_selection_has(w->sel, i)) {
-				w->track_used[t] = 1;
-				w->pid_used[d] = 1;
-				break;
-			}
-		}
-	}
-	free(next);
-	for (size_t c = 0; c < m->n_counters; c++) {
-		const struct tc_counter *ctr = &m->counters[c];
-		for (size_t i = ctr->first; i < ctr->first + ctr->count; i++) {
-			if (sample_kept(w, i)) {
-				w->pid_used[dev_index(m, ctr->device)] = 1;
-				break;
-			}
-		}
-	}
-	if (w->ann) {
-		for (size_t s = 0; s < w->ann->n_series; s++) {
-			uint32_t d = w->ann->series[s].device;
-			if (d != TC_NONE && d < m->n_devices) {
-				w->pid_used[d] = 1;
-			}
-		}
-	}
-}
-
 static bool host_name_shared(const struct tc_model *m, uint32_t h) {
 	for (size_t i = 0; i < m->n_hosts; i++) {
 		if (i != h && m->hosts[i].name == m->hosts[h].name) {
@@ -283,41 +227,45 @@ static bool host_name_shared(const struct tc_model *m, uint32_t h) {
 	return false;
 }
 
+void tc_chrome_device_name(const struct tc_model *m, uint32_t d, char *name, size_t n) {
+	const struct tc_device *dev = &m->devices[d];
+	if (dev->host < m->n_hosts && host_name_shared(m, dev->host)) {
+		/* Two files from one host name: tell them apart by file. */
+		const struct tc_host *h = &m->hosts[dev->host];
+		const char *path = h->source < m->n_sources ?
+			tc_model_str(m, m->sources[h->source].path) : "?";
+		const char *base = strrchr(path, '/');
+		snprintf(name, n, "%s (%s, %s)", tc_model_str(m, dev->name),
+			tc_model_str(m, h->name), base ? base + 1 : path);
+	} else if (dev->host < m->n_hosts) {
+		snprintf(name, n, "%s (%s)", tc_model_str(m, dev->name),
+			tc_model_str(m, m->hosts[dev->host].name));
+	} else {
+		snprintf(name, n, "%s", tc_model_str(m, dev->name));
+	}
+}
+
 static void write_metadata(struct writer *w) {
 	const struct tc_model *m = w->m;
 	char name[1024];
 	for (uint32_t d = 0; d <= m->n_devices; d++) {
-		if (!w->pid_used[d]) {
+		if (!w->plan.pid_used[d]) {
 			continue;
 		}
 		if (d == m->n_devices) {
 			meta(w, pid_of(m, d), 0, "(no device)", "other", (int64_t)d);
 			continue;
 		}
-		const struct tc_device *dev = &m->devices[d];
-		if (dev->host < m->n_hosts && host_name_shared(m, dev->host)) {
-			/* Two files from one host name: tell them apart by file. */
-			const struct tc_host *h = &m->hosts[dev->host];
-			const char *path = h->source < m->n_sources ?
-				tc_model_str(m, m->sources[h->source].path) : "?";
-			const char *base = strrchr(path, '/');
-			snprintf(name, sizeof(name), "%s (%s, %s)", tc_model_str(m, dev->name),
-				tc_model_str(m, h->name), base ? base + 1 : path);
-		} else if (dev->host < m->n_hosts) {
-			snprintf(name, sizeof(name), "%s (%s)", tc_model_str(m, dev->name),
-				tc_model_str(m, m->hosts[dev->host].name));
-		} else {
-			snprintf(name, sizeof(name), "%s", tc_model_str(m, dev->name));
-		}
-		meta(w, pid_of(m, d), 0, name, tc_device_kind_name((enum tc_device_kind)dev->kind),
-			(int64_t)d);
+		tc_chrome_device_name(m, d, name, sizeof(name));
+		meta(w, pid_of(m, d), 0, name,
+			tc_device_kind_name((enum tc_device_kind)m->devices[d].kind), (int64_t)d);
 	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
-		if (!w->track_used[t]) {
+		if (!w->plan.track_used[t]) {
 			continue;
 		}
 		const struct tc_track *tr = &m->tracks[t];
-		meta(w, pid_of(m, tr->device), w->tid[t], tc_model_str(m, tr->name),
+		meta(w, pid_of(m, tr->device), w->plan.tid[t], tc_model_str(m, tr->name),
 			tc_track_kind_name((enum tc_track_kind)tr->kind), tr->sort);
 	}
 	if (w->ann && (w->ann->n_marks || w->ann->n_points)) {
@@ -328,49 +276,13 @@ static void write_metadata(struct writer *w) {
 	}
 }
 
-/* Start a new event's key set. */
-static void keys_begin(struct writer *w) {
-	if (!w->key_stamp || ++w->stamp == 0) {
-		if (!w->key_stamp) {
-			w->n_key_stamp = w->m->strings.n;
-			w->key_stamp = tc_xmalloc((w->n_key_stamp ? w->n_key_stamp : 1) *
-				sizeof(*w->key_stamp));
-		}
-		memset(w->key_stamp, 0, w->n_key_stamp * sizeof(*w->key_stamp));
-		w->stamp = 1;
-	}
-}
-
-/* Was key written for this event already? Marks it written. */
-static bool key_seen(struct writer *w, uint32_t key) {
-	if (key >= w->n_key_stamp) {
-		return false; /* not an interned id: nothing to compare with */
-	}
-	if (w->key_stamp[key] == w->stamp) {
-		return true;
-	}
-	w->key_stamp[key] = w->stamp;
-	return false;
-}
-
-struct seen {
-	bool op_kind, flops, bytes;
-};
-
 /* The args of list first whose key was not written yet for this event
- * (keys_begin): the event's own args, then its op's. */
-static void put_arg_list(struct writer *w, uint32_t first, bool *comma, struct seen *seen) {
+ * (tc_export_args_begin): the event's own args, then its op's. */
+static void put_arg_list(struct writer *w, uint32_t first, bool *comma) {
 	const struct tc_model *m = w->m;
-	for (uint32_t p = first; p != TC_NONE;) {
-		struct tc_arg a;
-		p = tc_model_arg_next(m, p, &a);
-		if (key_seen(w, a.key)) {
-			continue;
-		}
+	struct tc_arg a;
+	for (uint32_t p = first; tc_export_args_next(&w->args, m, &p, &a);) {
 		const char *key = tc_model_str(m, a.key);
-		seen->op_kind |= strcmp(key, "op_kind") == 0;
-		seen->flops |= a.key == m->key.flops;
-		seen->bytes |= a.key == m->key.bytes_accessed;
 		out_s(w->o, *comma ? ",\"" : "\"");
 		*comma = true;
 		out_esc(w->o, key, strlen(key));
@@ -401,7 +313,7 @@ static void put_arg_list(struct writer *w, uint32_t first, bool *comma, struct s
 /* cat for an op without a category: the Kineto name for its kind where
  * there is one, so Kineto-aware tools (and readers) classify it, else the
  * kind name. */
-static const char *kind_cat(enum tc_op_kind k) {
+const char *tc_chrome_kind_cat(enum tc_op_kind k) {
 	switch (k) {
 	case TC_OP_KERNEL:
 		return "kernel";
@@ -436,7 +348,7 @@ static void write_event(struct writer *w, uint32_t t, size_t i) {
 	bool instant = m->ev.flags[i] & TC_EV_INSTANT;
 	begin_event(w, instant ? "i" : "X");
 	put_key_uint(w->o, ",\"pid\":", pid_of(m, tr->device));
-	put_key_uint(w->o, ",\"tid\":", w->tid[t]);
+	put_key_uint(w->o, ",\"tid\":", w->plan.tid[t]);
 	put_ts(w, m->ev.start[i]);
 	if (instant) {
 		out_s(w->o, ",\"s\":\"t\"");
@@ -450,24 +362,23 @@ static void write_event(struct writer *w, uint32_t t, size_t i) {
 	put_str(w->o, tc_model_str(m, op->name));
 	out_s(w->o, ",\"cat\":");
 	put_str(w->o, op->category ? tc_model_str(m, op->category) :
-		kind_cat((enum tc_op_kind)op->kind));
+		tc_chrome_kind_cat((enum tc_op_kind)op->kind));
 	out_s(w->o, ",\"args\":{");
 	bool comma = false;
-	struct seen seen = { 0 };
-	keys_begin(w);
-	put_arg_list(w, m->ev.args[i], &comma, &seen);
-	put_arg_list(w, op->args, &comma, &seen);
-	if (!seen.op_kind) {
+	tc_export_args_begin(&w->args, m);
+	put_arg_list(w, m->ev.args[i], &comma);
+	put_arg_list(w, op->args, &comma);
+	if (!w->args.op_kind) {
 		out_s(w->o, comma ? ",\"op_kind\":" : "\"op_kind\":");
 		put_str(w->o, tc_op_kind_name((enum tc_op_kind)op->kind));
 		comma = true;
 	}
-	if (!seen.flops && op->flops >= 0) {
+	if (!w->args.flops && op->flops >= 0) {
 		out_s(w->o, comma ? ",\"flops\":" : "\"flops\":");
 		put_i64(w->o, op->flops);
 		comma = true;
 	}
-	if (!seen.bytes && op->bytes >= 0) {
+	if (!w->args.bytes && op->bytes >= 0) {
 		out_s(w->o, comma ? ",\"bytes_accessed\":" : "\"bytes_accessed\":");
 		put_i64(w->o, op->bytes);
 		comma = true;
@@ -499,24 +410,12 @@ static void write_counter_event(struct writer *w, uint64_t pid, const char *name
 	out_s(w->o, "}}");
 }
 
-static void write_counters(struct writer *w) {
-	const struct tc_model *m = w->m;
-	for (size_t c = 0; c < m->n_counters; c++) {
-		const struct tc_counter *ctr = &m->counters[c];
-		for (size_t i = ctr->first; i < ctr->first + ctr->count; i++) {
-			if (!sample_kept(w, i)) {
-				continue;
-			}
-			if (!isfinite(m->samples.value[i])) {
-				w->st->nonfinite_samples++;
-				continue;
-			}
-			write_counter_event(w, pid_of(m, ctr->device), tc_model_str(m, ctr->name),
-				ctr->group ? tc_model_str(m, ctr->group) : NULL, m->samples.ts[i],
-				m->samples.value[i]);
-			w->st->samples++;
-		}
-	}
+static void write_sample(void *ctx, uint32_t c, int64_t ts, double v) {
+	struct writer *w = ctx;
+	const struct tc_counter *ctr = &w->m->counters[c];
+	write_counter_event(w, pid_of(w->m, ctr->device), tc_model_str(w->m, ctr->name),
+		ctr->group ? tc_model_str(w->m, ctr->group) : NULL, ts, v);
+	w->st->samples++;
 }
 
 static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev, uint32_t t,
@@ -525,7 +424,7 @@ static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev,
 	begin_event(w, ph);
 	put_key_uint(w->o, ",\"id\":", id);
 	put_key_uint(w->o, ",\"pid\":", pid_of(m, m->tracks[t].device));
-	put_key_uint(w->o, ",\"tid\":", w->tid[t]);
+	put_key_uint(w->o, ",\"tid\":", w->plan.tid[t]);
 	put_ts(w, m->ev.start[ev]);
 	out_s(w->o, ",\"name\":\"");
 	out_s(w->o, name);
@@ -678,7 +577,7 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 			tc_jw_obj_begin(&j);
 			tc_jw_kv_str(&j, "name", tc_model_str(m, m->ops[a->op].name));
 			tc_jw_kv_uint(&j, "pid", pid_of(m, tr->device));
-			tc_jw_kv_uint(&j, "tid", w->tid[a->track]);
+			tc_jw_kv_uint(&j, "tid", w->plan.tid[a->track]);
 			tc_jw_kv_str(&j, "track", tc_model_str(m, tr->name));
 			tc_jw_kv_int(&j, "count", a->count);
 			tc_jw_kv_int(&j, "dur_ps", a->dur_ps);
@@ -710,12 +609,12 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 	w.o = tc_xmalloc(sizeof(*w.o));
 	w.o->f = f;
 	w.o->n = 0;
-	plan(&w);
+	tc_export_plan_init(&w.plan, m, w.sel, w.ann);
 	out_s(w.o, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	write_metadata(&w);
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (!w.track_used[t]) {
+		if (!w.plan.track_used[t]) {
 			continue;
 		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
@@ -724,7 +623,7 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 			}
 		}
 	}
-	write_counters(&w);
+	tc_export_samples(m, w.sel, write_sample, &w, &st->nonfinite_samples);
 	write_flows(&w);
 	if (w.ann) {
 		write_annotation(&w);
@@ -732,8 +631,6 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 	write_other(&w, o);
 	fputs("}\n", f);
 	free(w.o);
-	free(w.tid);
-	free(w.track_used);
-	free(w.pid_used);
-	free(w.key_stamp);
+	tc_export_plan_finish(&w.plan);
+	tc_export_args_finish(&w.args);
 }

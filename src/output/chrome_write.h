@@ -48,4 +48,10 @@ struct tc_chrome_stats {
 void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_opts *o,
 	struct tc_chrome_stats *st);
 
+/* Shared with the Perfetto writer: a device's display name (with its host,
+ * and its file when two files share a host name) into name[n], and the
+ * category written for an op without one (the Kineto name of its kind). */
+void tc_chrome_device_name(const struct tc_model *m, uint32_t d, char *name, size_t n);
+const char *tc_chrome_kind_cat(enum tc_op_kind k);
+
 #endif
