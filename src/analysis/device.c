@@ -1,8 +1,8 @@
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/device.h"
+#include "util/ascii.h"
 #include "util/xalloc.h"
 
 /*
@@ -10,21 +10,8 @@
  * FLOP/s and memory bandwidth for the roofline.
  */
 
-/* ASCII case-insensitive strstr: device names are ASCII in practice, and
- * bytes past it compare as they are. */
 static bool contains_nocase(const char *hay, const char *needle) {
-	size_t n = strlen(needle);
-	for (; *hay; hay++) {
-		size_t i = 0;
-		while (i < n && hay[i] &&
-				tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) {
-			i++;
-		}
-		if (i == n) {
-			return true;
-		}
-	}
-	return n == 0;
+	return tc_ascii_contains_ci(hay, strlen(hay), needle);
 }
 
 void tc_analysis_device_label(const struct tc_model *m, uint32_t d, char *buf, size_t size) {

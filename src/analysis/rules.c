@@ -5,6 +5,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /*
@@ -21,14 +22,12 @@ struct rule_ctx {
 	size_t cap;
 };
 
+/* A malloc'd, NUL-terminated string of the printf output. */
 static char *vfmt(const char *fmt, va_list ap) {
-	va_list ap2;
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	char *s = tc_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-	return s;
+	struct tc_strbuf sb = { 0 };
+	tc_strbuf_vaddf(&sb, fmt, ap);
+	tc_strbuf_add(&sb, "", 1);
+	return sb.s;
 }
 
 static struct tc_finding *add(struct rule_ctx *c, const char *kind, enum tc_severity sev,

@@ -1,12 +1,9 @@
 #include <string.h>
 #include "model/classify.h"
+#include "util/ascii.h"
 
 /* Names are bytes with a length (readers hand out interned strings, xplane
  * reads them in place); every helper here takes (s, n). */
-
-static char lower(char c) {
-	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
 
 static bool is_digit(char c) {
 	return c >= '0' && c <= '9';
@@ -23,7 +20,7 @@ static bool prefix_ci(const char *s, size_t n, const char *p) {
 		return false;
 	}
 	for (size_t i = 0; i < k; i++) {
-		if (lower(s[i]) != p[i]) {
+		if (tc_ascii_lower(s[i]) != p[i]) {
 			return false;
 		}
 	}
@@ -32,17 +29,6 @@ static bool prefix_ci(const char *s, size_t n, const char *p) {
 
 static bool equal(const char *s, size_t n, const char *lit) {
 	return strlen(lit) == n && memcmp(s, lit, n) == 0;
-}
-
-/* needle is lower case. */
-static bool contains_ci(const char *s, size_t n, const char *needle) {
-	size_t k = strlen(needle);
-	for (size_t i = 0; i + k <= n; i++) {
-		if (lower(s[i]) == needle[0] && prefix_ci(s + i, n - i, needle)) {
-			return true;
-		}
-	}
-	return false;
 }
 
 static bool contains(const char *s, size_t n, const char *needle) {
@@ -159,13 +145,13 @@ bool tc_classify_step(const char *s, size_t n, int64_t *step) {
 }
 
 enum tc_op_kind tc_classify_memcpy(const char *s, size_t n) {
-	if (contains_ci(s, n, "htod") || contains_ci(s, n, "h2d")) {
+	if (tc_ascii_contains_ci(s, n, "htod") || tc_ascii_contains_ci(s, n, "h2d")) {
 		return TC_OP_MEMCPY_H2D;
 	}
-	if (contains_ci(s, n, "dtoh") || contains_ci(s, n, "d2h")) {
+	if (tc_ascii_contains_ci(s, n, "dtoh") || tc_ascii_contains_ci(s, n, "d2h")) {
 		return TC_OP_MEMCPY_D2H;
 	}
-	if (contains_ci(s, n, "dtod") || contains_ci(s, n, "d2d")) {
+	if (tc_ascii_contains_ci(s, n, "dtod") || tc_ascii_contains_ci(s, n, "d2d")) {
 		return TC_OP_MEMCPY_D2D;
 	}
 	return TC_OP_MEMCPY_OTHER;
@@ -211,7 +197,7 @@ static bool hlo_collective(const char *s, size_t n) {
 		"reducescatter", "alltoall",
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (contains_ci(s, n, words[i])) {
+		if (tc_ascii_contains_ci(s, n, words[i])) {
 			return true;
 		}
 	}
@@ -227,8 +213,8 @@ static bool compile_name(const char *s, size_t n) {
 			prefix(s, n, "Dynamo") || prefix(s, n, "tf.function")) {
 		return true;
 	}
-	return contains_ci(s, n, "compile") && !contains_ci(s, n, "compiled") &&
-		!contains_ci(s, n, "compiling");
+	return tc_ascii_contains_ci(s, n, "compile") && !tc_ascii_contains_ci(s, n, "compiled") &&
+		!tc_ascii_contains_ci(s, n, "compiling");
 }
 
 /* PyTorch DataLoader, tf.data iterators, TPU infeed, grain. Compiler
@@ -285,10 +271,10 @@ static bool dma_name(const char *s, size_t n) {
 
 /* A device op without a device category: by name. */
 static enum tc_op_kind device_name_kind(const char *s, size_t n, const char *c, size_t cn) {
-	if (contains_ci(s, n, "memcpy")) {
+	if (tc_ascii_contains_ci(s, n, "memcpy")) {
 		return tc_classify_memcpy(s, n);
 	}
-	if (contains_ci(s, n, "memset")) {
+	if (tc_ascii_contains_ci(s, n, "memset")) {
 		return TC_OP_MEMSET;
 	}
 	if (dma_name(s, n)) {

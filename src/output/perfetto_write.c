@@ -4,6 +4,7 @@
 #include "output/export_plan.h"
 #include "output/perfetto_write.h"
 #include "perfetto_trace_min.pb-c.h"
+#include "util/ascii.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
@@ -232,20 +233,6 @@ static uint64_t proc_uuid(uint32_t pid_index) {
 	return (uint64_t)pid_index + 1;
 }
 
-static bool contains_ci(const char *s, const char *needle) {
-	size_t n = strlen(needle);
-	for (; *s; s++) {
-		size_t i = 0;
-		while (i < n && s[i] && (s[i] | 0x20) == needle[i]) {
-			i++;
-		}
-		if (i == n) {
-			return true;
-		}
-	}
-	return false;
-}
-
 static int cmp_i64(int64_t a, int64_t b) {
 	return (a > b) - (a < b);
 }
@@ -325,8 +312,9 @@ static void counter_desc(struct pw *w, uint64_t uuid, uint32_t pid_index, const 
 /* The name of a device-work track, marked so that readers that go by the
  * name (tracectl's) see device work. buf: 1024 bytes. */
 static const char *work_name(const char *name, char *buf) {
-	if (contains_ci(name, "gpu") || contains_ci(name, "stream") ||
-			contains_ci(name, "render stage")) {
+	size_t n = strlen(name);
+	if (tc_ascii_contains_ci(name, n, "gpu") || tc_ascii_contains_ci(name, n, "stream") ||
+			tc_ascii_contains_ci(name, n, "render stage")) {
 		return name;
 	}
 	snprintf(buf, 1024, "%s (stream)", name);
