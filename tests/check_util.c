@@ -138,6 +138,20 @@ START_TEST(arena_basic) {
 }
 END_TEST
 
+START_TEST(arena_reset) {
+	struct tc_arena a;
+	tc_arena_init(&a, 64);
+	tc_arena_reset(&a); /* nothing yet */
+	char *first = tc_arena_alloc(&a, 16);
+	memset(tc_arena_alloc(&a, 1000), 2, 1000);
+	tc_arena_reset(&a);
+	ck_assert_uint_eq(a.total, 0);
+	/* The kept block is handed out again from its start. */
+	ck_assert_ptr_eq(tc_arena_alloc(&a, 16), first);
+	tc_arena_finish(&a);
+}
+END_TEST
+
 START_TEST(intern_ids) {
 	struct tc_arena a;
 	struct tc_intern t;
@@ -862,6 +876,7 @@ int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, arena_basic);
+	tcase_add_test(tc, arena_reset);
 	tcase_add_test(tc, term_escape);
 	tcase_add_test(tc, term_fprintf);
 	tcase_add_test(tc, utf8_cut);
