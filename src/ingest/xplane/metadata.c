@@ -1,5 +1,6 @@
 /* XPlane stats, stat and event metadata, plane devices. */
 #include "ingest/xplane/xplane_private.h"
+#include "util/pbkeep.h"
 #include "xplane.pb-c.h"
 
 
@@ -26,68 +27,17 @@ static void *unpack(struct reader *r, const ProtobufCMessageDescriptor *desc, co
 }
 
 /* The fields the model reads, with the wire type each must have. */
-struct keep {
-	uint8_t num, wt;
-	const struct keep *sub; /* a message field's own fields */
-};
-static const struct keep stat_value_keep[] = { { XSM_NAME, TC_PB_LEN, NULL }, { 0 } };
-static const struct keep event_value_keep[] = {
+static const struct tc_pb_keep stat_value_keep[] = { { XSM_NAME, TC_PB_LEN, NULL }, { 0 } };
+static const struct tc_pb_keep event_value_keep[] = {
 	{ XEM_NAME, TC_PB_LEN, NULL }, { XEM_DISPLAY_NAME, TC_PB_LEN, NULL },
 	{ XEM_STATS, TC_PB_LEN, NULL }, { 0 },
 };
-static const struct keep stat_entry_keep[] = {
+static const struct tc_pb_keep stat_entry_keep[] = {
 	{ MAP_KEY, TC_PB_VARINT, NULL }, { MAP_VALUE, TC_PB_LEN, stat_value_keep }, { 0 },
 };
-static const struct keep event_entry_keep[] = {
+static const struct tc_pb_keep event_entry_keep[] = {
 	{ MAP_KEY, TC_PB_VARINT, NULL }, { MAP_VALUE, TC_PB_LEN, event_value_keep }, { 0 },
 };
-
-static size_t put_varint(uint8_t *o, uint64_t v) {
-	size_t n = 0;
-	for (; v >= 0x80; v >>= 7) {
-		o[n++] = (uint8_t)(v | 0x80);
-	}
-	o[n++] = (uint8_t)v;
-	return n;
-}
-
-/*
- * A copy of the (wire-clean) message at p with only the fields in keep:
- * never longer than the message. The readers have always skipped fields of
- * the wrong wire type here, which protobuf-c refuses.
- */
-static size_t keep_fields(struct reader *r, const uint8_t *p, size_t len, const struct keep *keep,
-		uint8_t *out) {
-	struct tc_pb pb;
-	struct tc_pb_field f = { 0 };
-	size_t n = 0;
-	tc_pb_init(&pb, r->base, p, len);
-	while (tc_pb_next(&pb, &f) > 0) {
-		const struct keep *k = keep;
-		while (k->num && (k->num != f.num || k->wt != f.wt)) {
-			k++;
-		}
-		if (!k->num) {
-			continue;
-		}
-		out[n++] = (uint8_t)XP_TAG(f.num, f.wt);
-		if (f.wt == TC_PB_VARINT) {
-			n += put_varint(out + n, f.u);
-			continue;
-		}
-		const uint8_t *d = f.data;
-		size_t dl = f.len;
-		if (k->sub) {
-			uint8_t *t = tc_arena_alloc(&r->scratch, dl ? dl : 1);
-			dl = keep_fields(r, d, dl, k->sub, t);
-			d = t;
-		}
-		n += put_varint(out + n, dl);
-		memcpy(out + n, d, dl);
-		n += dl;
-	}
-	return n;
-}
 
 /*
  * protobuf-c says only that an entry did not unpack (or a stat in it did not
@@ -151,7 +101,8 @@ static void *unpack_again(struct reader *r, const ProtobufCMessageDescriptor *de
 		return NULL;
 	}
 	uint8_t *t = tc_arena_alloc(&r->scratch, len ? len : 1);
-	size_t n = keep_fields(r, p, len, event ? event_entry_keep : stat_entry_keep, t);
+	const struct tc_pb_keep *keep = event ? event_entry_keep : stat_entry_keep;
+	size_t n = tc_pb_keep_fields(&r->scratch, p, len, keep, t);
 	void *e = unpack(r, desc, t, n);
 	if (!e) {
 		tc_xplane_fail(r, p, "xplane: %s cannot be unpacked", event ? "event_metadata entry" :
