@@ -512,6 +512,49 @@ START_TEST(clocks) {
 }
 END_TEST
 
+/* Snapshot fields of the wrong wire type are skipped, as they always were
+ * (protobuf-c alone would refuse the snapshot). */
+START_TEST(clock_snapshot_wrong_wire_types) {
+	struct pbuf trace = { 0 }, cs = { 0 }, boot = { 0 }, mono = { 0 }, td = { 0 };
+	pb_int(&boot, 1, 6);
+	pb_bytes(&boot, 1, "x", 1);
+	pb_int(&boot, 2, 10000000);
+	pb_int(&mono, 1, 3);
+	pb_int(&mono, 2, 4000000);
+	pb_bytes(&mono, 3, "y", 1);
+	pb_len(&cs, 1, &boot);
+	pb_bytes(&cs, 2, "z", 1);
+	pb_len(&cs, 1, &mono);
+	pb_packet(&trace, 0, 6, &cs);
+	pb_int(&td, 1, 1);
+	pb_bytes(&td, 2, "lane", 4);
+	pb_packet(&trace, 0, 60, &td);
+	for (int i = 0; i < 2; i++) {
+		struct pbuf ev = { 0 }, pkt = { 0 };
+		pb_int(&ev, 9, i == 0 ? 1 : 2);
+		pb_int(&ev, 11, 1);
+		if (i == 0) {
+			pb_bytes(&ev, 23, "mono", 4);
+		}
+		pb_int(&pkt, 8, i == 0 ? 4001000 : 4002000);
+		pb_int(&pkt, 58, 3); /* timestamp_clock_id: MONOTONIC */
+		pb_int(&pkt, 10, 1);
+		pb_len(&pkt, 11, &ev);
+		pb_len(&trace, 1, &pkt);
+	}
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	struct tc_model *m = read_bytes(&trace, &lim, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	tc_model_finalize(m);
+	/* MONOTONIC 4001000 = BOOTTIME 10001000. */
+	ck_assert_int_eq(m->origin_ns, 10001000);
+	ck_assert_int_eq(m->ev.dur[find_ev(m, "mono", 0)], 1000000);
+	tc_model_destroy(m);
+}
+END_TEST
+
 static bool flow_between(const struct tc_model *m, const char *a, const char *b, uint64_t id) {
 	for (size_t i = 0; i < m->n_flows; i++) {
 		const struct tc_flow *f = &m->flows[i];
@@ -1198,6 +1241,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, counters);
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);
+	tcase_add_test(tc, clock_snapshot_wrong_wire_types);
 	tcase_add_test(tc, flows);
 	tcase_add_test(tc, gpu_packets);
 	tcase_add_test(tc, legacy_descriptors);

@@ -22,6 +22,7 @@
 #include "util/outfile.h"
 #include "util/num.h"
 #include "util/xalloc.h"
+#include "util/pbkeep.h"
 #include "util/pbwire.h"
 #include "util/prefault.h"
 #include "util/term.h"
@@ -135,6 +136,42 @@ START_TEST(arena_basic) {
 	ck_assert_uint_eq((uintptr_t)tc_arena_alloc(&a, 3) % 8, 0);
 	tc_arena_finish(&a);
 	tc_arena_finish(&a); /* finish twice is quiet */
+}
+END_TEST
+
+START_TEST(pb_keep_fields) {
+	/* 1: varint 300, then 1 as LEN (dropped); 2: { 3 as LEN (dropped), 3: 5 };
+	 * 4: unknown (dropped). */
+	static const uint8_t in[] = {
+		0x08, 0xac, 0x02, 0x0a, 0x01, 'x', 0x12, 0x05, 0x1a, 0x01, 'y', 0x18, 0x05,
+		0x20, 0x07,
+	};
+	static const uint8_t want[] = { 0x08, 0xac, 0x02, 0x12, 0x02, 0x18, 0x05 };
+	static const struct tc_pb_keep sub[] = { { 3, TC_PB_VARINT, NULL }, { 0 } };
+	static const struct tc_pb_keep keep[] = {
+		{ 1, TC_PB_VARINT, NULL }, { 2, TC_PB_LEN, sub }, { 0 },
+	};
+	struct tc_arena a;
+	tc_arena_init(&a, 64);
+	uint8_t out[sizeof(in)];
+	size_t n = tc_pb_keep_fields(&a, in, sizeof(in), keep, out);
+	ck_assert_uint_eq(n, sizeof(want));
+	ck_assert_int_eq(memcmp(out, want, n), 0);
+	tc_arena_finish(&a);
+}
+END_TEST
+
+START_TEST(arena_reset) {
+	struct tc_arena a;
+	tc_arena_init(&a, 64);
+	tc_arena_reset(&a); /* nothing yet */
+	char *first = tc_arena_alloc(&a, 16);
+	memset(tc_arena_alloc(&a, 1000), 2, 1000);
+	tc_arena_reset(&a);
+	ck_assert_uint_eq(a.total, 0);
+	/* The kept block is handed out again from its start. */
+	ck_assert_ptr_eq(tc_arena_alloc(&a, 16), first);
+	tc_arena_finish(&a);
 }
 END_TEST
 
@@ -862,6 +899,8 @@ int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, arena_basic);
+	tcase_add_test(tc, arena_reset);
+	tcase_add_test(tc, pb_keep_fields);
 	tcase_add_test(tc, term_escape);
 	tcase_add_test(tc, term_fprintf);
 	tcase_add_test(tc, utf8_cut);

@@ -647,6 +647,48 @@ static void put_meta(struct buf *plane, uint32_t field, int64_t id, const char *
 	put_len(plane, field, &e);
 }
 
+/* Metadata fields of the wrong wire type are skipped, as they always were
+ * (protobuf-c alone would refuse the entry); names keep embedded NULs. */
+START_TEST(metadata_wrong_wire_types) {
+	struct buf ev = { 0 }, line = { 0 }, md = { 0 }, entry = { 0 }, st = { 0 }, sm = { 0 },
+		sentry = { 0 }, plane = { 0 }, space = { 0 };
+	put_int(&ev, 1, 1);
+	put_int(&ev, 2, 1000);
+	put_int(&ev, 3, 500);
+	put_str(&line, 2, "XLA Ops");
+	put_len(&line, 4, &ev);
+	put_str(&md, 1, "id as a string");
+	put_tag(&md, 2, 2);
+	put_varint(&md, 3);
+	memcpy(md.b + md.n, "a\0b", 3);
+	md.n += 3;
+	put_int(&st, 1, 9);
+	put_int(&st, 4, 42);
+	put_len(&md, 5, &st);
+	put_int(&entry, 1, 1);
+	put_len(&entry, 2, &md);
+	put_str(&sm, 1, "id as a string");
+	put_str(&sm, 2, "flops");
+	put_str(&sentry, 1, "key as a string");
+	put_int(&sentry, 1, 9);
+	put_len(&sentry, 2, &sm);
+	put_str(&plane, 2, "/device:TPU:0");
+	put_len(&plane, 3, &line);
+	put_len(&plane, 4, &entry);
+	put_len(&plane, 5, &sentry);
+	put_len(&space, 1, &plane);
+	struct tc_error err;
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	ck_assert_uint_eq(m->ev.n, 1);
+	const struct tc_op *op = &m->ops[m->ev.op[0]];
+	ck_assert_uint_eq(tc_intern_len(&m->strings, op->name), 3);
+	ck_assert_int_eq(memcmp(tc_model_str(m, op->name), "a\0b", 3), 0);
+	ck_assert_int_eq(op->flops, 42);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(launch_flows_sparse) {
 	struct buf hl = { 0 }, hp = { 0 }, dl = { 0 }, dp = { 0 }, space = { 0 };
 	put_int(&hl, 1, 7);
@@ -977,6 +1019,7 @@ int main(void) {
 	tcase_add_test(tc, negative_varints);
 	tcase_add_test(tc, bad_durations);
 	tcase_add_test(tc, max_string_utf8);
+	tcase_add_test(tc, metadata_wrong_wire_types);
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);

@@ -32,6 +32,21 @@ void tc_arena_finish(struct tc_arena *a) {
 	a->total = 0;
 }
 
+void tc_arena_reset(struct tc_arena *a) {
+	struct tc_arena_block *b = a->head;
+	if (!b) {
+		return;
+	}
+	for (struct tc_arena_block *n = b->next; n;) {
+		struct tc_arena_block *next = n->next;
+		free(n);
+		n = next;
+	}
+	b->next = NULL;
+	b->next_free = b->space;
+	a->total = 0;
+}
+
 static struct tc_arena_block *new_block(struct tc_arena *a, size_t n) {
 	size_t size = n > a->block_size ? n : a->block_size;
 	struct tc_arena_block *b = tc_xmalloc(sizeof(*b) + size);

@@ -20,6 +20,8 @@ struct tc_arena {
 
 void tc_arena_init(struct tc_arena *a, size_t block_size);
 void tc_arena_finish(struct tc_arena *a);
+/* Discard everything but keep one block, for scratch reused in a loop. */
+void tc_arena_reset(struct tc_arena *a);
 void *tc_arena_alloc(struct tc_arena *a, size_t n);
 void *tc_arena_calloc(struct tc_arena *a, size_t n);
 char *tc_arena_strndup(struct tc_arena *a, const char *s, size_t n);

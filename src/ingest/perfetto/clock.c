@@ -1,5 +1,7 @@
 /* Perfetto clock graph: snapshots, conversion paths, trace-clock timestamps. */
 #include "ingest/perfetto/perfetto_private.h"
+#include "perfetto_trace_min.pb-c.h"
+#include "util/pbkeep.h"
 
 /* ---- clocks ---- */
 
@@ -141,49 +143,82 @@ static int64_t hop_convert(const struct pair *pr, uint32_t dir, int64_t v, uint3
 	return wrap_add(wrap_sub(v, pr->v[i][from]), pr->v[i][to]);
 }
 
-void tc_perfetto_parse_snapshot(struct pre *s, struct pseq *q, const uint8_t *p, size_t len,
-		bool *ok) {
+/* The fields read, with the wire type each must have. */
+static const struct tc_pb_keep clock_keep[] = {
+	{ CLK_ID, TC_PB_VARINT, NULL }, { CLK_TIMESTAMP, TC_PB_VARINT, NULL },
+	{ CLK_IS_INCREMENTAL, TC_PB_VARINT, NULL }, { CLK_UNIT_MULTIPLIER_NS, TC_PB_VARINT, NULL },
+	{ 0 },
+};
+static const struct tc_pb_keep snapshot_keep[] = {
+	{ CS_CLOCKS, TC_PB_LEN, clock_keep }, { CS_PRIMARY_TRACE_CLOCK, TC_PB_VARINT, NULL }, { 0 },
+};
+
+/*
+ * A snapshot protobuf-c refused: the wire error the reader has always
+ * reported (a clock's as it comes, then the snapshot's), or, when the wire
+ * is clean, the snapshot unpacked again without the fields of the wrong
+ * wire type, which the reader has always skipped. NULL after an error.
+ */
+static Perfetto__Protos__ClockSnapshot *unpack_again(struct pre *s, const uint8_t *p,
+		size_t len) {
 	struct tc_pb r, rc;
 	struct tc_pb_field f = { 0 }, g = { 0 };
-	uint32_t ids[64];
-	int64_t ts[64];
-	size_t n = 0;
-	int rv;
+	int rv, rv2;
 	tc_pb_init(&r, s->base, p, len);
 	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.num == CS_PRIMARY_TRACE_CLOCK && f.wt == TC_PB_VARINT && !s->trace_clock_fixed) {
-			s->trace_clock = f.u;
-			s->trace_clock_fixed = true;
-		}
 		if (f.num != CS_CLOCKS || f.wt != TC_PB_LEN) {
 			continue;
 		}
-		uint64_t id = 0, t = 0, mult = 0;
-		bool incr = false;
 		tc_pb_init(&rc, s->base, f.data, f.len);
-		int rv2;
 		while ((rv2 = tc_pb_next(&rc, &g)) > 0) {
-			if (g.wt != TC_PB_VARINT) {
-				continue;
-			}
-			switch (g.num) {
-			case CLK_ID: id = g.u; break;
-			case CLK_TIMESTAMP: t = g.u; break;
-			case CLK_IS_INCREMENTAL: incr = g.u != 0; break;
-			case CLK_UNIT_MULTIPLIER_NS: mult = g.u; break;
-			}
 		}
 		if (rv2 < 0) {
-			*ok = tc_perfetto_pre_pb_fail(s, &rc, "ClockSnapshot");
-			return;
+			tc_perfetto_pre_pb_fail(s, &rc, "ClockSnapshot");
+			return NULL;
 		}
-		uint32_t c = clk_get(s, clock_key(q->id, id));
+	}
+	if (rv < 0) {
+		tc_perfetto_pre_pb_fail(s, &r, "ClockSnapshot");
+		return NULL;
+	}
+	struct tc_arena a;
+	tc_arena_init(&a, 4096);
+	uint8_t *t = tc_arena_alloc(&a, len ? len : 1);
+	size_t n = tc_pb_keep_fields(&a, p, len, snapshot_keep, t);
+	Perfetto__Protos__ClockSnapshot *cs = perfetto__protos__clock_snapshot__unpack(NULL, n, t);
+	tc_arena_finish(&a);
+	if (!cs) {
+		tc_pb_init(&r, s->base, p, len);
+		tc_pb_fail(&r, p, "a message protobuf-c cannot unpack");
+		tc_perfetto_pre_pb_fail(s, &r, "ClockSnapshot");
+	}
+	return cs;
+}
+
+/* A snapshot is cold (one per sequence start or so): protobuf-c unpacks it. */
+void tc_perfetto_parse_snapshot(struct pre *s, struct pseq *q, const uint8_t *p, size_t len,
+		bool *ok) {
+	Perfetto__Protos__ClockSnapshot *cs = perfetto__protos__clock_snapshot__unpack(NULL, len, p);
+	if (!cs && !(cs = unpack_again(s, p, len))) {
+		*ok = false;
+		return;
+	}
+	if (cs->has_primary_trace_clock && !s->trace_clock_fixed) {
+		s->trace_clock = cs->primary_trace_clock;
+	}
+	s->trace_clock_fixed = true;
+	uint32_t ids[64];
+	int64_t ts[64];
+	size_t n = 0;
+	for (size_t i = 0; i < cs->n_clocks; i++) {
+		const Perfetto__Protos__ClockSnapshot__Clock *ck = cs->clocks[i];
+		uint32_t c = clk_get(s, clock_key(q->id, ck->clock_id));
 		struct clk *k = &s->clks[c];
-		if (mult) {
-			k->mult = (int64_t)mult;
+		if (ck->unit_multiplier_ns) {
+			k->mult = (int64_t)ck->unit_multiplier_ns;
 		}
-		k->incr = incr;
-		int64_t ns = wrap_mul((int64_t)t, k->mult);
+		k->incr = ck->is_incremental;
+		int64_t ns = wrap_mul((int64_t)ck->timestamp, k->mult);
 		k->last_ns = ns;
 		if (n < 64) {
 			ids[n] = c;
@@ -191,13 +226,7 @@ void tc_perfetto_parse_snapshot(struct pre *s, struct pseq *q, const uint8_t *p,
 			n++;
 		}
 	}
-	if (rv < 0) {
-		*ok = tc_perfetto_pre_pb_fail(s, &r, "ClockSnapshot");
-		return;
-	}
-	if (!s->trace_clock_fixed) {
-		s->trace_clock_fixed = true;
-	}
+	perfetto__protos__clock_snapshot__free_unpacked(cs, NULL);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = i + 1; j < n; j++) {
 			pair_add(s, ids[i], ts[i], ids[j], ts[j]);

@@ -1,8 +1,9 @@
 /*
  * XProf XSpace (*.xplane.pb) reader.
  *
- * The file is one XSpace message with no framing. Everything is walked in
- * place with util/pbwire over one mapped buffer; nothing is unpacked whole.
+ * The file is one XSpace message with no framing. It is walked in place
+ * with util/pbwire over one mapped buffer; only the cold metadata map
+ * entries are unpacked, one at a time, by protobuf-c (metadata.c).
  *
  * Order of work:
  *   1. a cheap scan of the top-level fields (LEN payloads are skipped, not
@@ -355,6 +356,7 @@ struct reader {
 	uint64_t missing_meta;
 	uint64_t bad_strings;
 	uint32_t k_unit_bytes, k_mem_alloc, k_mem_reserved, k_mem_peak, k_mem_avail;
+	struct tc_arena scratch; /* unpacked metadata entries (metadata.c) */
 	struct launch *launch; /* host runtime calls with a correlation id */
 	size_t n_launch, cap_launch;
 	const uint8_t **sp; /* stat payloads of one event (slow decoder) */

@@ -527,6 +527,7 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 	if (!tc_input_map(in, &r.base, &r.size, err)) {
 		return false;
 	}
+	tc_arena_init(&r.scratch, 64 * 1024);
 	r.k_unit_bytes = tc_model_intern(m, "bytes");
 	r.k_mem_alloc = tc_model_intern(m, "memory.allocated");
 	r.k_mem_reserved = tc_model_intern(m, "memory.reserved");
@@ -602,6 +603,7 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 	ok = true;
 out:
 	plane_reset(&r);
+	tc_arena_finish(&r.scratch);
 	free(r.sm);
 	free(r.em);
 	free(r.sp);
