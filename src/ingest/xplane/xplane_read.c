@@ -228,6 +228,29 @@ static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 	return true;
 }
 
+/* The next plane stat (XPlane.stats) with known metadata and a value:
+ * 1 with *k and *v set, 0 at the end, -1 on an error (already reported). */
+static int next_plane_stat(struct reader *r, struct tc_pb *pb, uint32_t *k, struct sval *v) {
+	struct tc_pb_field f = { 0 };
+	int rc;
+	while ((rc = tc_pb_next(pb, &f)) > 0) {
+		if (f.num != XPLANE_STATS) {
+			continue;
+		}
+		if (!parse_stat(r, f.data, f.len, k, v)) {
+			return -1;
+		}
+		if (*k != TC_NONE && v->type != SV_NONE) {
+			return 1;
+		}
+	}
+	if (rc < 0) {
+		tc_xplane_wire_fail(r, pb, "XPlane");
+		return -1;
+	}
+	return 0;
+}
+
 static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	struct tc_pb pb;
 	struct tc_pb_field f = { 0 };
@@ -294,18 +317,9 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	if (n_stats) {
 		uint32_t args = tc_model_args_begin(r->m);
 		tc_pb_init(&pb, r->base, p, len);
-		while ((rc = tc_pb_next(&pb, &f)) > 0) {
-			if (f.num != XPLANE_STATS) {
-				continue;
-			}
-			uint32_t k;
-			struct sval v;
-			if (!parse_stat(r, f.data, f.len, &k, &v)) {
-				return false;
-			}
-			if (k == TC_NONE || v.type == SV_NONE) {
-				continue;
-			}
+		uint32_t k;
+		struct sval v;
+		while ((rc = next_plane_stat(r, &pb, &k, &v)) > 0) {
 			const struct smeta *sm = &r->sm[k];
 			int64_t iv;
 			if (sm->role == R_DROPPED && sval_i64(&v, &iv) && iv > 0) {
@@ -319,6 +333,9 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 					tc_xplane_add_arg(r, sm->name, &v);
 				}
 			}
+		}
+		if (rc < 0) {
+			return false;
 		}
 		uint32_t first = tc_model_args_end(r->m, args);
 		if (r->device != TC_NONE) {
@@ -496,25 +513,18 @@ static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 		return false;
 	}
 	tc_pb_init(&pb, r->base, p, len);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
-		if (f.num != XPLANE_STATS) {
-			continue;
-		}
-		uint32_t k;
-		struct sval v;
+	uint32_t k;
+	struct sval v;
+	while ((rc = next_plane_stat(r, &pb, &k, &v)) > 0) {
 		int64_t iv;
-		if (!parse_stat(r, f.data, f.len, &k, &v)) {
-			return false;
-		}
-		if (k != TC_NONE && r->sm[k].role == R_PROFILE_START && sval_i64(&v, &iv) &&
-				iv > 0) {
+		if (r->sm[k].role == R_PROFILE_START && sval_i64(&v, &iv) && iv > 0) {
 			r->org.ns = iv;
 			r->org.have = true;
 			r->m->origin_ns = iv;
 			r->m->origin_epoch = true;
 		}
 	}
-	return true;
+	return rc == 0;
 }
 
 static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source,
