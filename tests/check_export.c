@@ -427,11 +427,10 @@ static void gzip_round_trip(const char *text, size_t n, int level, bool chrome,
 /* A full disk under gzip output: the error names the output, as the
  * plain path's does (both compressors). */
 START_TEST(gzip_full_disk_names_path) {
-	FILE *dst = fopen("/dev/full", "wb");
-	if (!dst) {
-		fprintf(stderr, "gzip_full_disk_names_path: skipped: no /dev/full\n");
-		return;
-	}
+	/* A 16-byte memory stream stands for a full disk: writes past it fail. */
+	static char room[16];
+	FILE *dst = fmemopen(room, sizeof(room), "wb");
+	ck_assert_ptr_nonnull(dst);
 	const int levels[] = { TC_GZOUT_FAST, 6 };
 	for (size_t k = 0; k < 2; k++) {
 		struct tc_error err;
