@@ -65,6 +65,9 @@ static const struct row rows[] = {
 	{ "backend_compile", NULL, H, TC_OP_COMPILE, -1, NULL },
 	{ "XlaCompile", NULL, H, TC_OP_COMPILE, -1, NULL },
 	{ "TfrtTpuCompiler::Compile", NULL, H, TC_OP_COMPILE, -1, NULL },
+	{ "PjRtCApiClient::CompileAndLoad(jit_step)", NULL, H, TC_OP_COMPILE, -1, NULL },
+	/* a method of a compiler class, not a compilation */
+	{ "PjRtCApiCompiler::BufferFromHostBuffer(f32[512,1024])", NULL, H, TC_OP_HOST_OP, -1, NULL },
 	{ "torch._dynamo.convert_frame", "cpu_op", H, TC_OP_COMPILE, -1, "cpu_op" },
 	{ "torch._inductor.compile_fx.compile_fx_inner", "user_annotation", H,
 		TC_OP_COMPILE, -1, "user_annotation" },

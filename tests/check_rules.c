@@ -969,6 +969,31 @@ START_TEST(rule_recompilation) {
 }
 END_TEST
 
+/* XLA's autotuner compiles candidates on worker threads inside one
+ * program's compilation: phases, not compilations of their own. */
+START_TEST(compile_phases_on_other_threads) {
+	struct fx f = fx_new();
+	uint32_t worker = tc_model_add_track(f.m, f.cpu, tc_model_intern(f.m, "thread 2"),
+		TC_TRACK_HOST_THREAD, 2);
+	ev(&f, f.stream, "k", TC_OP_KERNEL, 0, MS);
+	ev(&f, f.thread, "backend_compile_and_load", TC_OP_COMPILE, 0, 500 * US);
+	for (int i = 0; i < 4; i++) {
+		ev(&f, worker, "CompileToBackendResult", TC_OP_COMPILE, (10 + 100 * i) * US, 50 * US);
+	}
+	/* Outside the program's compilation: one of its own. */
+	ev(&f, worker, "CompileToBackendResult", TC_OP_COMPILE, 600 * US, 50 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.compile.n_events, 2);
+	ck_assert_uint_eq(a.compile.n_recompiled, 0);
+	ck_assert_uint_eq(a.compile.n_programs, 2);
+	ck_assert_str_eq(tc_model_str(f.m, a.compile.programs[0].name), "backend_compile_and_load");
+	ck_assert_int_eq(a.compile.union_ps, 550 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 START_TEST(rule_memory_bound) {
 	struct fx f = fx_new();
 	roofline_ops(&f, 600 * US, 400 * US, 1000000);
@@ -1514,6 +1539,7 @@ int main(void) {
 	tcase_add_test(tr, rule_memory_pressure);
 	tcase_add_test(tr, rule_pageable_copies);
 	tcase_add_test(tr, rule_recompilation);
+	tcase_add_test(tr, compile_phases_on_other_threads);
 	tcase_add_test(tr, rule_straggler);
 	tcase_add_test(tr, rule_transfer_bound);
 	tcase_add_test(tr, rule_unoptimized_op);

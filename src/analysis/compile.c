@@ -32,11 +32,42 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
 	return g;
 }
 
+/* A top-level compile event of one track, for the containment sweep. */
+struct root {
+	uint32_t device;
+	int64_t start, end;
+	size_t ev;
+};
+
+/* By process, then start, longer first: a phase follows its root. */
+static int cmp_root(const void *pa, const void *pb) {
+	const struct root *a = pa, *b = pb;
+	if (a->device != b->device) {
+		return a->device < b->device ? -1 : 1;
+	}
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	if (a->end != b->end) {
+		return a->end > b->end ? -1 : 1;
+	}
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
 static int cmp_centry(const void *pa, const void *pb) {
 	const struct tc_compile_entry *a = pa, *b = pb;
 	if (a->count != b->count) {
 		return a->count > b->count ? -1 : 1;
 	}
+	if (a->total_ps != b->total_ps) {
+		return a->total_ps > b->total_ps ? -1 : 1;
+	}
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* By total time, the longest compilation first. */
+static int cmp_ctime(const void *pa, const void *pb) {
+	const struct tc_compile_entry *a = pa, *b = pb;
 	if (a->total_ps != b->total_ps) {
 		return a->total_ps > b->total_ps ? -1 : 1;
 	}
@@ -59,10 +90,13 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 		c->last_ps = u.hi[u.n - 1];
 	}
 	tc_ivals_finish(&u);
-	/* Count top-level compile events only (a compile nested in a compile is
-	 * a phase of it), keyed by their module name when they carry one. */
-	struct tc_key_dur *keys = NULL;
-	size_t nk = 0, kcap = 0;
+	/* Count top-level compile events only: a compile nested in a compile
+	 * is a phase of it, also on another thread of the same process (XLA's
+	 * autotuner compiles candidate kernels on worker threads inside one
+	 * program's compilation). Keyed by their module name when they carry
+	 * one. */
+	struct root *cand = NULL;
+	size_t nc = 0, ccap = 0;
 	for (size_t k = 0; k < nt; k++) {
 		const struct tc_track *tr = &m->tracks[tracks[k]];
 		int64_t cur_end = INT64_MIN;
@@ -71,24 +105,39 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 				continue;
 			}
 			cur_end = tc_model_end(m, i);
-			struct tc_arg mod;
-			bool named = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
-				mod.type == TC_ARG_STR;
-			uint32_t key = named ? mod.v.s : m->ops[m->ev.op[i]].name;
-			TC_GROW(keys, kcap, nk + 1);
-			keys[nk++] = (struct tc_key_dur){ key, m->ev.dur[i] };
+			TC_GROW(cand, ccap, nc + 1);
+			cand[nc++] = (struct root){ .device = tr->device, .start = m->ev.start[i],
+				.end = cur_end, .ev = i };
 		}
 	}
+	tc_sort(cand, nc, sizeof(*cand), cmp_root);
+	struct tc_key_dur *keys = tc_xmalloc((nc ? nc : 1) * sizeof(*keys));
+	size_t nk = 0;
+	for (size_t j = 0; j < nc;) {
+		const struct root *r = &cand[j];
+		size_t i = r->ev;
+		struct tc_arg mod;
+		bool named = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
+			mod.type == TC_ARG_STR;
+		keys[nk++] = (struct tc_key_dur){ named ? mod.v.s : m->ops[m->ev.op[i]].name,
+			m->ev.dur[i] };
+		for (j++; j < nc && cand[j].device == r->device && cand[j].end <= r->end; j++) {
+		}
+	}
+	free(cand);
 	free(tracks);
 	c->n_events = nk;
 	size_t ng;
 	struct tc_compile_entry *g = tc_group_key_dur(keys, nk, &ng);
+	c->recompiled = tc_xmalloc((ng ? ng : 1) * sizeof(*c->recompiled));
 	for (size_t i = 0; i < ng; i++) {
 		if (g[i].count > 1) {
-			g[c->n_recompiled++] = g[i];
+			c->recompiled[c->n_recompiled++] = g[i];
 		}
 	}
-	c->recompiled = g;
 	free(keys);
 	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
+	tc_sort(g, ng, sizeof(*g), cmp_ctime);
+	c->programs = g;
+	c->n_programs = ng;
 }

@@ -328,8 +328,11 @@ static void rule_compilation(struct rule_ctx *c) {
 	advise(c, f, TC_ADV_COMPILE);
 	f->window_lo_ps = cs->first_ps;
 	f->window_hi_ps = cs->last_ps;
-	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
-		f->ops[f->n_ops++] = cs->recompiled[i].name;
+	/* The recompiled names, else the programs that took the time. */
+	const struct tc_compile_entry *e = cs->n_recompiled ? cs->recompiled : cs->programs;
+	size_t n = cs->n_recompiled ? cs->n_recompiled : cs->n_programs;
+	for (size_t i = 0; i < n && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
+		f->ops[f->n_ops++] = e[i].name;
 	}
 }
 

@@ -213,8 +213,19 @@ static bool compile_name(const char *s, size_t n) {
 			prefix(s, n, "Dynamo") || prefix(s, n, "tf.function")) {
 		return true;
 	}
-	return tc_ascii_contains_ci(s, n, "compile") && !tc_ascii_contains_ci(s, n, "compiled") &&
-		!tc_ascii_contains_ci(s, n, "compiling");
+	if (tc_ascii_contains_ci(s, n, "compiled") || tc_ascii_contains_ci(s, n, "compiling")) {
+		return false;
+	}
+	/* A class named "...Compiler::" is not a compilation by itself: JAX's
+	 * "PjRtCApiCompiler::BufferFromHostBuffer(f32[512,1024])" copies a
+	 * buffer to the device. */
+	for (size_t i = 0; i + 7 <= n; i++) {
+		if (tc_ascii_contains_ci(s + i, 7, "compile") &&
+				!(i + 10 <= n && s[i + 7] == 'r' && s[i + 8] == ':' && s[i + 9] == ':')) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* PyTorch DataLoader, tf.data iterators, TPU infeed, grain. Compiler

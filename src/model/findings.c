@@ -17,6 +17,7 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	free(a->steps);
 	free(a->mem);
 	free(a->compile.recompiled);
+	free(a->compile.programs);
 	free(a->util);
 	free(a->streams);
 	for (size_t i = 0; i < a->n_attr; i++) {

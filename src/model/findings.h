@@ -100,6 +100,8 @@ struct tc_compile_stats {
 	int64_t first_ps, last_ps;
 	struct tc_compile_entry *recompiled; /* names compiled more than once, by count */
 	size_t n_recompiled;
+	struct tc_compile_entry *programs; /* every name compiled, by total time */
+	size_t n_programs;
 };
 
 struct tc_stream_util {
