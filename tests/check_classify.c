@@ -61,6 +61,7 @@ static const struct row rows[] = {
 	{ "dma_request", "mtia_ccp_events", D, TC_OP_MEMCPY_OTHER, -1, "mtia_ccp_events" },
 	{ "Memset (Device)", "Memset", D, TC_OP_MEMSET, -1, "gpu_memset" },
 	{ "hipMemsetAsync", NULL, H, TC_OP_RUNTIME, -1, NULL },
+	{ "gloo:all_reduce", "user_annotation", H, TC_OP_COLLECTIVE, -1, "user_annotation" },
 	/* compilation */
 	{ "backend_compile", NULL, H, TC_OP_COMPILE, -1, NULL },
 	{ "XlaCompile", NULL, H, TC_OP_COMPILE, -1, NULL },

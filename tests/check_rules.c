@@ -437,6 +437,35 @@ START_TEST(rule_communication) {
 }
 END_TEST
 
+/* A host-side collective is the transfer itself only where the device
+ * runs no collectives (gloo); with NCCL kernels it is host dispatch. */
+START_TEST(host_collectives) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 300 * US);
+	ev(&f, f.thread, "gloo:all_reduce", TC_OP_COLLECTIVE, 300 * US, 600 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_int_eq(a.cat_total_ps[TC_BD_COLLECTIVE], 600 * US);
+	ck_assert_int_eq(a.cat_total_ps[TC_BD_HOST], 0);
+	const struct tc_finding *c = find(&a, "communication");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(strstr(c->text, "host-side collective calls"));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 300 * US);
+	ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 900 * US, 50 * US);
+	ev(&f, f.thread, "nccl:all_reduce", TC_OP_COLLECTIVE, 300 * US, 600 * US);
+	analyze(&f, &a);
+	ck_assert_int_eq(a.cat_total_ps[TC_BD_COLLECTIVE], 50 * US);
+	ck_assert_int_eq(a.cat_total_ps[TC_BD_HOST], 600 * US);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 START_TEST(rule_input_bound) {
 	enum tc_severity sev;
 	struct fx f = fx_new();
@@ -1540,6 +1569,7 @@ int main(void) {
 	tcase_add_test(tr, rule_pageable_copies);
 	tcase_add_test(tr, rule_recompilation);
 	tcase_add_test(tr, compile_phases_on_other_threads);
+	tcase_add_test(tr, host_collectives);
 	tcase_add_test(tr, rule_straggler);
 	tcase_add_test(tr, rule_transfer_bound);
 	tcase_add_test(tr, rule_unoptimized_op);

@@ -25,6 +25,7 @@ enum family {
 #define PINNED TC_EVD_PINNED
 #define WORKERS TC_EVD_LOADER_WORKERS
 #define PREFETCH TC_EVD_TF_DATA_PREFETCH
+#define GLOO TC_EVD_GLOO
 
 static const struct advice_row {
 	uint8_t topic;     /* enum tc_advice_topic */
@@ -174,6 +175,17 @@ static const struct advice_row {
 		"overlap collectives with compute: DDP bucket_cap_mb and gradient_as_bucket_view, "
 		"FSDP forward/backward prefetch, no_sync() while accumulating gradients, and "
 		"check for stragglers that make others wait" },
+	/* gloo moves CUDA/HIP tensors through host memory and TCP. */
+	{ TC_ADV_COMMUNICATION, F_TORCH, TC_RT_CUDA, GLOO, 0,
+		"the process group runs gloo, which stages GPU tensors through host memory: "
+		"use the nccl backend for CUDA tensors (init_process_group(\"nccl\"), or "
+		"backend=\"cpu:gloo,cuda:nccl\"), then overlap collectives with compute (DDP "
+		"bucket_cap_mb) and check for stragglers that make others wait" },
+	{ TC_ADV_COMMUNICATION, F_TORCH, TC_RT_ROCM, GLOO, 0,
+		"the process group runs gloo, which stages GPU tensors through host memory: "
+		"use the nccl backend (RCCL on ROCm) for GPU tensors (init_process_group(\"nccl\")), "
+		"then overlap collectives with compute (DDP bucket_cap_mb) and check for "
+		"stragglers that make others wait" },
 	{ TC_ADV_COMMUNICATION, F_JAX, R_ANY, 0, 0,
 		"let XLA overlap collectives with compute (latency-hiding scheduler, async "
 		"collectives), choose mesh axes and shardings that need fewer all-gathers, "

@@ -36,7 +36,8 @@ static const uint32_t host_kinds[TC_BD_COUNT] = {
 	[TC_BD_LAUNCH] = B(TC_OP_RUNTIME),
 	[TC_BD_COMPILE] = B(TC_OP_COMPILE),
 	/* A host-side collective call (nccl:all_reduce, c10d::) is the framework
-	 * issuing or waiting on communication. */
+	 * issuing or waiting on communication, where the device runs the
+	 * collectives; see category() for where it does not. */
 	[TC_BD_HOST] = B(TC_OP_HOST_OP) | B(TC_OP_PYTHON) | B(TC_OP_COLLECTIVE),
 };
 
@@ -175,11 +176,16 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 
 /* Which category owns time covered by the lists in bits (device kinds at
  * bit k, host kinds at bit K + k, other device lines' kinds at 2K + k):
- * the first that any of them belongs to; TC_BD_IDLE for none. */
-static enum tc_bd_cat category(uint64_t bits) {
+ * the first that any of them belongs to; TC_BD_IDLE for none. host_comm:
+ * the device runs no collectives (gloo, a CPU-only job), so a host-side
+ * collective call is the transfer itself and counts as collective. */
+static enum tc_bd_cat category(uint64_t bits, bool host_comm) {
 	const uint64_t kmask = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
 	uint64_t dev = bits & kmask, host = (bits >> TC_OP_KIND_COUNT) & kmask,
 		other = (bits >> 2 * TC_OP_KIND_COUNT) & kmask;
+	if (host_comm && (host & TC_KIND_BIT(TC_OP_COLLECTIVE))) {
+		dev |= TC_KIND_BIT(TC_OP_COLLECTIVE);
+	}
 	for (int c = 0; c < TC_BD_IDLE; c++) {
 		if ((dev & device_kinds[c]) || (host & host_kinds[c]) ||
 				((c == TC_BD_INPUT || c == TC_BD_COMPILE) && (other & device_kinds[c]))) {
@@ -242,6 +248,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 	free(tr[0]);
 	free(tr[1]);
 	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
+	bool host_comm = kinds[0][TC_OP_COLLECTIVE].n == 0;
 	struct tc_cover cov = { 0 };
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
@@ -253,7 +260,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		memset(c, 0, TC_BD_COUNT * sizeof(*c));
 		busy[i] = 0;
 		for (size_t p = 0; p < cov.n; p++) {
-			enum tc_bd_cat k = category(cov.v[p].bits);
+			enum tc_bd_cat k = category(cov.v[p].bits, host_comm);
 			if (k != TC_BD_IDLE) {
 				c[k] += cov.v[p].len;
 				sum += cov.v[p].len;

@@ -296,13 +296,20 @@ static void rule_communication(struct rule_ctx *c) {
 	const struct tc_device_util *u = util_of(c, k.device);
 	struct tc_finding *f = add_cause(c, "communication", sev, &k);
 	char sp[96];
+	char dev[128];
+	if (u && u->comm_ps) {
+		snprintf(dev, sizeof(dev), "collectives run %.3f ms in total, "
+			"%.1f %% of it overlapped with compute", ms(u->comm_ps),
+			100.0 * (double)u->overlap_ps / (double)u->comm_ps);
+	} else {
+		/* gloo, or a CPU-only job: the host call is the transfer. */
+		snprintf(dev, sizeof(dev), "all of it in host-side collective calls, none on "
+			"the device");
+	}
 	text(f, "exposed collective time (not hidden behind compute or copies) is %.1f %% of "
-		"step time on %s over %zu steps, %.3f ms per step; collectives run %.3f ms in "
-		"total, %.1f %% of it overlapped with compute (bands %.0f/%.0f %%: XProf%s)",
+		"step time on %s over %zu steps, %.3f ms per step; %s (bands %.0f/%.0f %%: XProf%s)",
 		k.pct, dev_name(c, k.device), c->a->n_steps_counted, per_step_ms(c, k.explained_ps),
-		u ? ms(u->comm_ps) : 0,
-		u && u->comm_ps ? 100.0 * (double)u->overlap_ps / (double)u->comm_ps : 0,
-		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
+		dev, th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_COMMUNICATION);
 	step_window(c, f, &k, CB(TC_BD_COLLECTIVE));
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);

@@ -147,6 +147,9 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 		if (op->kind == TC_OP_KERNEL || op->kind == TC_OP_COLLECTIVE) {
 			scan_kernel(&s, n);
 		}
+		if (op->kind == TC_OP_COLLECTIVE && prefix(n, "gloo:")) {
+			s.evidence |= TC_EVD_GLOO;
+		}
 		/* XLA programs: jit_<fn> modules (xplane, JAX JSON). */
 		if (op->kind == TC_OP_MODULE || (prefix(n, "jit_") && has(n, "XLA"))) {
 			s.evidence |= TC_EVD_XLA_JIT;

@@ -175,7 +175,7 @@ bool tc_classify_async_copy(const char *s, size_t n) {
 
 /* NCCL/RCCL kernels and API ops, c10d and record_param_comms wrappers. */
 static bool comm_lib_name(const char *s, size_t n) {
-	return prefix_ci(s, n, "nccl") || prefix_ci(s, n, "rccl") ||
+	return prefix_ci(s, n, "nccl") || prefix_ci(s, n, "rccl") || prefix(s, n, "gloo:") ||
 		contains(s, n, "ncclKernel") || contains(s, n, "ncclDevKernel") ||
 		prefix(s, n, "c10d::") || equal(s, n, "record_param_comms");
 }

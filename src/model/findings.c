@@ -109,6 +109,7 @@ const char *tc_evidence_id(uint32_t bit) {
 	static const char *const n[TC_EVD_COUNT] = {
 		"graph-replay", "torch-compile", "pinned-copies", "pageable-copies",
 		"dataloader-workers", "xla-jit", "tf-data-prefetch", "host-callbacks",
+		"gloo-collectives",
 	};
 	for (int i = 0; i < TC_EVD_COUNT; i++) {
 		if (bit == 1u << i) {

@@ -215,7 +215,8 @@ enum tc_evidence {
 	TC_EVD_XLA_JIT = 1 << 5,         /* jit-compiled XLA modules */
 	TC_EVD_TF_DATA_PREFETCH = 1 << 6, /* tf.data prefetch stage */
 	TC_EVD_HOST_CALLBACKS = 1 << 7,  /* XLA host callbacks (py_xla_callback) */
-	TC_EVD_COUNT = 8,                /* number of flags */
+	TC_EVD_GLOO = 1 << 8,            /* collectives on the gloo backend (gloo:all_reduce) */
+	TC_EVD_COUNT = 9,                /* number of flags */
 };
 
 struct tc_runtime_info {
