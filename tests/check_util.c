@@ -21,6 +21,7 @@
 #include "util/intern.h"
 #include "util/outfile.h"
 #include "util/num.h"
+#include "util/numfmt.h"
 #include "util/xalloc.h"
 #include "util/pbkeep.h"
 #include "util/pbwire.h"
@@ -303,6 +304,46 @@ START_TEST(prefault_hints) {
 	tc_prefault_stop();
 	ck_assert(tc_prefault_start() == on);
 	tc_prefault_stop();
+}
+END_TEST
+
+START_TEST(numfmt_units) {
+	char b[TC_FMT_LEN];
+	ck_assert_str_eq(tc_fmt_dur(b, 0), "0 ps");
+	ck_assert_str_eq(tc_fmt_dur(b, 812), "812 ps");
+	ck_assert_str_eq(tc_fmt_dur(b, -812), "-812 ps");
+	ck_assert_str_eq(tc_fmt_dur(b, 8000), "8.000 ns");
+	ck_assert_str_eq(tc_fmt_dur(b, 3250000), "3.250 us");
+	ck_assert_str_eq(tc_fmt_dur(b, 12041000000), "12.041 ms");
+	ck_assert_str_eq(tc_fmt_dur(b, 1500000000000), "1.500 s");
+	ck_assert_str_eq(tc_fmt_dur(b, 78424430000000), "78.424 s");
+	ck_assert_str_eq(tc_fmt_dur(b, -2500000000), "-2.500 ms");
+	/* Rounding never shows 1000.000 of a unit. */
+	ck_assert_str_eq(tc_fmt_dur(b, 999999999), "1.000 ms");
+	ck_assert_str_eq(tc_fmt_dur(b, 999999), "999.999 ns");
+	ck_assert_str_eq(tc_fmt_dur(b, 999999500), "1.000 ms");
+	ck_assert_str_eq(tc_fmt_dur(b, 999499), "999.499 ns");
+	ck_assert_str_eq(tc_fmt_dur(b, 3600000000000000), "3600.000 s");
+	ck_assert_str_eq(tc_fmt_dur(b, INT64_MAX), "9223372.037 s");
+	ck_assert_str_eq(tc_fmt_bytes(b, 0), "0 B");
+	ck_assert_str_eq(tc_fmt_bytes(b, 512), "512 B");
+	ck_assert_str_eq(tc_fmt_bytes(b, 1536), "1.50 KiB");
+	ck_assert_str_eq(tc_fmt_bytes(b, 3.2 * 1073741824.0), "3.20 GiB");
+	ck_assert_str_eq(tc_fmt_rate(b, 1.2e12, "FLOP/s"), "1.20 TFLOP/s");
+	ck_assert_str_eq(tc_fmt_rate(b, 2.5e9, "B/s"), "2.50 GB/s");
+	ck_assert_str_eq(tc_fmt_rate(b, 12, "B/s"), "12.00 B/s");
+	ck_assert_str_eq(tc_fmt_pct(b, 1, 8), "12.5 %");
+	ck_assert_str_eq(tc_fmt_pct(b, 1, 0), "-");
+	ck_assert_str_eq(tc_fmt_count(b, 0), "0");
+	ck_assert_str_eq(tc_fmt_count(b, 999), "999");
+	ck_assert_str_eq(tc_fmt_count(b, 1000), "1,000");
+	ck_assert_str_eq(tc_fmt_count(b, 8772), "8,772");
+	ck_assert_str_eq(tc_fmt_count(b, 30001), "30,001");
+	ck_assert_str_eq(tc_fmt_count(b, UINT64_MAX), "18,446,744,073,709,551,615");
+	ck_assert_str_eq(tc_fmt_noun(b, 1, "step", "steps"), "1 step");
+	ck_assert_str_eq(tc_fmt_noun(b, 0, "step", "steps"), "0 steps");
+	ck_assert_str_eq(tc_fmt_noun(b, 5467, "kernel", "kernels"), "5,467 kernels");
+	ck_assert_str_eq(tc_fmt_noun(b, 1, "finding", "findings"), "1 finding");
 }
 END_TEST
 
@@ -908,6 +949,7 @@ int main(void) {
 	tcase_add_test(tc, pb_varints);
 	tcase_add_test(tc, pb_fields);
 	tcase_add_test(tc, num_bounds);
+	tcase_add_test(tc, numfmt_units);
 	tcase_add_test(tc, sort_runs);
 	tcase_add_test(tc, prefault_hints);
 	tcase_add_test(tc, input_plain_and_gzip);
