@@ -701,12 +701,16 @@ static void rule_recompilation(struct rule_ctx *c) {
 	enum tc_severity sev = pct >= th(c, TC_TH_COMPILE_MODERATE) ? TC_SEV_MEDIUM : TC_SEV_LOW;
 	struct tc_finding *f = add(c, "recompilation", sev, (double)cs->recompiled[0].count);
 	struct figs g;
-	text(f, "%s compiled more than once; '%s' %s (%s); "
+	/* Compiles on parallel threads (XLA autotuning) overlap: their summed
+	 * time can exceed the trace, so say it is a sum. */
+	bool summed = cs->recompiled[0].total_ps > cs->union_ps;
+	text(f, "%s compiled more than once; '%s' %s (%s%s); "
 		"compilation is %.1f %% of the trace (threshold %.0f compiles: tracectl)",
 		tc_fmt_noun(g.b[0], cs->n_recompiled, "program was", "programs were"),
 		tc_model_str(c->m, cs->recompiled[0].name),
 		tc_fmt_noun(g.b[1], cs->recompiled[0].count, "time", "times"),
-		tc_fmt_dur(g.b[2], cs->recompiled[0].total_ps), pct,
+		tc_fmt_dur(g.b[2], cs->recompiled[0].total_ps),
+		summed ? " summed over threads that compile in parallel" : "", pct,
 		th(c, TC_TH_RECOMPILE_COUNT));
 	advise(c, f, TC_ADV_RECOMPILE);
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {

@@ -230,7 +230,8 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		size_t top, bool names) {
 	fprintf(f, "\n%s per step (calls, time, mean duration; by |change in time|)", title);
 	if (top && n > top) {
-		fprintf(f, ", top %zu of %zu", top, n);
+		char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+		fprintf(f, ", top %s of %s", tc_fmt_count(b1, top), tc_fmt_count(b2, n));
 	}
 	fputc('\n', f);
 	static const char *const hdr[] = { "  status", "scope", "name", ">calls base", ">test",
@@ -309,7 +310,9 @@ static const char *finding_device(const struct tc_diff *d, const struct tc_diff_
 }
 
 static void text_findings(FILE *f, const struct tc_diff *d) {
-	fprintf(f, "\nfindings (%zu in base, %zu in test)\n", d->base->n_findings, d->test->n_findings);
+	char nb[TC_FMT_LEN], nt[TC_FMT_LEN];
+	fprintf(f, "\nfindings (%s in base, %s in test)\n", tc_fmt_count(nb, d->base->n_findings),
+		tc_fmt_count(nt, d->test->n_findings));
 	for (size_t i = 0; i < d->n_findings; i++) {
 		const struct tc_diff_finding_row *r = &d->findings[i];
 		const struct tc_diff_finding *x = r->test ? r->test : r->base;
