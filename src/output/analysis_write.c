@@ -501,11 +501,11 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			if (!x->count) {
 				continue;
 			}
-			fprintf(f, "  %-4s %s copies, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
-				tc_fmt_count(b1, x->count), tc_fmt_dur(b2, x->dur_ps));
+			fprintf(f, "  %-4s %s, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
+				tc_fmt_noun(b1, x->count, "copy", "copies"), tc_fmt_dur(b2, x->dur_ps));
 			if (x->n_bytes_known) {
-				fprintf(f, ", %s in %s copies with a size", tc_fmt_bytes(b1, x->bytes),
-					tc_fmt_count(b2, x->n_bytes_known));
+				fprintf(f, ", %s in %s with a size", tc_fmt_bytes(b1, x->bytes),
+					tc_fmt_noun(b2, x->n_bytes_known, "copy", "copies"));
 			}
 			if (x->bytes_dur_ps > 0) {
 				fprintf(f, ", %s", tc_fmt_rate(b2, x->bytes / ((double)x->bytes_dur_ps * 1e-12),
