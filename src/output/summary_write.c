@@ -310,14 +310,16 @@ static void json_counters(struct tc_jw *w, const struct tc_model *m, const struc
 	tc_jw_arr_end(w);
 }
 
-/* Only for a trace without device activity, as the text. */
-static void json_threads(struct tc_jw *w, const struct tc_model *m, const struct tc_summary *s) {
+/* Only for a trace without device activity, the top ones as the text. */
+static void json_threads(struct tc_jw *w, const struct tc_model *m, const struct tc_summary *s,
+		size_t top) {
 	if (!s->n_threads) {
 		return;
 	}
+	tc_jw_kv_uint(w, "host_threads_total", s->n_threads);
 	tc_jw_key(w, "host_threads");
 	tc_jw_arr_begin(w);
-	for (size_t i = 0; i < s->n_threads; i++) {
+	for (size_t i = 0; i < s->n_threads && i < top; i++) {
 		const struct tc_thread_summary *th = &s->threads[i];
 		const struct tc_track *tr = &m->tracks[th->track];
 		tc_jw_obj_begin(w);
@@ -425,7 +427,7 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 	}
 	tc_jw_arr_end(&w);
 	json_counters(&w, m, s);
-	json_threads(&w, m, s);
+	json_threads(&w, m, s, o->top);
 	if (o->analysis) {
 		tc_write_analysis_section_json(&w, m, o->analysis, o->findings);
 	}
