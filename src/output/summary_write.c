@@ -279,6 +279,16 @@ static void json_warnings(struct tc_jw *w, const struct tc_model *m) {
 	tc_jw_arr_end(w);
 }
 
+/* key: the device's name, or null for none. */
+static void json_device(struct tc_jw *w, const struct tc_model *m, const char *key, uint32_t d) {
+	tc_jw_key(w, key);
+	if (d < m->n_devices) {
+		tc_jw_str(w, S(m, m->devices[d].name));
+	} else {
+		tc_jw_null(w);
+	}
+}
+
 static void json_counters(struct tc_jw *w, const struct tc_model *m, const struct tc_summary *s) {
 	tc_jw_key(w, "counters");
 	tc_jw_arr_begin(w);
@@ -293,12 +303,7 @@ static void json_counters(struct tc_jw *w, const struct tc_model *m, const struc
 		if (*S(m, ct->unit)) {
 			tc_jw_kv_str(w, "unit", S(m, ct->unit));
 		}
-		tc_jw_key(w, "device");
-		if (ct->device < m->n_devices) {
-			tc_jw_str(w, S(m, m->devices[ct->device].name));
-		} else {
-			tc_jw_null(w);
-		}
+		json_device(w, m, "device", ct->device);
 		tc_jw_kv_uint(w, "samples", c->samples);
 		tc_jw_kv_double(w, "min", c->min);
 		tc_jw_kv_double(w, "max", c->max);
@@ -324,12 +329,7 @@ static void json_threads(struct tc_jw *w, const struct tc_model *m, const struct
 		const struct tc_track *tr = &m->tracks[th->track];
 		tc_jw_obj_begin(w);
 		tc_jw_kv_str(w, "name", S(m, tr->name));
-		tc_jw_key(w, "process");
-		if (tr->device < m->n_devices) {
-			tc_jw_str(w, S(m, m->devices[tr->device].name));
-		} else {
-			tc_jw_null(w);
-		}
+		json_device(w, m, "process", tr->device);
 		tc_jw_kv_uint(w, "events", th->n_events);
 		tc_jw_kv_int(w, "first_ps", th->first_ps - s->first_ps);
 		tc_jw_kv_int(w, "last_ps", th->last_ps - s->first_ps);
