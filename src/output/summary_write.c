@@ -529,9 +529,12 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		fprintf(f, "\ncounters\n");
 		for (size_t c = 0; c < m->n_counters; c++) {
 			const struct tc_counter *ct = &m->counters[c];
-			tc_term_fprintf(f, "  %s%s%s%s [%s]: %s\n", S(m, ct->name),
+			/* No "[]" for a counter without a unit. */
+			const char *unit = S(m, ct->unit);
+			tc_term_fprintf(f, "  %s%s%s%s%s%s%s: %s\n", S(m, ct->name),
 				ct->group ? " (" : "", S(m, ct->group), ct->group ? ")" : "",
-				S(m, ct->unit), tc_fmt_noun(b1, ct->count, "sample", "samples"));
+				*unit ? " [" : "", unit, *unit ? "]" : "",
+				tc_fmt_noun(b1, ct->count, "sample", "samples"));
 		}
 	}
 	write_warnings_text(f, m);
