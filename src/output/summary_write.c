@@ -89,7 +89,8 @@ static void write_counters_text(FILE *f, const struct tc_model *m, const struct 
 static void write_threads_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
 		size_t top) {
 	char b[5][TC_FMT_LEN];
-	size_t n = top < s->n_threads ? top : s->n_threads;
+	/* --top 0: all, as for ops. */
+	size_t n = top && top < s->n_threads ? top : s->n_threads;
 	fprintf(f, "\nhost threads (busy = union of the thread's slices; span = first event to "
 		"last event end)");
 	if (n < s->n_threads) {
@@ -324,7 +325,7 @@ static void json_threads(struct tc_jw *w, const struct tc_model *m, const struct
 	tc_jw_kv_uint(w, "host_threads_total", s->n_threads);
 	tc_jw_key(w, "host_threads");
 	tc_jw_arr_begin(w);
-	for (size_t i = 0; i < s->n_threads && i < top; i++) {
+	for (size_t i = 0; i < s->n_threads && (!top || i < top); i++) {
 		const struct tc_thread_summary *th = &s->threads[i];
 		const struct tc_track *tr = &m->tracks[th->track];
 		tc_jw_obj_begin(w);
