@@ -21,6 +21,7 @@
 #include "util/intern.h"
 #include "util/outfile.h"
 #include "util/num.h"
+#include "util/numfmt.h"
 #include "util/xalloc.h"
 #include "util/pbkeep.h"
 #include "util/pbwire.h"
@@ -303,6 +304,49 @@ START_TEST(prefault_hints) {
 	tc_prefault_stop();
 	ck_assert(tc_prefault_start() == on);
 	tc_prefault_stop();
+}
+END_TEST
+
+START_TEST(numfmt_units) {
+	static const struct {
+		int64_t ps;
+		const char *want;
+	} dur[] = {
+		{ 0, "0 ps" }, { 812, "812 ps" }, { -812, "-812 ps" }, { 8000, "8.000 ns" },
+		{ 3250000, "3.250 us" }, { 12041000000, "12.041 ms" }, { 1500000000000, "1.500 s" },
+		{ 78424430000000, "78.424 s" }, { -2500000000, "-2.500 ms" },
+		/* Rounding never shows 1000.000 of a unit. */
+		{ 999999999, "1.000 ms" }, { 999999, "999.999 ns" }, { 999999500, "1.000 ms" },
+		{ 999499, "999.499 ns" }, { 3600000000000000, "3600.000 s" },
+		{ INT64_MAX, "9223372.037 s" },
+	};
+	char b[TC_FMT_LEN];
+	for (size_t i = 0; i < sizeof(dur) / sizeof(dur[0]); i++) {
+		ck_assert_str_eq(tc_fmt_dur(b, dur[i].ps), dur[i].want);
+	}
+	ck_assert_str_eq(tc_fmt_bytes(b, 0), "0 B");
+	ck_assert_str_eq(tc_fmt_bytes(b, 512), "512 B");
+	ck_assert_str_eq(tc_fmt_bytes(b, 1536), "1.50 KiB");
+	ck_assert_str_eq(tc_fmt_bytes(b, 3.2 * 1073741824.0), "3.20 GiB");
+	ck_assert_str_eq(tc_fmt_rate(b, 1.2e12, "FLOP/s"), "1.20 TFLOP/s");
+	ck_assert_str_eq(tc_fmt_rate(b, 2.5e9, "B/s"), "2.50 GB/s");
+	ck_assert_str_eq(tc_fmt_rate(b, 12, "B/s"), "12.00 B/s");
+	ck_assert_str_eq(tc_fmt_pct(b, 1, 8), "12.5 %");
+	ck_assert_str_eq(tc_fmt_pct(b, 1, 0), "-");
+	static const struct {
+		uint64_t v;
+		const char *want;
+	} cnt[] = {
+		{ 0, "0" }, { 999, "999" }, { 1000, "1,000" }, { 8772, "8,772" }, { 30001, "30,001" },
+		{ UINT64_MAX, "18,446,744,073,709,551,615" },
+	};
+	for (size_t i = 0; i < sizeof(cnt) / sizeof(cnt[0]); i++) {
+		ck_assert_str_eq(tc_fmt_count(b, cnt[i].v), cnt[i].want);
+	}
+	ck_assert_str_eq(tc_fmt_noun(b, 1, "step", "steps"), "1 step");
+	ck_assert_str_eq(tc_fmt_noun(b, 0, "step", "steps"), "0 steps");
+	ck_assert_str_eq(tc_fmt_noun(b, 5467, "kernel", "kernels"), "5,467 kernels");
+	ck_assert_str_eq(tc_fmt_noun(b, 1, "finding", "findings"), "1 finding");
 }
 END_TEST
 
@@ -908,6 +952,7 @@ int main(void) {
 	tcase_add_test(tc, pb_varints);
 	tcase_add_test(tc, pb_fields);
 	tcase_add_test(tc, num_bounds);
+	tcase_add_test(tc, numfmt_units);
 	tcase_add_test(tc, sort_runs);
 	tcase_add_test(tc, prefault_hints);
 	tcase_add_test(tc, input_plain_and_gzip);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "util/numfmt.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -80,10 +81,6 @@ static enum tc_severity bands(const struct rule_ctx *c, double pct, enum tc_thre
 		return TC_SEV_MEDIUM;
 	}
 	return TC_SEV_NONE;
-}
-
-static double ms(int64_t ps) {
-	return (double)ps / 1e9;
 }
 
 static const char *dev_name(const struct rule_ctx *c, uint32_t d) {
@@ -180,8 +177,18 @@ static const char *spread(const struct cause *k, char *buf, size_t n) {
 	return buf;
 }
 
-static double per_step_ms(const struct rule_ctx *c, int64_t ps) {
-	return c->a->n_steps_counted ? ms(ps) / (double)c->a->n_steps_counted : 0;
+/* Figures in the text: each with its own adaptive unit (util/numfmt.h). */
+struct figs {
+	char b[10][TC_FMT_LEN];
+};
+
+static int64_t per_step_ps(const struct rule_ctx *c, int64_t ps) {
+	return c->a->n_steps_counted ? ps / (int64_t)c->a->n_steps_counted : 0;
+}
+
+/* "over 1 step" / "over 6 steps": the counted steps. */
+static const char *steps_noun(const struct rule_ctx *c, char *buf) {
+	return tc_fmt_noun(buf, c->a->n_steps_counted, "step", "steps");
 }
 
 static struct tc_finding *add_cause(struct rule_ctx *c, const char *kind, enum tc_severity sev,
@@ -296,10 +303,11 @@ static void rule_communication(struct rule_ctx *c) {
 	const struct tc_device_util *u = util_of(c, k.device);
 	struct tc_finding *f = add_cause(c, "communication", sev, &k);
 	char sp[96];
+	struct figs g;
 	char dev[128];
 	if (u && u->comm_ps) {
-		snprintf(dev, sizeof(dev), "collectives run %.3f ms in total, "
-			"%.1f %% of it overlapped with compute", ms(u->comm_ps),
+		snprintf(dev, sizeof(dev), "collectives run %s in total, %.1f %% of it overlapped "
+			"with compute", tc_fmt_dur(g.b[2], u->comm_ps),
 			100.0 * (double)u->overlap_ps / (double)u->comm_ps);
 	} else {
 		/* gloo, or a CPU-only job: the host call is the transfer. */
@@ -307,9 +315,10 @@ static void rule_communication(struct rule_ctx *c) {
 			"the device");
 	}
 	text(f, "exposed collective time (not hidden behind compute or copies) is %.1f %% of "
-		"step time on %s over %zu steps, %.3f ms per step; %s (bands %.0f/%.0f %%: XProf%s)",
-		k.pct, dev_name(c, k.device), c->a->n_steps_counted, per_step_ms(c, k.explained_ps),
-		dev, th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
+		"step time on %s over %s, %s per step; %s (bands %.0f/%.0f %%: XProf%s)",
+		k.pct, dev_name(c, k.device), steps_noun(c, g.b[0]),
+		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), dev,
+		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_COMMUNICATION);
 	step_window(c, f, &k, CB(TC_BD_COLLECTIVE));
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);
@@ -328,10 +337,13 @@ static void rule_compilation(struct rule_ctx *c) {
 	measure(c, CB(TC_BD_COMPILE), TC_TH_COMPILE_MODERATE, &k);
 	struct tc_finding *f = add_cause(c, "compilation", sev, &k);
 	f->value = pct;
-	text(f, "compilation takes %.3f ms, %.1f %% of the %.3f ms trace (%llu compile events; "
-		"%.3f ms of it inside the counted steps; bands %.0f/%.0f %%: tracectl defaults)",
-		ms(cs->union_ps), pct, ms(c->a->span_ps), (unsigned long long)cs->n_events,
-		ms(k.explained_ps), th(c, TC_TH_COMPILE_MODERATE), th(c, TC_TH_COMPILE_HIGH));
+	struct figs g;
+	text(f, "compilation takes %s, %.1f %% of the %s trace (%s; "
+		"%s of it inside the counted steps; bands %.0f/%.0f %%: tracectl defaults)",
+		tc_fmt_dur(g.b[0], cs->union_ps), pct, tc_fmt_dur(g.b[1], c->a->span_ps),
+		tc_fmt_noun(g.b[2], cs->n_events, "compile event", "compile events"),
+		tc_fmt_dur(g.b[3], k.explained_ps), th(c, TC_TH_COMPILE_MODERATE),
+		th(c, TC_TH_COMPILE_HIGH));
 	advise(c, f, TC_ADV_COMPILE);
 	f->window_lo_ps = cs->first_ps;
 	f->window_hi_ps = cs->last_ps;
@@ -432,21 +444,22 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 	struct tc_finding *f = add(c, "fragmented-memory", sev, wp);
 	f->device = worst->device;
 	char cap[96] = "";
+	struct figs g;
 	if (worst->capacity_bytes > 0) {
-		snprintf(cap, sizeof(cap), ", %.1f %% of the device's %.2f GiB",
+		snprintf(cap, sizeof(cap), ", %.1f %% of the device's %s",
 			100.0 * (worst->peak_bytes - wa) / (double)worst->capacity_bytes,
-			(double)worst->capacity_bytes / 1073741824.0);
+			tc_fmt_bytes(g.b[0], (double)worst->capacity_bytes));
 	}
 	char grp[96] = "";
 	if (worst->group) {
 		snprintf(grp, sizeof(grp), " (%s)", tc_model_str(m, worst->group));
 	}
-	text(f, "%s%s reserves up to %.2f GiB but allocates at most %.2f GiB: %.1f %% of the "
-		"reserved pool, %.2f GiB, is held by the allocator and never in use at once%s "
+	text(f, "%s%s reserves up to %s but allocates at most %s: %.1f %% of the "
+		"reserved pool, %s, is held by the allocator and never in use at once%s "
 		"(thresholds %.0f/%.0f %% of at least %.0f GiB or %.0f %% of the device: tracectl, after the "
 		"PyTorch caching allocator and TBP memory view)", dev_name(c, worst->device), grp,
-		worst->peak_bytes / 1073741824.0, wa / 1073741824.0, wp,
-		(worst->peak_bytes - wa) / 1073741824.0, cap,
+		tc_fmt_bytes(g.b[1], worst->peak_bytes), tc_fmt_bytes(g.b[2], wa), wp,
+		tc_fmt_bytes(g.b[3], worst->peak_bytes - wa), cap,
 		th(c, TC_TH_FRAG_SHARE), th(c, TC_TH_FRAG_HIGH), th(c, TC_TH_FRAG_MIN_SIZE),
 		th(c, TC_TH_FRAG_MIN_DEVICE));
 	advise(c, f, TC_ADV_FRAGMENTED_MEMORY);
@@ -486,38 +499,41 @@ static void rule_host_launch(struct rule_ctx *c) {
 	}
 	int64_t step_ps;
 	const int64_t *cat = cats_of(c, k.device, &step_ps);
+	struct figs g;
 	char delay[64] = "unknown (no launch links)";
 	if (u && u->launch_delay_p50_ps >= 0) {
-		double d = (double)u->launch_delay_p50_ps;
-		snprintf(delay, sizeof(delay), d >= 1e9 ? "%.3f ms" : "%.3f us",
-			d >= 1e9 ? d / 1e9 : d / 1e6);
+		tc_fmt_dur(delay, u->launch_delay_p50_ps);
 	}
-	char sp[96], kern[96] = "no kernels";
+	char sp[96], kern[160] = "no kernels";
 	if (u && u->n_kernels) {
-		snprintf(kern, sizeof(kern), "%llu of %llu kernels are shorter than %.0f us",
-			(unsigned long long)u->n_short_kernels, (unsigned long long)u->n_kernels,
+		snprintf(kern, sizeof(kern), "%s of %s shorter than %.0f us",
+			tc_fmt_count(g.b[0], u->n_short_kernels),
+			tc_fmt_noun(g.b[1], u->n_kernels, "kernel", "kernels"),
 			th(c, TC_TH_SHORT_KERNEL_US));
 	}
 	struct tc_finding *f = add_cause(c, launch ? "launch-bound" : "host-bound", sev, &k);
 	if (launch) {
-		text(f, "%s waits on the host's per-op dispatch for %.1f %% of step time over %zu "
-			"steps, %.3f ms per step (%.3f ms in runtime/launch calls, %.3f ms in "
+		text(f, "%s waits on the host's per-op dispatch for %.1f %% of step time over %s, "
+			"%s per step (%s in runtime/launch calls, %s in "
 			"framework/Python code between them); %s, median launch delay %s "
 			"(bands %.0f/%.0f %%: XProf kernel launch; delay <= %.0f us and >= %.0f %% "
 			"short kernels: tracectl%s)",
-			dev_name(c, k.device), k.pct, c->a->n_steps_counted,
-			per_step_ms(c, k.explained_ps), per_step_ms(c, cat[TC_BD_LAUNCH]),
-			per_step_ms(c, cat[TC_BD_HOST]), kern, delay, th(c, TC_TH_LAUNCH_MODERATE),
+			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
+			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
+			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])),
+			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay,
+			th(c, TC_TH_LAUNCH_MODERATE),
 			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
 			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(&k, sp, sizeof(sp)));
 		advise(c, f, TC_ADV_LAUNCH);
 	} else {
 		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
-			"of step time over %zu steps, %.3f ms per step (%.3f ms of it in runtime "
+			"of step time over %s, %s per step (%s of it in runtime "
 			"calls); not launch-bound: %s, median launch delay %s (bands %.0f/%.0f %%: "
 			"XProf all-other time%s)",
-			dev_name(c, k.device), k.pct, c->a->n_steps_counted,
-			per_step_ms(c, k.explained_ps), per_step_ms(c, cat[TC_BD_LAUNCH]), kern, delay,
+			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
+			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
+			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay,
 			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(&k, sp, sizeof(sp)));
 		advise(c, f, TC_ADV_HOST);
 	}
@@ -546,12 +562,14 @@ static void rule_idle_device(struct rule_ctx *c) {
 	}
 	struct tc_finding *f = add_cause(c, "idle-device", sev, &k);
 	const struct tc_device_util *u = util_of(c, k.device);
-	char util[200] = "", sp[96];
+	char util[240] = "", sp[96];
+	struct figs g;
 	if (u && u->last_ps > u->first_ps) {
 		int64_t span = u->last_ps - u->first_ps;
-		snprintf(util, sizeof(util), "; busy %.1f %% of its active span (%.3f of %.3f ms, "
+		snprintf(util, sizeof(util), "; busy %.1f %% of its active span (%s of %s, "
 			"first to last op: TBP rule 5 / NSYS gpu_time_util)",
-			100.0 * (double)u->busy_ps / (double)span, ms(u->busy_ps), ms(span));
+			100.0 * (double)u->busy_ps / (double)span, tc_fmt_dur(g.b[0], u->busy_ps),
+			tc_fmt_dur(g.b[1], span));
 		if (u->n_launches && u->idle_ps > 0) {
 			size_t n = strlen(util);
 			snprintf(util + n, sizeof(util) - n, ", %.1f %% of its idle time waits on the host",
@@ -559,9 +577,9 @@ static void rule_idle_device(struct rule_ctx *c) {
 		}
 	}
 	text(f, "%s is idle with nothing on the trace to explain it (no device work, input, "
-		"host work or runtime calls) for %.1f %% of step time over %zu steps, %.3f ms per "
+		"host work or runtime calls) for %.1f %% of step time over %s, %s per "
 		"step%s (bands %.0f/%.0f %%: tracectl%s)", dev_name(c, k.device), k.pct,
-		c->a->n_steps_counted, per_step_ms(c, k.explained_ps), util,
+		steps_noun(c, g.b[2]), tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)), util,
 		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(&k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_IDLE);
 	step_window(c, f, &k, CB(TC_BD_IDLE));
@@ -576,10 +594,11 @@ static void rule_input_bound(struct rule_ctx *c) {
 	}
 	struct tc_finding *f = add_cause(c, "input-bound", sev, &k);
 	char sp[96];
+	struct figs g;
 	text(f, "waiting for input (data loader / input pipeline / infeed, not hidden behind "
-		"device work) is %.1f %% of step time on %s over %zu steps, %.3f ms per step "
+		"device work) is %.1f %% of step time on %s over %s, %s per step "
 		"(bands %.0f/%.0f %%: XProf, TBP rule 1%s)", k.pct, dev_name(c, k.device),
-		c->a->n_steps_counted, per_step_ms(c, k.explained_ps),
+		steps_noun(c, g.b[0]), tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)),
 		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH), spread(&k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_INPUT);
 	step_window(c, f, &k, CB(TC_BD_INPUT));
@@ -600,10 +619,13 @@ static void rule_memory_bound(struct rule_ctx *c) {
 	compute_part(c, bound_share(c, TC_BOUND_MEMORY, false), &k);
 	struct tc_finding *f = add_cause(c, "memory-bound", sev, &k);
 	f->value = pct;
+	struct figs g;
 	text(f, "%.1f %% of device op time is in memory-bound ops (FLOP/byte below the ridge "
-		"point %.1f = %.0f GFLOP/s / %.0f GB/s, peaks from %s; thresholds %.0f/%.0f %%: "
-		"tracectl, XProf)", pct, c->a->ops.ridge, c->a->ops.peak_flops / 1e9,
-		c->a->ops.peak_bw / 1e9, c->a->ops.peak_source, th(c, TC_TH_MEMORY_BOUND),
+		"point %.1f = %s / %s, peaks from %s; thresholds %.0f/%.0f %%: "
+		"tracectl, XProf)", pct, c->a->ops.ridge,
+		tc_fmt_rate(g.b[0], c->a->ops.peak_flops, "FLOP/s"),
+		tc_fmt_rate(g.b[1], c->a->ops.peak_bw, "B/s"), c->a->ops.peak_source,
+		th(c, TC_TH_MEMORY_BOUND),
 		th(c, TC_TH_MEMORY_BOUND_HIGH));
 	advise(c, f, TC_ADV_MEMORY_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_MEMORY);
@@ -629,9 +651,11 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 	enum tc_severity sev = wp >= th(c, TC_TH_MEM_PRESSURE_CRITICAL) ? TC_SEV_CRITICAL : TC_SEV_HIGH;
 	struct tc_finding *f = add(c, "memory-pressure", sev, wp);
 	f->device = worst->device;
-	text(f, "peak %s on %s is %.2f GiB, %.1f %% of the device's %.2f GiB (threshold "
+	struct figs g;
+	text(f, "peak %s on %s is %s, %.1f %% of the device's %s (threshold "
 		"%.0f %%: TBP rule 7)", tc_model_str(c->m, worst->name), dev_name(c, worst->device),
-		worst->peak_bytes / 1073741824.0, wp, (double)worst->capacity_bytes / 1073741824.0,
+		tc_fmt_bytes(g.b[0], worst->peak_bytes), wp,
+		tc_fmt_bytes(g.b[1], (double)worst->capacity_bytes),
 		th(c, TC_TH_MEM_PRESSURE));
 	advise(c, f, TC_ADV_MEMORY_PRESSURE);
 	f->window_lo_ps = worst->peak_ts_ps;
@@ -648,9 +672,12 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	double pct = bytes > 0 ? 100.0 * (h->bytes_pageable + d->bytes_pageable) / bytes : 0;
 	enum tc_severity sev = pct >= th(c, TC_TH_PAGEABLE_SHARE) ? TC_SEV_MEDIUM : TC_SEV_LOW;
 	struct tc_finding *f = add(c, "pageable-copies", sev, pct);
-	text(f, "%llu host<->device copies use pageable host memory (%.1f %% of copied bytes; "
+	char b[TC_FMT_LEN];
+	text(f, "%s %s pageable host memory (%.1f %% of copied bytes; "
 		"NSYS cuda_memcpy_async): they are staged through a bounce buffer and cannot "
-		"overlap with compute", (unsigned long long)n, pct);
+		"overlap with compute",
+		tc_fmt_noun(b, n, "host<->device copy", "host<->device copies"),
+		n == 1 ? "uses" : "use", pct);
 	advise(c, f, TC_ADV_PAGEABLE_COPIES);
 	/* The copy ops that were pageable (first few, in time order). */
 	const struct tc_model *m = c->m;
@@ -683,10 +710,17 @@ static void rule_recompilation(struct rule_ctx *c) {
 	double pct = c->a->span_ps > 0 ? 100.0 * (double)cs->union_ps / (double)c->a->span_ps : 0;
 	enum tc_severity sev = pct >= th(c, TC_TH_COMPILE_MODERATE) ? TC_SEV_MEDIUM : TC_SEV_LOW;
 	struct tc_finding *f = add(c, "recompilation", sev, (double)cs->recompiled[0].count);
-	text(f, "%zu programs were compiled more than once; '%s' %llu times (%.3f ms); "
+	struct figs g;
+	/* Compiles on parallel threads (XLA autotuning) overlap: their summed
+	 * time can exceed the trace, so say it is a sum. */
+	bool summed = cs->recompiled[0].total_ps > cs->union_ps;
+	text(f, "%s compiled more than once; '%s' %s (%s%s); "
 		"compilation is %.1f %% of the trace (threshold %.0f compiles: tracectl)",
-		cs->n_recompiled, tc_model_str(c->m, cs->recompiled[0].name),
-		(unsigned long long)cs->recompiled[0].count, ms(cs->recompiled[0].total_ps), pct,
+		tc_fmt_noun(g.b[0], cs->n_recompiled, "program was", "programs were"),
+		tc_model_str(c->m, cs->recompiled[0].name),
+		tc_fmt_noun(g.b[1], cs->recompiled[0].count, "time", "times"),
+		tc_fmt_dur(g.b[2], cs->recompiled[0].total_ps),
+		summed ? " summed over threads that compile in parallel" : "", pct,
 		th(c, TC_TH_RECOMPILE_COUNT));
 	advise(c, f, TC_ADV_RECOMPILE);
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
@@ -832,14 +866,15 @@ static void rule_small_batch(struct rule_ctx *c) {
 			best.occ_ps / (double)best.occ_dur_ps);
 	}
 	const char *how = bocc ? "with fewer blocks than SMs" : "shorter than kernel.short";
-	text(f, "%s is busy %.1f %% of step time over %zu steps with no host cause, but its "
+	struct figs g;
+	text(f, "%s is busy %.1f %% of step time over %s with no host cause, but its "
 		"kernels are too small to fill it: %.1f %% of kernel time is in kernels %s "
-		"(%.3f ms per step; %.1f %% of kernel time in kernels under %.0f us, %s; "
+		"(%s per step; %.1f %% of kernel time in kernels under %.0f us, %s; "
 		"thresholds %.0f %% under %.0g blocks per SM or %.0f %% short kernels, busy >= "
 		"%.0f %%: tracectl, after TBP Est. SM Efficiency and TraceLens short kernels; "
 		"evidence, the time is counted as compute)", dev_name(c, bat->device),
-		100.0 * (double)bat->busy_ps / (double)bat->step_ps, a->n_steps_counted, bfig, how,
-		ms(bocc ? best.low_ps : best.short_ps) / n,
+		100.0 * (double)bat->busy_ps / (double)bat->step_ps, steps_noun(c, g.b[0]), bfig, how,
+		tc_fmt_dur(g.b[1], (int64_t)((double)(bocc ? best.low_ps : best.short_ps) / n)),
 		best.kern_ps ? 100.0 * (double)best.short_ps / (double)best.kern_ps : 0,
 		th(c, TC_TH_SHORT_KERNEL_US), occ, th(c, TC_TH_SMALL_BATCH_SHARE),
 		th(c, TC_TH_SMALL_BATCH_BLOCKS), th(c, TC_TH_SMALL_BATCH_SHORT),
@@ -898,10 +933,12 @@ static void rule_straggler(struct rule_ctx *c) {
 	enum tc_severity sev = skew >= 2 * th(c, TC_TH_STRAGGLER_SKEW) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
 	struct tc_finding *f = add(c, "straggler", sev, skew);
 	f->device = low->device;
-	text(f, "%s spends %.3f ms in collectives, %.1f %% less than the median %.3f ms of the "
-		"%zu devices with collectives: the others wait for it (threshold %.0f %%: tracectl, "
-		"after HTA's straggler analysis)", dev_name(c, low->device), ms(low->comm_ps), skew,
-		med / 1e9, n, th(c, TC_TH_STRAGGLER_SKEW));
+	struct figs g;
+	text(f, "%s spends %s in collectives, %.1f %% less than the median %s of the "
+		"%s devices with collectives: the others wait for it (threshold %.0f %%: tracectl, "
+		"after HTA's straggler analysis)", dev_name(c, low->device),
+		tc_fmt_dur(g.b[0], low->comm_ps), skew, tc_fmt_dur(g.b[1], (int64_t)med),
+		tc_fmt_count(g.b[2], n), th(c, TC_TH_STRAGGLER_SKEW));
 	advise(c, f, TC_ADV_STRAGGLER);
 	f->window_lo_ps = low->first_ps;
 	f->window_hi_ps = low->last_ps;
@@ -981,12 +1018,15 @@ static void rule_sync_bound(struct rule_ctx *c) {
 	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
 	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
 	char sp[96];
+	struct figs g;
 	text(f, "the host blocks in synchronisation calls while %s is idle for %.1f %% of step "
-		"time over %zu steps, %.3f ms per step; %.1f sync calls per step block the host "
-		"%.3f ms per step, and the device then idles %.3f ms per step until its next op "
+		"time over %s, %s per step; %.1f sync calls per step block the host "
+		"%s per step, and the device then idles %s per step until its next op "
 		"(bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync%s)",
-		dev_name(c, k.device), k.pct, a->n_steps_counted, per_step_ms(c, k.explained_ps),
-		(double)calls / n, ms(blocked) / n, ms(after) / n, th(c, TC_TH_SYNC_MODERATE),
+		dev_name(c, k.device), k.pct, steps_noun(c, g.b[0]),
+		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), (double)calls / n,
+		tc_fmt_dur(g.b[2], (int64_t)((double)blocked / n)),
+		tc_fmt_dur(g.b[3], (int64_t)((double)after / n)), th(c, TC_TH_SYNC_MODERATE),
 		th(c, TC_TH_SYNC_HIGH), spread(&k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
@@ -1026,18 +1066,28 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 			x[d].bytes_dur_ps += st->xfer[d].bytes_dur_ps;
 		}
 	}
-	double bw = 0;
+	/* Bandwidth only where copies carry bytes and time: "0.00 GB/s" for
+	 * copies without a size would read as a measurement. */
+	struct figs g;
+	char bw[96] = "";
 	int64_t bdur = x[0].bytes_dur_ps + x[1].bytes_dur_ps;
-	if (bdur > 0) {
-		bw = (x[0].bytes + x[1].bytes) / ((double)bdur * 1e-12);
+	double hd_bytes = x[0].bytes + x[1].bytes;
+	if (bdur > 0 && hd_bytes > 0) {
+		snprintf(bw, sizeof(bw), ", effective host<->device bandwidth %s",
+			tc_fmt_rate(g.b[0], hd_bytes / ((double)bdur * 1e-12), "B/s"));
+	}
+	char moved[96] = "";
+	if (hd_bytes > 0) {
+		snprintf(moved, sizeof(moved), ", host<->device ones moving %s",
+			tc_fmt_bytes(g.b[1], hd_bytes / n));
+	} else if (x[0].count + x[1].count) {
+		snprintf(moved, sizeof(moved), ", host<->device ones without a byte count");
 	}
 	text(f, "copies not hidden behind compute are %.1f %% of step time on %s (H2D %.1f %%, "
-		"D2H %.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step, "
-		"host<->device ones moving %.2f MiB, effective host<->device bandwidth %.2f GB/s "
+		"D2H %.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step%s%s "
 		"(bands %.0f/%.0f %%: XProf)", pct, dev_name(c, k.device),
 		PCT(cat[TC_BD_H2D]), PCT(cat[TC_BD_D2H]), PCT(cat[TC_BD_D2D]), (double)x[0].count / n,
-		(double)x[1].count / n, (double)x[2].count / n,
-		(x[0].bytes + x[1].bytes) / n / 1048576.0, bw / 1e9,
+		(double)x[1].count / n, (double)x[2].count / n, moved, bw,
 		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
 	advise(c, f, TC_ADV_TRANSFER);
 #undef PCT
@@ -1058,17 +1108,18 @@ static void rule_unoptimized_op(struct rule_ctx *c) {
 			continue;
 		}
 		if (!f) {
+			struct figs g;
 			double pct = 100 * r->share;
 			enum tc_severity sev = pct >= 3 * th(c, TC_TH_UNOPT_SHARE) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
 			f = add_cause(c, "unoptimized-op", sev, &k);
 			f->value = pct;
 			text(f, "'%s' takes %.1f %% of device op time but reaches only %.1f %% of its "
-				"roofline bound (%s, %.2f FLOP/B, %.2f TFLOP/s, %.2f GB/s; thresholds "
+				"roofline bound (%s, %.2f FLOP/B, %s, %s; thresholds "
 				"share >= %.0f %%, efficiency < %.0f %%: tracectl, XProf roofline)",
 				tc_model_str(c->m, r->name), pct, 100 * r->efficiency,
 				tc_bound_name((enum tc_bound)r->bound), r->intensity,
-				r->flop_rate > 0 ? r->flop_rate / 1e12 : 0,
-				r->byte_rate > 0 ? r->byte_rate / 1e9 : 0,
+				tc_fmt_rate(g.b[0], r->flop_rate > 0 ? r->flop_rate : 0, "FLOP/s"),
+				tc_fmt_rate(g.b[1], r->byte_rate > 0 ? r->byte_rate : 0, "B/s"),
 				th(c, TC_TH_UNOPT_SHARE), th(c, TC_TH_UNOPT_EFFICIENCY));
 			advise(c, f, TC_ADV_UNOPTIMIZED_OP);
 		}

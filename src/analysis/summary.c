@@ -291,6 +291,72 @@ void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *
 	s->steps_source = on_device ? "device" : "host";
 }
 
+static void collect_counters(const struct tc_model *m, struct tc_summary *s) {
+	s->counters = tc_xcalloc(m->n_counters ? m->n_counters : 1, sizeof(*s->counters));
+	for (size_t c = 0; c < m->n_counters; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		if (!ct->count) {
+			continue;
+		}
+		struct tc_counter_summary *cs = &s->counters[s->n_counters++];
+		*cs = (struct tc_counter_summary){ .counter = (uint32_t)c, .samples = ct->count,
+			.min = m->samples.value[ct->first], .max = m->samples.value[ct->first],
+			/* Finalized: a counter's samples are sorted by time. */
+			.first_ps = m->samples.ts[ct->first],
+			.last_ps = m->samples.ts[ct->first + ct->count - 1] };
+		double sum = 0;
+		for (size_t i = ct->first; i < ct->first + ct->count; i++) {
+			double v = m->samples.value[i];
+			cs->min = v < cs->min ? v : cs->min;
+			cs->max = v > cs->max ? v : cs->max;
+			sum += v;
+		}
+		cs->mean = sum / (double)ct->count;
+	}
+	/* A counter-only trace still spans time: its samples'. */
+	if (!m->ev.n && s->n_counters) {
+		s->first_ps = INT64_MAX;
+		s->last_ps = INT64_MIN;
+		for (size_t i = 0; i < s->n_counters; i++) {
+			const struct tc_counter_summary *cs = &s->counters[i];
+			s->first_ps = cs->first_ps < s->first_ps ? cs->first_ps : s->first_ps;
+			s->last_ps = cs->last_ps > s->last_ps ? cs->last_ps : s->last_ps;
+		}
+		s->span_from_samples = true;
+	}
+}
+
+static int cmp_thread(const void *pa, const void *pb) {
+	const struct tc_thread_summary *a = pa, *b = pb;
+	if (a->busy_ps != b->busy_ps) {
+		return a->busy_ps > b->busy_ps ? -1 : 1;
+	}
+	return a->track < b->track ? -1 : a->track > b->track;
+}
+
+/* Host threads of a trace without device activity, by busy time. */
+static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
+	s->threads = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*s->threads));
+	struct tc_ivals iv = { 0 };
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tr->count || tr->kind == TC_TRACK_DERIVED) {
+			continue;
+		}
+		uint32_t track = (uint32_t)t;
+		tc_ivals_union_tracks(m, &track, 1, NULL, NULL, &iv);
+		int64_t busy = 0;
+		for (size_t i = 0; i < iv.n; i++) {
+			busy = tc_sat_add(busy, iv.hi[i] - iv.lo[i]);
+		}
+		s->threads[s->n_threads++] = (struct tc_thread_summary){ .track = track,
+			.n_events = tr->count, .first_ps = m->ev.start[tr->first],
+			.last_ps = tr->end, .busy_ps = busy };
+	}
+	tc_ivals_finish(&iv);
+	tc_sort(s->threads, s->n_threads, sizeof(*s->threads), cmp_thread);
+}
+
 void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
@@ -343,8 +409,10 @@ void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 		}
 		s->ops_busy_ps = self;
 		s->ops_scope = "host";
+		collect_threads(m, s);
 	}
 	collect_steps(m, s);
+	collect_counters(m, s);
 }
 
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,

@@ -249,8 +249,8 @@ static void print_notes(const struct tc_selection *sel) {
 	char a[TC_FMT_LEN], b[TC_FMT_LEN], c[TC_FMT_LEN];
 	for (size_t i = 0; i < sel->n_notes; i++) {
 		const struct tc_selection_note *n = &sel->notes[i];
-		tc_term_fprintf(stderr, "tracectl: %s: dropped %s events", n->rule,
-			tc_fmt_count(c, n->dropped));
+		tc_term_fprintf(stderr, "tracectl: %s: dropped %s", n->rule,
+			tc_fmt_noun(c, n->dropped, "event", "events"));
 		if (n->lo_ps >= 0 && n->hi_ps >= 0) {
 			fprintf(stderr, " outside %s .. %s from the trace start",
 				tc_fmt_dur(a, n->lo_ps - sel->zero_ps),

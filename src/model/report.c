@@ -9,5 +9,7 @@ void tc_summary_finish(struct tc_summary *s) {
 	free(s->devices);
 	free(s->ops);
 	free(s->steps);
+	free(s->counters);
+	free(s->threads);
 	memset(s, 0, sizeof(*s));
 }

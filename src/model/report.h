@@ -51,6 +51,23 @@ struct tc_step_summary {
 	int64_t dur_ps;
 };
 
+/* One counter's samples: what a counter-only trace holds. */
+struct tc_counter_summary {
+	uint32_t counter;    /* index into m->counters */
+	uint64_t samples;
+	double min, max, mean;
+	int64_t first_ps, last_ps; /* first and last sample time */
+};
+
+/* A host thread of a trace without device activity: busy = length of the
+ * union of its slices. */
+struct tc_thread_summary {
+	uint32_t track;
+	uint64_t n_events;
+	int64_t first_ps, last_ps;
+	int64_t busy_ps;
+};
+
 struct tc_summary {
 	int64_t first_ps, last_ps;      /* whole trace span */
 	uint64_t n_events;
@@ -67,6 +84,13 @@ struct tc_summary {
 	size_t n_steps;
 	const char *steps_source;       /* "device" / "host" / NULL */
 	const char *step_marker;        /* the --step-marker pattern, NULL */
+	struct tc_counter_summary *counters; /* every counter with samples */
+	size_t n_counters;
+	/* Without device activity: host threads by busy time, else none. */
+	struct tc_thread_summary *threads;
+	size_t n_threads;
+	/* first_ps/last_ps come from counter samples: the trace has no events. */
+	bool span_from_samples;
 };
 
 void tc_summary_finish(struct tc_summary *s);

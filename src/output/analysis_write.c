@@ -36,14 +36,18 @@ static void marker_text(FILE *f, const struct tc_analysis *a) {
 }
 
 static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
-	fprintf(f, "steps      %zu (%s", a->n_steps, a->steps_source ? a->steps_source : "none");
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN];
+	fprintf(f, "steps      %s (%s", tc_fmt_count(b1, a->n_steps),
+		a->steps_source ? a->steps_source : "none");
 	marker_text(f, a);
 	fprintf(f, ")");
 	if (a->n_steps != a->n_steps_all) {
-		fprintf(f, ", %zu of %zu selected", a->n_steps, a->n_steps_all);
+		fprintf(f, ", %s of %s selected", tc_fmt_count(b1, a->n_steps),
+			tc_fmt_count(b2, a->n_steps_all));
 	}
 	if (a->n_steps_counted != a->n_steps) {
-		fprintf(f, "; %zu counted in totals (warm-up/partial excluded)", a->n_steps_counted);
+		fprintf(f, "; %s counted in totals (warm-up/partial excluded)",
+			tc_fmt_count(b1, a->n_steps_counted));
 	}
 	if (a->bd_device < m->n_devices) {
 		tc_term_fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
@@ -54,10 +58,11 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 		"d2d > input > collective > profiler > sync > launch > h2d > compile > host > "
 		"idle)\n");
 	if (a->trimmed_before_ps > 0 || a->trimmed_after_ps > 0) {
-		fprintf(f, "window     %.3f to %.3f ms from trace start (the steps); left out: "
-			"%.3f ms before, %.3f ms after (profiler start-up and tear-down, set-up)\n",
-			ms(a->window_lo_ps - trace_first(m)), ms(a->window_hi_ps - trace_first(m)),
-			ms(a->trimmed_before_ps), ms(a->trimmed_after_ps));
+		fprintf(f, "window     %s to %s from trace start (the steps); left out: "
+			"%s before, %s after (profiler start-up and tear-down, set-up)\n",
+			tc_fmt_dur(b1, a->window_lo_ps - trace_first(m)),
+			tc_fmt_dur(b2, a->window_hi_ps - trace_first(m)),
+			tc_fmt_dur(b3, a->trimmed_before_ps), tc_fmt_dur(b4, a->trimmed_after_ps));
 	}
 }
 
@@ -116,7 +121,7 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 			tc_table_cellf(&t, "%" PRId64 "%s", s->num,
 				s->warmup ? "*" : s->partial ? "~" : "");
 			for (int d = 0; d < TC_XFER_COUNT; d++) {
-				tc_table_cellf(&t, "%" PRIu64, s->xfer[d].count);
+				tc_table_cell(&t, tc_fmt_count(b, s->xfer[d].count));
 				/* "-": copies whose trace gives no size, not zero bytes. */
 				tc_table_cell(&t, s->xfer[d].count && !s->xfer[d].n_bytes_known ? "-" :
 					tc_fmt_bytes(b, s->xfer[d].bytes));
@@ -252,6 +257,28 @@ static const char *row_label(const struct tc_model *m, const struct tc_op_table 
 	return S(m, r->name);
 }
 
+/* No roofline: say which peak the trace lacks, since 'info' may show the
+ * other one (an xplane GPU plane gives its memory bandwidth, not FLOP/s). */
+static void peaks_unknown_text(FILE *f, const struct tc_model *m, const struct tc_op_table *t) {
+	char b[TC_FMT_LEN];
+	for (size_t d = 0; d < m->n_devices; d++) {
+		const struct tc_device *dev = &m->devices[d];
+		if ((t->device < m->n_devices && d != t->device) || dev->kind == TC_DEV_CPU ||
+				(dev->peak_flops > 0) == (dev->peak_bw > 0)) {
+			continue;
+		}
+		tc_term_fprintf(f, "roofline   peak %s unknown: %s gives only its %s %s (use %s)\n",
+			dev->peak_flops > 0 ? "memory bandwidth" : "FLOP/s", S(m, dev->name),
+			dev->peak_flops > 0 ? "FLOP/s" : "memory bandwidth",
+			dev->peak_flops > 0 ? tc_fmt_rate(b, dev->peak_flops, "FLOP/s") :
+			tc_fmt_rate(b, dev->peak_bw, "B/s"),
+			dev->peak_flops > 0 ? "--peak-bw" : "--peak-flops");
+		return;
+	}
+	fprintf(f, "roofline   device peak FLOP/s and memory bandwidth unknown (use "
+		"--peak-flops and --peak-bw)\n");
+}
+
 void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_table *t,
 		size_t top) {
 	char b[8][TC_FMT_LEN];
@@ -260,15 +287,16 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	if (t->device < m->n_devices) {
 		tc_term_fprintf(f, " on %s", dev_name(m, t->device));
 	}
-	fprintf(f, ": %zu of %zu rows by total time (%s; share of %s %s)\n", n,
-		t->n, t->scope, t->share_of, tc_fmt_dur(b[0], t->busy_ps));
+	fprintf(f, ": %s of %s by total time (%s; share of %s %s)\n", tc_fmt_count(b[1], n),
+		tc_fmt_noun(b[2], t->n, "row", "rows"), t->scope, t->share_of,
+		tc_fmt_dur(b[0], t->busy_ps));
 	if (t->peak_source) {
 		fprintf(f, "roofline   peaks %s, %s (%s); ridge point %.1f FLOP/B; class = "
 			"FLOP/B below the ridge: memory-bound, else compute-bound\n",
 			tc_fmt_rate(b[0], t->peak_flops, "FLOP/s"), tc_fmt_rate(b[1], t->peak_bw, "B/s"),
 			t->peak_source, t->ridge);
 	} else {
-		fprintf(f, "roofline   device peaks unknown (use --peak-flops/--peak-bw)\n");
+		peaks_unknown_text(f, m, t);
 	}
 	if (!n) {
 		return;
@@ -389,7 +417,7 @@ static const char *explains(const struct tc_finding *fd, char *buf, size_t n) {
 
 static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
 		size_t k, int64_t first) {
-	char ex[48];
+	char ex[48], b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	tc_term_fprintf(f, "%2zu. [%s] %s%s: %s\n", k,
 		tc_severity_name((enum tc_severity)fd->severity), fd->kind,
 		explains(fd, ex, sizeof(ex)), fd->text);
@@ -409,10 +437,10 @@ static void finding_text(FILE *f, const struct tc_model *m, const struct tc_find
 		fprintf(f, "\n");
 	}
 	if (fd->window_hi_ps > fd->window_lo_ps) {
-		fprintf(f, "    window: %.3f .. %.3f ms from trace start\n",
-			ms(fd->window_lo_ps - first), ms(fd->window_hi_ps - first));
+		fprintf(f, "    window: %s .. %s from trace start\n",
+			tc_fmt_dur(b1, fd->window_lo_ps - first), tc_fmt_dur(b2, fd->window_hi_ps - first));
 	} else if (fd->window_hi_ps == fd->window_lo_ps && fd->window_lo_ps) {
-		fprintf(f, "    at: %.3f ms from trace start\n", ms(fd->window_lo_ps - first));
+		fprintf(f, "    at: %s from trace start\n", tc_fmt_dur(b1, fd->window_lo_ps - first));
 	}
 }
 
@@ -425,9 +453,10 @@ static void breakdown_text(FILE *f, const struct tc_analysis *a) {
 		fprintf(f, "%s%s %.1f %%", c ? ", " : "", tc_bd_cat_name((enum tc_bd_cat)c),
 			100.0 * (double)a->cat_total_ps[c] / (double)a->step_total_ps);
 	}
-	fprintf(f, "\n           of %.3f ms step time, mean %.3f ms per step\n",
-		ms(a->step_total_ps), ms(a->step_total_ps) / (double)(a->n_steps_counted ?
-			a->n_steps_counted : 1));
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	fprintf(f, "\n           of %s step time, mean %s per step\n",
+		tc_fmt_dur(b1, a->step_total_ps), tc_fmt_dur(b2, a->step_total_ps /
+			(int64_t)(a->n_steps_counted ? a->n_steps_counted : 1)));
 }
 
 void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
@@ -472,19 +501,19 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			if (!x->count) {
 				continue;
 			}
-			fprintf(f, "  %-4s %s copies, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
-				tc_fmt_count(b1, x->count), tc_fmt_dur(b2, x->dur_ps));
+			fprintf(f, "  %-4s %s, %s", tc_xfer_dir_name((enum tc_xfer_dir)d),
+				tc_fmt_noun(b1, x->count, "copy", "copies"), tc_fmt_dur(b2, x->dur_ps));
 			if (x->n_bytes_known) {
-				fprintf(f, ", %s in %s copies with a size", tc_fmt_bytes(b1, x->bytes),
-					tc_fmt_count(b2, x->n_bytes_known));
+				fprintf(f, ", %s in %s with a size", tc_fmt_bytes(b1, x->bytes),
+					tc_fmt_noun(b2, x->n_bytes_known, "copy", "copies"));
 			}
 			if (x->bytes_dur_ps > 0) {
 				fprintf(f, ", %s", tc_fmt_rate(b2, x->bytes / ((double)x->bytes_dur_ps * 1e-12),
 					"B/s"));
 			}
 			if (x->n_pageable || x->n_pinned) {
-				fprintf(f, ", %" PRIu64 " pageable / %" PRIu64 " pinned", x->n_pageable,
-					x->n_pinned);
+				fprintf(f, ", %s pageable / %s pinned", tc_fmt_count(b1, x->n_pageable),
+					tc_fmt_count(b2, x->n_pinned));
 			}
 			fprintf(f, "\n");
 		}
@@ -493,10 +522,10 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "\nmemory (peak of each counter)\n");
 		for (size_t i = 0; i < a->n_mem; i++) {
 			const struct tc_mem_peak *p = &a->mem[i];
-			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %.3f ms", dev_name(m, p->device),
+			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %s", dev_name(m, p->device),
 				S(m, p->name),
 				p->group ? " " : "", p->group ? S(m, p->group) : "",
-				tc_fmt_bytes(b1, p->peak_bytes), ms(p->peak_ts_ps - first));
+				tc_fmt_bytes(b1, p->peak_bytes), tc_fmt_dur(b2, p->peak_ts_ps - first));
 			if (p->capacity_bytes > 0) {
 				fprintf(f, ", %.1f %% of %s", 100.0 * p->peak_bytes / (double)p->capacity_bytes,
 					tc_fmt_bytes(b2, (double)p->capacity_bytes));
@@ -505,21 +534,23 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		}
 	}
 	if (a->compile.n_events) {
-		fprintf(f, "\ncompile    %s in %" PRIu64 " compilations (union over all lines), "
-			"%zu programs compiled more than once\n", tc_fmt_dur(b1, a->compile.union_ps),
-			a->compile.n_events, a->compile.n_recompiled);
+		char b3[TC_FMT_LEN];
+		fprintf(f, "\ncompile    %s in %s (union over all lines), %s compiled more than "
+			"once\n", tc_fmt_dur(b1, a->compile.union_ps),
+			tc_fmt_noun(b2, a->compile.n_events, "compilation", "compilations"),
+			tc_fmt_noun(b3, a->compile.n_recompiled, "program", "programs"));
 	}
 	size_t shown = 0, eligible = 0;
 	for (size_t i = 0; i < a->n_findings; i++) {
 		eligible += listed(&a->findings[i], o->min_severity);
 	}
-	fprintf(f, "\nfindings (%zu", eligible);
+	fprintf(f, "\nfindings (%s", tc_fmt_count(b1, eligible));
 	if (eligible != a->n_findings) {
-		fprintf(f, " at or above %s, %zu in all", tc_severity_name(o->min_severity),
-			a->n_findings);
+		fprintf(f, " at or above %s, %s in all", tc_severity_name(o->min_severity),
+			tc_fmt_count(b2, a->n_findings));
 	}
 	if (o->top && o->top < eligible) {
-		fprintf(f, "; top %zu shown", o->top);
+		fprintf(f, "; top %s shown", tc_fmt_count(b1, o->top));
 	}
 	fprintf(f, ")\n");
 	if (!eligible) {
@@ -741,14 +772,23 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 
 void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		const struct tc_analysis *a, size_t n) {
-	tc_term_fprintf(f, "\nstep time  %zu steps counted (%s", a->n_steps_counted,
-		a->steps_source ? a->steps_source : "none");
-	marker_text(f, a);
-	tc_term_fprintf(f, "), breakdown on %s:\n",
-		a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
-	breakdown_text(f, a);
-	fprintf(f, "\nfindings   %zu (top %zu; see 'tracectl bottlenecks')\n", a->n_findings,
-		n < a->n_findings ? n : a->n_findings);
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	/* Without events there is no step time: no breakdown header to dangle. */
+	if (a->step_total_ps > 0) {
+		tc_term_fprintf(f, "\nstep time  %s counted (%s",
+			tc_fmt_noun(b1, a->n_steps_counted, "step", "steps"),
+			a->steps_source ? a->steps_source : "none");
+		marker_text(f, a);
+		tc_term_fprintf(f, "), breakdown on %s:\n",
+			a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
+		breakdown_text(f, a);
+	}
+	if (!a->n_findings) {
+		fprintf(f, "\nfindings   none above the thresholds\n");
+		return;
+	}
+	fprintf(f, "\nfindings   %s (top %s; see 'tracectl bottlenecks')\n",
+		tc_fmt_count(b1, a->n_findings), tc_fmt_count(b2, n < a->n_findings ? n : a->n_findings));
 	for (size_t i = 0; i < a->n_findings && i < n; i++) {
 		const struct tc_finding *fd = &a->findings[i];
 		char ex[48];

@@ -96,7 +96,8 @@ void tc_write_check_text(FILE *f, const struct tc_check *c) {
 		} else {
 			fprintf(f, "steps      ");
 		}
-		tc_term_fprintf(f, "%zu counted (%s", c->n_steps[k],
+		char b[TC_FMT_LEN];
+		tc_term_fprintf(f, "%s counted (%s", tc_fmt_count(b, c->n_steps[k]),
 			c->steps_source[k] ? c->steps_source[k] : "none");
 		if (c->step_marker) {
 			tc_term_fprintf(f, " '%s'", c->step_marker);
@@ -145,9 +146,14 @@ void tc_write_check_text(FILE *f, const struct tc_check *c) {
 		fprintf(f, "\nno limits given: every metric of the catalogue measured "
 			"(see 'tracectl check --list')\n");
 	} else if (c->n_fail) {
-		fprintf(f, "\n%zu of %zu limits violated\n", c->n_fail, c->n_rows);
+		char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+		fprintf(f, "\n%s of %s violated\n", tc_fmt_count(b1, c->n_fail),
+			tc_fmt_noun(b2, c->n_rows, "limit", "limits"));
+	} else if (c->n_rows == 1) {
+		fprintf(f, "\nthe 1 limit holds\n");
 	} else {
-		fprintf(f, "\nall %zu limits hold\n", c->n_rows);
+		char b[TC_FMT_LEN];
+		fprintf(f, "\nall %s limits hold\n", tc_fmt_count(b, c->n_rows));
 	}
 }
 

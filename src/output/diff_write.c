@@ -65,13 +65,14 @@ static const char *row_status(const struct tc_diff_row *r) {
 }
 
 static void text_side(FILE *f, const char *which, const struct tc_diff_side *s) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	tc_term_fprintf(f, "%-10s %s (%s", which, s->label, s->format);
 	if (s->n_sources > 1) {
-		fprintf(f, ", %zu files", s->n_sources);
+		fprintf(f, ", %s files", tc_fmt_count(b1, s->n_sources));
 	}
 	if (s->has_steps) {
-		fprintf(f, "): %zu step%s counted of %zu (%s)", s->n_steps, s->n_steps == 1 ? "" : "s",
-			s->n_steps_all, s->steps_source);
+		fprintf(f, "): %s counted of %s (%s)", tc_fmt_noun(b1, s->n_steps, "step", "steps"),
+			tc_fmt_count(b2, s->n_steps_all), s->steps_source);
 	} else {
 		fprintf(f, "): no steps, the whole trace is compared (%s)", s->steps_source);
 	}
@@ -229,7 +230,8 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		size_t top, bool names) {
 	fprintf(f, "\n%s per step (calls, time, mean duration; by |change in time|)", title);
 	if (top && n > top) {
-		fprintf(f, ", top %zu of %zu", top, n);
+		char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+		fprintf(f, ", top %s of %s", tc_fmt_count(b1, top), tc_fmt_count(b2, n));
 	}
 	fputc('\n', f);
 	static const char *const hdr[] = { "  status", "scope", "name", ">calls base", ">test",
@@ -283,14 +285,15 @@ static void text_added(FILE *f, const struct tc_diff *d, bool added, size_t top)
 		}
 	}
 	tc_sort(v, n, sizeof(*v), cmp_row_name);
-	fprintf(f, "ops %s (%zu)%s", added ? "added" : "removed", n, n ? ":" : "");
+	char b[TC_FMT_LEN];
+	fprintf(f, "ops %s (%s)%s", added ? "added" : "removed", tc_fmt_count(b, n), n ? ":" : "");
 	size_t shown = 0;
 	for (; shown < n && (!top || shown < top); shown++) {
 		tc_term_fprintf(f, "%s %s '%s'", shown ? "," : "",
 			tc_diff_scope_name((enum tc_diff_scope)v[shown]->scope), v[shown]->key);
 	}
 	if (shown < n) {
-		fprintf(f, " and %zu more", n - shown);
+		fprintf(f, " and %s more", tc_fmt_count(b, n - shown));
 	}
 	fputc('\n', f);
 	free(v);
@@ -307,7 +310,9 @@ static const char *finding_device(const struct tc_diff *d, const struct tc_diff_
 }
 
 static void text_findings(FILE *f, const struct tc_diff *d) {
-	fprintf(f, "\nfindings (%zu in base, %zu in test)\n", d->base->n_findings, d->test->n_findings);
+	char nb[TC_FMT_LEN], nt[TC_FMT_LEN];
+	fprintf(f, "\nfindings (%s in base, %s in test)\n", tc_fmt_count(nb, d->base->n_findings),
+		tc_fmt_count(nt, d->test->n_findings));
 	for (size_t i = 0; i < d->n_findings; i++) {
 		const struct tc_diff_finding_row *r = &d->findings[i];
 		const struct tc_diff_finding *x = r->test ? r->test : r->base;
@@ -368,8 +373,9 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 		tc_table_print(&tb, f, "");
 		tc_table_finish(&tb);
 	}
-	fprintf(f, "\ncompile    %llu -> %llu events, %s -> %s (%s), whole trace\n",
-		(unsigned long long)b->compile_count, (unsigned long long)t->compile_count,
+	fprintf(f, "\ncompile    %s -> %s, %s -> %s (%s), whole trace\n",
+		tc_fmt_count(x[0], b->compile_count),
+		tc_fmt_noun(x[1], t->compile_count, "event", "events"),
 		tc_fmt_dur(x[3], b->compile_ps), tc_fmt_dur(x[4], t->compile_ps),
 		sdur(x[5], (double)(t->compile_ps - b->compile_ps)));
 }

@@ -39,33 +39,134 @@ static void write_warnings_text(FILE *f, const struct tc_model *m) {
 	fprintf(f, "\nwarnings\n");
 	for (size_t i = 0; i < m->n_warnings; i++) {
 		if (m->warnings[i].count > 1) {
-			tc_term_fprintf(f, "  %s (%" PRIu64 " times)\n", S(m, m->warnings[i].msg),
-				m->warnings[i].count);
+			char b[TC_FMT_LEN];
+			tc_term_fprintf(f, "  %s (%s)\n", S(m, m->warnings[i].msg),
+				tc_fmt_noun(b, m->warnings[i].count, "time", "times"));
 		} else {
 			tc_term_fprintf(f, "  %s\n", S(m, m->warnings[i].msg));
 		}
 	}
 }
 
+/* A counter value in its unit: bytes in binary units, the rest as a number. */
+static char *counter_value(char *buf, const char *unit, double v) {
+	if (strcmp(unit, "bytes") == 0) {
+		return tc_fmt_bytes(buf, v);
+	}
+	snprintf(buf, TC_FMT_LEN, "%.6g", v);
+	return buf;
+}
+
+static void write_counters_text(FILE *f, const struct tc_model *m, const struct tc_summary *s) {
+	char b[6][TC_FMT_LEN];
+	fprintf(f, "\ncounters (first and last sample from the trace start)\n");
+	static const char *const h[] = {
+		"counter", "unit", ">samples", ">min", ">max", ">mean", ">first", ">last",
+	};
+	struct tc_table t;
+	tc_table_init(&t, 8, h);
+	for (size_t i = 0; i < s->n_counters; i++) {
+		const struct tc_counter_summary *c = &s->counters[i];
+		const struct tc_counter *ct = &m->counters[c->counter];
+		const char *unit = S(m, ct->unit);
+		if (ct->group) {
+			tc_table_cellf(&t, "%s (%s)", S(m, ct->name), S(m, ct->group));
+		} else {
+			tc_table_cell(&t, S(m, ct->name));
+		}
+		tc_table_cell(&t, *unit ? unit : "-");
+		tc_table_cell(&t, tc_fmt_count(b[0], c->samples));
+		tc_table_cell(&t, counter_value(b[1], unit, c->min));
+		tc_table_cell(&t, counter_value(b[2], unit, c->max));
+		tc_table_cell(&t, counter_value(b[3], unit, c->mean));
+		tc_table_cell(&t, tc_fmt_dur(b[4], c->first_ps - s->first_ps));
+		tc_table_cell(&t, tc_fmt_dur(b[5], c->last_ps - s->first_ps));
+	}
+	tc_table_print(&t, f, "  ");
+	tc_table_finish(&t);
+}
+
+static void write_threads_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+		size_t top) {
+	char b[5][TC_FMT_LEN];
+	/* --top 0: all, as for ops. */
+	size_t n = top && top < s->n_threads ? top : s->n_threads;
+	fprintf(f, "\nhost threads (busy = union of the thread's slices; span = first event to "
+		"last event end)");
+	if (n < s->n_threads) {
+		fprintf(f, ", top %s of %s", tc_fmt_count(b[0], n), tc_fmt_count(b[1], s->n_threads));
+	}
+	fprintf(f, "\n");
+	static const char *const h[] = {
+		"thread", "process", ">events", ">busy", ">span", ">busy %",
+	};
+	struct tc_table t;
+	tc_table_init(&t, 6, h);
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_thread_summary *th = &s->threads[i];
+		const struct tc_track *tr = &m->tracks[th->track];
+		tc_table_cell(&t, S(m, tr->name));
+		tc_table_cell(&t, tr->device < m->n_devices ? S(m, m->devices[tr->device].name) : "-");
+		tc_table_cell(&t, tc_fmt_count(b[0], th->n_events));
+		tc_table_cell(&t, tc_fmt_dur(b[1], th->busy_ps));
+		tc_table_cell(&t, tc_fmt_dur(b[2], th->last_ps - th->first_ps));
+		tc_table_cell(&t, tc_fmt_pct(b[3], (double)th->busy_ps,
+			(double)(th->last_ps - th->first_ps)));
+	}
+	tc_table_print(&t, f, "  ");
+	tc_table_finish(&t);
+}
+
 void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
 		const struct tc_summary_opts *o) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
 	write_sources_text(f, m);
-	fprintf(f, "span       %s (first event to last event end)\n",
-		tc_fmt_dur(b1, s->last_ps - s->first_ps));
-	fprintf(f, "events     %s", tc_fmt_count(b1, s->n_events));
+	if (s->span_from_samples) {
+		fprintf(f, "span       %s (first to last counter sample)\n",
+			tc_fmt_dur(b1, s->last_ps - s->first_ps));
+	} else if (s->n_events) {
+		fprintf(f, "span       %s (first event to last event end)\n",
+			tc_fmt_dur(b1, s->last_ps - s->first_ps));
+	} else {
+		fprintf(f, "span       none: no events or counter samples\n");
+	}
+	if (s->n_events) {
+		fprintf(f, "events     %s", tc_fmt_count(b1, s->n_events));
+	} else {
+		fprintf(f, "events     none on the timeline");
+	}
 	if (s->n_aggregated) {
 		fprintf(f, " (+%s aggregated, not on the timeline)", tc_fmt_count(b2, s->n_aggregated));
+	}
+	if (!s->n_events && s->n_counters) {
+		uint64_t samples = 0;
+		for (size_t i = 0; i < s->n_counters; i++) {
+			samples += s->counters[i].samples;
+		}
+		fprintf(f, "; %s with %s", tc_fmt_noun(b1, s->n_counters, "counter", "counters"),
+			tc_fmt_noun(b2, samples, "sample", "samples"));
 	}
 	fprintf(f, "\n");
 	if (o->analysis) {
 		tc_write_runtime_text(f, &o->analysis->runtime);
 	}
+	if (!s->n_events) {
+		/* Counters (or nothing) only: no devices, ops or steps to list. */
+		if (s->n_counters) {
+			write_counters_text(f, m, s);
+		}
+		if (o->analysis) {
+			tc_write_analysis_section_text(f, m, o->analysis, o->findings);
+		}
+		write_warnings_text(f, m);
+		return;
+	}
 
-	fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
 	if (s->n_devices == 0) {
-		fprintf(f, "  no device activity in this trace\n");
+		fprintf(f, "\ndevices    none: no device activity in this trace\n");
+		write_threads_text(f, m, s, o->top);
 	} else {
+		fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
 		static const char *const h[] = {
 			"device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
 		};
@@ -87,10 +188,13 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 	}
 
 	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
-	fprintf(f, "\ntop %zu of %zu ops by total time (%s; share of %s)\n", top, s->n_ops,
-		strcmp(s->ops_scope, "device") == 0 ? "device ops" : "host events, no device activity",
-		strcmp(s->ops_scope, "device") == 0 ? "summed device busy time" : "summed self time");
 	if (top) {
+		fprintf(f, "\ntop %s of %s by total time (%s; share of %s)\n", tc_fmt_count(b1, top),
+			tc_fmt_noun(b2, s->n_ops, "op", "ops"),
+			strcmp(s->ops_scope, "device") == 0 ? "device ops" :
+			"host events, no device activity",
+			strcmp(s->ops_scope, "device") == 0 ? "summed device busy time" :
+			"summed self time");
 		static const char *const h[] = {
 			"op", "category", ">calls", ">total", ">mean", ">min", ">max", ">share",
 		};
@@ -120,7 +224,8 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			mn = s->steps[i].dur_ps < mn ? s->steps[i].dur_ps : mn;
 			mx = s->steps[i].dur_ps > mx ? s->steps[i].dur_ps : mx;
 		}
-		fprintf(f, "\nsteps      %zu marked (%s markers", s->n_steps, s->steps_source);
+		fprintf(f, "\nsteps      %s marked (%s markers", tc_fmt_count(b1, s->n_steps),
+			s->steps_source);
 		if (s->step_marker) {
 			tc_term_fprintf(f, " matching --step-marker '%s'", s->step_marker);
 		}
@@ -131,6 +236,9 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			s->step_marker);
 	} else {
 		fprintf(f, "\nsteps      none marked in the trace\n");
+	}
+	if (s->n_devices == 0 && s->n_counters) {
+		write_counters_text(f, m, s);
 	}
 	if (o->analysis) {
 		tc_write_analysis_section_text(f, m, o->analysis, o->findings);
@@ -167,6 +275,66 @@ static void json_warnings(struct tc_jw *w, const struct tc_model *m) {
 		tc_jw_obj_begin(w);
 		tc_jw_kv_str(w, "message", S(m, m->warnings[i].msg));
 		tc_jw_kv_uint(w, "count", m->warnings[i].count);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+}
+
+/* key: the device's name, or null for none. */
+static void json_device(struct tc_jw *w, const struct tc_model *m, const char *key, uint32_t d) {
+	tc_jw_key(w, key);
+	if (d < m->n_devices) {
+		tc_jw_str(w, S(m, m->devices[d].name));
+	} else {
+		tc_jw_null(w);
+	}
+}
+
+static void json_counters(struct tc_jw *w, const struct tc_model *m, const struct tc_summary *s) {
+	tc_jw_key(w, "counters");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < s->n_counters; i++) {
+		const struct tc_counter_summary *c = &s->counters[i];
+		const struct tc_counter *ct = &m->counters[c->counter];
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "name", S(m, ct->name));
+		if (ct->group) {
+			tc_jw_kv_str(w, "group", S(m, ct->group));
+		}
+		if (*S(m, ct->unit)) {
+			tc_jw_kv_str(w, "unit", S(m, ct->unit));
+		}
+		json_device(w, m, "device", ct->device);
+		tc_jw_kv_uint(w, "samples", c->samples);
+		tc_jw_kv_double(w, "min", c->min);
+		tc_jw_kv_double(w, "max", c->max);
+		tc_jw_kv_double(w, "mean", c->mean);
+		tc_jw_kv_int(w, "first_ps", c->first_ps - s->first_ps);
+		tc_jw_kv_int(w, "last_ps", c->last_ps - s->first_ps);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+}
+
+/* Only for a trace without device activity, the top ones as the text. */
+static void json_threads(struct tc_jw *w, const struct tc_model *m, const struct tc_summary *s,
+		size_t top) {
+	if (!s->n_threads) {
+		return;
+	}
+	tc_jw_kv_uint(w, "host_threads_total", s->n_threads);
+	tc_jw_key(w, "host_threads");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < s->n_threads && (!top || i < top); i++) {
+		const struct tc_thread_summary *th = &s->threads[i];
+		const struct tc_track *tr = &m->tracks[th->track];
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "name", S(m, tr->name));
+		json_device(w, m, "process", tr->device);
+		tc_jw_kv_uint(w, "events", th->n_events);
+		tc_jw_kv_int(w, "first_ps", th->first_ps - s->first_ps);
+		tc_jw_kv_int(w, "last_ps", th->last_ps - s->first_ps);
+		tc_jw_kv_int(w, "busy_ps", th->busy_ps);
 		tc_jw_obj_end(w);
 	}
 	tc_jw_arr_end(w);
@@ -259,12 +427,31 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	json_counters(&w, m, s);
+	json_threads(&w, m, s, o->top);
 	if (o->analysis) {
 		tc_write_analysis_section_json(&w, m, o->analysis, o->findings);
 	}
 	json_warnings(&w, m);
 	tc_jw_obj_end(&w);
 	tc_jw_end(&w);
+}
+
+/*
+ * A track's source id as text. Negative ids are unsigned ones stored in a
+ * signed field (XProf's derived lines count down from 0xdeadbeef, Kineto
+ * writes 32-bit thread ids as int32): shown as the hex pattern they stand
+ * for, which the name (or a hex-reading user) can still match.
+ */
+static const char *track_id(char *buf, int64_t id) {
+	if (id >= 0) {
+		snprintf(buf, TC_FMT_LEN, "%" PRId64, id);
+	} else if (id >= INT32_MIN) {
+		snprintf(buf, TC_FMT_LEN, "0x%08" PRIx32, (uint32_t)id);
+	} else {
+		snprintf(buf, TC_FMT_LEN, "0x%016" PRIx64, (uint64_t)id);
+	}
+	return buf;
 }
 
 void tc_write_info_text(FILE *f, const struct tc_model *m) {
@@ -274,13 +461,26 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 	tc_model_span(m, &lo, &hi);
 	fprintf(f, "origin     %" PRId64 " ns%s\n", m->origin_ns,
 		m->origin_epoch ? " (Unix epoch)" : "");
-	fprintf(f, "span       %s\n", tc_fmt_dur(b1, hi - lo));
-	char b4[TC_FMT_LEN], b5[TC_FMT_LEN], b6[TC_FMT_LEN];
-	fprintf(f, "events     %s on %s tracks, %zu devices; %s ops, %zu counters (%s samples), "
-		"%s flows, %zu aggregates\n",
-		tc_fmt_count(b1, m->ev.n), tc_fmt_count(b4, m->n_tracks), m->n_devices,
-		tc_fmt_count(b5, m->n_ops), m->n_counters, tc_fmt_count(b2, m->samples.n),
-		tc_fmt_count(b6, m->n_flows), m->n_aggs);
+	if (!m->ev.n && m->samples.n) {
+		/* Counters only: the samples span the time the events do not. */
+		int64_t slo = INT64_MAX, shi = INT64_MIN;
+		for (size_t i = 0; i < m->samples.n; i++) {
+			slo = m->samples.ts[i] < slo ? m->samples.ts[i] : slo;
+			shi = m->samples.ts[i] > shi ? m->samples.ts[i] : shi;
+		}
+		fprintf(f, "span       %s (first to last counter sample)\n", tc_fmt_dur(b1, shi - slo));
+	} else {
+		fprintf(f, "span       %s\n", tc_fmt_dur(b1, hi - lo));
+	}
+	char b4[TC_FMT_LEN], b5[TC_FMT_LEN], b6[TC_FMT_LEN], b7[TC_FMT_LEN], b8[TC_FMT_LEN];
+	fprintf(f, "events     %s on %s, %s; %s, %s (%s), %s, %s\n",
+		tc_fmt_count(b1, m->ev.n), tc_fmt_noun(b4, m->n_tracks, "track", "tracks"),
+		tc_fmt_noun(b7, m->n_devices, "device", "devices"),
+		tc_fmt_noun(b5, m->n_ops, "op", "ops"),
+		tc_fmt_noun(b8, m->n_counters, "counter", "counters"),
+		tc_fmt_noun(b2, m->samples.n, "sample", "samples"),
+		tc_fmt_noun(b6, m->n_flows, "flow", "flows"),
+		tc_fmt_noun(b3, m->n_aggs, "aggregate", "aggregates"));
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
@@ -309,7 +509,7 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 			const struct tc_track *tr = &m->tracks[dtr[k]];
 			tc_table_cell(&t, S(m, tr->name));
 			tc_table_cell(&t, tc_track_kind_name((enum tc_track_kind)tr->kind));
-			tc_table_cellf(&t, "%" PRId64, tr->src_id);
+			tc_table_cell(&t, track_id(b3, tr->src_id));
 			tc_table_cell(&t, tc_fmt_count(b2, tr->count));
 			tc_table_cellf(&t, "%u", tr->count ? tr->max_depth + 1u : 0u);
 			if (tr->count) {
@@ -330,9 +530,12 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		fprintf(f, "\ncounters\n");
 		for (size_t c = 0; c < m->n_counters; c++) {
 			const struct tc_counter *ct = &m->counters[c];
-			tc_term_fprintf(f, "  %s%s%s%s [%s]: %zu samples\n", S(m, ct->name),
+			/* No "[]" for a counter without a unit. */
+			const char *unit = S(m, ct->unit);
+			tc_term_fprintf(f, "  %s%s%s%s%s%s%s: %s\n", S(m, ct->name),
 				ct->group ? " (" : "", S(m, ct->group), ct->group ? ")" : "",
-				S(m, ct->unit), ct->count);
+				*unit ? " [" : "", unit, *unit ? "]" : "",
+				tc_fmt_noun(b1, ct->count, "sample", "samples"));
 		}
 	}
 	write_warnings_text(f, m);
