@@ -141,5 +141,15 @@ int main(int argc, char **argv) {
 			return rc;
 		}
 	}
+	const char *names[16];
+	size_t n = 0;
+	for (const struct tc_command *c = tc_commands; c->name && n < 16; c++) {
+		names[n++] = c->name;
+	}
+	const char *hint = tc_cli_suggest(cmd, names, n);
+	if (hint) {
+		return tc_cli_usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", cmd,
+			hint);
+	}
 	return tc_cli_usage_error(NULL, "unknown command '%s'", cmd);
 }

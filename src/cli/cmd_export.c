@@ -348,6 +348,7 @@ int tc_cmd_export(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "export");
 	c.output = NULL;
+	c.data = true;
 	c.ingest.known_args_only = false; /* it writes every arg */
 	struct export_opts e = { 0 };
 	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));
