@@ -29,6 +29,7 @@ extern const struct tc_command tc_commands[];
 
 int tc_cmd_bottlenecks(int argc, char **argv);
 int tc_cmd_check(int argc, char **argv);
+int tc_cmd_completion(int argc, char **argv);
 int tc_cmd_diff(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
@@ -38,6 +39,7 @@ int tc_cmd_summarize(int argc, char **argv);
 
 extern const struct tc_cli_spec tc_bottlenecks_spec;
 extern const struct tc_cli_spec tc_check_spec;
+extern const struct tc_cli_spec tc_completion_spec;
 extern const struct tc_cli_spec tc_diff_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "util/prefault.h"
 #include "util/termout.h"
 
@@ -227,7 +228,10 @@ struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n,
 	if (c->ingest.threads != 1 && tc_prefault_start()) {
 		atexit(tc_prefault_stop);
 	}
-	struct tc_model *m = tc_ingest((const char *const *)paths, (size_t)n, &c->ingest, &err);
+	struct tc_ingest_opts io = c->ingest;
+	tc_cli_progress_start(paths, n, &io.lim);
+	struct tc_model *m = tc_ingest((const char *const *)paths, (size_t)n, &io, &err);
+	tc_cli_progress_stop();
 	if (!m) {
 		*code = tc_cli_error(&err);
 	}

@@ -111,12 +111,13 @@ static size_t hang_col(const char *s, size_t n, size_t width) {
 	return hang * 2 <= width ? hang : 0;
 }
 
-/* Bytes of s[0, n) to put on a line with room columns (n does not fit). */
-static size_t break_at(const char *s, size_t n, size_t room) {
+/* Bytes of s[0, n) to put on a line with room columns (n does not fit),
+ * breaking at a space from byte min on (past a label). */
+static size_t break_at(const char *s, size_t n, size_t room, size_t min) {
 	size_t cols = 0, i = 0, sp = 0, sep = 0, sep_cols = 0;
 	bool text = false;
 	while (i < n) {
-		if (s[i] == ' ' && text) {
+		if (s[i] == ' ' && text && i >= min) {
 			sp = i;
 			if (s[i - 1] == ',' || s[i - 1] == ';') {
 				sep = i;
@@ -130,7 +131,7 @@ static size_t break_at(const char *s, size_t n, size_t room) {
 		cols += s[i] != '\033';
 		i += char_len(s + i, n - i);
 	}
-	if (sep && sep_cols * 2 >= room) {
+	if (sep && sep_cols * 3 >= room * 2) {
 		return sep;
 	}
 	if (sp) {
@@ -155,8 +156,11 @@ static void wrap_line(FILE *f, const char *s, size_t n, size_t width) {
 			fwrite(s, 1, n, f);
 			return;
 		}
-		size_t cut = break_at(s, n, room);
-		fwrite(s, 1, cut, f);
+		size_t cut = break_at(s, n, room, first ? hang : 0), end = cut;
+		while (end > 1 && s[end - 1] == ' ') {
+			end--;
+		}
+		fwrite(s, 1, end, f);
 		s += cut;
 		n -= cut;
 		while (n && *s == ' ') {

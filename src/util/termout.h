@@ -40,7 +40,7 @@ char *tc_text_elide(const char *s, size_t max);
 
 /*
  * Write s[0, n) to f with each line longer than width broken into lines
- * that fit: at a ", " or "; " in the second half of the room, else at the
+ * that fit: at a ", " or "; " in the last third of the room, else at the
  * last space, else (one long word) at the width. Continuation lines hang:
  * they start past the line's label ("steps      ", " 1. ") or its indent
  * plus two. width 0 writes s as it is.
