@@ -83,6 +83,29 @@ START_TEST(text_width_elide) {
 }
 END_TEST
 
+START_TEST(text_elide_around) {
+	const char *a = "void Eigen::internal::EigenMetaKernel<Eigen::TensorAssignOp<Eigen::TensorMap<"
+		"Eigen::Tensor<float, 1, 1, long>>>, Eigen::GpuDevice>, long>(int)";
+	/* Column 91 is where it differs from its look-alike ("float" there). */
+	char *e = tc_text_elide_around(a, 40, 91);
+	ck_assert_str_eq(e, "void Eigen...sor<float, 1, ...long>(int)");
+	ck_assert_uint_le(tc_text_width(e, strlen(e)), 40);
+	free(e);
+	/* Near the start: one long head shows it. */
+	e = tc_text_elide_around(a, 40, 12);
+	ck_assert_str_eq(e, "void Eigen::internal::Eigen...long>(int)");
+	free(e);
+	/* Near the end: one long tail. */
+	e = tc_text_elide_around(a, 40, 125);
+	ck_assert_str_eq(e, "void Eigen...gen::GpuDevice>, long>(int)");
+	free(e);
+	/* Narrow: plain middle elision. */
+	e = tc_text_elide_around(a, 20, 91);
+	ck_assert_str_eq(e, "void Eige...ng>(int)");
+	free(e);
+}
+END_TEST
+
 START_TEST(termout_columns) {
 	ck_assert_uint_eq(tc_termout_columns("80", -1), 80);
 	ck_assert_uint_eq(tc_termout_columns("120", -1), 120);
@@ -1044,6 +1067,7 @@ int main(void) {
 	tcase_add_test(tc, pb_keep_fields);
 	tcase_add_test(tc, term_escape);
 	tcase_add_test(tc, text_width_elide);
+	tcase_add_test(tc, text_elide_around);
 	tcase_add_test(tc, termout_columns);
 	tcase_add_test(tc, text_wrap);
 	tcase_add_test(tc, table_fit);

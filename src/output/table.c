@@ -109,16 +109,78 @@ static void fit(const struct tc_table *t, size_t *wid, bool *keep, size_t indent
 	}
 }
 
-static void put_cell(const struct tc_table *t, FILE *f, size_t r, size_t c, size_t w) {
+/* The elastic column's cells cut to w columns; NULL where a cell fits. */
+struct cut_cell {
+	const char *full;
+	char *shown;
+};
+
+static int by_shown(const void *a, const void *b) {
+	const struct cut_cell *x = a, *y = b;
+	return strcmp(x->shown ? x->shown : x->full, y->shown ? y->shown : y->full);
+}
+
+/* Columns two strings share from their start. */
+static size_t common_cols(const char *a, const char *b) {
+	size_t i = 0;
+	while (a[i] && a[i] == b[i]) {
+		i++;
+	}
+	return tc_text_width(a, i);
+}
+
+/*
+ * Cut the elastic column's cells (rows 1..) to w columns. Names that would
+ * then read alike (kernel templates differ deep inside) also show where
+ * each differs from its closest look-alike, so every row stays telling.
+ */
+static struct cut_cell *cut_column(const struct tc_table *t, size_t c, size_t rows, size_t w) {
+	struct cut_cell *cc = tc_xcalloc(rows, sizeof(*cc));
+	for (size_t r = 1; r < rows; r++) {
+		cc[r].full = t->cells[r * t->ncols + c];
+		char *s = tc_text_elide(cc[r].full, w);
+		cc[r].shown = s != cc[r].full ? s : NULL;
+	}
+	/* Sort a copy, so look-alikes sit next to each other. */
+	struct cut_cell *sorted = tc_xcalloc(rows, sizeof(*sorted));
+	memcpy(sorted, cc + 1, (rows - 1) * sizeof(*cc));
+	tc_sort(sorted, rows - 1, sizeof(*sorted), by_shown);
+	for (size_t i = 0; i + 1 < rows;) {
+		size_t j = i + 1;
+		while (j + 1 < rows && sorted[i].shown && by_shown(&sorted[i], &sorted[j]) == 0) {
+			j++;
+		}
+		for (size_t a = i; j > i + 1 && a < j; a++) {
+			if (!sorted[a].shown) {
+				continue; /* whole: it reads as itself */
+			}
+			size_t at = 0;
+			for (size_t b = i; b < j; b++) {
+				size_t k = b == a || strcmp(sorted[a].full, sorted[b].full) == 0 ? 0 :
+					common_cols(sorted[a].full, sorted[b].full);
+				at = k > at ? k : at;
+			}
+			for (size_t r = 1; at && r < rows; r++) {
+				if (cc[r].shown == sorted[a].shown) {
+					cc[r].shown = tc_text_elide_around(cc[r].full, w, at);
+					free(sorted[a].shown);
+					break;
+				}
+			}
+		}
+		i = j;
+	}
+	free(sorted);
+	return cc;
+}
+
+static void put_cell(const struct tc_table *t, FILE *f, size_t r, size_t c,
+		const struct cut_cell *cc) {
 	const char *s = r == 0 ? header(t, c) : t->cells[r * t->ncols + c];
-	char *cut = tc_text_elide(s, w);
 	enum tc_style st = (enum tc_style)t->styles[r * t->ncols + c];
 	fputs(tc_style_on(st), f);
-	fputs(cut, f);
+	fputs(cc && r && cc[r].shown ? cc[r].shown : s, f);
 	fputs(tc_style_off(st), f);
-	if (cut != s) {
-		free(cut);
-	}
 }
 
 /* "  p50, p99: left out to fit 80 columns (--wide shows them)" */
@@ -155,6 +217,9 @@ void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
 	for (size_t c = 0; c < t->ncols; c++) {
 		last = keep[c] ? c : last;
 	}
+	size_t e = t->elastic ? t->elastic - 1 : 0;
+	struct cut_cell *cc = t->elastic && keep[e] && rows > 1 ?
+		cut_column(t, e, rows, wid[e]) : NULL;
 	for (size_t r = 0; r < rows; r++) {
 		fputs(indent, f);
 		bool sep = false;
@@ -171,7 +236,7 @@ void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
 			if (right) {
 				fprintf(f, "%*s", (int)(wid[c] - w), "");
 			}
-			put_cell(t, f, r, c, wid[c]);
+			put_cell(t, f, r, c, c == e ? cc : NULL);
 			if (!right && c != last) {
 				fprintf(f, "%*s", (int)(wid[c] - w), "");
 			}
@@ -181,6 +246,10 @@ void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
 	if (limit) {
 		dropped_note(t, f, keep, indent, limit);
 	}
+	for (size_t r = 1; cc && r < rows; r++) {
+		free(cc[r].shown);
+	}
+	free(cc);
 	free(keep);
 	free(wid);
 }

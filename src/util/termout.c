@@ -69,26 +69,65 @@ static size_t head_bytes(const char *s, size_t n, size_t cols) {
 	return i;
 }
 
+/* Columns [from, to) of s[0, n) appended to d at *k. */
+static void put_cols(char *d, size_t *k, const char *s, size_t n, size_t from, size_t to) {
+	size_t a = head_bytes(s, n, from), b = head_bytes(s, n, to);
+	memcpy(d + *k, s + a, b - a);
+	*k += b - a;
+}
+
+/* s (n bytes, w columns) as its first head columns, "...", [mid_lo,
+ * mid_hi) and "..." when mid_hi > mid_lo, and its last tail columns. */
+static char *cut(const char *s, size_t n, size_t w, size_t head, size_t mid_lo, size_t mid_hi,
+		size_t tail) {
+	char *d = tc_xmalloc(n + 7);
+	size_t k = 0;
+	put_cols(d, &k, s, n, 0, head);
+	memcpy(d + k, "...", 3);
+	k += 3;
+	if (mid_hi > mid_lo) {
+		put_cols(d, &k, s, n, mid_lo, mid_hi);
+		memcpy(d + k, "...", 3);
+		k += 3;
+	}
+	put_cols(d, &k, s, n, w - tail, w);
+	d[k] = '\0';
+	return d;
+}
+
 char *tc_text_elide(const char *s, size_t max) {
 	size_t n = strlen(s), w = tc_text_width(s, n);
 	if (w <= max) {
 		return (char *)s;
 	}
-	/* The head gets the odd column: names differ more at their start. */
-	size_t keep = max >= 5 ? max - 3 : max, head = max >= 5 ? (keep + 1) / 2 : max;
-	size_t hb = head_bytes(s, n, head);
-	size_t tb = n - head_bytes(s, n, w - (keep - head));
-	char *d = tc_xmalloc(hb + 3 + tb + 1);
-	memcpy(d, s, hb);
-	size_t k = hb;
-	if (max >= 5) {
-		memcpy(d + k, "...", 3);
-		k += 3;
-		memcpy(d + k, s + n - tb, tb);
-		k += tb;
+	if (max < 5) {
+		char *d = tc_xmalloc(n + 1);
+		size_t k = 0;
+		put_cols(d, &k, s, n, 0, max);
+		d[k] = '\0';
+		return d;
 	}
-	d[k] = '\0';
-	return d;
+	/* The head gets the odd column: names differ more at their start. */
+	size_t head = (max - 3 + 1) / 2;
+	return cut(s, n, w, head, 0, 0, max - 3 - head);
+}
+
+char *tc_text_elide_around(const char *s, size_t max, size_t at) {
+	size_t n = strlen(s), w = tc_text_width(s, n);
+	if (w <= max || max < 24) {
+		return tc_text_elide(s, max);
+	}
+	size_t tail = max / 4, head = max / 4;
+	if (at + 4 <= max - 3 - tail) {
+		return cut(s, n, w, max - 3 - tail, 0, 0, tail); /* a long head shows it */
+	}
+	size_t win = max - 6 - head - tail;
+	size_t lo = at - win / 3;
+	if (lo + win + tail >= w) {
+		return cut(s, n, w, head, 0, 0, max - 3 - head); /* a long tail shows it */
+	}
+	lo = lo > head ? lo : head + 1;
+	return cut(s, n, w, head, lo, lo + win, tail);
 }
 
 /* The column continuation lines of the long line s[0, n) start at. */

@@ -37,6 +37,13 @@ size_t tc_text_width(const char *s, size_t n);
  * compare the pointers). max under 5 keeps the head only.
  */
 char *tc_text_elide(const char *s, size_t max);
+/*
+ * The same, but showing column at of s too, where it differs from a name
+ * that would otherwise elide alike: "void Eigen::...<int, 2>...long>(int)"
+ * (head, a window from a little before at, tail). Plain tc_text_elide when
+ * max is under 24 columns or at shows anyway.
+ */
+char *tc_text_elide_around(const char *s, size_t max, size_t at);
 
 /*
  * Write s[0, n) to f with each line longer than width broken into lines
