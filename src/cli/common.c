@@ -308,6 +308,7 @@ int tc_cli_close_output(struct tc_outfile *o) {
 		wrap.stdout_fp = NULL;
 		wrap.buf = NULL;
 	}
+	tc_g_termout = (struct tc_termout){ 0 }; /* what follows is not the report */
 	if (!tc_outfile_commit(o, &err)) {
 		return tc_cli_error(&err);
 	}
