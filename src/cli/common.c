@@ -178,8 +178,8 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 		return true;
 	case TC_OPT_COLOR:
 		/* The parser took only color_choices. */
-		c->color = arg[0] == 'a' && arg[1] == 'l' ? TC_COLOR_ALWAYS :
-			arg[0] == 'n' ? TC_COLOR_NEVER : TC_COLOR_AUTO;
+		c->color = strcmp(arg, "always") == 0 ? TC_COLOR_ALWAYS :
+			strcmp(arg, "never") == 0 ? TC_COLOR_NEVER : TC_COLOR_AUTO;
 		return true;
 	case TC_OPT_MAX_INPUT:
 	case TC_OPT_MAX_RATIO:
