@@ -213,6 +213,34 @@ START_TEST(table_fit) {
 }
 END_TEST
 
+/* Names a plain middle cut makes alike stay apart. */
+START_TEST(table_lookalikes) {
+	static const char *const h[] = { "op", ">n" };
+	struct tc_table t;
+	tc_table_init(&t, 2, h);
+	tc_table_cell(&t, "void Eigen::internal::EigenMetaKernel<Eigen::TensorMap<Eigen::Tensor<float, "
+		"1, 1, long>>, Eigen::GpuDevice>, long>(int)");
+	tc_table_cell(&t, "1");
+	tc_table_cell(&t, "void Eigen::internal::EigenMetaKernel<Eigen::TensorMap<Eigen::Tensor<bool, "
+		"1, 1, long>>, Eigen::GpuDevice>, long>(int)");
+	tc_table_cell(&t, "2");
+	tc_table_elastic(&t, 0);
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	tc_g_termout.width = 40;
+	tc_table_print(&t, f, "");
+	tc_g_termout.width = 0;
+	fclose(f);
+	tc_table_finish(&t);
+	ck_assert_str_eq(mem,
+		"op                                     n\n"
+		"void Eige...sor<float, 1,...ong>(int)  1\n"
+		"void Eige...sor<bool, 1, ...ong>(int)  2\n");
+	free(mem);
+}
+END_TEST
+
 START_TEST(term_escape) {
 #define T(s, want) check_term(s, sizeof(s) - 1, want)
 	T("", "");
@@ -1071,6 +1099,7 @@ int main(void) {
 	tcase_add_test(tc, termout_columns);
 	tcase_add_test(tc, text_wrap);
 	tcase_add_test(tc, table_fit);
+	tcase_add_test(tc, table_lookalikes);
 	tcase_add_test(tc, term_fprintf);
 	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, intern_ids);
