@@ -12,6 +12,8 @@ const struct tc_command tc_commands[] = {
 		&tc_bottlenecks_spec },
 	{ "check", tc_cmd_check, "hold performance budgets: metrics against limits, JUnit for CI",
 		&tc_check_spec },
+	{ "completion", tc_cmd_completion, "print a shell completion script (bash, zsh or fish)",
+		&tc_completion_spec },
 	{ "diff", tc_cmd_diff, "what changed between two runs; a regression gate for CI",
 		&tc_diff_spec },
 	{ "export", tc_cmd_export, "rewrite traces as Chrome JSON for Perfetto UI, cut to size",
@@ -140,6 +142,16 @@ int main(int argc, char **argv) {
 			}
 			return rc;
 		}
+	}
+	const char *names[16];
+	size_t n = 0;
+	for (const struct tc_command *c = tc_commands; c->name && n < 16; c++) {
+		names[n++] = c->name;
+	}
+	const char *hint = tc_cli_suggest(cmd, names, n);
+	if (hint) {
+		return tc_cli_usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", cmd,
+			hint);
 	}
 	return tc_cli_usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -27,6 +27,8 @@
 #include "util/pbwire.h"
 #include "util/prefault.h"
 #include "util/term.h"
+#include "util/termout.h"
+#include "output/table.h"
 
 /* s escaped for the terminal, through every entry point. */
 static void check_term(const char *s, size_t n, const char *want) {
@@ -49,6 +51,196 @@ static void check_term(const char *s, size_t n, const char *want) {
 		free(d);
 	}
 }
+
+/* s elided to max columns is want; a copy only when cut. */
+static void check_elide(const char *s, size_t max, const char *want) {
+	char *e = tc_text_elide(s, max);
+	ck_assert_str_eq(e, want);
+	ck_assert_uint_le(tc_text_width(e, strlen(e)), max);
+	if (e != s) {
+		free(e);
+	}
+}
+
+START_TEST(text_width_elide) {
+	ck_assert_uint_eq(tc_text_width("", 0), 0);
+	ck_assert_uint_eq(tc_text_width("abc", 3), 3);
+	/* UTF-8 characters take one column; colour sequences none. */
+	ck_assert_uint_eq(tc_text_width("\u00b5s \u8a08", strlen("\u00b5s \u8a08")), 4);
+	ck_assert_uint_eq(tc_text_width("\033[1;31mhigh\033[0m", 15), 4);
+	check_elide("short", 10, "short");
+	check_elide("exactly10!", 10, "exactly10!");
+	/* Both ends stay; the head gets the odd column. */
+	check_elide("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<>, long>(int)", 30,
+		"void Eigen::in...>, long>(int)");
+	check_elide("abcdefghij", 9, "abc...hij");
+	check_elide("abcdefghij", 8, "abc...ij");
+	check_elide("abcdefghij", 5, "a...j");
+	check_elide("abcdefghij", 4, "abcd");
+	/* Never half a character: 2-byte and 3-byte sequences kept whole. */
+	check_elide("\u00b5\u00b5\u00b5\u00b5\u00b5\u00b5\u00b5\u00b5", 7,
+		"\u00b5\u00b5...\u00b5\u00b5");
+	check_elide("\u8a08\u7b97\u8a08\u7b97\u8a08\u7b97", 5, "\u8a08...\u7b97");
+}
+END_TEST
+
+START_TEST(text_elide_around) {
+	const char *a = "void Eigen::internal::EigenMetaKernel<Eigen::TensorAssignOp<Eigen::TensorMap<"
+		"Eigen::Tensor<float, 1, 1, long>>>, Eigen::GpuDevice>, long>(int)";
+	/* Column 91 is where it differs from its look-alike ("float" there). */
+	char *e = tc_text_elide_around(a, 40, 91);
+	ck_assert_str_eq(e, "void Eigen...sor<float, 1, ...long>(int)");
+	ck_assert_uint_le(tc_text_width(e, strlen(e)), 40);
+	free(e);
+	/* Near the start: one long head shows it. */
+	e = tc_text_elide_around(a, 40, 12);
+	ck_assert_str_eq(e, "void Eigen::internal::Eigen...long>(int)");
+	free(e);
+	/* Near the end: one long tail. */
+	e = tc_text_elide_around(a, 40, 125);
+	ck_assert_str_eq(e, "void Eigen...gen::GpuDevice>, long>(int)");
+	free(e);
+	/* Narrow: plain middle elision. */
+	e = tc_text_elide_around(a, 20, 91);
+	ck_assert_str_eq(e, "void Eige...ng>(int)");
+	free(e);
+}
+END_TEST
+
+START_TEST(termout_columns) {
+	ck_assert_uint_eq(tc_termout_columns("80", -1), 80);
+	ck_assert_uint_eq(tc_termout_columns("120", -1), 120);
+	/* Not a positive integer: the terminal's (none on fd -1), else none. */
+	ck_assert_uint_eq(tc_termout_columns("0", -1), 0);
+	ck_assert_uint_eq(tc_termout_columns("-5", -1), 0);
+	ck_assert_uint_eq(tc_termout_columns("80x", -1), 0);
+	ck_assert_uint_eq(tc_termout_columns("", -1), 0);
+	ck_assert_uint_eq(tc_termout_columns(NULL, -1), 0);
+	ck_assert_uint_eq(tc_termout_columns("99999999999", -1), 100000);
+}
+END_TEST
+
+static char *wrapped(const char *s, size_t width) {
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	tc_text_wrap(f, s, strlen(s), width);
+	fclose(f);
+	return mem;
+}
+
+START_TEST(text_wrap) {
+	char *w = wrapped("short line\n", 20);
+	ck_assert_str_eq(w, "short line\n");
+	free(w);
+	w = wrapped("a fairly long line of words\n", 0);
+	ck_assert_str_eq(w, "a fairly long line of words\n");
+	free(w);
+	/* Past a label, at separators in the last third of the room. */
+	w = wrapped("steps      compute 1.0 %, d2h 2.0 %, d2d 3.0 %, input 4.0 %\n", 40);
+	ck_assert_str_eq(w, "steps      compute 1.0 %, d2h 2.0 %,\n"
+		"           d2d 3.0 %, input 4.0 %\n");
+	free(w);
+	/* A numbered item hangs under its text; no separator: at spaces. */
+	w = wrapped(" 1. [high] host-bound: the host runs framework code\nnext\n", 30);
+	ck_assert_str_eq(w, " 1. [high] host-bound: the\n    host runs framework code\nnext\n");
+	free(w);
+	/* One long word: cut at the width, nothing lost. */
+	w = wrapped("abcdefghijklmnop", 10);
+	ck_assert_str_eq(w, "abcdefghij\n  klmnop");
+	free(w);
+	/* Colour takes no room. */
+	w = wrapped("\033[1mab\033[0m cd ef", 8);
+	ck_assert_str_eq(w, "\033[1mab\033[0m cd ef");
+	free(w);
+}
+END_TEST
+
+static char *table_at(size_t width, bool optional) {
+	static const char *const h[] = { "name", ">count", ">rare" };
+	struct tc_table t;
+	tc_table_init(&t, 3, h);
+	tc_table_cell(&t, "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<>, long>(int)");
+	tc_table_cell(&t, "12");
+	tc_table_cell(&t, "1.5");
+	tc_table_cell(&t, "MemcpyH2D");
+	tc_table_cell(&t, "3");
+	tc_table_cell(&t, "2.5");
+	tc_table_elastic(&t, 0);
+	if (optional) {
+		tc_table_optional(&t, 2, 1);
+	}
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	tc_g_termout.width = width;
+	tc_table_print(&t, f, "  ");
+	tc_g_termout.width = 0;
+	fclose(f);
+	tc_table_finish(&t);
+	return mem;
+}
+
+START_TEST(table_fit) {
+	/* No limit: nothing cut. */
+	char *s = table_at(0, true);
+	ck_assert_str_eq(s,
+		"  name                                                                        count  rare\n"
+		"  void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<>, long>(int)     12   1.5\n"
+		"  MemcpyH2D                                                                       3   2.5\n");
+	free(s);
+	/* The name shrinks, cut in the middle, down to 30 columns. */
+	s = table_at(50, true);
+	ck_assert_str_eq(s,
+		"  name                                 count  rare\n"
+		"  void Eigen::inte...or<>, long>(int)     12   1.5\n"
+		"  MemcpyH2D                                3   2.5\n");
+	free(s);
+	/* Then the optional column goes (and says so), the name grows back. */
+	s = table_at(40, true);
+	ck_assert_str_eq(s,
+		"  name                             count\n"
+		"  void Eigen::in...<>, long>(int)     12\n"
+		"  MemcpyH2D                            3\n"
+		"  rare: left out to fit 40 columns (--wide shows it)\n");
+	free(s);
+	/* Nothing to leave out: the name shrinks past 30 columns. */
+	s = table_at(30, false);
+	ck_assert_str_eq(s,
+		"  name             count  rare\n"
+		"  void E...>(int)     12   1.5\n"
+		"  MemcpyH2D            3   2.5\n");
+	free(s);
+}
+END_TEST
+
+/* Names a plain middle cut makes alike stay apart. */
+START_TEST(table_lookalikes) {
+	static const char *const h[] = { "op", ">n" };
+	struct tc_table t;
+	tc_table_init(&t, 2, h);
+	tc_table_cell(&t, "void Eigen::internal::EigenMetaKernel<Eigen::TensorMap<Eigen::Tensor<float, "
+		"1, 1, long>>, Eigen::GpuDevice>, long>(int)");
+	tc_table_cell(&t, "1");
+	tc_table_cell(&t, "void Eigen::internal::EigenMetaKernel<Eigen::TensorMap<Eigen::Tensor<bool, "
+		"1, 1, long>>, Eigen::GpuDevice>, long>(int)");
+	tc_table_cell(&t, "2");
+	tc_table_elastic(&t, 0);
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	tc_g_termout.width = 40;
+	tc_table_print(&t, f, "");
+	tc_g_termout.width = 0;
+	fclose(f);
+	tc_table_finish(&t);
+	ck_assert_str_eq(mem,
+		"op                                     n\n"
+		"void Eige...sor<float, 1,...ong>(int)  1\n"
+		"void Eige...sor<bool, 1, ...ong>(int)  2\n");
+	free(mem);
+}
+END_TEST
 
 START_TEST(term_escape) {
 #define T(s, want) check_term(s, sizeof(s) - 1, want)
@@ -946,6 +1138,12 @@ int main(void) {
 	tcase_add_test(tc, arena_reset);
 	tcase_add_test(tc, pb_keep_fields);
 	tcase_add_test(tc, term_escape);
+	tcase_add_test(tc, text_width_elide);
+	tcase_add_test(tc, text_elide_around);
+	tcase_add_test(tc, termout_columns);
+	tcase_add_test(tc, text_wrap);
+	tcase_add_test(tc, table_fit);
+	tcase_add_test(tc, table_lookalikes);
 	tcase_add_test(tc, term_fprintf);
 	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, intern_ids);

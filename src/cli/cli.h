@@ -29,6 +29,7 @@ extern const struct tc_command tc_commands[];
 
 int tc_cmd_bottlenecks(int argc, char **argv);
 int tc_cmd_check(int argc, char **argv);
+int tc_cmd_completion(int argc, char **argv);
 int tc_cmd_diff(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
@@ -38,6 +39,7 @@ int tc_cmd_summarize(int argc, char **argv);
 
 extern const struct tc_cli_spec tc_bottlenecks_spec;
 extern const struct tc_cli_spec tc_check_spec;
+extern const struct tc_cli_spec tc_completion_spec;
 extern const struct tc_cli_spec tc_diff_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;
@@ -57,6 +59,11 @@ struct tc_cli_common {
 	enum tc_format format;
 	const char *output; /* "-" = stdout */
 	bool strict;
+	/* A text report on stdout meets the terminal: fitted to its width
+	 * (unless wide) and coloured by color (see tc_cli_open_output). */
+	bool wide;
+	bool data; /* the output is data (a trace, JUnit), never a report */
+	enum tc_color_mode { TC_COLOR_AUTO = 0, TC_COLOR_ALWAYS, TC_COLOR_NEVER } color;
 };
 
 /* getopt_long codes of the common options (beyond the ASCII range). */
@@ -70,12 +77,14 @@ enum {
 	TC_OPT_JSON,
 	TC_OPT_MAX_DEPTH,
 	TC_OPT_MAX_STRING,
+	TC_OPT_WIDE,
+	TC_OPT_COLOR,
 	TC_OPT_FIRST_COMMAND_SPECIFIC, /* commands number their own from here */
 };
 
 /* The options of every command that reads traces (cli/common.c). */
 extern const struct tc_option_group tc_cli_input_group;
-/* -o, --format, --json: every command that writes a report. */
+/* -o, --format, --json, --wide, --color: every command that writes a report. */
 extern const struct tc_option_group tc_cli_output_group;
 
 void tc_cli_common_init(struct tc_cli_common *c, const char *cmd);
@@ -91,7 +100,9 @@ struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n,
 
 /* Open c->output (stdout by default); prints on failure. inputs are the
  * TRACE arguments; with the model read from them, every file it was read
- * from (folder members, a file on stdin) is checked too. */
+ * from (folder members, a file on stdin) is checked too. A text report on
+ * stdout gets the terminal's width and colour (tc_g_termout); with a width
+ * it is written through a buffer that tc_cli_close_output() wraps. */
 bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 	const struct tc_model *m, struct tc_outfile *o);
 /* Refuse (print, abort o, false) an output that is a file m was read from. */
@@ -106,9 +117,10 @@ int tc_cli_error(const struct tc_error *err);
 int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* getopt_long returned ':' (missing value) or '?' (unknown option): print
- * the one-line usage error naming the option (cli/options.c parses with
+ * the one-line usage error naming the option, and the option hint (without
+ * "--") as what was meant when not NULL (cli/options.c parses with
  * opterr = 0, so getopt itself prints nothing). */
-int tc_cli_getopt_error(const char *cmd, int opt, char **argv);
+int tc_cli_getopt_error(const char *cmd, int opt, char **argv, const char *hint);
 /* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
 /* The command is done with m and the process exits next (see common.c). */

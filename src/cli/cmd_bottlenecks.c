@@ -14,7 +14,7 @@ enum {
 static const char *const severities[] = { "low", "medium", "high", "critical", NULL };
 
 static const struct tc_option options[] = {
-	{ "top", 0, "N", "findings listed (default all)", NULL, OPT_TOP },
+	{ "top", 0, "N", "findings listed (default 0 = all)", NULL, OPT_TOP },
 	{ "min-severity", 0, "S", "list findings at or above S: low (default), medium, high, critical",
 		"List findings of severity _S_ (low, medium, high, critical) or above "
 		"(default low).", OPT_MIN_SEVERITY, severities },
@@ -62,6 +62,31 @@ static int list_thresholds(const struct tc_analysis_opts *o) {
 			o->th[i] != t[i].value ? " (overridden)" : "");
 	}
 	return TC_EXIT_OK;
+}
+
+/* The --fail-on gate: exit 1 naming the findings that failed it, so a CI
+ * log says why without the report. */
+static int fail_gate(const struct tc_analysis *a, enum tc_severity fail_on) {
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_findings; i++) {
+		n += a->findings[i].severity >= fail_on;
+	}
+	if (!n) {
+		return TC_EXIT_OK;
+	}
+	const char *sev = tc_severity_name(fail_on);
+	fprintf(stderr, "tracectl: --fail-on %s: %zu finding%s at or above %s:", sev, n,
+		n == 1 ? "" : "s", sev);
+	size_t k = 0;
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct tc_finding *fd = &a->findings[i];
+		if (fd->severity >= fail_on) {
+			tc_term_fprintf(stderr, "%s %s (%s)", k++ ? "," : "", fd->kind,
+				tc_severity_name((enum tc_severity)fd->severity));
+		}
+	}
+	fputc('\n', stderr);
+	return TC_EXIT_FINDINGS;
 }
 
 int tc_cmd_bottlenecks(int argc, char **argv) {
@@ -122,12 +147,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	struct emit_ctx ec = { m, &a, &bo };
 	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
-		for (size_t i = 0; i < a.n_findings; i++) {
-			if (a.findings[i].severity >= fail_on) {
-				code = TC_EXIT_FINDINGS;
-				break;
-			}
-		}
+		code = fail_gate(&a, fail_on);
 	}
 	tc_analysis_finish(&a);
 	tc_cli_model_done(m);

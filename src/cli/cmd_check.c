@@ -124,6 +124,7 @@ static int write_junit(const char *path, char **inputs, int n, const struct tc_m
 	struct tc_cli_common jc;
 	tc_cli_common_init(&jc, "check");
 	jc.output = path;
+	jc.data = true;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(&jc, inputs, n, m, &out)) {
 		return TC_EXIT_OUTPUT;

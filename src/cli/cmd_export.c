@@ -56,7 +56,7 @@ static const struct tc_option options[] = {
 		"it, in any case (repeatable).", OPT_DEVICE },
 	{ "min-dur", 0, "DUR", "drop events shorter than DUR (e.g. 10us)", NULL, OPT_MIN_DUR },
 	{ "top-ops", 0, "N", "keep the N ops with the most device time, with their "
-		"enclosing events and launches", NULL, OPT_TOP_OPS },
+		"enclosing events and launches (0 = all)", NULL, OPT_TOP_OPS },
 	{ "max-events", 0, "N", "write at most N slices and instants, the longest first "
 		"(with their parents); the rest is dropped and reported (counter samples are "
 		"not counted)",
@@ -232,7 +232,8 @@ static int cut(const struct tc_model *m, const struct export_opts *e,
 		parse_dur(e->min_dur, &lo);
 		tc_cut_min_dur(m, sel, lo, rule);
 	}
-	if (e->top_ops) {
+	/* 0 = all, as for every --top: no cut. */
+	if (e->top_ops && strtoull(e->top_ops, NULL, 10) != 0) {
 		snprintf(rule, sizeof(rule), "--top-ops %s", e->top_ops);
 		tc_cut_top_ops(m, sel, (size_t)strtoull(e->top_ops, NULL, 10), rule);
 	}
@@ -291,7 +292,7 @@ static int validate(const struct export_opts *e) {
 			"invalid --min-dur '%s' (use a duration such as 10us)", e->min_dur);
 	}
 	uint64_t n;
-	if (e->top_ops && (!tc_cli_parse_size(e->top_ops, &n) || n == 0 ||
+	if (e->top_ops && (!tc_cli_parse_size(e->top_ops, &n) ||
 			strspn(e->top_ops, "0123456789") != strlen(e->top_ops))) {
 		return tc_cli_usage_error("export", "invalid --top-ops '%s'", e->top_ops);
 	}
@@ -348,6 +349,7 @@ int tc_cmd_export(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "export");
 	c.output = NULL;
+	c.data = true;
 	c.ingest.known_args_only = false; /* it writes every arg */
 	struct export_opts e = { 0 };
 	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));

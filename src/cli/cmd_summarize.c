@@ -7,7 +7,7 @@
 enum { OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC };
 
 static const struct tc_option options[] = {
-	{ "top", 0, "N", "ops listed (default 10)", NULL, OPT_TOP },
+	{ "top", 0, "N", "ops listed (default 10, 0 = all)", NULL, OPT_TOP },
 	TC_CLI_STEP_MARKER_OPTION,
 	{ 0 },
 };
@@ -50,14 +50,13 @@ int tc_cmd_summarize(int argc, char **argv) {
 				return code;
 			}
 			break;
-		case OPT_TOP: {
-			uint64_t v;
-			if (!tc_cli_parse_size(arg, &v)) {
-				return tc_cli_usage_error("summarize", "invalid --top '%s'", arg);
+		case OPT_TOP:
+			if (!tc_cli_parse_count("summarize", "--top", arg, &so.top, &code)) {
+				return code;
 			}
-			so.top = (size_t)v;
+			/* 0 = all, as for every --top */
+			so.top = so.top ? so.top : SIZE_MAX;
 			break;
-		}
 		}
 	}
 	if (opt < 0) {

@@ -3,8 +3,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "util/prefault.h"
+#include "util/termout.h"
 
 void tc_cli_common_init(struct tc_cli_common *c, const char *cmd) {
 	memset(c, 0, sizeof(*c));
@@ -55,7 +58,7 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...) {
 	return TC_EXIT_USAGE;
 }
 
-int tc_cli_getopt_error(const char *cmd, int opt, char **argv) {
+int tc_cli_getopt_error(const char *cmd, int opt, char **argv, const char *hint) {
 	/* getopt has moved optind past the option it complains about (a
 	 * short one may sit inside a cluster: optopt names it then). */
 	const char *arg = optind > 0 ? argv[optind - 1] : "";
@@ -66,6 +69,10 @@ int tc_cli_getopt_error(const char *cmd, int opt, char **argv) {
 		}
 		if (arg[len] == '=' && optopt) {
 			return tc_cli_usage_error(cmd, "option '%.*s' takes no value", len, arg);
+		}
+		if (hint) {
+			return tc_cli_usage_error(cmd, "unknown option '%.*s' (did you mean '--%s'?)",
+				len, arg, hint);
 		}
 		return tc_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
 	}
@@ -79,6 +86,7 @@ int tc_cli_getopt_error(const char *cmd, int opt, char **argv) {
 }
 
 static const char *const format_choices[] = { "text", "json", NULL };
+static const char *const color_choices[] = { "auto", "always", "never", NULL };
 
 static const struct tc_option output_options[] = {
 	{ "output", 'o', "FILE", "write to FILE (atomically; '-' = stdout)",
@@ -90,6 +98,14 @@ static const struct tc_option output_options[] = {
 		"*schema* member (e.g. *tracectl.summary/2*); see docs/json-schema.md.",
 		TC_OPT_FORMAT, format_choices },
 	{ "json", 0, NULL, "the same as --format json", NULL, TC_OPT_JSON },
+	{ "wide", 0, NULL, "never cut names, leave out columns or wrap lines to fit the "
+		"terminal width", "Show every column and whole names, and wrap no line, "
+		"whatever the terminal width (see *COLUMNS* in ENVIRONMENT).", TC_OPT_WIDE },
+	{ "color", 0, "WHEN", "colour text reports: auto (default: on a terminal unless "
+		"NO_COLOR is set), always or never", "Colour severity words, table headers "
+		"and bad numbers in text reports on standard output: *auto* (default) when "
+		"it is a terminal and *NO_COLOR* is unset or empty, *always*, or *never*. "
+		"JSON and files are never coloured.", TC_OPT_COLOR, color_choices },
 	{ 0 },
 };
 
@@ -157,6 +173,14 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 	case TC_OPT_STRICT:
 		c->strict = true;
 		return true;
+	case TC_OPT_WIDE:
+		c->wide = true;
+		return true;
+	case TC_OPT_COLOR:
+		/* The parser took only color_choices. */
+		c->color = strcmp(arg, "always") == 0 ? TC_COLOR_ALWAYS :
+			strcmp(arg, "never") == 0 ? TC_COLOR_NEVER : TC_COLOR_AUTO;
+		return true;
 	case TC_OPT_MAX_INPUT:
 	case TC_OPT_MAX_RATIO:
 	case TC_OPT_MAX_EVENTS:
@@ -204,11 +228,43 @@ struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n,
 	if (c->ingest.threads != 1 && tc_prefault_start()) {
 		atexit(tc_prefault_stop);
 	}
-	struct tc_model *m = tc_ingest((const char *const *)paths, (size_t)n, &c->ingest, &err);
+	struct tc_ingest_opts io = c->ingest;
+	tc_cli_progress_start(paths, n, &io.lim);
+	struct tc_model *m = tc_ingest((const char *const *)paths, (size_t)n, &io, &err);
+	tc_cli_progress_stop();
 	if (!m) {
 		*code = tc_cli_error(&err);
 	}
 	return m;
+}
+
+/* A text report bound for a terminal with a width: the report is written
+ * here and wrapped onto stdout at close. */
+static struct {
+	FILE *stdout_fp;
+	char *buf;
+	size_t len;
+} wrap;
+
+static void setup_terminal(const struct tc_cli_common *c, struct tc_outfile *o) {
+	tc_g_termout = (struct tc_termout){ 0 };
+	if (c->format != TC_FORMAT_TEXT || c->data || o->path || o->fp != stdout) {
+		return; /* JSON and files get plain text */
+	}
+	const char *no_color = getenv("NO_COLOR");
+	tc_g_termout.color = c->color == TC_COLOR_ALWAYS || (c->color == TC_COLOR_AUTO &&
+		isatty(STDOUT_FILENO) && !(no_color && *no_color));
+	tc_g_termout.width = c->wide ? 0 : tc_termout_columns(getenv("COLUMNS"), STDOUT_FILENO);
+	if (!tc_g_termout.width) {
+		return;
+	}
+	FILE *mem = open_memstream(&wrap.buf, &wrap.len);
+	if (!mem) {
+		tc_g_termout.width = 0; /* out of memory: the report goes unwrapped */
+		return;
+	}
+	wrap.stdout_fp = o->fp;
+	o->fp = mem;
 }
 
 bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
@@ -219,7 +275,11 @@ bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 		tc_cli_error(&err);
 		return false;
 	}
-	return !m || tc_cli_check_output(o, m);
+	if (m && !tc_cli_check_output(o, m)) {
+		return false;
+	}
+	setup_terminal(c, o);
+	return true;
 }
 
 bool tc_cli_check_output(struct tc_outfile *o, const struct tc_model *m) {
@@ -238,6 +298,17 @@ bool tc_cli_check_output(struct tc_outfile *o, const struct tc_model *m) {
 int tc_cli_close_output(struct tc_outfile *o) {
 	struct tc_error err;
 	tc_error_init(&err);
+	if (wrap.stdout_fp) {
+		bool ok = fclose(o->fp) == 0;
+		o->fp = wrap.stdout_fp;
+		if (ok) {
+			tc_text_wrap(o->fp, wrap.buf, wrap.len, tc_g_termout.width);
+		}
+		free(wrap.buf);
+		wrap.stdout_fp = NULL;
+		wrap.buf = NULL;
+	}
+	tc_g_termout = (struct tc_termout){ 0 }; /* what follows is not the report */
 	if (!tc_outfile_commit(o, &err)) {
 		return tc_cli_error(&err);
 	}

@@ -99,6 +99,15 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 			tc_table_cellf(&t, "%.3f", ms(s->cat_ps[c]));
 		}
 	}
+	/* Under a width limit the categories with the least time go first. */
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		unsigned rank = 1;
+		for (int k = 0; k < TC_BD_COUNT; k++) {
+			rank += a->cat_total_ps[k] > a->cat_total_ps[c] ||
+				(a->cat_total_ps[k] == a->cat_total_ps[c] && k < c);
+		}
+		tc_table_optional(&t, 4 + (size_t)c, rank);
+	}
 	tc_table_print(&t, f, "  ");
 	tc_table_finish(&t);
 	bool any_copy = false;
@@ -307,7 +316,12 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	};
 	struct tc_table tb;
 	tc_table_init(&tb, 14, h);
-	tb.max_width = 60;
+	/* Under a width limit: the name shrinks, then the rarer figures go. */
+	static const unsigned drop[14] = { 0, 0, 0, 5, 4, 7, 6, 8, 3, 0, 1, 2, 9, 0 };
+	tc_table_elastic(&tb, 0);
+	for (size_t c = 0; c < 14; c++) {
+		tc_table_optional(&tb, c, drop[c]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_op_row *r = &t->rows[i];
 		tc_table_cell(&tb, row_label(m, t, r));
@@ -415,12 +429,22 @@ static const char *explains(const struct tc_finding *fd, char *buf, size_t n) {
 	return buf;
 }
 
+/* " 1. [high] kind (12.3 % of step time): text", the severity coloured. */
+static void finding_line(FILE *f, const struct tc_finding *fd, size_t k) {
+	static const enum tc_style sev_style[] = {
+		[TC_SEV_LOW] = TC_STYLE_LOW, [TC_SEV_MEDIUM] = TC_STYLE_MEDIUM,
+		[TC_SEV_HIGH] = TC_STYLE_HIGH, [TC_SEV_CRITICAL] = TC_STYLE_CRITICAL,
+	};
+	char ex[48];
+	fprintf(f, "%2zu. [", k);
+	tc_style_puts(f, sev_style[fd->severity], tc_severity_name((enum tc_severity)fd->severity));
+	tc_term_fprintf(f, "] %s%s: %s\n", fd->kind, explains(fd, ex, sizeof(ex)), fd->text);
+}
+
 static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
 		size_t k, int64_t first) {
-	char ex[48], b1[TC_FMT_LEN], b2[TC_FMT_LEN];
-	tc_term_fprintf(f, "%2zu. [%s] %s%s: %s\n", k,
-		tc_severity_name((enum tc_severity)fd->severity), fd->kind,
-		explains(fd, ex, sizeof(ex)), fd->text);
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	finding_line(f, fd, k);
 	tc_term_fprintf(f, "    try: %s\n", fd->suggestion);
 	if (fd->n_ops) {
 		fprintf(f, "    ops:");
@@ -478,6 +502,9 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			const struct tc_device_util *u = &a->util[k];
 			tc_table_cell(&t, dev_name(m, u->device));
 			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)(u->last_ps - u->first_ps)));
+			if (2 * u->busy_ps < u->last_ps - u->first_ps) {
+				tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
+			}
 			tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));
 			tc_table_cell(&t, tc_fmt_dur(b2, u->comm_ps));
 			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->overlap_ps, (double)u->comm_ps));
@@ -487,6 +514,11 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			tc_table_cell(&t, u->launch_delay_p50_ps >= 0 ?
 				tc_fmt_dur(b1, u->launch_delay_p50_ps) : "-");
 		}
+		tc_table_elastic(&t, 0);
+		tc_table_optional(&t, 8, 4);
+		tc_table_optional(&t, 7, 3);
+		tc_table_optional(&t, 6, 2);
+		tc_table_optional(&t, 4, 1);
 		tc_table_print(&t, f, "  ");
 		tc_table_finish(&t);
 	}
@@ -790,11 +822,7 @@ void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 	fprintf(f, "\nfindings   %s (top %s; see 'tracectl bottlenecks')\n",
 		tc_fmt_count(b1, a->n_findings), tc_fmt_count(b2, n < a->n_findings ? n : a->n_findings));
 	for (size_t i = 0; i < a->n_findings && i < n; i++) {
-		const struct tc_finding *fd = &a->findings[i];
-		char ex[48];
-		tc_term_fprintf(f, "%2zu. [%s] %s%s: %s\n", i + 1,
-			tc_severity_name((enum tc_severity)fd->severity), fd->kind,
-			explains(fd, ex, sizeof(ex)), fd->text);
+		finding_line(f, &a->findings[i], i + 1);
 	}
 }
 

@@ -238,7 +238,11 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		">change", ">time base", ">test", ">change", ">", ">mean base", ">test", ">change" };
 	struct tc_table tb;
 	tc_table_init(&tb, 13, hdr);
-	tb.max_width = 80;
+	/* Under a width limit: the name shrinks, then the means and calls go. */
+	tc_table_elastic(&tb, 2);
+	for (size_t c = 3; c < 13; c++) {
+		tc_table_optional(&tb, c, c >= 10 ? 2 : c <= 5 ? 1 : 0);
+	}
 	char x[8][TC_FMT_LEN];
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		const struct tc_diff_row *r = &rows[i];

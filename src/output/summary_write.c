@@ -182,7 +182,11 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			tc_table_cell(&t, tc_fmt_dur(b3, d->span_ps));
 			tc_table_cell(&t, tc_fmt_dur(b4, d->span_ps - d->busy_ps));
 			tc_table_cell(&t, tc_fmt_pct(b5, (double)d->busy_ps, (double)d->span_ps));
+			if (2 * d->busy_ps < d->span_ps) {
+				tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
+			}
 		}
+		tc_table_elastic(&t, 0);
 		tc_table_print(&t, f, "  ");
 		tc_table_finish(&t);
 	}
@@ -213,6 +217,12 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			tc_table_cell(&t, tc_fmt_pct(b1, (double)(strcmp(s->ops_scope, "device") == 0 ?
 				r->total_ps : r->self_ps), (double)s->ops_busy_ps));
 		}
+		/* Under a width limit: the name shrinks, then min, max, mean go. */
+		tc_table_elastic(&t, 0);
+		tc_table_optional(&t, 5, 4);
+		tc_table_optional(&t, 6, 3);
+		tc_table_optional(&t, 4, 2);
+		tc_table_optional(&t, 1, 1);
 		tc_table_print(&t, f, "  ");
 		tc_table_finish(&t);
 	}
@@ -519,6 +529,7 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 			}
 		}
 		if (rows) {
+			tc_table_elastic(&t, 0);
 			tc_table_print(&t, f, "  ");
 		} else {
 			fprintf(f, "  (no tracks)\n");

@@ -6,18 +6,26 @@
 #include "util/term.h"
 #include "util/xalloc.h"
 
+/* The elastic column keeps this much before any other column goes. */
+#define SOFT_MIN 30
+
 void tc_table_init(struct tc_table *t, size_t ncols, const char *const *headers) {
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols;
-	t->max_width = 60;
 	for (size_t i = 0; i < ncols; i++) {
 		tc_table_cell(t, headers[i]);
+		tc_table_style(t, TC_STYLE_HEADER);
 	}
 }
 
 /* Cells are kept escaped, so widths are measured on what is printed. */
 void tc_table_cell(struct tc_table *t, const char *s) {
+	size_t cap = t->cap;
 	TC_GROW(t->cells, t->cap, t->n + 1);
+	if (t->cap != cap) {
+		t->styles = tc_xrealloc(t->styles, t->cap);
+	}
+	t->styles[t->n] = TC_STYLE_NONE;
 	t->cells[t->n++] = tc_term_strdup(s);
 }
 
@@ -30,77 +38,219 @@ void tc_table_cellf(struct tc_table *t, const char *fmt, ...) {
 	tc_table_cell(t, buf);
 }
 
-/* Display width: UTF-8 continuation bytes take no column. */
+void tc_table_style(struct tc_table *t, enum tc_style st) {
+	if (t->n) {
+		t->styles[t->n - 1] = (uint8_t)st;
+	}
+}
+
+void tc_table_elastic(struct tc_table *t, size_t col) {
+	t->elastic = col + 1;
+}
+
+void tc_table_optional(struct tc_table *t, size_t col, unsigned rank) {
+	if (!t->drop) {
+		t->drop = tc_xcalloc(t->ncols, sizeof(*t->drop));
+	}
+	t->drop[col] = rank;
+}
+
+static const char *header(const struct tc_table *t, size_t c) {
+	return t->cells[c] + (t->cells[c][0] == '>');
+}
+
 static size_t width(const char *s) {
-	size_t w = 0;
-	for (; *s; s++) {
-		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return tc_text_width(s, strlen(s));
+}
+
+/* Columns the kept columns take, with their separators. */
+static size_t total_width(const struct tc_table *t, const size_t *wid, const bool *keep,
+		size_t indent) {
+	size_t w = indent, k = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (keep[c]) {
+			w += wid[c] + (k++ ? 2 : 0);
+		}
 	}
 	return w;
 }
 
-/* Print at most max columns of s, ending with "..." when cut. */
-static size_t put_cut(FILE *f, const char *s, size_t max) {
-	size_t w = width(s);
-	if (max == 0 || w <= max) {
-		fputs(s, f);
-		return w;
-	}
-	size_t cols = 0;
-	const char *p = s;
-	while (*p && cols < max - 3) {
-		p++;
-		while ((*p & 0xc0) == 0x80) {
-			p++;
+/* Fit wid[] and keep[] to limit (see table.h). */
+static void fit(const struct tc_table *t, size_t *wid, bool *keep, size_t indent,
+		size_t limit) {
+	size_t e = t->elastic ? t->elastic - 1 : t->ncols;
+	size_t natural = e < t->ncols ? wid[e] : 0;
+	for (;;) {
+		size_t total = total_width(t, wid, keep, indent);
+		if (total <= limit) {
+			return;
 		}
-		cols++;
+		size_t over = total - limit;
+		size_t soft = natural < SOFT_MIN ? natural : SOFT_MIN;
+		if (e < t->ncols && natural >= soft + over) {
+			wid[e] = natural - over;
+			return;
+		}
+		size_t drop = t->ncols;
+		for (size_t c = 0; c < t->ncols && t->drop; c++) {
+			if (keep[c] && t->drop[c] && (drop == t->ncols || t->drop[c] > t->drop[drop])) {
+				drop = c;
+			}
+		}
+		if (drop == t->ncols) {
+			if (e < t->ncols) {
+				size_t hard = width(header(t, e));
+				hard = hard > 5 ? hard : 5;
+				wid[e] = natural > over + hard ? natural - over : hard < natural ? hard : natural;
+			}
+			return;
+		}
+		keep[drop] = false;
 	}
-	fwrite(s, 1, (size_t)(p - s), f);
-	fputs("...", f);
-	return max;
+}
+
+/* The elastic column's cells cut to w columns; NULL where a cell fits. */
+struct cut_cell {
+	const char *full;
+	char *shown;
+};
+
+static int by_shown(const void *a, const void *b) {
+	const struct cut_cell *x = a, *y = b;
+	return strcmp(x->shown ? x->shown : x->full, y->shown ? y->shown : y->full);
+}
+
+/* Columns two strings share from their start. */
+static size_t common_cols(const char *a, const char *b) {
+	size_t i = 0;
+	while (a[i] && a[i] == b[i]) {
+		i++;
+	}
+	return tc_text_width(a, i);
+}
+
+/*
+ * Cut the elastic column's cells (rows 1..) to w columns. Names that would
+ * then read alike (kernel templates differ deep inside) also show where
+ * each differs from its closest look-alike, so every row stays telling.
+ */
+static struct cut_cell *cut_column(const struct tc_table *t, size_t c, size_t rows, size_t w) {
+	struct cut_cell *cc = tc_xcalloc(rows, sizeof(*cc));
+	for (size_t r = 1; r < rows; r++) {
+		cc[r].full = t->cells[r * t->ncols + c];
+		char *s = tc_text_elide(cc[r].full, w);
+		cc[r].shown = s != cc[r].full ? s : NULL;
+	}
+	/* Sort a copy, so look-alikes sit next to each other. */
+	struct cut_cell *sorted = tc_xcalloc(rows, sizeof(*sorted));
+	memcpy(sorted, cc + 1, (rows - 1) * sizeof(*cc));
+	tc_sort(sorted, rows - 1, sizeof(*sorted), by_shown);
+	for (size_t i = 0; i + 1 < rows;) {
+		size_t j = i + 1;
+		while (j + 1 < rows && sorted[i].shown && by_shown(&sorted[i], &sorted[j]) == 0) {
+			j++;
+		}
+		for (size_t a = i; j > i + 1 && a < j; a++) {
+			if (!sorted[a].shown) {
+				continue; /* whole: it reads as itself */
+			}
+			size_t at = 0;
+			for (size_t b = i; b < j; b++) {
+				size_t k = b == a || strcmp(sorted[a].full, sorted[b].full) == 0 ? 0 :
+					common_cols(sorted[a].full, sorted[b].full);
+				at = k > at ? k : at;
+			}
+			for (size_t r = 1; at && r < rows; r++) {
+				if (cc[r].shown == sorted[a].shown) {
+					cc[r].shown = tc_text_elide_around(cc[r].full, w, at);
+					free(sorted[a].shown);
+					break;
+				}
+			}
+		}
+		i = j;
+	}
+	free(sorted);
+	return cc;
+}
+
+static void put_cell(const struct tc_table *t, FILE *f, size_t r, size_t c,
+		const struct cut_cell *cc) {
+	const char *s = r == 0 ? header(t, c) : t->cells[r * t->ncols + c];
+	enum tc_style st = (enum tc_style)t->styles[r * t->ncols + c];
+	fputs(tc_style_on(st), f);
+	fputs(cc && r && cc[r].shown ? cc[r].shown : s, f);
+	fputs(tc_style_off(st), f);
+}
+
+/* "  p50, p99: left out to fit 80 columns (--wide shows them)" */
+static void dropped_note(const struct tc_table *t, FILE *f, const bool *keep,
+		const char *indent, size_t limit) {
+	size_t k = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (!keep[c]) {
+			fprintf(f, "%s%s", k++ ? ", " : indent, header(t, c));
+		}
+	}
+	if (k) {
+		fprintf(f, ": left out to fit %zu columns (--wide shows %s)\n", limit,
+			k > 1 ? "them" : "it");
+	}
 }
 
 void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
 	size_t rows = t->n / t->ncols;
 	size_t *wid = tc_xcalloc(t->ncols, sizeof(*wid));
-	for (size_t r = 0; r < rows; r++) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = t->cells[r * t->ncols + c];
-			size_t w = width(s[0] == '>' && r == 0 ? s + 1 : s);
-			if (t->max_width && w > t->max_width) {
-				w = t->max_width;
-			}
-			if (w > wid[c]) {
-				wid[c] = w;
-			}
+	bool *keep = tc_xcalloc(t->ncols, sizeof(*keep));
+	for (size_t c = 0; c < t->ncols; c++) {
+		keep[c] = true;
+		for (size_t r = 0; r < rows; r++) {
+			size_t w = width(r == 0 ? header(t, c) : t->cells[r * t->ncols + c]);
+			wid[c] = w > wid[c] ? w : wid[c];
 		}
 	}
+	size_t limit = tc_g_termout.width;
+	if (limit) {
+		fit(t, wid, keep, width(indent), limit);
+	}
+	size_t last = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		last = keep[c] ? c : last;
+	}
+	size_t e = t->elastic ? t->elastic - 1 : 0;
+	struct cut_cell *cc = t->elastic && keep[e] && rows > 1 ?
+		cut_column(t, e, rows, wid[e]) : NULL;
 	for (size_t r = 0; r < rows; r++) {
 		fputs(indent, f);
+		bool sep = false;
 		for (size_t c = 0; c < t->ncols; c++) {
-			const char *h = t->cells[c];
-			const char *s = t->cells[r * t->ncols + c];
-			bool right = h[0] == '>';
-			if (r == 0 && right) {
-				s++;
+			if (!keep[c]) {
+				continue;
 			}
+			const char *s = r == 0 ? header(t, c) : t->cells[r * t->ncols + c];
 			size_t w = width(s);
-			if (t->max_width && w > t->max_width) {
-				w = t->max_width;
-			}
+			w = w < wid[c] ? w : wid[c];
+			bool right = t->cells[c][0] == '>';
+			fputs(sep ? "  " : "", f);
+			sep = true;
 			if (right) {
 				fprintf(f, "%*s", (int)(wid[c] - w), "");
 			}
-			put_cut(f, s, t->max_width);
-			if (c + 1 < t->ncols) {
-				if (!right) {
-					fprintf(f, "%*s", (int)(wid[c] - w), "");
-				}
-				fputs("  ", f);
+			put_cell(t, f, r, c, c == e ? cc : NULL);
+			if (!right && c != last) {
+				fprintf(f, "%*s", (int)(wid[c] - w), "");
 			}
 		}
 		fputc('\n', f);
 	}
+	if (limit) {
+		dropped_note(t, f, keep, indent, limit);
+	}
+	for (size_t r = 1; cc && r < rows; r++) {
+		free(cc[r].shown);
+	}
+	free(cc);
+	free(keep);
 	free(wid);
 }
 
@@ -112,5 +262,7 @@ void tc_table_finish(struct tc_table *t) {
 		free(t->cells[i]);
 	}
 	free(t->cells);
+	free(t->styles);
+	free(t->drop);
 	memset(t, 0, sizeof(*t));
 }

@@ -106,6 +106,9 @@ static void count_raw(struct tc_input *in, size_t n) {
 	struct tc_input_priv *p = in->priv;
 	p->raw_total += n;
 	p->raw_eof = n == 0;
+	if (in->lim && in->lim->progress) {
+		atomic_fetch_add_explicit(in->lim->progress, n, memory_order_relaxed);
+	}
 	if (!p->regular) {
 		in->file_size = p->raw_total;
 	}
@@ -722,6 +725,11 @@ void tc_input_finish(struct tc_input *in) {
 	}
 	struct tc_input_priv *p = in->priv;
 	tc_input_stop(in);
+	/* A mapped file was taken without read(2): count it now. */
+	if (in->lim && in->lim->progress && p->regular && in->file_size > p->raw_total) {
+		atomic_fetch_add_explicit(in->lim->progress, in->file_size - p->raw_total,
+			memory_order_relaxed);
+	}
 	if (p->grow) {
 		pthread_mutex_destroy(&p->grow->lock);
 		pthread_cond_destroy(&p->grow->cv);

@@ -12,6 +12,7 @@
  * tc_input_finish(). Input files are opened read-only and never modified.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,10 @@ struct tc_limits {
 	/* Nor this: how far a growing view's helper reads ahead of its reader
 	 * (tc_input_view); 0 is the default, 64 MiB (tests make it small). */
 	size_t view_ahead;
+	/* Nor this: where set, the bytes taken from input files are added
+	 * here as they are read (a mapped file's when it is finished), from
+	 * any reader thread, so the caller can show progress. */
+	_Atomic uint64_t *progress;
 };
 
 #define TC_READER_THREAD_ALWAYS 2

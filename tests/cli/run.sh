@@ -15,6 +15,9 @@ TC=${TC_BIN:?}
 SRC=${TC_SOURCE_ROOT:?}
 TRACES=${TC_TRACES:-$SRC/../shared/traces}
 export TC SRC TRACES
+# The cases see no terminal settings from the caller's environment: a case
+# that wants a width or colour sets it in its cmd.
+unset COLUMNS NO_COLOR TRACECTL_PROGRESS_DELAY_MS
 dir=$(cd "$(dirname "$0")" && pwd)
 part=${TC_CLI_PART:-}
 if [ "$part" = traces ] && [ ! -d "$TRACES" ]; then

@@ -9,6 +9,8 @@
 # and the built fixtures under BUILD/fixtures (BUILD, relative to the
 # checkout, from TC_BUILD_DIR, default build). Exit codes are kept beside each output.
 set -u
+# Outputs as a pipe gets them, whatever the caller's terminal settings.
+unset COLUMNS NO_COLOR TRACECTL_PROGRESS_DELAY_MS
 bin=${1:?usage: snapshot.sh TRACECTL OUTDIR}
 out=${2:?usage: snapshot.sh TRACECTL OUTDIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
