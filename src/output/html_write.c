@@ -26,16 +26,21 @@ static const char css[] =
 	"svg{display:block;font-size:11px}svg text{fill:#333}"
 	"code{font-family:ui-monospace,\"SFMono-Regular\",Menlo,Consolas,monospace}";
 
-/* Errors the page meets are kept where --dump-dom shows them. */
+/* Errors the page meets, fetches the policy blocked and resources loaded
+ * are kept where --dump-dom shows them (tests/report_browser.py). */
 static const char js_head[] =
 	"window.onerror=function(m){var e=document.documentElement;"
-	"e.setAttribute('data-errors',(e.getAttribute('data-errors')||'')+m+';');};";
+	"e.setAttribute('data-errors',(e.getAttribute('data-errors')||'')+m+';');};"
+	"document.addEventListener('securitypolicyviolation',function(v){"
+	"var e=document.documentElement;"
+	"e.setAttribute('data-csp',(e.getAttribute('data-csp')||'')+v.blockedURI+';');});";
 static const char js_tail[] =
 	"(function(){var e=document.documentElement;"
 	"try{JSON.parse(document.getElementById('tracectl-data').textContent);"
 	"var d=document.getElementById('tracectl-diff');if(d){JSON.parse(d.textContent);}"
 	"e.setAttribute('data-json','ok');}"
 	"catch(x){e.setAttribute('data-errors',(e.getAttribute('data-errors')||'')+x+';');}"
+	"e.setAttribute('data-resources',String(performance.getEntriesByType('resource').length));"
 	"e.setAttribute('data-rendered','1');})();";
 
 static const char *dev_name(const struct tc_model *m, uint32_t d) {

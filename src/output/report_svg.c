@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include "model/rank.h"
 #include "output/fmt.h"
 #include "output/report_svg.h"
 
@@ -72,6 +73,20 @@ static void label(FILE *f, double x, double y, const char *anchor, const char *s
 
 static const char *dev_name(const struct tc_model *m, uint32_t d) {
 	return d < m->n_devices ? tc_model_str(m, m->devices[d].name) : "host";
+}
+
+/* With several inputs each device is named with its rank: the ranks'
+ * devices often share a name ("GPU 0"). */
+static const char *dev_label(const struct tc_model *m, uint32_t d, char *buf, size_t n) {
+	const char *name = dev_name(m, d);
+	uint32_t h = d < m->n_devices ? m->devices[d].host : TC_NONE;
+	if (m->n_sources < 2 || h >= m->n_hosts || m->hosts[h].source >= m->n_sources) {
+		return name;
+	}
+	char rank[128];
+	tc_model_source_rank(m, m->hosts[h].source, rank, sizeof(rank));
+	snprintf(buf, n, "%s (%s)", name, rank);
+	return buf;
 }
 
 static void svg_begin(FILE *f, const char *id, const char *title, int h) {
@@ -220,7 +235,8 @@ void tc_report_svg_util(FILE *f, const struct tc_report *r) {
 		const struct tc_tl_device *td = &tl->dev[d];
 		double y = 8 + (double)d * (rh + gap);
 		fprintf(f, "<g class=\"device\" data-busy-ps=\"%" PRId64 "\">", td->busy_ps);
-		label(f, L - 8, y + 12, "end", dev_name(r->m, td->device), 28);
+		char name[256];
+		label(f, L - 8, y + 12, "end", dev_label(r->m, td->device, name, sizeof(name)), 28);
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\"/>",
 			L, y, PW, rh);
 		for (size_t b = 0; b < TC_TL_BINS; b++) {
@@ -321,8 +337,9 @@ void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
 		fputs("\"/>", f);
 		double px = span > 0 ? L + PW * (double)(p->peak_ts_ps - tl->lo_ps) / (double)span : L;
 		double py = mem_y(p->peak_bytes, vmax, y0, ph);
-		char b[2][TC_FMT_LEN], text[400];
-		snprintf(text, sizeof(text), "%s %s%s%s: peak %s at %s", dev_name(r->m, p->device),
+		char b[2][TC_FMT_LEN], text[400], name[256];
+		snprintf(text, sizeof(text), "%s %s%s%s: peak %s at %s",
+			dev_label(r->m, p->device, name, sizeof(name)),
 			tc_model_str(r->m, p->name), p->group ? " " : "",
 			p->group ? tc_model_str(r->m, p->group) : "", tc_fmt_bytes(b[0], p->peak_bytes),
 			tc_report_ms(b[1], p->peak_ts_ps - tl->lo_ps));
@@ -369,7 +386,8 @@ static void heat_panel(FILE *f, const struct tc_report *r, double y0, int rh, si
 		for (size_t i = 0; i < rk->n_steps && i < cols; i++) {
 			const struct tc_step *st = &rk->steps[i];
 			int64_t v = cat < 0 ? st->dur_ps : st->cat_ps[cat];
-			double op = hi > lo ? 0.08 + 0.92 * (double)(v - lo) / (double)(hi - lo) : 0.5;
+			double op = hi > lo ? 0.08 + 0.92 * (double)(v - lo) / (double)(hi - lo) :
+				v > 0 ? 0.5 : 0.04;
 			fprintf(f, "<rect class=\"h\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 				"fill-opacity=\"%.2f\" data-ps=\"%" PRId64 "\"><title>", L + cw * (double)i, y,
 				cw, rh - 1, op, v);
