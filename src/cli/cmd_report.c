@@ -187,7 +187,8 @@ static int parse(int argc, char **argv, struct tc_cli_common *c, struct tc_analy
 		return tc_cli_usage_error("report", "no TRACE given");
 	}
 	if (!ro->have_output) {
-		return tc_cli_usage_error("report", "report needs -o FILE (-o - for standard output)");
+		return tc_cli_usage_error("report",
+			"no output given: -o FILE is required (-o - for standard output)");
 	}
 	if (ro->diff && n != 2) {
 		return tc_cli_usage_error("report", "--diff takes two traces, BASE and TEST, not %d", n);
