@@ -10,18 +10,28 @@
  * union of device work that the usage pass measures, cut at bin edges.
  */
 
+/* lo + span * b / TC_TL_BINS, rounded down, without the product (which
+ * overflows int64 for spans of days). */
 static int64_t bin_edge(const struct tc_timeline *t, size_t b) {
-	/* 128-bit: span × bin number overflows int64 for spans of days. */
-	__int128 w = (__int128)(t->hi_ps - t->lo_ps) * (__int128)b / TC_TL_BINS;
-	return t->lo_ps + (int64_t)w;
+	int64_t span = t->hi_ps - t->lo_ps, n = (int64_t)b;
+	return t->lo_ps + span / TC_TL_BINS * n + span % TC_TL_BINS * n / TC_TL_BINS;
 }
 
+/* The bin holding ts: a guess in floating point, made exact against the
+ * edges. */
 static size_t bin_of(const struct tc_timeline *t, int64_t ts) {
 	if (ts <= t->lo_ps || t->hi_ps <= t->lo_ps) {
 		return 0;
 	}
-	__int128 b = (__int128)(ts - t->lo_ps) * TC_TL_BINS / (t->hi_ps - t->lo_ps);
-	return b >= TC_TL_BINS ? TC_TL_BINS - 1 : (size_t)b;
+	double g = (double)(ts - t->lo_ps) * TC_TL_BINS / (double)(t->hi_ps - t->lo_ps);
+	size_t b = g >= TC_TL_BINS - 1 ? TC_TL_BINS - 1 : (size_t)g;
+	while (b + 1 < TC_TL_BINS && ts >= bin_edge(t, b + 1)) {
+		b++;
+	}
+	while (b > 0 && ts < bin_edge(t, b)) {
+		b--;
+	}
+	return b;
 }
 
 static void device_bins(const struct tc_model *m, const struct tc_device_tracks *dt,
