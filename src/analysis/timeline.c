@@ -42,7 +42,8 @@ static void device_bins(const struct tc_model *m, const struct tc_device_tracks 
 	tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &v);
 	for (size_t b = 0; b < TC_TL_BINS; b++) {
 		int64_t lo = bin_edge(t, b), hi = bin_edge(t, b + 1);
-		out->busy[b] = hi > lo ? (double)tc_ivals_length_in(&v, lo, hi) / (double)(hi - lo) : 0;
+		out->bin_busy_ps[b] = tc_ivals_length_in(&v, lo, hi);
+		out->busy[b] = hi > lo ? (double)out->bin_busy_ps[b] / (double)(hi - lo) : 0;
 	}
 	tc_ivals_finish(&v);
 	free(tracks);

@@ -18,6 +18,8 @@
 struct tc_tl_device {
 	uint32_t device;
 	int64_t busy_ps;                /* union of its device work (as in util) */
+	int64_t bin_busy_ps[TC_TL_BINS]; /* busy time in each bin: they sum to
+	                                 * busy_ps when the span holds the work */
 	double busy[TC_TL_BINS];        /* fraction of each bin covered, 0..1 */
 };
 
