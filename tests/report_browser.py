@@ -180,13 +180,7 @@ def main():
         if all(cannot for _, (_, cannot) in results):
             print("report_browser: SKIP (chromium cannot start: %s)" % results[0][1][0][0])
             return rh.SKIP
-        failed = 0
-        for name, (bad, _) in results:
-            print("report_browser: %s %s" % (name, "ok" if not bad else "FAIL"))
-            for b in bad:
-                print("  " + b)
-            failed += bool(bad)
-    return 1 if failed else 0
+    return rh.report("report_browser", [(name, bad) for name, (bad, _) in results])
 
 
 if __name__ == "__main__":

@@ -122,16 +122,9 @@ def main():
     if not os.access(tc, os.X_OK):
         print("report_check: SKIP (no tracectl binary at %s)" % tc)
         return rh.SKIP
-    failed = 0
     with rh.tempdir() as tmp:
-        for name, args in rh.cases(src, build, tmp):
-            bad = check_case(tc, tmp, name, args)
-            print("report_check: %s %s" % (name, "ok" if not bad else "FAIL"))
-            for b in bad:
-                print("  " + b)
-            failed += bool(bad)
-    return 1 if failed else 0
-
+        results = [(name, check_case(tc, tmp, name, args)) for name, args in rh.cases(src, build, tmp)]
+    return rh.report("report_check", results)
 
 if __name__ == "__main__":
     rh.main_guard(main)

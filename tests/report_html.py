@@ -187,6 +187,17 @@ def expected_sections(tc, args, multi_rank):
     return want
 
 
+def report(prog, results):
+    """Print one line per case and its problems; the exit status."""
+    failed = 0
+    for name, bad in results:
+        print("%s: %s %s" % (prog, name, "ok" if not bad else "FAIL"))
+        for b in bad:
+            print("  " + b)
+        failed += bool(bad)
+    return 1 if failed else 0
+
+
 def main_guard(fn):
     try:
         sys.exit(fn())

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "output/fmt.h"
 #include "output/html_write.h"
+#include "output/markup.h"
 #include "output/report_svg.h"
 
 /*
@@ -57,7 +58,7 @@ static void th(FILE *f, const char *cls, const char *text) {
 
 static void td_text(FILE *f, const char *text) {
 	fputs("<td>", f);
-	tc_html_escape(f, text);
+	tc_markup_escape(f, text);
 	fputs("</td>", f);
 }
 
@@ -77,26 +78,26 @@ static void header(FILE *f, const struct tc_report *r) {
 		const struct tc_source *src = &m->sources[i];
 		fputs(i ? "<br>" : "", f);
 		fputs("<code>", f);
-		tc_html_escape(f, tc_model_str(m, src->path));
+		tc_markup_escape(f, tc_model_str(m, src->path));
 		fputs("</code> (", f);
-		tc_html_escape(f, tc_model_str(m, src->format));
+		tc_markup_escape(f, tc_model_str(m, src->format));
 		if (strcmp(tc_model_str(m, src->compression), "none") != 0) {
 			fputs(", ", f);
-			tc_html_escape(f, tc_model_str(m, src->compression));
+			tc_markup_escape(f, tc_model_str(m, src->compression));
 		}
 		fprintf(f, ", %s)", tc_fmt_bytes(x[0], (double)src->file_size));
 	}
 	fputs("</td></tr>\n", f);
 	header_row(f, "framework");
-	tc_html_escape(f, tc_framework_label((enum tc_framework)a->runtime.framework));
+	tc_markup_escape(f, tc_framework_label((enum tc_framework)a->runtime.framework));
 	if (a->runtime.framework_why) {
 		fputs(" <span class=\"note\">(", f);
-		tc_html_escape(f, a->runtime.framework_why);
+		tc_markup_escape(f, a->runtime.framework_why);
 		fputs(")</span>", f);
 	}
 	fputs("</td></tr>\n", f);
 	header_row(f, "runtime");
-	tc_html_escape(f, tc_runtime_label((enum tc_runtime)a->runtime.runtime));
+	tc_markup_escape(f, tc_runtime_label((enum tc_runtime)a->runtime.runtime));
 	fputs("</td></tr>\n", f);
 	header_row(f, "span");
 	fprintf(f, "<span data-ps=\"%" PRId64 "\">%s</span>, %s events</td></tr>\n",
@@ -104,21 +105,21 @@ static void header(FILE *f, const struct tc_report *r) {
 		tc_fmt_count(x[1], s->n_events));
 	header_row(f, "steps");
 	fprintf(f, "%zu counted of %zu (", a->n_steps_counted, a->n_steps_all);
-	tc_html_escape(f, a->steps_source ? a->steps_source : "none");
+	tc_markup_escape(f, a->steps_source ? a->steps_source : "none");
 	fprintf(f, "), step time <span data-ps=\"%" PRId64 "\">%s</span></td></tr>\n",
 		a->step_total_ps, tc_report_ms(x[0], a->step_total_ps));
 	header_row(f, "ranks");
 	fprintf(f, "%zu", r->n_ranks);
 	for (size_t i = 0; i < r->n_ranks && r->n_ranks > 1; i++) {
 		fputs(i ? ", " : ": ", f);
-		tc_html_escape(f, r->ranks[i].label);
+		tc_markup_escape(f, r->ranks[i].label);
 	}
 	fputs("</td></tr>\n", f);
 	header_row(f, "devices");
 	fprintf(f, "%zu with device work", a->n_util);
 	for (size_t i = 0; i < a->n_util && i < 16; i++) {
 		fputs(i ? ", " : ": ", f);
-		tc_html_escape(f, dev_name(m, a->util[i].device));
+		tc_markup_escape(f, dev_name(m, a->util[i].device));
 	}
 	fputs(a->n_util > 16 ? ", &hellip;" : "", f);
 	fputs("</td></tr>\n</table>\n</section>\n", f);
@@ -132,12 +133,12 @@ static void evidence(FILE *f, const struct tc_model *m, const struct tc_finding 
 	}
 	if (fd->device != TC_NONE) {
 		fputs(fd->explained_ps > 0 ? "; on " : "on ", f);
-		tc_html_escape(f, dev_name(m, fd->device));
+		tc_markup_escape(f, dev_name(m, fd->device));
 	}
 	for (size_t k = 0; k < fd->n_ops; k++) {
 		fputs(k ? ", " : "<br>ops: ", f);
 		fputs("<code>", f);
-		tc_html_escape(f, tc_model_str(m, fd->ops[k]));
+		tc_markup_escape(f, tc_model_str(m, fd->ops[k]));
 		fputs("</code>", f);
 	}
 	for (size_t k = 0; k < fd->n_steps; k++) {
@@ -165,9 +166,9 @@ static void findings(FILE *f, const struct tc_report *r) {
 		const char *sev = tc_severity_name((enum tc_severity)fd->severity);
 		fprintf(f, "<tr class=\"finding\" data-kind=\"%s\"><td class=\"n\">%zu</td>"
 			"<td class=\"sev-%s\">%s</td><td><b>", fd->kind, ++n, sev, sev);
-		tc_html_escape(f, fd->kind);
+		tc_markup_escape(f, fd->kind);
 		fputs("</b>: ", f);
-		tc_html_escape(f, fd->text);
+		tc_markup_escape(f, fd->text);
 		fputs("</td><td>", f);
 		evidence(f, r->m, fd);
 		fputs("</td>", f);
@@ -268,9 +269,9 @@ static void diff_view(FILE *f, const struct tc_report *r) {
 		diff_row(f, "op per step", o->key, o->base.time_ps, o->test.time_ps);
 	}
 	fputs("</table>\n<p class=\"note\">base <code>", f);
-	tc_html_escape(f, b->label);
+	tc_markup_escape(f, b->label);
 	fputs("</code>, test <code>", f);
-	tc_html_escape(f, t->label);
+	tc_markup_escape(f, t->label);
 	fputs("</code>; the full comparison is in the embedded <code>tracectl-diff</code> "
 		"JSON and 'tracectl diff'.</p>\n</section>\n", f);
 }
@@ -325,7 +326,7 @@ void tc_write_report_html(FILE *f, const struct tc_report *r) {
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		"<meta name=\"generator\" content=\"tracectl report\">\n<title>tracectl report: ", f);
 	const struct tc_model *m = r->m;
-	tc_html_escape(f, m->n_sources ? tc_model_str(m, m->sources[0].path) : "");
+	tc_markup_escape(f, m->n_sources ? tc_model_str(m, m->sources[0].path) : "");
 	fprintf(f, "%s</title>\n<style>%s%s</style>\n<script>%s</script>\n</head>\n<body>\n"
 		"<h1>tracectl report</h1>\n", m->n_sources > 1 ? ", &hellip;" : "", css,
 		tc_report_svg_css, js_head);

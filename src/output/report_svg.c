@@ -3,6 +3,7 @@
 #include <string.h>
 #include "model/rank.h"
 #include "output/fmt.h"
+#include "output/markup.h"
 #include "output/report_svg.h"
 
 /*
@@ -28,23 +29,6 @@ const char tc_report_svg_css[] =
 	".c8{fill:#9c755f}.c9{fill:#8cd17d}.c10{fill:#bab0ac}.c11{fill:#dddddd}"
 	".ax{stroke:#999;stroke-width:1}.warm{opacity:.45}.u{fill:#4e79a7}.h{fill:#b2182b}";
 
-void tc_html_escape(FILE *f, const char *s) {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			if (c >= 0x20 || c == '\t') {
-				fputc(c, f);
-			}
-		}
-	}
-}
-
 char *tc_report_ms(char *buf, int64_t ps) {
 	snprintf(buf, TC_FMT_LEN, "%.3f ms", (double)ps / 1e9);
 	return buf;
@@ -55,7 +39,7 @@ static void label(FILE *f, double x, double y, const char *anchor, const char *s
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
 	size_t len = strlen(s);
 	if (len <= n) {
-		tc_html_escape(f, s);
+		tc_markup_escape(f, s);
 	} else {
 		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) {
 			n--;
@@ -63,9 +47,9 @@ static void label(FILE *f, double x, double y, const char *anchor, const char *s
 		char buf[128];
 		snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) - 1 ? n : sizeof(buf) - 1), s);
 		fputs("<title>", f);
-		tc_html_escape(f, s);
+		tc_markup_escape(f, s);
 		fputs("</title>", f);
-		tc_html_escape(f, buf);
+		tc_markup_escape(f, buf);
 		fputs("&hellip;", f);
 	}
 	fputs("</text>", f);
@@ -212,7 +196,7 @@ void tc_report_svg_steps(FILE *f, const struct tc_report *r) {
 			rest += rk->steps[i].dur_ps;
 		}
 		fputs("<p class=\"note\">", f);
-		tc_html_escape(f, rk->label);
+		tc_markup_escape(f, rk->label);
 		fprintf(f, ": %zu more steps not drawn, mean %s.</p>\n", rk->n_steps - cap,
 			tc_report_ms(x, rest / (int64_t)(rk->n_steps - cap)));
 	}
@@ -295,9 +279,9 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 		label(f, L, 20, "start", "no ops", 20);
 	}
 	fputs("</svg>\n<p class=\"note\">Total time per op name over ", f);
-	tc_html_escape(f, t->scope ? t->scope : "device");
+	tc_markup_escape(f, t->scope ? t->scope : "device");
 	fputs(" tracks; the share is of ", f);
-	tc_html_escape(f, t->share_of ? t->share_of : "");
+	tc_markup_escape(f, t->share_of ? t->share_of : "");
 	fputs(" (as 'tracectl ops').</p>\n</section>\n", f);
 }
 
@@ -344,7 +328,7 @@ void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
 			p->group ? tc_model_str(r->m, p->group) : "", tc_fmt_bytes(b[0], p->peak_bytes),
 			tc_report_ms(b[1], p->peak_ts_ps - tl->lo_ps));
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", px, py, col);
-		tc_html_escape(f, text);
+		tc_markup_escape(f, text);
 		fputs("</title></circle>", f);
 		double ly = y0 + ph + 30 + 18 * (double)c;
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>", L,
@@ -391,7 +375,7 @@ static void heat_panel(FILE *f, const struct tc_report *r, double y0, int rh, si
 			fprintf(f, "<rect class=\"h\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 				"fill-opacity=\"%.2f\" data-ps=\"%" PRId64 "\"><title>", L + cw * (double)i, y,
 				cw, rh - 1, op, v);
-			tc_html_escape(f, rk->label);
+			tc_markup_escape(f, rk->label);
 			fprintf(f, " step %" PRId64 ": %s</title></rect>", st->num, tc_report_ms(x[0], v));
 		}
 		fputc('\n', f);

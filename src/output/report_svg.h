@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "output/html_write.h"
+#include "output/markup.h"
 
 /* s with &, <, >, " and ' escaped and C0 controls dropped. */
 void tc_html_escape(FILE *f, const char *s);
