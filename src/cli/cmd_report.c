@@ -147,18 +147,21 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
 	return TC_EXIT_OK;
 }
 
-static int parse(int argc, char **argv, struct tc_cli_common *c, struct tc_analysis_opts *ao,
-		struct report_opts *ro) {
-	int code = TC_EXIT_OK, opt;
+/* False when the command is done (--help, a usage error), with the exit
+ * status in *code. */
+static bool parse(int argc, char **argv, struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		struct report_opts *ro, int *code) {
+	int opt;
 	const char *arg;
 	struct tc_cli_parser p;
 	tc_cli_parser_init(&p, &tc_report_spec, argc, argv);
 	while ((opt = tc_cli_next(&p, &arg)) > 0) {
 		/* -o is required here: seen before the common options take it. */
 		ro->have_output |= opt == 'o';
-		if (tc_cli_common_opt(c, opt, arg, &code)) {
-			if (code) {
-				return code;
+		if (tc_cli_common_opt(c, opt, arg, code) ||
+				tc_cli_analysis_opt(ao, "report", opt, arg, code)) {
+			if (*code) {
+				return false;
 			}
 			continue;
 		}
@@ -167,33 +170,27 @@ static int parse(int argc, char **argv, struct tc_cli_common *c, struct tc_analy
 			ro->diff = true;
 			break;
 		case OPT_TOP:
-			if (!tc_cli_parse_count("report", "--top", arg, &ro->top, &code)) {
-				return code;
-			}
-			break;
-		case TC_OPT_STEP_MARKER:
-			tc_cli_analysis_opt(ao, "report", opt, arg, &code);
-			if (code) {
-				return code;
+			if (!tc_cli_parse_count("report", "--top", arg, &ro->top, code)) {
+				return false;
 			}
 			break;
 		}
 	}
 	if (opt < 0) {
-		return p.code;
+		*code = p.code;
+		return false;
 	}
 	int n = argc - optind;
 	if (n < 1) {
-		return tc_cli_usage_error("report", "no TRACE given");
-	}
-	if (!ro->have_output) {
-		return tc_cli_usage_error("report",
+		*code = tc_cli_usage_error("report", "no TRACE given");
+	} else if (!ro->have_output) {
+		*code = tc_cli_usage_error("report",
 			"no output given: -o FILE is required (-o - for standard output)");
+	} else if (ro->diff && n != 2) {
+		*code = tc_cli_usage_error("report",
+			"--diff takes two traces, BASE and TEST, not %d", n);
 	}
-	if (ro->diff && n != 2) {
-		return tc_cli_usage_error("report", "--diff takes two traces, BASE and TEST, not %d", n);
-	}
-	return TC_EXIT_OK;
+	return *code == TC_EXIT_OK;
 }
 
 int tc_cmd_report(int argc, char **argv) {
@@ -202,8 +199,8 @@ int tc_cmd_report(int argc, char **argv) {
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
 	struct report_opts ro = { .top = 15 };
-	int code = parse(argc, argv, &c, &ao, &ro);
-	if (code) {
+	int code = TC_EXIT_OK;
+	if (!parse(argc, argv, &c, &ao, &ro, &code)) {
 		return code;
 	}
 	char **inputs = argv + optind;
