@@ -58,6 +58,10 @@ def spot_checks(tc, page, inputs, single):
     kinds = [a["data-kind"] for a in attrs(page, cls="finding")]
     if kinds != [f["kind"] for f in bott["findings"]]:
         bad.append("findings %s != bottlenecks %s" % (kinds, [f["kind"] for f in bott["findings"]]))
+    # Device strips: each device's busy time (the bins split it).
+    busy = [int(a["data-busy-ps"]) for a in attrs(page, cls="device")]
+    if busy != [d["busy_ps"] for d in bott["devices"]][:32]:
+        bad.append("device busy %s != bottlenecks %s" % (busy, [d["busy_ps"] for d in bott["devices"]]))
     # Memory peaks.
     peaks = [float(a["data-peak-bytes"]) for a in attrs(page, cls="counter")]
     if peaks != [float(m["peak_bytes"]) for m in bott["memory"]][:8]:
