@@ -110,7 +110,9 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
 		st->ranks = tc_xcalloc(2, sizeof(*st->ranks));
 		for (int k = 0; k < 2; k++) {
 			char label[256];
-			snprintf(label, sizeof(label), "%s: %s", k ? "test" : "base", inputs[k]);
+			const char *slash = strrchr(inputs[k], '/');
+			snprintf(label, sizeof(label), "%s: %s", k ? "test" : "base",
+				slash && slash[1] ? slash + 1 : inputs[k]);
 			int code = load_one(c, ao, inputs[k], label, &st->ranks[k], &st->sides[k]);
 			if (code) {
 				return code;
