@@ -21,6 +21,8 @@ const struct tc_command tc_commands[] = {
 	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)",
 		&tc_info_spec },
 	{ "ops", tc_cmd_ops, "op statistics with rates and roofline class", &tc_ops_spec },
+	{ "report", tc_cmd_report, "one self-contained HTML page of charts: steps, devices, ops, memory",
+		&tc_report_spec },
 	{ "steps", tc_cmd_steps, "one row per step with its time breakdown", &tc_steps_spec },
 	{ "summarize", tc_cmd_summarize, "what ran where and for how long", &tc_summarize_spec },
 	{ NULL, NULL, NULL, NULL },

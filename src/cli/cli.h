@@ -34,6 +34,7 @@ int tc_cmd_diff(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
+int tc_cmd_report(int argc, char **argv);
 int tc_cmd_steps(int argc, char **argv);
 int tc_cmd_summarize(int argc, char **argv);
 
@@ -44,6 +45,7 @@ extern const struct tc_cli_spec tc_diff_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;
 extern const struct tc_cli_spec tc_ops_spec;
+extern const struct tc_cli_spec tc_report_spec;
 extern const struct tc_cli_spec tc_steps_spec;
 extern const struct tc_cli_spec tc_summarize_spec;
 
@@ -123,6 +125,10 @@ int tc_cli_usage_error(const char *cmd, const char *fmt, ...)
 int tc_cli_getopt_error(const char *cmd, int opt, char **argv, const char *hint);
 /* With --strict and warnings: print them as errors and return TC_EXIT_STRICT. */
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m);
+/* Several input files and none on stdin (which cannot be read twice):
+ * each file is a rank, read and analysed on its own (the model has no
+ * rank identity to split by). */
+bool tc_cli_per_source(const struct tc_model *m);
 /* The command is done with m and the process exits next (see common.c). */
 void tc_cli_model_done(struct tc_model *m);
 

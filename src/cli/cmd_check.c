@@ -68,20 +68,6 @@ static void emit(FILE *f, bool json, const void *ctx) {
 	}
 }
 
-/* Several files and none on stdin (which cannot be read twice): one rank
- * each. */
-static bool per_source(const struct tc_model *m) {
-	if (m->n_sources < 2) {
-		return false;
-	}
-	for (size_t s = 0; s < m->n_sources; s++) {
-		if (strcmp(tc_model_str(m, m->sources[s].path), "-") == 0) {
-			return false;
-		}
-	}
-	return true;
-}
-
 static void measure(struct tc_check *chk, size_t r, const char *name, const struct tc_model *m,
 		const struct tc_analysis_opts *ao) {
 	struct tc_analysis a;
@@ -95,7 +81,7 @@ static void measure(struct tc_check *chk, size_t r, const char *name, const stru
 static int measure_ranks(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		const struct tc_model *m, struct tc_check *chk) {
 	char name[512];
-	if (!per_source(m)) {
+	if (!tc_cli_per_source(m)) {
 		if (m->n_sources == 1) {
 			tc_model_source_rank(m, 0, name, sizeof(name));
 		} else {
@@ -163,7 +149,7 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		return code;
 	}
 	struct tc_check chk;
-	tc_check_init(&chk, b, per_source(m) ? m->n_sources : 1);
+	tc_check_init(&chk, b, tc_cli_per_source(m) ? m->n_sources : 1);
 	code = measure_ranks(c, ao, m, &chk);
 	if (code == TC_EXIT_OK) {
 		tc_check_evaluate(&chk);

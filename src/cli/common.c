@@ -347,3 +347,15 @@ int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m) {
 	}
 	return TC_EXIT_STRICT;
 }
+
+bool tc_cli_per_source(const struct tc_model *m) {
+	if (m->n_sources < 2) {
+		return false;
+	}
+	for (size_t s = 0; s < m->n_sources; s++) {
+		if (strcmp(tc_model_str(m, m->sources[s].path), "-") == 0) {
+			return false;
+		}
+	}
+	return true;
+}

@@ -5,6 +5,7 @@
 #include "output/check_write.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
+#include "output/markup.h"
 #include "output/table.h"
 #include "util/term.h"
 
@@ -259,55 +260,6 @@ void tc_write_check_json(FILE *f, const struct tc_check *c) {
 	tc_jw_end(&w);
 }
 
-/*
- * XML text and attribute values: the five markup characters as entities;
- * C0 controls but tab, newline and carriage return cannot appear in XML 1.0
- * at all, and invalid UTF-8 would make the file unreadable: both become
- * U+FFFD. Valid UTF-8 passes unchanged.
- */
-static void xml_escape(FILE *f, const char *s) {
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		unsigned char ch = *p;
-		if (ch < 0x80) {
-			switch (ch) {
-			case '&': fputs("&amp;", f); break;
-			case '<': fputs("&lt;", f); break;
-			case '>': fputs("&gt;", f); break;
-			case '"': fputs("&quot;", f); break;
-			case '\'': fputs("&apos;", f); break;
-			case '\t': case '\n': case '\r': fputc(ch, f); break;
-			default:
-				if (ch < 0x20 || ch == 0x7f) {
-					fputs("\xef\xbf\xbd", f);
-				} else {
-					fputc(ch, f);
-				}
-			}
-			p++;
-			continue;
-		}
-		size_t len = ch >= 0xf0 && ch <= 0xf4 ? 4 : ch >= 0xe0 ? 3 : ch >= 0xc2 && ch < 0xe0 ? 2 : 0;
-		bool ok = len > 0;
-		for (size_t k = 1; ok && k < len; k++) {
-			ok = (p[k] & 0xc0) == 0x80;
-		}
-		/* Overlong, surrogate and beyond-U+10FFFF forms. */
-		if (ok && len == 3) {
-			ok = !(ch == 0xe0 && p[1] < 0xa0) && !(ch == 0xed && p[1] >= 0xa0);
-		} else if (ok && len == 4) {
-			ok = !(ch == 0xf0 && p[1] < 0x90) && !(ch == 0xf4 && p[1] >= 0x90);
-		}
-		if (!ok) {
-			fputs("\xef\xbf\xbd", f);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, len, f);
-		p += len;
-	}
-}
-
 void tc_write_check_junit(FILE *f, const struct tc_check *c) {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<testsuites name=\"tracectl check\" tests=\"%zu\" failures=\"%zu\">\n",
@@ -321,19 +273,19 @@ void tc_write_check_junit(FILE *f, const struct tc_check *c) {
 		tc_check_fmt_limit(lim, sizeof(lim), r);
 		where(c, r, wh, sizeof(wh));
 		fputs("    <testcase classname=\"tracectl.check\" name=\"", f);
-		xml_escape(f, r->metric.name);
+		tc_markup_escape(f, r->metric.name);
 		fputs("\">\n", f);
 		snprintf(msg, sizeof(msg), "%s is %s%s%s%s%s%s", r->metric.name, val,
 			*wh ? " (" : "", wh, *wh ? ")" : "", *lim ? ", limit " : "", lim);
 		if (r->verdict == TC_VERDICT_FAIL || r->verdict == TC_VERDICT_MISSING) {
 			fputs("      <failure type=\"budget\" message=\"", f);
-			xml_escape(f, msg);
+			tc_markup_escape(f, msg);
 			fputs("\">", f);
-			xml_escape(f, msg);
+			tc_markup_escape(f, msg);
 			fputs("</failure>\n", f);
 		} else {
 			fputs("      <system-out>", f);
-			xml_escape(f, msg);
+			tc_markup_escape(f, msg);
 			fputs("</system-out>\n", f);
 		}
 		fputs("    </testcase>\n", f);

@@ -1,0 +1,117 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/intervals.h"
+#include "analysis/timeline.h"
+#include "util/xalloc.h"
+
+/*
+ * Drawing data for `tracectl report`: fixed bins, so the report's size and
+ * the cost of drawing do not grow with the trace. Busy time is the same
+ * union of device work that the usage pass measures, cut at bin edges.
+ */
+
+/* lo + span * b / TC_TL_BINS, rounded down, without the product (which
+ * overflows int64 for spans of days). */
+static int64_t bin_edge(const struct tc_timeline *t, size_t b) {
+	int64_t span = t->hi_ps - t->lo_ps, n = (int64_t)b;
+	return t->lo_ps + span / TC_TL_BINS * n + span % TC_TL_BINS * n / TC_TL_BINS;
+}
+
+/* The bin holding ts: a guess in floating point, made exact against the
+ * edges. */
+static size_t bin_of(const struct tc_timeline *t, int64_t ts) {
+	if (ts <= t->lo_ps || t->hi_ps <= t->lo_ps) {
+		return 0;
+	}
+	double g = (double)(ts - t->lo_ps) * TC_TL_BINS / (double)(t->hi_ps - t->lo_ps);
+	size_t b = g >= TC_TL_BINS - 1 ? TC_TL_BINS - 1 : (size_t)g;
+	while (b + 1 < TC_TL_BINS && ts >= bin_edge(t, b + 1)) {
+		b++;
+	}
+	while (b > 0 && ts < bin_edge(t, b)) {
+		b--;
+	}
+	return b;
+}
+
+static void device_bins(const struct tc_model *m, const struct tc_device_tracks *dt,
+		struct tc_timeline *t, struct tc_tl_device *out) {
+	size_t nt;
+	uint32_t *tracks = tc_device_work_tracks(m, dt, out->device, &nt);
+	struct tc_ivals v = { 0 };
+	tc_ivals_union_tracks(m, tracks, nt, NULL, NULL, &v);
+	for (size_t b = 0; b < TC_TL_BINS; b++) {
+		int64_t lo = bin_edge(t, b), hi = bin_edge(t, b + 1);
+		out->bin_busy_ps[b] = tc_ivals_length_in(&v, lo, hi);
+		out->busy[b] = hi > lo ? (double)out->bin_busy_ps[b] / (double)(hi - lo) : 0;
+	}
+	tc_ivals_finish(&v);
+	free(tracks);
+}
+
+static void counter_bins(const struct tc_model *m, const struct tc_counter *ct,
+		const struct tc_timeline *t, struct tc_tl_counter *out) {
+	out->device = ct->device;
+	out->name = ct->name;
+	out->group = ct->group;
+	for (size_t s = ct->first; s < ct->first + ct->count; s++) {
+		size_t b = bin_of(t, m->samples.ts[s]);
+		double v = m->samples.value[s];
+		if (!out->has[b] || v > out->max[b]) {
+			out->max[b] = v;
+		}
+		out->has[b] = true;
+	}
+	/* A counter holds its value until the next sample. */
+	double held = 0;
+	bool any = false;
+	for (size_t b = 0; b < TC_TL_BINS; b++) {
+		if (out->has[b]) {
+			any = true;
+			held = out->max[b];
+		} else if (any) {
+			out->has[b] = true;
+			out->max[b] = held;
+		}
+	}
+}
+
+void tc_timeline_build(const struct tc_model *m, const struct tc_analysis *a,
+		int64_t lo_ps, int64_t hi_ps, struct tc_timeline *t) {
+	memset(t, 0, sizeof(*t));
+	t->lo_ps = lo_ps;
+	t->hi_ps = hi_ps > lo_ps ? hi_ps : lo_ps;
+	if (a->n_util) {
+		struct tc_device_tracks dt;
+		tc_device_tracks_init(&dt, m);
+		t->dev = tc_xcalloc(a->n_util, sizeof(*t->dev));
+		for (size_t i = 0; i < a->n_util; i++) {
+			t->dev[i].device = a->util[i].device;
+			t->dev[i].busy_ps = a->util[i].busy_ps;
+			device_bins(m, &dt, t, &t->dev[i]);
+		}
+		t->n_dev = a->n_util;
+		tc_device_tracks_finish(&dt);
+	}
+	/* The counters of a->mem, in its order (the memory pass's walk). */
+	t->n_mem_all = a->n_mem;
+	size_t n = a->n_mem < TC_TL_MAX_COUNTERS ? a->n_mem : TC_TL_MAX_COUNTERS;
+	if (!n) {
+		return;
+	}
+	t->mem = tc_xcalloc(n, sizeof(*t->mem));
+	for (size_t c = 0; c < m->n_counters && t->n_mem < n; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		const struct tc_mem_peak *p = &a->mem[t->n_mem];
+		if (ct->name == p->name && ct->device == p->device && ct->group == p->group &&
+				ct->count == p->samples) {
+			counter_bins(m, ct, t, &t->mem[t->n_mem++]);
+		}
+	}
+}
+
+void tc_timeline_finish(struct tc_timeline *t) {
+	free(t->dev);
+	free(t->mem);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,249 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/compare.h"
+#include "analysis/timeline.h"
+#include "cli/cli.h"
+#include "model/rank.h"
+#include "output/html_write.h"
+#include "util/xalloc.h"
+
+enum {
+	OPT_DIFF = TC_OPT_FIRST_COMMAND_SPECIFIC,
+	OPT_TOP,
+};
+
+static const struct tc_option options[] = {
+	{ "output", 'o', "FILE", "write the page to FILE (required; atomically; '-' = stdout)",
+		"Write the page to _FILE_ (required) through a temporary file renamed into "
+		"place; *-* is standard output.", 'o' },
+	{ "diff", 0, NULL, "two traces, BASE and TEST: add the diff view",
+		"Take exactly two traces, _BASE_ and _TEST_, and add the view of what changed "
+		"between them (the figures of *tracectl diff*).", OPT_DIFF },
+	{ "top", 0, "N", "ops drawn (default 15)", NULL, OPT_TOP },
+	TC_CLI_STEP_MARKER_OPTION,
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_report_spec = {
+	.name = "report",
+	.usage = "[OPTIONS] -o FILE TRACE...",
+	.about =
+		"One self-contained HTML page to look at: inputs, findings, the step-time\n"
+		"attribution of every step (per rank with several files), device utilisation\n"
+		"over time, the top ops, memory over time, a rank heatmap, transfers and,\n"
+		"with --diff, what changed. Inline SVG and CSS only: it opens offline and\n"
+		"fetches nothing. The page embeds the JSON of 'summarize --json' (and of\n"
+		"'diff --json' with --diff); its figures are the same. With several files\n"
+		"each is a rank.\n",
+	.options = options,
+	.groups = (const struct tc_option_group *const[]){ &tc_cli_input_group, NULL },
+};
+
+struct report_opts {
+	bool diff;
+	bool have_output;
+	size_t top;
+};
+
+static void add_rank(struct tc_report_rank *rk, const char *label, const struct tc_analysis *a) {
+	snprintf(rk->label, sizeof(rk->label), "%s", label);
+	rk->n_steps = a->n_steps;
+	rk->steps = tc_xmalloc((a->n_steps ? a->n_steps : 1) * sizeof(*rk->steps));
+	if (a->n_steps) {
+		memcpy(rk->steps, a->steps, a->n_steps * sizeof(*rk->steps));
+	}
+}
+
+/* Read one input file (a rank, or a --diff side) alone; with a side,
+ * also summarise it for the diff. */
+static int load_one(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		const char *path, const char *label, struct tc_report_rank *rk,
+		struct tc_diff_side *side) {
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &c->ingest, &err);
+	if (!m) {
+		return tc_cli_error(&err);
+	}
+	struct tc_analysis a;
+	tc_analyze(m, ao, TC_AN_BREAKDOWN, &a);
+	char name[256];
+	if (!label) {
+		tc_model_source_rank(m, 0, name, sizeof(name));
+	}
+	add_rank(rk, label ? label : name, &a);
+	tc_analysis_finish(&a);
+	if (side) {
+		tc_diff_side_build(m, ao, path, side);
+	}
+	tc_model_destroy(m);
+	return TC_EXIT_OK;
+}
+
+struct report_state {
+	struct tc_report_rank *ranks;
+	size_t n_ranks;
+	struct tc_diff_side sides[2];
+	struct tc_diff diff;
+	bool have_diff;
+};
+
+static void state_finish(struct report_state *st) {
+	for (size_t i = 0; i < st->n_ranks; i++) {
+		free(st->ranks[i].steps);
+	}
+	free(st->ranks);
+	if (st->have_diff) {
+		tc_diff_finish(&st->diff);
+	}
+	tc_diff_side_finish(&st->sides[0]);
+	tc_diff_side_finish(&st->sides[1]);
+}
+
+/* The ranks (each file on its own), the diff's two sides, or the one
+ * model as a single rank. */
+static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		const struct report_opts *ro, char **inputs, const struct tc_model *m,
+		const struct tc_analysis *an, struct report_state *st) {
+	if (ro->diff) {
+		st->ranks = tc_xcalloc(2, sizeof(*st->ranks));
+		for (int k = 0; k < 2; k++) {
+			char label[256];
+			const char *slash = strrchr(inputs[k], '/');
+			snprintf(label, sizeof(label), "%s: %s", k ? "test" : "base",
+				slash && slash[1] ? slash + 1 : inputs[k]);
+			int code = load_one(c, ao, inputs[k], label, &st->ranks[k], &st->sides[k]);
+			if (code) {
+				return code;
+			}
+			st->n_ranks++;
+		}
+		tc_diff_compute(&st->sides[0], &st->sides[1], false, &st->diff);
+		st->have_diff = true;
+		return TC_EXIT_OK;
+	}
+	if (!tc_cli_per_source(m)) {
+		char name[256];
+		if (m->n_sources == 1) {
+			tc_model_source_rank(m, 0, name, sizeof(name));
+		} else {
+			snprintf(name, sizeof(name), "all");
+		}
+		st->ranks = tc_xcalloc(1, sizeof(*st->ranks));
+		add_rank(&st->ranks[0], name, an);
+		st->n_ranks = 1;
+		return TC_EXIT_OK;
+	}
+	st->ranks = tc_xcalloc(m->n_sources, sizeof(*st->ranks));
+	for (size_t s = 0; s < m->n_sources; s++) {
+		char name[256];
+		tc_model_source_rank(m, (uint32_t)s, name, sizeof(name));
+		int code = load_one(c, ao, tc_model_str(m, m->sources[s].path), name,
+			&st->ranks[s], NULL);
+		if (code) {
+			return code;
+		}
+		st->n_ranks++;
+	}
+	return TC_EXIT_OK;
+}
+
+/* False when the command is done (--help, a usage error), with the exit
+ * status in *code. */
+static bool parse(int argc, char **argv, struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		struct report_opts *ro, int *code) {
+	int opt;
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_report_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		/* -o is required here: seen before the common options take it. */
+		ro->have_output |= opt == 'o';
+		if (tc_cli_common_opt(c, opt, arg, code) ||
+				tc_cli_analysis_opt(ao, "report", opt, arg, code)) {
+			if (*code) {
+				return false;
+			}
+			continue;
+		}
+		switch (opt) {
+		case OPT_DIFF:
+			ro->diff = true;
+			break;
+		case OPT_TOP:
+			if (!tc_cli_parse_count("report", "--top", arg, &ro->top, code)) {
+				return false;
+			}
+			break;
+		}
+	}
+	if (opt < 0) {
+		*code = p.code;
+		return false;
+	}
+	int n = argc - optind;
+	if (n < 1) {
+		*code = tc_cli_usage_error("report", "no TRACE given");
+	} else if (!ro->have_output) {
+		*code = tc_cli_usage_error("report",
+			"no output given: -o FILE is required (-o - for standard output)");
+	} else if (ro->diff && n != 2) {
+		*code = tc_cli_usage_error("report",
+			"--diff takes two traces, BASE and TEST, not %d", n);
+	}
+	return *code == TC_EXIT_OK;
+}
+
+int tc_cmd_report(int argc, char **argv) {
+	struct tc_cli_common c;
+	tc_cli_common_init(&c, "report");
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	struct report_opts ro = { .top = 15 };
+	int code = TC_EXIT_OK;
+	if (!parse(argc, argv, &c, &ao, &ro, &code)) {
+		return code;
+	}
+	char **inputs = argv + optind;
+	int n = argc - optind;
+	struct tc_model *m = tc_cli_load(&c, inputs, n, &code);
+	if (!m) {
+		return code;
+	}
+	ao.threads = c.ingest.threads;
+	/* What summarize computes, so the embedded JSON is its output. */
+	struct tc_analysis an;
+	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
+	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &an };
+	struct report_state st = { 0 };
+	struct tc_outfile out;
+	struct tc_timeline tl = { 0 };
+	if (!tc_cli_open_output(&c, inputs, n, m, &out)) {
+		code = TC_EXIT_OUTPUT;
+		goto done;
+	}
+	code = load_ranks(&c, &ao, &ro, inputs, m, &an, &st);
+	if (code) {
+		tc_outfile_abort(&out);
+		goto done;
+	}
+	tc_timeline_build(m, &an, an.summary.first_ps, an.summary.last_ps, &tl);
+	/* The diff view's JSON is diff's with its default --top. */
+	struct tc_diff_write_opts dwo = { .top = 20 };
+	struct tc_report rep = {
+		.m = m, .a = &an, .so = &so, .tl = &tl, .ranks = st.ranks, .n_ranks = st.n_ranks,
+		.diff = st.have_diff ? &st.diff : NULL, .dwo = &dwo, .top = ro.top,
+	};
+	tc_write_report_html(out.fp, &rep);
+	code = tc_cli_close_output(&out);
+	if (code == TC_EXIT_OK) {
+		code = tc_cli_strict(&c, m);
+	}
+done:
+	tc_timeline_finish(&tl);
+	state_finish(&st);
+	tc_analysis_finish(&an);
+	tc_cli_model_done(m);
+	return code;
+}

@@ -1,0 +1,43 @@
+#ifndef TC_OUTPUT_HTML_WRITE_H
+#define TC_OUTPUT_HTML_WRITE_H
+
+/*
+ * `tracectl report`: one self-contained HTML page (inline SVG and CSS, a
+ * few lines of inline JS, nothing fetched) drawn from the analysis
+ * results. The page embeds the JSON `summarize --json` prints (and `diff
+ * --json` with --diff) and every visible figure comes from the same
+ * structures. Sections and their definitions: docs/report.md.
+ */
+
+#include <stddef.h>
+#include <stdio.h>
+#include "model/diff.h"
+#include "model/findings.h"
+#include "model/model.h"
+#include "model/timeline.h"
+#include "output/diff_write.h"
+#include "output/summary_write.h"
+
+/* One input file (a rank; with --diff, a side): its own steps. */
+struct tc_report_rank {
+	char label[256];
+	struct tc_step *steps;  /* numbers only: names are ids of a model gone */
+	size_t n_steps;
+};
+
+struct tc_report {
+	const struct tc_model *m;          /* every input, read together */
+	const struct tc_analysis *a;       /* TC_AN_SUMMARY | TC_AN_FINDINGS of m */
+	const struct tc_summary_opts *so;  /* as summarize's defaults */
+	const struct tc_timeline *tl;
+	const struct tc_report_rank *ranks;
+	size_t n_ranks;
+	const struct tc_diff *diff;        /* NULL without --diff */
+	const struct tc_diff_write_opts *dwo;
+	size_t top;                        /* op bars drawn */
+};
+
+/* The page's section ids, in order (tests count one chart or table each). */
+void tc_write_report_html(FILE *f, const struct tc_report *r);
+
+#endif

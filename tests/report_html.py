@@ -1,0 +1,209 @@
+"""Reading `tracectl report` pages for the tests (report_check.py,
+report_browser.py): sections with their charts and tables, the embedded
+JSON, attributes of marked elements, and references that would leave the
+file."""
+import html.parser
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+# Sections every page has, and those that depend on the input.
+ALWAYS = ["header", "findings", "steps", "utilization", "ops", "transfers"]
+CHARTS = {"steps", "utilization", "ops", "memory", "ranks"}  # one <svg> each; others one <table>
+
+
+def env_paths():
+    src = os.environ.get("TC_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build = os.environ.get("TC_BUILD_ROOT") or os.path.join(src, "build")
+    tc = os.environ.get("TC_BIN") or os.path.join(build, "src", "tracectl")
+    return src, build, tc
+
+
+class Page(html.parser.HTMLParser):
+    """Sections (id -> counts of svg/table inside), the JSON script blocks,
+    every element's attributes, style and script text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.sections = {}
+        self.order = []
+        self.stack = []          # open section ids
+        self.json = {}           # script id -> raw text
+        self.elements = []       # (tag, attrs dict)
+        self.styles = []
+        self.scripts = []
+        self._script = None
+        self._style = False
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.elements.append((tag, a))
+        if tag == "section":
+            sid = a.get("id", "")
+            self.sections[sid] = {"svg": 0, "table": 0}
+            self.order.append(sid)
+            self.stack.append(sid)
+        elif tag in ("svg", "table") and self.stack:
+            self.sections[self.stack[-1]][tag] += 1
+        elif tag == "script":
+            self._script = (a.get("type"), a.get("id"), [])
+        elif tag == "style":
+            self._style = True
+
+    def handle_endtag(self, tag):
+        if tag == "section" and self.stack:
+            self.stack.pop()
+        elif tag == "script" and self._script:
+            typ, sid, parts = self._script
+            text = "".join(parts)
+            if typ == "application/json":
+                self.json[sid] = text
+            else:
+                self.scripts.append(text)
+            self._script = None
+        elif tag == "style":
+            self._style = False
+
+    def handle_data(self, data):
+        if self._script:
+            self._script[2].append(data)
+        elif self._style:
+            self.styles.append(data)
+        else:
+            self.text.append(data)
+
+
+def parse(text):
+    p = Page()
+    p.feed(text)
+    p.close()
+    return p
+
+
+def unescape_json(raw):
+    """The embedded JSON as the command printed it: the writer escapes
+    '</' as '<\\/' and '<!--' as '\\u003c!--'."""
+    return raw.replace("<\\/", "</").replace("\\u003c!--", "<!--")
+
+
+def outside_refs(page):
+    """References that would make a browser fetch something: attributes
+    naming a URL, src/href attributes, url() and @import in styles, URLs
+    in the inline scripts."""
+    bad = []
+    url = re.compile(r"(https?:|//|ftp:|file:)", re.I)
+    for tag, attrs in page.elements:
+        for k, v in attrs.items():
+            if k in ("src", "href", "srcset", "action", "poster", "xlink:href", "background"):
+                bad.append("%s %s=%r" % (tag, k, v))
+            elif v and url.search(v) and not (tag == "meta" and k == "content" and "default-src" in v):
+                bad.append("%s %s=%r" % (tag, k, v))
+    for s in page.styles:
+        if re.search(r"url\(|@import", s, re.I):
+            bad.append("style: " + s[:80])
+    for s in page.scripts:
+        if url.search(s) or re.search(r"fetch\(|XMLHttpRequest|import\(", s):
+            bad.append("script: " + s[:80])
+    return bad
+
+
+def check_sections(page, want):
+    """Every section in want present, no other, each with exactly one
+    chart (svg) or one table, per its kind. Returns a list of problems."""
+    bad = []
+    if page.order != [s for s in page.order if s in want] or set(page.order) != set(want):
+        bad.append("sections %s, want %s" % (page.order, sorted(want)))
+    for sid, n in page.sections.items():
+        kind = "svg" if sid in CHARTS else "table"
+        other = "table" if kind == "svg" else "svg"
+        if n[kind] != 1 or n[other] != 0:
+            bad.append("section %s has %d svg and %d table, want one %s" % (sid, n["svg"], n["table"], kind))
+    return bad
+
+
+def run(tc, args, cwd=None):
+    return subprocess.run([tc] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def hostile_trace(folder):
+    """A small Kineto-style trace whose names need escaping: markup,
+    quotes, a script end and an HTML comment opener."""
+    name = "</script><img src=x onerror=alert(1)> & \"q\" 'a' <!-- x"
+    ev = [
+        {"ph": "X", "name": "ProfilerStep#1", "cat": "user_annotation", "pid": 1, "tid": 1,
+         "ts": 0, "dur": 100},
+        {"ph": "X", "name": name, "cat": "kernel", "pid": 0, "tid": 7, "ts": 10, "dur": 50,
+         "args": {"stream": 7, "device": 0}},
+        {"ph": "X", "name": "gemm <b>", "cat": "kernel", "pid": 0, "tid": 7, "ts": 61, "dur": 20,
+         "args": {"stream": 7, "device": 0}},
+    ]
+    path = os.path.join(folder, "hostile <&>.json")
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    return path
+
+
+def cases(src, build, tmp):
+    """(name, report arguments, extra sections) for one trace of each
+    format, a two-rank folder, a diff and names that need escaping."""
+    ranks = os.path.join(tmp, "ddp")
+    os.makedirs(ranks, exist_ok=True)
+    for r in (0, 1):
+        f = "torch_ddp_rank%d.kineto.json.gz" % r
+        dst = os.path.join(ranks, f)
+        if not os.path.exists(dst):
+            with open(os.path.join(src, "fixtures", "real", f), "rb") as a, open(dst, "wb") as b:
+                b.write(a.read())
+    fj = os.path.join(src, "fixtures", "json")
+    return [
+        ("xplane", [os.path.join(build, "fixtures", "sample.xplane.pb")]),
+        ("perfetto", [os.path.join(build, "fixtures", "perfetto", "gpu.pb")]),
+        ("kineto", [os.path.join(src, "fixtures", "real", "torch_mlp.kineto.json.gz")]),
+        ("ranks", [ranks]),
+        ("diff", ["--diff", os.path.join(fj, "diff_base.json"), os.path.join(fj, "diff_test.json")]),
+        ("hostile", [hostile_trace(tmp)]),
+    ]
+
+
+def expected_sections(tc, args, multi_rank):
+    """The sections a report of args should have: memory when the trace has
+    memory counters (bottlenecks' memory list), ranks with several files,
+    diff with --diff."""
+    want = set(ALWAYS)
+    inputs = [a for a in args if not a.startswith("--")]
+    if "--diff" in args:
+        want.add("diff")
+    p = run(tc, ["bottlenecks", "--json"] + inputs)
+    if p.returncode == 0 and json.loads(p.stdout)["memory"]:
+        want.add("memory")
+    if multi_rank and "--diff" not in args:
+        want.add("ranks")
+    return want
+
+
+def report(prog, results):
+    """Print one line per case and its problems; the exit status."""
+    failed = 0
+    for name, bad in results:
+        print("%s: %s %s" % (prog, name, "ok" if not bad else "FAIL"))
+        for b in bad:
+            print("  " + b)
+        failed += bool(bad)
+    return 1 if failed else 0
+
+
+def main_guard(fn):
+    try:
+        sys.exit(fn())
+    except KeyboardInterrupt:
+        sys.exit(1)
+
+
+def tempdir():
+    return tempfile.TemporaryDirectory(prefix="tc-report-")
