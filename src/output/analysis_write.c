@@ -2,6 +2,7 @@
 #include <string.h>
 #include "output/analysis_write.h"
 #include "output/fmt.h"
+#include "output/rank_write.h"
 #include "output/table.h"
 #include "util/term.h"
 
@@ -11,6 +12,15 @@ static const char *S(const struct tc_model *m, uint32_t id) {
 
 static const char *dev_name(const struct tc_model *m, uint32_t d) {
 	return d < m->n_devices ? S(m, m->devices[d].name) : "host";
+}
+
+/* The device for text: with several ranks, "rank 3: GPU 0". A ring of
+ * buffers, as one line may name two devices (writers run on one thread). */
+static const char *dev_label(const struct tc_model *m, uint32_t d) {
+	static char ring[4][128];
+	static unsigned next;
+	char *b = ring[next++ % 4];
+	return tc_write_device_label(b, sizeof(ring[0]), m, d);
 }
 
 static double ms(int64_t ps) {
@@ -46,7 +56,7 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 		fprintf(f, "; %zu counted in totals (warm-up/partial excluded)", a->n_steps_counted);
 	}
 	if (a->bd_device < m->n_devices) {
-		tc_term_fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
+		tc_term_fprintf(f, "\nbreakdown  on %s and its host", dev_label(m, a->bd_device));
 	} else {
 		fprintf(f, "\nbreakdown  on host threads (no device activity)");
 	}
@@ -133,6 +143,7 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 		fprintf(f, "  * warm-up: first step longer than warmup.factor x the median of the "
 			"others (likely compilation); left out of totals\n");
 	}
+	tc_write_ranks_text(f, m, &a->ranks);
 }
 
 static void json_breakdown(struct tc_jw *w, const int64_t *cat) {
@@ -238,6 +249,7 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	tc_write_ranks_json(&w, m, &a->ranks);
 	tc_jw_obj_end(&w);
 	tc_jw_end(&w);
 }
@@ -249,6 +261,9 @@ static const char *row_label(const struct tc_model *m, const struct tc_op_table 
 	if (r->label) {
 		return r->label;
 	}
+	if (strcmp(t->by, "device") == 0) {
+		return dev_label(m, r->device);
+	}
 	return S(m, r->name);
 }
 
@@ -258,7 +273,7 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	size_t n = top && top < t->n ? top : t->n;
 	fprintf(f, "ops by %s", t->by);
 	if (t->device < m->n_devices) {
-		tc_term_fprintf(f, " on %s", dev_name(m, t->device));
+		tc_term_fprintf(f, " on %s", dev_label(m, t->device));
 	}
 	fprintf(f, ": %zu of %zu rows by total time (%s; share of %s %s)\n", n,
 		t->n, t->scope, t->share_of, tc_fmt_dur(b[0], t->busy_ps));
@@ -341,6 +356,9 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		if (strcmp(t->by, "name") == 0) {
 			tc_jw_kv_str(&w, "category", S(m, r->category));
 			tc_jw_kv_str(&w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
+		} else if (strcmp(t->by, "device") == 0 && r->device < m->n_devices) {
+			tc_jw_kv_str(&w, "device", S(m, m->devices[r->device].name));
+			tc_write_device_identity_json(&w, m, r->device);
 		}
 		tc_jw_kv_uint(&w, "count", r->count);
 		tc_jw_kv_int(&w, "total_ps", r->total_ps);
@@ -447,7 +465,7 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		tc_table_init(&t, 9, h);
 		for (size_t k = 0; k < a->n_util; k++) {
 			const struct tc_device_util *u = &a->util[k];
-			tc_table_cell(&t, dev_name(m, u->device));
+			tc_table_cell(&t, dev_label(m, u->device));
 			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)(u->last_ps - u->first_ps)));
 			tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));
 			tc_table_cell(&t, tc_fmt_dur(b2, u->comm_ps));
@@ -493,7 +511,7 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "\nmemory (peak of each counter)\n");
 		for (size_t i = 0; i < a->n_mem; i++) {
 			const struct tc_mem_peak *p = &a->mem[i];
-			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %.3f ms", dev_name(m, p->device),
+			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %.3f ms", dev_label(m, p->device),
 				S(m, p->name),
 				p->group ? " " : "", p->group ? S(m, p->group) : "",
 				tc_fmt_bytes(b1, p->peak_bytes), ms(p->peak_ts_ps - first));
@@ -654,6 +672,7 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		const struct tc_device_util *u = &a->util[k];
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", dev_name(m, u->device));
+		tc_write_device_identity_json(&w, m, u->device);
 		tc_jw_kv_int(&w, "first_ps", u->first_ps - first);
 		tc_jw_kv_int(&w, "last_ps", u->last_ps - first);
 		tc_jw_kv_int(&w, "busy_ps", u->busy_ps);
@@ -745,8 +764,9 @@ void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 		a->steps_source ? a->steps_source : "none");
 	marker_text(f, a);
 	tc_term_fprintf(f, "), breakdown on %s:\n",
-		a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
+		a->bd_device < m->n_devices ? dev_label(m, a->bd_device) : "host threads");
 	breakdown_text(f, a);
+	tc_write_ranks_text(f, m, &a->ranks);
 	fprintf(f, "\nfindings   %zu (top %zu; see 'tracectl bottlenecks')\n", a->n_findings,
 		n < a->n_findings ? n : a->n_findings);
 	for (size_t i = 0; i < a->n_findings && i < n; i++) {
@@ -764,5 +784,6 @@ void tc_write_analysis_section_json(struct tc_jw *w, const struct tc_model *m,
 	tc_jw_obj_begin(w);
 	json_steps_head(w, m, a);
 	tc_jw_obj_end(w);
+	tc_write_ranks_json(w, m, &a->ranks);
 	json_findings(w, m, a, TC_SEV_NONE, n);
 }

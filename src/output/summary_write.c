@@ -5,6 +5,8 @@
 #include "output/jsonw.h"
 #include "output/summary_write.h"
 #include "output/table.h"
+#include "model/rank.h"
+#include "output/rank_write.h"
 #include "util/term.h"
 
 static const char *S(const struct tc_model *m, uint32_t id) {
@@ -67,13 +69,18 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 		fprintf(f, "  no device activity in this trace\n");
 	} else {
 		static const char *const h[] = {
-			"device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
+			">rank", "device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
 		};
+		/* A rank column only when the devices belong to several ranks. */
+		bool ranks = tc_model_n_ranks(m) >= 2;
 		struct tc_table t;
-		tc_table_init(&t, 7, h);
+		tc_table_init(&t, ranks ? 8 : 7, ranks ? h : h + 1);
 		for (size_t i = 0; i < s->n_devices; i++) {
 			const struct tc_device_summary *d = &s->devices[i];
 			const struct tc_device *dev = &m->devices[d->device];
+			if (ranks) {
+				tc_table_cell(&t, tc_write_rank(b1, m, d->device));
+			}
 			tc_table_cell(&t, S(m, dev->name));
 			tc_table_cell(&t, tc_device_kind_name((enum tc_device_kind)dev->kind));
 			tc_table_cell(&t, tc_fmt_count(b1, d->n_events));
@@ -193,6 +200,7 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_write_device_identity_json(&w, m, d->device);
 		tc_jw_kv_uint(&w, "ops", d->n_events);
 		tc_jw_kv_uint(&w, "tracks", d->n_tracks);
 		/* From the trace start, as the text's times (s->first_ps). */
@@ -362,6 +370,7 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_write_device_identity_json(&w, m, (uint32_t)d);
 		tc_jw_key(&w, "tracks");
 		tc_jw_arr_begin(&w);
 		size_t nt;
