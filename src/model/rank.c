@@ -181,15 +181,19 @@ void tc_model_device_label(const struct tc_model *m, uint32_t d, char *buf, size
 }
 
 size_t tc_model_n_ranks(const struct tc_model *m) {
-	size_t n = 0;
+	int32_t *v = tc_xmalloc((m->n_hosts ? m->n_hosts : 1) * sizeof(*v));
+	size_t n = 0, distinct = 0;
 	for (size_t h = 0; h < m->n_hosts; h++) {
-		bool seen = false;
-		for (size_t k = 0; k < h && !seen; k++) {
-			seen = m->hosts[k].rank == m->hosts[h].rank;
+		if (m->hosts[h].rank >= 0) {
+			v[n++] = m->hosts[h].rank;
 		}
-		n += m->hosts[h].rank >= 0 && !seen;
 	}
-	return n;
+	qsort(v, n, sizeof(*v), cmp_i32);
+	for (size_t i = 0; i < n; i++) {
+		distinct += i == 0 || v[i] != v[i - 1];
+	}
+	free(v);
+	return distinct;
 }
 
 void tc_model_source_rank(const struct tc_model *m, uint32_t s, char *buf, size_t size) {

@@ -16,6 +16,34 @@ static const char *S(const struct tc_model *m, uint32_t id) {
 	return tc_model_str(m, id);
 }
 
+/* Members whose value may be unknown: null then. */
+static void kv_or_null(struct tc_jw *w, const char *k, double v) {
+	tc_jw_key(w, k);
+	if (v >= 0) {
+		tc_jw_double(w, v);
+	} else {
+		tc_jw_null(w);
+	}
+}
+
+static void kv_int_or_null(struct tc_jw *w, const char *k, int64_t v) {
+	tc_jw_key(w, k);
+	if (v >= 0) {
+		tc_jw_int(w, v);
+	} else {
+		tc_jw_null(w);
+	}
+}
+
+static void kv_str_or_null(struct tc_jw *w, const char *k, const char *v) {
+	tc_jw_key(w, k);
+	if (v) {
+		tc_jw_str(w, v);
+	} else {
+		tc_jw_null(w);
+	}
+}
+
 const char *tc_write_rank(char *buf, const struct tc_model *m, uint32_t d) {
 	int32_t r = tc_model_device_rank(m, d);
 	if (r < 0) {
@@ -32,24 +60,9 @@ const char *tc_write_device_label(char *buf, size_t size, const struct tc_model 
 
 void tc_write_device_identity_json(struct tc_jw *w, const struct tc_model *m, uint32_t d) {
 	const struct tc_device *dev = &m->devices[d];
-	tc_jw_key(w, "host");
-	if (dev->host < m->n_hosts) {
-		tc_jw_str(w, S(m, m->hosts[dev->host].name));
-	} else {
-		tc_jw_null(w);
-	}
-	tc_jw_key(w, "rank");
-	if (tc_model_device_rank(m, d) >= 0) {
-		tc_jw_int(w, tc_model_device_rank(m, d));
-	} else {
-		tc_jw_null(w);
-	}
-	tc_jw_key(w, "pid");
-	if (dev->pid >= 0) {
-		tc_jw_int(w, dev->pid);
-	} else {
-		tc_jw_null(w);
-	}
+	kv_str_or_null(w, "host", dev->host < m->n_hosts ? S(m, m->hosts[dev->host].name) : NULL);
+	kv_int_or_null(w, "rank", tc_model_device_rank(m, d));
+	kv_int_or_null(w, "pid", dev->pid);
 }
 
 /* Instances by skew, largest first; the first TOP_COLL of them. */
@@ -176,15 +189,6 @@ void tc_write_ranks_text(FILE *f, const struct tc_model *m, const struct tc_rank
 	free(ix);
 }
 
-static void kv_or_null(struct tc_jw *w, const char *k, double v) {
-	tc_jw_key(w, k);
-	if (v >= 0) {
-		tc_jw_double(w, v);
-	} else {
-		tc_jw_null(w);
-	}
-}
-
 void tc_write_ranks_json(struct tc_jw *w, const struct tc_model *m, const struct tc_ranks *r) {
 	if (r->n < 2) {
 		return;
@@ -196,29 +200,15 @@ void tc_write_ranks_json(struct tc_jw *w, const struct tc_model *m, const struct
 		tc_jw_obj_begin(w);
 		tc_jw_kv_int(w, "rank", rr->rank);
 		tc_jw_kv_str(w, "host", S(m, m->hosts[rr->host].name));
-		tc_jw_key(w, "device");
-		if (rr->device < m->n_devices) {
-			tc_jw_str(w, S(m, m->devices[rr->device].name));
-		} else {
-			tc_jw_null(w);
-		}
-		tc_jw_key(w, "steps_source");
-		if (rr->steps_source) {
-			tc_jw_str(w, rr->steps_source);
-		} else {
-			tc_jw_null(w);
-		}
+		kv_str_or_null(w, "device", rr->device < m->n_devices ?
+			S(m, m->devices[rr->device].name) : NULL);
+		kv_str_or_null(w, "steps_source", rr->steps_source);
 		tc_jw_kv_uint(w, "steps", rr->n_steps);
 		tc_jw_kv_int(w, "step_ps", rr->step_ps);
 		tc_jw_kv_int(w, "compute_ps", rr->compute_ps);
 		tc_jw_kv_int(w, "exposed_collective_ps", rr->comm_ps);
 		tc_jw_kv_int(w, "idle_ps", rr->idle_ps);
-		tc_jw_key(w, "slowest_step");
-		if (rr->slowest_num >= 0) {
-			tc_jw_int(w, rr->slowest_num);
-		} else {
-			tc_jw_null(w);
-		}
+		kv_int_or_null(w, "slowest_step", rr->slowest_num);
 		tc_jw_kv_int(w, "slowest_step_ps", rr->slowest_ps);
 		tc_jw_kv_int(w, "clock_offset_ps", rr->clock_offset_ps);
 		tc_jw_kv_uint(w, "arrived_last", rr->n_last);
@@ -238,18 +228,8 @@ void tc_write_ranks_json(struct tc_jw *w, const struct tc_model *m, const struct
 	tc_jw_obj_end(w);
 	tc_jw_key(w, "collectives");
 	tc_jw_obj_begin(w);
-	tc_jw_key(w, "matched_by");
-	if (r->coll_source) {
-		tc_jw_str(w, r->coll_source);
-	} else {
-		tc_jw_null(w);
-	}
-	tc_jw_key(w, "clock_alignment");
-	if (r->alignment) {
-		tc_jw_str(w, r->alignment);
-	} else {
-		tc_jw_null(w);
-	}
+	kv_str_or_null(w, "matched_by", r->coll_source);
+	kv_str_or_null(w, "clock_alignment", r->alignment);
 	tc_jw_kv_uint(w, "instances_total", r->n_coll);
 	tc_jw_kv_int(w, "skew_total_ps", r->skew_total_ps);
 	size_t n;
@@ -260,19 +240,9 @@ void tc_write_ranks_json(struct tc_jw *w, const struct tc_model *m, const struct
 		const struct tc_coll_instance *c = &r->coll[ix[i]];
 		tc_jw_obj_begin(w);
 		tc_jw_kv_str(w, "name", S(m, c->name));
-		tc_jw_key(w, "group");
-		if (c->group) {
-			tc_jw_str(w, S(m, c->group));
-		} else {
-			tc_jw_null(w);
-		}
+		kv_str_or_null(w, "group", c->group ? S(m, c->group) : NULL);
 		tc_jw_kv_uint(w, "index", c->index);
-		tc_jw_key(w, "step");
-		if (c->last_step >= 0) {
-			tc_jw_int(w, c->last_step);
-		} else {
-			tc_jw_null(w);
-		}
+		kv_int_or_null(w, "step", c->last_step);
 		tc_jw_kv_uint(w, "ranks", c->n_ranks);
 		tc_jw_kv_int(w, "last_rank", r->v[c->last].rank);
 		tc_jw_kv_int(w, "skew_ps", c->skew_ps);

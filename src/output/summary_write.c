@@ -1,12 +1,12 @@
 #include <inttypes.h>
 #include <string.h>
+#include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
+#include "output/rank_write.h"
 #include "output/summary_write.h"
 #include "output/table.h"
-#include "model/rank.h"
-#include "output/rank_write.h"
 #include "util/term.h"
 
 static const char *S(const struct tc_model *m, uint32_t id) {
