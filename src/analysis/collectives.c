@@ -251,6 +251,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		r->alignment = "the end of the first collective every rank ran";
 	}
 	int64_t *tr = tc_xmalloc(r->n * sizeof(*tr));
+	int64_t *spread = tc_xmalloc(n_runs * sizeof(*spread));
 	for (size_t q = 0; q < n_runs; q++) {
 		TC_GROW(r->coll, cap_coll, r->n_coll + 1);
 		struct tc_coll_instance *c = &r->coll[r->n_coll++];
@@ -274,11 +275,14 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		c->last_start_ps = last;
 		c->skew_ps = last - first;
 		size_t nt = 0;
+		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
 		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
 			struct tc_rank_result *rr = &r->v[v[i].rank];
 			int64_t s = m->ev.start[v[i].ev] - rr->clock_offset_ps;
 			int64_t e = tc_model_end(m, v[i].ev) - rr->clock_offset_ps;
 			int64_t t = e > last ? e - last : 0;
+			end_lo = e < end_lo ? e : end_lo;
+			end_hi = e > end_hi ? e : end_hi;
 			rr->wait_ps += last - s;
 			rr->transfer_ps += t;
 			c->wait_ps += last - s;
@@ -286,6 +290,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		}
 		tc_sort(tr, nt, sizeof(*tr), cmp_i64);
 		c->transfer_ps = tr[nt / 2];
+		spread[q] = end_hi - end_lo;
 		struct tc_rank_result *lr = &r->v[c->last];
 		lr->n_last++;
 		lr->caused_ps += c->wait_ps;
@@ -304,6 +309,14 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 			c->busbw = c->algbw * bus_factor(tc_model_str(m, c->name), gs);
 		}
 	}
+	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
+	r->end_spread_ps = spread[n_runs / 2];
+	for (size_t q = 0; q < n_runs; q++) {
+		spread[q] = r->coll[q].transfer_ps;
+	}
+	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
+	r->lined_up = r->end_spread_ps <= spread[n_runs / 2];
+	free(spread);
 	free(tr);
 	free(runs);
 	free(v);

@@ -937,10 +937,10 @@ static void rank_straggler(struct rule_ctx *c) {
 
 /* In a collective every rank waits for the slowest one, so the straggler is
  * the device that spends the least time in collectives. Without matched
- * collectives across ranks, the device form below. */
+ * collectives across ranks that line up, the device form below. */
 static void rule_straggler(struct rule_ctx *c) {
 	const struct tc_analysis *a = c->a;
-	if (a->ranks.n_coll) {
+	if (a->ranks.n_coll && a->ranks.lined_up) {
 		rank_straggler(c);
 		return;
 	}

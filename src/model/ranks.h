@@ -59,6 +59,11 @@ struct tc_ranks {
 	const char *coll_source; /* "Seq", "occurrence", NULL when none matched */
 	const char *alignment;  /* how clocks were aligned, NULL none */
 	int64_t skew_total_ps;
+	/* Median over instances of (latest - earliest aligned end): ranks
+	 * leave a collective together, so a large one says the matching or
+	 * the alignment is off (traces cut at different collectives). */
+	int64_t end_spread_ps;
+	bool lined_up;          /* end_spread_ps within the median transfer */
 };
 
 void tc_ranks_finish(struct tc_ranks *r);

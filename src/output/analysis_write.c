@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <string.h>
+#include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/rank_write.h"
@@ -458,14 +459,19 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "\ndevices (busy = union of device ops; span = first to last op; host wait = "
 			"idle gaps ended by an op launched after the gap began)\n");
 		static const char *const h[] = {
-			"device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
+			">rank", "device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
 			">kernels", ">< 10 us", ">launch delay p50",
 		};
+		/* A rank column only when the devices belong to several ranks. */
+		bool ranks = tc_model_n_ranks(m) >= 2;
 		struct tc_table t;
-		tc_table_init(&t, 9, h);
+		tc_table_init(&t, ranks ? 10 : 9, ranks ? h : h + 1);
 		for (size_t k = 0; k < a->n_util; k++) {
 			const struct tc_device_util *u = &a->util[k];
-			tc_table_cell(&t, dev_label(m, u->device));
+			if (ranks) {
+				tc_table_cell(&t, tc_write_rank(b1, m, u->device));
+			}
+			tc_table_cell(&t, dev_name(m, u->device));
 			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)(u->last_ps - u->first_ps)));
 			tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));
 			tc_table_cell(&t, tc_fmt_dur(b2, u->comm_ps));

@@ -136,7 +136,11 @@ void tc_write_ranks_text(FILE *f, const struct tc_model *m, const struct tc_rank
 	if (r->alignment) {
 		fprintf(f, "; clocks aligned on %s", r->alignment);
 	}
-	fprintf(f, "\n");
+	/* Ranks leave together: ends far apart mean the instances do not match. */
+	tc_term_fprintf(f, "; the ranks' ends of one instance differ by %s (median)%s\n",
+		tc_fmt_dur(b[0], r->end_spread_ps), r->lined_up ? "" : ", more than a median "
+		"transfer: the instances do not line up (traces cut at different collectives?) "
+		"and the straggler finding does not use them");
 	static const char *const ha[] = {
 		">rank", ">arrived last", ">others waited", ">own wait", ">transfer", ">clock offset",
 	};
@@ -232,6 +236,8 @@ void tc_write_ranks_json(struct tc_jw *w, const struct tc_model *m, const struct
 	kv_str_or_null(w, "clock_alignment", r->alignment);
 	tc_jw_kv_uint(w, "instances_total", r->n_coll);
 	tc_jw_kv_int(w, "skew_total_ps", r->skew_total_ps);
+	tc_jw_kv_int(w, "end_spread_ps", r->end_spread_ps);
+	tc_jw_kv_bool(w, "lined_up", r->lined_up);
 	size_t n;
 	size_t *ix = top_instances(r, &n);
 	tc_jw_key(w, "top_by_skew");
