@@ -64,6 +64,15 @@ def main():
                     ranks = sj.get("ranks", [])
                     check([x["rank"] for x in ranks] == list(range(n)),
                           "%s: ranks array is not 0..%d" % (what, n - 1))
+                    top = sj.get("collectives", {}).get("top_by_skew", [])
+                    if fmt == "kineto":
+                        # NCCL's all-reduce bus factor over n ranks; 4 Mi floats.
+                        ok = top and all(abs(c["busbw_bytes_per_s"] / c["algbw_bytes_per_s"]
+                                             - 2.0 * (n - 1) / n) < 1e-9 for c in top)
+                        check(ok and top[0]["bytes"] in (16 << 20, 8 << 20),
+                              "%s: algbw/busbw/bytes wrong: %s" % (what, top[:1]))
+                        check(top and top[0]["last_rank"] == rank and top[0]["step"] == step,
+                              "%s: largest skew not at rank %d step %d" % (what, rank, step))
                     devs = sj.get("devices", [])
                     check(sorted(x["rank"] for x in devs) == list(range(n)),
                           "%s: devices do not carry ranks 0..%d" % (what, n - 1))
