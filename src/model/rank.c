@@ -144,7 +144,7 @@ void tc_model_assign_ranks(struct tc_model *m) {
 	}
 	free(sorted);
 
-	/* A device's process: its own pid, else its host's only process. */
+	/* An accelerator's process: its own pid, else its host's only process. */
 	for (size_t h = 0; h < m->n_hosts; h++) {
 		int64_t pid = -1;
 		size_t procs = 0;
@@ -156,7 +156,10 @@ void tc_model_assign_ranks(struct tc_model *m) {
 			}
 		}
 		for (size_t d = 0; d < m->n_devices && procs == 1; d++) {
-			if (m->devices[d].host == h && m->devices[d].pid < 0) {
+			/* Accelerators only: "other" pseudo-processes are not its. */
+			uint8_t k = m->devices[d].kind;
+			if (m->devices[d].host == h && m->devices[d].pid < 0 &&
+					(k == TC_DEV_GPU || k == TC_DEV_TPU || k == TC_DEV_ACCEL)) {
 				m->devices[d].pid = pid;
 			}
 		}

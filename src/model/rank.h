@@ -16,8 +16,8 @@
  * Before finalize, after every reader: give each host without a rank one
  * from "rank N" in its name, else rank-N / rank_N / rankN / worker-N /
  * workerN in its file's name (any case); when two or more hosts, one per
- * file, still have none, number them in file order. Devices without a pid
- * take the pid of their host's only process. Warns when two hosts claim
+ * file, still have none, number them in file order. Accelerators without
+ * a pid take the pid of their host's only process. Warns when two hosts claim
  * one rank (then every host is numbered in file order) and when the
  * trace's world_size names ranks no input holds.
  */

@@ -291,10 +291,17 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		tc_fmt_count(b6, m->n_flows), m->n_aggs);
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
+	bool ranks = tc_model_n_ranks(m) >= 2;
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
-		tc_term_fprintf(f, "\ndevice %s (%s", S(m, dev->name),
-			tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_term_fprintf(f, "\ndevice %s (", S(m, dev->name));
+		if (ranks && tc_model_device_rank(m, (uint32_t)d) >= 0) {
+			fprintf(f, "rank %d, ", tc_model_device_rank(m, (uint32_t)d));
+		}
+		if (ranks && dev->pid >= 0) {
+			fprintf(f, "pid %lld, ", (long long)dev->pid);
+		}
+		fprintf(f, "%s", tc_device_kind_name((enum tc_device_kind)dev->kind));
 		if (dev->model) {
 			tc_term_fprintf(f, ", %s", S(m, dev->model));
 		}
