@@ -1005,24 +1005,20 @@ START_TEST(ranks_assigned) {
 	tc_model_destroy(s);
 	tc_model_destroy(m);
 
-	/* Nothing names a rank: the files' order; two claims of one rank too. */
-	m = tc_model_create();
-	add_rank_host(m, "/r/host-b.xplane.pb", "b", 1);
-	add_rank_host(m, "/r/host-c.xplane.pb", "c", 2);
-	tc_model_assign_ranks(m);
-	ck_assert_int_eq(m->hosts[0].rank, 0);
-	ck_assert_int_eq(m->hosts[1].rank, 1);
-	ck_assert_int_eq(m->hosts[1].rank_from, TC_RANK_ORDER);
-	ck_assert_uint_eq(m->n_warnings, 0);
-	tc_model_destroy(m);
-	m = tc_model_create();
-	add_rank_host(m, "/r/a.json", "rank 3", 1);
-	add_rank_host(m, "/r/b.json", "rank 3", 2);
-	tc_model_assign_ranks(m);
-	ck_assert_int_eq(m->hosts[0].rank, 0);
-	ck_assert_int_eq(m->hosts[1].rank, 1);
-	ck_assert_uint_eq(m->n_warnings, 1);
-	tc_model_destroy(m);
+	/* Nothing names a rank: the files' order; two claims of one rank too
+	 * (with a warning). */
+	const char *hosts[2][2] = { { "b", "c" }, { "rank 3", "rank 3" } };
+	for (size_t k = 0; k < 2; k++) {
+		m = tc_model_create();
+		add_rank_host(m, "/r/host-b.xplane.pb", hosts[k][0], 1);
+		add_rank_host(m, "/r/host-c.xplane.pb", hosts[k][1], 2);
+		tc_model_assign_ranks(m);
+		ck_assert_int_eq(m->hosts[0].rank, 0);
+		ck_assert_int_eq(m->hosts[1].rank, 1);
+		ck_assert_int_eq(m->hosts[1].rank_from, TC_RANK_ORDER);
+		ck_assert_uint_eq(m->n_warnings, k);
+		tc_model_destroy(m);
+	}
 }
 END_TEST
 
