@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "model/rank.h"
 #include "util/xalloc.h"
 #include "tc_test.h"
 
@@ -953,6 +954,74 @@ START_TEST(finalize_runs) {
 }
 END_TEST
 
+/* A host with its source, device (pid) and one event, for the rank tests. */
+static void add_rank_host(struct tc_model *m, const char *path, const char *host,
+		int64_t pid) {
+	uint32_t src = tc_model_add_source(m, path, "json", "none", 1, 1);
+	tc_model_add_host(m, tc_model_intern(m, host), src);
+	uint32_t cpu = tc_model_add_device(m, tc_model_intern(m, "python3"), TC_DEV_CPU);
+	m->devices[cpu].pid = pid;
+	uint32_t gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t t = tc_model_add_track(m, gpu, tc_model_intern(m, "s"), TC_TRACK_STREAM, 7);
+	tc_model_add_event(m, t, tc_model_op(m, tc_model_intern(m, path), 0, TC_OP_KERNEL),
+		(int64_t)pid, 10, 0);
+}
+
+/* Ranks from the trace, host and file names, then file order; pids onto
+ * GPUs; a missing rank warned by number; a subset keeps ids and times. */
+START_TEST(ranks_assigned) {
+	struct tc_model *m = tc_model_create();
+	add_rank_host(m, "/r/a.json", "node-a", 10);
+	m->hosts[0].rank = 4;
+	m->hosts[0].rank_from = TC_RANK_READER;
+	m->hosts[0].world_size = 6;
+	add_rank_host(m, "/r/b.json", "rank 2", 11);
+	add_rank_host(m, "/r/train_worker-005.json", "x", 12);
+	add_rank_host(m, "/r/RANK_0.json", "y", 13);
+	add_rank_host(m, "/r/rank1_host.json", "z", 14);
+	tc_model_assign_ranks(m);
+	const int32_t want[] = { 4, 2, 5, 0, 1 };
+	for (size_t h = 0; h < 5; h++) {
+		ck_assert_int_eq(m->hosts[h].rank, want[h]);
+		ck_assert_int_eq(tc_model_device_rank(m, (uint32_t)(2 * h + 1)), want[h]);
+		ck_assert_int_eq(m->devices[2 * h + 1].pid, 10 + (int64_t)h);
+	}
+	ck_assert_uint_eq(tc_model_n_ranks(m), 5);
+	ck_assert_uint_eq(m->n_warnings, 1);
+	ck_assert_str_eq(tc_model_str(m, m->warnings[0].msg), "world_size is 6 but 5 ranks "
+		"were read: missing rank 3; collectives are matched over the ranks read");
+	char buf[64];
+	tc_model_device_label(m, 3, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "rank 2: GPU 0");
+	tc_model_finalize(m);
+	uint8_t keep[5] = { 0, 0, 1, 0, 0 };
+	struct tc_model *s = tc_model_subset(m, keep);
+	ck_assert_uint_eq(s->n_devices, m->n_devices);
+	ck_assert_uint_eq(s->ev.n, 1);
+	ck_assert_int_eq(s->ev.start[0], 12);
+	ck_assert_uint_eq(s->ev.op[0], m->ev.op[2]);
+	ck_assert_uint_eq(s->tracks[0].device, 5);
+	ck_assert_uint_eq(tc_model_n_ranks(s), 1);
+	tc_model_destroy(s);
+	tc_model_destroy(m);
+
+	/* Nothing names a rank: the files' order; two claims of one rank too
+	 * (with a warning). */
+	const char *hosts[2][2] = { { "b", "c" }, { "rank 3", "rank 3" } };
+	for (size_t k = 0; k < 2; k++) {
+		m = tc_model_create();
+		add_rank_host(m, "/r/host-b.xplane.pb", hosts[k][0], 1);
+		add_rank_host(m, "/r/host-c.xplane.pb", hosts[k][1], 2);
+		tc_model_assign_ranks(m);
+		ck_assert_int_eq(m->hosts[0].rank, 0);
+		ck_assert_int_eq(m->hosts[1].rank, 1);
+		ck_assert_int_eq(m->hosts[1].rank_from, TC_RANK_ORDER);
+		ck_assert_uint_eq(m->n_warnings, k);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("core");
@@ -973,6 +1042,7 @@ int main(void) {
 	tcase_add_test(tc, finalize_two_threads);
 	tcase_add_test(tc, finalize_depths_two_threads);
 	tcase_add_test(tc, finalize_sort_orders);
+	tcase_add_test(tc, ranks_assigned);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/passes.h"
+#include "analysis/ranks.h"
 #include "analysis/step_marker.h"
 
 /*
@@ -47,6 +48,7 @@ static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
 	[TC_TH_SMALL_BATCH_SHORT] = { "small-batch.short-share", 80, "%", "tracectl default (TraceLens short kernels, HTA kernel breakdown)" },
 	[TC_TH_SMALL_BATCH_BUSY] = { "small-batch.busy", 80, "%", "tracectl default (TBP rule 5 GPU utilisation)" },
 	[TC_TH_STRAGGLER_SKEW] = { "straggler.skew", 30, "%", "tracectl default (HTA straggler analysis)" },
+	[TC_TH_STRAGGLER_WAIT] = { "straggler.wait", 5, "%", "tracectl default (others' wait for the last rank)" },
 	[TC_TH_SYNC_MODERATE] = { "sync.moderate", 3, "%", "tracectl default (XProf host band 3 %; NSYS cuda_api_sync)" },
 	[TC_TH_SYNC_HIGH] = { "sync.high", 15, "%", "tracectl default (XProf host band 15 %)" },
 	[TC_TH_TRANSFER_MODERATE] = { "transfer.moderate", 5, "%", "XProf input/output band 5 %" },
@@ -222,6 +224,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	}
 	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_breakdown(m, o, &job.usage, a);
+		tc_pass_ranks(m, o, &a->ranks, a);
 	}
 	if (threaded) {
 		pthread_join(th, NULL);

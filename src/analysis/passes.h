@@ -74,6 +74,18 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
 bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
 	uint32_t only, const struct tc_usage *u, struct tc_op_table *t);
 
+/* Per-rank analysis (ranks.c, tc_ranks_analyze): fills r; with job (the
+ * whole model's analysis after its breakdown), also gives job's devices of
+ * other ranks their own rank's step attribution. */
+void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_ranks *r, struct tc_analysis *job);
+
+/* Collectives matched across the ranks in r (collectives.c): fills r's
+ * coll, alignment and each rank's clock offset, waits and arrivals;
+ * per_rank[k] is rank r->v[k]'s own analysis (its steps). */
+void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
+	const struct tc_analysis *per_rank);
+
 /* The bottleneck rules (rules.c): read every result in a, fill a's
  * findings, ranked. */
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,

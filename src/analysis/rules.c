@@ -5,6 +5,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "model/rank.h"
 #include "util/numfmt.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -21,6 +22,7 @@ struct rule_ctx {
 	const struct tc_analysis_opts *o;
 	struct tc_analysis *a;
 	size_t cap;
+	char (*label)[96]; /* per device: "rank 3: GPU 0" with several ranks, NULL else */
 };
 
 /* A malloc'd, NUL-terminated string of the printf output. */
@@ -84,6 +86,9 @@ static enum tc_severity bands(const struct rule_ctx *c, double pct, enum tc_thre
 }
 
 static const char *dev_name(const struct rule_ctx *c, uint32_t d) {
+	if (c->label && d < c->m->n_devices) {
+		return c->label[d];
+	}
 	return d < c->m->n_devices ? tc_model_str(c->m, c->m->devices[d].name) : "host";
 }
 
@@ -903,10 +908,90 @@ static void rule_small_batch(struct rule_ctx *c) {
 	free(best.op_ps);
 }
 
+/* With collectives matched across ranks: the rank the others waited for
+ * the longest, at the collectives it reached last. */
+static void rank_straggler(struct rule_ctx *c) {
+	const struct tc_ranks *r = &c->a->ranks;
+	size_t k = 0;
+	for (size_t i = 1; i < r->n; i++) {
+		if (r->v[i].caused_ps > r->v[k].caused_ps) {
+			k = i;
+		}
+	}
+	const struct tc_rank_result *s = &r->v[k];
+	/* The others' step time: the share of it they spent waiting for s. */
+	double others = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		others += i == k ? 0 : (double)r->v[i].step_ps * (double)r->v[i].n_steps;
+	}
+	double pct = others > 0 ? 100.0 * (double)s->caused_ps / others : 0;
+	if (s->caused_ps <= 0 || pct < th(c, TC_TH_STRAGGLER_WAIT)) {
+		return;
+	}
+	/* Its steps: where it came last by at least half its largest lead. */
+	int64_t top = 0;
+	size_t worst = 0;
+	for (size_t i = 0; i < r->n_coll; i++) {
+		if (r->coll[i].last == k && r->coll[i].skew_ps > top) {
+			top = r->coll[i].skew_ps;
+			worst = i;
+		}
+	}
+	char steps[160] = "";
+	size_t len = 0, n_steps = 0;
+	int64_t *seen = tc_xmalloc((r->n_coll ? r->n_coll : 1) * sizeof(*seen));
+	/* The worst instance's step first. */
+	for (size_t q = 0; q <= r->n_coll; q++) {
+		size_t i = q == 0 ? worst : q - 1;
+		const struct tc_coll_instance *ci = &r->coll[i];
+		if (ci->last != k || 2 * ci->skew_ps < top || ci->last_step < 0) {
+			continue;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < n_steps && !dup; j++) {
+			dup = seen[j] == ci->last_step;
+		}
+		if (dup) {
+			continue;
+		}
+		seen[n_steps++] = ci->last_step;
+		if (len < sizeof(steps) - 24) {
+			len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%lld",
+				n_steps > 1 ? ", " : "", (long long)ci->last_step);
+		}
+	}
+	free(seen);
+	enum tc_severity sev = pct >= 2 * th(c, TC_TH_STRAGGLER_WAIT) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
+	struct tc_finding *f = add(c, "straggler", sev, pct);
+	f->device = s->device;
+	char where[200] = "";
+	if (n_steps) {
+		snprintf(where, sizeof(where), " in step%s %s", n_steps > 1 ? "s" : "", steps);
+	}
+	struct figs g;
+	text(f, "rank %d arrives last at %s of %s matched across %zu ranks, by up "
+		"to %s%s; the other ranks waited %s for it in total, %.1f %% of their step "
+		"time (threshold %.0f %%: tracectl; collectives matched by %s%s%s)", s->rank,
+		tc_fmt_count(g.b[0], s->n_last),
+		tc_fmt_noun(g.b[1], r->n_coll, "collective", "collectives"), r->n,
+		tc_fmt_dur(g.b[2], top), where, tc_fmt_dur(g.b[3], s->caused_ps), pct,
+		th(c, TC_TH_STRAGGLER_WAIT), r->coll_source, r->alignment ? ", clocks aligned on " : "",
+		r->alignment ? r->alignment : "");
+	advise(c, f, TC_ADV_STRAGGLER);
+	const struct tc_coll_instance *w = &r->coll[worst];
+	f->window_lo_ps = w->first_start_ps + s->clock_offset_ps;
+	f->window_hi_ps = w->last_start_ps + s->clock_offset_ps + w->transfer_ps;
+}
+
 /* In a collective every rank waits for the slowest one, so the straggler is
- * the device that spends the least time in collectives. */
+ * the device that spends the least time in collectives. Without matched
+ * collectives across ranks that line up, the device form below. */
 static void rule_straggler(struct rule_ctx *c) {
 	const struct tc_analysis *a = c->a;
+	if (a->ranks.n_coll && a->ranks.lined_up) {
+		rank_straggler(c);
+		return;
+	}
 	size_t n = 0;
 	double *v = malloc((a->n_util ? a->n_util : 1) * sizeof(*v));
 	const struct tc_device_util *low = NULL;
@@ -1174,8 +1259,15 @@ static int cmp_finding(const void *pa, const void *pb) {
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
+	if (tc_model_n_ranks(m) >= 2) {
+		c.label = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*c.label));
+		for (size_t d = 0; d < m->n_devices; d++) {
+			tc_model_device_label(m, (uint32_t)d, c.label[d], sizeof(c.label[d]));
+		}
+	}
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		rules[i].run(&c);
 	}
+	free(c.label);
 	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ingest/ingest.h"
+#include "model/rank.h"
 #include "util/xalloc.h"
 
 static const struct tc_reader *const readers[] = {
@@ -417,6 +418,21 @@ static void *worker(void *arg) {
 	}
 }
 
+/* One file of several stands for a host (a rank) even when its format
+ * names none (Perfetto): its devices get one named after the file. */
+static void own_host(struct tc_model *m) {
+	if (m->n_sources != 1 || m->sources[0].host != TC_NONE) {
+		return;
+	}
+	uint32_t h = tc_model_add_host(m,
+		tc_ingest_host_from_path(m, tc_model_str(m, m->sources[0].path)), 0);
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (m->devices[d].host == TC_NONE) {
+			m->devices[d].host = h;
+		}
+	}
+}
+
 struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		const struct tc_ingest_opts *o, struct tc_error *err) {
 	struct tc_model *m = tc_model_create();
@@ -492,6 +508,7 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		}
 		if (j->m != m) {
 			if (ok) {
+				own_host(j->m);
 				tc_model_merge(m, j->m);
 			}
 			tc_model_destroy(j->m);
@@ -510,6 +527,7 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		tc_model_destroy(m);
 		return NULL;
 	}
+	tc_model_assign_ranks(m);
 	tc_model_finalize_mt(m, cpus >= 2);
 	return m;
 err:

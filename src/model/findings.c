@@ -27,6 +27,7 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	tc_op_table_finish(&a->ops);
 	tc_op_table_finish(&a->op_table);
 	tc_summary_finish(&a->summary);
+	tc_ranks_finish(&a->ranks);
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free(a->findings[i].text);
 		free(a->findings[i].suggestion);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/model.h"
+#include "model/ranks.h"
 #include "model/report.h"
 
 enum tc_severity {
@@ -284,6 +285,7 @@ struct tc_analysis {
 	struct tc_runtime_info runtime; /* framework and runtime, set before the rules */
 	struct tc_op_table op_table; /* the op table asked for (TC_AN_OP_TABLE) */
 	struct tc_summary summary;   /* TC_AN_SUMMARY */
+	struct tc_ranks ranks;       /* TC_AN_BREAKDOWN with 2+ ranks (analysis/ranks.h) */
 };
 
 void tc_analysis_finish(struct tc_analysis *a);

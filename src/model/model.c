@@ -27,6 +27,14 @@ struct tc_model *tc_model_create(void) {
 	m->key.memory_kind = tc_model_intern(m, "memory_kind");
 	m->key.blocks_per_sm = tc_model_intern(m, "blocks per SM");
 	m->key.occupancy = tc_model_intern(m, "est. achieved occupancy %");
+	m->key.coll_name = tc_model_intern(m, "Collective name");
+	m->key.pg_name = tc_model_intern(m, "Process Group Name");
+	m->key.pg_ranks = tc_model_intern(m, "Process Group Ranks");
+	m->key.seq = tc_model_intern(m, "Seq");
+	m->key.in_nelems = tc_model_intern(m, "In msg nelems");
+	m->key.out_nelems = tc_model_intern(m, "Out msg nelems");
+	m->key.dtype = tc_model_intern(m, "dtype");
+	m->key.group_size = tc_model_intern(m, "Group size");
 	m->key_end = (uint32_t)m->strings.n;
 	m->key.external_id = tc_model_intern(m, "External id");
 	m->key.stream = tc_model_intern(m, "stream");
@@ -94,7 +102,7 @@ uint32_t tc_model_add_source(struct tc_model *m, const char *path, const char *f
 
 uint32_t tc_model_add_host(struct tc_model *m, uint32_t name, uint32_t source) {
 	TC_GROW(m->hosts, m->cap_hosts, m->n_hosts + 1);
-	m->hosts[m->n_hosts] = (struct tc_host){ .name = name, .source = source };
+	m->hosts[m->n_hosts] = (struct tc_host){ .name = name, .source = source, .rank = -1 };
 	if (source < m->n_sources && m->sources[source].host == TC_NONE) {
 		m->sources[source].host = (uint32_t)m->n_hosts;
 	}
@@ -107,6 +115,7 @@ uint32_t tc_model_add_device(struct tc_model *m, uint32_t name, enum tc_device_k
 		.name = name,
 		.kind = (uint8_t)kind,
 		.ordinal = -1,
+		.pid = -1,
 		.host = m->n_hosts ? (uint32_t)m->n_hosts - 1 : TC_NONE,
 		.args = TC_NONE,
 	};

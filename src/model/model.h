@@ -115,17 +115,29 @@ struct tc_source {
 	uint64_t dev, ino;    /* the file's identity (output checks); 0/0 if none */
 };
 
+/* Where a host's rank came from, most trusted first (model/rank.h). */
+enum tc_rank_from {
+	TC_RANK_NONE = 0,
+	TC_RANK_READER, /* the trace says (Kineto distributedInfo.rank) */
+	TC_RANK_NAME,   /* "rank N" in the host name, or rank-N / workerN in the file name */
+	TC_RANK_ORDER,  /* one file per host and nothing named one: the file's place */
+};
+
 struct tc_host {
 	uint32_t name;
 	uint32_t source;
+	int32_t rank;       /* -1 unknown; set by readers and tc_model_assign_ranks */
+	int32_t world_size; /* ranks in the job as the trace says, 0 unknown */
+	uint8_t rank_from;  /* enum tc_rank_from */
 };
 
 struct tc_device {
 	uint32_t name;       /* "/device:GPU:0", "GPU 0", "python3 (pid 123)" */
 	uint8_t kind;        /* enum tc_device_kind */
 	int32_t ordinal;     /* device index, -1 unknown */
-	uint32_t host;       /* TC_NONE if unknown */
+	uint32_t host;       /* TC_NONE if unknown; its rank is the device's */
 	int64_t src_id;      /* writer's id (plane id, pid), for export */
+	int64_t pid;         /* OS process running or driving it, -1 unknown */
 	uint32_t model;      /* device model name, 0 unknown */
 	uint32_t vendor;     /* 0 unknown */
 	double peak_flops;   /* FLOP/s, 0 unknown */
@@ -240,6 +252,15 @@ struct tc_keys {
 	uint32_t memory_kind;  /* "pageable", "pinned", "device" for copies */
 	uint32_t blocks_per_sm; /* Kineto kernel "blocks per SM" (grid / SM count) */
 	uint32_t occupancy;    /* Kineto kernel "est. achieved occupancy %" */
+	/* Kineto/NCCL collective records (analysis/collectives.c) */
+	uint32_t coll_name;    /* "Collective name": allreduce, allgather, ... */
+	uint32_t pg_name;      /* "Process Group Name" */
+	uint32_t pg_ranks;     /* "Process Group Ranks": "[0, 1]" */
+	uint32_t seq;          /* "Seq": the collective's number in its group */
+	uint32_t in_nelems;    /* "In msg nelems" */
+	uint32_t out_nelems;   /* "Out msg nelems" */
+	uint32_t dtype;        /* "dtype": Float, BFloat16, ... */
+	uint32_t group_size;   /* "Group size" */
 	/* written for export only */
 	uint32_t external_id;  /* framework op <-> runtime/device */
 	uint32_t stream;

@@ -1,7 +1,9 @@
 #include <inttypes.h>
 #include <string.h>
+#include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
+#include "output/rank_write.h"
 #include "output/table.h"
 #include "util/term.h"
 
@@ -11,6 +13,15 @@ static const char *S(const struct tc_model *m, uint32_t id) {
 
 static const char *dev_name(const struct tc_model *m, uint32_t d) {
 	return d < m->n_devices ? S(m, m->devices[d].name) : "host";
+}
+
+/* The device for text: with several ranks, "rank 3: GPU 0". A ring of
+ * buffers, as one line may name two devices (writers run on one thread). */
+static const char *dev_label(const struct tc_model *m, uint32_t d) {
+	static char ring[4][128];
+	static unsigned next;
+	char *b = ring[next++ % 4];
+	return tc_write_device_label(b, sizeof(ring[0]), m, d);
 }
 
 static double ms(int64_t ps) {
@@ -50,7 +61,7 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 			tc_fmt_count(b1, a->n_steps_counted));
 	}
 	if (a->bd_device < m->n_devices) {
-		tc_term_fprintf(f, "\nbreakdown  on %s and its host", dev_name(m, a->bd_device));
+		tc_term_fprintf(f, "\nbreakdown  on %s and its host", dev_label(m, a->bd_device));
 	} else {
 		fprintf(f, "\nbreakdown  on host threads (no device activity)");
 	}
@@ -147,6 +158,7 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 		fprintf(f, "  * warm-up: first step longer than warmup.factor x the median of the "
 			"others (likely compilation); left out of totals\n");
 	}
+	tc_write_ranks_text(f, m, &a->ranks);
 }
 
 static void json_breakdown(struct tc_jw *w, const int64_t *cat) {
@@ -252,6 +264,7 @@ void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_anal
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	tc_write_ranks_json(&w, m, &a->ranks);
 	tc_jw_obj_end(&w);
 	tc_jw_end(&w);
 }
@@ -262,6 +275,9 @@ static const char *row_label(const struct tc_model *m, const struct tc_op_table 
 		const struct tc_op_row *r) {
 	if (r->label) {
 		return r->label;
+	}
+	if (strcmp(t->by, "device") == 0) {
+		return dev_label(m, r->device);
 	}
 	return S(m, r->name);
 }
@@ -294,7 +310,7 @@ void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_tab
 	size_t n = top && top < t->n ? top : t->n;
 	fprintf(f, "ops by %s", t->by);
 	if (t->device < m->n_devices) {
-		tc_term_fprintf(f, " on %s", dev_name(m, t->device));
+		tc_term_fprintf(f, " on %s", dev_label(m, t->device));
 	}
 	fprintf(f, ": %s of %s by total time (%s; share of %s %s)\n", tc_fmt_count(b[1], n),
 		tc_fmt_noun(b[2], t->n, "row", "rows"), t->scope, t->share_of,
@@ -383,6 +399,9 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		if (strcmp(t->by, "name") == 0) {
 			tc_jw_kv_str(&w, "category", S(m, r->category));
 			tc_jw_kv_str(&w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
+		} else if (strcmp(t->by, "device") == 0 && r->device < m->n_devices) {
+			tc_jw_kv_str(&w, "device", S(m, m->devices[r->device].name));
+			tc_write_device_identity_json(&w, m, r->device);
 		}
 		tc_jw_kv_uint(&w, "count", r->count);
 		tc_jw_kv_int(&w, "total_ps", r->total_ps);
@@ -493,13 +512,18 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "\ndevices (busy = union of device ops; span = first to last op; host wait = "
 			"idle gaps ended by an op launched after the gap began)\n");
 		static const char *const h[] = {
-			"device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
+			">rank", "device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
 			">kernels", ">< 10 us", ">launch delay p50",
 		};
+		/* A rank column only when the devices belong to several ranks. */
+		bool ranks = tc_model_n_ranks(m) >= 2;
 		struct tc_table t;
-		tc_table_init(&t, 9, h);
+		tc_table_init(&t, ranks ? 10 : 9, ranks ? h : h + 1);
 		for (size_t k = 0; k < a->n_util; k++) {
 			const struct tc_device_util *u = &a->util[k];
+			if (ranks) {
+				tc_table_cell(&t, tc_write_rank(b1, m, u->device));
+			}
 			tc_table_cell(&t, dev_name(m, u->device));
 			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)(u->last_ps - u->first_ps)));
 			if (2 * u->busy_ps < u->last_ps - u->first_ps) {
@@ -554,7 +578,7 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "\nmemory (peak of each counter)\n");
 		for (size_t i = 0; i < a->n_mem; i++) {
 			const struct tc_mem_peak *p = &a->mem[i];
-			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %s", dev_name(m, p->device),
+			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %s", dev_label(m, p->device),
 				S(m, p->name),
 				p->group ? " " : "", p->group ? S(m, p->group) : "",
 				tc_fmt_bytes(b1, p->peak_bytes), tc_fmt_dur(b2, p->peak_ts_ps - first));
@@ -717,6 +741,7 @@ void tc_write_bottlenecks_json(FILE *f, const struct tc_model *m, const struct t
 		const struct tc_device_util *u = &a->util[k];
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", dev_name(m, u->device));
+		tc_write_device_identity_json(&w, m, u->device);
 		tc_jw_kv_int(&w, "first_ps", u->first_ps - first);
 		tc_jw_kv_int(&w, "last_ps", u->last_ps - first);
 		tc_jw_kv_int(&w, "busy_ps", u->busy_ps);
@@ -812,9 +837,10 @@ void tc_write_analysis_section_text(FILE *f, const struct tc_model *m,
 			a->steps_source ? a->steps_source : "none");
 		marker_text(f, a);
 		tc_term_fprintf(f, "), breakdown on %s:\n",
-			a->bd_device < m->n_devices ? dev_name(m, a->bd_device) : "host threads");
+			a->bd_device < m->n_devices ? dev_label(m, a->bd_device) : "host threads");
 		breakdown_text(f, a);
 	}
+	tc_write_ranks_text(f, m, &a->ranks);
 	if (!a->n_findings) {
 		fprintf(f, "\nfindings   none above the thresholds\n");
 		return;
@@ -832,5 +858,6 @@ void tc_write_analysis_section_json(struct tc_jw *w, const struct tc_model *m,
 	tc_jw_obj_begin(w);
 	json_steps_head(w, m, a);
 	tc_jw_obj_end(w);
+	tc_write_ranks_json(w, m, &a->ranks);
 	json_findings(w, m, a, TC_SEV_NONE, n);
 }

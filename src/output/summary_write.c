@@ -1,8 +1,10 @@
 #include <inttypes.h>
 #include <string.h>
+#include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
+#include "output/rank_write.h"
 #include "output/summary_write.h"
 #include "output/table.h"
 #include "util/term.h"
@@ -168,13 +170,18 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 	} else {
 		fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
 		static const char *const h[] = {
-			"device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
+			">rank", "device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
 		};
+		/* A rank column only when the devices belong to several ranks. */
+		bool ranks = tc_model_n_ranks(m) >= 2;
 		struct tc_table t;
-		tc_table_init(&t, 7, h);
+		tc_table_init(&t, ranks ? 8 : 7, ranks ? h : h + 1);
 		for (size_t i = 0; i < s->n_devices; i++) {
 			const struct tc_device_summary *d = &s->devices[i];
 			const struct tc_device *dev = &m->devices[d->device];
+			if (ranks) {
+				tc_table_cell(&t, tc_write_rank(b1, m, d->device));
+			}
 			tc_table_cell(&t, S(m, dev->name));
 			tc_table_cell(&t, tc_device_kind_name((enum tc_device_kind)dev->kind));
 			tc_table_cell(&t, tc_fmt_count(b1, d->n_events));
@@ -371,6 +378,7 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_write_device_identity_json(&w, m, d->device);
 		tc_jw_kv_uint(&w, "ops", d->n_events);
 		tc_jw_kv_uint(&w, "tracks", d->n_tracks);
 		/* From the trace start, as the text's times (s->first_ps). */
@@ -493,10 +501,17 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 		tc_fmt_noun(b3, m->n_aggs, "aggregate", "aggregates"));
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
+	bool ranks = tc_model_n_ranks(m) >= 2;
 	for (size_t d = 0; d < m->n_devices; d++) {
 		const struct tc_device *dev = &m->devices[d];
-		tc_term_fprintf(f, "\ndevice %s (%s", S(m, dev->name),
-			tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_term_fprintf(f, "\ndevice %s (", S(m, dev->name));
+		if (ranks && tc_model_device_rank(m, (uint32_t)d) >= 0) {
+			fprintf(f, "rank %d, ", tc_model_device_rank(m, (uint32_t)d));
+		}
+		if (ranks && dev->pid >= 0) {
+			fprintf(f, "pid %lld, ", (long long)dev->pid);
+		}
+		fprintf(f, "%s", tc_device_kind_name((enum tc_device_kind)dev->kind));
 		if (dev->model) {
 			tc_term_fprintf(f, ", %s", S(m, dev->model));
 		}
@@ -576,6 +591,7 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_write_device_identity_json(&w, m, (uint32_t)d);
 		tc_jw_key(&w, "tracks");
 		tc_jw_arr_begin(&w);
 		size_t nt;

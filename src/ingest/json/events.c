@@ -1033,6 +1033,8 @@ static int on_scalar(struct reader *r, int type, const unsigned char *s, size_t 
 	case C_DISTINFO:
 		if (slot == S_DI_RANK && type == V_NUM) {
 			r->has_rank = parse_i64((const char *)s, n, &r->rank);
+		} else if (slot == S_DI_WORLD && type == V_NUM) {
+			r->has_world = parse_i64((const char *)s, n, &r->world_size);
 		}
 		return 1;
 	default:
@@ -1143,7 +1145,8 @@ static int on_key(struct reader *r, const unsigned char *s, size_t n) {
 			key_is(s, n, "computeMinor") ? S_DP_MINOR : S_IGNORE;
 		return 1;
 	case C_DISTINFO:
-		r->slot = key_is(s, n, "rank") ? S_DI_RANK : S_IGNORE;
+		r->slot = key_is(s, n, "rank") ? S_DI_RANK :
+			key_is(s, n, "world_size") ? S_DI_WORLD : S_IGNORE;
 		return 1;
 	default:
 		return 1;

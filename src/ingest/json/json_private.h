@@ -80,7 +80,7 @@ enum slot {
 	S_ARG,
 	S_TRACE_EVENTS, S_DEVPROPS, S_DISTINFO, S_BASE_NS, S_HOST_NAME,
 	S_DP_ID, S_DP_NAME, S_DP_MEM, S_DP_SMS, S_DP_MAJOR, S_DP_MINOR,
-	S_DI_RANK,
+	S_DI_RANK, S_DI_WORLD,
 };
 
 enum flavor {
@@ -249,8 +249,8 @@ struct reader {
 	struct devprop *dps;
 	size_t n_dps, cap_dps;
 	struct devprop dp;
-	bool has_rank;
-	int64_t rank;
+	bool has_rank, has_world;
+	int64_t rank, world_size;
 	uint32_t host_name;
 
 	/* per-pid / per-thread state */

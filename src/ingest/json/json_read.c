@@ -35,6 +35,13 @@ static bool finish(struct reader *r) {
 		host_name = tc_ingest_host_from_path(m, tc_model_str(m, m->sources[r->source].path));
 	}
 	uint32_t host = tc_model_add_host(m, host_name, r->source);
+	if (r->has_rank && r->rank >= 0 && r->rank <= INT32_MAX) {
+		m->hosts[host].rank = (int32_t)r->rank;
+		m->hosts[host].rank_from = TC_RANK_READER;
+	}
+	if (r->has_world && r->world_size > 0 && r->world_size <= INT32_MAX) {
+		m->hosts[host].world_size = (int32_t)r->world_size;
+	}
 	tc_json_settle_devices(r, host);
 
 	size_t links = tc_json_link_correlations(r);

@@ -374,6 +374,10 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 		d->ordinal = ordinal;
 		d->host = host;
 		d->src_id = p->numeric ? p->num : (int64_t)tc_hash(key, strlen(key));
+		/* A Kineto GPU "pid" is the device index, not a process. */
+		if (kind == TC_DEV_CPU) {
+			d->pid = p->num;
+		}
 		if (kind == TC_DEV_GPU && ordinal >= 0) {
 			for (size_t k = 0; k < r->n_dps; k++) {
 				const struct devprop *dp = &r->dps[k];

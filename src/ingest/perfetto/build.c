@@ -65,6 +65,7 @@ static uint32_t proc_device(struct st *s, struct builder *b, int64_t pid) {
 	}
 	uint32_t d = tc_model_add_device(s->m, name, TC_DEV_CPU);
 	s->m->devices[d].src_id = pid;
+	s->m->devices[d].pid = pid;
 	tc_u64map_put(&b->proc_dev, (uint64_t)pid, d);
 	return d;
 }

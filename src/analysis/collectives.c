@@ -1,0 +1,323 @@
+/*
+ * Collectives matched across ranks: the k-th instance of each collective
+ * in each process group, on every rank that ran it. Its arrival skew,
+ * each rank's wait and transfer time, and its bandwidth (NCCL's algbw
+ * and busbw) say who the others waited for.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/passes.h"
+#include "model/rank.h"
+#include "util/xalloc.h"
+
+/* One rank's run of a collective, keyed for matching. */
+struct occ {
+	uint32_t group, name;
+	uint64_t index;
+	uint32_t rank;          /* index into tc_ranks.v */
+	uint32_t ev;
+	double bytes;
+	int64_t group_size;
+};
+
+static int cmp_occ(const void *pa, const void *pb) {
+	const struct occ *a = pa, *b = pb;
+	if (a->group != b->group) {
+		return a->group < b->group ? -1 : 1;
+	}
+	if (a->name != b->name) {
+		return a->name < b->name ? -1 : 1;
+	}
+	if (a->index != b->index) {
+		return a->index < b->index ? -1 : 1;
+	}
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static bool has_prefix_ci(const char *s, const char *p) {
+	for (; *p; s++, p++) {
+		char c = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
+		if (c != *p) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Bytes per element of a Kineto dtype name; 0 unknown. */
+static double dtype_size(const char *t) {
+	static const struct {
+		const char *name;
+		double size;
+	} v[] = {
+		{ "double", 8 }, { "float64", 8 }, { "long", 8 }, { "int64", 8 },
+		{ "bfloat16", 2 }, { "half", 2 }, { "float16", 2 }, { "short", 2 },
+		{ "float", 4 }, { "int", 4 }, { "float32", 4 }, { "int32", 4 },
+		{ "byte", 1 }, { "char", 1 }, { "bool", 1 }, { "uint8", 1 }, { "int8", 1 },
+		{ "float8", 1 },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (has_prefix_ci(t, v[i].name) && strlen(t) == strlen(v[i].name)) {
+			return v[i].size;
+		}
+	}
+	return 0;
+}
+
+/* NCCL's bus bandwidth factor for a collective name (nccl-tests
+ * PERFORMANCE.md): all-reduce 2(n-1)/n, all-gather, reduce-scatter and
+ * all-to-all (n-1)/n, broadcast, reduce and point-to-point 1. */
+static double bus_factor(const char *name, size_t n) {
+	char s[64];
+	size_t k = 0;
+	for (; *name && k < sizeof(s) - 1; name++) {
+		char c = *name >= 'A' && *name <= 'Z' ? (char)(*name - 'A' + 'a') : *name;
+		if (c != '-' && c != '_' && c != ' ') {
+			s[k++] = c;
+		}
+	}
+	s[k] = 0;
+	double nn = (double)n;
+	if (n < 2) {
+		return 1;
+	}
+	if (strstr(s, "allreduce")) {
+		return 2 * (nn - 1) / nn;
+	}
+	if (strstr(s, "allgather") || strstr(s, "reducescatter") || strstr(s, "alltoall")) {
+		return (nn - 1) / nn;
+	}
+	return 1;
+}
+
+/* Rank k's collective events: device collectives on the device of the
+ * rank with the most; else (Gloo) host annotations named "gloo:...". */
+static void gather(const struct tc_model *m, const struct tc_ranks *r, size_t k,
+		struct occ **v, size_t *n, size_t *cap) {
+	uint32_t host = r->v[k].host;
+	int32_t rank = r->v[k].rank;
+	uint64_t *per_dev = tc_xcalloc(m->n_devices + 1, sizeof(*per_dev));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->device >= m->n_devices || tc_model_device_rank(m, tr->device) != rank ||
+				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			const struct tc_op *op = &m->ops[m->ev.op[i]];
+			per_dev[tr->device] += op->kind == TC_OP_COLLECTIVE &&
+				!(op->flags & TC_OPF_ASYNC_DONE);
+		}
+	}
+	uint32_t dev = TC_NONE;
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (per_dev[d] && (dev == TC_NONE || per_dev[d] > per_dev[dev])) {
+			dev = (uint32_t)d;
+		}
+	}
+	free(per_dev);
+	size_t first = *n;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		bool on_dev = dev != TC_NONE && tr->device == dev &&
+			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
+		bool on_host = dev == TC_NONE && tr->device < m->n_devices &&
+			m->devices[tr->device].host == host && m->devices[tr->device].kind == TC_DEV_CPU;
+		if (!on_dev && !on_host) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			const struct tc_op *op = &m->ops[m->ev.op[i]];
+			if (on_dev ? op->kind != TC_OP_COLLECTIVE || (op->flags & TC_OPF_ASYNC_DONE) :
+					!has_prefix_ci(tc_model_str(m, op->name), "gloo:")) {
+				continue;
+			}
+			uint32_t args = m->ev.args[i];
+			struct tc_arg a;
+			struct occ o = { .name = op->name, .rank = (uint32_t)k, .ev = (uint32_t)i,
+				.bytes = -1, .index = UINT64_MAX };
+			if (tc_model_arg_find(m, args, m->key.coll_name, &a) && a.type == TC_ARG_STR) {
+				o.name = a.v.s;
+			}
+			if (tc_model_arg_find(m, args, m->key.pg_name, &a) && a.type == TC_ARG_STR) {
+				o.group = a.v.s;
+			} else if (tc_model_arg_find(m, args, m->key.pg_ranks, &a) &&
+					a.type == TC_ARG_STR) {
+				o.group = a.v.s;
+			}
+			int64_t seq;
+			if (tc_model_arg_i64(m, args, m->key.seq, &seq) && seq >= 0) {
+				o.index = (uint64_t)seq;
+			}
+			double ne;
+			if (tc_model_arg_num(m, args, m->key.in_nelems, &ne) && ne >= 0 &&
+					tc_model_arg_find(m, args, m->key.dtype, &a) && a.type == TC_ARG_STR &&
+					dtype_size(tc_model_str(m, a.v.s)) > 0) {
+				o.bytes = ne * dtype_size(tc_model_str(m, a.v.s));
+			} else if (tc_model_arg_num(m, args, m->key.bytes, &ne) && ne >= 0) {
+				o.bytes = ne;
+			}
+			if (!tc_model_arg_i64(m, args, m->key.group_size, &o.group_size)) {
+				o.group_size = 0;
+			}
+			TC_GROW(*v, *cap, *n + 1);
+			(*v)[(*n)++] = o;
+		}
+	}
+	/* Without Seq, the k-th of each (group, name) in time order. */
+	struct occ *mine = *v + first;
+	size_t nm = *n - first;
+	bool seq = nm > 0;
+	for (size_t i = 0; i < nm; i++) {
+		seq &= mine[i].index != UINT64_MAX;
+	}
+	if (seq) {
+		return;
+	}
+	/* Order by start (biased so negative times sort first), then number. */
+	for (size_t i = 0; i < nm; i++) {
+		mine[i].index = (uint64_t)m->ev.start[mine[i].ev] ^ ((uint64_t)1 << 63);
+	}
+	tc_sort(mine, nm, sizeof(*mine), cmp_occ);
+	uint64_t k2 = 0;
+	for (size_t i = 0; i < nm; i++) {
+		bool same = i > 0 && mine[i].group == mine[i - 1].group &&
+			mine[i].name == mine[i - 1].name;
+		k2 = same ? k2 + 1 : 0;
+		mine[i].index = k2;
+	}
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
+		const struct tc_analysis *per_rank) {
+	struct occ *v = NULL;
+	size_t n = 0, cap = 0;
+	bool all_seq = true;
+	for (size_t k = 0; k < r->n; k++) {
+		size_t before = n;
+		gather(m, r, k, &v, &n, &cap);
+		for (size_t i = before; i < n; i++) {
+			int64_t s;
+			all_seq &= tc_model_arg_i64(m, m->ev.args[v[i].ev], m->key.seq, &s);
+		}
+	}
+	tc_sort(v, n, sizeof(*v), cmp_occ);
+	/* Runs of one instance held by two or more ranks. */
+	size_t cap_coll = 0;
+	struct { size_t lo, hi; } *runs = NULL;
+	size_t n_runs = 0, cap_runs = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].group == v[i].group && v[j].name == v[i].name &&
+				v[j].index == v[i].index) {
+			j++;
+		}
+		if (j - i >= 2) {
+			TC_GROW(runs, cap_runs, n_runs + 1);
+			runs[n_runs].lo = i;
+			runs[n_runs++].hi = j;
+		}
+		i = j;
+	}
+	if (n_runs == 0) {
+		free(v);
+		free(runs);
+		return;
+	}
+	r->coll_source = all_seq ? "Seq" : "occurrence";
+	/* Clocks: every rank leaves a collective together, so the end of the
+	 * earliest instance that all ranks ran is one moment on every clock. */
+	size_t ref = SIZE_MAX;
+	int64_t ref_end = 0;
+	for (size_t q = 0; q < n_runs; q++) {
+		if (runs[q].hi - runs[q].lo != r->n) {
+			continue;
+		}
+		int64_t e = tc_model_end(m, v[runs[q].lo].ev);
+		if (ref == SIZE_MAX || e < ref_end) {
+			ref = q;
+			ref_end = e;
+		}
+	}
+	if (ref != SIZE_MAX) {
+		for (size_t i = runs[ref].lo; i < runs[ref].hi; i++) {
+			r->v[v[i].rank].clock_offset_ps = tc_model_end(m, v[i].ev) - ref_end;
+		}
+		r->alignment = "the end of the first collective every rank ran";
+	}
+	int64_t *tr = tc_xmalloc(r->n * sizeof(*tr));
+	int64_t *spread = tc_xmalloc(n_runs * sizeof(*spread));
+	for (size_t q = 0; q < n_runs; q++) {
+		TC_GROW(r->coll, cap_coll, r->n_coll + 1);
+		struct tc_coll_instance *c = &r->coll[r->n_coll++];
+		const struct occ *o = &v[runs[q].lo];
+		*c = (struct tc_coll_instance){ .name = o->name, .group = o->group, .index = o->index,
+			.n_ranks = runs[q].hi - runs[q].lo, .last_step = -1, .bytes = -1, .algbw = -1,
+			.busbw = -1 };
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+			int64_t s = m->ev.start[v[i].ev] - r->v[v[i].rank].clock_offset_ps;
+			first = s < first ? s : first;
+			if (s > last) {
+				last = s;
+				c->last = v[i].rank;
+			}
+			if (v[i].bytes >= 0) {
+				c->bytes = v[i].bytes;
+			}
+		}
+		c->first_start_ps = first;
+		c->last_start_ps = last;
+		c->skew_ps = last - first;
+		size_t nt = 0;
+		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
+		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+			struct tc_rank_result *rr = &r->v[v[i].rank];
+			int64_t s = m->ev.start[v[i].ev] - rr->clock_offset_ps;
+			int64_t e = tc_model_end(m, v[i].ev) - rr->clock_offset_ps;
+			int64_t t = e > last ? e - last : 0;
+			end_lo = e < end_lo ? e : end_lo;
+			end_hi = e > end_hi ? e : end_hi;
+			rr->wait_ps += last - s;
+			rr->transfer_ps += t;
+			c->wait_ps += last - s;
+			tr[nt++] = t;
+		}
+		tc_sort(tr, nt, sizeof(*tr), cmp_i64);
+		c->transfer_ps = tr[nt / 2];
+		spread[q] = end_hi - end_lo;
+		struct tc_rank_result *lr = &r->v[c->last];
+		lr->n_last++;
+		lr->caused_ps += c->wait_ps;
+		r->skew_total_ps += c->skew_ps;
+		/* The step on the last rank's own clock. */
+		const struct tc_analysis *pa = &per_rank[c->last];
+		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+			if (v[i].rank == c->last) {
+				size_t s = tc_step_at(pa->steps, pa->n_steps, m->ev.start[v[i].ev]);
+				c->last_step = s < pa->n_steps ? pa->steps[s].num : -1;
+			}
+		}
+		size_t gs = o->group_size > 1 ? (size_t)o->group_size : c->n_ranks;
+		if (c->bytes >= 0 && c->transfer_ps > 0) {
+			c->algbw = c->bytes / ((double)c->transfer_ps / 1e12);
+			c->busbw = c->algbw * bus_factor(tc_model_str(m, c->name), gs);
+		}
+	}
+	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
+	r->end_spread_ps = spread[n_runs / 2];
+	for (size_t q = 0; q < n_runs; q++) {
+		spread[q] = r->coll[q].transfer_ps;
+	}
+	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
+	r->lined_up = r->end_spread_ps <= spread[n_runs / 2];
+	free(spread);
+	free(tr);
+	free(runs);
+	free(v);
+}

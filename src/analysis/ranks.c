@@ -1,0 +1,151 @@
+/* Per-rank step attribution: each rank analysed on its own sub-model. */
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/passes.h"
+#include "analysis/ranks.h"
+#include "model/rank.h"
+#include "util/xalloc.h"
+
+void tc_ranks_finish(struct tc_ranks *r) {
+	free(r->v);
+	free(r->coll);
+	memset(r, 0, sizeof(*r));
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_rank(const void *pa, const void *pb) {
+	const struct tc_rank_result *a = pa, *b = pb;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* The counted steps of a (as the breakdown counts them): all but warm-up
+ * and partial ones, unless nothing else is left. */
+static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
+	return !(n_full > 0 && (a->steps[i].warmup || a->steps[i].partial));
+}
+
+static void fill(struct tc_rank_result *rr, const struct tc_analysis *a) {
+	rr->device = a->bd_device;
+	rr->steps_source = a->steps_source;
+	rr->n_steps = a->n_steps_counted;
+	rr->slowest_num = -1;
+	size_t n_full = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	for (size_t i = 0; i < a->n_steps; i++) {
+		if (counted(a, i, n_full) && a->steps[i].dur_ps > rr->slowest_ps) {
+			rr->slowest_ps = a->steps[i].dur_ps;
+			rr->slowest_num = a->steps[i].num;
+		}
+	}
+	int64_t n = a->n_steps_counted ? (int64_t)a->n_steps_counted : 1;
+	rr->step_ps = a->step_total_ps / n;
+	rr->compute_ps = a->cat_total_ps[TC_BD_COMPUTE] / n;
+	rr->comm_ps = a->cat_total_ps[TC_BD_COLLECTIVE] / n;
+	rr->idle_ps = a->cat_total_ps[TC_BD_IDLE] / n;
+}
+
+/*
+ * The job's attribution of a device of another rank than the breakdown
+ * device's was measured against that rank's steps on another clock: take
+ * the rank's own instead. Per-step rows carry over when both count the
+ * same steps.
+ */
+static void own_attr(struct tc_analysis *job, const struct tc_analysis *pr, int32_t rank,
+		const struct tc_model *m) {
+	for (size_t k = 0; k < job->n_attr; k++) {
+		struct tc_dev_attr *at = &job->attr[k];
+		if (tc_model_device_rank(m, at->device) != rank ||
+				tc_model_device_rank(m, job->bd_device) == rank) {
+			continue;
+		}
+		const struct tc_dev_attr *own = NULL;
+		for (size_t j = 0; j < pr->n_attr && !own; j++) {
+			own = pr->attr[j].device == at->device ? &pr->attr[j] : NULL;
+		}
+		if (!own) {
+			continue;
+		}
+		at->step_ps = own->step_ps;
+		at->busy_ps = own->busy_ps;
+		memcpy(at->cat_ps, own->cat_ps, sizeof(at->cat_ps));
+		free(at->step_cat);
+		at->step_cat = NULL;
+		if (pr->n_steps == job->n_steps) {
+			at->step_cat = tc_xmalloc(job->n_steps * TC_BD_COUNT * sizeof(*at->step_cat));
+			memcpy(at->step_cat, own->step_cat,
+				job->n_steps * TC_BD_COUNT * sizeof(*at->step_cat));
+		}
+	}
+}
+
+void tc_ranks_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_ranks *r) {
+	tc_pass_ranks(m, o, r, NULL);
+}
+
+void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_ranks *r, struct tc_analysis *job) {
+	memset(r, 0, sizeof(*r));
+	if (tc_model_n_ranks(m) < 2) {
+		return;
+	}
+	r->v = tc_xcalloc(m->n_hosts, sizeof(*r->v));
+	for (size_t h = 0; h < m->n_hosts; h++) {
+		const struct tc_host *ho = &m->hosts[h];
+		r->world_size = ho->world_size > r->world_size ? ho->world_size : r->world_size;
+		bool seen = false;
+		for (size_t k = 0; k < r->n && !seen; k++) {
+			seen = r->v[k].rank == ho->rank;
+		}
+		if (ho->rank >= 0 && !seen) {
+			r->v[r->n++] = (struct tc_rank_result){ .rank = ho->rank, .host = (uint32_t)h,
+				.device = TC_NONE, .slowest_num = -1 };
+		}
+	}
+	qsort(r->v, r->n, sizeof(*r->v), cmp_rank);
+	/* Each rank on its own devices and clock; --device names one device
+	 * of the job, not one per rank. */
+	struct tc_analysis_opts ro = *o;
+	ro.device = NULL;
+	ro.threads = 1;
+	struct tc_analysis *per = tc_xcalloc(r->n, sizeof(*per));
+	uint8_t *keep = tc_xcalloc(m->n_hosts, 1);
+	for (size_t k = 0; k < r->n; k++) {
+		for (size_t h = 0; h < m->n_hosts; h++) {
+			keep[h] = m->hosts[h].rank == r->v[k].rank;
+		}
+		struct tc_model *sub = tc_model_subset(m, keep);
+		tc_analyze(sub, &ro, TC_AN_BREAKDOWN, &per[k]);
+		fill(&r->v[k], &per[k]);
+		if (job) {
+			own_attr(job, &per[k], r->v[k].rank, m);
+		}
+		/* Steps and results name devices and ops by m's ids; only the
+		 * sub-model's own memory goes. */
+		tc_model_destroy(sub);
+	}
+	free(keep);
+	int64_t *t = tc_xmalloc(r->n * sizeof(*t));
+	for (size_t k = 0; k < r->n; k++) {
+		t[k] = r->v[k].step_ps;
+		if (r->v[k].step_ps > r->v[r->slowest].step_ps) {
+			r->slowest = k;
+		}
+	}
+	qsort(t, r->n, sizeof(*t), cmp_i64);
+	r->step_min_ps = t[0];
+	r->step_max_ps = t[r->n - 1];
+	r->step_median_ps = r->n % 2 ? t[r->n / 2] : (t[r->n / 2 - 1] + t[r->n / 2]) / 2;
+	free(t);
+	tc_pass_collectives(m, r, per);
+	for (size_t k = 0; k < r->n; k++) {
+		tc_analysis_finish(&per[k]);
+	}
+	free(per);
+}
