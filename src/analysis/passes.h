@@ -74,6 +74,15 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
 bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
 	uint32_t only, const struct tc_usage *u, struct tc_op_table *t);
 
+/* The op table from rows already summed (tc_pass_op_table's second half,
+ * and digests): s[0..n) as tc_analyze_ops returns them, dev_rows (taken,
+ * malloc'd) the "device" rows, busy the summed device busy time and the
+ * peaks those of the first device that has them. */
+void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
+	bool any_device, const struct tc_op_summary *s, size_t n, struct tc_op_row *dev_rows,
+	size_t n_dev, int64_t busy, double peak_flops, double peak_bw,
+	const char *peak_source);
+
 /* The bottleneck rules (rules.c): read every result in a, fill a's
  * findings, ranked. */
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,

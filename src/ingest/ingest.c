@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ingest/digest.h"
 #include "ingest/ingest.h"
 #include "util/xalloc.h"
 
@@ -87,6 +88,11 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 	}
 	if (!r) {
 		r = tc_ingest_sniff(in->head, in->head_len);
+	}
+	if (!r && tc_digest_sniff(in->head, in->head_len)) {
+		tc_error_set(err, TC_EXIT_USAGE, "a tracectl digest, which only "
+			TC_DIGEST_COMMANDS " read");
+		goto out;
 	}
 	if (!r) {
 		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s)",

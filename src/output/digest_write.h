@@ -1,0 +1,10 @@
+#ifndef TC_OUTPUT_DIGEST_WRITE_H
+#define TC_OUTPUT_DIGEST_WRITE_H
+
+#include <stdio.h>
+#include "model/digest.h"
+
+/* Pack d's message (protobuf-c) onto f. */
+void tc_write_digest(FILE *f, const struct tc_digest *d);
+
+#endif
