@@ -181,7 +181,10 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 			out->ranks[k++] = out->d[i].msg->ranks[r];
 		}
 	}
-	out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
+	/* Merging needs no names looked up. */
+	if (strcmp(cmd, "merge") != 0) {
+		out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
+	}
 	return TC_EXIT_OK;
 }
 

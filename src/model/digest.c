@@ -59,6 +59,18 @@ static int cmp_i64(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
+/* The exact form's values: stored as the first value, then differences
+ * (small varints). */
+static int64_t *values_of(const Tracectl__Sketch *s) {
+	int64_t *v = tc_xmalloc((s->n_values ? s->n_values : 1) * sizeof(*v));
+	int64_t x = 0;
+	for (size_t i = 0; i < s->n_values; i++) {
+		x += s->values[i];
+		v[i] = x;
+	}
+	return v;
+}
+
 /* A growing bucket array: counts for indexes [lo, lo + n). */
 struct buckets {
 	int32_t lo;
@@ -98,9 +110,11 @@ static void buckets_add(struct buckets *b, int64_t v, uint64_t count) {
 
 static void buckets_add_sketch(struct buckets *b, const Tracectl__Sketch *s) {
 	if (!s->bucketed) {
+		int64_t *v = values_of(s);
 		for (size_t i = 0; i < s->n_values; i++) {
-			buckets_add(b, s->values[i], s->counts[i]);
+			buckets_add(b, v[i], s->counts[i]);
 		}
+		free(v);
 		return;
 	}
 	b->zero += s->zero;
@@ -126,7 +140,9 @@ static Tracectl__Sketch *sketch_from(struct tc_arena *a, const struct exact *e,
 		s->n_values = s->n_counts = e->n;
 		s->values = tc_arena_alloc(a, (e->n ? e->n : 1) * sizeof(int64_t));
 		s->counts = tc_arena_alloc(a, (e->n ? e->n : 1) * sizeof(uint64_t));
-		memcpy(s->values, e->v, e->n * sizeof(int64_t));
+		for (size_t i = 0; i < e->n; i++) {
+			s->values[i] = e->v[i] - (i ? e->v[i - 1] : 0);
+		}
 		memcpy(s->counts, e->c, e->n * sizeof(uint64_t));
 		return s;
 	}
@@ -191,10 +207,12 @@ int64_t tc_sketch_percentile(const Tracectl__Sketch *s, uint64_t n, double p,
 	uint64_t seen = 0;
 	int64_t v = hi;
 	if (!s->bucketed) {
+		int64_t x = 0;
 		for (size_t i = 0; i < s->n_values; i++) {
+			x += s->values[i];
 			seen += s->counts[i];
 			if (seen >= r) {
-				return s->values[i];
+				return x;
 			}
 		}
 		return hi;
@@ -220,22 +238,24 @@ static void merge_sketch(struct exact *e, struct buckets *b, bool *bucketed,
 	}
 	if (!*bucketed && !s->bucketed) {
 		/* Merge two sorted lists. */
+		int64_t *sv = values_of(s);
 		size_t n = e->n + s->n_values;
 		int64_t *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
 		uint64_t *c = tc_xmalloc((n ? n : 1) * sizeof(*c));
 		size_t i = 0, j = 0, k = 0;
 		while (i < e->n || j < s->n_values) {
-			if (j == s->n_values || (i < e->n && e->v[i] < s->values[j])) {
+			if (j == s->n_values || (i < e->n && e->v[i] < sv[j])) {
 				v[k] = e->v[i];
 				c[k++] = e->c[i++];
-			} else if (i == e->n || s->values[j] < e->v[i]) {
-				v[k] = s->values[j];
+			} else if (i == e->n || sv[j] < e->v[i]) {
+				v[k] = sv[j];
 				c[k++] = s->counts[j++];
 			} else {
 				v[k] = e->v[i];
 				c[k++] = e->c[i++] + s->counts[j++];
 			}
 		}
+		free(sv);
 		free(e->v);
 		free(e->c);
 		e->v = v;
