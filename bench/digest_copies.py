@@ -3,84 +3,40 @@
 
 Usage: digest_copies.py DIGEST OUTDIR N
 
-Each copy is DIGEST with its rank's name ("rank I") and number (I)
-rewritten on the wire (proto/digest.proto: Digest.ranks = 3, Rank.name = 1,
-Rank.number = 2); nothing else changes. Writes OUTDIR/rankI.tcd.
+Each copy is DIGEST with its rank's name ("rank I") and number (I) set by
+appending the two fields to the rank message (proto/digest.proto:
+Digest.ranks = 3, Rank.name = 1, Rank.number = 2): the last occurrence of a
+field wins, and tracectl merge writes the canonical form. The wire walk is
+tests/tools/xplane_count.py's. Writes OUTDIR/rankI.tcd.
 """
 import os
 import sys
 
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return v, i
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "tools"))
+from xplane_count import fields  # noqa: E402
 
 
 def enc(v):
-    out = bytearray()
-    while True:
-        c = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(c | 0x80)
-        else:
-            out.append(c)
-            return bytes(out)
-
-
-def fields(b):
-    """(number, wire type, raw bytes of the whole field, payload) of each field."""
-    i = 0
-    while i < len(b):
-        start = i
-        key, i = varint(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            _, i = varint(b, i)
-            yield num, wt, b[start:i], None
-        elif wt == 1:
-            i += 8
-            yield num, wt, b[start:i], None
-        elif wt == 5:
-            i += 4
-            yield num, wt, b[start:i], None
-        elif wt == 2:
-            n, j = varint(b, i)
-            i = j + n
-            yield num, wt, b[start:i], b[j:i]
-        else:
-            raise ValueError("wire type %d" % wt)
-
-
-def ld(num, payload):
-    return enc(num << 3 | 2) + enc(len(payload)) + payload
+    """Base-128 varint, low groups first."""
+    groups = [(v >> s) & 0x7F for s in range(0, max(v.bit_length(), 1), 7)]
+    return bytes([g | 0x80 for g in groups[:-1]] + groups[-1:])
 
 
 def main():
     src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     data = open(src, "rb").read()
+    ranks = [v for num, wt, v in fields(data, 0, len(data)) if num == 3]
+    if len(ranks) != 1:
+        sys.exit("digest_copies: %s holds %d ranks, not 1" % (src, len(ranks)))
+    start, end = ranks[0]
+    head = data[:start - len(enc(end - start)) - 1]  # up to the rank's key
+    tail = data[end:]
     os.makedirs(out, exist_ok=True)
     for r in range(n):
-        top = bytearray()
-        for num, wt, raw, payload in fields(data):
-            if num != 3:
-                top += raw
-                continue
-            rank = bytearray()
-            name = ("rank %d" % r).encode()
-            rank += ld(1, name) + enc(2 << 3) + enc(r)
-            for fnum, _, fraw, _ in fields(payload):
-                if fnum not in (1, 2):
-                    rank += fraw
-            top += ld(3, bytes(rank))
+        name = ("rank %d" % r).encode()
+        rank = data[start:end] + bytes([1 << 3 | 2]) + enc(len(name)) + name + bytes([2 << 3]) + enc(r)
         with open(os.path.join(out, "rank%d.tcd" % r), "wb") as f:
-            f.write(top)
+            f.write(head + bytes([3 << 3 | 2]) + enc(len(rank)) + rank + tail)
 
 
 if __name__ == "__main__":

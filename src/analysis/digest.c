@@ -52,18 +52,6 @@ static Tracectl__Xfer **xfers(struct tc_digest *d, const struct tc_xfer_stats *x
 
 /* ---- the op table ---- */
 
-static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
-	return tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
-}
-
-static bool device_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
-	return m->tracks[t].device == *(const uint32_t *)ctx && device_work_track(m, t, NULL);
-}
-
-static bool host_track(const struct tc_model *m, uint32_t t, void *ctx) {
-	return m->tracks[t].kind != TC_TRACK_DERIVED;
-}
-
 struct row_key {
 	uint32_t name, cat;
 	uint8_t kind;
@@ -126,7 +114,7 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
 	}
 	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
-		any_device ? device_work_track : host_track;
+		any_device ? tc_track_device_work : tc_track_host;
 	size_t n;
 	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, NULL, true, &n);
 	struct row_key *keys = tc_xmalloc((n ? n : 1) * sizeof(*keys));
@@ -214,27 +202,19 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 	for (size_t dv = 0; dv < m->n_devices && any_device; dv++) {
 		uint32_t dd = (uint32_t)dv;
 		size_t nn;
-		struct tc_op_summary *ds = tc_analyze_ops(m, device_track_of, &dd, false, &nn);
+		struct tc_op_summary *ds = tc_analyze_ops(m, tc_track_device_work_of, &dd, false, &nn);
 		if (nn) {
 			Tracectl__DeviceOps *o = r->device_ops[r->n_device_ops++] = dalloc(d, sizeof(*o));
 			tracectl__device_ops__init(o);
-			*o = (Tracectl__DeviceOps){ .base = o->base, .device = dd,
-				.count = ds[0].count, .total_ps = ds[0].total_ps,
-				.self_ps = ds[0].self_ps, .min_ps = ds[0].min_ps, .max_ps = ds[0].max_ps,
-				.flops = ds[0].flops, .bytes = ds[0].bytes };
-			for (size_t i = 1; i < nn; i++) {
-				o->count += ds[i].count;
-				o->total_ps += ds[i].total_ps;
-				o->self_ps += ds[i].self_ps;
-				o->min_ps = ds[i].min_ps < o->min_ps ? ds[i].min_ps : o->min_ps;
-				o->max_ps = ds[i].max_ps > o->max_ps ? ds[i].max_ps : o->max_ps;
-				if (ds[i].flops >= 0) {
-					o->flops = (o->flops < 0 ? 0 : o->flops) + ds[i].flops;
-				}
-				if (ds[i].bytes >= 0) {
-					o->bytes = (o->bytes < 0 ? 0 : o->bytes) + ds[i].bytes;
-				}
-			}
+			struct tc_op_row sum = tc_op_row_sum(ds, nn);
+			o->device = dd;
+			o->count = sum.count;
+			o->total_ps = sum.total_ps;
+			o->self_ps = sum.self_ps;
+			o->min_ps = sum.min_ps;
+			o->max_ps = sum.max_ps;
+			o->flops = sum.flops;
+			o->bytes = sum.bytes;
 		}
 		free(ds);
 	}

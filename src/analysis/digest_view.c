@@ -46,17 +46,6 @@ struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n) {
 
 /* ---- ops ---- */
 
-static int cmp_total(const void *pa, const void *pb) {
-	const struct tc_op_summary *a = pa, *b = pb;
-	if (a->total_ps != b->total_ps) {
-		return a->total_ps > b->total_ps ? -1 : 1;
-	}
-	if (a->count != b->count) {
-		return a->count > b->count ? -1 : 1;
-	}
-	return a->name < b->name ? -1 : a->name > b->name;
-}
-
 void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
 		const char *by, struct tc_op_table *t) {
 	bool any_device = false;
@@ -107,7 +96,7 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 			.flops = o->flops, .bytes = o->bytes,
 		};
 	}
-	tc_sort(s, n_rows, sizeof(*s), cmp_total);
+	tc_sort(s, n_rows, sizeof(*s), tc_op_summary_cmp);
 	if (strcmp(by, "device") != 0) {
 		free(dev_rows);
 		dev_rows = NULL;
@@ -285,28 +274,6 @@ void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 
 /* ---- diff ---- */
 
-static int cmp_i64(const void *pa, const void *pb) {
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
-/* As diff_side.c: mean, median and p90 (nearest rank) of v (sorted here). */
-static void step_stats(int64_t *v, size_t n, double *mean, double *median, double *p90) {
-	*mean = *median = *p90 = 0;
-	if (!n) {
-		return;
-	}
-	tc_sort(v, n, sizeof(*v), cmp_i64);
-	double sum = 0;
-	for (size_t i = 0; i < n; i++) {
-		sum += (double)v[i];
-	}
-	*mean = sum / (double)n;
-	*median = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-	size_t k = (size_t)ceil(0.9 * (double)n);
-	*p90 = (double)v[k ? k - 1 : 0];
-}
-
 static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl__DiffOp *o) {
 	for (size_t i = 0; i < *n; i++) {
 		if ((*v)[i].scope == o->scope && strcmp((*v)[i].name, o->name) == 0) {
@@ -366,7 +333,7 @@ void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *lab
 			const char *base = strrchr(ranks[i]->input, '/');
 			rk->label = tc_xstrdup(base ? base + 1 : ranks[i]->input);
 			rk->n_steps = o->n_step_ps;
-			step_stats(d + n_d, o->n_step_ps, &rk->mean_ps, &rk->median_ps, &rk->p90_ps);
+			tc_step_stats(d + n_d, o->n_step_ps, &rk->mean_ps, &rk->median_ps, &rk->p90_ps);
 		}
 		n_d += o->n_step_ps;
 		for (size_t k = 0; k < o->n_devices; k++) {
@@ -426,7 +393,7 @@ void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *lab
 		s->step_p90_ps = o->step_p90_ps;
 	} else {
 		s->n_steps = n_d;
-		step_stats(d, n_d, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
+		tc_step_stats(d, n_d, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
 	}
 	if (!s->has_steps) {
 		s->n_steps = 1;

@@ -10,20 +10,20 @@
  * memory-bound, at or above it compute-bound (XProf roofline model).
  */
 
-static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
+bool tc_track_device_work(const struct tc_model *m, uint32_t t, void *ctx) {
 	return tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
 }
 
-static bool device_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
-	return m->tracks[t].device == *(const uint32_t *)ctx && device_work_track(m, t, NULL);
+bool tc_track_device_work_of(const struct tc_model *m, uint32_t t, void *ctx) {
+	return m->tracks[t].device == *(const uint32_t *)ctx && tc_track_device_work(m, t, NULL);
 }
 
-static bool host_track(const struct tc_model *m, uint32_t t, void *ctx) {
+bool tc_track_host(const struct tc_model *m, uint32_t t, void *ctx) {
 	return m->tracks[t].kind != TC_TRACK_DERIVED;
 }
 
 static bool host_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
-	return m->tracks[t].device == *(const uint32_t *)ctx && host_track(m, t, NULL);
+	return m->tracks[t].device == *(const uint32_t *)ctx && tc_track_host(m, t, NULL);
 }
 
 static struct tc_op_row row_from(const struct tc_op_summary *s) {
@@ -49,6 +49,15 @@ static void row_add(struct tc_op_row *r, const struct tc_op_summary *s) {
 	}
 	r->p50_ps = -1;
 	r->p99_ps = -1;
+}
+
+struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n) {
+	struct tc_op_row r = row_from(&s[0]);
+	for (size_t i = 1; i < n; i++) {
+		row_add(&r, &s[i]);
+	}
+	r.p50_ps = r.p99_ps = -1;
+	return r;
 }
 
 static int cmp_row(const void *pa, const void *pb) {
@@ -105,9 +114,9 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
 	}
 	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
-		any_device ? device_work_track : host_track;
+		any_device ? tc_track_device_work : tc_track_host;
 	if (only != TC_NONE) {
-		track_ok = any_device ? device_track_of : host_track_of;
+		track_ok = any_device ? tc_track_device_work_of : host_track_of;
 	}
 	size_t n;
 	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);
@@ -119,17 +128,13 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 			continue;
 		}
 		size_t nn;
-		struct tc_op_summary *ds = tc_analyze_ops(m, device_track_of, &dd, false, &nn);
+		struct tc_op_summary *ds = tc_analyze_ops(m, tc_track_device_work_of, &dd, false, &nn);
 		if (nn) {
 			TC_GROW(dev_rows, cap, n_dev + 1);
 			struct tc_op_row *r = &dev_rows[n_dev++];
-			*r = row_from(&ds[0]);
-			for (size_t i = 1; i < nn; i++) {
-				row_add(r, &ds[i]);
-			}
+			*r = tc_op_row_sum(ds, nn);
 			r->name = m->devices[d].name;
 			r->device = dd;
-			r->p50_ps = r->p99_ps = -1;
 		}
 		free(ds);
 	}

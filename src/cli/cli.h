@@ -184,5 +184,10 @@ void tc_cli_digests_finish(struct tc_cli_digests *in);
 /* Digests hold the default analysis: false (usage error printed, *code
  * set) when o asks for another. */
 bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code);
+/* Both for a command that reads traces or digests, not a mix (kind from
+ * tc_cli_inputs_kind): refuse a mix or analysis options, else load. */
+int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
+	const struct tc_analysis_opts *ao, int kind, char **paths, int n,
+	struct tc_cli_digests *in);
 
 #endif

@@ -82,10 +82,8 @@ static int load_side(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		char **argv, int i, struct tc_outfile *out, int *strict, struct tc_diff_side *s) {
 	int code = TC_EXIT_OK;
 	if (tc_ingest_is_digest(argv[i], &c->ingest.lim)) {
-		struct tc_cli_digests in = { 0 };
-		if (tc_cli_digest_opts("diff", ao, &code)) {
-			code = tc_cli_digests_load(c, "diff", argv + i, 1, &in);
-		}
+		struct tc_cli_digests in;
+		code = tc_cli_digests_open(c, "diff", ao, 1, argv + i, 1, &in);
 		if (code == TC_EXIT_OK) {
 			tc_digest_diff_side(in.ranks, in.n_ranks, argv[i], s);
 		}

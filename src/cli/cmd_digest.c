@@ -211,3 +211,17 @@ bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *
 	}
 	return true;
 }
+
+int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
+		const struct tc_analysis_opts *ao, int kind, char **paths, int n,
+		struct tc_cli_digests *in) {
+	int code = TC_EXIT_OK;
+	memset(in, 0, sizeof(*in));
+	if (kind < 0) {
+		return tc_cli_usage_error(cmd, "give traces or digests, not both");
+	}
+	if (!tc_cli_digest_opts(cmd, ao, &code)) {
+		return code;
+	}
+	return tc_cli_digests_load(c, cmd, paths, n, in);
+}

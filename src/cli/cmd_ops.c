@@ -50,15 +50,8 @@ static void emit(FILE *f, bool json, const void *ctx) {
 /* The op table from digests: the ranks' statistics merged. */
 static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		const char *by, size_t top, int kind, int argc, char **argv) {
-	int code = TC_EXIT_OK;
-	if (kind < 0) {
-		return tc_cli_usage_error("ops", "give traces or digests, not both");
-	}
-	if (!tc_cli_digest_opts("ops", ao, &code)) {
-		return code;
-	}
 	struct tc_cli_digests in;
-	code = tc_cli_digests_load(c, "ops", argv + optind, argc - optind, &in);
+	int code = tc_cli_digests_open(c, "ops", ao, kind, argv + optind, argc - optind, &in);
 	if (code == TC_EXIT_OK) {
 		struct tc_op_table t;
 		tc_digest_op_table(in.skel, in.ranks, in.n_ranks, by, &t);

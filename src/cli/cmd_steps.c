@@ -36,15 +36,8 @@ static void emit(FILE *f, bool json, const void *ctx) {
  * over their merged model, which the ranks' own steps do not give. */
 static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		int kind, int argc, char **argv) {
-	int code = TC_EXIT_OK;
-	if (kind < 0) {
-		return tc_cli_usage_error("steps", "give traces or digests, not both");
-	}
-	if (!tc_cli_digest_opts("steps", ao, &code)) {
-		return code;
-	}
 	struct tc_cli_digests in;
-	code = tc_cli_digests_load(c, "steps", argv + optind, argc - optind, &in);
+	int code = tc_cli_digests_open(c, "steps", ao, kind, argv + optind, argc - optind, &in);
 	if (code == TC_EXIT_OK && in.n_ranks != 1) {
 		code = tc_cli_usage_error("steps", "steps reads one rank from digests, not %zu "
 			"(give one rank's digest, or the traces)", in.n_ranks);
