@@ -127,6 +127,15 @@ if [ -d "$TRACES/json/hta" ]; then
 	real hta "$TRACES"/json/hta/trace_filter__sampled_rank-0.json.gz \
 		"$TRACES"/json/hta/trace_filter__sampled_rank-1.json.gz
 	same "steps --json" "$TRACES"/json/hta/trace_filter__sampled_rank-1.json.gz -- hta1.tcd
+	# diff of two real runs, and an op: metric, from digests.
+	base=$TRACES/json/hta/trace_diff__control__control.json.gz
+	test=$TRACES/json/hta/trace_diff__test__test.json.gz
+	"$TC" digest -o base.tcd "$base" && "$TC" digest -o test.tcd "$test" || bad "digest hta diff"
+	"$TC" diff --json "$base" "$test" | sed "s|$base|BASE|; s|$test|TEST|" >t.out
+	"$TC" diff --json base.tcd test.tcd | sed "s|base.tcd|BASE|; s|test.tcd|TEST|" >d.out
+	cmp -s t.out d.out || { bad "diff of the HTA runs from digests"; diff t.out d.out | head -5; }
+	same "check --json --max op:aten::mm.time_per_step=1s --min op:aten::mm.calls_per_step=1" \
+		"$base" -- base.tcd
 else
 	echo "digest_merge: the HTA ranks are not checked (no $TRACES)"
 fi

@@ -156,25 +156,6 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 			}
 		}
 	}
-	/* The string table: names and categories by id. */
-	uint32_t *ids = tc_xmalloc((2 * n + 1) * sizeof(*ids));
-	size_t n_ids = 0;
-	for (size_t i = 0; i < n; i++) {
-		ids[n_ids++] = s[i].name;
-		ids[n_ids++] = s[i].category;
-	}
-	tc_sort(ids, n_ids, sizeof(*ids), cmp_u32);
-	size_t u = 0;
-	for (size_t i = 0; i < n_ids; i++) {
-		if (!u || ids[u - 1] != ids[i]) {
-			ids[u++] = ids[i];
-		}
-	}
-	r->n_strings = u;
-	r->strings = dalloc(d, u * sizeof(*r->strings));
-	for (size_t i = 0; i < u; i++) {
-		r->strings[i] = dstr(d, tc_model_str(m, ids[i]));
-	}
 	tc_sort(order, n, sizeof(*order), cmp_first_op);
 	r->n_ops = n;
 	r->ops = dalloc(d, n * sizeof(*r->ops));
@@ -184,8 +165,8 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 		Tracectl__OpStat *o = r->ops[i] = dalloc(d, sizeof(*o));
 		tracectl__op_stat__init(o);
 		fill_stat(o, x);
-		o->name = str_index(ids, u, x->name);
-		o->category = str_index(ids, u, x->category);
+		o->name = x->name; /* model ids until strings() */
+		o->category = x->category;
 		o->sketch = tc_sketch_build(&d->arena, durs + pos[row], fill[row] - pos[row]);
 	}
 	r->device_scope = any_device;
@@ -218,7 +199,6 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 		}
 		free(ds);
 	}
-	free(ids);
 	free(fill);
 	free(durs);
 	free(pos);
@@ -326,6 +306,7 @@ static void step_ops(struct tc_digest *d, const struct tc_model *m,
 		const struct tc_analysis *a, Tracectl__Rank *r) {
 	uint64_t *calls = tc_xcalloc(m->strings.n + 1, sizeof(*calls));
 	int64_t *ps = tc_xcalloc(m->strings.n + 1, sizeof(*ps));
+	double *sec = tc_xcalloc(m->strings.n + 1, sizeof(*sec));
 	size_t n = 0;
 	for (size_t t = 0; t < m->n_tracks && a->n_steps; t++) {
 		const struct tc_track *tr = &m->tracks[t];
@@ -339,6 +320,8 @@ static void step_ops(struct tc_digest *d, const struct tc_model *m,
 				n += !calls[name];
 				calls[name]++;
 				ps[name] += m->ev.dur[i];
+				/* In check's order, so the double sum is the same. */
+				sec[name] += (double)m->ev.dur[i] / 1e12;
 			}
 		}
 	}
@@ -347,21 +330,30 @@ static void step_ops(struct tc_digest *d, const struct tc_model *m,
 		if (calls[id]) {
 			Tracectl__StepOp *o = r->step_ops[r->n_step_ops++] = dalloc(d, sizeof(*o));
 			tracectl__step_op__init(o);
-			o->name = dstr(d, tc_model_str(m, (uint32_t)id));
+			o->name_ref = (uint32_t)id + 1; /* model id + 1 until strings() */
 			o->calls = calls[id];
 			o->ps = ps[id];
+			o->seconds = sec[id];
 		}
 	}
 	free(calls);
 	free(ps);
+	free(sec);
 }
 
-static Tracectl__DiffOp **diff_ops(struct tc_digest *d, const struct tc_diff_op *v, size_t n) {
+static Tracectl__DiffOp **diff_ops(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_diff_op *v, size_t n) {
 	Tracectl__DiffOp **out = dalloc(d, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
 		Tracectl__DiffOp *o = out[i] = dalloc(d, sizeof(*o));
 		tracectl__diff_op__init(o);
-		o->name = dstr(d, v[i].name);
+		/* A model string is kept once, in the rank's table (strings()). */
+		uint32_t id = tc_intern_find(&m->strings, v[i].name, strlen(v[i].name));
+		if (id != TC_NONE) {
+			o->name_ref = id + 1;
+		} else {
+			o->name = dstr(d, v[i].name);
+		}
 		o->scope = v[i].scope;
 		o->kind = v[i].kind;
 		o->count = v[i].count;
@@ -370,8 +362,8 @@ static Tracectl__DiffOp **diff_ops(struct tc_digest *d, const struct tc_diff_op 
 	return out;
 }
 
-static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_diff_side *s,
-		const struct tc_analysis *a) {
+static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_diff_side *s, const struct tc_analysis *a) {
 	Tracectl__DiffSide *o = dalloc(d, sizeof(*o));
 	tracectl__diff_side__init(o);
 	o->format = dstr(d, s->format);
@@ -398,9 +390,9 @@ static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_diff_s
 		x->idle_ps = s->devices[i].idle_ps;
 	}
 	o->n_ops = s->n_ops;
-	o->ops = diff_ops(d, s->ops, s->n_ops);
+	o->ops = diff_ops(d, m, s->ops, s->n_ops);
 	o->n_cats = s->n_cats;
-	o->cats = diff_ops(d, s->cats, s->n_cats);
+	o->cats = diff_ops(d, m, s->cats, s->n_cats);
 	o->n_findings = s->n_findings;
 	o->findings = dalloc(d, s->n_findings * sizeof(*o->findings));
 	for (size_t i = 0; i < s->n_findings; i++) {
@@ -439,6 +431,59 @@ static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_diff_s
 	}
 	free(c);
 	return o;
+}
+
+/* The rank's string table: every model string its ops, step ops and diff
+ * side name, in the model's order (a skeleton interning them rank by rank
+ * orders op-table ties as the merged model does), and the references
+ * turned from model ids into indexes. */
+static void strings(struct tc_digest *d, const struct tc_model *m, Tracectl__Rank *r) {
+	const Tracectl__DiffSide *sd = r->side;
+	size_t cap = 2 * r->n_ops + r->n_step_ops + sd->n_ops + sd->n_cats + 1, n = 0;
+	uint32_t *ids = tc_xmalloc(cap * sizeof(*ids));
+	for (size_t i = 0; i < r->n_ops; i++) {
+		ids[n++] = r->ops[i]->name;
+		ids[n++] = r->ops[i]->category;
+	}
+	for (size_t i = 0; i < r->n_step_ops; i++) {
+		ids[n++] = r->step_ops[i]->name_ref - 1;
+	}
+	Tracectl__DiffOp **lists[2] = { sd->ops, sd->cats };
+	size_t lens[2] = { sd->n_ops, sd->n_cats };
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lens[l]; i++) {
+			if (lists[l][i]->name_ref) {
+				ids[n++] = lists[l][i]->name_ref - 1;
+			}
+		}
+	}
+	tc_sort(ids, n, sizeof(*ids), cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!u || ids[u - 1] != ids[i]) {
+			ids[u++] = ids[i];
+		}
+	}
+	r->n_strings = u;
+	r->strings = dalloc(d, u * sizeof(*r->strings));
+	for (size_t i = 0; i < u; i++) {
+		r->strings[i] = dstr(d, tc_model_str(m, ids[i]));
+	}
+	for (size_t i = 0; i < r->n_ops; i++) {
+		r->ops[i]->name = str_index(ids, u, r->ops[i]->name);
+		r->ops[i]->category = str_index(ids, u, r->ops[i]->category);
+	}
+	for (size_t i = 0; i < r->n_step_ops; i++) {
+		r->step_ops[i]->name_ref = str_index(ids, u, r->step_ops[i]->name_ref - 1) + 1;
+	}
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lens[l]; i++) {
+			if (lists[l][i]->name_ref) {
+				lists[l][i]->name_ref = str_index(ids, u, lists[l][i]->name_ref - 1) + 1;
+			}
+		}
+	}
+	free(ids);
 }
 
 static int64_t rank_number(const char *name) {
@@ -523,7 +568,8 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	double cv = 0;
 	r->memory_cv_known = tc_metric_measure(m, &a, &mt, &cv, NULL, 0);
 	r->memory_cv = r->memory_cv_known ? cv : 0;
-	r->side = diff_side(d, &side, &a);
+	r->side = diff_side(d, m, &side, &a);
+	strings(d, m, r);
 	tc_diff_side_finish(&side);
 	tc_analysis_finish(&a);
 }

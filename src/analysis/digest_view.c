@@ -193,6 +193,11 @@ static bool counted(const struct tc_analysis *a, size_t i) {
 	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
 }
 
+/* A name kept in the rank's string table (ref > 0), else name. */
+static const char *ref_str(const Tracectl__Rank *r, uint32_t ref, const char *name) {
+	return ref && ref <= r->n_strings ? r->strings[ref - 1] : name;
+}
+
 static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
 		const struct tc_analysis *a, const struct tc_metric *mt, double *out, char *detail,
 		size_t size) {
@@ -229,9 +234,9 @@ static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
 		}
 		double total = 0;
 		for (size_t i = 0; i < r->n_step_ops; i++) {
-			if (strcmp(r->step_ops[i]->name, mt->op) == 0) {
-				total += mt->id == TC_M_OP_TIME ? (double)r->step_ops[i]->ps / 1e12 :
-					(double)r->step_ops[i]->calls;
+			const Tracectl__StepOp *so = r->step_ops[i];
+			if (strcmp(ref_str(r, so->name_ref, so->name), mt->op) == 0) {
+				total += mt->id == TC_M_OP_TIME ? so->seconds : (double)so->calls;
 			}
 		}
 		*out = total / (double)n;
@@ -274,16 +279,18 @@ void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 
 /* ---- diff ---- */
 
-static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl__DiffOp *o) {
+static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl__Rank *r,
+		const Tracectl__DiffOp *o) {
+	const char *name = ref_str(r, o->name_ref, o->name);
 	for (size_t i = 0; i < *n; i++) {
-		if ((*v)[i].scope == o->scope && strcmp((*v)[i].name, o->name) == 0) {
+		if ((*v)[i].scope == o->scope && strcmp((*v)[i].name, name) == 0) {
 			(*v)[i].count += o->count;
 			(*v)[i].total_ps += o->total_ps;
 			return;
 		}
 	}
 	TC_GROW(*v, *cap, *n + 1);
-	(*v)[(*n)++] = (struct tc_diff_op){ .name = tc_xstrdup(o->name), .scope = (uint8_t)o->scope,
+	(*v)[(*n)++] = (struct tc_diff_op){ .name = tc_xstrdup(name), .scope = (uint8_t)o->scope,
 		.kind = (uint8_t)o->kind, .count = o->count, .total_ps = o->total_ps };
 }
 
@@ -356,10 +363,10 @@ void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *lab
 				.busy_ps = o->devices[k]->busy_ps, .idle_ps = o->devices[k]->idle_ps };
 		}
 		for (size_t k = 0; k < o->n_ops; k++) {
-			add_op(&s->ops, &s->n_ops, &cap_ops, o->ops[k]);
+			add_op(&s->ops, &s->n_ops, &cap_ops, ranks[i], o->ops[k]);
 		}
 		for (size_t k = 0; k < o->n_cats; k++) {
-			add_op(&s->cats, &s->n_cats, &cap_cats, o->cats[k]);
+			add_op(&s->cats, &s->n_cats, &cap_cats, ranks[i], o->cats[k]);
 		}
 		for (size_t k = 0; k < o->n_findings; k++) {
 			const Tracectl__Finding *f = o->findings[k];

@@ -90,8 +90,10 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 		r = tc_ingest_sniff(in->head, in->head_len);
 	}
 	if (!r && tc_digest_sniff(in->head, in->head_len)) {
+		/* Digests are found by peeking at files, which a pipe cannot give. */
 		tc_error_set(err, TC_EXIT_USAGE, "a tracectl digest, which only "
-			TC_DIGEST_COMMANDS " read");
+			TC_DIGEST_COMMANDS " read%s", strcmp(in->path, "-") == 0 ?
+			", and from a file, not standard input" : "");
 		goto out;
 	}
 	if (!r) {
