@@ -73,14 +73,14 @@ static int parse(const struct tc_cli_spec *spec, struct tc_cli_common *c, int ar
 
 /* Merge ins into one canonical digest and write it. */
 static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *ins,
-		const char *const *labels, size_t n, char **inputs, int n_inputs) {
+		size_t n, char **inputs, int n_inputs) {
 	struct tc_digest out;
 	tc_digest_init(&out);
 	struct tc_error err;
 	tc_error_init(&err);
 	int code = TC_EXIT_OK;
 	struct tc_outfile o;
-	if (!tc_digest_merge(ins, labels, n, &out, &err)) {
+	if (!tc_digest_merge(ins, NULL, n, &out, &err)) {
 		code = tc_cli_error(&err);
 	} else if (!tc_cli_open_output(c, inputs, n_inputs, NULL, &o)) {
 		code = TC_EXIT_OUTPUT;
@@ -117,10 +117,22 @@ int tc_cmd_digest(int argc, char **argv) {
 	}
 	if (code == TC_EXIT_OK) {
 		struct tc_digest *one = &d;
-		code = write_merged(&c, &one, NULL, 1, argv + optind, argc - optind);
+		code = write_merged(&c, &one, 1, argv + optind, argc - optind);
 	}
 	tc_digest_finish(&d);
 	return code;
+}
+
+/* A digest that would not read: a file that is no digest is a usage
+ * error (the command reads digests only). */
+static int read_error(const char *cmd, const char *path, const struct tc_cli_common *c,
+		const struct tc_error *err) {
+	if (!tc_ingest_is_digest(path, &c->ingest.lim) && err->code == TC_EXIT_INPUT &&
+			strcmp(err->msg, "not a tracectl digest") == 0) {
+		return tc_cli_usage_error(cmd, "'%s' is not a digest; %s reads digests only", path,
+			cmd);
+	}
+	return tc_cli_error(err);
 }
 
 int tc_cmd_merge(int argc, char **argv) {
@@ -130,18 +142,39 @@ int tc_cmd_merge(int argc, char **argv) {
 	if (code) {
 		return code < 0 ? TC_EXIT_OK : code;
 	}
-	struct tc_cli_digests in;
-	code = tc_cli_digests_load(&c, "merge", argv + optind, argc - optind, &in);
-	if (code == TC_EXIT_OK) {
-		struct tc_digest **v = tc_xmalloc(in.n * sizeof(*v));
-		for (size_t i = 0; i < in.n; i++) {
-			v[i] = &in.d[i];
+	/* Ranks stay packed: merging copies their bytes. */
+	size_t n = (size_t)(argc - optind);
+	struct tc_digest_packed *in = tc_xcalloc(n, sizeof(*in));
+	struct tc_digest_packed **v = tc_xmalloc(n * sizeof(*v));
+	struct tc_error err;
+	tc_error_init(&err);
+	for (size_t i = 0; i < n; i++) {
+		tc_digest_packed_init(&in[i]);
+		v[i] = &in[i];
+		if (code == TC_EXIT_OK && !tc_ingest_digest_packed(argv[optind + (int)i],
+				&c.ingest.lim, &in[i], &err)) {
+			code = read_error("merge", argv[optind + (int)i], &c, &err);
 		}
-		code = write_merged(&c, v, (const char *const *)argv + optind, in.n, argv + optind,
-			argc - optind);
-		free(v);
 	}
-	tc_cli_digests_finish(&in);
+	struct tc_digest_packed out;
+	tc_digest_packed_init(&out);
+	struct tc_outfile o;
+	if (code != TC_EXIT_OK) {
+		/* reported */
+	} else if (!tc_digest_merge_packed(v, (const char *const *)argv + optind, n, &out, &err)) {
+		code = tc_cli_error(&err);
+	} else if (!tc_cli_open_output(&c, argv + optind, argc - optind, NULL, &o)) {
+		code = TC_EXIT_OUTPUT;
+	} else {
+		tc_write_digest_packed(o.fp, &out);
+		code = tc_cli_close_output(&o);
+	}
+	tc_digest_packed_finish(&out);
+	for (size_t i = 0; i < n; i++) {
+		tc_digest_packed_finish(&in[i]);
+	}
+	free(v);
+	free(in);
 	return code;
 }
 
@@ -165,12 +198,7 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 		tc_digest_init(&out->d[out->n]);
 		if (!tc_ingest_digest(paths[i], &c->ingest.lim, &out->d[out->n], &err)) {
 			tc_digest_finish(&out->d[out->n]);
-			if (!tc_ingest_is_digest(paths[i], &c->ingest.lim) && err.code == TC_EXIT_INPUT &&
-					strcmp(err.msg, "not a tracectl digest") == 0) {
-				return tc_cli_usage_error(cmd, "'%s' is not a digest; %s reads digests only",
-					paths[i], cmd);
-			}
-			return tc_cli_error(&err);
+			return read_error(cmd, paths[i], c, &err);
 		}
 		out->n_ranks += out->d[out->n++].msg->n_ranks;
 	}
@@ -181,10 +209,7 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 			out->ranks[k++] = out->d[i].msg->ranks[r];
 		}
 	}
-	/* Merging needs no names looked up. */
-	if (strcmp(cmd, "merge") != 0) {
-		out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
-	}
+	out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
 	return TC_EXIT_OK;
 }
 

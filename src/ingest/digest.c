@@ -25,17 +25,42 @@ bool tc_ingest_is_digest(const char *path, const struct tc_limits *lim) {
 	return yes;
 }
 
-static bool unpack(struct tc_digest *d, const uint8_t *data, size_t size,
-		struct tc_error *err) {
+typedef bool (*unpack_fn)(void *ctx, const uint8_t *data, size_t size, struct tc_error *err);
+
+static bool version_ok(uint32_t version, struct tc_error *err) {
+	return version == TC_DIGEST_VERSION || tc_error_set(err, TC_EXIT_INPUT,
+		"digest version %u (this tracectl reads %u)", version, TC_DIGEST_VERSION);
+}
+
+static bool unpack_full(void *ctx, const uint8_t *data, size_t size, struct tc_error *err) {
+	struct tc_digest *d = ctx;
 	ProtobufCAllocator alloc;
-	tc_digest_allocator(d, &alloc);
+	tc_digest_allocator(&d->arena, &alloc);
 	d->msg = tracectl__digest__unpack(&alloc, size, data);
 	if (!d->msg) {
 		return tc_error_set(err, TC_EXIT_INPUT, "malformed digest");
 	}
-	if (d->msg->version != TC_DIGEST_VERSION) {
-		return tc_error_set(err, TC_EXIT_INPUT, "digest version %u (this tracectl reads %u)",
-			d->msg->version, TC_DIGEST_VERSION);
+	return version_ok(d->msg->version, err);
+}
+
+static bool unpack_packed(void *ctx, const uint8_t *data, size_t size, struct tc_error *err) {
+	struct tc_digest_packed *p = ctx;
+	ProtobufCAllocator alloc;
+	tc_digest_allocator(&p->arena, &alloc);
+	p->raw = tracectl__digest_raw__unpack(&alloc, size, data);
+	if (!p->raw) {
+		return tc_error_set(err, TC_EXIT_INPUT, "malformed digest");
+	}
+	if (!version_ok(p->raw->version, err)) {
+		return false;
+	}
+	p->heads = tc_arena_calloc(&p->arena, (p->raw->n_ranks + 1) * sizeof(*p->heads));
+	for (size_t r = 0; r < p->raw->n_ranks; r++) {
+		p->heads[r] = tracectl__rank_head__unpack(&alloc, p->raw->ranks[r].len,
+			p->raw->ranks[r].data);
+		if (!p->heads[r]) {
+			return tc_error_set(err, TC_EXIT_INPUT, "malformed digest (rank %zu)", r + 1);
+		}
 	}
 	return true;
 }
@@ -43,8 +68,8 @@ static bool unpack(struct tc_digest *d, const uint8_t *data, size_t size,
 /* A plain digest file read whole with one read: merging a thousand small
  * digests spends its time in opening inputs otherwise. False (nothing
  * set) when the file is not one; *done when it was read. */
-static bool read_plain(const char *path, const struct tc_limits *lim, struct tc_digest *d,
-		bool *done, struct tc_error *err) {
+static bool read_plain(const char *path, const struct tc_limits *lim, unpack_fn unpack,
+		void *ctx, bool *done, struct tc_error *err) {
 	*done = false;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
@@ -62,7 +87,7 @@ static bool read_plain(const char *path, const struct tc_limits *lim, struct tc_
 		memcpy(buf, head, sizeof(head));
 		if (fread(buf + sizeof(head), 1, n - sizeof(head), f) == n - sizeof(head)) {
 			*done = true;
-			ok = unpack(d, buf, n, err);
+			ok = unpack(ctx, buf, n, err);
 		}
 		free(buf);
 	}
@@ -70,32 +95,38 @@ static bool read_plain(const char *path, const struct tc_limits *lim, struct tc_
 	return ok;
 }
 
-bool tc_ingest_digest(const char *path, const struct tc_limits *lim, struct tc_digest *d,
-		struct tc_error *err) {
+static bool read_digest(const char *path, const struct tc_limits *lim, unpack_fn unpack,
+		void *ctx, struct tc_error *err) {
 	bool done;
-	bool fast = read_plain(path, lim, d, &done, err);
-	if (done) {
-		if (!fast) {
+	bool ok = read_plain(path, lim, unpack, ctx, &done, err);
+	if (!done) {
+		/* Compressed, or not a digest: the input layer says which. */
+		struct tc_input in;
+		const uint8_t *data;
+		size_t size;
+		if (!tc_input_open(&in, path, lim, err)) {
 			tc_error_path(err, path);
+			return false;
 		}
-		return fast;
-	}
-	struct tc_input in;
-	if (!tc_input_open(&in, path, lim, err)) {
-		tc_error_path(err, path);
-		return false;
-	}
-	const uint8_t *data;
-	size_t size;
-	bool ok = false;
-	if (!tc_digest_sniff(in.head, in.head_len)) {
-		tc_error_set(err, TC_EXIT_INPUT, "not a tracectl digest");
-	} else if (tc_input_map(&in, &data, &size, err)) {
-		ok = unpack(d, data, size, err);
+		if (!tc_digest_sniff(in.head, in.head_len)) {
+			tc_error_set(err, TC_EXIT_INPUT, "not a tracectl digest");
+		} else if (tc_input_map(&in, &data, &size, err)) {
+			ok = unpack(ctx, data, size, err);
+		}
+		tc_input_finish(&in);
 	}
 	if (!ok) {
 		tc_error_path(err, path);
 	}
-	tc_input_finish(&in);
 	return ok;
+}
+
+bool tc_ingest_digest(const char *path, const struct tc_limits *lim, struct tc_digest *d,
+		struct tc_error *err) {
+	return read_digest(path, lim, unpack_full, d, err);
+}
+
+bool tc_ingest_digest_packed(const char *path, const struct tc_limits *lim,
+		struct tc_digest_packed *p, struct tc_error *err) {
+	return read_digest(path, lim, unpack_packed, p, err);
 }

@@ -26,4 +26,8 @@ bool tc_ingest_is_digest(const char *path, const struct tc_limits *lim);
 bool tc_ingest_digest(const char *path, const struct tc_limits *lim, struct tc_digest *d,
 	struct tc_error *err);
 
+/* The same for merging: the ranks kept packed (struct tc_digest_packed). */
+bool tc_ingest_digest_packed(const char *path, const struct tc_limits *lim,
+	struct tc_digest_packed *p, struct tc_error *err);
+
 #endif

@@ -14,6 +14,18 @@ void tc_digest_finish(struct tc_digest *d) {
 	d->msg = NULL;
 }
 
+void tc_digest_packed_init(struct tc_digest_packed *p) {
+	tc_arena_init(&p->arena, 1 << 16);
+	p->raw = NULL;
+	p->heads = NULL;
+}
+
+void tc_digest_packed_finish(struct tc_digest_packed *p) {
+	tc_arena_finish(&p->arena);
+	p->raw = NULL;
+	p->heads = NULL;
+}
+
 static void *arena_alloc(void *data, size_t size) {
 	return tc_arena_alloc(data, size ? size : 1);
 }
@@ -21,8 +33,8 @@ static void *arena_alloc(void *data, size_t size) {
 static void arena_free(void *data, void *p) {
 }
 
-void tc_digest_allocator(struct tc_digest *d, ProtobufCAllocator *out) {
-	*out = (ProtobufCAllocator){ arena_alloc, arena_free, &d->arena };
+void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out) {
+	*out = (ProtobufCAllocator){ arena_alloc, arena_free, a };
 }
 
 Tracectl__Digest *tc_digest_new_msg(struct tc_digest *d) {
@@ -419,11 +431,33 @@ static int cmp_op_key(const void *pa, const void *pb) {
 struct rank_from {
 	Tracectl__Rank *r;
 	const char *label;
+	ProtobufCBinaryData raw;        /* packed merge: the rank's bytes */
 };
 
 static int cmp_rank_from(const void *pa, const void *pb) {
 	const struct rank_from *a = pa, *b = pb;
 	return cmp_rank(&a->r, &b->r);
+}
+
+/* Sort v canonically; false when a rank is given twice. */
+static bool sort_ranks(struct rank_from *v, size_t n, struct tc_error *err) {
+	tc_sort(v, n, sizeof(*v), cmp_rank_from);
+	for (size_t r = 1; r < n; r++) {
+		if (strcmp(v[r].r->name, v[r - 1].r->name) == 0) {
+			return tc_error_set(err, TC_EXIT_INPUT, "%s is given twice (in '%s' and '%s')",
+				v[r].r->name, v[r - 1].label, v[r].label);
+		}
+	}
+	return true;
+}
+
+/* Job-level op statistics of the sorted ranks: the same set gives the
+ * same rows. */
+static Tracectl__OpStat **job_ops(struct tc_arena *a, Tracectl__Rank *const *ranks, size_t n,
+		size_t *n_out) {
+	Tracectl__OpStat **v = tc_digest_merge_ops(a, ranks, n, n_out);
+	tc_sort(v, *n_out, sizeof(*v), cmp_op_key);
+	return v;
 }
 
 bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, size_t n,
@@ -432,22 +466,17 @@ bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, siz
 	for (size_t i = 0; i < n; i++) {
 		total += in[i]->msg->n_ranks;
 	}
-	struct rank_from *v = tc_xmalloc((total ? total : 1) * sizeof(*v));
+	struct rank_from *v = tc_xcalloc(total ? total : 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t r = 0; r < in[i]->msg->n_ranks; r++) {
 			Tracectl__Rank *rk = in[i]->msg->ranks[r];
-			v[k++] = (struct rank_from){ rk, labels ? labels[i] : rk->input };
+			v[k++] = (struct rank_from){ rk, labels ? labels[i] : rk->input, { 0, NULL } };
 		}
 	}
-	tc_sort(v, total, sizeof(*v), cmp_rank_from);
-	for (size_t r = 1; r < total; r++) {
-		if (strcmp(v[r].r->name, v[r - 1].r->name) == 0) {
-			tc_error_set(err, TC_EXIT_INPUT, "%s is given twice (in '%s' and '%s')",
-				v[r].r->name, v[r - 1].label, v[r].label);
-			free(v);
-			return false;
-		}
+	if (!sort_ranks(v, total, err)) {
+		free(v);
+		return false;
 	}
 	Tracectl__Digest *msg = tc_digest_new_msg(out);
 	msg->ranks = tc_arena_alloc(&out->arena, (total ? total : 1) * sizeof(*msg->ranks));
@@ -455,8 +484,51 @@ bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, siz
 		msg->ranks[msg->n_ranks++] = v[r].r;
 	}
 	free(v);
-	/* From the sorted ranks: the same set gives the same rows. */
-	msg->job_ops = tc_digest_merge_ops(&out->arena, msg->ranks, msg->n_ranks, &msg->n_job_ops);
-	tc_sort(msg->job_ops, msg->n_job_ops, sizeof(*msg->job_ops), cmp_op_key);
+	msg->job_ops = job_ops(&out->arena, msg->ranks, msg->n_ranks, &msg->n_job_ops);
+	return true;
+}
+
+bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *const *labels,
+		size_t n, struct tc_digest_packed *out, struct tc_error *err) {
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += in[i]->raw->n_ranks;
+	}
+	struct rank_from *v = tc_xcalloc(total ? total : 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t r = 0; r < in[i]->raw->n_ranks; r++) {
+			/* A Rank shell with what sorting and the op merge read. */
+			const Tracectl__RankHead *h = in[i]->heads[r];
+			Tracectl__Rank *rk = tc_arena_alloc(&out->arena, sizeof(*rk));
+			tracectl__rank__init(rk);
+			rk->name = h->name;
+			rk->number = h->number;
+			rk->input = h->input;
+			rk->n_strings = h->n_strings;
+			rk->strings = h->strings;
+			rk->n_ops = h->n_ops;
+			rk->ops = h->ops;
+			v[k++] = (struct rank_from){ rk, labels ? labels[i] : rk->input,
+				in[i]->raw->ranks[r] };
+		}
+	}
+	if (!sort_ranks(v, total, err)) {
+		free(v);
+		return false;
+	}
+	Tracectl__DigestRaw *raw = out->raw = tc_arena_alloc(&out->arena, sizeof(*raw));
+	tracectl__digest_raw__init(raw);
+	raw->magic = TC_DIGEST_MAGIC;
+	raw->version = TC_DIGEST_VERSION;
+	raw->ranks = tc_arena_alloc(&out->arena, (total ? total : 1) * sizeof(*raw->ranks));
+	Tracectl__Rank **shells = tc_xmalloc((total ? total : 1) * sizeof(*shells));
+	for (size_t r = 0; r < total; r++) {
+		raw->ranks[raw->n_ranks++] = v[r].raw;
+		shells[r] = v[r].r;
+	}
+	raw->job_ops = job_ops(&out->arena, shells, total, &raw->n_job_ops);
+	free(shells);
+	free(v);
 	return true;
 }

@@ -36,8 +36,22 @@ struct tc_digest {
 
 void tc_digest_init(struct tc_digest *d);
 void tc_digest_finish(struct tc_digest *d);
-/* A protobuf-c allocator that takes from d's arena and frees nothing. */
-void tc_digest_allocator(struct tc_digest *d, ProtobufCAllocator *out);
+/* A protobuf-c allocator that takes from arena a and frees nothing. */
+void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
+
+/*
+ * A digest as merge reads it: each rank kept as its packed bytes, with only
+ * what merging reads unpacked (RankHead): merging a thousand digests
+ * spends its time unpacking otherwise. Everything is in the arena.
+ */
+struct tc_digest_packed {
+	struct tc_arena arena;
+	Tracectl__DigestRaw *raw;
+	Tracectl__RankHead **heads;     /* one per raw->ranks */
+};
+
+void tc_digest_packed_init(struct tc_digest_packed *p);
+void tc_digest_packed_finish(struct tc_digest_packed *p);
 
 /* A sketch of durations v[0..n) (sorted here). */
 Tracectl__Sketch *tc_sketch_build(struct tc_arena *a, int64_t *v, size_t n);
@@ -58,6 +72,12 @@ Tracectl__OpStat **tc_digest_merge_ops(struct tc_arena *a, Tracectl__Rank *const
  * inputs that hold it. */
 bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, size_t n,
 	struct tc_digest *out, struct tc_error *err);
+
+/* tc_digest_merge on packed digests: out->raw holds the ranks' bytes, as
+ * they were packed, in canonical order; packed, it is the bytes
+ * tc_digest_merge's message packs to. out points into the inputs. */
+bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *const *labels,
+	size_t n, struct tc_digest_packed *out, struct tc_error *err);
 
 /* A fresh digest message in d's arena with magic and version set. */
 Tracectl__Digest *tc_digest_new_msg(struct tc_digest *d);

@@ -2,10 +2,18 @@
 #include "output/digest_write.h"
 #include "util/xalloc.h"
 
-void tc_write_digest(FILE *f, const struct tc_digest *d) {
-	size_t n = tracectl__digest__get_packed_size(d->msg);
+static void write_message(FILE *f, const ProtobufCMessage *msg) {
+	size_t n = protobuf_c_message_get_packed_size(msg);
 	uint8_t *buf = tc_xmalloc(n ? n : 1);
-	tracectl__digest__pack(d->msg, buf);
+	protobuf_c_message_pack(msg, buf);
 	fwrite(buf, 1, n, f);
 	free(buf);
+}
+
+void tc_write_digest(FILE *f, const struct tc_digest *d) {
+	write_message(f, &d->msg->base);
+}
+
+void tc_write_digest_packed(FILE *f, const struct tc_digest_packed *p) {
+	write_message(f, &p->raw->base);
 }
