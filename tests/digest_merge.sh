@@ -8,6 +8,9 @@
 #    only in the input names; on fixtures/real/torch_mlp, the DDP pair, 8
 #    generated ranks and (when ../shared/traces is there) the HTA ranks;
 #  - summarize refuses a digest (exit 2) naming the commands that read them.
+# With the argument "traces": only a sweep of every real trace in
+# ../shared/traces (TC_TRACES; skipped, 77, when absent): ops, steps and
+# check from its digest against the trace.
 # Needs python3 to generate the ranks (tests/digest_ranks.py): skipped
 # (77) without it.
 set -u
@@ -26,6 +29,25 @@ bad() {
 	echo "FAIL $*"
 	fail=1
 }
+if [ "${1:-}" = traces ]; then
+	[ -d "$TRACES" ] || { echo "digest_traces: SKIP (no traces folder $TRACES)"; exit 77; }
+	n=0
+	for f in $(find "$TRACES" -type f ! -path '*/bad/*' \( -name '*.gz' -o -name '*.pb' \
+			-o -name '*.json' -o -name '*.pftrace' \) | sort); do
+		"$TC" digest -o d.tcd "$f" 2>err || { bad "digest $f: $(cat err)"; continue; }
+		n=$((n + 1))
+		for cmd in "ops --json" "steps --json" "check --json"; do
+			# shellcheck disable=SC2086
+			"$TC" $cmd "$f" >t.out 2>&1
+			rt=$?
+			# shellcheck disable=SC2086
+			"$TC" $cmd d.tcd >d.out 2>&1
+			[ $rt = $? ] && cmp -s t.out d.out || bad "$cmd: $f and its digest differ"
+		done
+	done
+	[ $fail = 0 ] && echo "digest_traces: ok ($n real traces: ops, steps, check the same from digests)"
+	exit $fail
+fi
 python3 "$SRC/tests/digest_ranks.py" "$SRC/fixtures/real/torch_mlp.kineto.json.gz" ranks 8 ||
 	{ echo "FAIL digest_ranks.py"; exit 1; }
 for i in 0 1 2 3 4 5 6 7; do

@@ -419,7 +419,6 @@ static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_model 
 	o->compile_ps = s->compile_ps;
 	/* The counted steps' durations: several ranks' sides pool them. */
 	o->step_ps = dalloc(d, a->n_steps * sizeof(*o->step_ps));
-	bool *c = tc_xcalloc(a->n_steps ? a->n_steps : 1, sizeof(*c));
 	size_t n_full = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
 		n_full += !a->steps[i].warmup && !a->steps[i].partial;
@@ -429,7 +428,6 @@ static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_model 
 			o->step_ps[o->n_step_ps++] = a->steps[i].dur_ps;
 		}
 	}
-	free(c);
 	return o;
 }
 
