@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
+#include "analysis/passes.h"
 #include "util/xalloc.h"
 
 /*
@@ -20,8 +21,7 @@ static int cmp_i64(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
-/* Mean, median and p90 (nearest rank) of v[0..n), which is sorted here. */
-static void step_stats(int64_t *v, size_t n, double *mean, double *median, double *p90) {
+void tc_step_stats(int64_t *v, size_t n, double *mean, double *median, double *p90) {
 	*mean = *median = *p90 = 0;
 	if (!n) {
 		return;
@@ -139,7 +139,7 @@ static void rank_steps(const struct tc_model *m, const struct tc_analysis *a,
 			const char *base = strrchr(path, '/');
 			r->label = tc_xstrdup(base ? base + 1 : path);
 			r->n_steps = nd;
-			step_stats(d, nd, &r->mean_ps, &r->median_ps, &r->p90_ps);
+			tc_step_stats(d, nd, &r->mean_ps, &r->median_ps, &r->p90_ps);
 		}
 		free(d);
 		free(v);
@@ -392,7 +392,7 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 	}
 	s->n_steps_all = a.n_steps_all;
 	s->step_total_ps = a.step_total_ps;
-	step_stats(d, s->n_steps, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
+	tc_step_stats(d, s->n_steps, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
 	free(d);
 	if (!s->has_steps) {
 		/* The whole trace is the one "step": its transfers are all of them. */

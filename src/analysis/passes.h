@@ -86,6 +86,33 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	const struct tc_analysis *per_rank);
 
+/* One row summing s[0..n) (n > 0), as `ops --by device` sums a device's
+ * ops; no percentiles. */
+struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n);
+
+/* The op table from rows already summed (tc_pass_op_table's second half,
+ * and digests): s[0..n) as tc_analyze_ops returns them, dev_rows (taken,
+ * malloc'd) the "device" rows, busy the summed device busy time and the
+ * peaks those of the first device that has them. */
+void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
+	bool any_device, const struct tc_op_summary *s, size_t n, struct tc_op_row *dev_rows,
+	size_t n_dev, int64_t busy, double peak_flops, double peak_bw,
+	const char *peak_source);
+
+/* Track filters for tc_analyze_ops (roofline.c): device work lines; those
+ * of the device *(const uint32_t *)ctx; every line but derived ones. */
+bool tc_track_device_work(const struct tc_model *m, uint32_t t, void *ctx);
+bool tc_track_device_work_of(const struct tc_model *m, uint32_t t, void *ctx);
+bool tc_track_host(const struct tc_model *m, uint32_t t, void *ctx);
+
+/* tc_analyze_ops' row order (summary.c): total, then count, descending,
+ * then name id. */
+int tc_op_summary_cmp(const void *pa, const void *pb);
+
+/* Mean, median and p90 (nearest rank) of v[0..n), which is sorted here
+ * (diff_side.c). */
+void tc_step_stats(int64_t *v, size_t n, double *mean, double *median, double *p90);
+
 /* The bottleneck rules (rules.c): read every result in a, fill a's
  * findings, ranked. */
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,

@@ -10,20 +10,20 @@
  * memory-bound, at or above it compute-bound (XProf roofline model).
  */
 
-static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
+bool tc_track_device_work(const struct tc_model *m, uint32_t t, void *ctx) {
 	return tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
 }
 
-static bool device_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
-	return m->tracks[t].device == *(const uint32_t *)ctx && device_work_track(m, t, NULL);
+bool tc_track_device_work_of(const struct tc_model *m, uint32_t t, void *ctx) {
+	return m->tracks[t].device == *(const uint32_t *)ctx && tc_track_device_work(m, t, NULL);
 }
 
-static bool host_track(const struct tc_model *m, uint32_t t, void *ctx) {
+bool tc_track_host(const struct tc_model *m, uint32_t t, void *ctx) {
 	return m->tracks[t].kind != TC_TRACK_DERIVED;
 }
 
 static bool host_track_of(const struct tc_model *m, uint32_t t, void *ctx) {
-	return m->tracks[t].device == *(const uint32_t *)ctx && host_track(m, t, NULL);
+	return m->tracks[t].device == *(const uint32_t *)ctx && tc_track_host(m, t, NULL);
 }
 
 static struct tc_op_row row_from(const struct tc_op_summary *s) {
@@ -49,6 +49,15 @@ static void row_add(struct tc_op_row *r, const struct tc_op_summary *s) {
 	}
 	r->p50_ps = -1;
 	r->p99_ps = -1;
+}
+
+struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n) {
+	struct tc_op_row r = row_from(&s[0]);
+	for (size_t i = 1; i < n; i++) {
+		row_add(&r, &s[i]);
+	}
+	r.p50_ps = r.p99_ps = -1;
+	return r;
 }
 
 static int cmp_row(const void *pa, const void *pb) {
@@ -96,8 +105,6 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	if (!by_name && !by_cat && !by_kind && !by_dev) {
 		return false;
 	}
-	t->by = by_name ? "name" : by_cat ? "category" : by_kind ? "kind" : "device";
-	t->device = only;
 	/* Denominator: summed device busy time (union per device). */
 	bool any_device = false;
 	for (size_t k = 0; k < m->n_tracks; k++) {
@@ -106,14 +113,59 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 			(only == TC_NONE || tr->device == only) &&
 			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
 	}
-	t->scope = any_device ? "device" : "host";
 	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
-		any_device ? device_work_track : host_track;
+		any_device ? tc_track_device_work : tc_track_host;
 	if (only != TC_NONE) {
-		track_ok = any_device ? device_track_of : host_track_of;
+		track_ok = any_device ? tc_track_device_work_of : host_track_of;
 	}
 	size_t n;
 	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);
+	struct tc_op_row *dev_rows = NULL;
+	size_t n_dev = 0, cap = 0;
+	for (size_t d = 0; by_dev && d < m->n_devices && any_device; d++) {
+		uint32_t dd = (uint32_t)d;
+		if (only != TC_NONE && dd != only) {
+			continue;
+		}
+		size_t nn;
+		struct tc_op_summary *ds = tc_analyze_ops(m, tc_track_device_work_of, &dd, false, &nn);
+		if (nn) {
+			TC_GROW(dev_rows, cap, n_dev + 1);
+			struct tc_op_row *r = &dev_rows[n_dev++];
+			*r = tc_op_row_sum(ds, nn);
+			r->name = m->devices[d].name;
+			r->device = dd;
+		}
+		free(ds);
+	}
+	int64_t busy = 0;
+	const struct tc_device_util *peaks = NULL;
+	for (size_t k = 0; k < u->n_util && any_device; k++) {
+		if (only == TC_NONE || u->util[k].device == only) {
+			busy += u->util[k].busy_ps;
+			/* Roofline peaks: the first device with known peaks. */
+			if (!peaks && u->util[k].peak_source) {
+				peaks = &u->util[k];
+			}
+		}
+	}
+	tc_op_table_from_rows(t, by, only, any_device, s, n, dev_rows, n_dev, busy,
+		peaks ? peaks->peak_flops : 0, peaks ? peaks->peak_bw : 0,
+		peaks ? peaks->peak_source : NULL);
+	free(s);
+	return true;
+}
+
+void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
+		bool any_device, const struct tc_op_summary *s, size_t n, struct tc_op_row *dev_rows,
+		size_t n_dev, int64_t busy, double peak_flops, double peak_bw,
+		const char *peak_source) {
+	memset(t, 0, sizeof(*t));
+	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
+	bool by_kind = strcmp(by, "kind") == 0;
+	t->by = by_name ? "name" : by_cat ? "category" : by_kind ? "kind" : "device";
+	t->device = only;
+	t->scope = any_device ? "device" : "host";
 	if (by_name) {
 		t->rows = tc_xmalloc((n ? n : 1) * sizeof(*t->rows));
 		for (size_t i = 0; i < n; i++) {
@@ -123,28 +175,11 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	} else if (by_cat || by_kind) {
 		regroup(t, s, n, by_kind);
 	} else {
-		size_t cap = 0;
-		for (size_t d = 0; d < m->n_devices && any_device; d++) {
-			uint32_t dd = (uint32_t)d;
-			if (only != TC_NONE && dd != only) {
-				continue;
-			}
-			size_t nn;
-			struct tc_op_summary *ds = tc_analyze_ops(m, device_track_of, &dd, false, &nn);
-			if (nn) {
-				TC_GROW(t->rows, cap, t->n + 1);
-				struct tc_op_row *r = &t->rows[t->n++];
-				*r = row_from(&ds[0]);
-				for (size_t i = 1; i < nn; i++) {
-					row_add(r, &ds[i]);
-				}
-				r->name = m->devices[d].name;
-				r->device = dd;
-				r->p50_ps = r->p99_ps = -1;
-			}
-			free(ds);
-		}
+		t->rows = dev_rows; /* taken */
+		t->n = n_dev;
+		dev_rows = NULL;
 	}
+	free(dev_rows);
 	/* Shares: of summed device busy, or (host-only) of summed self time.
 	 * Group rows (category, kind, device) take self time over summed self
 	 * time: concurrent streams make totals overlap, and the groups must
@@ -154,20 +189,10 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	t->share_of = !any_device ? "summed host self time" :
 		by_self ? "summed device self time" : "summed device busy";
 	if (any_device) {
-		for (size_t k = 0; k < u->n_util; k++) {
-			if (only == TC_NONE || u->util[k].device == only) {
-				denom += u->util[k].busy_ps;
-			}
-		}
-		/* Roofline peaks: the first device with known peaks. */
-		for (size_t k = 0; k < u->n_util && !t->peak_source; k++) {
-			if ((only == TC_NONE || u->util[k].device == only) &&
-					u->util[k].peak_source) {
-				t->peak_flops = u->util[k].peak_flops;
-				t->peak_bw = u->util[k].peak_bw;
-				t->peak_source = u->util[k].peak_source;
-			}
-		}
+		denom = busy;
+		t->peak_flops = peak_flops;
+		t->peak_bw = peak_bw;
+		t->peak_source = peak_source;
 	}
 	if (by_self) {
 		denom = 0;
@@ -175,7 +200,6 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 			denom += s[i].self_ps;
 		}
 	}
-	free(s);
 	t->busy_ps = denom;
 	if (t->peak_bw > 0) {
 		t->ridge = t->peak_flops / t->peak_bw;
@@ -215,5 +239,4 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 		}
 	}
 	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
-	return true;
 }

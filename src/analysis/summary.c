@@ -18,7 +18,7 @@ static uint32_t key_hash(uint32_t name, uint32_t cat, uint8_t kind) {
 	return (uint32_t)(k ^ (k >> 31));
 }
 
-static int cmp_total(const void *pa, const void *pb) {
+int tc_op_summary_cmp(const void *pa, const void *pb) {
 	const struct tc_op_summary *a = pa, *b = pb;
 	if (a->total_ps != b->total_ps) {
 		return a->total_ps > b->total_ps ? -1 : 1;
@@ -184,7 +184,7 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	}
 	free(new_index);
 	free(row_of);
-	tc_sort(rows, w, sizeof(*rows), cmp_total);
+	tc_sort(rows, w, sizeof(*rows), tc_op_summary_cmp);
 	*n_out = w;
 	return rows;
 }

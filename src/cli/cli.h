@@ -31,8 +31,10 @@ int tc_cmd_bottlenecks(int argc, char **argv);
 int tc_cmd_check(int argc, char **argv);
 int tc_cmd_completion(int argc, char **argv);
 int tc_cmd_diff(int argc, char **argv);
+int tc_cmd_digest(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
+int tc_cmd_merge(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
 int tc_cmd_report(int argc, char **argv);
 int tc_cmd_steps(int argc, char **argv);
@@ -42,8 +44,10 @@ extern const struct tc_cli_spec tc_bottlenecks_spec;
 extern const struct tc_cli_spec tc_check_spec;
 extern const struct tc_cli_spec tc_completion_spec;
 extern const struct tc_cli_spec tc_diff_spec;
+extern const struct tc_cli_spec tc_digest_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;
+extern const struct tc_cli_spec tc_merge_spec;
 extern const struct tc_cli_spec tc_ops_spec;
 extern const struct tc_cli_spec tc_report_spec;
 extern const struct tc_cli_spec tc_steps_spec;
@@ -178,5 +182,30 @@ int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struc
 /* Parse a --top style count; prints a usage error (code set) when bad. */
 bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
 	int *code);
+
+/* Digests as inputs (cli/cmd_digest.c, docs/digest.md). */
+struct tc_digest;
+struct tc_cli_digests {
+	struct tc_digest *d;    /* one per input */
+	size_t n;
+	struct Tracectl__Rank **ranks; /* every rank, input by input */
+	size_t n_ranks;
+	struct tc_model *skel;  /* tc_digest_skeleton of ranks */
+};
+/* 0: no input is a digest, 1: all are, -1: some are. */
+int tc_cli_inputs_kind(const struct tc_cli_common *c, char **paths, int n);
+/* Read paths as digests (finish in with tc_cli_digests_finish also on
+ * failure); prints and returns the exit code. */
+int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **paths, int n,
+	struct tc_cli_digests *in);
+void tc_cli_digests_finish(struct tc_cli_digests *in);
+/* Digests hold the default analysis: false (usage error printed, *code
+ * set) when o asks for another. */
+bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code);
+/* Both for a command that reads traces or digests, not a mix (kind from
+ * tc_cli_inputs_kind): refuse a mix or analysis options, else load. */
+int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
+	const struct tc_analysis_opts *ao, int kind, char **paths, int n,
+	struct tc_cli_digests *in);
 
 #endif

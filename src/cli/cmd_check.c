@@ -2,9 +2,12 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/budget.h"
+#include "analysis/digest.h"
 #include "cli/cli.h"
+#include "ingest/digest.h"
 #include "model/rank.h"
 #include "output/check_write.h"
+#include "util/xalloc.h"
 
 enum {
 	OPT_MAX = TC_OPT_FIRST_COMMAND_SPECIFIC,
@@ -141,9 +144,74 @@ static void report_violations(const struct tc_check *chk) {
 	}
 }
 
+/* Any mix of traces and digests: each trace file is a rank, measured on
+ * its own, and each rank a digest holds. */
+static int run_digests(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		const struct tc_budget *b, const char *junit, int argc, char **argv) {
+	int code = TC_EXIT_OK;
+	if (!tc_cli_digest_opts("check", ao, &code)) {
+		return code;
+	}
+	ao->threads = c->ingest.threads;
+	int n = argc - optind;
+	char **paths = argv + optind;
+	struct tc_cli_digests *in = tc_xcalloc((size_t)n, sizeof(*in));
+	size_t n_ranks = 0;
+	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
+		if (tc_ingest_is_digest(paths[i], &c->ingest.lim)) {
+			code = tc_cli_digests_load(c, "check", paths + i, 1, &in[i]);
+			n_ranks += in[i].n_ranks;
+		} else {
+			n_ranks++;
+		}
+	}
+	struct tc_check chk;
+	tc_check_init(&chk, b, n_ranks);
+	struct tc_model *none = tc_model_create();
+	size_t r = 0;
+	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
+		for (size_t k = 0; k < in[i].n_ranks; k++, r++) {
+			struct tc_model *skel = tc_digest_skeleton(&in[i].ranks[k], 1);
+			tc_digest_check_measure(&chk, r, in[i].ranks[k]->name, skel, in[i].ranks[k]);
+			tc_model_destroy(skel);
+		}
+		if (in[i].n) {
+			continue;
+		}
+		struct tc_model *m = tc_cli_load(c, paths + i, 1, &code);
+		if (m) {
+			char name[512];
+			tc_model_source_rank(m, 0, name, sizeof(name));
+			measure(&chk, r++, name, m, ao);
+			tc_model_destroy(m);
+		}
+	}
+	if (code == TC_EXIT_OK) {
+		tc_check_evaluate(&chk);
+		code = tc_cli_emit(c, paths, n, none, emit, &chk);
+	}
+	if (code == TC_EXIT_OK && junit) {
+		code = write_junit(junit, paths, n, none, &chk);
+	}
+	if (code == TC_EXIT_OK && chk.n_fail) {
+		report_violations(&chk);
+		code = TC_EXIT_FINDINGS;
+	}
+	tc_check_finish(&chk);
+	tc_model_destroy(none);
+	for (int i = 0; i < n; i++) {
+		tc_cli_digests_finish(&in[i]);
+	}
+	free(in);
+	return code;
+}
+
 static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		const struct tc_budget *b, const char *junit, int argc, char **argv) {
 	int code = TC_EXIT_OK;
+	if (optind < argc && tc_cli_inputs_kind(c, argv + optind, argc - optind)) {
+		return run_digests(c, ao, b, junit, argc, argv);
+	}
 	struct tc_model *m = tc_cli_analysis_load(c, ao, "check", argc, argv, &code);
 	if (!m) {
 		return code;

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
+#include "analysis/digest.h"
 #include "cli/cli.h"
+#include "ingest/digest.h"
 #include "output/diff_write.h"
 #include "output/fmt.h"
 
@@ -79,6 +81,15 @@ static bool parse_pct(const char *s, double *out) {
 static int load_side(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		char **argv, int i, struct tc_outfile *out, int *strict, struct tc_diff_side *s) {
 	int code = TC_EXIT_OK;
+	if (tc_ingest_is_digest(argv[i], &c->ingest.lim)) {
+		struct tc_cli_digests in;
+		code = tc_cli_digests_open(c, "diff", ao, 1, argv + i, 1, &in);
+		if (code == TC_EXIT_OK) {
+			tc_digest_diff_side(in.ranks, in.n_ranks, argv[i], s);
+		}
+		tc_cli_digests_finish(&in);
+		return code;
+	}
 	/* tc_cli_analysis_load reads argv[optind..argc): this side only. */
 	optind = i;
 	struct tc_model *m = tc_cli_analysis_load(c, ao, "diff", i + 1, argv, &code);

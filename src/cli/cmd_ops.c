@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/digest.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -46,6 +47,22 @@ static void emit(FILE *f, bool json, const void *ctx) {
 	}
 }
 
+/* The op table from digests: the ranks' statistics merged. */
+static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		const char *by, size_t top, int kind, int argc, char **argv) {
+	struct tc_cli_digests in;
+	int code = tc_cli_digests_open(c, "ops", ao, kind, argv + optind, argc - optind, &in);
+	if (code == TC_EXIT_OK) {
+		struct tc_op_table t;
+		tc_digest_op_table(in.skel, in.ranks, in.n_ranks, by, &t);
+		struct emit_ctx ec = { in.skel, &t, top };
+		code = tc_cli_emit(c, argv + optind, argc - optind, in.skel, emit, &ec);
+		tc_op_table_finish(&t);
+	}
+	tc_cli_digests_finish(&in);
+	return code;
+}
+
 int tc_cmd_ops(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "ops");
@@ -78,6 +95,10 @@ int tc_cmd_ops(int argc, char **argv) {
 	}
 	if (opt < 0) {
 		return p.code;
+	}
+	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
+	if (kind) {
+		return from_digests(&c, &ao, by, top, kind, argc, argv);
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "ops", argc, argv, &code);
 	if (!m) {

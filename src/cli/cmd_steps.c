@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/digest.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -31,6 +32,27 @@ static void emit(FILE *f, bool json, const void *ctx) {
 	}
 }
 
+/* One rank's steps from its digest. Several ranks' steps are one analysis
+ * over their merged model, which the ranks' own steps do not give. */
+static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		int kind, int argc, char **argv) {
+	struct tc_cli_digests in;
+	int code = tc_cli_digests_open(c, "steps", ao, kind, argv + optind, argc - optind, &in);
+	if (code == TC_EXIT_OK && in.n_ranks != 1) {
+		code = tc_cli_usage_error("steps", "steps reads one rank from digests, not %zu "
+			"(give one rank's digest, or the traces)", in.n_ranks);
+	}
+	if (code == TC_EXIT_OK) {
+		struct tc_analysis a;
+		tc_digest_steps(in.skel, in.ranks[0], &a);
+		struct emit_ctx ec = { in.skel, &a };
+		code = tc_cli_emit(c, argv + optind, argc - optind, in.skel, emit, &ec);
+		tc_analysis_finish(&a);
+	}
+	tc_cli_digests_finish(&in);
+	return code;
+}
+
 int tc_cmd_steps(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "steps");
@@ -51,6 +73,10 @@ int tc_cmd_steps(int argc, char **argv) {
 	}
 	if (opt < 0) {
 		return p.code;
+	}
+	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
+	if (kind) {
+		return from_digests(&c, &ao, kind, argc, argv);
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "steps", argc, argv, &code);
 	if (!m) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ingest/digest.h"
 #include "ingest/ingest.h"
 #include "model/rank.h"
 #include "util/xalloc.h"
@@ -88,6 +89,13 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 	}
 	if (!r) {
 		r = tc_ingest_sniff(in->head, in->head_len);
+	}
+	if (!r && tc_digest_sniff(in->head, in->head_len)) {
+		/* Digests are found by peeking at files, which a pipe cannot give. */
+		tc_error_set(err, TC_EXIT_USAGE, "a tracectl digest, which only "
+			TC_DIGEST_COMMANDS " read%s", strcmp(in->path, "-") == 0 ?
+			", and from a file, not standard input" : "");
+		goto out;
 	}
 	if (!r) {
 		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s)",

@@ -1,0 +1,574 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/budget.h"
+#include "analysis/compare.h"
+#include "analysis/device.h"
+#include "analysis/digest.h"
+#include "analysis/passes.h"
+#include "analysis/summary.h"
+#include "model/rank.h"
+#include "util/xalloc.h"
+
+/*
+ * A rank's digest from its model: the default analysis, and what the
+ * commands that read digests print, kept as sums (docs/digest.md).
+ */
+
+static char *dstr(struct tc_digest *d, const char *s) {
+	return tc_arena_strdup(&d->arena, s ? s : "");
+}
+
+static void *dalloc(struct tc_digest *d, size_t n) {
+	return tc_arena_calloc(&d->arena, n ? n : 1);
+}
+
+static int64_t *dcopy_i64(struct tc_digest *d, const int64_t *v, size_t n) {
+	int64_t *out = dalloc(d, n * sizeof(*out));
+	memcpy(out, v, n * sizeof(*out));
+	return out;
+}
+
+static bool counted(const struct tc_analysis *a, size_t i) {
+	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
+}
+
+static Tracectl__Xfer **xfers(struct tc_digest *d, const struct tc_xfer_stats *x) {
+	Tracectl__Xfer **v = dalloc(d, TC_XFER_COUNT * sizeof(*v));
+	for (int k = 0; k < TC_XFER_COUNT; k++) {
+		v[k] = dalloc(d, sizeof(*v[k]));
+		tracectl__xfer__init(v[k]);
+		v[k]->count = x[k].count;
+		v[k]->with_bytes = x[k].n_bytes_known;
+		v[k]->bytes = x[k].bytes;
+		v[k]->dur_ps = x[k].dur_ps;
+		v[k]->bytes_dur_ps = x[k].bytes_dur_ps;
+		v[k]->pageable = x[k].n_pageable;
+		v[k]->pinned = x[k].n_pinned;
+		v[k]->bytes_pageable = x[k].bytes_pageable;
+	}
+	return v;
+}
+
+/* ---- the op table ---- */
+
+struct row_key {
+	uint32_t name, cat;
+	uint8_t kind;
+	uint32_t row;
+};
+
+static int cmp_row_key(const void *pa, const void *pb) {
+	const struct row_key *a = pa, *b = pb;
+	if (a->name != b->name) {
+		return a->name < b->name ? -1 : 1;
+	}
+	if (a->cat != b->cat) {
+		return a->cat < b->cat ? -1 : 1;
+	}
+	return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+struct first_op {
+	uint32_t first;
+	const struct tc_op_summary *s;
+};
+
+static int cmp_first_op(const void *pa, const void *pb) {
+	const struct first_op *a = pa, *b = pb;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static int cmp_u32(const void *pa, const void *pb) {
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static uint32_t str_index(const uint32_t *ids, size_t n, uint32_t id) {
+	const uint32_t *p = bsearch(&id, ids, n, sizeof(*ids), cmp_u32);
+	return p ? (uint32_t)(p - ids) : 0;
+}
+
+static void fill_stat(Tracectl__OpStat *o, const struct tc_op_summary *s) {
+	o->kind = s->kind;
+	o->count = s->count;
+	o->total_ps = s->total_ps;
+	o->self_ps = s->self_ps;
+	o->min_ps = s->min_ps;
+	o->max_ps = s->max_ps;
+	o->flops = s->flops;
+	o->bytes = s->bytes;
+	o->p50_ps = s->p50_ps;
+	o->p99_ps = s->p99_ps;
+}
+
+/* Rows in the order tc_analyze_ops makes them (the ops' order), names and
+ * categories as a string table in the model's order, so a skeleton
+ * interning them rank by rank orders ties as the merged model does. */
+static void op_table(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_analysis *a, Tracectl__Rank *r) {
+	bool any_device = false;
+	for (size_t k = 0; k < m->n_tracks; k++) {
+		const struct tc_track *tr = &m->tracks[k];
+		any_device |= tr->device < m->n_devices && tr->count > 0 &&
+			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
+	}
+	bool (*track_ok)(const struct tc_model *, uint32_t, void *) =
+		any_device ? tc_track_device_work : tc_track_host;
+	size_t n;
+	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, NULL, true, &n);
+	struct row_key *keys = tc_xmalloc((n ? n : 1) * sizeof(*keys));
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = (struct row_key){ s[i].name, s[i].category, s[i].kind, (uint32_t)i };
+	}
+	tc_sort(keys, n, sizeof(*keys), cmp_row_key);
+	/* Each op's row (TC_NONE: no events in scope). */
+	uint32_t *row_of = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*row_of));
+	struct first_op *order = tc_xmalloc((n ? n : 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++) {
+		order[i] = (struct first_op){ UINT32_MAX, &s[i] };
+	}
+	for (size_t o = 0; o < m->n_ops; o++) {
+		struct row_key k = { m->ops[o].name, m->ops[o].category, m->ops[o].kind, 0 };
+		const struct row_key *f = bsearch(&k, keys, n, sizeof(*keys), cmp_row_key);
+		row_of[o] = f ? f->row : TC_NONE;
+		if (f && order[f->row].first == UINT32_MAX) {
+			order[f->row].first = (uint32_t)o;
+		}
+	}
+	/* Durations by row, for the sketches. */
+	size_t *pos = tc_xcalloc(n + 1, sizeof(*pos));
+	for (size_t i = 0; i < n; i++) {
+		pos[i + 1] = pos[i] + s[i].count;
+	}
+	int64_t *durs = tc_xmalloc((pos[n] ? pos[n] : 1) * sizeof(*durs));
+	size_t *fill = tc_xmalloc((n ? n : 1) * sizeof(*fill));
+	memcpy(fill, pos, n * sizeof(*fill));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tr->count || !track_ok(m, (uint32_t)t, NULL)) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			uint32_t row = row_of[m->ev.op[i]];
+			if (row != TC_NONE && fill[row] < pos[row + 1]) {
+				durs[fill[row]++] = m->ev.dur[i];
+			}
+		}
+	}
+	tc_sort(order, n, sizeof(*order), cmp_first_op);
+	r->n_ops = n;
+	r->ops = dalloc(d, n * sizeof(*r->ops));
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_op_summary *x = order[i].s;
+		size_t row = (size_t)(x - s);
+		Tracectl__OpStat *o = r->ops[i] = dalloc(d, sizeof(*o));
+		tracectl__op_stat__init(o);
+		fill_stat(o, x);
+		o->name = x->name; /* model ids until strings() */
+		o->category = x->category;
+		o->sketch = tc_sketch_build(&d->arena, durs + pos[row], fill[row] - pos[row]);
+	}
+	r->device_scope = any_device;
+	for (size_t k = 0; k < a->n_util && any_device; k++) {
+		r->busy_ps += a->util[k].busy_ps;
+		if (!r->peak_source[0] && a->util[k].peak_source) {
+			r->peak_flops = a->util[k].peak_flops;
+			r->peak_bw = a->util[k].peak_bw;
+			r->peak_source = dstr(d, a->util[k].peak_source);
+		}
+	}
+	/* `ops --by device`: a row per device, its ops summed. */
+	r->device_ops = dalloc(d, m->n_devices * sizeof(*r->device_ops));
+	for (size_t dv = 0; dv < m->n_devices && any_device; dv++) {
+		uint32_t dd = (uint32_t)dv;
+		size_t nn;
+		struct tc_op_summary *ds = tc_analyze_ops(m, tc_track_device_work_of, &dd, false, &nn);
+		if (nn) {
+			Tracectl__DeviceOps *o = r->device_ops[r->n_device_ops++] = dalloc(d, sizeof(*o));
+			tracectl__device_ops__init(o);
+			struct tc_op_row sum = tc_op_row_sum(ds, nn);
+			o->device = dd;
+			o->count = sum.count;
+			o->total_ps = sum.total_ps;
+			o->self_ps = sum.self_ps;
+			o->min_ps = sum.min_ps;
+			o->max_ps = sum.max_ps;
+			o->flops = sum.flops;
+			o->bytes = sum.bytes;
+		}
+		free(ds);
+	}
+	free(fill);
+	free(durs);
+	free(pos);
+	free(order);
+	free(row_of);
+	free(keys);
+	free(s);
+}
+
+/* ---- steps, memory, compilation, findings ---- */
+
+static int32_t dev_index(const struct tc_model *m, uint32_t dv) {
+	return dv < m->n_devices ? (int32_t)dv : -1;
+}
+
+static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
+		int64_t first, Tracectl__Rank *r) {
+	Tracectl__Steps *st = r->steps = dalloc(d, sizeof(*st));
+	tracectl__steps__init(st);
+	st->source = dstr(d, a->steps_source);
+	st->inferred = a->steps_inferred;
+	st->bd_device = dev_index(m, a->bd_device);
+	st->n_all = a->n_steps_all;
+	st->n_counted = a->n_steps_counted;
+	st->total_ps = a->step_total_ps;
+	st->n_cat_ps = TC_BD_COUNT;
+	st->cat_ps = dcopy_i64(d, a->cat_total_ps, TC_BD_COUNT);
+	st->window_lo_ps = a->window_lo_ps - first;
+	st->window_hi_ps = a->window_hi_ps - first;
+	st->trimmed_before_ps = a->trimmed_before_ps;
+	st->trimmed_after_ps = a->trimmed_after_ps;
+	st->n_steps = a->n_steps;
+	st->steps = dalloc(d, a->n_steps * sizeof(*st->steps));
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct tc_step *s = &a->steps[i];
+		Tracectl__Step *o = st->steps[i] = dalloc(d, sizeof(*o));
+		tracectl__step__init(o);
+		o->num = s->num;
+		o->name = dstr(d, tc_model_str(m, s->name));
+		o->start_ps = s->start_ps - first;
+		o->dur_ps = s->dur_ps;
+		o->marker_start_ps = s->marker_start_ps - first;
+		o->marker_dur_ps = s->marker_dur_ps;
+		o->warmup = s->warmup;
+		o->partial = s->partial;
+		o->busy_ps = s->busy_ps;
+		o->n_cat_ps = TC_BD_COUNT;
+		o->cat_ps = dcopy_i64(d, s->cat_ps, TC_BD_COUNT);
+		o->n_xfer = TC_XFER_COUNT;
+		o->xfer = xfers(d, s->xfer);
+		o->device = dev_index(m, s->device);
+	}
+	st->n_attr = a->n_attr;
+	st->attr = dalloc(d, a->n_attr * sizeof(*st->attr));
+	for (size_t k = 0; k < a->n_attr; k++) {
+		Tracectl__Attribution *o = st->attr[k] = dalloc(d, sizeof(*o));
+		tracectl__attribution__init(o);
+		o->device = a->attr[k].device;
+		o->step_ps = a->attr[k].step_ps;
+		o->busy_ps = a->attr[k].busy_ps;
+		o->n_cat_ps = TC_BD_COUNT;
+		o->cat_ps = dcopy_i64(d, a->attr[k].cat_ps, TC_BD_COUNT);
+	}
+}
+
+static void memory(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_diff_side *side, Tracectl__Rank *r) {
+	r->n_mem = a->n_mem;
+	r->mem = dalloc(d, a->n_mem * sizeof(*r->mem));
+	for (size_t i = 0; i < a->n_mem; i++) {
+		const struct tc_mem_peak *p = &a->mem[i];
+		Tracectl__MemPeak *o = r->mem[i] = dalloc(d, sizeof(*o));
+		tracectl__mem_peak__init(o);
+		o->device = dev_index(m, p->device);
+		o->name = dstr(d, tc_model_str(m, p->name));
+		o->group = dstr(d, p->group ? tc_model_str(m, p->group) : "");
+		o->peak_bytes = p->peak_bytes;
+		o->samples = p->samples;
+		o->label = dstr(d, i < side->n_mem ? side->mem[i].label : "");
+		char buf[512];
+		if (p->device < m->n_devices) {
+			tc_analysis_device_label(m, p->device, buf, sizeof(buf));
+		} else {
+			snprintf(buf, sizeof(buf), "global");
+		}
+		o->device_label = dstr(d, buf);
+	}
+}
+
+static Tracectl__Finding *finding(struct tc_digest *d, const char *kind, const char *device,
+		uint8_t severity, double share, const char *text) {
+	Tracectl__Finding *o = dalloc(d, sizeof(*o));
+	tracectl__finding__init(o);
+	o->kind = dstr(d, kind);
+	o->device = dstr(d, device);
+	o->severity = severity;
+	o->share = share;
+	o->text = dstr(d, text);
+	return o;
+}
+
+/* Calls and time of each op name started inside a counted step, on every
+ * line but derived ones (check's op: metrics). */
+static void step_ops(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_analysis *a, Tracectl__Rank *r) {
+	uint64_t *calls = tc_xcalloc(m->strings.n + 1, sizeof(*calls));
+	int64_t *ps = tc_xcalloc(m->strings.n + 1, sizeof(*ps));
+	double *sec = tc_xcalloc(m->strings.n + 1, sizeof(*sec));
+	size_t n = 0;
+	for (size_t t = 0; t < m->n_tracks && a->n_steps; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->kind == TC_TRACK_DERIVED) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
+			if (s != SIZE_MAX && counted(a, s)) {
+				uint32_t name = m->ops[m->ev.op[i]].name;
+				n += !calls[name];
+				calls[name]++;
+				ps[name] += m->ev.dur[i];
+				/* In check's order, so the double sum is the same. */
+				sec[name] += (double)m->ev.dur[i] / 1e12;
+			}
+		}
+	}
+	r->step_ops = dalloc(d, n * sizeof(*r->step_ops));
+	for (size_t id = 0; id < m->strings.n; id++) {
+		if (calls[id]) {
+			Tracectl__StepOp *o = r->step_ops[r->n_step_ops++] = dalloc(d, sizeof(*o));
+			tracectl__step_op__init(o);
+			o->name_ref = (uint32_t)id + 1; /* model id + 1 until strings() */
+			o->calls = calls[id];
+			o->ps = ps[id];
+			o->seconds = sec[id];
+		}
+	}
+	free(calls);
+	free(ps);
+	free(sec);
+}
+
+static Tracectl__DiffOp **diff_ops(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_diff_op *v, size_t n) {
+	Tracectl__DiffOp **out = dalloc(d, n * sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		Tracectl__DiffOp *o = out[i] = dalloc(d, sizeof(*o));
+		tracectl__diff_op__init(o);
+		/* A model string is kept once, in the rank's table (strings()). */
+		uint32_t id = tc_intern_find(&m->strings, v[i].name, strlen(v[i].name));
+		if (id != TC_NONE) {
+			o->name_ref = id + 1;
+		} else {
+			o->name = dstr(d, v[i].name);
+		}
+		o->scope = v[i].scope;
+		o->kind = v[i].kind;
+		o->count = v[i].count;
+		o->total_ps = v[i].total_ps;
+	}
+	return out;
+}
+
+static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_diff_side *s, const struct tc_analysis *a) {
+	Tracectl__DiffSide *o = dalloc(d, sizeof(*o));
+	tracectl__diff_side__init(o);
+	o->format = dstr(d, s->format);
+	o->has_steps = s->has_steps;
+	o->steps_source = dstr(d, s->steps_source);
+	o->n_steps = s->n_steps;
+	o->n_steps_all = s->n_steps_all;
+	o->step_total_ps = s->step_total_ps;
+	o->step_mean_ps = s->step_mean_ps;
+	o->step_median_ps = s->step_median_ps;
+	o->step_p90_ps = s->step_p90_ps;
+	o->bd_device = dstr(d, s->bd_device);
+	o->n_cat_ps = TC_BD_COUNT;
+	o->cat_ps = dcopy_i64(d, s->cat_ps, TC_BD_COUNT);
+	o->device_busy_ps = s->device_busy_ps;
+	o->trace_busy_ps = s->trace_busy_ps;
+	o->n_devices = s->n_devices;
+	o->devices = dalloc(d, s->n_devices * sizeof(*o->devices));
+	for (size_t i = 0; i < s->n_devices; i++) {
+		Tracectl__DiffDevice *x = o->devices[i] = dalloc(d, sizeof(*x));
+		tracectl__diff_device__init(x);
+		x->name = dstr(d, s->devices[i].name);
+		x->busy_ps = s->devices[i].busy_ps;
+		x->idle_ps = s->devices[i].idle_ps;
+	}
+	o->n_ops = s->n_ops;
+	o->ops = diff_ops(d, m, s->ops, s->n_ops);
+	o->n_cats = s->n_cats;
+	o->cats = diff_ops(d, m, s->cats, s->n_cats);
+	o->n_findings = s->n_findings;
+	o->findings = dalloc(d, s->n_findings * sizeof(*o->findings));
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const struct tc_diff_finding *f = &s->findings[i];
+		o->findings[i] = finding(d, f->kind, f->device, f->severity, f->share, f->text);
+	}
+	struct tc_xfer_stats x[TC_XFER_COUNT];
+	memset(x, 0, sizeof(x));
+	for (int k = 0; k < TC_XFER_COUNT; k++) {
+		x[k].count = s->xfer[k].count;
+		x[k].bytes = s->xfer[k].bytes;
+	}
+	o->n_xfer = TC_XFER_COUNT;
+	o->xfer = xfers(d, x);
+	o->n_mem = s->n_mem;
+	o->mem = dalloc(d, s->n_mem * sizeof(*o->mem));
+	for (size_t i = 0; i < s->n_mem; i++) {
+		Tracectl__MemPeak *p = o->mem[i] = dalloc(d, sizeof(*p));
+		tracectl__mem_peak__init(p);
+		p->label = dstr(d, s->mem[i].label);
+		p->peak_bytes = s->mem[i].peak_bytes;
+	}
+	o->compile_count = s->compile_count;
+	o->compile_ps = s->compile_ps;
+	/* The counted steps' durations: several ranks' sides pool them. */
+	o->step_ps = dalloc(d, a->n_steps * sizeof(*o->step_ps));
+	size_t n_full = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	for (size_t i = 0; i < a->n_steps && s->has_steps; i++) {
+		if (!((a->steps[i].warmup || a->steps[i].partial) && n_full > 0)) {
+			o->step_ps[o->n_step_ps++] = a->steps[i].dur_ps;
+		}
+	}
+	return o;
+}
+
+/* The rank's string table: every model string its ops, step ops and diff
+ * side name, in the model's order (a skeleton interning them rank by rank
+ * orders op-table ties as the merged model does), and the references
+ * turned from model ids into indexes. */
+static void strings(struct tc_digest *d, const struct tc_model *m, Tracectl__Rank *r) {
+	const Tracectl__DiffSide *sd = r->side;
+	size_t cap = 2 * r->n_ops + r->n_step_ops + sd->n_ops + sd->n_cats + 1, n = 0;
+	uint32_t *ids = tc_xmalloc(cap * sizeof(*ids));
+	for (size_t i = 0; i < r->n_ops; i++) {
+		ids[n++] = r->ops[i]->name;
+		ids[n++] = r->ops[i]->category;
+	}
+	for (size_t i = 0; i < r->n_step_ops; i++) {
+		ids[n++] = r->step_ops[i]->name_ref - 1;
+	}
+	Tracectl__DiffOp **lists[2] = { sd->ops, sd->cats };
+	size_t lens[2] = { sd->n_ops, sd->n_cats };
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lens[l]; i++) {
+			if (lists[l][i]->name_ref) {
+				ids[n++] = lists[l][i]->name_ref - 1;
+			}
+		}
+	}
+	tc_sort(ids, n, sizeof(*ids), cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!u || ids[u - 1] != ids[i]) {
+			ids[u++] = ids[i];
+		}
+	}
+	r->n_strings = u;
+	r->strings = dalloc(d, u * sizeof(*r->strings));
+	for (size_t i = 0; i < u; i++) {
+		r->strings[i] = dstr(d, tc_model_str(m, ids[i]));
+	}
+	for (size_t i = 0; i < r->n_ops; i++) {
+		r->ops[i]->name = str_index(ids, u, r->ops[i]->name);
+		r->ops[i]->category = str_index(ids, u, r->ops[i]->category);
+	}
+	for (size_t i = 0; i < r->n_step_ops; i++) {
+		r->step_ops[i]->name_ref = str_index(ids, u, r->step_ops[i]->name_ref - 1) + 1;
+	}
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < lens[l]; i++) {
+			if (lists[l][i]->name_ref) {
+				lists[l][i]->name_ref = str_index(ids, u, lists[l][i]->name_ref - 1) + 1;
+			}
+		}
+	}
+	free(ids);
+}
+
+static int64_t rank_number(const char *name) {
+	if (strncmp(name, "rank ", 5) != 0 || !name[5] ||
+			strspn(name + 5, "0123456789") != strlen(name + 5) || strlen(name + 5) > 18) {
+		return -1;
+	}
+	return strtoll(name + 5, NULL, 10);
+}
+
+void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input) {
+	Tracectl__Digest *msg = d->msg ? d->msg : tc_digest_new_msg(d);
+	Tracectl__Rank **ranks = dalloc(d, (msg->n_ranks + 1) * sizeof(*ranks));
+	memcpy(ranks, msg->ranks, msg->n_ranks * sizeof(*ranks));
+	msg->ranks = ranks;
+	Tracectl__Rank *r = ranks[msg->n_ranks++] = dalloc(d, sizeof(*r));
+	tracectl__rank__init(r);
+
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	ao.threads = 1;
+	struct tc_analysis a;
+	tc_analyze(m, &ao, TC_AN_FINDINGS, &a);
+	int64_t first, last;
+	tc_model_span(m, &first, &last);
+
+	char buf[512];
+	tc_model_source_rank(m, 0, buf, sizeof(buf));
+	r->name = dstr(d, buf);
+	r->number = rank_number(buf);
+	const struct tc_source *src = &m->sources[0];
+	r->host = dstr(d, src->host < m->n_hosts ? tc_model_str(m, m->hosts[src->host].name) : "");
+	r->framework = dstr(d, tc_framework_id((enum tc_framework)a.runtime.framework));
+	r->runtime = dstr(d, tc_runtime_id((enum tc_runtime)a.runtime.runtime));
+	r->span_ps = a.span_ps;
+	r->input = dstr(d, input);
+	r->input_size = src->file_size;
+	r->data_size = src->data_size;
+	r->event_count = m->ev.n;
+	r->format = dstr(d, tc_model_str(m, src->format));
+	r->n_devices = m->n_devices;
+	r->devices = dalloc(d, m->n_devices * sizeof(*r->devices));
+	for (size_t i = 0; i < m->n_devices; i++) {
+		const struct tc_device *dv = &m->devices[i];
+		Tracectl__Device *o = r->devices[i] = dalloc(d, sizeof(*o));
+		tracectl__device__init(o);
+		o->name = dstr(d, tc_model_str(m, dv->name));
+		o->kind = dv->kind;
+		o->ordinal = dv->ordinal;
+		o->pid = dv->pid;
+		o->host = dstr(d, dv->host < m->n_hosts ? tc_model_str(m, m->hosts[dv->host].name) : "");
+		for (size_t k = 0; k < a.n_util; k++) {
+			if (a.util[k].device == i) {
+				o->busy_ps = (uint64_t)a.util[k].busy_ps;
+			}
+		}
+	}
+	op_table(d, m, &a, r);
+	steps(d, m, &a, first, r);
+	r->n_xfer = TC_XFER_COUNT;
+	r->xfer = xfers(d, a.xfer);
+
+	struct tc_diff_side side;
+	tc_diff_side_build(m, &ao, input, &side);
+	memory(d, m, &a, &side, r);
+	Tracectl__Compile *c = r->compile = dalloc(d, sizeof(*c));
+	tracectl__compile__init(c);
+	c->count = a.compile.n_events;
+	c->union_ps = a.compile.union_ps;
+	for (size_t i = 0; i < a.compile.n_recompiled; i++) {
+		c->recompiles += a.compile.recompiled[i].count - 1;
+	}
+	r->n_findings = a.n_findings;
+	r->findings = dalloc(d, a.n_findings * sizeof(*r->findings));
+	for (size_t i = 0; i < a.n_findings; i++) {
+		const struct tc_finding *f = &a.findings[i];
+		r->findings[i] = finding(d, f->kind, f->device < m->n_devices ?
+			tc_model_str(m, m->devices[f->device].name) : "", f->severity, f->share,
+			f->text);
+	}
+	step_ops(d, m, &a, r);
+	struct tc_metric mt = { .id = TC_M_MEMORY_CV, .name = (char *)"memory.cv" };
+	double cv = 0;
+	r->memory_cv_known = tc_metric_measure(m, &a, &mt, &cv, NULL, 0);
+	r->memory_cv = r->memory_cv_known ? cv : 0;
+	r->side = diff_side(d, m, &side, &a);
+	strings(d, m, r);
+	tc_diff_side_finish(&side);
+	tc_analysis_finish(&a);
+}

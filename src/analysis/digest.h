@@ -1,0 +1,47 @@
+#ifndef TC_ANALYSIS_DIGEST_H
+#define TC_ANALYSIS_DIGEST_H
+
+/*
+ * Digests from models, and what commands print from digests
+ * (docs/digest.md). A rank is summarised with the default analysis
+ * options; what it keeps is exactly what `ops`, `steps`, `check` and
+ * `diff` read, so they print from a digest what they print from its trace.
+ *
+ * The views build a skeleton model (sources, hosts, devices and the op
+ * strings, no events) that the writers look names up in; its times count
+ * from the first event of each trace, as the digest stores them.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "analysis/analyze.h"
+#include "model/check.h"
+#include "model/diff.h"
+#include "model/digest.h"
+#include "model/model.h"
+
+/* Summarise m (read from one file, input its path as given) into a new
+ * rank appended to d's message (made when d has none). */
+void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input);
+
+/* A skeleton model of ranks[0..n), in that order. */
+struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n);
+
+/* `ops --by BY` of ranks[0..n) with skel from tc_digest_skeleton. */
+void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
+	const char *by, struct tc_op_table *t);
+
+/* `steps` of one rank (skel of that rank alone); finish a as usual. */
+void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
+	struct tc_analysis *a);
+
+/* tc_check_measure for rank r (skel of that rank alone). */
+void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
+	const struct tc_model *skel, const Tracectl__Rank *r);
+
+/* A diff side from ranks[0..n): one rank's is the side of its trace; of
+ * several, their sums (docs/digest.md). */
+void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
+	struct tc_diff_side *s);
+
+#endif

@@ -1,0 +1,418 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/budget.h"
+#include "analysis/digest.h"
+#include "analysis/passes.h"
+#include "util/xalloc.h"
+
+/*
+ * What commands print from digests: a skeleton model for names, and the
+ * analysis results rebuilt from the sums a rank keeps.
+ */
+
+static uint32_t find_str(const struct tc_model *m, const char *s) {
+	uint32_t id = tc_intern_find(&m->strings, s, strlen(s));
+	return id == TC_NONE ? 0 : id;
+}
+
+struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n) {
+	struct tc_model *m = tc_model_create();
+	for (size_t i = 0; i < n; i++) {
+		const Tracectl__Rank *r = ranks[i];
+		/* The op strings first, in the trace's order, as a merged model
+		 * interns them: ties in the op table sort by these ids. */
+		for (size_t k = 0; k < r->n_strings; k++) {
+			tc_model_intern(m, r->strings[k]);
+		}
+		uint32_t src = tc_model_add_source(m, r->input, r->format, "none", r->input_size,
+			r->data_size);
+		uint32_t host = r->host[0] ? tc_model_add_host(m, tc_model_intern(m, r->host), src) :
+			TC_NONE;
+		/* The rank the trace's host had, so devices are labelled alike. */
+		if (host != TC_NONE && r->number >= 0 && r->number <= INT32_MAX) {
+			m->hosts[host].rank = (int32_t)r->number;
+			m->hosts[host].rank_from = TC_RANK_READER;
+		}
+		for (size_t k = 0; k < r->n_devices; k++) {
+			const Tracectl__Device *dv = r->devices[k];
+			uint32_t d = tc_model_add_device(m, tc_model_intern(m, dv->name),
+				(enum tc_device_kind)dv->kind);
+			m->devices[d].ordinal = dv->ordinal;
+			m->devices[d].pid = dv->pid;
+			m->devices[d].host = strcmp(dv->host, r->host) == 0 ? host : TC_NONE;
+		}
+		for (size_t k = 0; r->steps && k < r->steps->n_steps; k++) {
+			tc_model_intern(m, r->steps->steps[k]->name);
+		}
+	}
+	return m;
+}
+
+/* ---- ops ---- */
+
+void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
+		const char *by, struct tc_op_table *t) {
+	bool any_device = false;
+	for (size_t i = 0; i < n; i++) {
+		any_device |= ranks[i]->device_scope;
+	}
+	/* With device work anywhere, host-only ranks add no row (the model's
+	 * op table reads device lines only). */
+	Tracectl__Rank **use = tc_xmalloc((n ? n : 1) * sizeof(*use));
+	size_t n_use = 0, dev_base = 0, n_dev = 0, cap = 0;
+	int64_t busy = 0;
+	const Tracectl__Rank *peaks = NULL;
+	struct tc_op_row *dev_rows = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const Tracectl__Rank *r = ranks[i];
+		if (r->device_scope == any_device) {
+			use[n_use++] = ranks[i];
+			busy += r->busy_ps;
+			if (!peaks && r->peak_source[0]) {
+				peaks = r;
+			}
+		}
+		for (size_t k = 0; k < r->n_device_ops && any_device; k++) {
+			const Tracectl__DeviceOps *o = r->device_ops[k];
+			TC_GROW(dev_rows, cap, n_dev + 1);
+			uint32_t d = (uint32_t)(dev_base + o->device);
+			dev_rows[n_dev++] = (struct tc_op_row){
+				.name = skel->devices[d].name, .device = d, .count = o->count,
+				.total_ps = o->total_ps, .self_ps = o->self_ps, .min_ps = o->min_ps,
+				.max_ps = o->max_ps, .p50_ps = -1, .p99_ps = -1, .flops = o->flops,
+				.bytes = o->bytes,
+			};
+		}
+		dev_base += r->n_devices;
+	}
+	struct tc_arena arena;
+	tc_arena_init(&arena, 1 << 16);
+	size_t n_rows;
+	Tracectl__OpStat **st = tc_digest_merge_ops(&arena, use, n_use, &n_rows);
+	struct tc_op_summary *s = tc_xmalloc((n_rows ? n_rows : 1) * sizeof(*s));
+	for (size_t i = 0; i < n_rows; i++) {
+		const Tracectl__OpStat *o = st[i];
+		s[i] = (struct tc_op_summary){
+			.name = find_str(skel, o->name_str), .category = find_str(skel, o->category_str),
+			.kind = (uint8_t)o->kind, .device = TC_NONE, .count = o->count,
+			.total_ps = o->total_ps, .self_ps = o->self_ps, .min_ps = o->min_ps,
+			.max_ps = o->max_ps, .p50_ps = o->p50_ps, .p99_ps = o->p99_ps,
+			.flops = o->flops, .bytes = o->bytes,
+		};
+	}
+	tc_sort(s, n_rows, sizeof(*s), tc_op_summary_cmp);
+	if (strcmp(by, "device") != 0) {
+		free(dev_rows);
+		dev_rows = NULL;
+		n_dev = 0;
+	}
+	tc_op_table_from_rows(t, by, TC_NONE, any_device, s, n_rows, dev_rows, n_dev, busy,
+		peaks ? peaks->peak_flops : 0, peaks ? peaks->peak_bw : 0,
+		peaks ? peaks->peak_source : NULL);
+	free(s);
+	tc_arena_finish(&arena);
+	free(use);
+}
+
+/* ---- steps ---- */
+
+static void xfer_in(struct tc_xfer_stats *x, Tracectl__Xfer *const *v, size_t n) {
+	for (size_t k = 0; k < n && k < TC_XFER_COUNT; k++) {
+		x[k] = (struct tc_xfer_stats){
+			.count = v[k]->count, .n_bytes_known = v[k]->with_bytes, .bytes = v[k]->bytes,
+			.dur_ps = v[k]->dur_ps, .bytes_dur_ps = v[k]->bytes_dur_ps,
+			.n_pageable = v[k]->pageable, .n_pinned = v[k]->pinned,
+			.bytes_pageable = v[k]->bytes_pageable,
+		};
+	}
+}
+
+static void cats_in(int64_t *out, const int64_t *v, size_t n) {
+	for (size_t c = 0; c < n && c < TC_BD_COUNT; c++) {
+		out[c] = v[c];
+	}
+}
+
+static uint32_t dev_of(int32_t d) {
+	return d < 0 ? TC_NONE : (uint32_t)d;
+}
+
+void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
+		struct tc_analysis *a) {
+	memset(a, 0, sizeof(*a));
+	a->bd_device = a->steps_device = TC_NONE;
+	const Tracectl__Steps *st = r->steps;
+	if (!st) {
+		return;
+	}
+	a->steps_source = st->source[0] ? st->source : NULL;
+	a->steps_inferred = st->inferred;
+	a->bd_device = dev_of(st->bd_device);
+	a->n_steps_all = st->n_all;
+	a->n_steps_counted = st->n_counted;
+	a->step_total_ps = st->total_ps;
+	cats_in(a->cat_total_ps, st->cat_ps, st->n_cat_ps);
+	a->window_lo_ps = st->window_lo_ps;
+	a->window_hi_ps = st->window_hi_ps;
+	a->trimmed_before_ps = st->trimmed_before_ps;
+	a->trimmed_after_ps = st->trimmed_after_ps;
+	a->span_ps = r->span_ps;
+	a->n_steps = st->n_steps;
+	a->steps = tc_xcalloc(st->n_steps ? st->n_steps : 1, sizeof(*a->steps));
+	for (size_t i = 0; i < st->n_steps; i++) {
+		const Tracectl__Step *s = st->steps[i];
+		struct tc_step *o = &a->steps[i];
+		o->num = s->num;
+		o->name = find_str(skel, s->name);
+		o->device = dev_of(s->device);
+		o->start_ps = s->start_ps;
+		o->dur_ps = s->dur_ps;
+		o->marker_start_ps = s->marker_start_ps;
+		o->marker_dur_ps = s->marker_dur_ps;
+		o->warmup = s->warmup;
+		o->partial = s->partial;
+		o->busy_ps = s->busy_ps;
+		cats_in(o->cat_ps, s->cat_ps, s->n_cat_ps);
+		xfer_in(o->xfer, s->xfer, s->n_xfer);
+	}
+	a->n_attr = st->n_attr;
+	a->attr = tc_xcalloc(st->n_attr ? st->n_attr : 1, sizeof(*a->attr));
+	for (size_t k = 0; k < st->n_attr; k++) {
+		const Tracectl__Attribution *x = st->attr[k];
+		a->attr[k].device = x->device;
+		a->attr[k].step_ps = x->step_ps;
+		a->attr[k].busy_ps = x->busy_ps;
+		cats_in(a->attr[k].cat_ps, x->cat_ps, x->n_cat_ps);
+	}
+	xfer_in(a->xfer, r->xfer, r->n_xfer);
+	if (r->compile) {
+		a->compile.n_events = r->compile->count;
+		a->compile.union_ps = r->compile->union_ps;
+	}
+}
+
+/* ---- check ---- */
+
+static bool counted(const struct tc_analysis *a, size_t i) {
+	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
+}
+
+/* A name kept in the rank's string table (ref > 0), else name. */
+static const char *ref_str(const Tracectl__Rank *r, uint32_t ref, const char *name) {
+	return ref && ref <= r->n_strings ? r->strings[ref - 1] : name;
+}
+
+static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
+		const struct tc_analysis *a, const struct tc_metric *mt, double *out, char *detail,
+		size_t size) {
+	detail[0] = '\0';
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n += counted(a, i);
+	}
+	switch ((enum tc_metric_id)mt->id) {
+	case TC_M_RECOMPILE_COUNT:
+		*out = r->compile ? (double)r->compile->recompiles : 0;
+		return true;
+	case TC_M_MEMORY_PEAK: {
+		const Tracectl__MemPeak *best = NULL;
+		for (size_t i = 0; i < r->n_mem; i++) {
+			if (r->mem[i]->samples && (!best || r->mem[i]->peak_bytes > best->peak_bytes)) {
+				best = r->mem[i];
+			}
+		}
+		if (!best) {
+			return false;
+		}
+		*out = best->peak_bytes;
+		snprintf(detail, size, "%s %s", best->device_label, best->name);
+		return true;
+	}
+	case TC_M_MEMORY_CV:
+		*out = r->memory_cv;
+		return r->memory_cv_known;
+	case TC_M_OP_TIME:
+	case TC_M_OP_CALLS: {
+		if (!n) {
+			return false;
+		}
+		double total = 0;
+		for (size_t i = 0; i < r->n_step_ops; i++) {
+			const Tracectl__StepOp *so = r->step_ops[i];
+			if (strcmp(ref_str(r, so->name_ref, so->name), mt->op) == 0) {
+				total += mt->id == TC_M_OP_TIME ? so->seconds : (double)so->calls;
+			}
+		}
+		*out = total / (double)n;
+		return true;
+	}
+	default:
+		return tc_metric_measure(skel, a, mt, out, detail, size);
+	}
+}
+
+void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
+		const struct tc_model *skel, const Tracectl__Rank *r) {
+	struct tc_analysis a;
+	tc_digest_steps(skel, r, &a);
+	/* Findings only for their severity. */
+	a.n_findings = r->n_findings;
+	a.findings = tc_xcalloc(r->n_findings ? r->n_findings : 1, sizeof(*a.findings));
+	for (size_t i = 0; i < r->n_findings; i++) {
+		a.findings[i].severity = (uint8_t)r->findings[i]->severity;
+	}
+	free(c->ranks[idx]);
+	c->ranks[idx] = tc_xstrdup(name);
+	c->steps_source[idx] = a.steps_source;
+	size_t n = 0;
+	for (size_t i = 0; i < a.n_steps; i++) {
+		n += counted(&a, i);
+	}
+	c->n_steps[idx] = n;
+	c->step_marker = NULL;
+	for (size_t i = 0; i < c->n_rows; i++) {
+		struct tc_check_row *row = &c->rows[i];
+		char detail[512];
+		row->known[idx] = measure(skel, r, &a, &row->metric, &row->values[idx], detail,
+			sizeof(detail));
+		free(row->details[idx]);
+		row->details[idx] = tc_xstrdup(detail);
+	}
+	tc_analysis_finish(&a);
+}
+
+/* ---- diff ---- */
+
+static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl__Rank *r,
+		const Tracectl__DiffOp *o) {
+	const char *name = ref_str(r, o->name_ref, o->name);
+	for (size_t i = 0; i < *n; i++) {
+		if ((*v)[i].scope == o->scope && strcmp((*v)[i].name, name) == 0) {
+			(*v)[i].count += o->count;
+			(*v)[i].total_ps += o->total_ps;
+			return;
+		}
+	}
+	TC_GROW(*v, *cap, *n + 1);
+	(*v)[(*n)++] = (struct tc_diff_op){ .name = tc_xstrdup(name), .scope = (uint8_t)o->scope,
+		.kind = (uint8_t)o->kind, .count = o->count, .total_ps = o->total_ps };
+}
+
+static void side_one(const Tracectl__DiffSide *o, struct tc_diff_side *s) {
+	if (!s->format) {
+		s->format = tc_xstrdup(o->format);
+		s->steps_source = tc_xstrdup(o->steps_source);
+		s->bd_device = o->bd_device[0] ? tc_xstrdup(o->bd_device) : NULL;
+	}
+	s->has_steps |= o->has_steps;
+	s->n_steps_all += o->n_steps_all;
+	s->step_total_ps += o->step_total_ps;
+	for (size_t c = 0; c < o->n_cat_ps && c < TC_BD_COUNT; c++) {
+		s->cat_ps[c] += o->cat_ps[c];
+	}
+	s->device_busy_ps += o->device_busy_ps;
+	s->trace_busy_ps += o->trace_busy_ps;
+	for (size_t k = 0; k < o->n_xfer && k < TC_XFER_COUNT; k++) {
+		s->xfer[k].count += o->xfer[k]->count;
+		s->xfer[k].bytes += o->xfer[k]->bytes;
+	}
+	s->compile_count += o->compile_count;
+	s->compile_ps += o->compile_ps;
+}
+
+void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
+		struct tc_diff_side *s) {
+	memset(s, 0, sizeof(*s));
+	s->label = tc_xstrdup(label);
+	s->n_sources = n;
+	size_t cap_dev = 0, cap_ops = 0, cap_cats = 0, cap_f = 0, cap_mem = 0, n_d = 0;
+	int64_t *d = NULL;
+	size_t cap_d = 0;
+	if (n > 1) {
+		s->ranks = tc_xcalloc(n, sizeof(*s->ranks));
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Tracectl__DiffSide *o = ranks[i]->side;
+		if (!o) {
+			continue;
+		}
+		side_one(o, s);
+		TC_GROW(d, cap_d, n_d + o->n_step_ps + 1);
+		memcpy(d + n_d, o->step_ps, o->n_step_ps * sizeof(*d));
+		if (n > 1 && o->n_step_ps) {
+			struct tc_diff_rank *rk = &s->ranks[s->n_ranks++];
+			const char *base = strrchr(ranks[i]->input, '/');
+			rk->label = tc_xstrdup(base ? base + 1 : ranks[i]->input);
+			rk->n_steps = o->n_step_ps;
+			tc_step_stats(d + n_d, o->n_step_ps, &rk->mean_ps, &rk->median_ps, &rk->p90_ps);
+		}
+		n_d += o->n_step_ps;
+		for (size_t k = 0; k < o->n_devices; k++) {
+			/* A repeated name gets "#k", as one model's devices do. */
+			size_t rep = 1;
+			for (size_t j = 0; j < s->n_devices; j++) {
+				rep += strncmp(s->devices[j].name, o->devices[k]->name,
+					strlen(o->devices[k]->name)) == 0 &&
+					(s->devices[j].name[strlen(o->devices[k]->name)] == '\0' ||
+					s->devices[j].name[strlen(o->devices[k]->name)] == ' ');
+			}
+			TC_GROW(s->devices, cap_dev, s->n_devices + 1);
+			char buf[512];
+			if (rep > 1) {
+				snprintf(buf, sizeof(buf), "%s #%zu", o->devices[k]->name, rep);
+			} else {
+				snprintf(buf, sizeof(buf), "%s", o->devices[k]->name);
+			}
+			s->devices[s->n_devices++] = (struct tc_diff_device){ .name = tc_xstrdup(buf),
+				.busy_ps = o->devices[k]->busy_ps, .idle_ps = o->devices[k]->idle_ps };
+		}
+		for (size_t k = 0; k < o->n_ops; k++) {
+			add_op(&s->ops, &s->n_ops, &cap_ops, ranks[i], o->ops[k]);
+		}
+		for (size_t k = 0; k < o->n_cats; k++) {
+			add_op(&s->cats, &s->n_cats, &cap_cats, ranks[i], o->cats[k]);
+		}
+		for (size_t k = 0; k < o->n_findings; k++) {
+			const Tracectl__Finding *f = o->findings[k];
+			TC_GROW(s->findings, cap_f, s->n_findings + 1);
+			s->findings[s->n_findings++] = (struct tc_diff_finding){
+				.kind = tc_xstrdup(f->kind), .device = f->device[0] ? tc_xstrdup(f->device) :
+				NULL, .severity = (uint8_t)f->severity, .share = f->share,
+				.text = tc_xstrdup(f->text) };
+		}
+		for (size_t k = 0; k < o->n_mem; k++) {
+			size_t j = 0;
+			while (j < s->n_mem && strcmp(s->mem[j].label, o->mem[k]->label) != 0) {
+				j++;
+			}
+			if (j == s->n_mem) {
+				TC_GROW(s->mem, cap_mem, s->n_mem + 1);
+				s->mem[s->n_mem++] = (struct tc_diff_mem){
+					.label = tc_xstrdup(o->mem[k]->label), .peak_bytes = 0 };
+			}
+			if (o->mem[k]->peak_bytes > s->mem[j].peak_bytes) {
+				s->mem[j].peak_bytes = o->mem[k]->peak_bytes;
+			}
+		}
+	}
+	if (n == 1 && ranks[0]->side) {
+		/* One rank: its own statistics, as from its trace. */
+		const Tracectl__DiffSide *o = ranks[0]->side;
+		s->n_steps = o->n_steps;
+		s->step_mean_ps = o->step_mean_ps;
+		s->step_median_ps = o->step_median_ps;
+		s->step_p90_ps = o->step_p90_ps;
+	} else {
+		s->n_steps = n_d;
+		tc_step_stats(d, n_d, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
+	}
+	if (!s->has_steps) {
+		s->n_steps = 1;
+	}
+	if (!s->format) {
+		s->format = tc_xstrdup("digest");
+		s->steps_source = tc_xstrdup("none");
+	}
+	free(d);
+}

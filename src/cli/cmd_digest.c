@@ -1,0 +1,252 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/digest.h"
+#include "cli/cli.h"
+#include "ingest/digest.h"
+#include "output/digest_write.h"
+#include "util/xalloc.h"
+
+/*
+ * `tracectl digest` and `tracectl merge`, and reading digests for the
+ * commands that take them (docs/digest.md).
+ */
+
+static const struct tc_option digest_options[] = {
+	{ "output", 'o', "FILE", "write the digest to FILE (atomically; '-' = stdout)",
+		"Write the digest to _FILE_ through a temporary file renamed into place; "
+		"*-* is standard output.", 'o' },
+	{ 0 },
+};
+
+const struct tc_cli_spec tc_digest_spec = {
+	.name = "digest",
+	.usage = "[OPTIONS] -o FILE TRACE...",
+	.about =
+		"Write a compact digest of each TRACE (one rank each): metadata, op\n"
+		"statistics with a mergeable duration sketch, per-step attribution and\n"
+		"transfers, memory peaks, compilation and what diff and check compare.\n"
+		"check, diff, ops and steps read digests as they read traces; merge\n"
+		"combines digests of a job's ranks.\n",
+	.options = digest_options,
+	.groups = (const struct tc_option_group *const[]){ &tc_cli_input_group, NULL },
+};
+
+const struct tc_cli_spec tc_merge_spec = {
+	.name = "merge",
+	.usage = "[OPTIONS] -o FILE DIGEST...",
+	.about =
+		"Merge digests into one: every rank kept, sorted by rank, and the\n"
+		"job-level op statistics recomputed from them, so the bytes written do\n"
+		"not depend on the order or grouping of the merges. A rank in two\n"
+		"digests is an error.\n",
+	.options = digest_options,
+	.groups = (const struct tc_option_group *const[]){ &tc_cli_input_group, NULL },
+};
+
+/* Parse digest's and merge's options; 0 and the operands at optind. */
+static int parse(const struct tc_cli_spec *spec, struct tc_cli_common *c, int argc,
+		char **argv) {
+	int code = TC_EXIT_OK, opt;
+	const char *arg;
+	struct tc_cli_parser p;
+	c->output = NULL;
+	tc_cli_parser_init(&p, spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		if (opt == 'o') {
+			c->output = arg;
+		} else if (tc_cli_common_opt(c, opt, arg, &code) && code) {
+			return code;
+		}
+	}
+	if (opt < 0) {
+		return p.code ? p.code : -1;
+	}
+	if (optind >= argc) {
+		return tc_cli_usage_error(spec->name, "no %s given",
+			strcmp(spec->name, "merge") == 0 ? "DIGEST" : "TRACE");
+	}
+	if (!c->output) {
+		return tc_cli_usage_error(spec->name, "-o FILE is required (a digest is binary)");
+	}
+	return TC_EXIT_OK;
+}
+
+/* Merge ins into one canonical digest and write it. */
+static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *ins,
+		size_t n, char **inputs, int n_inputs) {
+	struct tc_digest out;
+	tc_digest_init(&out);
+	struct tc_error err;
+	tc_error_init(&err);
+	int code = TC_EXIT_OK;
+	struct tc_outfile o;
+	if (!tc_digest_merge(ins, NULL, n, &out, &err)) {
+		code = tc_cli_error(&err);
+	} else if (!tc_cli_open_output(c, inputs, n_inputs, NULL, &o)) {
+		code = TC_EXIT_OUTPUT;
+	} else {
+		tc_write_digest(o.fp, &out);
+		code = tc_cli_close_output(&o);
+	}
+	tc_digest_finish(&out);
+	return code;
+}
+
+int tc_cmd_digest(int argc, char **argv) {
+	struct tc_cli_common c;
+	tc_cli_common_init(&c, "digest");
+	int code = parse(&tc_digest_spec, &c, argc, argv);
+	if (code) {
+		return code < 0 ? TC_EXIT_OK : code;
+	}
+	struct tc_digest d;
+	tc_digest_init(&d);
+	for (int i = optind; i < argc && code == TC_EXIT_OK; i++) {
+		if (tc_ingest_is_digest(argv[i], &c.ingest.lim)) {
+			code = tc_cli_usage_error("digest", "'%s' is a digest already; merge "
+				"combines digests", argv[i]);
+			break;
+		}
+		/* One rank a file: read, summarise and drop each in turn. */
+		struct tc_model *m = tc_cli_load(&c, argv + i, 1, &code);
+		if (m) {
+			tc_digest_add_rank(&d, m, argv[i]);
+			code = tc_cli_strict(&c, m);
+			tc_model_destroy(m);
+		}
+	}
+	if (code == TC_EXIT_OK) {
+		struct tc_digest *one = &d;
+		code = write_merged(&c, &one, 1, argv + optind, argc - optind);
+	}
+	tc_digest_finish(&d);
+	return code;
+}
+
+/* A digest that would not read: a file that is no digest is a usage
+ * error (the command reads digests only). */
+static int read_error(const char *cmd, const char *path, const struct tc_cli_common *c,
+		const struct tc_error *err) {
+	if (!tc_ingest_is_digest(path, &c->ingest.lim) && err->code == TC_EXIT_INPUT &&
+			strcmp(err->msg, "not a tracectl digest") == 0) {
+		return tc_cli_usage_error(cmd, "'%s' is not a digest; %s reads digests only", path,
+			cmd);
+	}
+	return tc_cli_error(err);
+}
+
+int tc_cmd_merge(int argc, char **argv) {
+	struct tc_cli_common c;
+	tc_cli_common_init(&c, "merge");
+	int code = parse(&tc_merge_spec, &c, argc, argv);
+	if (code) {
+		return code < 0 ? TC_EXIT_OK : code;
+	}
+	/* Ranks stay packed: merging copies their bytes. */
+	size_t n = (size_t)(argc - optind);
+	struct tc_digest_packed *in = tc_xcalloc(n, sizeof(*in));
+	struct tc_digest_packed **v = tc_xmalloc(n * sizeof(*v));
+	struct tc_error err;
+	tc_error_init(&err);
+	for (size_t i = 0; i < n; i++) {
+		tc_digest_packed_init(&in[i]);
+		v[i] = &in[i];
+		if (code == TC_EXIT_OK && !tc_ingest_digest_packed(argv[optind + (int)i],
+				&c.ingest.lim, &in[i], &err)) {
+			code = read_error("merge", argv[optind + (int)i], &c, &err);
+		}
+	}
+	struct tc_digest_packed out;
+	tc_digest_packed_init(&out);
+	struct tc_outfile o;
+	if (code != TC_EXIT_OK) {
+		/* reported */
+	} else if (!tc_digest_merge_packed(v, (const char *const *)argv + optind, n, &out, &err)) {
+		code = tc_cli_error(&err);
+	} else if (!tc_cli_open_output(&c, argv + optind, argc - optind, NULL, &o)) {
+		code = TC_EXIT_OUTPUT;
+	} else {
+		tc_write_digest_packed(o.fp, &out);
+		code = tc_cli_close_output(&o);
+	}
+	tc_digest_packed_finish(&out);
+	for (size_t i = 0; i < n; i++) {
+		tc_digest_packed_finish(&in[i]);
+	}
+	free(v);
+	free(in);
+	return code;
+}
+
+/* ---- commands that read digests ---- */
+
+int tc_cli_inputs_kind(const struct tc_cli_common *c, char **paths, int n) {
+	int digests = 0;
+	for (int i = 0; i < n; i++) {
+		digests += tc_ingest_is_digest(paths[i], &c->ingest.lim);
+	}
+	return !digests ? 0 : digests == n ? 1 : -1;
+}
+
+int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **paths, int n,
+		struct tc_cli_digests *out) {
+	memset(out, 0, sizeof(*out));
+	out->d = tc_xcalloc(n ? (size_t)n : 1, sizeof(*out->d));
+	for (int i = 0; i < n; i++) {
+		struct tc_error err;
+		tc_error_init(&err);
+		tc_digest_init(&out->d[out->n]);
+		if (!tc_ingest_digest(paths[i], &c->ingest.lim, &out->d[out->n], &err)) {
+			tc_digest_finish(&out->d[out->n]);
+			return read_error(cmd, paths[i], c, &err);
+		}
+		out->n_ranks += out->d[out->n++].msg->n_ranks;
+	}
+	out->ranks = tc_xmalloc((out->n_ranks ? out->n_ranks : 1) * sizeof(*out->ranks));
+	size_t k = 0;
+	for (size_t i = 0; i < out->n; i++) {
+		for (size_t r = 0; r < out->d[i].msg->n_ranks; r++) {
+			out->ranks[k++] = out->d[i].msg->ranks[r];
+		}
+	}
+	out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
+	return TC_EXIT_OK;
+}
+
+void tc_cli_digests_finish(struct tc_cli_digests *in) {
+	for (size_t i = 0; i < in->n; i++) {
+		tc_digest_finish(&in->d[i]);
+	}
+	free(in->d);
+	free(in->ranks);
+	if (in->skel) {
+		tc_model_destroy(in->skel);
+	}
+	memset(in, 0, sizeof(*in));
+}
+
+bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code) {
+	struct tc_analysis_opts d;
+	tc_analysis_opts_init(&d);
+	if (o->step_range || o->device || o->step_marker || o->peak_flops != d.peak_flops ||
+			o->peak_bw != d.peak_bw || memcmp(o->th, d.th, sizeof(d.th)) != 0) {
+		*code = tc_cli_usage_error(cmd, "a digest holds the default analysis: --steps, "
+			"--device, --step-marker, --threshold and --peak-* need the traces");
+		return false;
+	}
+	return true;
+}
+
+int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
+		const struct tc_analysis_opts *ao, int kind, char **paths, int n,
+		struct tc_cli_digests *in) {
+	int code = TC_EXIT_OK;
+	memset(in, 0, sizeof(*in));
+	if (kind < 0) {
+		return tc_cli_usage_error(cmd, "give traces or digests, not both");
+	}
+	if (!tc_cli_digest_opts(cmd, ao, &code)) {
+		return code;
+	}
+	return tc_cli_digests_load(c, cmd, paths, n, in);
+}

@@ -1,0 +1,534 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/digest.h"
+#include "util/xalloc.h"
+
+void tc_digest_init(struct tc_digest *d) {
+	tc_arena_init(&d->arena, 1 << 16);
+	d->msg = NULL;
+}
+
+void tc_digest_finish(struct tc_digest *d) {
+	tc_arena_finish(&d->arena);
+	d->msg = NULL;
+}
+
+void tc_digest_packed_init(struct tc_digest_packed *p) {
+	tc_arena_init(&p->arena, 1 << 16);
+	p->raw = NULL;
+	p->heads = NULL;
+}
+
+void tc_digest_packed_finish(struct tc_digest_packed *p) {
+	tc_arena_finish(&p->arena);
+	p->raw = NULL;
+	p->heads = NULL;
+}
+
+static void *arena_alloc(void *data, size_t size) {
+	return tc_arena_alloc(data, size ? size : 1);
+}
+
+static void arena_free(void *data, void *p) {
+}
+
+void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out) {
+	*out = (ProtobufCAllocator){ arena_alloc, arena_free, a };
+}
+
+Tracectl__Digest *tc_digest_new_msg(struct tc_digest *d) {
+	Tracectl__Digest *msg = tc_arena_alloc(&d->arena, sizeof(*msg));
+	tracectl__digest__init(msg);
+	msg->magic = TC_DIGEST_MAGIC;
+	msg->version = TC_DIGEST_VERSION;
+	d->msg = msg;
+	return msg;
+}
+
+/* ---- sketch ---- */
+
+static double log_gamma(void) {
+	static double lg;
+	if (!lg) {
+		lg = log((1 + TC_SKETCH_ALPHA) / (1 - TC_SKETCH_ALPHA));
+	}
+	return lg;
+}
+
+/* Bucket i holds (gamma^(i-1), gamma^i]. */
+static int32_t bucket_of(int64_t v) {
+	return (int32_t)ceil(log((double)v) / log_gamma());
+}
+
+static int64_t bucket_value(int32_t i) {
+	double g = exp(log_gamma());
+	return (int64_t)llround(2 * exp(log_gamma() * i) / (g + 1));
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* The exact form's values: stored as the first value, then differences
+ * (small varints). */
+static int64_t *values_of(const Tracectl__Sketch *s) {
+	int64_t *v = tc_xmalloc((s->n_values ? s->n_values : 1) * sizeof(*v));
+	int64_t x = 0;
+	for (size_t i = 0; i < s->n_values; i++) {
+		x += s->values[i];
+		v[i] = x;
+	}
+	return v;
+}
+
+/* A growing bucket array: counts for indexes [lo, lo + n). */
+struct buckets {
+	int32_t lo;
+	uint64_t *c;
+	size_t n;
+	uint64_t zero;
+};
+
+static void buckets_add_at(struct buckets *b, int32_t i, uint64_t count) {
+	if (!b->n) {
+		b->lo = i;
+		b->c = tc_xcalloc(1, sizeof(*b->c));
+		b->n = 1;
+	} else if (i < b->lo) {
+		size_t add = (size_t)(b->lo - i);
+		b->c = tc_xrealloc(b->c, (b->n + add) * sizeof(*b->c));
+		memmove(b->c + add, b->c, b->n * sizeof(*b->c));
+		memset(b->c, 0, add * sizeof(*b->c));
+		b->n += add;
+		b->lo = i;
+	} else if ((size_t)(i - b->lo) >= b->n) {
+		size_t n = (size_t)(i - b->lo) + 1;
+		b->c = tc_xrealloc(b->c, n * sizeof(*b->c));
+		memset(b->c + b->n, 0, (n - b->n) * sizeof(*b->c));
+		b->n = n;
+	}
+	b->c[i - b->lo] += count;
+}
+
+static void buckets_add(struct buckets *b, int64_t v, uint64_t count) {
+	if (v <= 0) {
+		b->zero += count;
+	} else {
+		buckets_add_at(b, bucket_of(v), count);
+	}
+}
+
+static void buckets_add_sketch(struct buckets *b, const Tracectl__Sketch *s) {
+	if (!s->bucketed) {
+		int64_t *v = values_of(s);
+		for (size_t i = 0; i < s->n_values; i++) {
+			buckets_add(b, v[i], s->counts[i]);
+		}
+		free(v);
+		return;
+	}
+	b->zero += s->zero;
+	for (size_t i = 0; i < s->n_buckets; i++) {
+		if (s->buckets[i]) {
+			buckets_add_at(b, s->offset + (int32_t)i, s->buckets[i]);
+		}
+	}
+}
+
+/* Exact (value, count) pairs, sorted by value. */
+struct exact {
+	int64_t *v;
+	uint64_t *c;
+	size_t n, cap;
+};
+
+static Tracectl__Sketch *sketch_from(struct tc_arena *a, const struct exact *e,
+		const struct buckets *b, bool bucketed) {
+	Tracectl__Sketch *s = tc_arena_alloc(a, sizeof(*s));
+	tracectl__sketch__init(s);
+	if (!bucketed) {
+		s->n_values = s->n_counts = e->n;
+		s->values = tc_arena_alloc(a, (e->n ? e->n : 1) * sizeof(int64_t));
+		s->counts = tc_arena_alloc(a, (e->n ? e->n : 1) * sizeof(uint64_t));
+		for (size_t i = 0; i < e->n; i++) {
+			s->values[i] = e->v[i] - (i ? e->v[i - 1] : 0);
+		}
+		memcpy(s->counts, e->c, e->n * sizeof(uint64_t));
+		return s;
+	}
+	/* Trim empty ends so equal contents give equal bytes. */
+	size_t lo = 0, hi = b->n;
+	while (lo < hi && !b->c[lo]) {
+		lo++;
+	}
+	while (hi > lo && !b->c[hi - 1]) {
+		hi--;
+	}
+	s->bucketed = true;
+	s->zero = b->zero;
+	s->offset = hi > lo ? b->lo + (int32_t)lo : 0;
+	s->n_buckets = hi - lo;
+	s->buckets = tc_arena_alloc(a, (s->n_buckets ? s->n_buckets : 1) * sizeof(uint64_t));
+	if (s->n_buckets) {
+		memcpy(s->buckets, b->c + lo, s->n_buckets * sizeof(uint64_t));
+	}
+	return s;
+}
+
+Tracectl__Sketch *tc_sketch_build(struct tc_arena *a, int64_t *v, size_t n) {
+	tc_sort(v, n, sizeof(*v), cmp_i64);
+	struct exact e = { 0 };
+	struct buckets b = { 0 };
+	size_t distinct = 0;
+	for (size_t i = 0; i < n; i++) {
+		distinct += !i || v[i] != v[i - 1];
+	}
+	bool bucketed = distinct > TC_SKETCH_EXACT_MAX;
+	if (!bucketed) {
+		e.v = tc_xmalloc((distinct ? distinct : 1) * sizeof(*e.v));
+		e.c = tc_xmalloc((distinct ? distinct : 1) * sizeof(*e.c));
+		for (size_t i = 0; i < n; i++) {
+			if (!i || v[i] != v[i - 1]) {
+				e.v[e.n] = v[i];
+				e.c[e.n++] = 0;
+			}
+			e.c[e.n - 1]++;
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			buckets_add(&b, v[i], 1);
+		}
+	}
+	Tracectl__Sketch *s = sketch_from(a, &e, &b, bucketed);
+	free(e.v);
+	free(e.c);
+	free(b.c);
+	return s;
+}
+
+int64_t tc_sketch_percentile(const Tracectl__Sketch *s, uint64_t n, double p,
+		int64_t lo, int64_t hi) {
+	if (!n || !s) {
+		return -1;
+	}
+	/* The rank tc_percentile_i64 takes. */
+	uint64_t r = (uint64_t)(p / 100.0 * (double)n + 0.999999999);
+	r = r < 1 ? 1 : r > n ? n : r;
+	uint64_t seen = 0;
+	int64_t v = hi;
+	if (!s->bucketed) {
+		int64_t x = 0;
+		for (size_t i = 0; i < s->n_values; i++) {
+			x += s->values[i];
+			seen += s->counts[i];
+			if (seen >= r) {
+				return x;
+			}
+		}
+		return hi;
+	}
+	seen = s->zero;
+	if (seen >= r) {
+		v = 0;
+	}
+	for (size_t i = 0; i < s->n_buckets && seen < r; i++) {
+		seen += s->buckets[i];
+		if (seen >= r) {
+			v = bucket_value(s->offset + (int32_t)i);
+		}
+	}
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Merge sketch s into the running (exact or bucketed) state. */
+static void merge_sketch(struct exact *e, struct buckets *b, bool *bucketed,
+		const Tracectl__Sketch *s) {
+	if (!s) {
+		return;
+	}
+	if (!*bucketed && !s->bucketed) {
+		/* Merge two sorted lists. */
+		int64_t *sv = values_of(s);
+		size_t n = e->n + s->n_values;
+		int64_t *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
+		uint64_t *c = tc_xmalloc((n ? n : 1) * sizeof(*c));
+		size_t i = 0, j = 0, k = 0;
+		while (i < e->n || j < s->n_values) {
+			if (j == s->n_values || (i < e->n && e->v[i] < sv[j])) {
+				v[k] = e->v[i];
+				c[k++] = e->c[i++];
+			} else if (i == e->n || sv[j] < e->v[i]) {
+				v[k] = sv[j];
+				c[k++] = s->counts[j++];
+			} else {
+				v[k] = e->v[i];
+				c[k++] = e->c[i++] + s->counts[j++];
+			}
+		}
+		free(sv);
+		free(e->v);
+		free(e->c);
+		e->v = v;
+		e->c = c;
+		e->n = k;
+		if (k <= TC_SKETCH_EXACT_MAX) {
+			return;
+		}
+	}
+	if (!*bucketed) {
+		*bucketed = true;
+		for (size_t i = 0; i < e->n; i++) {
+			buckets_add(b, e->v[i], e->c[i]);
+		}
+		e->n = 0;
+		if (!s->bucketed && e->v) {
+			/* s was merged into the exact list just converted. */
+			return;
+		}
+	}
+	buckets_add_sketch(b, s);
+}
+
+/* ---- job-level op statistics ---- */
+
+struct op_acc {
+	const char *name, *cat;
+	uint32_t kind;
+	Tracectl__OpStat *st;
+	struct exact e;
+	struct buckets b;
+	bool bucketed;
+	uint32_t n_ranks;
+	int64_t p50, p99;       /* of the one rank that has it */
+};
+
+static uint64_t str_hash(const char *s, uint64_t h) {
+	for (; *s; s++) {
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t key_hash(const char *name, const char *cat, uint32_t kind) {
+	return str_hash(cat, str_hash(name, 0xcbf29ce484222325ull) * 31) ^ kind * 0x9E3779B97F4A7C15ull;
+}
+
+Tracectl__OpStat **tc_digest_merge_ops(struct tc_arena *a, Tracectl__Rank *const *ranks,
+		size_t n, size_t *n_out) {
+	size_t total = 0;
+	for (size_t r = 0; r < n; r++) {
+		total += ranks[r]->n_ops;
+	}
+	size_t nslots = 64;
+	while (nslots < total * 2) {
+		nslots *= 2;
+	}
+	uint32_t *slots = tc_xcalloc(nslots, sizeof(*slots));
+	struct op_acc *acc = tc_xcalloc(total ? total : 1, sizeof(*acc));
+	size_t k = 0;
+	for (size_t r = 0; r < n; r++) {
+		const Tracectl__Rank *rk = ranks[r];
+		for (size_t i = 0; i < rk->n_ops; i++) {
+			const Tracectl__OpStat *o = rk->ops[i];
+			const char *name = o->name < rk->n_strings ? rk->strings[o->name] : "";
+			const char *cat = o->category < rk->n_strings ? rk->strings[o->category] : "";
+			size_t h = key_hash(name, cat, o->kind) & (nslots - 1);
+			while (slots[h]) {
+				struct op_acc *x = &acc[slots[h] - 1];
+				if (x->kind == o->kind && strcmp(x->name, name) == 0 &&
+						strcmp(x->cat, cat) == 0) {
+					break;
+				}
+				h = (h + 1) & (nslots - 1);
+			}
+			struct op_acc *x;
+			if (!slots[h]) {
+				x = &acc[k];
+				slots[h] = (uint32_t)++k;
+				x->name = name;
+				x->cat = cat;
+				x->kind = o->kind;
+				x->st = tc_arena_alloc(a, sizeof(*x->st));
+				tracectl__op_stat__init(x->st);
+				*x->st = (Tracectl__OpStat){ .base = x->st->base, .kind = o->kind,
+					.count = o->count, .total_ps = o->total_ps, .self_ps = o->self_ps,
+					.min_ps = o->min_ps, .max_ps = o->max_ps, .flops = o->flops,
+					.bytes = o->bytes, .name_str = (char *)name,
+					.category_str = (char *)cat };
+				x->p50 = o->p50_ps;
+				x->p99 = o->p99_ps;
+			} else {
+				x = &acc[slots[h] - 1];
+				Tracectl__OpStat *s = x->st;
+				s->count += o->count;
+				s->total_ps += o->total_ps;
+				s->self_ps += o->self_ps;
+				s->min_ps = o->min_ps < s->min_ps ? o->min_ps : s->min_ps;
+				s->max_ps = o->max_ps > s->max_ps ? o->max_ps : s->max_ps;
+				if (o->flops >= 0) {
+					s->flops = (s->flops < 0 ? 0 : s->flops) + o->flops;
+				}
+				if (o->bytes >= 0) {
+					s->bytes = (s->bytes < 0 ? 0 : s->bytes) + o->bytes;
+				}
+			}
+			x->n_ranks++;
+			merge_sketch(&x->e, &x->b, &x->bucketed, o->sketch);
+		}
+	}
+	free(slots);
+	Tracectl__OpStat **out = tc_arena_alloc(a, (k ? k : 1) * sizeof(*out));
+	for (size_t i = 0; i < k; i++) {
+		struct op_acc *x = &acc[i];
+		Tracectl__OpStat *s = x->st;
+		s->sketch = sketch_from(a, &x->e, &x->b, x->bucketed);
+		/* One rank's exact percentiles stand; several need the sketch. */
+		if (x->n_ranks == 1) {
+			s->p50_ps = x->p50;
+			s->p99_ps = x->p99;
+		} else {
+			s->p50_ps = tc_sketch_percentile(s->sketch, s->count, 50, s->min_ps, s->max_ps);
+			s->p99_ps = tc_sketch_percentile(s->sketch, s->count, 99, s->min_ps, s->max_ps);
+		}
+		out[i] = s;
+		free(x->e.v);
+		free(x->e.c);
+		free(x->b.c);
+	}
+	free(acc);
+	*n_out = k;
+	return out;
+}
+
+/* ---- merging ---- */
+
+static int cmp_rank(const void *pa, const void *pb) {
+	const Tracectl__Rank *a = *(Tracectl__Rank *const *)pa, *b = *(Tracectl__Rank *const *)pb;
+	/* Numbered ranks first, by number; then by name and input. */
+	bool na = a->number >= 0, nb = b->number >= 0;
+	if (na != nb) {
+		return na ? -1 : 1;
+	}
+	if (a->number != b->number) {
+		return a->number < b->number ? -1 : 1;
+	}
+	int c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->input, b->input);
+}
+
+static int cmp_op_key(const void *pa, const void *pb) {
+	const Tracectl__OpStat *a = *(Tracectl__OpStat *const *)pa;
+	const Tracectl__OpStat *b = *(Tracectl__OpStat *const *)pb;
+	int c = strcmp(a->name_str, b->name_str);
+	if (!c) {
+		c = strcmp(a->category_str, b->category_str);
+	}
+	return c ? c : (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+struct rank_from {
+	Tracectl__Rank *r;
+	const char *label;
+	ProtobufCBinaryData raw;        /* packed merge: the rank's bytes */
+};
+
+static int cmp_rank_from(const void *pa, const void *pb) {
+	const struct rank_from *a = pa, *b = pb;
+	return cmp_rank(&a->r, &b->r);
+}
+
+/* Sort v canonically; false when a rank is given twice. */
+static bool sort_ranks(struct rank_from *v, size_t n, struct tc_error *err) {
+	tc_sort(v, n, sizeof(*v), cmp_rank_from);
+	for (size_t r = 1; r < n; r++) {
+		if (strcmp(v[r].r->name, v[r - 1].r->name) == 0) {
+			return tc_error_set(err, TC_EXIT_INPUT, "%s is given twice (in '%s' and '%s')",
+				v[r].r->name, v[r - 1].label, v[r].label);
+		}
+	}
+	return true;
+}
+
+/* Job-level op statistics of the sorted ranks: the same set gives the
+ * same rows. */
+static Tracectl__OpStat **job_ops(struct tc_arena *a, Tracectl__Rank *const *ranks, size_t n,
+		size_t *n_out) {
+	Tracectl__OpStat **v = tc_digest_merge_ops(a, ranks, n, n_out);
+	tc_sort(v, *n_out, sizeof(*v), cmp_op_key);
+	return v;
+}
+
+bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, size_t n,
+		struct tc_digest *out, struct tc_error *err) {
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += in[i]->msg->n_ranks;
+	}
+	struct rank_from *v = tc_xcalloc(total ? total : 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t r = 0; r < in[i]->msg->n_ranks; r++) {
+			Tracectl__Rank *rk = in[i]->msg->ranks[r];
+			v[k++] = (struct rank_from){ rk, labels ? labels[i] : rk->input, { 0, NULL } };
+		}
+	}
+	if (!sort_ranks(v, total, err)) {
+		free(v);
+		return false;
+	}
+	Tracectl__Digest *msg = tc_digest_new_msg(out);
+	msg->ranks = tc_arena_alloc(&out->arena, (total ? total : 1) * sizeof(*msg->ranks));
+	for (size_t r = 0; r < total; r++) {
+		msg->ranks[msg->n_ranks++] = v[r].r;
+	}
+	free(v);
+	msg->job_ops = job_ops(&out->arena, msg->ranks, msg->n_ranks, &msg->n_job_ops);
+	return true;
+}
+
+bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *const *labels,
+		size_t n, struct tc_digest_packed *out, struct tc_error *err) {
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += in[i]->raw->n_ranks;
+	}
+	struct rank_from *v = tc_xcalloc(total ? total : 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t r = 0; r < in[i]->raw->n_ranks; r++) {
+			/* A Rank shell with what sorting and the op merge read. */
+			const Tracectl__RankHead *h = in[i]->heads[r];
+			Tracectl__Rank *rk = tc_arena_alloc(&out->arena, sizeof(*rk));
+			tracectl__rank__init(rk);
+			rk->name = h->name;
+			rk->number = h->number;
+			rk->input = h->input;
+			rk->n_strings = h->n_strings;
+			rk->strings = h->strings;
+			rk->n_ops = h->n_ops;
+			rk->ops = h->ops;
+			v[k++] = (struct rank_from){ rk, labels ? labels[i] : rk->input,
+				in[i]->raw->ranks[r] };
+		}
+	}
+	if (!sort_ranks(v, total, err)) {
+		free(v);
+		return false;
+	}
+	Tracectl__DigestRaw *raw = out->raw = tc_arena_alloc(&out->arena, sizeof(*raw));
+	tracectl__digest_raw__init(raw);
+	raw->magic = TC_DIGEST_MAGIC;
+	raw->version = TC_DIGEST_VERSION;
+	raw->ranks = tc_arena_alloc(&out->arena, (total ? total : 1) * sizeof(*raw->ranks));
+	Tracectl__Rank **shells = tc_xmalloc((total ? total : 1) * sizeof(*shells));
+	for (size_t r = 0; r < total; r++) {
+		raw->ranks[raw->n_ranks++] = v[r].raw;
+		shells[r] = v[r].r;
+	}
+	raw->job_ops = job_ops(&out->arena, shells, total, &raw->n_job_ops);
+	free(shells);
+	free(v);
+	return true;
+}

@@ -1,0 +1,85 @@
+#ifndef TC_MODEL_DIGEST_H
+#define TC_MODEL_DIGEST_H
+
+/*
+ * A digest (proto/digest.proto, docs/digest.md): per-rank summaries of
+ * traces that merge. The in-memory form is the protobuf-c message itself,
+ * every part of it allocated from the digest's arena, so a digest read
+ * from a file and one built or merged here are freed alike.
+ *
+ * Merging is a function of the set of ranks alone: ranks are sorted
+ * canonically and the job-level op statistics are recomputed from them,
+ * so the merged bytes do not depend on order or grouping.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "digest.pb-c.h"
+#include "util/arena.h"
+#include "util/error.h"
+
+/* "TCDIGEST" read as a little-endian fixed64: the first 9 bytes of a
+ * digest are 0x09 (field 1, fixed64) and these 8 characters. */
+#define TC_DIGEST_MAGIC 0x5453454749444354ull
+#define TC_DIGEST_VERSION 1
+/* An op's durations stay exact (value, count) pairs up to this many
+ * distinct values; more become logarithmic buckets. */
+#define TC_SKETCH_EXACT_MAX 256
+/* Relative accuracy of a bucket's value (DDSketch alpha). */
+#define TC_SKETCH_ALPHA 0.01
+
+struct tc_digest {
+	struct tc_arena arena;
+	Tracectl__Digest *msg;
+};
+
+void tc_digest_init(struct tc_digest *d);
+void tc_digest_finish(struct tc_digest *d);
+/* A protobuf-c allocator that takes from arena a and frees nothing. */
+void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
+
+/*
+ * A digest as merge reads it: each rank kept as its packed bytes, with only
+ * what merging reads unpacked (RankHead): merging a thousand digests
+ * spends its time unpacking otherwise. Everything is in the arena.
+ */
+struct tc_digest_packed {
+	struct tc_arena arena;
+	Tracectl__DigestRaw *raw;
+	Tracectl__RankHead **heads;     /* one per raw->ranks */
+};
+
+void tc_digest_packed_init(struct tc_digest_packed *p);
+void tc_digest_packed_finish(struct tc_digest_packed *p);
+
+/* A sketch of durations v[0..n) (sorted here). */
+Tracectl__Sketch *tc_sketch_build(struct tc_arena *a, int64_t *v, size_t n);
+/* Nearest-rank percentile p (0..100) of a sketch holding n durations,
+ * clamped to [lo, hi]; -1 when empty. */
+int64_t tc_sketch_percentile(const Tracectl__Sketch *s, uint64_t n, double p,
+	int64_t lo, int64_t hi);
+
+/* Job-level op statistics of ranks[0..n): one row per (name, category,
+ * kind), in order of first appearance over the ranks in the order given
+ * (rank by rank, each in its op order). */
+Tracectl__OpStat **tc_digest_merge_ops(struct tc_arena *a, Tracectl__Rank *const *ranks,
+	size_t n, size_t *n_out);
+
+/* Merge the ranks of in[0..n) into out (initialised by the caller); out
+ * points into the inputs, which must outlive it. False with err set when a
+ * rank appears twice, naming it and the labels[] (file names) of the two
+ * inputs that hold it. */
+bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, size_t n,
+	struct tc_digest *out, struct tc_error *err);
+
+/* tc_digest_merge on packed digests: out->raw holds the ranks' bytes, as
+ * they were packed, in canonical order; packed, it is the bytes
+ * tc_digest_merge's message packs to. out points into the inputs. */
+bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *const *labels,
+	size_t n, struct tc_digest_packed *out, struct tc_error *err);
+
+/* A fresh digest message in d's arena with magic and version set. */
+Tracectl__Digest *tc_digest_new_msg(struct tc_digest *d);
+
+#endif
