@@ -25,7 +25,9 @@ static void *dalloc(struct tc_digest *d, size_t n) {
 
 static int64_t *dcopy_i64(struct tc_digest *d, const int64_t *v, size_t n) {
 	int64_t *out = dalloc(d, n * sizeof(*out));
-	memcpy(out, v, n * sizeof(*out));
+	if (n) {
+		memcpy(out, v, n * sizeof(*out));
+	}
 	return out;
 }
 
@@ -495,7 +497,9 @@ static int64_t rank_number(const char *name) {
 void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input) {
 	Tracectl__Digest *msg = d->msg ? d->msg : tc_digest_new_msg(d);
 	Tracectl__Rank **ranks = dalloc(d, (msg->n_ranks + 1) * sizeof(*ranks));
-	memcpy(ranks, msg->ranks, msg->n_ranks * sizeof(*ranks));
+	if (msg->n_ranks) {
+		memcpy(ranks, msg->ranks, msg->n_ranks * sizeof(*ranks));
+	}
 	msg->ranks = ranks;
 	Tracectl__Rank *r = ranks[msg->n_ranks++] = dalloc(d, sizeof(*r));
 	tracectl__rank__init(r);

@@ -339,7 +339,9 @@ void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *lab
 		}
 		side_one(o, s);
 		TC_GROW(d, cap_d, n_d + o->n_step_ps + 1);
-		memcpy(d + n_d, o->step_ps, o->n_step_ps * sizeof(*d));
+		if (o->n_step_ps) {
+			memcpy(d + n_d, o->step_ps, o->n_step_ps * sizeof(*d));
+		}
 		if (n > 1 && o->n_step_ps) {
 			struct tc_diff_rank *rk = &s->ranks[s->n_ranks++];
 			const char *base = strrchr(ranks[i]->input, '/');

@@ -76,7 +76,7 @@ static void own_attr(struct tc_analysis *job, const struct tc_analysis *pr, int3
 		memcpy(at->cat_ps, own->cat_ps, sizeof(at->cat_ps));
 		free(at->step_cat);
 		at->step_cat = NULL;
-		if (pr->n_steps == job->n_steps) {
+		if (pr->n_steps == job->n_steps && job->n_steps) {
 			at->step_cat = tc_xmalloc(job->n_steps * TC_BD_COUNT * sizeof(*at->step_cat));
 			memcpy(at->step_cat, own->step_cat,
 				job->n_steps * TC_BD_COUNT * sizeof(*at->step_cat));

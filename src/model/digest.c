@@ -155,7 +155,9 @@ static Tracectl__Sketch *sketch_from(struct tc_arena *a, const struct exact *e,
 		for (size_t i = 0; i < e->n; i++) {
 			s->values[i] = e->v[i] - (i ? e->v[i - 1] : 0);
 		}
-		memcpy(s->counts, e->c, e->n * sizeof(uint64_t));
+		if (e->n) {
+			memcpy(s->counts, e->c, e->n * sizeof(uint64_t));
+		}
 		return s;
 	}
 	/* Trim empty ends so equal contents give equal bytes. */

@@ -37,7 +37,9 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 		s->devices[s->n_devices++] = m->devices[i];
 	}
 	TC_GROW(s->argb, s->cap_argb, m->n_argb ? m->n_argb : 1);
-	memcpy(s->argb, m->argb, m->n_argb);
+	if (m->n_argb) {
+		memcpy(s->argb, m->argb, m->n_argb);
+	}
 	s->n_argb = m->n_argb;
 	for (size_t i = 0; i < m->n_ops; i++) {
 		const struct tc_op *o = &m->ops[i];
