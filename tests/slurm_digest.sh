@@ -115,7 +115,11 @@ export TRACECTL="$TC"
 jid=$(sbatch --parsable --array=0-7 --chdir="$tmp" --output="$tmp/out/digest-%a.log" \
 	"$SRC/contrib/slurm/digest-array.sbatch" "$tmp/ranks.txt" "$tmp/digests") ||
 	{ echo "slurm_digest: FAIL sbatch"; exit 1; }
-sbatch --wait --dependency=afterok:"$jid" --chdir="$tmp" --output="$tmp/out/merge.log" \
+# A failed array task makes afterok unsatisfiable: Slurm then cancels the
+# merge (--kill-on-invalid-dep) instead of leaving it pending, and timeout
+# bounds the wait either way.
+timeout 600 sbatch --wait --dependency=afterok:"$jid" --kill-on-invalid-dep=yes \
+	--chdir="$tmp" --output="$tmp/out/merge.log" \
 	"$SRC/contrib/slurm/digest-merge.sbatch" "$tmp/digests" "$tmp/job.tcd" >/dev/null
 rc=$?
 fail=0
