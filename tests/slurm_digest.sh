@@ -6,7 +6,8 @@
 # dependent job, and compares ops, steps, check and diff from the merged
 # digest with tracectl on the same traces in one process. Every daemon it
 # started is stopped by pid on exit. Skips (77), saying why, only where the
-# daemons cannot start: not root, a binary missing, munged failing.
+# daemons cannot start: not root, a binary missing, munged, slurmctld or
+# slurmd exiting at start.
 set -u
 TC=${TC_BIN:?}
 SRC=${TC_SOURCE_ROOT:?}
@@ -60,7 +61,7 @@ port() { # a free TCP port
 node=$(hostname -s)
 cat >slurm.conf <<CONF
 ClusterName=tcdigest
-SlurmctldHost=$node
+SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$(port)
 SlurmdPort=$(port)
 SlurmUser=root
@@ -85,16 +86,24 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MailProg=/bin/true
 SchedulerType=sched/backfill
-NodeName=$node CPUs=$(nproc) State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$tmp/slurm.conf"
 slurmctld -D -i -f "$SLURM_CONF" >ctld.out 2>&1 &
-pids="$pids $!"
+ctld=$!
+pids="$pids $ctld"
 slurmd -D -f "$SLURM_CONF" >slurmd.out 2>&1 &
-pids="$pids $!"
+sd=$!
+pids="$pids $sd"
 up=0
 for _ in $(seq 1 60); do
+	# A daemon that exits at once cannot run on this machine: skip, with
+	# its own last words as the reason.
+	kill -0 "$ctld" 2>/dev/null ||
+		skip "slurmctld would not start: $(tail -n 2 slurmctld.log ctld.out 2>/dev/null | tr '\n' ' ')"
+	kill -0 "$sd" 2>/dev/null ||
+		skip "slurmd would not start: $(tail -n 2 slurmd.log slurmd.out 2>/dev/null | tr '\n' ' ')"
 	if sinfo -h -o '%T' 2>/dev/null | grep -q idle; then
 		up=1
 		break
