@@ -39,7 +39,9 @@ def browse(exe, page, tmp, tag):
     ud = os.path.join(tmp, "profile-" + tag)
     net = os.path.join(tmp, tag + ".netlog.json")
     png = os.path.join(tmp, tag + ".png")
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + ud,
+    # --disable-dev-shm-usage: CI machines and containers often have a small /dev/shm.
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--user-data-dir=" + ud,
            "--enable-logging=stderr", "--v=1", "--log-net-log=" + net,
            "--screenshot=" + png, "--window-size=1280,2400", "--dump-dom"] + QUIET + \
         ["file://" + page]
