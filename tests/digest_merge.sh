@@ -3,14 +3,16 @@
 #  - merging 8 rank digests in several orders and groupings gives the same
 #    bytes, and `digest` of the 8 traces at once gives them too;
 #  - a rank merged twice is an error naming it;
-#  - ops, steps and check print from digests exactly what they print from
-#    the traces (ops/check over all ranks, steps per rank), and diff differs
-#    only in the input names; on fixtures/real/torch_mlp, the DDP pair, 8
-#    generated ranks and (when ../shared/traces is there) the HTA ranks;
-#  - summarize refuses a digest (exit 2) naming the commands that read them.
+#  - ops, steps, check, summarize and bottlenecks print from digests
+#    exactly what they print from the traces (ops/check over all ranks,
+#    steps, summarize and bottlenecks per rank), and diff differs only in
+#    the input names; on fixtures/real/torch_mlp, the DDP pair, 8 generated
+#    ranks and (when ../shared/traces is there) the HTA ranks;
+#  - export refuses a digest (exit 2) naming the commands that read them,
+#    and summarize, bottlenecks and steps refuse several ranks' digests.
 # With the argument "traces": only a sweep of every real trace in
-# ../shared/traces (TC_TRACES; skipped, 77, when absent): ops, steps and
-# check from its digest against the trace.
+# ../shared/traces (TC_TRACES; skipped, 77, when absent): ops, steps,
+# check, summarize and bottlenecks from its digest against the trace.
 # Needs python3 to generate the ranks (tests/digest_ranks.py): skipped
 # (77) without it.
 set -u
@@ -36,7 +38,8 @@ if [ "${1:-}" = traces ]; then
 			-o -name '*.json' -o -name '*.pftrace' \) | sort); do
 		"$TC" digest -o d.tcd "$f" 2>err || { bad "digest $f: $(cat err)"; continue; }
 		n=$((n + 1))
-		for cmd in "ops --json" "steps --json" "check --json"; do
+		for cmd in "ops --json" "steps --json" "check --json" "summarize --json" \
+				"summarize --top 0" "bottlenecks --json" "bottlenecks"; do
 			# shellcheck disable=SC2086
 			"$TC" $cmd "$f" >t.out 2>&1
 			rt=$?
@@ -45,7 +48,7 @@ if [ "${1:-}" = traces ]; then
 			[ $rt = $? ] && cmp -s t.out d.out || bad "$cmd: $f and its digest differ"
 		done
 	done
-	[ $fail = 0 ] && echo "digest_traces: ok ($n real traces: ops, steps, check the same from digests)"
+	[ $fail = 0 ] && echo "digest_traces: ok ($n real traces: ops, steps, check, summarize, bottlenecks the same from digests)"
 	exit $fail
 fi
 python3 "$SRC/tests/digest_ranks.py" "$SRC/fixtures/real/torch_mlp.kineto.json.gz" ranks 8 ||
@@ -110,7 +113,8 @@ for cmd in "ops --json" "ops" "ops --by category --json" "ops --by kind" \
 done
 same "check --max step.mean=1ms --json" $R -- all.tcd
 for i in 0 5; do
-	for cmd in "steps --json" "steps" "ops --json" "check --json"; do
+	for cmd in "steps --json" "steps" "ops --json" "check --json" "summarize" \
+			"summarize --json --top 3" "bottlenecks --json" "bottlenecks --fail-on high"; do
 		same "$cmd" "ranks/rank$i.kineto.json" -- "d$i.tcd"
 	done
 done
@@ -139,8 +143,10 @@ real() { # NAME TRACE...: digests of each, merged, compared
 	for cmd in "ops --json" "ops --by category --json" "ops --by device --json" "check --json"; do
 		same "$cmd" "$@" -- "$name.tcd"
 	done
-	same "steps --json" "$1" -- "${name}0.tcd"
-	same "steps" "$1" -- "${name}0.tcd"
+	for cmd in "steps --json" "steps" "summarize --json" "summarize --top 0" \
+			"bottlenecks --json" "bottlenecks"; do
+		same "$cmd" "$1" -- "${name}0.tcd"
+	done
 }
 real mlp "$SRC/fixtures/real/torch_mlp.kineto.json.gz"
 real ddp "$SRC/fixtures/real/torch_ddp_rank0.kineto.json.gz" \
@@ -148,7 +154,9 @@ real ddp "$SRC/fixtures/real/torch_ddp_rank0.kineto.json.gz" \
 if [ -d "$TRACES/json/hta" ]; then
 	real hta "$TRACES"/json/hta/trace_filter__sampled_rank-0.json.gz \
 		"$TRACES"/json/hta/trace_filter__sampled_rank-1.json.gz
-	same "steps --json" "$TRACES"/json/hta/trace_filter__sampled_rank-1.json.gz -- hta1.tcd
+	for cmd in "steps --json" "summarize --json" "bottlenecks"; do
+		same "$cmd" "$TRACES"/json/hta/trace_filter__sampled_rank-1.json.gz -- hta1.tcd
+	done
 	# diff of two real runs, and an op: metric, from digests.
 	base=$TRACES/json/hta/trace_diff__control__control.json.gz
 	test=$TRACES/json/hta/trace_diff__test__test.json.gz
@@ -163,11 +171,13 @@ else
 fi
 
 # ---- refusals ----
-"$TC" summarize d0.tcd >/dev/null 2>err
-[ $? = 2 ] && grep -q "only check, diff, merge, ops and steps read" err ||
-	bad "summarize of a digest: $(cat err)"
-"$TC" steps all.tcd >/dev/null 2>err
-[ $? = 2 ] || bad "steps of 8 ranks' digest: $(cat err)"
+"$TC" export --chrome -o x.json d0.tcd >/dev/null 2>err
+[ $? = 2 ] && grep -q "only bottlenecks, check, diff, merge, ops, steps and summarize read" err ||
+	bad "export of a digest: $(cat err)"
+for cmd in steps summarize bottlenecks; do
+	"$TC" $cmd all.tcd >/dev/null 2>err
+	[ $? = 2 ] || bad "$cmd of 8 ranks' digest: $(cat err)"
+done
 
-[ $fail = 0 ] && echo "digest_merge: ok (8 ranks merged 7 ways to the same bytes; ops, steps, check, diff from digests)"
+[ $fail = 0 ] && echo "digest_merge: ok (8 ranks merged 7 ways to the same bytes; ops, steps, check, summarize, bottlenecks, diff from digests)"
 exit $fail

@@ -508,7 +508,7 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	tc_analysis_opts_init(&ao);
 	ao.threads = 1;
 	struct tc_analysis a;
-	tc_analyze(m, &ao, TC_AN_FINDINGS, &a);
+	tc_analyze(m, &ao, TC_AN_FINDINGS | TC_AN_SUMMARY, &a);
 	int64_t first, last;
 	tc_model_span(m, &first, &last);
 
@@ -526,6 +526,7 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->data_size = src->data_size;
 	r->event_count = m->ev.n;
 	r->format = dstr(d, tc_model_str(m, src->format));
+	r->compression = dstr(d, tc_model_str(m, src->compression));
 	r->n_devices = m->n_devices;
 	r->devices = dalloc(d, m->n_devices * sizeof(*r->devices));
 	for (size_t i = 0; i < m->n_devices; i++) {
@@ -536,6 +537,8 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 		o->kind = dv->kind;
 		o->ordinal = dv->ordinal;
 		o->pid = dv->pid;
+		o->peak_flops = dv->peak_flops;
+		o->peak_bw = dv->peak_bw;
 		o->host = dstr(d, dv->host < m->n_hosts ? tc_model_str(m, m->hosts[dv->host].name) : "");
 		for (size_t k = 0; k < a.n_util; k++) {
 			if (a.util[k].device == i) {
@@ -573,6 +576,7 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->memory_cv = r->memory_cv_known ? cv : 0;
 	r->side = diff_side(d, m, &side, &a);
 	strings(d, m, r);
+	tc_digest_result_pack(d, m, &a, first, r);
 	tc_diff_side_finish(&side);
 	tc_analysis_finish(&a);
 }

@@ -25,8 +25,8 @@ struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n) {
 		for (size_t k = 0; k < r->n_strings; k++) {
 			tc_model_intern(m, r->strings[k]);
 		}
-		uint32_t src = tc_model_add_source(m, r->input, r->format, "none", r->input_size,
-			r->data_size);
+		uint32_t src = tc_model_add_source(m, r->input, r->format,
+			r->compression[0] ? r->compression : "none", r->input_size, r->data_size);
 		uint32_t host = r->host[0] ? tc_model_add_host(m, tc_model_intern(m, r->host), src) :
 			TC_NONE;
 		/* The rank the trace's host had, so devices are labelled alike. */
@@ -40,6 +40,8 @@ struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n) {
 				(enum tc_device_kind)dv->kind);
 			m->devices[d].ordinal = dv->ordinal;
 			m->devices[d].pid = dv->pid;
+			m->devices[d].peak_flops = dv->peak_flops;
+			m->devices[d].peak_bw = dv->peak_bw;
 			m->devices[d].host = strcmp(dv->host, r->host) == 0 ? host : TC_NONE;
 		}
 		for (size_t k = 0; r->steps && k < r->steps->n_steps; k++) {

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/digest.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -89,6 +90,31 @@ static int fail_gate(const struct tc_analysis *a, enum tc_severity fail_on) {
 	return TC_EXIT_FINDINGS;
 }
 
+/* One rank's findings from its digest: the analysis its trace gave. */
+static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		int kind, int argc, char **argv, const struct tc_bottlenecks_opts *bo,
+		enum tc_severity fail_on) {
+	struct tc_cli_digests in;
+	int code = tc_cli_digests_open(c, "bottlenecks", ao, kind, argv + optind, argc - optind,
+		&in);
+	if (code == TC_EXIT_OK && in.n_ranks != 1) {
+		code = tc_cli_usage_error("bottlenecks", "bottlenecks reads one rank from digests, "
+			"not %zu (give one rank's digest, or the traces)", in.n_ranks);
+	}
+	if (code == TC_EXIT_OK) {
+		struct tc_analysis a;
+		tc_digest_result(in.skel, in.ranks[0], 0, &a);
+		struct emit_ctx ec = { in.skel, &a, bo };
+		code = tc_cli_emit(c, argv + optind, argc - optind, in.skel, emit, &ec);
+		if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
+			code = fail_gate(&a, fail_on);
+		}
+		tc_analysis_finish(&a);
+	}
+	tc_cli_digests_finish(&in);
+	return code;
+}
+
 int tc_cmd_bottlenecks(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "bottlenecks");
@@ -137,6 +163,10 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	}
 	if (show_thresholds) {
 		return list_thresholds(&ao);
+	}
+	int kind = optind < argc ? tc_cli_inputs_kind(&c, argv + optind, argc - optind) : 0;
+	if (kind) {
+		return from_digests(&c, &ao, kind, argc, argv, &bo, fail_on);
 	}
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "bottlenecks", argc, argv, &code);
 	if (!m) {

@@ -24,9 +24,9 @@ const struct tc_cli_spec tc_digest_spec = {
 	.about =
 		"Write a compact digest of each TRACE (one rank each): metadata, op\n"
 		"statistics with a mergeable duration sketch, per-step attribution and\n"
-		"transfers, memory peaks, compilation and what diff and check compare.\n"
-		"check, diff, ops and steps read digests as they read traces; merge\n"
-		"combines digests of a job's ranks.\n",
+		"transfers, memory peaks, compilation, findings and what summarize,\n"
+		"diff and check print. bottlenecks, check, diff, ops, steps and summarize\n"
+		"read digests as they read traces; merge combines digests of a job's ranks.\n",
 	.options = digest_options,
 	.groups = (const struct tc_option_group *const[]){ &tc_cli_input_group, NULL },
 };

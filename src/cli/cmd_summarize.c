@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/digest.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
@@ -25,6 +26,44 @@ const struct tc_cli_spec tc_summarize_spec = {
 		&tc_cli_output_group, &tc_cli_input_group, NULL,
 	},
 };
+
+static int write(const struct tc_cli_common *c, char **paths, int n, struct tc_model *m,
+		struct tc_analysis *an, struct tc_summary_opts *so) {
+	so->analysis = an;
+	struct tc_outfile out;
+	if (!tc_cli_open_output(c, paths, n, m, &out)) {
+		return TC_EXIT_OUTPUT;
+	}
+	if (c->format == TC_FORMAT_JSON) {
+		tc_write_summary_json(out.fp, m, &an->summary, so);
+	} else {
+		tc_write_summary_text(out.fp, m, &an->summary, so);
+	}
+	int code = tc_cli_close_output(&out);
+	if (code == TC_EXIT_OK) {
+		code = tc_cli_strict(c, m);
+	}
+	return code;
+}
+
+/* One rank's summary from its digest: the figures its trace gave. */
+static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		int kind, char **paths, int n, struct tc_summary_opts *so) {
+	struct tc_cli_digests in;
+	int code = tc_cli_digests_open(c, "summarize", ao, kind, paths, n, &in);
+	if (code == TC_EXIT_OK && in.n_ranks != 1) {
+		code = tc_cli_usage_error("summarize", "summarize reads one rank from digests, not "
+			"%zu (give one rank's digest, or the traces)", in.n_ranks);
+	}
+	if (code == TC_EXIT_OK) {
+		struct tc_analysis an;
+		tc_digest_result(in.skel, in.ranks[0], 0, &an);
+		code = write(c, paths, n, in.skel, &an, so);
+		tc_analysis_finish(&an);
+	}
+	tc_cli_digests_finish(&in);
+	return code;
+}
 
 int tc_cmd_summarize(int argc, char **argv) {
 	struct tc_cli_common c;
@@ -65,6 +104,10 @@ int tc_cmd_summarize(int argc, char **argv) {
 	if (optind >= argc) {
 		return tc_cli_usage_error("summarize", "no TRACE given");
 	}
+	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
+	if (kind) {
+		return from_digests(&c, &ao, kind, argv + optind, argc - optind, &so);
+	}
 	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
 	if (!m) {
 		return code;
@@ -72,23 +115,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
-	struct tc_summary *s = &an.summary;
-	so.analysis = &an;
-	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
-		tc_analysis_finish(&an);
-		tc_model_destroy(m);
-		return TC_EXIT_OUTPUT;
-	}
-	if (c.format == TC_FORMAT_JSON) {
-		tc_write_summary_json(out.fp, m, s, &so);
-	} else {
-		tc_write_summary_text(out.fp, m, s, &so);
-	}
-	code = tc_cli_close_output(&out);
-	if (code == TC_EXIT_OK) {
-		code = tc_cli_strict(&c, m);
-	}
+	code = write(&c, argv + optind, argc - optind, m, &an, &so);
 	tc_analysis_finish(&an);
 	tc_cli_model_done(m);
 	return code;

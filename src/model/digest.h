@@ -22,7 +22,7 @@
 /* "TCDIGEST" read as a little-endian fixed64: the first 9 bytes of a
  * digest are 0x09 (field 1, fixed64) and these 8 characters. */
 #define TC_DIGEST_MAGIC 0x5453454749444354ull
-#define TC_DIGEST_VERSION 1
+#define TC_DIGEST_VERSION 2
 /* An op's durations stay exact (value, count) pairs up to this many
  * distinct values; more become logarithmic buckets. */
 #define TC_SKETCH_EXACT_MAX 256
