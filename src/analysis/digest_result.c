@@ -41,7 +41,8 @@ static uint32_t track_ref(struct track_ids *t, uint32_t track) {
 }
 
 static void pack_summary(struct tc_digest *d, const struct tc_model *m,
-		const struct tc_summary *s, int64_t first, struct track_ids *tk, Tracectl__Result *o) {
+		const struct tc_summary *s, int64_t first, struct track_ids *tk,
+		Tracectl__Result *o) {
 	o->first_ps = s->first_ps - first;
 	o->last_ps = s->last_ps - first;
 	o->n_events = s->n_events;
@@ -346,7 +347,8 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 		const Tracectl__Util *v = o->util[i];
 		a->util[i] = (struct tc_device_util){ .device = base + v->device,
 			.first_ps = v->first_ps, .last_ps = v->last_ps, .busy_ps = v->busy_ps,
-			.compute_ps = v->compute_ps, .kernel_ps = v->kernel_ps, .comm_ps = v->comm_ps,
+			.compute_ps = v->compute_ps, .kernel_ps = v->kernel_ps,
+			.comm_ps = v->comm_ps,
 			.overlap_ps = v->overlap_ps, .idle_ps = v->idle_ps,
 			.idle_host_wait_ps = v->idle_host_wait_ps,
 			.n_gaps_host_wait = v->n_gaps_host_wait,
@@ -418,8 +420,9 @@ bool tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t b
 	}
 	for (size_t i = 0; i < o->n_counters; i++) {
 		const Tracectl__Counter *v = o->counters[i];
+		uint32_t group = v->group[0] ? tc_model_intern(skel, v->group) : 0;
 		tc_model_counter(skel, udev(v->device, base), tc_model_intern(skel, v->name),
-			tc_model_intern(skel, v->unit), v->group[0] ? tc_model_intern(skel, v->group) : 0);
+			tc_model_intern(skel, v->unit), group);
 	}
 	for (size_t i = 0; i < o->n_warnings; i++) {
 		tc_model_warn(skel, o->warnings[i]->count, "%s", o->warnings[i]->msg);

@@ -27,8 +27,8 @@ const struct tc_cli_spec tc_summarize_spec = {
 	},
 };
 
-static int write(const struct tc_cli_common *c, char **paths, int n, struct tc_model *m,
-		struct tc_analysis *an, struct tc_summary_opts *so) {
+static int print_summary(const struct tc_cli_common *c, char **paths, int n,
+		struct tc_model *m, struct tc_analysis *an, struct tc_summary_opts *so) {
 	so->analysis = an;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(c, paths, n, m, &out)) {
@@ -58,7 +58,7 @@ static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_
 	if (code == TC_EXIT_OK) {
 		struct tc_analysis an;
 		tc_digest_result(in.skel, in.ranks[0], 0, &an);
-		code = write(c, paths, n, in.skel, &an, so);
+		code = print_summary(c, paths, n, in.skel, &an, so);
 		tc_analysis_finish(&an);
 	}
 	tc_cli_digests_finish(&in);
@@ -115,7 +115,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
-	code = write(&c, argv + optind, argc - optind, m, &an, &so);
+	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);
 	tc_analysis_finish(&an);
 	tc_cli_model_done(m);
 	return code;
