@@ -296,8 +296,7 @@ int64_t tc_ivals_length(const struct tc_ivals *v) {
 	return s;
 }
 
-/* Room for need intervals, lo and hi alike. */
-static void ivals_reserve(struct tc_ivals *v, size_t need) {
+void tc_ivals_reserve(struct tc_ivals *v, size_t need) {
 	if (need <= v->cap) {
 		return;
 	}
@@ -318,7 +317,7 @@ void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b) {
 	if (b->n == 0) {
 		return;
 	}
-	ivals_reserve(a, a->n + b->n);
+	tc_ivals_reserve(a, a->n + b->n);
 	size_t i = a->n, j = b->n, w = a->n + b->n;
 	int64_t clo = 0, chi = 0;
 	bool pending = false;

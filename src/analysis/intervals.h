@@ -37,6 +37,8 @@ int64_t tc_ivals_length(const struct tc_ivals *v);
 /* a = a ∪ b, in a's storage. */
 void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b);
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
+/* Room for need intervals, lo and hi alike. */
+void tc_ivals_reserve(struct tc_ivals *v, size_t need);
 /* Length of v ∩ [lo, hi) (binary search; v unchanged). */
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
 

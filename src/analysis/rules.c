@@ -788,7 +788,8 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 			 * counts, as tc_model_arg_num reads them. */
 			struct tc_arg blocks, occ;
 			bool have_b = false, have_o = false;
-			for (uint32_t p = m->ev.args[i]; p != TC_NONE && !(have_b && have_o);) {
+			uint32_t first = m->fill_args ? m->ev.args[i] : TC_NONE;
+			for (uint32_t p = first; p != TC_NONE && !(have_b && have_o);) {
 				struct tc_arg a;
 				p = tc_model_arg_next(m, p, &a);
 				if (a.key == k_blocks && !have_b) {

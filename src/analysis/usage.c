@@ -143,6 +143,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			continue;
 		}
 		struct tc_device_util *u = &util[n_util++];
+		/* Events per kind: room for each kind's union up front, as
+		 * growing it copies the list. */
+		size_t kind_n[TC_OP_KIND_COUNT] = { 0 };
 		*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
 			.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
 		for (size_t k = 0; k < nt; k++) {
@@ -165,7 +168,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 				}
 				lo = s < lo ? s : lo;
 				hi = e > hi ? e : hi;
-				if (m->ops[m->ev.op[i]].kind == TC_OP_KERNEL) {
+				enum tc_op_kind kind = (enum tc_op_kind)m->ops[m->ev.op[i]].kind;
+				kind_n[kind] += m->ev.dur[i] > 0;
+				if (kind == TC_OP_KERNEL) {
 					u->n_kernels++;
 					if (m->ev.dur[i] < short_ps) {
 						u->n_short_kernels++;
@@ -180,6 +185,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			streams[n_streams++] = su;
 		}
 		struct tc_ivals *per_kind = kinds ? kinds + (n_util - 1) * TC_OP_KIND_COUNT : scratch;
+		for (int kd = 0; kd < TC_OP_KIND_COUNT; kd++) {
+			tc_ivals_reserve(&per_kind[kd], kind_n[kd]);
+		}
 		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
 		cov.n = 0;
 		tc_cover_add(&cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
