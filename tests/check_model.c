@@ -507,6 +507,24 @@ START_TEST(event_costs_flag) {
 }
 END_TEST
 
+START_TEST(fill_args_flag) {
+	struct tc_model *m = tc_model_create();
+	uint32_t a = tc_model_args_begin(m);
+	tc_model_arg_int(m, m->key.correlation, 1);
+	tc_model_args_end(m, a);
+	ck_assert(!m->fill_args);
+	struct tc_model *b = tc_model_create();
+	a = tc_model_args_begin(b);
+	tc_model_arg_double(b, b->key.occupancy, 50);
+	tc_model_args_end(b, a);
+	ck_assert(b->fill_args);
+	tc_model_merge(m, b);
+	ck_assert(m->fill_args);
+	tc_model_destroy(b);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* A model with one device, nt host-thread tracks t0.. (ids in t) and op x
  * (*op). */
 static struct tc_model *threads_model(int nt, uint32_t *t, uint32_t *op) {
@@ -1039,6 +1057,7 @@ int main(void) {
 	tcase_add_test(tc, counters_merge_runs);
 	tcase_add_test(tc, counters_many_runs);
 	tcase_add_test(tc, event_costs_flag);
+	tcase_add_test(tc, fill_args_flag);
 	tcase_add_test(tc, finalize_two_threads);
 	tcase_add_test(tc, finalize_depths_two_threads);
 	tcase_add_test(tc, finalize_sort_orders);

@@ -184,7 +184,10 @@ static void *side_passes(void *p) {
 	}
 	pthread_mutex_unlock(&j->lock);
 	/* The rules judge the whole trace, whatever --device names. */
-	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage, &a->ops);
+	/* The summary's device op rows are the same walk: reuse them. */
+	bool dev_ops = (j->run & TC_AN_SUMMARY) && a->summary.n_devices;
+	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage,
+		dev_ops ? a->summary.ops : NULL, dev_ops ? a->summary.n_ops : 0, &a->ops);
 	return NULL;
 }
 
@@ -211,9 +214,12 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	bool threaded = side &&
 		(o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
 		pthread_create(&th, NULL, side_passes, &job) == 0;
+	/* The per-kind unions, kept from usage for the breakdown. */
+	struct tc_ivals *kinds = NULL;
 	if (run & TC_AN_USAGE) {
-		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams);
-		job.usage = (struct tc_usage){ a->util, a->n_util };
+		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams,
+			run & TC_AN_BREAKDOWN ? &kinds : NULL);
+		job.usage = (struct tc_usage){ a->util, a->n_util, kinds };
 	}
 	pthread_mutex_lock(&job.lock);
 	job.usage_done = true;
@@ -224,6 +230,9 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	}
 	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_breakdown(m, o, &job.usage, a);
+	}
+	tc_usage_kinds_free(kinds, a->n_util);
+	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_ranks(m, o, &a->ranks, a);
 	}
 	if (threaded) {
@@ -235,7 +244,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	pthread_cond_destroy(&job.cv);
 	if (run & TC_AN_OP_TABLE) {
 		tc_pass_op_table(m, by, true, tc_analysis_find_device(m, o->device), &job.usage,
-			&a->op_table);
+			NULL, 0, &a->op_table);
 	}
 	if (run & TC_AN_FINDINGS) {
 		tc_runtime_detect(m, a, &a->runtime);

@@ -112,31 +112,63 @@ static uint32_t pick_device(const struct tc_model *m, const struct tc_usage *u,
 	return best != TC_NONE ? best : tc_busiest_device(u->util, u->n_util);
 }
 
-static void xfer_add(const struct tc_model *m, size_t i, struct tc_xfer_stats *x,
-		uint32_t pageable, uint32_t pinned) {
-	x->dur_ps += m->ev.dur[i];
+/* What xfer_add needs of one copy event, read from its args once. */
+struct xfer_ev {
+	int64_t dur;
+	bool done;    /* the -done half of an async copy */
+	bool known;   /* carries its bytes */
+	bool pageable, pinned;
+	double bytes; /* 0 when unknown */
+};
+
+static void xfer_read(const struct tc_model *m, size_t i, uint32_t pageable, uint32_t pinned,
+		struct xfer_ev *x) {
+	*x = (struct xfer_ev){ .dur = m->ev.dur[i] };
 	/* An async copy's -done half is time spent on the copy its -start half
 	 * issued (and counted), not another copy. */
 	if (m->ops[m->ev.op[i]].flags & TC_OPF_ASYNC_DONE) {
+		x->done = true;
+		return;
+	}
+	/* One walk of the args for both keys; the first of each counts, as
+	 * tc_model_arg_find reads them. */
+	bool have_b = false, have_k = false;
+	for (uint32_t p = m->ev.args[i]; p != TC_NONE && !(have_b && have_k);) {
+		struct tc_arg a;
+		p = tc_model_arg_next(m, p, &a);
+		if (a.key == m->key.bytes && !have_b) {
+			have_b = true;
+			double b;
+			if (tc_model_arg_value_num(m, &a, &b) && b >= 0) {
+				x->known = true;
+				x->bytes = b;
+			}
+		} else if (a.key == m->key.memory_kind && !have_k) {
+			have_k = true;
+			if (a.type == TC_ARG_STR) {
+				x->pageable = a.v.s == pageable;
+				x->pinned = !x->pageable && a.v.s == pinned;
+			}
+		}
+	}
+}
+
+static void xfer_add(const struct xfer_ev *e, struct tc_xfer_stats *x) {
+	x->dur_ps += e->dur;
+	if (e->done) {
 		return;
 	}
 	x->count++;
-	double b;
-	if (tc_model_arg_num(m, m->ev.args[i], m->key.bytes, &b) && b >= 0) {
+	if (e->known) {
 		x->n_bytes_known++;
-		x->bytes += b;
-		x->bytes_dur_ps += m->ev.dur[i];
-	} else {
-		b = 0;
+		x->bytes += e->bytes;
+		x->bytes_dur_ps += e->dur;
 	}
-	struct tc_arg k;
-	if (tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind, &k) && k.type == TC_ARG_STR) {
-		if (k.v.s == pageable) {
-			x->n_pageable++;
-			x->bytes_pageable += b;
-		} else if (k.v.s == pinned) {
-			x->n_pinned++;
-		}
+	if (e->pageable) {
+		x->n_pageable++;
+		x->bytes_pageable += e->bytes;
+	} else if (e->pinned) {
+		x->n_pinned++;
 	}
 }
 
@@ -149,6 +181,7 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
+		size_t at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int dir;
 			switch (m->ops[m->ev.op[i]].kind) {
@@ -165,10 +198,12 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 			default:
 				continue;
 			}
-			xfer_add(m, i, &a->xfer[dir], pageable, pinned);
-			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
+			struct xfer_ev e;
+			xfer_read(m, i, pageable, pinned, &e);
+			xfer_add(&e, &a->xfer[dir]);
+			size_t s = tc_step_at_from(a->steps, a->n_steps, &at, m->ev.start[i]);
 			if (s != SIZE_MAX) {
-				xfer_add(m, i, &a->steps[s].xfer[dir], pageable, pinned);
+				xfer_add(&e, &a->steps[s].xfer[dir]);
 			}
 		}
 	}
@@ -230,10 +265,12 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
  * Each step's time by category on device dev (TC_NONE: host lines only),
  * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
  * step: one sweep per step over the per-kind unions of the device's work
- * lines, its host's threads and its other lines.
+ * lines (dev_k, from the usage pass; NULL: built here), its host's threads
+ * and its other lines.
  */
 static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-		const struct tc_ivals *host_k, int64_t *cat, int64_t *busy) {
+		const struct tc_ivals *dev_k, const struct tc_ivals *host_k, int64_t *cat,
+		int64_t *busy) {
 	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
 	size_t n[2];
 	uint32_t *tr[2] = {
@@ -242,7 +279,11 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 	};
 	/* Lists in category() bit order: device work, host, other device lines. */
 	struct tc_ivals kinds[3][TC_OP_KIND_COUNT] = { 0 };
-	tc_ivals_union_per_kind(m, tr[0], n[0], kinds[0]);
+	if (dev_k) {
+		memcpy(kinds[0], dev_k, sizeof(kinds[0]));
+	} else {
+		tc_ivals_union_per_kind(m, tr[0], n[0], kinds[0]);
+	}
 	memcpy(kinds[1], host_k, sizeof(kinds[1]));
 	tc_ivals_union_per_kind(m, tr[1], n[1], kinds[2]);
 	free(tr[0]);
@@ -272,8 +313,15 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		c[TC_BD_IDLE] = s->dur_ps - sum;
 	}
 	tc_cover_finish(&cov);
-	tc_ivals_finish_per_kind(kinds[0]);
+	if (!dev_k) {
+		tc_ivals_finish_per_kind(kinds[0]);
+	}
 	tc_ivals_finish_per_kind(kinds[2]);
+}
+
+/* The usage pass's unions for u->util[k]'s device, or NULL. */
+static const struct tc_ivals *usage_kinds(const struct tc_usage *u, size_t k) {
+	return u->kinds ? u->kinds + k * TC_OP_KIND_COUNT : NULL;
 }
 
 /* Steps the totals count: not warm-up or partial, unless nothing else is. */
@@ -299,7 +347,8 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		struct tc_dev_attr *at = &a->attr[a->n_attr++];
 		at->device = d;
 		at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
-		attribute(m, a, d, host_unions_for(m, &hc, d), at->step_cat, busy);
+		attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, &hc, d), at->step_cat,
+			busy);
 		int64_t in_steps = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
 			in_steps += busy[i];
@@ -324,7 +373,12 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 	}
 	if (!bd_done) {
 		int64_t *cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*cat));
-		attribute(m, a, a->bd_device, host_unions_for(m, &hc, a->bd_device), cat, busy);
+		const struct tc_ivals *dev_k = NULL;
+		for (size_t k = 0; k < u->n_util && !dev_k; k++) {
+			dev_k = u->util[k].device == a->bd_device ? usage_kinds(u, k) : NULL;
+		}
+		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, &hc, a->bd_device), cat,
+			busy);
 		for (size_t i = 0; i < a->n_steps; i++) {
 			memcpy(a->steps[i].cat_ps, cat + i * TC_BD_COUNT, sizeof(a->steps[i].cat_ps));
 			a->steps[i].busy_ps = busy[i];

@@ -75,9 +75,14 @@ static int cmp_ctime(const void *pa, const void *pb) {
 }
 
 void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
+	/* Without a compile op no event is one: skip both walks of them. */
+	bool any = false;
+	for (size_t o = 0; o < m->n_ops && !any; o++) {
+		any = m->ops[o].kind == TC_OP_COMPILE;
+	}
 	uint32_t *tracks = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tracks));
 	size_t nt = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
+	for (size_t t = 0; t < m->n_tracks && any; t++) {
 		if (m->tracks[t].kind != TC_TRACK_DERIVED) {
 			tracks[nt++] = (uint32_t)t;
 		}

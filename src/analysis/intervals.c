@@ -5,12 +5,7 @@
 #include "util/prefault.h"
 #include "util/xalloc.h"
 
-/* b - a for a <= b, saturated: model times span up to 2^62 either side of
- * the origin, so a difference can exceed INT64_MAX. */
-static inline int64_t gap(int64_t a, int64_t b) {
-	uint64_t d = (uint64_t)b - (uint64_t)a;
-	return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
-}
+#define gap tc_ivals_gap
 
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 	if (hi <= lo) {
@@ -48,24 +43,24 @@ void tc_ivals_finish(struct tc_ivals *v) {
 }
 
 /* A min-heap of track cursors keyed by the start of the track's next
- * contributing event; the key lives in the cursor, as comparing through
- * m->ev.start misses the cache on every step. */
-struct cursor {
-	int64_t key;
-	size_t i, end;
-};
+ * contributing event, then its index (the tracks' ranges are disjoint, so
+ * the merge is the (start, index) order); the key lives in the cursor, as
+ * comparing through m->ev.start misses the cache on every step. */
+static bool cursor_before(const struct tc_track_cursor *a, const struct tc_track_cursor *b) {
+	return a->key < b->key || (a->key == b->key && a->i < b->i);
+}
 
-static void sift_down(struct cursor *h, size_t n, size_t k) {
-	struct cursor c = h[k];
+static void sift_down(struct tc_track_cursor *h, size_t n, size_t k) {
+	struct tc_track_cursor c = h[k];
 	for (;;) {
 		size_t s = 2 * k + 1;
 		if (s >= n) {
 			break;
 		}
-		if (s + 1 < n && h[s + 1].key < h[s].key) {
+		if (s + 1 < n && cursor_before(&h[s + 1], &h[s])) {
 			s++;
 		}
-		if (h[s].key >= c.key) {
+		if (!cursor_before(&h[s], &c)) {
 			break;
 		}
 		h[k] = h[s];
@@ -76,7 +71,7 @@ static void sift_down(struct cursor *h, size_t n, size_t k) {
 
 /* Move c to its next event with a positive duration that keep accepts:
  * filtered unions skip most events without touching the heap. */
-static bool next_kept(const struct tc_model *m, struct cursor *c,
+static bool next_kept(const struct tc_model *m, struct tc_track_cursor *c,
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
 	for (; c->i < c->end; c->i++) {
 		if (m->ev.dur[c->i] > 0 && (!keep || keep(m, c->i, ctx))) {
@@ -87,24 +82,16 @@ static bool next_kept(const struct tc_model *m, struct cursor *c,
 	return false;
 }
 
-/* The kept events of several tracks, each in start order, merged into one
- * start-ordered stream. */
-struct track_merge {
-	struct cursor *h;
-	size_t n;
-	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx);
-	void *ctx;
-};
-
-static void merge_init(struct track_merge *g, const struct tc_model *m, const uint32_t *tracks,
-		size_t nt, bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
+void tc_track_merge_init(struct tc_track_merge *g, const struct tc_model *m,
+		const uint32_t *tracks, size_t nt,
+		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
 	g->h = tc_xmalloc((nt ? nt : 1) * sizeof(*g->h));
 	g->n = 0;
 	g->keep = keep;
 	g->ctx = ctx;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
-		struct cursor c = { 0, tr->first, (size_t)tr->first + tr->count };
+		struct tc_track_cursor c = { 0, tr->first, (size_t)tr->first + tr->count, tracks[t] };
 		if (next_kept(m, &c, keep, ctx)) {
 			g->h[g->n++] = c;
 		}
@@ -114,15 +101,18 @@ static void merge_init(struct track_merge *g, const struct tc_model *m, const ui
 	}
 }
 
-/* The next event index, or SIZE_MAX (and the heap freed) at the end. */
-static size_t merge_next(struct track_merge *g, const struct tc_model *m) {
+size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
+		uint32_t *track) {
 	if (!g->n) {
 		free(g->h);
 		g->h = NULL;
 		return SIZE_MAX;
 	}
-	struct cursor *top = &g->h[0];
+	struct tc_track_cursor *top = &g->h[0];
 	size_t i = top->i++;
+	if (track) {
+		*track = top->track;
+	}
 	if (!next_kept(m, top, g->keep, g->ctx)) {
 		*top = g->h[--g->n];
 	}
@@ -170,9 +160,9 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 		tc_ivals_finish(&local);
 		return;
 	}
-	struct track_merge g;
-	merge_init(&g, m, tracks, nt, keep, ctx);
-	for (size_t i; (i = merge_next(&g, m)) != SIZE_MAX;) {
+	struct tc_track_merge g;
+	tc_track_merge_init(&g, m, tracks, nt, keep, ctx);
+	for (size_t i; (i = tc_track_merge_next(&g, m, NULL)) != SIZE_MAX;) {
 		tc_ivals_push(out, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
 	}
 }
@@ -284,9 +274,9 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 	}
 	/* The merge yields events in start order across tracks, so each kind's
 	 * list also receives increasing starts and stays a valid union. */
-	struct track_merge g;
-	merge_init(&g, m, tracks, nt, NULL, NULL);
-	for (size_t i; (i = merge_next(&g, m)) != SIZE_MAX;) {
+	struct tc_track_merge g;
+	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
+	for (size_t i; (i = tc_track_merge_next(&g, m, NULL)) != SIZE_MAX;) {
 		tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
 			m->ev.start[i] + m->ev.dur[i]);
 	}
@@ -306,8 +296,7 @@ int64_t tc_ivals_length(const struct tc_ivals *v) {
 	return s;
 }
 
-/* Room for need intervals, lo and hi alike. */
-static void ivals_reserve(struct tc_ivals *v, size_t need) {
+void tc_ivals_reserve(struct tc_ivals *v, size_t need) {
 	if (need <= v->cap) {
 		return;
 	}
@@ -328,7 +317,7 @@ void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b) {
 	if (b->n == 0) {
 		return;
 	}
-	ivals_reserve(a, a->n + b->n);
+	tc_ivals_reserve(a, a->n + b->n);
 	size_t i = a->n, j = b->n, w = a->n + b->n;
 	int64_t clo = 0, chi = 0;
 	bool pending = false;
@@ -507,25 +496,6 @@ int64_t tc_cover_len_both(const struct tc_cover *c, uint64_t a, uint64_t b) {
 void tc_cover_finish(struct tc_cover *c) {
 	free(c->v);
 	memset(c, 0, sizeof(*c));
-}
-
-int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track) {
-	const struct tc_track *tr = &m->tracks[track];
-	int64_t s = 0, lo = 0, hi = INT64_MIN;
-	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-		int64_t d = m->ev.dur[i], b = m->ev.start[i];
-		if (d <= 0) {
-			continue;
-		}
-		if (b > hi) {
-			s = hi > lo ? tc_sat_add(s, gap(lo, hi)) : s;
-			lo = b;
-			hi = b + d;
-		} else if (b + d > hi) {
-			hi = b + d;
-		}
-	}
-	return hi > lo ? tc_sat_add(s, gap(lo, hi)) : s;
 }
 
 uint32_t *tc_device_work_tracks(const struct tc_model *m, const struct tc_device_tracks *dt,

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/model.h"
+#include "util/num.h"
 
 struct tc_ivals {
 	int64_t *lo, *hi; /* disjoint, sorted, half-open [lo, hi) */
@@ -36,6 +37,8 @@ int64_t tc_ivals_length(const struct tc_ivals *v);
 /* a = a ∪ b, in a's storage. */
 void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b);
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
+/* Room for need intervals, lo and hi alike. */
+void tc_ivals_reserve(struct tc_ivals *v, size_t need);
 /* Length of v ∩ [lo, hi) (binary search; v unchanged). */
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
 
@@ -46,6 +49,27 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 	struct tc_ivals out[TC_OP_KIND_COUNT]);
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
 void tc_ivals_finish(struct tc_ivals *v);
+
+/* The events with a positive duration (and that keep accepts; NULL: all)
+ * of several tracks in (start, index) order, merged without a list:
+ * tc_track_merge_next returns the next event's index and sets *track (if
+ * not NULL) to its track; SIZE_MAX, with g freed, at the end. */
+struct tc_track_cursor {
+	int64_t key;
+	size_t i, end;
+	uint32_t track;
+};
+struct tc_track_merge {
+	struct tc_track_cursor *h;
+	size_t n;
+	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx);
+	void *ctx;
+};
+void tc_track_merge_init(struct tc_track_merge *g, const struct tc_model *m,
+	const uint32_t *tracks, size_t nt,
+	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx);
+size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
+	uint32_t *track);
 
 /*
  * Covered time split by which lists cover it, for several unions and
@@ -69,8 +93,35 @@ int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask);
 int64_t tc_cover_len_both(const struct tc_cover *c, uint64_t a, uint64_t b);
 void tc_cover_finish(struct tc_cover *c);
 
-/* Length of the union of one track's events (no list built). */
-int64_t tc_track_busy_ps(const struct tc_model *m, uint32_t track);
+/* b - a for a <= b, saturated: model times span up to 2^62 either side of
+ * the origin, so a difference can exceed INT64_MAX. */
+static inline int64_t tc_ivals_gap(int64_t a, int64_t b) {
+	uint64_t d = (uint64_t)b - (uint64_t)a;
+	return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
+/* Length of a union of intervals added by rising start (one track's
+ * events), no list built. */
+struct tc_busy_acc {
+	int64_t sum, lo, hi;
+};
+#define TC_BUSY_ACC_INIT { 0, 0, INT64_MIN }
+static inline void tc_busy_acc_add(struct tc_busy_acc *b, int64_t start, int64_t dur) {
+	if (dur <= 0) {
+		return;
+	}
+	if (start > b->hi) {
+		b->sum = b->hi > b->lo ? tc_sat_add(b->sum, tc_ivals_gap(b->lo, b->hi)) : b->sum;
+		b->lo = start;
+		b->hi = start + dur;
+	} else if (start + dur > b->hi) {
+		b->hi = start + dur;
+	}
+}
+static inline int64_t tc_busy_acc_len(const struct tc_busy_acc *b) {
+	return b->hi > b->lo ? tc_sat_add(b->sum, tc_ivals_gap(b->lo, b->hi)) : b->sum;
+}
+
 
 /* Device-work tracks of device d among dt's (tc_device_tracks_init: built
  * once for a loop over devices); returns a malloc'd array and its length. */

@@ -27,17 +27,25 @@
 #include "model/model.h"
 #include "model/report.h"
 
-/* The usage pass's result, as later passes read it: by device, ascending. */
+struct tc_ivals;
+
+/* The usage pass's result, as later passes read it: by device, ascending.
+ * kinds (NULL when not kept): TC_OP_KIND_COUNT per-kind unions of the work
+ * lines of util[k]'s device at kinds[k * TC_OP_KIND_COUNT], so the
+ * breakdown does not build them again. */
 struct tc_usage {
 	const struct tc_device_util *util;
 	size_t n_util;
+	const struct tc_ivals *kinds;
 };
 
 /* Device utilisation per device and stream (usage.c); *util and *streams
- * are malloc'd. */
+ * are malloc'd. With kinds, *kinds gets the per-kind unions (n_util x
+ * TC_OP_KIND_COUNT, malloc'd; free with tc_usage_kinds_free). */
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_device_util **util, size_t *n_util,
-	struct tc_stream_util **streams, size_t *n_streams);
+	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds);
+void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util);
 
 /* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
  * steps_inferred, steps_device and the window and trimmed times. */
@@ -45,6 +53,19 @@ void tc_pass_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
 	const struct tc_usage *u, struct tc_analysis *a);
 /* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
 size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t);
+/* The same for times that never fall (a track's events): *lo, 0 at first,
+ * moves past the steps starting at or before t, so no search is repeated. */
+static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps, size_t *lo,
+		int64_t t) {
+	while (*lo < n_steps && steps[*lo].start_ps <= t) {
+		(*lo)++;
+	}
+	if (*lo == 0) {
+		return SIZE_MAX;
+	}
+	const struct tc_step *s = &steps[*lo - 1];
+	return t < s->start_ps + s->dur_ps ? *lo - 1 : SIZE_MAX;
+}
 
 /* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps,
  * fills their categories, busy time and partial flag, and a's bd_device,
@@ -70,9 +91,13 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
  * (peaks: the first device in u with known peaks). only: the one device
  * tabled (scope, shares and peaks over it alone), or TC_NONE for all.
  * percentiles: fill p50/p99 of "name" rows (a gather and a selection over
- * every event), else -1. False if by is unknown. */
+ * every event), else -1. dev_ops (n_dev_ops rows; NULL: none): tc_analyze_ops
+ * over every device work line without percentiles, as the summary has them,
+ * used instead of a second walk when they are the rows wanted. False if by
+ * is unknown. */
 bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
-	uint32_t only, const struct tc_usage *u, struct tc_op_table *t);
+	uint32_t only, const struct tc_usage *u, const struct tc_op_summary *dev_ops,
+	size_t n_dev_ops, struct tc_op_table *t);
 
 /* Per-rank analysis (ranks.c, tc_ranks_analyze): fills r; with job (the
  * whole model's analysis after its breakdown), also gives job's devices of

@@ -98,7 +98,8 @@ static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t
 }
 
 bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
-		uint32_t only, const struct tc_usage *u, struct tc_op_table *t) {
+		uint32_t only, const struct tc_usage *u, const struct tc_op_summary *dev_ops,
+		size_t n_dev_ops, struct tc_op_table *t) {
 	memset(t, 0, sizeof(*t));
 	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
 	bool by_kind = strcmp(by, "kind") == 0, by_dev = strcmp(by, "device") == 0;
@@ -119,7 +120,16 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 		track_ok = any_device ? tc_track_device_work_of : host_track_of;
 	}
 	size_t n;
-	struct tc_op_summary *s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);
+	struct tc_op_summary *s;
+	if (dev_ops && track_ok == tc_track_device_work && !(by_name && percentiles)) {
+		n = n_dev_ops;
+		s = tc_xmalloc((n ? n : 1) * sizeof(*s));
+		if (n) {
+			memcpy(s, dev_ops, n * sizeof(*s));
+		}
+	} else {
+		s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);
+	}
 	struct tc_op_row *dev_rows = NULL;
 	size_t n_dev = 0, cap = 0;
 	for (size_t d = 0; by_dev && d < m->n_devices && any_device; d++) {

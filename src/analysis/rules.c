@@ -740,27 +740,6 @@ static int cmp_double(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
-/* Index of the counted step holding ts (steps by start), SIZE_MAX if none:
- * warm-up and partial steps count only when nothing else is left. */
-static size_t counted_step_at(const struct tc_analysis *a, int64_t ts) {
-	size_t lo = 0, hi = a->n_steps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->steps[mid].start_ps <= ts) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (lo == 0) {
-		return SIZE_MAX;
-	}
-	const struct tc_step *st = &a->steps[lo - 1];
-	bool skip = (st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
-		a->n_steps_counted > 0;
-	return ts < st->start_ps + st->dur_ps && !skip ? lo - 1 : SIZE_MAX;
-}
-
 struct fill {
 	int64_t kern_ps;      /* kernels in the counted steps (summed durations) */
 	int64_t with_ps;      /* of which carry blocks per SM */
@@ -771,6 +750,19 @@ struct fill {
 	int64_t *op_ps;       /* underfilled (or short) time per op */
 };
 
+/* Whether ts falls in a counted step (steps by start): warm-up and partial
+ * steps count only when nothing else is left. ts never falls between calls
+ * with one *at (a track's starts). */
+static bool counted_from(const struct tc_analysis *a, size_t *at, int64_t ts) {
+	size_t i = tc_step_at_from(a->steps, a->n_steps, at, ts);
+	if (i == SIZE_MAX) {
+		return false;
+	}
+	const struct tc_step *st = &a->steps[i];
+	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
+		a->n_steps_counted > 0);
+}
+
 static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) {
 	const struct tc_model *m = c->m;
 	struct tc_device_tracks dt;
@@ -779,24 +771,43 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 	uint32_t *work = tc_device_work_tracks(m, &dt, d, &nt);
 	tc_device_tracks_finish(&dt);
 	int64_t short_ps = (int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6);
+	double blocks_th = th(c, TC_TH_SMALL_BATCH_BLOCKS);
+	const uint32_t k_blocks = m->key.blocks_per_sm, k_occ = m->key.occupancy;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[work[t]];
+		size_t at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			uint32_t op = m->ev.op[i];
 			int64_t dur = m->ev.dur[i];
 			if (m->ops[op].kind != TC_OP_KERNEL ||
-					(c->a->n_steps && counted_step_at(c->a, m->ev.start[i]) == SIZE_MAX)) {
+					(c->a->n_steps && !counted_from(c->a, &at, m->ev.start[i]))) {
 				continue;
 			}
 			fl->kern_ps += dur;
+			/* One walk of the args for both keys; the first of each
+			 * counts, as tc_model_arg_num reads them. */
+			struct tc_arg blocks, occ;
+			bool have_b = false, have_o = false;
+			uint32_t first = m->fill_args ? m->ev.args[i] : TC_NONE;
+			for (uint32_t p = first; p != TC_NONE && !(have_b && have_o);) {
+				struct tc_arg a;
+				p = tc_model_arg_next(m, p, &a);
+				if (a.key == k_blocks && !have_b) {
+					blocks = a;
+					have_b = true;
+				} else if (a.key == k_occ && !have_o) {
+					occ = a;
+					have_o = true;
+				}
+			}
 			double v;
 			bool low = false;
-			if (tc_model_arg_num(m, m->ev.args[i], m->key.blocks_per_sm, &v)) {
+			if (have_b && tc_model_arg_value_num(m, &blocks, &v)) {
 				fl->with_ps += dur;
-				low = v < th(c, TC_TH_SMALL_BATCH_BLOCKS);
+				low = v < blocks_th;
 				fl->low_ps += low ? dur : 0;
 			}
-			if (tc_model_arg_num(m, m->ev.args[i], m->key.occupancy, &v)) {
+			if (have_o && tc_model_arg_value_num(m, &occ, &v)) {
 				fl->occ_ps += v * (double)dur;
 				fl->occ_dur_ps += dur;
 			}

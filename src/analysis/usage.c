@@ -12,32 +12,21 @@
  * delays, short kernels), with each device's peaks.
  */
 
-struct ev_ref {
-	int64_t start;
-	uint32_t ev;
-	uint32_t track; /* fills the padding */
-};
-
-static int cmp_ev_ref(const void *pa, const void *pb) {
-	const struct ev_ref *a = pa, *b = pb;
-	if (a->start != b->start) {
-		return a->start < b->start ? -1 : 1;
-	}
-	return a->ev < b->ev ? -1 : a->ev > b->ev;
-}
-
 /*
  * Start of the launching host call of each event on a device-work track
  * (TC_FLOW_LAUNCH), INT64_MIN where none; held only for those tracks'
  * events, which are contiguous per track after finalize.
  */
 struct launch_starts {
-	int64_t *v;      /* NULL when the trace has no launch flows */
-	size_t *off;     /* per track: index of its first event in v, SIZE_MAX if none */
+	/* NULL when the trace has no launch flows; else per event, the
+	 * launching call's index + 1, 0 for none: 4 bytes, and calloc's
+	 * zeroes, as the pages of this column cost more than its reads */
+	uint32_t *from;
+	size_t *off;     /* per track: index of its first event in from, SIZE_MAX if none */
 };
 
 static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
-	ls->v = NULL;
+	ls->from = NULL;
 	ls->off = NULL;
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
@@ -45,7 +34,7 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
 			continue;
 		}
 		uint32_t t = tc_model_event_track(m, fl->to);
-		if (!ls->v) {
+		if (!ls->from) {
 			ls->off = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*ls->off));
 			size_t n = 0;
 			for (size_t k = 0; k < m->n_tracks; k++) {
@@ -54,13 +43,10 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
 				ls->off[k] = work ? n : SIZE_MAX;
 				n += work ? m->tracks[k].count : 0;
 			}
-			ls->v = tc_xmalloc((n ? n : 1) * sizeof(*ls->v));
-			for (size_t i = 0; i < n; i++) {
-				ls->v[i] = INT64_MIN;
-			}
+			ls->from = tc_xcalloc(n ? n : 1, sizeof(*ls->from));
 		}
 		if (t < m->n_tracks && ls->off[t] != SIZE_MAX) {
-			ls->v[ls->off[t] + (fl->to - m->tracks[t].first)] = m->ev.start[fl->from];
+			ls->from[ls->off[t] + (fl->to - m->tracks[t].first)] = fl->from + 1;
 		}
 	}
 }
@@ -68,53 +54,48 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
 /* The launch start of event i on device-work track t (INT64_MIN: none). */
 static inline int64_t launch_start(const struct tc_model *m, const struct launch_starts *ls,
 		uint32_t t, size_t i) {
-	return ls->v[ls->off[t] + (i - m->tracks[t].first)];
+	uint32_t f = ls->from[ls->off[t] + (i - m->tracks[t].first)];
+	return f ? m->ev.start[f - 1] : INT64_MIN;
 }
 
 static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		const struct launch_starts *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
-	size_t n = 0;
-	for (size_t k = 0; k < nt; k++) {
-		n += m->tracks[tracks[k]].count;
-	}
-	if (!n || !ls->v) {
+	if (!ls->from) {
 		return;
 	}
-	struct ev_ref *v = tc_xmalloc(n * sizeof(*v));
-	size_t w = 0;
-	for (size_t k = 0; k < nt; k++) {
-		const struct tc_track *tr = &m->tracks[tracks[k]];
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ev.dur[i] > 0) {
-				v[w++] = (struct ev_ref){ m->ev.start[i], (uint32_t)i, tracks[k] };
-			}
-		}
-	}
-	/* Each track is sorted already: merge the runs (O(n log tracks)). */
-	tc_sort_runs(v, w, sizeof(*v), cmp_ev_ref);
+	/* Each track is sorted already: merge them as they are read, in
+	 * (start, index) order. */
+	struct tc_track_merge g;
+	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
 	/* A gap is host-bound when the op that ends it was launched after the
 	 * device went idle: the device waited for the host (HTA's host_wait). */
-	int64_t cur = w ? v[0].start : 0;
-	for (size_t k = 0; k < w; k++) {
-		uint32_t i = v[k].ev;
-		int64_t l = launch_start(m, ls, v[k].track, i);
-		if (v[k].start > cur && l != INT64_MIN && l > cur) {
-			u->idle_host_wait_ps += v[k].start - cur;
+	bool first = true;
+	int64_t cur = 0;
+	uint32_t t;
+	for (size_t i; (i = tc_track_merge_next(&g, m, &t)) != SIZE_MAX;) {
+		int64_t s = m->ev.start[i];
+		if (first) {
+			cur = s;
+			first = false;
+		}
+		int64_t l = s > cur ? launch_start(m, ls, t, i) : INT64_MIN;
+		if (s > cur && l != INT64_MIN && l > cur) {
+			u->idle_host_wait_ps += s - cur;
 			u->n_gaps_host_wait++;
-		} else if (v[k].start > cur && v[k].start - cur < kernel_wait_ps) {
+		} else if (s > cur && s - cur < kernel_wait_ps) {
 			/* Queued back to back yet apart: launch/dependency latency
 			 * between kernels, which CUDA graphs remove. */
-			u->idle_kernel_wait_ps += v[k].start - cur;
+			u->idle_kernel_wait_ps += s - cur;
 		}
 		int64_t e = tc_model_end(m, i);
 		cur = e > cur ? e : cur;
 	}
-	free(v);
 }
 
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_device_util **util_out, size_t *n_util_out,
-		struct tc_stream_util **streams_out, size_t *n_streams_out) {
+		struct tc_stream_util **streams_out, size_t *n_streams_out,
+		struct tc_ivals **kinds_out) {
 	struct launch_starts ls;
 	launch_starts(m, &ls);
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
@@ -122,7 +103,10 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	size_t n_util = 0, n_streams = 0;
 	struct tc_stream_util *streams = NULL;
 	struct tc_cover cov = { 0 };
-	struct tc_ivals per_kind[TC_OP_KIND_COUNT] = { 0 };
+	struct tc_ivals scratch[TC_OP_KIND_COUNT] = { 0 };
+	struct tc_ivals *kinds = kinds_out ?
+		tc_xcalloc((m->n_devices ? m->n_devices : 1) * TC_OP_KIND_COUNT, sizeof(*kinds)) :
+		NULL;
 	size_t scap = 0;
 	/* Launch delays per device: device start - launch call start. */
 	int64_t **delays = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*delays));
@@ -159,6 +143,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			continue;
 		}
 		struct tc_device_util *u = &util[n_util++];
+		/* Events per kind: room for each kind's union up front, as
+		 * growing it copies the list. */
+		size_t kind_n[TC_OP_KIND_COUNT] = { 0 };
 		*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
 			.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
 		for (size_t k = 0; k < nt; k++) {
@@ -168,10 +155,12 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			}
 			struct tc_stream_util su = { .track = tracks[k], .n_events = tr->count };
 			int64_t lo = INT64_MAX, hi = INT64_MIN;
+			struct tc_busy_acc busy = TC_BUSY_ACC_INIT;
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 				int64_t s = m->ev.start[i], e = tc_model_end(m, i);
+				tc_busy_acc_add(&busy, s, m->ev.dur[i]);
 				/* Per-stream host wait (HTA's idle categories are per stream). */
-				if (ls.v && hi != INT64_MIN && s > hi) {
+				if (ls.from && hi != INT64_MIN && s > hi) {
 					int64_t l = launch_start(m, &ls, tracks[k], i);
 					if (l != INT64_MIN && l > hi) {
 						su.idle_host_wait_ps += s - hi;
@@ -179,7 +168,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 				}
 				lo = s < lo ? s : lo;
 				hi = e > hi ? e : hi;
-				if (m->ops[m->ev.op[i]].kind == TC_OP_KERNEL) {
+				enum tc_op_kind kind = (enum tc_op_kind)m->ops[m->ev.op[i]].kind;
+				kind_n[kind] += m->ev.dur[i] > 0;
+				if (kind == TC_OP_KERNEL) {
 					u->n_kernels++;
 					if (m->ev.dur[i] < short_ps) {
 						u->n_short_kernels++;
@@ -188,10 +179,14 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			}
 			u->first_ps = lo < u->first_ps ? lo : u->first_ps;
 			u->last_ps = hi > u->last_ps ? hi : u->last_ps;
-			su.busy_ps = tc_track_busy_ps(m, tracks[k]);
+			su.busy_ps = tc_busy_acc_len(&busy);
 			su.span_ps = hi - lo;
 			TC_GROW(streams, scap, n_streams + 1);
 			streams[n_streams++] = su;
+		}
+		struct tc_ivals *per_kind = kinds ? kinds + (n_util - 1) * TC_OP_KIND_COUNT : scratch;
+		for (int kd = 0; kd < TC_OP_KIND_COUNT; kd++) {
+			tc_ivals_reserve(&per_kind[kd], kind_n[kd]);
 		}
 		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
 		cov.n = 0;
@@ -226,11 +221,21 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(nd);
 	free(cd);
 	tc_cover_finish(&cov);
-	tc_ivals_finish_per_kind(per_kind);
-	free(ls.v);
+	tc_ivals_finish_per_kind(scratch);
+	free(ls.from);
 	free(ls.off);
 	*util_out = util;
 	*n_util_out = n_util;
 	*streams_out = streams;
 	*n_streams_out = n_streams;
+	if (kinds_out) {
+		*kinds_out = kinds;
+	}
+}
+
+void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util) {
+	for (size_t k = 0; kinds && k < n_util; k++) {
+		tc_ivals_finish_per_kind(kinds + k * TC_OP_KIND_COUNT);
+	}
+	free(kinds);
 }

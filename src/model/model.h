@@ -325,6 +325,9 @@ struct tc_model {
 	/* Some arg has key key.flops or key.bytes_accessed (set by the arg
 	 * functions and merge): without one, events' costs are their ops'. */
 	bool event_costs;
+	/* Some arg has key key.blocks_per_sm or key.occupancy (set alike):
+	 * without one, no kernel's args need reading for them. */
+	bool fill_args;
 
 	/*
 	 * Event cap while reading (0 = none), set by ingest from --max-events.

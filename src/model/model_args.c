@@ -83,6 +83,9 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 	if (key == m->key.flops || key == m->key.bytes_accessed) {
 		m->event_costs = true;
 	}
+	if (key == m->key.blocks_per_sm || key == m->key.occupancy) {
+		m->fill_args = true;
+	}
 	m->arg_last_hdr = (uint32_t)m->n_argb;
 	uint8_t *p = m->argb + m->n_argb;
 	p += put_varint(p, (uint64_t)key << 4 | code);

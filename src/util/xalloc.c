@@ -76,6 +76,18 @@ void *tc_grow(void *p, size_t *cap, size_t need, size_t elem) {
 	return tc_xrealloc(p, c * elem);
 }
 
+/* One element: memcpy of a size known only at run time is a call per
+ * element, words of a known size are moves. */
+static inline void copy_elem(char *o, const char *s, size_t size) {
+	if (size % 8 == 0 && size <= 64) {
+		for (size_t k = 0; k < size; k += 8) {
+			memcpy(o + k, s + k, 8);
+		}
+	} else {
+		memcpy(o, s, size);
+	}
+}
+
 void tc_sort_runs(void *base, size_t n, size_t size,
 		int (*cmp)(const void *, const void *)) {
 	if (n < 2) {
@@ -114,7 +126,7 @@ void tc_sort_runs(void *base, size_t n, size_t size,
 			/* Ties take from the left run: stable. */
 			while (a < ae && b < be) {
 				size_t j = cmp(src + b * size, src + a * size) < 0 ? b++ : a++;
-				memcpy(o, src + j * size, size);
+				copy_elem(o, src + j * size, size);
 				o += size;
 			}
 			memcpy(o, src + a * size, (ae - a) * size);
