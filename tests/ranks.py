@@ -32,6 +32,23 @@ def bottlenecks(folder):
     return json.loads(r.stdout) if r.returncode == 0 else None, r.stderr
 
 
+def disjoint(doc, what):
+    """The findings on one device of one rank explain at most its step time,
+    and the straggler's wait is not counted again as communication."""
+    step = {(a["device"], a.get("rank")): a["step_time_ps"] for a in doc.get("attribution", [])}
+    total = {}
+    for f in doc.get("findings", []):
+        key = (f["device"], f.get("rank"))
+        total[key] = total.get(key, 0) + f["explained_ps"]
+    for key, ps in total.items():
+        check(key not in step or ps <= step[key],
+              "%s: findings on %s explain %d ps of %s" % (what, key, ps, step.get(key)))
+    kinds = [f["kind"] for f in doc.get("findings", [])]
+    if "straggler" in kinds and "communication" in kinds:
+        st = doc["findings"][kinds.index("straggler")]
+        check(st["explained_ps"] > 0, "%s: straggler explains no time" % what)
+
+
 def stragglers(doc):
     return [f for f in (doc or {}).get("findings", []) if f["kind"] == "straggler"]
 
@@ -52,6 +69,7 @@ def main():
                     what = "%s, %d ranks, skew %d ms" % (fmt, n, skew)
                     s = stragglers(doc)
                     check(len(s) == 1, "%s: %d straggler findings" % (what, len(s)))
+                    disjoint(doc or {}, what)
                     if s:
                         t = s[0]["text"]
                         check(t.startswith("rank %d arrives last" % rank),

@@ -193,8 +193,52 @@ static int cmp_i64(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
+struct span {
+	int64_t lo, hi;
+};
+
+static int cmp_span(const void *pa, const void *pb) {
+	const struct span *a = pa, *b = pb;
+	if (a->lo != b->lo) {
+		return a->lo < b->lo ? -1 : 1;
+	}
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+/* Each rank's wait for r->straggler: from its own start of an instance
+ * that rank reached last to that arrival, clipped to its own end. */
+static void straggler_waits(const struct tc_model *m, const struct tc_ranks *r,
+		const struct occ *v, const size_t (*runs)[2], size_t n_runs, struct tc_ivals *waits) {
+	for (size_t k = 0; k < r->n; k++) {
+		struct span *sp = NULL;
+		size_t ns = 0, cap = 0;
+		const struct tc_rank_result *rr = &r->v[k];
+		for (size_t q = 0; q < n_runs && k != r->straggler; q++) {
+			const struct tc_coll_instance *c = &r->coll[q];
+			if (c->last != r->straggler) {
+				continue;
+			}
+			for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
+				if (v[i].rank != k) {
+					continue;
+				}
+				int64_t lo = m->ev.start[v[i].ev], hi = tc_model_end(m, v[i].ev);
+				int64_t arrive = c->last_start_ps + rr->clock_offset_ps;
+				TC_GROW(sp, cap, ns + 1);
+				sp[ns++] = (struct span){ lo, arrive < hi ? arrive : hi };
+			}
+		}
+		tc_sort(sp, ns, sizeof(*sp), cmp_span);
+		waits[k].n = 0;
+		for (size_t i = 0; i < ns; i++) {
+			tc_ivals_push(&waits[k], sp[i].lo, sp[i].hi);
+		}
+		free(sp);
+	}
+}
+
 void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
-		const struct tc_analysis *per_rank) {
+		const struct tc_analysis *per_rank, struct tc_ivals *waits) {
 	struct occ *v = NULL;
 	size_t n = 0, cap = 0;
 	bool all_seq = true;
@@ -209,7 +253,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	tc_sort(v, n, sizeof(*v), cmp_occ);
 	/* Runs of one instance held by two or more ranks. */
 	size_t cap_coll = 0;
-	struct { size_t lo, hi; } *runs = NULL;
+	size_t (*runs)[2] = NULL;
 	size_t n_runs = 0, cap_runs = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
@@ -219,8 +263,8 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		}
 		if (j - i >= 2) {
 			TC_GROW(runs, cap_runs, n_runs + 1);
-			runs[n_runs].lo = i;
-			runs[n_runs++].hi = j;
+			runs[n_runs][0] = i;
+			runs[n_runs++][1] = j;
 		}
 		i = j;
 	}
@@ -235,17 +279,17 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	size_t ref = SIZE_MAX;
 	int64_t ref_end = 0;
 	for (size_t q = 0; q < n_runs; q++) {
-		if (runs[q].hi - runs[q].lo != r->n) {
+		if (runs[q][1] - runs[q][0] != r->n) {
 			continue;
 		}
-		int64_t e = tc_model_end(m, v[runs[q].lo].ev);
+		int64_t e = tc_model_end(m, v[runs[q][0]].ev);
 		if (ref == SIZE_MAX || e < ref_end) {
 			ref = q;
 			ref_end = e;
 		}
 	}
 	if (ref != SIZE_MAX) {
-		for (size_t i = runs[ref].lo; i < runs[ref].hi; i++) {
+		for (size_t i = runs[ref][0]; i < runs[ref][1]; i++) {
 			r->v[v[i].rank].clock_offset_ps = tc_model_end(m, v[i].ev) - ref_end;
 		}
 		r->alignment = "the end of the first collective every rank ran";
@@ -255,12 +299,12 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	for (size_t q = 0; q < n_runs; q++) {
 		TC_GROW(r->coll, cap_coll, r->n_coll + 1);
 		struct tc_coll_instance *c = &r->coll[r->n_coll++];
-		const struct occ *o = &v[runs[q].lo];
+		const struct occ *o = &v[runs[q][0]];
 		*c = (struct tc_coll_instance){ .name = o->name, .group = o->group, .index = o->index,
-			.n_ranks = runs[q].hi - runs[q].lo, .last_step = -1, .bytes = -1, .algbw = -1,
+			.n_ranks = runs[q][1] - runs[q][0], .last_step = -1, .bytes = -1, .algbw = -1,
 			.busbw = -1 };
 		int64_t first = INT64_MAX, last = INT64_MIN;
-		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			int64_t s = m->ev.start[v[i].ev] - r->v[v[i].rank].clock_offset_ps;
 			first = s < first ? s : first;
 			if (s > last) {
@@ -276,7 +320,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		c->skew_ps = last - first;
 		size_t nt = 0;
 		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
-		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			struct tc_rank_result *rr = &r->v[v[i].rank];
 			int64_t s = m->ev.start[v[i].ev] - rr->clock_offset_ps;
 			int64_t e = tc_model_end(m, v[i].ev) - rr->clock_offset_ps;
@@ -297,7 +341,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		r->skew_total_ps += c->skew_ps;
 		/* The step on the last rank's own clock. */
 		const struct tc_analysis *pa = &per_rank[c->last];
-		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			if (v[i].rank == c->last) {
 				size_t s = tc_step_at(pa->steps, pa->n_steps, m->ev.start[v[i].ev]);
 				c->last_step = s < pa->n_steps ? pa->steps[s].num : -1;
@@ -316,6 +360,14 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	}
 	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
 	r->lined_up = r->end_spread_ps <= spread[n_runs / 2];
+	for (size_t k = 1; k < r->n; k++) {
+		if (r->v[k].caused_ps > r->v[r->straggler].caused_ps) {
+			r->straggler = k;
+		}
+	}
+	if (waits) {
+		straggler_waits(m, r, v, (const size_t (*)[2])runs, n_runs, waits);
+	}
 	free(spread);
 	free(tr);
 	free(runs);
