@@ -237,20 +237,12 @@ static void straggler_waits(const struct tc_model *m, const struct tc_ranks *r,
 	}
 }
 
-void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
-		const struct tc_analysis *per_rank, struct tc_ivals *waits) {
-	struct occ *v = NULL;
-	size_t n = 0, cap = 0;
-	bool all_seq = true;
-	for (size_t k = 0; k < r->n; k++) {
-		size_t before = n;
-		gather(m, r, k, &v, &n, &cap);
-		for (size_t i = before; i < n; i++) {
-			int64_t s;
-			all_seq &= tc_model_arg_i64(m, m->ev.args[v[i].ev], m->key.seq, &s);
-		}
-	}
-	tc_sort(v, n, sizeof(*v), cmp_occ);
+/* Instances from v's keys (v sorted by cmp_occ): fills r's collectives.
+ * Returns how many of them the ranks leave within tol of each other
+ * (aligned ends), 0 when no instance is held by two ranks. */
+static size_t instances(const struct tc_model *m, struct tc_ranks *r,
+		const struct tc_analysis *per_rank, const struct occ *v, size_t n, int64_t tol,
+		struct tc_ivals *waits) {
 	/* Runs of one instance held by two or more ranks. */
 	size_t cap_coll = 0;
 	size_t (*runs)[2] = NULL;
@@ -269,11 +261,10 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		i = j;
 	}
 	if (n_runs == 0) {
-		free(v);
 		free(runs);
-		return;
+		return 0;
 	}
-	r->coll_source = all_seq ? "Seq" : "occurrence";
+	size_t together = 0;
 	/* Clocks: every rank leaves a collective together, so the end of the
 	 * earliest instance that all ranks ran is one moment on every clock. */
 	size_t ref = SIZE_MAX;
@@ -335,6 +326,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		tc_sort(tr, nt, sizeof(*tr), cmp_i64);
 		c->transfer_ps = tr[nt / 2];
 		spread[q] = end_hi - end_lo;
+		together += spread[q] <= tol;
 		struct tc_rank_result *lr = &r->v[c->last];
 		lr->n_last++;
 		lr->caused_ps += c->wait_ps;
@@ -371,5 +363,160 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	free(spread);
 	free(tr);
 	free(runs);
+	return together ? together : 1;
+}
+
+/* r's collective results back to none, for another matching. */
+static void reset(struct tc_ranks *r) {
+	free(r->coll);
+	r->coll = NULL;
+	r->n_coll = 0;
+	r->alignment = NULL;
+	r->skew_total_ps = r->end_spread_ps = 0;
+	r->lined_up = false;
+	r->straggler = 0;
+	r->coll_source = NULL;
+	for (size_t k = 0; k < r->n; k++) {
+		struct tc_rank_result *rr = &r->v[k];
+		rr->clock_offset_ps = rr->wait_ps = rr->caused_ps = rr->transfer_ps = 0;
+		rr->n_last = 0;
+	}
+}
+
+static int cmp_i64v(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Without Seq, an occurrence on one rank is not the same instance as the
+ * k-th on another when a trace lost some (sampled or filtered traces).
+ * Ranks leave a collective together, so instances can be told by their
+ * ends instead: for each rank, the clock offset to the first rank that
+ * makes the most ends of the same (group, name) coincide within a tenth of
+ * the median duration; then each of the first rank's is paired with the
+ * unpaired one ending nearest under that offset, within the same bound.
+ * Renumbers v's index (unpaired: a key of their own) and returns true when
+ * every rank pairs two or more.
+ */
+static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struct occ *v,
+		size_t n, int64_t tol) {
+	if (tol <= 0) {
+		return false;
+	}
+	uint64_t *pair = tc_xmalloc((n ? n : 1) * sizeof(*pair));
+	for (size_t i = 0; i < n; i++) {
+		pair[i] = UINT64_MAX;
+	}
+	bool ok = true;
+	for (uint32_t k = 1; k < r->n && ok; k++) {
+		int64_t *off = NULL;
+		size_t no = 0, co = 0;
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = 0; v[i].rank == 0 && j < n; j++) {
+				if (v[j].rank == k && v[j].name == v[i].name && v[j].group == v[i].group) {
+					TC_GROW(off, co, no + 1);
+					off[no++] = tc_model_end(m, v[j].ev) - tc_model_end(m, v[i].ev);
+				}
+			}
+		}
+		tc_sort(off, no, sizeof(*off), cmp_i64v);
+		/* The densest window of offsets 2 tol wide; its median. */
+		size_t best = 0, at = 0;
+		for (size_t a = 0, b = 0; b < no; b++) {
+			while (off[b] - off[a] > 2 * tol) {
+				a++;
+			}
+			if (b - a + 1 > best) {
+				best = b - a + 1;
+				at = a;
+			}
+		}
+		int64_t delta = best ? off[at + best / 2] : 0;
+		free(off);
+		size_t paired = 0;
+		for (size_t i = 0; i < n && best >= 2; i++) {
+			if (v[i].rank != 0) {
+				continue;
+			}
+			int64_t e0 = tc_model_end(m, v[i].ev) + delta, gap = tol + 1;
+			size_t pick = SIZE_MAX;
+			for (size_t j = 0; j < n; j++) {
+				if (v[j].rank != k || v[j].name != v[i].name || v[j].group != v[i].group ||
+						pair[j] != UINT64_MAX) {
+					continue;
+				}
+				int64_t g = tc_model_end(m, v[j].ev) - e0;
+				g = g < 0 ? -g : g;
+				if (g < gap) {
+					gap = g;
+					pick = j;
+				}
+			}
+			if (pick != SIZE_MAX) {
+				pair[pick] = v[i].index;
+				pair[i] = v[i].index;
+				paired++;
+			}
+		}
+		ok = paired >= 2;
+	}
+	/* Paired: the first rank's index; the rest: a key of their own. */
+	for (size_t i = 0; i < n && ok; i++) {
+		v[i].index = pair[i] != UINT64_MAX ? pair[i] : ((uint64_t)1 << 62) + i;
+	}
+	free(pair);
+	return ok;
+}
+
+void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
+		const struct tc_analysis *per_rank, struct tc_ivals *waits) {
+	struct occ *v = NULL;
+	size_t n = 0, cap = 0;
+	bool all_seq = true;
+	for (size_t k = 0; k < r->n; k++) {
+		size_t before = n;
+		gather(m, r, k, &v, &n, &cap);
+		for (size_t i = before; i < n; i++) {
+			int64_t s;
+			all_seq &= tc_model_arg_i64(m, m->ev.args[v[i].ev], m->key.seq, &s);
+		}
+	}
+	tc_sort(v, n, sizeof(*v), cmp_occ);
+	/* Ends of one instance coincide within a tenth of the median
+	 * collective duration (the first rank's). */
+	size_t n0 = 0;
+	int64_t *d = tc_xmalloc((n ? n : 1) * sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].rank == 0) {
+			d[n0++] = m->ev.dur[v[i].ev];
+		}
+	}
+	tc_sort(d, n0, sizeof(*d), cmp_i64v);
+	int64_t tol = n0 ? d[n0 / 2] / 10 : 0;
+	free(d);
+	/* Without Seq, the pairing by ends where more instances end together
+	 * than by occurrence (ties: occurrence). */
+	struct occ *by_end = NULL;
+	if (!all_seq && n) {
+		size_t occ = instances(m, r, per_rank, v, n, tol, NULL);
+		reset(r);
+		by_end = tc_xmalloc(n * sizeof(*by_end));
+		memcpy(by_end, v, n * sizeof(*v));
+		size_t end = 0;
+		if (match_ends(m, r, by_end, n, tol)) {
+			tc_sort(by_end, n, sizeof(*by_end), cmp_occ);
+			end = instances(m, r, per_rank, by_end, n, tol, NULL);
+			reset(r);
+		}
+		if (end <= occ) {
+			free(by_end);
+			by_end = NULL;
+		}
+	}
+	if (instances(m, r, per_rank, by_end ? by_end : v, n, tol, waits)) {
+		r->coll_source = all_seq ? "Seq" : by_end ? "end" : "occurrence";
+	}
+	free(by_end);
 	free(v);
 }
