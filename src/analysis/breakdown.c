@@ -140,12 +140,15 @@ static void xfer_add(const struct tc_model *m, size_t i, struct tc_xfer_stats *x
 	}
 }
 
-static void transfers(const struct tc_model *m, struct tc_analysis *a) {
+/* Copies on device dev's work lines (TC_NONE: every device's), into total
+ * and per step of a (n_steps x TC_XFER_COUNT). */
+static void transfers_into(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
 	uint32_t pinned = tc_intern_find(&m->strings, "pinned", 6);
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (is_host_device(m, tr->device) ||
+		if (is_host_device(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
@@ -165,13 +168,28 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 			default:
 				continue;
 			}
-			xfer_add(m, i, &a->xfer[dir], pageable, pinned);
+			xfer_add(m, i, &total[dir], pageable, pinned);
 			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
 			if (s != SIZE_MAX) {
-				xfer_add(m, i, &a->steps[s].xfer[dir], pageable, pinned);
+				xfer_add(m, i, &per_step[s * TC_XFER_COUNT + dir], pageable, pinned);
 			}
 		}
 	}
+}
+
+void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
+	transfers_into(m, a, dev, total, per_step);
+}
+
+static void transfers(const struct tc_model *m, struct tc_analysis *a) {
+	struct tc_xfer_stats *per = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
+		sizeof(*per));
+	transfers_into(m, a, TC_NONE, a->xfer, per);
+	for (size_t s = 0; s < a->n_steps; s++) {
+		memcpy(a->steps[s].xfer, per + s * TC_XFER_COUNT, sizeof(a->steps[s].xfer));
+	}
+	free(per);
 }
 
 /* Which category owns time covered by the lists in bits (device kinds at

@@ -93,6 +93,12 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 /* The part of each step's categories on device dev (TC_NONE: host lines
  * only) that lies inside within (breakdown.c): a's steps and lists as
  * the breakdown attributes them, into cat[step * TC_BD_COUNT + c]. */
+/* Copies on device dev's work lines only (TC_NONE: every device's), as the
+ * breakdown counts them: added to total[TC_XFER_COUNT] and, per step of
+ * a, to per_step[step * TC_XFER_COUNT + dir] (breakdown.c). */
+void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+	struct tc_xfer_stats *total, struct tc_xfer_stats *per_step);
+
 void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 	const struct tc_ivals *within, int64_t *cat);
 
