@@ -399,24 +399,59 @@ static int cmp_i64v(const void *pa, const void *pb) {
  * Renumbers v's index (unpaired: a key of their own) and returns true when
  * every rank pairs two or more.
  */
+struct end_at {
+	int64_t end;
+	size_t pos; /* in v */
+};
+
+static int cmp_end(const void *pa, const void *pb) {
+	const struct end_at *a = pa, *b = pb;
+	if (a->end != b->end) {
+		return a->end < b->end ? -1 : 1;
+	}
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Offsets are tried from this many of the first rank's collectives of each
+ * (group, name): enough to find the common one, and linear in the rest. */
+#define OFFSET_PROBES 16
+
+/* Rank k's entries of v's block [lo, hi) (one group and name), by end. */
+static size_t block_ends(const struct tc_model *m, const struct occ *v, size_t lo, size_t hi,
+		uint32_t k, struct end_at *out) {
+	size_t n = 0;
+	for (size_t i = lo; i < hi; i++) {
+		if (v[i].rank == k) {
+			out[n++] = (struct end_at){ tc_model_end(m, v[i].ev), i };
+		}
+	}
+	tc_sort(out, n, sizeof(*out), cmp_end);
+	return n;
+}
+
 static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struct occ *v,
 		size_t n, int64_t tol) {
-	if (tol <= 0) {
+	if (tol <= 0 || n == 0) {
 		return false;
 	}
-	uint64_t *pair = tc_xmalloc((n ? n : 1) * sizeof(*pair));
+	uint64_t *pair = tc_xmalloc(n * sizeof(*pair));
 	for (size_t i = 0; i < n; i++) {
 		pair[i] = UINT64_MAX;
 	}
+	struct end_at *e0 = tc_xmalloc(n * sizeof(*e0)), *ek = tc_xmalloc(n * sizeof(*ek));
 	bool ok = true;
 	for (uint32_t k = 1; k < r->n && ok; k++) {
 		int64_t *off = NULL;
 		size_t no = 0, co = 0;
-		for (size_t i = 0; i < n; i++) {
-			for (size_t j = 0; v[i].rank == 0 && j < n; j++) {
-				if (v[j].rank == k && v[j].name == v[i].name && v[j].group == v[i].group) {
+		for (size_t lo = 0, hi; lo < n; lo = hi) {
+			for (hi = lo + 1; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name;
+					hi++) {
+			}
+			size_t n0 = block_ends(m, v, lo, hi, 0, e0), nk = block_ends(m, v, lo, hi, k, ek);
+			for (size_t i = 0; i < n0 && i < OFFSET_PROBES; i++) {
+				for (size_t j = 0; j < nk; j++) {
 					TC_GROW(off, co, no + 1);
-					off[no++] = tc_model_end(m, v[j].ev) - tc_model_end(m, v[i].ev);
+					off[no++] = ek[j].end - e0[i].end;
 				}
 			}
 		}
@@ -435,28 +470,38 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 		int64_t delta = best ? off[at + best / 2] : 0;
 		free(off);
 		size_t paired = 0;
-		for (size_t i = 0; i < n && best >= 2; i++) {
-			if (v[i].rank != 0) {
-				continue;
+		for (size_t lo = 0, hi; lo < n && best >= 2; lo = hi) {
+			for (hi = lo + 1; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name;
+					hi++) {
 			}
-			int64_t e0 = tc_model_end(m, v[i].ev) + delta, gap = tol + 1;
-			size_t pick = SIZE_MAX;
-			for (size_t j = 0; j < n; j++) {
-				if (v[j].rank != k || v[j].name != v[i].name || v[j].group != v[i].group ||
-						pair[j] != UINT64_MAX) {
-					continue;
+			size_t n0 = block_ends(m, v, lo, hi, 0, e0), nk = block_ends(m, v, lo, hi, k, ek);
+			/* Both by end: the first of ek at or past each target only
+			 * moves forward. */
+			size_t a = 0;
+			for (size_t i = 0; i < n0; i++) {
+				/* The nearest unpaired end under the offset, within tol. */
+				int64_t want = e0[i].end + delta;
+				for (; a < nk && ek[a].end < want; a++) {
 				}
-				int64_t g = tc_model_end(m, v[j].ev) - e0;
-				g = g < 0 ? -g : g;
-				if (g < gap) {
-					gap = g;
-					pick = j;
+				size_t pick = SIZE_MAX;
+				int64_t gap = tol + 1;
+				for (size_t j = a; j < nk && ek[j].end - want <= tol; j++) {
+					if (pair[ek[j].pos] == UINT64_MAX && ek[j].end - want < gap) {
+						gap = ek[j].end - want;
+						pick = j;
+					}
 				}
-			}
-			if (pick != SIZE_MAX) {
-				pair[pick] = v[i].index;
-				pair[i] = v[i].index;
-				paired++;
+				for (size_t j = a; j-- > 0 && want - ek[j].end <= tol;) {
+					if (pair[ek[j].pos] == UINT64_MAX && want - ek[j].end < gap) {
+						gap = want - ek[j].end;
+						pick = j;
+					}
+				}
+				if (pick != SIZE_MAX) {
+					pair[ek[pick].pos] = v[e0[i].pos].index;
+					pair[e0[i].pos] = v[e0[i].pos].index;
+					paired++;
+				}
 			}
 		}
 		ok = paired >= 2;
@@ -465,6 +510,8 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 	for (size_t i = 0; i < n && ok; i++) {
 		v[i].index = pair[i] != UINT64_MAX ? pair[i] : ((uint64_t)1 << 62) + i;
 	}
+	free(e0);
+	free(ek);
 	free(pair);
 	return ok;
 }

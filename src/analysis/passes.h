@@ -81,6 +81,10 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_ranks *r, struct tc_analysis *job);
 
+/* The others' summed wait for r->straggler, % of their counted step time;
+ * -1 without matched collectives that line up or without a wait. */
+double tc_straggler_wait_pct(const struct tc_ranks *r);
+
 /* Collectives matched across the ranks in r (collectives.c): fills r's
  * coll, alignment and each rank's clock offset, waits and arrivals;
  * per_rank[k] is rank r->v[k]'s own analysis (its steps). waits (r->n

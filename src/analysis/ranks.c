@@ -127,6 +127,17 @@ static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 	}
 }
 
+double tc_straggler_wait_pct(const struct tc_ranks *r) {
+	if (!r->n_coll || !r->lined_up || r->v[r->straggler].caused_ps <= 0) {
+		return -1;
+	}
+	double others = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		others += i == r->straggler ? 0 : (double)r->v[i].step_ps * (double)r->v[i].n_steps;
+	}
+	return others > 0 ? 100.0 * (double)r->v[r->straggler].caused_ps / others : 0;
+}
+
 void tc_ranks_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_ranks *r) {
 	tc_pass_ranks(m, o, r, NULL);
@@ -188,7 +199,9 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(t);
 	struct tc_ivals *waits = job ? tc_xcalloc(r->n, sizeof(*waits)) : NULL;
 	tc_pass_collectives(m, r, per, waits);
-	if (job && r->n_coll && r->lined_up) {
+	/* Only for the straggler finding, which the rules make only then. */
+	if (job && r->n_coll && r->lined_up &&
+			tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT]) {
 		straggler_wait(m, r, waits, per, job);
 	}
 	for (size_t k = 0; waits && k < r->n; k++) {

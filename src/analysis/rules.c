@@ -925,17 +925,8 @@ static void rule_small_batch(struct rule_ctx *c) {
  * straggler rank, %; -1 when the rank form of the straggler rule does not
  * fire (no matched collectives that line up, or under its threshold). */
 static double straggler_wait_pct(const struct rule_ctx *c) {
-	const struct tc_ranks *r = &c->a->ranks;
-	if (!r->n_coll || !r->lined_up) {
-		return -1;
-	}
-	const struct tc_rank_result *s = &r->v[r->straggler];
-	double others = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		others += i == r->straggler ? 0 : (double)r->v[i].step_ps * (double)r->v[i].n_steps;
-	}
-	double pct = others > 0 ? 100.0 * (double)s->caused_ps / others : 0;
-	return s->caused_ps > 0 && pct >= th(c, TC_TH_STRAGGLER_WAIT) ? pct : -1;
+	double pct = tc_straggler_wait_pct(&c->a->ranks);
+	return pct >= th(c, TC_TH_STRAGGLER_WAIT) ? pct : -1;
 }
 
 /* With collectives matched across ranks: the rank the others waited for
