@@ -172,12 +172,15 @@ static void xfer_add(const struct xfer_ev *e, struct tc_xfer_stats *x) {
 	}
 }
 
-static void transfers(const struct tc_model *m, struct tc_analysis *a) {
+/* Copies on device dev's work lines (TC_NONE: every device's), into total
+ * and per step of a (n_steps x TC_XFER_COUNT). */
+static void transfers_into(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
 	uint32_t pinned = tc_intern_find(&m->strings, "pinned", 6);
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (is_host_device(m, tr->device) ||
+		if (is_host_device(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
@@ -200,13 +203,28 @@ static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 			}
 			struct xfer_ev e;
 			xfer_read(m, i, pageable, pinned, &e);
-			xfer_add(&e, &a->xfer[dir]);
+			xfer_add(&e, &total[dir]);
 			size_t s = tc_step_at_from(a->steps, a->n_steps, &at, m->ev.start[i]);
 			if (s != SIZE_MAX) {
-				xfer_add(&e, &a->steps[s].xfer[dir]);
+				xfer_add(&e, &per_step[s * TC_XFER_COUNT + dir]);
 			}
 		}
 	}
+}
+
+void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
+	transfers_into(m, a, dev, total, per_step);
+}
+
+static void transfers(const struct tc_model *m, struct tc_analysis *a) {
+	struct tc_xfer_stats *per = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
+		sizeof(*per));
+	transfers_into(m, a, TC_NONE, a->xfer, per);
+	for (size_t s = 0; s < a->n_steps; s++) {
+		memcpy(a->steps[s].xfer, per + s * TC_XFER_COUNT, sizeof(a->steps[s].xfer));
+	}
+	free(per);
 }
 
 /* Which category owns time covered by the lists in bits (device kinds at
@@ -264,12 +282,14 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
 /*
  * Each step's time by category on device dev (TC_NONE: host lines only),
  * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
- * step: one sweep per step over the per-kind unions of the device's work
- * lines (dev_k, from the usage pass; NULL: built here), its host's threads
- * and its other lines.
+ * step (busy: NULL not wanted): one sweep per step over the per-kind
+ * unions of the device's work lines (dev_k, from the usage pass; NULL:
+ * built here), its host's threads and its other lines. within (NULL: all
+ * of it) keeps only the steps' time inside it.
  */
 static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-		const struct tc_ivals *dev_k, const struct tc_ivals *host_k, int64_t *cat,
+		const struct tc_ivals *dev_k, const struct tc_ivals *host_k,
+		const struct tc_ivals *within, int64_t *cat,
 		int64_t *busy) {
 	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
 	size_t n[2];
@@ -294,12 +314,23 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
 		int64_t *c = cat + i * TC_BD_COUNT;
+		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
 		cov.n = 0;
-		tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, s->start_ps,
-			s->start_ps + s->dur_ps);
-		int64_t sum = 0;
+		if (!within) {
+			tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
+		}
+		for (size_t w = 0; within && w < within->n; w++) {
+			int64_t wl = within->lo[w] > lo ? within->lo[w] : lo;
+			int64_t wh = within->hi[w] < hi ? within->hi[w] : hi;
+			if (wl < wh) {
+				tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, wl, wh);
+			}
+		}
+		if (within) {
+			len = tc_ivals_length_in(within, lo, hi);
+		}
+		int64_t sum = 0, b = 0;
 		memset(c, 0, TC_BD_COUNT * sizeof(*c));
-		busy[i] = 0;
 		for (size_t p = 0; p < cov.n; p++) {
 			enum tc_bd_cat k = category(cov.v[p].bits, host_comm);
 			if (k != TC_BD_IDLE) {
@@ -307,10 +338,13 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 				sum += cov.v[p].len;
 			}
 			if (cov.v[p].bits & dev_bits) {
-				busy[i] += cov.v[p].len;
+				b += cov.v[p].len;
 			}
 		}
-		c[TC_BD_IDLE] = s->dur_ps - sum;
+		if (busy) {
+			busy[i] = b;
+		}
+		c[TC_BD_IDLE] = len - sum;
 	}
 	tc_cover_finish(&cov);
 	if (!dev_k) {
@@ -347,8 +381,8 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		struct tc_dev_attr *at = &a->attr[a->n_attr++];
 		at->device = d;
 		at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
-		attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, &hc, d), at->step_cat,
-			busy);
+		attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, &hc, d), NULL,
+			at->step_cat, busy);
 		int64_t in_steps = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
 			in_steps += busy[i];
@@ -377,7 +411,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		for (size_t k = 0; k < u->n_util && !dev_k; k++) {
 			dev_k = u->util[k].device == a->bd_device ? usage_kinds(u, k) : NULL;
 		}
-		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, &hc, a->bd_device), cat,
+		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, &hc, a->bd_device), NULL, cat,
 			busy);
 		for (size_t i = 0; i < a->n_steps; i++) {
 			memcpy(a->steps[i].cat_ps, cat + i * TC_BD_COUNT, sizeof(a->steps[i].cat_ps));
@@ -408,6 +442,16 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 			}
 		}
 	}
+}
+
+void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		const struct tc_ivals *within, int64_t *cat) {
+	struct host_cache hc = { 0 };
+	attribute(m, a, dev, NULL, host_unions_for(m, &hc, dev), within, cat, NULL);
+	for (size_t i = 0; i < hc.n; i++) {
+		tc_ivals_finish_per_kind(hc.v[i].k);
+	}
+	free(hc.v);
 }
 
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,

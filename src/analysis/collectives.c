@@ -193,23 +193,59 @@ static int cmp_i64(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
-void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
-		const struct tc_analysis *per_rank) {
-	struct occ *v = NULL;
-	size_t n = 0, cap = 0;
-	bool all_seq = true;
-	for (size_t k = 0; k < r->n; k++) {
-		size_t before = n;
-		gather(m, r, k, &v, &n, &cap);
-		for (size_t i = before; i < n; i++) {
-			int64_t s;
-			all_seq &= tc_model_arg_i64(m, m->ev.args[v[i].ev], m->key.seq, &s);
-		}
+struct span {
+	int64_t lo, hi;
+};
+
+static int cmp_span(const void *pa, const void *pb) {
+	const struct span *a = pa, *b = pb;
+	if (a->lo != b->lo) {
+		return a->lo < b->lo ? -1 : 1;
 	}
-	tc_sort(v, n, sizeof(*v), cmp_occ);
+	return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+/* Each rank's wait for r->straggler: from its own start of an instance
+ * that rank reached last to that arrival, clipped to its own end. */
+static void straggler_waits(const struct tc_model *m, const struct tc_ranks *r,
+		const struct occ *v, const size_t (*runs)[2], size_t n_runs, struct tc_ivals *waits) {
+	for (size_t k = 0; k < r->n; k++) {
+		struct span *sp = NULL;
+		size_t ns = 0, cap = 0;
+		const struct tc_rank_result *rr = &r->v[k];
+		for (size_t q = 0; q < n_runs && k != r->straggler; q++) {
+			const struct tc_coll_instance *c = &r->coll[q];
+			if (c->last != r->straggler) {
+				continue;
+			}
+			for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
+				if (v[i].rank != k) {
+					continue;
+				}
+				int64_t lo = m->ev.start[v[i].ev], hi = tc_model_end(m, v[i].ev);
+				int64_t arrive = c->last_start_ps + rr->clock_offset_ps;
+				TC_GROW(sp, cap, ns + 1);
+				sp[ns++] = (struct span){ lo, arrive < hi ? arrive : hi };
+			}
+		}
+		tc_sort(sp, ns, sizeof(*sp), cmp_span);
+		waits[k].n = 0;
+		for (size_t i = 0; i < ns; i++) {
+			tc_ivals_push(&waits[k], sp[i].lo, sp[i].hi);
+		}
+		free(sp);
+	}
+}
+
+/* Instances from v's keys (v sorted by cmp_occ): fills r's collectives.
+ * Returns how many of them the ranks leave within tol of each other
+ * (aligned ends), 0 when no instance is held by two ranks. */
+static size_t instances(const struct tc_model *m, struct tc_ranks *r,
+		const struct tc_analysis *per_rank, const struct occ *v, size_t n, int64_t tol,
+		struct tc_ivals *waits) {
 	/* Runs of one instance held by two or more ranks. */
 	size_t cap_coll = 0;
-	struct { size_t lo, hi; } *runs = NULL;
+	size_t (*runs)[2] = NULL;
 	size_t n_runs = 0, cap_runs = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
@@ -219,33 +255,32 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		}
 		if (j - i >= 2) {
 			TC_GROW(runs, cap_runs, n_runs + 1);
-			runs[n_runs].lo = i;
-			runs[n_runs++].hi = j;
+			runs[n_runs][0] = i;
+			runs[n_runs++][1] = j;
 		}
 		i = j;
 	}
 	if (n_runs == 0) {
-		free(v);
 		free(runs);
-		return;
+		return 0;
 	}
-	r->coll_source = all_seq ? "Seq" : "occurrence";
+	size_t together = 0;
 	/* Clocks: every rank leaves a collective together, so the end of the
 	 * earliest instance that all ranks ran is one moment on every clock. */
 	size_t ref = SIZE_MAX;
 	int64_t ref_end = 0;
 	for (size_t q = 0; q < n_runs; q++) {
-		if (runs[q].hi - runs[q].lo != r->n) {
+		if (runs[q][1] - runs[q][0] != r->n) {
 			continue;
 		}
-		int64_t e = tc_model_end(m, v[runs[q].lo].ev);
+		int64_t e = tc_model_end(m, v[runs[q][0]].ev);
 		if (ref == SIZE_MAX || e < ref_end) {
 			ref = q;
 			ref_end = e;
 		}
 	}
 	if (ref != SIZE_MAX) {
-		for (size_t i = runs[ref].lo; i < runs[ref].hi; i++) {
+		for (size_t i = runs[ref][0]; i < runs[ref][1]; i++) {
 			r->v[v[i].rank].clock_offset_ps = tc_model_end(m, v[i].ev) - ref_end;
 		}
 		r->alignment = "the end of the first collective every rank ran";
@@ -255,12 +290,12 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	for (size_t q = 0; q < n_runs; q++) {
 		TC_GROW(r->coll, cap_coll, r->n_coll + 1);
 		struct tc_coll_instance *c = &r->coll[r->n_coll++];
-		const struct occ *o = &v[runs[q].lo];
+		const struct occ *o = &v[runs[q][0]];
 		*c = (struct tc_coll_instance){ .name = o->name, .group = o->group, .index = o->index,
-			.n_ranks = runs[q].hi - runs[q].lo, .last_step = -1, .bytes = -1, .algbw = -1,
+			.n_ranks = runs[q][1] - runs[q][0], .last_step = -1, .bytes = -1, .algbw = -1,
 			.busbw = -1 };
 		int64_t first = INT64_MAX, last = INT64_MIN;
-		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			int64_t s = m->ev.start[v[i].ev] - r->v[v[i].rank].clock_offset_ps;
 			first = s < first ? s : first;
 			if (s > last) {
@@ -276,7 +311,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		c->skew_ps = last - first;
 		size_t nt = 0;
 		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
-		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			struct tc_rank_result *rr = &r->v[v[i].rank];
 			int64_t s = m->ev.start[v[i].ev] - rr->clock_offset_ps;
 			int64_t e = tc_model_end(m, v[i].ev) - rr->clock_offset_ps;
@@ -291,13 +326,14 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 		tc_sort(tr, nt, sizeof(*tr), cmp_i64);
 		c->transfer_ps = tr[nt / 2];
 		spread[q] = end_hi - end_lo;
+		together += spread[q] <= tol;
 		struct tc_rank_result *lr = &r->v[c->last];
 		lr->n_last++;
 		lr->caused_ps += c->wait_ps;
 		r->skew_total_ps += c->skew_ps;
 		/* The step on the last rank's own clock. */
 		const struct tc_analysis *pa = &per_rank[c->last];
-		for (size_t i = runs[q].lo; i < runs[q].hi; i++) {
+		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			if (v[i].rank == c->last) {
 				size_t s = tc_step_at(pa->steps, pa->n_steps, m->ev.start[v[i].ev]);
 				c->last_step = s < pa->n_steps ? pa->steps[s].num : -1;
@@ -316,8 +352,218 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	}
 	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
 	r->lined_up = r->end_spread_ps <= spread[n_runs / 2];
+	for (size_t k = 1; k < r->n; k++) {
+		if (r->v[k].caused_ps > r->v[r->straggler].caused_ps) {
+			r->straggler = k;
+		}
+	}
+	if (waits) {
+		straggler_waits(m, r, v, (const size_t (*)[2])runs, n_runs, waits);
+	}
 	free(spread);
 	free(tr);
 	free(runs);
+	return together ? together : 1;
+}
+
+/* r's collective results back to none, for another matching. */
+static void reset(struct tc_ranks *r) {
+	free(r->coll);
+	r->coll = NULL;
+	r->n_coll = 0;
+	r->alignment = NULL;
+	r->skew_total_ps = r->end_spread_ps = 0;
+	r->lined_up = false;
+	r->straggler = 0;
+	r->coll_source = NULL;
+	for (size_t k = 0; k < r->n; k++) {
+		struct tc_rank_result *rr = &r->v[k];
+		rr->clock_offset_ps = rr->wait_ps = rr->caused_ps = rr->transfer_ps = 0;
+		rr->n_last = 0;
+	}
+}
+
+static int cmp_i64v(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Without Seq, an occurrence on one rank is not the same instance as the
+ * k-th on another when a trace lost some (sampled or filtered traces).
+ * Ranks leave a collective together, so instances can be told by their
+ * ends instead: for each rank, the clock offset to the first rank that
+ * makes the most ends of the same (group, name) coincide within a tenth of
+ * the median duration; then each of the first rank's is paired with the
+ * unpaired one ending nearest under that offset, within the same bound.
+ * Renumbers v's index (unpaired: a key of their own) and returns true when
+ * every rank pairs two or more.
+ */
+struct end_at {
+	int64_t end;
+	size_t pos; /* in v */
+};
+
+static int cmp_end(const void *pa, const void *pb) {
+	const struct end_at *a = pa, *b = pb;
+	if (a->end != b->end) {
+		return a->end < b->end ? -1 : 1;
+	}
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Offsets are tried from this many of the first rank's collectives of each
+ * (group, name): enough to find the common one, and linear in the rest. */
+#define OFFSET_PROBES 16
+
+/* Rank k's entries of v's block [lo, hi) (one group and name), by end. */
+static size_t block_ends(const struct tc_model *m, const struct occ *v, size_t lo, size_t hi,
+		uint32_t k, struct end_at *out) {
+	size_t n = 0;
+	for (size_t i = lo; i < hi; i++) {
+		if (v[i].rank == k) {
+			out[n++] = (struct end_at){ tc_model_end(m, v[i].ev), i };
+		}
+	}
+	tc_sort(out, n, sizeof(*out), cmp_end);
+	return n;
+}
+
+static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struct occ *v,
+		size_t n, int64_t tol) {
+	if (tol <= 0 || n == 0) {
+		return false;
+	}
+	uint64_t *pair = tc_xmalloc(n * sizeof(*pair));
+	for (size_t i = 0; i < n; i++) {
+		pair[i] = UINT64_MAX;
+	}
+	struct end_at *e0 = tc_xmalloc(n * sizeof(*e0)), *ek = tc_xmalloc(n * sizeof(*ek));
+	bool ok = true;
+	for (uint32_t k = 1; k < r->n && ok; k++) {
+		int64_t *off = NULL;
+		size_t no = 0, co = 0;
+		for (size_t lo = 0, hi; lo < n; lo = hi) {
+			for (hi = lo + 1; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name;
+					hi++) {
+			}
+			size_t n0 = block_ends(m, v, lo, hi, 0, e0), nk = block_ends(m, v, lo, hi, k, ek);
+			for (size_t i = 0; i < n0 && i < OFFSET_PROBES; i++) {
+				for (size_t j = 0; j < nk; j++) {
+					TC_GROW(off, co, no + 1);
+					off[no++] = ek[j].end - e0[i].end;
+				}
+			}
+		}
+		tc_sort(off, no, sizeof(*off), cmp_i64v);
+		/* The densest window of offsets 2 tol wide; its median. */
+		size_t best = 0, at = 0;
+		for (size_t a = 0, b = 0; b < no; b++) {
+			while (off[b] - off[a] > 2 * tol) {
+				a++;
+			}
+			if (b - a + 1 > best) {
+				best = b - a + 1;
+				at = a;
+			}
+		}
+		int64_t delta = best ? off[at + best / 2] : 0;
+		free(off);
+		size_t paired = 0;
+		for (size_t lo = 0, hi; lo < n && best >= 2; lo = hi) {
+			for (hi = lo + 1; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name;
+					hi++) {
+			}
+			size_t n0 = block_ends(m, v, lo, hi, 0, e0), nk = block_ends(m, v, lo, hi, k, ek);
+			/* Both by end: the first of ek at or past each target only
+			 * moves forward. */
+			size_t a = 0;
+			for (size_t i = 0; i < n0; i++) {
+				/* The nearest unpaired end under the offset, within tol. */
+				int64_t want = e0[i].end + delta;
+				for (; a < nk && ek[a].end < want; a++) {
+				}
+				size_t pick = SIZE_MAX;
+				int64_t gap = tol + 1;
+				for (size_t j = a; j < nk && ek[j].end - want <= tol; j++) {
+					if (pair[ek[j].pos] == UINT64_MAX && ek[j].end - want < gap) {
+						gap = ek[j].end - want;
+						pick = j;
+					}
+				}
+				for (size_t j = a; j-- > 0 && want - ek[j].end <= tol;) {
+					if (pair[ek[j].pos] == UINT64_MAX && want - ek[j].end < gap) {
+						gap = want - ek[j].end;
+						pick = j;
+					}
+				}
+				if (pick != SIZE_MAX) {
+					pair[ek[pick].pos] = v[e0[i].pos].index;
+					pair[e0[i].pos] = v[e0[i].pos].index;
+					paired++;
+				}
+			}
+		}
+		ok = paired >= 2;
+	}
+	/* Paired: the first rank's index; the rest: a key of their own. */
+	for (size_t i = 0; i < n && ok; i++) {
+		v[i].index = pair[i] != UINT64_MAX ? pair[i] : ((uint64_t)1 << 62) + i;
+	}
+	free(e0);
+	free(ek);
+	free(pair);
+	return ok;
+}
+
+void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
+		const struct tc_analysis *per_rank, struct tc_ivals *waits) {
+	struct occ *v = NULL;
+	size_t n = 0, cap = 0;
+	bool all_seq = true;
+	for (size_t k = 0; k < r->n; k++) {
+		size_t before = n;
+		gather(m, r, k, &v, &n, &cap);
+		for (size_t i = before; i < n; i++) {
+			int64_t s;
+			all_seq &= tc_model_arg_i64(m, m->ev.args[v[i].ev], m->key.seq, &s);
+		}
+	}
+	tc_sort(v, n, sizeof(*v), cmp_occ);
+	/* Ends of one instance coincide within a tenth of the median
+	 * collective duration (the first rank's). */
+	size_t n0 = 0;
+	int64_t *d = tc_xmalloc((n ? n : 1) * sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].rank == 0) {
+			d[n0++] = m->ev.dur[v[i].ev];
+		}
+	}
+	tc_sort(d, n0, sizeof(*d), cmp_i64v);
+	int64_t tol = n0 ? d[n0 / 2] / 10 : 0;
+	free(d);
+	/* Without Seq, the pairing by ends where more instances end together
+	 * than by occurrence (ties: occurrence). */
+	struct occ *by_end = NULL;
+	if (!all_seq && n) {
+		size_t occ = instances(m, r, per_rank, v, n, tol, NULL);
+		reset(r);
+		by_end = tc_xmalloc(n * sizeof(*by_end));
+		memcpy(by_end, v, n * sizeof(*v));
+		size_t end = 0;
+		if (match_ends(m, r, by_end, n, tol)) {
+			tc_sort(by_end, n, sizeof(*by_end), cmp_occ);
+			end = instances(m, r, per_rank, by_end, n, tol, NULL);
+			reset(r);
+		}
+		if (end <= occ) {
+			free(by_end);
+			by_end = NULL;
+		}
+	}
+	if (instances(m, r, per_rank, by_end ? by_end : v, n, tol, waits)) {
+		r->coll_source = all_seq ? "Seq" : by_end ? "end" : "occurrence";
+	}
+	free(by_end);
 	free(v);
 }

@@ -335,13 +335,16 @@ static void ops(const struct tc_model *m, const struct tc_analysis *a, const boo
 	windows_finish(&w);
 }
 
-static void findings(const struct tc_model *m, const struct tc_analysis *a,
+/* Findings (only: on that device alone, TC_NONE all). */
+static void findings(const struct tc_model *m, const struct tc_analysis *a, uint32_t only,
 		struct tc_diff_side *s) {
 	s->findings = tc_xcalloc(a->n_findings ? a->n_findings : 1, sizeof(*s->findings));
-	s->n_findings = a->n_findings;
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct tc_finding *f = &a->findings[i];
-		s->findings[i] = (struct tc_diff_finding){
+		if (only != TC_NONE && f->device != only) {
+			continue;
+		}
+		s->findings[s->n_findings++] = (struct tc_diff_finding){
 			.kind = tc_xstrdup(f->kind), .device = device_name(m, f->device),
 			.severity = f->severity, .share = f->share,
 			.text = tc_xstrdup(f->text ? f->text : ""),
@@ -349,19 +352,22 @@ static void findings(const struct tc_model *m, const struct tc_analysis *a,
 	}
 }
 
-static void memory(const struct tc_model *m, const struct tc_analysis *a,
+/* Memory peaks (only: of that device alone, TC_NONE all). */
+static void memory(const struct tc_model *m, const struct tc_analysis *a, uint32_t only,
 		struct tc_diff_side *s) {
 	s->mem = tc_xcalloc(a->n_mem ? a->n_mem : 1, sizeof(*s->mem));
-	s->n_mem = a->n_mem;
 	for (size_t i = 0; i < a->n_mem; i++) {
 		const struct tc_mem_peak *p = &a->mem[i];
+		if (only != TC_NONE && p->device != only) {
+			continue;
+		}
 		char *dev = device_name(m, p->device);
 		char buf[1024];
 		snprintf(buf, sizeof(buf), "%s %s%s%s%s", dev ? dev : "global",
 			tc_model_str(m, p->name), p->group ? " (" : "",
 			p->group ? tc_model_str(m, p->group) : "", p->group ? ")" : "");
 		free(dev);
-		s->mem[i] = (struct tc_diff_mem){ .label = tc_xstrdup(buf),
+		s->mem[s->n_mem++] = (struct tc_diff_mem){ .label = tc_xstrdup(buf),
 			.peak_bytes = p->peak_bytes };
 	}
 }
@@ -379,17 +385,27 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 	 * (steps.c names that source "whole trace..."). */
 	s->has_steps = a.n_steps && strncmp(s->steps_source, "whole trace", 11) != 0;
 	bool *counted = counted_steps(&a);
+	uint32_t only = tc_analysis_find_device(m, o->device);
+	/* With --device, the copies of that device alone. */
+	struct tc_xfer_stats *xs = NULL, *whole = a.xfer, dev_whole[TC_XFER_COUNT] = { 0 };
+	if (only != TC_NONE) {
+		xs = tc_xcalloc((a.n_steps ? a.n_steps : 1) * TC_XFER_COUNT, sizeof(*xs));
+		tc_breakdown_transfers(m, &a, only, dev_whole, xs);
+		whole = dev_whole;
+	}
 	int64_t *d = tc_xmalloc((a.n_steps ? a.n_steps : 1) * sizeof(*d));
 	for (size_t i = 0; i < a.n_steps; i++) {
 		if (!counted[i]) {
 			continue;
 		}
 		d[s->n_steps++] = a.steps[i].dur_ps;
+		const struct tc_xfer_stats *sx = xs ? xs + i * TC_XFER_COUNT : a.steps[i].xfer;
 		for (int x = 0; x < TC_XFER_COUNT; x++) {
-			s->xfer[x].count += a.steps[i].xfer[x].count;
-			s->xfer[x].bytes += a.steps[i].xfer[x].bytes;
+			s->xfer[x].count += sx[x].count;
+			s->xfer[x].bytes += sx[x].bytes;
 		}
 	}
+	free(xs);
 	s->n_steps_all = a.n_steps_all;
 	s->step_total_ps = a.step_total_ps;
 	tc_step_stats(d, s->n_steps, &s->step_mean_ps, &s->step_median_ps, &s->step_p90_ps);
@@ -397,8 +413,8 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 	if (!s->has_steps) {
 		/* The whole trace is the one "step": its transfers are all of them. */
 		for (int x = 0; x < TC_XFER_COUNT; x++) {
-			s->xfer[x].count = a.xfer[x].count;
-			s->xfer[x].bytes = a.xfer[x].bytes;
+			s->xfer[x].count = whole[x].count;
+			s->xfer[x].bytes = whole[x].bytes;
 		}
 	}
 	s->bd_device = device_name(m, a.bd_device);
@@ -406,11 +422,10 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 	if (m->n_sources > 1) {
 		rank_steps(m, &a, counted, s);
 	}
-	uint32_t only = tc_analysis_find_device(m, o->device);
 	devices(m, &a, only, s);
 	ops(m, &a, counted, only, s);
-	findings(m, &a, s);
-	memory(m, &a, s);
+	findings(m, &a, only, s);
+	memory(m, &a, only, s);
 	s->compile_count = a.compile.n_events;
 	s->compile_ps = a.compile.union_ps;
 	free(counted);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/analyze.h"
+#include "analysis/intervals.h"
 #include "model/findings.h"
 #include "model/model.h"
 #include "model/report.h"
@@ -105,11 +106,30 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_ranks *r, struct tc_analysis *job);
 
+/* The others' summed wait for r->straggler, % of their counted step time;
+ * -1 without matched collectives that line up or without a wait. */
+double tc_straggler_wait_pct(const struct tc_ranks *r);
+
 /* Collectives matched across the ranks in r (collectives.c): fills r's
  * coll, alignment and each rank's clock offset, waits and arrivals;
- * per_rank[k] is rank r->v[k]'s own analysis (its steps). */
+ * per_rank[k] is rank r->v[k]'s own analysis (its steps). waits (r->n
+ * lists, cleared; NULL: not wanted) gets each rank's wait for
+ * r->straggler, on its own clock: from its start of each instance that
+ * rank reached last to that arrival. */
 void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
-	const struct tc_analysis *per_rank);
+	const struct tc_analysis *per_rank, struct tc_ivals *waits);
+
+/* The part of each step's categories on device dev (TC_NONE: host lines
+ * only) that lies inside within (breakdown.c): a's steps and lists as
+ * the breakdown attributes them, into cat[step * TC_BD_COUNT + c]. */
+/* Copies on device dev's work lines only (TC_NONE: every device's), as the
+ * breakdown counts them: added to total[TC_XFER_COUNT] and, per step of
+ * a, to per_step[step * TC_XFER_COUNT + dir] (breakdown.c). */
+void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+	struct tc_xfer_stats *total, struct tc_xfer_stats *per_step);
+
+void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+	const struct tc_ivals *within, int64_t *cat);
 
 /* One row summing s[0..n) (n > 0), as `ops --by device` sums a device's
  * ops; no percentiles. */

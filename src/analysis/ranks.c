@@ -84,6 +84,60 @@ static void own_attr(struct tc_analysis *job, const struct tc_analysis *pr, int3
 	}
 }
 
+/*
+ * Of each attributed device's collective time, the part its rank spent
+ * waiting for r->straggler (waits[k] for rank r->v[k]), on the steps its
+ * attribution was measured on: the job's for the breakdown device's rank,
+ * the rank's own for the others (own_attr).
+ */
+static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
+		const struct tc_ivals *waits, const struct tc_analysis *per, struct tc_analysis *job) {
+	int32_t bd_rank = tc_model_device_rank(m, job->bd_device);
+	for (size_t j = 0; j < job->n_attr; j++) {
+		struct tc_dev_attr *at = &job->attr[j];
+		int32_t rank = tc_model_device_rank(m, at->device);
+		size_t k = 0;
+		while (k < r->n && r->v[k].rank != rank) {
+			k++;
+		}
+		if (k == r->n || waits[k].n == 0) {
+			continue;
+		}
+		const struct tc_analysis *a = rank == bd_rank ? job : &per[k];
+		if (!a->n_steps) {
+			continue;
+		}
+		int64_t *cat = tc_xmalloc(a->n_steps * TC_BD_COUNT * sizeof(*cat));
+		tc_breakdown_within(m, a, at->device, &waits[k], cat);
+		size_t n_full = 0;
+		for (size_t i = 0; i < a->n_steps; i++) {
+			n_full += !a->steps[i].warmup && !a->steps[i].partial;
+		}
+		if (at->step_cat) {
+			at->step_wait = tc_xcalloc(a->n_steps, sizeof(*at->step_wait));
+		}
+		for (size_t i = 0; i < a->n_steps; i++) {
+			int64_t w = cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE];
+			if (at->step_wait) {
+				at->step_wait[i] = w;
+			}
+			at->wait_ps += counted(a, i, n_full) ? w : 0;
+		}
+		free(cat);
+	}
+}
+
+double tc_straggler_wait_pct(const struct tc_ranks *r) {
+	if (!r->n_coll || !r->lined_up || r->v[r->straggler].caused_ps <= 0) {
+		return -1;
+	}
+	double others = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		others += i == r->straggler ? 0 : (double)r->v[i].step_ps * (double)r->v[i].n_steps;
+	}
+	return others > 0 ? 100.0 * (double)r->v[r->straggler].caused_ps / others : 0;
+}
+
 void tc_ranks_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_ranks *r) {
 	tc_pass_ranks(m, o, r, NULL);
@@ -143,7 +197,17 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	r->step_max_ps = t[r->n - 1];
 	r->step_median_ps = r->n % 2 ? t[r->n / 2] : (t[r->n / 2 - 1] + t[r->n / 2]) / 2;
 	free(t);
-	tc_pass_collectives(m, r, per);
+	struct tc_ivals *waits = job ? tc_xcalloc(r->n, sizeof(*waits)) : NULL;
+	tc_pass_collectives(m, r, per, waits);
+	/* Only for the straggler finding, which the rules make only then. */
+	if (job && r->n_coll && r->lined_up &&
+			tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT]) {
+		straggler_wait(m, r, waits, per, job);
+	}
+	for (size_t k = 0; waits && k < r->n; k++) {
+		tc_ivals_finish(&waits[k]);
+	}
+	free(waits);
 	for (size_t k = 0; k < r->n; k++) {
 		tc_analysis_finish(&per[k]);
 	}

@@ -23,6 +23,10 @@ struct rule_ctx {
 	struct tc_analysis *a;
 	size_t cap;
 	char (*label)[96]; /* per device: "rank 3: GPU 0" with several ranks, NULL else */
+	/* The straggler finding explains the others' wait for the late rank
+	 * (tc_dev_attr.wait_ps): communication keeps the rest of the
+	 * collective time. */
+	bool split_wait;
 };
 
 /* A malloc'd, NUL-terminated string of the printf output. */
@@ -130,6 +134,7 @@ struct cause {
 	int64_t explained_ps, step_ps;
 	double pct;                /* explained / step time, % */
 	const int64_t *step_cat;   /* per step x TC_BD_COUNT, NULL for the steps' own */
+	const int64_t *step_less;  /* per step, taken from the collectives; NULL none */
 	size_t n_devices, n_over;  /* devices measured; at or above the moderate band */
 };
 
@@ -154,9 +159,10 @@ static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_i
 		out->n_over = out->pct >= th(c, mod);
 		return;
 	}
+	bool less = c->split_wait && (cats & (1u << TC_BD_COLLECTIVE));
 	for (size_t k = 0; k < a->n_attr; k++) {
 		const struct tc_dev_attr *at = &a->attr[k];
-		int64_t e = cats_sum(at->cat_ps, cats);
+		int64_t e = cats_sum(at->cat_ps, cats) - (less ? at->wait_ps : 0);
 		double pct = at->step_ps > 0 ? 100.0 * (double)e / (double)at->step_ps : 0;
 		out->n_devices++;
 		out->n_over += pct >= th(c, mod);
@@ -168,6 +174,7 @@ static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_i
 			out->step_ps = at->step_ps;
 			out->pct = pct;
 			out->step_cat = at->step_cat;
+			out->step_less = less ? at->step_wait : NULL;
 		}
 	}
 }
@@ -230,7 +237,8 @@ static void step_window(const struct rule_ctx *c, struct tc_finding *f, const st
 			}
 			const int64_t *cat = k && k->step_cat ? k->step_cat + i * TC_BD_COUNT :
 				a->steps[i].cat_ps;
-			int64_t v = cats_sum(cat, cats);
+			int64_t v = cats_sum(cat, cats) -
+				(k && k->step_cat && k->step_less ? k->step_less[i] : 0);
 			if (!used && v > best) {
 				best = v;
 				bi = i;
@@ -319,9 +327,14 @@ static void rule_communication(struct rule_ctx *c) {
 		snprintf(dev, sizeof(dev), "all of it in host-side collective calls, none on "
 			"the device");
 	}
-	text(f, "exposed collective time (not hidden behind compute or copies) is %.1f %% of "
+	char late[64] = "";
+	if (c->split_wait) {
+		snprintf(late, sizeof(late), ", nor waiting for rank %d: see straggler",
+			c->a->ranks.v[c->a->ranks.straggler].rank);
+	}
+	text(f, "exposed collective time (not hidden behind compute or copies%s) is %.1f %% of "
 		"step time on %s over %s, %s per step; %s (bands %.0f/%.0f %%: XProf%s)",
-		k.pct, dev_name(c, k.device), steps_noun(c, g.b[0]),
+		late, k.pct, dev_name(c, k.device), steps_noun(c, g.b[0]),
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), dev,
 		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_COMMUNICATION);
@@ -919,24 +932,24 @@ static void rule_small_batch(struct rule_ctx *c) {
 	free(best.op_ps);
 }
 
+/* The share of the other ranks' step time they spent waiting for the
+ * straggler rank, %; -1 when the rank form of the straggler rule does not
+ * fire (no matched collectives that line up, or under its threshold). */
+static double straggler_wait_pct(const struct rule_ctx *c) {
+	double pct = tc_straggler_wait_pct(&c->a->ranks);
+	return pct >= th(c, TC_TH_STRAGGLER_WAIT) ? pct : -1;
+}
+
 /* With collectives matched across ranks: the rank the others waited for
- * the longest, at the collectives it reached last. */
+ * the longest, at the collectives it reached last. It explains the
+ * others' collective time spent waiting for it, on the waiting device
+ * where that is the most. */
 static void rank_straggler(struct rule_ctx *c) {
 	const struct tc_ranks *r = &c->a->ranks;
-	size_t k = 0;
-	for (size_t i = 1; i < r->n; i++) {
-		if (r->v[i].caused_ps > r->v[k].caused_ps) {
-			k = i;
-		}
-	}
+	size_t k = r->straggler;
 	const struct tc_rank_result *s = &r->v[k];
-	/* The others' step time: the share of it they spent waiting for s. */
-	double others = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		others += i == k ? 0 : (double)r->v[i].step_ps * (double)r->v[i].n_steps;
-	}
-	double pct = others > 0 ? 100.0 * (double)s->caused_ps / others : 0;
-	if (s->caused_ps <= 0 || pct < th(c, TC_TH_STRAGGLER_WAIT)) {
+	double pct = straggler_wait_pct(c);
+	if (pct < 0) {
 		return;
 	}
 	/* Its steps: where it came last by at least half its largest lead. */
@@ -975,17 +988,33 @@ static void rank_straggler(struct rule_ctx *c) {
 	enum tc_severity sev = pct >= 2 * th(c, TC_TH_STRAGGLER_WAIT) ? TC_SEV_HIGH : TC_SEV_MEDIUM;
 	struct tc_finding *f = add(c, "straggler", sev, pct);
 	f->device = s->device;
-	char where[200] = "";
+	/* The waiting device where the wait explains the most step time. */
+	const struct tc_dev_attr *wat = NULL;
+	for (size_t i = 0; i < c->a->n_attr; i++) {
+		const struct tc_dev_attr *at = &c->a->attr[i];
+		if (at->wait_ps > 0 && (!wat || at->wait_ps > wat->wait_ps)) {
+			wat = at;
+		}
+	}
+	char where[200] = "", expl[240] = "";
 	if (n_steps) {
 		snprintf(where, sizeof(where), " in step%s %s", n_steps > 1 ? "s" : "", steps);
 	}
 	struct figs g;
+	if (wat) {
+		f->device = wat->device;
+		f->explained_ps = wat->wait_ps;
+		f->share = wat->step_ps > 0 ? (double)wat->wait_ps / (double)wat->step_ps : 0;
+		snprintf(expl, sizeof(expl), "; on %s that wait is %.1f %% of step time, %s per "
+			"step, counted here and not as communication", dev_name(c, wat->device),
+			100 * f->share, tc_fmt_dur(g.b[4], per_step_ps(c, wat->wait_ps)));
+	}
 	text(f, "rank %d arrives last at %s of %s matched across %zu ranks, by up "
 		"to %s%s; the other ranks waited %s for it in total, %.1f %% of their step "
-		"time (threshold %.0f %%: tracectl; collectives matched by %s%s%s)", s->rank,
+		"time%s (threshold %.0f %%: tracectl; collectives matched by %s%s%s)", s->rank,
 		tc_fmt_count(g.b[0], s->n_last),
 		tc_fmt_noun(g.b[1], r->n_coll, "collective", "collectives"), r->n,
-		tc_fmt_dur(g.b[2], top), where, tc_fmt_dur(g.b[3], s->caused_ps), pct,
+		tc_fmt_dur(g.b[2], top), where, tc_fmt_dur(g.b[3], s->caused_ps), pct, expl,
 		th(c, TC_TH_STRAGGLER_WAIT), r->coll_source, r->alignment ? ", clocks aligned on " : "",
 		r->alignment ? r->alignment : "");
 	advise(c, f, TC_ADV_STRAGGLER);
@@ -1270,6 +1299,7 @@ static int cmp_finding(const void *pa, const void *pb) {
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
+	c.split_wait = straggler_wait_pct(&c) >= 0;
 	if (tc_model_n_ranks(m) >= 2) {
 		c.label = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*c.label));
 		for (size_t d = 0; d < m->n_devices; d++) {

@@ -22,6 +22,7 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	free(a->streams);
 	for (size_t i = 0; i < a->n_attr; i++) {
 		free(a->attr[i].step_cat);
+		free(a->attr[i].step_wait);
 	}
 	free(a->attr);
 	tc_op_table_finish(&a->ops);

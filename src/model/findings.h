@@ -141,6 +141,11 @@ struct tc_dev_attr {
 	int64_t cat_ps[TC_BD_COUNT];
 	int64_t busy_ps;        /* the device's busy time inside them */
 	int64_t *step_cat;      /* n_steps x TC_BD_COUNT, every step (malloc'd) */
+	/* Of its collective time, the wait for the rank the others waited
+	 * for longest (tc_ranks.straggler): counted steps, and every step
+	 * (n_steps, malloc'd; NULL when step_cat is or no rank waited). */
+	int64_t wait_ps;
+	int64_t *step_wait;
 };
 
 enum tc_bound {

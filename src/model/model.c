@@ -404,6 +404,15 @@ uint32_t tc_model_counter(struct tc_model *m, uint32_t device, uint32_t name,
 	return (uint32_t)m->n_counters++;
 }
 
+void tc_model_counter_move(struct tc_model *m, uint32_t counter, uint32_t device) {
+	m->counters[counter].device = device;
+	/* Its hash slot is keyed by the old device: index again on next use. */
+	if (m->ctr_nslots) {
+		memset(m->ctr_slots, 0, m->ctr_nslots * sizeof(*m->ctr_slots));
+	}
+	m->ctr_hashed = 0;
+}
+
 void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, double value) {
 	struct tc_samples *s = &m->samples;
 	if (s->n == s->cap) {

@@ -442,6 +442,9 @@ void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,
 uint32_t tc_model_counter(struct tc_model *m, uint32_t device, uint32_t name,
 	uint32_t unit, uint32_t group);
 void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, double value);
+/* Give counter another owner device (a reader that learns it late); no
+ * counter of that device may have the same name and group. */
+void tc_model_counter_move(struct tc_model *m, uint32_t counter, uint32_t device);
 
 void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
 	enum tc_flow_kind kind, uint64_t id);

@@ -53,6 +53,7 @@ struct tc_ranks {
 	/* Spread of the ranks' mean step time: */
 	int64_t step_min_ps, step_median_ps, step_max_ps;
 	size_t slowest;         /* index into v */
+	size_t straggler;       /* index into v: the largest caused_ps */
 	/* Collectives: */
 	struct tc_coll_instance *coll;
 	size_t n_coll;

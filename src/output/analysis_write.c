@@ -15,6 +15,21 @@ static const char *dev_name(const struct tc_model *m, uint32_t d) {
 	return d < m->n_devices ? S(m, m->devices[d].name) : "host";
 }
 
+/* "rank" beside a device's name, with several ranks only: device names
+ * repeat across ranks. */
+static void json_rank(struct tc_jw *w, const struct tc_model *m, uint32_t d) {
+	if (tc_model_n_ranks(m) < 2) {
+		return;
+	}
+	tc_jw_key(w, "rank");
+	int32_t r = d < m->n_devices ? tc_model_device_rank(m, d) : -1;
+	if (r >= 0) {
+		tc_jw_int(w, r);
+	} else {
+		tc_jw_null(w);
+	}
+}
+
 /* The device for text: with several ranks, "rank 3: GPU 0". A ring of
  * buffers, as one line may name two devices (writers run on one thread). */
 static const char *dev_label(const struct tc_model *m, uint32_t d) {
@@ -229,6 +244,7 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 		const struct tc_dev_attr *at = &a->attr[k];
 		tc_jw_obj_begin(w);
 		tc_jw_kv_str(w, "device", dev_name(m, at->device));
+		json_rank(w, m, at->device);
 		tc_jw_kv_int(w, "step_time_ps", at->step_ps);
 		tc_jw_key(w, "breakdown_ps");
 		json_breakdown(w, at->cat_ps);
@@ -646,6 +662,7 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		} else {
 			tc_jw_null(w);
 		}
+		json_rank(w, m, fd->device);
 		tc_jw_key(w, "ops");
 		tc_jw_arr_begin(w);
 		for (size_t k = 0; k < fd->n_ops; k++) {

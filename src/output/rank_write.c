@@ -131,8 +131,15 @@ void tc_write_ranks_text(FILE *f, const struct tc_model *m, const struct tc_rank
 		fprintf(f, "\ncollectives no collective matched across ranks\n");
 		return;
 	}
-	fprintf(f, "\ncollectives %zu instances matched across ranks (k-th of each collective per "
-		"process group, by %s)", r->n_coll, r->coll_source);
+	if (strcmp(r->coll_source, "end") == 0) {
+		/* analysis/collectives.c, match_ends. */
+		fprintf(f, "\ncollectives %zu instances matched across ranks (each paired by its end "
+			"under one clock offset per rank: no Seq, and more of them end together so than "
+			"by occurrence)", r->n_coll);
+	} else {
+		fprintf(f, "\ncollectives %zu instances matched across ranks (k-th of each collective "
+			"per process group, by %s)", r->n_coll, r->coll_source);
+	}
 	if (r->alignment) {
 		fprintf(f, "; clocks aligned on %s", r->alignment);
 	}

@@ -527,6 +527,49 @@ static bool read_task_env(struct reader *r, const uint8_t *p, size_t len) {
 	return rc == 0;
 }
 
+/* "GPU_3_bfc" (TF/XLA's allocator of GPU 3): 3; -1 for other names. */
+static int32_t allocator_gpu(const char *s) {
+	if (strncmp(s, "GPU_", 4) != 0 || s[4] < '0' || s[4] > '9') {
+		return -1;
+	}
+	int32_t v = 0;
+	for (s += 4; *s >= '0' && *s <= '9'; s++) {
+		if (v > 100000) {
+			return -1;
+		}
+		v = v * 10 + (*s - '0');
+	}
+	return *s == '_' ? v : -1;
+}
+
+/*
+ * Allocator counters are recorded by host threads (MemoryAllocation
+ * events on /host:CPU) whatever memory they count: a GPU's allocator
+ * ("GPU_0_bfc") belongs to the GPU of that ordinal on this host, so the
+ * memory analysis sees it per device. Counters [first, n) are this file's.
+ */
+static void own_allocators(struct reader *r, size_t first) {
+	struct tc_model *m = r->m;
+	for (size_t c = first; c < m->n_counters; c++) {
+		const struct tc_counter *ct = &m->counters[c];
+		if (!ct->group || ct->device >= m->n_devices ||
+				m->devices[ct->device].kind != TC_DEV_CPU) {
+			continue;
+		}
+		int32_t ord = allocator_gpu(tc_model_str(m, ct->group));
+		uint32_t to = TC_NONE;
+		for (size_t d = 0; d < m->n_devices && ord >= 0 && to == TC_NONE; d++) {
+			const struct tc_device *dv = &m->devices[d];
+			if (dv->kind == TC_DEV_GPU && dv->ordinal == ord && dv->host == r->host) {
+				to = (uint32_t)d;
+			}
+		}
+		if (to != TC_NONE) {
+			tc_model_counter_move(m, (uint32_t)c, to);
+		}
+	}
+}
+
 static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
 	struct reader r = { 0 };
@@ -591,7 +634,7 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 	r.host = tc_model_add_host(m, host_name(&r, hn, hn_len), source);
 
 	/* Pass 2: planes in file order. */
-	size_t first_event = m->ev.n;
+	size_t first_event = m->ev.n, first_counter = m->n_counters;
 	tc_pb_init(&pb, r.base, r.base, r.size);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num == XSPACE_PLANES && !parse_plane(&r, f.data, f.len)) {
@@ -599,6 +642,7 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 		}
 	}
 	link_launches(&r, first_event);
+	own_allocators(&r, first_counter);
 	if (r.dangling_refs) {
 		tc_model_warn(m, r.dangling_refs,
 			"xplane: stat ref_value points at no stat metadata (value dropped)");
