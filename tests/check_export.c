@@ -527,6 +527,11 @@ static const Packet *end_after(const Perfetto__Protos__Trace *t, size_t i, uint6
 	return i < t->n_packet ? t->packet[i] : NULL;
 }
 
+/* Descriptor names are bytes in the schema. */
+static bool bin_is(ProtobufCBinaryData b, const char *s) {
+	return b.len == strlen(s) && memcmp(b.data, s, b.len) == 0;
+}
+
 static const Perfetto__Protos__TrackDescriptor *descriptor(const Perfetto__Protos__Trace *t,
 		uint64_t uuid) {
 	for (size_t i = 0; i < t->n_packet; i++) {
@@ -564,10 +569,10 @@ START_TEST(perfetto_tiny) {
 	/* The stream keeps its name under the GPU process; the host thread is
 	 * a thread of the CPU process with its sort index. */
 	const Perfetto__Protos__TrackDescriptor *gs = descriptor(t, g->track_event->track_uuid);
-	ck_assert_str_eq(gs->name, "stream 7");
-	ck_assert_str_eq(descriptor(t, gs->parent_uuid)->process->process_name, "GPU 0");
+	ck_assert(bin_is(gs->name, "stream 7"));
+	ck_assert(bin_is(descriptor(t, gs->parent_uuid)->process->process_name, "GPU 0"));
 	const Perfetto__Protos__TrackDescriptor *lt = descriptor(t, l->track_event->track_uuid);
-	ck_assert_str_eq(lt->thread->thread_name, "main");
+	ck_assert(bin_is(lt->thread->thread_name, "main"));
 	ck_assert_int_eq(lt->thread->pid, 2);
 	ck_assert_int_eq(lt->sibling_order_rank, 3);
 	/* The kernel is written first but is the later end: both ends carry the
@@ -594,8 +599,8 @@ START_TEST(perfetto_tiny) {
 		if (t->packet[i]->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT &&
 				e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER) {
 			const Perfetto__Protos__TrackDescriptor *cd = descriptor(t, e->track_uuid);
-			ck_assert_str_eq(cd->name, "mem (alloc)");
-			ck_assert_str_eq(cd->counter->unit_name, "bytes");
+			ck_assert(bin_is(cd->name, "mem (alloc)"));
+			ck_assert(bin_is(cd->counter->unit_name, "bytes"));
 			n_counter++;
 		}
 	}
@@ -636,7 +641,7 @@ START_TEST(perfetto_overlap_round_trip) {
 	ck_assert_uint_eq(pa->timestamp, 1000);
 	ck_assert_uint_ne(pa->track_event->track_uuid, pb->track_event->track_uuid);
 	ck_assert_uint_eq(pa->track_event->track_uuid, pc->track_event->track_uuid);
-	ck_assert_str_eq(descriptor(pt, pa->track_event->track_uuid)->name, "XLA Ops (stream)");
+	ck_assert(bin_is(descriptor(pt, pa->track_event->track_uuid)->name, "XLA Ops (stream)"));
 	perfetto__protos__trace__free_unpacked(pt, NULL);
 	const char *path = tc_test_tmpfile(buf, len);
 	struct tc_model *back = tc_test_load(path);
@@ -687,7 +692,7 @@ START_TEST(perfetto_annotate) {
 		}
 		if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR &&
 				p->track_descriptor->thread &&
-				strcmp(p->track_descriptor->thread->thread_name, "overlaps") == 0) {
+				bin_is(p->track_descriptor->thread->thread_name, "overlaps")) {
 			threads_named_overlaps++;
 		}
 	}

@@ -512,6 +512,17 @@ START_TEST(clocks) {
 }
 END_TEST
 
+/* A hand-made trace that must read, finalized. */
+static struct tc_model *read_finalized(const struct pbuf *trace) {
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error err;
+	struct tc_model *m = read_bytes(trace, &lim, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	tc_model_finalize(m);
+	return m;
+}
+
 /* Snapshot fields of the wrong wire type are skipped, as they always were
  * (protobuf-c alone would refuse the snapshot). */
 START_TEST(clock_snapshot_wrong_wire_types) {
@@ -542,15 +553,46 @@ START_TEST(clock_snapshot_wrong_wire_types) {
 		pb_len(&pkt, 11, &ev);
 		pb_len(&trace, 1, &pkt);
 	}
-	struct tc_limits lim;
-	tc_limits_default(&lim);
-	struct tc_error err;
-	struct tc_model *m = read_bytes(&trace, &lim, &err);
-	ck_assert_msg(m != NULL, "%s", err.msg);
-	tc_model_finalize(m);
+	struct tc_model *m = read_finalized(&trace);
 	/* MONOTONIC 4001000 = BOOTTIME 10001000. */
 	ck_assert_int_eq(m->origin_ns, 10001000);
 	ck_assert_int_eq(m->ev.dur[find_ev(m, "mono", 0)], 1000000);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* So are descriptor and defaults fields of the wrong wire type, and the
+ * rest of each message is read. */
+START_TEST(descriptors_wrong_wire_types) {
+	struct pbuf trace = { 0 }, td = { 0 }, th = { 0 }, defs = { 0 }, ted = { 0 };
+	struct pbuf ev = { 0 }, pkt = { 0 };
+	pb_int(&th, 1, 7);
+	pb_int(&th, 2, 8);
+	pb_int(&th, 5, 1);         /* thread_name as a varint */
+	pb_int(&td, 1, 1);
+	pb_bytes(&td, 2, "lane", 4);
+	pb_bytes(&td, 12, "x", 1); /* sibling_order_rank as LEN */
+	pb_len(&td, 4, &th);
+	pb_packet(&trace, 0, 60, &td);
+	struct pbuf td2 = { 0 }, th2 = { 0 };
+	pb_bytes(&th2, 5, "", 0);  /* empty names: protobuf-c leaves data NULL */
+	pb_int(&td2, 1, 2);
+	pb_bytes(&td2, 2, "", 0);
+	pb_len(&td2, 4, &th2);
+	pb_packet(&trace, 0, 60, &td2);
+	pb_int(&ted, 11, 1);       /* the events' track: the lane */
+	pb_bytes(&defs, 58, "y", 1); /* timestamp_clock_id as LEN */
+	pb_len(&defs, 11, &ted);
+	pb_int(&ev, 9, 3);
+	pb_bytes(&ev, 23, "tick", 4);
+	pb_int(&pkt, 8, 5000);
+	pb_int(&pkt, 10, 1);
+	pb_len(&pkt, 59, &defs);
+	pb_len(&pkt, 11, &ev);
+	pb_len(&trace, 1, &pkt);
+	struct tc_model *m = read_finalized(&trace);
+	uint32_t t = tc_model_event_track(m, find_ev(m, "tick", 0));
+	ck_assert_str_eq(tc_model_str(m, m->tracks[t].name), "lane");
 	tc_model_destroy(m);
 }
 END_TEST
@@ -1242,6 +1284,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, interning_reset);
 	tcase_add_test(tc, clocks);
 	tcase_add_test(tc, clock_snapshot_wrong_wire_types);
+	tcase_add_test(tc, descriptors_wrong_wire_types);
 	tcase_add_test(tc, flows);
 	tcase_add_test(tc, gpu_packets);
 	tcase_add_test(tc, legacy_descriptors);

@@ -332,6 +332,18 @@ START_TEST(arena_basic) {
 }
 END_TEST
 
+static void keep_case(const uint8_t *in, size_t len, const struct tc_pb_keep *keep,
+		const uint8_t *want, size_t want_len) {
+	struct tc_arena a;
+	tc_arena_init(&a, 64);
+	uint8_t out[64];
+	ck_assert_uint_le(len, sizeof(out));
+	size_t n = tc_pb_keep_fields(&a, in, len, keep, out);
+	ck_assert_uint_eq(n, want_len);
+	ck_assert_int_eq(memcmp(out, want, n), 0);
+	tc_arena_finish(&a);
+}
+
 START_TEST(pb_keep_fields) {
 	/* 1: varint 300, then 1 as LEN (dropped); 2: { 3 as LEN (dropped), 3: 5 };
 	 * 4: unknown (dropped). */
@@ -344,13 +356,25 @@ START_TEST(pb_keep_fields) {
 	static const struct tc_pb_keep keep[] = {
 		{ 1, TC_PB_VARINT, NULL }, { 2, TC_PB_LEN, sub }, { 0 },
 	};
-	struct tc_arena a;
-	tc_arena_init(&a, 64);
-	uint8_t out[sizeof(in)];
-	size_t n = tc_pb_keep_fields(&a, in, sizeof(in), keep, out);
-	ck_assert_uint_eq(n, sizeof(want));
-	ck_assert_int_eq(memcmp(out, want, n), 0);
-	tc_arena_finish(&a);
+	keep_case(in, sizeof(in), keep, want, sizeof(want));
+}
+END_TEST
+
+START_TEST(pb_keep_wide_tags) {
+	/* Tags of more than one byte: 58 varint 7; 31 packed {1, 2} and 31
+	 * varint 3 (both kept); 45 as I64 (dropped). */
+	static const uint8_t in[] = {
+		0xd0, 0x03, 0x07, 0xfa, 0x01, 0x02, 0x01, 0x02, 0xe9, 0x02,
+		1, 2, 3, 4, 5, 6, 7, 8, 0xf8, 0x01, 0x03,
+	};
+	static const uint8_t want[] = {
+		0xd0, 0x03, 0x07, 0xfa, 0x01, 0x02, 0x01, 0x02, 0xf8, 0x01, 0x03,
+	};
+	static const struct tc_pb_keep keep[] = {
+		{ 58, TC_PB_VARINT, NULL }, { 31, TC_PB_LEN, NULL }, { 31, TC_PB_VARINT, NULL },
+		{ 45, TC_PB_VARINT, NULL }, { 0 },
+	};
+	keep_case(in, sizeof(in), keep, want, sizeof(want));
 }
 END_TEST
 
@@ -1137,6 +1161,7 @@ int main(void) {
 	tcase_add_test(tc, arena_basic);
 	tcase_add_test(tc, arena_reset);
 	tcase_add_test(tc, pb_keep_fields);
+	tcase_add_test(tc, pb_keep_wide_tags);
 	tcase_add_test(tc, term_escape);
 	tcase_add_test(tc, text_width_elide);
 	tcase_add_test(tc, text_elide_around);

@@ -243,6 +243,11 @@ static bool device_work(const struct tc_track *tr) {
 
 /* ---- descriptors ---- */
 
+/* The descriptors' names are bytes in the schema (see its header). */
+static ProtobufCBinaryData bin(const char *s) {
+	return (ProtobufCBinaryData){ .len = strlen(s), .data = (uint8_t *)s };
+}
+
 static void emit_descriptor(struct pw *w, TrackDescriptor *td) {
 	w->pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
 	w->pkt.track_descriptor = td;
@@ -254,7 +259,8 @@ static void process_desc(struct pw *w, uint32_t pid_index, const char *name, int
 	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
 	pd.has_pid = true;
 	pd.pid = (int32_t)pid_index + 1;
-	pd.process_name = (char *)name;
+	pd.has_process_name = true;
+	pd.process_name = bin(name);
 	pd.has_legacy_sort_index = true;
 	pd.legacy_sort_index = sort;
 	td.has_uuid = true;
@@ -273,7 +279,8 @@ static void thread_desc(struct pw *w, uint64_t uuid, uint32_t pid_index, int64_t
 	th.pid = (int32_t)pid_index + 1;
 	th.has_tid = true;
 	th.tid = tid;
-	th.thread_name = (char *)name;
+	th.has_thread_name = true;
+	th.thread_name = bin(name);
 	th.has_legacy_sort_index = true;
 	th.legacy_sort_index = sort;
 	td.has_uuid = true;
@@ -293,7 +300,7 @@ static void child_desc(struct pw *w, uint64_t uuid, uint32_t pid_index, const ch
 	td.has_parent_uuid = true;
 	td.parent_uuid = proc_uuid(pid_index);
 	td.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
-	td.name = (char *)name;
+	td.name = bin(name);
 	td.has_sibling_order_rank = true;
 	td.sibling_order_rank = sort;
 	td.counter = cd;
@@ -304,7 +311,8 @@ static void counter_desc(struct pw *w, uint64_t uuid, uint32_t pid_index, const 
 		const char *unit, int32_t sort) {
 	Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
 	if (unit && *unit) {
-		cd.unit_name = (char *)unit;
+		cd.has_unit_name = true;
+		cd.unit_name = bin(unit);
 	}
 	child_desc(w, uuid, pid_index, name, sort, &cd);
 }

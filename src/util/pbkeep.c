@@ -25,9 +25,9 @@ size_t tc_pb_keep_fields(struct tc_arena *a, const uint8_t *p, size_t len,
 		if (!k->num) {
 			continue;
 		}
-		/* One tag byte, a canonical varint or length: never longer than
-		 * what was read. */
-		out[n++] = (uint8_t)(f.num << 3 | f.wt);
+		/* A canonical tag, varint or length: never longer than what was
+		 * read. */
+		n += put_varint(out + n, (uint64_t)f.num << 3 | f.wt);
 		if (f.wt == TC_PB_VARINT) {
 			n += put_varint(out + n, f.u);
 			continue;

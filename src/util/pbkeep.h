@@ -13,7 +13,8 @@
 #include "util/arena.h"
 
 struct tc_pb_keep {
-	uint8_t num, wt;                /* field number (< 16) and wire type */
+	uint32_t num;                   /* field number */
+	uint8_t wt;                     /* wire type */
 	const struct tc_pb_keep *sub;   /* a message field's own fields, or NULL */
 };
 

@@ -82,25 +82,21 @@ static uint32_t pid_get(struct reader *r, uint32_t key) {
 	return idx;
 }
 
-static uint64_t thr_hash(uint32_t pid, uint32_t tid, uint8_t flavor, uint32_t acat) {
+/* A thread's key in thr_by_key: a digest of the four fields, since they do
+ * not fit 64 bits; threads whose digests meet chain through next. */
+static uint64_t thr_key(uint32_t pid, uint32_t tid, uint8_t flavor, uint32_t acat) {
 	return mix64(((uint64_t)pid << 32 | tid) ^ ((uint64_t)flavor << 60) ^
 		((uint64_t)acat * 0x9E3779B97F4A7C15ull));
 }
 
-/* Index of a thread, or TC_NONE; *slot_out gets the free slot when absent. */
-static uint32_t thr_find(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
-		uint32_t acat, size_t *slot_out) {
-	size_t mask = r->thr_nslots - 1;
-	size_t i = thr_hash(pid, tid, flavor, acat) & mask;
-	while (r->thr_slots[i]) {
-		const struct thr_info *t = &r->thrs[r->thr_slots[i] - 1];
+/* Index of a thread in the chain from i, or TC_NONE. */
+static uint32_t thr_chain(const struct reader *r, uint32_t i, uint32_t pid, uint32_t tid,
+		uint8_t flavor, uint32_t acat) {
+	for (; i != TC_NONE; i = r->thrs[i].next) {
+		const struct thr_info *t = &r->thrs[i];
 		if (t->pid == pid && t->tid == tid && t->flavor == flavor && t->acat == acat) {
-			return r->thr_slots[i] - 1;
+			return i;
 		}
-		i = (i + 1) & mask;
-	}
-	if (slot_out) {
-		*slot_out = i;
 	}
 	return TC_NONE;
 }
@@ -113,8 +109,10 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 			return r->last_thr;
 		}
 	}
-	size_t i = 0;
-	uint32_t found = thr_find(r, pid, tid, flavor, acat, &i);
+	uint64_t key = thr_key(pid, tid, flavor, acat);
+	const uint32_t *head = tc_u64map_find(&r->thr_by_key, key);
+	uint32_t next = head ? *head : TC_NONE;
+	uint32_t found = thr_chain(r, next, pid, tid, flavor, acat);
 	if (found != TC_NONE) {
 		r->last_thr = found;
 		return found;
@@ -127,31 +125,19 @@ static uint32_t thr_get(struct reader *r, uint32_t pid, uint32_t tid, uint8_t fl
 	t->flavor = flavor;
 	t->acat = acat;
 	t->track = TC_NONE;
+	t->next = next;
 	t->kind_hint = -1;
 	uint32_t idx = (uint32_t)r->n_thrs++;
-	r->thr_slots[i] = idx + 1;
-	if (r->n_thrs * 2 > r->thr_nslots) {
-		size_t ns = r->thr_nslots * 2;
-		free(r->thr_slots);
-		r->thr_slots = tc_xcalloc(ns, sizeof(*r->thr_slots));
-		r->thr_nslots = ns;
-		for (size_t k = 0; k < r->n_thrs; k++) {
-			const struct thr_info *q = &r->thrs[k];
-			size_t j = thr_hash(q->pid, q->tid, q->flavor, q->acat) & (ns - 1);
-			while (r->thr_slots[j]) {
-				j = (j + 1) & (ns - 1);
-			}
-			r->thr_slots[j] = (uint32_t)k + 1;
-		}
-	}
+	tc_u64map_put(&r->thr_by_key, key, idx);
 	r->last_thr = idx;
 	return idx;
 }
 
-/* Index of a thread, or TC_NONE (thr_find for the linking passes). */
+/* Index of a thread, or TC_NONE (for the linking passes). */
 uint32_t tc_json_thr_index(const struct reader *r, uint32_t pid, uint32_t tid, uint8_t flavor,
 		uint32_t acat) {
-	return thr_find(r, pid, tid, flavor, acat, NULL);
+	const uint32_t *head = tc_u64map_find(&r->thr_by_key, thr_key(pid, tid, flavor, acat));
+	return head ? thr_chain(r, *head, pid, tid, flavor, acat) : TC_NONE;
 }
 
 /* The model track of a thread, creating its device and track on first use.

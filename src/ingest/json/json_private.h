@@ -114,6 +114,7 @@ struct thr_info {
 	bool has_sort;
 	int8_t kind_hint; /* thread_name args.tracectl_kind (tracectl exports), -1 none */
 	uint32_t track;   /* TC_NONE until used */
+	uint32_t next;    /* the thread whose thr_by_key digest is the same, or TC_NONE */
 	/* Device ops on this line, and how many named their stream (Kineto
 	 * stream rows always do). */
 	uint32_t n_dev_ops, n_dev_stream;
@@ -259,8 +260,7 @@ struct reader {
 	struct tc_u64map pid_by_key; /* pid string id -> index in pids */
 	struct thr_info *thrs;
 	size_t n_thrs, cap_thrs;
-	uint32_t *thr_slots;
-	size_t thr_nslots;
+	struct tc_u64map thr_by_key; /* (pid, tid, flavor, acat) digest -> index in thrs */
 	uint32_t last_thr;
 
 	/* async b/e pairing: interned "pid/cat/id" -> open event */

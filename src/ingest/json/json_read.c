@@ -129,7 +129,7 @@ static void reader_free(struct reader *r) {
 		free(r->thrs[i].stack);
 	}
 	free(r->thrs);
-	free(r->thr_slots);
+	tc_u64map_finish(&r->thr_by_key);
 	tc_u64map_finish(&r->async);
 	free(r->fe);
 	free(r->pend);
@@ -322,8 +322,6 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 	r.source = source;
 	r.max_depth = lim->max_depth ? lim->max_depth : 64;
 	r.ctx = tc_xcalloc(r.max_depth + 1, 1);
-	r.thr_nslots = 256;
-	r.thr_slots = tc_xcalloc(r.thr_nslots, sizeof(*r.thr_slots));
 	r.last_thr = TC_NONE;
 	r.strs = tc_xcalloc(STR_CACHE, sizeof(*r.strs));
 	r.dd_id = tc_xmalloc(TC_JDD_SLOTS * sizeof(*r.dd_id));

@@ -1,5 +1,7 @@
 /* Perfetto interned data, sequence defaults and track descriptors. */
 #include "ingest/perfetto/perfetto_private.h"
+#include "perfetto_trace_min.pb-c.h"
+#include "util/pbkeep.h"
 
 /* ---- interned data ---- */
 
@@ -76,133 +78,214 @@ void tc_perfetto_parse_u64_list(const struct tc_pb_field *f, struct u64vec *out,
 	}
 }
 
-bool tc_perfetto_parse_defaults(struct st *s, struct seq *q, const uint8_t *p, size_t len) {
-	struct tc_pb r, e;
-	struct tc_pb_field f = { 0 }, g = { 0 };
-	int rv, rv2;
-	tc_pb_init(&r, s->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.num == DEF_TRACK_EVENT_DEFAULTS && f.wt == TC_PB_LEN) {
-			q->def_extra.n = 0;
-			q->def_extra_d.n = 0;
-			q->has_def_track = false;
-			tc_pb_init(&e, s->base, f.data, f.len);
-			while ((rv2 = tc_pb_next(&e, &g)) > 0) {
-				if (g.num == TED_TRACK_UUID && g.wt == TC_PB_VARINT) {
-					q->has_def_track = true;
-					q->def_track = g.u;
-				} else if (g.num == TED_EXTRA_COUNTER_UUIDS) {
-					tc_perfetto_parse_u64_list(&g, &q->def_extra, false);
-				} else if (g.num == TED_EXTRA_DOUBLE_COUNTER_UUIDS) {
-					tc_perfetto_parse_u64_list(&g, &q->def_extra_d, false);
-				}
-			}
-			if (rv2 < 0) {
-				return tc_perfetto_pb_fail(s, &e, "TrackEventDefaults");
-			}
+/*
+ * ---- cold messages ----
+ *
+ * TracePacketDefaults and the descriptors are cold (one per sequence or
+ * track), so protobuf-c's generated code unpacks them. A wire walk first
+ * finds the errors the reader has always reported, in the order it has
+ * reported them. protobuf-c then refuses a whole message for a known field
+ * of the wrong wire type, which the reader has always skipped: such a
+ * message is unpacked again from a copy without the mistyped fields.
+ */
+
+/* The fields read, with the wire type each must have. */
+static const struct tc_pb_keep ted_keep[] = {
+	{ TED_TRACK_UUID, TC_PB_VARINT, NULL },
+	{ TED_EXTRA_COUNTER_UUIDS, TC_PB_VARINT, NULL },
+	{ TED_EXTRA_COUNTER_UUIDS, TC_PB_LEN, NULL },
+	{ TED_EXTRA_DOUBLE_COUNTER_UUIDS, TC_PB_VARINT, NULL },
+	{ TED_EXTRA_DOUBLE_COUNTER_UUIDS, TC_PB_LEN, NULL },
+	{ 0 },
+};
+static const struct tc_pb_keep defaults_keep[] = {
+	{ DEF_TIMESTAMP_CLOCK_ID, TC_PB_VARINT, NULL },
+	{ DEF_TRACK_EVENT_DEFAULTS, TC_PB_LEN, ted_keep },
+	{ 0 },
+};
+static const struct tc_pb_keep defaults_clock_keep[] = {
+	{ DEF_TIMESTAMP_CLOCK_ID, TC_PB_VARINT, NULL }, { 0 },
+};
+static const struct tc_pb_keep process_keep[] = {
+	{ PD_PID, TC_PB_VARINT, NULL }, { PD_CMDLINE, TC_PB_LEN, NULL },
+	{ PD_PROCESS_NAME, TC_PB_LEN, NULL }, { 0 },
+};
+static const struct tc_pb_keep thread_keep[] = {
+	{ TD_PID, TC_PB_VARINT, NULL }, { TD_TID, TC_PB_VARINT, NULL },
+	{ TD_THREAD_NAME, TC_PB_LEN, NULL }, { TD_REFERENCE_TIMESTAMP_US, TC_PB_VARINT, NULL },
+	{ 0 },
+};
+static const struct tc_pb_keep counter_keep[] = {
+	{ CD_TYPE, TC_PB_VARINT, NULL }, { CD_UNIT, TC_PB_VARINT, NULL },
+	{ CD_UNIT_MULTIPLIER, TC_PB_VARINT, NULL }, { CD_IS_INCREMENTAL, TC_PB_VARINT, NULL },
+	{ CD_UNIT_NAME, TC_PB_LEN, NULL }, { 0 },
+};
+static const struct tc_pb_keep track_keep[] = {
+	{ TRD_UUID, TC_PB_VARINT, NULL }, { TRD_PARENT_UUID, TC_PB_VARINT, NULL },
+	{ TRD_NAME, TC_PB_LEN, NULL }, { TRD_STATIC_NAME, TC_PB_LEN, NULL },
+	{ TRD_ATRACE_NAME, TC_PB_LEN, NULL }, { TRD_PROCESS, TC_PB_LEN, process_keep },
+	{ TRD_THREAD, TC_PB_LEN, thread_keep }, { TRD_COUNTER, TC_PB_LEN, counter_keep },
+	{ 0 },
+};
+
+/* Walks p[0, len) whole; false with *r at the damage. */
+static bool walk(struct tc_pb *r, const uint8_t *base, const uint8_t *p, size_t len) {
+	struct tc_pb_field f = { 0 };
+	int rv;
+	tc_pb_init(r, base, p, len);
+	while ((rv = tc_pb_next(r, &f)) > 0) {
+	}
+	return rv == 0;
+}
+
+/*
+ * protobuf-c's unpack of a message that walks cleanly: as it is, else from
+ * a copy with only the fields keep lists. NULL with *r set to say so when
+ * protobuf-c refuses both (a damaged packed list, say).
+ */
+static void *unpack(const ProtobufCMessageDescriptor *desc, const struct tc_pb_keep *keep,
+		struct tc_pb *r, const uint8_t *base, const uint8_t *p, size_t len) {
+	void *m = protobuf_c_message_unpack(desc, NULL, len, p);
+	if (m) {
+		return m;
+	}
+	struct tc_arena a;
+	tc_arena_init(&a, 4096);
+	uint8_t *t = tc_arena_alloc(&a, len ? len : 1);
+	size_t n = tc_pb_keep_fields(&a, p, len, keep, t);
+	m = protobuf_c_message_unpack(desc, NULL, n, t);
+	tc_arena_finish(&a);
+	if (!m) {
+		tc_pb_init(r, base, p, len);
+		tc_pb_fail(r, p, "a message protobuf-c cannot unpack");
+	}
+	return m;
+}
+
+static void u64_append(struct u64vec *out, const uint64_t *v, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		u64_push(out, v[i]);
+	}
+}
+
+/* Every TrackEventDefaults as it comes, then the rest of the defaults. */
+static bool defaults_check(struct tc_pb *r, const uint8_t *base, const uint8_t *p, size_t len,
+		const char **what) {
+	struct tc_pb_field f = { 0 };
+	int rv;
+	tc_pb_init(r, base, p, len);
+	while ((rv = tc_pb_next(r, &f)) > 0) {
+		if (f.num == DEF_TRACK_EVENT_DEFAULTS && f.wt == TC_PB_LEN &&
+				!walk(r, base, f.data, f.len)) {
+			*what = "TrackEventDefaults";
+			return false;
 		}
 	}
-	if (rv < 0) {
+	*what = "TracePacketDefaults";
+	return rv == 0;
+}
+
+bool tc_perfetto_parse_defaults(struct st *s, struct seq *q, const uint8_t *p, size_t len) {
+	struct tc_pb r;
+	const char *what;
+	if (!defaults_check(&r, s->base, p, len, &what)) {
+		return tc_perfetto_pb_fail(s, &r, what);
+	}
+	Perfetto__Protos__TracePacketDefaults *d =
+		unpack(&perfetto__protos__trace_packet_defaults__descriptor, defaults_keep,
+			&r, s->base, p, len);
+	if (!d) {
 		return tc_perfetto_pb_fail(s, &r, "TracePacketDefaults");
 	}
+	const Perfetto__Protos__TrackEventDefaults *ted = d->track_event_defaults;
+	if (ted) {
+		q->has_def_track = ted->has_track_uuid;
+		q->def_track = ted->has_track_uuid ? ted->track_uuid : q->def_track;
+		q->def_extra.n = 0;
+		q->def_extra_d.n = 0;
+		u64_append(&q->def_extra, ted->extra_counter_track_uuids,
+			ted->n_extra_counter_track_uuids);
+		u64_append(&q->def_extra_d, ted->extra_double_counter_track_uuids,
+			ted->n_extra_double_counter_track_uuids);
+	}
+	perfetto__protos__trace_packet_defaults__free_unpacked(d, NULL);
 	return true;
 }
 
-/* The packet half's share of the defaults: the clock. It walks the same
- * outer fields as parse_defaults, so it fails where that would first fail
- * unless a TrackEventDefaults inside is malformed, which parse_defaults
- * reports on its own. */
+/* The packet half's share of the defaults: the clock. It fails where
+ * parse_defaults would first fail unless a TrackEventDefaults inside is
+ * malformed, which parse_defaults reports on its own (the copy that
+ * unpack falls back on keeps the clock alone). */
 bool tc_perfetto_defaults_clock(struct pre *b, struct pseq *q, const uint8_t *p, size_t len) {
 	struct tc_pb r;
-	struct tc_pb_field f = { 0 };
-	int rv;
-	tc_pb_init(&r, b->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.num == DEF_TIMESTAMP_CLOCK_ID && f.wt == TC_PB_VARINT) {
-			q->has_def_clock = true;
-			q->def_clock = (uint32_t)f.u;
-		}
-	}
-	if (rv < 0) {
+	if (!walk(&r, b->base, p, len)) {
 		return tc_perfetto_pre_pb_fail(b, &r, "TracePacketDefaults");
 	}
+	Perfetto__Protos__TracePacketDefaults *d =
+		unpack(&perfetto__protos__trace_packet_defaults__descriptor, defaults_clock_keep,
+			&r, b->base, p, len);
+	if (!d) {
+		return tc_perfetto_pre_pb_fail(b, &r, "TracePacketDefaults");
+	}
+	if (d->has_timestamp_clock_id) {
+		q->has_def_clock = true;
+		q->def_clock = d->timestamp_clock_id;
+	}
+	perfetto__protos__trace_packet_defaults__free_unpacked(d, NULL);
 	return true;
 }
 
 /* ---- descriptors ---- */
 
-bool tc_perfetto_parse_process(struct st *s, struct trk *t, const uint8_t *p, size_t len,
-		uint32_t *pname) {
-	struct tc_pb r;
-	struct tc_pb_field f = { 0 };
-	int rv;
-	tc_pb_init(&r, s->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.num == PD_PID && f.wt == TC_PB_VARINT) {
-			t->pid = (int64_t)f.u;
-		} else if (f.num == PD_PROCESS_NAME && f.wt == TC_PB_LEN) {
-			*pname = str_id(s, f.data, f.len);
-		} else if (f.num == PD_CMDLINE && f.wt == TC_PB_LEN && !*pname) {
-			*pname = str_id(s, f.data, f.len); /* first cmdline word */
-		}
-	}
-	if (rv < 0) {
-		return tc_perfetto_pb_fail(s, &r, "ProcessDescriptor");
-	}
-	return true;
+/* protobuf-c leaves an empty value's data NULL, which interning may not
+ * copy from. */
+static uint32_t bin_id(struct st *s, ProtobufCBinaryData b) {
+	return str_id(s, b.len ? b.data : (const uint8_t *)"", b.len);
 }
 
-bool tc_perfetto_parse_thread(struct st *s, struct trk *t, const uint8_t *p, size_t len,
-		uint32_t *tname, int64_t *ref_us) {
-	struct tc_pb r;
-	struct tc_pb_field f = { 0 };
-	int rv;
-	tc_pb_init(&r, s->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.wt == TC_PB_VARINT) {
-			if (f.num == TD_PID) {
-				t->pid = (int64_t)(int32_t)f.u;
-			} else if (f.num == TD_TID) {
-				t->tid = (int64_t)f.u;
-			} else if (f.num == TD_REFERENCE_TIMESTAMP_US && ref_us) {
-				*ref_us = (int64_t)f.u;
-			}
-		} else if (f.num == TD_THREAD_NAME && f.wt == TC_PB_LEN) {
-			*tname = str_id(s, f.data, f.len);
-		}
+static void process_fields(struct st *s, struct trk *t,
+		const Perfetto__Protos__ProcessDescriptor *pd, uint32_t *pname) {
+	if (pd->has_pid) {
+		t->pid = pd->pid;
 	}
-	if (rv < 0) {
-		return tc_perfetto_pb_fail(s, &r, "ThreadDescriptor");
+	if (pd->has_process_name) {
+		*pname = bin_id(s, pd->process_name);
 	}
-	return true;
+	if (!*pname && pd->n_cmdline) {
+		*pname = bin_id(s, pd->cmdline[0]); /* first cmdline word */
+	}
 }
 
-static bool parse_counter_desc(struct st *s, struct trk *t, const uint8_t *p, size_t len) {
-	struct tc_pb r;
-	struct tc_pb_field f = { 0 };
-	int rv;
-	uint32_t unit_name = 0, unit_enum = 0;
-	tc_pb_init(&r, s->base, p, len);
+static void thread_fields(struct st *s, struct trk *t,
+		const Perfetto__Protos__ThreadDescriptor *td, uint32_t *tname, int64_t *ref_us) {
+	if (td->has_pid) {
+		t->pid = td->pid;
+	}
+	if (td->has_tid) {
+		t->tid = td->tid;
+	}
+	if (td->has_reference_timestamp_us && ref_us) {
+		*ref_us = td->reference_timestamp_us;
+	}
+	if (td->has_thread_name) {
+		*tname = bin_id(s, td->thread_name);
+	}
+}
+
+static void counter_fields(struct st *s, struct trk *t,
+		const Perfetto__Protos__CounterDescriptor *cd) {
 	t->flags |= TRK_COUNTER;
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		if (f.wt == TC_PB_VARINT) {
-			switch (f.num) {
-			case CD_TYPE: t->ctr_type = (uint32_t)f.u; break;
-			case CD_UNIT: unit_enum = (uint32_t)f.u; break;
-			case CD_UNIT_MULTIPLIER: t->mult = (int64_t)f.u ? (int64_t)f.u : 1; break;
-			case CD_IS_INCREMENTAL:
-				if (f.u) {
-					t->flags |= TRK_INCR;
-				}
-				break;
-			}
-		} else if (f.num == CD_UNIT_NAME && f.wt == TC_PB_LEN) {
-			unit_name = str_id(s, f.data, f.len);
-		}
+	if (cd->has_type) {
+		t->ctr_type = (uint32_t)cd->type;
 	}
-	if (rv < 0) {
-		return tc_perfetto_pb_fail(s, &r, "CounterDescriptor");
+	if (cd->has_unit_multiplier) {
+		t->mult = cd->unit_multiplier ? cd->unit_multiplier : 1;
 	}
+	if (cd->has_is_incremental && cd->is_incremental) {
+		t->flags |= TRK_INCR;
+	}
+	uint32_t unit_name = cd->has_unit_name ? bin_id(s, cd->unit_name) : 0;
+	uint32_t unit_enum = cd->has_unit ? (uint32_t)cd->unit : 0;
 	if (unit_name) {
 		t->unit = unit_name;
 	} else if (unit_enum == CD_UNIT_TIME_NS || t->ctr_type == CD_TYPE_THREAD_TIME_NS) {
@@ -212,6 +295,33 @@ static bool parse_counter_desc(struct st *s, struct trk *t, const uint8_t *p, si
 	} else if (unit_enum == CD_UNIT_COUNT || t->ctr_type == CD_TYPE_THREAD_INSTRUCTION_COUNT) {
 		t->unit = s->s_count;
 	}
+}
+
+bool tc_perfetto_parse_process(struct st *s, struct trk *t, const uint8_t *p, size_t len,
+		uint32_t *pname) {
+	struct tc_pb r;
+	Perfetto__Protos__ProcessDescriptor *pd;
+	if (!walk(&r, s->base, p, len) ||
+			!(pd = unpack(&perfetto__protos__process_descriptor__descriptor, process_keep,
+			&r, s->base, p, len))) {
+		return tc_perfetto_pb_fail(s, &r, "ProcessDescriptor");
+	}
+	process_fields(s, t, pd, pname);
+	perfetto__protos__process_descriptor__free_unpacked(pd, NULL);
+	return true;
+}
+
+bool tc_perfetto_parse_thread(struct st *s, struct trk *t, const uint8_t *p, size_t len,
+		uint32_t *tname, int64_t *ref_us) {
+	struct tc_pb r;
+	Perfetto__Protos__ThreadDescriptor *td;
+	if (!walk(&r, s->base, p, len) ||
+			!(td = unpack(&perfetto__protos__thread_descriptor__descriptor, thread_keep,
+			&r, s->base, p, len))) {
+		return tc_perfetto_pb_fail(s, &r, "ThreadDescriptor");
+	}
+	thread_fields(s, t, td, tname, ref_us);
+	perfetto__protos__thread_descriptor__free_unpacked(td, NULL);
 	return true;
 }
 
@@ -230,83 +340,87 @@ void tc_perfetto_proc_set(struct st *s, int64_t pid, uint32_t name) {
 	tc_u64map_put(&ps->by_pid, (uint64_t)pid, (uint32_t)ps->n++);
 }
 
-bool tc_perfetto_parse_track_desc(struct st *s, const uint8_t *p, size_t len) {
-	struct tc_pb r;
+/*
+ * A track descriptor's wire errors as the reader has always reported them:
+ * the descriptor's own, then its last thread (else process), then its last
+ * counter. The ones not read (a process beside a thread) are not looked at.
+ */
+static bool track_desc_check(struct tc_pb *r, const uint8_t *base, const uint8_t *p,
+		size_t len, const char **what) {
 	struct tc_pb_field f = { 0 };
 	int rv;
-	uint64_t uuid = 0, parent = 0;
-	uint32_t name = 0;
-	bool has_name = false;
 	const uint8_t *proc = NULL, *thr = NULL, *ctr = NULL;
 	size_t proc_len = 0, thr_len = 0, ctr_len = 0;
-	tc_pb_init(&r, s->base, p, len);
-	while ((rv = tc_pb_next(&r, &f)) > 0) {
-		switch (f.num) {
-		case TRD_UUID:
-			if (f.wt == TC_PB_VARINT) {
-				uuid = f.u;
-			}
-			break;
-		case TRD_PARENT_UUID:
-			if (f.wt == TC_PB_VARINT) {
-				parent = f.u;
-			}
-			break;
-		case TRD_NAME: case TRD_STATIC_NAME: case TRD_ATRACE_NAME:
-			if (f.wt == TC_PB_LEN) {
-				name = str_id(s, f.data, f.len);
-				has_name = true;
-			}
-			break;
-		case TRD_PROCESS: case TRD_CHROME_PROCESS: /* process, chrome_process: chrome's has no pid */
-			if (f.wt == TC_PB_LEN && f.num == TRD_PROCESS) {
-				proc = f.data;
-				proc_len = f.len;
-			}
-			break;
-		case TRD_THREAD:
-			if (f.wt == TC_PB_LEN) {
-				thr = f.data;
-				thr_len = f.len;
-			}
-			break;
-		case TRD_COUNTER:
-			if (f.wt == TC_PB_LEN) {
-				ctr = f.data;
-				ctr_len = f.len;
-			}
-			break;
+	tc_pb_init(r, base, p, len);
+	while ((rv = tc_pb_next(r, &f)) > 0) {
+		if (f.wt != TC_PB_LEN) {
+			continue;
+		}
+		if (f.num == TRD_PROCESS) {
+			proc = f.data;
+			proc_len = f.len;
+		} else if (f.num == TRD_THREAD) {
+			thr = f.data;
+			thr_len = f.len;
+		} else if (f.num == TRD_COUNTER) {
+			ctr = f.data;
+			ctr_len = f.len;
 		}
 	}
+	*what = "TrackDescriptor";
 	if (rv < 0) {
+		return false;
+	}
+	*what = thr ? "ThreadDescriptor" : "ProcessDescriptor";
+	if (thr ? !walk(r, base, thr, thr_len) : proc && !walk(r, base, proc, proc_len)) {
+		return false;
+	}
+	*what = "CounterDescriptor";
+	return !ctr || walk(r, base, ctr, ctr_len);
+}
+
+bool tc_perfetto_parse_track_desc(struct st *s, const uint8_t *p, size_t len) {
+	struct tc_pb r;
+	const char *what;
+	if (!track_desc_check(&r, s->base, p, len, &what)) {
+		return tc_perfetto_pb_fail(s, &r, what);
+	}
+	Perfetto__Protos__TrackDescriptor *td =
+		unpack(&perfetto__protos__track_descriptor__descriptor, track_keep, &r, s->base, p, len);
+	if (!td) {
 		return tc_perfetto_pb_fail(s, &r, "TrackDescriptor");
 	}
-	uint32_t k = trk_get(s, uuid);
+	uint32_t k = trk_get(s, td->uuid);
 	struct trk *t = &s->trks[k];
 	t->flags |= TRK_DESC;
-	t->parent_uuid = parent;
+	t->parent_uuid = td->parent_uuid;
+	bool has_name = td->static_or_dynamic_name_case !=
+		PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME__NOT_SET;
 	if (has_name) {
-		t->name = name;
+		/* name, static_name and atrace_name: one oneof, the last wins. */
+		t->name = bin_id(s, td->static_or_dynamic_name_case ==
+			PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME ? td->name :
+			td->static_or_dynamic_name_case ==
+			PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_STATIC_NAME ?
+			td->static_name : td->atrace_name);
 	}
-	if (thr) {
+	/* chrome_process is not in the schema: it has no pid. */
+	if (td->thread) {
 		uint32_t tname = 0;
-		if (!tc_perfetto_parse_thread(s, t, thr, thr_len, &tname, NULL)) {
-			return false;
-		}
+		thread_fields(s, t, td->thread, &tname, NULL);
 		t->flags |= TRK_THREAD;
 		if (tname && !has_name) {
 			t->name = tname;
 		}
-	} else if (proc) {
+	} else if (td->process) {
 		uint32_t pname = 0;
-		if (!tc_perfetto_parse_process(s, t, proc, proc_len, &pname)) {
-			return false;
-		}
+		process_fields(s, t, td->process, &pname);
 		t->flags |= TRK_PROCESS;
 		tc_perfetto_proc_set(s, t->pid, pname);
 	}
-	if (ctr && !parse_counter_desc(s, t, ctr, ctr_len)) {
-		return false;
+	if (td->counter) {
+		counter_fields(s, t, td->counter);
 	}
+	perfetto__protos__track_descriptor__free_unpacked(td, NULL);
 	return true;
 }

@@ -3,8 +3,10 @@
  * proto/perfetto_trace_min.proto and the project's perfetto reference).
  *
  * The file is a flat run of `0x0a len TracePacket` records. Packets are walked
- * in place with util/pbwire (no protobuf-c tree: TracePacket is the hot
- * message) and mapped pages are released as the walk goes. Per-sequence state
+ * in place with util/pbwire (no protobuf-c tree: TracePacket, TrackEvent and
+ * interned data are the hot messages; protobuf-c unpacks only the cold
+ * ClockSnapshot, defaults and descriptors) and mapped pages are released as
+ * the walk goes. Per-sequence state
  * (interning tables, defaults, incremental clocks and counters) is resolved
  * while walking; track descriptors may arrive after the events that use them,
  * so events are first recorded against internal track records and mapped onto

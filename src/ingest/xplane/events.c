@@ -572,16 +572,42 @@ struct line_hdr {
 	bool any_events;
 };
 
+/* The header fields the reader reads, as spans of line_header. */
+enum { LH_ID, LH_NAME, LH_TIMESTAMP_NS, LH_DISPLAY_NAME, LH_COUNT };
+
+/* h from the header fields' last occurrences, by protobuf-c. */
+static bool line_unpack(const struct tc_xplane_span *sp, struct line_hdr *h) {
+	Tensorflow__Profiler__XLineHeader *m =
+		tc_xplane_unpack_spans(&tensorflow__profiler__xline_header__descriptor, sp, LH_COUNT);
+	if (!m) {
+		return false;
+	}
+	h->id = m->id;
+	h->ts = m->timestamp_ns;
+	if (m->name_field_case == TENSORFLOW__PROFILER__XLINE_HEADER__NAME_FIELD_NAME) {
+		h->name = tc_xplane_span_bytes(&sp[LH_NAME], m->name);
+		h->name_len = m->name.len;
+	}
+	if (sp[LH_DISPLAY_NAME].len) {
+		h->disp = tc_xplane_span_bytes(&sp[LH_DISPLAY_NAME], m->display_name);
+		h->disp_len = m->display_name.len;
+	}
+	tensorflow__profiler__xline_header__free_unpacked(m, NULL);
+	return true;
+}
+
 /*
  * One walk over an XLine's fields with the unrolled varint reader: it
- * validates every field and fills h (display_name comes after the events
- * on the wire, so the header needs the whole walk). On damage, *at and *why
- * say where and what. Touches nothing else, so either thread may run it.
+ * validates every field and finds the header fields for line_unpack
+ * (display_name comes after the events on the wire, so the header needs
+ * the whole walk). On damage, *at and *why say where and what. Touches
+ * nothing else, so either thread may run it.
  */
 static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 		const uint8_t **at_out, const char **why) {
 	const uint8_t *q = p, *end = p + len, *at = p;
 	const char *bad;
+	struct tc_xplane_span sp[LH_COUNT] = { 0 };
 	while (q < end) {
 		at = q;
 		uint64_t key, u = 0;
@@ -606,10 +632,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 				bad = "truncated varint in XLine";
 				goto fail;
 			}
-			if (num == XLINE_ID) {
-				h->id = (int64_t)u;
-			} else if (num == XLINE_TIMESTAMP_NS) {
-				h->ts = (int64_t)u;
+			if (num == XLINE_ID || num == XLINE_TIMESTAMP_NS) {
+				sp[num == XLINE_ID ? LH_ID : LH_TIMESTAMP_NS] =
+					(struct tc_xplane_span){ at, (size_t)(q - at) };
 			}
 			break;
 		case TC_PB_I64:
@@ -625,23 +650,24 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 				bad = "length runs past the end of its XLine";
 				goto fail;
 			}
-			if (num == XLINE_NAME) {
-				h->name = q;
-				h->name_len = (size_t)u;
-			} else if (num == XLINE_DISPLAY_NAME) {
-				h->disp = q;
-				h->disp_len = (size_t)u;
+			q += u;
+			if (num == XLINE_NAME || num == XLINE_DISPLAY_NAME) {
+				sp[num == XLINE_NAME ? LH_NAME : LH_DISPLAY_NAME] =
+					(struct tc_xplane_span){ at, (size_t)(q - at) };
 			} else if (num == XLINE_EVENTS) {
 				h->any_events = true;
 			}
-			q += u;
 			break;
 		default:
 			bad = "unsupported wire type in XLine";
 			goto fail;
 		}
 	}
-	return true;
+	if (line_unpack(sp, h)) {
+		return true;
+	}
+	at = p;
+	bad = "protobuf-c cannot unpack the XLine header";
 fail:
 	*at_out = at;
 	*why = bad;

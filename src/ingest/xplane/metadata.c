@@ -1,8 +1,39 @@
-/* XPlane stats, stat and event metadata, plane devices. */
+/* XPlane stats, stat and event metadata, plane and line headers, plane devices. */
 #include "ingest/xplane/xplane_private.h"
 #include "util/pbkeep.h"
 #include "xplane.pb-c.h"
 
+
+/* ---- headers ---- */
+
+/*
+ * The header fields of a plane or line, from the message their last
+ * occurrences make (protobuf-c keeps the last of a repeated singular
+ * field, so the values are the whole message's). The system allocator: a
+ * decoding thread unpacks line headers too. Free with
+ * protobuf_c_message_free_unpacked. NULL when protobuf-c refuses it.
+ */
+void *tc_xplane_unpack_spans(const ProtobufCMessageDescriptor *desc,
+		const struct tc_xplane_span *s, size_t n) {
+	uint8_t small[256] = { 0 };
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += s[i].len;
+	}
+	uint8_t *buf = total <= sizeof(small) ? small : tc_xmalloc(total);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].len) {
+			memcpy(buf + k, s[i].p, s[i].len);
+			k += s[i].len;
+		}
+	}
+	void *m = protobuf_c_message_unpack(desc, NULL, total, buf);
+	if (buf != small) {
+		free(buf);
+	}
+	return m;
+}
 
 /* ---- metadata ---- */
 

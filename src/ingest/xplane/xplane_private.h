@@ -3,7 +3,8 @@
  *
  * The file is one XSpace message with no framing. It is walked in place
  * with util/pbwire over one mapped buffer; only the cold metadata map
- * entries are unpacked, one at a time, by protobuf-c (metadata.c).
+ * entries and the plane and line header fields are unpacked, one message
+ * at a time, by protobuf-c (metadata.c).
  *
  * Order of work:
  *   1. a cheap scan of the top-level fields (LEN payloads are skipped, not
@@ -44,6 +45,7 @@
 #include "util/u64map.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
+#include "xplane.pb-c.h"
 
 struct emeta;
 struct reader;
@@ -71,6 +73,24 @@ void tc_xplane_classify_plane(const uint8_t *s, size_t n, enum tc_device_kind *k
 		int32_t *ordinal);
 void tc_xplane_plane_stat(struct reader *r, struct tc_device *d, const struct smeta *sm,
 		const struct sval *v);
+
+/* A header field's last occurrence in its message: its bytes, tag to end
+ * (len 0: none). */
+struct tc_xplane_span {
+	const uint8_t *p;
+	size_t len;
+};
+
+void *tc_xplane_unpack_spans(const ProtobufCMessageDescriptor *desc,
+		const struct tc_xplane_span *s, size_t n);
+
+/* Where the value of a bytes field unpacked from span s lies in the file:
+ * the span's last b.len bytes. The reader keeps names in the mapped file
+ * until it interns them. */
+static inline const uint8_t *tc_xplane_span_bytes(const struct tc_xplane_span *s,
+		ProtobufCBinaryData b) {
+	return s->p + s->len - b.len;
+}
 
 /* events.c */
 bool tc_xplane_parse_stat_slow(struct reader *r, const uint8_t *p, size_t len,

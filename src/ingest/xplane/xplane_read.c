@@ -256,22 +256,17 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	struct tc_pb_field f = { 0 };
 	int rc;
 	tc_pb_init(&pb, r->base, p, len);
-	int64_t plane_id = 0;
-	const uint8_t *name = (const uint8_t *)"";
-	size_t name_len = 0;
+	struct tc_xplane_span hdr[2] = { 0 }; /* id, name */
 	size_t n_lines = 0, n_stats = 0, n_emeta = 0, n_smeta = 0;
 	/* Pass 1: the plane's own fields; LEN payloads are not touched. */
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+	for (const uint8_t *at = pb.p; (rc = tc_pb_next(&pb, &f)) > 0; at = pb.p) {
 		if (f.num <= XPLANE_STATS && f.wt != (f.num == XPLANE_ID ? TC_PB_VARINT : TC_PB_LEN)) {
 			return tc_xplane_fail(r, p, "xplane: %s has a field of the wrong wire type", "XPlane");
 		}
 		switch (f.num) {
 		case XPLANE_ID:
-			plane_id = (int64_t)f.u;
-			break;
 		case XPLANE_NAME:
-			name = f.data;
-			name_len = f.len;
+			hdr[f.num - XPLANE_ID] = (struct tc_xplane_span){ at, (size_t)(pb.p - at) };
 			break;
 		case XPLANE_LINES:
 			n_lines++;
@@ -292,6 +287,16 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	if (rc < 0) {
 		return tc_xplane_wire_fail(r, &pb, "XPlane");
 	}
+	Tensorflow__Profiler__XPlaneHeader *h =
+		tc_xplane_unpack_spans(&tensorflow__profiler__xplane_header__descriptor, hdr, 2);
+	if (!h) {
+		return tc_xplane_fail(r, p, "xplane: protobuf-c cannot unpack the %s", "XPlane header");
+	}
+	int64_t plane_id = h->id;
+	size_t name_len = h->name.len;
+	const uint8_t *name = name_len ? tc_xplane_span_bytes(&hdr[1], h->name) :
+		(const uint8_t *)"";
+	tensorflow__profiler__xplane_header__free_unpacked(h, NULL);
 	plane_reset(r);
 
 	if (!load_stat_metadata(r, p, len, n_smeta)) {
