@@ -214,22 +214,28 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	bool threaded = side &&
 		(o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
 		pthread_create(&th, NULL, side_passes, &job) == 0;
-	/* The per-kind unions, kept from usage for the breakdown. */
+	/* Steps from markers need no usage: then the breakdown attributes each
+	 * device as usage builds its per-kind unions, and none is kept (all
+	 * devices' unions together cost more memory than the model's times). */
+	bool marked = (run & TC_AN_BREAKDOWN) && tc_pass_steps_from(m, o, NULL, true, a);
+	struct tc_bd_early *early = marked && a->n_steps ? tc_bd_early_create(m, a) : NULL;
+	/* Otherwise the per-kind unions are kept from usage for the breakdown. */
 	struct tc_ivals *kinds = NULL;
 	if (run & TC_AN_USAGE) {
 		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams,
-			run & TC_AN_BREAKDOWN ? &kinds : NULL);
+			(run & TC_AN_BREAKDOWN) && !marked ? &kinds : NULL,
+			early ? tc_bd_early_device : NULL, early);
 		job.usage = (struct tc_usage){ a->util, a->n_util, kinds };
 	}
 	pthread_mutex_lock(&job.lock);
 	job.usage_done = true;
 	pthread_cond_broadcast(&job.cv);
 	pthread_mutex_unlock(&job.lock);
-	if (run & TC_AN_STEPS) {
-		tc_pass_steps(m, o, &job.usage, a);
+	if ((run & TC_AN_STEPS) && !marked) {
+		tc_pass_steps_from(m, o, &job.usage, !(run & TC_AN_BREAKDOWN), a);
 	}
 	if (run & TC_AN_BREAKDOWN) {
-		tc_pass_breakdown(m, o, &job.usage, a);
+		tc_pass_breakdown(m, o, &job.usage, early, a);
 	}
 	tc_usage_kinds_free(kinds, a->n_util);
 	if (run & TC_AN_BREAKDOWN) {

@@ -358,6 +358,57 @@ static const struct tc_ivals *usage_kinds(const struct tc_usage *u, size_t k) {
 	return u->kinds ? u->kinds + k * TC_OP_KIND_COUNT : NULL;
 }
 
+struct tc_bd_early {
+	const struct tc_model *m;
+	const struct tc_analysis *a;
+	struct host_cache hc;
+	/* per usage index k: the device's categories and busy time per step
+	 * (NULL: not attributed yet) */
+	int64_t **cat, **busy;
+};
+
+struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
+		const struct tc_analysis *a) {
+	struct tc_bd_early *e = tc_xcalloc(1, sizeof(*e));
+	e->m = m;
+	e->a = a;
+	size_t n = m->n_devices ? m->n_devices : 1;
+	e->cat = tc_xcalloc(n, sizeof(*e->cat));
+	e->busy = tc_xcalloc(n, sizeof(*e->busy));
+	return e;
+}
+
+void tc_bd_early_device(void *early, size_t k, const struct tc_device_util *util,
+		const struct tc_ivals *per_kind) {
+	struct tc_bd_early *e = early;
+	const struct tc_analysis *a = e->a;
+	/* step_categories skips these */
+	if (util->last_ps <= util->first_ps || !a->n_steps) {
+		return;
+	}
+	e->cat[k] = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(**e->cat));
+	e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
+	attribute(e->m, a, util->device, per_kind, host_unions_for(e->m, &e->hc, util->device),
+		NULL, e->cat[k], e->busy[k]);
+}
+
+static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
+	if (!e) {
+		return;
+	}
+	for (size_t k = 0; k < n_util; k++) {
+		free(e->cat[k]);
+		free(e->busy[k]);
+	}
+	for (size_t i = 0; i < e->hc.n; i++) {
+		tc_ivals_finish_per_kind(e->hc.v[i].k);
+	}
+	free(e->hc.v);
+	free(e->cat);
+	free(e->busy);
+	free(e);
+}
+
 /* Steps the totals count: not warm-up or partial, unless nothing else is. */
 static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
 	return !((a->steps[i].warmup || a->steps[i].partial) && n_full > 0);
@@ -367,8 +418,8 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
  * device's into the steps themselves. Returns each attributed device's
  * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
 static int64_t *step_categories(const struct tc_model *m, const struct tc_usage *u,
-		struct tc_analysis *a) {
-	struct host_cache hc = { 0 };
+		struct tc_bd_early *early, struct tc_analysis *a) {
+	struct host_cache local = { 0 }, *hc = early ? &early->hc : &local;
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
 	int64_t *dev_busy = tc_xcalloc((u->n_util ? u->n_util : 1) * a->n_steps, sizeof(*dev_busy));
 	a->attr = tc_xcalloc(u->n_util ? u->n_util : 1, sizeof(*a->attr));
@@ -380,9 +431,15 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		}
 		struct tc_dev_attr *at = &a->attr[a->n_attr++];
 		at->device = d;
-		at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
-		attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, &hc, d), NULL,
-			at->step_cat, busy);
+		if (early && early->cat[k]) {
+			at->step_cat = early->cat[k];
+			early->cat[k] = NULL;
+			memcpy(busy, early->busy[k], a->n_steps * sizeof(*busy));
+		} else {
+			at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
+			attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, hc, d), NULL,
+				at->step_cat, busy);
+		}
 		int64_t in_steps = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
 			in_steps += busy[i];
@@ -411,7 +468,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		for (size_t k = 0; k < u->n_util && !dev_k; k++) {
 			dev_k = u->util[k].device == a->bd_device ? usage_kinds(u, k) : NULL;
 		}
-		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, &hc, a->bd_device), NULL, cat,
+		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL, cat,
 			busy);
 		for (size_t i = 0; i < a->n_steps; i++) {
 			memcpy(a->steps[i].cat_ps, cat + i * TC_BD_COUNT, sizeof(a->steps[i].cat_ps));
@@ -419,10 +476,10 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		}
 		free(cat);
 	}
-	for (size_t i = 0; i < hc.n; i++) {
-		tc_ivals_finish_per_kind(hc.v[i].k);
+	for (size_t i = 0; i < local.n; i++) {
+		tc_ivals_finish_per_kind(local.v[i].k);
 	}
-	free(hc.v);
+	free(local.v);
 	free(busy);
 	return dev_busy;
 }
@@ -455,10 +512,11 @@ void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, 
 }
 
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const struct tc_usage *u, struct tc_analysis *a) {
+		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
 	a->bd_device = want != TC_NONE ? want : pick_device(m, u, a->steps_device);
-	int64_t *dev_busy = a->n_steps ? step_categories(m, u, a) : NULL;
+	int64_t *dev_busy = a->n_steps ? step_categories(m, u, early, a) : NULL;
+	bd_early_destroy(early, u->n_util);
 	/* The profiler often stops inside the last step: with much less device
 	 * work than the step before, it is partial (TBP drops it). */
 	if (a->n_steps >= 2 && a->n_steps == a->n_steps_all) {

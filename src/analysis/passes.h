@@ -29,6 +29,7 @@
 #include "model/report.h"
 
 struct tc_ivals;
+struct tc_bd_early;
 
 /* The usage pass's result, as later passes read it: by device, ascending.
  * kinds (NULL when not kept): TC_OP_KIND_COUNT per-kind unions of the work
@@ -40,18 +41,27 @@ struct tc_usage {
 	const struct tc_ivals *kinds;
 };
 
+/* Called by the usage pass with each device's result util[k] and its
+ * per-kind unions, valid only during the call. */
+typedef void (*tc_usage_each_fn)(void *ctx, size_t k, const struct tc_device_util *util,
+	const struct tc_ivals *per_kind);
+
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets the per-kind unions (n_util x
- * TC_OP_KIND_COUNT, malloc'd; free with tc_usage_kinds_free). */
+ * TC_OP_KIND_COUNT, malloc'd; free with tc_usage_kinds_free). each, if not
+ * NULL, sees every device's unions as they are built (with ctx). */
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_device_util **util, size_t *n_util,
-	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds);
+	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds,
+	tc_usage_each_fn each, void *ctx);
 void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util);
 
 /* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
- * steps_inferred, steps_device and the window and trimmed times. */
-void tc_pass_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
-	const struct tc_usage *u, struct tc_analysis *a);
+ * steps_inferred, steps_device and the window and trimmed times. Without
+ * search, the markers were searched already and none found; without u
+ * (before the usage pass), only markers make steps: false when none do. */
+bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts *o,
+	const struct tc_usage *u, bool search, struct tc_analysis *a);
 /* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
 size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t);
 /* The same for times that never fall (a track's events): *lo, 0 at first,
@@ -68,11 +78,24 @@ static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps
 	return t < s->start_ps + s->dur_ps ? *lo - 1 : SIZE_MAX;
 }
 
-/* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps,
- * fills their categories, busy time and partial flag, and a's bd_device,
- * attr, n_steps_counted, step_total_ps, cat_total_ps and xfer. */
+/* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps_from
+ * and the attributions in early (NULL: none), fills the steps' categories,
+ * busy time and partial flag, and a's bd_device, attr, n_steps_counted,
+ * step_total_ps, cat_total_ps and xfer. */
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
-	const struct tc_usage *u, struct tc_analysis *a);
+	const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a);
+
+/*
+ * The breakdown's attribution of each device made during the usage pass,
+ * when the steps are known before it (markers): a device's unions are then
+ * used as they are built and none is kept for later. tc_bd_early_create
+ * reads a's steps; tc_bd_early_device is a tc_usage_each_fn;
+ * tc_pass_breakdown takes the attributions and frees early.
+ */
+struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
+	const struct tc_analysis *a);
+void tc_bd_early_device(void *early, size_t k, const struct tc_device_util *util,
+	const struct tc_ivals *per_kind);
 
 /* Peaks of the memory counters (memory.c); *mem is malloc'd. */
 void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *n_mem);

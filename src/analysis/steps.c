@@ -260,13 +260,16 @@ static int cmp_i64(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
-void tc_pass_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const struct tc_usage *u, struct tc_analysis *a) {
+bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const struct tc_usage *u, bool search, struct tc_analysis *a) {
 	struct cands c = { 0 };
 	a->steps_device = TC_NONE;
 	a->step_marker = o->step_marker;
-	bool found = o->step_marker ? marked_steps(m, o->step_marker, a, &c) :
-		explicit_steps(m, a, &c);
+	bool found = search && (o->step_marker ? marked_steps(m, o->step_marker, a, &c) :
+		explicit_steps(m, a, &c));
+	if (!found && !u) {
+		return false; /* no markers: the fallbacks read the usage */
+	}
 	if (!found) {
 		a->steps_inferred = true;
 		/* A --step-marker that matches nothing is not guessed around. */
@@ -360,4 +363,5 @@ void tc_pass_steps(const struct tc_model *m, const struct tc_analysis_opts *o,
 		}
 		a->n_steps = k;
 	}
+	return true;
 }

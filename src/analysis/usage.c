@@ -95,7 +95,7 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_device_util **util_out, size_t *n_util_out,
 		struct tc_stream_util **streams_out, size_t *n_streams_out,
-		struct tc_ivals **kinds_out) {
+		struct tc_ivals **kinds_out, tc_usage_each_fn each, void *ctx) {
 	struct launch_starts ls;
 	launch_starts(m, &ls);
 	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
@@ -211,6 +211,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		}
 		u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
 			&u->peak_flops, &u->peak_bw);
+		if (each) {
+			each(ctx, n_util - 1, u, per_kind);
+		}
 		free(tracks);
 	}
 	tc_device_tracks_finish(&dt);
