@@ -35,7 +35,6 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
 	struct tc_analysis *a);
 
-/* tc_check_measure for rank r (skel of that rank alone). */
 /* The rank's analysis and summary (Rank.result) for the writers, from
  * m's analysis a (TC_AN_FINDINGS | TC_AN_SUMMARY); times from first. */
 void tc_digest_result_pack(struct tc_digest *d, const struct tc_model *m,
@@ -43,10 +42,11 @@ void tc_digest_result_pack(struct tc_digest *d, const struct tc_model *m,
 /* Fill a (finish it with tc_analysis_finish) from r's result, as
  * tc_analyze(TC_AN_FINDINGS | TC_AN_SUMMARY) filled it from the trace,
  * adding the tracks, counters and warnings it names to skel; r's devices
- * are skel's from base. False when r has no result. */
-bool tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
+ * are skel's from base. r must hold a result. */
+void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 	struct tc_analysis *a);
 
+/* tc_check_measure for rank r (skel of that rank alone). */
 void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 	const struct tc_model *skel, const Tracectl__Rank *r);
 

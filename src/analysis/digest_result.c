@@ -405,13 +405,10 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 	}
 }
 
-bool tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
+void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 		struct tc_analysis *a) {
 	const Tracectl__Result *o = r->result;
 	tc_digest_steps(skel, r, a);
-	if (!o) {
-		return false;
-	}
 	uint32_t track_base = (uint32_t)skel->n_tracks, counter_base = (uint32_t)skel->n_counters;
 	for (size_t i = 0; i < o->n_tracks; i++) {
 		const Tracectl__Track *v = o->tracks[i];
@@ -442,5 +439,4 @@ bool tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t b
 			a->mem[i].capacity_bytes = o->mem[i]->capacity_bytes;
 		}
 	}
-	return true;
 }

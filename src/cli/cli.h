@@ -207,5 +207,11 @@ bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *
 int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
 	const struct tc_analysis_opts *ao, int kind, char **paths, int n,
 	struct tc_cli_digests *in);
+/* tc_cli_digests_open for a command that prints one rank: a usage error
+ * for several ranks; with result, an input error for a rank whose digest
+ * holds no summary (Rank.result). */
+int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
+	const struct tc_analysis_opts *ao, int kind, char **paths, int n, bool result,
+	struct tc_cli_digests *in);
 
 #endif

@@ -95,12 +95,8 @@ static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_
 		int kind, int argc, char **argv, const struct tc_bottlenecks_opts *bo,
 		enum tc_severity fail_on) {
 	struct tc_cli_digests in;
-	int code = tc_cli_digests_open(c, "bottlenecks", ao, kind, argv + optind, argc - optind,
-		&in);
-	if (code == TC_EXIT_OK && in.n_ranks != 1) {
-		code = tc_cli_usage_error("bottlenecks", "bottlenecks reads one rank from digests, "
-			"not %zu (give one rank's digest, or the traces)", in.n_ranks);
-	}
+	int code = tc_cli_digest_rank_open(c, "bottlenecks", ao, kind, argv + optind,
+		argc - optind, true, &in);
 	if (code == TC_EXIT_OK) {
 		struct tc_analysis a;
 		tc_digest_result(in.skel, in.ranks[0], 0, &a);

@@ -250,3 +250,27 @@ int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
 	}
 	return tc_cli_digests_load(c, cmd, paths, n, in);
 }
+
+int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
+		const struct tc_analysis_opts *ao, int kind, char **paths, int n, bool result,
+		struct tc_cli_digests *in) {
+	int code = tc_cli_digests_open(c, cmd, ao, kind, paths, n, in);
+	if (code != TC_EXIT_OK) {
+		return code;
+	}
+	if (in->n_ranks != 1) {
+		/* Several ranks' output is one analysis over their merged
+		 * model, which the ranks' own results do not give. */
+		return tc_cli_usage_error(cmd, "%s reads one rank from digests, not %zu (give one "
+			"rank's digest, or the traces)", cmd, in->n_ranks);
+	}
+	if (result && !in->ranks[0]->result) {
+		struct tc_error err;
+		tc_error_init(&err);
+		tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no summary",
+			in->ranks[0]->name);
+		tc_error_path(&err, n == 1 ? paths[0] : "");
+		return tc_cli_error(&err);
+	}
+	return TC_EXIT_OK;
+}

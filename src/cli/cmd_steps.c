@@ -32,16 +32,12 @@ static void emit(FILE *f, bool json, const void *ctx) {
 	}
 }
 
-/* One rank's steps from its digest. Several ranks' steps are one analysis
- * over their merged model, which the ranks' own steps do not give. */
+/* One rank's steps from its digest. */
 static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		int kind, int argc, char **argv) {
 	struct tc_cli_digests in;
-	int code = tc_cli_digests_open(c, "steps", ao, kind, argv + optind, argc - optind, &in);
-	if (code == TC_EXIT_OK && in.n_ranks != 1) {
-		code = tc_cli_usage_error("steps", "steps reads one rank from digests, not %zu "
-			"(give one rank's digest, or the traces)", in.n_ranks);
-	}
+	int code = tc_cli_digest_rank_open(c, "steps", ao, kind, argv + optind, argc - optind,
+		false, &in);
 	if (code == TC_EXIT_OK) {
 		struct tc_analysis a;
 		tc_digest_steps(in.skel, in.ranks[0], &a);

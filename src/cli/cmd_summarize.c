@@ -50,11 +50,7 @@ static int print_summary(const struct tc_cli_common *c, char **paths, int n,
 static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		int kind, char **paths, int n, struct tc_summary_opts *so) {
 	struct tc_cli_digests in;
-	int code = tc_cli_digests_open(c, "summarize", ao, kind, paths, n, &in);
-	if (code == TC_EXIT_OK && in.n_ranks != 1) {
-		code = tc_cli_usage_error("summarize", "summarize reads one rank from digests, not "
-			"%zu (give one rank's digest, or the traces)", in.n_ranks);
-	}
+	int code = tc_cli_digest_rank_open(c, "summarize", ao, kind, paths, n, true, &in);
 	if (code == TC_EXIT_OK) {
 		struct tc_analysis an;
 		tc_digest_result(in.skel, in.ranks[0], 0, &an);
