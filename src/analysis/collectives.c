@@ -402,10 +402,14 @@ static int cmp_i64v(const void *pa, const void *pb) {
 struct end_at {
 	int64_t end;
 	size_t pos; /* in v */
+	uint32_t rank;
 };
 
-static int cmp_end(const void *pa, const void *pb) {
+static int cmp_rank_end(const void *pa, const void *pb) {
 	const struct end_at *a = pa, *b = pb;
+	if (a->rank != b->rank) {
+		return a->rank < b->rank ? -1 : 1;
+	}
 	if (a->end != b->end) {
 		return a->end < b->end ? -1 : 1;
 	}
@@ -416,17 +420,24 @@ static int cmp_end(const void *pa, const void *pb) {
  * (group, name): enough to find the common one, and linear in the rest. */
 #define OFFSET_PROBES 16
 
-/* Rank k's entries of v's block [lo, hi) (one group and name), by end. */
-static size_t block_ends(const struct tc_model *m, const struct occ *v, size_t lo, size_t hi,
-		uint32_t k, struct end_at *out) {
-	size_t n = 0;
-	for (size_t i = lo; i < hi; i++) {
-		if (v[i].rank == k) {
-			out[n++] = (struct end_at){ tc_model_end(m, v[i].ev), i };
+/* Rank k's ends in a block of ends sorted by rank then end. */
+static const struct end_at *rank_ends(const struct end_at *b, size_t nb, uint32_t k,
+		size_t *n) {
+	size_t lo = 0, hi = nb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b[mid].rank < k) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
 		}
 	}
-	tc_sort(out, n, sizeof(*out), cmp_end);
-	return n;
+	size_t e = lo;
+	while (e < nb && b[e].rank == k) {
+		e++;
+	}
+	*n = e - lo;
+	return b + lo;
 }
 
 static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struct occ *v,
@@ -438,16 +449,27 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 	for (size_t i = 0; i < n; i++) {
 		pair[i] = UINT64_MAX;
 	}
-	struct end_at *e0 = tc_xmalloc(n * sizeof(*e0)), *ek = tc_xmalloc(n * sizeof(*ek));
+	/* Each block of one (group, name), sorted once by rank then end, so
+	 * every rank's ends in it are one run. */
+	struct end_at *ends = tc_xmalloc(n * sizeof(*ends));
+	size_t *blk = NULL, nb = 0, cb = 0;
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name; hi++) {
+			ends[hi] = (struct end_at){ tc_model_end(m, v[hi].ev), hi, v[hi].rank };
+		}
+		tc_sort(ends + lo, hi - lo, sizeof(*ends), cmp_rank_end);
+		TC_GROW(blk, cb, nb + 2);
+		blk[nb++] = lo;
+		blk[nb] = hi;
+	}
 	bool ok = true;
 	for (uint32_t k = 1; k < r->n && ok; k++) {
 		int64_t *off = NULL;
 		size_t no = 0, co = 0;
-		for (size_t lo = 0, hi; lo < n; lo = hi) {
-			for (hi = lo + 1; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name;
-					hi++) {
-			}
-			size_t n0 = block_ends(m, v, lo, hi, 0, e0), nk = block_ends(m, v, lo, hi, k, ek);
+		for (size_t b = 0; b < nb; b++) {
+			size_t n0, nk;
+			const struct end_at *e0 = rank_ends(ends + blk[b], blk[b + 1] - blk[b], 0, &n0);
+			const struct end_at *ek = rank_ends(ends + blk[b], blk[b + 1] - blk[b], k, &nk);
 			for (size_t i = 0; i < n0 && i < OFFSET_PROBES; i++) {
 				for (size_t j = 0; j < nk; j++) {
 					TC_GROW(off, co, no + 1);
@@ -470,11 +492,10 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 		int64_t delta = best ? off[at + best / 2] : 0;
 		free(off);
 		size_t paired = 0;
-		for (size_t lo = 0, hi; lo < n && best >= 2; lo = hi) {
-			for (hi = lo + 1; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name;
-					hi++) {
-			}
-			size_t n0 = block_ends(m, v, lo, hi, 0, e0), nk = block_ends(m, v, lo, hi, k, ek);
+		for (size_t b = 0; b < nb && best >= 2; b++) {
+			size_t n0, nk;
+			const struct end_at *e0 = rank_ends(ends + blk[b], blk[b + 1] - blk[b], 0, &n0);
+			const struct end_at *ek = rank_ends(ends + blk[b], blk[b + 1] - blk[b], k, &nk);
 			/* Both by end: the first of ek at or past each target only
 			 * moves forward. */
 			size_t a = 0;
@@ -510,8 +531,8 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 	for (size_t i = 0; i < n && ok; i++) {
 		v[i].index = pair[i] != UINT64_MAX ? pair[i] : ((uint64_t)1 << 62) + i;
 	}
-	free(e0);
-	free(ek);
+	free(ends);
+	free(blk);
 	free(pair);
 	return ok;
 }
