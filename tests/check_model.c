@@ -178,6 +178,23 @@ START_TEST(args_encoding) {
 	ck_assert(a.type == TC_ARG_BOOL && a.v.i == 1);
 	ck_assert(!tc_model_arg_find(m, first, 14, &a)); /* past the end: in the next list */
 	ck_assert(!tc_model_arg_find(m, TC_NONE, 1, &a));
+	/* Two keys in one walk: each one's first, either order, one absent. */
+	struct tc_arg two[2];
+	ck_assert_uint_eq(tc_model_arg_find2(m, first, 12, 3, two), 3);
+	ck_assert(two[0].type == TC_ARG_BOOL && two[0].v.i == 1);
+	ck_assert(two[1].type == TC_ARG_INT && two[1].v.i == INT64_MIN);
+	ck_assert_uint_eq(tc_model_arg_find2(m, first, 14, big, two), 2);
+	ck_assert(two[1].v.s == huge);
+	ck_assert_uint_eq(tc_model_arg_find2(m, first, 14, 15, two), 0);
+	ck_assert_uint_eq(tc_model_arg_find2(m, TC_NONE, 1, 2, two), 0);
+	/* A key twice in a list: the first counts, as for tc_model_arg_find. */
+	uint32_t dup = tc_model_args_begin(m);
+	tc_model_arg_int(m, 5, 1);
+	tc_model_arg_int(m, 5, 2);
+	tc_model_arg_int(m, 6, 3);
+	dup = tc_model_args_end(m, dup);
+	ck_assert_uint_eq(tc_model_arg_find2(m, dup, 5, 6, two), 3);
+	ck_assert(two[0].v.i == 1 && two[1].v.i == 3);
 	ck_assert(tc_model_arg_find(m, second, 1, &a));
 	ck_assert_int_eq(a.v.i, 42);
 	ck_assert(tc_model_arg_next(m, second, &a) == TC_NONE);

@@ -130,26 +130,16 @@ static void xfer_read(const struct tc_model *m, size_t i, uint32_t pageable, uin
 		x->done = true;
 		return;
 	}
-	/* One walk of the args for both keys; the first of each counts, as
-	 * tc_model_arg_find reads them. */
-	bool have_b = false, have_k = false;
-	for (uint32_t p = m->ev.args[i]; p != TC_NONE && !(have_b && have_k);) {
-		struct tc_arg a;
-		p = tc_model_arg_next(m, p, &a);
-		if (a.key == m->key.bytes && !have_b) {
-			have_b = true;
-			double b;
-			if (tc_model_arg_value_num(m, &a, &b) && b >= 0) {
-				x->known = true;
-				x->bytes = b;
-			}
-		} else if (a.key == m->key.memory_kind && !have_k) {
-			have_k = true;
-			if (a.type == TC_ARG_STR) {
-				x->pageable = a.v.s == pageable;
-				x->pinned = !x->pageable && a.v.s == pinned;
-			}
-		}
+	struct tc_arg ka[2];
+	unsigned have = tc_model_arg_find2(m, m->ev.args[i], m->key.bytes, m->key.memory_kind, ka);
+	double b;
+	if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &b) && b >= 0) {
+		x->known = true;
+		x->bytes = b;
+	}
+	if ((have & 2) && ka[1].type == TC_ARG_STR) {
+		x->pageable = ka[1].v.s == pageable;
+		x->pinned = !x->pageable && ka[1].v.s == pinned;
 	}
 }
 

@@ -797,30 +797,17 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 				continue;
 			}
 			fl->kern_ps += dur;
-			/* One walk of the args for both keys; the first of each
-			 * counts, as tc_model_arg_num reads them. */
-			struct tc_arg blocks, occ;
-			bool have_b = false, have_o = false;
-			uint32_t first = m->fill_args ? m->ev.args[i] : TC_NONE;
-			for (uint32_t p = first; p != TC_NONE && !(have_b && have_o);) {
-				struct tc_arg a;
-				p = tc_model_arg_next(m, p, &a);
-				if (a.key == k_blocks && !have_b) {
-					blocks = a;
-					have_b = true;
-				} else if (a.key == k_occ && !have_o) {
-					occ = a;
-					have_o = true;
-				}
-			}
+			struct tc_arg ka[2];
+			unsigned have = tc_model_arg_find2(m, m->fill_args ? m->ev.args[i] : TC_NONE,
+				k_blocks, k_occ, ka);
 			double v;
 			bool low = false;
-			if (have_b && tc_model_arg_value_num(m, &blocks, &v)) {
+			if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
 				fl->with_ps += dur;
 				low = v < blocks_th;
 				fl->low_ps += low ? dur : 0;
 			}
-			if (have_o && tc_model_arg_value_num(m, &occ, &v)) {
+			if ((have & 2) && tc_model_arg_value_num(m, &ka[1], &v)) {
 				fl->occ_ps += v * (double)dur;
 				fl->occ_dur_ps += dur;
 			}

@@ -429,6 +429,11 @@ uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg
 /* Look up key in the list starting at first (TC_NONE: empty); false if absent. */
 bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
 	struct tc_arg *out);
+/* The first arg of each of two keys in one walk of the list (a hot path
+ * reading two keys of every event): bit 0 set when k0 was found into
+ * out[0], bit 1 when k1 was into out[1]. */
+unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k0, uint32_t k1,
+	struct tc_arg out[2]);
 /* Numeric value of an arg (int, uint, double, bool; a string that parses as a
  * number). Returns false if absent or not numeric. */
 bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out);

@@ -217,6 +217,23 @@ bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
 	return false;
 }
 
+unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k0, uint32_t k1,
+		struct tc_arg out[2]) {
+	unsigned found = 0;
+	for (uint32_t pos = first; pos != TC_NONE && found != 3;) {
+		struct tc_arg a;
+		pos = tc_model_arg_next(m, pos, &a);
+		if (a.key == k0 && !(found & 1)) {
+			out[0] = a;
+			found |= 1;
+		} else if (a.key == k1 && !(found & 2)) {
+			out[1] = a;
+			found |= 2;
+		}
+	}
+	return found;
+}
+
 bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
 	if (!a) {
 		return false;
