@@ -40,8 +40,11 @@ def disjoint(doc, what):
     for f in doc.get("findings", []):
         key = (f["device"], f.get("rank"))
         total[key] = total.get(key, 0) + f["explained_ps"]
+    check(step, "%s: no attribution" % what)
     for key, ps in total.items():
-        check(key not in step or ps <= step[key],
+        # Every finding names an attributed device: a key that matched
+        # none would pass the sum unchecked.
+        check(key in step and ps <= step[key],
               "%s: findings on %s explain %d ps of %s" % (what, key, ps, step.get(key)))
     kinds = [f["kind"] for f in doc.get("findings", [])]
     if "straggler" in kinds and "communication" in kinds:
