@@ -821,6 +821,12 @@ struct xchunk {
 	uint64_t index;    /* which chunk of the plane */
 };
 
+/* Lines at least this long have their header walk shared: the walk
+ * covers every event of the line, and both threads need its result.
+ * Tests that force the pipeline on small inputs share every line. */
+#define XP_HDR_SHARE_MIN (64 * 1024)
+#define XP_HDRS 64
+
 struct xpipe {
 	struct dec d;
 	const uint8_t *plane;
@@ -834,6 +840,16 @@ struct xpipe {
 	/* The decoding thread's chunks, counted: filled, emitted. */
 	uint64_t produced, consumed;
 	bool stop;               /* this thread gave up */
+	/* Headers of long lines, by where the line starts: whichever thread
+	 * walks one first leaves it for the other (under lock). */
+	struct {
+		const uint8_t *line, *at;
+		const char *why;
+		struct line_hdr h;
+		bool ok;
+	} hdr[XP_HDRS];
+	size_t n_hdr, hdr_share_min;
+	const uint8_t *hdr_passed; /* the decoding walk's last long line */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 };
@@ -851,6 +867,7 @@ struct xwalk {
 	bool counters;
 	int64_t base_ps;
 	struct origin org;       /* this walk's copy */
+	bool emits;              /* the emitting thread's walk */
 	bool done;
 };
 
@@ -865,13 +882,65 @@ static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_
 }
 
 /*
+ * line_header for the walks, sharing long lines' headers: whichever walk
+ * reaches a line first keeps its result (damage included) for the other.
+ * The emitting thread, stepping over a chunk the decoding thread decodes
+ * (wait), waits for that thread to pass the line rather than walk it
+ * again; it walks it only if the result already left the table.
+ */
+static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t *line,
+		size_t len, bool wait, struct line_hdr *h, const uint8_t **at, const char **why) {
+	if (len < p->hdr_share_min) {
+		return line_header(line, len, h, at, why);
+	}
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		for (size_t i = 0; i < XP_HDRS; i++) {
+			if (p->hdr[i].line == line) {
+				*h = p->hdr[i].h;
+				*at = p->hdr[i].at;
+				*why = p->hdr[i].why;
+				bool ok = p->hdr[i].ok;
+				if (!w->emits && p->hdr_passed < line) {
+					p->hdr_passed = line;
+					pthread_cond_broadcast(&p->cv);
+				}
+				pthread_mutex_unlock(&p->lock);
+				return ok;
+			}
+		}
+		if (!wait || (p->hdr_passed && p->hdr_passed >= line) || p->stop) {
+			break;
+		}
+		pthread_cond_wait(&p->cv, &p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	bool ok = line_header(line, len, h, at, why);
+	pthread_mutex_lock(&p->lock);
+	size_t k = p->n_hdr++ % XP_HDRS;
+	p->hdr[k].line = line;
+	p->hdr[k].h = *h;
+	p->hdr[k].ok = ok;
+	p->hdr[k].at = ok ? NULL : *at;
+	p->hdr[k].why = ok ? NULL : *why;
+	if (!w->emits) {
+		p->hdr_passed = line;
+	}
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}
+
+/*
  * The next chunk: its records decoded into c, or with c NULL only stepped
  * over. A line header and an event are one record each, so both threads
  * cut at the same places. Returns the file offset where the next chunk
  * starts; w->done after the plane's last chunk.
  */
-static size_t xw_chunk(struct xwalk *w, const struct xpipe *p, struct xchunk *c,
+static size_t xw_chunk(struct xwalk *w, struct xpipe *p, struct xchunk *c,
 		uint64_t *missing, uint64_t *dangling) {
+	/* Only the emitting thread waits: the other one is never needed next. */
+	bool wait = !c && w->emits;
 	const uint8_t *base = p->d.base;
 	size_t n = 0;
 	if (c) {
@@ -924,7 +993,7 @@ static size_t xw_chunk(struct xwalk *w, const struct xpipe *p, struct xchunk *c,
 		const uint8_t *at;
 		const char *why;
 		bool set;
-		if (!line_header(f.data, f.len, &h, &at, &why) ||
+		if (!xw_line_header(p, w, f.data, f.len, wait, &h, &at, &why) ||
 				!line_base(&w->org, h.ts, &w->base_ps, &set)) {
 			/* This thread's parse_line reports it (and stops). */
 			if (c) {
@@ -1036,6 +1105,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 	p->plane_len = len;
 	p->host_plane = r->host_plane;
 	p->org = r->org;
+	p->hdr_share_min = r->lim->reader_thread == TC_READER_THREAD_ALWAYS ? 1 : XP_HDR_SHARE_MIN;
 	for (int i = 0; i < XP_CHUNKS; i++) {
 		xchunk_alloc(&p->c[i]);
 	}
@@ -1050,6 +1120,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 		struct line_ctx lc = { 0 };
 		struct xwalk w;
 		xw_init(&w, p);
+		w.emits = true;
 		uint64_t j = 0, k = 0;
 		while (ok && !w.done) {
 			if (xp_claim(p, j++)) {
