@@ -79,35 +79,6 @@ static void measure(struct tc_check *chk, size_t r, const char *name, const stru
 	tc_analysis_finish(&a);
 }
 
-/* Measure every rank: each source file read and analysed on its own (the
- * model has no rank identity to split by), else the whole model as one. */
-static int measure_ranks(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		const struct tc_model *m, struct tc_check *chk) {
-	char name[512];
-	if (!tc_cli_per_source(m)) {
-		if (m->n_sources == 1) {
-			tc_model_source_rank(m, 0, name, sizeof(name));
-		} else {
-			snprintf(name, sizeof(name), "all");
-		}
-		measure(chk, 0, name, m, ao);
-		return TC_EXIT_OK;
-	}
-	for (size_t s = 0; s < m->n_sources; s++) {
-		const char *path = tc_model_str(m, m->sources[s].path);
-		struct tc_error err;
-		tc_error_init(&err);
-		struct tc_model *rm = tc_ingest(&path, 1, &c->ingest, &err);
-		if (!rm) {
-			return tc_cli_error(&err);
-		}
-		tc_model_source_rank(m, (uint32_t)s, name, sizeof(name));
-		measure(chk, s, name, rm, ao);
-		tc_model_destroy(rm);
-	}
-	return TC_EXIT_OK;
-}
-
 static int write_junit(const char *path, char **inputs, int n, const struct tc_model *m,
 		const struct tc_check *chk) {
 	struct tc_cli_common jc;
@@ -144,18 +115,38 @@ static void report_violations(const struct tc_check *chk) {
 	}
 }
 
-/* Any mix of traces and digests: each trace file is a rank, measured on
- * its own, and each rank a digest holds. */
-static int run_digests(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
-		const struct tc_budget *b, const char *junit, int argc, char **argv) {
-	int code = TC_EXIT_OK;
-	if (!tc_cli_digest_opts("check", ao, &code)) {
-		return code;
+/* --device names one device of each rank (a job has one per rank). */
+static bool device_ok(const struct tc_model *m, const char *device) {
+	struct tc_device_match dm;
+	tc_analysis_match_device(m, device, &dm);
+	bool ok = dm.device != TC_NONE;
+	if (!ok) {
+		tc_cli_device_error(m, device, &dm);
 	}
+	tc_analysis_device_match_finish(&dm);
+	return ok;
+}
+
+/* Keep a rank's warnings for --strict, as one model of all would. */
+static void keep_warnings(struct tc_model *to, const struct tc_model *from) {
+	for (size_t i = 0; i < from->n_warnings; i++) {
+		tc_model_warn(to, from->warnings[i].count, "%s",
+			tc_model_str(from, from->warnings[i].msg));
+	}
+}
+
+/*
+ * Each rank measured on its own, one model at a time: every trace file in
+ * paths is a rank, and so is each rank a digest holds. inputs (n_inputs)
+ * are the paths as given, for the output's checks; none collects the
+ * ranks' warnings.
+ */
+static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		const struct tc_budget *b, const char *junit, char **inputs, int n_inputs,
+		char **paths, int n, struct tc_model *none) {
+	int code = TC_EXIT_OK;
 	ao->threads = c->ingest.threads;
-	int n = argc - optind;
-	char **paths = argv + optind;
-	struct tc_cli_digests *in = tc_xcalloc((size_t)n, sizeof(*in));
+	struct tc_cli_digests *in = tc_xcalloc(n ? (size_t)n : 1, sizeof(*in));
 	size_t n_ranks = 0;
 	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
 		if (tc_ingest_is_digest(paths[i], &c->ingest.lim)) {
@@ -167,7 +158,6 @@ static int run_digests(const struct tc_cli_common *c, struct tc_analysis_opts *a
 	}
 	struct tc_check chk;
 	tc_check_init(&chk, b, n_ranks);
-	struct tc_model *none = tc_model_create();
 	size_t r = 0;
 	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
 		for (size_t k = 0; k < in[i].n_ranks; k++, r++) {
@@ -179,19 +169,25 @@ static int run_digests(const struct tc_cli_common *c, struct tc_analysis_opts *a
 			continue;
 		}
 		struct tc_model *m = tc_cli_load(c, paths + i, 1, &code);
+		if (m && ao->device && !device_ok(m, ao->device)) {
+			tc_model_destroy(m);
+			m = NULL;
+			code = TC_EXIT_USAGE;
+		}
 		if (m) {
 			char name[512];
 			tc_model_source_rank(m, 0, name, sizeof(name));
 			measure(&chk, r++, name, m, ao);
+			keep_warnings(none, m);
 			tc_model_destroy(m);
 		}
 	}
 	if (code == TC_EXIT_OK) {
 		tc_check_evaluate(&chk);
-		code = tc_cli_emit(c, paths, n, none, emit, &chk);
+		code = tc_cli_emit(c, inputs, n_inputs, none, emit, &chk);
 	}
 	if (code == TC_EXIT_OK && junit) {
-		code = write_junit(junit, paths, n, none, &chk);
+		code = write_junit(junit, inputs, n_inputs, none, &chk);
 	}
 	if (code == TC_EXIT_OK && chk.n_fail) {
 		report_violations(&chk);
@@ -209,22 +205,63 @@ static int run_digests(const struct tc_cli_common *c, struct tc_analysis_opts *a
 static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		const struct tc_budget *b, const char *junit, int argc, char **argv) {
 	int code = TC_EXIT_OK;
-	if (optind < argc && tc_cli_inputs_kind(c, argv + optind, argc - optind)) {
-		return run_digests(c, ao, b, junit, argc, argv);
+	if (optind >= argc) {
+		return tc_cli_usage_error("check", "no TRACE given");
+	}
+	char **inputs = argv + optind;
+	int n_inputs = argc - optind;
+	struct tc_model *none = tc_model_create();
+	if (tc_cli_inputs_kind(c, inputs, n_inputs)) {
+		if (!tc_cli_digest_opts("check", ao, &code)) {
+			tc_model_destroy(none);
+			return code;
+		}
+		return run_each(c, ao, b, junit, inputs, n_inputs, inputs, n_inputs, none);
+	}
+	/* Two or more trace files (none of them stdin) are ranks: each is
+	 * read and measured alone, so memory holds one rank, never the job. */
+	char **files;
+	size_t n_files;
+	struct tc_error err;
+	tc_error_init(&err);
+	if (!tc_ingest_list((const char *const *)inputs, (size_t)n_inputs, &c->ingest, none,
+			&files, &n_files, &err)) {
+		tc_model_destroy(none);
+		return tc_cli_error(&err);
+	}
+	bool each = n_files >= 2;
+	for (size_t i = 0; i < n_files; i++) {
+		each &= strcmp(files[i], "-") != 0;
+	}
+	if (each) {
+		code = run_each(c, ao, b, junit, inputs, n_inputs, files, (int)n_files, none);
+	} else {
+		tc_model_destroy(none);
+	}
+	for (size_t i = 0; i < n_files; i++) {
+		free(files[i]);
+	}
+	free(files);
+	if (each) {
+		return code;
 	}
 	struct tc_model *m = tc_cli_analysis_load(c, ao, "check", argc, argv, &code);
 	if (!m) {
 		return code;
 	}
 	struct tc_check chk;
-	tc_check_init(&chk, b, tc_cli_per_source(m) ? m->n_sources : 1);
-	code = measure_ranks(c, ao, m, &chk);
-	if (code == TC_EXIT_OK) {
-		tc_check_evaluate(&chk);
-		code = tc_cli_emit(c, argv + optind, argc - optind, m, emit, &chk);
+	tc_check_init(&chk, b, 1);
+	char name[512];
+	if (m->n_sources == 1) {
+		tc_model_source_rank(m, 0, name, sizeof(name));
+	} else {
+		snprintf(name, sizeof(name), "all");
 	}
+	measure(&chk, 0, name, m, ao);
+	tc_check_evaluate(&chk);
+	code = tc_cli_emit(c, inputs, n_inputs, m, emit, &chk);
 	if (code == TC_EXIT_OK && junit) {
-		code = write_junit(junit, argv + optind, argc - optind, m, &chk);
+		code = write_junit(junit, inputs, n_inputs, m, &chk);
 	}
 	if (code == TC_EXIT_OK && chk.n_fail) {
 		report_violations(&chk);

@@ -441,26 +441,41 @@ static void own_host(struct tc_model *m) {
 	}
 }
 
+bool tc_ingest_list(const char *const *paths, size_t n, const struct tc_ingest_opts *o,
+		struct tc_model *warn_to, char ***files, size_t *n_files, struct tc_error *err) {
+	struct file_list list = { 0 };
+	size_t stdin_count = 0;
+	struct walk w = { .out = &list, .warn_to = warn_to, .lim = &o->lim };
+	bool ok = list_inputs(&w, paths, n, &stdin_count, err);
+	free(w.seen_dirs.v);
+	free(w.seen_files.v);
+	if (ok && stdin_count > 1) {
+		tc_error_set(err, TC_EXIT_USAGE, "standard input ('-') can be read only once");
+		ok = false;
+	} else if (ok && list.n == 0) {
+		tc_error_set(err, TC_EXIT_USAGE, "no input");
+		ok = false;
+	}
+	if (!ok) {
+		for (size_t i = 0; i < list.n; i++) {
+			free(list.v[i]);
+		}
+		free(list.v);
+		list = (struct file_list){ 0 };
+	}
+	*files = list.v;
+	*n_files = list.n;
+	return ok;
+}
+
 struct tc_model *tc_ingest(const char *const *paths, size_t n,
 		const struct tc_ingest_opts *o, struct tc_error *err) {
 	struct tc_model *m = tc_model_create();
 	m->known_args_only = o->known_args_only;
 	struct file_list files = { 0 };
-	size_t stdin_count = 0;
-	struct walk w = { .out = &files, .warn_to = m, .lim = &o->lim };
-	bool listed = list_inputs(&w, paths, n, &stdin_count, err);
-	free(w.seen_dirs.v);
-	free(w.seen_files.v);
-	if (!listed) {
-		goto err;
-	}
-	if (stdin_count > 1) {
-		tc_error_set(err, TC_EXIT_USAGE, "standard input ('-') can be read only once");
-		goto err;
-	}
-	if (files.n == 0) {
-		tc_error_set(err, TC_EXIT_USAGE, "no input");
-		goto err;
+	if (!tc_ingest_list(paths, n, o, m, &files.v, &files.n, err)) {
+		tc_model_destroy(m);
+		return NULL;
 	}
 
 	unsigned cpus = o->threads;
@@ -538,11 +553,4 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 	tc_model_assign_ranks(m);
 	tc_model_finalize_mt(m, cpus >= 2);
 	return m;
-err:
-	for (size_t i = 0; i < files.n; i++) {
-		free(files.v[i]);
-	}
-	free(files.v);
-	tc_model_destroy(m);
-	return NULL;
 }

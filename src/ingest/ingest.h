@@ -73,6 +73,15 @@ bool tc_ingest_over_limit(const struct tc_model *m, const struct tc_limits *lim,
 	struct tc_error *err);
 
 /*
+ * The files tc_ingest would read for paths, folders expanded, each once, in
+ * reading order: *files (n_files malloc'd strings, the array malloc'd too).
+ * Warnings about what was skipped go to warn_to. False with err set as
+ * tc_ingest sets it (no input, stdin twice, a folder without traces).
+ */
+bool tc_ingest_list(const char *const *paths, size_t n, const struct tc_ingest_opts *o,
+	struct tc_model *warn_to, char ***files, size_t *n_files, struct tc_error *err);
+
+/*
  * Read paths (files, folders, "-") into one new, finalized model. A folder is
  * searched recursively for files whose content is a known format; each file
  * becomes its own host/rank. Returns NULL with err set on failure.
