@@ -4,18 +4,20 @@
 /*
  * One rank's collective occurrences, the input of cross-rank matching
  * (analysis/collectives.c): built from that rank's model alone
- * (analysis/coll_gather.c), so matching needs neither the merged model
- * nor the others' traces.
+ * (analysis/coll_gather.c) or read from its digest, so matching needs
+ * neither the merged model nor the others' traces.
  *
  * The table owns everything it points to: its names live in its own
  * string table (id 0 is ""), whose arena the table holds, so a table
  * must not be moved once initialised. Times are on the rank's own clock:
- * the ps of the model it was built from.
+ * the model's ps when built from one, from the trace's first event plus
+ * the base given to tc_coll_table_unpack when read from a digest.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "digest.pb-c.h"
 #include "util/arena.h"
 #include "util/intern.h"
 
@@ -47,5 +49,15 @@ void tc_coll_table_add(struct tc_coll_table *t, const struct tc_coll_occ *o);
 static inline const char *tc_coll_table_str(const struct tc_coll_table *t, uint32_t id) {
 	return tc_intern_str(&t->strings, id);
 }
+
+/* t as a digest message allocated from a, its times less base (the
+ * trace's first event). */
+Tracectl__CollTable *tc_coll_table_pack(struct tc_arena *a, const struct tc_coll_table *t,
+	int64_t base);
+/* t (initialised by the caller, empty) from a digest message, its times
+ * plus base. False when the message is malformed (a column of another
+ * length, a name or size out of its list); t is then left partly filled. */
+bool tc_coll_table_unpack(const Tracectl__CollTable *msg, int64_t base,
+	struct tc_coll_table *t);
 
 #endif
