@@ -10,17 +10,30 @@
 #include "model/coll_table.h"
 #include "util/xalloc.h"
 
-/* One rank's run of a collective, keyed for matching: names are ids in
- * the job's string table, times on the rank's own clock. */
+/* One rank's run of a collective, keyed for matching (names are ids in
+ * the job's string table); the rest stays in its rank's table, so the
+ * keys sorted and copied here stay small. */
 struct occ {
 	uint32_t group, name;
 	uint64_t index;
 	uint32_t rank;          /* index into tc_ranks.v */
 	uint32_t at;            /* index into that rank's table */
-	int64_t start, end;
-	double bytes;
-	int64_t group_size;
 };
+
+/* o's occurrence in its rank's table: times on that rank's clock. */
+static inline const struct tc_coll_occ *occ_of(const struct tc_coll_table *tab,
+		const struct occ *o) {
+	return &tab[o->rank].v[o->at];
+}
+
+static inline int64_t occ_start(const struct tc_coll_table *tab, const struct occ *o) {
+	return occ_of(tab, o)->start_ps;
+}
+
+static inline int64_t occ_end(const struct tc_coll_table *tab, const struct occ *o) {
+	const struct tc_coll_occ *c = occ_of(tab, o);
+	return c->start_ps + c->dur_ps;
+}
 
 static int cmp_occ(const void *pa, const void *pb) {
 	const struct occ *a = pa, *b = pb;
@@ -81,7 +94,7 @@ static int cmp_span(const void *pa, const void *pb) {
 
 /* Each rank's wait for r->straggler: from its own start of an instance
  * that rank reached last to that arrival, clipped to its own end. */
-static void straggler_waits(const struct tc_ranks *r,
+static void straggler_waits(const struct tc_coll_table *tab, const struct tc_ranks *r,
 		const struct occ *v, const size_t (*runs)[2], size_t n_runs, struct tc_ivals *waits) {
 	for (size_t k = 0; k < r->n; k++) {
 		struct span *sp = NULL;
@@ -96,7 +109,7 @@ static void straggler_waits(const struct tc_ranks *r,
 				if (v[i].rank != k) {
 					continue;
 				}
-				int64_t lo = v[i].start, hi = v[i].end;
+				int64_t lo = occ_start(tab, &v[i]), hi = occ_end(tab, &v[i]);
 				int64_t arrive = c->last_start_ps + rr->clock_offset_ps;
 				TC_GROW(sp, cap, ns + 1);
 				sp[ns++] = (struct span){ lo, arrive < hi ? arrive : hi };
@@ -147,7 +160,7 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		if (runs[q][1] - runs[q][0] != r->n) {
 			continue;
 		}
-		int64_t e = v[runs[q][0]].end;
+		int64_t e = occ_end(tab, &v[runs[q][0]]);
 		if (ref == SIZE_MAX || e < ref_end) {
 			ref = q;
 			ref_end = e;
@@ -155,7 +168,7 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 	}
 	if (ref != SIZE_MAX) {
 		for (size_t i = runs[ref][0]; i < runs[ref][1]; i++) {
-			r->v[v[i].rank].clock_offset_ps = v[i].end - ref_end;
+			r->v[v[i].rank].clock_offset_ps = occ_end(tab, &v[i]) - ref_end;
 		}
 		r->alignment = "the end of the first collective every rank ran";
 	}
@@ -170,14 +183,14 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 			.busbw = -1 };
 		int64_t first = INT64_MAX, last = INT64_MIN;
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
-			int64_t s = v[i].start - r->v[v[i].rank].clock_offset_ps;
+			int64_t s = occ_start(tab, &v[i]) - r->v[v[i].rank].clock_offset_ps;
 			first = s < first ? s : first;
 			if (s > last) {
 				last = s;
 				c->last = v[i].rank;
 			}
-			if (v[i].bytes >= 0) {
-				c->bytes = v[i].bytes;
+			if (occ_of(tab, &v[i])->bytes >= 0) {
+				c->bytes = occ_of(tab, &v[i])->bytes;
 			}
 		}
 		c->first_start_ps = first;
@@ -187,8 +200,8 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			struct tc_rank_result *rr = &r->v[v[i].rank];
-			int64_t s = v[i].start - rr->clock_offset_ps;
-			int64_t e = v[i].end - rr->clock_offset_ps;
+			int64_t s = occ_start(tab, &v[i]) - rr->clock_offset_ps;
+			int64_t e = occ_end(tab, &v[i]) - rr->clock_offset_ps;
 			int64_t t = e > last ? e - last : 0;
 			end_lo = e < end_lo ? e : end_lo;
 			end_hi = e > end_hi ? e : end_hi;
@@ -210,15 +223,16 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		const struct tc_analysis *pa = &per_rank[c->last];
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			if (v[i].rank == c->last) {
-				size_t s = tc_step_at(pa->steps, pa->n_steps, v[i].start);
+				size_t s = tc_step_at(pa->steps, pa->n_steps, occ_start(tab, &v[i]));
 				c->last_step = s < pa->n_steps ? pa->steps[s].num : -1;
 			}
 		}
-		size_t gs = o->group_size > 1 ? (size_t)o->group_size : c->n_ranks;
+		int64_t group_size = occ_of(tab, o)->group_size;
+		size_t gs = group_size > 1 ? (size_t)group_size : c->n_ranks;
 		if (c->bytes >= 0 && c->transfer_ps > 0) {
 			c->algbw = c->bytes / ((double)c->transfer_ps / 1e12);
-			const struct tc_coll_table *t = &tab[o->rank];
-			c->busbw = c->algbw * bus_factor(tc_coll_table_str(t, t->v[o->at].name), gs);
+			const char *name = tc_coll_table_str(&tab[o->rank], occ_of(tab, o)->name);
+			c->busbw = c->algbw * bus_factor(name, gs);
 		}
 	}
 	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
@@ -234,7 +248,7 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		}
 	}
 	if (waits) {
-		straggler_waits(r, v, (const size_t (*)[2])runs, n_runs, waits);
+		straggler_waits(tab, r, v, (const size_t (*)[2])runs, n_runs, waits);
 	}
 	free(spread);
 	free(tr);
@@ -316,8 +330,8 @@ static const struct end_at *rank_ends(const struct end_at *b, size_t nb, uint32_
 	return b + lo;
 }
 
-static bool match_ends(const struct tc_ranks *r, struct occ *v,
-		size_t n, int64_t tol) {
+static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r,
+		struct occ *v, size_t n, int64_t tol) {
 	if (tol <= 0 || n == 0) {
 		return false;
 	}
@@ -331,7 +345,7 @@ static bool match_ends(const struct tc_ranks *r, struct occ *v,
 	size_t *blk = NULL, nb = 0, cb = 0;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
 		for (hi = lo; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name; hi++) {
-			ends[hi] = (struct end_at){ v[hi].end, hi, v[hi].rank };
+			ends[hi] = (struct end_at){ occ_end(tab, &v[hi]), hi, v[hi].rank };
 		}
 		tc_sort(ends + lo, hi - lo, sizeof(*ends), cmp_rank_end);
 		TC_GROW(blk, cb, nb + 2);
@@ -429,9 +443,7 @@ void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const 
 		for (size_t i = 0; i < tab[k].n; i++) {
 			const struct tc_coll_occ *o = &tab[k].v[i];
 			v[n++] = (struct occ){ .group = ids[k][o->group], .name = ids[k][o->name],
-				.index = o->index, .rank = (uint32_t)k, .at = (uint32_t)i,
-				.start = o->start_ps, .end = o->start_ps + o->dur_ps, .bytes = o->bytes,
-				.group_size = o->group_size };
+				.index = o->index, .rank = (uint32_t)k, .at = (uint32_t)i };
 		}
 	}
 	tc_sort(v, n, sizeof(*v), cmp_occ);
@@ -441,7 +453,7 @@ void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const 
 	int64_t *d = tc_xmalloc((n ? n : 1) * sizeof(*d));
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].rank == 0) {
-			d[n0++] = v[i].end - v[i].start;
+			d[n0++] = occ_of(tab, &v[i])->dur_ps;
 		}
 	}
 	tc_sort(d, n0, sizeof(*d), cmp_i64v);
@@ -456,7 +468,7 @@ void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const 
 		by_end = tc_xmalloc(n * sizeof(*by_end));
 		memcpy(by_end, v, n * sizeof(*v));
 		size_t end = 0;
-		if (match_ends(r, by_end, n, tol)) {
+		if (match_ends(tab, r, by_end, n, tol)) {
 			tc_sort(by_end, n, sizeof(*by_end), cmp_occ);
 			end = instances(tab, r, per_rank, by_end, n, tol, NULL);
 			reset(r);
