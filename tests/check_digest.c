@@ -1,7 +1,13 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/coll_gather.h"
+#include "analysis/digest.h"
+#include "model/coll_table.h"
 #include "model/digest.h"
+#include "model/model.h"
+#include "model/rank.h"
 #include "util/select.h"
 #include "util/xalloc.h"
 #include "tc_test.h"
@@ -163,12 +169,181 @@ START_TEST(merge_order_and_grouping) {
 }
 END_TEST
 
+
+/* ---- collective occurrence tables ---- */
+
+/* a and b hold the same occurrences, b's starts shift later than a's. */
+static void same_table(const struct tc_coll_table *a, const struct tc_coll_table *b,
+		int64_t shift, const char *what) {
+	ck_assert_msg(a->seq_all == b->seq_all, "%s: seq_all", what);
+	ck_assert_msg(a->strings.n == b->strings.n, "%s: %zu strings, %zu", what, a->strings.n,
+		b->strings.n);
+	for (size_t i = 0; i < a->strings.n; i++) {
+		ck_assert_str_eq(tc_coll_table_str(a, (uint32_t)i), tc_coll_table_str(b, (uint32_t)i));
+	}
+	ck_assert_msg(a->n == b->n, "%s: %zu occurrences, %zu", what, a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct tc_coll_occ *x = &a->v[i], *y = &b->v[i];
+		ck_assert_msg(x->group == y->group && x->name == y->name && x->index == y->index &&
+			x->start_ps + shift == y->start_ps && x->dur_ps == y->dur_ps &&
+			x->group_size == y->group_size && memcmp(&x->bytes, &y->bytes,
+			sizeof(x->bytes)) == 0, "%s: occurrence %zu differs", what, i);
+	}
+}
+
+/* built (initialised, empty) from the trace at path; the table a digest
+ * of it holds, unpacked, must equal it. */
+static void table_roundtrip(const char *path, struct tc_coll_table *built) {
+	struct tc_model *m = tc_test_load(path);
+	tc_coll_table_build(m, tc_coll_table_host(m), built);
+	struct tc_digest d;
+	tc_digest_init(&d);
+	tc_digest_add_rank(&d, m, path);
+	int64_t first, last;
+	tc_model_span(m, &first, &last);
+	tc_model_destroy(m);
+	size_t n;
+	uint8_t *b = packed(&d, &n);
+	tc_digest_finish(&d);
+	Tracectl__Digest *msg = tracectl__digest__unpack(NULL, n, b);
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_uint_eq(msg->n_ranks, 1);
+	ck_assert_ptr_nonnull(msg->ranks[0]->collectives);
+	struct tc_coll_table read;
+	tc_coll_table_init(&read);
+	ck_assert(tc_coll_table_unpack(msg->ranks[0]->collectives, first, &read));
+	same_table(built, &read, 0, path);
+	tc_coll_table_finish(&read);
+	tracectl__digest__free_unpacked(msg, NULL);
+	free(b);
+}
+
+/* A generated 4-rank Kineto job (NCCL kernels with Seq, bytes from In msg
+ * nelems and dtype, two buckets a step over 5 steps, skewed clocks): each
+ * rank's digest holds its trace's table, and the job's matching, which
+ * builds each rank's table on its sub-model of the merged job, sees the
+ * same table but for the clock the merge puts the rank on. */
+START_TEST(coll_table_generated) {
+	char dir[] = "/tmp/tc-colltab-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' --ranks 4 --steps 5 --slow-rank 2 "
+		"--slow-step 3 --skew-ms 20", tc_test_src("bench/gen_ranks.py"), dir);
+	ck_assert_int_eq(system(cmd), 0);
+	struct tc_coll_table file[4];
+	for (int r = 0; r < 4; r++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/rank_%d.pt.trace.json", dir, r);
+		tc_coll_table_init(&file[r]);
+		table_roundtrip(path, &file[r]);
+		ck_assert_uint_eq(file[r].n, 10);
+		ck_assert(file[r].seq_all);
+	}
+	struct tc_model *job = tc_test_load(dir);
+	uint8_t keep[8];
+	ck_assert_uint_eq(job->n_hosts, 4);
+	for (size_t h = 0; h < job->n_hosts; h++) {
+		int32_t rank = job->hosts[h].rank;
+		ck_assert(rank >= 0 && rank < 4);
+		for (size_t i = 0; i < job->n_hosts; i++) {
+			keep[i] = job->hosts[i].rank == rank;
+		}
+		struct tc_model *sub = tc_model_subset(job, keep);
+		struct tc_coll_table t;
+		tc_coll_table_init(&t);
+		tc_coll_table_build(sub, (uint32_t)h, &t);
+		ck_assert_uint_eq(t.n, 10);
+		same_table(&t, &file[rank], file[rank].v[0].start_ps - t.v[0].start_ps, "sub-model");
+		tc_coll_table_finish(&t);
+		tc_model_destroy(sub);
+	}
+	tc_model_destroy(job);
+	for (int r = 0; r < 4; r++) {
+		tc_coll_table_finish(&file[r]);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* HTA's sampled ranks: collectives without Seq, numbered in time order. */
+START_TEST(coll_table_hta) {
+	const char *rel[] = { "json/hta/trace_filter__sampled_rank-0.json.gz",
+		"json/hta/trace_filter__sampled_rank-1.json.gz" };
+	for (size_t i = 0; i < 2; i++) {
+		struct tc_coll_table t;
+		tc_coll_table_init(&t);
+		table_roundtrip(tc_test_trace(rel[i]), &t);
+		ck_assert_uint_gt(t.n, 0);
+		ck_assert(!t.seq_all);
+		tc_coll_table_finish(&t);
+	}
+}
+END_TEST
+
+/* A table survives packing whatever its values; a malformed one (columns
+ * of other lengths, a name past the strings) is refused. */
+START_TEST(coll_table_pack) {
+	struct tc_arena a;
+	tc_arena_init(&a, 4096);
+	struct tc_coll_table t, u;
+	tc_coll_table_init(&t);
+	uint32_t name = tc_intern(&t.strings, "ncclAllReduce");
+	/* Differences that wrap, a lower index, sizes repeated and not whole. */
+	const struct tc_coll_occ occ[] = {
+		{ .name = name, .index = 7, .start_ps = -5, .dur_ps = 3, .bytes = -1 },
+		{ .name = name, .index = 3, .start_ps = INT64_MAX - 1, .dur_ps = 6, .bytes = 1.5,
+			.group_size = -1 },
+		{ .group = name, .index = UINT64_MAX, .start_ps = INT64_MIN, .dur_ps = 0,
+			.bytes = -1, .group_size = 8 },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		tc_coll_table_add(&t, &occ[i]);
+	}
+	Tracectl__CollTable *msg = tc_coll_table_pack(&a, &t, 0);
+	ck_assert_uint_eq(msg->n_byte_values, 2);
+	tc_coll_table_init(&u);
+	ck_assert(tc_coll_table_unpack(msg, 0, &u));
+	same_table(&t, &u, 0, "extremes");
+	tc_coll_table_finish(&u);
+	/* Times in whole us keep a unit of 1 us. */
+	for (size_t i = 0; i < t.n; i++) {
+		t.v[i].start_ps = 1000000 * (int64_t)i - 3000000;
+		t.v[i].dur_ps = 2000000;
+	}
+	Tracectl__CollTable *us = tc_coll_table_pack(&a, &t, -5000000);
+	ck_assert_uint_eq(us->unit_ps, 1000000);
+	tc_coll_table_init(&u);
+	ck_assert(tc_coll_table_unpack(us, -5000000, &u));
+	same_table(&t, &u, 0, "whole us");
+	tc_coll_table_finish(&u);
+	msg->name[0] = 2;
+	tc_coll_table_init(&u);
+	ck_assert(!tc_coll_table_unpack(msg, 0, &u));
+	tc_coll_table_finish(&u);
+	msg->name[0] = name;
+	msg->n_dur_ps = 0;
+	tc_coll_table_init(&u);
+	ck_assert(!tc_coll_table_unpack(msg, 0, &u));
+	tc_coll_table_finish(&u);
+	tc_coll_table_finish(&t);
+	/* Finishing again (a zeroed table) is quiet. */
+	tc_coll_table_finish(&t);
+	tc_arena_finish(&a);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("digest");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, sketch_exact_percentiles);
 	tcase_add_test(tc, sketch_bucket_error);
 	tcase_add_test(tc, merge_order_and_grouping);
+	tcase_add_test(tc, coll_table_generated);
+	tcase_add_test(tc, coll_table_pack);
 	suite_add_tcase(s, tc);
+	TCase *tt = tc_test_traces_tcase("traces");
+	tcase_add_test(tt, coll_table_hta);
+	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }

@@ -7,18 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/passes.h"
-#include "model/rank.h"
+#include "model/coll_table.h"
 #include "util/xalloc.h"
 
-/* One rank's run of a collective, keyed for matching. */
+/* One rank's run of a collective, keyed for matching (names are ids in
+ * the job's string table); the rest stays in its rank's table, so the
+ * keys sorted and copied here stay small. */
 struct occ {
 	uint32_t group, name;
 	uint64_t index;
 	uint32_t rank;          /* index into tc_ranks.v */
-	uint32_t ev;
-	double bytes;
-	int64_t group_size;
+	uint32_t at;            /* index into that rank's table */
 };
+
+/* o's occurrence in its rank's table: times on that rank's clock. */
+static inline const struct tc_coll_occ *occ_of(const struct tc_coll_table *tab,
+		const struct occ *o) {
+	return &tab[o->rank].v[o->at];
+}
+
+static inline int64_t occ_start(const struct tc_coll_table *tab, const struct occ *o) {
+	return occ_of(tab, o)->start_ps;
+}
+
+static inline int64_t occ_end(const struct tc_coll_table *tab, const struct occ *o) {
+	const struct tc_coll_occ *c = occ_of(tab, o);
+	return c->start_ps + c->dur_ps;
+}
 
 static int cmp_occ(const void *pa, const void *pb) {
 	const struct occ *a = pa, *b = pb;
@@ -32,36 +47,6 @@ static int cmp_occ(const void *pa, const void *pb) {
 		return a->index < b->index ? -1 : 1;
 	}
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
-}
-
-static bool has_prefix_ci(const char *s, const char *p) {
-	for (; *p; s++, p++) {
-		char c = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
-		if (c != *p) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/* Bytes per element of a Kineto dtype name; 0 unknown. */
-static double dtype_size(const char *t) {
-	static const struct {
-		const char *name;
-		double size;
-	} v[] = {
-		{ "double", 8 }, { "float64", 8 }, { "long", 8 }, { "int64", 8 },
-		{ "bfloat16", 2 }, { "half", 2 }, { "float16", 2 }, { "short", 2 },
-		{ "float", 4 }, { "int", 4 }, { "float32", 4 }, { "int32", 4 },
-		{ "byte", 1 }, { "char", 1 }, { "bool", 1 }, { "uint8", 1 }, { "int8", 1 },
-		{ "float8", 1 },
-	};
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		if (has_prefix_ci(t, v[i].name) && strlen(t) == strlen(v[i].name)) {
-			return v[i].size;
-		}
-	}
-	return 0;
 }
 
 /* NCCL's bus bandwidth factor for a collective name (nccl-tests
@@ -90,104 +75,6 @@ static double bus_factor(const char *name, size_t n) {
 	return 1;
 }
 
-/* Rank k's collective events: device collectives on the device of the
- * rank with the most; else (Gloo) host annotations named "gloo:...". */
-static void gather(const struct tc_model *m, const struct tc_ranks *r, size_t k,
-		struct occ **v, size_t *n, size_t *cap) {
-	uint32_t host = r->v[k].host;
-	int32_t rank = r->v[k].rank;
-	uint64_t *per_dev = tc_xcalloc(m->n_devices + 1, sizeof(*per_dev));
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (tr->device >= m->n_devices || tc_model_device_rank(m, tr->device) != rank ||
-				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
-			continue;
-		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			const struct tc_op *op = &m->ops[m->ev.op[i]];
-			per_dev[tr->device] += op->kind == TC_OP_COLLECTIVE &&
-				!(op->flags & TC_OPF_ASYNC_DONE);
-		}
-	}
-	uint32_t dev = TC_NONE;
-	for (size_t d = 0; d < m->n_devices; d++) {
-		if (per_dev[d] && (dev == TC_NONE || per_dev[d] > per_dev[dev])) {
-			dev = (uint32_t)d;
-		}
-	}
-	free(per_dev);
-	size_t first = *n;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		bool on_dev = dev != TC_NONE && tr->device == dev &&
-			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
-		bool on_host = dev == TC_NONE && tr->device < m->n_devices &&
-			m->devices[tr->device].host == host && m->devices[tr->device].kind == TC_DEV_CPU;
-		if (!on_dev && !on_host) {
-			continue;
-		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			const struct tc_op *op = &m->ops[m->ev.op[i]];
-			if (on_dev ? op->kind != TC_OP_COLLECTIVE || (op->flags & TC_OPF_ASYNC_DONE) :
-					!has_prefix_ci(tc_model_str(m, op->name), "gloo:")) {
-				continue;
-			}
-			uint32_t args = m->ev.args[i];
-			struct tc_arg a;
-			struct occ o = { .name = op->name, .rank = (uint32_t)k, .ev = (uint32_t)i,
-				.bytes = -1, .index = UINT64_MAX };
-			if (tc_model_arg_find(m, args, m->key.coll_name, &a) && a.type == TC_ARG_STR) {
-				o.name = a.v.s;
-			}
-			if (tc_model_arg_find(m, args, m->key.pg_name, &a) && a.type == TC_ARG_STR) {
-				o.group = a.v.s;
-			} else if (tc_model_arg_find(m, args, m->key.pg_ranks, &a) &&
-					a.type == TC_ARG_STR) {
-				o.group = a.v.s;
-			}
-			int64_t seq;
-			if (tc_model_arg_i64(m, args, m->key.seq, &seq) && seq >= 0) {
-				o.index = (uint64_t)seq;
-			}
-			double ne;
-			if (tc_model_arg_num(m, args, m->key.in_nelems, &ne) && ne >= 0 &&
-					tc_model_arg_find(m, args, m->key.dtype, &a) && a.type == TC_ARG_STR &&
-					dtype_size(tc_model_str(m, a.v.s)) > 0) {
-				o.bytes = ne * dtype_size(tc_model_str(m, a.v.s));
-			} else if (tc_model_arg_num(m, args, m->key.bytes, &ne) && ne >= 0) {
-				o.bytes = ne;
-			}
-			if (!tc_model_arg_i64(m, args, m->key.group_size, &o.group_size)) {
-				o.group_size = 0;
-			}
-			TC_GROW(*v, *cap, *n + 1);
-			(*v)[(*n)++] = o;
-		}
-	}
-	/* Without Seq, the k-th of each (group, name) in time order. */
-	struct occ *mine = *v + first;
-	size_t nm = *n - first;
-	bool seq = nm > 0;
-	for (size_t i = 0; i < nm; i++) {
-		seq &= mine[i].index != UINT64_MAX;
-	}
-	if (seq) {
-		return;
-	}
-	/* Order by start (biased so negative times sort first), then number. */
-	for (size_t i = 0; i < nm; i++) {
-		mine[i].index = (uint64_t)m->ev.start[mine[i].ev] ^ ((uint64_t)1 << 63);
-	}
-	tc_sort(mine, nm, sizeof(*mine), cmp_occ);
-	uint64_t k2 = 0;
-	for (size_t i = 0; i < nm; i++) {
-		bool same = i > 0 && mine[i].group == mine[i - 1].group &&
-			mine[i].name == mine[i - 1].name;
-		k2 = same ? k2 + 1 : 0;
-		mine[i].index = k2;
-	}
-}
-
 static int cmp_i64(const void *pa, const void *pb) {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return a < b ? -1 : a > b;
@@ -207,7 +94,7 @@ static int cmp_span(const void *pa, const void *pb) {
 
 /* Each rank's wait for r->straggler: from its own start of an instance
  * that rank reached last to that arrival, clipped to its own end. */
-static void straggler_waits(const struct tc_model *m, const struct tc_ranks *r,
+static void straggler_waits(const struct tc_coll_table *tab, const struct tc_ranks *r,
 		const struct occ *v, const size_t (*runs)[2], size_t n_runs, struct tc_ivals *waits) {
 	for (size_t k = 0; k < r->n; k++) {
 		struct span *sp = NULL;
@@ -222,7 +109,7 @@ static void straggler_waits(const struct tc_model *m, const struct tc_ranks *r,
 				if (v[i].rank != k) {
 					continue;
 				}
-				int64_t lo = m->ev.start[v[i].ev], hi = tc_model_end(m, v[i].ev);
+				int64_t lo = occ_start(tab, &v[i]), hi = occ_end(tab, &v[i]);
 				int64_t arrive = c->last_start_ps + rr->clock_offset_ps;
 				TC_GROW(sp, cap, ns + 1);
 				sp[ns++] = (struct span){ lo, arrive < hi ? arrive : hi };
@@ -240,7 +127,7 @@ static void straggler_waits(const struct tc_model *m, const struct tc_ranks *r,
 /* Instances from v's keys (v sorted by cmp_occ): fills r's collectives.
  * Returns how many of them the ranks leave within tol of each other
  * (aligned ends), 0 when no instance is held by two ranks. */
-static size_t instances(const struct tc_model *m, struct tc_ranks *r,
+static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		const struct tc_analysis *per_rank, const struct occ *v, size_t n, int64_t tol,
 		struct tc_ivals *waits) {
 	/* Runs of one instance held by two or more ranks. */
@@ -273,7 +160,7 @@ static size_t instances(const struct tc_model *m, struct tc_ranks *r,
 		if (runs[q][1] - runs[q][0] != r->n) {
 			continue;
 		}
-		int64_t e = tc_model_end(m, v[runs[q][0]].ev);
+		int64_t e = occ_end(tab, &v[runs[q][0]]);
 		if (ref == SIZE_MAX || e < ref_end) {
 			ref = q;
 			ref_end = e;
@@ -281,7 +168,7 @@ static size_t instances(const struct tc_model *m, struct tc_ranks *r,
 	}
 	if (ref != SIZE_MAX) {
 		for (size_t i = runs[ref][0]; i < runs[ref][1]; i++) {
-			r->v[v[i].rank].clock_offset_ps = tc_model_end(m, v[i].ev) - ref_end;
+			r->v[v[i].rank].clock_offset_ps = occ_end(tab, &v[i]) - ref_end;
 		}
 		r->alignment = "the end of the first collective every rank ran";
 	}
@@ -296,14 +183,14 @@ static size_t instances(const struct tc_model *m, struct tc_ranks *r,
 			.busbw = -1 };
 		int64_t first = INT64_MAX, last = INT64_MIN;
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
-			int64_t s = m->ev.start[v[i].ev] - r->v[v[i].rank].clock_offset_ps;
+			int64_t s = occ_start(tab, &v[i]) - r->v[v[i].rank].clock_offset_ps;
 			first = s < first ? s : first;
 			if (s > last) {
 				last = s;
 				c->last = v[i].rank;
 			}
-			if (v[i].bytes >= 0) {
-				c->bytes = v[i].bytes;
+			if (occ_of(tab, &v[i])->bytes >= 0) {
+				c->bytes = occ_of(tab, &v[i])->bytes;
 			}
 		}
 		c->first_start_ps = first;
@@ -313,8 +200,8 @@ static size_t instances(const struct tc_model *m, struct tc_ranks *r,
 		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			struct tc_rank_result *rr = &r->v[v[i].rank];
-			int64_t s = m->ev.start[v[i].ev] - rr->clock_offset_ps;
-			int64_t e = tc_model_end(m, v[i].ev) - rr->clock_offset_ps;
+			int64_t s = occ_start(tab, &v[i]) - rr->clock_offset_ps;
+			int64_t e = occ_end(tab, &v[i]) - rr->clock_offset_ps;
 			int64_t t = e > last ? e - last : 0;
 			end_lo = e < end_lo ? e : end_lo;
 			end_hi = e > end_hi ? e : end_hi;
@@ -331,18 +218,21 @@ static size_t instances(const struct tc_model *m, struct tc_ranks *r,
 		lr->n_last++;
 		lr->caused_ps += c->wait_ps;
 		r->skew_total_ps += c->skew_ps;
-		/* The step on the last rank's own clock. */
+		/* The step on the last rank's own clock: its analysis ran on the
+		 * model its table came from, whose times the table keeps. */
 		const struct tc_analysis *pa = &per_rank[c->last];
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			if (v[i].rank == c->last) {
-				size_t s = tc_step_at(pa->steps, pa->n_steps, m->ev.start[v[i].ev]);
+				size_t s = tc_step_at(pa->steps, pa->n_steps, occ_start(tab, &v[i]));
 				c->last_step = s < pa->n_steps ? pa->steps[s].num : -1;
 			}
 		}
-		size_t gs = o->group_size > 1 ? (size_t)o->group_size : c->n_ranks;
+		int64_t group_size = occ_of(tab, o)->group_size;
+		size_t gs = group_size > 1 ? (size_t)group_size : c->n_ranks;
 		if (c->bytes >= 0 && c->transfer_ps > 0) {
 			c->algbw = c->bytes / ((double)c->transfer_ps / 1e12);
-			c->busbw = c->algbw * bus_factor(tc_model_str(m, c->name), gs);
+			const char *name = tc_coll_table_str(&tab[o->rank], occ_of(tab, o)->name);
+			c->busbw = c->algbw * bus_factor(name, gs);
 		}
 	}
 	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
@@ -358,7 +248,7 @@ static size_t instances(const struct tc_model *m, struct tc_ranks *r,
 		}
 	}
 	if (waits) {
-		straggler_waits(m, r, v, (const size_t (*)[2])runs, n_runs, waits);
+		straggler_waits(tab, r, v, (const size_t (*)[2])runs, n_runs, waits);
 	}
 	free(spread);
 	free(tr);
@@ -440,8 +330,8 @@ static const struct end_at *rank_ends(const struct end_at *b, size_t nb, uint32_
 	return b + lo;
 }
 
-static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struct occ *v,
-		size_t n, int64_t tol) {
+static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r,
+		struct occ *v, size_t n, int64_t tol) {
 	if (tol <= 0 || n == 0) {
 		return false;
 	}
@@ -455,7 +345,7 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 	size_t *blk = NULL, nb = 0, cb = 0;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
 		for (hi = lo; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name; hi++) {
-			ends[hi] = (struct end_at){ tc_model_end(m, v[hi].ev), hi, v[hi].rank };
+			ends[hi] = (struct end_at){ occ_end(tab, &v[hi]), hi, v[hi].rank };
 		}
 		tc_sort(ends + lo, hi - lo, sizeof(*ends), cmp_rank_end);
 		TC_GROW(blk, cb, nb + 2);
@@ -537,17 +427,23 @@ static bool match_ends(const struct tc_model *m, const struct tc_ranks *r, struc
 	return ok;
 }
 
-void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
-		const struct tc_analysis *per_rank, struct tc_ivals *waits) {
-	struct occ *v = NULL;
-	size_t n = 0, cap = 0;
+void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const *ids,
+		struct tc_ranks *r, const struct tc_analysis *per_rank, struct tc_ivals *waits) {
+	size_t n = 0;
 	bool all_seq = true;
 	for (size_t k = 0; k < r->n; k++) {
-		size_t before = n;
-		gather(m, r, k, &v, &n, &cap);
-		for (size_t i = before; i < n; i++) {
-			int64_t s;
-			all_seq &= tc_model_arg_i64(m, m->ev.args[v[i].ev], m->key.seq, &s);
+		n += tab[k].n;
+		all_seq &= tab[k].seq_all;
+	}
+	/* Rank by rank, each in its table's order: sorting keeps that order
+	 * among equal keys. */
+	struct occ *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
+	n = 0;
+	for (size_t k = 0; k < r->n; k++) {
+		for (size_t i = 0; i < tab[k].n; i++) {
+			const struct tc_coll_occ *o = &tab[k].v[i];
+			v[n++] = (struct occ){ .group = ids[k][o->group], .name = ids[k][o->name],
+				.index = o->index, .rank = (uint32_t)k, .at = (uint32_t)i };
 		}
 	}
 	tc_sort(v, n, sizeof(*v), cmp_occ);
@@ -557,7 +453,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	int64_t *d = tc_xmalloc((n ? n : 1) * sizeof(*d));
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].rank == 0) {
-			d[n0++] = m->ev.dur[v[i].ev];
+			d[n0++] = occ_of(tab, &v[i])->dur_ps;
 		}
 	}
 	tc_sort(d, n0, sizeof(*d), cmp_i64v);
@@ -567,14 +463,14 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 	 * than by occurrence (ties: occurrence). */
 	struct occ *by_end = NULL;
 	if (!all_seq && n) {
-		size_t occ = instances(m, r, per_rank, v, n, tol, NULL);
+		size_t occ = instances(tab, r, per_rank, v, n, tol, NULL);
 		reset(r);
 		by_end = tc_xmalloc(n * sizeof(*by_end));
 		memcpy(by_end, v, n * sizeof(*v));
 		size_t end = 0;
-		if (match_ends(m, r, by_end, n, tol)) {
+		if (match_ends(tab, r, by_end, n, tol)) {
 			tc_sort(by_end, n, sizeof(*by_end), cmp_occ);
-			end = instances(m, r, per_rank, by_end, n, tol, NULL);
+			end = instances(tab, r, per_rank, by_end, n, tol, NULL);
 			reset(r);
 		}
 		if (end <= occ) {
@@ -582,7 +478,7 @@ void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
 			by_end = NULL;
 		}
 	}
-	if (instances(m, r, per_rank, by_end ? by_end : v, n, tol, waits)) {
+	if (instances(tab, r, per_rank, by_end ? by_end : v, n, tol, waits)) {
 		r->coll_source = all_seq ? "Seq" : by_end ? "end" : "occurrence";
 	}
 	free(by_end);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/budget.h"
+#include "analysis/coll_gather.h"
 #include "analysis/compare.h"
 #include "analysis/device.h"
 #include "analysis/digest.h"
@@ -576,6 +577,13 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->memory_cv = r->memory_cv_known ? cv : 0;
 	r->side = diff_side(d, m, &side, &a);
 	strings(d, m, r);
+	/* The collectives a job-level matching reads, from the trace's first
+	 * rank: a digest holds one rank. */
+	struct tc_coll_table ct;
+	tc_coll_table_init(&ct);
+	tc_coll_table_build(m, tc_coll_table_host(m), &ct);
+	r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
+	tc_coll_table_finish(&ct);
 	tc_digest_result_pack(d, m, &a, first, r);
 	tc_diff_side_finish(&side);
 	tc_analysis_finish(&a);

@@ -133,14 +133,18 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
  * -1 without matched collectives that line up or without a wait. */
 double tc_straggler_wait_pct(const struct tc_ranks *r);
 
-/* Collectives matched across the ranks in r (collectives.c): fills r's
- * coll, alignment and each rank's clock offset, waits and arrivals;
- * per_rank[k] is rank r->v[k]'s own analysis (its steps). waits (r->n
+/* Collectives matched across the ranks in r (collectives.c) from their
+ * occurrence tables alone: fills r's coll, alignment and each rank's clock
+ * offset, waits and arrivals. tab[k] is rank r->v[k]'s table and
+ * per_rank[k] its own analysis (its steps), both on that rank's clock;
+ * ids[k][s] is the id of tab[k]'s string s in the job's string table,
+ * which the results name and which orders the instances. waits (r->n
  * lists, cleared; NULL: not wanted) gets each rank's wait for
  * r->straggler, on its own clock: from its start of each instance that
  * rank reached last to that arrival. */
-void tc_pass_collectives(const struct tc_model *m, struct tc_ranks *r,
-	const struct tc_analysis *per_rank, struct tc_ivals *waits);
+struct tc_coll_table;
+void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const *ids,
+	struct tc_ranks *r, const struct tc_analysis *per_rank, struct tc_ivals *waits);
 
 /* The part of each step's categories on device dev (TC_NONE: host lines
  * only) that lies inside within (breakdown.c): a's steps and lists as

@@ -1,6 +1,7 @@
 /* Per-rank step attribution: each rank analysed on its own sub-model. */
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/coll_gather.h"
 #include "analysis/passes.h"
 #include "analysis/ranks.h"
 #include "model/rank.h"
@@ -88,7 +89,9 @@ static void own_attr(struct tc_analysis *job, const struct tc_analysis *pr, int3
  * Of each attributed device's collective time, the part its rank spent
  * waiting for r->straggler (waits[k] for rank r->v[k]), on the steps its
  * attribution was measured on: the job's for the breakdown device's rank,
- * the rank's own for the others (own_attr).
+ * the rank's own for the others (own_attr). This split still reads the
+ * merged model (tc_breakdown_within walks its device lines); the matching
+ * that finds the waits does not.
  */
 static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 		const struct tc_ivals *waits, const struct tc_analysis *per, struct tc_analysis *job) {
@@ -169,6 +172,7 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	ro.device = NULL;
 	ro.threads = 1;
 	struct tc_analysis *per = tc_xcalloc(r->n, sizeof(*per));
+	struct tc_coll_table *tab = tc_xcalloc(r->n, sizeof(*tab));
 	uint8_t *keep = tc_xcalloc(m->n_hosts, 1);
 	for (size_t k = 0; k < r->n; k++) {
 		for (size_t h = 0; h < m->n_hosts; h++) {
@@ -180,6 +184,10 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 		if (job) {
 			own_attr(job, &per[k], r->v[k].rank, m);
 		}
+		/* A sub-model keeps m's times (and origin), so the table and the
+		 * rank's steps are on the clock the merged model gives it. */
+		tc_coll_table_init(&tab[k]);
+		tc_coll_table_build(sub, r->v[k].host, &tab[k]);
 		/* Steps and results name devices and ops by m's ids; only the
 		 * sub-model's own memory goes. */
 		tc_model_destroy(sub);
@@ -198,7 +206,24 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	r->step_median_ps = r->n % 2 ? t[r->n / 2] : (t[r->n / 2 - 1] + t[r->n / 2]) / 2;
 	free(t);
 	struct tc_ivals *waits = job ? tc_xcalloc(r->n, sizeof(*waits)) : NULL;
-	tc_pass_collectives(m, r, per, waits);
+	/* The tables' names as m's ids (a sub-model interns m's strings in
+	 * order, so every one is there): instances are named and ordered by
+	 * them as before. */
+	uint32_t **ids = tc_xmalloc(r->n * sizeof(*ids));
+	for (size_t k = 0; k < r->n; k++) {
+		const struct tc_intern *st = &tab[k].strings;
+		ids[k] = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids[k]));
+		for (size_t i = 0; i < st->n; i++) {
+			ids[k][i] = tc_intern_find(&m->strings, st->v[i].s, st->v[i].len);
+		}
+	}
+	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, per, waits);
+	for (size_t k = 0; k < r->n; k++) {
+		free(ids[k]);
+		tc_coll_table_finish(&tab[k]);
+	}
+	free(ids);
+	free(tab);
 	/* Only for the straggler finding, which the rules make only then. */
 	if (job && r->n_coll && r->lined_up &&
 			tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT]) {
