@@ -47,7 +47,10 @@ void tc_ivals_finish(struct tc_ivals *v) {
  * the merge is the (start, index) order); the key lives in the cursor, as
  * comparing through m->ev.start misses the cache on every step. */
 static bool cursor_before(const struct tc_track_cursor *a, const struct tc_track_cursor *b) {
-	return a->key < b->key || (a->key == b->key && a->i < b->i);
+	if (a->key != b->key) {
+		return a->key < b->key;
+	}
+	return a->key2 < b->key2 || (a->key2 == b->key2 && a->i < b->i);
 }
 
 static void sift_down(struct tc_track_cursor *h, size_t n, size_t k) {
@@ -85,17 +88,20 @@ static bool next_kept(const struct tc_model *m, struct tc_track_cursor *c,
 void tc_track_merge_init(struct tc_track_merge *g, const struct tc_model *m,
 		const uint32_t *tracks, size_t nt,
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
+	*g = (struct tc_track_merge){ .keep = keep, .ctx = ctx };
 	g->h = tc_xmalloc((nt ? nt : 1) * sizeof(*g->h));
-	g->n = 0;
-	g->keep = keep;
-	g->ctx = ctx;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
-		struct tc_track_cursor c = { 0, tr->first, (size_t)tr->first + tr->count, tracks[t] };
+		struct tc_track_cursor c = { 0, 0, tr->first, (size_t)tr->first + tr->count,
+			tracks[t] };
 		if (next_kept(m, &c, keep, ctx)) {
 			g->h[g->n++] = c;
 		}
 	}
+	tc_track_merge_start(g);
+}
+
+void tc_track_merge_start(struct tc_track_merge *g) {
 	for (size_t k = g->n / 2; k-- > 0;) {
 		sift_down(g->h, g->n, k);
 	}
@@ -113,7 +119,9 @@ size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
 	if (track) {
 		*track = top->track;
 	}
-	if (!next_kept(m, top, g->keep, g->ctx)) {
+	g->key = top->key;
+	g->key2 = top->key2;
+	if (!(g->advance ? g->advance(m, top, g->ctx) : next_kept(m, top, g->keep, g->ctx))) {
 		*top = g->h[--g->n];
 	}
 	if (g->n) {
