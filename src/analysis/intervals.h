@@ -47,6 +47,10 @@ int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
  * than one filtered union per kind when several kinds are needed. */
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	struct tc_ivals out[TC_OP_KIND_COUNT]);
+/* The same for the kinds in kinds only (bit 1 << kind); the others' lists
+ * are left empty. */
+void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]);
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
 void tc_ivals_finish(struct tc_ivals *v);
 

@@ -139,11 +139,13 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			if (d > r->max_ps) {
 				r->max_ps = d;
 			}
-			int64_t f = tc_model_event_flops(m, i);
+			/* Without per-event costs, an event's are its op's: no call. */
+			const struct tc_op *op = &m->ops[m->ev.op[i]];
+			int64_t f = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
 			if (f >= 0) {
 				r->flops = (r->flops < 0 ? 0 : r->flops) + (double)f;
 			}
-			int64_t b = tc_model_event_bytes_accessed(m, i);
+			int64_t b = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
 			if (b >= 0) {
 				r->bytes = (r->bytes < 0 ? 0 : r->bytes) + (double)b;
 			}
@@ -343,26 +345,43 @@ static int cmp_thread(const void *pa, const void *pb) {
 	return a->track < b->track ? -1 : a->track > b->track;
 }
 
+/* Length of the union of track tr's slices, as tc_ivals_union_tracks
+ * would list them (touching slices join), summed as they close: the
+ * track is in start order, so no list is needed. */
+static int64_t track_busy(const struct tc_model *m, const struct tc_track *tr) {
+	int64_t busy = 0, lo = 0, hi = 0;
+	bool open = false;
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		int64_t s = m->ev.start[i], d = m->ev.dur[i];
+		if (d <= 0) {
+			continue;
+		}
+		if (open && s <= hi) {
+			hi = s + d > hi ? s + d : hi;
+			continue;
+		}
+		if (open) {
+			busy = tc_sat_add(busy, hi - lo);
+		}
+		lo = s;
+		hi = s + d;
+		open = true;
+	}
+	return open ? tc_sat_add(busy, hi - lo) : busy;
+}
+
 /* Host threads of a trace without device activity, by busy time. */
 static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
 	s->threads = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*s->threads));
-	struct tc_ivals iv = { 0 };
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (!tr->count || tr->kind == TC_TRACK_DERIVED) {
 			continue;
 		}
-		uint32_t track = (uint32_t)t;
-		tc_ivals_union_tracks(m, &track, 1, NULL, NULL, &iv);
-		int64_t busy = 0;
-		for (size_t i = 0; i < iv.n; i++) {
-			busy = tc_sat_add(busy, iv.hi[i] - iv.lo[i]);
-		}
-		s->threads[s->n_threads++] = (struct tc_thread_summary){ .track = track,
+		s->threads[s->n_threads++] = (struct tc_thread_summary){ .track = (uint32_t)t,
 			.n_events = tr->count, .first_ps = m->ev.start[tr->first],
-			.last_ps = tr->end, .busy_ps = busy };
+			.last_ps = tr->end, .busy_ps = track_busy(m, tr) };
 	}
-	tc_ivals_finish(&iv);
 	tc_sort(s->threads, s->n_threads, sizeof(*s->threads), cmp_thread);
 }
 
