@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/markers.h"
 #include "analysis/passes.h"
 #include "analysis/ranks.h"
 #include "analysis/step_marker.h"
@@ -155,6 +156,8 @@ static unsigned passes_for(unsigned what) {
 
 struct side_job {
 	const struct tc_model *m;
+	const struct tc_analysis_opts *o;
+	const struct tc_markers *mk;
 	unsigned run;
 	struct tc_analysis *a;
 	struct tc_usage usage;
@@ -171,7 +174,7 @@ static void *side_passes(void *p) {
 	struct side_job *j = p;
 	struct tc_analysis *a = j->a;
 	if (j->run & TC_AN_SUMMARY) {
-		tc_pass_summary_begin(j->m, &a->summary);
+		tc_pass_summary_begin(j->m, j->mk, !j->o->summary_steps_counted, &a->summary);
 	}
 	if (!(j->run & TC_AN_FINDINGS)) {
 		return NULL;
@@ -184,10 +187,9 @@ static void *side_passes(void *p) {
 	}
 	pthread_mutex_unlock(&j->lock);
 	/* The rules judge the whole trace, whatever --device names. */
-	/* The summary's device op rows are the same walk: reuse them. */
-	bool dev_ops = (j->run & TC_AN_SUMMARY) && a->summary.n_devices;
+	/* The summary's op rows are the same walk: reuse them. */
 	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage,
-		dev_ops ? a->summary.ops : NULL, dev_ops ? a->summary.n_ops : 0, &a->ops);
+		j->run & TC_AN_SUMMARY ? &a->summary : NULL, &a->ops);
 	return NULL;
 }
 
@@ -206,7 +208,12 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
-	struct side_job job = { .m = m, .run = run, .a = a };
+	/* The built-in step markers, found once for the steps and the summary. */
+	struct tc_markers mk = { 0 };
+	if (run & (TC_AN_SUMMARY | TC_AN_STEPS)) {
+		tc_markers_init(&mk, m);
+	}
+	struct side_job job = { .m = m, .o = o, .mk = &mk, .run = run, .a = a };
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cv, NULL);
 	pthread_t th;
@@ -217,7 +224,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	/* Steps from markers need no usage: then the breakdown attributes each
 	 * device as usage builds its per-kind unions, and none is kept (all
 	 * devices' unions together cost more memory than the model's times). */
-	bool marked = (run & TC_AN_BREAKDOWN) && tc_pass_steps_from(m, o, NULL, true, a);
+	bool marked = (run & TC_AN_BREAKDOWN) && tc_pass_steps_from(m, o, &mk, NULL, true, a);
 	struct tc_bd_early *early = marked && a->n_steps ? tc_bd_early_create(m, a) : NULL;
 	/* Otherwise the per-kind unions are kept from usage for the breakdown. */
 	struct tc_ivals *kinds = NULL;
@@ -232,7 +239,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	pthread_cond_broadcast(&job.cv);
 	pthread_mutex_unlock(&job.lock);
 	if ((run & TC_AN_STEPS) && !marked) {
-		tc_pass_steps_from(m, o, &job.usage, !(run & TC_AN_BREAKDOWN), a);
+		tc_pass_steps_from(m, o, &mk, &job.usage, !(run & TC_AN_BREAKDOWN), a);
 	}
 	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_breakdown(m, o, &job.usage, early, a);
@@ -248,9 +255,10 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	}
 	pthread_mutex_destroy(&job.lock);
 	pthread_cond_destroy(&job.cv);
+	tc_markers_finish(&mk);
 	if (run & TC_AN_OP_TABLE) {
 		tc_pass_op_table(m, by, true, tc_analysis_find_device(m, o->device), &job.usage,
-			NULL, 0, &a->op_table);
+			NULL, &a->op_table);
 	}
 	if (run & TC_AN_FINDINGS) {
 		tc_runtime_detect(m, a, &a->runtime);
@@ -259,7 +267,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	if (run & TC_AN_SUMMARY) {
 		tc_pass_summary_busy(m, run & TC_AN_USAGE ? &job.usage : NULL, &a->summary);
 		if (run & TC_AN_STEPS) {
-			tc_pass_summary_marked(m, a, &a->summary);
+			tc_pass_summary_marked(m, a, !o->summary_steps_counted, &a->summary);
 		}
 	}
 	return true;

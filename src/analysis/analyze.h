@@ -87,6 +87,10 @@ struct tc_analysis_opts {
 	 * the model is big enough to gain, 1 = never (--threads 1), 2 or more =
 	 * always. Results do not depend on it. */
 	unsigned threads;
+	/* The summary's marked steps counted (n_steps and their durations'
+	 * totals), not listed (summary.steps NULL): all the text summary
+	 * prints of them, without a list as long as the markers. */
+	bool summary_steps_counted;
 };
 
 void tc_analysis_opts_init(struct tc_analysis_opts *o);

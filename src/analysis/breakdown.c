@@ -163,11 +163,12 @@ static void xfer_add(const struct xfer_ev *e, struct tc_xfer_stats *x) {
 }
 
 /* Copies on device dev's work lines (TC_NONE: every device's), into total
- * and per step of a (n_steps x TC_XFER_COUNT). */
-static void transfers_into(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+ * and per step of a (n_steps x TC_XFER_COUNT); false if there are none. */
+static bool transfers_into(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
 	uint32_t pinned = tc_intern_find(&m->strings, "pinned", 6);
+	bool any = false;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (is_host_device(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
@@ -192,6 +193,7 @@ static void transfers_into(const struct tc_model *m, const struct tc_analysis *a
 				continue;
 			}
 			struct xfer_ev e;
+			any = true;
 			xfer_read(m, i, pageable, pinned, &e);
 			xfer_add(&e, &total[dir]);
 			size_t s = tc_step_at_from(a->steps, a->n_steps, &at, m->ev.start[i]);
@@ -200,6 +202,7 @@ static void transfers_into(const struct tc_model *m, const struct tc_analysis *a
 			}
 		}
 	}
+	return any;
 }
 
 void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
@@ -210,8 +213,9 @@ void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *
 static void transfers(const struct tc_model *m, struct tc_analysis *a) {
 	struct tc_xfer_stats *per = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
 		sizeof(*per));
-	transfers_into(m, a, TC_NONE, a->xfer, per);
-	for (size_t s = 0; s < a->n_steps; s++) {
+	/* Without copies the steps' stats stay zero: their pages are left be. */
+	bool any = transfers_into(m, a, TC_NONE, a->xfer, per);
+	for (size_t s = 0; any && s < a->n_steps; s++) {
 		memcpy(a->steps[s].xfer, per + s * TC_XFER_COUNT, sizeof(a->steps[s].xfer));
 	}
 	free(per);
@@ -264,7 +268,14 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
 	h->host = host;
 	size_t n;
 	uint32_t *tr = host_tracks(m, dev, &n);
-	tc_ivals_union_per_kind(m, tr, n, h->k);
+	/* Only the kinds some category counts on host lines: markers and
+	 * annotations, often most host events, would only be unioned to be
+	 * left idle. */
+	uint32_t kinds = 0;
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		kinds |= host_kinds[c];
+	}
+	tc_ivals_union_per_kind_of(m, tr, n, kinds, h->k);
 	free(tr);
 	return h->k;
 }
@@ -275,12 +286,14 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
  * step (busy: NULL not wanted): one sweep per step over the per-kind
  * unions of the device's work lines (dev_k, from the usage pass; NULL:
  * built here), its host's threads and its other lines. within (NULL: all
- * of it) keeps only the steps' time inside it.
+ * of it) keeps only the steps' time inside it. With into (a's steps), the
+ * categories and busy time go to each step's cat_ps and busy_ps instead:
+ * no array the size of the steps' is written and copied.
  */
 static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		const struct tc_ivals *dev_k, const struct tc_ivals *host_k,
 		const struct tc_ivals *within, int64_t *cat,
-		int64_t *busy) {
+		int64_t *busy, struct tc_step *into) {
 	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
 	size_t n[2];
 	uint32_t *tr[2] = {
@@ -303,7 +316,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 	struct tc_cover cov = { 0 };
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
-		int64_t *c = cat + i * TC_BD_COUNT;
+		int64_t *c = into ? into[i].cat_ps : cat + i * TC_BD_COUNT;
 		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
 		cov.n = 0;
 		if (!within) {
@@ -331,7 +344,9 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 				b += cov.v[p].len;
 			}
 		}
-		if (busy) {
+		if (into) {
+			into[i].busy_ps = b;
+		} else if (busy) {
 			busy[i] = b;
 		}
 		c[TC_BD_IDLE] = len - sum;
@@ -379,7 +394,7 @@ void tc_bd_early_device(void *early, size_t k, const struct tc_device_util *util
 	e->cat[k] = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(**e->cat));
 	e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
 	attribute(e->m, a, util->device, per_kind, host_unions_for(e->m, &e->hc, util->device),
-		NULL, e->cat[k], e->busy[k]);
+		NULL, e->cat[k], e->busy[k], NULL);
 }
 
 static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
@@ -428,7 +443,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		} else {
 			at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
 			attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, hc, d), NULL,
-				at->step_cat, busy);
+				at->step_cat, busy, NULL);
 		}
 		int64_t in_steps = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
@@ -453,18 +468,12 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		}
 	}
 	if (!bd_done) {
-		int64_t *cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*cat));
 		const struct tc_ivals *dev_k = NULL;
 		for (size_t k = 0; k < u->n_util && !dev_k; k++) {
 			dev_k = u->util[k].device == a->bd_device ? usage_kinds(u, k) : NULL;
 		}
-		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL, cat,
-			busy);
-		for (size_t i = 0; i < a->n_steps; i++) {
-			memcpy(a->steps[i].cat_ps, cat + i * TC_BD_COUNT, sizeof(a->steps[i].cat_ps));
-			a->steps[i].busy_ps = busy[i];
-		}
-		free(cat);
+		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL, NULL,
+			NULL, a->steps);
 	}
 	for (size_t i = 0; i < local.n; i++) {
 		tc_ivals_finish_per_kind(local.v[i].k);
@@ -494,7 +503,7 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		const struct tc_ivals *within, int64_t *cat) {
 	struct host_cache hc = { 0 };
-	attribute(m, a, dev, NULL, host_unions_for(m, &hc, dev), within, cat, NULL);
+	attribute(m, a, dev, NULL, host_unions_for(m, &hc, dev), within, cat, NULL, NULL);
 	for (size_t i = 0; i < hc.n; i++) {
 		tc_ivals_finish_per_kind(hc.v[i].k);
 	}

@@ -320,6 +320,7 @@ static void unpack_summary(struct tc_model *skel, const Tracectl__Result *o, uin
 			.name = tc_model_intern(skel, v->name), .device = udev(v->device, base),
 			.start_ps = v->start_ps, .dur_ps = v->dur_ps };
 	}
+	tc_summary_step_totals(s);
 	s->steps_source = opt_str(o->sum_steps_source);
 	s->n_counters = o->n_sum_counters;
 	s->counters = tc_xcalloc(s->n_counters ? s->n_counters : 1, sizeof(*s->counters));

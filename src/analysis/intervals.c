@@ -47,7 +47,10 @@ void tc_ivals_finish(struct tc_ivals *v) {
  * the merge is the (start, index) order); the key lives in the cursor, as
  * comparing through m->ev.start misses the cache on every step. */
 static bool cursor_before(const struct tc_track_cursor *a, const struct tc_track_cursor *b) {
-	return a->key < b->key || (a->key == b->key && a->i < b->i);
+	if (a->key != b->key) {
+		return a->key < b->key;
+	}
+	return a->key2 < b->key2 || (a->key2 == b->key2 && a->i < b->i);
 }
 
 static void sift_down(struct tc_track_cursor *h, size_t n, size_t k) {
@@ -85,17 +88,20 @@ static bool next_kept(const struct tc_model *m, struct tc_track_cursor *c,
 void tc_track_merge_init(struct tc_track_merge *g, const struct tc_model *m,
 		const uint32_t *tracks, size_t nt,
 		bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx) {
+	*g = (struct tc_track_merge){ .keep = keep, .ctx = ctx };
 	g->h = tc_xmalloc((nt ? nt : 1) * sizeof(*g->h));
-	g->n = 0;
-	g->keep = keep;
-	g->ctx = ctx;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
-		struct tc_track_cursor c = { 0, tr->first, (size_t)tr->first + tr->count, tracks[t] };
+		struct tc_track_cursor c = { 0, 0, tr->first, (size_t)tr->first + tr->count,
+			tracks[t] };
 		if (next_kept(m, &c, keep, ctx)) {
 			g->h[g->n++] = c;
 		}
 	}
+	tc_track_merge_start(g);
+}
+
+void tc_track_merge_start(struct tc_track_merge *g) {
 	for (size_t k = g->n / 2; k-- > 0;) {
 		sift_down(g->h, g->n, k);
 	}
@@ -113,7 +119,9 @@ size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
 	if (track) {
 		*track = top->track;
 	}
-	if (!next_kept(m, top, g->keep, g->ctx)) {
+	g->key = top->key;
+	g->key2 = top->key2;
+	if (!(g->advance ? g->advance(m, top, g->ctx) : next_kept(m, top, g->keep, g->ctx))) {
 		*top = g->h[--g->n];
 	}
 	if (g->n) {
@@ -168,11 +176,11 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 }
 
 /* Distribute one track's events (sorted by start) into per-kind unions. */
-static void track_per_kind(const struct tc_model *m, uint32_t track,
+static void track_per_kind(const struct tc_model *m, uint32_t track, uint32_t kinds,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	const struct tc_track *tr = &m->tracks[track];
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-		if (m->ev.dur[i] > 0) {
+		if (m->ev.dur[i] > 0 && ((kinds >> m->ops[m->ev.op[i]].kind) & 1u)) {
 			tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
 				m->ev.start[i] + m->ev.dur[i]);
 		}
@@ -187,52 +195,63 @@ static void track_per_kind(const struct tc_model *m, uint32_t track,
  * lists: the cursor with the lowest start runs ahead up to the next
  * cursor's start, so the scan over cursors is paid per run, not per event,
  * and each event is pushed once (per-track unions need a merge and a move
- * per extra track, and fresh lists that fault their pages in).
+ * per extra track, and fresh lists that fault their pages in). A cursor
+ * steps over the events no list takes (instants, kinds not asked for)
+ * before it sets its key, so they never cut a run short.
  */
 static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	struct { int64_t key; size_t i, end; } c[SCAN_MAX_TRACKS];
+	const int64_t *start = m->ev.start, *dur = m->ev.dur;
+	const uint32_t *op = m->ev.op;
+#define TAKEN(i) (dur[i] > 0 && ((kinds >> m->ops[op[i]].kind) & 1u))
 	size_t na = 0;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
-		if (tr->count) {
-			c[na].key = m->ev.start[tr->first];
-			c[na].i = tr->first;
-			c[na].end = (size_t)tr->first + tr->count;
+		size_t i = tr->first, end = (size_t)tr->first + tr->count;
+		while (i < end && !TAKEN(i)) {
+			i++;
+		}
+		if (i < end) {
+			c[na].key = start[i];
+			c[na].i = i;
+			c[na].end = end;
 			na++;
 		}
 	}
-	const int64_t *start = m->ev.start, *dur = m->ev.dur;
-	const uint32_t *op = m->ev.op;
 	while (na > 0) {
+		/* The lowest key and the next lowest, in one scan. */
 		size_t b = 0;
-		for (size_t a = 1; a < na; a++) {
-			b = c[a].key < c[b].key ? a : b;
-		}
 		int64_t lim = INT64_MAX;
-		for (size_t a = 0; a < na; a++) {
-			lim = a != b && c[a].key < lim ? c[a].key : lim;
+		for (size_t a = 1; a < na; a++) {
+			int64_t k = c[a].key;
+			if (k < c[b].key) {
+				lim = c[b].key;
+				b = a;
+			} else {
+				lim = k < lim ? k : lim;
+			}
 		}
 		size_t i = c[b].i, end = c[b].end;
 		do {
-			int64_t lo = start[i], d = dur[i];
-			if (d > 0) {
-				struct tc_ivals *v = &out[m->ops[op[i]].kind];
-				int64_t hi = lo + d;
-				if (v->n && lo <= v->hi[v->n - 1]) {
-					if (hi > v->hi[v->n - 1]) {
-						v->hi[v->n - 1] = hi;
-					}
-				} else if (v->n < v->cap && (v->n & 0xffff) != 0) {
-					/* tc_ivals_push's append, inline: no growth and
-					 * no prefault hint due at this index. */
-					v->lo[v->n] = lo;
-					v->hi[v->n++] = hi;
-				} else {
-					tc_ivals_push(v, lo, hi);
+			int64_t lo = start[i], hi = lo + dur[i];
+			struct tc_ivals *v = &out[m->ops[op[i]].kind];
+			if (v->n && lo <= v->hi[v->n - 1]) {
+				if (hi > v->hi[v->n - 1]) {
+					v->hi[v->n - 1] = hi;
 				}
+			} else if (v->n < v->cap && (v->n & 0xffff) != 0) {
+				/* tc_ivals_push's append, inline: no growth and no
+				 * prefault hint due at this index. */
+				v->lo[v->n] = lo;
+				v->hi[v->n++] = hi;
+			} else {
+				tc_ivals_push(v, lo, hi);
 			}
 			i++;
+			while (i < end && !TAKEN(i)) {
+				i++;
+			}
 		} while (i < end && start[i] <= lim);
 		if (i == end) {
 			c[b] = c[--na];
@@ -241,15 +260,21 @@ static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size
 			c[b].key = start[i];
 		}
 	}
+#undef TAKEN
 }
 
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	tc_ivals_union_per_kind_of(m, tracks, nt, UINT32_MAX, out);
+}
+
+void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 		out[k].n = 0;
 	}
 	if (nt <= SCAN_MAX_TRACKS) {
-		per_kind_scan(m, tracks, nt, out);
+		per_kind_scan(m, tracks, nt, kinds, out);
 		return;
 	}
 	if (nt <= 64) {
@@ -264,7 +289,7 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 			for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 				dst[k].n = 0;
 			}
-			track_per_kind(m, tracks[t], dst);
+			track_per_kind(m, tracks[t], kinds, dst);
 			for (int k = 0; j > 0 && k < TC_OP_KIND_COUNT; k++) {
 				tc_ivals_merge_into(&out[k], &local[k]);
 			}
@@ -277,8 +302,10 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 	struct tc_track_merge g;
 	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
 	for (size_t i; (i = tc_track_merge_next(&g, m, NULL)) != SIZE_MAX;) {
-		tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
-			m->ev.start[i] + m->ev.dur[i]);
+		uint8_t k = m->ops[m->ev.op[i]].kind;
+		if ((kinds >> k) & 1u) {
+			tc_ivals_push(&out[k], m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
+		}
 	}
 }
 

@@ -47,6 +47,10 @@ int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
  * than one filtered union per kind when several kinds are needed. */
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	struct tc_ivals out[TC_OP_KIND_COUNT]);
+/* The same for the kinds in kinds only (bit 1 << kind); the others' lists
+ * are left empty. */
+void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]);
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
 void tc_ivals_finish(struct tc_ivals *v);
 
@@ -55,7 +59,7 @@ void tc_ivals_finish(struct tc_ivals *v);
  * tc_track_merge_next returns the next event's index and sets *track (if
  * not NULL) to its track; SIZE_MAX, with g freed, at the end. */
 struct tc_track_cursor {
-	int64_t key;
+	int64_t key, key2; /* order: key, key2, then i (key2 0 for events) */
 	size_t i, end;
 	uint32_t track;
 };
@@ -64,10 +68,17 @@ struct tc_track_merge {
 	size_t n;
 	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx);
 	void *ctx;
+	/* Other sequences than events (NULL: events): moves c to its next
+	 * element from c->i on, sets its keys, false at c->end. */
+	bool (*advance)(const struct tc_model *m, struct tc_track_cursor *c, void *ctx);
+	int64_t key, key2; /* the keys of the element last returned */
 };
 void tc_track_merge_init(struct tc_track_merge *g, const struct tc_model *m,
 	const uint32_t *tracks, size_t nt,
 	bool (*keep)(const struct tc_model *m, size_t ev, void *ctx), void *ctx);
+/* For other sequences: g's h[0..n) hold cursors advance placed on their
+ * first elements, and advance and ctx are set; orders them for _next. */
+void tc_track_merge_start(struct tc_track_merge *g);
 size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
 	uint32_t *track);
 

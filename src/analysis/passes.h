@@ -30,6 +30,7 @@
 
 struct tc_ivals;
 struct tc_bd_early;
+struct tc_markers;
 
 /* The usage pass's result, as later passes read it: by device, ascending.
  * kinds (NULL when not kept): TC_OP_KIND_COUNT per-kind unions of the work
@@ -59,9 +60,11 @@ void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util);
 /* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
  * steps_inferred, steps_device and the window and trimmed times. Without
  * search, the markers were searched already and none found; without u
- * (before the usage pass), only markers make steps: false when none do. */
+ * (before the usage pass), only markers make steps: false when none do.
+ * mk: the model's built-in markers (NULL: found here). */
 bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts *o,
-	const struct tc_usage *u, bool search, struct tc_analysis *a);
+	const struct tc_markers *mk, const struct tc_usage *u, bool search,
+	struct tc_analysis *a);
 /* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
 size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t);
 /* The same for times that never fall (a track's events): *lo, 0 at first,
@@ -115,13 +118,13 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
  * (peaks: the first device in u with known peaks). only: the one device
  * tabled (scope, shares and peaks over it alone), or TC_NONE for all.
  * percentiles: fill p50/p99 of "name" rows (a gather and a selection over
- * every event), else -1. dev_ops (n_dev_ops rows; NULL: none): tc_analyze_ops
- * over every device work line without percentiles, as the summary has them,
- * used instead of a second walk when they are the rows wanted. False if by
- * is unknown. */
+ * every event), else -1. sum (NULL: none): a summary whose op rows
+ * (tc_analyze_ops without percentiles over every device work line, or
+ * every line but derived ones when its scope is "host") are used instead
+ * of a second walk when they are the rows wanted. False if by is unknown. */
 bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
-	uint32_t only, const struct tc_usage *u, const struct tc_op_summary *dev_ops,
-	size_t n_dev_ops, struct tc_op_table *t);
+	uint32_t only, const struct tc_usage *u, const struct tc_summary *sum,
+	struct tc_op_table *t);
 
 /* Per-rank analysis (ranks.c, tc_ranks_analyze): fills r; with job (the
  * whole model's analysis after its breakdown), also gives job's devices of
@@ -193,13 +196,17 @@ void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 /* The summary (summary.c) in two halves: the first reads the model only
  * and leaves the devices' busy and computation time (and the op shares'
  * base) at zero; the second fills them, from u where it has the device
- * (the same unions), else from the model. u may be NULL. */
-void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s);
+ * (the same unions), else from the model. u may be NULL; mk: the model's
+ * built-in step markers (NULL: found here); without list, the steps are
+ * only counted (tc_analysis_opts.summary_steps_counted). */
+void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
+	struct tc_summary *s);
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 	struct tc_summary *s);
 /* With --step-marker (a->step_marker set by the steps pass): the summary's
- * steps become the analysis's, which the user's markers made. */
-void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
+ * steps become the analysis's, which the user's markers made (listed with
+ * list). */
+void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a, bool list,
 	struct tc_summary *s);
 
 #endif

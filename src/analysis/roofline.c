@@ -98,8 +98,8 @@ static void regroup(struct tc_op_table *t, const struct tc_op_summary *s, size_t
 }
 
 bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles,
-		uint32_t only, const struct tc_usage *u, const struct tc_op_summary *dev_ops,
-		size_t n_dev_ops, struct tc_op_table *t) {
+		uint32_t only, const struct tc_usage *u, const struct tc_summary *sum,
+		struct tc_op_table *t) {
 	memset(t, 0, sizeof(*t));
 	bool by_name = strcmp(by, "name") == 0, by_cat = strcmp(by, "category") == 0;
 	bool by_kind = strcmp(by, "kind") == 0, by_dev = strcmp(by, "device") == 0;
@@ -121,11 +121,15 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	}
 	size_t n;
 	struct tc_op_summary *s;
-	if (dev_ops && track_ok == tc_track_device_work && !(by_name && percentiles)) {
-		n = n_dev_ops;
+	/* The summary's rows, when it walked the same lines. */
+	const char *scope = sum && sum->ops_scope ? sum->ops_scope : "";
+	bool same = (track_ok == tc_track_device_work && strcmp(scope, "device") == 0) ||
+		(track_ok == tc_track_host && strcmp(scope, "host") == 0);
+	if (same && !(by_name && percentiles)) {
+		n = sum->n_ops;
 		s = tc_xmalloc((n ? n : 1) * sizeof(*s));
 		if (n) {
-			memcpy(s, dev_ops, n * sizeof(*s));
+			memcpy(s, sum->ops, n * sizeof(*s));
 		}
 	} else {
 		s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/markers.h"
 #include "analysis/passes.h"
 #include "analysis/step_marker.h"
 #include "util/xalloc.h"
@@ -48,17 +49,63 @@ static bool is_host_device(const struct tc_model *m, uint32_t d) {
 	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
 }
 
-static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, struct cands *c) {
+/* Steps' merge order: start, then longer first; instants are no steps. */
+static bool step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
+	key[0] = m->ev.start[ev];
+	key[1] = -m->ev.dur[ev];
+	return m->ev.dur[ev] > 0;
+}
+
+static int64_t step_num(const struct tc_model *m, uint32_t ev) {
+	int64_t num;
+	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
+}
+
+/*
+ * The chosen tracks' markers, merged in cmp_cand's order, that no earlier
+ * marker encloses (a marker inside another is a phase of that step), as
+ * cmp_cand's sort and the nesting filter in tc_pass_steps_from keep them.
+ * Most markers are dropped unread: only a kept marker, or a tie (the same
+ * start and length, ordered by step number), reads its step number.
+ */
+static void outer_markers(const struct tc_model *m, const struct tc_markers *mk,
+		const bool *take, uint32_t device, struct cands *c) {
+	struct tc_marker_merge g;
+	tc_marker_merge_init(&g, m, mk, take, step_key);
+	int64_t key[2], end_max = INT64_MIN;
+	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
+		int64_t end = key[0] - key[1];
+		if (c->n && end <= end_max) {
+			continue; /* the ties that follow are enclosed too */
+		}
+		uint32_t ev = mk->ev[p];
+		int64_t num = step_num(m, ev);
+		while (tc_marker_merge_peek(&g, key)) {
+			uint32_t e2 = mk->ev[tc_marker_merge_next(&g, key)];
+			int64_t n2 = step_num(m, e2);
+			if (n2 < num) {
+				ev = e2;
+				num = n2;
+			}
+		}
+		TC_GROW(c->v, c->cap, c->n + 1);
+		c->v[c->n++] = (struct cand){ .start_ps = key[0], .dur_ps = -key[1], .num = num,
+			.ev = ev, .device = device };
+		end_max = end;
+	}
+}
+
+static bool explicit_steps(const struct tc_model *m, const struct tc_markers *mk,
+		struct tc_analysis *a, struct cands *c) {
 	/* Device step lines: the lowest-numbered device with any. Host markers
 	 * (at any depth: python frames often enclose them): the host device with
 	 * the most (several ranks would repeat them). */
 	uint32_t dev = TC_NONE;
 	uint64_t *host_count = tc_xcalloc(m->n_devices + 1, sizeof(*host_count));
 	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		uint32_t d = tr->device;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0) {
+		uint32_t d = m->tracks[t].device;
+		for (size_t p = mk->first[t]; p < mk->first[t + 1]; p++) {
+			if (m->ev.dur[mk->ev[p]] <= 0) {
 				continue;
 			}
 			if (!is_host_device(m, d)) {
@@ -79,18 +126,15 @@ static bool explicit_steps(const struct tc_model *m, struct tc_analysis *a, stru
 		return false;
 	}
 	a->steps_device = dev != TC_NONE ? dev : best < m->n_devices ? (uint32_t)best : TC_NONE;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		uint32_t d = tr->device;
-		bool take = dev != TC_NONE ? d == dev :
-			is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best;
-		for (size_t i = tr->first; take && i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind == TC_OP_STEP && m->ev.dur[i] > 0) {
-				push_step(c, m, i, dev);
-			}
-		}
-	}
 	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";
+	bool *take = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*take));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		take[t] = dev != TC_NONE ? d == dev :
+			is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best;
+	}
+	outer_markers(m, mk, take, dev, c);
+	free(take);
 	return true;
 }
 
@@ -261,12 +305,19 @@ static int cmp_i64(const void *pa, const void *pb) {
 }
 
 bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const struct tc_usage *u, bool search, struct tc_analysis *a) {
+		const struct tc_markers *mk, const struct tc_usage *u, bool search,
+		struct tc_analysis *a) {
 	struct cands c = { 0 };
 	a->steps_device = TC_NONE;
 	a->step_marker = o->step_marker;
+	struct tc_markers own = { 0 };
+	if (search && !o->step_marker && !mk) {
+		tc_markers_init(&own, m);
+		mk = &own;
+	}
 	bool found = search && (o->step_marker ? marked_steps(m, o->step_marker, a, &c) :
-		explicit_steps(m, a, &c));
+		explicit_steps(m, mk, a, &c));
+	tc_markers_finish(&own);
 	if (!found && !u) {
 		return false; /* no markers: the fallbacks read the usage */
 	}
@@ -300,12 +351,16 @@ bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts 
 				"whole trace (no step markers or repeated work)";
 		}
 	}
-	/* Markers come track by track, each track already in time order. */
-	tc_sort_runs(c.v, c.n, sizeof(*c.v), cmp_cand);
+	/* Markers come track by track, each track in time order; the built-in
+	 * ones are merged and left unnested already. */
+	bool merged = found && !o->step_marker;
+	if (!merged) {
+		tc_sort_runs(c.v, c.n, sizeof(*c.v), cmp_cand);
+	}
 	/* A marker inside another (same start sorts longer first) is a phase of
 	 * that step, not a step of its own. */
-	size_t w = 0;
-	for (size_t i = 0; i < c.n; i++) {
+	size_t w = merged ? c.n : 0;
+	for (size_t i = w; i < c.n; i++) {
 		if (w && c.v[i].start_ps + c.v[i].dur_ps <=
 				c.v[w - 1].start_ps + c.v[w - 1].dur_ps) {
 			continue;
@@ -313,7 +368,9 @@ bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts 
 		c.v[w++] = c.v[i];
 	}
 	if (w) {
-		a->steps = tc_xcalloc(w, sizeof(*a->steps));
+		/* Every field is set below: tc_xmalloc has the pages faulted in
+		 * ahead, where calloc leaves each to a fault of its own. */
+		a->steps = tc_xmalloc(w * sizeof(*a->steps));
 		a->n_steps = w;
 	}
 	for (size_t i = 0; i < w; i++) {

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
+#include "analysis/markers.h"
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "util/num.h"
@@ -138,11 +139,13 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			if (d > r->max_ps) {
 				r->max_ps = d;
 			}
-			int64_t f = tc_model_event_flops(m, i);
+			/* Without per-event costs, an event's are its op's: no call. */
+			const struct tc_op *op = &m->ops[m->ev.op[i]];
+			int64_t f = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
 			if (f >= 0) {
 				r->flops = (r->flops < 0 ? 0 : r->flops) + (double)f;
 			}
-			int64_t b = tc_model_event_bytes_accessed(m, i);
+			int64_t b = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
 			if (b >= 0) {
 				r->bytes = (r->bytes < 0 ? 0 : r->bytes) + (double)b;
 			}
@@ -197,29 +200,27 @@ static bool any_track(const struct tc_model *m, uint32_t t, void *ctx) {
 	return m->tracks[t].kind != TC_TRACK_DERIVED;
 }
 
-static int cmp_step(const void *pa, const void *pb) {
-	const struct tc_step_summary *a = pa, *b = pb;
-	if (a->start_ps != b->start_ps) {
-		return a->start_ps < b->start_ps ? -1 : 1;
+/* The summary's step order: start, then step number (-1: none). */
+static bool summary_step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
+	key[0] = m->ev.start[ev];
+	if (!tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &key[1])) {
+		key[1] = -1;
 	}
-	return a->num < b->num ? -1 : a->num > b->num;
+	return true;
 }
 
-static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
+static void collect_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
+		struct tc_summary *s) {
 	/* Device step lines win over host markers: they measure what ran. When
 	 * several devices carry steps, the first device's are listed. */
 	uint32_t dev_with_steps = TC_NONE;
 	bool have_host = false;
+	s->steps_min_ps = INT64_MAX;
 	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		size_t i = tr->first, end = i + tr->count;
-		while (i < end && m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
-			i++;
-		}
-		if (i == end) {
+		if (mk->first[t + 1] == mk->first[t]) {
 			continue;
 		}
-		uint32_t d = tr->device;
+		uint32_t d = m->tracks[t].device;
 		bool on_device = d != TC_NONE && m->devices[d].kind != TC_DEV_CPU;
 		if (on_device && (dev_with_steps == TC_NONE || d < dev_with_steps)) {
 			dev_with_steps = d;
@@ -230,43 +231,47 @@ static void collect_steps(const struct tc_model *m, struct tc_summary *s) {
 	if (dev_with_steps == TC_NONE && !have_host) {
 		return;
 	}
-	size_t cap = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		uint32_t d = tr->device;
-		if (dev_with_steps != TC_NONE ? d != dev_with_steps :
-				(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU)) {
-			continue;
-		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
-				continue;
-			}
-			int64_t num;
-			if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
-				num = -1;
-			}
-			TC_GROW(s->steps, cap, s->n_steps + 1);
-			s->steps[s->n_steps++] = (struct tc_step_summary){
-				.num = num,
-				.name = m->ops[m->ev.op[i]].name,
-				.device = dev_with_steps,
-				.start_ps = m->ev.start[i],
-				.dur_ps = m->ev.dur[i],
-			};
-		}
-	}
-	/* Markers come track by track, each track in time order. */
-	tc_sort_runs(s->steps, s->n_steps, sizeof(*s->steps), cmp_step);
-	for (size_t i = 0; i < s->n_steps; i++) {
-		if (s->steps[i].num < 0) {
-			s->steps[i].num = (int64_t)i;
-		}
-	}
 	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
+	bool *take = tc_xmalloc(m->n_tracks * sizeof(*take));
+	size_t n = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		take[t] = dev_with_steps != TC_NONE ? d == dev_with_steps :
+			!(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU);
+		for (size_t p = mk->first[t]; take[t] && p < mk->first[t + 1]; p++) {
+			int64_t dur = m->ev.dur[mk->ev[p]];
+			s->steps_sum_ps += dur;
+			s->steps_min_ps = dur < s->steps_min_ps ? dur : s->steps_min_ps;
+			s->steps_max_ps = dur > s->steps_max_ps ? dur : s->steps_max_ps;
+			n++;
+		}
+	}
+	if (!list) {
+		s->n_steps = n;
+		free(take);
+		return;
+	}
+	/* Merged by (start, number) as a stable sort of the markers gathered
+	 * track by track orders them. */
+	s->steps = tc_xmalloc(n * sizeof(*s->steps));
+	struct tc_marker_merge g;
+	tc_marker_merge_init(&g, m, mk, take, summary_step_key);
+	int64_t key[2];
+	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
+		uint32_t ev = mk->ev[p];
+		s->steps[s->n_steps] = (struct tc_step_summary){
+			.num = key[1] < 0 ? (int64_t)s->n_steps : key[1],
+			.name = m->ops[m->ev.op[ev]].name,
+			.device = dev_with_steps,
+			.start_ps = key[0],
+			.dur_ps = m->ev.dur[ev],
+		};
+		s->n_steps++;
+	}
+	free(take);
 }
 
-void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a,
+void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a, bool list,
 		struct tc_summary *s) {
 	if (!a->step_marker) {
 		return;
@@ -276,6 +281,7 @@ void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *
 	s->n_steps = 0;
 	s->step_marker = a->step_marker;
 	s->steps_source = NULL;
+	tc_summary_step_totals(s);
 	if (a->steps_inferred) {
 		return; /* nothing matched: the analysis fell back to the whole trace */
 	}
@@ -286,6 +292,11 @@ void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *
 			.device = st->device, .start_ps = st->start_ps, .dur_ps = st->marker_dur_ps };
 	}
 	s->n_steps = a->n_steps;
+	tc_summary_step_totals(s);
+	if (!list) {
+		free(s->steps);
+		s->steps = NULL;
+	}
 	bool on_device = a->steps_device < m->n_devices &&
 		m->devices[a->steps_device].kind != TC_DEV_CPU;
 	s->steps_source = on_device ? "device" : "host";
@@ -334,30 +345,48 @@ static int cmp_thread(const void *pa, const void *pb) {
 	return a->track < b->track ? -1 : a->track > b->track;
 }
 
+/* Length of the union of track tr's slices, as tc_ivals_union_tracks
+ * would list them (touching slices join), summed as they close: the
+ * track is in start order, so no list is needed. */
+static int64_t track_busy(const struct tc_model *m, const struct tc_track *tr) {
+	int64_t busy = 0, lo = 0, hi = 0;
+	bool open = false;
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		int64_t s = m->ev.start[i], d = m->ev.dur[i];
+		if (d <= 0) {
+			continue;
+		}
+		if (open && s <= hi) {
+			hi = s + d > hi ? s + d : hi;
+			continue;
+		}
+		if (open) {
+			busy = tc_sat_add(busy, hi - lo);
+		}
+		lo = s;
+		hi = s + d;
+		open = true;
+	}
+	return open ? tc_sat_add(busy, hi - lo) : busy;
+}
+
 /* Host threads of a trace without device activity, by busy time. */
 static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
 	s->threads = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*s->threads));
-	struct tc_ivals iv = { 0 };
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (!tr->count || tr->kind == TC_TRACK_DERIVED) {
 			continue;
 		}
-		uint32_t track = (uint32_t)t;
-		tc_ivals_union_tracks(m, &track, 1, NULL, NULL, &iv);
-		int64_t busy = 0;
-		for (size_t i = 0; i < iv.n; i++) {
-			busy = tc_sat_add(busy, iv.hi[i] - iv.lo[i]);
-		}
-		s->threads[s->n_threads++] = (struct tc_thread_summary){ .track = track,
+		s->threads[s->n_threads++] = (struct tc_thread_summary){ .track = (uint32_t)t,
 			.n_events = tr->count, .first_ps = m->ev.start[tr->first],
-			.last_ps = tr->end, .busy_ps = busy };
+			.last_ps = tr->end, .busy_ps = track_busy(m, tr) };
 	}
-	tc_ivals_finish(&iv);
 	tc_sort(s->threads, s->n_threads, sizeof(*s->threads), cmp_thread);
 }
 
-void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s) {
+void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
+		struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
 	s->n_events = m->ev.n;
@@ -411,7 +440,12 @@ void tc_pass_summary_begin(const struct tc_model *m, struct tc_summary *s) {
 		s->ops_scope = "host";
 		collect_threads(m, s);
 	}
-	collect_steps(m, s);
+	struct tc_markers own = { 0 };
+	if (!mk) {
+		tc_markers_init(&own, m);
+	}
+	collect_steps(m, mk ? mk : &own, list, s);
+	tc_markers_finish(&own);
 	collect_counters(m, s);
 }
 
@@ -459,6 +493,6 @@ void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 }
 
 void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
-	tc_pass_summary_begin(m, s);
+	tc_pass_summary_begin(m, NULL, true, s);
 	tc_pass_summary_busy(m, NULL, s);
 }

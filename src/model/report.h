@@ -80,8 +80,11 @@ struct tc_summary {
 	size_t n_ops;
 	int64_t ops_busy_ps;            /* denominator for shares */
 	const char *ops_scope;          /* "device" or "host" */
-	struct tc_step_summary *steps;
+	struct tc_step_summary *steps;  /* by start; NULL when only counted */
 	size_t n_steps;
+	/* The marked steps' summed, shortest and longest duration, listed or
+	 * not (tc_summary_step_totals); INT64_MAX and 0 without steps. */
+	int64_t steps_sum_ps, steps_min_ps, steps_max_ps;
 	const char *steps_source;       /* "device" / "host" / NULL */
 	const char *step_marker;        /* the --step-marker pattern, NULL */
 	struct tc_counter_summary *counters; /* every counter with samples */
@@ -94,5 +97,7 @@ struct tc_summary {
 };
 
 void tc_summary_finish(struct tc_summary *s);
+/* Set s's steps_sum_ps, steps_min_ps and steps_max_ps from its list. */
+void tc_summary_step_totals(struct tc_summary *s);
 
 #endif

@@ -235,19 +235,14 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 	}
 
 	if (s->n_steps) {
-		int64_t sum = 0, mn = INT64_MAX, mx = 0;
-		for (size_t i = 0; i < s->n_steps; i++) {
-			sum += s->steps[i].dur_ps;
-			mn = s->steps[i].dur_ps < mn ? s->steps[i].dur_ps : mn;
-			mx = s->steps[i].dur_ps > mx ? s->steps[i].dur_ps : mx;
-		}
 		fprintf(f, "\nsteps      %s marked (%s markers", tc_fmt_count(b1, s->n_steps),
 			s->steps_source);
 		if (s->step_marker) {
 			tc_term_fprintf(f, " matching --step-marker '%s'", s->step_marker);
 		}
-		fprintf(f, "): mean %s, min %s, max %s\n", tc_fmt_dur(b1, sum / (int64_t)s->n_steps),
-			tc_fmt_dur(b2, mn), tc_fmt_dur(b3, mx));
+		fprintf(f, "): mean %s, min %s, max %s\n",
+			tc_fmt_dur(b1, s->steps_sum_ps / (int64_t)s->n_steps),
+			tc_fmt_dur(b2, s->steps_min_ps), tc_fmt_dur(b3, s->steps_max_ps));
 	} else if (s->step_marker) {
 		tc_term_fprintf(f, "\nsteps      none: no event matches --step-marker '%s'\n",
 			s->step_marker);

@@ -1,0 +1,81 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/markers.h"
+#include "util/xalloc.h"
+
+void tc_markers_init(struct tc_markers *mk, const struct tc_model *m) {
+	memset(mk, 0, sizeof(*mk));
+	mk->first = tc_xmalloc((m->n_tracks + 1) * sizeof(*mk->first));
+	/* A byte per op: the events' op column is read, not each op record. */
+	uint8_t *step = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		step[o] = m->ops[o].kind == TC_OP_STEP;
+	}
+	const uint32_t *op = m->ev.op;
+	size_t cap = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		mk->first[t] = mk->n;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (step[op[i]]) {
+				TC_GROW(mk->ev, cap, mk->n + 1);
+				mk->ev[mk->n++] = (uint32_t)i;
+			}
+		}
+	}
+	mk->first[m->n_tracks] = mk->n;
+	free(step);
+}
+
+void tc_markers_finish(struct tc_markers *mk) {
+	if (!mk) {
+		return;
+	}
+	free(mk->ev);
+	free(mk->first);
+	memset(mk, 0, sizeof(*mk));
+}
+
+/* tc_track_merge's advance over one track's markers: to the next one the
+ * key keeps. */
+static bool advance(const struct tc_model *m, struct tc_track_cursor *c, void *ctx) {
+	const struct tc_marker_merge *g = ctx;
+	int64_t key[2] = { 0, 0 };
+	while (c->i < c->end && !g->key(m, g->mk->ev[c->i], key)) {
+		c->i++;
+	}
+	c->key = key[0];
+	c->key2 = key[1];
+	return c->i < c->end;
+}
+
+void tc_marker_merge_init(struct tc_marker_merge *g, const struct tc_model *m,
+		const struct tc_markers *mk, const bool *take, tc_marker_key_fn key) {
+	*g = (struct tc_marker_merge){ .m = m, .mk = mk, .key = key };
+	size_t nt = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		nt += take[t] && mk->first[t + 1] > mk->first[t];
+	}
+	g->g.h = tc_xmalloc((nt ? nt : 1) * sizeof(*g->g.h));
+	g->g.advance = advance;
+	g->g.ctx = g;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		struct tc_track_cursor c = { .i = mk->first[t], .end = mk->first[t + 1],
+			.track = (uint32_t)t };
+		if (take[t] && advance(m, &c, g)) {
+			g->g.h[g->g.n++] = c;
+		}
+	}
+	tc_track_merge_start(&g->g);
+}
+
+size_t tc_marker_merge_next(struct tc_marker_merge *g, int64_t key[2]) {
+	size_t i = tc_track_merge_next(&g->g, g->m, NULL);
+	key[0] = g->g.key;
+	key[1] = g->g.key2;
+	return i;
+}
+
+bool tc_marker_merge_peek(const struct tc_marker_merge *g, const int64_t key[2]) {
+	return g->g.n && g->g.h[0].key == key[0] && g->g.h[0].key2 == key[1];
+}

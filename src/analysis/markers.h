@@ -1,0 +1,53 @@
+#ifndef TC_ANALYSIS_MARKERS_H
+#define TC_ANALYSIS_MARKERS_H
+
+/*
+ * The built-in step markers (events whose op kind is TC_OP_STEP) of a
+ * finalized model, found in one pass over the events and listed track by
+ * track; the steps pass and the summary's step list both read them. A
+ * merge then walks chosen tracks' markers in one time order, so neither
+ * gathers every marker into a list to sort.
+ *
+ * Ownership: tc_markers_init allocates, tc_markers_finish frees; a merge
+ * owns its cursors until tc_marker_merge_next returns SIZE_MAX, and must
+ * not move while in use (its cursors point back at it).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/intervals.h"
+#include "model/model.h"
+
+struct tc_markers {
+	uint32_t *ev;  /* event indexes, track after track, each in its order */
+	size_t *first; /* track t's: ev[first[t]] to ev[first[t + 1]] (excluded) */
+	size_t n;
+};
+
+void tc_markers_init(struct tc_markers *mk, const struct tc_model *m);
+void tc_markers_finish(struct tc_markers *mk);
+
+/* The merge order of marker ev (an event index): key[0], then key[1];
+ * false leaves the marker out. */
+typedef bool (*tc_marker_key_fn)(const struct tc_model *m, uint32_t ev, int64_t key[2]);
+
+struct tc_marker_merge {
+	struct tc_track_merge g; /* over the markers, not the events */
+	const struct tc_model *m;
+	const struct tc_markers *mk;
+	tc_marker_key_fn key;
+};
+
+/* The markers of the tracks t with take[t], by (key[0], key[1], position
+ * in mk->ev): positions grow track after track, so ties keep the order of
+ * a stable sort of the markers gathered track by track. */
+void tc_marker_merge_init(struct tc_marker_merge *g, const struct tc_model *m,
+	const struct tc_markers *mk, const bool *take, tc_marker_key_fn key);
+/* The next marker's position in mk->ev, its key in key; SIZE_MAX at the
+ * end, with g freed. */
+size_t tc_marker_merge_next(struct tc_marker_merge *g, int64_t key[2]);
+/* Whether the next marker has the key key (ties ahead). */
+bool tc_marker_merge_peek(const struct tc_marker_merge *g, const int64_t key[2]);
+
+#endif
