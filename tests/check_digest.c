@@ -104,6 +104,17 @@ static uint8_t *packed(const struct tc_digest *d, size_t *n) {
 	return b;
 }
 
+/* d's message packed, d finished, and the bytes unpacked again; *bytes
+ * (free it after the message) holds them. */
+static Tracectl__Digest *repacked(struct tc_digest *d, uint8_t **bytes) {
+	size_t n;
+	*bytes = packed(d, &n);
+	tc_digest_finish(d);
+	Tracectl__Digest *msg = tracectl__digest__unpack(NULL, n, *bytes);
+	ck_assert_ptr_nonnull(msg);
+	return msg;
+}
+
 /* Merge digests in[order[0..n)] into out. */
 static void merge(struct tc_digest *const *in, const size_t *order, size_t n,
 		struct tc_digest *out) {
@@ -202,11 +213,8 @@ static void table_roundtrip(const char *path, struct tc_coll_table *built) {
 	int64_t first, last;
 	tc_model_span(m, &first, &last);
 	tc_model_destroy(m);
-	size_t n;
-	uint8_t *b = packed(&d, &n);
-	tc_digest_finish(&d);
-	Tracectl__Digest *msg = tracectl__digest__unpack(NULL, n, b);
-	ck_assert_ptr_nonnull(msg);
+	uint8_t *b;
+	Tracectl__Digest *msg = repacked(&d, &b);
 	ck_assert_uint_eq(msg->n_ranks, 1);
 	ck_assert_ptr_nonnull(msg->ranks[0]->collectives);
 	struct tc_coll_table read;
@@ -222,7 +230,8 @@ static void table_roundtrip(const char *path, struct tc_coll_table *built) {
  * nelems and dtype, two buckets a step over 5 steps, skewed clocks): each
  * rank's digest holds its trace's table, and the job's matching, which
  * builds each rank's table on its sub-model of the merged job, sees the
- * same table but for the clock the merge puts the rank on. */
+ * same table but for the clock the merge puts the rank on, which
+ * tc_digest_job_clock gives from the digests (given in another order). */
 START_TEST(coll_table_generated) {
 	char dir[] = "/tmp/tc-colltab-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -239,7 +248,25 @@ START_TEST(coll_table_generated) {
 		ck_assert_uint_eq(file[r].n, 10);
 		ck_assert(file[r].seq_all);
 	}
+	/* The four ranks' digests, placed on the job's clock, put each
+	 * rank's collectives where the merged job has them. */
+	struct tc_digest d;
+	tc_digest_init(&d);
+	for (int r = 3; r >= 0; r--) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/rank_%d.pt.trace.json", dir, r);
+		struct tc_model *m = tc_test_load(path);
+		tc_digest_add_rank(&d, m, path);
+		tc_model_destroy(m);
+	}
+	uint8_t *b;
+	Tracectl__Digest *msg = repacked(&d, &b);
+	ck_assert_uint_eq(msg->n_ranks, 4);
+	int64_t clock[4];
+	tc_digest_job_clock(msg->ranks, 4, clock);
 	struct tc_model *job = tc_test_load(dir);
+	int64_t job_first, job_last;
+	tc_model_span(job, &job_first, &job_last);
 	uint8_t keep[8];
 	ck_assert_uint_eq(job->n_hosts, 4);
 	for (size_t h = 0; h < job->n_hosts; h++) {
@@ -254,10 +281,18 @@ START_TEST(coll_table_generated) {
 		tc_coll_table_build(sub, (uint32_t)h, &t);
 		ck_assert_uint_eq(t.n, 10);
 		same_table(&t, &file[rank], file[rank].v[0].start_ps - t.v[0].start_ps, "sub-model");
+		size_t k = 0;
+		while (k < 4 && msg->ranks[k]->number != rank) {
+			k++;
+		}
+		ck_assert_uint_lt(k, 4);
+		ck_assert_int_eq(file[rank].v[0].start_ps + clock[k], t.v[0].start_ps - job_first);
 		tc_coll_table_finish(&t);
 		tc_model_destroy(sub);
 	}
 	tc_model_destroy(job);
+	tracectl__digest__free_unpacked(msg, NULL);
+	free(b);
 	for (int r = 0; r < 4; r++) {
 		tc_coll_table_finish(&file[r]);
 	}

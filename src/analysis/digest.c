@@ -522,6 +522,9 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->framework = dstr(d, tc_framework_id((enum tc_framework)a.runtime.framework));
 	r->runtime = dstr(d, tc_runtime_id((enum tc_runtime)a.runtime.runtime));
 	r->span_ps = a.span_ps;
+	r->origin_ns = m->origin_ns;
+	r->origin_epoch = m->origin_epoch;
+	r->first_ps = first;
 	r->input = dstr(d, input);
 	r->input_size = src->file_size;
 	r->data_size = src->data_size;

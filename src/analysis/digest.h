@@ -50,6 +50,15 @@ void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t b
 void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 	const struct tc_model *skel, const Tracectl__Rank *r);
 
+/*
+ * Where each rank's clock lies on the job's, as reading their traces into
+ * one model places them (tc_model_merge): clock[k] is where ranks[k]'s
+ * time 0 falls, in ps from the job's first event, so a time t of that
+ * rank is at clock[k] + t. Ranks on the Unix epoch clock as ranks[0] is
+ * placed by their origins; the others start at their origin.
+ */
+void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock);
+
 /* A diff side from ranks[0..n): one rank's is the side of its trace; of
  * several, their sums (docs/digest.md). */
 void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,

@@ -420,3 +420,29 @@ void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *lab
 	}
 	free(d);
 }
+
+/* ---- the job's clock ---- */
+
+void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock) {
+	int64_t first = INT64_MAX;
+	for (size_t k = 0; k < n; k++) {
+		const Tracectl__Rank *r = ranks[k];
+		int64_t d;
+		/* As tc_model_merge: one clock and near enough, else each
+		 * rank's own origin. A digest is input: no overflow either. */
+		bool shift = r->origin_epoch == ranks[0]->origin_epoch &&
+			!__builtin_sub_overflow(r->origin_ns, ranks[0]->origin_ns, &d) &&
+			d <= INT64_MAX / 1000 && d >= INT64_MIN / 1000;
+		clock[k] = shift ? d * 1000 : 0;
+		int64_t f;
+		if (r->event_count && !__builtin_add_overflow(clock[k], r->first_ps, &f) &&
+				f < first) {
+			first = f;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (first != INT64_MAX && __builtin_sub_overflow(clock[k], first, &clock[k])) {
+			clock[k] = 0;
+		}
+	}
+}
