@@ -5,6 +5,7 @@
 #include "analysis/digest.h"
 #include "cli/cli.h"
 #include "ingest/digest.h"
+#include "ingest/ingest.h"
 #include "model/rank.h"
 #include "output/check_write.h"
 #include "util/xalloc.h"
@@ -127,14 +128,6 @@ static bool device_ok(const struct tc_model *m, const char *device) {
 	return ok;
 }
 
-/* Keep a rank's warnings for --strict, as one model of all would. */
-static void keep_warnings(struct tc_model *to, const struct tc_model *from) {
-	for (size_t i = 0; i < from->n_warnings; i++) {
-		tc_model_warn(to, from->warnings[i].count, "%s",
-			tc_model_str(from, from->warnings[i].msg));
-	}
-}
-
 /*
  * Each rank measured on its own, one model at a time: every trace file in
  * paths is a rank, and so is each rank a digest holds. inputs (n_inputs)
@@ -178,10 +171,18 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 			char name[512];
 			tc_model_source_rank(m, 0, name, sizeof(name));
 			measure(&chk, r++, name, m, ao);
-			keep_warnings(none, m);
+			/* For --strict: the rank's warnings, and its host for the
+			 * job's (a file naming none stands for one, as in a merge). */
+			tc_model_warn_from(none, m);
+			uint32_t src = tc_model_add_hosts_of(none, m);
+			if (m->n_hosts == 0) {
+				tc_model_add_host(none, tc_ingest_host_from_path(none, paths[i]), src);
+			}
 			tc_model_destroy(m);
 		}
 	}
+	/* Ranks missing from the job or claimed twice, as one model warns. */
+	tc_model_assign_ranks(none);
 	if (code == TC_EXIT_OK) {
 		tc_check_evaluate(&chk);
 		code = tc_cli_emit(c, inputs, n_inputs, none, emit, &chk);

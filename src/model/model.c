@@ -468,6 +468,14 @@ void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...) {
 	tc_model_warn_add(m, tc_model_intern(m, buf), count ? count : 1);
 }
 
+void tc_model_warn_from(struct tc_model *dst, const struct tc_model *src) {
+	for (size_t i = 0; i < src->n_warnings; i++) {
+		uint32_t msg = src->warnings[i].msg;
+		tc_model_warn_add(dst, tc_model_intern_n(dst, tc_model_str(src, msg),
+			tc_intern_len(&src->strings, msg)), src->warnings[i].count);
+	}
+}
+
 uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
 	if (m->ev.track) {
 		return m->ev.track[i];

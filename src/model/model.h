@@ -457,6 +457,9 @@ void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
 /* Record a warning; identical messages are counted, not repeated. */
 void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Add src's warnings, with their counts, to dst's (merges and per-rank
+ * reads that keep one model's warnings for the job). */
+void tc_model_warn_from(struct tc_model *dst, const struct tc_model *src);
 
 /*
  * Move everything from src into dst (src is left empty but valid), shifting

@@ -189,9 +189,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		tc_model_add_flow(dst, off(f->from, b_ev), off(f->to, b_ev),
 			(enum tc_flow_kind)f->kind, f->id);
 	}
-	for (size_t i = 0; i < src->n_warnings; i++) {
-		tc_model_warn_add(dst, smap[src->warnings[i].msg], src->warnings[i].count);
-	}
+	tc_model_warn_from(dst, src);
 	free(smap);
 	free(lm.from);
 	free(lm.to);

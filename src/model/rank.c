@@ -166,6 +166,24 @@ void tc_model_assign_ranks(struct tc_model *m) {
 	}
 }
 
+uint32_t tc_model_add_hosts_of(struct tc_model *dst, const struct tc_model *src) {
+	uint32_t base = (uint32_t)dst->n_sources;
+	for (size_t i = 0; i < src->n_sources; i++) {
+		const struct tc_source *s = &src->sources[i];
+		tc_model_add_source(dst, tc_model_str(src, s->path), tc_model_str(src, s->format),
+			tc_model_str(src, s->compression), s->file_size, s->data_size);
+	}
+	for (size_t h = 0; h < src->n_hosts; h++) {
+		const struct tc_host *ho = &src->hosts[h];
+		uint32_t k = tc_model_add_host(dst, tc_model_intern(dst, tc_model_str(src, ho->name)),
+			ho->source < src->n_sources ? base + ho->source : TC_NONE);
+		dst->hosts[k].rank = ho->rank;
+		dst->hosts[k].world_size = ho->world_size;
+		dst->hosts[k].rank_from = ho->rank_from;
+	}
+	return base;
+}
+
 int32_t tc_model_device_rank(const struct tc_model *m, uint32_t d) {
 	if (d >= m->n_devices || m->devices[d].host >= m->n_hosts) {
 		return -1;

@@ -23,6 +23,14 @@
  */
 void tc_model_assign_ranks(struct tc_model *m);
 
+/*
+ * Add src's sources and hosts (with their ranks and world sizes, not their
+ * devices or events) to dst: a job's host table built one rank model at a
+ * time, for tc_model_assign_ranks to check as it checks one model of all.
+ * Returns the index in dst of src's first source.
+ */
+uint32_t tc_model_add_hosts_of(struct tc_model *dst, const struct tc_model *src);
+
 /* Device d's rank, -1 unknown. */
 int32_t tc_model_device_rank(const struct tc_model *m, uint32_t d);
 
