@@ -460,26 +460,39 @@ void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const 
 	int64_t tol = n0 ? d[n0 / 2] / 10 : 0;
 	free(d);
 	/* Without Seq, the pairing by ends where more instances end together
-	 * than by occurrence (ties: occurrence). */
+	 * than by occurrence (ties: occurrence). The pairing kept is made with
+	 * the waits; only a pairing by occurrence that wins is made twice. */
 	struct occ *by_end = NULL;
 	if (!all_seq && n) {
-		size_t occ = instances(tab, r, per_rank, v, n, tol, NULL);
-		reset(r);
 		by_end = tc_xmalloc(n * sizeof(*by_end));
 		memcpy(by_end, v, n * sizeof(*v));
-		size_t end = 0;
 		if (match_ends(tab, r, by_end, n, tol)) {
 			tc_sort(by_end, n, sizeof(*by_end), cmp_occ);
-			end = instances(tab, r, per_rank, by_end, n, tol, NULL);
-			reset(r);
-		}
-		if (end <= occ) {
+		} else {
 			free(by_end);
 			by_end = NULL;
 		}
 	}
-	if (instances(tab, r, per_rank, by_end ? by_end : v, n, tol, waits)) {
-		r->coll_source = all_seq ? "Seq" : by_end ? "end" : "occurrence";
+	const char *source = all_seq ? "Seq" : "occurrence";
+	size_t together;
+	if (by_end) {
+		size_t occ = instances(tab, r, per_rank, v, n, tol, NULL);
+		reset(r);
+		together = instances(tab, r, per_rank, by_end, n, tol, waits);
+		source = "end";
+		if (together <= occ) {
+			reset(r);
+			for (size_t k = 0; waits && k < r->n; k++) {
+				waits[k].n = 0; /* instances leaves them when it pairs none */
+			}
+			together = instances(tab, r, per_rank, v, n, tol, waits);
+			source = "occurrence";
+		}
+	} else {
+		together = instances(tab, r, per_rank, v, n, tol, waits);
+	}
+	if (together) {
+		r->coll_source = source;
 	}
 	free(by_end);
 	free(v);
