@@ -91,6 +91,9 @@ struct tc_analysis_opts {
 	 * totals), not listed (summary.steps NULL): all the text summary
 	 * prints of them, without a list as long as the markers. */
 	bool summary_steps_counted;
+	/* One rank of a job analysed alone: each finding also gets a job_text
+	 * that leaves room for the rank's label (analysis/job.h). */
+	bool rank_slots;
 };
 
 void tc_analysis_opts_init(struct tc_analysis_opts *o);

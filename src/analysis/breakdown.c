@@ -510,6 +510,78 @@ void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, 
 	free(hc.v);
 }
 
+/* a minus b, both sorted and disjoint, into out (cleared first). */
+static void ivals_minus(const struct tc_ivals *a, const struct tc_ivals *b,
+		struct tc_ivals *out) {
+	out->n = 0;
+	size_t j = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		int64_t lo = a->lo[i], hi = a->hi[i];
+		while (j < b->n && b->hi[j] <= lo) {
+			j++;
+		}
+		for (size_t k = j; k < b->n && b->lo[k] < hi && lo < hi; k++) {
+			if (b->lo[k] > lo) {
+				tc_ivals_push(out, lo, b->lo[k]);
+			}
+			lo = b->hi[k] > lo ? b->hi[k] : lo;
+		}
+		if (lo < hi) {
+			tc_ivals_push(out, lo, hi);
+		}
+	}
+}
+
+void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ivals *out) {
+	out->n = 0;
+	struct host_cache hc = { 0 };
+	const struct tc_ivals *host_k = host_unions_for(m, &hc, dev);
+	size_t n[2];
+	uint32_t *tr[2] = {
+		device_tracks(m, dev, true, &n[0]),
+		device_tracks(m, dev, false, &n[1]),
+	};
+	struct tc_ivals dk[TC_OP_KIND_COUNT] = { 0 }, ok[TC_OP_KIND_COUNT] = { 0 };
+	tc_ivals_union_per_kind(m, tr[0], n[0], dk);
+	tc_ivals_union_per_kind(m, tr[1], n[1], ok);
+	free(tr[0]);
+	free(tr[1]);
+	/* As category() decides: collective time is time some collective
+	 * list covers and no list of an earlier category does. */
+	bool host_comm = dk[TC_OP_COLLECTIVE].n == 0;
+	struct tc_ivals coll = { 0 }, before = { 0 };
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		uint32_t bit = TC_KIND_BIT(k);
+		if (device_kinds[TC_BD_COLLECTIVE] & bit) {
+			tc_ivals_merge_into(&coll, &dk[k]);
+		}
+		if ((host_kinds[TC_BD_COLLECTIVE] & bit) ||
+				(host_comm && k == TC_OP_COLLECTIVE)) {
+			tc_ivals_merge_into(&coll, &host_k[k]);
+		}
+		for (int c = 0; c < TC_BD_COLLECTIVE; c++) {
+			if (device_kinds[c] & bit) {
+				tc_ivals_merge_into(&before, &dk[k]);
+			}
+			if (host_kinds[c] & bit) {
+				tc_ivals_merge_into(&before, &host_k[k]);
+			}
+			if ((c == TC_BD_INPUT || c == TC_BD_COMPILE) && (device_kinds[c] & bit)) {
+				tc_ivals_merge_into(&before, &ok[k]);
+			}
+		}
+	}
+	ivals_minus(&coll, &before, out);
+	tc_ivals_finish(&coll);
+	tc_ivals_finish(&before);
+	tc_ivals_finish_per_kind(dk);
+	tc_ivals_finish_per_kind(ok);
+	for (size_t i = 0; i < hc.n; i++) {
+		tc_ivals_finish_per_kind(hc.v[i].k);
+	}
+	free(hc.v);
+}
+
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
 		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);

@@ -54,7 +54,7 @@ static int cmp_root(const void *pa, const void *pb) {
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
-static int cmp_centry(const void *pa, const void *pb) {
+int tc_compile_entry_cmp(const void *pa, const void *pb) {
 	const struct tc_compile_entry *a = pa, *b = pb;
 	if (a->count != b->count) {
 		return a->count > b->count ? -1 : 1;
@@ -141,7 +141,7 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 		}
 	}
 	free(keys);
-	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry);
+	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), tc_compile_entry_cmp);
 	tc_sort(g, ng, sizeof(*g), cmp_ctime);
 	c->programs = g;
 	c->n_programs = ng;

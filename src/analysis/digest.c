@@ -9,6 +9,7 @@
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "model/rank.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 /*
@@ -439,7 +440,9 @@ static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_model 
  * orders op-table ties as the merged model does), and the references
  * turned from model ids into indexes. */
 static void strings(struct tc_digest *d, const struct tc_model *m, Tracectl__Rank *r) {
-	const Tracectl__DiffSide *sd = r->side;
+	/* A job's rank has no diff side. */
+	static const Tracectl__DiffSide none = TRACECTL__DIFF_SIDE__INIT;
+	const Tracectl__DiffSide *sd = r->side ? r->side : &none;
 	size_t cap = 2 * r->n_ops + r->n_step_ops + sd->n_ops + sd->n_cats + 1, n = 0;
 	uint32_t *ids = tc_xmalloc(cap * sizeof(*ids));
 	for (size_t i = 0; i < r->n_ops; i++) {
@@ -495,7 +498,51 @@ static int64_t rank_number(const char *name) {
 	return strtoll(name + 5, NULL, 10);
 }
 
+/* Each attributed device's collective time (tc_breakdown_exposed), where a
+ * job splits off the waits for a late rank. */
+static void exposed(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
+		int64_t first, Tracectl__Rank *r) {
+	r->exposed = dalloc(d, a->n_attr * sizeof(*r->exposed));
+	struct tc_ivals v = { 0 };
+	for (size_t k = 0; k < a->n_attr; k++) {
+		const struct tc_dev_attr *at = &a->attr[k];
+		if (at->cat_ps[TC_BD_COLLECTIVE] <= 0 && !at->step_cat) {
+			continue;
+		}
+		tc_breakdown_exposed(m, at->device, &v);
+		if (!v.n) {
+			continue;
+		}
+		Tracectl__Exposed *o = r->exposed[r->n_exposed++] = dalloc(d, sizeof(*o));
+		tracectl__exposed__init(o);
+		o->device = dev_index(m, at->device);
+		o->n_bounds = 2 * v.n;
+		o->bounds = dalloc(d, o->n_bounds * sizeof(*o->bounds));
+		uint64_t g = 0;
+		int64_t prev = first;
+		for (size_t i = 0; i < v.n; i++) {
+			o->bounds[2 * i] = (int64_t)((uint64_t)v.lo[i] - (uint64_t)prev);
+			o->bounds[2 * i + 1] = v.hi[i] - v.lo[i];
+			prev = v.hi[i];
+			for (int j = 0; j < 2; j++) {
+				int64_t x = o->bounds[2 * i + j];
+				g = tc_gcd(g, tc_magnitude(x));
+			}
+		}
+		o->unit_ps = g ? g : 1;
+		for (size_t i = 0; i < o->n_bounds; i++) {
+			o->bounds[i] /= (int64_t)o->unit_ps;
+		}
+	}
+	tc_ivals_finish(&v);
+}
+
 void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input) {
+	tc_digest_add_rank_with(d, m, input, NULL, false);
+}
+
+void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, const char *input,
+		const struct tc_analysis_opts *opts, bool job_only) {
 	Tracectl__Digest *msg = d->msg ? d->msg : tc_digest_new_msg(d);
 	Tracectl__Rank **ranks = dalloc(d, (msg->n_ranks + 1) * sizeof(*ranks));
 	if (msg->n_ranks) {
@@ -507,7 +554,12 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
+	if (opts) {
+		ao = *opts;
+	}
 	ao.threads = 1;
+	ao.summary_steps_counted = false;
+	ao.rank_slots = true;
 	struct tc_analysis a;
 	tc_analyze(m, &ao, TC_AN_FINDINGS | TC_AN_SUMMARY, &a);
 	int64_t first, last;
@@ -519,6 +571,7 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->number = rank_number(buf);
 	const struct tc_source *src = &m->sources[0];
 	r->host = dstr(d, src->host < m->n_hosts ? tc_model_str(m, m->hosts[src->host].name) : "");
+	r->world_size = src->host < m->n_hosts ? m->hosts[src->host].world_size : 0;
 	r->framework = dstr(d, tc_framework_id((enum tc_framework)a.runtime.framework));
 	r->runtime = dstr(d, tc_runtime_id((enum tc_runtime)a.runtime.runtime));
 	r->span_ps = a.span_ps;
@@ -555,8 +608,10 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->n_xfer = TC_XFER_COUNT;
 	r->xfer = xfers(d, a.xfer);
 
-	struct tc_diff_side side;
-	tc_diff_side_build(m, &ao, input, &side);
+	struct tc_diff_side side = { 0 };
+	if (!job_only) {
+		tc_diff_side_build(m, &ao, input, &side);
+	}
 	memory(d, m, &a, &side, r);
 	Tracectl__Compile *c = r->compile = dalloc(d, sizeof(*c));
 	tracectl__compile__init(c);
@@ -573,12 +628,15 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 			tc_model_str(m, m->devices[f->device].name) : "", f->severity, f->share,
 			f->text);
 	}
-	step_ops(d, m, &a, r);
-	struct tc_metric mt = { .id = TC_M_MEMORY_CV, .name = (char *)"memory.cv" };
-	double cv = 0;
-	r->memory_cv_known = tc_metric_measure(m, &a, &mt, &cv, NULL, 0);
-	r->memory_cv = r->memory_cv_known ? cv : 0;
-	r->side = diff_side(d, m, &side, &a);
+	if (!job_only) {
+		step_ops(d, m, &a, r);
+		struct tc_metric mt = { .id = TC_M_MEMORY_CV, .name = (char *)"memory.cv" };
+		double cv = 0;
+		r->memory_cv_known = tc_metric_measure(m, &a, &mt, &cv, NULL, 0);
+		r->memory_cv = r->memory_cv_known ? cv : 0;
+		r->side = diff_side(d, m, &side, &a);
+	}
+	exposed(d, m, &a, first, r);
 	strings(d, m, r);
 	/* The collectives a job-level matching reads, from the trace's first
 	 * rank: a digest holds one rank. */
@@ -588,6 +646,8 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
 	tc_coll_table_finish(&ct);
 	tc_digest_result_pack(d, m, &a, first, r);
-	tc_diff_side_finish(&side);
+	if (!job_only) {
+		tc_diff_side_finish(&side);
+	}
 	tc_analysis_finish(&a);
 }

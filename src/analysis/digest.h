@@ -23,6 +23,11 @@
 /* Summarise m (read from one file, input its path as given) into a new
  * rank appended to d's message (made when d has none). */
 void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input);
+/* The same with analysis options o (NULL: the defaults); job_only keeps
+ * only what a job's analysis reads (analysis/job.h): no diff side, step
+ * ops or memory figure for check. */
+void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, const char *input,
+	const struct tc_analysis_opts *o, bool job_only);
 
 /* A skeleton model of ranks[0..n), in that order. */
 struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n);
@@ -33,6 +38,9 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 
 /* `steps` of one rank (skel of that rank alone); finish a as usual. */
 void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
+	struct tc_analysis *a);
+/* The same with r's devices skel's from base. */
+void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 	struct tc_analysis *a);
 
 /* The rank's analysis and summary (Rank.result) for the writers, from

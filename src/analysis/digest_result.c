@@ -217,6 +217,9 @@ static void pack_findings(struct tc_digest *d, const struct tc_model *m,
 		bool win = x->window_hi_ps > x->window_lo_ps || x->window_lo_ps;
 		v->window_lo_ps = win ? x->window_lo_ps - first : x->window_lo_ps;
 		v->window_hi_ps = win ? x->window_hi_ps - first : x->window_hi_ps;
+		v->job_text = rstr(d, x->job_text);
+		v->n_measured = x->n_measured;
+		v->n_over = x->n_over;
 	}
 	o->framework = a->runtime.framework;
 	o->runtime = a->runtime.runtime;
@@ -388,6 +391,9 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 		}
 		f->window_lo_ps = v->window_lo_ps;
 		f->window_hi_ps = v->window_hi_ps;
+		f->job_text = v->job_text[0] ? tc_xstrdup(v->job_text) : NULL;
+		f->n_measured = v->n_measured;
+		f->n_over = v->n_over;
 	}
 	a->runtime.framework = (uint8_t)o->framework;
 	a->runtime.runtime = (uint8_t)o->runtime;
@@ -409,7 +415,7 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 		struct tc_analysis *a) {
 	const Tracectl__Result *o = r->result;
-	tc_digest_steps(skel, r, a);
+	tc_digest_steps_at(skel, r, base, a);
 	uint32_t track_base = (uint32_t)skel->n_tracks, counter_base = (uint32_t)skel->n_counters;
 	for (size_t i = 0; i < o->n_tracks; i++) {
 		const Tracectl__Track *v = o->tracks[i];

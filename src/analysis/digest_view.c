@@ -136,11 +136,16 @@ static void cats_in(int64_t *out, const int64_t *v, size_t n) {
 	}
 }
 
-static uint32_t dev_of(int32_t d) {
-	return d < 0 ? TC_NONE : (uint32_t)d;
+static uint32_t dev_of(int32_t d, uint32_t base) {
+	return d < 0 ? TC_NONE : base + (uint32_t)d;
 }
 
 void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
+		struct tc_analysis *a) {
+	tc_digest_steps_at(skel, r, 0, a);
+}
+
+void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 		struct tc_analysis *a) {
 	memset(a, 0, sizeof(*a));
 	a->bd_device = a->steps_device = TC_NONE;
@@ -150,7 +155,7 @@ void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
 	}
 	a->steps_source = st->source[0] ? st->source : NULL;
 	a->steps_inferred = st->inferred;
-	a->bd_device = dev_of(st->bd_device);
+	a->bd_device = dev_of(st->bd_device, base);
 	a->n_steps_all = st->n_all;
 	a->n_steps_counted = st->n_counted;
 	a->step_total_ps = st->total_ps;
@@ -167,7 +172,7 @@ void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
 		struct tc_step *o = &a->steps[i];
 		o->num = s->num;
 		o->name = find_str(skel, s->name);
-		o->device = dev_of(s->device);
+		o->device = dev_of(s->device, base);
 		o->start_ps = s->start_ps;
 		o->dur_ps = s->dur_ps;
 		o->marker_start_ps = s->marker_start_ps;
@@ -182,7 +187,7 @@ void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
 	a->attr = tc_xcalloc(st->n_attr ? st->n_attr : 1, sizeof(*a->attr));
 	for (size_t k = 0; k < st->n_attr; k++) {
 		const Tracectl__Attribution *x = st->attr[k];
-		a->attr[k].device = x->device;
+		a->attr[k].device = base + x->device;
 		a->attr[k].step_ps = x->step_ps;
 		a->attr[k].busy_ps = x->busy_ps;
 		cats_in(a->attr[k].cat_ps, x->cat_ps, x->n_cat_ps);

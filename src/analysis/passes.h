@@ -135,6 +135,10 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 /* The others' summed wait for r->straggler, % of their counted step time;
  * -1 without matched collectives that line up or without a wait. */
 double tc_straggler_wait_pct(const struct tc_ranks *r);
+/* One rank's row of the rank table from its own analysis a. */
+void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a);
+/* r's spread of mean step time and its slowest rank, from r->v. */
+void tc_ranks_spread(struct tc_ranks *r);
 
 /* Collectives matched across the ranks in r (collectives.c) from their
  * occurrence tables alone: fills r's coll, alignment and each rank's clock
@@ -160,6 +164,10 @@ void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *
 
 void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 	const struct tc_ivals *within, int64_t *cat);
+/* The time category() gives to collectives on device dev, over the whole
+ * trace, into out (cleared first): what the steps' collective share is
+ * made of, for a job that splits off waits measured elsewhere (job.c). */
+void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ivals *out);
 
 /* One row summing s[0..n) (n > 0), as `ops --by device` sums a device's
  * ops; no percentiles. */
@@ -183,6 +191,8 @@ bool tc_track_host(const struct tc_model *m, uint32_t t, void *ctx);
 /* tc_analyze_ops' row order (summary.c): total, then count, descending,
  * then name id. */
 int tc_op_summary_cmp(const void *pa, const void *pb);
+/* Compiled programs by count, then total time, then name (compile.c). */
+int tc_compile_entry_cmp(const void *pa, const void *pb);
 
 /* Mean, median and p90 (nearest rank) of v[0..n), which is sorted here
  * (diff_side.c). */
@@ -191,6 +201,11 @@ void tc_step_stats(int64_t *v, size_t n, double *mean, double *median, double *p
 /* The bottleneck rules (rules.c): read every result in a, fill a's
  * findings, ranked. */
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+/* The rules a job judges across its ranks (communication, straggler), on
+ * a job's analysis composed from its ranks' (job.c), skel its skeleton;
+ * their findings are added to a's, all ranked again. */
+void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
 
 /* The summary (summary.c) in two halves: the first reads the model only

@@ -29,7 +29,7 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
 	return !(n_full > 0 && (a->steps[i].warmup || a->steps[i].partial));
 }
 
-static void fill(struct tc_rank_result *rr, const struct tc_analysis *a) {
+void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a) {
 	rr->device = a->bd_device;
 	rr->steps_source = a->steps_source;
 	rr->n_steps = a->n_steps_counted;
@@ -130,6 +130,23 @@ static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 	}
 }
 
+void tc_ranks_spread(struct tc_ranks *r) {
+	int64_t *t = tc_xmalloc((r->n ? r->n : 1) * sizeof(*t));
+	for (size_t k = 0; k < r->n; k++) {
+		t[k] = r->v[k].step_ps;
+		if (r->v[k].step_ps > r->v[r->slowest].step_ps) {
+			r->slowest = k;
+		}
+	}
+	qsort(t, r->n, sizeof(*t), cmp_i64);
+	if (r->n) {
+		r->step_min_ps = t[0];
+		r->step_max_ps = t[r->n - 1];
+		r->step_median_ps = r->n % 2 ? t[r->n / 2] : (t[r->n / 2 - 1] + t[r->n / 2]) / 2;
+	}
+	free(t);
+}
+
 double tc_straggler_wait_pct(const struct tc_ranks *r) {
 	if (!r->n_coll || !r->lined_up || r->v[r->straggler].caused_ps <= 0) {
 		return -1;
@@ -180,7 +197,7 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 		}
 		struct tc_model *sub = tc_model_subset(m, keep);
 		tc_analyze(sub, &ro, TC_AN_BREAKDOWN, &per[k]);
-		fill(&r->v[k], &per[k]);
+		tc_rank_fill(&r->v[k], &per[k]);
 		if (job) {
 			own_attr(job, &per[k], r->v[k].rank, m);
 		}
@@ -193,18 +210,7 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 		tc_model_destroy(sub);
 	}
 	free(keep);
-	int64_t *t = tc_xmalloc(r->n * sizeof(*t));
-	for (size_t k = 0; k < r->n; k++) {
-		t[k] = r->v[k].step_ps;
-		if (r->v[k].step_ps > r->v[r->slowest].step_ps) {
-			r->slowest = k;
-		}
-	}
-	qsort(t, r->n, sizeof(*t), cmp_i64);
-	r->step_min_ps = t[0];
-	r->step_max_ps = t[r->n - 1];
-	r->step_median_ps = r->n % 2 ? t[r->n / 2] : (t[r->n / 2 - 1] + t[r->n / 2]) / 2;
-	free(t);
+	tc_ranks_spread(r);
 	struct tc_ivals *waits = job ? tc_xcalloc(r->n, sizeof(*waits)) : NULL;
 	/* The tables' names as m's ids (a sub-model interns m's strings in
 	 * order, so every one is there): instances are named and ordered by

@@ -209,6 +209,8 @@ static struct tc_finding *add_cause(struct rule_ctx *c, const char *kind, enum t
 	f->device = k->device;
 	f->explained_ps = k->explained_ps;
 	f->share = k->step_ps > 0 ? (double)k->explained_ps / (double)k->step_ps : 0;
+	f->n_measured = (uint32_t)k->n_devices;
+	f->n_over = (uint32_t)k->n_over;
 	return f;
 }
 
@@ -1283,19 +1285,63 @@ static int cmp_finding(const void *pa, const void *pb) {
 	return strcmp(a->kind, b->kind);
 }
 
+/* The rules named in only (NULL: all), in table order. */
+static void run_rules(struct rule_ctx *c, const char *const *only) {
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		bool run = !only;
+		for (size_t k = 0; only && only[k] && !run; k++) {
+			run = strcmp(only[k], rules[i].name) == 0;
+		}
+		if (run) {
+			rules[i].run(c);
+		}
+	}
+}
+
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
-	if (tc_model_n_ranks(m) >= 2) {
+	/* A job's rank alone leaves a slot for its label in job_text. */
+	bool slots = o->rank_slots && tc_model_n_ranks(m) < 2;
+	if (tc_model_n_ranks(m) >= 2 || slots) {
 		c.label = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*c.label));
 		for (size_t d = 0; d < m->n_devices; d++) {
-			tc_model_device_label(m, (uint32_t)d, c.label[d], sizeof(c.label[d]));
+			if (slots) {
+				snprintf(c.label[d], sizeof(c.label[d]), "%c%s", TC_RANK_SLOT,
+					tc_model_str(m, m->devices[d].name));
+			} else {
+				tc_model_device_label(m, (uint32_t)d, c.label[d], sizeof(c.label[d]));
+			}
 		}
 	}
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		rules[i].run(&c);
+	run_rules(&c, NULL);
+	free(c.label);
+	for (size_t i = 0; slots && i < a->n_findings; i++) {
+		struct tc_finding *f = &a->findings[i];
+		f->job_text = f->text;
+		f->text = tc_xstrdup(f->text);
+		size_t k = 0;
+		for (const char *p = f->job_text; *p; p++) {
+			if (*p != TC_RANK_SLOT) {
+				f->text[k++] = *p;
+			}
+		}
+		f->text[k] = 0;
 	}
+	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
+}
+
+void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	struct rule_ctx c = { .m = skel, .o = o, .a = a, .cap = a->n_findings };
+	c.split_wait = straggler_wait_pct(&c) >= 0;
+	c.label = tc_xcalloc(skel->n_devices ? skel->n_devices : 1, sizeof(*c.label));
+	for (size_t d = 0; d < skel->n_devices; d++) {
+		tc_model_device_label(skel, (uint32_t)d, c.label[d], sizeof(c.label[d]));
+	}
+	static const char *const job_rules[] = { "communication", "straggler", NULL };
+	run_rules(&c, job_rules);
 	free(c.label);
 	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
 }

@@ -110,6 +110,66 @@ void tc_timeline_build(const struct tc_model *m, const struct tc_analysis *a,
 	}
 }
 
+void tc_timeline_job_init(const struct tc_analysis *a, int64_t lo_ps, int64_t hi_ps,
+		struct tc_timeline *t) {
+	memset(t, 0, sizeof(*t));
+	t->lo_ps = lo_ps;
+	t->hi_ps = hi_ps > lo_ps ? hi_ps : lo_ps;
+	t->dev = tc_xcalloc(a->n_util ? a->n_util : 1, sizeof(*t->dev));
+	for (size_t i = 0; i < a->n_util; i++) {
+		t->dev[i].device = a->util[i].device;
+		t->dev[i].busy_ps = a->util[i].busy_ps;
+	}
+	t->n_dev = a->n_util;
+	t->n_mem_all = a->n_mem;
+	t->n_mem = a->n_mem < TC_TL_MAX_COUNTERS ? a->n_mem : TC_TL_MAX_COUNTERS;
+	t->mem = tc_xcalloc(t->n_mem ? t->n_mem : 1, sizeof(*t->mem));
+	for (size_t c = 0; c < t->n_mem; c++) {
+		t->mem[c].device = a->mem[c].device;
+		t->mem[c].name = a->mem[c].name;
+		t->mem[c].group = a->mem[c].group;
+	}
+}
+
+void tc_timeline_add_rank(struct tc_timeline *t, const struct tc_analysis *a,
+		const struct tc_model *skel, const struct tc_model *m, uint32_t base,
+		size_t util_lo, size_t n_util, size_t mem_lo, size_t n_mem, int64_t dt) {
+	struct tc_analysis v = { 0 };
+	v.util = tc_xcalloc(n_util ? n_util : 1, sizeof(*v.util));
+	for (size_t i = 0; i < n_util && util_lo + i < a->n_util; i++) {
+		v.util[v.n_util] = a->util[util_lo + i];
+		v.util[v.n_util++].device -= base;
+	}
+	v.mem = tc_xcalloc(n_mem ? n_mem : 1, sizeof(*v.mem));
+	for (size_t c = mem_lo; c < mem_lo + n_mem && c < t->n_mem; c++) {
+		struct tc_mem_peak *p = &v.mem[v.n_mem++];
+		*p = a->mem[c];
+		p->device = p->device == TC_NONE ? TC_NONE : p->device - base;
+		const char *name = tc_model_str(skel, p->name);
+		p->name = tc_intern_find(&m->strings, name, strlen(name));
+		if (p->group) {
+			const char *g = tc_model_str(skel, p->group);
+			p->group = tc_intern_find(&m->strings, g, strlen(g));
+		}
+	}
+	/* The job's bins on the rank's clock. */
+	struct tc_timeline rt;
+	tc_timeline_build(m, &v, t->lo_ps - dt, t->hi_ps - dt, &rt);
+	for (size_t i = 0; i < rt.n_dev && util_lo + i < t->n_dev; i++) {
+		struct tc_tl_device *d = &t->dev[util_lo + i];
+		memcpy(d->bin_busy_ps, rt.dev[i].bin_busy_ps, sizeof(d->bin_busy_ps));
+		memcpy(d->busy, rt.dev[i].busy, sizeof(d->busy));
+	}
+	for (size_t j = 0; j < rt.n_mem && mem_lo + j < t->n_mem; j++) {
+		struct tc_tl_counter *c = &t->mem[mem_lo + j];
+		memcpy(c->max, rt.mem[j].max, sizeof(c->max));
+		memcpy(c->has, rt.mem[j].has, sizeof(c->has));
+	}
+	tc_timeline_finish(&rt);
+	free(v.util);
+	free(v.mem);
+}
+
 void tc_timeline_finish(struct tc_timeline *t) {
 	free(t->dev);
 	free(t->mem);

@@ -214,4 +214,23 @@ int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
 	const struct tc_analysis_opts *ao, int kind, char **paths, int n, bool result,
 	struct tc_cli_digests *in);
 
+/* Inputs of two or more ranks (cli/job.c): trace files, each read alone
+ * into a digest rank, and the ranks of digests. */
+struct tc_cli_job {
+	struct tc_cli_digests in;     /* digests read */
+	struct tc_digest *made;       /* the traces' ranks */
+	size_t n_made;
+	struct Tracectl__Rank **ranks; /* every rank, sorted (tc_job_skeleton) */
+	size_t n;
+	struct tc_model *skel;
+};
+/* 1 with job filled when paths hold two or more ranks (stdin is never
+ * one of them); 0 when they are one input to read as before; -1 on an
+ * error, printed, its exit code in *code. Finish a filled job with
+ * tc_cli_job_finish. */
+int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
+	const struct tc_analysis_opts *ao, char **paths, int n, struct tc_cli_job *job,
+	int *code);
+void tc_cli_job_finish(struct tc_cli_job *job);
+
 #endif

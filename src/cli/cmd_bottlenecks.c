@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/digest.h"
+#include "analysis/job.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -159,6 +160,25 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	}
 	if (show_thresholds) {
 		return list_thresholds(&ao);
+	}
+	if (optind < argc) {
+		struct tc_cli_job job;
+		int is_job = tc_cli_job_open(&c, "bottlenecks", &ao, argv + optind, argc - optind,
+			&job, &code);
+		if (is_job > 0) {
+			struct tc_analysis a;
+			tc_job_compose(job.skel, job.ranks, job.n, &ao, &a);
+			struct emit_ctx ec = { job.skel, &a, &bo };
+			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
+			if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
+				code = fail_gate(&a, fail_on);
+			}
+			tc_analysis_finish(&a);
+			tc_cli_job_finish(&job);
+		}
+		if (is_job) {
+			return code;
+		}
 	}
 	int kind = optind < argc ? tc_cli_inputs_kind(&c, argv + optind, argc - optind) : 0;
 	if (kind) {

@@ -2,8 +2,11 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/compare.h"
+#include "analysis/digest.h"
+#include "analysis/job.h"
 #include "analysis/timeline.h"
 #include "cli/cli.h"
+#include "ingest/ingest.h"
 #include "model/rank.h"
 #include "output/html_write.h"
 #include "util/xalloc.h"
@@ -149,6 +152,77 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
 	return TC_EXIT_OK;
 }
 
+/*
+ * A job of two or more rank files: the page is the job's, as summarize
+ * composes it (analysis/job.h), each rank's steps from its digest rank
+ * and the timeline binned rank by rank, each file read once more alone.
+ */
+static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		const struct report_opts *ro, char **inputs, int n, struct tc_cli_job *job) {
+	struct tc_model *skel = job->skel;
+	struct tc_analysis an;
+	tc_job_compose(skel, job->ranks, job->n, ao, &an);
+	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &an };
+	struct report_state st = { 0 };
+	struct tc_timeline tl;
+	tc_timeline_job_init(&an, 0, an.span_ps, &tl);
+	int64_t *clock = tc_xmalloc(job->n * sizeof(*clock));
+	tc_digest_job_clock(job->ranks, job->n, clock);
+	int code = TC_EXIT_OK;
+	if (ro->diff) {
+		code = load_ranks(c, ao, ro, inputs, skel, &an, &st);
+	} else {
+		st.ranks = tc_xcalloc(job->n, sizeof(*st.ranks));
+	}
+	uint32_t base = 0;
+	size_t util_lo = 0, mem_lo = 0;
+	for (size_t k = 0; k < job->n && code == TC_EXIT_OK; k++) {
+		const Tracectl__Rank *r = job->ranks[k];
+		if (!ro->diff) {
+			struct tc_analysis a;
+			tc_digest_steps(skel, r, &a);
+			add_rank(&st.ranks[st.n_ranks++], r->name, &a);
+			tc_analysis_finish(&a);
+		}
+		struct tc_error err;
+		tc_error_init(&err);
+		const char *path = r->input;
+		struct tc_model *m = tc_ingest(&path, 1, &c->ingest, &err);
+		if (!m) {
+			code = tc_cli_error(&err);
+			break;
+		}
+		size_t nu = r->result ? r->result->n_util : 0;
+		tc_timeline_add_rank(&tl, &an, skel, m, base, util_lo, nu, mem_lo, r->n_mem, clock[k]);
+		tc_model_destroy(m);
+		base += (uint32_t)r->n_devices;
+		util_lo += nu;
+		mem_lo += r->n_mem;
+	}
+	free(clock);
+	struct tc_outfile out;
+	if (code == TC_EXIT_OK && !tc_cli_open_output(c, inputs, n, skel, &out)) {
+		code = TC_EXIT_OUTPUT;
+	}
+	if (code == TC_EXIT_OK) {
+		struct tc_diff_write_opts dwo = { .top = 20 };
+		struct tc_report rep = {
+			.m = skel, .a = &an, .so = &so, .tl = &tl, .ranks = st.ranks,
+			.n_ranks = st.n_ranks, .diff = st.have_diff ? &st.diff : NULL, .dwo = &dwo,
+			.top = ro->top,
+		};
+		tc_write_report_html(out.fp, &rep);
+		code = tc_cli_close_output(&out);
+		if (code == TC_EXIT_OK) {
+			code = tc_cli_strict(c, skel);
+		}
+	}
+	tc_timeline_finish(&tl);
+	state_finish(&st);
+	tc_analysis_finish(&an);
+	return code;
+}
+
 /* False when the command is done (--help, a usage error), with the exit
  * status in *code. */
 static bool parse(int argc, char **argv, struct tc_cli_common *c, struct tc_analysis_opts *ao,
@@ -207,6 +281,19 @@ int tc_cmd_report(int argc, char **argv) {
 	}
 	char **inputs = argv + optind;
 	int n = argc - optind;
+	/* Digests are refused below, as reading them as traces does. */
+	if (tc_cli_inputs_kind(&c, inputs, n) == 0) {
+		ao.threads = c.ingest.threads;
+		struct tc_cli_job job;
+		int is_job = tc_cli_job_open(&c, "report", &ao, inputs, n, &job, &code);
+		if (is_job > 0) {
+			code = job_page(&c, &ao, &ro, inputs, n, &job);
+			tc_cli_job_finish(&job);
+		}
+		if (is_job) {
+			return code;
+		}
+	}
 	struct tc_model *m = tc_cli_load(&c, inputs, n, &code);
 	if (!m) {
 		return code;

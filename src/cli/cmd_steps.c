@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/digest.h"
+#include "analysis/job.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -69,6 +70,22 @@ int tc_cmd_steps(int argc, char **argv) {
 	}
 	if (opt < 0) {
 		return p.code;
+	}
+	if (optind < argc) {
+		struct tc_cli_job job;
+		int is_job = tc_cli_job_open(&c, "steps", &ao, argv + optind, argc - optind, &job,
+			&code);
+		if (is_job > 0) {
+			struct tc_analysis a;
+			tc_job_compose(job.skel, job.ranks, job.n, &ao, &a);
+			struct emit_ctx ec = { job.skel, &a };
+			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
+			tc_analysis_finish(&a);
+			tc_cli_job_finish(&job);
+		}
+		if (is_job) {
+			return code;
+		}
 	}
 	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
 	if (kind) {

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/digest.h"
+#include "analysis/job.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
@@ -99,6 +100,19 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	if (optind >= argc) {
 		return tc_cli_usage_error("summarize", "no TRACE given");
+	}
+	struct tc_cli_job job;
+	int is_job = tc_cli_job_open(&c, "summarize", &ao, argv + optind, argc - optind, &job,
+		&code);
+	if (is_job) {
+		if (is_job > 0) {
+			struct tc_analysis an;
+			tc_job_compose(job.skel, job.ranks, job.n, &ao, &an);
+			code = print_summary(&c, argv + optind, argc - optind, job.skel, &an, &so);
+			tc_analysis_finish(&an);
+			tc_cli_job_finish(&job);
+		}
+		return code;
 	}
 	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
 	if (kind) {

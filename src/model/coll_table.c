@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/coll_table.h"
+#include "util/num.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
@@ -36,18 +37,6 @@ static int64_t diff(uint64_t a, uint64_t b) {
 	return (int64_t)(a - b);
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b) {
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-static uint64_t magnitude(int64_t v) {
-	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-}
 
 /* The largest unit that every start difference and duration counts
  * whole (traces in us or ns leave ps values multiples of 1000): 1 when
@@ -55,8 +44,8 @@ static uint64_t magnitude(int64_t v) {
 static uint64_t time_unit(const struct tc_coll_table *t, int64_t base) {
 	uint64_t g = 0, prev = (uint64_t)base;
 	for (size_t i = 0; i < t->n && g != 1; i++) {
-		g = gcd(g, magnitude(diff((uint64_t)t->v[i].start_ps, prev)));
-		g = gcd(g, magnitude(t->v[i].dur_ps));
+		g = tc_gcd(g, tc_magnitude(diff((uint64_t)t->v[i].start_ps, prev)));
+		g = tc_gcd(g, tc_magnitude(t->v[i].dur_ps));
 		prev = (uint64_t)t->v[i].start_ps;
 	}
 	return g && g <= INT64_MAX ? g : 1;

@@ -406,7 +406,7 @@ Tracectl__OpStat **tc_digest_merge_ops(struct tc_arena *a, Tracectl__Rank *const
 
 /* ---- merging ---- */
 
-static int cmp_rank(const void *pa, const void *pb) {
+int tc_digest_rank_cmp(const void *pa, const void *pb) {
 	const Tracectl__Rank *a = *(Tracectl__Rank *const *)pa, *b = *(Tracectl__Rank *const *)pb;
 	/* Numbered ranks first, by number; then by name and input. */
 	bool na = a->number >= 0, nb = b->number >= 0;
@@ -438,7 +438,7 @@ struct rank_from {
 
 static int cmp_rank_from(const void *pa, const void *pb) {
 	const struct rank_from *a = pa, *b = pb;
-	return cmp_rank(&a->r, &b->r);
+	return tc_digest_rank_cmp(&a->r, &b->r);
 }
 
 /* Sort v canonically; false when a rank is given twice. */

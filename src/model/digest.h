@@ -36,6 +36,9 @@ struct tc_digest {
 
 void tc_digest_init(struct tc_digest *d);
 void tc_digest_finish(struct tc_digest *d);
+/* The canonical order of ranks (qsort comparator over Tracectl__Rank *):
+ * numbered ranks by number, then by name and input. */
+int tc_digest_rank_cmp(const void *pa, const void *pb);
 /* A protobuf-c allocator that takes from arena a and frees nothing. */
 void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
 

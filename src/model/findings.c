@@ -32,6 +32,7 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free(a->findings[i].text);
 		free(a->findings[i].suggestion);
+		free(a->findings[i].job_text);
 	}
 	free(a->findings);
 	memset(a, 0, sizeof(*a));

@@ -253,7 +253,16 @@ struct tc_finding {
 	int64_t steps[TC_FINDING_MAX_ITEMS]; /* step numbers */
 	size_t n_steps;
 	int64_t window_lo_ps, window_hi_ps; /* hi <= lo: no window */
+	/* A cause measured on every attributed device: on how many, and on how
+	 * many it reached the moderate band (0 and 0 for other findings). */
+	uint32_t n_measured, n_over;
+	/* The text with a TC_RANK_SLOT byte before each device name, where a
+	 * job names the rank (tc_analysis_opts.rank_slots); NULL without. */
+	char *job_text;
 };
+
+/* Marks where "rank N: " goes in tc_finding.job_text. */
+#define TC_RANK_SLOT '\x01'
 
 struct tc_analysis {
 	struct tc_step *steps;  /* selected steps, by start */

@@ -29,6 +29,21 @@ static inline bool tc_double_fits_i64(double d) {
 
 /* a + b saturated at the int64 range: sums of durations from damaged input
  * must not overflow (undefined behaviour) however many events there are. */
+/* Greatest common divisor; gcd(0, b) = b. */
+static inline uint64_t tc_gcd(uint64_t a, uint64_t b) {
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* |v| as unsigned, INT64_MIN included. */
+static inline uint64_t tc_magnitude(int64_t v) {
+	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+}
+
 static inline int64_t tc_sat_add(int64_t a, int64_t b) {
 	if (b > 0 && a > INT64_MAX - b) {
 		return INT64_MAX;

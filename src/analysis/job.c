@@ -1,0 +1,706 @@
+/* A job's analysis composed from its ranks' own results (job.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/digest.h"
+#include "analysis/intervals.h"
+#include "analysis/job.h"
+#include "analysis/passes.h"
+#include "model/coll_table.h"
+#include "model/digest.h"
+#include "model/rank.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n) {
+	tc_sort(ranks, n, sizeof(*ranks), tc_digest_rank_cmp);
+	struct tc_model *m = tc_digest_skeleton(ranks, n);
+	uint32_t base = 0;
+	for (size_t k = 0; k < n; k++) {
+		const Tracectl__Rank *r = ranks[k];
+		uint32_t h = TC_NONE;
+		for (size_t i = 0; i < m->n_hosts && h == TC_NONE; i++) {
+			h = m->hosts[i].source == k ? (uint32_t)i : TC_NONE;
+		}
+		/* A file naming no host stands for one, as in a merged model. */
+		if (h == TC_NONE) {
+			const char *slash = strrchr(r->input, '/');
+			h = tc_model_add_host(m, tc_model_intern(m, slash ? slash + 1 : r->input),
+				(uint32_t)k);
+			if (r->number >= 0 && r->number <= INT32_MAX) {
+				m->hosts[h].rank = (int32_t)r->number;
+				m->hosts[h].rank_from = TC_RANK_READER;
+			}
+			for (size_t d = base; d < base + r->n_devices; d++) {
+				m->devices[d].host = m->devices[d].host == TC_NONE ? h : m->devices[d].host;
+			}
+		}
+		m->hosts[h].world_size = r->world_size;
+		base += (uint32_t)r->n_devices;
+	}
+	tc_model_assign_ranks(m);
+	return m;
+}
+
+/* ---- each rank's own analysis on the job's clock ---- */
+
+static void shift_summary(struct tc_summary *s, int64_t dt) {
+	if (s->n_events || s->span_from_samples) {
+		s->first_ps += dt;
+		s->last_ps += dt;
+	}
+	for (size_t i = 0; i < s->n_devices; i++) {
+		s->devices[i].first_ps += dt;
+		s->devices[i].last_ps += dt;
+	}
+	for (size_t i = 0; i < s->n_steps; i++) {
+		s->steps[i].start_ps += dt;
+	}
+	for (size_t i = 0; i < s->n_counters; i++) {
+		s->counters[i].first_ps += dt;
+		s->counters[i].last_ps += dt;
+	}
+	for (size_t i = 0; i < s->n_threads; i++) {
+		s->threads[i].first_ps += dt;
+		s->threads[i].last_ps += dt;
+	}
+}
+
+static void shift(struct tc_analysis *a, int64_t dt) {
+	for (size_t i = 0; i < a->n_steps; i++) {
+		a->steps[i].start_ps += dt;
+		a->steps[i].marker_start_ps += dt;
+	}
+	if (a->n_steps || a->window_hi_ps > a->window_lo_ps) {
+		a->window_lo_ps += dt;
+		a->window_hi_ps += dt;
+	}
+	for (size_t i = 0; i < a->n_util; i++) {
+		a->util[i].first_ps += dt;
+		a->util[i].last_ps += dt;
+	}
+	for (size_t i = 0; i < a->n_mem; i++) {
+		a->mem[i].peak_ts_ps += a->mem[i].samples ? dt : 0;
+	}
+	if (a->compile.n_events) {
+		a->compile.first_ps += dt;
+		a->compile.last_ps += dt;
+	}
+	for (size_t i = 0; i < a->n_findings; i++) {
+		struct tc_finding *f = &a->findings[i];
+		if (f->window_hi_ps > f->window_lo_ps || f->window_lo_ps) {
+			f->window_lo_ps += dt;
+			f->window_hi_ps += dt;
+		}
+	}
+	shift_summary(&a->summary, dt);
+}
+
+/* The breakdown rank, as one model picks its steps: device step markers
+ * first (the first rank with them), then host markers (the rank with the
+ * most steps), else the first rank. */
+static size_t breakdown_rank(const struct tc_analysis *pa, size_t n) {
+	size_t best = SIZE_MAX;
+	for (size_t k = 0; k < n && best == SIZE_MAX; k++) {
+		const char *s = pa[k].steps_source;
+		best = s && strcmp(s, "device markers") == 0 ? k : SIZE_MAX;
+	}
+	for (size_t k = 0; k < n && best == SIZE_MAX; k++) {
+		const char *s = pa[k].steps_source;
+		if (s && strcmp(s, "host markers") == 0) {
+			size_t b = k;
+			for (size_t j = k + 1; j < n; j++) {
+				const char *t = pa[j].steps_source;
+				if (t && strcmp(t, "host markers") == 0 && pa[j].n_steps_all > pa[b].n_steps_all) {
+					b = j;
+				}
+			}
+			best = b;
+		}
+	}
+	return best == SIZE_MAX ? 0 : best;
+}
+
+/* ---- the summary ---- */
+
+static int cmp_op_key(const void *pa, const void *pb) {
+	const struct tc_op_summary *a = pa, *b = pb;
+	if (a->name != b->name) {
+		return a->name < b->name ? -1 : 1;
+	}
+	if (a->category != b->category) {
+		return a->category < b->category ? -1 : 1;
+	}
+	return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+static int cmp_step_start(const void *pa, const void *pb) {
+	const struct tc_step_summary *a = pa, *b = pb;
+	if (a->start_ps != b->start_ps) {
+		return a->start_ps < b->start_ps ? -1 : 1;
+	}
+	if (a->num != b->num) {
+		return a->num < b->num ? -1 : 1;
+	}
+	if (a->device != b->device) {
+		return a->device < b->device ? -1 : 1;
+	}
+	return (a->dur_ps > b->dur_ps) - (a->dur_ps < b->dur_ps);
+}
+
+static double add_known(double a, double b) {
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* The ranks' op rows summed by name, category and kind. */
+static void summary_ops(struct tc_summary *s, const struct tc_analysis *pa, size_t n) {
+	size_t total = 0;
+	for (size_t k = 0; k < n; k++) {
+		total += pa[k].summary.n_ops;
+	}
+	struct tc_op_summary *v = tc_xmalloc((total ? total : 1) * sizeof(*v));
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++) {
+		memcpy(v + m, pa[k].summary.ops, pa[k].summary.n_ops * sizeof(*v));
+		m += pa[k].summary.n_ops;
+	}
+	tc_sort(v, m, sizeof(*v), cmp_op_key);
+	size_t out = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (out && cmp_op_key(&v[out - 1], &v[i]) == 0) {
+			struct tc_op_summary *o = &v[out - 1];
+			o->count += v[i].count;
+			o->total_ps += v[i].total_ps;
+			o->self_ps += v[i].self_ps;
+			o->min_ps = v[i].min_ps < o->min_ps ? v[i].min_ps : o->min_ps;
+			o->max_ps = v[i].max_ps > o->max_ps ? v[i].max_ps : o->max_ps;
+			o->flops = add_known(o->flops, v[i].flops);
+			o->bytes = add_known(o->bytes, v[i].bytes);
+			o->p50_ps = o->p99_ps = -1;
+		} else {
+			v[out++] = v[i];
+		}
+	}
+	tc_sort(v, out, sizeof(*v), tc_op_summary_cmp);
+	s->ops = v;
+	s->n_ops = out;
+}
+
+static void summary(struct tc_summary *s, const struct tc_analysis *pa, size_t n,
+		const struct tc_analysis_opts *o) {
+	memset(s, 0, sizeof(*s));
+	bool any = false, samples_only = true;
+	size_t nd = 0, ns = 0, nc = 0, nt = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_summary *x = &pa[k].summary;
+		if (x->n_events || x->span_from_samples) {
+			s->first_ps = !any || x->first_ps < s->first_ps ? x->first_ps : s->first_ps;
+			s->last_ps = !any || x->last_ps > s->last_ps ? x->last_ps : s->last_ps;
+			any = true;
+			samples_only &= x->span_from_samples;
+		}
+		s->n_events += x->n_events;
+		s->n_aggregated += x->n_aggregated;
+		s->ops_busy_ps += x->ops_busy_ps;
+		if (x->ops_scope && (!s->ops_scope || strcmp(x->ops_scope, "device") == 0)) {
+			s->ops_scope = x->ops_scope;
+		}
+		if (x->steps_source && !s->steps_source) {
+			s->steps_source = x->steps_source;
+		}
+		nd += x->n_devices;
+		ns += x->n_steps;
+		nc += x->n_counters;
+		nt += x->n_threads;
+	}
+	s->span_from_samples = any && samples_only;
+	/* Device step lines win over host markers, and of several devices'
+	 * the first one's are listed, as in one model. */
+	size_t dev_rank = n;
+	for (size_t k = 0; k < n && dev_rank == n; k++) {
+		const char *src = pa[k].summary.steps_source;
+		dev_rank = src && strcmp(src, "device") == 0 ? k : n;
+	}
+	if (dev_rank < n) {
+		s->steps_source = "device";
+	}
+	s->devices = tc_xmalloc((nd ? nd : 1) * sizeof(*s->devices));
+	s->steps = tc_xmalloc((ns ? ns : 1) * sizeof(*s->steps));
+	s->counters = tc_xmalloc((nc ? nc : 1) * sizeof(*s->counters));
+	s->threads = tc_xmalloc((nt ? nt : 1) * sizeof(*s->threads));
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_summary *x = &pa[k].summary;
+		memcpy(s->devices + s->n_devices, x->devices, x->n_devices * sizeof(*s->devices));
+		s->n_devices += x->n_devices;
+		if (dev_rank == n || dev_rank == k) {
+			memcpy(s->steps + s->n_steps, x->steps, x->n_steps * sizeof(*s->steps));
+			s->n_steps += x->n_steps;
+		}
+		memcpy(s->counters + s->n_counters, x->counters, x->n_counters * sizeof(*s->counters));
+		s->n_counters += x->n_counters;
+		memcpy(s->threads + s->n_threads, x->threads, x->n_threads * sizeof(*s->threads));
+		s->n_threads += x->n_threads;
+	}
+	tc_sort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step_start);
+	tc_summary_step_totals(s);
+	s->step_marker = o->step_marker;
+	summary_ops(s, pa, n);
+}
+
+/* ---- copies, memory, compilation ---- */
+
+static void xfer_add(struct tc_xfer_stats *t, const struct tc_xfer_stats *x) {
+	t->count += x->count;
+	t->n_bytes_known += x->n_bytes_known;
+	t->bytes += x->bytes;
+	t->dur_ps += x->dur_ps;
+	t->bytes_dur_ps += x->bytes_dur_ps;
+	t->n_pageable += x->n_pageable;
+	t->n_pinned += x->n_pinned;
+	t->bytes_pageable += x->bytes_pageable;
+}
+
+static int cmp_centry_name(const void *pa, const void *pb) {
+	const struct tc_compile_entry *a = pa, *b = pb;
+	return (a->name > b->name) - (a->name < b->name);
+}
+
+/* Compilation summed over the ranks: events and their unions (each rank
+ * compiles on its own host), names by how often they were compiled. */
+static void compile(struct tc_compile_stats *c, const struct tc_analysis *pa, size_t n) {
+	memset(c, 0, sizeof(*c));
+	size_t nr = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_compile_stats *x = &pa[k].compile;
+		if (x->n_events) {
+			c->first_ps = !c->n_events || x->first_ps < c->first_ps ? x->first_ps : c->first_ps;
+			c->last_ps = !c->n_events || x->last_ps > c->last_ps ? x->last_ps : c->last_ps;
+		}
+		c->n_events += x->n_events;
+		c->union_ps += x->union_ps;
+		nr += x->n_recompiled;
+	}
+	c->recompiled = tc_xmalloc((nr ? nr : 1) * sizeof(*c->recompiled));
+	for (size_t k = 0; k < n; k++) {
+		memcpy(c->recompiled + c->n_recompiled, pa[k].compile.recompiled,
+			pa[k].compile.n_recompiled * sizeof(*c->recompiled));
+		c->n_recompiled += pa[k].compile.n_recompiled;
+	}
+	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry_name);
+	size_t out = 0;
+	for (size_t i = 0; i < c->n_recompiled; i++) {
+		if (out && c->recompiled[out - 1].name == c->recompiled[i].name) {
+			c->recompiled[out - 1].count += c->recompiled[i].count;
+			c->recompiled[out - 1].total_ps += c->recompiled[i].total_ps;
+		} else {
+			c->recompiled[out++] = c->recompiled[i];
+		}
+	}
+	c->n_recompiled = out;
+	tc_sort(c->recompiled, out, sizeof(*c->recompiled), tc_compile_entry_cmp);
+}
+
+/* ---- collectives and the wait for the late rank ---- */
+
+/* Rank k's exposed collective time on device dev (job clock), NULL none. */
+static void exposed_of(const Tracectl__Rank *r, uint32_t base, int64_t dt, uint32_t dev,
+		struct tc_ivals *out) {
+	out->n = 0;
+	for (size_t i = 0; i < r->n_exposed; i++) {
+		const Tracectl__Exposed *e = r->exposed[i];
+		if (e->device < 0 || base + (uint32_t)e->device != dev) {
+			continue;
+		}
+		uint64_t unit = e->unit_ps ? e->unit_ps : 1;
+		uint64_t at = (uint64_t)dt;
+		for (size_t j = 0; j + 1 < e->n_bounds; j += 2) {
+			uint64_t lo = at + (uint64_t)e->bounds[j] * unit;
+			uint64_t hi = lo + (uint64_t)e->bounds[j + 1] * unit;
+			if ((int64_t)lo < (int64_t)hi) {
+				tc_ivals_push(out, (int64_t)lo, (int64_t)hi);
+			}
+			at = hi;
+		}
+	}
+}
+
+/* |a ∩ b ∩ [lo, hi)|, a and b sorted and disjoint. */
+static int64_t both_in(const struct tc_ivals *a, const struct tc_ivals *b, int64_t lo,
+		int64_t hi) {
+	int64_t sum = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		int64_t l = a->lo[i] > lo ? a->lo[i] : lo, h = a->hi[i] < hi ? a->hi[i] : hi;
+		if (l < h) {
+			sum += tc_ivals_length_in(b, l, h);
+		}
+	}
+	return sum;
+}
+
+static bool counted(const struct tc_analysis *a, size_t i) {
+	size_t n_full = 0;
+	for (size_t s = 0; s < a->n_steps; s++) {
+		n_full += !a->steps[s].warmup && !a->steps[s].partial;
+	}
+	return !(n_full > 0 && (a->steps[i].warmup || a->steps[i].partial));
+}
+
+/*
+ * Of each attributed device's collective time, the part its rank spent
+ * waiting for the late rank (waits[k]), over that rank's counted steps:
+ * the rank's exposed collective time inside its waits, as one model's
+ * breakdown within the waits gives it.
+ */
+static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
+		const int64_t *dt, const struct tc_analysis *pa, const struct tc_ranks *r,
+		const struct tc_ivals *waits, struct tc_analysis *a) {
+	struct tc_ivals ex = { 0 };
+	size_t at = 0;
+	for (size_t k = 0; k < r->n; k++) {
+		size_t n_attr = pa[k].n_attr;
+		for (size_t j = 0; j < n_attr; j++, at++) {
+			struct tc_dev_attr *t = &a->attr[at];
+			if (!waits[k].n) {
+				continue;
+			}
+			exposed_of(ranks[k], base[k], dt[k], t->device, &ex);
+			for (size_t i = 0; i < pa[k].n_steps; i++) {
+				const struct tc_step *s = &pa[k].steps[i];
+				if (counted(&pa[k], i)) {
+					t->wait_ps += both_in(&waits[k], &ex, s->start_ps, s->start_ps + s->dur_ps);
+				}
+			}
+		}
+	}
+	tc_ivals_finish(&ex);
+}
+
+/* The rank table and the collectives; each rank's waits for the late one
+ * (n lists, malloc'd) when the straggler finding is due, else NULL. */
+static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
+		Tracectl__Rank *const *ranks, size_t n, const uint32_t *base, const int64_t *dt,
+		const struct tc_analysis *pa, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+	struct tc_ranks *r = &a->ranks;
+	r->v = tc_xcalloc(n, sizeof(*r->v));
+	r->n = n;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t h = skel->sources[k].host;
+		for (size_t i = 0; i < skel->n_hosts && h == TC_NONE; i++) {
+			h = skel->hosts[i].source == k ? (uint32_t)i : TC_NONE;
+		}
+		r->v[k] = (struct tc_rank_result){ .rank = h != TC_NONE ? skel->hosts[h].rank : (int32_t)k,
+			.host = h, .device = TC_NONE, .slowest_num = -1 };
+		if (h != TC_NONE && skel->hosts[h].world_size > r->world_size) {
+			r->world_size = skel->hosts[h].world_size;
+		}
+		tc_rank_fill(&r->v[k], &pa[k]);
+	}
+	tc_ranks_spread(r);
+	struct tc_coll_table *tab = tc_xcalloc(n, sizeof(*tab));
+	uint32_t **ids = tc_xmalloc(n * sizeof(*ids));
+	for (size_t k = 0; k < n; k++) {
+		tc_coll_table_init(&tab[k]);
+		if (ranks[k]->collectives &&
+				!tc_coll_table_unpack(ranks[k]->collectives, dt[k], &tab[k])) {
+			/* A malformed table matches nothing. */
+			tc_coll_table_finish(&tab[k]);
+			tc_coll_table_init(&tab[k]);
+		}
+		const struct tc_intern *st = &tab[k].strings;
+		ids[k] = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids[k]));
+		for (size_t i = 0; i < st->n; i++) {
+			ids[k][i] = tc_model_intern_n(skel, st->v[i].s, st->v[i].len);
+		}
+	}
+	struct tc_ivals *waits = tc_xcalloc(n, sizeof(*waits));
+	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, pa, waits);
+	bool due = r->n_coll && r->lined_up &&
+		tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT];
+	if (due) {
+		straggler_wait(ranks, base, dt, pa, r, waits, a);
+	}
+	for (size_t k = 0; k < n; k++) {
+		free(ids[k]);
+		tc_coll_table_finish(&tab[k]);
+		if (!due) {
+			tc_ivals_finish(&waits[k]);
+		}
+	}
+	free(ids);
+	free(tab);
+	if (!due) {
+		free(waits);
+		waits = NULL;
+	}
+	return waits;
+}
+
+/* ---- findings ---- */
+
+/* launch-bound and host-bound are one rule's two verdicts. */
+static const char *kind_group(const char *kind) {
+	return strcmp(kind, "launch-bound") == 0 ? "host-bound" : kind;
+}
+
+static int cmp_finding(const struct tc_finding *a, const struct tc_finding *b) {
+	if (a->explained_ps != b->explained_ps) {
+		return a->explained_ps > b->explained_ps ? -1 : 1;
+	}
+	if (a->severity != b->severity) {
+		return a->severity > b->severity ? -1 : 1;
+	}
+	return (a->value < b->value) - (a->value > b->value);
+}
+
+static const char SPREAD_TAIL[] = " devices at or above the moderate band";
+
+/* f's text for the job: its rank named at every slot, and the spread of
+ * its cause over the job's devices in place of its rank's. */
+static char *job_text(const struct tc_finding *f, int32_t rank, uint32_t measured,
+		uint32_t over) {
+	struct tc_strbuf sb = { 0 };
+	const char *t = f->job_text ? f->job_text : f->text;
+	/* A finding that names no device names its rank first. */
+	if (!strchr(t, TC_RANK_SLOT)) {
+		tc_strbuf_addf(&sb, "rank %d: ", rank);
+	}
+	for (; *t; t++) {
+		if (*t == TC_RANK_SLOT) {
+			tc_strbuf_addf(&sb, "rank %d: ", rank);
+		} else {
+			tc_strbuf_add(&sb, t, 1);
+		}
+	}
+	tc_strbuf_add(&sb, "", 1);
+	char *s = sb.s;
+	size_t len = strlen(s);
+	if (!f->n_measured || measured < 2 || len == 0 || s[len - 1] != ')') {
+		return s;
+	}
+	/* The rank's own spread ends the text, before its last ')'. */
+	size_t end = len - 1, cut = end;
+	size_t tail = sizeof(SPREAD_TAIL) - 1;
+	if (end >= tail && memcmp(s + end - tail, SPREAD_TAIL, tail) == 0) {
+		char *semi = NULL;
+		for (char *p = s; p < s + end - tail; p++) {
+			semi = p[0] == ';' && p[1] == ' ' ? p : semi;
+		}
+		cut = semi ? (size_t)(semi - s) : end;
+	}
+	struct tc_strbuf out = { 0 };
+	tc_strbuf_add(&out, s, cut);
+	tc_strbuf_addf(&out, "; %u of %u%s)", over, measured, SPREAD_TAIL);
+	tc_strbuf_add(&out, "", 1);
+	free(s);
+	return out.s;
+}
+
+/*
+ * The job's communication finding, on device f->device of rank k: the
+ * steps of that rank where its collective time less its wait for the
+ * late rank is largest, and their window, as one model's rule picks
+ * them from the device's own steps.
+ */
+static void comm_steps(struct tc_finding *f, const struct tc_analysis *p,
+		const Tracectl__Rank *r, uint32_t base, int64_t dt, const struct tc_ivals *wait) {
+	f->n_steps = 0;
+	if (!p->n_steps) {
+		return;
+	}
+	f->window_lo_ps = p->steps[0].start_ps;
+	f->window_hi_ps = p->steps[p->n_steps - 1].start_ps + p->steps[p->n_steps - 1].dur_ps;
+	struct tc_ivals ex = { 0 };
+	exposed_of(r, base, dt, f->device, &ex);
+	int64_t *v = tc_xmalloc(p->n_steps * sizeof(*v));
+	for (size_t i = 0; i < p->n_steps; i++) {
+		const struct tc_step *s = &p->steps[i];
+		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps;
+		v[i] = tc_ivals_length_in(&ex, lo, hi) - (wait ? both_in(wait, &ex, lo, hi) : 0);
+	}
+	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
+		int64_t best = 0;
+		size_t bi = SIZE_MAX;
+		for (size_t i = 0; i < p->n_steps; i++) {
+			if (v[i] > best) {
+				best = v[i];
+				bi = i;
+			}
+		}
+		if (bi == SIZE_MAX) {
+			break;
+		}
+		v[bi] = 0;
+		f->steps[f->n_steps++] = p->steps[bi].num;
+	}
+	free(v);
+	tc_ivals_finish(&ex);
+}
+
+static void findings(struct tc_model *skel, struct tc_analysis *pa, size_t n,
+		Tracectl__Rank *const *ranks, const uint32_t *base, const int64_t *dt,
+		const struct tc_ivals *waits, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+	const struct tc_ranks *r = &a->ranks;
+	size_t total = 0;
+	for (size_t k = 0; k < n; k++) {
+		total += pa[k].n_findings;
+	}
+	/* Per kind: the rank's finding that explains the most, and the
+	 * devices measured and over the band across all ranks. */
+	struct pick {
+		const char *group;
+		size_t k, i;
+		uint32_t measured, over;
+	} *pk = tc_xcalloc(total ? total : 1, sizeof(*pk));
+	size_t np = 0;
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < pa[k].n_findings; i++) {
+			const struct tc_finding *f = &pa[k].findings[i];
+			if (strcmp(f->kind, "communication") == 0 || strcmp(f->kind, "straggler") == 0) {
+				continue;
+			}
+			const char *g = kind_group(f->kind);
+			size_t p = 0;
+			while (p < np && strcmp(pk[p].group, g) != 0) {
+				p++;
+			}
+			if (p == np) {
+				pk[np++] = (struct pick){ .group = g, .k = k, .i = i };
+			} else if (cmp_finding(f, &pa[pk[p].k].findings[pk[p].i]) < 0) {
+				pk[p].k = k;
+				pk[p].i = i;
+			}
+			pk[p].over += f->n_over;
+		}
+	}
+	/* Devices measured: every rank's, whether its cause fired or not. */
+	uint32_t measured = 0;
+	for (size_t k = 0; k < n; k++) {
+		measured += pa[k].n_attr ? (uint32_t)pa[k].n_attr : 1;
+	}
+	a->findings = tc_xcalloc(np ? np : 1, sizeof(*a->findings));
+	for (size_t p = 0; p < np; p++) {
+		struct tc_finding *src = &pa[pk[p].k].findings[pk[p].i];
+		struct tc_finding *f = &a->findings[a->n_findings++];
+		*f = *src;
+		f->text = job_text(src, r->v[pk[p].k].rank, measured, pk[p].over);
+		f->job_text = NULL;
+		f->n_measured = src->n_measured ? measured : 0;
+		f->n_over = src->n_measured ? pk[p].over : 0;
+		src->suggestion = NULL;
+	}
+	free(pk);
+	tc_pass_rules_job(skel, o, a);
+	for (size_t i = 0; i < a->n_findings; i++) {
+		struct tc_finding *f = &a->findings[i];
+		if (strcmp(f->kind, "communication") != 0 || f->device == TC_NONE) {
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (f->device >= base[k] && f->device < base[k] + ranks[k]->n_devices) {
+				comm_steps(f, &pa[k], ranks[k], base[k], dt[k], waits ? &waits[k] : NULL);
+			}
+		}
+	}
+}
+
+/* ---- the job ---- */
+
+void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
+		const struct tc_analysis_opts *o, struct tc_analysis *a) {
+	memset(a, 0, sizeof(*a));
+	int64_t *clock = tc_xmalloc(n * sizeof(*clock));
+	int64_t *dt = tc_xmalloc(n * sizeof(*dt));
+	uint32_t *base = tc_xmalloc(n * sizeof(*base));
+	tc_digest_job_clock(ranks, n, clock);
+	struct tc_analysis *pa = tc_xcalloc(n, sizeof(*pa));
+	uint32_t b = 0;
+	int64_t span = 0;
+	for (size_t k = 0; k < n; k++) {
+		base[k] = b;
+		b += (uint32_t)ranks[k]->n_devices;
+		/* Its times count from its first event; the job's from the
+		 * job's. */
+		dt[k] = clock[k] + ranks[k]->first_ps;
+		tc_digest_result(skel, ranks[k], base[k], &pa[k]);
+		shift(&pa[k], dt[k]);
+		if (ranks[k]->event_count && dt[k] + ranks[k]->span_ps > span) {
+			span = dt[k] + ranks[k]->span_ps;
+		}
+	}
+	size_t bd = breakdown_rank(pa, n);
+	struct tc_analysis *x = &pa[bd];
+	/* The steps and their breakdown: the breakdown rank's. */
+	a->n_steps = x->n_steps;
+	a->steps = tc_xmalloc((x->n_steps ? x->n_steps : 1) * sizeof(*a->steps));
+	memcpy(a->steps, x->steps, x->n_steps * sizeof(*a->steps));
+	a->n_steps_all = x->n_steps_all;
+	a->steps_source = x->steps_source;
+	a->steps_inferred = x->steps_inferred;
+	a->step_marker = o->step_marker;
+	a->steps_device = x->steps_device;
+	a->bd_device = x->bd_device;
+	a->n_steps_counted = x->n_steps_counted;
+	a->step_total_ps = x->step_total_ps;
+	memcpy(a->cat_total_ps, x->cat_total_ps, sizeof(a->cat_total_ps));
+	a->window_lo_ps = x->window_lo_ps;
+	a->window_hi_ps = x->window_hi_ps;
+	a->span_ps = span;
+	/* Left out of the job's trace, which starts at 0. */
+	if (a->n_steps) {
+		a->trimmed_before_ps = a->window_lo_ps > 0 ? a->window_lo_ps : 0;
+		a->trimmed_after_ps = span > a->window_hi_ps ? span - a->window_hi_ps : 0;
+	} else {
+		a->trimmed_before_ps = x->trimmed_before_ps;
+		a->trimmed_after_ps = x->trimmed_after_ps;
+	}
+	/* Every rank's devices, each on its own steps. */
+	size_t na = 0, nu = 0, nst = 0, nm = 0;
+	for (size_t k = 0; k < n; k++) {
+		na += pa[k].n_attr;
+		nu += pa[k].n_util;
+		nst += pa[k].n_streams;
+		nm += pa[k].n_mem;
+	}
+	a->attr = tc_xcalloc(na ? na : 1, sizeof(*a->attr));
+	a->util = tc_xmalloc((nu ? nu : 1) * sizeof(*a->util));
+	a->streams = tc_xmalloc((nst ? nst : 1) * sizeof(*a->streams));
+	a->mem = tc_xmalloc((nm ? nm : 1) * sizeof(*a->mem));
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_analysis *p = &pa[k];
+		for (size_t i = 0; i < p->n_attr; i++) {
+			a->attr[a->n_attr] = p->attr[i];
+			a->attr[a->n_attr].step_cat = NULL;
+			a->attr[a->n_attr++].step_wait = NULL;
+		}
+		memcpy(a->util + a->n_util, p->util, p->n_util * sizeof(*a->util));
+		a->n_util += p->n_util;
+		memcpy(a->streams + a->n_streams, p->streams, p->n_streams * sizeof(*a->streams));
+		a->n_streams += p->n_streams;
+		memcpy(a->mem + a->n_mem, p->mem, p->n_mem * sizeof(*a->mem));
+		a->n_mem += p->n_mem;
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			xfer_add(&a->xfer[d], &p->xfer[d]);
+		}
+	}
+	compile(&a->compile, pa, n);
+	summary(&a->summary, pa, n, o);
+	/* Framework and runtime: the first rank's; what is in use: any's. */
+	a->runtime = pa[0].runtime;
+	for (size_t k = 1; k < n; k++) {
+		a->runtime.evidence |= pa[k].runtime.evidence;
+	}
+	tc_digest_op_table(skel, ranks, n, "name", &a->ops);
+	struct tc_ivals *waits = ranks_and_collectives(skel, ranks, n, base, dt, pa, o, a);
+	findings(skel, pa, n, ranks, base, dt, waits, o, a);
+	for (size_t k = 0; waits && k < n; k++) {
+		tc_ivals_finish(&waits[k]);
+	}
+	free(waits);
+	for (size_t k = 0; k < n; k++) {
+		tc_analysis_finish(&pa[k]);
+	}
+	free(pa);
+	free(clock);
+	free(dt);
+	free(base);
+}

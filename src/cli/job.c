@@ -1,0 +1,226 @@
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/device.h"
+#include "analysis/digest.h"
+#include "analysis/job.h"
+#include "cli/cli.h"
+#include "ingest/digest.h"
+#include "ingest/ingest.h"
+#include "model/digest.h"
+#include "util/xalloc.h"
+
+/*
+ * Inputs of two or more ranks for summarize, bottlenecks and steps: each
+ * trace file is read and analysed alone into a digest rank, two at a time
+ * on two threads, and the ranks digests hold join them; the job's
+ * analysis is composed from those (analysis/job.h).
+ */
+
+struct reader {
+	const struct tc_cli_common *c;
+	const struct tc_analysis_opts *ao;
+	char **files;
+	size_t n;
+	Tracectl__Rank **out;      /* per file */
+	struct tc_error *err;      /* per file */
+	pthread_mutex_t lock;
+	size_t next;
+	bool failed;               /* stop taking files */
+	bool threaded;
+};
+
+struct worker {
+	struct reader *rd;
+	struct tc_digest *d;       /* in the job, never moved */
+};
+
+static void read_one(struct worker *w, size_t i) {
+	struct reader *rd = w->rd;
+	struct tc_ingest_opts io = rd->c->ingest;
+	/* Two ranks at a time use both cores: each reads on one. */
+	io.threads = rd->threaded ? 1 : io.threads;
+	const char *path = rd->files[i];
+	struct tc_model *m = tc_ingest(&path, 1, &io, &rd->err[i]);
+	if (!m) {
+		pthread_mutex_lock(&rd->lock);
+		rd->failed = true;
+		pthread_mutex_unlock(&rd->lock);
+		return;
+	}
+	if (rd->ao->device) {
+		struct tc_device_match dm;
+		tc_analysis_match_device(m, rd->ao->device, &dm);
+		if (dm.device == TC_NONE) {
+			pthread_mutex_lock(&rd->lock);
+			if (!rd->failed) {
+				tc_cli_device_error(m, rd->ao->device, &dm);
+			}
+			rd->failed = true;
+			pthread_mutex_unlock(&rd->lock);
+			tc_error_set(&rd->err[i], TC_EXIT_USAGE, "--device");
+		}
+		tc_analysis_device_match_finish(&dm);
+	}
+	if (!rd->err[i].code) {
+		tc_digest_add_rank_with(w->d, m, path, rd->ao, true);
+		rd->out[i] = w->d->msg->ranks[w->d->msg->n_ranks - 1];
+	}
+	tc_model_destroy(m);
+}
+
+static void *work(void *p) {
+	struct worker *w = p;
+	struct reader *rd = w->rd;
+	for (;;) {
+		pthread_mutex_lock(&rd->lock);
+		size_t i = rd->failed ? rd->n : rd->next++;
+		pthread_mutex_unlock(&rd->lock);
+		if (i >= rd->n) {
+			return NULL;
+		}
+		read_one(w, i);
+	}
+}
+
+/* Read files[0..n) into job->made, a rank each in job->ranks from
+ * job->n on; the exit code. */
+static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		char **files, size_t n, struct tc_cli_job *job) {
+	struct reader rd = { .c = c, .ao = ao, .files = files, .n = n,
+		.out = tc_xcalloc(n, sizeof(*rd.out)), .err = tc_xcalloc(n, sizeof(*rd.err)),
+		.threaded = c->ingest.threads != 1 && n >= 2 };
+	for (size_t i = 0; i < n; i++) {
+		tc_error_init(&rd.err[i]);
+	}
+	pthread_mutex_init(&rd.lock, NULL);
+	size_t nw = rd.threaded ? 2 : 1;
+	job->made = tc_xcalloc(nw, sizeof(*job->made));
+	struct worker *w = tc_xcalloc(nw, sizeof(*w));
+	for (size_t k = 0; k < nw; k++) {
+		w[k].rd = &rd;
+		w[k].d = &job->made[k];
+		tc_digest_init(w[k].d);
+	}
+	job->n_made = nw;
+	pthread_t th;
+	bool second = nw == 2 && pthread_create(&th, NULL, work, &w[1]) == 0;
+	work(&w[0]);
+	if (second) {
+		pthread_join(th, NULL);
+	} else if (nw == 2) {
+		work(&w[1]);
+	}
+	int code = TC_EXIT_OK;
+	for (size_t i = 0; i < n && code == TC_EXIT_OK; i++) {
+		if (rd.err[i].code == TC_EXIT_USAGE) {
+			code = TC_EXIT_USAGE; /* printed by the reader */
+		} else if (rd.err[i].code) {
+			code = tc_cli_error(&rd.err[i]);
+		} else if (rd.out[i]) {
+			job->ranks[job->n++] = rd.out[i];
+		}
+	}
+	pthread_mutex_destroy(&rd.lock);
+	free(w);
+	free(rd.out);
+	free(rd.err);
+	return code;
+}
+
+int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
+		const struct tc_analysis_opts *ao, char **paths, int n, struct tc_cli_job *job,
+		int *code) {
+	memset(job, 0, sizeof(*job));
+	*code = TC_EXIT_OK;
+	if (n <= 0) {
+		return 0;
+	}
+	char **traces = tc_xmalloc((size_t)n * sizeof(*traces)), **digests = tc_xmalloc((size_t)n *
+		sizeof(*digests));
+	int nt = 0, nd = 0;
+	for (int i = 0; i < n; i++) {
+		if (tc_ingest_is_digest(paths[i], &c->ingest.lim)) {
+			digests[nd++] = paths[i];
+		} else {
+			traces[nt++] = paths[i];
+		}
+	}
+	int is = 0;
+	char **files = NULL;
+	size_t n_files = 0;
+	struct tc_model *warn = tc_model_create();
+	if (nt) {
+		struct tc_error err;
+		tc_error_init(&err);
+		if (!tc_ingest_list((const char *const *)traces, (size_t)nt, &c->ingest, warn, &files,
+				&n_files, &err)) {
+			*code = tc_cli_error(&err);
+			is = -1;
+		}
+	}
+	bool stdin_in = false;
+	for (size_t i = 0; i < n_files; i++) {
+		stdin_in |= strcmp(files[i], "-") == 0;
+	}
+	if (is == 0 && nd) {
+		if (!tc_cli_digest_opts(cmd, ao, code)) {
+			is = -1;
+		} else if ((*code = tc_cli_digests_load(c, cmd, digests, nd, &job->in)) != TC_EXIT_OK) {
+			is = -1;
+		}
+	}
+	/* One rank, or stdin among the traces: read as one input. */
+	if (is == 0 && n_files + job->in.n_ranks >= 2 && !stdin_in) {
+		is = 1;
+		job->ranks = tc_xmalloc((n_files + job->in.n_ranks) * sizeof(*job->ranks));
+		for (size_t i = 0; i < job->in.n_ranks; i++) {
+			if (!job->in.ranks[i]->result) {
+				struct tc_error err;
+				tc_error_init(&err);
+				tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no "
+					"summary", job->in.ranks[i]->name);
+				*code = tc_cli_error(&err);
+				is = -1;
+				break;
+			}
+			job->ranks[job->n++] = job->in.ranks[i];
+		}
+		if (is == 1 && n_files) {
+			*code = read_traces(c, ao, files, n_files, job);
+			is = *code == TC_EXIT_OK ? 1 : -1;
+		}
+		if (is == 1) {
+			job->skel = tc_job_skeleton(job->ranks, job->n);
+			tc_model_warn_from(job->skel, warn);
+		}
+	}
+	if (is == 0 && nd && nt) {
+		*code = tc_cli_usage_error(cmd, "give traces or digests, not both, for one rank");
+		is = -1;
+	}
+	if (is <= 0) {
+		tc_cli_job_finish(job);
+	}
+	for (size_t i = 0; i < n_files; i++) {
+		free(files[i]);
+	}
+	free(files);
+	free(traces);
+	free(digests);
+	tc_model_destroy(warn);
+	return is;
+}
+
+void tc_cli_job_finish(struct tc_cli_job *job) {
+	tc_cli_digests_finish(&job->in);
+	for (size_t i = 0; i < job->n_made; i++) {
+		tc_digest_finish(&job->made[i]);
+	}
+	free(job->made);
+	free(job->ranks);
+	if (job->skel) {
+		tc_model_destroy(job->skel);
+	}
+	memset(job, 0, sizeof(*job));
+}
