@@ -128,7 +128,7 @@ static void straggler_waits(const struct tc_coll_table *tab, const struct tc_ran
  * Returns how many of them the ranks leave within tol of each other
  * (aligned ends), 0 when no instance is held by two ranks. */
 static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
-		const struct tc_analysis *per_rank, const struct occ *v, size_t n, int64_t tol,
+		const struct tc_step_times *per_rank, const struct occ *v, size_t n, int64_t tol,
 		struct tc_ivals *waits) {
 	/* Runs of one instance held by two or more ranks. */
 	size_t cap_coll = 0;
@@ -220,11 +220,11 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		r->skew_total_ps += c->skew_ps;
 		/* The step on the last rank's own clock: its analysis ran on the
 		 * model its table came from, whose times the table keeps. */
-		const struct tc_analysis *pa = &per_rank[c->last];
+		const struct tc_step_times *pa = &per_rank[c->last];
 		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
 			if (v[i].rank == c->last) {
-				size_t s = tc_step_at(pa->steps, pa->n_steps, occ_start(tab, &v[i]));
-				c->last_step = s < pa->n_steps ? pa->steps[s].num : -1;
+				size_t s = tc_step_times_at(pa, occ_start(tab, &v[i]));
+				c->last_step = s < pa->n ? pa->num[s] : -1;
 			}
 		}
 		int64_t group_size = occ_of(tab, o)->group_size;
@@ -428,7 +428,7 @@ static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r
 }
 
 void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const *ids,
-		struct tc_ranks *r, const struct tc_analysis *per_rank, struct tc_ivals *waits) {
+		struct tc_ranks *r, const struct tc_step_times *per_rank, struct tc_ivals *waits) {
 	size_t n = 0;
 	bool all_seq = true;
 	for (size_t k = 0; k < r->n; k++) {

@@ -219,7 +219,7 @@ static int32_t dev_index(const struct tc_model *m, uint32_t dv) {
 }
 
 static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
-		int64_t first, Tracectl__Rank *r) {
+		int64_t first, bool lean, Tracectl__Rank *r) {
 	Tracectl__Steps *st = r->steps = dalloc(d, sizeof(*st));
 	tracectl__steps__init(st);
 	st->source = dstr(d, a->steps_source);
@@ -248,12 +248,15 @@ static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc
 		o->marker_dur_ps = s->marker_dur_ps;
 		o->warmup = s->warmup;
 		o->partial = s->partial;
+		o->device = dev_index(m, s->device);
+		if (lean) {
+			continue;
+		}
 		o->busy_ps = s->busy_ps;
 		o->n_cat_ps = TC_BD_COUNT;
 		o->cat_ps = dcopy_i64(d, s->cat_ps, TC_BD_COUNT);
 		o->n_xfer = TC_XFER_COUNT;
 		o->xfer = xfers(d, s->xfer);
-		o->device = dev_index(m, s->device);
 	}
 	st->n_attr = a->n_attr;
 	st->attr = dalloc(d, a->n_attr * sizeof(*st->attr));
@@ -538,11 +541,12 @@ static void exposed(struct tc_digest *d, const struct tc_model *m, const struct 
 }
 
 void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input) {
-	tc_digest_add_rank_with(d, m, input, NULL, false);
+	tc_digest_add_rank_with(d, m, input, NULL, TC_DIGEST_ALL);
 }
 
 void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, const char *input,
-		const struct tc_analysis_opts *opts, bool job_only) {
+		const struct tc_analysis_opts *opts, enum tc_digest_keep keep) {
+	bool job_only = keep != TC_DIGEST_ALL;
 	Tracectl__Digest *msg = d->msg ? d->msg : tc_digest_new_msg(d);
 	Tracectl__Rank **ranks = dalloc(d, (msg->n_ranks + 1) * sizeof(*ranks));
 	if (msg->n_ranks) {
@@ -604,7 +608,7 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 		}
 	}
 	op_table(d, m, &a, r);
-	steps(d, m, &a, first, r);
+	steps(d, m, &a, first, keep == TC_DIGEST_JOB_LEAN, r);
 	r->n_xfer = TC_XFER_COUNT;
 	r->xfer = xfers(d, a.xfer);
 

@@ -23,11 +23,17 @@
 /* Summarise m (read from one file, input its path as given) into a new
  * rank appended to d's message (made when d has none). */
 void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input);
-/* The same with analysis options o (NULL: the defaults); job_only keeps
- * only what a job's analysis reads (analysis/job.h): no diff side, step
- * ops or memory figure for check. */
+/* What a rank keeps. */
+enum tc_digest_keep {
+	TC_DIGEST_ALL = 0,  /* everything (tracectl digest) */
+	TC_DIGEST_JOB,      /* what a job's analysis reads (analysis/job.h): no
+	                     * diff side, step ops or memory figure for check */
+	TC_DIGEST_JOB_LEAN, /* ... and of each step no categories, copies or
+	                     * busy time: a rank not the job's breakdown rank */
+};
+/* tc_digest_add_rank with analysis options o (NULL: the defaults). */
 void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, const char *input,
-	const struct tc_analysis_opts *o, bool job_only);
+	const struct tc_analysis_opts *o, enum tc_digest_keep keep);
 
 /* A skeleton model of ranks[0..n), in that order. */
 struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n);

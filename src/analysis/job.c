@@ -96,26 +96,21 @@ static void shift(struct tc_analysis *a, int64_t dt) {
 	shift_summary(&a->summary, dt);
 }
 
-/* The breakdown rank, as one model picks its steps: device step markers
- * first (the first rank with them), then host markers (the rank with the
- * most steps), else the first rank. */
-static size_t breakdown_rank(const struct tc_analysis *pa, size_t n) {
-	size_t best = SIZE_MAX;
-	for (size_t k = 0; k < n && best == SIZE_MAX; k++) {
-		const char *s = pa[k].steps_source;
-		best = s && strcmp(s, "device markers") == 0 ? k : SIZE_MAX;
+static const char *steps_source(const Tracectl__Rank *r) {
+	return r->steps && r->steps->source ? r->steps->source : "";
+}
+
+size_t tc_job_breakdown_rank(Tracectl__Rank *const *ranks, size_t n) {
+	for (size_t k = 0; k < n; k++) {
+		if (strcmp(steps_source(ranks[k]), "device markers") == 0) {
+			return k;
+		}
 	}
-	for (size_t k = 0; k < n && best == SIZE_MAX; k++) {
-		const char *s = pa[k].steps_source;
-		if (s && strcmp(s, "host markers") == 0) {
-			size_t b = k;
-			for (size_t j = k + 1; j < n; j++) {
-				const char *t = pa[j].steps_source;
-				if (t && strcmp(t, "host markers") == 0 && pa[j].n_steps_all > pa[b].n_steps_all) {
-					b = j;
-				}
-			}
-			best = b;
+	size_t best = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		if (strcmp(steps_source(ranks[k]), "host markers") == 0 &&
+				(best == SIZE_MAX || ranks[k]->steps->n_all > ranks[best]->steps->n_all)) {
+			best = k;
 		}
 	}
 	return best == SIZE_MAX ? 0 : best;
@@ -152,18 +147,10 @@ static double add_known(double a, double b) {
 	return a < 0 || b < 0 ? -1 : a + b;
 }
 
-/* The ranks' op rows summed by name, category and kind. */
-static void summary_ops(struct tc_summary *s, const struct tc_analysis *pa, size_t n) {
-	size_t total = 0;
-	for (size_t k = 0; k < n; k++) {
-		total += pa[k].summary.n_ops;
-	}
-	struct tc_op_summary *v = tc_xmalloc((total ? total : 1) * sizeof(*v));
-	size_t m = 0;
-	for (size_t k = 0; k < n; k++) {
-		memcpy(v + m, pa[k].summary.ops, pa[k].summary.n_ops * sizeof(*v));
-		m += pa[k].summary.n_ops;
-	}
+/* The ranks' op rows, appended, summed by name, category and kind. */
+static void summary_ops_finish(struct tc_summary *s) {
+	struct tc_op_summary *v = s->ops;
+	size_t m = s->n_ops;
 	tc_sort(v, m, sizeof(*v), cmp_op_key);
 	size_t out = 0;
 	for (size_t i = 0; i < m; i++) {
@@ -182,69 +169,77 @@ static void summary_ops(struct tc_summary *s, const struct tc_analysis *pa, size
 		}
 	}
 	tc_sort(v, out, sizeof(*v), tc_op_summary_cmp);
-	s->ops = v;
 	s->n_ops = out;
 }
 
-static void summary(struct tc_summary *s, const struct tc_analysis *pa, size_t n,
-		const struct tc_analysis_opts *o) {
-	memset(s, 0, sizeof(*s));
-	bool any = false, samples_only = true;
-	size_t nd = 0, ns = 0, nc = 0, nt = 0;
-	for (size_t k = 0; k < n; k++) {
-		const struct tc_summary *x = &pa[k].summary;
-		if (x->n_events || x->span_from_samples) {
-			s->first_ps = !any || x->first_ps < s->first_ps ? x->first_ps : s->first_ps;
-			s->last_ps = !any || x->last_ps > s->last_ps ? x->last_ps : s->last_ps;
-			any = true;
-			samples_only &= x->span_from_samples;
-		}
-		s->n_events += x->n_events;
-		s->n_aggregated += x->n_aggregated;
-		s->ops_busy_ps += x->ops_busy_ps;
-		if (x->ops_scope && (!s->ops_scope || strcmp(x->ops_scope, "device") == 0)) {
-			s->ops_scope = x->ops_scope;
-		}
-		if (x->steps_source && !s->steps_source) {
-			s->steps_source = x->steps_source;
-		}
-		nd += x->n_devices;
-		ns += x->n_steps;
-		nc += x->n_counters;
-		nt += x->n_threads;
-	}
-	s->span_from_samples = any && samples_only;
+/* The job's summary, rank by rank. */
+struct summary_acc {
+	struct tc_summary s;
+	size_t cap_dev, cap_ops, cap_cnt, cap_thr, cap_host, cap_dev_steps;
+	bool any, samples_only;
 	/* Device step lines win over host markers, and of several devices'
 	 * the first one's are listed, as in one model. */
-	size_t dev_rank = n;
-	for (size_t k = 0; k < n && dev_rank == n; k++) {
-		const char *src = pa[k].summary.steps_source;
-		dev_rank = src && strcmp(src, "device") == 0 ? k : n;
+	struct tc_step_summary *host, *dev;
+	size_t n_host, n_dev;
+	bool have_dev;
+};
+
+#define APPEND(v, n, cap, src, m) do { \
+	TC_GROW(v, cap, (n) + (m)); \
+	if (m) { \
+		memcpy((v) + (n), src, (m) * sizeof(*(v))); \
+	} \
+	(n) += (m); \
+} while (0)
+
+static void summary_add(struct summary_acc *acc, const struct tc_summary *x) {
+	struct tc_summary *s = &acc->s;
+	if (x->n_events || x->span_from_samples) {
+		s->first_ps = !acc->any || x->first_ps < s->first_ps ? x->first_ps : s->first_ps;
+		s->last_ps = !acc->any || x->last_ps > s->last_ps ? x->last_ps : s->last_ps;
+		acc->samples_only = (acc->any ? acc->samples_only : true) && x->span_from_samples;
+		acc->any = true;
 	}
-	if (dev_rank < n) {
-		s->steps_source = "device";
+	s->n_events += x->n_events;
+	s->n_aggregated += x->n_aggregated;
+	s->ops_busy_ps += x->ops_busy_ps;
+	if (x->ops_scope && (!s->ops_scope || strcmp(x->ops_scope, "device") == 0)) {
+		s->ops_scope = x->ops_scope;
 	}
-	s->devices = tc_xmalloc((nd ? nd : 1) * sizeof(*s->devices));
-	s->steps = tc_xmalloc((ns ? ns : 1) * sizeof(*s->steps));
-	s->counters = tc_xmalloc((nc ? nc : 1) * sizeof(*s->counters));
-	s->threads = tc_xmalloc((nt ? nt : 1) * sizeof(*s->threads));
-	for (size_t k = 0; k < n; k++) {
-		const struct tc_summary *x = &pa[k].summary;
-		memcpy(s->devices + s->n_devices, x->devices, x->n_devices * sizeof(*s->devices));
-		s->n_devices += x->n_devices;
-		if (dev_rank == n || dev_rank == k) {
-			memcpy(s->steps + s->n_steps, x->steps, x->n_steps * sizeof(*s->steps));
-			s->n_steps += x->n_steps;
+	if (x->steps_source && !s->steps_source) {
+		s->steps_source = x->steps_source;
+	}
+	APPEND(s->devices, s->n_devices, acc->cap_dev, x->devices, x->n_devices);
+	APPEND(s->ops, s->n_ops, acc->cap_ops, x->ops, x->n_ops);
+	APPEND(s->counters, s->n_counters, acc->cap_cnt, x->counters, x->n_counters);
+	APPEND(s->threads, s->n_threads, acc->cap_thr, x->threads, x->n_threads);
+	if (x->steps_source && strcmp(x->steps_source, "device") == 0) {
+		if (!acc->have_dev) {
+			APPEND(acc->dev, acc->n_dev, acc->cap_dev_steps, x->steps, x->n_steps);
+			acc->have_dev = true;
 		}
-		memcpy(s->counters + s->n_counters, x->counters, x->n_counters * sizeof(*s->counters));
-		s->n_counters += x->n_counters;
-		memcpy(s->threads + s->n_threads, x->threads, x->n_threads * sizeof(*s->threads));
-		s->n_threads += x->n_threads;
+	} else {
+		APPEND(acc->host, acc->n_host, acc->cap_host, x->steps, x->n_steps);
+	}
+}
+
+static void summary_finish(struct summary_acc *acc, const struct tc_analysis_opts *o) {
+	struct tc_summary *s = &acc->s;
+	s->span_from_samples = acc->any && acc->samples_only;
+	if (acc->have_dev) {
+		s->steps_source = "device";
+		s->steps = acc->dev;
+		s->n_steps = acc->n_dev;
+		free(acc->host);
+	} else {
+		s->steps = acc->host;
+		s->n_steps = acc->n_host;
+		free(acc->dev);
 	}
 	tc_sort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step_start);
 	tc_summary_step_totals(s);
 	s->step_marker = o->step_marker;
-	summary_ops(s, pa, n);
+	summary_ops_finish(s);
 }
 
 /* ---- copies, memory, compilation ---- */
@@ -267,25 +262,18 @@ static int cmp_centry_name(const void *pa, const void *pb) {
 
 /* Compilation summed over the ranks: events and their unions (each rank
  * compiles on its own host), names by how often they were compiled. */
-static void compile(struct tc_compile_stats *c, const struct tc_analysis *pa, size_t n) {
-	memset(c, 0, sizeof(*c));
-	size_t nr = 0;
-	for (size_t k = 0; k < n; k++) {
-		const struct tc_compile_stats *x = &pa[k].compile;
-		if (x->n_events) {
-			c->first_ps = !c->n_events || x->first_ps < c->first_ps ? x->first_ps : c->first_ps;
-			c->last_ps = !c->n_events || x->last_ps > c->last_ps ? x->last_ps : c->last_ps;
-		}
-		c->n_events += x->n_events;
-		c->union_ps += x->union_ps;
-		nr += x->n_recompiled;
+static void compile_add(struct tc_compile_stats *c, size_t *cap,
+		const struct tc_compile_stats *x) {
+	if (x->n_events) {
+		c->first_ps = !c->n_events || x->first_ps < c->first_ps ? x->first_ps : c->first_ps;
+		c->last_ps = !c->n_events || x->last_ps > c->last_ps ? x->last_ps : c->last_ps;
 	}
-	c->recompiled = tc_xmalloc((nr ? nr : 1) * sizeof(*c->recompiled));
-	for (size_t k = 0; k < n; k++) {
-		memcpy(c->recompiled + c->n_recompiled, pa[k].compile.recompiled,
-			pa[k].compile.n_recompiled * sizeof(*c->recompiled));
-		c->n_recompiled += pa[k].compile.n_recompiled;
-	}
+	c->n_events += x->n_events;
+	c->union_ps += x->union_ps;
+	APPEND(c->recompiled, c->n_recompiled, *cap, x->recompiled, x->n_recompiled);
+}
+
+static void compile_finish(struct tc_compile_stats *c) {
 	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), cmp_centry_name);
 	size_t out = 0;
 	for (size_t i = 0; i < c->n_recompiled; i++) {
@@ -299,6 +287,15 @@ static void compile(struct tc_compile_stats *c, const struct tc_analysis *pa, si
 	c->n_recompiled = out;
 	tc_sort(c->recompiled, out, sizeof(*c->recompiled), tc_compile_entry_cmp);
 }
+
+/* What the job keeps of a rank once its own analysis is merged: its steps'
+ * times, its findings and how many devices it attributes. */
+struct kept {
+	struct tc_step_times st;
+	struct tc_finding *findings;
+	size_t n_findings;
+	size_t n_attr;
+};
 
 /* ---- collectives and the wait for the late rank ---- */
 
@@ -337,14 +334,6 @@ static int64_t both_in(const struct tc_ivals *a, const struct tc_ivals *b, int64
 	return sum;
 }
 
-static bool counted(const struct tc_analysis *a, size_t i) {
-	size_t n_full = 0;
-	for (size_t s = 0; s < a->n_steps; s++) {
-		n_full += !a->steps[s].warmup && !a->steps[s].partial;
-	}
-	return !(n_full > 0 && (a->steps[i].warmup || a->steps[i].partial));
-}
-
 /*
  * Of each attributed device's collective time, the part its rank spent
  * waiting for the late rank (waits[k]), over that rank's counted steps:
@@ -352,22 +341,21 @@ static bool counted(const struct tc_analysis *a, size_t i) {
  * breakdown within the waits gives it.
  */
 static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
-		const int64_t *dt, const struct tc_analysis *pa, const struct tc_ranks *r,
+		const int64_t *dt, const struct kept *kp, const struct tc_ranks *r,
 		const struct tc_ivals *waits, struct tc_analysis *a) {
 	struct tc_ivals ex = { 0 };
 	size_t at = 0;
 	for (size_t k = 0; k < r->n; k++) {
-		size_t n_attr = pa[k].n_attr;
-		for (size_t j = 0; j < n_attr; j++, at++) {
+		const struct tc_step_times *st = &kp[k].st;
+		for (size_t j = 0; j < kp[k].n_attr; j++, at++) {
 			struct tc_dev_attr *t = &a->attr[at];
 			if (!waits[k].n) {
 				continue;
 			}
 			exposed_of(ranks[k], base[k], dt[k], t->device, &ex);
-			for (size_t i = 0; i < pa[k].n_steps; i++) {
-				const struct tc_step *s = &pa[k].steps[i];
-				if (counted(&pa[k], i)) {
-					t->wait_ps += both_in(&waits[k], &ex, s->start_ps, s->start_ps + s->dur_ps);
+			for (size_t i = 0; i < st->n; i++) {
+				if (st->counted[i]) {
+					t->wait_ps += both_in(&waits[k], &ex, st->start[i], st->end[i]);
 				}
 			}
 		}
@@ -379,22 +367,8 @@ static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
  * (n lists, malloc'd) when the straggler finding is due, else NULL. */
 static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
 		Tracectl__Rank *const *ranks, size_t n, const uint32_t *base, const int64_t *dt,
-		const struct tc_analysis *pa, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+		const struct kept *kp, const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	struct tc_ranks *r = &a->ranks;
-	r->v = tc_xcalloc(n, sizeof(*r->v));
-	r->n = n;
-	for (size_t k = 0; k < n; k++) {
-		uint32_t h = skel->sources[k].host;
-		for (size_t i = 0; i < skel->n_hosts && h == TC_NONE; i++) {
-			h = skel->hosts[i].source == k ? (uint32_t)i : TC_NONE;
-		}
-		r->v[k] = (struct tc_rank_result){ .rank = h != TC_NONE ? skel->hosts[h].rank : (int32_t)k,
-			.host = h, .device = TC_NONE, .slowest_num = -1 };
-		if (h != TC_NONE && skel->hosts[h].world_size > r->world_size) {
-			r->world_size = skel->hosts[h].world_size;
-		}
-		tc_rank_fill(&r->v[k], &pa[k]);
-	}
 	tc_ranks_spread(r);
 	struct tc_coll_table *tab = tc_xcalloc(n, sizeof(*tab));
 	uint32_t **ids = tc_xmalloc(n * sizeof(*ids));
@@ -413,11 +387,16 @@ static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
 		}
 	}
 	struct tc_ivals *waits = tc_xcalloc(n, sizeof(*waits));
-	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, pa, waits);
+	struct tc_step_times *st = tc_xmalloc(n * sizeof(*st));
+	for (size_t k = 0; k < n; k++) {
+		st[k] = kp[k].st;
+	}
+	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, st, waits);
+	free(st);
 	bool due = r->n_coll && r->lined_up &&
 		tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT];
 	if (due) {
-		straggler_wait(ranks, base, dt, pa, r, waits, a);
+		straggler_wait(ranks, base, dt, kp, r, waits, a);
 	}
 	for (size_t k = 0; k < n; k++) {
 		free(ids[k]);
@@ -501,26 +480,25 @@ static char *job_text(const struct tc_finding *f, int32_t rank, uint32_t measure
  * late rank is largest, and their window, as one model's rule picks
  * them from the device's own steps.
  */
-static void comm_steps(struct tc_finding *f, const struct tc_analysis *p,
+static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 		const Tracectl__Rank *r, uint32_t base, int64_t dt, const struct tc_ivals *wait) {
 	f->n_steps = 0;
-	if (!p->n_steps) {
+	if (!p->n) {
 		return;
 	}
-	f->window_lo_ps = p->steps[0].start_ps;
-	f->window_hi_ps = p->steps[p->n_steps - 1].start_ps + p->steps[p->n_steps - 1].dur_ps;
+	f->window_lo_ps = p->start[0];
+	f->window_hi_ps = p->end[p->n - 1];
 	struct tc_ivals ex = { 0 };
 	exposed_of(r, base, dt, f->device, &ex);
-	int64_t *v = tc_xmalloc(p->n_steps * sizeof(*v));
-	for (size_t i = 0; i < p->n_steps; i++) {
-		const struct tc_step *s = &p->steps[i];
-		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps;
+	int64_t *v = tc_xmalloc(p->n * sizeof(*v));
+	for (size_t i = 0; i < p->n; i++) {
+		int64_t lo = p->start[i], hi = p->end[i];
 		v[i] = tc_ivals_length_in(&ex, lo, hi) - (wait ? both_in(wait, &ex, lo, hi) : 0);
 	}
 	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
 		int64_t best = 0;
 		size_t bi = SIZE_MAX;
-		for (size_t i = 0; i < p->n_steps; i++) {
+		for (size_t i = 0; i < p->n; i++) {
 			if (v[i] > best) {
 				best = v[i];
 				bi = i;
@@ -530,13 +508,13 @@ static void comm_steps(struct tc_finding *f, const struct tc_analysis *p,
 			break;
 		}
 		v[bi] = 0;
-		f->steps[f->n_steps++] = p->steps[bi].num;
+		f->steps[f->n_steps++] = p->num[bi];
 	}
 	free(v);
 	tc_ivals_finish(&ex);
 }
 
-static void findings(struct tc_model *skel, struct tc_analysis *pa, size_t n,
+static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 		Tracectl__Rank *const *ranks, const uint32_t *base, const int64_t *dt,
 		const struct tc_ivals *waits, const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	const struct tc_ranks *r = &a->ranks;
@@ -597,7 +575,7 @@ static void findings(struct tc_model *skel, struct tc_analysis *pa, size_t n,
 		}
 		for (size_t k = 0; k < n; k++) {
 			if (f->device >= base[k] && f->device < base[k] + ranks[k]->n_devices) {
-				comm_steps(f, &pa[k], ranks[k], base[k], dt[k], waits ? &waits[k] : NULL);
+				comm_steps(f, &pa[k].st, ranks[k], base[k], dt[k], waits ? &waits[k] : NULL);
 			}
 		}
 	}
@@ -612,94 +590,112 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	int64_t *dt = tc_xmalloc(n * sizeof(*dt));
 	uint32_t *base = tc_xmalloc(n * sizeof(*base));
 	tc_digest_job_clock(ranks, n, clock);
-	struct tc_analysis *pa = tc_xcalloc(n, sizeof(*pa));
+	size_t bd = tc_job_breakdown_rank(ranks, n);
+	struct kept *kp = tc_xcalloc(n, sizeof(*kp));
+	struct summary_acc sum = { 0 };
+	size_t cap_attr = 0, cap_util = 0, cap_str = 0, cap_mem = 0, cap_comp = 0;
+	struct tc_ranks *r = &a->ranks;
+	r->v = tc_xcalloc(n, sizeof(*r->v));
+	r->n = n;
 	uint32_t b = 0;
-	int64_t span = 0;
+	/* One rank's own analysis at a time: merged into the job, then all
+	 * but what the job reads later is freed. */
 	for (size_t k = 0; k < n; k++) {
 		base[k] = b;
 		b += (uint32_t)ranks[k]->n_devices;
 		/* Its times count from its first event; the job's from the
 		 * job's. */
 		dt[k] = clock[k] + ranks[k]->first_ps;
-		tc_digest_result(skel, ranks[k], base[k], &pa[k]);
-		shift(&pa[k], dt[k]);
-		if (ranks[k]->event_count && dt[k] + ranks[k]->span_ps > span) {
-			span = dt[k] + ranks[k]->span_ps;
+		struct tc_analysis p;
+		tc_digest_result(skel, ranks[k], base[k], &p);
+		shift(&p, dt[k]);
+		if (ranks[k]->event_count && dt[k] + ranks[k]->span_ps > a->span_ps) {
+			a->span_ps = dt[k] + ranks[k]->span_ps;
 		}
+		if (k == bd) {
+			/* The steps and their breakdown: the breakdown rank's. */
+			a->n_steps = p.n_steps;
+			a->steps = p.steps; /* taken below */
+			a->n_steps_all = p.n_steps_all;
+			a->steps_source = p.steps_source;
+			a->steps_inferred = p.steps_inferred;
+			a->steps_device = p.steps_device;
+			a->bd_device = p.bd_device;
+			a->n_steps_counted = p.n_steps_counted;
+			a->step_total_ps = p.step_total_ps;
+			memcpy(a->cat_total_ps, p.cat_total_ps, sizeof(a->cat_total_ps));
+			a->window_lo_ps = p.window_lo_ps;
+			a->window_hi_ps = p.window_hi_ps;
+			a->trimmed_before_ps = p.trimmed_before_ps;
+			a->trimmed_after_ps = p.trimmed_after_ps;
+		}
+		/* Every rank's devices, each on its own steps. */
+		for (size_t i = 0; i < p.n_attr; i++) {
+			p.attr[i].step_cat = NULL;
+			p.attr[i].step_wait = NULL;
+		}
+		APPEND(a->attr, a->n_attr, cap_attr, p.attr, p.n_attr);
+		APPEND(a->util, a->n_util, cap_util, p.util, p.n_util);
+		APPEND(a->streams, a->n_streams, cap_str, p.streams, p.n_streams);
+		APPEND(a->mem, a->n_mem, cap_mem, p.mem, p.n_mem);
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			xfer_add(&a->xfer[d], &p.xfer[d]);
+		}
+		compile_add(&a->compile, &cap_comp, &p.compile);
+		summary_add(&sum, &p.summary);
+		/* Framework and runtime: the first rank's; what is in use: any's. */
+		if (k == 0) {
+			a->runtime = p.runtime;
+		}
+		a->runtime.evidence |= p.runtime.evidence;
+		/* Its row of the rank table. */
+		uint32_t h = skel->sources[k].host;
+		for (size_t i = 0; i < skel->n_hosts && h == TC_NONE; i++) {
+			h = skel->hosts[i].source == k ? (uint32_t)i : TC_NONE;
+		}
+		r->v[k] = (struct tc_rank_result){ .rank = h != TC_NONE ? skel->hosts[h].rank :
+			(int32_t)k, .host = h, .device = TC_NONE, .slowest_num = -1 };
+		if (h != TC_NONE && skel->hosts[h].world_size > r->world_size) {
+			r->world_size = skel->hosts[h].world_size;
+		}
+		tc_rank_fill(&r->v[k], &p);
+		tc_step_times_from(&p, &kp[k].st);
+		kp[k].findings = p.findings;
+		kp[k].n_findings = p.n_findings;
+		kp[k].n_attr = p.n_attr;
+		p.findings = NULL;
+		p.n_findings = 0;
+		if (k == bd) {
+			p.steps = NULL;
+		}
+		tc_analysis_finish(&p);
 	}
-	size_t bd = breakdown_rank(pa, n);
-	struct tc_analysis *x = &pa[bd];
-	/* The steps and their breakdown: the breakdown rank's. */
-	a->n_steps = x->n_steps;
-	a->steps = tc_xmalloc((x->n_steps ? x->n_steps : 1) * sizeof(*a->steps));
-	memcpy(a->steps, x->steps, x->n_steps * sizeof(*a->steps));
-	a->n_steps_all = x->n_steps_all;
-	a->steps_source = x->steps_source;
-	a->steps_inferred = x->steps_inferred;
-	a->step_marker = o->step_marker;
-	a->steps_device = x->steps_device;
-	a->bd_device = x->bd_device;
-	a->n_steps_counted = x->n_steps_counted;
-	a->step_total_ps = x->step_total_ps;
-	memcpy(a->cat_total_ps, x->cat_total_ps, sizeof(a->cat_total_ps));
-	a->window_lo_ps = x->window_lo_ps;
-	a->window_hi_ps = x->window_hi_ps;
-	a->span_ps = span;
 	/* Left out of the job's trace, which starts at 0. */
 	if (a->n_steps) {
 		a->trimmed_before_ps = a->window_lo_ps > 0 ? a->window_lo_ps : 0;
-		a->trimmed_after_ps = span > a->window_hi_ps ? span - a->window_hi_ps : 0;
-	} else {
-		a->trimmed_before_ps = x->trimmed_before_ps;
-		a->trimmed_after_ps = x->trimmed_after_ps;
+		a->trimmed_after_ps = a->span_ps > a->window_hi_ps ? a->span_ps - a->window_hi_ps : 0;
 	}
-	/* Every rank's devices, each on its own steps. */
-	size_t na = 0, nu = 0, nst = 0, nm = 0;
-	for (size_t k = 0; k < n; k++) {
-		na += pa[k].n_attr;
-		nu += pa[k].n_util;
-		nst += pa[k].n_streams;
-		nm += pa[k].n_mem;
-	}
-	a->attr = tc_xcalloc(na ? na : 1, sizeof(*a->attr));
-	a->util = tc_xmalloc((nu ? nu : 1) * sizeof(*a->util));
-	a->streams = tc_xmalloc((nst ? nst : 1) * sizeof(*a->streams));
-	a->mem = tc_xmalloc((nm ? nm : 1) * sizeof(*a->mem));
-	for (size_t k = 0; k < n; k++) {
-		const struct tc_analysis *p = &pa[k];
-		for (size_t i = 0; i < p->n_attr; i++) {
-			a->attr[a->n_attr] = p->attr[i];
-			a->attr[a->n_attr].step_cat = NULL;
-			a->attr[a->n_attr++].step_wait = NULL;
-		}
-		memcpy(a->util + a->n_util, p->util, p->n_util * sizeof(*a->util));
-		a->n_util += p->n_util;
-		memcpy(a->streams + a->n_streams, p->streams, p->n_streams * sizeof(*a->streams));
-		a->n_streams += p->n_streams;
-		memcpy(a->mem + a->n_mem, p->mem, p->n_mem * sizeof(*a->mem));
-		a->n_mem += p->n_mem;
-		for (int d = 0; d < TC_XFER_COUNT; d++) {
-			xfer_add(&a->xfer[d], &p->xfer[d]);
-		}
-	}
-	compile(&a->compile, pa, n);
-	summary(&a->summary, pa, n, o);
-	/* Framework and runtime: the first rank's; what is in use: any's. */
-	a->runtime = pa[0].runtime;
-	for (size_t k = 1; k < n; k++) {
-		a->runtime.evidence |= pa[k].runtime.evidence;
-	}
+	a->step_marker = o->step_marker;
+	summary_finish(&sum, o);
+	a->summary = sum.s;
+	compile_finish(&a->compile);
 	tc_digest_op_table(skel, ranks, n, "name", &a->ops);
-	struct tc_ivals *waits = ranks_and_collectives(skel, ranks, n, base, dt, pa, o, a);
-	findings(skel, pa, n, ranks, base, dt, waits, o, a);
-	for (size_t k = 0; waits && k < n; k++) {
-		tc_ivals_finish(&waits[k]);
+	struct tc_ivals *waits = ranks_and_collectives(skel, ranks, n, base, dt, kp, o, a);
+	findings(skel, kp, n, ranks, base, dt, waits, o, a);
+	for (size_t k = 0; k < n; k++) {
+		if (waits) {
+			tc_ivals_finish(&waits[k]);
+		}
+		tc_step_times_finish(&kp[k].st);
+		for (size_t i = 0; i < kp[k].n_findings; i++) {
+			free(kp[k].findings[i].text);
+			free(kp[k].findings[i].suggestion);
+			free(kp[k].findings[i].job_text);
+		}
+		free(kp[k].findings);
 	}
 	free(waits);
-	for (size_t k = 0; k < n; k++) {
-		tc_analysis_finish(&pa[k]);
-	}
-	free(pa);
+	free(kp);
 	free(clock);
 	free(dt);
 	free(base);

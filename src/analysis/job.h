@@ -22,6 +22,12 @@
  * numbered as a merged model numbers them. Destroy it as usual. */
 struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n);
 
+/* The breakdown rank of sorted ranks[0..n): the first with device step
+ * markers, else the one with the most host-marked steps, else the first.
+ * Only its steps' categories and copies are read (TC_DIGEST_JOB); the
+ * others' may be lean (TC_DIGEST_JOB_LEAN). */
+size_t tc_job_breakdown_rank(Tracectl__Rank *const *ranks, size_t n);
+
 /*
  * Fill a (finish it with tc_analysis_finish) with the job's analysis of
  * ranks[0..n) (n >= 2, sorted, skel from tc_job_skeleton):

@@ -132,6 +132,19 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_ranks *r, struct tc_analysis *job);
 
+/* A rank's steps as the collectives and the job read them, by start:
+ * each one's start, end and number. */
+struct tc_step_times {
+	int64_t *start, *end, *num;
+	bool *counted;          /* as the breakdown counts it */
+	size_t n;
+};
+/* t (finish with tc_step_times_finish) from a's steps. */
+void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t);
+void tc_step_times_finish(struct tc_step_times *t);
+/* The step holding time ps, SIZE_MAX for none (as tc_step_at). */
+size_t tc_step_times_at(const struct tc_step_times *t, int64_t ps);
+
 /* The others' summed wait for r->straggler, % of their counted step time;
  * -1 without matched collectives that line up or without a wait. */
 double tc_straggler_wait_pct(const struct tc_ranks *r);
@@ -143,7 +156,7 @@ void tc_ranks_spread(struct tc_ranks *r);
 /* Collectives matched across the ranks in r (collectives.c) from their
  * occurrence tables alone: fills r's coll, alignment and each rank's clock
  * offset, waits and arrivals. tab[k] is rank r->v[k]'s table and
- * per_rank[k] its own analysis (its steps), both on that rank's clock;
+ * per_rank[k] its own steps, both on that rank's clock;
  * ids[k][s] is the id of tab[k]'s string s in the job's string table,
  * which the results name and which orders the instances. waits (r->n
  * lists, cleared; NULL: not wanted) gets each rank's wait for
@@ -151,7 +164,7 @@ void tc_ranks_spread(struct tc_ranks *r);
  * rank reached last to that arrival. */
 struct tc_coll_table;
 void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const *ids,
-	struct tc_ranks *r, const struct tc_analysis *per_rank, struct tc_ivals *waits);
+	struct tc_ranks *r, const struct tc_step_times *per_rank, struct tc_ivals *waits);
 
 /* The part of each step's categories on device dev (TC_NONE: host lines
  * only) that lies inside within (breakdown.c): a's steps and lists as

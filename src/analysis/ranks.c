@@ -223,7 +223,15 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 			ids[k][i] = tc_intern_find(&m->strings, st->v[i].s, st->v[i].len);
 		}
 	}
-	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, per, waits);
+	struct tc_step_times *st = tc_xcalloc(r->n, sizeof(*st));
+	for (size_t k = 0; k < r->n; k++) {
+		tc_step_times_from(&per[k], &st[k]);
+	}
+	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, st, waits);
+	for (size_t k = 0; k < r->n; k++) {
+		tc_step_times_finish(&st[k]);
+	}
+	free(st);
 	for (size_t k = 0; k < r->n; k++) {
 		free(ids[k]);
 		tc_coll_table_finish(&tab[k]);

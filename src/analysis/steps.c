@@ -299,6 +299,46 @@ size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t) {
 	return t < s->start_ps + s->dur_ps ? lo - 1 : SIZE_MAX;
 }
 
+void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t) {
+	size_t n = a->n_steps ? a->n_steps : 1, n_full = 0;
+	t->start = tc_xmalloc(n * sizeof(*t->start));
+	t->end = tc_xmalloc(n * sizeof(*t->end));
+	t->num = tc_xmalloc(n * sizeof(*t->num));
+	t->counted = tc_xmalloc(n * sizeof(*t->counted));
+	t->n = a->n_steps;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct tc_step *s = &a->steps[i];
+		t->start[i] = s->start_ps;
+		t->end[i] = s->start_ps + s->dur_ps;
+		t->num[i] = s->num;
+		t->counted[i] = !(n_full > 0 && (s->warmup || s->partial));
+	}
+}
+
+void tc_step_times_finish(struct tc_step_times *t) {
+	free(t->start);
+	free(t->end);
+	free(t->num);
+	free(t->counted);
+	memset(t, 0, sizeof(*t));
+}
+
+size_t tc_step_times_at(const struct tc_step_times *t, int64_t ps) {
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->start[mid] <= ps) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo > 0 && ps < t->end[lo - 1] ? lo - 1 : SIZE_MAX;
+}
+
 static int cmp_i64(const void *pa, const void *pb) {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return a < b ? -1 : a > b;

@@ -20,6 +20,7 @@
 struct reader {
 	const struct tc_cli_common *c;
 	const struct tc_analysis_opts *ao;
+	enum tc_digest_keep keep;
 	char **files;
 	size_t n;
 	Tracectl__Rank **out;      /* per file */
@@ -63,7 +64,7 @@ static void read_one(struct worker *w, size_t i) {
 		tc_analysis_device_match_finish(&dm);
 	}
 	if (!rd->err[i].code) {
-		tc_digest_add_rank_with(w->d, m, path, rd->ao, true);
+		tc_digest_add_rank_with(w->d, m, path, rd->ao, rd->keep);
 		rd->out[i] = w->d->msg->ranks[w->d->msg->n_ranks - 1];
 	}
 	tc_model_destroy(m);
@@ -83,11 +84,12 @@ static void *work(void *p) {
 	}
 }
 
-/* Read files[0..n) into job->made, a rank each in job->ranks from
- * job->n on; the exit code. */
+/* Read files[0..n) into digests made[0..2) (kept with keep), their ranks
+ * appended to job->ranks; the exit code. */
 static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		char **files, size_t n, struct tc_cli_job *job) {
-	struct reader rd = { .c = c, .ao = ao, .files = files, .n = n,
+		char **files, size_t n, enum tc_digest_keep keep, struct tc_digest *made,
+		struct tc_cli_job *job) {
+	struct reader rd = { .c = c, .ao = ao, .keep = keep, .files = files, .n = n,
 		.out = tc_xcalloc(n, sizeof(*rd.out)), .err = tc_xcalloc(n, sizeof(*rd.err)),
 		.threaded = c->ingest.threads != 1 && n >= 2 };
 	for (size_t i = 0; i < n; i++) {
@@ -95,14 +97,11 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 	}
 	pthread_mutex_init(&rd.lock, NULL);
 	size_t nw = rd.threaded ? 2 : 1;
-	job->made = tc_xcalloc(nw, sizeof(*job->made));
 	struct worker *w = tc_xcalloc(nw, sizeof(*w));
 	for (size_t k = 0; k < nw; k++) {
 		w[k].rd = &rd;
-		w[k].d = &job->made[k];
-		tc_digest_init(w[k].d);
+		w[k].d = &made[k];
 	}
-	job->n_made = nw;
 	pthread_t th;
 	bool second = nw == 2 && pthread_create(&th, NULL, work, &w[1]) == 0;
 	work(&w[0]);
@@ -125,6 +124,43 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 	free(w);
 	free(rd.out);
 	free(rd.err);
+	return code;
+}
+
+/*
+ * The traces' ranks: lean ones first (no per-step categories or copies),
+ * then, when the breakdown rank is one of them, that file read again
+ * with them: only its steps are printed in full.
+ */
+static int read_job_traces(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		char **files, size_t n, struct tc_cli_job *job) {
+	job->made = tc_xcalloc(3, sizeof(*job->made));
+	for (size_t k = 0; k < 3; k++) {
+		tc_digest_init(&job->made[k]);
+	}
+	job->n_made = 3;
+	int code = read_traces(c, ao, files, n, TC_DIGEST_JOB_LEAN, job->made, job);
+	if (code != TC_EXIT_OK) {
+		return code;
+	}
+	tc_sort(job->ranks, job->n, sizeof(*job->ranks), tc_digest_rank_cmp);
+	size_t bd = tc_job_breakdown_rank(job->ranks, job->n);
+	Tracectl__Rank *r = job->ranks[bd];
+	bool lean = false;
+	for (size_t k = 0; k < 2 && !lean; k++) {
+		for (size_t i = 0; job->made[k].msg && i < job->made[k].msg->n_ranks; i++) {
+			lean |= job->made[k].msg->ranks[i] == r;
+		}
+	}
+	if (!lean) {
+		return TC_EXIT_OK;
+	}
+	char *path = r->input;
+	size_t at = job->n;
+	code = read_traces(c, ao, &path, 1, TC_DIGEST_JOB, job->made + 2, job);
+	if (code == TC_EXIT_OK && job->n == at + 1) {
+		job->ranks[bd] = job->ranks[--job->n];
+	}
 	return code;
 }
 
@@ -173,7 +209,8 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 	/* One rank, or stdin among the traces: read as one input. */
 	if (is == 0 && n_files + job->in.n_ranks >= 2 && !stdin_in) {
 		is = 1;
-		job->ranks = tc_xmalloc((n_files + job->in.n_ranks) * sizeof(*job->ranks));
+		/* One more: the breakdown rank read again (read_job_traces). */
+		job->ranks = tc_xmalloc((n_files + job->in.n_ranks + 1) * sizeof(*job->ranks));
 		for (size_t i = 0; i < job->in.n_ranks; i++) {
 			if (!job->in.ranks[i]->result) {
 				struct tc_error err;
@@ -187,7 +224,7 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 			job->ranks[job->n++] = job->in.ranks[i];
 		}
 		if (is == 1 && n_files) {
-			*code = read_traces(c, ao, files, n_files, job);
+			*code = read_job_traces(c, ao, files, n_files, job);
 			is = *code == TC_EXIT_OK ? 1 : -1;
 		}
 		if (is == 1) {
