@@ -368,6 +368,39 @@ START_TEST(coll_table_pack) {
 }
 END_TEST
 
+/* A rank read from a file that names a device, track, counter or string
+ * it does not hold is refused before any command indexes by it. */
+START_TEST(rank_indexes_checked) {
+	const char *path = tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz");
+	struct tc_model *m = tc_test_load(path);
+	struct tc_digest d;
+	tc_digest_init(&d);
+	tc_digest_add_rank(&d, m, path);
+	tc_model_destroy(m);
+	Tracectl__Rank *r = d.msg->ranks[0];
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_digest_rank_valid(r, &err));
+	ck_assert_ptr_nonnull(r->result);
+	ck_assert_uint_gt(r->result->n_sum_devices, 0);
+	uint32_t dev = r->result->sum_devices[0]->device;
+	r->result->sum_devices[0]->device = (uint32_t)r->n_devices;
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0': a summary device out of "
+		"range");
+	r->result->sum_devices[0]->device = dev;
+	ck_assert_uint_gt(r->result->n_findings, 0);
+	r->result->findings[0]->device = -2;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->result->findings[0]->device = -1;
+	ck_assert_ptr_nonnull(r->steps);
+	r->steps->bd_device = (int32_t)r->n_devices;
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	tc_digest_finish(&d);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("digest");
 	TCase *tc = tcase_create("core");
@@ -376,6 +409,7 @@ int main(void) {
 	tcase_add_test(tc, merge_order_and_grouping);
 	tcase_add_test(tc, coll_table_generated);
 	tcase_add_test(tc, coll_table_pack);
+	tcase_add_test(tc, rank_indexes_checked);
 	suite_add_tcase(s, tc);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_test(tt, coll_table_hta);

@@ -3,6 +3,7 @@
 #include "analysis/digest.h"
 #include "cli/cli.h"
 #include "ingest/digest.h"
+#include "model/digest.h"
 #include "output/digest_write.h"
 #include "util/xalloc.h"
 
@@ -199,6 +200,14 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 		if (!tc_ingest_digest(paths[i], &c->ingest.lim, &out->d[out->n], &err)) {
 			tc_digest_finish(&out->d[out->n]);
 			return read_error(cmd, paths[i], c, &err);
+		}
+		const Tracectl__Digest *msg = out->d[out->n].msg;
+		for (size_t r = 0; r < msg->n_ranks; r++) {
+			if (!tc_digest_rank_valid(msg->ranks[r], &err)) {
+				tc_error_path(&err, paths[i]);
+				out->n++;
+				return tc_cli_error(&err);
+			}
 		}
 		out->n_ranks += out->d[out->n++].msg->n_ranks;
 	}

@@ -5,6 +5,7 @@
 #include "analysis/digest.h"
 #include "analysis/job.h"
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "ingest/digest.h"
 #include "ingest/ingest.h"
 #include "model/digest.h"
@@ -19,6 +20,7 @@
 
 struct reader {
 	const struct tc_cli_common *c;
+	struct tc_ingest_opts io;  /* the common one, counting progress */
 	const struct tc_analysis_opts *ao;
 	enum tc_digest_keep keep;
 	char **files;
@@ -38,7 +40,7 @@ struct worker {
 
 static void read_one(struct worker *w, size_t i) {
 	struct reader *rd = w->rd;
-	struct tc_ingest_opts io = rd->c->ingest;
+	struct tc_ingest_opts io = rd->io;
 	/* Two ranks at a time use both cores: each reads on one. */
 	io.threads = rd->threaded ? 1 : io.threads;
 	const char *path = rd->files[i];
@@ -89,7 +91,7 @@ static void *work(void *p) {
 static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		char **files, size_t n, enum tc_digest_keep keep, struct tc_digest *made,
 		struct tc_cli_job *job) {
-	struct reader rd = { .c = c, .ao = ao, .keep = keep, .files = files, .n = n,
+	struct reader rd = { .c = c, .io = c->ingest, .ao = ao, .keep = keep, .files = files, .n = n,
 		.out = tc_xcalloc(n, sizeof(*rd.out)), .err = tc_xcalloc(n, sizeof(*rd.err)),
 		.threaded = c->ingest.threads != 1 && n >= 2 };
 	for (size_t i = 0; i < n; i++) {
@@ -102,6 +104,7 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 		w[k].rd = &rd;
 		w[k].d = &made[k];
 	}
+	tc_cli_progress_start(files, (int)n, &rd.io.lim);
 	pthread_t th;
 	bool second = nw == 2 && pthread_create(&th, NULL, work, &w[1]) == 0;
 	work(&w[0]);
@@ -110,6 +113,7 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 	} else if (nw == 2) {
 		work(&w[1]);
 	}
+	tc_cli_progress_stop();
 	int code = TC_EXIT_OK;
 	for (size_t i = 0; i < n && code == TC_EXIT_OK; i++) {
 		if (rd.err[i].code == TC_EXIT_USAGE) {

@@ -534,3 +534,88 @@ bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *cons
 	free(v);
 	return true;
 }
+
+/* ---- checking a rank read from a file ---- */
+
+/* d names one of n (or none, -1, where none is allowed). */
+static bool idx_ok(int64_t d, size_t n, bool none) {
+	return (none && d == -1) || (d >= 0 && (uint64_t)d < n);
+}
+
+#define CHECK(cond, what) do { \
+	if (!(cond)) { \
+		return tc_error_set(err, TC_EXIT_INPUT, "malformed digest: rank '%s': %s out " \
+			"of range", r->name, what); \
+	} \
+} while (0)
+
+bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
+	size_t nd = r->n_devices, ns = r->n_strings;
+	for (size_t i = 0; i < r->n_ops; i++) {
+		CHECK(r->ops[i]->name < ns && r->ops[i]->category < ns, "an op's name");
+	}
+	for (size_t i = 0; i < r->n_device_ops; i++) {
+		CHECK(r->device_ops[i]->device < nd, "a device's ops");
+	}
+	for (size_t i = 0; i < r->n_step_ops; i++) {
+		CHECK(r->step_ops[i]->name_ref <= ns, "a step op's name");
+	}
+	for (size_t i = 0; i < r->n_mem; i++) {
+		CHECK(idx_ok(r->mem[i]->device, nd, true), "a memory peak's device");
+	}
+	for (size_t i = 0; i < r->n_exposed; i++) {
+		CHECK(idx_ok(r->exposed[i]->device, nd, false), "an exposed time's device");
+	}
+	const Tracectl__Steps *st = r->steps;
+	if (st) {
+		CHECK(idx_ok(st->bd_device, nd, true), "the breakdown device");
+		for (size_t i = 0; i < st->n_steps; i++) {
+			CHECK(idx_ok(st->steps[i]->device, nd, true), "a step's device");
+		}
+		for (size_t i = 0; i < st->n_attr; i++) {
+			CHECK(st->attr[i]->device < nd, "an attributed device");
+		}
+	}
+	const Tracectl__DiffSide *sd = r->side;
+	for (size_t i = 0; sd && i < sd->n_ops; i++) {
+		CHECK(sd->ops[i]->name_ref <= ns, "a diff op's name");
+	}
+	for (size_t i = 0; sd && i < sd->n_cats; i++) {
+		CHECK(sd->cats[i]->name_ref <= ns, "a diff category's name");
+	}
+	const Tracectl__Result *o = r->result;
+	if (!o) {
+		return true;
+	}
+	size_t nt = o->n_tracks, nc = o->n_counters;
+	for (size_t i = 0; i < nt; i++) {
+		CHECK(idx_ok(o->tracks[i]->device, nd, true), "a track's device");
+	}
+	for (size_t i = 0; i < nc; i++) {
+		CHECK(idx_ok(o->counters[i]->device, nd, true), "a counter's device");
+	}
+	for (size_t i = 0; i < o->n_sum_devices; i++) {
+		CHECK(o->sum_devices[i]->device < nd, "a summary device");
+	}
+	for (size_t i = 0; i < o->n_sum_steps; i++) {
+		CHECK(idx_ok(o->sum_steps[i]->device, nd, true), "a summary step's device");
+	}
+	for (size_t i = 0; i < o->n_sum_counters; i++) {
+		CHECK(o->sum_counters[i]->counter < nc, "a summary counter");
+	}
+	for (size_t i = 0; i < o->n_threads; i++) {
+		CHECK(o->threads[i]->track < nt, "a host thread's track");
+	}
+	for (size_t i = 0; i < o->n_util; i++) {
+		CHECK(o->util[i]->device < nd, "a utilisation device");
+	}
+	for (size_t i = 0; i < o->n_streams; i++) {
+		CHECK(o->streams[i]->track < nt, "a stream's track");
+	}
+	for (size_t i = 0; i < o->n_findings; i++) {
+		CHECK(idx_ok(o->findings[i]->device, nd, true), "a finding's device");
+	}
+	return true;
+}
+
+#undef CHECK

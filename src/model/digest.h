@@ -39,6 +39,9 @@ void tc_digest_finish(struct tc_digest *d);
 /* The canonical order of ranks (qsort comparator over Tracectl__Rank *):
  * numbered ranks by number, then by name and input. */
 int tc_digest_rank_cmp(const void *pa, const void *pb);
+/* False, with err set, when a rank read from a file names a device,
+ * track, counter or string it does not hold. */
+bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err);
 /* A protobuf-c allocator that takes from arena a and frees nothing. */
 void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
 
