@@ -234,9 +234,24 @@ static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc
 	st->window_hi_ps = a->window_hi_ps - first;
 	st->trimmed_before_ps = a->trimmed_before_ps;
 	st->trimmed_after_ps = a->trimmed_after_ps;
-	st->n_steps = a->n_steps;
-	st->steps = dalloc(d, a->n_steps * sizeof(*st->steps));
-	for (size_t i = 0; i < a->n_steps; i++) {
+	if (lean) {
+		size_t n = a->n_steps;
+		st->n_lean_start_ps = st->n_lean_dur_ps = st->n_lean_num = st->n_lean_flags = n;
+		st->lean_start_ps = dalloc(d, n * sizeof(*st->lean_start_ps));
+		st->lean_dur_ps = dalloc(d, n * sizeof(*st->lean_dur_ps));
+		st->lean_num = dalloc(d, n * sizeof(*st->lean_num));
+		st->lean_flags = dalloc(d, n * sizeof(*st->lean_flags));
+		for (size_t i = 0; i < n; i++) {
+			const struct tc_step *s = &a->steps[i];
+			st->lean_start_ps[i] = s->start_ps - first;
+			st->lean_dur_ps[i] = s->dur_ps;
+			st->lean_num[i] = s->num;
+			st->lean_flags[i] = (s->warmup ? 1u : 0u) | (s->partial ? 2u : 0u);
+		}
+	}
+	st->n_steps = lean ? 0 : a->n_steps;
+	st->steps = dalloc(d, st->n_steps * sizeof(*st->steps));
+	for (size_t i = 0; i < st->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
 		Tracectl__Step *o = st->steps[i] = dalloc(d, sizeof(*o));
 		tracectl__step__init(o);
@@ -249,9 +264,6 @@ static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc
 		o->warmup = s->warmup;
 		o->partial = s->partial;
 		o->device = dev_index(m, s->device);
-		if (lean) {
-			continue;
-		}
 		o->busy_ps = s->busy_ps;
 		o->n_cat_ps = TC_BD_COUNT;
 		o->cat_ps = dcopy_i64(d, s->cat_ps, TC_BD_COUNT);
@@ -562,7 +574,9 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 		ao = *opts;
 	}
 	ao.threads = 1;
-	ao.summary_steps_counted = false;
+	/* A file's digest lists the marked steps; a job's rank lists them when
+	 * the command prints them. */
+	ao.summary_steps_counted = keep != TC_DIGEST_ALL && opts && opts->summary_steps_counted;
 	ao.rank_slots = true;
 	struct tc_analysis a;
 	tc_analyze(m, &ao, TC_AN_FINDINGS | TC_AN_SUMMARY, &a);

@@ -84,9 +84,16 @@ static void pack_summary(struct tc_digest *d, const struct tc_model *m,
 	}
 	o->ops_busy_ps = s->ops_busy_ps;
 	o->ops_scope = rstr(d, s->ops_scope);
-	o->n_sum_steps = s->n_steps;
-	o->sum_steps = ralloc(d, s->n_steps * sizeof(*o->sum_steps));
-	for (size_t i = 0; i < s->n_steps; i++) {
+	/* Counted, not listed: the number and the durations' totals. */
+	o->n_sum_steps = s->steps ? s->n_steps : 0;
+	if (!s->steps && s->n_steps) {
+		o->sum_steps_counted = s->n_steps;
+		o->sum_steps_sum_ps = s->steps_sum_ps;
+		o->sum_steps_min_ps = s->steps_min_ps;
+		o->sum_steps_max_ps = s->steps_max_ps;
+	}
+	o->sum_steps = ralloc(d, o->n_sum_steps * sizeof(*o->sum_steps));
+	for (size_t i = 0; i < o->n_sum_steps; i++) {
 		const struct tc_step_summary *x = &s->steps[i];
 		Tracectl__SumStep *v = o->sum_steps[i] = ralloc(d, sizeof(*v));
 		tracectl__sum_step__init(v);
@@ -324,6 +331,14 @@ static void unpack_summary(struct tc_model *skel, const Tracectl__Result *o, uin
 			.start_ps = v->start_ps, .dur_ps = v->dur_ps };
 	}
 	tc_summary_step_totals(s);
+	if (!o->n_sum_steps && o->sum_steps_counted) {
+		free(s->steps);
+		s->steps = NULL;
+		s->n_steps = o->sum_steps_counted;
+		s->steps_sum_ps = o->sum_steps_sum_ps;
+		s->steps_min_ps = o->sum_steps_min_ps;
+		s->steps_max_ps = o->sum_steps_max_ps;
+	}
 	s->steps_source = opt_str(o->sum_steps_source);
 	s->n_counters = o->n_sum_counters;
 	s->counters = tc_xcalloc(s->n_counters ? s->n_counters : 1, sizeof(*s->counters));

@@ -165,8 +165,23 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 	a->trimmed_before_ps = st->trimmed_before_ps;
 	a->trimmed_after_ps = st->trimmed_after_ps;
 	a->span_ps = r->span_ps;
-	a->n_steps = st->n_steps;
-	a->steps = tc_xcalloc(st->n_steps ? st->n_steps : 1, sizeof(*a->steps));
+	size_t lean = st->n_lean_start_ps;
+	lean = st->n_lean_dur_ps < lean ? st->n_lean_dur_ps : lean;
+	lean = st->n_lean_num < lean ? st->n_lean_num : lean;
+	lean = st->n_lean_flags < lean ? st->n_lean_flags : lean;
+	if (!st->n_steps && lean) {
+		a->n_steps = lean;
+		a->steps = tc_xcalloc(lean, sizeof(*a->steps));
+		for (size_t i = 0; i < lean; i++) {
+			a->steps[i] = (struct tc_step){ .num = st->lean_num[i],
+				.device = TC_NONE, .start_ps = st->lean_start_ps[i],
+				.dur_ps = st->lean_dur_ps[i], .warmup = st->lean_flags[i] & 1u,
+				.partial = (st->lean_flags[i] & 2u) != 0 };
+		}
+	} else {
+		a->n_steps = st->n_steps;
+		a->steps = tc_xcalloc(st->n_steps ? st->n_steps : 1, sizeof(*a->steps));
+	}
 	for (size_t i = 0; i < st->n_steps; i++) {
 		const Tracectl__Step *s = st->steps[i];
 		struct tc_step *o = &a->steps[i];

@@ -53,7 +53,7 @@ static void shift_summary(struct tc_summary *s, int64_t dt) {
 		s->devices[i].first_ps += dt;
 		s->devices[i].last_ps += dt;
 	}
-	for (size_t i = 0; i < s->n_steps; i++) {
+	for (size_t i = 0; s->steps && i < s->n_steps; i++) {
 		s->steps[i].start_ps += dt;
 	}
 	for (size_t i = 0; i < s->n_counters; i++) {
@@ -172,18 +172,6 @@ static void summary_ops_finish(struct tc_summary *s) {
 	s->n_ops = out;
 }
 
-/* The job's summary, rank by rank. */
-struct summary_acc {
-	struct tc_summary s;
-	size_t cap_dev, cap_ops, cap_cnt, cap_thr, cap_host, cap_dev_steps;
-	bool any, samples_only;
-	/* Device step lines win over host markers, and of several devices'
-	 * the first one's are listed, as in one model. */
-	struct tc_step_summary *host, *dev;
-	size_t n_host, n_dev;
-	bool have_dev;
-};
-
 #define APPEND(v, n, cap, src, m) do { \
 	TC_GROW(v, cap, (n) + (m)); \
 	if (m) { \
@@ -191,6 +179,39 @@ struct summary_acc {
 	} \
 	(n) += (m); \
 } while (0)
+
+/* The job's summary, rank by rank. */
+struct summary_acc {
+	struct tc_summary s;
+	size_t cap_dev, cap_ops, cap_cnt, cap_thr;
+	bool any, samples_only;
+	/* Device step lines win over host markers, and of several devices'
+	 * the first one's are listed, as in one model. A rank that only
+	 * counted its steps makes the job count them too. */
+	struct step_set {
+		struct tc_step_summary *v;
+		size_t n, cap;
+		uint64_t count;
+		int64_t sum, min, max;
+		bool counted;
+	} host, dev;
+	bool have_dev;
+};
+
+static void steps_add(struct step_set *t, const struct tc_summary *x) {
+	if (!x->n_steps) {
+		return;
+	}
+	t->min = !t->count || x->steps_min_ps < t->min ? x->steps_min_ps : t->min;
+	t->max = !t->count || x->steps_max_ps > t->max ? x->steps_max_ps : t->max;
+	t->count += x->n_steps;
+	t->sum += x->steps_sum_ps;
+	if (x->steps) {
+		APPEND(t->v, t->n, t->cap, x->steps, x->n_steps);
+	} else {
+		t->counted = true;
+	}
+}
 
 static void summary_add(struct summary_acc *acc, const struct tc_summary *x) {
 	struct tc_summary *s = &acc->s;
@@ -215,29 +236,34 @@ static void summary_add(struct summary_acc *acc, const struct tc_summary *x) {
 	APPEND(s->threads, s->n_threads, acc->cap_thr, x->threads, x->n_threads);
 	if (x->steps_source && strcmp(x->steps_source, "device") == 0) {
 		if (!acc->have_dev) {
-			APPEND(acc->dev, acc->n_dev, acc->cap_dev_steps, x->steps, x->n_steps);
+			steps_add(&acc->dev, x);
 			acc->have_dev = true;
 		}
 	} else {
-		APPEND(acc->host, acc->n_host, acc->cap_host, x->steps, x->n_steps);
+		steps_add(&acc->host, x);
 	}
 }
 
 static void summary_finish(struct summary_acc *acc, const struct tc_analysis_opts *o) {
 	struct tc_summary *s = &acc->s;
 	s->span_from_samples = acc->any && acc->samples_only;
+	struct step_set *t = acc->have_dev ? &acc->dev : &acc->host;
+	free(acc->have_dev ? acc->host.v : acc->dev.v);
 	if (acc->have_dev) {
 		s->steps_source = "device";
-		s->steps = acc->dev;
-		s->n_steps = acc->n_dev;
-		free(acc->host);
-	} else {
-		s->steps = acc->host;
-		s->n_steps = acc->n_host;
-		free(acc->dev);
 	}
-	tc_sort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step_start);
-	tc_summary_step_totals(s);
+	if (t->counted) {
+		free(t->v);
+		s->n_steps = t->count;
+		s->steps_sum_ps = t->sum;
+		s->steps_min_ps = t->count ? t->min : INT64_MAX;
+		s->steps_max_ps = t->count ? t->max : 0;
+	} else {
+		s->steps = t->v;
+		s->n_steps = t->n;
+		tc_sort(s->steps, s->n_steps, sizeof(*s->steps), cmp_step_start);
+		tc_summary_step_totals(s);
+	}
 	s->step_marker = o->step_marker;
 	summary_ops_finish(s);
 }

@@ -162,8 +162,11 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 		return list_thresholds(&ao);
 	}
 	if (optind < argc) {
+		/* A job's ranks list no marked steps: nothing here prints them. */
+		struct tc_analysis_opts jo = ao;
+		jo.summary_steps_counted = true;
 		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "bottlenecks", &ao, argv + optind, argc - optind,
+		int is_job = tc_cli_job_open(&c, "bottlenecks", &jo, argv + optind, argc - optind,
 			&job, &code);
 		if (is_job > 0) {
 			struct tc_analysis a;

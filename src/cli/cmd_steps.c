@@ -72,8 +72,11 @@ int tc_cmd_steps(int argc, char **argv) {
 		return p.code;
 	}
 	if (optind < argc) {
+		/* A job's ranks list no marked steps: nothing here prints them. */
+		struct tc_analysis_opts jo = ao;
+		jo.summary_steps_counted = true;
 		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "steps", &ao, argv + optind, argc - optind, &job,
+		int is_job = tc_cli_job_open(&c, "steps", &jo, argv + optind, argc - optind, &job,
 			&code);
 		if (is_job > 0) {
 			struct tc_analysis a;

@@ -101,6 +101,8 @@ int tc_cmd_summarize(int argc, char **argv) {
 	if (optind >= argc) {
 		return tc_cli_usage_error("summarize", "no TRACE given");
 	}
+	/* Text prints the steps' count and durations, not each step. */
+	ao.summary_steps_counted = c.format != TC_FORMAT_JSON;
 	struct tc_cli_job job;
 	int is_job = tc_cli_job_open(&c, "summarize", &ao, argv + optind, argc - optind, &job,
 		&code);
@@ -123,8 +125,6 @@ int tc_cmd_summarize(int argc, char **argv) {
 		return code;
 	}
 	ao.threads = c.ingest.threads;
-	/* Text prints the steps' count and durations, not each step. */
-	ao.summary_steps_counted = c.format != TC_FORMAT_JSON;
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
 	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);
