@@ -661,7 +661,18 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 	struct tc_coll_table ct;
 	tc_coll_table_init(&ct);
 	tc_coll_table_build(m, tc_coll_table_host(m), &ct);
-	r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
+	if (keep == TC_DIGEST_ALL) {
+		r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
+	} else {
+		/* Its bytes, the columns gone with a scratch arena. */
+		struct tc_arena scratch;
+		tc_arena_init(&scratch, 1 << 16);
+		Tracectl__CollTable *cm = tc_coll_table_pack(&scratch, &ct, first);
+		size_t n = tracectl__coll_table__get_packed_size(cm);
+		r->collectives_packed.data = dalloc(d, n);
+		r->collectives_packed.len = tracectl__coll_table__pack(cm, r->collectives_packed.data);
+		tc_arena_finish(&scratch);
+	}
 	tc_coll_table_finish(&ct);
 	tc_digest_result_pack(d, m, &a, first, r);
 	if (!job_only) {

@@ -400,12 +400,22 @@ static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
 	uint32_t **ids = tc_xmalloc(n * sizeof(*ids));
 	for (size_t k = 0; k < n; k++) {
 		tc_coll_table_init(&tab[k]);
-		if (ranks[k]->collectives &&
-				!tc_coll_table_unpack(ranks[k]->collectives, dt[k], &tab[k])) {
+		const Tracectl__CollTable *msg = ranks[k]->collectives;
+		/* A job's rank in memory keeps its table packed. */
+		struct tc_arena scratch;
+		tc_arena_init(&scratch, 1 << 16);
+		if (!msg && ranks[k]->collectives_packed.len) {
+			ProtobufCAllocator alloc;
+			tc_digest_allocator(&scratch, &alloc);
+			msg = tracectl__coll_table__unpack(&alloc, ranks[k]->collectives_packed.len,
+				ranks[k]->collectives_packed.data);
+		}
+		if (msg && !tc_coll_table_unpack(msg, dt[k], &tab[k])) {
 			/* A malformed table matches nothing. */
 			tc_coll_table_finish(&tab[k]);
 			tc_coll_table_init(&tab[k]);
 		}
+		tc_arena_finish(&scratch);
 		const struct tc_intern *st = &tab[k].strings;
 		ids[k] = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids[k]));
 		for (size_t i = 0; i < st->n; i++) {
