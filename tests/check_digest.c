@@ -368,8 +368,9 @@ START_TEST(coll_table_pack) {
 }
 END_TEST
 
-/* A rank read from a file that names a device, track, counter or string
- * it does not hold is refused before any command indexes by it. */
+/* A rank read from a file that names a device, track, counter, string or
+ * kind it does not hold is refused before any command indexes by it (a
+ * two-rank digest mutated at random crashed the writers before). */
 START_TEST(rank_indexes_checked) {
 	const char *path = tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz");
 	struct tc_model *m = tc_test_load(path);
@@ -397,6 +398,14 @@ START_TEST(rank_indexes_checked) {
 	ck_assert_ptr_nonnull(r->steps);
 	r->steps->bd_device = (int32_t)r->n_devices;
 	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->steps->bd_device = -1;
+	ck_assert(tc_digest_rank_valid(r, &err));
+	/* Enumerations index tables too: an op kind past the last. */
+	ck_assert_uint_gt(r->n_ops, 0);
+	r->ops[0]->kind = 127;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0': an op's kind out of range");
 	tc_digest_finish(&d);
 }
 END_TEST

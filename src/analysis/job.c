@@ -9,6 +9,7 @@
 #include "model/coll_table.h"
 #include "model/digest.h"
 #include "model/rank.h"
+#include "util/num.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -44,57 +45,68 @@ struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n) {
 
 /* ---- each rank's own analysis on the job's clock ---- */
 
+/* a + b wrapped, not undefined: a digest's times are input. */
+static inline int64_t wrap_add(int64_t a, int64_t b) {
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+#define SHIFT(x) ((x) = wrap_add((x), dt))
+
 static void shift_summary(struct tc_summary *s, int64_t dt) {
 	if (s->n_events || s->span_from_samples) {
-		s->first_ps += dt;
-		s->last_ps += dt;
+		SHIFT(s->first_ps);
+		SHIFT(s->last_ps);
 	}
 	for (size_t i = 0; i < s->n_devices; i++) {
-		s->devices[i].first_ps += dt;
-		s->devices[i].last_ps += dt;
+		SHIFT(s->devices[i].first_ps);
+		SHIFT(s->devices[i].last_ps);
 	}
 	for (size_t i = 0; s->steps && i < s->n_steps; i++) {
-		s->steps[i].start_ps += dt;
+		SHIFT(s->steps[i].start_ps);
 	}
 	for (size_t i = 0; i < s->n_counters; i++) {
-		s->counters[i].first_ps += dt;
-		s->counters[i].last_ps += dt;
+		SHIFT(s->counters[i].first_ps);
+		SHIFT(s->counters[i].last_ps);
 	}
 	for (size_t i = 0; i < s->n_threads; i++) {
-		s->threads[i].first_ps += dt;
-		s->threads[i].last_ps += dt;
+		SHIFT(s->threads[i].first_ps);
+		SHIFT(s->threads[i].last_ps);
 	}
 }
 
 static void shift(struct tc_analysis *a, int64_t dt) {
 	for (size_t i = 0; i < a->n_steps; i++) {
-		a->steps[i].start_ps += dt;
-		a->steps[i].marker_start_ps += dt;
+		SHIFT(a->steps[i].start_ps);
+		SHIFT(a->steps[i].marker_start_ps);
 	}
 	if (a->n_steps || a->window_hi_ps > a->window_lo_ps) {
-		a->window_lo_ps += dt;
-		a->window_hi_ps += dt;
+		SHIFT(a->window_lo_ps);
+		SHIFT(a->window_hi_ps);
 	}
 	for (size_t i = 0; i < a->n_util; i++) {
-		a->util[i].first_ps += dt;
-		a->util[i].last_ps += dt;
+		SHIFT(a->util[i].first_ps);
+		SHIFT(a->util[i].last_ps);
 	}
 	for (size_t i = 0; i < a->n_mem; i++) {
-		a->mem[i].peak_ts_ps += a->mem[i].samples ? dt : 0;
+		if (a->mem[i].samples) {
+			SHIFT(a->mem[i].peak_ts_ps);
+		}
 	}
 	if (a->compile.n_events) {
-		a->compile.first_ps += dt;
-		a->compile.last_ps += dt;
+		SHIFT(a->compile.first_ps);
+		SHIFT(a->compile.last_ps);
 	}
 	for (size_t i = 0; i < a->n_findings; i++) {
 		struct tc_finding *f = &a->findings[i];
 		if (f->window_hi_ps > f->window_lo_ps || f->window_lo_ps) {
-			f->window_lo_ps += dt;
-			f->window_hi_ps += dt;
+			SHIFT(f->window_lo_ps);
+			SHIFT(f->window_hi_ps);
 		}
 	}
 	shift_summary(&a->summary, dt);
 }
+
+#undef SHIFT
 
 static const char *steps_source(const Tracectl__Rank *r) {
 	return r->steps && r->steps->source ? r->steps->source : "";
@@ -205,7 +217,7 @@ static void steps_add(struct step_set *t, const struct tc_summary *x) {
 	t->min = !t->count || x->steps_min_ps < t->min ? x->steps_min_ps : t->min;
 	t->max = !t->count || x->steps_max_ps > t->max ? x->steps_max_ps : t->max;
 	t->count += x->n_steps;
-	t->sum += x->steps_sum_ps;
+	t->sum = tc_sat_add(t->sum, x->steps_sum_ps);
 	if (x->steps) {
 		APPEND(t->v, t->n, t->cap, x->steps, x->n_steps);
 	} else {
@@ -295,7 +307,7 @@ static void compile_add(struct tc_compile_stats *c, size_t *cap,
 		c->last_ps = !c->n_events || x->last_ps > c->last_ps ? x->last_ps : c->last_ps;
 	}
 	c->n_events += x->n_events;
-	c->union_ps += x->union_ps;
+	c->union_ps = tc_sat_add(c->union_ps, x->union_ps);
 	APPEND(c->recompiled, c->n_recompiled, *cap, x->recompiled, x->n_recompiled);
 }
 
@@ -641,12 +653,13 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 		b += (uint32_t)ranks[k]->n_devices;
 		/* Its times count from its first event; the job's from the
 		 * job's. */
-		dt[k] = clock[k] + ranks[k]->first_ps;
+		dt[k] = wrap_add(clock[k], ranks[k]->first_ps);
 		struct tc_analysis p;
 		tc_digest_result(skel, ranks[k], base[k], &p);
 		shift(&p, dt[k]);
-		if (ranks[k]->event_count && dt[k] + ranks[k]->span_ps > a->span_ps) {
-			a->span_ps = dt[k] + ranks[k]->span_ps;
+		int64_t end = wrap_add(dt[k], ranks[k]->span_ps);
+		if (ranks[k]->event_count && end > a->span_ps) {
+			a->span_ps = end;
 		}
 		if (k == bd) {
 			/* The steps and their breakdown: the breakdown rank's. */
@@ -709,7 +722,8 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	/* Left out of the job's trace, which starts at 0. */
 	if (a->n_steps) {
 		a->trimmed_before_ps = a->window_lo_ps > 0 ? a->window_lo_ps : 0;
-		a->trimmed_after_ps = a->span_ps > a->window_hi_ps ? a->span_ps - a->window_hi_ps : 0;
+		a->trimmed_after_ps = a->span_ps > a->window_hi_ps ?
+			tc_ivals_gap(a->window_hi_ps, a->span_ps) : 0;
 	}
 	a->step_marker = o->step_marker;
 	summary_finish(&sum, o);

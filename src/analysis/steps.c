@@ -312,7 +312,8 @@ void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t) {
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
 		t->start[i] = s->start_ps;
-		t->end[i] = s->start_ps + s->dur_ps;
+		/* Wrapped, not undefined: a digest's steps are input. */
+		t->end[i] = (int64_t)((uint64_t)s->start_ps + (uint64_t)s->dur_ps);
 		t->num[i] = s->num;
 		t->counted[i] = !(n_full > 0 && (s->warmup || s->partial));
 	}

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/digest.h"
+#include "model/findings.h"
+#include "model/model.h"
 #include "util/xalloc.h"
 
 void tc_digest_init(struct tc_digest *d) {
@@ -551,8 +553,12 @@ static bool idx_ok(int64_t d, size_t n, bool none) {
 
 bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 	size_t nd = r->n_devices, ns = r->n_strings;
+	for (size_t i = 0; i < nd; i++) {
+		CHECK(r->devices[i]->kind <= TC_DEV_ACCEL, "a device's kind");
+	}
 	for (size_t i = 0; i < r->n_ops; i++) {
 		CHECK(r->ops[i]->name < ns && r->ops[i]->category < ns, "an op's name");
+		CHECK(r->ops[i]->kind < TC_OP_KIND_COUNT, "an op's kind");
 	}
 	for (size_t i = 0; i < r->n_device_ops; i++) {
 		CHECK(r->device_ops[i]->device < nd, "a device's ops");
@@ -588,8 +594,13 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 		return true;
 	}
 	size_t nt = o->n_tracks, nc = o->n_counters;
+	CHECK(o->framework < TC_FW_COUNT && o->runtime < TC_RT_COUNT, "the framework");
 	for (size_t i = 0; i < nt; i++) {
 		CHECK(idx_ok(o->tracks[i]->device, nd, true), "a track's device");
+		CHECK(o->tracks[i]->kind <= TC_TRACK_COUNTER, "a track's kind");
+	}
+	for (size_t i = 0; i < o->n_sum_ops; i++) {
+		CHECK(o->sum_ops[i]->kind < TC_OP_KIND_COUNT, "a summary op's kind");
 	}
 	for (size_t i = 0; i < nc; i++) {
 		CHECK(idx_ok(o->counters[i]->device, nd, true), "a counter's device");
@@ -614,6 +625,7 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 	}
 	for (size_t i = 0; i < o->n_findings; i++) {
 		CHECK(idx_ok(o->findings[i]->device, nd, true), "a finding's device");
+		CHECK(o->findings[i]->severity <= TC_SEV_CRITICAL, "a finding's severity");
 	}
 	return true;
 }
