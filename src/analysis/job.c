@@ -169,8 +169,8 @@ static void summary_ops_finish(struct tc_summary *s) {
 		if (out && cmp_op_key(&v[out - 1], &v[i]) == 0) {
 			struct tc_op_summary *o = &v[out - 1];
 			o->count += v[i].count;
-			o->total_ps += v[i].total_ps;
-			o->self_ps += v[i].self_ps;
+			o->total_ps = tc_sat_add(o->total_ps, v[i].total_ps);
+			o->self_ps = tc_sat_add(o->self_ps, v[i].self_ps);
 			o->min_ps = v[i].min_ps < o->min_ps ? v[i].min_ps : o->min_ps;
 			o->max_ps = v[i].max_ps > o->max_ps ? v[i].max_ps : o->max_ps;
 			o->flops = add_known(o->flops, v[i].flops);
@@ -235,7 +235,7 @@ static void summary_add(struct summary_acc *acc, const struct tc_summary *x) {
 	}
 	s->n_events += x->n_events;
 	s->n_aggregated += x->n_aggregated;
-	s->ops_busy_ps += x->ops_busy_ps;
+	s->ops_busy_ps = tc_sat_add(s->ops_busy_ps, x->ops_busy_ps);
 	if (x->ops_scope && (!s->ops_scope || strcmp(x->ops_scope, "device") == 0)) {
 		s->ops_scope = x->ops_scope;
 	}
@@ -286,8 +286,8 @@ static void xfer_add(struct tc_xfer_stats *t, const struct tc_xfer_stats *x) {
 	t->count += x->count;
 	t->n_bytes_known += x->n_bytes_known;
 	t->bytes += x->bytes;
-	t->dur_ps += x->dur_ps;
-	t->bytes_dur_ps += x->bytes_dur_ps;
+	t->dur_ps = tc_sat_add(t->dur_ps, x->dur_ps);
+	t->bytes_dur_ps = tc_sat_add(t->bytes_dur_ps, x->bytes_dur_ps);
 	t->n_pageable += x->n_pageable;
 	t->n_pinned += x->n_pinned;
 	t->bytes_pageable += x->bytes_pageable;
@@ -317,7 +317,8 @@ static void compile_finish(struct tc_compile_stats *c) {
 	for (size_t i = 0; i < c->n_recompiled; i++) {
 		if (out && c->recompiled[out - 1].name == c->recompiled[i].name) {
 			c->recompiled[out - 1].count += c->recompiled[i].count;
-			c->recompiled[out - 1].total_ps += c->recompiled[i].total_ps;
+			c->recompiled[out - 1].total_ps = tc_sat_add(c->recompiled[out - 1].total_ps,
+				c->recompiled[i].total_ps);
 		} else {
 			c->recompiled[out++] = c->recompiled[i];
 		}
@@ -366,7 +367,7 @@ static int64_t both_in(const struct tc_ivals *a, const struct tc_ivals *b, int64
 	for (size_t i = 0; i < a->n; i++) {
 		int64_t l = a->lo[i] > lo ? a->lo[i] : lo, h = a->hi[i] < hi ? a->hi[i] : hi;
 		if (l < h) {
-			sum += tc_ivals_length_in(b, l, h);
+			sum = tc_sat_add(sum, tc_ivals_length_in(b, l, h));
 		}
 	}
 	return sum;
@@ -393,7 +394,8 @@ static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
 			exposed_of(ranks[k], base[k], dt[k], t->device, &ex);
 			for (size_t i = 0; i < st->n; i++) {
 				if (st->counted[i]) {
-					t->wait_ps += both_in(&waits[k], &ex, st->start[i], st->end[i]);
+					t->wait_ps = tc_sat_add(t->wait_ps,
+						both_in(&waits[k], &ex, st->start[i], st->end[i]));
 				}
 			}
 		}

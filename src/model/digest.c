@@ -4,6 +4,7 @@
 #include "model/digest.h"
 #include "model/findings.h"
 #include "model/model.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 void tc_digest_init(struct tc_digest *d) {
@@ -367,8 +368,8 @@ Tracectl__OpStat **tc_digest_merge_ops(struct tc_arena *a, Tracectl__Rank *const
 				x = &acc[slots[h] - 1];
 				Tracectl__OpStat *s = x->st;
 				s->count += o->count;
-				s->total_ps += o->total_ps;
-				s->self_ps += o->self_ps;
+				s->total_ps = tc_sat_add(s->total_ps, o->total_ps);
+				s->self_ps = tc_sat_add(s->self_ps, o->self_ps);
 				s->min_ps = o->min_ps < s->min_ps ? o->min_ps : s->min_ps;
 				s->max_ps = o->max_ps > s->max_ps ? o->max_ps : s->max_ps;
 				if (o->flops >= 0) {
@@ -551,6 +552,25 @@ static bool idx_ok(int64_t d, size_t n, bool none) {
 	} \
 } while (0)
 
+/* A sketch as merging reads it: a count per value, values rising from a
+ * first that their differences do not overflow, buckets in the range
+ * durations reach (1 % buckets of int64 picoseconds: a few thousand). */
+static bool sketch_ok(const Tracectl__Sketch *s) {
+	if (!s) {
+		return true;
+	}
+	if (s->n_counts != s->n_values) {
+		return false;
+	}
+	int64_t x = 0;
+	for (size_t i = 0; i < s->n_values; i++) {
+		if ((i && s->values[i] <= 0) || __builtin_add_overflow(x, s->values[i], &x)) {
+			return false;
+		}
+	}
+	return s->offset >= -(1 << 16) && s->offset <= (1 << 16) && s->n_buckets <= (1u << 16);
+}
+
 bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 	size_t nd = r->n_devices, ns = r->n_strings;
 	for (size_t i = 0; i < nd; i++) {
@@ -559,6 +579,8 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 	for (size_t i = 0; i < r->n_ops; i++) {
 		CHECK(r->ops[i]->name < ns && r->ops[i]->category < ns, "an op's name");
 		CHECK(r->ops[i]->kind < TC_OP_KIND_COUNT, "an op's kind");
+		CHECK(r->ops[i]->count >= 1 && r->ops[i]->count <= INT64_MAX, "an op's calls");
+		CHECK(sketch_ok(r->ops[i]->sketch), "an op's duration sketch");
 	}
 	for (size_t i = 0; i < r->n_device_ops; i++) {
 		CHECK(r->device_ops[i]->device < nd, "a device's ops");
@@ -601,6 +623,8 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 	}
 	for (size_t i = 0; i < o->n_sum_ops; i++) {
 		CHECK(o->sum_ops[i]->kind < TC_OP_KIND_COUNT, "a summary op's kind");
+		CHECK(o->sum_ops[i]->count >= 1 && o->sum_ops[i]->count <= INT64_MAX,
+			"a summary op's calls");
 	}
 	for (size_t i = 0; i < nc; i++) {
 		CHECK(idx_ok(o->counters[i]->device, nd, true), "a counter's device");

@@ -8,6 +8,7 @@
  */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "ingest/ingest.h"
 #include "model/model.h"
@@ -15,6 +16,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 void tc_fuzz_limits(struct tc_limits *lim);
+
+/* /dev/null, opened once, for reports nobody reads. */
+FILE *tc_fuzz_devnull(void);
 
 /* Ingest data with reader r (NULL: sniff), then finalize, summarize and
  * write every report to /dev/null. */

@@ -12,7 +12,7 @@ void tc_fuzz_limits(struct tc_limits *lim) {
 	lim->max_string = 1u << 20;
 }
 
-static FILE *devnull(void) {
+FILE *tc_fuzz_devnull(void) {
 	static FILE *f;
 	if (!f) {
 		f = fopen("/dev/null", "w");
@@ -29,7 +29,7 @@ static void exercise(struct tc_model *m) {
 	struct tc_summary s;
 	tc_analyze_summary(m, &s);
 	struct tc_summary_opts so = { .top = 10 };
-	FILE *f = devnull();
+	FILE *f = tc_fuzz_devnull();
 	tc_write_summary_json(f, m, &s, &so);
 	tc_write_summary_text(f, m, &s, &so);
 	tc_write_info_json(f, m);

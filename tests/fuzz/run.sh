@@ -2,7 +2,7 @@
 # Build the libFuzzer targets (clang, ASan+UBSan) and run one of them.
 #   tests/fuzz/run.sh TARGET SECONDS [libFuzzer args...]
 # TARGET: fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json fuzz_gzip
-# fuzz_pbwire fuzz_folder. Seeds come from fixtures/ and the real traces (TC_TRACES,
+# fuzz_pbwire fuzz_folder fuzz_digest. Seeds come from fixtures/ and the real traces (TC_TRACES,
 # default ../shared/traces) and are copied into build-fuzz/corpus/TARGET,
 # which keeps growing across runs. Crashes land in build-fuzz/crashes/.
 # Exit status: 0 no crash, 1 a crash/leak/timeout was found, 2 usage/build.
@@ -64,6 +64,14 @@ fuzz_gzip)
 fuzz_pbwire)
 	dict=perfetto.dict
 	files=$(seeds \( -name '*.pb' -o -name '*trace' \)) ;;
+fuzz_digest)
+	# Digests the fuzz build's tracectl makes of fixtures: one rank, a job.
+	files=
+	tc=$build/src/tracectl
+	"$tc" digest -o "$corpus/seed-mlp.tcd" "$root/fixtures/real/torch_mlp.kineto.json.gz" &&
+		"$tc" digest -o "$corpus/seed-ddp.tcd" "$root/fixtures/real/torch_ddp_rank0.kineto.json.gz" \
+			"$root/fixtures/real/torch_ddp_rank1.kineto.json.gz" >/dev/null ||
+		{ echo "$0: cannot make digest seeds" >&2; exit 2; } ;;
 fuzz_folder)
 	# Its input is a list of steps that build a tree, not a trace; seed a few.
 	files=

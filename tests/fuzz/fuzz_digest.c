@@ -1,0 +1,70 @@
+/*
+ * Digests as input: the bytes are unpacked as a digest file is, each rank
+ * checked (tc_digest_rank_valid), and what summarize, bottlenecks, steps
+ * and ops print from them is written to /dev/null: one rank's own results,
+ * or the job composed from several (analysis/job.h). Whatever a digest
+ * holds, a rank that passes the check must not crash them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "analysis/digest.h"
+#include "analysis/job.h"
+#include "fuzz.h"
+#include "model/digest.h"
+#include "output/analysis_write.h"
+#include "output/summary_write.h"
+#include "util/xalloc.h"
+
+static void write_all(const struct tc_model *m, struct tc_analysis *a) {
+	FILE *f = tc_fuzz_devnull();
+	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = a };
+	struct tc_bottlenecks_opts bo = { .min_severity = TC_SEV_LOW };
+	tc_write_summary_json(f, m, &a->summary, &so);
+	tc_write_summary_text(f, m, &a->summary, &so);
+	tc_write_bottlenecks_json(f, m, a, &bo);
+	tc_write_bottlenecks_text(f, m, a, &bo);
+	tc_write_steps_json(f, m, a);
+	tc_write_steps_text(f, m, a);
+	fflush(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	struct tc_digest d;
+	tc_digest_init(&d);
+	ProtobufCAllocator alloc;
+	tc_digest_allocator(&d.arena, &alloc);
+	d.msg = tracectl__digest__unpack(&alloc, size, data);
+	bool ok = d.msg && d.msg->version == TC_DIGEST_VERSION;
+	for (size_t r = 0; ok && r < d.msg->n_ranks; r++) {
+		struct tc_error err;
+		tc_error_init(&err);
+		ok = tc_digest_rank_valid(d.msg->ranks[r], &err) && d.msg->ranks[r]->result;
+	}
+	if (ok && d.msg->n_ranks) {
+		size_t n = d.msg->n_ranks;
+		Tracectl__Rank **ranks = tc_xmalloc(n * sizeof(*ranks));
+		for (size_t r = 0; r < n; r++) {
+			ranks[r] = d.msg->ranks[r];
+		}
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		struct tc_analysis a;
+		struct tc_model *skel;
+		if (n == 1) {
+			skel = tc_digest_skeleton(ranks, 1);
+			tc_digest_result(skel, ranks[0], 0, &a);
+		} else {
+			skel = tc_job_skeleton(ranks, n);
+			tc_job_compose(skel, ranks, n, &o, &a);
+		}
+		write_all(skel, &a);
+		tc_analysis_finish(&a);
+		struct tc_op_table t;
+		tc_digest_op_table(skel, ranks, n, "device", &t);
+		tc_op_table_finish(&t);
+		tc_model_destroy(skel);
+		free(ranks);
+	}
+	tc_digest_finish(&d);
+	return 0;
+}
