@@ -199,6 +199,8 @@ int tc_cli_inputs_kind(const struct tc_cli_common *c, char **paths, int n);
 int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **paths, int n,
 	struct tc_cli_digests *in);
 void tc_cli_digests_finish(struct tc_cli_digests *in);
+/* o asks for the default analysis: what a digest holds. */
+bool tc_cli_analysis_default(const struct tc_analysis_opts *o);
 /* Digests hold the default analysis: false (usage error printed, *code
  * set) when o asks for another. */
 bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code);

@@ -234,11 +234,15 @@ void tc_cli_digests_finish(struct tc_cli_digests *in) {
 	memset(in, 0, sizeof(*in));
 }
 
-bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code) {
+bool tc_cli_analysis_default(const struct tc_analysis_opts *o) {
 	struct tc_analysis_opts d;
 	tc_analysis_opts_init(&d);
-	if (o->step_range || o->device || o->step_marker || o->peak_flops != d.peak_flops ||
-			o->peak_bw != d.peak_bw || memcmp(o->th, d.th, sizeof(d.th)) != 0) {
+	return !o->step_range && !o->device && !o->step_marker && o->peak_flops == d.peak_flops &&
+		o->peak_bw == d.peak_bw && memcmp(o->th, d.th, sizeof(d.th)) == 0;
+}
+
+bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code) {
+	if (!tc_cli_analysis_default(o)) {
 		*code = tc_cli_usage_error(cmd, "a digest holds the default analysis: --steps, "
 			"--device, --step-marker, --threshold and --peak-* need the traces");
 		return false;

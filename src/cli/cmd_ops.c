@@ -96,6 +96,24 @@ int tc_cmd_ops(int argc, char **argv) {
 	if (opt < 0) {
 		return p.code;
 	}
+	/* Ranks, read one at a time, with the default analysis: their op
+	 * statistics merged, as from their digests. */
+	if (optind < argc && tc_cli_analysis_default(&ao)) {
+		struct tc_cli_job job;
+		int is_job = tc_cli_job_open(&c, "ops", &ao, argv + optind, argc - optind, &job,
+			&code);
+		if (is_job > 0) {
+			struct tc_op_table t;
+			tc_digest_op_table(job.skel, job.ranks, job.n, by, &t);
+			struct emit_ctx ec = { job.skel, &t, top };
+			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
+			tc_op_table_finish(&t);
+			tc_cli_job_finish(&job);
+		}
+		if (is_job) {
+			return code;
+		}
+	}
 	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
 	if (kind) {
 		return from_digests(&c, &ao, by, top, kind, argc, argv);
