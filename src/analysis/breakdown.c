@@ -510,28 +510,6 @@ void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, 
 	free(hc.v);
 }
 
-/* a minus b, both sorted and disjoint, into out (cleared first). */
-static void ivals_minus(const struct tc_ivals *a, const struct tc_ivals *b,
-		struct tc_ivals *out) {
-	out->n = 0;
-	size_t j = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		int64_t lo = a->lo[i], hi = a->hi[i];
-		while (j < b->n && b->hi[j] <= lo) {
-			j++;
-		}
-		for (size_t k = j; k < b->n && b->lo[k] < hi && lo < hi; k++) {
-			if (b->lo[k] > lo) {
-				tc_ivals_push(out, lo, b->lo[k]);
-			}
-			lo = b->hi[k] > lo ? b->hi[k] : lo;
-		}
-		if (lo < hi) {
-			tc_ivals_push(out, lo, hi);
-		}
-	}
-}
-
 void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ivals *out) {
 	out->n = 0;
 	struct host_cache hc = { 0 };
@@ -571,7 +549,7 @@ void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ival
 			}
 		}
 	}
-	ivals_minus(&coll, &before, out);
+	tc_ivals_minus(&coll, &before, out);
 	tc_ivals_finish(&coll);
 	tc_ivals_finish(&before);
 	tc_ivals_finish_per_kind(dk);

@@ -521,7 +521,13 @@ static void exposed(struct tc_digest *d, const struct tc_model *m, const struct 
 	struct tc_ivals v = { 0 };
 	for (size_t k = 0; k < a->n_attr; k++) {
 		const struct tc_dev_attr *at = &a->attr[k];
-		if (at->cat_ps[TC_BD_COLLECTIVE] <= 0 && !at->step_cat) {
+		/* Only a device with collective time in some step: the walk
+		 * over its events is not free. */
+		int64_t coll = at->cat_ps[TC_BD_COLLECTIVE];
+		for (size_t i = 0; at->step_cat && i < a->n_steps && coll <= 0; i++) {
+			coll = at->step_cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE];
+		}
+		if (coll <= 0) {
 			continue;
 		}
 		tc_breakdown_exposed(m, at->device, &v);

@@ -360,19 +360,6 @@ static void exposed_of(const Tracectl__Rank *r, uint32_t base, int64_t dt, uint3
 	}
 }
 
-/* |a ∩ b ∩ [lo, hi)|, a and b sorted and disjoint. */
-static int64_t both_in(const struct tc_ivals *a, const struct tc_ivals *b, int64_t lo,
-		int64_t hi) {
-	int64_t sum = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		int64_t l = a->lo[i] > lo ? a->lo[i] : lo, h = a->hi[i] < hi ? a->hi[i] : hi;
-		if (l < h) {
-			sum = tc_sat_add(sum, tc_ivals_length_in(b, l, h));
-		}
-	}
-	return sum;
-}
-
 /*
  * Of each attributed device's collective time, the part its rank spent
  * waiting for the late rank (waits[k]), over that rank's counted steps:
@@ -382,7 +369,7 @@ static int64_t both_in(const struct tc_ivals *a, const struct tc_ivals *b, int64
 static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
 		const int64_t *dt, const struct kept *kp, const struct tc_ranks *r,
 		const struct tc_ivals *waits, struct tc_analysis *a) {
-	struct tc_ivals ex = { 0 };
+	struct tc_ivals ex = { 0 }, in = { 0 };
 	size_t at = 0;
 	for (size_t k = 0; k < r->n; k++) {
 		const struct tc_step_times *st = &kp[k].st;
@@ -392,15 +379,17 @@ static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
 				continue;
 			}
 			exposed_of(ranks[k], base[k], dt[k], t->device, &ex);
+			tc_ivals_and(&waits[k], &ex, &in);
 			for (size_t i = 0; i < st->n; i++) {
 				if (st->counted[i]) {
 					t->wait_ps = tc_sat_add(t->wait_ps,
-						both_in(&waits[k], &ex, st->start[i], st->end[i]));
+						tc_ivals_length_in(&in, st->start[i], st->end[i]));
 				}
 			}
 		}
 	}
 	tc_ivals_finish(&ex);
+	tc_ivals_finish(&in);
 }
 
 /* The rank table and the collectives; each rank's waits for the late one
@@ -471,20 +460,9 @@ static const char *kind_group(const char *kind) {
 	return strcmp(kind, "launch-bound") == 0 ? "host-bound" : kind;
 }
 
-static int cmp_finding(const struct tc_finding *a, const struct tc_finding *b) {
-	if (a->explained_ps != b->explained_ps) {
-		return a->explained_ps > b->explained_ps ? -1 : 1;
-	}
-	if (a->severity != b->severity) {
-		return a->severity > b->severity ? -1 : 1;
-	}
-	return (a->value < b->value) - (a->value > b->value);
-}
-
-static const char SPREAD_TAIL[] = " devices at or above the moderate band";
-
-/* f's text for the job: its rank named at every slot, and the spread of
- * its cause over the job's devices in place of its rank's. */
+/* f's text for the job: its rank named at every slot, and its cause's
+ * spread over the job's devices in place of its rank's (texts of digests
+ * written before the slots: as they are, the rank first). */
 static char *job_text(const struct tc_finding *f, int32_t rank, uint32_t measured,
 		uint32_t over) {
 	struct tc_strbuf sb = { 0 };
@@ -496,32 +474,20 @@ static char *job_text(const struct tc_finding *f, int32_t rank, uint32_t measure
 	for (; *t; t++) {
 		if (*t == TC_RANK_SLOT) {
 			tc_strbuf_addf(&sb, "rank %d: ", rank);
-		} else {
+		} else if (*t == TC_SPREAD_OPEN) {
+			const char *close = strchr(t, TC_SPREAD_CLOSE);
+			if (measured > 1) {
+				char clause[96];
+				tc_spread_clause(clause, sizeof(clause), over, measured);
+				tc_strbuf_add(&sb, clause, strlen(clause));
+			}
+			t = close ? close : t + strlen(t) - 1;
+		} else if (*t != TC_SPREAD_CLOSE) {
 			tc_strbuf_add(&sb, t, 1);
 		}
 	}
 	tc_strbuf_add(&sb, "", 1);
-	char *s = sb.s;
-	size_t len = strlen(s);
-	if (!f->n_measured || measured < 2 || len == 0 || s[len - 1] != ')') {
-		return s;
-	}
-	/* The rank's own spread ends the text, before its last ')'. */
-	size_t end = len - 1, cut = end;
-	size_t tail = sizeof(SPREAD_TAIL) - 1;
-	if (end >= tail && memcmp(s + end - tail, SPREAD_TAIL, tail) == 0) {
-		char *semi = NULL;
-		for (char *p = s; p < s + end - tail; p++) {
-			semi = p[0] == ';' && p[1] == ' ' ? p : semi;
-		}
-		cut = semi ? (size_t)(semi - s) : end;
-	}
-	struct tc_strbuf out = { 0 };
-	tc_strbuf_add(&out, s, cut);
-	tc_strbuf_addf(&out, "; %u of %u%s)", over, measured, SPREAD_TAIL);
-	tc_strbuf_add(&out, "", 1);
-	free(s);
-	return out.s;
+	return sb.s;
 }
 
 /*
@@ -538,12 +504,15 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	}
 	f->window_lo_ps = p->start[0];
 	f->window_hi_ps = p->end[p->n - 1];
-	struct tc_ivals ex = { 0 };
+	struct tc_ivals ex = { 0 }, in = { 0 };
 	exposed_of(r, base, dt, f->device, &ex);
+	if (wait) {
+		tc_ivals_and(wait, &ex, &in);
+	}
 	int64_t *v = tc_xmalloc(p->n * sizeof(*v));
 	for (size_t i = 0; i < p->n; i++) {
 		int64_t lo = p->start[i], hi = p->end[i];
-		v[i] = tc_ivals_length_in(&ex, lo, hi) - (wait ? both_in(wait, &ex, lo, hi) : 0);
+		v[i] = tc_ivals_length_in(&ex, lo, hi) - tc_ivals_length_in(&in, lo, hi);
 	}
 	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
 		int64_t best = 0;
@@ -562,6 +531,7 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	}
 	free(v);
 	tc_ivals_finish(&ex);
+	tc_ivals_finish(&in);
 }
 
 static void findings(struct tc_model *skel, struct kept *pa, size_t n,
@@ -593,7 +563,7 @@ static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 			}
 			if (p == np) {
 				pk[np++] = (struct pick){ .group = g, .k = k, .i = i };
-			} else if (cmp_finding(f, &pa[pk[p].k].findings[pk[p].i]) < 0) {
+			} else if (tc_finding_cmp(f, &pa[pk[p].k].findings[pk[p].i]) < 0) {
 				pk[p].k = k;
 				pk[p].i = i;
 			}

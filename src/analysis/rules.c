@@ -23,6 +23,7 @@ struct rule_ctx {
 	struct tc_analysis *a;
 	size_t cap;
 	char (*label)[96]; /* per device: "rank 3: GPU 0" with several ranks, NULL else */
+	bool slots;        /* texts leave slots for a job (tc_analysis_opts.rank_slots) */
 	/* The straggler finding explains the others' wait for the late rank
 	 * (tc_dev_attr.wait_ps): communication keeps the rest of the
 	 * collective time. */
@@ -179,14 +180,26 @@ static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_i
 	}
 }
 
-/* " (on 3 of 8 devices)" when the cause reaches its band on more than one. */
-static const char *spread(const struct cause *k, char *buf, size_t n) {
-	buf[0] = 0;
+/* "; 3 of 8 devices at or above the moderate band" when the cause was
+ * measured on more than one device. Leaving a slot for its rank, the
+ * clause is bracketed (TC_SPREAD_OPEN/CLOSE, empty or not): a job puts
+ * its own count of devices there. */
+static const char *spread(const struct rule_ctx *c, const struct cause *k, char *buf,
+		size_t n) {
+	char clause[96] = "";
 	if (k->n_devices > 1) {
-		snprintf(buf, n, "; %zu of %zu devices at or above the moderate band", k->n_over,
-			k->n_devices);
+		tc_spread_clause(clause, sizeof(clause), k->n_over, k->n_devices);
+	}
+	if (c->slots) {
+		snprintf(buf, n, "%c%s%c", TC_SPREAD_OPEN, clause, TC_SPREAD_CLOSE);
+	} else {
+		snprintf(buf, n, "%s", clause);
 	}
 	return buf;
+}
+
+void tc_spread_clause(char *buf, size_t n, size_t over, size_t measured) {
+	snprintf(buf, n, "; %zu of %zu devices at or above the moderate band", over, measured);
 }
 
 /* Figures in the text: each with its own adaptive unit (util/numfmt.h). */
@@ -338,7 +351,7 @@ static void rule_communication(struct rule_ctx *c) {
 		"step time on %s over %s, %s per step; %s (bands %.0f/%.0f %%: XProf%s)",
 		late, k.pct, dev_name(c, k.device), steps_noun(c, g.b[0]),
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), dev,
-		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(&k, sp, sizeof(sp)));
+		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_COMMUNICATION);
 	step_window(c, f, &k, CB(TC_BD_COLLECTIVE));
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);
@@ -544,7 +557,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay,
 			th(c, TC_TH_LAUNCH_MODERATE),
 			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
-			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(&k, sp, sizeof(sp)));
+			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(c, &k, sp, sizeof(sp)));
 		advise(c, f, TC_ADV_LAUNCH);
 	} else {
 		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
@@ -554,7 +567,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
 			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay,
-			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(&k, sp, sizeof(sp)));
+			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(c, &k, sp, sizeof(sp)));
 		advise(c, f, TC_ADV_HOST);
 	}
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
@@ -600,7 +613,7 @@ static void rule_idle_device(struct rule_ctx *c) {
 		"host work or runtime calls) for %.1f %% of step time over %s, %s per "
 		"step%s (bands %.0f/%.0f %%: tracectl%s)", dev_name(c, k.device), k.pct,
 		steps_noun(c, g.b[2]), tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)), util,
-		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(&k, sp, sizeof(sp)));
+		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_IDLE);
 	step_window(c, f, &k, CB(TC_BD_IDLE));
 }
@@ -619,7 +632,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 		"device work) is %.1f %% of step time on %s over %s, %s per step "
 		"(bands %.0f/%.0f %%: XProf, TBP rule 1%s)", k.pct, dev_name(c, k.device),
 		steps_noun(c, g.b[0]), tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)),
-		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH), spread(&k, sp, sizeof(sp)));
+		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_INPUT);
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
@@ -1141,7 +1154,7 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), (double)calls / n,
 		tc_fmt_dur(g.b[2], (int64_t)((double)blocked / n)),
 		tc_fmt_dur(g.b[3], (int64_t)((double)after / n)), th(c, TC_TH_SYNC_MODERATE),
-		th(c, TC_TH_SYNC_HIGH), spread(&k, sp, sizeof(sp)));
+		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
 	top_host_ops(c, f, KB(TC_OP_SYNC));
@@ -1271,7 +1284,7 @@ static const struct {
 /* By the step time explained first: the first line is the biggest cause.
  * Findings that explain no step time (memory pressure, pageable copies)
  * follow, by severity. */
-static int cmp_finding(const void *pa, const void *pb) {
+int tc_finding_cmp(const void *pa, const void *pb) {
 	const struct tc_finding *a = pa, *b = pb;
 	if (a->explained_ps != b->explained_ps) {
 		return a->explained_ps > b->explained_ps ? -1 : 1;
@@ -1298,23 +1311,32 @@ static void run_rules(struct rule_ctx *c, const char *const *only) {
 	}
 }
 
+/* Devices named "rank 3: GPU 0" with several ranks, or with a slot for
+ * the rank a job puts there (TC_RANK_SLOT); NULL: their plain names. */
+static char (*labels(const struct tc_model *m, bool slots))[96] {
+	if (tc_model_n_ranks(m) < 2 && !slots) {
+		return NULL;
+	}
+	char (*label)[96] = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*label));
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (slots) {
+			snprintf(label[d], sizeof(label[d]), "%c%s", TC_RANK_SLOT,
+				tc_model_str(m, m->devices[d].name));
+		} else {
+			tc_model_device_label(m, (uint32_t)d, label[d], sizeof(label[d]));
+		}
+	}
+	return label;
+}
+
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
 	/* A job's rank alone leaves a slot for its label in job_text. */
 	bool slots = o->rank_slots && tc_model_n_ranks(m) < 2;
-	if (tc_model_n_ranks(m) >= 2 || slots) {
-		c.label = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*c.label));
-		for (size_t d = 0; d < m->n_devices; d++) {
-			if (slots) {
-				snprintf(c.label[d], sizeof(c.label[d]), "%c%s", TC_RANK_SLOT,
-					tc_model_str(m, m->devices[d].name));
-			} else {
-				tc_model_device_label(m, (uint32_t)d, c.label[d], sizeof(c.label[d]));
-			}
-		}
-	}
+	c.slots = slots;
+	c.label = labels(m, slots);
 	run_rules(&c, NULL);
 	free(c.label);
 	for (size_t i = 0; slots && i < a->n_findings; i++) {
@@ -1323,25 +1345,22 @@ void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		f->text = tc_xstrdup(f->text);
 		size_t k = 0;
 		for (const char *p = f->job_text; *p; p++) {
-			if (*p != TC_RANK_SLOT) {
+			if (*p != TC_RANK_SLOT && *p != TC_SPREAD_OPEN && *p != TC_SPREAD_CLOSE) {
 				f->text[k++] = *p;
 			}
 		}
 		f->text[k] = 0;
 	}
-	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
+	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), tc_finding_cmp);
 }
 
 void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = skel, .o = o, .a = a, .cap = a->n_findings };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
-	c.label = tc_xcalloc(skel->n_devices ? skel->n_devices : 1, sizeof(*c.label));
-	for (size_t d = 0; d < skel->n_devices; d++) {
-		tc_model_device_label(skel, (uint32_t)d, c.label[d], sizeof(c.label[d]));
-	}
+	c.label = labels(skel, false);
 	static const char *const job_rules[] = { "communication", "straggler", NULL };
 	run_rules(&c, job_rules);
 	free(c.label);
-	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), cmp_finding);
+	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), tc_finding_cmp);
 }

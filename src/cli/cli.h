@@ -215,6 +215,9 @@ int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
 int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
 	const struct tc_analysis_opts *ao, int kind, char **paths, int n, bool result,
 	struct tc_cli_digests *in);
+/* The input error for rank r of the digest at path ("": of several) that
+ * holds no summary (Rank.result); prints it and returns its exit code. */
+int tc_cli_no_result(const struct Tracectl__Rank *r, const char *path);
 
 /* Inputs of two or more ranks (cli/job.c): trace files, each read alone
  * into a digest rank, and the ranks of digests. */

@@ -278,12 +278,15 @@ int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
 			"rank's digest, or the traces)", cmd, in->n_ranks);
 	}
 	if (result && !in->ranks[0]->result) {
-		struct tc_error err;
-		tc_error_init(&err);
-		tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no summary",
-			in->ranks[0]->name);
-		tc_error_path(&err, n == 1 ? paths[0] : "");
-		return tc_cli_error(&err);
+		return tc_cli_no_result(in->ranks[0], n == 1 ? paths[0] : "");
 	}
 	return TC_EXIT_OK;
+}
+
+int tc_cli_no_result(const struct Tracectl__Rank *r, const char *path) {
+	struct tc_error err;
+	tc_error_init(&err);
+	tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no summary", r->name);
+	tc_error_path(&err, path);
+	return tc_cli_error(&err);
 }

@@ -55,13 +55,11 @@ static void read_one(struct worker *w, size_t i) {
 		struct tc_device_match dm;
 		tc_analysis_match_device(m, rd->ao->device, &dm);
 		if (dm.device == TC_NONE) {
+			/* Printed in file order once reading ends. */
 			pthread_mutex_lock(&rd->lock);
-			if (!rd->failed) {
-				tc_cli_device_error(m, rd->ao->device, &dm);
-			}
 			rd->failed = true;
 			pthread_mutex_unlock(&rd->lock);
-			tc_error_set(&rd->err[i], TC_EXIT_USAGE, "--device");
+			tc_error_set(&rd->err[i], TC_EXIT_USAGE, "--device matches none");
 		}
 		tc_analysis_device_match_finish(&dm);
 	}
@@ -84,6 +82,23 @@ static void *work(void *p) {
 		}
 		read_one(w, i);
 	}
+}
+
+/* --device matching no device of the file at path: the error, naming the
+ * candidates, from the file read again (an error path: no model kept). */
+static int device_error(const struct tc_cli_common *c, const char *device, const char *path) {
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = tc_ingest(&path, 1, &c->ingest, &err);
+	if (!m) {
+		return tc_cli_error(&err);
+	}
+	struct tc_device_match dm;
+	tc_analysis_match_device(m, device, &dm);
+	tc_cli_device_error(m, device, &dm);
+	tc_analysis_device_match_finish(&dm);
+	tc_model_destroy(m);
+	return TC_EXIT_USAGE;
 }
 
 /* Read files[0..n) into digests made[0..2) (kept with keep), their ranks
@@ -117,7 +132,7 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 	int code = TC_EXIT_OK;
 	for (size_t i = 0; i < n && code == TC_EXIT_OK; i++) {
 		if (rd.err[i].code == TC_EXIT_USAGE) {
-			code = TC_EXIT_USAGE; /* printed by the reader */
+			code = device_error(c, ao->device, files[i]);
 		} else if (rd.err[i].code) {
 			code = tc_cli_error(&rd.err[i]);
 		} else if (rd.out[i]) {
@@ -217,11 +232,7 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 		job->ranks = tc_xmalloc((n_files + job->in.n_ranks + 1) * sizeof(*job->ranks));
 		for (size_t i = 0; i < job->in.n_ranks; i++) {
 			if (!job->in.ranks[i]->result) {
-				struct tc_error err;
-				tc_error_init(&err);
-				tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no "
-					"summary", job->in.ranks[i]->name);
-				*code = tc_cli_error(&err);
+				*code = tc_cli_no_result(job->in.ranks[i], nd == 1 ? digests[0] : "");
 				is = -1;
 				break;
 			}

@@ -257,12 +257,16 @@ struct tc_finding {
 	 * many it reached the moderate band (0 and 0 for other findings). */
 	uint32_t n_measured, n_over;
 	/* The text with a TC_RANK_SLOT byte before each device name, where a
-	 * job names the rank (tc_analysis_opts.rank_slots); NULL without. */
+	 * job names the rank, and the device count bracketed (findings.h
+	 * below; tc_analysis_opts.rank_slots); NULL without. */
 	char *job_text;
 };
 
-/* Marks where "rank N: " goes in tc_finding.job_text. */
+/* Marks where "rank N: " goes in tc_finding.job_text, and brackets the
+ * rank's "k of n devices" clause, which a job replaces with its own. */
 #define TC_RANK_SLOT '\x01'
+#define TC_SPREAD_OPEN '\x02'
+#define TC_SPREAD_CLOSE '\x03'
 
 struct tc_analysis {
 	struct tc_step *steps;  /* selected steps, by start */
