@@ -4,6 +4,7 @@
 #include <string.h>
 #include "analysis/coll_gather.h"
 #include "analysis/digest.h"
+#include "analysis/passes.h"
 #include "model/coll_table.h"
 #include "model/digest.h"
 #include "model/model.h"
@@ -410,6 +411,47 @@ START_TEST(rank_indexes_checked) {
 }
 END_TEST
 
+/* A rank that holds one collective key twice (a Seq given twice, a
+ * damaged digest) takes part in that instance once: no instance has more
+ * ranks than the job (one had 3 of 2, past the end of a per-rank array). */
+START_TEST(coll_repeated_key) {
+	struct tc_coll_table tab[2];
+	uint32_t *ids[2];
+	for (size_t k = 0; k < 2; k++) {
+		tc_coll_table_init(&tab[k]);
+		uint32_t name = tc_intern(&tab[k].strings, "allreduce");
+		/* rank 1 repeats Seq 0 a little later */
+		size_t n = k ? 3 : 2;
+		const uint64_t index[3] = { 0, k ? 0 : 1, 1 };
+		for (size_t i = 0; i < n; i++) {
+			struct tc_coll_occ o = { .name = name, .index = index[i],
+				.start_ps = (int64_t)i * 1000000 + (int64_t)k * 100,
+				.dur_ps = 500000, .bytes = -1 };
+			tc_coll_table_add(&tab[k], &o);
+		}
+		tab[k].seq_all = true;
+		ids[k] = tc_xmalloc(tab[k].strings.n * sizeof(*ids[k]));
+		for (size_t i = 0; i < tab[k].strings.n; i++) {
+			ids[k][i] = (uint32_t)i;
+		}
+	}
+	struct tc_ranks r = { .n = 2 };
+	r.v = tc_xcalloc(2, sizeof(*r.v));
+	r.v[1].rank = 1;
+	struct tc_step_times st[2] = { { 0 }, { 0 } };
+	tc_pass_collectives(tab, (const uint32_t *const *)ids, &r, st, NULL);
+	ck_assert_uint_eq(r.n_coll, 2);
+	for (size_t i = 0; i < r.n_coll; i++) {
+		ck_assert_uint_eq(r.coll[i].n_ranks, 2);
+	}
+	tc_ranks_finish(&r);
+	for (size_t k = 0; k < 2; k++) {
+		tc_coll_table_finish(&tab[k]);
+		free(ids[k]);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("digest");
 	TCase *tc = tcase_create("core");
@@ -419,6 +461,7 @@ int main(void) {
 	tcase_add_test(tc, coll_table_generated);
 	tcase_add_test(tc, coll_table_pack);
 	tcase_add_test(tc, rank_indexes_checked);
+	tcase_add_test(tc, coll_repeated_key);
 	suite_add_tcase(s, tc);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_test(tt, coll_table_hta);

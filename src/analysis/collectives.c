@@ -46,7 +46,10 @@ static int cmp_occ(const void *pa, const void *pb) {
 	if (a->index != b->index) {
 		return a->index < b->index ? -1 : 1;
 	}
-	return a->rank < b->rank ? -1 : a->rank > b->rank;
+	if (a->rank != b->rank) {
+		return a->rank < b->rank ? -1 : 1;
+	}
+	return a->at < b->at ? -1 : a->at > b->at;
 }
 
 /* NCCL's bus bandwidth factor for a collective name (nccl-tests
@@ -447,6 +450,17 @@ void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const 
 		}
 	}
 	tc_sort(v, n, sizeof(*v), cmp_occ);
+	/* A rank holds an instance once: of a key it repeats (a Seq given
+	 * twice, a damaged digest) its first occurrence counts. */
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u && v[u - 1].rank == v[i].rank && v[u - 1].group == v[i].group &&
+				v[u - 1].name == v[i].name && v[u - 1].index == v[i].index) {
+			continue;
+		}
+		v[u++] = v[i];
+	}
+	n = u;
 	/* Ends of one instance coincide within a tenth of the median
 	 * collective duration (the first rank's). */
 	size_t n0 = 0;
