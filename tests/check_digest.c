@@ -417,6 +417,7 @@ END_TEST
 START_TEST(coll_repeated_key) {
 	struct tc_coll_table tab[2];
 	uint32_t *ids[2];
+	struct tc_coll_rows *rows = tc_coll_rows_create(2);
 	for (size_t k = 0; k < 2; k++) {
 		tc_coll_table_init(&tab[k]);
 		uint32_t name = tc_intern(&tab[k].strings, "allreduce");
@@ -439,7 +440,12 @@ START_TEST(coll_repeated_key) {
 	r.v = tc_xcalloc(2, sizeof(*r.v));
 	r.v[1].rank = 1;
 	struct tc_step_times st[2] = { { 0 }, { 0 } };
-	tc_pass_collectives(tab, (const uint32_t *const *)ids, &r, st, NULL);
+	for (size_t k = 0; k < 2; k++) {
+		tc_coll_rows_add(rows, k, &tab[k], ids[k]);
+	}
+	struct tc_step_source src = { tc_step_times_array_get, st };
+	tc_pass_collectives(rows, &tab[0].strings, &r, &src, NULL);
+	tc_coll_rows_destroy(rows);
 	ck_assert_uint_eq(r.n_coll, 2);
 	for (size_t i = 0; i < r.n_coll; i++) {
 		ck_assert_uint_eq(r.coll[i].n_ranks, 2);

@@ -20,6 +20,7 @@
 #include "util/input.h"
 #include "util/intern.h"
 #include "util/outfile.h"
+#include "util/spill.h"
 #include "util/num.h"
 #include "util/numfmt.h"
 #include "util/xalloc.h"
@@ -1155,11 +1156,58 @@ START_TEST(outfile_targets) {
 }
 END_TEST
 
+/* Bytes set aside come back as written, from the file or, where no file
+ * can be made, from memory. */
+static void spill_round_trip(void) {
+	struct tc_spill s;
+	tc_spill_init(&s);
+	uint64_t at[64];
+	unsigned char buf[1000];
+	for (int i = 0; i < 64; i++) {
+		memset(buf, i, sizeof(buf));
+		at[i] = tc_spill_write(&s, buf, (size_t)(i * 13 % 1000));
+	}
+	for (int i = 63; i >= 0; i--) {
+		size_t n = (size_t)(i * 13 % 1000);
+		memset(buf, 0xff, sizeof(buf));
+		tc_spill_read(&s, at[i], buf, n);
+		for (size_t j = 0; j < n; j++) {
+			ck_assert_int_eq(buf[j], i);
+		}
+		/* and from inside what one write put there */
+		if (n > 10) {
+			tc_spill_read(&s, at[i] + 5, buf, n - 5);
+			ck_assert_int_eq(buf[n - 6], i);
+		}
+	}
+	tc_spill_finish(&s);
+}
+
+START_TEST(spill_file_and_memory) {
+	const char *old = getenv("TMPDIR");
+	char *keep = old ? strdup(old) : NULL;
+	spill_round_trip();
+	setenv("TMPDIR", "/nonexistent-tracectl-dir", 1);
+	struct tc_spill s;
+	tc_spill_init(&s);
+	ck_assert_int_lt(s.fd, 0);
+	tc_spill_finish(&s);
+	spill_round_trip();
+	if (keep) {
+		setenv("TMPDIR", keep, 1);
+		free(keep);
+	} else {
+		unsetenv("TMPDIR");
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, arena_basic);
 	tcase_add_test(tc, arena_reset);
+	tcase_add_test(tc, spill_file_and_memory);
 	tcase_add_test(tc, pb_keep_fields);
 	tcase_add_test(tc, pb_keep_wide_tags);
 	tcase_add_test(tc, term_escape);

@@ -3,53 +3,236 @@
  * in each process group, on every rank that ran it. Its arrival skew,
  * each rank's wait and transfer time, and its bandwidth (NCCL's algbw
  * and busbw) say who the others waited for.
+ *
+ * Each rank's occurrences are kept sorted by key in a spill (util/spill.h)
+ * and matched by merging the ranks' runs, a few rows of each at a time:
+ * a job of 64 ranks of 64,000 collectives each held all of them in memory
+ * three times over (600 MB) to sort them together.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/passes.h"
 #include "model/coll_table.h"
+#include "util/spill.h"
 #include "util/xalloc.h"
 
-/* One rank's run of a collective, keyed for matching (names are ids in
- * the job's string table); the rest stays in its rank's table, so the
- * keys sorted and copied here stay small. */
-struct occ {
+/* One rank's run of a collective as matching keeps it: names are ids in
+ * the job's string table, times on the rank's own clock. */
+struct row {
 	uint32_t group, name;
 	uint64_t index;
-	uint32_t rank;          /* index into tc_ranks.v */
-	uint32_t at;            /* index into that rank's table */
+	int64_t start, dur;
+	double bytes;
+	int64_t group_size;
 };
 
-/* o's occurrence in its rank's table: times on that rank's clock. */
-static inline const struct tc_coll_occ *occ_of(const struct tc_coll_table *tab,
-		const struct occ *o) {
-	return &tab[o->rank].v[o->at];
+/* Each rank's rows, sorted by key, one row per key: where they are. */
+struct rank_rows {
+	uint64_t at;
+	size_t n;
+};
+
+struct tc_coll_rows {
+	struct tc_spill spill;
+	size_t n;               /* ranks */
+	struct rank_rows *occ;  /* keyed by Seq or occurrence */
+	bool seq_all;
+};
+
+static inline int64_t row_end(const struct row *w) {
+	return w->start + w->dur;
 }
 
-static inline int64_t occ_start(const struct tc_coll_table *tab, const struct occ *o) {
-	return occ_of(tab, o)->start_ps;
-}
-
-static inline int64_t occ_end(const struct tc_coll_table *tab, const struct occ *o) {
-	const struct tc_coll_occ *c = occ_of(tab, o);
-	return c->start_ps + c->dur_ps;
-}
-
-static int cmp_occ(const void *pa, const void *pb) {
-	const struct occ *a = pa, *b = pb;
+static int cmp_key(const struct row *a, const struct row *b) {
 	if (a->group != b->group) {
 		return a->group < b->group ? -1 : 1;
 	}
 	if (a->name != b->name) {
 		return a->name < b->name ? -1 : 1;
 	}
-	if (a->index != b->index) {
-		return a->index < b->index ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* A row and its place in its rank's table, which breaks ties. */
+struct row_at {
+	struct row w;
+	size_t at;
+};
+
+static int cmp_row_at(const void *pa, const void *pb) {
+	const struct row_at *a = pa, *b = pb;
+	int c = cmp_key(&a->w, &b->w);
+	return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+struct tc_coll_rows *tc_coll_rows_create(size_t n_ranks) {
+	struct tc_coll_rows *c = tc_xcalloc(1, sizeof(*c));
+	tc_spill_init(&c->spill);
+	c->n = n_ranks;
+	c->occ = tc_xcalloc(n_ranks ? n_ranks : 1, sizeof(*c->occ));
+	c->seq_all = true;
+	return c;
+}
+
+void tc_coll_rows_destroy(struct tc_coll_rows *c) {
+	if (!c) {
+		return;
 	}
-	if (a->rank != b->rank) {
-		return a->rank < b->rank ? -1 : 1;
+	tc_spill_finish(&c->spill);
+	free(c->occ);
+	free(c);
+}
+
+/* v[0..n) sorted by key and set aside as rank k's rows of rr. */
+static void put_rows(struct tc_coll_rows *c, struct rank_rows *rr, size_t k,
+		struct row_at *v, size_t n) {
+	tc_sort(v, n, sizeof(*v), cmp_row_at);
+	struct row *w = tc_xmalloc((n ? n : 1) * sizeof(*w));
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* A rank holds an instance once: of a key it repeats (a Seq
+		 * given twice, a damaged digest) its first occurrence counts. */
+		if (u && cmp_key(&w[u - 1], &v[i].w) == 0) {
+			continue;
+		}
+		w[u++] = v[i].w;
 	}
-	return a->at < b->at ? -1 : a->at > b->at;
+	rr[k].at = tc_spill_write(&c->spill, w, u * sizeof(*w));
+	rr[k].n = u;
+	free(w);
+}
+
+void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_table *t,
+		const uint32_t *ids) {
+	c->seq_all &= t->seq_all;
+	struct row_at *v = tc_xmalloc((t->n ? t->n : 1) * sizeof(*v));
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_coll_occ *o = &t->v[i];
+		v[i] = (struct row_at){ { .group = ids[o->group], .name = ids[o->name],
+			.index = o->index, .start = o->start_ps, .dur = o->dur_ps, .bytes = o->bytes,
+			.group_size = o->group_size }, i };
+	}
+	put_rows(c, c->occ, k, v, t->n);
+	free(v);
+}
+
+/* Rank k's rows of rr, malloc'd. */
+static struct row *load(const struct tc_coll_rows *c, const struct rank_rows *rr, size_t k) {
+	struct row *w = tc_xmalloc((rr[k].n ? rr[k].n : 1) * sizeof(*w));
+	tc_spill_read(&c->spill, rr[k].at, w, rr[k].n * sizeof(*w));
+	return w;
+}
+
+/* ---- merging the ranks' rows ---- */
+
+/* Rows read from a rank at a time: 64 ranks hold 1.5 MB of them. */
+#define CURSOR_ROWS 512
+
+struct cursor {
+	struct row buf[CURSOR_ROWS];
+	size_t have, at;
+	uint64_t next;          /* in the spill */
+	size_t left;            /* rows not yet read */
+};
+
+struct merge {
+	const struct tc_coll_rows *c;
+	struct cursor *cur;
+	uint32_t *heap;         /* ranks by (their row's key, rank) */
+	size_t nh;
+};
+
+static bool cursor_fill(const struct tc_coll_rows *c, struct cursor *u) {
+	if (u->at < u->have) {
+		return true;
+	}
+	if (!u->left) {
+		return false;
+	}
+	size_t m = u->left < CURSOR_ROWS ? u->left : CURSOR_ROWS;
+	tc_spill_read(&c->spill, u->next, u->buf, m * sizeof(*u->buf));
+	u->next += m * sizeof(*u->buf);
+	u->left -= m;
+	u->have = m;
+	u->at = 0;
+	return true;
+}
+
+static bool heap_less(const struct merge *m, uint32_t a, uint32_t b) {
+	int c = cmp_key(&m->cur[a].buf[m->cur[a].at], &m->cur[b].buf[m->cur[b].at]);
+	return c ? c < 0 : a < b;
+}
+
+static void heap_down(struct merge *m, size_t i) {
+	for (;;) {
+		size_t l = 2 * i + 1, s = i;
+		if (l < m->nh && heap_less(m, m->heap[l], m->heap[s])) {
+			s = l;
+		}
+		if (l + 1 < m->nh && heap_less(m, m->heap[l + 1], m->heap[s])) {
+			s = l + 1;
+		}
+		if (s == i) {
+			return;
+		}
+		uint32_t t = m->heap[i];
+		m->heap[i] = m->heap[s];
+		m->heap[s] = t;
+		i = s;
+	}
+}
+
+static void heap_up(struct merge *m, size_t i) {
+	while (i && heap_less(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		uint32_t t = m->heap[i];
+		m->heap[i] = m->heap[(i - 1) / 2];
+		m->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void merge_open(struct merge *m, const struct tc_coll_rows *c, const struct rank_rows *rr) {
+	m->c = c;
+	m->cur = tc_xmalloc((c->n ? c->n : 1) * sizeof(*m->cur));
+	m->heap = tc_xmalloc((c->n ? c->n : 1) * sizeof(*m->heap));
+	m->nh = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		struct cursor *u = &m->cur[k];
+		u->have = u->at = 0;
+		u->next = rr[k].at;
+		u->left = rr[k].n;
+		if (cursor_fill(c, u)) {
+			m->heap[m->nh++] = (uint32_t)k;
+			heap_up(m, m->nh - 1);
+		}
+	}
+}
+
+static void merge_close(struct merge *m) {
+	free(m->cur);
+	free(m->heap);
+}
+
+/* The next instance's rows, one per rank that holds its key, by rank:
+ * into w and rank (room for every rank); how many, 0 at the end. */
+static size_t merge_next(struct merge *m, struct row *w, uint32_t *rank) {
+	size_t cnt = 0;
+	while (m->nh) {
+		uint32_t k = m->heap[0];
+		struct cursor *u = &m->cur[k];
+		if (cnt && cmp_key(&u->buf[u->at], &w[0]) != 0) {
+			break;
+		}
+		w[cnt] = u->buf[u->at++];
+		rank[cnt++] = k;
+		if (cursor_fill(m->c, u)) {
+			heap_down(m, 0);
+		} else {
+			m->heap[0] = m->heap[--m->nh];
+			heap_down(m, 0);
+		}
+	}
+	return cnt;
 }
 
 /* NCCL's bus bandwidth factor for a collective name (nccl-tests
@@ -97,147 +280,182 @@ static int cmp_span(const void *pa, const void *pb) {
 
 /* Each rank's wait for r->straggler: from its own start of an instance
  * that rank reached last to that arrival, clipped to its own end. */
-static void straggler_waits(const struct tc_coll_table *tab, const struct tc_ranks *r,
-		const struct occ *v, const size_t (*runs)[2], size_t n_runs, struct tc_ivals *waits) {
-	for (size_t k = 0; k < r->n; k++) {
-		struct span *sp = NULL;
-		size_t ns = 0, cap = 0;
-		const struct tc_rank_result *rr = &r->v[k];
-		for (size_t q = 0; q < n_runs && k != r->straggler; q++) {
-			const struct tc_coll_instance *c = &r->coll[q];
-			if (c->last != r->straggler) {
-				continue;
-			}
-			for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
-				if (v[i].rank != k) {
-					continue;
-				}
-				int64_t lo = occ_start(tab, &v[i]), hi = occ_end(tab, &v[i]);
-				int64_t arrive = c->last_start_ps + rr->clock_offset_ps;
-				TC_GROW(sp, cap, ns + 1);
-				sp[ns++] = (struct span){ lo, arrive < hi ? arrive : hi };
-			}
-		}
-		tc_sort(sp, ns, sizeof(*sp), cmp_span);
-		waits[k].n = 0;
-		for (size_t i = 0; i < ns; i++) {
-			tc_ivals_push(&waits[k], sp[i].lo, sp[i].hi);
-		}
-		free(sp);
-	}
-}
-
-/* Instances from v's keys (v sorted by cmp_occ): fills r's collectives.
- * Returns how many of them the ranks leave within tol of each other
- * (aligned ends), 0 when no instance is held by two ranks. */
-static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
-		const struct tc_step_times *per_rank, const struct occ *v, size_t n, int64_t tol,
-		struct tc_ivals *waits) {
-	/* Runs of one instance held by two or more ranks. */
-	size_t cap_coll = 0;
-	size_t (*runs)[2] = NULL;
-	size_t n_runs = 0, cap_runs = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n && v[j].group == v[i].group && v[j].name == v[i].name &&
-				v[j].index == v[i].index) {
-			j++;
-		}
-		if (j - i >= 2) {
-			TC_GROW(runs, cap_runs, n_runs + 1);
-			runs[n_runs][0] = i;
-			runs[n_runs++][1] = j;
-		}
-		i = j;
-	}
-	if (n_runs == 0) {
-		free(runs);
-		return 0;
-	}
-	size_t together = 0;
-	/* Clocks: every rank leaves a collective together, so the end of the
-	 * earliest instance that all ranks ran is one moment on every clock. */
-	size_t ref = SIZE_MAX;
-	int64_t ref_end = 0;
-	for (size_t q = 0; q < n_runs; q++) {
-		if (runs[q][1] - runs[q][0] != r->n) {
+static void straggler_waits(const struct tc_coll_rows *c, const struct rank_rows *rr,
+		const struct tc_ranks *r, struct tc_ivals *waits) {
+	struct span **sp = tc_xcalloc(r->n, sizeof(*sp));
+	size_t *ns = tc_xcalloc(r->n, sizeof(*ns)), *cap = tc_xcalloc(r->n, sizeof(*cap));
+	struct row *w = tc_xmalloc(r->n * sizeof(*w));
+	uint32_t *rank = tc_xmalloc(r->n * sizeof(*rank));
+	struct merge m;
+	merge_open(&m, c, rr);
+	size_t cnt, q = 0;
+	while ((cnt = merge_next(&m, w, rank))) {
+		if (cnt < 2) {
 			continue;
 		}
-		int64_t e = occ_end(tab, &v[runs[q][0]]);
-		if (ref == SIZE_MAX || e < ref_end) {
-			ref = q;
-			ref_end = e;
+		const struct tc_coll_instance *ci = &r->coll[q++];
+		if (ci->last != r->straggler) {
+			continue;
+		}
+		for (size_t i = 0; i < cnt; i++) {
+			size_t k = rank[i];
+			if (k == r->straggler) {
+				continue;
+			}
+			int64_t lo = w[i].start, hi = row_end(&w[i]);
+			int64_t arrive = ci->last_start_ps + r->v[k].clock_offset_ps;
+			TC_GROW(sp[k], cap[k], ns[k] + 1);
+			sp[k][ns[k]++] = (struct span){ lo, arrive < hi ? arrive : hi };
 		}
 	}
-	if (ref != SIZE_MAX) {
-		for (size_t i = runs[ref][0]; i < runs[ref][1]; i++) {
-			r->v[v[i].rank].clock_offset_ps = occ_end(tab, &v[i]) - ref_end;
+	merge_close(&m);
+	for (size_t k = 0; k < r->n; k++) {
+		tc_sort(sp[k], ns[k], sizeof(*sp[k]), cmp_span);
+		waits[k].n = 0;
+		for (size_t i = 0; i < ns[k]; i++) {
+			tc_ivals_push(&waits[k], sp[k][i].lo, sp[k][i].hi);
+		}
+		free(sp[k]);
+	}
+	free(sp);
+	free(ns);
+	free(cap);
+	free(w);
+	free(rank);
+}
+
+/* Instances from the rows of rr: fills r's collectives. Returns how many
+ * of them the ranks leave within tol of each other (aligned ends), 0 when
+ * no instance is held by two ranks. */
+static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr,
+		const struct tc_intern *names, struct tc_ranks *r,
+		const struct tc_step_source *steps, int64_t tol, struct tc_ivals *waits) {
+	struct row *w = tc_xmalloc((r->n ? r->n : 1) * sizeof(*w));
+	uint32_t *rank = tc_xmalloc((r->n ? r->n : 1) * sizeof(*rank));
+	/* Clocks: every rank leaves a collective together, so the end of the
+	 * earliest instance that all ranks ran is one moment on every clock. */
+	int64_t *ref_ends = tc_xmalloc((r->n ? r->n : 1) * sizeof(*ref_ends));
+	bool have_ref = false;
+	int64_t ref_end = 0;
+	size_t n_runs = 0, cnt;
+	struct merge m;
+	merge_open(&m, c, rr);
+	while ((cnt = merge_next(&m, w, rank))) {
+		if (cnt < 2) {
+			continue;
+		}
+		n_runs++;
+		if (cnt == r->n && (!have_ref || row_end(&w[0]) < ref_end)) {
+			have_ref = true;
+			ref_end = row_end(&w[0]);
+			for (size_t i = 0; i < cnt; i++) {
+				ref_ends[rank[i]] = row_end(&w[i]);
+			}
+		}
+	}
+	merge_close(&m);
+	if (n_runs == 0) {
+		free(w);
+		free(rank);
+		free(ref_ends);
+		return 0;
+	}
+	if (have_ref) {
+		for (size_t k = 0; k < r->n; k++) {
+			r->v[k].clock_offset_ps = ref_ends[k] - ref_end;
 		}
 		r->alignment = "the end of the first collective every rank ran";
 	}
+	free(ref_ends);
+	size_t together = 0, cap_coll = 0;
 	int64_t *tr = tc_xmalloc(r->n * sizeof(*tr));
 	int64_t *spread = tc_xmalloc(n_runs * sizeof(*spread));
-	for (size_t q = 0; q < n_runs; q++) {
+	int64_t *last_own = tc_xmalloc(n_runs * sizeof(*last_own));
+	merge_open(&m, c, rr);
+	for (size_t q = 0; (cnt = merge_next(&m, w, rank));) {
+		if (cnt < 2) {
+			continue;
+		}
 		TC_GROW(r->coll, cap_coll, r->n_coll + 1);
-		struct tc_coll_instance *c = &r->coll[r->n_coll++];
-		const struct occ *o = &v[runs[q][0]];
-		*c = (struct tc_coll_instance){ .name = o->name, .group = o->group, .index = o->index,
-			.n_ranks = runs[q][1] - runs[q][0], .last_step = -1, .bytes = -1, .algbw = -1,
-			.busbw = -1 };
+		struct tc_coll_instance *ci = &r->coll[r->n_coll++];
+		*ci = (struct tc_coll_instance){ .name = w[0].name, .group = w[0].group,
+			.index = w[0].index, .n_ranks = cnt, .last_step = -1, .bytes = -1,
+			.algbw = -1, .busbw = -1 };
 		int64_t first = INT64_MAX, last = INT64_MIN;
-		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
-			int64_t s = occ_start(tab, &v[i]) - r->v[v[i].rank].clock_offset_ps;
+		for (size_t i = 0; i < cnt; i++) {
+			int64_t s = w[i].start - r->v[rank[i]].clock_offset_ps;
 			first = s < first ? s : first;
 			if (s > last) {
 				last = s;
-				c->last = v[i].rank;
+				ci->last = rank[i];
+				last_own[q] = w[i].start;
 			}
-			if (occ_of(tab, &v[i])->bytes >= 0) {
-				c->bytes = occ_of(tab, &v[i])->bytes;
+			if (w[i].bytes >= 0) {
+				ci->bytes = w[i].bytes;
 			}
 		}
-		c->first_start_ps = first;
-		c->last_start_ps = last;
-		c->skew_ps = last - first;
-		size_t nt = 0;
+		ci->first_start_ps = first;
+		ci->last_start_ps = last;
+		ci->skew_ps = last - first;
 		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
-		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
-			struct tc_rank_result *rr = &r->v[v[i].rank];
-			int64_t s = occ_start(tab, &v[i]) - rr->clock_offset_ps;
-			int64_t e = occ_end(tab, &v[i]) - rr->clock_offset_ps;
+		for (size_t i = 0; i < cnt; i++) {
+			struct tc_rank_result *res = &r->v[rank[i]];
+			int64_t s = w[i].start - res->clock_offset_ps;
+			int64_t e = row_end(&w[i]) - res->clock_offset_ps;
 			int64_t t = e > last ? e - last : 0;
 			end_lo = e < end_lo ? e : end_lo;
 			end_hi = e > end_hi ? e : end_hi;
-			rr->wait_ps += last - s;
-			rr->transfer_ps += t;
-			c->wait_ps += last - s;
-			tr[nt++] = t;
+			res->wait_ps += last - s;
+			res->transfer_ps += t;
+			ci->wait_ps += last - s;
+			tr[i] = t;
 		}
-		tc_sort(tr, nt, sizeof(*tr), cmp_i64);
-		c->transfer_ps = tr[nt / 2];
+		tc_sort(tr, cnt, sizeof(*tr), cmp_i64);
+		ci->transfer_ps = tr[cnt / 2];
 		spread[q] = end_hi - end_lo;
 		together += spread[q] <= tol;
-		struct tc_rank_result *lr = &r->v[c->last];
+		struct tc_rank_result *lr = &r->v[ci->last];
 		lr->n_last++;
-		lr->caused_ps += c->wait_ps;
-		r->skew_total_ps += c->skew_ps;
-		/* The step on the last rank's own clock: its analysis ran on the
-		 * model its table came from, whose times the table keeps. */
-		const struct tc_step_times *pa = &per_rank[c->last];
-		for (size_t i = runs[q][0]; i < runs[q][1]; i++) {
-			if (v[i].rank == c->last) {
-				size_t s = tc_step_times_at(pa, occ_start(tab, &v[i]));
-				c->last_step = s < pa->n ? pa->num[s] : -1;
-			}
+		lr->caused_ps += ci->wait_ps;
+		r->skew_total_ps += ci->skew_ps;
+		size_t gs = w[0].group_size > 1 ? (size_t)w[0].group_size : ci->n_ranks;
+		if (ci->bytes >= 0 && ci->transfer_ps > 0) {
+			ci->algbw = ci->bytes / ((double)ci->transfer_ps / 1e12);
+			ci->busbw = ci->algbw * bus_factor(tc_intern_str(names, w[0].name), gs);
 		}
-		int64_t group_size = occ_of(tab, o)->group_size;
-		size_t gs = group_size > 1 ? (size_t)group_size : c->n_ranks;
-		if (c->bytes >= 0 && c->transfer_ps > 0) {
-			c->algbw = c->bytes / ((double)c->transfer_ps / 1e12);
-			const char *name = tc_coll_table_str(&tab[o->rank], occ_of(tab, o)->name);
-			c->busbw = c->algbw * bus_factor(name, gs);
-		}
+		q++;
 	}
+	merge_close(&m);
+	/* The step on the last rank's own clock: its analysis ran on the
+	 * model its table came from, whose times the table keeps. Instances
+	 * by their last rank, so that each rank's steps are read once. */
+	size_t *from = tc_xcalloc(r->n + 1, sizeof(*from));
+	size_t *by = tc_xmalloc(n_runs * sizeof(*by));
+	for (size_t q = 0; q < n_runs; q++) {
+		from[r->coll[q].last + 1]++;
+	}
+	for (size_t k = 0; k < r->n; k++) {
+		from[k + 1] += from[k];
+	}
+	for (size_t q = 0; q < n_runs; q++) {
+		by[from[r->coll[q].last]++] = q;
+	}
+	for (size_t k = 0, i = 0; k < r->n; k++) {
+		if (i == n_runs || r->coll[by[i]].last != k) {
+			continue;
+		}
+		struct tc_step_times pa;
+		steps->get(steps->ctx, k, &pa);
+		for (; i < n_runs && r->coll[by[i]].last == k; i++) {
+			struct tc_coll_instance *ci = &r->coll[by[i]];
+			size_t s = tc_step_times_at(&pa, last_own[by[i]]);
+			ci->last_step = s < pa.n ? pa.num[s] : -1;
+		}
+		tc_step_times_finish(&pa);
+	}
+	free(from);
+	free(by);
+	free(last_own);
 	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
 	r->end_spread_ps = spread[n_runs / 2];
 	for (size_t q = 0; q < n_runs; q++) {
@@ -251,11 +469,12 @@ static size_t instances(const struct tc_coll_table *tab, struct tc_ranks *r,
 		}
 	}
 	if (waits) {
-		straggler_waits(tab, r, v, (const size_t (*)[2])runs, n_runs, waits);
+		straggler_waits(c, rr, r, waits);
 	}
 	free(spread);
 	free(tr);
-	free(runs);
+	free(w);
+	free(rank);
 	return together ? together : 1;
 }
 
@@ -276,11 +495,6 @@ static void reset(struct tc_ranks *r) {
 	}
 }
 
-static int cmp_i64v(const void *pa, const void *pb) {
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /*
  * Without Seq, an occurrence on one rank is not the same instance as the
  * k-th on another when a trace lost some (sampled or filtered traces).
@@ -289,80 +503,132 @@ static int cmp_i64v(const void *pa, const void *pb) {
  * makes the most ends of the same (group, name) coincide within a tenth of
  * the median duration; then each of the first rank's is paired with the
  * unpaired one ending nearest under that offset, within the same bound.
- * Renumbers v's index (unpaired: a key of their own) and returns true when
- * every rank pairs two or more.
+ * Two ranks' rows are in memory at a time. Fills out with the rows
+ * renumbered (paired: the first rank's index; the rest: a key of their
+ * own) and returns true when every rank pairs two or more.
  */
 struct end_at {
 	int64_t end;
-	size_t pos; /* in v */
-	uint32_t rank;
+	size_t pos;             /* in its rank's rows */
 };
 
-static int cmp_rank_end(const void *pa, const void *pb) {
+static int cmp_end(const void *pa, const void *pb) {
 	const struct end_at *a = pa, *b = pb;
-	if (a->rank != b->rank) {
-		return a->rank < b->rank ? -1 : 1;
-	}
 	if (a->end != b->end) {
 		return a->end < b->end ? -1 : 1;
 	}
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
+	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 /* Offsets are tried from this many of the first rank's collectives of each
  * (group, name): enough to find the common one, and linear in the rest. */
 #define OFFSET_PROBES 16
 
-/* Rank k's ends in a block of ends sorted by rank then end. */
-static const struct end_at *rank_ends(const struct end_at *b, size_t nb, uint32_t k,
-		size_t *n) {
-	size_t lo = 0, hi = nb;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b[mid].rank < k) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
+/* A rank's rows in blocks of one (group, name), each block's ends sorted. */
+struct blocks {
+	struct row *w;
+	size_t n;
+	struct end_at *ends;    /* block by block, by end */
+	size_t *lo;             /* block b: ends[lo[b] .. lo[b + 1]) */
+	size_t nb;
+};
+
+static void blocks_of(struct row *w, size_t n, struct blocks *b) {
+	b->w = w;
+	b->n = n;
+	b->ends = tc_xmalloc((n ? n : 1) * sizeof(*b->ends));
+	b->lo = tc_xmalloc((n + 1) * sizeof(*b->lo));
+	b->nb = 0;
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo; hi < n && w[hi].group == w[lo].group && w[hi].name == w[lo].name; hi++) {
+			b->ends[hi] = (struct end_at){ row_end(&w[hi]), hi };
 		}
+		tc_sort(b->ends + lo, hi - lo, sizeof(*b->ends), cmp_end);
+		b->lo[b->nb++] = lo;
 	}
-	size_t e = lo;
-	while (e < nb && b[e].rank == k) {
-		e++;
-	}
-	*n = e - lo;
-	return b + lo;
+	b->lo[b->nb] = n;
 }
 
-static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r,
-		struct occ *v, size_t n, int64_t tol) {
-	if (tol <= 0 || n == 0) {
+static void blocks_finish(struct blocks *b) {
+	free(b->w);
+	free(b->ends);
+	free(b->lo);
+}
+
+/* The block of b with (group, name) of a's block ba, from *from on (both
+ * in key order); SIZE_MAX none. */
+static size_t block_like(const struct blocks *a, size_t ba, const struct blocks *b,
+		size_t *from) {
+	const struct row *x = &a->w[a->lo[ba]];
+	for (; *from < b->nb; (*from)++) {
+		const struct row *y = &b->w[b->lo[*from]];
+		if (y->group > x->group || (y->group == x->group && y->name > x->name)) {
+			return SIZE_MAX;
+		}
+		if (y->group == x->group && y->name == x->name) {
+			return *from;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* Block b of b0's ends and block kb of bk's, false when kb is none. */
+static bool block_ends(const struct blocks *b0, const struct blocks *bk, size_t kb, size_t b,
+		const struct end_at **e0, size_t *n0, const struct end_at **ek, size_t *nk) {
+	if (kb == SIZE_MAX) {
 		return false;
 	}
-	uint64_t *pair = tc_xmalloc(n * sizeof(*pair));
+	*e0 = b0->ends + b0->lo[b];
+	*n0 = b0->lo[b + 1] - b0->lo[b];
+	*ek = bk->ends + bk->lo[kb];
+	*nk = bk->lo[kb + 1] - bk->lo[kb];
+	return true;
+}
+
+/* Rows w[0..n) of rank k renumbered from pair and set aside in out. */
+static void put_renumbered(struct tc_coll_rows *c, struct rank_rows *out, size_t k,
+		const struct row *w, const uint64_t *pair, size_t n) {
+	struct row_at *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		pair[i] = UINT64_MAX;
+		v[i] = (struct row_at){ w[i], i };
+		v[i].w.index = pair[i] != UINT64_MAX ? pair[i] :
+			((uint64_t)1 << 62) + ((uint64_t)k << 32) + i;
 	}
-	/* Each block of one (group, name), sorted once by rank then end, so
-	 * every rank's ends in it are one run. */
-	struct end_at *ends = tc_xmalloc(n * sizeof(*ends));
-	size_t *blk = NULL, nb = 0, cb = 0;
-	for (size_t lo = 0, hi; lo < n; lo = hi) {
-		for (hi = lo; hi < n && v[hi].group == v[lo].group && v[hi].name == v[lo].name; hi++) {
-			ends[hi] = (struct end_at){ occ_end(tab, &v[hi]), hi, v[hi].rank };
-		}
-		tc_sort(ends + lo, hi - lo, sizeof(*ends), cmp_rank_end);
-		TC_GROW(blk, cb, nb + 2);
-		blk[nb++] = lo;
-		blk[nb] = hi;
+	put_rows(c, out, k, v, n);
+	free(v);
+}
+
+static bool match_ends(struct tc_coll_rows *c, int64_t tol, struct rank_rows *out) {
+	size_t total = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		total += c->occ[k].n;
+	}
+	if (tol <= 0 || total == 0 || c->n < 2) {
+		return false;
+	}
+	struct blocks b0;
+	blocks_of(load(c, c->occ, 0), c->occ[0].n, &b0);
+	uint64_t *pair0 = tc_xmalloc((b0.n ? b0.n : 1) * sizeof(*pair0));
+	for (size_t i = 0; i < b0.n; i++) {
+		pair0[i] = UINT64_MAX;
 	}
 	bool ok = true;
-	for (uint32_t k = 1; k < r->n && ok; k++) {
+	for (size_t k = 1; k < c->n && ok; k++) {
+		struct blocks bk;
+		blocks_of(load(c, c->occ, k), c->occ[k].n, &bk);
+		/* bk's block for each of b0's, SIZE_MAX none */
+		size_t *like = tc_xmalloc((b0.nb ? b0.nb : 1) * sizeof(*like));
+		for (size_t b = 0, from = 0; b < b0.nb; b++) {
+			like[b] = block_like(&b0, b, &bk, &from);
+		}
 		int64_t *off = NULL;
 		size_t no = 0, co = 0;
-		for (size_t b = 0; b < nb; b++) {
-			size_t n0, nk;
-			const struct end_at *e0 = rank_ends(ends + blk[b], blk[b + 1] - blk[b], 0, &n0);
-			const struct end_at *ek = rank_ends(ends + blk[b], blk[b + 1] - blk[b], k, &nk);
+		const struct end_at *e0, *ek;
+		size_t n0, nk;
+		for (size_t b = 0; b < b0.nb; b++) {
+			if (!block_ends(&b0, &bk, like[b], b, &e0, &n0, &ek, &nk)) {
+				continue;
+			}
 			for (size_t i = 0; i < n0 && i < OFFSET_PROBES; i++) {
 				for (size_t j = 0; j < nk; j++) {
 					TC_GROW(off, co, no + 1);
@@ -370,7 +636,7 @@ static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r
 				}
 			}
 		}
-		tc_sort(off, no, sizeof(*off), cmp_i64v);
+		tc_sort(off, no, sizeof(*off), cmp_i64);
 		/* The densest window of offsets 2 tol wide; its median. */
 		size_t best = 0, at = 0;
 		for (size_t a = 0, b = 0; b < no; b++) {
@@ -384,11 +650,15 @@ static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r
 		}
 		int64_t delta = best ? off[at + best / 2] : 0;
 		free(off);
+		uint64_t *pair = tc_xmalloc((bk.n ? bk.n : 1) * sizeof(*pair));
+		for (size_t i = 0; i < bk.n; i++) {
+			pair[i] = UINT64_MAX;
+		}
 		size_t paired = 0;
-		for (size_t b = 0; b < nb && best >= 2; b++) {
-			size_t n0, nk;
-			const struct end_at *e0 = rank_ends(ends + blk[b], blk[b + 1] - blk[b], 0, &n0);
-			const struct end_at *ek = rank_ends(ends + blk[b], blk[b + 1] - blk[b], k, &nk);
+		for (size_t b = 0; b < b0.nb && best >= 2; b++) {
+			if (!block_ends(&b0, &bk, like[b], b, &e0, &n0, &ek, &nk)) {
+				continue;
+			}
 			/* Both by end: the first of ek at or past each target only
 			 * moves forward. */
 			size_t a = 0;
@@ -412,102 +682,77 @@ static bool match_ends(const struct tc_coll_table *tab, const struct tc_ranks *r
 					}
 				}
 				if (pick != SIZE_MAX) {
-					pair[ek[pick].pos] = v[e0[i].pos].index;
-					pair[e0[i].pos] = v[e0[i].pos].index;
+					uint64_t idx = b0.w[e0[i].pos].index;
+					pair[ek[pick].pos] = idx;
+					pair0[e0[i].pos] = idx;
 					paired++;
 				}
 			}
 		}
 		ok = paired >= 2;
+		if (ok) {
+			put_renumbered(c, out, k, bk.w, pair, bk.n);
+		}
+		free(pair);
+		free(like);
+		blocks_finish(&bk);
 	}
-	/* Paired: the first rank's index; the rest: a key of their own. */
-	for (size_t i = 0; i < n && ok; i++) {
-		v[i].index = pair[i] != UINT64_MAX ? pair[i] : ((uint64_t)1 << 62) + i;
+	if (ok) {
+		put_renumbered(c, out, 0, b0.w, pair0, b0.n);
 	}
-	free(ends);
-	free(blk);
-	free(pair);
+	free(pair0);
+	blocks_finish(&b0);
 	return ok;
 }
 
-void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const *ids,
-		struct tc_ranks *r, const struct tc_step_times *per_rank, struct tc_ivals *waits) {
-	size_t n = 0;
-	bool all_seq = true;
-	for (size_t k = 0; k < r->n; k++) {
-		n += tab[k].n;
-		all_seq &= tab[k].seq_all;
-	}
-	/* Rank by rank, each in its table's order: sorting keeps that order
-	 * among equal keys. */
-	struct occ *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
-	n = 0;
-	for (size_t k = 0; k < r->n; k++) {
-		for (size_t i = 0; i < tab[k].n; i++) {
-			const struct tc_coll_occ *o = &tab[k].v[i];
-			v[n++] = (struct occ){ .group = ids[k][o->group], .name = ids[k][o->name],
-				.index = o->index, .rank = (uint32_t)k, .at = (uint32_t)i };
-		}
-	}
-	tc_sort(v, n, sizeof(*v), cmp_occ);
-	/* A rank holds an instance once: of a key it repeats (a Seq given
-	 * twice, a damaged digest) its first occurrence counts. */
-	size_t u = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (u && v[u - 1].rank == v[i].rank && v[u - 1].group == v[i].group &&
-				v[u - 1].name == v[i].name && v[u - 1].index == v[i].index) {
-			continue;
-		}
-		v[u++] = v[i];
-	}
-	n = u;
+void tc_pass_collectives(struct tc_coll_rows *c, const struct tc_intern *names,
+		struct tc_ranks *r, const struct tc_step_source *steps, struct tc_ivals *waits) {
 	/* Ends of one instance coincide within a tenth of the median
 	 * collective duration (the first rank's). */
-	size_t n0 = 0;
-	int64_t *d = tc_xmalloc((n ? n : 1) * sizeof(*d));
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].rank == 0) {
-			d[n0++] = occ_of(tab, &v[i])->dur_ps;
+	int64_t tol = 0;
+	if (c->n && c->occ[0].n) {
+		struct row *w = load(c, c->occ, 0);
+		size_t n0 = c->occ[0].n;
+		int64_t *d = tc_xmalloc(n0 * sizeof(*d));
+		for (size_t i = 0; i < n0; i++) {
+			d[i] = w[i].dur;
 		}
+		tc_sort(d, n0, sizeof(*d), cmp_i64);
+		tol = d[n0 / 2] / 10;
+		free(d);
+		free(w);
 	}
-	tc_sort(d, n0, sizeof(*d), cmp_i64v);
-	int64_t tol = n0 ? d[n0 / 2] / 10 : 0;
-	free(d);
 	/* Without Seq, the pairing by ends where more instances end together
 	 * than by occurrence (ties: occurrence). The pairing kept is made with
 	 * the waits; only a pairing by occurrence that wins is made twice. */
-	struct occ *by_end = NULL;
-	if (!all_seq && n) {
-		by_end = tc_xmalloc(n * sizeof(*by_end));
-		memcpy(by_end, v, n * sizeof(*v));
-		if (match_ends(tab, r, by_end, n, tol)) {
-			tc_sort(by_end, n, sizeof(*by_end), cmp_occ);
-		} else {
+	struct rank_rows *by_end = NULL;
+	if (!c->seq_all) {
+		by_end = tc_xcalloc(c->n ? c->n : 1, sizeof(*by_end));
+		if (!match_ends(c, tol, by_end)) {
 			free(by_end);
 			by_end = NULL;
 		}
 	}
-	const char *source = all_seq ? "Seq" : "occurrence";
+	const char *source = c->seq_all ? "Seq" : "occurrence";
 	size_t together;
 	if (by_end) {
-		size_t occ = instances(tab, r, per_rank, v, n, tol, NULL);
+		size_t occ = instances(c, c->occ, names, r, steps, tol, NULL);
 		reset(r);
-		together = instances(tab, r, per_rank, by_end, n, tol, waits);
+		together = instances(c, by_end, names, r, steps, tol, waits);
 		source = "end";
 		if (together <= occ) {
 			reset(r);
 			for (size_t k = 0; waits && k < r->n; k++) {
 				waits[k].n = 0; /* instances leaves them when it pairs none */
 			}
-			together = instances(tab, r, per_rank, v, n, tol, waits);
+			together = instances(c, c->occ, names, r, steps, tol, waits);
 			source = "occurrence";
 		}
 	} else {
-		together = instances(tab, r, per_rank, v, n, tol, waits);
+		together = instances(c, c->occ, names, r, steps, tol, waits);
 	}
 	if (together) {
 		r->coll_source = source;
 	}
 	free(by_end);
-	free(v);
 }

@@ -10,6 +10,7 @@
 #include "analysis/summary.h"
 #include "model/rank.h"
 #include "util/num.h"
+#include "util/spill.h"
 #include "util/xalloc.h"
 
 /*
@@ -218,8 +219,9 @@ static int32_t dev_index(const struct tc_model *m, uint32_t dv) {
 	return dv < m->n_devices ? (int32_t)dv : -1;
 }
 
+/* Lean step columns come from bulk (d, or a digest set aside). */
 static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
-		int64_t first, bool lean, Tracectl__Rank *r) {
+		int64_t first, bool lean, struct tc_digest *bulk, Tracectl__Rank *r) {
 	Tracectl__Steps *st = r->steps = dalloc(d, sizeof(*st));
 	tracectl__steps__init(st);
 	st->source = dstr(d, a->steps_source);
@@ -237,10 +239,10 @@ static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc
 	if (lean) {
 		size_t n = a->n_steps;
 		st->n_lean_start_ps = st->n_lean_dur_ps = st->n_lean_num = st->n_lean_flags = n;
-		st->lean_start_ps = dalloc(d, n * sizeof(*st->lean_start_ps));
-		st->lean_dur_ps = dalloc(d, n * sizeof(*st->lean_dur_ps));
-		st->lean_num = dalloc(d, n * sizeof(*st->lean_num));
-		st->lean_flags = dalloc(d, n * sizeof(*st->lean_flags));
+		st->lean_start_ps = dalloc(bulk, n * sizeof(*st->lean_start_ps));
+		st->lean_dur_ps = dalloc(bulk, n * sizeof(*st->lean_dur_ps));
+		st->lean_num = dalloc(bulk, n * sizeof(*st->lean_num));
+		st->lean_flags = dalloc(bulk, n * sizeof(*st->lean_flags));
 		for (size_t i = 0; i < n; i++) {
 			const struct tc_step *s = &a->steps[i];
 			st->lean_start_ps[i] = s->start_ps - first;
@@ -562,9 +564,92 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	tc_digest_add_rank_with(d, m, input, NULL, TC_DIGEST_ALL);
 }
 
+/* r's bulk (lean step columns, exposed times, packed collectives), all
+ * from another arena, packed into aside as one Rank and gone from r. */
+static void set_aside(Tracectl__Rank *r, struct tc_spill *aside) {
+	Tracectl__Rank x;
+	tracectl__rank__init(&x);
+	Tracectl__Steps xs;
+	tracectl__steps__init(&xs);
+	Tracectl__Steps *st = r->steps;
+	xs.n_lean_start_ps = st->n_lean_start_ps;
+	xs.lean_start_ps = st->lean_start_ps;
+	xs.n_lean_dur_ps = st->n_lean_dur_ps;
+	xs.lean_dur_ps = st->lean_dur_ps;
+	xs.n_lean_num = st->n_lean_num;
+	xs.lean_num = st->lean_num;
+	xs.n_lean_flags = st->n_lean_flags;
+	xs.lean_flags = st->lean_flags;
+	x.steps = &xs;
+	x.n_exposed = r->n_exposed;
+	x.exposed = r->exposed;
+	x.collectives_packed = r->collectives_packed;
+	size_t n = tracectl__rank__get_packed_size(&x);
+	uint8_t *buf = tc_xmalloc(n);
+	tracectl__rank__pack(&x, buf);
+	r->aside_at = tc_spill_write(aside, buf, n);
+	r->aside_len = n;
+	free(buf);
+	tc_digest_rank_unload(r);
+}
+
+void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r, struct tc_arena *a) {
+	if (!r->aside_len) {
+		return;
+	}
+	uint8_t *buf = tc_arena_alloc(a, r->aside_len);
+	tc_spill_read(aside, r->aside_at, buf, r->aside_len);
+	ProtobufCAllocator alloc;
+	tc_digest_allocator(a, &alloc);
+	Tracectl__Rank *x = tracectl__rank__unpack(&alloc, r->aside_len, buf);
+	if (!x) {
+		return; /* packed here: cannot happen */
+	}
+	Tracectl__Steps *st = r->steps, *xs = x->steps;
+	if (st && xs) {
+		st->n_lean_start_ps = xs->n_lean_start_ps;
+		st->lean_start_ps = xs->lean_start_ps;
+		st->n_lean_dur_ps = xs->n_lean_dur_ps;
+		st->lean_dur_ps = xs->lean_dur_ps;
+		st->n_lean_num = xs->n_lean_num;
+		st->lean_num = xs->lean_num;
+		st->n_lean_flags = xs->n_lean_flags;
+		st->lean_flags = xs->lean_flags;
+	}
+	r->n_exposed = x->n_exposed;
+	r->exposed = x->exposed;
+	r->collectives_packed = x->collectives_packed;
+}
+
+void tc_digest_rank_unload(Tracectl__Rank *r) {
+	if (!r->aside_len) {
+		return; /* a whole rank */
+	}
+	Tracectl__Steps *st = r->steps;
+	if (st) {
+		st->n_lean_start_ps = st->n_lean_dur_ps = st->n_lean_num = st->n_lean_flags = 0;
+		st->lean_start_ps = st->lean_dur_ps = st->lean_num = NULL;
+		st->lean_flags = NULL;
+	}
+	r->n_exposed = 0;
+	r->exposed = NULL;
+	r->collectives_packed = (ProtobufCBinaryData){ 0 };
+}
+
 void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, const char *input,
 		const struct tc_analysis_opts *opts, enum tc_digest_keep keep) {
+	tc_digest_add_job_rank(d, m, input, opts, keep, NULL);
+}
+
+void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const char *input,
+		const struct tc_analysis_opts *opts, enum tc_digest_keep keep, struct tc_spill *aside) {
 	bool job_only = keep != TC_DIGEST_ALL;
+	/* The bulk set aside is built in an arena of its own, gone after. */
+	struct tc_digest bulk_aside, *bulk = d;
+	if (aside && job_only) {
+		tc_digest_init(&bulk_aside);
+		bulk = &bulk_aside;
+	}
 	Tracectl__Digest *msg = d->msg ? d->msg : tc_digest_new_msg(d);
 	Tracectl__Rank **ranks = dalloc(d, (msg->n_ranks + 1) * sizeof(*ranks));
 	if (msg->n_ranks) {
@@ -628,7 +713,7 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 		}
 	}
 	op_table(d, m, &a, r);
-	steps(d, m, &a, first, keep == TC_DIGEST_JOB_LEAN, r);
+	steps(d, m, &a, first, keep == TC_DIGEST_JOB_LEAN, bulk, r);
 	r->n_xfer = TC_XFER_COUNT;
 	r->xfer = xfers(d, a.xfer);
 
@@ -660,7 +745,7 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 		r->memory_cv = r->memory_cv_known ? cv : 0;
 		r->side = diff_side(d, m, &side, &a);
 	}
-	exposed(d, m, &a, first, r);
+	exposed(bulk, m, &a, first, r);
 	strings(d, m, r);
 	/* The collectives a job-level matching reads, from the trace's first
 	 * rank: a digest holds one rank. */
@@ -675,7 +760,7 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 		tc_arena_init(&scratch, 1 << 16);
 		Tracectl__CollTable *cm = tc_coll_table_pack(&scratch, &ct, first);
 		size_t n = tracectl__coll_table__get_packed_size(cm);
-		r->collectives_packed.data = dalloc(d, n);
+		r->collectives_packed.data = dalloc(bulk, n);
 		r->collectives_packed.len = tracectl__coll_table__pack(cm, r->collectives_packed.data);
 		tc_arena_finish(&scratch);
 	}
@@ -685,4 +770,8 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 		tc_diff_side_finish(&side);
 	}
 	tc_analysis_finish(&a);
+	if (bulk != d) {
+		set_aside(r, aside);
+		tc_digest_finish(&bulk_aside);
+	}
 }

@@ -10,6 +10,7 @@
 #include "model/digest.h"
 #include "model/rank.h"
 #include "util/num.h"
+#include "util/spill.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -328,13 +329,57 @@ static void compile_finish(struct tc_compile_stats *c) {
 }
 
 /* What the job keeps of a rank once its own analysis is merged: its steps'
- * times, its findings and how many devices it attributes. */
+ * times (set aside), its findings and how many devices it attributes. */
 struct kept {
-	struct tc_step_times st;
+	uint64_t st_at;
+	size_t st_n;
 	struct tc_finding *findings;
 	size_t n_findings;
 	size_t n_attr;
 };
+
+/* Where the job keeps what grows with each rank's steps, out of memory
+ * where a temporary file can be made: read back one rank at a time. */
+struct store {
+	const struct tc_spill *aside;   /* the ranks' bulk (digest.h) */
+	struct tc_spill steps;          /* each rank's step times */
+	const struct kept *kp;
+};
+
+static void kept_steps_put(struct store *s, struct kept *kp, struct tc_step_times *t) {
+	size_t n = t->n, row = 3 * sizeof(int64_t) + sizeof(bool);
+	unsigned char *b = tc_xmalloc(n ? n * row : 1), *q = b;
+	memcpy(q, t->start, n * sizeof(*t->start));
+	q += n * sizeof(*t->start);
+	memcpy(q, t->end, n * sizeof(*t->end));
+	q += n * sizeof(*t->end);
+	memcpy(q, t->num, n * sizeof(*t->num));
+	q += n * sizeof(*t->num);
+	memcpy(q, t->counted, n * sizeof(*t->counted));
+	kp->st_at = tc_spill_write(&s->steps, b, n * row);
+	kp->st_n = n;
+	free(b);
+	tc_step_times_finish(t);
+}
+
+/* Rank k's step times (a struct tc_step_source's get over a store). */
+static void kept_steps(void *ctx, size_t k, struct tc_step_times *t) {
+	const struct store *s = ctx;
+	size_t n = s->kp[k].st_n, m = n ? n : 1;
+	t->n = n;
+	t->start = tc_xmalloc(m * sizeof(*t->start));
+	t->end = tc_xmalloc(m * sizeof(*t->end));
+	t->num = tc_xmalloc(m * sizeof(*t->num));
+	t->counted = tc_xmalloc(m * sizeof(*t->counted));
+	uint64_t at = s->kp[k].st_at;
+	tc_spill_read(&s->steps, at, t->start, n * sizeof(*t->start));
+	at += n * sizeof(*t->start);
+	tc_spill_read(&s->steps, at, t->end, n * sizeof(*t->end));
+	at += n * sizeof(*t->end);
+	tc_spill_read(&s->steps, at, t->num, n * sizeof(*t->num));
+	at += n * sizeof(*t->num);
+	tc_spill_read(&s->steps, at, t->counted, n * sizeof(*t->counted));
+}
 
 /* ---- collectives and the wait for the late rank ---- */
 
@@ -367,26 +412,35 @@ static void exposed_of(const Tracectl__Rank *r, uint32_t base, int64_t dt, uint3
  * breakdown within the waits gives it.
  */
 static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
-		const int64_t *dt, const struct kept *kp, const struct tc_ranks *r,
+		const int64_t *dt, struct store *sto, const struct tc_ranks *r,
 		const struct tc_ivals *waits, struct tc_analysis *a) {
 	struct tc_ivals ex = { 0 }, in = { 0 };
 	size_t at = 0;
 	for (size_t k = 0; k < r->n; k++) {
-		const struct tc_step_times *st = &kp[k].st;
-		for (size_t j = 0; j < kp[k].n_attr; j++, at++) {
+		const struct kept *kp = &sto->kp[k];
+		if (!waits[k].n) {
+			at += kp->n_attr;
+			continue;
+		}
+		struct tc_step_times st;
+		kept_steps(sto, k, &st);
+		struct tc_arena bulk;
+		tc_arena_init(&bulk, 1 << 16);
+		tc_digest_rank_load(sto->aside, ranks[k], &bulk);
+		for (size_t j = 0; j < kp->n_attr; j++, at++) {
 			struct tc_dev_attr *t = &a->attr[at];
-			if (!waits[k].n) {
-				continue;
-			}
 			exposed_of(ranks[k], base[k], dt[k], t->device, &ex);
 			tc_ivals_and(&waits[k], &ex, &in);
-			for (size_t i = 0; i < st->n; i++) {
-				if (st->counted[i]) {
+			for (size_t i = 0; i < st.n; i++) {
+				if (st.counted[i]) {
 					t->wait_ps = tc_sat_add(t->wait_ps,
-						tc_ivals_length_in(&in, st->start[i], st->end[i]));
+						tc_ivals_length_in(&in, st.start[i], st.end[i]));
 				}
 			}
 		}
+		tc_digest_rank_unload(ranks[k]);
+		tc_arena_finish(&bulk);
+		tc_step_times_finish(&st);
 	}
 	tc_ivals_finish(&ex);
 	tc_ivals_finish(&in);
@@ -396,56 +450,53 @@ static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
  * (n lists, malloc'd) when the straggler finding is due, else NULL. */
 static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
 		Tracectl__Rank *const *ranks, size_t n, const uint32_t *base, const int64_t *dt,
-		const struct kept *kp, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+		struct store *sto, const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	struct tc_ranks *r = &a->ranks;
 	tc_ranks_spread(r);
-	struct tc_coll_table *tab = tc_xcalloc(n, sizeof(*tab));
-	uint32_t **ids = tc_xmalloc(n * sizeof(*ids));
+	/* One table unpacked at a time, set aside sorted for matching. */
+	struct tc_coll_rows *rows = tc_coll_rows_create(n);
 	for (size_t k = 0; k < n; k++) {
-		tc_coll_table_init(&tab[k]);
+		struct tc_coll_table tab;
+		tc_coll_table_init(&tab);
 		const Tracectl__CollTable *msg = ranks[k]->collectives;
 		/* A job's rank in memory keeps its table packed. */
 		struct tc_arena scratch;
 		tc_arena_init(&scratch, 1 << 16);
+		tc_digest_rank_load(sto->aside, ranks[k], &scratch);
 		if (!msg && ranks[k]->collectives_packed.len) {
 			ProtobufCAllocator alloc;
 			tc_digest_allocator(&scratch, &alloc);
 			msg = tracectl__coll_table__unpack(&alloc, ranks[k]->collectives_packed.len,
 				ranks[k]->collectives_packed.data);
 		}
-		if (msg && !tc_coll_table_unpack(msg, dt[k], &tab[k])) {
+		if (msg && !tc_coll_table_unpack(msg, dt[k], &tab)) {
 			/* A malformed table matches nothing. */
-			tc_coll_table_finish(&tab[k]);
-			tc_coll_table_init(&tab[k]);
+			tc_coll_table_finish(&tab);
+			tc_coll_table_init(&tab);
 		}
+		tc_digest_rank_unload(ranks[k]);
 		tc_arena_finish(&scratch);
-		const struct tc_intern *st = &tab[k].strings;
-		ids[k] = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids[k]));
+		const struct tc_intern *st = &tab.strings;
+		uint32_t *ids = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids));
 		for (size_t i = 0; i < st->n; i++) {
-			ids[k][i] = tc_model_intern_n(skel, st->v[i].s, st->v[i].len);
+			ids[i] = tc_model_intern_n(skel, st->v[i].s, st->v[i].len);
 		}
+		tc_coll_rows_add(rows, k, &tab, ids);
+		free(ids);
+		tc_coll_table_finish(&tab);
 	}
 	struct tc_ivals *waits = tc_xcalloc(n, sizeof(*waits));
-	struct tc_step_times *st = tc_xmalloc(n * sizeof(*st));
-	for (size_t k = 0; k < n; k++) {
-		st[k] = kp[k].st;
-	}
-	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, st, waits);
-	free(st);
+	struct tc_step_source src = { kept_steps, sto };
+	tc_pass_collectives(rows, &skel->strings, r, &src, waits);
+	tc_coll_rows_destroy(rows);
 	bool due = r->n_coll && r->lined_up &&
 		tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT];
 	if (due) {
-		straggler_wait(ranks, base, dt, kp, r, waits, a);
+		straggler_wait(ranks, base, dt, sto, r, waits, a);
 	}
-	for (size_t k = 0; k < n; k++) {
-		free(ids[k]);
-		tc_coll_table_finish(&tab[k]);
-		if (!due) {
-			tc_ivals_finish(&waits[k]);
-		}
+	for (size_t k = 0; k < n && !due; k++) {
+		tc_ivals_finish(&waits[k]);
 	}
-	free(ids);
-	free(tab);
 	if (!due) {
 		free(waits);
 		waits = NULL;
@@ -536,7 +587,8 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 
 static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 		Tracectl__Rank *const *ranks, const uint32_t *base, const int64_t *dt,
-		const struct tc_ivals *waits, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+		struct store *sto, const struct tc_ivals *waits, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
 	const struct tc_ranks *r = &a->ranks;
 	size_t total = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -595,7 +647,15 @@ static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 		}
 		for (size_t k = 0; k < n; k++) {
 			if (f->device >= base[k] && f->device < base[k] + ranks[k]->n_devices) {
-				comm_steps(f, &pa[k].st, ranks[k], base[k], dt[k], waits ? &waits[k] : NULL);
+				struct tc_step_times st;
+				kept_steps(sto, k, &st);
+				struct tc_arena bulk;
+				tc_arena_init(&bulk, 1 << 16);
+				tc_digest_rank_load(sto->aside, ranks[k], &bulk);
+				comm_steps(f, &st, ranks[k], base[k], dt[k], waits ? &waits[k] : NULL);
+				tc_digest_rank_unload(ranks[k]);
+				tc_arena_finish(&bulk);
+				tc_step_times_finish(&st);
 			}
 		}
 	}
@@ -604,7 +664,7 @@ static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 /* ---- the job ---- */
 
 void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
-		const struct tc_analysis_opts *o, struct tc_analysis *a) {
+		const struct tc_spill *aside, const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	memset(a, 0, sizeof(*a));
 	int64_t *clock = tc_xmalloc(n * sizeof(*clock));
 	int64_t *dt = tc_xmalloc(n * sizeof(*dt));
@@ -612,6 +672,8 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	tc_digest_job_clock(ranks, n, clock);
 	size_t bd = tc_job_breakdown_rank(ranks, n);
 	struct kept *kp = tc_xcalloc(n, sizeof(*kp));
+	struct store sto = { .aside = aside, .kp = kp };
+	tc_spill_init(&sto.steps);
 	struct summary_acc sum = { 0 };
 	size_t cap_attr = 0, cap_util = 0, cap_str = 0, cap_mem = 0, cap_comp = 0;
 	struct tc_ranks *r = &a->ranks;
@@ -627,7 +689,12 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 		 * job's. */
 		dt[k] = wrap_add(clock[k], ranks[k]->first_ps);
 		struct tc_analysis p;
+		struct tc_arena bulk;
+		tc_arena_init(&bulk, 1 << 16);
+		tc_digest_rank_load(aside, ranks[k], &bulk);
 		tc_digest_result(skel, ranks[k], base[k], &p);
+		tc_digest_rank_unload(ranks[k]);
+		tc_arena_finish(&bulk);
 		shift(&p, dt[k]);
 		int64_t end = wrap_add(dt[k], ranks[k]->span_ps);
 		if (ranks[k]->event_count && end > a->span_ps) {
@@ -680,7 +747,9 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 			r->world_size = skel->hosts[h].world_size;
 		}
 		tc_rank_fill(&r->v[k], &p);
-		tc_step_times_from(&p, &kp[k].st);
+		struct tc_step_times st;
+		tc_step_times_from(&p, &st);
+		kept_steps_put(&sto, &kp[k], &st);
 		kp[k].findings = p.findings;
 		kp[k].n_findings = p.n_findings;
 		kp[k].n_attr = p.n_attr;
@@ -702,13 +771,12 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	a->summary = sum.s;
 	compile_finish(&a->compile);
 	tc_digest_op_table(skel, ranks, n, "name", &a->ops);
-	struct tc_ivals *waits = ranks_and_collectives(skel, ranks, n, base, dt, kp, o, a);
-	findings(skel, kp, n, ranks, base, dt, waits, o, a);
+	struct tc_ivals *waits = ranks_and_collectives(skel, ranks, n, base, dt, &sto, o, a);
+	findings(skel, kp, n, ranks, base, dt, &sto, waits, o, a);
 	for (size_t k = 0; k < n; k++) {
 		if (waits) {
 			tc_ivals_finish(&waits[k]);
 		}
-		tc_step_times_finish(&kp[k].st);
 		for (size_t i = 0; i < kp[k].n_findings; i++) {
 			free(kp[k].findings[i].text);
 			free(kp[k].findings[i].suggestion);
@@ -718,6 +786,7 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	}
 	free(waits);
 	free(kp);
+	tc_spill_finish(&sto.steps);
 	free(clock);
 	free(dt);
 	free(base);

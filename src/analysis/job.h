@@ -41,9 +41,11 @@ size_t tc_job_breakdown_rank(Tracectl__Rank *const *ranks, size_t n);
  *   - each rank's findings, the one that explains the most time of each
  *     kind kept and named with its rank, and the communication and
  *     straggler findings judged across the ranks.
- * o gives the thresholds the job's rules use.
+ * o gives the thresholds the job's rules use; aside holds the ranks' bulk
+ * (tc_digest_add_job_rank), NULL when they keep it.
  */
+struct tc_spill;
 void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
-	const struct tc_analysis_opts *o, struct tc_analysis *a);
+	const struct tc_spill *aside, const struct tc_analysis_opts *o, struct tc_analysis *a);
 
 #endif

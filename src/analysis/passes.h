@@ -144,6 +144,14 @@ void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t);
 void tc_step_times_finish(struct tc_step_times *t);
 /* The step holding time ps, SIZE_MAX for none (as tc_step_at). */
 size_t tc_step_times_at(const struct tc_step_times *t, int64_t ps);
+/* Where a pass reads each rank's steps, one rank at a time: get fills t
+ * (which the pass finishes with tc_step_times_finish) with rank k's. */
+struct tc_step_source {
+	void (*get)(void *ctx, size_t k, struct tc_step_times *t);
+	void *ctx;
+};
+/* A get over an array of step times (ctx), copying rank k's out. */
+void tc_step_times_array_get(void *ctx, size_t k, struct tc_step_times *t);
 
 /* The others' summed wait for r->straggler, % of their counted step time;
  * -1 without matched collectives that line up or without a wait. */
@@ -153,18 +161,29 @@ void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a);
 /* r's spread of mean step time and its slowest rank, from r->v. */
 void tc_ranks_spread(struct tc_ranks *r);
 
-/* Collectives matched across the ranks in r (collectives.c) from their
- * occurrence tables alone: fills r's coll, alignment and each rank's clock
- * offset, waits and arrivals. tab[k] is rank r->v[k]'s table and
- * per_rank[k] its own steps, both on that rank's clock;
- * ids[k][s] is the id of tab[k]'s string s in the job's string table,
- * which the results name and which orders the instances. waits (r->n
- * lists, cleared; NULL: not wanted) gets each rank's wait for
- * r->straggler, on its own clock: from its start of each instance that
- * rank reached last to that arrival. */
+/*
+ * Collectives matched across the ranks in r (collectives.c) from their
+ * occurrence tables alone. The tables go in one at a time
+ * (tc_coll_rows_add: rank k's table t, ids[s] the id of t's string s in
+ * the job's string table names, which the results name and which orders
+ * the instances) and are kept sorted outside memory where a temporary
+ * file can be made, so matching holds a few rows of each rank.
+ *
+ * tc_pass_collectives fills r's coll, alignment and each rank's clock
+ * offset, waits and arrivals. steps gives rank k's own steps, on the
+ * clock of its table; waits (r->n lists, cleared; NULL: not wanted) gets
+ * each rank's wait for r->straggler, on its own clock: from its start of
+ * each instance that rank reached last to that arrival.
+ */
 struct tc_coll_table;
-void tc_pass_collectives(const struct tc_coll_table *tab, const uint32_t *const *ids,
-	struct tc_ranks *r, const struct tc_step_times *per_rank, struct tc_ivals *waits);
+struct tc_coll_rows;
+struct tc_intern;
+struct tc_coll_rows *tc_coll_rows_create(size_t n_ranks);
+void tc_coll_rows_destroy(struct tc_coll_rows *c);
+void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_table *t,
+	const uint32_t *ids);
+void tc_pass_collectives(struct tc_coll_rows *c, const struct tc_intern *names,
+	struct tc_ranks *r, const struct tc_step_source *steps, struct tc_ivals *waits);
 
 /* The part of each step's categories on device dev (TC_NONE: host lines
  * only) that lies inside within (breakdown.c): a's steps and lists as

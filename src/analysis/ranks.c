@@ -189,7 +189,7 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	ro.device = NULL;
 	ro.threads = 1;
 	struct tc_analysis *per = tc_xcalloc(r->n, sizeof(*per));
-	struct tc_coll_table *tab = tc_xcalloc(r->n, sizeof(*tab));
+	struct tc_coll_rows *rows = tc_coll_rows_create(r->n);
 	uint8_t *keep = tc_xcalloc(m->n_hosts, 1);
 	for (size_t k = 0; k < r->n; k++) {
 		for (size_t h = 0; h < m->n_hosts; h++) {
@@ -203,8 +203,19 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 		}
 		/* A sub-model keeps m's times (and origin), so the table and the
 		 * rank's steps are on the clock the merged model gives it. */
-		tc_coll_table_init(&tab[k]);
-		tc_coll_table_build(sub, r->v[k].host, &tab[k]);
+		struct tc_coll_table tab;
+		tc_coll_table_init(&tab);
+		tc_coll_table_build(sub, r->v[k].host, &tab);
+		/* The table's names as m's ids (a sub-model interns m's strings
+		 * in order, so every one is there): instances are named and
+		 * ordered by them as before. */
+		uint32_t *ids = tc_xmalloc((tab.strings.n ? tab.strings.n : 1) * sizeof(*ids));
+		for (size_t i = 0; i < tab.strings.n; i++) {
+			ids[i] = tc_intern_find(&m->strings, tab.strings.v[i].s, tab.strings.v[i].len);
+		}
+		tc_coll_rows_add(rows, k, &tab, ids);
+		free(ids);
+		tc_coll_table_finish(&tab);
 		/* Steps and results name devices and ops by m's ids; only the
 		 * sub-model's own memory goes. */
 		tc_model_destroy(sub);
@@ -212,32 +223,17 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(keep);
 	tc_ranks_spread(r);
 	struct tc_ivals *waits = job ? tc_xcalloc(r->n, sizeof(*waits)) : NULL;
-	/* The tables' names as m's ids (a sub-model interns m's strings in
-	 * order, so every one is there): instances are named and ordered by
-	 * them as before. */
-	uint32_t **ids = tc_xmalloc(r->n * sizeof(*ids));
-	for (size_t k = 0; k < r->n; k++) {
-		const struct tc_intern *st = &tab[k].strings;
-		ids[k] = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids[k]));
-		for (size_t i = 0; i < st->n; i++) {
-			ids[k][i] = tc_intern_find(&m->strings, st->v[i].s, st->v[i].len);
-		}
-	}
 	struct tc_step_times *st = tc_xcalloc(r->n, sizeof(*st));
 	for (size_t k = 0; k < r->n; k++) {
 		tc_step_times_from(&per[k], &st[k]);
 	}
-	tc_pass_collectives(tab, (const uint32_t *const *)ids, r, st, waits);
+	struct tc_step_source src = { tc_step_times_array_get, st };
+	tc_pass_collectives(rows, &m->strings, r, &src, waits);
+	tc_coll_rows_destroy(rows);
 	for (size_t k = 0; k < r->n; k++) {
 		tc_step_times_finish(&st[k]);
 	}
 	free(st);
-	for (size_t k = 0; k < r->n; k++) {
-		free(ids[k]);
-		tc_coll_table_finish(&tab[k]);
-	}
-	free(ids);
-	free(tab);
 	/* Only for the straggler finding, which the rules make only then. */
 	if (job && r->n_coll && r->lined_up &&
 			tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT]) {

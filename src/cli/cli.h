@@ -221,10 +221,12 @@ int tc_cli_no_result(const struct Tracectl__Rank *r, const char *path);
 
 /* Inputs of two or more ranks (cli/job.c): trace files, each read alone
  * into a digest rank, and the ranks of digests. */
+struct tc_spill;
 struct tc_cli_job {
 	struct tc_cli_digests in;     /* digests read */
 	struct tc_digest *made;       /* the traces' ranks */
 	size_t n_made;
+	struct tc_spill *aside;       /* their bulk (tc_digest_add_job_rank) */
 	struct Tracectl__Rank **ranks; /* every rank, sorted (tc_job_skeleton) */
 	size_t n;
 	struct tc_model *skel;

@@ -170,7 +170,7 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 			&job, &code);
 		if (is_job > 0) {
 			struct tc_analysis a;
-			tc_job_compose(job.skel, job.ranks, job.n, &ao, &a);
+			tc_job_compose(job.skel, job.ranks, job.n, job.aside, &ao, &a);
 			struct emit_ctx ec = { job.skel, &a, &bo };
 			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
 			if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {

@@ -161,7 +161,7 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 		const struct report_opts *ro, char **inputs, int n, struct tc_cli_job *job) {
 	struct tc_model *skel = job->skel;
 	struct tc_analysis an;
-	tc_job_compose(skel, job->ranks, job->n, ao, &an);
+	tc_job_compose(skel, job->ranks, job->n, job->aside, ao, &an);
 	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &an };
 	struct report_state st = { 0 };
 	struct tc_timeline tl;
@@ -180,7 +180,12 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 		const Tracectl__Rank *r = job->ranks[k];
 		if (!ro->diff) {
 			struct tc_analysis a;
+			struct tc_arena bulk;
+			tc_arena_init(&bulk, 1 << 16);
+			tc_digest_rank_load(job->aside, job->ranks[k], &bulk);
 			tc_digest_steps(skel, r, &a);
+			tc_digest_rank_unload(job->ranks[k]);
+			tc_arena_finish(&bulk);
 			add_rank(&st.ranks[st.n_ranks++], r->name, &a);
 			tc_analysis_finish(&a);
 		}

@@ -80,7 +80,7 @@ int tc_cmd_steps(int argc, char **argv) {
 			&code);
 		if (is_job > 0) {
 			struct tc_analysis a;
-			tc_job_compose(job.skel, job.ranks, job.n, &ao, &a);
+			tc_job_compose(job.skel, job.ranks, job.n, job.aside, &ao, &a);
 			struct emit_ctx ec = { job.skel, &a };
 			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
 			tc_analysis_finish(&a);

@@ -109,7 +109,7 @@ int tc_cmd_summarize(int argc, char **argv) {
 	if (is_job) {
 		if (is_job > 0) {
 			struct tc_analysis an;
-			tc_job_compose(job.skel, job.ranks, job.n, &ao, &an);
+			tc_job_compose(job.skel, job.ranks, job.n, job.aside, &ao, &an);
 			code = print_summary(&c, argv + optind, argc - optind, job.skel, &an, &so);
 			tc_analysis_finish(&an);
 			tc_cli_job_finish(&job);
