@@ -99,8 +99,11 @@ int tc_cmd_ops(int argc, char **argv) {
 	/* Ranks, read one at a time, with the default analysis: their op
 	 * statistics merged, as from their digests. */
 	if (optind < argc && tc_cli_analysis_default(&ao)) {
+		/* Ops print no step: the ranks keep only the count of theirs. */
+		struct tc_analysis_opts jo = ao;
+		jo.summary_steps_counted = true;
 		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "ops", &ao, argv + optind, argc - optind, &job,
+		int is_job = tc_cli_job_open(&c, "ops", &jo, argv + optind, argc - optind, &job,
 			&code);
 		if (is_job > 0) {
 			struct tc_op_table t;
