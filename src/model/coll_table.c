@@ -116,6 +116,7 @@ bool tc_coll_table_unpack(const Tracectl__CollTable *msg, int64_t base,
 		id[i] = tc_intern_n(&t->strings, s, strlen(s));
 	}
 	t->seq_all = msg->seq_all;
+	TC_GROW(t->v, t->cap, t->n + n);
 	bool ok = true;
 	/* Products wrap as uint64, as the differences did; 0 is a table
 	 * written without a unit. */
