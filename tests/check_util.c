@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -1183,6 +1185,36 @@ static void spill_round_trip(void) {
 	tc_spill_finish(&s);
 }
 
+/* A file that stops taking bytes (a full disk; here a file size limit)
+ * leaves what it holds readable and the rest in memory. */
+START_TEST(spill_file_full) {
+	struct rlimit old;
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit lim = { 4096, old.rlim_max };
+	struct tc_spill s;
+	tc_spill_init(&s);
+	ck_assert_int_ge(s.fd, 0);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	unsigned char buf[3000];
+	uint64_t at[4];
+	for (int i = 0; i < 4; i++) {
+		memset(buf, 'a' + i, sizeof(buf));
+		at[i] = tc_spill_write(&s, buf, sizeof(buf));
+	}
+	ck_assert(s.full);
+	for (int i = 0; i < 4; i++) {
+		memset(buf, 0, sizeof(buf));
+		tc_spill_read(&s, at[i], buf, sizeof(buf));
+		ck_assert_int_eq(buf[0], 'a' + i);
+		ck_assert_int_eq(buf[sizeof(buf) - 1], 'a' + i);
+	}
+	tc_spill_finish(&s);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+}
+END_TEST
+
 START_TEST(spill_file_and_memory) {
 	const char *old = getenv("TMPDIR");
 	char *keep = old ? strdup(old) : NULL;
@@ -1208,6 +1240,7 @@ int main(void) {
 	tcase_add_test(tc, arena_basic);
 	tcase_add_test(tc, arena_reset);
 	tcase_add_test(tc, spill_file_and_memory);
+	tcase_add_test(tc, spill_file_full);
 	tcase_add_test(tc, pb_keep_fields);
 	tcase_add_test(tc, pb_keep_wide_tags);
 	tcase_add_test(tc, term_escape);

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			tc_digest_result(skel, ranks[0], 0, &a);
 		} else {
 			skel = tc_job_skeleton(ranks, n);
-			tc_job_compose(skel, ranks, n, &o, &a);
+			tc_job_compose(skel, ranks, n, NULL, &o, &a);
 		}
 		write_all(skel, &a);
 		tc_analysis_finish(&a);
