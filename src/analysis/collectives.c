@@ -32,11 +32,17 @@ struct rank_rows {
 	size_t n;
 };
 
+struct row_at;
 struct tc_coll_rows {
 	struct tc_spill spill;
 	size_t n;               /* ranks */
 	struct rank_rows *occ;  /* keyed by Seq or occurrence */
 	bool seq_all;
+	/* Scratch kept from table to table: fresh pages cost more than
+	 * sorting a table. */
+	struct row_at *tmp;
+	struct row *out;
+	size_t cap_tmp, cap_out;
 };
 
 static inline int64_t row_end(const struct row *w) {
@@ -80,14 +86,18 @@ void tc_coll_rows_destroy(struct tc_coll_rows *c) {
 	}
 	tc_spill_finish(&c->spill);
 	free(c->occ);
+	free(c->tmp);
+	free(c->out);
 	free(c);
 }
 
 /* v[0..n) sorted by key and set aside as rank k's rows of rr. */
 static void put_rows(struct tc_coll_rows *c, struct rank_rows *rr, size_t k,
 		struct row_at *v, size_t n) {
-	tc_sort(v, n, sizeof(*v), cmp_row_at);
-	struct row *w = tc_xmalloc((n ? n : 1) * sizeof(*w));
+	/* A table is in time order: each (group, name) already by index. */
+	tc_sort_runs(v, n, sizeof(*v), cmp_row_at);
+	TC_GROW(c->out, c->cap_out, n + 1);
+	struct row *w = c->out;
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* A rank holds an instance once: of a key it repeats (a Seq
@@ -99,13 +109,13 @@ static void put_rows(struct tc_coll_rows *c, struct rank_rows *rr, size_t k,
 	}
 	rr[k].at = tc_spill_write(&c->spill, w, u * sizeof(*w));
 	rr[k].n = u;
-	free(w);
 }
 
 void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_table *t,
 		const uint32_t *ids) {
 	c->seq_all &= t->seq_all;
-	struct row_at *v = tc_xmalloc((t->n ? t->n : 1) * sizeof(*v));
+	TC_GROW(c->tmp, c->cap_tmp, t->n + 1);
+	struct row_at *v = c->tmp;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tc_coll_occ *o = &t->v[i];
 		v[i] = (struct row_at){ { .group = ids[o->group], .name = ids[o->name],
@@ -113,7 +123,6 @@ void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_tab
 			.group_size = o->group_size }, i };
 	}
 	put_rows(c, c->occ, k, v, t->n);
-	free(v);
 }
 
 /* Rank k's rows of rr, malloc'd. */
@@ -588,14 +597,14 @@ static bool block_ends(const struct blocks *b0, const struct blocks *bk, size_t 
 /* Rows w[0..n) of rank k renumbered from pair and set aside in out. */
 static void put_renumbered(struct tc_coll_rows *c, struct rank_rows *out, size_t k,
 		const struct row *w, const uint64_t *pair, size_t n) {
-	struct row_at *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
+	TC_GROW(c->tmp, c->cap_tmp, n + 1);
+	struct row_at *v = c->tmp;
 	for (size_t i = 0; i < n; i++) {
 		v[i] = (struct row_at){ w[i], i };
 		v[i].w.index = pair[i] != UINT64_MAX ? pair[i] :
 			((uint64_t)1 << 62) + ((uint64_t)k << 32) + i;
 	}
 	put_rows(c, out, k, v, n);
-	free(v);
 }
 
 static bool match_ends(struct tc_coll_rows *c, int64_t tol, struct rank_rows *out) {

@@ -453,15 +453,21 @@ static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
 		struct store *sto, const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	struct tc_ranks *r = &a->ranks;
 	tc_ranks_spread(r);
-	/* One table unpacked at a time, set aside sorted for matching. */
+	/* One table unpacked at a time, set aside sorted for matching; the
+	 * table and the scratch keep their room from rank to rank (fresh
+	 * pages cost more than the rest of the work). */
 	struct tc_coll_rows *rows = tc_coll_rows_create(n);
+	struct tc_coll_table tab;
+	tc_coll_table_init(&tab);
+	struct tc_arena scratch;
+	tc_arena_init(&scratch, 16 << 20);
+	uint32_t *ids = NULL;
+	size_t cap_ids = 0;
 	for (size_t k = 0; k < n; k++) {
-		struct tc_coll_table tab;
-		tc_coll_table_init(&tab);
+		tc_coll_table_clear(&tab);
+		tc_arena_reset(&scratch);
 		const Tracectl__CollTable *msg = ranks[k]->collectives;
 		/* A job's rank in memory keeps its table packed. */
-		struct tc_arena scratch;
-		tc_arena_init(&scratch, 1 << 16);
 		tc_digest_rank_load(sto->aside, ranks[k], &scratch);
 		if (!msg && ranks[k]->collectives_packed.len) {
 			ProtobufCAllocator alloc;
@@ -471,20 +477,19 @@ static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
 		}
 		if (msg && !tc_coll_table_unpack(msg, dt[k], &tab)) {
 			/* A malformed table matches nothing. */
-			tc_coll_table_finish(&tab);
-			tc_coll_table_init(&tab);
+			tc_coll_table_clear(&tab);
 		}
 		tc_digest_rank_unload(ranks[k]);
-		tc_arena_finish(&scratch);
 		const struct tc_intern *st = &tab.strings;
-		uint32_t *ids = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids));
+		TC_GROW(ids, cap_ids, st->n + 1);
 		for (size_t i = 0; i < st->n; i++) {
 			ids[i] = tc_model_intern_n(skel, st->v[i].s, st->v[i].len);
 		}
 		tc_coll_rows_add(rows, k, &tab, ids);
-		free(ids);
-		tc_coll_table_finish(&tab);
 	}
+	free(ids);
+	tc_arena_finish(&scratch);
+	tc_coll_table_finish(&tab);
 	struct tc_ivals *waits = tc_xcalloc(n, sizeof(*waits));
 	struct tc_step_source src = { kept_steps, sto };
 	tc_pass_collectives(rows, &skel->strings, r, &src, waits);
@@ -666,6 +671,8 @@ static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
 		const struct tc_spill *aside, const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	memset(a, 0, sizeof(*a));
+	/* Rank after rank allocates and frees the same big arrays. */
+	tc_malloc_reuse_begin();
 	int64_t *clock = tc_xmalloc(n * sizeof(*clock));
 	int64_t *dt = tc_xmalloc(n * sizeof(*dt));
 	uint32_t *base = tc_xmalloc(n * sizeof(*base));
@@ -790,4 +797,5 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	free(clock);
 	free(dt);
 	free(base);
+	tc_malloc_reuse_end();
 }

@@ -25,6 +25,21 @@ void tc_malloc_tune(void) {
 #endif
 }
 
+void tc_malloc_reuse_begin(void) {
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
+#endif
+}
+
+void tc_malloc_reuse_end(void) {
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	malloc_trim(0);
+	tc_malloc_tune();
+#endif
+}
+
 void *tc_xmalloc(size_t n) {
 	void *p = malloc(n ? n : 1);
 	if (!p) {

@@ -17,6 +17,12 @@ char *tc_xstrdup(const char *s);
 /* Tune the allocator for a program that lives for one big trace; call once,
  * first thing in main. */
 void tc_malloc_tune(void);
+/* Between these, freed big blocks stay with the process for the next
+ * request (one thread allocating the same sizes rank after rank: fresh
+ * pages cost more there than the work); after, they go back again and
+ * the heap is trimmed. Not nested; no other thread may allocate. */
+void tc_malloc_reuse_begin(void);
+void tc_malloc_reuse_end(void);
 
 /*
  * Grow the array p of elem-sized items so that it holds at least need items.
