@@ -152,6 +152,8 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	struct tc_check chk;
 	tc_check_init(&chk, b, n_ranks);
 	size_t r = 0;
+	/* File after file: a model's freed arrays serve the next one's. */
+	tc_malloc_reuse_begin();
 	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
 		for (size_t k = 0; k < in[i].n_ranks; k++, r++) {
 			struct tc_model *skel = tc_digest_skeleton(&in[i].ranks[k], 1);
@@ -181,6 +183,7 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 			tc_model_destroy(m);
 		}
 	}
+	tc_malloc_reuse_end();
 	/* Ranks missing from the job or claimed twice, as one model warns. */
 	tc_model_assign_ranks(none);
 	if (code == TC_EXIT_OK) {

@@ -102,6 +102,8 @@ int tc_cmd_digest(int argc, char **argv) {
 	}
 	struct tc_digest d;
 	tc_digest_init(&d);
+	/* File after file: a model's freed arrays serve the next one's. */
+	tc_malloc_reuse_begin();
 	for (int i = optind; i < argc && code == TC_EXIT_OK; i++) {
 		if (tc_ingest_is_digest(argv[i], &c.ingest.lim)) {
 			code = tc_cli_usage_error("digest", "'%s' is a digest already; merge "
@@ -116,6 +118,7 @@ int tc_cmd_digest(int argc, char **argv) {
 			tc_model_destroy(m);
 		}
 	}
+	tc_malloc_reuse_end();
 	if (code == TC_EXIT_OK) {
 		struct tc_digest *one = &d;
 		code = write_merged(&c, &one, 1, argv + optind, argc - optind);

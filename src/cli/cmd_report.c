@@ -176,6 +176,8 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 	}
 	uint32_t base = 0;
 	size_t util_lo = 0, mem_lo = 0;
+	/* File after file: a model's freed arrays serve the next one's. */
+	tc_malloc_reuse_begin();
 	for (size_t k = 0; k < job->n && code == TC_EXIT_OK; k++) {
 		const Tracectl__Rank *r = job->ranks[k];
 		if (!ro->diff) {
@@ -204,6 +206,7 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 		util_lo += nu;
 		mem_lo += r->n_mem;
 	}
+	tc_malloc_reuse_end();
 	free(clock);
 	struct tc_outfile out;
 	if (code == TC_EXIT_OK && !tc_cli_open_output(c, inputs, n, skel, &out)) {
