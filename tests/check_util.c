@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1203,6 +1204,7 @@ START_TEST(spill_file_full) {
 		at[i] = tc_spill_write(&s, buf, sizeof(buf));
 	}
 	ck_assert(s.full);
+	ck_assert_int_eq(s.error, EFBIG);
 	for (int i = 0; i < 4; i++) {
 		memset(buf, 0, sizeof(buf));
 		tc_spill_read(&s, at[i], buf, sizeof(buf));
@@ -1223,6 +1225,8 @@ START_TEST(spill_file_and_memory) {
 	struct tc_spill s;
 	tc_spill_init(&s);
 	ck_assert_int_lt(s.fd, 0);
+	ck_assert_int_eq(s.error, ENOENT);
+	ck_assert_str_eq(s.dir, "/nonexistent-tracectl-dir");
 	tc_spill_finish(&s);
 	spill_round_trip();
 	if (keep) {

@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/device.h"
@@ -10,6 +11,7 @@
 #include "ingest/ingest.h"
 #include "model/digest.h"
 #include "util/spill.h"
+#include "util/term.h"
 #include "util/xalloc.h"
 
 /*
@@ -279,6 +281,13 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 }
 
 void tc_cli_job_finish(struct tc_cli_job *job) {
+	const struct tc_spill *s = job->aside;
+	if (s && s->error) {
+		/* The output is the same; only the memory it took is not. */
+		tc_term_fprintf(stderr, "tracectl: note: no temporary file in '%s' (%s): the "
+			"ranks' steps and collectives were kept in memory; set TMPDIR to a folder "
+			"with room\n", s->dir, strerror(s->error));
+	}
 	tc_cli_digests_finish(&job->in);
 	for (size_t i = 0; i < job->n_made; i++) {
 		tc_digest_finish(&job->made[i]);

@@ -14,11 +14,7 @@
 /* Where a write went: memory places carry this bit. */
 #define IN_MEMORY ((uint64_t)1 << 63)
 
-static int open_unnamed(void) {
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir) {
-		dir = "/tmp";
-	}
+static int open_unnamed(const char *dir) {
 	int fd = -1;
 #ifdef O_TMPFILE
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -30,16 +26,21 @@ static int open_unnamed(void) {
 	struct tc_strbuf sb = { 0 };
 	tc_strbuf_addf(&sb, "%s/tracectl-spill-XXXXXX", dir);
 	fd = mkstemp(sb.s);
+	int e = errno;
 	if (fd >= 0) {
 		unlink(sb.s);
 	}
 	free(sb.s);
+	errno = e;
 	return fd;
 }
 
 void tc_spill_init(struct tc_spill *s) {
 	memset(s, 0, sizeof(*s));
-	s->fd = open_unnamed();
+	const char *dir = getenv("TMPDIR");
+	s->dir = tc_xstrdup(dir && *dir ? dir : "/tmp");
+	s->fd = open_unnamed(s->dir);
+	s->error = s->fd < 0 ? errno : 0;
 	pthread_mutex_init(&s->lock, NULL);
 }
 
@@ -48,6 +49,7 @@ void tc_spill_finish(struct tc_spill *s) {
 		close(s->fd);
 	}
 	free(s->mem);
+	free(s->dir);
 	pthread_mutex_destroy(&s->lock);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -60,6 +62,7 @@ static bool write_all(int fd, const unsigned char *p, size_t n, uint64_t at) {
 			continue;
 		}
 		if (w <= 0) {
+			errno = w < 0 ? errno : ENOSPC;
 			return false;
 		}
 		p += w;
@@ -81,6 +84,7 @@ uint64_t tc_spill_write(struct tc_spill *s, const void *p, size_t n) {
 		/* Full or failing: this and what follows stay in memory; what
 		 * was written is still read from the file. */
 		s->full = true;
+		s->error = errno;
 	}
 	at = s->mem_len | IN_MEMORY;
 	TC_GROW(s->mem, s->mem_cap, s->mem_len + n);

@@ -20,6 +20,8 @@
 struct tc_spill {
 	int fd;                 /* -1: memory only */
 	bool full;              /* a write failed: the rest goes to memory */
+	int error;              /* errno of the failed open or write, 0 none */
+	char *dir;              /* where the file is or would be */
 	uint64_t file_size;
 	unsigned char *mem;
 	size_t mem_len, mem_cap;
