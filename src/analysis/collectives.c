@@ -391,6 +391,7 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 			.index = w[0].index, .n_ranks = cnt, .last_step = -1, .bytes = -1,
 			.algbw = -1, .busbw = -1 };
 		int64_t first = INT64_MAX, last = INT64_MIN;
+		last_own[q] = INT64_MIN; /* none arrived after INT64_MIN: no step */
 		for (size_t i = 0; i < cnt; i++) {
 			int64_t s = w[i].start - r->v[rank[i]].clock_offset_ps;
 			first = s < first ? s : first;
@@ -457,7 +458,8 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 		steps->get(steps->ctx, k, &pa);
 		for (; i < n_runs && r->coll[by[i]].last == k; i++) {
 			struct tc_coll_instance *ci = &r->coll[by[i]];
-			size_t s = tc_step_times_at(&pa, last_own[by[i]]);
+			size_t s = last_own[by[i]] == INT64_MIN ? SIZE_MAX :
+				tc_step_times_at(&pa, last_own[by[i]]);
 			ci->last_step = s < pa.n ? pa.num[s] : -1;
 		}
 		tc_step_times_finish(&pa);
