@@ -564,8 +564,9 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	tc_digest_add_rank_with(d, m, input, NULL, TC_DIGEST_ALL);
 }
 
-/* r's bulk (lean step columns, exposed times, packed collectives), all
- * from another arena, packed into aside as one Rank and gone from r. */
+/* r's bulk (lean step columns, marked steps, exposed times, packed
+ * collectives), all from another arena, packed into aside as one Rank and
+ * gone from r. */
 static void set_aside(Tracectl__Rank *r, struct tc_spill *aside) {
 	Tracectl__Rank x;
 	tracectl__rank__init(&x);
@@ -581,6 +582,13 @@ static void set_aside(Tracectl__Rank *r, struct tc_spill *aside) {
 	xs.n_lean_flags = st->n_lean_flags;
 	xs.lean_flags = st->lean_flags;
 	x.steps = &xs;
+	Tracectl__Result xr;
+	tracectl__result__init(&xr);
+	if (r->result) {
+		xr.n_sum_steps = r->result->n_sum_steps;
+		xr.sum_steps = r->result->sum_steps;
+		x.result = &xr;
+	}
 	x.n_exposed = r->n_exposed;
 	x.exposed = r->exposed;
 	x.collectives_packed = r->collectives_packed;
@@ -616,6 +624,10 @@ void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r, struct
 		st->n_lean_flags = xs->n_lean_flags;
 		st->lean_flags = xs->lean_flags;
 	}
+	if (r->result && x->result) {
+		r->result->n_sum_steps = x->result->n_sum_steps;
+		r->result->sum_steps = x->result->sum_steps;
+	}
 	r->n_exposed = x->n_exposed;
 	r->exposed = x->exposed;
 	r->collectives_packed = x->collectives_packed;
@@ -630,6 +642,10 @@ void tc_digest_rank_unload(Tracectl__Rank *r) {
 		st->n_lean_start_ps = st->n_lean_dur_ps = st->n_lean_num = st->n_lean_flags = 0;
 		st->lean_start_ps = st->lean_dur_ps = st->lean_num = NULL;
 		st->lean_flags = NULL;
+	}
+	if (r->result) {
+		r->result->n_sum_steps = 0;
+		r->result->sum_steps = NULL;
 	}
 	r->n_exposed = 0;
 	r->exposed = NULL;
@@ -765,7 +781,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 		tc_arena_finish(&scratch);
 	}
 	tc_coll_table_finish(&ct);
-	tc_digest_result_pack(d, m, &a, first, r);
+	tc_digest_result_pack(d, bulk, m, &a, first, r);
 	if (!job_only) {
 		tc_diff_side_finish(&side);
 	}

@@ -38,7 +38,8 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 /*
  * tc_digest_add_rank_with for a job's rank (keep not TC_DIGEST_ALL) whose
  * bulk, what grows with its steps and collectives (lean step columns,
- * exposed collective time, the packed collective table), goes to aside
+ * marked steps, exposed collective time, the packed collective table),
+ * goes to aside
  * (NULL: kept in d): the rank holds where (Rank.aside_at, aside_len), and
  * tc_digest_rank_load puts it back for as long as a reader needs it.
  */
@@ -65,9 +66,11 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 	struct tc_analysis *a);
 
 /* The rank's analysis and summary (Rank.result) for the writers, from
- * m's analysis a (TC_AN_FINDINGS | TC_AN_SUMMARY); times from first. */
-void tc_digest_result_pack(struct tc_digest *d, const struct tc_model *m,
-	const struct tc_analysis *a, int64_t first, Tracectl__Rank *r);
+ * m's analysis a (TC_AN_FINDINGS | TC_AN_SUMMARY); times from first. Its
+ * marked steps are allocated from bulk (d where they stay with it). */
+void tc_digest_result_pack(struct tc_digest *d, struct tc_digest *bulk,
+	const struct tc_model *m, const struct tc_analysis *a, int64_t first,
+	Tracectl__Rank *r);
 /* Fill a (finish it with tc_analysis_finish) from r's result, as
  * tc_analyze(TC_AN_FINDINGS | TC_AN_SUMMARY) filled it from the trace,
  * adding the tracks, counters and warnings it names to skel; r's devices

@@ -40,7 +40,8 @@ static uint32_t track_ref(struct track_ids *t, uint32_t track) {
 	return t->idx[track] - 1;
 }
 
-static void pack_summary(struct tc_digest *d, const struct tc_model *m,
+/* The marked steps come from bulk (d, or a digest set aside). */
+static void pack_summary(struct tc_digest *d, struct tc_digest *bulk, const struct tc_model *m,
 		const struct tc_summary *s, int64_t first, struct track_ids *tk,
 		Tracectl__Result *o) {
 	o->first_ps = s->first_ps - first;
@@ -92,13 +93,13 @@ static void pack_summary(struct tc_digest *d, const struct tc_model *m,
 		o->sum_steps_min_ps = s->steps_min_ps;
 		o->sum_steps_max_ps = s->steps_max_ps;
 	}
-	o->sum_steps = ralloc(d, o->n_sum_steps * sizeof(*o->sum_steps));
+	o->sum_steps = ralloc(bulk, o->n_sum_steps * sizeof(*o->sum_steps));
 	for (size_t i = 0; i < o->n_sum_steps; i++) {
 		const struct tc_step_summary *x = &s->steps[i];
-		Tracectl__SumStep *v = o->sum_steps[i] = ralloc(d, sizeof(*v));
+		Tracectl__SumStep *v = o->sum_steps[i] = ralloc(bulk, sizeof(*v));
 		tracectl__sum_step__init(v);
 		v->num = x->num;
-		v->name = rstr(d, mstr(m, x->name));
+		v->name = rstr(bulk, mstr(m, x->name));
 		v->device = rdev(m, x->device);
 		v->start_ps = x->start_ps - first;
 		v->dur_ps = x->dur_ps;
@@ -257,15 +258,16 @@ static void pack_findings(struct tc_digest *d, const struct tc_model *m,
 	}
 }
 
-void tc_digest_result_pack(struct tc_digest *d, const struct tc_model *m,
-		const struct tc_analysis *a, int64_t first, Tracectl__Rank *r) {
+void tc_digest_result_pack(struct tc_digest *d, struct tc_digest *bulk,
+		const struct tc_model *m, const struct tc_analysis *a, int64_t first,
+		Tracectl__Rank *r) {
 	Tracectl__Result *o = r->result = ralloc(d, sizeof(*o));
 	tracectl__result__init(o);
 	struct track_ids tk = {
 		.model = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tk.model)),
 		.idx = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*tk.idx)),
 	};
-	pack_summary(d, m, &a->summary, first, &tk, o);
+	pack_summary(d, bulk, m, &a->summary, first, &tk, o);
 	pack_util(d, a, first, &tk, o);
 	pack_findings(d, m, a, first, o);
 	o->n_tracks = tk.n;
