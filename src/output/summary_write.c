@@ -13,10 +13,31 @@ static const char *S(const struct tc_model *m, uint32_t id) {
 	return tc_model_str(m, id);
 }
 
+/* Of more than LIST_MAX inputs or hosts (a job of many ranks), text lists
+ * the first LIST_HEAD and the last: the devices table names every rank
+ * and JSON lists them all. */
+#define LIST_MAX 8
+#define LIST_HEAD 3
+
+static bool listed(size_t i, size_t n) {
+	return n <= LIST_MAX || i < LIST_HEAD || i + 1 == n;
+}
+
 static void write_sources_text(FILE *f, const struct tc_model *m) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	for (size_t i = 0; i < m->n_sources; i++) {
 		const struct tc_source *s = &m->sources[i];
+		if (!listed(i, m->n_sources)) {
+			if (i == LIST_HEAD) {
+				double bytes = 0;
+				for (size_t k = i; k + 1 < m->n_sources; k++) {
+					bytes += (double)m->sources[k].file_size;
+				}
+				fprintf(f, "input      ... %zu more (%s)\n", m->n_sources - LIST_HEAD - 1,
+					tc_fmt_bytes(b1, bytes));
+			}
+			continue;
+		}
 		tc_term_fprintf(f, "input      %s (%s, %s", S(m, s->path), S(m, s->format),
 			tc_fmt_bytes(b1, (double)s->file_size));
 		if (strcmp(S(m, s->compression), "none") != 0) {
@@ -28,7 +49,14 @@ static void write_sources_text(FILE *f, const struct tc_model *m) {
 	if (m->n_hosts) {
 		fprintf(f, "hosts      ");
 		for (size_t i = 0; i < m->n_hosts; i++) {
-			tc_term_fprintf(f, "%s%s", i ? ", " : "", S(m, m->hosts[i].name));
+			if (listed(i, m->n_hosts)) {
+				tc_term_fprintf(f, "%s%s", i ? ", " : "", S(m, m->hosts[i].name));
+			} else if (i == LIST_HEAD) {
+				fprintf(f, ", ...");
+			}
+		}
+		if (m->n_hosts > LIST_MAX) {
+			fprintf(f, " (%zu hosts)", m->n_hosts);
 		}
 		fprintf(f, "\n");
 	}
