@@ -32,6 +32,12 @@ for case in "$dir"/*/; do
 	[ -f "$case/cmd" ] || continue
 	needs_traces=0
 	[ -f "$case/needs" ] && grep -q traces "$case/needs" && needs_traces=1
+	# A case that reads the real traces says so, or a clone without them fails.
+	if [ $needs_traces = 0 ] && grep -q 'TRACES' "$case/cmd"; then
+		echo "FAIL $name: reads \$TRACES without a needs file"
+		fail=$((fail + 1))
+		continue
+	fi
 	case $part:$needs_traces in
 	fixtures:1|traces:0) continue ;;
 	esac
