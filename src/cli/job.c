@@ -127,8 +127,8 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 	}
 	tc_cli_progress_start(files, (int)n, &rd.io.lim);
 	/* Each thread reads file after file: a model's freed arrays serve the
-	 * next one's. On 64 ranks of 63.5 MB: 9.6 s instead of 14.8 s, 87 MB
-	 * peak instead of 79 MB. */
+	 * next one's, faster than fresh pages for a little more peak memory
+	 * (bench/README, "Digests and jobs"). */
 	tc_malloc_reuse_begin();
 	pthread_t th;
 	bool second = nw == 2 && pthread_create(&th, NULL, work, &w[1]) == 0;
@@ -170,8 +170,8 @@ static int read_job_traces(const struct tc_cli_common *c, const struct tc_analys
 	}
 	job->n_made = 3;
 	/* What each lean rank keeps of its steps and collectives waits in a
-	 * temporary file until the job is composed: 64 ranks of 32,000 steps
-	 * held 200 MB of it. */
+	 * temporary file until the job is composed, so memory does not grow
+	 * with the job's steps. */
 	job->aside = tc_xmalloc(sizeof(*job->aside));
 	tc_spill_init(job->aside);
 	int code = read_traces(c, ao, files, n, TC_DIGEST_JOB_LEAN, job->made, job);
