@@ -16,6 +16,10 @@
 #define PW (W - L - 20)
 #define STEPS_DRAWN 400   /* bars over all ranks */
 #define HEAT_COLS 200
+/* Heatmap cells per panel over all ranks: a job of 512 ranks drew 100,000
+ * (30 MB of page). More steps than columns go in bins of equal count. */
+#define HEAT_CELLS 8000
+#define HEAT_MIN_COLS 16
 #define UTIL_ROWS 32
 
 /* Category colours are the CSS classes c0.. (enum tc_bd_cat order). */
@@ -347,13 +351,34 @@ void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
 		TC_TL_BINS);
 }
 
+/* Step i's value in a heat panel: its time, or its category cat's. */
+static int64_t heat_value(const struct tc_step *st, int cat) {
+	return cat < 0 ? st->dur_ps : st->cat_ps[cat];
+}
+
+/* Cell c of rank k: the largest value of its bin of per steps (the bin
+ * from step c * per); false past the rank's steps. */
+static bool heat_cell(const struct tc_report_rank *rk, size_t c, size_t per, int cat,
+		int64_t *v, size_t *lo, size_t *hi) {
+	*lo = c * per;
+	if (*lo >= rk->n_steps) {
+		return false;
+	}
+	*hi = *lo + per < rk->n_steps ? *lo + per : rk->n_steps;
+	*v = heat_value(&rk->steps[*lo], cat);
+	for (size_t i = *lo + 1; i < *hi; i++) {
+		int64_t x = heat_value(&rk->steps[i], cat);
+		*v = x > *v ? x : *v;
+	}
+	return true;
+}
+
 static void heat_panel(FILE *f, const struct tc_report *r, double y0, int rh, size_t cols,
-		int cat, const char *title) {
-	int64_t lo = INT64_MAX, hi = 0;
+		size_t per, int cat, const char *title) {
+	int64_t lo = INT64_MAX, hi = 0, v;
+	size_t a, b;
 	for (size_t k = 0; k < r->n_ranks; k++) {
-		for (size_t i = 0; i < r->ranks[k].n_steps && i < cols; i++) {
-			const struct tc_step *st = &r->ranks[k].steps[i];
-			int64_t v = cat < 0 ? st->dur_ps : st->cat_ps[cat];
+		for (size_t c = 0; c < cols && heat_cell(&r->ranks[k], c, per, cat, &v, &a, &b); c++) {
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 		}
@@ -367,16 +392,20 @@ static void heat_panel(FILE *f, const struct tc_report *r, double y0, int rh, si
 		const struct tc_report_rank *rk = &r->ranks[k];
 		double y = y0 + (double)k * rh;
 		label(f, L - 8, y + rh - 4, "end", rk->label, 28);
-		for (size_t i = 0; i < rk->n_steps && i < cols; i++) {
-			const struct tc_step *st = &rk->steps[i];
-			int64_t v = cat < 0 ? st->dur_ps : st->cat_ps[cat];
+		for (size_t c = 0; c < cols && heat_cell(rk, c, per, cat, &v, &a, &b); c++) {
 			double op = hi > lo ? 0.08 + 0.92 * (double)(v - lo) / (double)(hi - lo) :
 				v > 0 ? 0.5 : 0.04;
 			fprintf(f, "<rect class=\"h\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
-				"fill-opacity=\"%.2f\" data-ps=\"%" PRId64 "\"><title>", L + cw * (double)i, y,
+				"fill-opacity=\"%.2f\" data-ps=\"%" PRId64 "\"><title>", L + cw * (double)c, y,
 				cw, rh - 1, op, v);
 			tc_markup_escape(f, rk->label);
-			fprintf(f, " step %" PRId64 ": %s</title></rect>", st->num, tc_report_ms(x[0], v));
+			if (b - a == 1) {
+				fprintf(f, " step %" PRId64 ": %s</title></rect>", rk->steps[a].num,
+					tc_report_ms(x[0], v));
+			} else {
+				fprintf(f, " steps %" PRId64 " to %" PRId64 ": longest %s</title></rect>",
+					rk->steps[a].num, rk->steps[b - 1].num, tc_report_ms(x[0], v));
+			}
 		}
 		fputc('\n', f);
 	}
@@ -390,17 +419,22 @@ void tc_report_svg_heatmap(FILE *f, const struct tc_report *r) {
 		cols = r->ranks[k].n_steps > cols ? r->ranks[k].n_steps : cols;
 	}
 	size_t all = cols;
-	cols = cols < HEAT_COLS ? cols : HEAT_COLS;
+	size_t room = HEAT_CELLS / (r->n_ranks ? r->n_ranks : 1);
+	room = room < HEAT_MIN_COLS ? HEAT_MIN_COLS : room > HEAT_COLS ? HEAT_COLS : room;
+	/* Every step drawn: more than room go in bins of per steps. */
+	size_t per = all > room ? (all + room - 1) / room : 1;
+	cols = (all + per - 1) / per;
 	double panel = 24 + (double)r->n_ranks * rh;
 	svg_begin(f, "ranks", "Ranks", (int)(2 * panel + 16));
-	heat_panel(f, r, 20, rh, cols, -1, "step time");
-	heat_panel(f, r, 20 + panel, rh, cols, TC_BD_COLLECTIVE, "exposed communication");
+	heat_panel(f, r, 20, rh, cols, per, -1, "step time");
+	heat_panel(f, r, 20 + panel, rh, cols, per, TC_BD_COLLECTIVE, "exposed communication");
 	fputs("</svg>\n", f);
-	if (all > cols) {
-		fprintf(f, "<p class=\"note\">The first %zu of %zu steps drawn.</p>\n", cols, all);
+	if (per > 1) {
+		fprintf(f, "<p class=\"note\">Each cell is the longest of %zu steps in a row "
+			"(%zu steps in %zu columns).</p>\n", per, all, cols);
 	}
-	fputs("<p class=\"note\">One row per rank (input file), one column per step in the "
-		"rank's order; darker is longer. Exposed communication is the collective "
+	fputs("<p class=\"note\">One row per rank (input file), one column per step (or bin of "
+		"steps) in the rank's order; darker is longer. Exposed communication is the collective "
 		"category of the attribution: collective time not hidden behind compute or "
 		"copies.</p>\n</section>\n", f);
 }
