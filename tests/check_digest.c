@@ -439,11 +439,11 @@ START_TEST(coll_repeated_key) {
 	struct tc_ranks r = { .n = 2 };
 	r.v = tc_xcalloc(2, sizeof(*r.v));
 	r.v[1].rank = 1;
-	struct tc_step_times st[2] = { { 0 }, { 0 } };
+	struct tc_analysis none[2] = { { 0 }, { 0 } };
 	for (size_t k = 0; k < 2; k++) {
 		tc_coll_rows_add(rows, k, &tab[k], ids[k]);
 	}
-	struct tc_step_source src = { tc_step_times_array_get, st };
+	struct tc_step_source src = { tc_step_times_analysis_get, none };
 	tc_pass_collectives(rows, &tab[0].strings, &r, &src, NULL);
 	tc_coll_rows_destroy(rows);
 	ck_assert_uint_eq(r.n_coll, 2);

@@ -32,17 +32,11 @@ struct rank_rows {
 	size_t n;
 };
 
-struct row_at;
 struct tc_coll_rows {
 	struct tc_spill spill;
 	size_t n;               /* ranks */
 	struct rank_rows *occ;  /* keyed by Seq or occurrence */
 	bool seq_all;
-	/* Scratch kept from table to table: fresh pages cost more than
-	 * sorting a table. */
-	struct row_at *tmp;
-	struct row *out;
-	size_t cap_tmp, cap_out;
 };
 
 static inline int64_t row_end(const struct row *w) {
@@ -86,8 +80,6 @@ void tc_coll_rows_destroy(struct tc_coll_rows *c) {
 	}
 	tc_spill_finish(&c->spill);
 	free(c->occ);
-	free(c->tmp);
-	free(c->out);
 	free(c);
 }
 
@@ -96,8 +88,7 @@ static void put_rows(struct tc_coll_rows *c, struct rank_rows *rr, size_t k,
 		struct row_at *v, size_t n) {
 	/* A table is in time order: each (group, name) already by index. */
 	tc_sort_runs(v, n, sizeof(*v), cmp_row_at);
-	TC_GROW(c->out, c->cap_out, n + 1);
-	struct row *w = c->out;
+	struct row *w = tc_xmalloc((n ? n : 1) * sizeof(*w));
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++) {
 		/* A rank holds an instance once: of a key it repeats (a Seq
@@ -109,13 +100,13 @@ static void put_rows(struct tc_coll_rows *c, struct rank_rows *rr, size_t k,
 	}
 	rr[k].at = tc_spill_write(&c->spill, w, u * sizeof(*w));
 	rr[k].n = u;
+	free(w);
 }
 
 void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_table *t,
 		const uint32_t *ids) {
 	c->seq_all &= t->seq_all;
-	TC_GROW(c->tmp, c->cap_tmp, t->n + 1);
-	struct row_at *v = c->tmp;
+	struct row_at *v = tc_xmalloc((t->n ? t->n : 1) * sizeof(*v));
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tc_coll_occ *o = &t->v[i];
 		v[i] = (struct row_at){ { .group = ids[o->group], .name = ids[o->name],
@@ -123,6 +114,7 @@ void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_tab
 			.group_size = o->group_size }, i };
 	}
 	put_rows(c, c->occ, k, v, t->n);
+	free(v);
 }
 
 /* Rank k's rows of rr, malloc'd. */
@@ -234,12 +226,10 @@ static size_t merge_next(struct merge *m, struct row *w, uint32_t *rank) {
 		}
 		w[cnt] = u->buf[u->at++];
 		rank[cnt++] = k;
-		if (cursor_fill(m->c, u)) {
-			heap_down(m, 0);
-		} else {
+		if (!cursor_fill(m->c, u)) {
 			m->heap[0] = m->heap[--m->nh];
-			heap_down(m, 0);
 		}
+		heap_down(m, 0);
 	}
 	return cnt;
 }
@@ -333,9 +323,46 @@ static void straggler_waits(const struct tc_coll_rows *c, const struct rank_rows
 	free(rank);
 }
 
-/* Instances from the rows of rr: fills r's collectives. Returns how many
- * of them the ranks leave within tol of each other (aligned ends), 0 when
- * no instance is held by two ranks. */
+/* Each instance's step on its last rank's own clock (last_own[q]: when
+ * that rank started instance q; INT64_MIN none): its analysis ran on the
+ * model its table came from, whose times the table keeps. Instances by
+ * their last rank, so that each rank's steps are read once. */
+static void last_steps(struct tc_ranks *r, const int64_t *last_own,
+		const struct tc_step_source *steps) {
+	size_t n = r->n_coll;
+	size_t *from = tc_xcalloc(r->n + 1, sizeof(*from));
+	size_t *by = tc_xmalloc((n ? n : 1) * sizeof(*by));
+	for (size_t q = 0; q < n; q++) {
+		from[r->coll[q].last + 1]++;
+	}
+	for (size_t k = 0; k < r->n; k++) {
+		from[k + 1] += from[k];
+	}
+	for (size_t q = 0; q < n; q++) {
+		by[from[r->coll[q].last]++] = q;
+	}
+	for (size_t k = 0, i = 0; k < r->n; k++) {
+		if (i == n || r->coll[by[i]].last != k) {
+			continue;
+		}
+		struct tc_step_times pa;
+		steps->get(steps->ctx, k, &pa);
+		for (; i < n && r->coll[by[i]].last == k; i++) {
+			struct tc_coll_instance *ci = &r->coll[by[i]];
+			size_t s = last_own[by[i]] == INT64_MIN ? SIZE_MAX :
+				tc_step_times_at(&pa, last_own[by[i]]);
+			ci->last_step = s < pa.n ? pa.num[s] : -1;
+		}
+		tc_step_times_finish(&pa);
+	}
+	free(from);
+	free(by);
+}
+
+/* Instances from the rows of rr: fills r's collectives, each one's last
+ * step from steps (NULL: a trial pairing, last steps left -1). Returns how
+ * many of them the ranks leave within tol of each other (aligned ends), 0
+ * when no instance is held by two ranks. */
 static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr,
 		const struct tc_intern *names, struct tc_ranks *r,
 		const struct tc_step_source *steps, int64_t tol, struct tc_ivals *waits) {
@@ -436,36 +463,9 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 		q++;
 	}
 	merge_close(&m);
-	/* The step on the last rank's own clock: its analysis ran on the
-	 * model its table came from, whose times the table keeps. Instances
-	 * by their last rank, so that each rank's steps are read once. */
-	size_t *from = tc_xcalloc(r->n + 1, sizeof(*from));
-	size_t *by = tc_xmalloc(n_runs * sizeof(*by));
-	for (size_t q = 0; q < n_runs; q++) {
-		from[r->coll[q].last + 1]++;
+	if (steps) {
+		last_steps(r, last_own, steps);
 	}
-	for (size_t k = 0; k < r->n; k++) {
-		from[k + 1] += from[k];
-	}
-	for (size_t q = 0; q < n_runs; q++) {
-		by[from[r->coll[q].last]++] = q;
-	}
-	for (size_t k = 0, i = 0; k < r->n; k++) {
-		if (i == n_runs || r->coll[by[i]].last != k) {
-			continue;
-		}
-		struct tc_step_times pa;
-		steps->get(steps->ctx, k, &pa);
-		for (; i < n_runs && r->coll[by[i]].last == k; i++) {
-			struct tc_coll_instance *ci = &r->coll[by[i]];
-			size_t s = last_own[by[i]] == INT64_MIN ? SIZE_MAX :
-				tc_step_times_at(&pa, last_own[by[i]]);
-			ci->last_step = s < pa.n ? pa.num[s] : -1;
-		}
-		tc_step_times_finish(&pa);
-	}
-	free(from);
-	free(by);
 	free(last_own);
 	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
 	r->end_spread_ps = spread[n_runs / 2];
@@ -535,7 +535,8 @@ static int cmp_end(const void *pa, const void *pb) {
  * (group, name): enough to find the common one, and linear in the rest. */
 #define OFFSET_PROBES 16
 
-/* A rank's rows in blocks of one (group, name), each block's ends sorted. */
+/* A rank's rows in blocks of one (group, name), each block's ends sorted;
+ * the blocks own the rows (blocks_finish frees them). */
 struct blocks {
 	struct row *w;
 	size_t n;
@@ -599,14 +600,14 @@ static bool block_ends(const struct blocks *b0, const struct blocks *bk, size_t 
 /* Rows w[0..n) of rank k renumbered from pair and set aside in out. */
 static void put_renumbered(struct tc_coll_rows *c, struct rank_rows *out, size_t k,
 		const struct row *w, const uint64_t *pair, size_t n) {
-	TC_GROW(c->tmp, c->cap_tmp, n + 1);
-	struct row_at *v = c->tmp;
+	struct row_at *v = tc_xmalloc((n ? n : 1) * sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
 		v[i] = (struct row_at){ w[i], i };
 		v[i].w.index = pair[i] != UINT64_MAX ? pair[i] :
 			((uint64_t)1 << 62) + ((uint64_t)k << 32) + i;
 	}
 	put_rows(c, out, k, v, n);
+	free(v);
 }
 
 static bool match_ends(struct tc_coll_rows *c, int64_t tol, struct rank_rows *out) {
@@ -747,7 +748,7 @@ void tc_pass_collectives(struct tc_coll_rows *c, const struct tc_intern *names,
 	const char *source = c->seq_all ? "Seq" : "occurrence";
 	size_t together;
 	if (by_end) {
-		size_t occ = instances(c, c->occ, names, r, steps, tol, NULL);
+		size_t occ = instances(c, c->occ, names, r, NULL, tol, NULL);
 		reset(r);
 		together = instances(c, by_end, names, r, steps, tol, waits);
 		source = "end";

@@ -564,92 +564,90 @@ void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const cha
 	tc_digest_add_rank_with(d, m, input, NULL, TC_DIGEST_ALL);
 }
 
-/* r's bulk (lean step columns, marked steps, exposed times, packed
- * collectives), all from another arena, packed into aside as one Rank and
+/* The bulk fields (lean step columns, marked steps, exposed times, packed
+ * collectives) of from, pointers and counts, into to where to has the
+ * parts that hold them. */
+static void bulk_copy(Tracectl__Rank *to, const Tracectl__Rank *from) {
+	Tracectl__Steps *t = to->steps;
+	const Tracectl__Steps *f = from->steps;
+	if (t && f) {
+		t->n_lean_start_ps = f->n_lean_start_ps;
+		t->lean_start_ps = f->lean_start_ps;
+		t->n_lean_dur_ps = f->n_lean_dur_ps;
+		t->lean_dur_ps = f->lean_dur_ps;
+		t->n_lean_num = f->n_lean_num;
+		t->lean_num = f->lean_num;
+		t->n_lean_flags = f->n_lean_flags;
+		t->lean_flags = f->lean_flags;
+	}
+	if (to->result && from->result) {
+		to->result->n_sum_steps = from->result->n_sum_steps;
+		to->result->sum_steps = from->result->sum_steps;
+	}
+	to->n_exposed = from->n_exposed;
+	to->exposed = from->exposed;
+	to->collectives_packed = from->collectives_packed;
+}
+
+/* An empty Rank with the parts that hold bulk fields. */
+struct bulk_holder {
+	Tracectl__Rank r;
+	Tracectl__Steps steps;
+	Tracectl__Result result;
+};
+
+static Tracectl__Rank *bulk_holder_init(struct bulk_holder *h) {
+	tracectl__rank__init(&h->r);
+	tracectl__steps__init(&h->steps);
+	tracectl__result__init(&h->result);
+	h->r.steps = &h->steps;
+	h->r.result = &h->result;
+	return &h->r;
+}
+
+/* r's bulk fields emptied. */
+static void bulk_clear(Tracectl__Rank *r) {
+	struct bulk_holder none;
+	bulk_copy(r, bulk_holder_init(&none));
+}
+
+/* r's bulk, all from another arena, packed into aside as one Rank and
  * gone from r. */
 static void set_aside(Tracectl__Rank *r, struct tc_spill *aside) {
-	Tracectl__Rank x;
-	tracectl__rank__init(&x);
-	Tracectl__Steps xs;
-	tracectl__steps__init(&xs);
-	Tracectl__Steps *st = r->steps;
-	xs.n_lean_start_ps = st->n_lean_start_ps;
-	xs.lean_start_ps = st->lean_start_ps;
-	xs.n_lean_dur_ps = st->n_lean_dur_ps;
-	xs.lean_dur_ps = st->lean_dur_ps;
-	xs.n_lean_num = st->n_lean_num;
-	xs.lean_num = st->lean_num;
-	xs.n_lean_flags = st->n_lean_flags;
-	xs.lean_flags = st->lean_flags;
-	x.steps = &xs;
-	Tracectl__Result xr;
-	tracectl__result__init(&xr);
-	if (r->result) {
-		xr.n_sum_steps = r->result->n_sum_steps;
-		xr.sum_steps = r->result->sum_steps;
-		x.result = &xr;
-	}
-	x.n_exposed = r->n_exposed;
-	x.exposed = r->exposed;
-	x.collectives_packed = r->collectives_packed;
-	size_t n = tracectl__rank__get_packed_size(&x);
+	struct bulk_holder h;
+	Tracectl__Rank *x = bulk_holder_init(&h);
+	bulk_copy(x, r);
+	size_t n = tracectl__rank__get_packed_size(x);
 	uint8_t *buf = tc_xmalloc(n);
-	tracectl__rank__pack(&x, buf);
+	tracectl__rank__pack(x, buf);
 	r->aside_at = tc_spill_write(aside, buf, n);
 	r->aside_len = n;
 	free(buf);
-	tc_digest_rank_unload(r);
+	bulk_clear(r);
 }
 
-void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r, struct tc_arena *a) {
+void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r,
+		struct tc_digest_bulk *b) {
+	tc_arena_init(&b->arena, 1 << 16);
+	b->r = r;
 	if (!r->aside_len) {
 		return;
 	}
-	uint8_t *buf = tc_arena_alloc(a, r->aside_len);
+	uint8_t *buf = tc_arena_alloc(&b->arena, r->aside_len);
 	tc_spill_read(aside, r->aside_at, buf, r->aside_len);
 	ProtobufCAllocator alloc;
-	tc_digest_allocator(a, &alloc);
+	tc_digest_allocator(&b->arena, &alloc);
 	Tracectl__Rank *x = tracectl__rank__unpack(&alloc, r->aside_len, buf);
-	if (!x) {
-		return; /* packed here: cannot happen */
+	if (x) { /* packed here: cannot fail */
+		bulk_copy(r, x);
 	}
-	Tracectl__Steps *st = r->steps, *xs = x->steps;
-	if (st && xs) {
-		st->n_lean_start_ps = xs->n_lean_start_ps;
-		st->lean_start_ps = xs->lean_start_ps;
-		st->n_lean_dur_ps = xs->n_lean_dur_ps;
-		st->lean_dur_ps = xs->lean_dur_ps;
-		st->n_lean_num = xs->n_lean_num;
-		st->lean_num = xs->lean_num;
-		st->n_lean_flags = xs->n_lean_flags;
-		st->lean_flags = xs->lean_flags;
-	}
-	if (r->result && x->result) {
-		r->result->n_sum_steps = x->result->n_sum_steps;
-		r->result->sum_steps = x->result->sum_steps;
-	}
-	r->n_exposed = x->n_exposed;
-	r->exposed = x->exposed;
-	r->collectives_packed = x->collectives_packed;
 }
 
-void tc_digest_rank_unload(Tracectl__Rank *r) {
-	if (!r->aside_len) {
-		return; /* a whole rank */
+void tc_digest_rank_unload(struct tc_digest_bulk *b) {
+	if (b->r->aside_len) {
+		bulk_clear(b->r);
 	}
-	Tracectl__Steps *st = r->steps;
-	if (st) {
-		st->n_lean_start_ps = st->n_lean_dur_ps = st->n_lean_num = st->n_lean_flags = 0;
-		st->lean_start_ps = st->lean_dur_ps = st->lean_num = NULL;
-		st->lean_flags = NULL;
-	}
-	if (r->result) {
-		r->result->n_sum_steps = 0;
-		r->result->sum_steps = NULL;
-	}
-	r->n_exposed = 0;
-	r->exposed = NULL;
-	r->collectives_packed = (ProtobufCBinaryData){ 0 };
+	tc_arena_finish(&b->arena);
 }
 
 void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, const char *input,

@@ -39,17 +39,25 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
  * tc_digest_add_rank_with for a job's rank (keep not TC_DIGEST_ALL) whose
  * bulk, what grows with its steps and collectives (lean step columns,
  * marked steps, exposed collective time, the packed collective table),
- * goes to aside
- * (NULL: kept in d): the rank holds where (Rank.aside_at, aside_len), and
- * tc_digest_rank_load puts it back for as long as a reader needs it.
+ * goes to aside (NULL: kept in d): the rank holds where (Rank.aside_at,
+ * aside_len), and tc_digest_rank_load puts it back for as long as a
+ * reader needs it.
  */
 struct tc_spill;
 void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const char *input,
 	const struct tc_analysis_opts *o, enum tc_digest_keep keep, struct tc_spill *aside);
-/* r's bulk from aside, allocated from a (no-op when none was set aside);
- * tc_digest_rank_unload takes it out again before a goes. */
-void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r, struct tc_arena *a);
-void tc_digest_rank_unload(Tracectl__Rank *r);
+/* r's bulk read back from aside into b's arena, in r until
+ * tc_digest_rank_unload takes it out again and frees the arena (a rank
+ * that kept its bulk is left as it is). Other allocations for as long as
+ * the bulk is needed may take from b->arena too. One load of a rank at a
+ * time. */
+struct tc_digest_bulk {
+	struct tc_arena arena;
+	Tracectl__Rank *r;
+};
+void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r,
+	struct tc_digest_bulk *b);
+void tc_digest_rank_unload(struct tc_digest_bulk *b);
 
 /* A skeleton model of ranks[0..n), in that order. */
 struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n);

@@ -10,7 +10,6 @@
 #include "model/digest.h"
 #include "model/rank.h"
 #include "util/num.h"
-#include "util/spill.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -328,57 +327,43 @@ static void compile_finish(struct tc_compile_stats *c) {
 	tc_sort(c->recompiled, out, sizeof(*c->recompiled), tc_compile_entry_cmp);
 }
 
-/* What the job keeps of a rank once its own analysis is merged: its steps'
- * times (set aside), its findings and how many devices it attributes. */
+/* What the job keeps of a rank once its own analysis is merged: its
+ * findings and how many devices it attributes. */
 struct kept {
-	uint64_t st_at;
-	size_t st_n;
 	struct tc_finding *findings;
 	size_t n_findings;
 	size_t n_attr;
 };
 
-/* Where the job keeps what grows with each rank's steps, out of memory
- * where a temporary file can be made: read back one rank at a time. */
-struct store {
-	const struct tc_spill *aside;   /* the ranks' bulk (digest.h) */
-	struct tc_spill steps;          /* each rank's step times */
+/* What composing reads of the ranks after each one's own analysis, one
+ * rank's bulk read back at a time (digest.h). */
+struct job {
+	struct tc_model *skel;
+	Tracectl__Rank *const *ranks;
+	size_t n;
+	const uint32_t *base;           /* rank k's first device in skel */
+	const int64_t *dt;              /* rank k's time 0 on the job's clock */
+	const struct tc_spill *aside;   /* the ranks' bulk */
 	const struct kept *kp;
 };
 
-static void kept_steps_put(struct store *s, struct kept *kp, struct tc_step_times *t) {
-	size_t n = t->n, row = 3 * sizeof(int64_t) + sizeof(bool);
-	unsigned char *b = tc_xmalloc(n ? n * row : 1), *q = b;
-	memcpy(q, t->start, n * sizeof(*t->start));
-	q += n * sizeof(*t->start);
-	memcpy(q, t->end, n * sizeof(*t->end));
-	q += n * sizeof(*t->end);
-	memcpy(q, t->num, n * sizeof(*t->num));
-	q += n * sizeof(*t->num);
-	memcpy(q, t->counted, n * sizeof(*t->counted));
-	kp->st_at = tc_spill_write(&s->steps, b, n * row);
-	kp->st_n = n;
-	free(b);
-	tc_step_times_finish(t);
+/* Rank k's steps' times on the job's clock, from its digest rank (as its
+ * own analysis in tc_job_compose had them). Rank k must not be loaded. */
+static void job_steps(const struct job *j, size_t k, struct tc_step_times *t) {
+	struct tc_digest_bulk b;
+	tc_digest_rank_load(j->aside, j->ranks[k], &b);
+	struct tc_analysis a;
+	tc_digest_steps_at(j->skel, j->ranks[k], j->base[k], &a);
+	tc_digest_rank_unload(&b);
+	for (size_t i = 0; i < a.n_steps; i++) {
+		a.steps[i].start_ps = wrap_add(a.steps[i].start_ps, j->dt[k]);
+	}
+	tc_step_times_from(&a, t);
+	tc_analysis_finish(&a);
 }
 
-/* Rank k's step times (a struct tc_step_source's get over a store). */
-static void kept_steps(void *ctx, size_t k, struct tc_step_times *t) {
-	const struct store *s = ctx;
-	size_t n = s->kp[k].st_n, m = n ? n : 1;
-	t->n = n;
-	t->start = tc_xmalloc(m * sizeof(*t->start));
-	t->end = tc_xmalloc(m * sizeof(*t->end));
-	t->num = tc_xmalloc(m * sizeof(*t->num));
-	t->counted = tc_xmalloc(m * sizeof(*t->counted));
-	uint64_t at = s->kp[k].st_at;
-	tc_spill_read(&s->steps, at, t->start, n * sizeof(*t->start));
-	at += n * sizeof(*t->start);
-	tc_spill_read(&s->steps, at, t->end, n * sizeof(*t->end));
-	at += n * sizeof(*t->end);
-	tc_spill_read(&s->steps, at, t->num, n * sizeof(*t->num));
-	at += n * sizeof(*t->num);
-	tc_spill_read(&s->steps, at, t->counted, n * sizeof(*t->counted));
+static void job_steps_get(void *ctx, size_t k, struct tc_step_times *t) {
+	job_steps(ctx, k, t);
 }
 
 /* ---- collectives and the wait for the late rank ---- */
@@ -411,25 +396,23 @@ static void exposed_of(const Tracectl__Rank *r, uint32_t base, int64_t dt, uint3
  * the rank's exposed collective time inside its waits, as one model's
  * breakdown within the waits gives it.
  */
-static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
-		const int64_t *dt, struct store *sto, const struct tc_ranks *r,
+static void straggler_wait(const struct job *j, const struct tc_ranks *r,
 		const struct tc_ivals *waits, struct tc_analysis *a) {
 	struct tc_ivals ex = { 0 }, in = { 0 };
 	size_t at = 0;
 	for (size_t k = 0; k < r->n; k++) {
-		const struct kept *kp = &sto->kp[k];
+		size_t n_attr = j->kp[k].n_attr;
 		if (!waits[k].n) {
-			at += kp->n_attr;
+			at += n_attr;
 			continue;
 		}
 		struct tc_step_times st;
-		kept_steps(sto, k, &st);
-		struct tc_arena bulk;
-		tc_arena_init(&bulk, 1 << 16);
-		tc_digest_rank_load(sto->aside, ranks[k], &bulk);
-		for (size_t j = 0; j < kp->n_attr; j++, at++) {
+		job_steps(j, k, &st);
+		struct tc_digest_bulk b;
+		tc_digest_rank_load(j->aside, j->ranks[k], &b);
+		for (size_t d = 0; d < n_attr; d++, at++) {
 			struct tc_dev_attr *t = &a->attr[at];
-			exposed_of(ranks[k], base[k], dt[k], t->device, &ex);
+			exposed_of(j->ranks[k], j->base[k], j->dt[k], t->device, &ex);
 			tc_ivals_and(&waits[k], &ex, &in);
 			for (size_t i = 0; i < st.n; i++) {
 				if (st.counted[i]) {
@@ -438,8 +421,7 @@ static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
 				}
 			}
 		}
-		tc_digest_rank_unload(ranks[k]);
-		tc_arena_finish(&bulk);
+		tc_digest_rank_unload(&b);
 		tc_step_times_finish(&st);
 	}
 	tc_ivals_finish(&ex);
@@ -448,58 +430,51 @@ static void straggler_wait(Tracectl__Rank *const *ranks, const uint32_t *base,
 
 /* The rank table and the collectives; each rank's waits for the late one
  * (n lists, malloc'd) when the straggler finding is due, else NULL. */
-static struct tc_ivals *ranks_and_collectives(struct tc_model *skel,
-		Tracectl__Rank *const *ranks, size_t n, const uint32_t *base, const int64_t *dt,
-		struct store *sto, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+static struct tc_ivals *ranks_and_collectives(const struct job *j,
+		const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	struct tc_ranks *r = &a->ranks;
 	tc_ranks_spread(r);
-	/* One table unpacked at a time, set aside sorted for matching; the
-	 * table and the scratch keep their room from rank to rank (fresh
-	 * pages cost more than the rest of the work). */
-	struct tc_coll_rows *rows = tc_coll_rows_create(n);
-	struct tc_coll_table tab;
-	tc_coll_table_init(&tab);
-	struct tc_arena scratch;
-	tc_arena_init(&scratch, 16 << 20);
-	uint32_t *ids = NULL;
-	size_t cap_ids = 0;
-	for (size_t k = 0; k < n; k++) {
-		tc_coll_table_clear(&tab);
-		tc_arena_reset(&scratch);
-		const Tracectl__CollTable *msg = ranks[k]->collectives;
+	/* One table unpacked at a time, set aside sorted for matching. */
+	struct tc_coll_rows *rows = tc_coll_rows_create(j->n);
+	for (size_t k = 0; k < j->n; k++) {
+		Tracectl__Rank *rk = j->ranks[k];
+		struct tc_digest_bulk b;
+		tc_digest_rank_load(j->aside, rk, &b);
+		const Tracectl__CollTable *msg = rk->collectives;
 		/* A job's rank in memory keeps its table packed. */
-		tc_digest_rank_load(sto->aside, ranks[k], &scratch);
-		if (!msg && ranks[k]->collectives_packed.len) {
+		if (!msg && rk->collectives_packed.len) {
 			ProtobufCAllocator alloc;
-			tc_digest_allocator(&scratch, &alloc);
-			msg = tracectl__coll_table__unpack(&alloc, ranks[k]->collectives_packed.len,
-				ranks[k]->collectives_packed.data);
+			tc_digest_allocator(&b.arena, &alloc);
+			msg = tracectl__coll_table__unpack(&alloc, rk->collectives_packed.len,
+				rk->collectives_packed.data);
 		}
-		if (msg && !tc_coll_table_unpack(msg, dt[k], &tab)) {
+		struct tc_coll_table tab;
+		tc_coll_table_init(&tab);
+		if (msg && !tc_coll_table_unpack(msg, j->dt[k], &tab)) {
 			/* A malformed table matches nothing. */
-			tc_coll_table_clear(&tab);
+			tc_coll_table_finish(&tab);
+			tc_coll_table_init(&tab);
 		}
-		tc_digest_rank_unload(ranks[k]);
+		tc_digest_rank_unload(&b);
 		const struct tc_intern *st = &tab.strings;
-		TC_GROW(ids, cap_ids, st->n + 1);
+		uint32_t *ids = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids));
 		for (size_t i = 0; i < st->n; i++) {
-			ids[i] = tc_model_intern_n(skel, st->v[i].s, st->v[i].len);
+			ids[i] = tc_model_intern_n(j->skel, st->v[i].s, st->v[i].len);
 		}
 		tc_coll_rows_add(rows, k, &tab, ids);
+		free(ids);
+		tc_coll_table_finish(&tab);
 	}
-	free(ids);
-	tc_arena_finish(&scratch);
-	tc_coll_table_finish(&tab);
-	struct tc_ivals *waits = tc_xcalloc(n, sizeof(*waits));
-	struct tc_step_source src = { kept_steps, sto };
-	tc_pass_collectives(rows, &skel->strings, r, &src, waits);
+	struct tc_ivals *waits = tc_xcalloc(j->n, sizeof(*waits));
+	struct tc_step_source src = { job_steps_get, (void *)j };
+	tc_pass_collectives(rows, &j->skel->strings, r, &src, waits);
 	tc_coll_rows_destroy(rows);
 	bool due = r->n_coll && r->lined_up &&
 		tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT];
 	if (due) {
-		straggler_wait(ranks, base, dt, sto, r, waits, a);
+		straggler_wait(j, r, waits, a);
 	}
-	for (size_t k = 0; k < n && !due; k++) {
+	for (size_t k = 0; k < j->n && !due; k++) {
 		tc_ivals_finish(&waits[k]);
 	}
 	if (!due) {
@@ -590,11 +565,10 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	tc_ivals_finish(&in);
 }
 
-static void findings(struct tc_model *skel, struct kept *pa, size_t n,
-		Tracectl__Rank *const *ranks, const uint32_t *base, const int64_t *dt,
-		struct store *sto, const struct tc_ivals *waits, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+static void findings(const struct job *j, struct kept *pa, const struct tc_ivals *waits,
+		const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	const struct tc_ranks *r = &a->ranks;
+	size_t n = j->n;
 	size_t total = 0;
 	for (size_t k = 0; k < n; k++) {
 		total += pa[k].n_findings;
@@ -644,24 +618,24 @@ static void findings(struct tc_model *skel, struct kept *pa, size_t n,
 		src->suggestion = NULL;
 	}
 	free(pk);
-	tc_pass_rules_job(skel, o, a);
+	tc_pass_rules_job(j->skel, o, a);
 	for (size_t i = 0; i < a->n_findings; i++) {
 		struct tc_finding *f = &a->findings[i];
 		if (strcmp(f->kind, "communication") != 0 || f->device == TC_NONE) {
 			continue;
 		}
 		for (size_t k = 0; k < n; k++) {
-			if (f->device >= base[k] && f->device < base[k] + ranks[k]->n_devices) {
-				struct tc_step_times st;
-				kept_steps(sto, k, &st);
-				struct tc_arena bulk;
-				tc_arena_init(&bulk, 1 << 16);
-				tc_digest_rank_load(sto->aside, ranks[k], &bulk);
-				comm_steps(f, &st, ranks[k], base[k], dt[k], waits ? &waits[k] : NULL);
-				tc_digest_rank_unload(ranks[k]);
-				tc_arena_finish(&bulk);
-				tc_step_times_finish(&st);
+			const Tracectl__Rank *rk = j->ranks[k];
+			if (f->device < j->base[k] || f->device >= j->base[k] + rk->n_devices) {
+				continue;
 			}
+			struct tc_step_times st;
+			job_steps(j, k, &st);
+			struct tc_digest_bulk b;
+			tc_digest_rank_load(j->aside, j->ranks[k], &b);
+			comm_steps(f, &st, rk, j->base[k], j->dt[k], waits ? &waits[k] : NULL);
+			tc_digest_rank_unload(&b);
+			tc_step_times_finish(&st);
 		}
 	}
 }
@@ -679,8 +653,8 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	tc_digest_job_clock(ranks, n, clock);
 	size_t bd = tc_job_breakdown_rank(ranks, n);
 	struct kept *kp = tc_xcalloc(n, sizeof(*kp));
-	struct store sto = { .aside = aside, .kp = kp };
-	tc_spill_init(&sto.steps);
+	struct job j = { .skel = skel, .ranks = ranks, .n = n, .base = base, .dt = dt,
+		.aside = aside, .kp = kp };
 	struct summary_acc sum = { 0 };
 	size_t cap_attr = 0, cap_util = 0, cap_str = 0, cap_mem = 0, cap_comp = 0;
 	struct tc_ranks *r = &a->ranks;
@@ -696,12 +670,10 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 		 * job's. */
 		dt[k] = wrap_add(clock[k], ranks[k]->first_ps);
 		struct tc_analysis p;
-		struct tc_arena bulk;
-		tc_arena_init(&bulk, 1 << 16);
+		struct tc_digest_bulk bulk;
 		tc_digest_rank_load(aside, ranks[k], &bulk);
 		tc_digest_result(skel, ranks[k], base[k], &p);
-		tc_digest_rank_unload(ranks[k]);
-		tc_arena_finish(&bulk);
+		tc_digest_rank_unload(&bulk);
 		shift(&p, dt[k]);
 		int64_t end = wrap_add(dt[k], ranks[k]->span_ps);
 		if (ranks[k]->event_count && end > a->span_ps) {
@@ -754,9 +726,6 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 			r->world_size = skel->hosts[h].world_size;
 		}
 		tc_rank_fill(&r->v[k], &p);
-		struct tc_step_times st;
-		tc_step_times_from(&p, &st);
-		kept_steps_put(&sto, &kp[k], &st);
 		kp[k].findings = p.findings;
 		kp[k].n_findings = p.n_findings;
 		kp[k].n_attr = p.n_attr;
@@ -778,8 +747,8 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	a->summary = sum.s;
 	compile_finish(&a->compile);
 	tc_digest_op_table(skel, ranks, n, "name", &a->ops);
-	struct tc_ivals *waits = ranks_and_collectives(skel, ranks, n, base, dt, &sto, o, a);
-	findings(skel, kp, n, ranks, base, dt, &sto, waits, o, a);
+	struct tc_ivals *waits = ranks_and_collectives(&j, o, a);
+	findings(&j, kp, waits, o, a);
 	for (size_t k = 0; k < n; k++) {
 		if (waits) {
 			tc_ivals_finish(&waits[k]);
@@ -793,7 +762,6 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	}
 	free(waits);
 	free(kp);
-	tc_spill_finish(&sto.steps);
 	free(clock);
 	free(dt);
 	free(base);

@@ -150,8 +150,8 @@ struct tc_step_source {
 	void (*get)(void *ctx, size_t k, struct tc_step_times *t);
 	void *ctx;
 };
-/* A get over an array of step times (ctx), copying rank k's out. */
-void tc_step_times_array_get(void *ctx, size_t k, struct tc_step_times *t);
+/* A get over an array of analyses (ctx): rank k's steps from its own. */
+void tc_step_times_analysis_get(void *ctx, size_t k, struct tc_step_times *t);
 
 /* The others' summed wait for r->straggler, % of their counted step time;
  * -1 without matched collectives that line up or without a wait. */

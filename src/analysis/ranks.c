@@ -223,17 +223,10 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	free(keep);
 	tc_ranks_spread(r);
 	struct tc_ivals *waits = job ? tc_xcalloc(r->n, sizeof(*waits)) : NULL;
-	struct tc_step_times *st = tc_xcalloc(r->n, sizeof(*st));
-	for (size_t k = 0; k < r->n; k++) {
-		tc_step_times_from(&per[k], &st[k]);
-	}
-	struct tc_step_source src = { tc_step_times_array_get, st };
+	/* Each rank's steps from its own analysis. */
+	struct tc_step_source src = { tc_step_times_analysis_get, per };
 	tc_pass_collectives(rows, &m->strings, r, &src, waits);
 	tc_coll_rows_destroy(rows);
-	for (size_t k = 0; k < r->n; k++) {
-		tc_step_times_finish(&st[k]);
-	}
-	free(st);
 	/* Only for the straggler finding, which the rules make only then. */
 	if (job && r->n_coll && r->lined_up &&
 			tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT]) {

@@ -327,20 +327,8 @@ void tc_step_times_finish(struct tc_step_times *t) {
 	memset(t, 0, sizeof(*t));
 }
 
-void tc_step_times_array_get(void *ctx, size_t k, struct tc_step_times *t) {
-	const struct tc_step_times *f = (const struct tc_step_times *)ctx + k;
-	size_t n = f->n ? f->n : 1;
-	t->start = tc_xmalloc(n * sizeof(*t->start));
-	t->end = tc_xmalloc(n * sizeof(*t->end));
-	t->num = tc_xmalloc(n * sizeof(*t->num));
-	t->counted = tc_xmalloc(n * sizeof(*t->counted));
-	t->n = f->n;
-	if (f->n) {
-		memcpy(t->start, f->start, f->n * sizeof(*t->start));
-		memcpy(t->end, f->end, f->n * sizeof(*t->end));
-		memcpy(t->num, f->num, f->n * sizeof(*t->num));
-		memcpy(t->counted, f->counted, f->n * sizeof(*t->counted));
-	}
+void tc_step_times_analysis_get(void *ctx, size_t k, struct tc_step_times *t) {
+	tc_step_times_from((const struct tc_analysis *)ctx + k, t);
 }
 
 size_t tc_step_times_at(const struct tc_step_times *t, int64_t ps) {

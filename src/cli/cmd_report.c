@@ -182,12 +182,10 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 		const Tracectl__Rank *r = job->ranks[k];
 		if (!ro->diff) {
 			struct tc_analysis a;
-			struct tc_arena bulk;
-			tc_arena_init(&bulk, 1 << 16);
+			struct tc_digest_bulk bulk;
 			tc_digest_rank_load(job->aside, job->ranks[k], &bulk);
 			tc_digest_steps(skel, r, &a);
-			tc_digest_rank_unload(job->ranks[k]);
-			tc_arena_finish(&bulk);
+			tc_digest_rank_unload(&bulk);
 			add_rank(&st.ranks[st.n_ranks++], r->name, &a);
 			tc_analysis_finish(&a);
 		}

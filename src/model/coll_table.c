@@ -23,14 +23,6 @@ void tc_coll_table_finish(struct tc_coll_table *t) {
 	memset(t, 0, sizeof(*t));
 }
 
-void tc_coll_table_clear(struct tc_coll_table *t) {
-	tc_intern_finish(&t->strings);
-	tc_arena_reset(&t->arena);
-	tc_intern_init(&t->strings, &t->arena);
-	t->n = 0;
-	t->seq_all = true;
-}
-
 void tc_coll_table_add(struct tc_coll_table *t, const struct tc_coll_occ *o) {
 	TC_GROW(t->v, t->cap, t->n + 1);
 	t->v[t->n++] = *o;

@@ -44,8 +44,6 @@ struct tc_coll_table {
 
 void tc_coll_table_init(struct tc_coll_table *t);
 void tc_coll_table_finish(struct tc_coll_table *t);
-/* t empty again, its room kept (tables read one after another). */
-void tc_coll_table_clear(struct tc_coll_table *t);
 /* Append o (its names already ids of t's strings). */
 void tc_coll_table_add(struct tc_coll_table *t, const struct tc_coll_occ *o);
 static inline const char *tc_coll_table_str(const struct tc_coll_table *t, uint32_t id) {
