@@ -353,6 +353,30 @@ START_TEST(coll_table_pack) {
 	ck_assert(tc_coll_table_unpack(us, -5000000, &u));
 	same_table(&t, &u, 0, "whole us");
 	tc_coll_table_finish(&u);
+	/* A column the same for every occurrence is written once. */
+	struct tc_coll_table same;
+	tc_coll_table_init(&same);
+	for (size_t i = 0; i < 3; i++) {
+		tc_coll_table_add(&same, &(struct tc_coll_occ){ .name = name, .index = i + 1,
+			.start_ps = 10 * (int64_t)i, .dur_ps = 4 + (int64_t)i, .bytes = 64,
+			.group_size = 8 });
+	}
+	tc_intern(&same.strings, "ncclAllReduce");
+	Tracectl__CollTable *once = tc_coll_table_pack(&a, &same, 0);
+	ck_assert_uint_eq(once->n_name, 1);
+	ck_assert_uint_eq(once->n_index, 1);
+	ck_assert_uint_eq(once->n_group_size, 1);
+	ck_assert_uint_eq(once->n_start_ps, 3);
+	tc_coll_table_init(&u);
+	ck_assert(tc_coll_table_unpack(once, 0, &u));
+	same_table(&same, &u, 0, "columns once");
+	tc_coll_table_finish(&u);
+	tc_coll_table_finish(&same);
+	msg->n_group_size = 2; /* neither one nor every occurrence's */
+	tc_coll_table_init(&u);
+	ck_assert(!tc_coll_table_unpack(msg, 0, &u));
+	tc_coll_table_finish(&u);
+	msg->n_group_size = 3;
 	msg->name[0] = 2;
 	tc_coll_table_init(&u);
 	ck_assert(!tc_coll_table_unpack(msg, 0, &u));
@@ -408,6 +432,239 @@ START_TEST(rank_indexes_checked) {
 	ck_assert(!tc_digest_rank_valid(r, &err));
 	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0': an op's kind out of range");
 	tc_digest_finish(&d);
+}
+END_TEST
+
+/* A step built with every field set, from i and a few awkward values. */
+static Tracectl__Step *odd_step(struct tc_arena *a, size_t i) {
+	static const char *names[] = { "ProfilerStep#", "train_step", "step 007", "" };
+	Tracectl__Step *s = tc_arena_alloc(a, sizeof(*s));
+	tracectl__step__init(s);
+	s->num = i == 3 ? INT64_MIN : i == 4 ? 7 : (int64_t)i * 3 - 2;
+	s->name = i % 4 == 0 ? tc_arena_strfmt(a, "%s%lld", names[0], (long long)s->num) :
+		(char *)names[i % 4];
+	s->start_ps = i == 5 ? INT64_MAX : (int64_t)i * 1000000 - 4000000;
+	s->dur_ps = (int64_t)(i % 3) * 2000000;
+	s->marker_start_ps = s->start_ps - 1000000;
+	s->marker_dur_ps = i == 6 ? INT64_MIN : 3000000;
+	s->warmup = i == 1;
+	s->partial = i == 2 || i == 7;
+	s->busy_ps = (int64_t)i * 1000000;
+	s->device = i == 8 ? -1 : (int32_t)(i % 2);
+	s->n_cat_ps = 3;
+	s->cat_ps = tc_arena_alloc(a, 3 * sizeof(*s->cat_ps));
+	for (size_t k = 0; k < 3; k++) {
+		s->cat_ps[k] = (int64_t)(i + k) * 1000000 * (k == 1 ? -1 : 1);
+	}
+	s->n_xfer = 3;
+	s->xfer = tc_arena_alloc(a, 3 * sizeof(*s->xfer));
+	for (size_t k = 0; k < 3; k++) {
+		Tracectl__Xfer *x = s->xfer[k] = tc_arena_alloc(a, sizeof(*x));
+		tracectl__xfer__init(x);
+		if ((i + k) % 4 == 0) {
+			x->count = i + 1;
+			x->bytes = 1.5 * (double)i;
+			x->dur_ps = 7;
+		}
+		if (i == 9 && k == 2) {
+			x->bytes_pageable = 2.5;
+		}
+	}
+	return s;
+}
+
+static void same_steps(const Tracectl__Step *a, const Tracectl__Step *b) {
+	ck_assert_int_eq(a->num, b->num);
+	ck_assert_str_eq(a->name, b->name);
+	ck_assert_int_eq(a->start_ps, b->start_ps);
+	ck_assert_int_eq(a->dur_ps, b->dur_ps);
+	ck_assert_int_eq(a->marker_start_ps, b->marker_start_ps);
+	ck_assert_int_eq(a->marker_dur_ps, b->marker_dur_ps);
+	ck_assert_int_eq(a->warmup, b->warmup);
+	ck_assert_int_eq(a->partial, b->partial);
+	ck_assert_int_eq(a->busy_ps, b->busy_ps);
+	ck_assert_int_eq(a->device, b->device);
+	ck_assert_uint_eq(a->n_cat_ps, b->n_cat_ps);
+	for (size_t k = 0; k < a->n_cat_ps; k++) {
+		ck_assert_int_eq(a->cat_ps[k], b->cat_ps[k]);
+	}
+	ck_assert_uint_eq(a->n_xfer, b->n_xfer);
+	for (size_t k = 0; k < a->n_xfer; k++) {
+		const Tracectl__Xfer *x = a->xfer[k], *y = b->xfer[k];
+		ck_assert_uint_eq(x->count, y->count);
+		ck_assert(x->bytes == y->bytes);
+		ck_assert(x->bytes_pageable == y->bytes_pageable);
+		ck_assert_int_eq(x->dur_ps, y->dur_ps);
+	}
+}
+
+/* Steps and marked steps written as columns come back field for field,
+ * through the protobuf bytes, and columns that do not add up are refused. */
+START_TEST(step_columns_roundtrip) {
+	struct tc_arena a;
+	tc_arena_init(&a, 1 << 12);
+	enum { N = 10 };
+	Tracectl__Rank r;
+	tracectl__rank__init(&r);
+	r.name = (char *)"rank 1";
+	Tracectl__Steps st;
+	tracectl__steps__init(&st);
+	Tracectl__Result res;
+	tracectl__result__init(&res);
+	r.steps = &st;
+	r.result = &res;
+	Tracectl__Step *want[N];
+	Tracectl__SumStep *sum[N];
+	for (size_t i = 0; i < N; i++) {
+		want[i] = odd_step(&a, i);
+		sum[i] = tc_arena_alloc(&a, sizeof(*sum[i]));
+		tracectl__sum_step__init(sum[i]);
+		sum[i]->num = want[i]->num;
+		sum[i]->name = want[i]->name;
+		sum[i]->start_ps = (int64_t)((uint64_t)want[i]->start_ps + 1); /* unit 1 ps */
+		sum[i]->dur_ps = want[i]->dur_ps;
+		sum[i]->device = i == 3 ? 2 : 0;
+	}
+	st.n_steps = N;
+	st.steps = tc_arena_alloc(&a, N * sizeof(*st.steps));
+	memcpy(st.steps, want, sizeof(want));
+	res.n_sum_steps = N;
+	res.sum_steps = tc_arena_alloc(&a, N * sizeof(*res.sum_steps));
+	memcpy(res.sum_steps, sum, sizeof(sum));
+	tc_digest_rank_compact(&r, &a);
+	ck_assert_ptr_nonnull(st.cols);
+	ck_assert_ptr_nonnull(res.sum_cols);
+	ck_assert_uint_eq(st.n_steps, 0);
+	ck_assert_uint_eq(res.n_sum_steps, 0);
+	ck_assert_uint_eq(st.cols->unit_ps, 1); /* INT64_MAX and MIN are odd */
+	ck_assert_uint_eq(st.cols->n_names, 4);
+	uint8_t *bytes = tc_xmalloc(tracectl__rank__get_packed_size(&r));
+	size_t len = tracectl__rank__pack(&r, bytes);
+	ProtobufCAllocator alloc;
+	tc_digest_allocator(&a, &alloc);
+	Tracectl__Rank *back = tracectl__rank__unpack(&alloc, len, bytes);
+	ck_assert_ptr_nonnull(back);
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_digest_rank_expand(back, &a, &err));
+	ck_assert_uint_eq(back->steps->n_steps, N);
+	ck_assert_uint_eq(back->result->n_sum_steps, N);
+	for (size_t i = 0; i < N; i++) {
+		same_steps(want[i], back->steps->steps[i]);
+		const Tracectl__SumStep *x = sum[i], *y = back->result->sum_steps[i];
+		ck_assert_int_eq(x->num, y->num);
+		ck_assert_str_eq(x->name, y->name);
+		ck_assert_int_eq(x->start_ps, y->start_ps);
+		ck_assert_int_eq(x->dur_ps, y->dur_ps);
+		ck_assert_int_eq(x->device, y->device);
+	}
+	/* Malformed: a name past the dictionary, a column short. */
+	back = tracectl__rank__unpack(&alloc, len, bytes);
+	back->result->sum_cols->name[2] = 2 * (uint32_t)back->result->sum_cols->n_names;
+	ck_assert(!tc_digest_rank_expand(back, &a, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 1': a step's name out of range");
+	back = tracectl__rank__unpack(&alloc, len, bytes);
+	back->steps->cols->n_cat--;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_expand(back, &a, &err));
+	ck_assert_str_eq(err.msg,
+		"malformed digest: rank 'rank 1': steps' columns of different lengths");
+	free(bytes);
+	tc_arena_finish(&a);
+}
+END_TEST
+
+/* e's intervals as absolute [lo, hi) pairs into v; their number. */
+static size_t exposed_ivals(const Tracectl__Exposed *e, int64_t *v) {
+	uint64_t at = 0, u = e->unit_ps ? e->unit_ps : 1;
+	for (size_t j = 0; j + 1 < e->n_bounds; j += 2) {
+		v[j] = (int64_t)(at + (uint64_t)e->bounds[j] * u);
+		at = (uint64_t)v[j] + (uint64_t)e->bounds[j + 1] * u;
+		v[j + 1] = (int64_t)at;
+	}
+	return e->n_bounds / 2;
+}
+
+/* Exposed time inside the collectives is written as runs over their union
+ * (whole pieces, empty pieces, pieces with intervals) and read back the
+ * same; time outside them keeps its bounds. */
+START_TEST(exposed_runs_roundtrip) {
+	struct tc_arena a;
+	tc_arena_init(&a, 1 << 12);
+	struct tc_coll_table t;
+	tc_coll_table_init(&t);
+	uint32_t name = tc_intern(&t.strings, "all-reduce");
+	/* Pieces [0,10) [20,30) [40,50) [60,70) [80,100): the last two
+	 * occurrences overlap into one. */
+	const int64_t occ[][2] = { { 0, 10 }, { 20, 10 }, { 40, 10 }, { 60, 10 }, { 80, 15 },
+		{ 90, 10 } };
+	for (size_t i = 0; i < 6; i++) {
+		tc_coll_table_add(&t, &(struct tc_coll_occ){ .name = name, .index = i,
+			.start_ps = occ[i][0] * 1000, .dur_ps = occ[i][1] * 1000, .bytes = -1 });
+	}
+	Tracectl__Rank r;
+	tracectl__rank__init(&r);
+	r.name = (char *)"rank 0";
+	r.collectives = tc_coll_table_pack(&a, &t, 0);
+	/* Device 0: pieces 0 and 1 whole, 2 none, 3 two intervals, 4 whole.
+	 * Device 1: an interval outside every piece. */
+	const int64_t in[] = { 0, 10, 20, 30, 62, 64, 66, 70, 80, 100 };
+	const int64_t out[] = { 5, 8, 12, 15 };
+	Tracectl__Exposed e[2], *ep[2] = { &e[0], &e[1] };
+	const int64_t *lists[2] = { in, out };
+	size_t lens[2] = { 10, 4 };
+	for (int k = 0; k < 2; k++) {
+		tracectl__exposed__init(&e[k]);
+		e[k].device = k;
+		e[k].unit_ps = 1000;
+		e[k].n_bounds = lens[k];
+		e[k].bounds = tc_arena_alloc(&a, lens[k] * sizeof(int64_t));
+		int64_t prev = 0;
+		for (size_t j = 0; j < lens[k]; j += 2) {
+			e[k].bounds[j] = lists[k][j] - prev;
+			e[k].bounds[j + 1] = lists[k][j + 1] - lists[k][j];
+			prev = lists[k][j + 1];
+		}
+		e[k].n_step_ps = 2;
+		e[k].step_ps = tc_arena_alloc(&a, 2 * sizeof(int64_t));
+		e[k].step_ps[0] = 3000000;
+		e[k].step_ps[1] = 6000000;
+	}
+	r.n_exposed = 2;
+	r.exposed = ep;
+	tc_digest_rank_compact(&r, &a);
+	ck_assert_uint_eq(e[0].n_bounds, 0);
+	/* 2 whole (1 entry), 1 none (1), a piece of 2 intervals (1 + 4), 1 whole (1). */
+	ck_assert_uint_eq(e[0].n_runs, 8);
+	ck_assert_uint_eq(e[1].n_bounds, 4);
+	ck_assert_uint_eq(e[1].n_runs, 0);
+	ck_assert_uint_eq(e[0].step_unit_ps, 3000000);
+	uint8_t *bytes = tc_xmalloc(tracectl__rank__get_packed_size(&r));
+	size_t len = tracectl__rank__pack(&r, bytes);
+	ProtobufCAllocator alloc;
+	tc_digest_allocator(&a, &alloc);
+	Tracectl__Rank *back = tracectl__rank__unpack(&alloc, len, bytes);
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_digest_rank_expand(back, &a, &err));
+	for (int k = 0; k < 2; k++) {
+		int64_t v[10];
+		ck_assert_uint_eq(exposed_ivals(back->exposed[k], v), lens[k] / 2);
+		for (size_t j = 0; j < lens[k]; j++) {
+			ck_assert_int_eq(v[j], lists[k][j] * 1000);
+		}
+		ck_assert_int_eq(back->exposed[k]->step_ps[1] *
+			(int64_t)back->exposed[k]->step_unit_ps, 6000000);
+	}
+	/* Runs past the last piece are refused. */
+	back = tracectl__rank__unpack(&alloc, len, bytes);
+	back->exposed[0]->runs[0] = 9 << 2 | 1;
+	ck_assert(!tc_digest_rank_expand(back, &a, &err));
+	ck_assert_str_eq(err.msg,
+		"malformed digest: rank 'rank 0': exposed collective time out of range");
+	free(bytes);
+	tc_coll_table_finish(&t);
+	tc_arena_finish(&a);
 }
 END_TEST
 
@@ -468,6 +725,8 @@ int main(void) {
 	tcase_add_test(tc, coll_table_pack);
 	tcase_add_test(tc, rank_indexes_checked);
 	tcase_add_test(tc, coll_repeated_key);
+	tcase_add_test(tc, step_columns_roundtrip);
+	tcase_add_test(tc, exposed_runs_roundtrip);
 	suite_add_tcase(s, tc);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_test(tt, coll_table_hta);

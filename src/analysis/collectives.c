@@ -644,7 +644,8 @@ static bool match_ends(struct tc_coll_rows *c, int64_t tol, struct rank_rows *ou
 			for (size_t i = 0; i < n0 && i < OFFSET_PROBES; i++) {
 				for (size_t j = 0; j < nk; j++) {
 					TC_GROW(off, co, no + 1);
-					off[no++] = ek[j].end - e0[i].end;
+					/* Wrapped: a digest's times are input. */
+					off[no++] = (int64_t)((uint64_t)ek[j].end - (uint64_t)e0[i].end);
 				}
 			}
 		}
@@ -652,7 +653,8 @@ static bool match_ends(struct tc_coll_rows *c, int64_t tol, struct rank_rows *ou
 		/* The densest window of offsets 2 tol wide; its median. */
 		size_t best = 0, at = 0;
 		for (size_t a = 0, b = 0; b < no; b++) {
-			while (off[b] - off[a] > 2 * tol) {
+			/* Sorted, so the difference fits a uint64. */
+			while ((uint64_t)off[b] - (uint64_t)off[a] > 2 * (uint64_t)tol) {
 				a++;
 			}
 			if (b - a + 1 > best) {

@@ -515,12 +515,36 @@ static int64_t rank_number(const char *name) {
 	return strtoll(name + 5, NULL, 10);
 }
 
-/* Each attributed device's collective time (tc_breakdown_exposed), where a
- * job splits off the waits for a late rank. */
+static int cmp_span(const void *pa, const void *pb) {
+	const int64_t *a = pa, *b = pb;
+	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* The union of the table's occurrences, where a job's waits fall. */
+static void table_union(const struct tc_coll_table *ct, struct tc_ivals *u) {
+	int64_t (*v)[2] = tc_xmalloc((ct->n ? ct->n : 1) * sizeof(*v));
+	for (size_t i = 0; i < ct->n; i++) {
+		v[i][0] = ct->v[i].start_ps;
+		v[i][1] = (int64_t)((uint64_t)ct->v[i].start_ps + (uint64_t)ct->v[i].dur_ps);
+	}
+	tc_sort(v, ct->n, sizeof(*v), cmp_span);
+	u->n = 0;
+	for (size_t i = 0; i < ct->n; i++) {
+		tc_ivals_push(u, v[i][0], v[i][1]);
+	}
+	free(v);
+}
+
+/*
+ * Each attributed device's collective time (tc_breakdown_exposed), as a
+ * job reads it: per step, and where the rank's collective occurrences are
+ * (a late rank's waits lie inside them; the rest is not kept).
+ */
 static void exposed(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
-		int64_t first, Tracectl__Rank *r) {
+		const struct tc_coll_table *ct, int64_t first, Tracectl__Rank *r) {
 	r->exposed = dalloc(d, a->n_attr * sizeof(*r->exposed));
-	struct tc_ivals v = { 0 };
+	struct tc_ivals all = { 0 }, u = { 0 }, v = { 0 };
+	table_union(ct, &u);
 	for (size_t k = 0; k < a->n_attr; k++) {
 		const struct tc_dev_attr *at = &a->attr[k];
 		/* Only a device with collective time in some step: the walk
@@ -532,15 +556,23 @@ static void exposed(struct tc_digest *d, const struct tc_model *m, const struct 
 		if (coll <= 0) {
 			continue;
 		}
-		tc_breakdown_exposed(m, at->device, &v);
-		if (!v.n) {
+		tc_breakdown_exposed(m, at->device, &all);
+		if (!all.n) {
 			continue;
 		}
 		Tracectl__Exposed *o = r->exposed[r->n_exposed++] = dalloc(d, sizeof(*o));
 		tracectl__exposed__init(o);
 		o->device = dev_index(m, at->device);
+		o->n_step_ps = a->n_steps;
+		o->step_ps = dalloc(d, (a->n_steps ? a->n_steps : 1) * sizeof(*o->step_ps));
+		for (size_t i = 0; i < a->n_steps; i++) {
+			const struct tc_step *s = &a->steps[i];
+			o->step_ps[i] = tc_ivals_length_in(&all, s->start_ps,
+				(int64_t)((uint64_t)s->start_ps + (uint64_t)s->dur_ps));
+		}
+		tc_ivals_and(&all, &u, &v);
 		o->n_bounds = 2 * v.n;
-		o->bounds = dalloc(d, o->n_bounds * sizeof(*o->bounds));
+		o->bounds = dalloc(d, (o->n_bounds ? o->n_bounds : 1) * sizeof(*o->bounds));
 		uint64_t g = 0;
 		int64_t prev = first;
 		for (size_t i = 0; i < v.n; i++) {
@@ -552,11 +584,13 @@ static void exposed(struct tc_digest *d, const struct tc_model *m, const struct 
 				g = tc_gcd(g, tc_magnitude(x));
 			}
 		}
-		o->unit_ps = g ? g : 1;
+		o->unit_ps = g && g <= (uint64_t)INT64_MAX ? g : 1;
 		for (size_t i = 0; i < o->n_bounds; i++) {
 			o->bounds[i] /= (int64_t)o->unit_ps;
 		}
 	}
+	tc_ivals_finish(&all);
+	tc_ivals_finish(&u);
 	tc_ivals_finish(&v);
 }
 
@@ -759,13 +793,13 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 		r->memory_cv = r->memory_cv_known ? cv : 0;
 		r->side = diff_side(d, m, &side, &a);
 	}
-	exposed(bulk, m, &a, first, r);
 	strings(d, m, r);
 	/* The collectives a job-level matching reads, from the trace's first
 	 * rank: a digest holds one rank. */
 	struct tc_coll_table ct;
 	tc_coll_table_init(&ct);
 	tc_coll_table_build(m, tc_coll_table_host(m), &ct);
+	exposed(bulk, m, &a, &ct, first, r);
 	if (keep == TC_DIGEST_ALL) {
 		r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
 	} else {

@@ -368,7 +368,20 @@ static void job_steps_get(void *ctx, size_t k, struct tc_step_times *t) {
 
 /* ---- collectives and the wait for the late rank ---- */
 
-/* Rank k's exposed collective time on device dev (job clock), NULL none. */
+/* Rank r's exposed collective time on device dev, NULL none. */
+static const Tracectl__Exposed *exposed_entry(const Tracectl__Rank *r, uint32_t base,
+		uint32_t dev) {
+	for (size_t i = 0; i < r->n_exposed; i++) {
+		const Tracectl__Exposed *e = r->exposed[i];
+		if (e->device >= 0 && base + (uint32_t)e->device == dev) {
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Rank r's exposed collective time on device dev (job clock), as its
+ * digest keeps it: inside its collectives (digest.proto, Exposed). */
 static void exposed_of(const Tracectl__Rank *r, uint32_t base, int64_t dt, uint32_t dev,
 		struct tc_ivals *out) {
 	out->n = 0;
@@ -540,10 +553,17 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	if (wait) {
 		tc_ivals_and(wait, &ex, &in);
 	}
+	/* Each step's exposed time as the rank's digest keeps it (ex holds
+	 * only what lies inside its collectives); digests of version 2 kept
+	 * all of ex. */
+	const Tracectl__Exposed *e = exposed_entry(r, base, f->device);
+	bool per_step = e && e->n_step_ps == p->n;
+	uint64_t unit = per_step && e->step_unit_ps ? e->step_unit_ps : 1;
 	int64_t *v = tc_xmalloc(p->n * sizeof(*v));
 	for (size_t i = 0; i < p->n; i++) {
 		int64_t lo = p->start[i], hi = p->end[i];
-		v[i] = tc_ivals_length_in(&ex, lo, hi) - tc_ivals_length_in(&in, lo, hi);
+		v[i] = (per_step ? (int64_t)((uint64_t)e->step_ps[i] * unit) :
+			tc_ivals_length_in(&ex, lo, hi)) - tc_ivals_length_in(&in, lo, hi);
 	}
 	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
 		int64_t best = 0;

@@ -86,6 +86,9 @@ static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *
 	} else if (!tc_cli_open_output(c, inputs, n_inputs, NULL, &o)) {
 		code = TC_EXIT_OUTPUT;
 	} else {
+		for (size_t r = 0; r < out.msg->n_ranks; r++) {
+			tc_digest_rank_compact(out.msg->ranks[r], &out.arena);
+		}
 		tc_write_digest(o.fp, &out);
 		code = tc_cli_close_output(&o);
 	}

@@ -28,8 +28,9 @@ bool tc_ingest_is_digest(const char *path, const struct tc_limits *lim) {
 typedef bool (*unpack_fn)(void *ctx, const uint8_t *data, size_t size, struct tc_error *err);
 
 static bool version_ok(uint32_t version, struct tc_error *err) {
-	return version == TC_DIGEST_VERSION || tc_error_set(err, TC_EXIT_INPUT,
-		"digest version %u (this tracectl reads %u)", version, TC_DIGEST_VERSION);
+	return (version >= TC_DIGEST_VERSION_MIN && version <= TC_DIGEST_VERSION) ||
+		tc_error_set(err, TC_EXIT_INPUT, "digest version %u (this tracectl reads %u to %u)",
+			version, TC_DIGEST_VERSION_MIN, TC_DIGEST_VERSION);
 }
 
 static bool unpack_full(void *ctx, const uint8_t *data, size_t size, struct tc_error *err) {
@@ -40,7 +41,15 @@ static bool unpack_full(void *ctx, const uint8_t *data, size_t size, struct tc_e
 	if (!d->msg) {
 		return tc_error_set(err, TC_EXIT_INPUT, "malformed digest");
 	}
-	return version_ok(d->msg->version, err);
+	if (!version_ok(d->msg->version, err)) {
+		return false;
+	}
+	for (size_t r = 0; r < d->msg->n_ranks; r++) {
+		if (!tc_digest_rank_expand(d->msg->ranks[r], &d->arena, err)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static bool unpack_packed(void *ctx, const uint8_t *data, size_t size, struct tc_error *err) {

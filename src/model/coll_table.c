@@ -98,14 +98,39 @@ Tracectl__CollTable *tc_coll_table_pack(struct tc_arena *a, const struct tc_coll
 		o->group_size[i] = c->group_size;
 	}
 	tc_u64map_finish(&sizes);
+	/* A column the same for every occurrence is written once. */
+#define ONCE(col) do { \
+		bool same = true; \
+		for (size_t i = 1; i < n && same; i++) { \
+			same = o->col[i] == o->col[0]; \
+		} \
+		if (same && n > 1) { \
+			o->n_##col = 1; \
+		} \
+	} while (0)
+	ONCE(group);
+	ONCE(name);
+	ONCE(index);
+	ONCE(bytes);
+	ONCE(group_size);
+#undef ONCE
 	return o;
 }
 
+/* Column entry i of a column of len entries: len 1 is every one's. */
+#define AT(msg, col, i) ((msg)->col[(msg)->n_##col == 1 ? 0 : (i)])
+
 bool tc_coll_table_unpack(const Tracectl__CollTable *msg, int64_t base,
 		struct tc_coll_table *t) {
-	size_t n = msg->n_name;
-	if (msg->n_group != n || msg->n_index != n || msg->n_start_ps != n ||
-			msg->n_dur_ps != n || msg->n_bytes != n || msg->n_group_size != n) {
+	size_t n = msg->n_start_ps;
+	size_t lens[] = { msg->n_group, msg->n_name, msg->n_index, msg->n_bytes,
+		msg->n_group_size };
+	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
+		if (lens[i] != n && !(lens[i] == 1 && n > 1)) {
+			return false;
+		}
+	}
+	if (msg->n_dur_ps != n) {
 		return false;
 	}
 	/* Interning dedups: a table this packed has distinct strings, so
@@ -123,17 +148,18 @@ bool tc_coll_table_unpack(const Tracectl__CollTable *msg, int64_t base,
 	uint64_t unit = msg->unit_ps ? msg->unit_ps : 1;
 	uint64_t index = 0, start = (uint64_t)base;
 	for (size_t i = 0; i < n && ok; i++) {
-		ok = msg->group[i] < msg->n_strings && msg->name[i] < msg->n_strings &&
-			msg->bytes[i] < msg->n_byte_values;
+		uint32_t group = AT(msg, group, i), name = AT(msg, name, i);
+		uint32_t bytes = AT(msg, bytes, i);
+		ok = group < msg->n_strings && name < msg->n_strings && bytes < msg->n_byte_values;
 		if (!ok) {
 			break;
 		}
-		index += (uint64_t)msg->index[i];
+		index += (uint64_t)AT(msg, index, i);
 		start += (uint64_t)msg->start_ps[i] * unit;
-		struct tc_coll_occ o = { .group = id[msg->group[i]], .name = id[msg->name[i]],
+		struct tc_coll_occ o = { .group = id[group], .name = id[name],
 			.index = index, .start_ps = (int64_t)start,
 			.dur_ps = (int64_t)((uint64_t)msg->dur_ps[i] * unit),
-			.bytes = msg->byte_values[msg->bytes[i]], .group_size = msg->group_size[i] };
+			.bytes = msg->byte_values[bytes], .group_size = AT(msg, group_size, i) };
 		tc_coll_table_add(t, &o);
 	}
 	free(id);

@@ -457,9 +457,13 @@ static bool sort_ranks(struct rank_from *v, size_t n, struct tc_error *err) {
 }
 
 /* Job-level op statistics of the sorted ranks: the same set gives the
- * same rows. */
+ * same rows. None for one rank: they would copy its own. */
 static Tracectl__OpStat **job_ops(struct tc_arena *a, Tracectl__Rank *const *ranks, size_t n,
 		size_t *n_out) {
+	if (n < 2) {
+		*n_out = 0;
+		return NULL;
+	}
 	Tracectl__OpStat **v = tc_digest_merge_ops(a, ranks, n, n_out);
 	tc_sort(v, *n_out, sizeof(*v), cmp_op_key);
 	return v;

@@ -22,7 +22,9 @@
 /* "TCDIGEST" read as a little-endian fixed64: the first 9 bytes of a
  * digest are 0x09 (field 1, fixed64) and these 8 characters. */
 #define TC_DIGEST_MAGIC 0x5453454749444354ull
-#define TC_DIGEST_VERSION 2
+/* Version 3 writes steps as columns (StepCols); version 2 is read too. */
+#define TC_DIGEST_VERSION 3
+#define TC_DIGEST_VERSION_MIN 2
 /* An op's durations stay exact (value, count) pairs up to this many
  * distinct values; more become logarithmic buckets. */
 #define TC_SKETCH_EXACT_MAX 256
@@ -42,6 +44,12 @@ int tc_digest_rank_cmp(const void *pa, const void *pb);
 /* False, with err set, when a rank read from a file names a device,
  * track, counter or string it does not hold. */
 bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err);
+/* A rank as `digest` writes it (steps and marked steps as StepCols,
+ * exposed time as runs; parts from a), and back as the messages, field
+ * for field; false, with err set, when what it reads is malformed. */
+void tc_digest_rank_compact(Tracectl__Rank *r, struct tc_arena *a);
+bool tc_digest_rank_expand(Tracectl__Rank *r, struct tc_arena *a,
+	struct tc_error *err);
 /* A protobuf-c allocator that takes from arena a and frees nothing. */
 void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
 

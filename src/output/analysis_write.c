@@ -541,8 +541,10 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 				tc_table_cell(&t, tc_write_rank(b1, m, u->device));
 			}
 			tc_table_cell(&t, dev_name(m, u->device));
-			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)(u->last_ps - u->first_ps)));
-			if (2 * u->busy_ps < u->last_ps - u->first_ps) {
+			/* Wrapped, not undefined: a digest's times are input. */
+			int64_t span = (int64_t)((uint64_t)u->last_ps - (uint64_t)u->first_ps);
+			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)span));
+			if (u->busy_ps < (int64_t)((uint64_t)span - (uint64_t)u->busy_ps)) {
 				tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
 			}
 			tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));

@@ -34,11 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	ProtobufCAllocator alloc;
 	tc_digest_allocator(&d.arena, &alloc);
 	d.msg = tracectl__digest__unpack(&alloc, size, data);
-	bool ok = d.msg && d.msg->version == TC_DIGEST_VERSION;
+	bool ok = d.msg && d.msg->version >= TC_DIGEST_VERSION_MIN &&
+		d.msg->version <= TC_DIGEST_VERSION;
 	for (size_t r = 0; ok && r < d.msg->n_ranks; r++) {
 		struct tc_error err;
 		tc_error_init(&err);
-		ok = tc_digest_rank_valid(d.msg->ranks[r], &err) && d.msg->ranks[r]->result;
+		ok = tc_digest_rank_expand(d.msg->ranks[r], &d.arena, &err) &&
+			tc_digest_rank_valid(d.msg->ranks[r], &err) && d.msg->ranks[r]->result;
 	}
 	if (ok && d.msg->n_ranks) {
 		size_t n = d.msg->n_ranks;
