@@ -558,6 +558,40 @@ START_TEST(step_columns_roundtrip) {
 		ck_assert_int_eq(x->dur_ps, y->dur_ps);
 		ck_assert_int_eq(x->device, y->device);
 	}
+	/* Numbers that step by little ride in the name entries. */
+	Tracectl__Result seq;
+	tracectl__result__init(&seq);
+	Tracectl__Rank rs;
+	tracectl__rank__init(&rs);
+	rs.name = (char *)"rank 2";
+	rs.result = &seq;
+	seq.n_sum_steps = 5;
+	seq.sum_steps = tc_arena_alloc(&a, 5 * sizeof(*seq.sum_steps));
+	for (size_t i = 0; i < 5; i++) {
+		Tracectl__SumStep *x = seq.sum_steps[i] = tc_arena_alloc(&a, sizeof(*x));
+		tracectl__sum_step__init(x);
+		x->num = i == 4 ? -2 : 40 + (int64_t)i;
+		x->name = i == 2 ? (char *)"warm-up" : tc_arena_strfmt(&a, "ProfilerStep#%lld",
+			(long long)x->num);
+		x->start_ps = 1000 * (int64_t)i;
+		x->dur_ps = 900;
+		x->device = -1;
+	}
+	tc_digest_rank_compact(&rs, &a);
+	ck_assert_uint_eq(seq.sum_cols->n_num, 0);
+	ck_assert_uint_eq(seq.sum_cols->n_device, 1);
+	ck_assert_uint_eq(seq.sum_cols->unit_ps, 100);
+	ck_assert(tc_digest_rank_expand(&rs, &a, &err));
+	ck_assert_uint_eq(seq.n_sum_steps, 5);
+	for (size_t i = 0; i < 5; i++) {
+		const Tracectl__SumStep *x = seq.sum_steps[i];
+		ck_assert_int_eq(x->num, i == 4 ? -2 : 40 + (int64_t)i);
+		ck_assert_str_eq(x->name, i == 2 ? "warm-up" : i == 4 ? "ProfilerStep#-2" :
+			tc_arena_strfmt(&a, "ProfilerStep#%d", 40 + (int)i));
+		ck_assert_int_eq(x->start_ps, 1000 * (int64_t)i);
+		ck_assert_int_eq(x->dur_ps, 900);
+		ck_assert_int_eq(x->device, -1);
+	}
 	/* Malformed: a name past the dictionary, a column short. */
 	back = tracectl__rank__unpack(&alloc, len, bytes);
 	back->result->sum_cols->name[2] = 2 * (uint32_t)back->result->sum_cols->n_names;

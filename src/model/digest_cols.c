@@ -53,6 +53,14 @@ static void cols_begin(struct cols *w, struct tc_arena *a, size_t n, bool full) 
 	}
 }
 
+static uint64_t zigzag(int64_t v) {
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t z) {
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+
 static int64_t diff(int64_t v, int64_t prev) {
 	return (int64_t)((uint64_t)v - (uint64_t)prev);
 }
@@ -110,6 +118,19 @@ static Tracectl__StepCols *cols_end(struct cols *w) {
 	}
 	if (!flagged) {
 		c->n_flags = 0;
+	}
+	/* Each number's difference in its name entry where all fit: a byte
+	 * a step for numbered steps. */
+	uint64_t nn = 2 * (uint64_t)w->names.n;
+	bool fit = c->n_name > 0;
+	for (size_t i = 0; i < c->n_num && fit; i++) {
+		fit = zigzag(c->num[i]) <= (UINT32_MAX - (nn - 1)) / nn;
+	}
+	if (fit) {
+		for (size_t i = 0; i < c->n_num; i++) {
+			c->name[i] = (uint32_t)(zigzag(c->num[i]) * nn + c->name[i]);
+		}
+		c->n_num = 0;
 	}
 	c->n_names = w->names.n;
 	c->names = tc_arena_alloc(w->a, (c->n_names ? c->n_names : 1) * sizeof(*c->names));
@@ -408,12 +429,16 @@ struct step_head {
 static bool cols_ok(const Tracectl__Rank *r, const Tracectl__StepCols *c,
 		struct tc_error *err) {
 	size_t n = c->n_start;
-	if (c->n_name != n || c->n_num != n || c->n_dur != n ||
+	if (c->n_name != n || (c->n_num != n && c->n_num) || c->n_dur != n ||
 			(c->n_device != n && c->n_device != 1 && n)) {
 		return BAD("steps' columns of different lengths");
 	}
+	if (n && (!c->n_names || c->n_names > UINT32_MAX / 2)) {
+		return BAD("a step's name out of range");
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (c->name[i] / 2 >= c->n_names) {
+		uint32_t code = c->n_num ? c->name[i] : c->name[i] % (2 * (uint32_t)c->n_names);
+		if (code / 2 >= c->n_names) {
 			return BAD("a step's name out of range");
 		}
 	}
@@ -427,12 +452,15 @@ static bool cols_ok(const Tracectl__Rank *r, const Tracectl__StepCols *c,
 static void cols_head(struct tc_arena *a, const Tracectl__StepCols *c, size_t i,
 		struct step_head *h) {
 	uint64_t u = c->unit_ps ? c->unit_ps : 1;
-	h->num = (int64_t)((uint64_t)h->num + (uint64_t)c->num[i]);
+	/* Without a num column each name entry carries the difference. */
+	uint32_t nn = 2 * (uint32_t)c->n_names, code = c->n_num ? c->name[i] : c->name[i] % nn;
+	int64_t d = c->n_num ? c->num[i] : unzigzag(c->name[i] / nn);
+	h->num = (int64_t)((uint64_t)h->num + (uint64_t)d);
 	h->start = (int64_t)((uint64_t)h->start + (uint64_t)c->start[i] * u);
 	h->dur = (int64_t)((uint64_t)c->dur[i] * u);
 	h->device = c->device[c->n_device == 1 ? 0 : i];
-	const char *base = c->names[c->name[i] / 2];
-	h->name = c->name[i] & 1 ? tc_arena_strfmt(a, "%s%" PRId64, base, h->num) : base;
+	const char *base = c->names[code / 2];
+	h->name = code & 1 ? tc_arena_strfmt(a, "%s%" PRId64, base, h->num) : base;
 }
 
 static bool steps_from_cols(const Tracectl__Rank *r, Tracectl__Steps *st,
