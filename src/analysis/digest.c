@@ -515,26 +515,6 @@ static int64_t rank_number(const char *name) {
 	return strtoll(name + 5, NULL, 10);
 }
 
-static int cmp_span(const void *pa, const void *pb) {
-	const int64_t *a = pa, *b = pb;
-	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
-}
-
-/* The union of the table's occurrences, where a job's waits fall. */
-static void table_union(const struct tc_coll_table *ct, struct tc_ivals *u) {
-	int64_t (*v)[2] = tc_xmalloc((ct->n ? ct->n : 1) * sizeof(*v));
-	for (size_t i = 0; i < ct->n; i++) {
-		v[i][0] = ct->v[i].start_ps;
-		v[i][1] = (int64_t)((uint64_t)ct->v[i].start_ps + (uint64_t)ct->v[i].dur_ps);
-	}
-	tc_sort(v, ct->n, sizeof(*v), cmp_span);
-	u->n = 0;
-	for (size_t i = 0; i < ct->n; i++) {
-		tc_ivals_push(u, v[i][0], v[i][1]);
-	}
-	free(v);
-}
-
 /*
  * Each attributed device's collective time (tc_breakdown_exposed), as a
  * job reads it: per step, and where the rank's collective occurrences are
@@ -544,7 +524,7 @@ static void exposed(struct tc_digest *d, const struct tc_model *m, const struct 
 		const struct tc_coll_table *ct, int64_t first, Tracectl__Rank *r) {
 	r->exposed = dalloc(d, a->n_attr * sizeof(*r->exposed));
 	struct tc_ivals all = { 0 }, u = { 0 }, v = { 0 };
-	table_union(ct, &u);
+	u.n = u.cap = tc_coll_table_union(ct, &u.lo, &u.hi);
 	for (size_t k = 0; k < a->n_attr; k++) {
 		const struct tc_dev_attr *at = &a->attr[k];
 		/* Only a device with collective time in some step: the walk

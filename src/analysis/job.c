@@ -380,26 +380,19 @@ static const Tracectl__Exposed *exposed_entry(const Tracectl__Rank *r, uint32_t 
 	return NULL;
 }
 
-/* Rank r's exposed collective time on device dev (job clock), as its
- * digest keeps it: inside its collectives (digest.proto, Exposed). */
-static void exposed_of(const Tracectl__Rank *r, uint32_t base, int64_t dt, uint32_t dev,
-		struct tc_ivals *out) {
+/* e's intervals on the job's clock (none without e), as the rank's digest
+ * keeps them: inside its collectives (digest.proto, Exposed). */
+static void exposed_of(const Tracectl__Exposed *e, int64_t dt, struct tc_ivals *out) {
 	out->n = 0;
-	for (size_t i = 0; i < r->n_exposed; i++) {
-		const Tracectl__Exposed *e = r->exposed[i];
-		if (e->device < 0 || base + (uint32_t)e->device != dev) {
-			continue;
+	uint64_t unit = e && e->unit_ps ? e->unit_ps : 1;
+	uint64_t at = (uint64_t)dt;
+	for (size_t j = 0; e && j + 1 < e->n_bounds; j += 2) {
+		uint64_t lo = at + (uint64_t)e->bounds[j] * unit;
+		uint64_t hi = lo + (uint64_t)e->bounds[j + 1] * unit;
+		if ((int64_t)lo < (int64_t)hi) {
+			tc_ivals_push(out, (int64_t)lo, (int64_t)hi);
 		}
-		uint64_t unit = e->unit_ps ? e->unit_ps : 1;
-		uint64_t at = (uint64_t)dt;
-		for (size_t j = 0; j + 1 < e->n_bounds; j += 2) {
-			uint64_t lo = at + (uint64_t)e->bounds[j] * unit;
-			uint64_t hi = lo + (uint64_t)e->bounds[j + 1] * unit;
-			if ((int64_t)lo < (int64_t)hi) {
-				tc_ivals_push(out, (int64_t)lo, (int64_t)hi);
-			}
-			at = hi;
-		}
+		at = hi;
 	}
 }
 
@@ -425,7 +418,7 @@ static void straggler_wait(const struct job *j, const struct tc_ranks *r,
 		tc_digest_rank_load(j->aside, j->ranks[k], &b);
 		for (size_t d = 0; d < n_attr; d++, at++) {
 			struct tc_dev_attr *t = &a->attr[at];
-			exposed_of(j->ranks[k], j->base[k], j->dt[k], t->device, &ex);
+			exposed_of(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &ex);
 			tc_ivals_and(&waits[k], &ex, &in);
 			for (size_t i = 0; i < st.n; i++) {
 				if (st.counted[i]) {
@@ -548,15 +541,15 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	}
 	f->window_lo_ps = p->start[0];
 	f->window_hi_ps = p->end[p->n - 1];
+	const Tracectl__Exposed *e = exposed_entry(r, base, f->device);
 	struct tc_ivals ex = { 0 }, in = { 0 };
-	exposed_of(r, base, dt, f->device, &ex);
+	exposed_of(e, dt, &ex);
 	if (wait) {
 		tc_ivals_and(wait, &ex, &in);
 	}
 	/* Each step's exposed time as the rank's digest keeps it (ex holds
 	 * only what lies inside its collectives); digests of version 2 kept
 	 * all of ex. */
-	const Tracectl__Exposed *e = exposed_entry(r, base, f->device);
 	bool per_step = e && e->n_step_ps == p->n;
 	uint64_t unit = per_step && e->step_unit_ps ? e->step_unit_ps : 1;
 	int64_t *v = tc_xmalloc(p->n * sizeof(*v));

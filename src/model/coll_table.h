@@ -50,6 +50,11 @@ static inline const char *tc_coll_table_str(const struct tc_coll_table *t, uint3
 	return tc_intern_str(&t->strings, id);
 }
 
+/* The union of t's occurrences, [start, start + dur), as sorted, disjoint
+ * pieces (pieces that touch are one, as tc_ivals_push joins them) in
+ * *lo and *hi (malloc'd, at least one entry); their number. A job's waits
+ * for a late rank lie inside it. */
+size_t tc_coll_table_union(const struct tc_coll_table *t, int64_t **lo, int64_t **hi);
 /* t as a digest message allocated from a, its times less base (the
  * trace's first event). */
 Tracectl__CollTable *tc_coll_table_pack(struct tc_arena *a, const struct tc_coll_table *t,

@@ -214,48 +214,25 @@ static void sum_steps_to_cols(Tracectl__Result *o, struct tc_arena *a) {
 
 /* ---- exposed collective time over the collectives' union ---- */
 
-/* The union of the table's occurrences as sorted, disjoint pieces, times
- * from the trace's first event, merged as a job's waits are (pieces that
- * touch are one). False when the table is malformed. */
+/* The pieces of the union of the table's occurrences (tc_coll_table_union),
+ * times from the trace's first event, all multiples of unit. False when
+ * the table is malformed. */
 struct pieces {
 	int64_t *lo, *hi;
 	size_t n;
+	uint64_t unit;
 };
 
-static int cmp_span(const void *pa, const void *pb) {
-	const int64_t *a = pa, *b = pb;
-	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
-}
-
 static bool pieces_of(const Tracectl__CollTable *msg, struct pieces *p) {
-	memset(p, 0, sizeof(*p));
 	struct tc_coll_table t;
 	tc_coll_table_init(&t);
 	bool ok = msg && tc_coll_table_unpack(msg, 0, &t);
-	size_t n = ok ? t.n : 0;
-	int64_t (*v)[2] = tc_xmalloc((n ? n : 1) * sizeof(*v));
-	for (size_t i = 0; i < n; i++) {
-		v[i][0] = t.v[i].start_ps;
-		v[i][1] = (int64_t)((uint64_t)t.v[i].start_ps + (uint64_t)t.v[i].dur_ps);
+	if (!ok) {
+		t.n = 0;
 	}
+	p->n = tc_coll_table_union(&t, &p->lo, &p->hi);
+	p->unit = ok && msg->unit_ps ? msg->unit_ps : 1;
 	tc_coll_table_finish(&t);
-	tc_sort(v, n, sizeof(*v), cmp_span);
-	p->lo = tc_xmalloc((n ? n : 1) * sizeof(*p->lo));
-	p->hi = tc_xmalloc((n ? n : 1) * sizeof(*p->hi));
-	for (size_t i = 0; i < n; i++) {
-		if (v[i][1] <= v[i][0]) {
-			continue;
-		}
-		if (p->n && v[i][0] <= p->hi[p->n - 1]) {
-			if (v[i][1] > p->hi[p->n - 1]) {
-				p->hi[p->n - 1] = v[i][1];
-			}
-			continue;
-		}
-		p->lo[p->n] = v[i][0];
-		p->hi[p->n++] = v[i][1];
-	}
-	free(v);
 	return ok;
 }
 
@@ -264,117 +241,85 @@ static void pieces_finish(struct pieces *p) {
 	free(p->hi);
 }
 
-/* Runs being written: entries, and which of them are times. */
-struct runs {
-	uint64_t *v;
-	bool *timed;
-	size_t n, cap;
-	int last;                       /* code of the last count entry, -1 none */
-	size_t last_at;
-};
-
-static void runs_put(struct runs *r, uint64_t x, bool timed) {
-	if (r->n == r->cap) {
-		size_t cap = r->cap;
-		TC_GROW(r->v, cap, r->n + 1);
-		cap = r->cap;
-		TC_GROW(r->timed, cap, r->n + 1);
-		r->cap = cap;
-	}
-	r->timed[r->n] = timed;
-	r->v[r->n++] = x;
-}
-
-/* count pieces of code 0 or 1, joined to the last entry of that code. */
-static void runs_count(struct runs *r, int code, uint64_t count) {
+/* A count entry (code 0 or 1) joined to the last entry where it has the
+ * same code. */
+static void run_count(uint64_t *v, size_t *n, int *last, int code, uint64_t count) {
 	if (!count) {
 		return;
 	}
-	if (r->last == code) {
-		r->v[r->last_at] += count << 2;
+	if (*last == code) {
+		v[*n - 1] += count << 2;
 		return;
 	}
-	r->last = code;
-	r->last_at = r->n;
-	runs_put(r, count << 2 | (uint64_t)code, false);
+	*last = code;
+	v[(*n)++] = count << 2 | (uint64_t)code;
 }
 
 /* e's bounds as runs over the pieces; false (e unchanged) where an
- * interval is not inside one piece. */
+ * interval is not inside one piece. Offsets count the unit both the
+ * bounds and the pieces count in. */
 static bool exposed_to_runs(Tracectl__Exposed *e, const struct pieces *p,
 		struct tc_arena *a) {
-	struct runs r = { .last = -1 };
-	uint64_t unit = e->unit_ps ? e->unit_ps : 1, g = 0;
+	size_t n = e->n_bounds / 2;
+	uint64_t unit = e->unit_ps ? e->unit_ps : 1, u = tc_gcd(unit, p->unit);
+	int64_t *lo = tc_xmalloc((n ? n : 1) * sizeof(*lo));
+	int64_t *hi = tc_xmalloc((n ? n : 1) * sizeof(*hi));
 	uint64_t at = 0;
-	size_t q = 0, next = 0;         /* the piece of the interval; the next to write */
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = (int64_t)(at + (uint64_t)e->bounds[2 * i] * unit);
+		at = (uint64_t)lo[i] + (uint64_t)e->bounds[2 * i + 1] * unit;
+		hi[i] = (int64_t)at;
+	}
+	/* At most a skip and a count or group entry per piece, two per interval. */
+	uint64_t *v = tc_arena_alloc(a, (4 * n + 1) * sizeof(*v));
+	size_t nv = 0, q = 0, next = 0;  /* the piece of interval j; the next to write */
+	int last = -1;
 	bool ok = true;
-	for (size_t j = 0; j + 1 < e->n_bounds && ok; ) {
-		int64_t lo = (int64_t)(at + (uint64_t)e->bounds[j] * unit);
-		int64_t hi = (int64_t)((uint64_t)lo + (uint64_t)e->bounds[j + 1] * unit);
-		while (q < p->n && p->hi[q] <= lo) {
+	for (size_t j = 0; j < n && ok; ) {
+		while (q < p->n && p->hi[q] <= lo[j]) {
 			q++;
 		}
-		if (q == p->n || lo < p->lo[q] || hi > p->hi[q] || hi <= lo) {
-			ok = false;
-			break;
-		}
-		runs_count(&r, 0, q - next);
-		/* The piece's intervals. */
+		ok = q < p->n && lo[j] >= p->lo[q];
 		size_t k = j;
-		uint64_t end = at;
-		while (k + 1 < e->n_bounds) {
-			int64_t l = (int64_t)(end + (uint64_t)e->bounds[k] * unit);
-			int64_t h = (int64_t)((uint64_t)l + (uint64_t)e->bounds[k + 1] * unit);
-			if (l >= p->hi[q]) {
-				break;
-			}
-			if (h > p->hi[q] || h <= l) {
-				ok = false;
-				break;
-			}
-			end = (uint64_t)h;
-			k += 2;
+		for (; ok && k < n && lo[k] < p->hi[q]; k++) {
+			ok = lo[k] < hi[k] && hi[k] <= p->hi[q] &&
+				((uint64_t)lo[k] - (uint64_t)p->lo[q]) % u == 0;
 		}
 		if (!ok) {
 			break;
 		}
-		if (k == j + 2 && lo == p->lo[q] && hi == p->hi[q]) {
-			runs_count(&r, 1, 1);
+		run_count(v, &nv, &last, 0, q - next);
+		if (k == j + 1 && lo[j] == p->lo[q] && hi[j] == p->hi[q]) {
+			run_count(v, &nv, &last, 1, 1);
 		} else {
-			r.last = -1;
-			runs_put(&r, (uint64_t)(k - j) / 2 << 2 | 2u, false);
+			last = -1;
+			v[nv++] = (uint64_t)(k - j) << 2 | 2u;
 			uint64_t from = (uint64_t)p->lo[q];
-			for (size_t i = j; i < k; i += 2) {
-				uint64_t l = at + (uint64_t)e->bounds[i] * unit;
-				uint64_t len = (uint64_t)e->bounds[i + 1] * unit;
-				runs_put(&r, l - from, true);
-				runs_put(&r, len, true);
-				g = tc_gcd(g, tc_gcd(l - from, len));
-				from = at = l + len;
+			for (size_t i = j; i < k; i++) {
+				v[nv++] = ((uint64_t)lo[i] - from) / u;
+				v[nv++] = ((uint64_t)hi[i] - (uint64_t)lo[i]) / u;
+				from = (uint64_t)hi[i];
 			}
 		}
-		at = end;
 		j = k;
 		next = ++q;
 	}
+	free(lo);
+	free(hi);
 	if (ok) {
-		uint64_t u = g ? g : 1;
-		e->n_runs = r.n;
-		e->runs = tc_arena_alloc(a, (r.n ? r.n : 1) * sizeof(*e->runs));
-		for (size_t i = 0; i < r.n; i++) {
-			e->runs[i] = r.timed[i] ? r.v[i] / u : r.v[i];
-		}
+		e->n_runs = nv;
+		e->runs = v;
 		e->unit_ps = u;
 		e->n_bounds = 0;
 	}
-	free(r.v);
-	free(r.timed);
 	return ok;
 }
 
+/* Each exposed time's step_ps in their unit, and its bounds as runs where
+ * the rank has its collective table. */
 static void exposed_to_runs_all(Tracectl__Rank *r, struct tc_arena *a) {
-	struct pieces p;
-	bool have = false;
+	struct pieces p = { 0 };
+	bool have = false, usable = false;
 	for (size_t i = 0; i < r->n_exposed; i++) {
 		Tracectl__Exposed *e = r->exposed[i];
 		uint64_t g = 0;
@@ -392,12 +337,11 @@ static void exposed_to_runs_all(Tracectl__Rank *r, struct tc_arena *a) {
 		}
 		if (!have) {
 			have = true;
-			if (!pieces_of(r->collectives, &p)) {
-				pieces_finish(&p);
-				return;
-			}
+			usable = pieces_of(r->collectives, &p);
 		}
-		exposed_to_runs(e, &p, a);
+		if (usable) {
+			exposed_to_runs(e, &p, a);
+		}
 	}
 	if (have) {
 		pieces_finish(&p);
