@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/digest.h"
@@ -51,12 +52,16 @@ Tracectl__Digest *tc_digest_new_msg(struct tc_digest *d) {
 
 /* ---- sketch ---- */
 
+/* Job threads build sketches at once; racing to store the same value is
+ * harmless but must be atomic to be defined. */
 static double log_gamma(void) {
-	static double lg;
-	if (!lg) {
-		lg = log((1 + TC_SKETCH_ALPHA) / (1 - TC_SKETCH_ALPHA));
+	static _Atomic double lg;
+	double v = atomic_load_explicit(&lg, memory_order_relaxed);
+	if (!v) {
+		v = log((1 + TC_SKETCH_ALPHA) / (1 - TC_SKETCH_ALPHA));
+		atomic_store_explicit(&lg, v, memory_order_relaxed);
 	}
-	return lg;
+	return v;
 }
 
 /* Bucket i holds (gamma^(i-1), gamma^i]. */
