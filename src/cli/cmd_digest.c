@@ -16,6 +16,10 @@ static const struct tc_option digest_options[] = {
 	{ "output", 'o', "FILE", "write the digest to FILE (atomically; '-' = stdout)",
 		"Write the digest to _FILE_ through a temporary file renamed into place; "
 		"*-* is standard output.", 'o' },
+	{ "no-compress", 0, NULL, "write the digest uncompressed (default: one zstd frame)",
+		"Write the protobuf uncompressed. By default a digest is one zstd frame "
+		"(level 3), 1.2-3.3x smaller; readers detect either by content. Builds "
+		"without libzstd always write it uncompressed.", 'N' },
 	{ 0 },
 };
 
@@ -46,15 +50,18 @@ const struct tc_cli_spec tc_merge_spec = {
 
 /* Parse digest's and merge's options; 0 and the operands at optind. */
 static int parse(const struct tc_cli_spec *spec, struct tc_cli_common *c, int argc,
-		char **argv) {
+		char **argv, bool *compress) {
 	int code = TC_EXIT_OK, opt;
 	const char *arg;
 	struct tc_cli_parser p;
 	c->output = NULL;
+	*compress = true;
 	tc_cli_parser_init(&p, spec, argc, argv);
 	while ((opt = tc_cli_next(&p, &arg)) > 0) {
 		if (opt == 'o') {
 			c->output = arg;
+		} else if (opt == 'N') {
+			*compress = false;
 		} else if (tc_cli_common_opt(c, opt, arg, &code) && code) {
 			return code;
 		}
@@ -74,7 +81,7 @@ static int parse(const struct tc_cli_spec *spec, struct tc_cli_common *c, int ar
 
 /* Merge ins into one canonical digest and write it. */
 static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *ins,
-		size_t n, char **inputs, int n_inputs) {
+		size_t n, char **inputs, int n_inputs, bool compress) {
 	struct tc_digest out;
 	tc_digest_init(&out);
 	struct tc_error err;
@@ -89,7 +96,7 @@ static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *
 		for (size_t r = 0; r < out.msg->n_ranks; r++) {
 			tc_digest_rank_compact(out.msg->ranks[r], &out.arena);
 		}
-		tc_write_digest(o.fp, &out);
+		tc_write_digest(o.fp, &out, compress);
 		code = tc_cli_close_output(&o);
 	}
 	tc_digest_finish(&out);
@@ -99,7 +106,8 @@ static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *
 int tc_cmd_digest(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "digest");
-	int code = parse(&tc_digest_spec, &c, argc, argv);
+	bool compress;
+	int code = parse(&tc_digest_spec, &c, argc, argv, &compress);
 	if (code) {
 		return code < 0 ? TC_EXIT_OK : code;
 	}
@@ -124,7 +132,7 @@ int tc_cmd_digest(int argc, char **argv) {
 	tc_malloc_reuse_end();
 	if (code == TC_EXIT_OK) {
 		struct tc_digest *one = &d;
-		code = write_merged(&c, &one, 1, argv + optind, argc - optind);
+		code = write_merged(&c, &one, 1, argv + optind, argc - optind, compress);
 	}
 	tc_digest_finish(&d);
 	return code;
@@ -145,7 +153,8 @@ static int read_error(const char *cmd, const char *path, const struct tc_cli_com
 int tc_cmd_merge(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "merge");
-	int code = parse(&tc_merge_spec, &c, argc, argv);
+	bool compress;
+	int code = parse(&tc_merge_spec, &c, argc, argv, &compress);
 	if (code) {
 		return code < 0 ? TC_EXIT_OK : code;
 	}
@@ -173,7 +182,7 @@ int tc_cmd_merge(int argc, char **argv) {
 	} else if (!tc_cli_open_output(&c, argv + optind, argc - optind, NULL, &o)) {
 		code = TC_EXIT_OUTPUT;
 	} else {
-		tc_write_digest_packed(o.fp, &out);
+		tc_write_digest_packed(o.fp, &out, compress);
 		code = tc_cli_close_output(&o);
 	}
 	tc_digest_packed_finish(&out);
