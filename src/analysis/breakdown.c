@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
@@ -249,22 +250,40 @@ struct host_unions {
 	struct tc_ivals k[TC_OP_KIND_COUNT];
 };
 
+/* The usage pass attributes devices on two threads: the cache is locked
+ * while a host's unions are looked up or made, and each host's unions
+ * stay where they were made. */
 struct host_cache {
-	struct host_unions *v;
+	pthread_mutex_t lock;
+	struct host_unions **v;
 	size_t n, cap;
 };
 
-static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct host_cache *hc,
+static void host_cache_init(struct host_cache *hc) {
+	memset(hc, 0, sizeof(*hc));
+	pthread_mutex_init(&hc->lock, NULL);
+}
+
+static void host_cache_finish(struct host_cache *hc) {
+	for (size_t i = 0; i < hc->n; i++) {
+		tc_ivals_finish_per_kind(hc->v[i]->k);
+		free(hc->v[i]);
+	}
+	free(hc->v);
+	pthread_mutex_destroy(&hc->lock);
+}
+
+/* host_unions_for's work, with hc locked. */
+static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct host_cache *hc,
 		uint32_t dev) {
 	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
 	for (size_t i = 0; i < hc->n; i++) {
-		if (hc->v[i].host == host) {
-			return hc->v[i].k;
+		if (hc->v[i]->host == host) {
+			return hc->v[i]->k;
 		}
 	}
 	TC_GROW(hc->v, hc->cap, hc->n + 1);
-	struct host_unions *h = &hc->v[hc->n++];
-	memset(h, 0, sizeof(*h));
+	struct host_unions *h = hc->v[hc->n++] = tc_xcalloc(1, sizeof(*h));
 	h->host = host;
 	size_t n;
 	uint32_t *tr = host_tracks(m, dev, &n);
@@ -278,6 +297,14 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
 	tc_ivals_union_per_kind_of(m, tr, n, kinds, h->k);
 	free(tr);
 	return h->k;
+}
+
+static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct host_cache *hc,
+		uint32_t dev) {
+	pthread_mutex_lock(&hc->lock);
+	const struct tc_ivals *k = host_unions_make(m, hc, dev);
+	pthread_mutex_unlock(&hc->lock);
+	return k;
 }
 
 /*
@@ -377,6 +404,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	struct tc_bd_early *e = tc_xcalloc(1, sizeof(*e));
 	e->m = m;
 	e->a = a;
+	host_cache_init(&e->hc);
 	size_t n = m->n_devices ? m->n_devices : 1;
 	e->cat = tc_xcalloc(n, sizeof(*e->cat));
 	e->busy = tc_xcalloc(n, sizeof(*e->busy));
@@ -405,10 +433,7 @@ static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
 		free(e->cat[k]);
 		free(e->busy[k]);
 	}
-	for (size_t i = 0; i < e->hc.n; i++) {
-		tc_ivals_finish_per_kind(e->hc.v[i].k);
-	}
-	free(e->hc.v);
+	host_cache_finish(&e->hc);
 	free(e->cat);
 	free(e->busy);
 	free(e);
@@ -424,7 +449,8 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
  * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
 static int64_t *step_categories(const struct tc_model *m, const struct tc_usage *u,
 		struct tc_bd_early *early, struct tc_analysis *a) {
-	struct host_cache local = { 0 }, *hc = early ? &early->hc : &local;
+	struct host_cache local, *hc = early ? &early->hc : &local;
+	host_cache_init(&local);
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
 	int64_t *dev_busy = tc_xcalloc((u->n_util ? u->n_util : 1) * a->n_steps, sizeof(*dev_busy));
 	a->attr = tc_xcalloc(u->n_util ? u->n_util : 1, sizeof(*a->attr));
@@ -475,10 +501,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL, NULL,
 			NULL, a->steps);
 	}
-	for (size_t i = 0; i < local.n; i++) {
-		tc_ivals_finish_per_kind(local.v[i].k);
-	}
-	free(local.v);
+	host_cache_finish(&local);
 	free(busy);
 	return dev_busy;
 }
@@ -502,17 +525,16 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 
 void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		const struct tc_ivals *within, int64_t *cat) {
-	struct host_cache hc = { 0 };
+	struct host_cache hc;
+	host_cache_init(&hc);
 	attribute(m, a, dev, NULL, host_unions_for(m, &hc, dev), within, cat, NULL, NULL);
-	for (size_t i = 0; i < hc.n; i++) {
-		tc_ivals_finish_per_kind(hc.v[i].k);
-	}
-	free(hc.v);
+	host_cache_finish(&hc);
 }
 
 void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ivals *out) {
 	out->n = 0;
-	struct host_cache hc = { 0 };
+	struct host_cache hc;
+	host_cache_init(&hc);
 	const struct tc_ivals *host_k = host_unions_for(m, &hc, dev);
 	size_t n[2];
 	uint32_t *tr[2] = {
@@ -554,10 +576,7 @@ void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ival
 	tc_ivals_finish(&before);
 	tc_ivals_finish_per_kind(dk);
 	tc_ivals_finish_per_kind(ok);
-	for (size_t i = 0; i < hc.n; i++) {
-		tc_ivals_finish_per_kind(hc.v[i].k);
-	}
-	free(hc.v);
+	host_cache_finish(&hc);
 }
 
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,

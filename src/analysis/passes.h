@@ -43,7 +43,8 @@ struct tc_usage {
 };
 
 /* Called by the usage pass with each device's result util[k] and its
- * per-kind unions, valid only during the call. */
+ * per-kind unions, valid only during the call; from two threads at once
+ * (for different k) on big models. */
 typedef void (*tc_usage_each_fn)(void *ctx, size_t k, const struct tc_device_util *util,
 	const struct tc_ivals *per_kind);
 

@@ -1,3 +1,5 @@
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/device.h"
@@ -92,26 +94,147 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 	}
 }
 
+/* One usage pass: read-only once set up, but for next, the devices' own
+ * slots (k) and each's state. */
+struct usage_run {
+	const struct tc_model *m;
+	const struct tc_analysis_opts *o;
+	struct launch_starts ls;
+	int64_t short_ps;
+	/* Launch delays per device: device start - launch call start. */
+	int64_t **delays;
+	size_t *nd;
+	/* The devices with work, in device order; k indexes these. */
+	size_t n;
+	uint32_t *dev;
+	uint32_t **tracks;
+	size_t *nt;
+	struct tc_device_util *util;
+	struct tc_stream_util **streams; /* per k, malloc'd */
+	size_t *n_streams;
+	struct tc_ivals *kinds;          /* n x TC_OP_KIND_COUNT, or NULL */
+	tc_usage_each_fn each;
+	void *ctx;
+	atomic_size_t next;
+};
+
+/* Device k's utilisation, streams and per-kind unions (in kinds, else in
+ * scratch), handed to each. cov and scratch are the thread's own. */
+static void device_usage(struct usage_run *r, size_t k, struct tc_cover *cov,
+		struct tc_ivals scratch[TC_OP_KIND_COUNT]) {
+	const struct tc_model *m = r->m;
+	const struct tc_analysis_opts *o = r->o;
+	const struct launch_starts *ls = &r->ls;
+	size_t d = r->dev[k], nt = r->nt[k];
+	const uint32_t *tracks = r->tracks[k];
+	struct tc_device_util *u = &r->util[k];
+	/* Events per kind: room for each kind's union up front, as
+	 * growing it copies the list. */
+	size_t kind_n[TC_OP_KIND_COUNT] = { 0 };
+	*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
+		.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
+	size_t n_streams = 0, scap = 0;
+	struct tc_stream_util *streams = NULL;
+	for (size_t j = 0; j < nt; j++) {
+		const struct tc_track *tr = &m->tracks[tracks[j]];
+		if (!tr->count) {
+			continue;
+		}
+		struct tc_stream_util su = { .track = tracks[j], .n_events = tr->count };
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		struct tc_busy_acc busy = TC_BUSY_ACC_INIT;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			int64_t s = m->ev.start[i], e = tc_model_end(m, i);
+			tc_busy_acc_add(&busy, s, m->ev.dur[i]);
+			/* Per-stream host wait (HTA's idle categories are per stream). */
+			if (ls->from && hi != INT64_MIN && s > hi) {
+				int64_t l = launch_start(m, ls, tracks[j], i);
+				if (l != INT64_MIN && l > hi) {
+					su.idle_host_wait_ps += s - hi;
+				}
+			}
+			lo = s < lo ? s : lo;
+			hi = e > hi ? e : hi;
+			enum tc_op_kind kind = (enum tc_op_kind)m->ops[m->ev.op[i]].kind;
+			kind_n[kind] += m->ev.dur[i] > 0;
+			if (kind == TC_OP_KERNEL) {
+				u->n_kernels++;
+				if (m->ev.dur[i] < r->short_ps) {
+					u->n_short_kernels++;
+				}
+			}
+		}
+		u->first_ps = lo < u->first_ps ? lo : u->first_ps;
+		u->last_ps = hi > u->last_ps ? hi : u->last_ps;
+		su.busy_ps = tc_busy_acc_len(&busy);
+		su.span_ps = hi - lo;
+		TC_GROW(streams, scap, n_streams + 1);
+		streams[n_streams++] = su;
+	}
+	r->streams[k] = streams;
+	r->n_streams[k] = n_streams;
+	struct tc_ivals *per_kind = r->kinds ? r->kinds + k * TC_OP_KIND_COUNT : scratch;
+	for (int kd = 0; kd < TC_OP_KIND_COUNT; kd++) {
+		tc_ivals_reserve(&per_kind[kd], kind_n[kd]);
+	}
+	tc_ivals_union_per_kind(m, tracks, nt, per_kind);
+	cov->n = 0;
+	tc_cover_add(cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
+	/* Comm/compute overlap against kernels, as HTA measures it. */
+	u->kernel_ps = tc_cover_len(cov, TC_KIND_BIT(TC_OP_KERNEL));
+	u->overlap_ps = tc_cover_len_both(cov, TC_KIND_BIT(TC_OP_KERNEL),
+		TC_KIND_BIT(TC_OP_COLLECTIVE));
+	u->busy_ps = tc_cover_len(cov, UINT64_MAX);
+	u->compute_ps = tc_cover_len(cov, TC_KINDS_DEVICE_COMPUTE);
+	u->comm_ps = tc_cover_len(cov, TC_KIND_BIT(TC_OP_COLLECTIVE));
+	u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
+	device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
+	size_t nd = r->nd[d];
+	if (nd) {
+		int64_t *dl = r->delays[d];
+		u->n_launches = nd;
+		int64_t mx = INT64_MIN;
+		for (size_t i = 0; i < nd; i++) {
+			mx = dl[i] > mx ? dl[i] : mx;
+		}
+		u->launch_delay_max_ps = mx;
+		u->launch_delay_p50_ps = tc_select_i64(dl, nd, (nd - 1) / 2);
+	}
+	u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
+		&u->peak_flops, &u->peak_bw);
+	if (r->each) {
+		r->each(r->ctx, k, u, per_kind);
+	}
+}
+
+/* Devices from the shared counter until none is left. */
+static void *usage_worker(void *arg) {
+	struct usage_run *r = arg;
+	struct tc_cover cov = { 0 };
+	struct tc_ivals scratch[TC_OP_KIND_COUNT] = { 0 };
+	size_t k;
+	while ((k = atomic_fetch_add(&r->next, 1)) < r->n) {
+		device_usage(r, k, &cov, scratch);
+	}
+	tc_cover_finish(&cov);
+	tc_ivals_finish_per_kind(scratch);
+	return NULL;
+}
+
+/* Below this many device events a second thread costs more than it saves. */
+#define USAGE_PARALLEL_MIN_EVENTS 100000
+
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_device_util **util_out, size_t *n_util_out,
 		struct tc_stream_util **streams_out, size_t *n_streams_out,
 		struct tc_ivals **kinds_out, tc_usage_each_fn each, void *ctx) {
-	struct launch_starts ls;
-	launch_starts(m, &ls);
-	int64_t short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6);
-	struct tc_device_util *util = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*util));
-	size_t n_util = 0, n_streams = 0;
-	struct tc_stream_util *streams = NULL;
-	struct tc_cover cov = { 0 };
-	struct tc_ivals scratch[TC_OP_KIND_COUNT] = { 0 };
-	struct tc_ivals *kinds = kinds_out ?
-		tc_xcalloc((m->n_devices ? m->n_devices : 1) * TC_OP_KIND_COUNT, sizeof(*kinds)) :
-		NULL;
-	size_t scap = 0;
-	/* Launch delays per device: device start - launch call start. */
-	int64_t **delays = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*delays));
-	size_t *nd = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*nd));
-	size_t *cd = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*cd));
+	size_t nd_all = m->n_devices ? m->n_devices : 1;
+	struct usage_run r = { .m = m, .o = o, .each = each, .ctx = ctx,
+		.short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6) };
+	launch_starts(m, &r.ls);
+	r.delays = tc_xcalloc(nd_all, sizeof(*r.delays));
+	r.nd = tc_xcalloc(nd_all, sizeof(*r.nd));
+	size_t *cd = tc_xcalloc(nd_all, sizeof(*cd));
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
@@ -122,10 +245,16 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		if (d >= m->n_devices) {
 			continue;
 		}
-		TC_GROW(delays[d], cd[d], nd[d] + 1);
+		TC_GROW(r.delays[d], cd[d], r.nd[d] + 1);
 		int64_t dl = m->ev.start[fl->to] - m->ev.start[fl->from];
-		delays[d][nd[d]++] = dl;
+		r.delays[d][r.nd[d]++] = dl;
 	}
+	free(cd);
+	/* The devices with work, each with its work tracks. */
+	r.dev = tc_xmalloc(nd_all * sizeof(*r.dev));
+	r.tracks = tc_xmalloc(nd_all * sizeof(*r.tracks));
+	r.nt = tc_xmalloc(nd_all * sizeof(*r.nt));
+	uint64_t total = 0;
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
 	for (size_t d = 0; d < m->n_devices; d++) {
@@ -142,97 +271,60 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			free(tracks);
 			continue;
 		}
-		struct tc_device_util *u = &util[n_util++];
-		/* Events per kind: room for each kind's union up front, as
-		 * growing it copies the list. */
-		size_t kind_n[TC_OP_KIND_COUNT] = { 0 };
-		*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
-			.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
-		for (size_t k = 0; k < nt; k++) {
-			const struct tc_track *tr = &m->tracks[tracks[k]];
-			if (!tr->count) {
-				continue;
-			}
-			struct tc_stream_util su = { .track = tracks[k], .n_events = tr->count };
-			int64_t lo = INT64_MAX, hi = INT64_MIN;
-			struct tc_busy_acc busy = TC_BUSY_ACC_INIT;
-			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-				int64_t s = m->ev.start[i], e = tc_model_end(m, i);
-				tc_busy_acc_add(&busy, s, m->ev.dur[i]);
-				/* Per-stream host wait (HTA's idle categories are per stream). */
-				if (ls.from && hi != INT64_MIN && s > hi) {
-					int64_t l = launch_start(m, &ls, tracks[k], i);
-					if (l != INT64_MIN && l > hi) {
-						su.idle_host_wait_ps += s - hi;
-					}
-				}
-				lo = s < lo ? s : lo;
-				hi = e > hi ? e : hi;
-				enum tc_op_kind kind = (enum tc_op_kind)m->ops[m->ev.op[i]].kind;
-				kind_n[kind] += m->ev.dur[i] > 0;
-				if (kind == TC_OP_KERNEL) {
-					u->n_kernels++;
-					if (m->ev.dur[i] < short_ps) {
-						u->n_short_kernels++;
-					}
-				}
-			}
-			u->first_ps = lo < u->first_ps ? lo : u->first_ps;
-			u->last_ps = hi > u->last_ps ? hi : u->last_ps;
-			su.busy_ps = tc_busy_acc_len(&busy);
-			su.span_ps = hi - lo;
-			TC_GROW(streams, scap, n_streams + 1);
-			streams[n_streams++] = su;
-		}
-		struct tc_ivals *per_kind = kinds ? kinds + (n_util - 1) * TC_OP_KIND_COUNT : scratch;
-		for (int kd = 0; kd < TC_OP_KIND_COUNT; kd++) {
-			tc_ivals_reserve(&per_kind[kd], kind_n[kd]);
-		}
-		tc_ivals_union_per_kind(m, tracks, nt, per_kind);
-		cov.n = 0;
-		tc_cover_add(&cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
-		/* Comm/compute overlap against kernels, as HTA measures it. */
-		u->kernel_ps = tc_cover_len(&cov, TC_KIND_BIT(TC_OP_KERNEL));
-		u->overlap_ps = tc_cover_len_both(&cov, TC_KIND_BIT(TC_OP_KERNEL),
-			TC_KIND_BIT(TC_OP_COLLECTIVE));
-		u->busy_ps = tc_cover_len(&cov, UINT64_MAX);
-		u->compute_ps = tc_cover_len(&cov, TC_KINDS_DEVICE_COMPUTE);
-		u->comm_ps = tc_cover_len(&cov, TC_KIND_BIT(TC_OP_COLLECTIVE));
-		u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
-		device_gaps(m, tracks, nt, &ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
-		if (nd[d]) {
-			u->n_launches = nd[d];
-			int64_t mx = INT64_MIN;
-			for (size_t k = 0; k < nd[d]; k++) {
-				mx = delays[d][k] > mx ? delays[d][k] : mx;
-			}
-			u->launch_delay_max_ps = mx;
-			u->launch_delay_p50_ps = tc_select_i64(delays[d], nd[d], (nd[d] - 1) / 2);
-		}
-		u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
-			&u->peak_flops, &u->peak_bw);
-		if (each) {
-			each(ctx, n_util - 1, u, per_kind);
-		}
-		free(tracks);
+		r.dev[r.n] = (uint32_t)d;
+		r.tracks[r.n] = tracks;
+		r.nt[r.n++] = nt;
+		total += nev;
 	}
 	tc_device_tracks_finish(&dt);
-	for (size_t d = 0; d < m->n_devices; d++) {
-		free(delays[d]);
+	r.util = tc_xcalloc(nd_all, sizeof(*r.util));
+	r.streams = tc_xcalloc(r.n ? r.n : 1, sizeof(*r.streams));
+	r.n_streams = tc_xcalloc(r.n ? r.n : 1, sizeof(*r.n_streams));
+	r.kinds = kinds_out ? tc_xcalloc(nd_all * TC_OP_KIND_COUNT, sizeof(*r.kinds)) : NULL;
+	atomic_init(&r.next, 0);
+	/* Devices are independent: two threads take them from one counter,
+	 * each result in its own slot, so the output is the same either way. */
+	pthread_t th;
+	bool two = r.n >= 2 && o->threads != 1 &&
+		(o->threads > 1 || total >= USAGE_PARALLEL_MIN_EVENTS) &&
+		pthread_create(&th, NULL, usage_worker, &r) == 0;
+	usage_worker(&r);
+	if (two) {
+		pthread_join(th, NULL);
 	}
-	free(delays);
-	free(nd);
-	free(cd);
-	tc_cover_finish(&cov);
-	tc_ivals_finish_per_kind(scratch);
-	free(ls.from);
-	free(ls.off);
-	*util_out = util;
-	*n_util_out = n_util;
+	/* The streams in device order, as one list. */
+	size_t n_streams = 0;
+	for (size_t k = 0; k < r.n; k++) {
+		n_streams += r.n_streams[k];
+	}
+	struct tc_stream_util *streams = n_streams ? tc_xmalloc(n_streams * sizeof(*streams)) : NULL;
+	size_t at = 0;
+	for (size_t k = 0; k < r.n; k++) {
+		if (r.n_streams[k]) {
+			memcpy(streams + at, r.streams[k], r.n_streams[k] * sizeof(*streams));
+		}
+		at += r.n_streams[k];
+		free(r.streams[k]);
+		free(r.tracks[k]);
+	}
+	for (size_t d = 0; d < m->n_devices; d++) {
+		free(r.delays[d]);
+	}
+	free(r.delays);
+	free(r.nd);
+	free(r.dev);
+	free(r.tracks);
+	free(r.nt);
+	free(r.streams);
+	free(r.n_streams);
+	free(r.ls.from);
+	free(r.ls.off);
+	*util_out = r.util;
+	*n_util_out = r.n;
 	*streams_out = streams;
 	*n_streams_out = n_streams;
 	if (kinds_out) {
-		*kinds_out = kinds;
+		*kinds_out = r.kinds;
 	}
 }
 

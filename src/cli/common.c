@@ -140,7 +140,8 @@ static const struct tc_option input_options[] = {
 		"it is walked), fault in model memory ahead of the readers, reorder the "
 		"event columns of a big trace on two threads and run the analysis "
 		"passes of *summarize*, *bottlenecks* and *export --annotate* on a "
-		"second thread (default: number of CPUs; 1 runs everything on one "
+		"second thread, each device's utilisation and attribution two devices "
+		"at a time (default: number of CPUs; 1 runs everything on one "
 		"thread). Results do not depend on it.", TC_OPT_THREADS },
 	{ 0 },
 };
