@@ -193,9 +193,6 @@ static void *side_passes(void *p) {
 	return NULL;
 }
 
-/* Below this many events a thread costs more than it saves. */
-#define PARALLEL_MIN_EVENTS 100000
-
 bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 		unsigned what, struct tc_analysis *a) {
 	memset(a, 0, sizeof(*a));
@@ -218,8 +215,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	pthread_cond_init(&job.cv, NULL);
 	pthread_t th;
 	bool side = run & (TC_AN_FINDINGS | TC_AN_SUMMARY);
-	bool threaded = side &&
-		(o->threads > 1 || (o->threads == 0 && m->ev.n >= PARALLEL_MIN_EVENTS)) &&
+	bool threaded = side && tc_pass_parallel(o, m->ev.n) &&
 		pthread_create(&th, NULL, side_passes, &job) == 0;
 	/* Steps from markers need no usage: then the breakdown attributes each
 	 * device as usage builds its per-kind unions, and none is kept (all

@@ -42,6 +42,15 @@ struct tc_usage {
 	const struct tc_ivals *kinds;
 };
 
+/* Below this many events a second thread costs more than it saves. */
+#define TC_PARALLEL_MIN_EVENTS 100000
+
+/* Whether a pass over n events takes a second thread (o->threads: 0 = when
+ * big enough, 1 = never, more = always). */
+static inline bool tc_pass_parallel(const struct tc_analysis_opts *o, uint64_t n) {
+	return o->threads > 1 || (o->threads == 0 && n >= TC_PARALLEL_MIN_EVENTS);
+}
+
 /* Called by the usage pass with each device's result util[k] and its
  * per-kind unions, valid only during the call; from two threads at once
  * (for different k) on big models. */

@@ -221,9 +221,6 @@ static void *usage_worker(void *arg) {
 	return NULL;
 }
 
-/* Below this many device events a second thread costs more than it saves. */
-#define USAGE_PARALLEL_MIN_EVENTS 100000
-
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_device_util **util_out, size_t *n_util_out,
 		struct tc_stream_util **streams_out, size_t *n_streams_out,
@@ -285,8 +282,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	/* Devices are independent: two threads take them from one counter,
 	 * each result in its own slot, so the output is the same either way. */
 	pthread_t th;
-	bool two = r.n >= 2 && o->threads != 1 &&
-		(o->threads > 1 || total >= USAGE_PARALLEL_MIN_EVENTS) &&
+	bool two = r.n >= 2 && tc_pass_parallel(o, total) &&
 		pthread_create(&th, NULL, usage_worker, &r) == 0;
 	usage_worker(&r);
 	if (two) {

@@ -75,11 +75,6 @@ static bool unpack_packed(void *ctx, const uint8_t *data, size_t size, struct tc
 	return true;
 }
 
-/* What `digest` writes by default (RFC 8878's magic number). */
-static bool zstd_frame(const uint8_t *head) {
-	return head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd;
-}
-
 /* The zstd files read that way: a rank's digest is well below, and a
  * compressed trace given by mistake costs little before it is refused. */
 #define FAST_ZSTD_MAX ((uint64_t)16 << 20)
@@ -103,12 +98,12 @@ static bool read_plain(const char *path, const struct tc_limits *lim, unpack_fn 
 			(uint64_t)st.st_size <= lim->max_input &&
 			fread(head, 1, sizeof(head), f) == sizeof(head) &&
 			(tc_digest_sniff(head, sizeof(head)) ||
-			(zstd_frame(head) && (uint64_t)st.st_size <= FAST_ZSTD_MAX))) {
+			(tc_zstd_magic(head, sizeof(head)) && (uint64_t)st.st_size <= FAST_ZSTD_MAX))) {
 		size_t n = (size_t)st.st_size;
 		uint8_t *buf = tc_xmalloc(n), *raw = NULL;
 		memcpy(buf, head, sizeof(head));
 		if (fread(buf + sizeof(head), 1, n - sizeof(head), f) == n - sizeof(head)) {
-			if (!zstd_frame(head)) {
+			if (!tc_zstd_magic(head, sizeof(head))) {
 				*done = true;
 				ok = unpack(ctx, buf, n, err);
 			} else {

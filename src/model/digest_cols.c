@@ -4,6 +4,7 @@
 #include "model/coll_table.h"
 #include "model/digest.h"
 #include "util/intern.h"
+#include "util/pbwire.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
@@ -51,14 +52,6 @@ static void cols_begin(struct cols *w, struct tc_arena *a, size_t n, bool full) 
 		c->flags = tc_arena_alloc(a, m * sizeof(*c->flags));
 		c->busy = tc_arena_alloc(a, m * sizeof(*c->busy));
 	}
-}
-
-static uint64_t zigzag(int64_t v) {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t unzigzag(uint64_t z) {
-	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
 static int64_t diff(int64_t v, int64_t prev) {
@@ -124,11 +117,11 @@ static Tracectl__StepCols *cols_end(struct cols *w) {
 	uint64_t nn = 2 * (uint64_t)w->names.n;
 	bool fit = c->n_name > 0;
 	for (size_t i = 0; i < c->n_num && fit; i++) {
-		fit = zigzag(c->num[i]) <= (UINT32_MAX - (nn - 1)) / nn;
+		fit = tc_pb_zigzag_enc(c->num[i]) <= (UINT32_MAX - (nn - 1)) / nn;
 	}
 	if (fit) {
 		for (size_t i = 0; i < c->n_num; i++) {
-			c->name[i] = (uint32_t)(zigzag(c->num[i]) * nn + c->name[i]);
+			c->name[i] = (uint32_t)(tc_pb_zigzag_enc(c->num[i]) * nn + c->name[i]);
 		}
 		c->n_num = 0;
 	}
@@ -398,7 +391,7 @@ static void cols_head(struct tc_arena *a, const Tracectl__StepCols *c, size_t i,
 	uint64_t u = c->unit_ps ? c->unit_ps : 1;
 	/* Without a num column each name entry carries the difference. */
 	uint32_t nn = 2 * (uint32_t)c->n_names, code = c->n_num ? c->name[i] : c->name[i] % nn;
-	int64_t d = c->n_num ? c->num[i] : unzigzag(c->name[i] / nn);
+	int64_t d = c->n_num ? c->num[i] : tc_pb_zigzag(c->name[i] / nn);
 	h->num = (int64_t)((uint64_t)h->num + (uint64_t)d);
 	h->start = (int64_t)((uint64_t)h->start + (uint64_t)c->start[i] * u);
 	h->dur = (int64_t)((uint64_t)c->dur[i] * u);

@@ -9,6 +9,7 @@
 #include "model/model.h"
 #include "model/model_private.h"
 #include "util/num.h"
+#include "util/pbwire.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
 
@@ -107,12 +108,8 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 	}
 }
 
-static uint64_t zigzag(int64_t v) {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
-	arg_put(m, key, TC_ARG_INT, zigzag(v));
+	arg_put(m, key, TC_ARG_INT, tc_pb_zigzag_enc(v));
 }
 
 void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
@@ -172,7 +169,7 @@ uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_a
 	switch (code) {
 	case TC_ARG_INT: {
 		uint64_t z = get_varint(&p);
-		out->v.i = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		out->v.i = tc_pb_zigzag(z);
 		break;
 	}
 	case TC_ARG_UINT:

@@ -45,6 +45,11 @@ void tc_inflater_finish(struct tc_inflater *f);
 bool tc_inflater_step(struct tc_inflater *f, const uint8_t *in, size_t n, size_t *used,
 	uint8_t *out, size_t cap, size_t *got, bool *ended, const char **why);
 
+/* Whether head starts with a zstd frame's magic number (RFC 8878). */
+static inline bool tc_zstd_magic(const uint8_t *head, size_t n) {
+	return n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f && head[3] == 0xfd;
+}
+
 /* A zstd stream (concatenated frames are one stream). Built only with
  * libzstd (TC_HAVE_ZSTD). create returns NULL when zstd cannot start. */
 struct tc_unzstd;

@@ -309,7 +309,7 @@ static bool start(struct tc_input *in, struct tc_error *err) {
 	} else if (rl >= 2 && r[0] == 0x78 && ((r[0] << 8) | r[1]) % 31 == 0 &&
 			(r[1] == 0x01 || r[1] == 0x5e || r[1] == 0x9c || r[1] == 0xda)) {
 		in->comp = TC_COMP_ZLIB;
-	} else if (rl >= 4 && r[0] == 0x28 && r[1] == 0xb5 && r[2] == 0x2f && r[3] == 0xfd) {
+	} else if (tc_zstd_magic(r, rl)) {
 		in->comp = TC_COMP_ZSTD;
 #if TC_HAVE_ZSTD
 		p->zs = tc_unzstd_create();

@@ -148,6 +148,11 @@ static inline int64_t tc_pb_zigzag(uint64_t v) {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
+/* The inverse: sint64's wire value of v. */
+static inline uint64_t tc_pb_zigzag_enc(int64_t v) {
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
 static inline double tc_pb_double(uint64_t v) {
 	union { uint64_t u; double d; } c = { .u = v };
 	return c.d;
