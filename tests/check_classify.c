@@ -72,7 +72,7 @@ static const struct row rows[] = {
 	{ "torch._dynamo.convert_frame", "cpu_op", H, TC_OP_COMPILE, -1, "cpu_op" },
 	{ "torch._inductor.compile_fx.compile_fx_inner", "user_annotation", H,
 		TC_OP_COMPILE, -1, "user_annotation" },
-	{ "TorchDynamo Cache Lookup", "user_annotation", H, TC_OP_COMPILE, -1, "user_annotation" },
+	{ "TorchDynamo Cache Lookup", "user_annotation", H, TC_OP_ANNOTATION, -1, "user_annotation" }, /* a guard check per call */
 	{ "tf.function tracing", NULL, H, TC_OP_COMPILE, -1, NULL },
 	{ "CompiledFunction", "cpu_op", H, TC_OP_HOST_OP, -1, "cpu_op" },
 	{ "Torch-Compiled Region: 0/0", "cpu_op", H, TC_OP_HOST_OP, -1, "cpu_op" },

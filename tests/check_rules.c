@@ -678,6 +678,72 @@ START_TEST(rule_sync_bound) {
 }
 END_TEST
 
+/* A sync call's shadow: the device idle after it counts as sync until the
+ * device's next op, and never longer than the device worked during the
+ * call; nested sync calls are one wait. */
+START_TEST(sync_shadow) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 200 * US);
+	/* Waits 150 us on the gemm; the next op comes 100 us after: all 100. */
+	ev(&f, f.thread, "aten::item", TC_OP_SYNC, 50 * US, 150 * US);
+	ev(&f, f.thread, "cudaStreamSynchronize", TC_OP_SYNC, 60 * US, 140 * US);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 300 * US, 100 * US);
+	/* Waits 50 us on the second; the next op comes 300 us after: 50. */
+	ev(&f, f.thread, "cudaDeviceSynchronize", TC_OP_SYNC, 350 * US, 50 * US);
+	ev(&f, f.stream, "gemm", TC_OP_KERNEL, 700 * US, 300 * US);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_SYNC], 150 * US);
+	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_IDLE], 250 * US);
+	const struct tc_finding *k = find(&a, "sync-bound");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(k->explained_ps, 150 * US);
+	ck_assert_msg(strstr(k->text, "2.0 sync calls per step") != NULL, "%s", k->text);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
+/* Allocator calls filling the host time a launch/host finding explains:
+ * the finding says so and advises to stop allocating. */
+START_TEST(alloc_in_step) {
+	struct fx f = fx_new();
+	step(&f, 1, 0, MS);
+	for (int i = 0; i < 10; i++) {
+		int64_t t = i * 100 * US;
+		ev(&f, f.thread, "cudaMalloc", TC_OP_RUNTIME, t, 60 * US);
+		ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, t + 60 * US, 5 * US);
+		ev(&f, f.stream, "k", TC_OP_KERNEL, t + 70 * US, 5 * US);
+	}
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_ge(a.n_findings, 1);
+	const struct tc_finding *k = &a.findings[0];
+	ck_assert_str_eq(k->kind, "launch-bound");
+	ck_assert_msg(strstr(k->text, "10.0 device memory allocator calls per step") != NULL, "%s",
+		k->text);
+	ck_assert_str_eq(k->suggestion, tc_advice(TC_ADV_ALLOC, &a.runtime));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	/* The same launches without the allocations: launch advice. */
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	for (int i = 0; i < 10; i++) {
+		int64_t t = i * 100 * US;
+		ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, t + 60 * US, 5 * US);
+		ev(&f, f.stream, "k", TC_OP_KERNEL, t + 70 * US, 5 * US);
+	}
+	analyze(&f, &a);
+	k = find(&a, "launch-bound");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_null(strstr(k->text, "allocator"));
+	ck_assert_str_eq(k->suggestion, tc_advice(TC_ADV_LAUNCH, &a.runtime));
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 /* Each device's findings never explain more than its step time, and every
  * device's attribution sums exactly to it. */
 START_TEST(findings_disjoint) {
@@ -697,7 +763,10 @@ START_TEST(findings_disjoint) {
 		sum += a.attr[0].cat_ps[c];
 	}
 	ck_assert_int_eq(sum, a.attr[0].step_ps);
+	/* The call waited on an idle device: the aten::add after it is the
+	 * host's own time, not the sync's. */
 	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_SYNC], 100 * US);
+	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_HOST], 150 * US);
 	ck_assert_int_eq(a.attr[0].cat_ps[TC_BD_INPUT], 150 * US); /* over the copy */
 	int64_t explained = 0;
 	for (size_t i = 0; i < a.n_findings; i++) {
@@ -1379,19 +1448,52 @@ START_TEST(gold_tracelens_gpu_timeline) {
 	struct tc_model *m = load(tracelens[_i].file);
 	double comp, busy, total;
 	if (tracelens[_i].in_step) {
+		/* TraceLens measured inside Kineto's GPU-side ProfilerStep#6, the
+		 * span of the GPU work the step launched. The steps are the host
+		 * ProfilerStep#6 extended to that work (as TBP does), so they hold
+		 * the GPU span. */
 		struct tc_analysis_opts o;
 		tc_analysis_opts_init(&o);
 		struct tc_analysis a;
 		tc_analyze(m, &o, TC_AN_FINDINGS, &a);
-		/* The reader maps Kineto's GPU-side ProfilerStep#6 to a device step
-		 * marker; TraceLens measured inside that window. */
-		ck_assert_str_eq(a.steps_source, "device markers");
+		ck_assert_str_eq(a.steps_source, "host markers");
 		ck_assert_uint_eq(a.n_steps, 1);
 		ck_assert_int_eq(a.steps[0].num, 6);
-		comp = (double)a.steps[0].cat_ps[TC_BD_COMPUTE] / 1e9;
-		busy = (double)a.steps[0].busy_ps / 1e9;
-		total = (double)a.steps[0].dur_ps / 1e9;
+		int64_t lo = -1, hi = -1;
+		uint32_t gpu = TC_NONE;
+		for (size_t t = 0; t < m->n_tracks; t++) {
+			const struct tc_track *tr = &m->tracks[t];
+			if (tr->device >= m->n_devices || m->devices[tr->device].kind == TC_DEV_CPU) {
+				continue;
+			}
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				if (m->ops[m->ev.op[i]].kind == TC_OP_STEP && m->ev.dur[i] > 0) {
+					ck_assert_int_eq(lo, -1);
+					lo = m->ev.start[i];
+					hi = lo + m->ev.dur[i];
+					gpu = tr->device;
+				}
+			}
+		}
+		ck_assert_int_ge(lo, 0);
+		/* To the last GPU op's end: the marker's own end rounds up. */
+		ck_assert_int_le(a.steps[0].start_ps, lo);
+		ck_assert_int_ge(a.steps[0].start_ps + a.steps[0].dur_ps, hi - US);
 		tc_analysis_finish(&a);
+		struct tc_device_tracks dt;
+		tc_device_tracks_init(&dt, m);
+		size_t nt;
+		uint32_t *tr = tc_device_work_tracks(m, &dt, gpu, &nt);
+		tc_device_tracks_finish(&dt);
+		struct tc_ivals all = { 0 }, cv = { 0 };
+		tc_ivals_union_tracks(m, tr, nt, NULL, NULL, &all);
+		tc_ivals_union_kinds(m, tr, nt, TC_KINDS_DEVICE_COMPUTE, &cv);
+		free(tr);
+		comp = (double)tc_ivals_length_in(&cv, lo, hi) / 1e9;
+		busy = (double)tc_ivals_length_in(&all, lo, hi) / 1e9;
+		total = (double)(hi - lo) / 1e9;
+		tc_ivals_finish(&all);
+		tc_ivals_finish(&cv);
 	} else {
 		struct tc_summary s;
 		tc_analyze_summary(m, &s);
@@ -1561,6 +1663,8 @@ int main(void) {
 	tcase_add_test(tr, rule_launch_bound);
 	tcase_add_test(tr, rule_sync_bound);
 	tcase_add_test(tr, findings_disjoint);
+	tcase_add_test(tr, sync_shadow);
+	tcase_add_test(tr, alloc_in_step);
 	tcase_add_test(tr, findings_disjoint_evidence);
 	tcase_add_test(tr, rule_fragmented_memory);
 	tcase_add_test(tr, rule_small_batch);

@@ -422,6 +422,24 @@ static const struct advice_row {
 		"XLA's allocator is fragmented: keep shapes static so buffers are reused, "
 		"donate buffers (donate_argnums), and on GPU leave preallocation on" },
 	/* small batch: an underfilled device */
+	/* alloc: allocator calls inside the step */
+	{ TC_ADV_ALLOC, F_ANY, R_ANY, 0, 0,
+		"device memory is allocated and freed inside the step, and the allocator's calls "
+		"are slow and can synchronise the device: allocate buffers once, outside the "
+		"step, and keep shapes static so they are reused" },
+	{ TC_ADV_ALLOC, F_TORCH, TC_RT_CUDA, 0, 0,
+		"the caching allocator calls cudaMalloc inside the step (its cache cannot serve "
+		"the request): keep shapes static so blocks are reused, avoid "
+		"torch.cuda.empty_cache() in the loop, and set "
+		"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so the pool grows in place" },
+	{ TC_ADV_ALLOC, F_TORCH, TC_RT_ROCM, 0, 0,
+		"the caching allocator calls hipMalloc inside the step (its cache cannot serve "
+		"the request): keep shapes static so blocks are reused, avoid emptying the "
+		"allocator cache in the loop, and set "
+		"PYTORCH_HIP_ALLOC_CONF=expandable_segments:True so the pool grows in place" },
+	{ TC_ADV_ALLOC, F_JAX, R_ANY, 0, 0,
+		"XLA allocates device memory inside the step: keep shapes static so buffers are "
+		"reused, donate buffers (donate_argnums), and on GPU leave preallocation on" },
 	{ TC_ADV_SMALL_BATCH, F_ANY, R_ANY, 0, 0,
 		"give each kernel more work: raise the batch size (or the micro-batch with "
 		"fewer accumulation steps), fuse small ops, and run independent small work "
@@ -495,6 +513,7 @@ const char *tc_advice_topic_name(enum tc_advice_topic topic) {
 		"input", "launch", "host", "sync", "communication", "transfer", "compile",
 		"recompile", "memory-pressure", "memory-bound", "compute-bound", "unoptimized-op",
 		"pageable-copies", "idle", "straggler", "fragmented-memory", "small-batch",
+		"alloc",
 	};
 	return (unsigned)topic < TC_ADV_COUNT ? n[topic] : "?";
 }

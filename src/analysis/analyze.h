@@ -19,7 +19,8 @@
 /* Thresholds, one table (analyze.c) with defaults and their sources;
  * `--threshold KEY=VALUE` overrides by key. Percentages are 0..100. */
 enum tc_threshold_id {
-	TC_TH_COMM_MODERATE = 0,
+	TC_TH_ALLOC_SHARE = 0,
+	TC_TH_COMM_MODERATE,
 	TC_TH_COMM_HIGH,
 	TC_TH_COMPILE_MODERATE,
 	TC_TH_COMPILE_HIGH,
@@ -152,6 +153,7 @@ enum tc_advice_topic {
 	TC_ADV_STRAGGLER,
 	TC_ADV_FRAGMENTED_MEMORY,
 	TC_ADV_SMALL_BATCH,   /* an underfilled device */
+	TC_ADV_ALLOC,         /* device memory allocated inside the step */
 	TC_ADV_COUNT,
 };
 

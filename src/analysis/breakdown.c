@@ -308,6 +308,40 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
 }
 
 /*
+ * The sync category's host time: each sync call, and after it the device's
+ * idle until its next op, no longer than the device was busy during the
+ * call. The host could have issued what it does after the call while the
+ * device worked; the wait kept it from running ahead, so the idle that
+ * follows is the sync's (NSYS cuda_api_sync's reasoning). A call that
+ * waited on an idle device hid nothing: what follows it is the host's own.
+ */
+static void sync_with_shadow(const struct tc_ivals *sync,
+		const struct tc_ivals dev_k[TC_OP_KIND_COUNT], struct tc_ivals *out) {
+	struct tc_ivals busy = { 0 };
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		tc_ivals_merge_into(&busy, &dev_k[k]);
+	}
+	out->n = 0;
+	for (size_t i = 0; i < sync->n; i++) {
+		int64_t e = sync->hi[i];
+		int64_t hid = tc_ivals_length_in(&busy, sync->lo[i], e);
+		size_t lo = 0, hi = busy.n; /* the first device op starting at or after e */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (busy.lo[mid] < e) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		int64_t next = lo < busy.n ? busy.lo[lo] : INT64_MAX;
+		int64_t end = next - e < hid ? next : e + hid;
+		tc_ivals_push(out, sync->lo[i], end);
+	}
+	tc_ivals_finish(&busy);
+}
+
+/*
  * Each step's time by category on device dev (TC_NONE: host lines only),
  * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
  * step (busy: NULL not wanted): one sweep per step over the per-kind
@@ -335,6 +369,11 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		tc_ivals_union_per_kind(m, tr[0], n[0], kinds[0]);
 	}
 	memcpy(kinds[1], host_k, sizeof(kinds[1]));
+	struct tc_ivals sync = { 0 };
+	if (host_k[TC_OP_SYNC].n) {
+		sync_with_shadow(&host_k[TC_OP_SYNC], kinds[0], &sync);
+		kinds[1][TC_OP_SYNC] = sync;
+	}
 	tc_ivals_union_per_kind(m, tr[1], n[1], kinds[2]);
 	free(tr[0]);
 	free(tr[1]);
@@ -379,6 +418,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		c[TC_BD_IDLE] = len - sum;
 	}
 	tc_cover_finish(&cov);
+	tc_ivals_finish(&sync);
 	if (!dev_k) {
 		tc_ivals_finish_per_kind(kinds[0]);
 	}

@@ -251,7 +251,11 @@ static void summary_add(struct summary_acc *acc, const struct tc_summary *x) {
 			steps_add(&acc->dev, x);
 			acc->have_dev = true;
 		}
-	} else {
+	} else if (x->n_steps > acc->host.count) {
+		/* One rank's host markers, the rank with the most, as the steps
+		 * pass takes them (tc_job_breakdown_rank): ranks repeat steps. */
+		free(acc->host.v);
+		memset(&acc->host, 0, sizeof(acc->host));
 		steps_add(&acc->host, x);
 	}
 }

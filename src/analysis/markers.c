@@ -36,6 +36,56 @@ void tc_markers_finish(struct tc_markers *mk) {
 	memset(mk, 0, sizeof(*mk));
 }
 
+static int cmp_u32(const void *pa, const void *pb) {
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static bool on_host(const struct tc_model *m, uint32_t d) {
+	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
+}
+
+bool tc_markers_copy_host(const struct tc_model *m, const struct tc_markers *mk, uint32_t dev) {
+	uint32_t *names = NULL;
+	size_t n = 0, cap = 0, on_dev = 0, shared = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		for (size_t p = mk->first[t]; on_host(m, m->tracks[t].device) &&
+				p < mk->first[t + 1]; p++) {
+			TC_GROW(names, cap, n + 1);
+			names[n++] = m->ops[m->ev.op[mk->ev[p]]].name;
+		}
+	}
+	tc_sort(names, n, sizeof(*names), cmp_u32);
+	for (size_t t = 0; t < m->n_tracks && n; t++) {
+		for (size_t p = mk->first[t]; m->tracks[t].device == dev && p < mk->first[t + 1];
+				p++) {
+			uint32_t name = m->ops[m->ev.op[mk->ev[p]]].name;
+			on_dev++;
+			shared += bsearch(&name, names, n, sizeof(*names), cmp_u32) != NULL;
+		}
+	}
+	free(names);
+	return on_dev && 2 * shared > on_dev;
+}
+
+size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk) {
+	uint64_t *count = tc_xcalloc(m->n_devices + 1, sizeof(*count));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		for (size_t p = mk->first[t]; on_host(m, d) && p < mk->first[t + 1]; p++) {
+			count[d < m->n_devices ? d : m->n_devices] += m->ev.dur[mk->ev[p]] > 0;
+		}
+	}
+	size_t best = SIZE_MAX;
+	for (size_t d = 0; d <= m->n_devices; d++) {
+		if (count[d] && (best == SIZE_MAX || count[d] > count[best])) {
+			best = d;
+		}
+	}
+	free(count);
+	return best;
+}
+
 /* tc_track_merge's advance over one track's markers: to the next one the
  * key keeps. */
 static bool advance(const struct tc_model *m, struct tc_track_cursor *c, void *ctx) {

@@ -28,6 +28,22 @@ struct tc_markers {
 void tc_markers_init(struct tc_markers *mk, const struct tc_model *m);
 void tc_markers_finish(struct tc_markers *mk);
 
+/*
+ * Whether device dev's markers copy the host's: most of them carry a name
+ * some host marker has. Kineto's GPU-side "ProfilerStep#N"
+ * (gpu_user_annotation) spans only the device work its host step launched,
+ * leaving out the host's part of the step (a data loader, the optimizer's
+ * host side); the host markers, aligned to their device work, keep both,
+ * as TensorBoard's PyTorch plugin does. XProf's device "Steps" lines carry
+ * numbers of their own and stay the steps.
+ */
+bool tc_markers_copy_host(const struct tc_model *m, const struct tc_markers *mk, uint32_t dev);
+/* The host whose markers are the steps when host markers count: the host
+ * device (its index; n_devices for host tracks without one) with the most
+ * markers of positive length, SIZE_MAX for none. Several ranks in one model
+ * repeat their steps, so one rank's are taken. */
+size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk);
+
 /* The merge order of marker ev (an event index): key[0], then key[1];
  * false leaves the marker out. */
 typedef bool (*tc_marker_key_fn)(const struct tc_model *m, uint32_t ev, int64_t key[2]);

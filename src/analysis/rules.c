@@ -280,22 +280,72 @@ static void top_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kin
 
 /* Host ops of a kind mask on the host lines, by summed duration: the
  * rules whose cause is host work name the host calls behind it. */
-static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask) {
+static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask,
+		bool by_self) {
 	const struct tc_model *m = c->m;
+	const struct tc_analysis *a = c->a;
+	/* The ops of the time the finding explains: on its device's host,
+	 * starting in the steps the totals count (not the warm-up's
+	 * compilation passes, not another rank's threads). */
+	uint32_t host = f->device < m->n_devices ? m->devices[f->device].host : TC_NONE;
+	size_t n_full = 0;
+	for (size_t s = 0; s < a->n_steps; s++) {
+		n_full += !a->steps[s].warmup && !a->steps[s].partial;
+	}
+	/* by_self: by self time (an event less the events nested in it): a
+	 * frame's or a wrapper op's time holds its callees', so the outermost
+	 * would always come first. Else by the events' own time, nested ones
+	 * too (aten::item, then the cudaStreamSynchronize inside it). */
 	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
+	int64_t *self = NULL;
+	size_t *stack = NULL, cap = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if ((tr->device < m->n_devices && m->devices[tr->device].kind != TC_DEV_CPU) ||
-				tr->kind == TC_TRACK_DERIVED) {
+				tr->kind == TC_TRACK_DERIVED || (host != TC_NONE &&
+				tr->device < m->n_devices && m->devices[tr->device].host != host)) {
 			continue;
 		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint32_t op = m->ev.op[i];
-			if ((kind_mask >> m->ops[op].kind) & 1u) {
-				tot[op] += m->ev.dur[i];
+		if (tr->count > cap) {
+			cap = tr->count;
+			self = tc_xrealloc(self, cap * sizeof(*self));
+			stack = tc_xrealloc(stack, cap * sizeof(*stack));
+		}
+		size_t sp = 0;
+		for (size_t j = 0; j < tr->count; j++) {
+			size_t i = tr->first + j;
+			int64_t st = m->ev.start[i], en = st + m->ev.dur[i];
+			self[j] = m->ev.dur[i];
+			while (by_self && sp && m->ev.start[tr->first + stack[sp - 1]] +
+					m->ev.dur[tr->first + stack[sp - 1]] <= st) {
+				sp--;
+			}
+			if (by_self && sp && m->ev.dur[i] > 0) {
+				size_t p = stack[sp - 1];
+				int64_t pe = m->ev.start[tr->first + p] + m->ev.dur[tr->first + p];
+				self[p] -= (en < pe ? en : pe) - st;
+			}
+			if (by_self && m->ev.dur[i] > 0) {
+				stack[sp++] = j;
 			}
 		}
+		for (size_t j = 0; j < tr->count; j++) {
+			size_t i = tr->first + j;
+			uint32_t op = m->ev.op[i];
+			if (!((kind_mask >> m->ops[op].kind) & 1u) || self[j] <= 0) {
+				continue;
+			}
+			size_t s = a->n_steps ? tc_step_at(a->steps, a->n_steps, m->ev.start[i]) :
+				SIZE_MAX;
+			if (a->n_steps && (s == SIZE_MAX || ((a->steps[s].warmup ||
+					a->steps[s].partial) && n_full > 0))) {
+				continue;
+			}
+			tot[op] += self[j];
+		}
 	}
+	free(self);
+	free(stack);
 	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
 		size_t best = SIZE_MAX;
 		for (size_t op = 0; op < m->n_ops; op++) {
@@ -500,6 +550,61 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 	f->window_hi_ps = worst->peak_ts_ps;
 }
 
+/* Device memory allocator calls: synchronous, and slow when the driver
+ * maps new memory (the stream-ordered *Async ones are neither). */
+static bool alloc_call(const char *n) {
+	static const char *const pre[] = { "cudaMalloc", "cudaFree", "hipMalloc", "hipFree",
+		"cuMemAlloc", "cuMemFree" };
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t l = strlen(pre[i]);
+		if (strncmp(n, pre[i], l) == 0) {
+			return strstr(n + l, "Async") == NULL;
+		}
+	}
+	return false;
+}
+
+/* Allocator calls on device dev's host starting in the counted steps:
+ * their number and time. */
+static void alloc_calls(const struct rule_ctx *c, uint32_t dev, uint64_t *calls,
+		int64_t *ps) {
+	const struct tc_model *m = c->m;
+	const struct tc_analysis *a = c->a;
+	*calls = 0;
+	*ps = 0;
+	uint8_t *is = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
+	bool any = false;
+	for (size_t o = 0; o < m->n_ops; o++) {
+		is[o] = m->ops[o].kind == TC_OP_RUNTIME && alloc_call(tc_model_str(m, m->ops[o].name));
+		any |= is[o];
+	}
+	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+	size_t n_full = 0;
+	for (size_t s = 0; s < a->n_steps; s++) {
+		n_full += !a->steps[s].warmup && !a->steps[s].partial;
+	}
+	for (size_t t = 0; any && t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->device >= m->n_devices || m->devices[tr->device].kind != TC_DEV_CPU ||
+				tr->kind == TC_TRACK_DERIVED ||
+				(host != TC_NONE && m->devices[tr->device].host != host)) {
+			continue;
+		}
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (!is[m->ev.op[i]]) {
+				continue;
+			}
+			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
+			if (s == SIZE_MAX || ((a->steps[s].warmup || a->steps[s].partial) && n_full)) {
+				continue;
+			}
+			(*calls)++;
+			*ps += m->ev.dur[i];
+		}
+	}
+	free(is);
+}
+
 /*
  * The host keeps the device waiting: host runtime calls (launch) and
  * framework/Python work (host) while the device is idle. One cause, one
@@ -544,39 +649,50 @@ static void rule_host_launch(struct rule_ctx *c) {
 			tc_fmt_noun(g.b[1], u->n_kernels, "kernel", "kernels"),
 			th(c, TC_TH_SHORT_KERNEL_US));
 	}
+	/* Allocator calls filling much of the runtime time are no launches:
+	 * the advice is to stop allocating, not to launch less. */
+	uint64_t n_alloc;
+	int64_t alloc_ps;
+	alloc_calls(c, k.device, &n_alloc, &alloc_ps);
+	bool alloc = (double)alloc_ps >= th(c, TC_TH_ALLOC_SHARE) / 100.0 * (double)k.explained_ps;
+	char al[200] = "";
+	if (alloc) {
+		double n = c->a->n_steps_counted ? (double)c->a->n_steps_counted : 1;
+		snprintf(al, sizeof(al), "; %.1f device memory allocator calls per step "
+			"(cudaMalloc, cudaFree and the like) take %s per step, %.1f %% of it "
+			"(>= %.0f %%: tracectl)", (double)n_alloc / n,
+			tc_fmt_dur(g.b[6], (int64_t)((double)alloc_ps / n)),
+			100.0 * (double)alloc_ps / (double)k.explained_ps, th(c, TC_TH_ALLOC_SHARE));
+	}
 	struct tc_finding *f = add_cause(c, launch ? "launch-bound" : "host-bound", sev, &k);
 	if (launch) {
 		text(f, "%s waits on the host's per-op dispatch for %.1f %% of step time over %s, "
 			"%s per step (%s in runtime/launch calls, %s in "
-			"framework/Python code between them); %s, median launch delay %s "
+			"framework/Python code between them); %s, median launch delay %s%s "
 			"(bands %.0f/%.0f %%: XProf kernel launch; delay <= %.0f us and >= %.0f %% "
 			"short kernels: tracectl%s)",
 			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
 			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])),
-			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay,
+			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay, al,
 			th(c, TC_TH_LAUNCH_MODERATE),
 			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
 			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(c, &k, sp, sizeof(sp)));
-		advise(c, f, TC_ADV_LAUNCH);
+		advise(c, f, alloc ? TC_ADV_ALLOC : TC_ADV_LAUNCH);
 	} else {
 		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
 			"of step time over %s, %s per step (%s of it in runtime "
-			"calls); not launch-bound: %s, median launch delay %s (bands %.0f/%.0f %%: "
+			"calls); not launch-bound: %s, median launch delay %s%s (bands %.0f/%.0f %%: "
 			"XProf all-other time%s)",
 			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
-			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay,
+			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay, al,
 			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(c, &k, sp, sizeof(sp)));
-		advise(c, f, TC_ADV_HOST);
+		advise(c, f, alloc ? TC_ADV_ALLOC : TC_ADV_HOST);
 	}
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
-	/* Framework ops before Python frames: a frame's time includes its
-	 * callees, so the outermost frames would always come first. */
-	top_host_ops(c, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) : KB(TC_OP_HOST_OP));
-	if (!f->n_ops) {
-		top_host_ops(c, f, KB(TC_OP_PYTHON));
-	}
+	top_host_ops(c, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
+		KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), true);
 }
 
 /*
@@ -637,7 +753,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
 	if (!f->n_ops) {
-		top_host_ops(c, f, KB(TC_OP_DATALOAD));
+		top_host_ops(c, f, KB(TC_OP_DATALOAD), false);
 	}
 }
 
@@ -1110,11 +1226,18 @@ static void rule_sync_bound(struct rule_ctx *c) {
 				(host != TC_NONE && m->devices[tr->device].host != host)) {
 			continue;
 		}
+		/* A sync inside another (aten::item around _local_scalar_dense
+		 * around cudaStreamSynchronize) is the same wait: outermost only. */
+		int64_t outer_end = INT64_MIN;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			if (m->ops[m->ev.op[i]].kind != TC_OP_SYNC) {
 				continue;
 			}
 			int64_t b = m->ev.start[i], e = b + m->ev.dur[i];
+			if (b < outer_end) {
+				continue;
+			}
+			outer_end = e;
 			bool in = false;
 			for (size_t s = 0; s < a->n_steps && !in; s++) {
 				const struct tc_step *st = &a->steps[s];
@@ -1146,9 +1269,10 @@ static void rule_sync_bound(struct rule_ctx *c) {
 	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
 	char sp[96];
 	struct figs g;
-	text(f, "the host blocks in synchronisation calls while %s is idle for %.1f %% of step "
-		"time over %s, %s per step; %.1f sync calls per step block the host "
-		"%s per step, and the device then idles %s per step until its next op "
+	text(f, "host synchronisation keeps %s idle for %.1f %% of step time over %s, "
+		"%s per step (the host blocked in the call, then the idle until the device's "
+		"next op, up to the device time the call waited on); %.1f sync calls per step block "
+		"the host %s per step, and the device then idles %s per step until its next op "
 		"(bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync%s)",
 		dev_name(c, k.device), k.pct, steps_noun(c, g.b[0]),
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), (double)calls / n,
@@ -1157,7 +1281,7 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
-	top_host_ops(c, f, KB(TC_OP_SYNC));
+	top_host_ops(c, f, KB(TC_OP_SYNC), false);
 }
 
 static void rule_transfer_bound(struct rule_ctx *c) {

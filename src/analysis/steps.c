@@ -101,29 +101,19 @@ static bool explicit_steps(const struct tc_model *m, const struct tc_markers *mk
 	 * (at any depth: python frames often enclose them): the host device with
 	 * the most (several ranks would repeat them). */
 	uint32_t dev = TC_NONE;
-	uint64_t *host_count = tc_xcalloc(m->n_devices + 1, sizeof(*host_count));
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
-		for (size_t p = mk->first[t]; p < mk->first[t + 1]; p++) {
-			if (m->ev.dur[mk->ev[p]] <= 0) {
-				continue;
-			}
-			if (!is_host_device(m, d)) {
-				dev = d < dev ? d : dev;
-			} else {
-				host_count[d < m->n_devices ? d : m->n_devices]++;
-			}
+		for (size_t p = mk->first[t]; !is_host_device(m, d) && p < mk->first[t + 1]; p++) {
+			dev = m->ev.dur[mk->ev[p]] > 0 && d < dev ? d : dev;
 		}
 	}
-	size_t best = m->n_devices + 1;
-	for (size_t d = 0; d <= m->n_devices; d++) {
-		if (host_count[d] && (best > m->n_devices || host_count[d] > host_count[best])) {
-			best = d;
-		}
-	}
-	free(host_count);
+	size_t best = tc_markers_host(m, mk);
+	best = best == SIZE_MAX ? m->n_devices + 1 : best;
 	if (dev == TC_NONE && best > m->n_devices) {
 		return false;
+	}
+	if (dev != TC_NONE && best <= m->n_devices && tc_markers_copy_host(m, mk, dev)) {
+		dev = TC_NONE;
 	}
 	a->steps_device = dev != TC_NONE ? dev : best < m->n_devices ? (uint32_t)best : TC_NONE;
 	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";

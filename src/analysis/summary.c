@@ -211,8 +211,9 @@ static bool summary_step_key(const struct tc_model *m, uint32_t ev, int64_t key[
 
 static void collect_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
 		struct tc_summary *s) {
-	/* Device step lines win over host markers: they measure what ran. When
-	 * several devices carry steps, the first device's are listed. */
+	/* Device step lines win over host markers (they measure what ran)
+	 * unless they copy them. When several devices carry steps, the first
+	 * device's are listed. */
 	uint32_t dev_with_steps = TC_NONE;
 	bool have_host = false;
 	s->steps_min_ps = INT64_MAX;
@@ -231,13 +232,19 @@ static void collect_steps(const struct tc_model *m, const struct tc_markers *mk,
 	if (dev_with_steps == TC_NONE && !have_host) {
 		return;
 	}
+	if (dev_with_steps != TC_NONE && have_host && tc_markers_copy_host(m, mk, dev_with_steps)) {
+		dev_with_steps = TC_NONE; /* as the steps pass decides */
+	}
 	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
+	/* One rank's host markers, as the steps pass takes them. */
+	size_t host = dev_with_steps == TC_NONE ? tc_markers_host(m, mk) : SIZE_MAX;
 	bool *take = tc_xmalloc(m->n_tracks * sizeof(*take));
 	size_t n = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
+		bool on_host = !(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU);
 		take[t] = dev_with_steps != TC_NONE ? d == dev_with_steps :
-			!(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU);
+			on_host && (host == SIZE_MAX || (d < m->n_devices ? d : m->n_devices) == host);
 		for (size_t p = mk->first[t]; take[t] && p < mk->first[t + 1]; p++) {
 			int64_t dur = m->ev.dur[mk->ev[p]];
 			s->steps_sum_ps += dur;

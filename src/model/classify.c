@@ -206,8 +206,13 @@ static bool hlo_collective(const char *s, size_t n) {
 
 /* Compilation, not running compiled code: "CompiledFunction",
  * "Torch-Compiled Region", "_is_compiled", "is_compiling" and cuDNN's
- * "engines_precompiled" kernels run or ask, they do not compile. */
+ * "engines_precompiled" kernels run or ask, they do not compile; nor does
+ * "TorchDynamo Cache Lookup", the guard check on every call of a compiled
+ * function. */
 static bool compile_name(const char *s, size_t n) {
+	if (tc_ascii_contains_ci(s, n, "cache lookup")) {
+		return false;
+	}
 	if (prefix(s, n, "torch.compile") || prefix(s, n, "torch._dynamo") ||
 			prefix(s, n, "torch._inductor") || prefix(s, n, "TorchDynamo") ||
 			prefix(s, n, "Dynamo") || prefix(s, n, "tf.function")) {
