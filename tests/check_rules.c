@@ -705,6 +705,38 @@ START_TEST(sync_shadow) {
 }
 END_TEST
 
+/* A finding's ops rank by self time in the counted steps: the frame that
+ * encloses everything comes after the op doing the work, and an op of the
+ * warm-up step is not listed. */
+START_TEST(ops_by_self_time) {
+	struct fx f = fx_new();
+	step(&f, 0, 0, 3 * MS);
+	ev(&f, f.thread, "compile_pass", TC_OP_HOST_OP, 100 * US, 2 * MS);
+	ev(&f, f.stream, "k", TC_OP_KERNEL, 2900 * US, 50 * US);
+	for (int s = 1; s <= 3; s++) {
+		int64_t t = (int64_t)s * MS;
+		step(&f, s, 2 * MS + t, MS);
+		ev(&f, f.thread, "$train.py:10 step", TC_OP_PYTHON, 2 * MS + t, 900 * US);
+		ev(&f, f.thread, "$train.py:20 augment", TC_OP_PYTHON, 2 * MS + t + 10 * US, 600 * US);
+		ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 2 * MS + t + 700 * US, 100 * US);
+		ev(&f, f.stream, "k", TC_OP_KERNEL, 2 * MS + t + 950 * US, 40 * US);
+	}
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *k = find(&a, "host-bound");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_ge(k->n_ops, 3);
+	ck_assert_str_eq(tc_model_str(f.m, k->ops[0]), "$train.py:20 augment");
+	ck_assert_str_eq(tc_model_str(f.m, k->ops[1]), "$train.py:10 step");
+	ck_assert_str_eq(tc_model_str(f.m, k->ops[2]), "aten::add");
+	for (size_t i = 0; i < k->n_ops; i++) {
+		ck_assert_str_ne(tc_model_str(f.m, k->ops[i]), "compile_pass");
+	}
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 /* Allocator calls filling the host time a launch/host finding explains:
  * the finding says so and advises to stop allocating. */
 START_TEST(alloc_in_step) {
@@ -1665,6 +1697,7 @@ int main(void) {
 	tcase_add_test(tr, findings_disjoint);
 	tcase_add_test(tr, sync_shadow);
 	tcase_add_test(tr, alloc_in_step);
+	tcase_add_test(tr, ops_by_self_time);
 	tcase_add_test(tr, findings_disjoint_evidence);
 	tcase_add_test(tr, rule_fragmented_memory);
 	tcase_add_test(tr, rule_small_batch);

@@ -280,6 +280,14 @@ static void top_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kin
 
 /* Host ops of a kind mask on the host lines, by summed duration: the
  * rules whose cause is host work name the host calls behind it. */
+/* An open event of top_host_ops' walk: its end, its children's time, and
+ * whether it counts (its kind in the mask, starting in a counted step). */
+struct open_ev {
+	size_t i;
+	int64_t end, child;
+	bool counts;
+};
+
 static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask,
 		bool by_self) {
 	const struct tc_model *m = c->m;
@@ -292,13 +300,18 @@ static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_
 	for (size_t s = 0; s < a->n_steps; s++) {
 		n_full += !a->steps[s].warmup && !a->steps[s].partial;
 	}
+	uint8_t *in_mask = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		in_mask[o] = (kind_mask >> m->ops[o].kind) & 1u;
+	}
 	/* by_self: by self time (an event less the events nested in it): a
 	 * frame's or a wrapper op's time holds its callees', so the outermost
 	 * would always come first. Else by the events' own time, nested ones
-	 * too (aten::item, then the cudaStreamSynchronize inside it). */
+	 * too (aten::item, then the cudaStreamSynchronize inside it). One walk
+	 * per track in start order keeps the open events on a stack. */
 	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
-	int64_t *self = NULL;
-	size_t *stack = NULL, cap = 0;
+	struct open_ev *stack = NULL;
+	size_t cap = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if ((tr->device < m->n_devices && m->devices[tr->device].kind != TC_DEV_CPU) ||
@@ -306,46 +319,44 @@ static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_
 				tr->device < m->n_devices && m->devices[tr->device].host != host)) {
 			continue;
 		}
-		if (tr->count > cap) {
-			cap = tr->count;
-			self = tc_xrealloc(self, cap * sizeof(*self));
-			stack = tc_xrealloc(stack, cap * sizeof(*stack));
-		}
-		size_t sp = 0;
-		for (size_t j = 0; j < tr->count; j++) {
-			size_t i = tr->first + j;
-			int64_t st = m->ev.start[i], en = st + m->ev.dur[i];
-			self[j] = m->ev.dur[i];
-			while (by_self && sp && m->ev.start[tr->first + stack[sp - 1]] +
-					m->ev.dur[tr->first + stack[sp - 1]] <= st) {
-				sp--;
+		size_t sp = 0, at = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
+			bool counts = in_mask[m->ev.op[i]];
+			if (counts && a->n_steps) {
+				size_t s = tc_step_at_from(a->steps, a->n_steps, &at, st);
+				counts = s != SIZE_MAX &&
+					!((a->steps[s].warmup || a->steps[s].partial) && n_full > 0);
 			}
-			if (by_self && sp && m->ev.dur[i] > 0) {
-				size_t p = stack[sp - 1];
-				int64_t pe = m->ev.start[tr->first + p] + m->ev.dur[tr->first + p];
-				self[p] -= (en < pe ? en : pe) - st;
-			}
-			if (by_self && m->ev.dur[i] > 0) {
-				stack[sp++] = j;
-			}
-		}
-		for (size_t j = 0; j < tr->count; j++) {
-			size_t i = tr->first + j;
-			uint32_t op = m->ev.op[i];
-			if (!((kind_mask >> m->ops[op].kind) & 1u) || self[j] <= 0) {
+			if (!by_self) {
+				tot[m->ev.op[i]] += counts && dur > 0 ? dur : 0;
 				continue;
 			}
-			size_t s = a->n_steps ? tc_step_at(a->steps, a->n_steps, m->ev.start[i]) :
-				SIZE_MAX;
-			if (a->n_steps && (s == SIZE_MAX || ((a->steps[s].warmup ||
-					a->steps[s].partial) && n_full > 0))) {
+			/* Closed: what ended, and what does not hold this event
+			 * whole (overlapping siblings are not nested). */
+			int64_t en = st + (dur > 0 ? dur : 0);
+			while (sp && (stack[sp - 1].end <= st || stack[sp - 1].end < en)) {
+				const struct open_ev *o = &stack[--sp];
+				int64_t self = m->ev.dur[o->i] - o->child;
+				tot[m->ev.op[o->i]] += o->counts && self > 0 ? self : 0;
+			}
+			if (dur <= 0) {
 				continue;
 			}
-			tot[op] += self[j];
+			if (sp) {
+				stack[sp - 1].child += dur;
+			}
+			TC_GROW(stack, cap, sp + 1);
+			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts };
+		}
+		while (sp) {
+			const struct open_ev *o = &stack[--sp];
+			int64_t self = m->ev.dur[o->i] - o->child;
+			tot[m->ev.op[o->i]] += o->counts && self > 0 ? self : 0;
 		}
 	}
-	free(self);
 	free(stack);
+	free(in_mask);
 	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
 		size_t best = SIZE_MAX;
 		for (size_t op = 0; op < m->n_ops; op++) {
