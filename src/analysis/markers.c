@@ -86,6 +86,50 @@ size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk) {
 	return best;
 }
 
+/* Steps' merge order: start, then longer first; instants are no steps. */
+static bool step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
+	key[0] = m->ev.start[ev];
+	key[1] = -m->ev.dur[ev];
+	return m->ev.dur[ev] > 0;
+}
+
+static int64_t step_num(const struct tc_model *m, uint32_t ev) {
+	int64_t num;
+	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
+}
+
+/*
+ * Most markers are dropped unread: only a kept marker, or a tie (the same
+ * start and length, ordered by step number), reads its step number.
+ */
+size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, const bool *take,
+		tc_marker_emit_fn emit, void *ctx) {
+	struct tc_marker_merge g;
+	tc_marker_merge_init(&g, m, mk, take, step_key);
+	int64_t key[2], end_max = INT64_MIN;
+	size_t n = 0;
+	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
+		int64_t end = key[0] - key[1];
+		if (n && end <= end_max) {
+			continue; /* the ties that follow are enclosed too */
+		}
+		uint32_t ev = mk->ev[p];
+		int64_t num = step_num(m, ev);
+		while (tc_marker_merge_peek(&g, key)) {
+			uint32_t e2 = mk->ev[tc_marker_merge_next(&g, key)];
+			int64_t n2 = step_num(m, e2);
+			if (n2 < num) {
+				ev = e2;
+				num = n2;
+			}
+		}
+		emit(ctx, ev, key[0], -key[1], num);
+		n++;
+		end_max = end;
+	}
+	return n;
+}
+
 /* tc_track_merge's advance over one track's markers: to the next one the
  * key keeps. */
 static bool advance(const struct tc_model *m, struct tc_track_cursor *c, void *ctx) {

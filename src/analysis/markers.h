@@ -66,4 +66,21 @@ size_t tc_marker_merge_next(struct tc_marker_merge *g, int64_t key[2]);
 /* Whether the next marker has the key key (ties ahead). */
 bool tc_marker_merge_peek(const struct tc_marker_merge *g, const int64_t key[2]);
 
+/* One step marker for tc_markers_outer: its event, start, duration and
+ * step number (INT64_MIN: none). */
+typedef void (*tc_marker_emit_fn)(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps,
+	int64_t num);
+
+/*
+ * The steps among the markers of the tracks t with take[t]: those of
+ * positive length that no earlier marker encloses (a marker inside another
+ * is a phase of that step; markers of several threads of one process
+ * overlap the same way), by start, then longer first; of markers with the
+ * same start and length, the lowest-numbered. Calls emit for each and
+ * returns how many. The steps pass and the summary's marked steps both
+ * take them so.
+ */
+size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, const bool *take,
+	tc_marker_emit_fn emit, void *ctx);
+
 #endif

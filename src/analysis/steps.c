@@ -33,6 +33,7 @@ static int cmp_cand(const void *pa, const void *pb) {
 struct cands {
 	struct cand *v;
 	size_t n, cap;
+	uint32_t device; /* of the markers tc_markers_outer emits */
 };
 
 static void push_step(struct cands *c, const struct tc_model *m, size_t i, uint32_t device) {
@@ -49,50 +50,12 @@ static bool is_host_device(const struct tc_model *m, uint32_t d) {
 	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
 }
 
-/* Steps' merge order: start, then longer first; instants are no steps. */
-static bool step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
-	key[0] = m->ev.start[ev];
-	key[1] = -m->ev.dur[ev];
-	return m->ev.dur[ev] > 0;
-}
-
-static int64_t step_num(const struct tc_model *m, uint32_t ev) {
-	int64_t num;
-	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
-}
-
-/*
- * The chosen tracks' markers, merged in cmp_cand's order, that no earlier
- * marker encloses (a marker inside another is a phase of that step), as
- * cmp_cand's sort and the nesting filter in tc_pass_steps_from keep them.
- * Most markers are dropped unread: only a kept marker, or a tie (the same
- * start and length, ordered by step number), reads its step number.
- */
-static void outer_markers(const struct tc_model *m, const struct tc_markers *mk,
-		const bool *take, uint32_t device, struct cands *c) {
-	struct tc_marker_merge g;
-	tc_marker_merge_init(&g, m, mk, take, step_key);
-	int64_t key[2], end_max = INT64_MIN;
-	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
-		int64_t end = key[0] - key[1];
-		if (c->n && end <= end_max) {
-			continue; /* the ties that follow are enclosed too */
-		}
-		uint32_t ev = mk->ev[p];
-		int64_t num = step_num(m, ev);
-		while (tc_marker_merge_peek(&g, key)) {
-			uint32_t e2 = mk->ev[tc_marker_merge_next(&g, key)];
-			int64_t n2 = step_num(m, e2);
-			if (n2 < num) {
-				ev = e2;
-				num = n2;
-			}
-		}
-		TC_GROW(c->v, c->cap, c->n + 1);
-		c->v[c->n++] = (struct cand){ .start_ps = key[0], .dur_ps = -key[1], .num = num,
-			.ev = ev, .device = device };
-		end_max = end;
-	}
+static void push_outer(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps,
+		int64_t num) {
+	struct cands *c = ctx;
+	TC_GROW(c->v, c->cap, c->n + 1);
+	c->v[c->n++] = (struct cand){ .start_ps = start_ps, .dur_ps = dur_ps, .num = num,
+		.ev = ev, .device = c->device };
 }
 
 static bool explicit_steps(const struct tc_model *m, const struct tc_markers *mk,
@@ -123,7 +86,8 @@ static bool explicit_steps(const struct tc_model *m, const struct tc_markers *mk
 		take[t] = dev != TC_NONE ? d == dev :
 			is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best;
 	}
-	outer_markers(m, mk, take, dev, c);
+	c->device = dev;
+	tc_markers_outer(m, mk, take, push_outer, c);
 	free(take);
 	return true;
 }

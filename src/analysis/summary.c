@@ -200,13 +200,32 @@ static bool any_track(const struct tc_model *m, uint32_t t, void *ctx) {
 	return m->tracks[t].kind != TC_TRACK_DERIVED;
 }
 
-/* The summary's step order: start, then step number (-1: none). */
-static bool summary_step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
-	key[0] = m->ev.start[ev];
-	if (!tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &key[1])) {
-		key[1] = -1;
+/* collect_steps' accumulator for tc_markers_outer. */
+struct marked {
+	struct tc_summary *s;
+	const struct tc_model *m;
+	uint32_t device;
+	bool list;
+	size_t cap;
+};
+
+static void marked_step(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps, int64_t num) {
+	struct marked *k = ctx;
+	struct tc_summary *s = k->s;
+	s->steps_sum_ps += dur_ps;
+	s->steps_min_ps = dur_ps < s->steps_min_ps ? dur_ps : s->steps_min_ps;
+	s->steps_max_ps = dur_ps > s->steps_max_ps ? dur_ps : s->steps_max_ps;
+	if (k->list) {
+		TC_GROW(s->steps, k->cap, s->n_steps + 1);
+		s->steps[s->n_steps] = (struct tc_step_summary){
+			.num = num == INT64_MIN ? (int64_t)s->n_steps : num,
+			.name = k->m->ops[k->m->ev.op[ev]].name,
+			.device = k->device,
+			.start_ps = start_ps,
+			.dur_ps = dur_ps,
+		};
 	}
-	return true;
+	s->n_steps++;
 }
 
 static void collect_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
@@ -239,42 +258,16 @@ static void collect_steps(const struct tc_model *m, const struct tc_markers *mk,
 	/* One rank's host markers, as the steps pass takes them. */
 	size_t host = dev_with_steps == TC_NONE ? tc_markers_host(m, mk) : SIZE_MAX;
 	bool *take = tc_xmalloc(m->n_tracks * sizeof(*take));
-	size_t n = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
 		bool on_host = !(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU);
 		take[t] = dev_with_steps != TC_NONE ? d == dev_with_steps :
 			on_host && (host == SIZE_MAX || (d < m->n_devices ? d : m->n_devices) == host);
-		for (size_t p = mk->first[t]; take[t] && p < mk->first[t + 1]; p++) {
-			int64_t dur = m->ev.dur[mk->ev[p]];
-			s->steps_sum_ps += dur;
-			s->steps_min_ps = dur < s->steps_min_ps ? dur : s->steps_min_ps;
-			s->steps_max_ps = dur > s->steps_max_ps ? dur : s->steps_max_ps;
-			n++;
-		}
 	}
-	if (!list) {
-		s->n_steps = n;
-		free(take);
-		return;
-	}
-	/* Merged by (start, number) as a stable sort of the markers gathered
-	 * track by track orders them. */
-	s->steps = tc_xmalloc(n * sizeof(*s->steps));
-	struct tc_marker_merge g;
-	tc_marker_merge_init(&g, m, mk, take, summary_step_key);
-	int64_t key[2];
-	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
-		uint32_t ev = mk->ev[p];
-		s->steps[s->n_steps] = (struct tc_step_summary){
-			.num = key[1] < 0 ? (int64_t)s->n_steps : key[1],
-			.name = m->ops[m->ev.op[ev]].name,
-			.device = dev_with_steps,
-			.start_ps = key[0],
-			.dur_ps = m->ev.dur[ev],
-		};
-		s->n_steps++;
-	}
+	/* The steps the steps pass would make of them: a marker inside
+	 * another (or another thread's) is a phase, not a step. */
+	struct marked k = { .s = s, .m = m, .device = dev_with_steps, .list = list };
+	tc_markers_outer(m, mk, take, marked_step, &k);
 	free(take);
 }
 
