@@ -706,8 +706,8 @@ START_TEST(sync_shadow) {
 END_TEST
 
 /* A finding's ops rank by self time in the counted steps: the frame that
- * encloses everything comes after the op doing the work, and an op of the
- * warm-up step is not listed. */
+ * encloses everything comes after the op doing the work; an op of the
+ * warm-up step, or inside the data loader, is not listed. */
 START_TEST(ops_by_self_time) {
 	struct fx f = fx_new();
 	step(&f, 0, 0, 3 * MS);
@@ -719,6 +719,10 @@ START_TEST(ops_by_self_time) {
 		ev(&f, f.thread, "$train.py:10 step", TC_OP_PYTHON, 2 * MS + t, 900 * US);
 		ev(&f, f.thread, "$train.py:20 augment", TC_OP_PYTHON, 2 * MS + t + 10 * US, 600 * US);
 		ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 2 * MS + t + 700 * US, 100 * US);
+		/* The loader's collate is input time, not host work. */
+		ev(&f, f.thread, "enumerate(DataLoader)", TC_OP_DATALOAD, 2 * MS + t + 800 * US,
+			140 * US);
+		ev(&f, f.thread, "aten::cat", TC_OP_HOST_OP, 2 * MS + t + 810 * US, 120 * US);
 		ev(&f, f.stream, "k", TC_OP_KERNEL, 2 * MS + t + 950 * US, 40 * US);
 	}
 	struct tc_analysis a;
@@ -731,6 +735,7 @@ START_TEST(ops_by_self_time) {
 	ck_assert_str_eq(tc_model_str(f.m, k->ops[2]), "aten::add");
 	for (size_t i = 0; i < k->n_ops; i++) {
 		ck_assert_str_ne(tc_model_str(f.m, k->ops[i]), "compile_pass");
+		ck_assert_str_ne(tc_model_str(f.m, k->ops[i]), "aten::cat");
 	}
 	tc_analysis_finish(&a);
 	tc_model_destroy(f.m);

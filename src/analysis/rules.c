@@ -278,18 +278,21 @@ static void top_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kin
 	}
 }
 
-/* Host ops of a kind mask on the host lines, by summed duration: the
- * rules whose cause is host work name the host calls behind it. */
-/* An open event of top_host_ops' walk: its end, its children's time, and
- * whether it counts (its kind in the mask, starting in a counted step). */
+/* An open event of top_host_ops' walk: its end, its children's time,
+ * whether it counts (its kind in the mask, starting in a counted step), and
+ * whether it or an event around it claims its time for another cause. */
 struct open_ev {
 	size_t i;
 	int64_t end, child;
-	bool counts;
+	bool counts, claims;
 };
 
+/* Host ops of a kind mask on the host lines, by time: the rules whose
+ * cause is host work name the host calls behind it. by_self: events inside
+ * one of a kind in claim_mask are left out (their time is that cause's:
+ * the data loader's collate is input, not framework work). */
 static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask,
-		bool by_self) {
+		bool by_self, uint32_t claim_mask) {
 	const struct tc_model *m = c->m;
 	const struct tc_analysis *a = c->a;
 	/* The ops of the time the finding explains: on its device's host,
@@ -343,11 +346,13 @@ static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_
 			if (dur <= 0) {
 				continue;
 			}
+			bool claimed = sp && stack[sp - 1].claims;
 			if (sp) {
 				stack[sp - 1].child += dur;
 			}
 			TC_GROW(stack, cap, sp + 1);
-			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts };
+			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts && !claimed,
+				.claims = claimed || ((claim_mask >> m->ops[m->ev.op[i]].kind) & 1u) };
 		}
 		while (sp) {
 			const struct open_ev *o = &stack[--sp];
@@ -703,7 +708,8 @@ static void rule_host_launch(struct rule_ctx *c) {
 	}
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
 	top_host_ops(c, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
-		KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), true);
+		KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), true, KB(TC_OP_DATALOAD) | KB(TC_OP_SYNC) |
+		KB(TC_OP_OVERHEAD) | KB(TC_OP_COMPILE));
 }
 
 /*
@@ -764,7 +770,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
 	if (!f->n_ops) {
-		top_host_ops(c, f, KB(TC_OP_DATALOAD), false);
+		top_host_ops(c, f, KB(TC_OP_DATALOAD), false, 0);
 	}
 }
 
@@ -1292,7 +1298,7 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
-	top_host_ops(c, f, KB(TC_OP_SYNC), false);
+	top_host_ops(c, f, KB(TC_OP_SYNC), false, 0);
 }
 
 static void rule_transfer_bound(struct rule_ctx *c) {
