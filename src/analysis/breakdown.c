@@ -334,8 +334,8 @@ static void sync_with_shadow(const struct tc_ivals *sync,
 				hi = mid;
 			}
 		}
-		int64_t next = lo < busy.n ? busy.lo[lo] : INT64_MAX;
-		int64_t end = next - e < hid ? next : e + hid;
+		/* next - e cannot wrap: both are clamped trace times */
+		int64_t end = lo < busy.n && busy.lo[lo] - e < hid ? busy.lo[lo] : e + hid;
 		tc_ivals_push(out, sync->lo[i], end);
 	}
 	tc_ivals_finish(&busy);
