@@ -1,8 +1,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analyze.h"
 #include "analysis/summary.h"
 #include "fuzz.h"
+#include "output/analysis_write.h"
 #include "output/summary_write.h"
 
 void tc_fuzz_limits(struct tc_limits *lim) {
@@ -34,6 +36,17 @@ static void exercise(struct tc_model *m) {
 	tc_write_summary_text(f, m, &s, &so);
 	tc_write_info_json(f, m);
 	tc_write_info_text(f, m);
+	/* What bottlenecks and steps run: the steps, the attribution and
+	 * every rule. */
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	struct tc_analysis a;
+	if (tc_analyze(m, &ao, TC_AN_FINDINGS, &a)) {
+		struct tc_bottlenecks_opts bo = { .top = 0 };
+		tc_write_bottlenecks_json(f, m, &a, &bo);
+		tc_write_steps_text(f, m, &a);
+	}
+	tc_analysis_finish(&a);
 	fflush(f);
 	tc_summary_finish(&s);
 }
