@@ -581,7 +581,8 @@ static bool alloc_call(const char *n) {
 }
 
 /* Allocator calls on device dev's host starting in the counted steps:
- * their number and time. */
+ * their number, and their time while dev had nothing running (the part
+ * that can hold the step up; a call under device work hides). */
 static void alloc_calls(const struct rule_ctx *c, uint32_t dev, uint64_t *calls,
 		int64_t *ps) {
 	const struct tc_model *m = c->m;
@@ -599,6 +600,16 @@ static void alloc_calls(const struct rule_ctx *c, uint32_t dev, uint64_t *calls,
 	for (size_t s = 0; s < a->n_steps; s++) {
 		n_full += !a->steps[s].warmup && !a->steps[s].partial;
 	}
+	struct tc_ivals busy = { 0 };
+	if (any && dev < m->n_devices) {
+		struct tc_device_tracks dt;
+		tc_device_tracks_init(&dt, m);
+		size_t nt;
+		uint32_t *work = tc_device_work_tracks(m, &dt, dev, &nt);
+		tc_device_tracks_finish(&dt);
+		tc_ivals_union_tracks(m, work, nt, NULL, NULL, &busy);
+		free(work);
+	}
 	for (size_t t = 0; any && t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (tr->device >= m->n_devices || m->devices[tr->device].kind != TC_DEV_CPU ||
@@ -610,14 +621,16 @@ static void alloc_calls(const struct rule_ctx *c, uint32_t dev, uint64_t *calls,
 			if (!is[m->ev.op[i]]) {
 				continue;
 			}
-			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
+			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
+			size_t s = tc_step_at(a->steps, a->n_steps, st);
 			if (s == SIZE_MAX || ((a->steps[s].warmup || a->steps[s].partial) && n_full)) {
 				continue;
 			}
 			(*calls)++;
-			*ps += m->ev.dur[i];
+			*ps += dur - tc_ivals_length_in(&busy, st, st + dur);
 		}
 	}
+	tc_ivals_finish(&busy);
 	free(is);
 }
 
@@ -675,8 +688,8 @@ static void rule_host_launch(struct rule_ctx *c) {
 	if (alloc) {
 		double n = c->a->n_steps_counted ? (double)c->a->n_steps_counted : 1;
 		snprintf(al, sizeof(al), "; %.1f device memory allocator calls per step "
-			"(cudaMalloc, cudaFree and the like) take %s per step, %.1f %% of it "
-			"(>= %.0f %%: tracectl)", (double)n_alloc / n,
+			"(cudaMalloc, cudaFree and the like) run %s per step with the device idle, "
+			"%.1f %% of this time (>= %.0f %%: tracectl)", (double)n_alloc / n,
 			tc_fmt_dur(g.b[6], (int64_t)((double)alloc_ps / n)),
 			100.0 * (double)alloc_ps / (double)k.explained_ps, th(c, TC_TH_ALLOC_SHARE));
 	}
