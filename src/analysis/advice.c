@@ -137,6 +137,11 @@ static const struct advice_row {
 		"torch.compile is in use: find the Python that still runs between compiled "
 		"regions (graph breaks, TORCH_LOGS=graph_breaks; optimizer and logging code "
 		"outside the compiled function) and compile or remove it" },
+	{ TC_ADV_HOST, F_TORCH, R_ANY, GRAPHS, COMPILED,
+		"graph replay is in use: the host time left runs between replays (copies into "
+		"the graph's static inputs, Python around each replay): capture more of the step "
+		"in the graph, replay several steps per launch, and move per-step Python out of "
+		"the loop" },
 	{ TC_ADV_HOST, F_JAX, R_ANY, 0, 0,
 		"jit the whole step (not single functions), replace Python loops over arrays "
 		"with lax.scan/vmap, drop per-step host callbacks and np.asarray conversions, "
