@@ -91,6 +91,23 @@ static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps
 	return t < s->start_ps + s->dur_ps ? *lo - 1 : SIZE_MAX;
 }
 
+/* Whether t (a track's times, never falling) is in a step the totals count:
+ * warm-up and partial steps count only when nothing else is left; without
+ * steps, everything counts. *at as for tc_step_at_from. Needs the
+ * breakdown's n_steps_counted. */
+static inline bool tc_step_counted_from(const struct tc_analysis *a, size_t *at, int64_t t) {
+	if (!a->n_steps) {
+		return true;
+	}
+	size_t i = tc_step_at_from(a->steps, a->n_steps, at, t);
+	if (i == SIZE_MAX) {
+		return false;
+	}
+	const struct tc_step *st = &a->steps[i];
+	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
+		a->n_steps_counted > 0);
+}
+
 /* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps_from
  * and the attributions in early (NULL: none), fills the steps' categories,
  * busy time and partial flag, and a's bd_device, attr, n_steps_counted,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/host_evidence.h"
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
 #include "model/rank.h"
@@ -278,112 +279,6 @@ static void top_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kin
 	}
 }
 
-/* An open event of top_host_ops' walk: its end, its children's time,
- * whether it counts (its kind in the mask, starting in a counted step), and
- * whether it or an event around it claims its time for another cause. */
-struct open_ev {
-	size_t i;
-	int64_t end, child;
-	bool counts, claims;
-};
-
-/* Host ops of a kind mask on the host lines, by time: the rules whose
- * cause is host work name the host calls behind it. by_self: events inside
- * one of a kind in claim_mask are left out (their time is that cause's:
- * the data loader's collate is input, not framework work). */
-static void top_host_ops(const struct rule_ctx *c, struct tc_finding *f, uint32_t kind_mask,
-		bool by_self, uint32_t claim_mask) {
-	const struct tc_model *m = c->m;
-	const struct tc_analysis *a = c->a;
-	/* The ops of the time the finding explains: on its device's host,
-	 * starting in the steps the totals count (not the warm-up's
-	 * compilation passes, not another rank's threads). */
-	uint32_t host = f->device < m->n_devices ? m->devices[f->device].host : TC_NONE;
-	size_t n_full = 0;
-	for (size_t s = 0; s < a->n_steps; s++) {
-		n_full += !a->steps[s].warmup && !a->steps[s].partial;
-	}
-	uint8_t *in_mask = tc_xmalloc(m->n_ops ? m->n_ops : 1);
-	for (size_t o = 0; o < m->n_ops; o++) {
-		in_mask[o] = (kind_mask >> m->ops[o].kind) & 1u;
-	}
-	/* by_self: by self time (an event less the events nested in it): a
-	 * frame's or a wrapper op's time holds its callees', so the outermost
-	 * would always come first. Else by the events' own time, nested ones
-	 * too (aten::item, then the cudaStreamSynchronize inside it). One walk
-	 * per track in start order keeps the open events on a stack. */
-	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
-	struct open_ev *stack = NULL;
-	size_t cap = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if ((tr->device < m->n_devices && m->devices[tr->device].kind != TC_DEV_CPU) ||
-				tr->kind == TC_TRACK_DERIVED || (host != TC_NONE &&
-				tr->device < m->n_devices && m->devices[tr->device].host != host)) {
-			continue;
-		}
-		size_t sp = 0, at = 0;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
-			bool counts = in_mask[m->ev.op[i]];
-			if (counts && a->n_steps) {
-				size_t s = tc_step_at_from(a->steps, a->n_steps, &at, st);
-				counts = s != SIZE_MAX &&
-					!((a->steps[s].warmup || a->steps[s].partial) && n_full > 0);
-			}
-			if (!by_self) {
-				tot[m->ev.op[i]] += counts && dur > 0 ? dur : 0;
-				continue;
-			}
-			/* Closed: what ended, and what does not hold this event
-			 * whole (overlapping siblings are not nested). */
-			int64_t en = st + (dur > 0 ? dur : 0);
-			while (sp && (stack[sp - 1].end <= st || stack[sp - 1].end < en)) {
-				const struct open_ev *o = &stack[--sp];
-				int64_t self = m->ev.dur[o->i] - o->child;
-				tot[m->ev.op[o->i]] += o->counts && self > 0 ? self : 0;
-			}
-			if (dur <= 0) {
-				continue;
-			}
-			bool claimed = sp && stack[sp - 1].claims;
-			if (sp) {
-				stack[sp - 1].child += dur;
-			}
-			TC_GROW(stack, cap, sp + 1);
-			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts && !claimed,
-				.claims = claimed || ((claim_mask >> m->ops[m->ev.op[i]].kind) & 1u) };
-		}
-		while (sp) {
-			const struct open_ev *o = &stack[--sp];
-			int64_t self = m->ev.dur[o->i] - o->child;
-			tot[m->ev.op[o->i]] += o->counts && self > 0 ? self : 0;
-		}
-	}
-	free(stack);
-	free(in_mask);
-	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
-		size_t best = SIZE_MAX;
-		for (size_t op = 0; op < m->n_ops; op++) {
-			if (tot[op] > 0 && (best == SIZE_MAX || tot[op] > tot[best])) {
-				best = op;
-			}
-		}
-		if (best == SIZE_MAX) {
-			break;
-		}
-		bool dup = false;
-		for (size_t j = 0; j < f->n_ops; j++) {
-			dup |= f->ops[j] == m->ops[best].name;
-		}
-		if (!dup) {
-			f->ops[f->n_ops++] = m->ops[best].name;
-		}
-		tot[best] = 0;
-	}
-	free(tot);
-}
-
 #define KB(k) (1u << (k))
 #define CB(k) (1u << (k))
 
@@ -566,74 +461,6 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 	f->window_hi_ps = worst->peak_ts_ps;
 }
 
-/* Device memory allocator calls: synchronous, and slow when the driver
- * maps new memory (the stream-ordered *Async ones are neither). */
-static bool alloc_call(const char *n) {
-	static const char *const pre[] = { "cudaMalloc", "cudaFree", "hipMalloc", "hipFree",
-		"cuMemAlloc", "cuMemFree" };
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
-		size_t l = strlen(pre[i]);
-		if (strncmp(n, pre[i], l) == 0) {
-			return strstr(n + l, "Async") == NULL;
-		}
-	}
-	return false;
-}
-
-/* Allocator calls on device dev's host starting in the counted steps:
- * their number, and their time while dev had nothing running (the part
- * that can hold the step up; a call under device work hides). */
-static void alloc_calls(const struct rule_ctx *c, uint32_t dev, uint64_t *calls,
-		int64_t *ps) {
-	const struct tc_model *m = c->m;
-	const struct tc_analysis *a = c->a;
-	*calls = 0;
-	*ps = 0;
-	uint8_t *is = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
-	bool any = false;
-	for (size_t o = 0; o < m->n_ops; o++) {
-		is[o] = m->ops[o].kind == TC_OP_RUNTIME && alloc_call(tc_model_str(m, m->ops[o].name));
-		any |= is[o];
-	}
-	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
-	size_t n_full = 0;
-	for (size_t s = 0; s < a->n_steps; s++) {
-		n_full += !a->steps[s].warmup && !a->steps[s].partial;
-	}
-	struct tc_ivals busy = { 0 };
-	if (any && dev < m->n_devices) {
-		struct tc_device_tracks dt;
-		tc_device_tracks_init(&dt, m);
-		size_t nt;
-		uint32_t *work = tc_device_work_tracks(m, &dt, dev, &nt);
-		tc_device_tracks_finish(&dt);
-		tc_ivals_union_tracks(m, work, nt, NULL, NULL, &busy);
-		free(work);
-	}
-	for (size_t t = 0; any && t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (tr->device >= m->n_devices || m->devices[tr->device].kind != TC_DEV_CPU ||
-				tr->kind == TC_TRACK_DERIVED ||
-				(host != TC_NONE && m->devices[tr->device].host != host)) {
-			continue;
-		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (!is[m->ev.op[i]]) {
-				continue;
-			}
-			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
-			size_t s = tc_step_at(a->steps, a->n_steps, st);
-			if (s == SIZE_MAX || ((a->steps[s].warmup || a->steps[s].partial) && n_full)) {
-				continue;
-			}
-			(*calls)++;
-			*ps += dur - tc_ivals_length_in(&busy, st, st + dur);
-		}
-	}
-	tc_ivals_finish(&busy);
-	free(is);
-}
-
 /*
  * The host keeps the device waiting: host runtime calls (launch) and
  * framework/Python work (host) while the device is idle. One cause, one
@@ -682,7 +509,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 	 * the advice is to stop allocating, not to launch less. */
 	uint64_t n_alloc;
 	int64_t alloc_ps;
-	alloc_calls(c, k.device, &n_alloc, &alloc_ps);
+	tc_host_evidence_alloc(c->m, c->a, k.device, &n_alloc, &alloc_ps);
 	bool alloc = (double)alloc_ps >= th(c, TC_TH_ALLOC_SHARE) / 100.0 * (double)k.explained_ps;
 	char al[200] = "";
 	if (alloc) {
@@ -720,7 +547,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 		advise(c, f, alloc ? TC_ADV_ALLOC : TC_ADV_HOST);
 	}
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
-	top_host_ops(c, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
+	tc_host_evidence_top_ops(c->m, c->a, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
 		KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), true, KB(TC_OP_DATALOAD) | KB(TC_OP_SYNC) |
 		KB(TC_OP_OVERHEAD) | KB(TC_OP_COMPILE));
 }
@@ -783,7 +610,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
 	if (!f->n_ops) {
-		top_host_ops(c, f, KB(TC_OP_DATALOAD), false, 0);
+		tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_DATALOAD), false, 0);
 	}
 }
 
@@ -924,19 +751,6 @@ struct fill {
 	int64_t *op_ps;       /* underfilled (or short) time per op */
 };
 
-/* Whether ts falls in a counted step (steps by start): warm-up and partial
- * steps count only when nothing else is left. ts never falls between calls
- * with one *at (a track's starts). */
-static bool counted_from(const struct tc_analysis *a, size_t *at, int64_t ts) {
-	size_t i = tc_step_at_from(a->steps, a->n_steps, at, ts);
-	if (i == SIZE_MAX) {
-		return false;
-	}
-	const struct tc_step *st = &a->steps[i];
-	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
-		a->n_steps_counted > 0);
-}
-
 static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) {
 	const struct tc_model *m = c->m;
 	struct tc_device_tracks dt;
@@ -954,7 +768,7 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 			uint32_t op = m->ev.op[i];
 			int64_t dur = m->ev.dur[i];
 			if (m->ops[op].kind != TC_OP_KERNEL ||
-					(c->a->n_steps && !counted_from(c->a, &at, m->ev.start[i]))) {
+					!tc_step_counted_from(c->a, &at, m->ev.start[i])) {
 				continue;
 			}
 			fl->kern_ps += dur;
@@ -1058,25 +872,7 @@ static void rule_small_batch(struct rule_ctx *c) {
 		th(c, TC_TH_SMALL_BATCH_BUSY));
 	advise(c, f, TC_ADV_SMALL_BATCH);
 	step_window(c, f, NULL, 0);
-	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
-		size_t top = SIZE_MAX;
-		for (size_t op = 0; op < m->n_ops; op++) {
-			if (best.op_ps[op] > 0 && (top == SIZE_MAX || best.op_ps[op] > best.op_ps[top])) {
-				top = op;
-			}
-		}
-		if (top == SIZE_MAX) {
-			break;
-		}
-		bool dup = false;
-		for (size_t j = 0; j < f->n_ops; j++) {
-			dup |= f->ops[j] == m->ops[top].name;
-		}
-		if (!dup) {
-			f->ops[f->n_ops++] = m->ops[top].name;
-		}
-		best.op_ps[top] = 0;
-	}
+	tc_finding_add_ops_by_time(f, m, best.op_ps);
 	free(best.op_ps);
 }
 
@@ -1227,75 +1023,10 @@ static void rule_sync_bound(struct rule_ctx *c) {
 	if (!sev) {
 		return;
 	}
-	/* Evidence: sync calls in the counted steps, the time they block, and
-	 * the device idle from each call's end to the device's next op. */
-	const struct tc_model *m = c->m;
-	const struct tc_analysis *a = c->a;
-	uint64_t calls = 0;
-	int64_t blocked = 0, after = 0;
-	size_t nt = 0;
-	uint32_t *work = NULL;
-	if (k.device < m->n_devices) {
-		struct tc_device_tracks dt;
-		tc_device_tracks_init(&dt, m);
-		work = tc_device_work_tracks(m, &dt, k.device, &nt);
-		tc_device_tracks_finish(&dt);
-	}
-	struct tc_ivals busy = { 0 };
-	tc_ivals_union_tracks(m, work, nt, NULL, NULL, &busy);
-	free(work);
-	size_t n_full = 0;
-	for (size_t s = 0; s < a->n_steps; s++) {
-		n_full += !a->steps[s].warmup && !a->steps[s].partial;
-	}
-	uint32_t host = k.device < m->n_devices ? m->devices[k.device].host : TC_NONE;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (tr->device >= m->n_devices || m->devices[tr->device].kind != TC_DEV_CPU ||
-				tr->kind == TC_TRACK_DERIVED ||
-				(host != TC_NONE && m->devices[tr->device].host != host)) {
-			continue;
-		}
-		/* A sync inside another (aten::item around _local_scalar_dense
-		 * around cudaStreamSynchronize) is the same wait: outermost only. */
-		int64_t outer_end = INT64_MIN;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind != TC_OP_SYNC) {
-				continue;
-			}
-			int64_t b = m->ev.start[i], e = b + m->ev.dur[i];
-			if (b < outer_end) {
-				continue;
-			}
-			outer_end = e;
-			bool in = false;
-			for (size_t s = 0; s < a->n_steps && !in; s++) {
-				const struct tc_step *st = &a->steps[s];
-				in = !((st->warmup || st->partial) && n_full > 0) && b >= st->start_ps &&
-					b < st->start_ps + st->dur_ps;
-			}
-			if (!in) {
-				continue;
-			}
-			calls++;
-			blocked += m->ev.dur[i];
-			/* Idle from the call's end to the next device op start. */
-			size_t lo = 0, hi = busy.n;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (busy.hi[mid] <= e) {
-					lo = mid + 1;
-				} else {
-					hi = mid;
-				}
-			}
-			if (lo < busy.n && busy.lo[lo] > e) {
-				after += busy.lo[lo] - e;
-			}
-		}
-	}
-	tc_ivals_finish(&busy);
-	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
+	uint64_t calls;
+	int64_t blocked, after;
+	tc_host_evidence_sync(c->m, c->a, k.device, &calls, &blocked, &after);
+	double n = c->a->n_steps_counted ? (double)c->a->n_steps_counted : 1;
 	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
 	char sp[96];
 	struct figs g;
@@ -1311,7 +1042,7 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
-	top_host_ops(c, f, KB(TC_OP_SYNC), false, 0);
+	tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_SYNC), false, 0);
 }
 
 static void rule_transfer_bound(struct rule_ctx *c) {

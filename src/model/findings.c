@@ -121,3 +121,25 @@ const char *tc_evidence_id(uint32_t bit) {
 	}
 	return NULL;
 }
+
+void tc_finding_add_ops_by_time(struct tc_finding *f, const struct tc_model *m, int64_t *op_ps) {
+	while (f->n_ops < TC_FINDING_MAX_ITEMS) {
+		size_t best = SIZE_MAX;
+		for (size_t op = 0; op < m->n_ops; op++) {
+			if (op_ps[op] > 0 && (best == SIZE_MAX || op_ps[op] > op_ps[best])) {
+				best = op;
+			}
+		}
+		if (best == SIZE_MAX) {
+			break;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < f->n_ops; j++) {
+			dup |= f->ops[j] == m->ops[best].name;
+		}
+		if (!dup) {
+			f->ops[f->n_ops++] = m->ops[best].name;
+		}
+		op_ps[best] = 0;
+	}
+}

@@ -307,6 +307,10 @@ struct tc_analysis {
 };
 
 void tc_analysis_finish(struct tc_analysis *a);
+/* Appends to f->ops, up to TC_FINDING_MAX_ITEMS, the names of the ops with
+ * the most time in op_ps (per op index, n_ops of them; each taken entry is
+ * zeroed), largest first, each name once. */
+void tc_finding_add_ops_by_time(struct tc_finding *f, const struct tc_model *m, int64_t *op_ps);
 void tc_op_table_finish(struct tc_op_table *t);
 
 const char *tc_severity_name(enum tc_severity s);

@@ -1,0 +1,187 @@
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/host_evidence.h"
+#include "analysis/intervals.h"
+#include "analysis/passes.h"
+#include "util/xalloc.h"
+
+/* Whether track t is a thread of host (TC_NONE: of any host). */
+static bool host_thread(const struct tc_model *m, size_t t, uint32_t host) {
+	const struct tc_track *tr = &m->tracks[t];
+	return tr->device < m->n_devices && m->devices[tr->device].kind == TC_DEV_CPU &&
+		tr->kind != TC_TRACK_DERIVED &&
+		(host == TC_NONE || m->devices[tr->device].host == host);
+}
+
+static uint32_t host_of(const struct tc_model *m, uint32_t dev) {
+	return dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+}
+
+/* Union of device dev's work (none for TC_NONE). */
+static void device_busy(const struct tc_model *m, uint32_t dev, struct tc_ivals *out) {
+	out->n = 0;
+	if (dev >= m->n_devices) {
+		return;
+	}
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
+	size_t nt;
+	uint32_t *work = tc_device_work_tracks(m, &dt, dev, &nt);
+	tc_device_tracks_finish(&dt);
+	tc_ivals_union_tracks(m, work, nt, NULL, NULL, out);
+	free(work);
+}
+
+/* An open event of the self-time walk: its end, its children's time,
+ * whether it counts (its kind in the mask, starting in a counted step), and
+ * whether it or an event around it claims its time for another cause. */
+struct open_ev {
+	size_t i;
+	int64_t end, child;
+	bool counts, claims;
+};
+
+static void close_ev(const struct tc_model *m, const struct open_ev *o, int64_t *tot) {
+	int64_t self = m->ev.dur[o->i] - o->child;
+	tot[m->ev.op[o->i]] += o->counts && self > 0 ? self : 0;
+}
+
+void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask) {
+	uint32_t host = host_of(m, f->device);
+	uint8_t *in_mask = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		in_mask[o] = (kind_mask >> m->ops[o].kind) & 1u;
+	}
+	/* One walk per track in start order keeps the open events on a stack. */
+	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
+	struct open_ev *stack = NULL;
+	size_t cap = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		/* Host lines without a device count too (JSON host processes). */
+		if (tr->device < m->n_devices ? !host_thread(m, t, host) :
+				tr->kind == TC_TRACK_DERIVED) {
+			continue;
+		}
+		size_t sp = 0, at = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
+			bool counts = in_mask[m->ev.op[i]] && tc_step_counted_from(a, &at, st);
+			if (!by_self) {
+				tot[m->ev.op[i]] += counts && dur > 0 ? dur : 0;
+				continue;
+			}
+			/* Closed: what ended, and what does not hold this event
+			 * whole (overlapping siblings are not nested). */
+			int64_t en = st + (dur > 0 ? dur : 0);
+			while (sp && (stack[sp - 1].end <= st || stack[sp - 1].end < en)) {
+				close_ev(m, &stack[--sp], tot);
+			}
+			if (dur <= 0) {
+				continue;
+			}
+			bool claimed = sp && stack[sp - 1].claims;
+			if (sp) {
+				stack[sp - 1].child += dur;
+			}
+			TC_GROW(stack, cap, sp + 1);
+			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts && !claimed,
+				.claims = claimed || ((claim_mask >> m->ops[m->ev.op[i]].kind) & 1u) };
+		}
+		while (sp) {
+			close_ev(m, &stack[--sp], tot);
+		}
+	}
+	free(stack);
+	free(in_mask);
+	tc_finding_add_ops_by_time(f, m, tot);
+	free(tot);
+}
+
+/* Synchronous, and slow when the driver maps new memory; the
+ * stream-ordered *Async ones are neither. */
+static bool alloc_call(const char *n) {
+	static const char *const pre[] = { "cudaMalloc", "cudaFree", "hipMalloc", "hipFree",
+		"cuMemAlloc", "cuMemFree" };
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t l = strlen(pre[i]);
+		if (strncmp(n, pre[i], l) == 0) {
+			return strstr(n + l, "Async") == NULL;
+		}
+	}
+	return false;
+}
+
+void tc_host_evidence_alloc(const struct tc_model *m, const struct tc_analysis *a,
+		uint32_t dev, uint64_t *calls, int64_t *idle_ps) {
+	*calls = 0;
+	*idle_ps = 0;
+	uint8_t *is = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
+	bool any = false;
+	for (size_t o = 0; o < m->n_ops; o++) {
+		is[o] = m->ops[o].kind == TC_OP_RUNTIME && alloc_call(tc_model_str(m, m->ops[o].name));
+		any |= is[o];
+	}
+	struct tc_ivals busy = { 0 };
+	if (any) {
+		device_busy(m, dev, &busy);
+	}
+	uint32_t host = host_of(m, dev);
+	for (size_t t = 0; any && t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		size_t at = 0;
+		for (size_t i = tr->first; host_thread(m, t, host) &&
+				i < (size_t)tr->first + tr->count; i++) {
+			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
+			if (is[m->ev.op[i]] && tc_step_counted_from(a, &at, st)) {
+				(*calls)++;
+				*idle_ps += dur - tc_ivals_length_in(&busy, st, st + dur);
+			}
+		}
+	}
+	tc_ivals_finish(&busy);
+	free(is);
+}
+
+void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a,
+		uint32_t dev, uint64_t *calls, int64_t *blocked_ps, int64_t *after_ps) {
+	*calls = 0;
+	*blocked_ps = 0;
+	*after_ps = 0;
+	struct tc_ivals busy = { 0 };
+	device_busy(m, dev, &busy);
+	uint32_t host = host_of(m, dev);
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		int64_t outer_end = INT64_MIN;
+		size_t at = 0;
+		for (size_t i = tr->first; host_thread(m, t, host) &&
+				i < (size_t)tr->first + tr->count; i++) {
+			int64_t b = m->ev.start[i], e = b + m->ev.dur[i];
+			if (m->ops[m->ev.op[i]].kind != TC_OP_SYNC || b < outer_end) {
+				continue; /* a sync inside another is the same wait */
+			}
+			outer_end = e;
+			if (!tc_step_counted_from(a, &at, b)) {
+				continue;
+			}
+			(*calls)++;
+			*blocked_ps += m->ev.dur[i];
+			/* Idle from the call's end to the next device op start. */
+			size_t lo = 0, hi = busy.n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (busy.hi[mid] <= e) {
+					lo = mid + 1;
+				} else {
+					hi = mid;
+				}
+			}
+			if (lo < busy.n && busy.lo[lo] > e) {
+				*after_ps += busy.lo[lo] - e;
+			}
+		}
+	}
+	tc_ivals_finish(&busy);
+}

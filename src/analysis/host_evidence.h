@@ -1,0 +1,38 @@
+#ifndef TC_ANALYSIS_HOST_EVIDENCE_H
+#define TC_ANALYSIS_HOST_EVIDENCE_H
+
+/*
+ * What the host-cause findings (launch/host, input, sync) cite from the
+ * host threads of a device's host: the calls behind the time, allocator
+ * calls, sync calls. Each reads only events starting in the counted steps
+ * (tc_step_counted_from) on that host's threads; rules.c turns them into
+ * text.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "analysis/analyze.h"
+
+/* The host ops of a kind mask behind a finding on device f->device, into
+ * f->ops by time, largest first. by_self: by self time (an event less the
+ * events nested in it; a frame's time holds its callees'), leaving out
+ * events inside one of a kind in claim_mask (their time is that cause's:
+ * the data loader's collate is input). Else by the events' own time,
+ * nested ones too (aten::item, then the cudaStreamSynchronize in it). */
+void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis *a,
+	struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask);
+
+/* Device memory allocator calls (cudaMalloc, cudaFree, hipMalloc,
+ * hipFree, cuMemAlloc, cuMemFree; not the stream-ordered *Async ones):
+ * how many, and their time while dev had nothing running (a call under
+ * device work holds nothing up). */
+void tc_host_evidence_alloc(const struct tc_model *m, const struct tc_analysis *a,
+	uint32_t dev, uint64_t *calls, int64_t *idle_ps);
+
+/* Sync calls (outermost: aten::item around cudaStreamSynchronize is one
+ * wait): how many, the time they block the host, and the device's idle
+ * from each call's end to its next op. */
+void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a,
+	uint32_t dev, uint64_t *calls, int64_t *blocked_ps, int64_t *after_ps);
+
+#endif
