@@ -308,9 +308,9 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
 }
 
 /*
- * The sync category's host time: each sync call, and after it the device's
- * idle until its next op, no longer than the device was busy during the
- * call. The host could have issued what it does after the call while the
+ * The sync category's host time: each sync call, and the device's idle
+ * that starts as it returns, until the device's next op and no longer than
+ * the device was busy during the call. The host could have issued what it does after the call while the
  * device worked; the wait kept it from running ahead, so the idle that
  * follows is the sync's (NSYS cuda_api_sync's reasoning). A call that
  * waited on an idle device hid nothing: what follows it is the host's own.
@@ -325,18 +325,9 @@ static void sync_with_shadow(const struct tc_ivals *sync,
 	for (size_t i = 0; i < sync->n; i++) {
 		int64_t e = sync->hi[i];
 		int64_t hid = tc_ivals_length_in(&busy, sync->lo[i], e);
-		size_t lo = 0, hi = busy.n; /* the first device op starting at or after e */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (busy.lo[mid] < e) {
-				lo = mid + 1;
-			} else {
-				hi = mid;
-			}
-		}
-		/* next - e cannot wrap: both are clamped trace times */
-		int64_t end = lo < busy.n && busy.lo[lo] - e < hid ? busy.lo[lo] : e + hid;
-		tc_ivals_push(out, sync->lo[i], end);
+		/* gap - e cannot wrap: both are clamped trace times */
+		int64_t gap = tc_ivals_gap_end(&busy, e);
+		tc_ivals_push(out, sync->lo[i], gap - e < hid ? gap : e + hid);
 	}
 	tc_ivals_finish(&busy);
 }

@@ -168,19 +168,8 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 			}
 			(*calls)++;
 			*blocked_ps += m->ev.dur[i];
-			/* Idle from the call's end to the next device op start. */
-			size_t lo = 0, hi = busy.n;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (busy.hi[mid] <= e) {
-					lo = mid + 1;
-				} else {
-					hi = mid;
-				}
-			}
-			if (lo < busy.n && busy.lo[lo] > e) {
-				*after_ps += busy.lo[lo] - e;
-			}
+			int64_t gap = tc_ivals_gap_end(&busy, e);
+			*after_ps += gap != INT64_MAX ? gap - e : 0;
 		}
 	}
 	tc_ivals_finish(&busy);

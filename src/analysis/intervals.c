@@ -602,6 +602,11 @@ int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi) {
 	return s;
 }
 
+int64_t tc_ivals_gap_end(const struct tc_ivals *v, int64_t t) {
+	size_t i = first_ending_after(v, t);
+	return i == v->n ? INT64_MAX : v->lo[i] <= t ? t : v->lo[i];
+}
+
 static bool keep_kind(const struct tc_model *m, size_t ev, void *ctx) {
 	uint32_t mask = *(const uint32_t *)ctx;
 	return (mask >> m->ops[m->ev.op[ev]].kind) & 1u;

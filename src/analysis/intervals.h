@@ -45,6 +45,9 @@ void tc_ivals_minus(const struct tc_ivals *a, const struct tc_ivals *b, struct t
 void tc_ivals_and(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
 /* Length of v ∩ [lo, hi) (binary search; v unchanged). */
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
+/* Where the gap of v at t ends: t when an interval holds t (no gap), else
+ * the next interval's start, INT64_MAX when none follows (binary search). */
+int64_t tc_ivals_gap_end(const struct tc_ivals *v, int64_t t);
 
 /* Unions for every op kind in one pass over the events of tracks:
  * out[k] = union of the events whose op kind is k (cleared first). Cheaper
