@@ -86,6 +86,32 @@ size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk) {
 	return best;
 }
 
+bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bool *take,
+		uint32_t *dev_out, size_t *host_out) {
+	uint32_t dev = TC_NONE;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		for (size_t p = mk->first[t]; !on_host(m, d) && p < mk->first[t + 1]; p++) {
+			dev = m->ev.dur[mk->ev[p]] > 0 && d < dev ? d : dev;
+		}
+	}
+	size_t host = tc_markers_host(m, mk);
+	if (dev == TC_NONE && host == SIZE_MAX) {
+		return false;
+	}
+	if (dev != TC_NONE && host != SIZE_MAX && tc_markers_copy_host(m, mk, dev)) {
+		dev = TC_NONE;
+	}
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		uint32_t d = m->tracks[t].device;
+		take[t] = dev != TC_NONE ? d == dev :
+			on_host(m, d) && (d < m->n_devices ? d : m->n_devices) == host;
+	}
+	*dev_out = dev;
+	*host_out = host;
+	return true;
+}
+
 /* Steps' merge order: start, then longer first; instants are no steps. */
 static bool step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
 	key[0] = m->ev.start[ev];

@@ -66,6 +66,17 @@ size_t tc_marker_merge_next(struct tc_marker_merge *g, int64_t key[2]);
 /* Whether the next marker has the key key (ties ahead). */
 bool tc_marker_merge_peek(const struct tc_marker_merge *g, const int64_t key[2]);
 
+/*
+ * Which markers are steps, for the steps pass and the summary alike:
+ * device step lines (the lowest-numbered device with markers of positive
+ * length) unless they copy the host's, else the host markers of
+ * tc_markers_host. Sets take[t] for each track whose markers count,
+ * *dev_out (TC_NONE for host markers) and *host_out (tc_markers_host's
+ * answer); false when no marker has a positive length.
+ */
+bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bool *take,
+	uint32_t *dev_out, size_t *host_out);
+
 /* One step marker for tc_markers_outer: its event, start, duration and
  * step number (INT64_MIN: none). */
 typedef void (*tc_marker_emit_fn)(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps,

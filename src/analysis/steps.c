@@ -60,32 +60,17 @@ static void push_outer(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps,
 
 static bool explicit_steps(const struct tc_model *m, const struct tc_markers *mk,
 		struct tc_analysis *a, struct cands *c) {
-	/* Device step lines: the lowest-numbered device with any. Host markers
-	 * (at any depth: python frames often enclose them): the host device with
-	 * the most (several ranks would repeat them). */
-	uint32_t dev = TC_NONE;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		uint32_t d = m->tracks[t].device;
-		for (size_t p = mk->first[t]; !is_host_device(m, d) && p < mk->first[t + 1]; p++) {
-			dev = m->ev.dur[mk->ev[p]] > 0 && d < dev ? d : dev;
-		}
-	}
-	size_t best = tc_markers_host(m, mk);
-	best = best == SIZE_MAX ? m->n_devices + 1 : best;
-	if (dev == TC_NONE && best > m->n_devices) {
+	/* Host markers count at any depth (python frames often enclose them);
+	 * several ranks would repeat them, so one host's. */
+	bool *take = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*take));
+	uint32_t dev;
+	size_t host;
+	if (!tc_markers_choose(m, mk, take, &dev, &host)) {
+		free(take);
 		return false;
 	}
-	if (dev != TC_NONE && best <= m->n_devices && tc_markers_copy_host(m, mk, dev)) {
-		dev = TC_NONE;
-	}
-	a->steps_device = dev != TC_NONE ? dev : best < m->n_devices ? (uint32_t)best : TC_NONE;
+	a->steps_device = dev != TC_NONE ? dev : host < m->n_devices ? (uint32_t)host : TC_NONE;
 	a->steps_source = dev != TC_NONE ? "device markers" : "host markers";
-	bool *take = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*take));
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		uint32_t d = m->tracks[t].device;
-		take[t] = dev != TC_NONE ? d == dev :
-			is_host_device(m, d) && (d < m->n_devices ? d : m->n_devices) == best;
-	}
 	c->device = dev;
 	tc_markers_outer(m, mk, take, push_outer, c);
 	free(take);

@@ -230,43 +230,18 @@ static void marked_step(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps
 
 static void collect_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
 		struct tc_summary *s) {
-	/* Device step lines win over host markers (they measure what ran)
-	 * unless they copy them. When several devices carry steps, the first
-	 * device's are listed. */
-	uint32_t dev_with_steps = TC_NONE;
-	bool have_host = false;
 	s->steps_min_ps = INT64_MAX;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		if (mk->first[t + 1] == mk->first[t]) {
-			continue;
-		}
-		uint32_t d = m->tracks[t].device;
-		bool on_device = d != TC_NONE && m->devices[d].kind != TC_DEV_CPU;
-		if (on_device && (dev_with_steps == TC_NONE || d < dev_with_steps)) {
-			dev_with_steps = d;
-		} else if (!on_device) {
-			have_host = true;
-		}
-	}
-	if (dev_with_steps == TC_NONE && !have_host) {
+	bool *take = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*take));
+	uint32_t dev;
+	size_t host;
+	if (!tc_markers_choose(m, mk, take, &dev, &host)) {
+		free(take);
 		return;
 	}
-	if (dev_with_steps != TC_NONE && have_host && tc_markers_copy_host(m, mk, dev_with_steps)) {
-		dev_with_steps = TC_NONE; /* as the steps pass decides */
-	}
-	s->steps_source = dev_with_steps != TC_NONE ? "device" : "host";
-	/* One rank's host markers, as the steps pass takes them. */
-	size_t host = dev_with_steps == TC_NONE ? tc_markers_host(m, mk) : SIZE_MAX;
-	bool *take = tc_xmalloc(m->n_tracks * sizeof(*take));
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		uint32_t d = m->tracks[t].device;
-		bool on_host = !(d != TC_NONE && m->devices[d].kind != TC_DEV_CPU);
-		take[t] = dev_with_steps != TC_NONE ? d == dev_with_steps :
-			on_host && (host == SIZE_MAX || (d < m->n_devices ? d : m->n_devices) == host);
-	}
+	s->steps_source = dev != TC_NONE ? "device" : "host";
 	/* The steps the steps pass would make of them: a marker inside
 	 * another (or another thread's) is a phase, not a step. */
-	struct marked k = { .s = s, .m = m, .device = dev_with_steps, .list = list };
+	struct marked k = { .s = s, .m = m, .device = dev, .list = list };
 	tc_markers_outer(m, mk, take, marked_step, &k);
 	free(take);
 }
