@@ -14,7 +14,7 @@
  * Systems, HTA = Holistic Trace Analysis.
  */
 static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
-	[TC_TH_ALLOC_SHARE] = { "alloc.share", 30, "%", "tracectl default: allocator calls this share of the host time a launch/host finding explains make it about allocation" },
+	[TC_TH_ALLOC_SHARE] = { "alloc.share", 30, "%", "tracectl default: allocator calls running, with the device idle, for this share of a launch/host finding's time make it about allocation" },
 	[TC_TH_COMM_MODERATE] = { "communication.moderate", 3, "%", "XProf collectives band 3 %" },
 	[TC_TH_COMM_HIGH] = { "communication.high", 15, "%", "XProf collectives band 15 %" },
 	[TC_TH_COMPILE_MODERATE] = { "compile.moderate", 5, "%", "tracectl default (XProf input band 5 %)" },

@@ -505,8 +505,9 @@ static void rule_host_launch(struct rule_ctx *c) {
 			tc_fmt_noun(g.b[1], u->n_kernels, "kernel", "kernels"),
 			th(c, TC_TH_SHORT_KERNEL_US));
 	}
-	/* Allocator calls filling much of the runtime time are no launches:
-	 * the advice is to stop allocating, not to launch less. */
+	/* Allocator calls filling much of the finding's time (with the device
+	 * idle) are no launches: the advice is to stop allocating, not to
+	 * launch less. */
 	uint64_t n_alloc;
 	int64_t alloc_ps;
 	tc_host_evidence_alloc(c->m, c->a, k.device, &n_alloc, &alloc_ps);
