@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/compare.h"
 #include "analysis/intervals.h"
+#include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
 
@@ -356,6 +357,23 @@ START_TEST(diff_sides_without_model) {
 }
 END_TEST
 
+/* The wait for a late rank in a step: the waits inside the step, at most
+ * the step's collective time (a wait hidden behind compute still delays
+ * the collectives after it). */
+START_TEST(straggler_step_wait) {
+	struct tc_ivals w = { 0 };
+	tc_ivals_push(&w, 10, 20);
+	tc_ivals_push(&w, 30, 40);
+	ck_assert_int_eq(tc_straggler_step_wait(&w, 0, 35, 12), 12);
+	ck_assert_int_eq(tc_straggler_step_wait(&w, 0, 35, 20), 15);
+	ck_assert_int_eq(tc_straggler_step_wait(&w, 15, 100, 100), 15);
+	ck_assert_int_eq(tc_straggler_step_wait(&w, 40, 100, 50), 0);
+	ck_assert_int_eq(tc_straggler_step_wait(&w, 0, 100, 0), 0);
+	ck_assert_int_eq(tc_straggler_step_wait(&w, 0, 100, -5), 0);
+	tc_ivals_finish(&w);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("analysis");
 	TCase *tc = tcase_create("core");
@@ -365,6 +383,8 @@ int main(void) {
 	tcase_add_test(tc, merge_into_and_cover);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
+	tcase_add_test(tc, straggler_step_wait);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }
+

@@ -640,39 +640,33 @@ START_TEST(exposed_runs_roundtrip) {
 	tracectl__rank__init(&r);
 	r.name = (char *)"rank 0";
 	r.collectives = tc_coll_table_pack(&a, &t, 0);
-	/* Device 0: pieces 0 and 1 whole, 2 none, 3 two intervals, 4 whole.
-	 * Device 1: an interval outside every piece. */
+	/* Device 0 as version 3 wrote it, runs over the pieces: 0 and 1
+	 * whole, 2 none, 3 two intervals, 4 whole. Device 1 as version 2
+	 * wrote it: bounds and no step_ps. */
 	const int64_t in[] = { 0, 10, 20, 30, 62, 64, 66, 70, 80, 100 };
 	const int64_t out[] = { 5, 8, 12, 15 };
+	uint64_t runs[] = { 2 << 2 | 1, 1 << 2 | 0, 2 << 2 | 2, 2, 2, 2, 4, 1 << 2 | 1 };
 	Tracectl__Exposed e[2], *ep[2] = { &e[0], &e[1] };
-	const int64_t *lists[2] = { in, out };
-	size_t lens[2] = { 10, 4 };
 	for (int k = 0; k < 2; k++) {
 		tracectl__exposed__init(&e[k]);
 		e[k].device = k;
 		e[k].unit_ps = 1000;
-		e[k].n_bounds = lens[k];
-		e[k].bounds = tc_arena_alloc(&a, lens[k] * sizeof(int64_t));
-		int64_t prev = 0;
-		for (size_t j = 0; j < lens[k]; j += 2) {
-			e[k].bounds[j] = lists[k][j] - prev;
-			e[k].bounds[j + 1] = lists[k][j + 1] - lists[k][j];
-			prev = lists[k][j + 1];
-		}
-		e[k].n_step_ps = 2;
-		e[k].step_ps = tc_arena_alloc(&a, 2 * sizeof(int64_t));
-		e[k].step_ps[0] = 3000000;
-		e[k].step_ps[1] = 6000000;
+	}
+	e[0].n_runs = 8;
+	e[0].runs = runs;
+	e[0].n_step_ps = 2;
+	e[0].step_ps = tc_arena_alloc(&a, 2 * sizeof(int64_t));
+	e[0].step_ps[0] = 3000000;
+	e[0].step_ps[1] = 6000000;
+	e[1].n_bounds = 4;
+	e[1].bounds = tc_arena_alloc(&a, 4 * sizeof(int64_t));
+	for (size_t j = 0, prev = 0; j < 4; j += 2) {
+		e[1].bounds[j] = out[j] - (int64_t)prev;
+		e[1].bounds[j + 1] = out[j + 1] - out[j];
+		prev = (size_t)out[j + 1];
 	}
 	r.n_exposed = 2;
 	r.exposed = ep;
-	tc_digest_rank_compact(&r, &a);
-	ck_assert_uint_eq(e[0].n_bounds, 0);
-	/* 2 whole (1 entry), 1 none (1), a piece of 2 intervals (1 + 4), 1 whole (1). */
-	ck_assert_uint_eq(e[0].n_runs, 8);
-	ck_assert_uint_eq(e[1].n_bounds, 4);
-	ck_assert_uint_eq(e[1].n_runs, 0);
-	ck_assert_uint_eq(e[0].step_unit_ps, 3000000);
 	uint8_t *bytes = tc_xmalloc(tracectl__rank__get_packed_size(&r));
 	size_t len = tracectl__rank__pack(&r, bytes);
 	ProtobufCAllocator alloc;
@@ -681,15 +675,23 @@ START_TEST(exposed_runs_roundtrip) {
 	struct tc_error err;
 	tc_error_init(&err);
 	ck_assert(tc_digest_rank_expand(back, &a, &err));
+	const int64_t *lists[2] = { in, out };
+	size_t lens[2] = { 10, 4 };
 	for (int k = 0; k < 2; k++) {
 		int64_t v[10];
 		ck_assert_uint_eq(exposed_ivals(back->exposed[k], v), lens[k] / 2);
 		for (size_t j = 0; j < lens[k]; j++) {
 			ck_assert_int_eq(v[j], lists[k][j] * 1000);
 		}
-		ck_assert_int_eq(back->exposed[k]->step_ps[1] *
-			(int64_t)back->exposed[k]->step_unit_ps, 6000000);
 	}
+	/* Written again, a device keeps its time per step only, in one unit;
+	 * one without (version 2) keeps its intervals. */
+	tc_digest_rank_compact(back, &a);
+	ck_assert_uint_eq(back->exposed[0]->n_bounds, 0);
+	ck_assert_uint_eq(back->exposed[0]->n_runs, 0);
+	ck_assert_uint_eq(back->exposed[0]->step_unit_ps, 3000000);
+	ck_assert_int_eq(back->exposed[0]->step_ps[1], 2);
+	ck_assert_uint_eq(back->exposed[1]->n_bounds, 4);
 	/* Runs past the last piece are refused. */
 	back = tracectl__rank__unpack(&alloc, len, bytes);
 	back->exposed[0]->runs[0] = 9 << 2 | 1;

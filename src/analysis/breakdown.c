@@ -337,15 +337,13 @@ static void sync_with_shadow(const struct tc_ivals *sync,
  * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
  * step (busy: NULL not wanted): one sweep per step over the per-kind
  * unions of the device's work lines (dev_k, from the usage pass; NULL:
- * built here), its host's threads and its other lines. within (NULL: all
- * of it) keeps only the steps' time inside it. With into (a's steps), the
+ * built here), its host's threads and its other lines. With into (a's steps), the
  * categories and busy time go to each step's cat_ps and busy_ps instead:
  * no array the size of the steps' is written and copied.
  */
 static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		const struct tc_ivals *dev_k, const struct tc_ivals *host_k,
-		const struct tc_ivals *within, int64_t *cat,
-		int64_t *busy, struct tc_step *into) {
+		int64_t *cat, int64_t *busy, struct tc_step *into) {
 	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
 	size_t n[2];
 	uint32_t *tr[2] = {
@@ -376,19 +374,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		int64_t *c = into ? into[i].cat_ps : cat + i * TC_BD_COUNT;
 		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
 		cov.n = 0;
-		if (!within) {
-			tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
-		}
-		for (size_t w = 0; within && w < within->n; w++) {
-			int64_t wl = within->lo[w] > lo ? within->lo[w] : lo;
-			int64_t wh = within->hi[w] < hi ? within->hi[w] : hi;
-			if (wl < wh) {
-				tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, wl, wh);
-			}
-		}
-		if (within) {
-			len = tc_ivals_length_in(within, lo, hi);
-		}
+		tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
 		int64_t sum = 0, b = 0;
 		memset(c, 0, TC_BD_COUNT * sizeof(*c));
 		for (size_t p = 0; p < cov.n; p++) {
@@ -453,7 +439,7 @@ void tc_bd_early_device(void *early, size_t k, const struct tc_device_util *util
 	e->cat[k] = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(**e->cat));
 	e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
 	attribute(e->m, a, util->device, per_kind, host_unions_for(e->m, &e->hc, util->device),
-		NULL, e->cat[k], e->busy[k], NULL);
+		e->cat[k], e->busy[k], NULL);
 }
 
 static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
@@ -499,7 +485,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 			memcpy(busy, early->busy[k], a->n_steps * sizeof(*busy));
 		} else {
 			at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
-			attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, hc, d), NULL,
+			attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, hc, d),
 				at->step_cat, busy, NULL);
 		}
 		int64_t in_steps = 0;
@@ -529,7 +515,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		for (size_t k = 0; k < u->n_util && !dev_k; k++) {
 			dev_k = u->util[k].device == a->bd_device ? usage_kinds(u, k) : NULL;
 		}
-		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL, NULL,
+		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL,
 			NULL, a->steps);
 	}
 	host_cache_finish(&local);
@@ -552,62 +538,6 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 			}
 		}
 	}
-}
-
-void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-		const struct tc_ivals *within, int64_t *cat) {
-	struct host_cache hc;
-	host_cache_init(&hc);
-	attribute(m, a, dev, NULL, host_unions_for(m, &hc, dev), within, cat, NULL, NULL);
-	host_cache_finish(&hc);
-}
-
-void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ivals *out) {
-	out->n = 0;
-	struct host_cache hc;
-	host_cache_init(&hc);
-	const struct tc_ivals *host_k = host_unions_for(m, &hc, dev);
-	size_t n[2];
-	uint32_t *tr[2] = {
-		device_tracks(m, dev, true, &n[0]),
-		device_tracks(m, dev, false, &n[1]),
-	};
-	struct tc_ivals dk[TC_OP_KIND_COUNT] = { 0 }, ok[TC_OP_KIND_COUNT] = { 0 };
-	tc_ivals_union_per_kind(m, tr[0], n[0], dk);
-	tc_ivals_union_per_kind(m, tr[1], n[1], ok);
-	free(tr[0]);
-	free(tr[1]);
-	/* As category() decides: collective time is time some collective
-	 * list covers and no list of an earlier category does. */
-	bool host_comm = dk[TC_OP_COLLECTIVE].n == 0;
-	struct tc_ivals coll = { 0 }, before = { 0 };
-	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-		uint32_t bit = TC_KIND_BIT(k);
-		if (device_kinds[TC_BD_COLLECTIVE] & bit) {
-			tc_ivals_merge_into(&coll, &dk[k]);
-		}
-		if ((host_kinds[TC_BD_COLLECTIVE] & bit) ||
-				(host_comm && k == TC_OP_COLLECTIVE)) {
-			tc_ivals_merge_into(&coll, &host_k[k]);
-		}
-		for (int c = 0; c < TC_BD_COLLECTIVE; c++) {
-			if (device_kinds[c] & bit) {
-				tc_ivals_merge_into(&before, &dk[k]);
-			}
-			if (host_kinds[c] & bit) {
-				tc_ivals_merge_into(&before, &host_k[k]);
-			}
-			if ((c == TC_BD_INPUT || c == TC_BD_COMPILE) && (device_kinds[c] & bit)) {
-				tc_ivals_merge_into(&before, &ok[k]);
-			}
-		}
-	}
-	tc_ivals_minus(&coll, &before, out);
-	tc_ivals_finish(&coll);
-	tc_ivals_finish(&before);
-	tc_ivals_finish_per_kind(dk);
-	tc_ivals_finish_per_kind(ok);
-	host_cache_finish(&hc);
 }
 
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,

@@ -516,28 +516,20 @@ static int64_t rank_number(const char *name) {
 }
 
 /*
- * Each attributed device's collective time (tc_breakdown_exposed), as a
- * job reads it: per step, and where the rank's collective occurrences are
- * (a late rank's waits lie inside them; the rest is not kept).
+ * Each attributed device's collective time in each step, from which a job
+ * splits off the waits for a late rank (tc_straggler_step_wait): its
+ * attribution's `collective` category.
  */
 static void exposed(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
-		const struct tc_coll_table *ct, int64_t first, Tracectl__Rank *r) {
+		Tracectl__Rank *r) {
 	r->exposed = dalloc(d, a->n_attr * sizeof(*r->exposed));
-	struct tc_ivals all = { 0 }, u = { 0 }, v = { 0 };
-	u.n = u.cap = tc_coll_table_union(ct, &u.lo, &u.hi);
 	for (size_t k = 0; k < a->n_attr; k++) {
 		const struct tc_dev_attr *at = &a->attr[k];
-		/* Only a device with collective time in some step: the walk
-		 * over its events is not free. */
-		int64_t coll = at->cat_ps[TC_BD_COLLECTIVE];
+		int64_t coll = 0;
 		for (size_t i = 0; at->step_cat && i < a->n_steps && coll <= 0; i++) {
 			coll = at->step_cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE];
 		}
 		if (coll <= 0) {
-			continue;
-		}
-		tc_breakdown_exposed(m, at->device, &all);
-		if (!all.n) {
 			continue;
 		}
 		Tracectl__Exposed *o = r->exposed[r->n_exposed++] = dalloc(d, sizeof(*o));
@@ -546,32 +538,9 @@ static void exposed(struct tc_digest *d, const struct tc_model *m, const struct 
 		o->n_step_ps = a->n_steps;
 		o->step_ps = dalloc(d, (a->n_steps ? a->n_steps : 1) * sizeof(*o->step_ps));
 		for (size_t i = 0; i < a->n_steps; i++) {
-			const struct tc_step *s = &a->steps[i];
-			o->step_ps[i] = tc_ivals_length_in(&all, s->start_ps,
-				(int64_t)((uint64_t)s->start_ps + (uint64_t)s->dur_ps));
-		}
-		tc_ivals_and(&all, &u, &v);
-		o->n_bounds = 2 * v.n;
-		o->bounds = dalloc(d, (o->n_bounds ? o->n_bounds : 1) * sizeof(*o->bounds));
-		uint64_t g = 0;
-		int64_t prev = first;
-		for (size_t i = 0; i < v.n; i++) {
-			o->bounds[2 * i] = (int64_t)((uint64_t)v.lo[i] - (uint64_t)prev);
-			o->bounds[2 * i + 1] = v.hi[i] - v.lo[i];
-			prev = v.hi[i];
-			for (int j = 0; j < 2; j++) {
-				int64_t x = o->bounds[2 * i + j];
-				g = tc_gcd(g, tc_magnitude(x));
-			}
-		}
-		o->unit_ps = g && g <= (uint64_t)INT64_MAX ? g : 1;
-		for (size_t i = 0; i < o->n_bounds; i++) {
-			o->bounds[i] /= (int64_t)o->unit_ps;
+			o->step_ps[i] = at->step_cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE];
 		}
 	}
-	tc_ivals_finish(&all);
-	tc_ivals_finish(&u);
-	tc_ivals_finish(&v);
 }
 
 void tc_digest_add_rank(struct tc_digest *d, const struct tc_model *m, const char *input) {
@@ -786,7 +755,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 	struct tc_coll_table ct;
 	tc_coll_table_init(&ct);
 	tc_coll_table_build(m, tc_coll_table_host(m), &ct);
-	exposed(bulk, m, &a, &ct, first, r);
+	exposed(bulk, m, &a, r);
 	if (keep == TC_DIGEST_ALL) {
 		r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
 	} else {

@@ -540,42 +540,6 @@ uint32_t *tc_device_work_tracks(const struct tc_model *m, const struct tc_device
 	return v;
 }
 
-void tc_ivals_minus(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out) {
-	out->n = 0;
-	size_t j = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		int64_t lo = a->lo[i], hi = a->hi[i];
-		while (j < b->n && b->hi[j] <= lo) {
-			j++;
-		}
-		for (size_t k = j; k < b->n && b->lo[k] < hi && lo < hi; k++) {
-			if (b->lo[k] > lo) {
-				tc_ivals_push(out, lo, b->lo[k]);
-			}
-			lo = b->hi[k] > lo ? b->hi[k] : lo;
-		}
-		if (lo < hi) {
-			tc_ivals_push(out, lo, hi);
-		}
-	}
-}
-
-void tc_ivals_and(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out) {
-	out->n = 0;
-	for (size_t i = 0, j = 0; i < a->n && j < b->n;) {
-		int64_t lo = a->lo[i] > b->lo[j] ? a->lo[i] : b->lo[j];
-		int64_t hi = a->hi[i] < b->hi[j] ? a->hi[i] : b->hi[j];
-		if (lo < hi) {
-			tc_ivals_push(out, lo, hi);
-		}
-		if (a->hi[i] < b->hi[j]) {
-			i++;
-		} else {
-			j++;
-		}
-	}
-}
-
 /* First interval whose hi > t. */
 static size_t first_ending_after(const struct tc_ivals *v, int64_t t) {
 	size_t a = 0, b = v->n;

@@ -39,10 +39,6 @@ void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b);
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi);
 /* Room for need intervals, lo and hi alike. */
 void tc_ivals_reserve(struct tc_ivals *v, size_t need);
-/* a minus b, and a ∩ b, both sorted and disjoint, into out (cleared
- * first): one pass over the two. */
-void tc_ivals_minus(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
-void tc_ivals_and(const struct tc_ivals *a, const struct tc_ivals *b, struct tc_ivals *out);
 /* Length of v ∩ [lo, hi) (binary search; v unchanged). */
 int64_t tc_ivals_length_in(const struct tc_ivals *v, int64_t lo, int64_t hi);
 /* Where the gap of v at t ends: t when an interval holds t (no gap), else

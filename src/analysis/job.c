@@ -384,8 +384,9 @@ static const Tracectl__Exposed *exposed_entry(const Tracectl__Rank *r, uint32_t 
 	return NULL;
 }
 
-/* e's intervals on the job's clock (none without e), as the rank's digest
- * keeps them: inside its collectives (digest.proto, Exposed). */
+/* e's intervals on the job's clock (none without e): digests of version
+ * 2 kept all of them, later ones none or only those inside the rank's
+ * collectives. */
 static void exposed_of(const Tracectl__Exposed *e, int64_t dt, struct tc_ivals *out) {
 	out->n = 0;
 	uint64_t unit = e && e->unit_ps ? e->unit_ps : 1;
@@ -400,15 +401,34 @@ static void exposed_of(const Tracectl__Exposed *e, int64_t dt, struct tc_ivals *
 	}
 }
 
+/* Each of p's steps' exposed collective time on e's device (v, p->n
+ * entries): as the digest keeps it per step, or from its intervals when
+ * it kept none per step (version 2). */
+static void exposed_steps(const Tracectl__Exposed *e, int64_t dt, const struct tc_step_times *p,
+		int64_t *v) {
+	if (e && e->n_step_ps == p->n) {
+		uint64_t unit = e->step_unit_ps ? e->step_unit_ps : 1;
+		for (size_t i = 0; i < p->n; i++) {
+			v[i] = (int64_t)((uint64_t)e->step_ps[i] * unit);
+		}
+		return;
+	}
+	struct tc_ivals ex = { 0 };
+	exposed_of(e, dt, &ex);
+	for (size_t i = 0; i < p->n; i++) {
+		v[i] = tc_ivals_length_in(&ex, p->start[i], p->end[i]);
+	}
+	tc_ivals_finish(&ex);
+}
+
 /*
  * Of each attributed device's collective time, the part its rank spent
- * waiting for the late rank (waits[k]), over that rank's counted steps:
- * the rank's exposed collective time inside its waits, as one model's
- * breakdown within the waits gives it.
+ * waiting for the late rank (waits[k]), over that rank's counted steps,
+ * step by step as one model's ranks pass splits it
+ * (tc_straggler_step_wait).
  */
 static void straggler_wait(const struct job *j, const struct tc_ranks *r,
 		const struct tc_ivals *waits, struct tc_analysis *a) {
-	struct tc_ivals ex = { 0 }, in = { 0 };
 	size_t at = 0;
 	for (size_t k = 0; k < r->n; k++) {
 		size_t n_attr = j->kp[k].n_attr;
@@ -420,22 +440,21 @@ static void straggler_wait(const struct job *j, const struct tc_ranks *r,
 		job_steps(j, k, &st);
 		struct tc_digest_bulk b;
 		tc_digest_rank_load(j->aside, j->ranks[k], &b);
+		int64_t *ex = tc_xmalloc((st.n ? st.n : 1) * sizeof(*ex));
 		for (size_t d = 0; d < n_attr; d++, at++) {
 			struct tc_dev_attr *t = &a->attr[at];
-			exposed_of(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &ex);
-			tc_ivals_and(&waits[k], &ex, &in);
+			exposed_steps(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &st, ex);
 			for (size_t i = 0; i < st.n; i++) {
 				if (st.counted[i]) {
-					t->wait_ps = tc_sat_add(t->wait_ps,
-						tc_ivals_length_in(&in, st.start[i], st.end[i]));
+					t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_step_wait(&waits[k],
+						st.start[i], st.end[i], ex[i]));
 				}
 			}
 		}
+		free(ex);
 		tc_digest_rank_unload(&b);
 		tc_step_times_finish(&st);
 	}
-	tc_ivals_finish(&ex);
-	tc_ivals_finish(&in);
 }
 
 /* The rank table and the collectives; each rank's waits for the late one
@@ -545,22 +564,10 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	}
 	f->window_lo_ps = p->start[0];
 	f->window_hi_ps = p->end[p->n - 1];
-	const Tracectl__Exposed *e = exposed_entry(r, base, f->device);
-	struct tc_ivals ex = { 0 }, in = { 0 };
-	exposed_of(e, dt, &ex);
-	if (wait) {
-		tc_ivals_and(wait, &ex, &in);
-	}
-	/* Each step's exposed time as the rank's digest keeps it (ex holds
-	 * only what lies inside its collectives); digests of version 2 kept
-	 * all of ex. */
-	bool per_step = e && e->n_step_ps == p->n;
-	uint64_t unit = per_step && e->step_unit_ps ? e->step_unit_ps : 1;
 	int64_t *v = tc_xmalloc(p->n * sizeof(*v));
-	for (size_t i = 0; i < p->n; i++) {
-		int64_t lo = p->start[i], hi = p->end[i];
-		v[i] = (per_step ? (int64_t)((uint64_t)e->step_ps[i] * unit) :
-			tc_ivals_length_in(&ex, lo, hi)) - tc_ivals_length_in(&in, lo, hi);
+	exposed_steps(exposed_entry(r, base, f->device), dt, p, v);
+	for (size_t i = 0; wait && i < p->n; i++) {
+		v[i] -= tc_straggler_step_wait(wait, p->start[i], p->end[i], v[i]);
 	}
 	while (f->n_steps < TC_FINDING_MAX_ITEMS) {
 		int64_t best = 0;
@@ -578,8 +585,6 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 		f->steps[f->n_steps++] = p->num[bi];
 	}
 	free(v);
-	tc_ivals_finish(&ex);
-	tc_ivals_finish(&in);
 }
 
 static void findings(const struct job *j, struct kept *pa, const struct tc_ivals *waits,

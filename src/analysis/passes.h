@@ -183,6 +183,12 @@ void tc_step_times_analysis_get(void *ctx, size_t k, struct tc_step_times *t);
 /* The others' summed wait for r->straggler, % of their counted step time;
  * -1 without matched collectives that line up or without a wait. */
 double tc_straggler_wait_pct(const struct tc_ranks *r);
+/* A waiting device's wait for the late rank in one step [lo, hi): its
+ * waits inside the step, at most its collective time there. Had the late
+ * rank come with the others, the step's collectives would have ended up
+ * to that much sooner. */
+int64_t tc_straggler_step_wait(const struct tc_ivals *waits, int64_t lo, int64_t hi,
+	int64_t collective_ps);
 /* One rank's row of the rank table from its own analysis a. */
 void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a);
 /* r's spread of mean step time and its slowest rank, from r->v. */
@@ -212,21 +218,11 @@ void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_tab
 void tc_pass_collectives(struct tc_coll_rows *c, const struct tc_intern *names,
 	struct tc_ranks *r, const struct tc_step_source *steps, struct tc_ivals *waits);
 
-/* The part of each step's categories on device dev (TC_NONE: host lines
- * only) that lies inside within (breakdown.c): a's steps and lists as
- * the breakdown attributes them, into cat[step * TC_BD_COUNT + c]. */
 /* Copies on device dev's work lines only (TC_NONE: every device's), as the
  * breakdown counts them: added to total[TC_XFER_COUNT] and, per step of
  * a, to per_step[step * TC_XFER_COUNT + dir] (breakdown.c). */
 void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 	struct tc_xfer_stats *total, struct tc_xfer_stats *per_step);
-
-void tc_breakdown_within(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-	const struct tc_ivals *within, int64_t *cat);
-/* The time category() gives to collectives on device dev, over the whole
- * trace, into out (cleared first): what the steps' collective share is
- * made of, for a job that splits off waits measured elsewhere (job.c). */
-void tc_breakdown_exposed(const struct tc_model *m, uint32_t dev, struct tc_ivals *out);
 
 /* One row summing s[0..n) (n > 0), as `ops --by device` sums a device's
  * ops; no percentiles. */

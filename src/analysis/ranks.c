@@ -89,9 +89,9 @@ static void own_attr(struct tc_analysis *job, const struct tc_analysis *pr, int3
  * Of each attributed device's collective time, the part its rank spent
  * waiting for r->straggler (waits[k] for rank r->v[k]), on the steps its
  * attribution was measured on: the job's for the breakdown device's rank,
- * the rank's own for the others (own_attr). This split still reads the
- * merged model (tc_breakdown_within walks its device lines); the matching
- * that finds the waits does not.
+ * the rank's own for the others (own_attr). In each step it is the lesser
+ * of the waits inside the step and the device's collective time there
+ * (tc_straggler_step_wait).
  */
 static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 		const struct tc_ivals *waits, const struct tc_analysis *per, struct tc_analysis *job) {
@@ -107,11 +107,13 @@ static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 			continue;
 		}
 		const struct tc_analysis *a = rank == bd_rank ? job : &per[k];
-		if (!a->n_steps) {
+		const struct tc_dev_attr *own = NULL;
+		for (size_t i = 0; i < a->n_attr && !own; i++) {
+			own = a->attr[i].device == at->device ? &a->attr[i] : NULL;
+		}
+		if (!a->n_steps || !own || !own->step_cat) {
 			continue;
 		}
-		int64_t *cat = tc_xmalloc(a->n_steps * TC_BD_COUNT * sizeof(*cat));
-		tc_breakdown_within(m, a, at->device, &waits[k], cat);
 		size_t n_full = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
 			n_full += !a->steps[i].warmup && !a->steps[i].partial;
@@ -120,14 +122,22 @@ static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 			at->step_wait = tc_xcalloc(a->n_steps, sizeof(*at->step_wait));
 		}
 		for (size_t i = 0; i < a->n_steps; i++) {
-			int64_t w = cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE];
+			const struct tc_step *s = &a->steps[i];
+			int64_t w = tc_straggler_step_wait(&waits[k], s->start_ps,
+				(int64_t)((uint64_t)s->start_ps + (uint64_t)s->dur_ps),
+				own->step_cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE]);
 			if (at->step_wait) {
 				at->step_wait[i] = w;
 			}
 			at->wait_ps += counted(a, i, n_full) ? w : 0;
 		}
-		free(cat);
 	}
+}
+
+int64_t tc_straggler_step_wait(const struct tc_ivals *waits, int64_t lo, int64_t hi,
+		int64_t collective_ps) {
+	int64_t w = tc_ivals_length_in(waits, lo, hi);
+	return w < collective_ps ? w : collective_ps > 0 ? collective_ps : 0;
 }
 
 void tc_ranks_spread(struct tc_ranks *r) {

@@ -22,8 +22,9 @@
 /* "TCDIGEST" read as a little-endian fixed64: the first 9 bytes of a
  * digest are 0x09 (field 1, fixed64) and these 8 characters. */
 #define TC_DIGEST_MAGIC 0x5453454749444354ull
-/* Version 3 writes steps as columns (StepCols); version 2 is read too. */
-#define TC_DIGEST_VERSION 3
+/* Version 4 keeps exposed collective time per step only; 3 wrote steps
+ * as columns (StepCols); both and 2 are read. */
+#define TC_DIGEST_VERSION 4
 #define TC_DIGEST_VERSION_MIN 2
 /* An op's durations stay exact (value, count) pairs up to this many
  * distinct values; more become logarithmic buckets. */

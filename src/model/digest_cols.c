@@ -10,10 +10,11 @@
 
 /*
  * What `digest` writes more compactly than the messages the rest of
- * tracectl reads (version 3, docs/digest.md): steps and marked steps as
- * columns (StepCols) in place of Step and SumStep messages, and exposed
- * collective time as runs over the collectives' union in place of bounds.
- * Only an encoding: expanding gives back the messages field for field.
+ * tracectl reads (docs/digest.md): steps and marked steps as columns
+ * (StepCols) in place of Step and SumStep messages. Only an encoding:
+ * expanding gives back the messages field for field. Version 3's exposed
+ * collective time as runs over the collectives' union is read back into
+ * bounds.
  */
 
 /* An entry protobuf-c would pack to nothing (it writes no -0.0 either). */
@@ -234,85 +235,10 @@ static void pieces_finish(struct pieces *p) {
 	free(p->hi);
 }
 
-/* A count entry (code 0 or 1) joined to the last entry where it has the
- * same code. */
-static void run_count(uint64_t *v, size_t *n, int *last, int code, uint64_t count) {
-	if (!count) {
-		return;
-	}
-	if (*last == code) {
-		v[*n - 1] += count << 2;
-		return;
-	}
-	*last = code;
-	v[(*n)++] = count << 2 | (uint64_t)code;
-}
-
-/* e's bounds as runs over the pieces; false (e unchanged) where an
- * interval is not inside one piece. Offsets count the unit both the
- * bounds and the pieces count in. */
-static bool exposed_to_runs(Tracectl__Exposed *e, const struct pieces *p,
-		struct tc_arena *a) {
-	size_t n = e->n_bounds / 2;
-	uint64_t unit = e->unit_ps ? e->unit_ps : 1, u = tc_gcd(unit, p->unit);
-	int64_t *lo = tc_xmalloc((n ? n : 1) * sizeof(*lo));
-	int64_t *hi = tc_xmalloc((n ? n : 1) * sizeof(*hi));
-	uint64_t at = 0;
-	for (size_t i = 0; i < n; i++) {
-		lo[i] = (int64_t)(at + (uint64_t)e->bounds[2 * i] * unit);
-		at = (uint64_t)lo[i] + (uint64_t)e->bounds[2 * i + 1] * unit;
-		hi[i] = (int64_t)at;
-	}
-	/* At most a skip and a count or group entry per piece, two per interval. */
-	uint64_t *v = tc_arena_alloc(a, (4 * n + 1) * sizeof(*v));
-	size_t nv = 0, q = 0, next = 0;  /* the piece of interval j; the next to write */
-	int last = -1;
-	bool ok = true;
-	for (size_t j = 0; j < n && ok; ) {
-		while (q < p->n && p->hi[q] <= lo[j]) {
-			q++;
-		}
-		ok = q < p->n && lo[j] >= p->lo[q];
-		size_t k = j;
-		for (; ok && k < n && lo[k] < p->hi[q]; k++) {
-			ok = lo[k] < hi[k] && hi[k] <= p->hi[q] &&
-				((uint64_t)lo[k] - (uint64_t)p->lo[q]) % u == 0;
-		}
-		if (!ok) {
-			break;
-		}
-		run_count(v, &nv, &last, 0, q - next);
-		if (k == j + 1 && lo[j] == p->lo[q] && hi[j] == p->hi[q]) {
-			run_count(v, &nv, &last, 1, 1);
-		} else {
-			last = -1;
-			v[nv++] = (uint64_t)(k - j) << 2 | 2u;
-			uint64_t from = (uint64_t)p->lo[q];
-			for (size_t i = j; i < k; i++) {
-				v[nv++] = ((uint64_t)lo[i] - from) / u;
-				v[nv++] = ((uint64_t)hi[i] - (uint64_t)lo[i]) / u;
-				from = (uint64_t)hi[i];
-			}
-		}
-		j = k;
-		next = ++q;
-	}
-	free(lo);
-	free(hi);
-	if (ok) {
-		e->n_runs = nv;
-		e->runs = v;
-		e->unit_ps = u;
-		e->n_bounds = 0;
-	}
-	return ok;
-}
-
-/* Each exposed time's step_ps in their unit, and its bounds as runs where
- * the rank has its collective table. */
-static void exposed_to_runs_all(Tracectl__Rank *r, struct tc_arena *a) {
-	struct pieces p = { 0 };
-	bool have = false, usable = false;
+/* Each exposed time's step_ps in their unit. Where it has them, the
+ * intervals are left out: a job reads only step_ps (digests of version 3
+ * kept runs over the collectives as well). */
+static void exposed_compact(Tracectl__Rank *r) {
 	for (size_t i = 0; i < r->n_exposed; i++) {
 		Tracectl__Exposed *e = r->exposed[i];
 		uint64_t g = 0;
@@ -325,19 +251,10 @@ static void exposed_to_runs_all(Tracectl__Rank *r, struct tc_arena *a) {
 			}
 			e->step_unit_ps = g;
 		}
-		if (!e->n_bounds || e->n_runs || !r->collectives) {
-			continue;
+		if (e->n_step_ps) {
+			e->n_bounds = 0;
+			e->n_runs = 0;
 		}
-		if (!have) {
-			have = true;
-			usable = pieces_of(r->collectives, &p);
-		}
-		if (usable) {
-			exposed_to_runs(e, &p, a);
-		}
-	}
-	if (have) {
-		pieces_finish(&p);
 	}
 }
 
@@ -348,7 +265,7 @@ void tc_digest_rank_compact(Tracectl__Rank *r, struct tc_arena *a) {
 	if (r->result && !r->result->sum_cols) {
 		sum_steps_to_cols(r->result, a);
 	}
-	exposed_to_runs_all(r, a);
+	exposed_compact(r);
 }
 
 /* ---- reading ---- */
