@@ -44,24 +44,18 @@ static const uint32_t host_kinds[TC_BD_COUNT] = {
 
 #undef B
 
-static bool is_host_device(const struct tc_model *m, uint32_t d) {
-	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
-}
-
-/* Host lines: threads on CPU devices of the breakdown device's host, or of
- * every host when that is unknown. Derived lines repeat other lines. */
-static uint32_t *host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
+uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
 	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
 	bool any = false;
 	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
 		uint32_t d = m->tracks[t].device;
-		any |= d < m->n_devices && is_host_device(m, d) && m->devices[d].host == host;
+		any |= d < m->n_devices && tc_model_on_host(m, d) && m->devices[d].host == host;
 	}
 	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
 	size_t k = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (!is_host_device(m, tr->device) || tr->kind == TC_TRACK_DERIVED ||
+		if (!tc_model_on_host(m, tr->device) || tr->kind == TC_TRACK_DERIVED ||
 				tr->kind == TC_TRACK_STEPS || tr->kind == TC_TRACK_COUNTER) {
 			continue;
 		}
@@ -96,7 +90,7 @@ static uint32_t pick_device(const struct tc_model *m, const struct tc_usage *u,
 	if (sd == TC_NONE || sd >= m->n_devices) {
 		return tc_busiest_device(u->util, u->n_util);
 	}
-	if (!is_host_device(m, sd)) {
+	if (!tc_model_on_host(m, sd)) {
 		return sd;
 	}
 	/* Host markers: the busiest device of the same host (rank), so steps,
@@ -172,7 +166,7 @@ static bool transfers_into(const struct tc_model *m, const struct tc_analysis *a
 	bool any = false;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (is_host_device(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
+		if (tc_model_on_host(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
@@ -243,7 +237,7 @@ static enum tc_bd_cat category(uint64_t bits, bool host_comm) {
 	return TC_BD_IDLE;
 }
 
-/* Per-kind unions of one host's threads (host_tracks), made once and
+/* Per-kind unions of one host's threads (tc_host_tracks), made once and
  * shared by the devices of that host. */
 struct host_unions {
 	uint32_t host; /* the devices' host; TC_NONE: every host thread */
@@ -286,7 +280,7 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 	struct host_unions *h = hc->v[hc->n++] = tc_xcalloc(1, sizeof(*h));
 	h->host = host;
 	size_t n;
-	uint32_t *tr = host_tracks(m, dev, &n);
+	uint32_t *tr = tc_host_tracks(m, dev, &n);
 	/* Only the kinds some category counts on host lines: markers and
 	 * annotations, often most host events, would only be unioned to be
 	 * left idle. */

@@ -5,18 +5,6 @@
 #include "analysis/passes.h"
 #include "util/xalloc.h"
 
-/* Whether track t is a thread of host (TC_NONE: of any host). */
-static bool host_thread(const struct tc_model *m, size_t t, uint32_t host) {
-	const struct tc_track *tr = &m->tracks[t];
-	return tr->device < m->n_devices && m->devices[tr->device].kind == TC_DEV_CPU &&
-		tr->kind != TC_TRACK_DERIVED &&
-		(host == TC_NONE || m->devices[tr->device].host == host);
-}
-
-static uint32_t host_of(const struct tc_model *m, uint32_t dev) {
-	return dev < m->n_devices ? m->devices[dev].host : TC_NONE;
-}
-
 /* Union of device dev's work (none for TC_NONE). */
 static void device_busy(const struct tc_model *m, uint32_t dev, struct tc_ivals *out) {
 	out->n = 0;
@@ -48,7 +36,6 @@ static void close_ev(const struct tc_model *m, const struct open_ev *o, int64_t 
 
 void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis *a,
 		struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask) {
-	uint32_t host = host_of(m, f->device);
 	uint8_t *in_mask = tc_xmalloc(m->n_ops ? m->n_ops : 1);
 	for (size_t o = 0; o < m->n_ops; o++) {
 		in_mask[o] = (kind_mask >> m->ops[o].kind) & 1u;
@@ -57,13 +44,10 @@ void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis
 	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
 	struct open_ev *stack = NULL;
 	size_t cap = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		/* Host lines without a device count too (JSON host processes). */
-		if (tr->device < m->n_devices ? !host_thread(m, t, host) :
-				tr->kind == TC_TRACK_DERIVED) {
-			continue;
-		}
+	size_t nt;
+	uint32_t *lines = tc_host_tracks(m, f->device, &nt);
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[lines[t]];
 		size_t sp = 0, at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
@@ -93,6 +77,7 @@ void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis
 			close_ev(m, &stack[--sp], tot);
 		}
 	}
+	free(lines);
 	free(stack);
 	free(in_mask);
 	tc_finding_add_ops_by_time(f, m, tot);
@@ -127,12 +112,12 @@ void tc_host_evidence_alloc(const struct tc_model *m, const struct tc_analysis *
 	if (any) {
 		device_busy(m, dev, &busy);
 	}
-	uint32_t host = host_of(m, dev);
-	for (size_t t = 0; any && t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
+	size_t nt = 0;
+	uint32_t *lines = any ? tc_host_tracks(m, dev, &nt) : NULL;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[lines[t]];
 		size_t at = 0;
-		for (size_t i = tr->first; host_thread(m, t, host) &&
-				i < (size_t)tr->first + tr->count; i++) {
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
 			if (is[m->ev.op[i]] && tc_step_counted_from(a, &at, st)) {
 				(*calls)++;
@@ -140,6 +125,7 @@ void tc_host_evidence_alloc(const struct tc_model *m, const struct tc_analysis *
 			}
 		}
 	}
+	free(lines);
 	tc_ivals_finish(&busy);
 	free(is);
 }
@@ -151,13 +137,13 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 	*after_ps = 0;
 	struct tc_ivals busy = { 0 };
 	device_busy(m, dev, &busy);
-	uint32_t host = host_of(m, dev);
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
+	size_t nt;
+	uint32_t *lines = tc_host_tracks(m, dev, &nt);
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[lines[t]];
 		int64_t outer_end = INT64_MIN;
 		size_t at = 0;
-		for (size_t i = tr->first; host_thread(m, t, host) &&
-				i < (size_t)tr->first + tr->count; i++) {
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t b = m->ev.start[i], e = b + m->ev.dur[i];
 			if (m->ops[m->ev.op[i]].kind != TC_OP_SYNC || b < outer_end) {
 				continue; /* a sync inside another is the same wait */
@@ -172,5 +158,6 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 			*after_ps += gap != INT64_MAX ? gap - e : 0;
 		}
 	}
+	free(lines);
 	tc_ivals_finish(&busy);
 }

@@ -5,8 +5,9 @@
  * What the host-cause findings (launch/host, input, sync) cite from the
  * host threads of a device's host: the calls behind the time, allocator
  * calls, sync calls. Each reads only events starting in the counted steps
- * (tc_step_counted_from) on that host's threads; rules.c turns them into
- * text.
+ * (tc_step_counted_from) on the host lines the attribution reads for the
+ * device (tc_host_tracks), so they cite what its time is made of;
+ * rules.c turns them into text.
  */
 
 #include <stdbool.h>

@@ -41,15 +41,11 @@ static int cmp_u32(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
-static bool on_host(const struct tc_model *m, uint32_t d) {
-	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
-}
-
 bool tc_markers_copy_host(const struct tc_model *m, const struct tc_markers *mk, uint32_t dev) {
 	uint32_t *names = NULL;
 	size_t n = 0, cap = 0, on_dev = 0, shared = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
-		for (size_t p = mk->first[t]; on_host(m, m->tracks[t].device) &&
+		for (size_t p = mk->first[t]; tc_model_on_host(m, m->tracks[t].device) &&
 				p < mk->first[t + 1]; p++) {
 			TC_GROW(names, cap, n + 1);
 			names[n++] = m->ops[m->ev.op[mk->ev[p]]].name;
@@ -72,7 +68,7 @@ size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk) {
 	uint64_t *count = tc_xcalloc(m->n_devices + 1, sizeof(*count));
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
-		for (size_t p = mk->first[t]; on_host(m, d) && p < mk->first[t + 1]; p++) {
+		for (size_t p = mk->first[t]; tc_model_on_host(m, d) && p < mk->first[t + 1]; p++) {
 			count[d < m->n_devices ? d : m->n_devices] += m->ev.dur[mk->ev[p]] > 0;
 		}
 	}
@@ -91,7 +87,7 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	uint32_t dev = TC_NONE;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
-		for (size_t p = mk->first[t]; !on_host(m, d) && p < mk->first[t + 1]; p++) {
+		for (size_t p = mk->first[t]; !tc_model_on_host(m, d) && p < mk->first[t + 1]; p++) {
 			dev = m->ev.dur[mk->ev[p]] > 0 && d < dev ? d : dev;
 		}
 	}
@@ -105,7 +101,7 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
 		take[t] = dev != TC_NONE ? d == dev :
-			on_host(m, d) && (d < m->n_devices ? d : m->n_devices) == host;
+			tc_model_on_host(m, d) && (d < m->n_devices ? d : m->n_devices) == host;
 	}
 	*dev_out = dev;
 	*host_out = host;

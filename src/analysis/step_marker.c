@@ -33,10 +33,6 @@ static bool marker_kind(uint8_t kind) {
 	}
 }
 
-static bool is_host(const struct tc_model *m, uint32_t d) {
-	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
-}
-
 /* "train_iter_12", "step#3": the digits the name ends with. */
 static bool trailing_number(const char *s, size_t n, int64_t *out) {
 	size_t i = n;
@@ -107,7 +103,7 @@ size_t tc_step_marker_find(const struct tc_model *m, const char *pattern,
 			if (!hit[m->ev.op[i]] || m->ev.dur[i] <= 0) {
 				continue;
 			}
-			if (!is_host(m, tr->device)) {
+			if (!tc_model_on_host(m, tr->device)) {
 				dev = tr->device < dev ? tr->device : dev;
 			}
 			count[tr->device < m->n_devices ? tr->device : m->n_devices]++;

@@ -46,10 +46,6 @@ static void push_step(struct cands *c, const struct tc_model *m, size_t i, uint3
 		.num = num, .ev = (uint32_t)i, .device = device };
 }
 
-static bool is_host_device(const struct tc_model *m, uint32_t d) {
-	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
-}
-
 static void push_outer(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps,
 		int64_t num) {
 	struct cands *c = ctx;
@@ -139,7 +135,7 @@ static bool keep_host_annotation(const struct tc_model *m, const struct tc_track
 		uint32_t d) {
 	(void)d;
 	return m->ops[m->ev.op[i]].kind == TC_OP_ANNOTATION &&
-		tr->kind != TC_TRACK_DERIVED && is_host_device(m, tr->device);
+		tr->kind != TC_TRACK_DERIVED && tc_model_on_host(m, tr->device);
 }
 
 static void steps_named(const struct tc_model *m, struct cands *c,

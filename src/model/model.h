@@ -473,6 +473,12 @@ void tc_model_finalize(struct tc_model *m);
  * second_thread (--threads 1 never asks for it). Same result. */
 void tc_model_finalize_mt(struct tc_model *m, bool second_thread);
 
+/* Whether device d is a host (a CPU device, or none: TC_NONE and host
+ * lines without a device). */
+static inline bool tc_model_on_host(const struct tc_model *m, uint32_t d) {
+	return d >= m->n_devices || m->devices[d].kind == TC_DEV_CPU;
+}
+
 /* Helpers over a finalized model. */
 static inline int64_t tc_model_end(const struct tc_model *m, size_t i) {
 	return m->ev.start[i] + m->ev.dur[i];
