@@ -78,6 +78,87 @@ static void check_ivals_cover(const struct tc_ivals *v, const bool *cover) {
 	}
 }
 
+/* A run list against the cells each kind covers: sorted, no empty run,
+ * touching runs differ in kinds, and every cell has its kinds. */
+static void check_runs(const struct tc_ivals *r, const bool *kern, const bool *copy) {
+	static uint32_t got[LIMIT];
+	memset(got, 0, sizeof(got));
+	for (size_t k = 0; k < r->n; k++) {
+		ck_assert(r->lo[k] < r->hi[k] && r->kinds[k] != 0);
+		ck_assert(k == 0 || r->lo[k] > r->hi[k - 1] ||
+			(r->lo[k] == r->hi[k - 1] && r->kinds[k] != r->kinds[k - 1]));
+		for (int64_t y = r->lo[k]; y < r->hi[k]; y++) {
+			got[y] = r->kinds[k];
+		}
+	}
+	for (int y = 0; y < LIMIT; y++) {
+		uint32_t want = (kern[y] ? TC_KIND_BIT(TC_OP_KERNEL) : 0) |
+			(copy && copy[y] ? TC_KIND_BIT(TC_OP_MEMCPY_H2D) : 0);
+		ck_assert_msg(got[y] == want, "cell %d: %u != %u", y, got[y], want);
+	}
+}
+
+/* The runs read in pieces: each piece inside its cuts, and the pieces
+ * together the runs tc_kind_runs gives. */
+static void check_runs_pieces(const struct tc_model *m, const uint32_t *tr, size_t n,
+		const struct tc_ivals *whole, unsigned *x) {
+	struct tc_runs_scan sc;
+	tc_runs_scan_init(&sc, m, tr, n, UINT32_MAX);
+	struct tc_ivals piece = { 0 }, joined = { 0 };
+	int64_t from = INT64_MIN;
+	for (int64_t cut = 0;; cut += 1 + (int64_t)(*x >> 8) % 500) {
+		*x = *x * 1103515245u + 12345u;
+		int64_t to = cut < LIMIT ? cut : INT64_MAX;
+		piece.n = 0;
+		tc_runs_scan_to(&sc, to, &piece);
+		for (size_t k = 0; k < piece.n; k++) {
+			ck_assert(piece.lo[k] >= from && piece.hi[k] <= to);
+			tc_runs_reserve(&joined, joined.n + 1);
+			bool join = joined.n && joined.hi[joined.n - 1] == piece.lo[k] &&
+				joined.kinds[joined.n - 1] == piece.kinds[k];
+			if (join) {
+				joined.hi[joined.n - 1] = piece.hi[k];
+			} else {
+				joined.lo[joined.n] = piece.lo[k];
+				joined.hi[joined.n] = piece.hi[k];
+				joined.kinds[joined.n++] = piece.kinds[k];
+			}
+		}
+		from = to;
+		if (to == INT64_MAX) {
+			break;
+		}
+	}
+	ck_assert_uint_eq(joined.n, whole->n);
+	for (size_t k = 0; k < whole->n; k++) {
+		ck_assert(joined.lo[k] == whole->lo[k] && joined.hi[k] == whole->hi[k] &&
+			joined.kinds[k] == whole->kinds[k]);
+	}
+	tc_runs_scan_finish(&sc);
+	tc_ivals_finish(&piece);
+	tc_ivals_finish(&joined);
+}
+
+/* A cover over a run list and over the per-kind lists it stands for give
+ * the same parts. */
+static void check_runs_cover(const struct tc_ivals *runs,
+		const struct tc_ivals per[TC_OP_KIND_COUNT], int64_t lo, int64_t hi) {
+	struct tc_cover a = { 0 }, b = { 0 };
+	tc_cover_add(&a, runs, 1, lo, hi);
+	tc_cover_add(&b, per, TC_OP_KIND_COUNT, lo, hi);
+	ck_assert_uint_eq(a.n, b.n);
+	for (size_t p = 0; p < a.n; p++) {
+		size_t q = 0;
+		while (q < b.n && b.v[q].bits != a.v[p].bits) {
+			q++;
+		}
+		ck_assert(q < b.n);
+		ck_assert_int_eq(a.v[p].len, b.v[q].len);
+	}
+	tc_cover_finish(&a);
+	tc_cover_finish(&b);
+}
+
 START_TEST(union_many_tracks) {
 	/* Up to 64 tracks the unions merge per-track unions pairwise, over 64
 	 * through a heap of cursors: every track count must give the
@@ -134,6 +215,24 @@ START_TEST(union_many_tracks) {
 		tc_ivals_union_per_kind(m, tr, n, per);
 		check_ivals_cover(&per[TC_OP_KERNEL], kern);
 		check_ivals_cover(&per[TC_OP_MEMCPY_H2D], copy);
+		/* The same unions as runs: whole, in pieces, of some kinds, and
+		 * covered with other lists. */
+		struct tc_ivals runs = { 0 };
+		tc_kind_runs(m, tr, n, UINT32_MAX, &runs);
+		check_runs(&runs, kern, copy);
+		check_runs_pieces(m, tr, n, &runs, &x);
+		for (int w = 0; w < 4; w++) {
+			x = x * 1103515245u + 12345u;
+			int64_t lo = w == 0 ? INT64_MIN : (int64_t)(x >> 8) % LIMIT;
+			int64_t hi = w == 0 ? INT64_MAX : lo + (int64_t)(x >> 18) % LIMIT;
+			check_runs_cover(&runs, per, lo, hi);
+		}
+		tc_kind_runs(m, tr, n, TC_KIND_BIT(TC_OP_KERNEL), &runs);
+		check_runs(&runs, kern, NULL);
+		tc_ivals_union_per_kind_two(m, tr, n, UINT32_MAX, per);
+		check_ivals_cover(&per[TC_OP_KERNEL], kern);
+		check_ivals_cover(&per[TC_OP_MEMCPY_H2D], copy);
+		tc_ivals_finish(&runs);
 		tc_ivals_finish_per_kind(per);
 		tc_ivals_finish(&u);
 	}

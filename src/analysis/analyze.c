@@ -222,7 +222,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	 * device as usage builds its per-kind unions, and none is kept (all
 	 * devices' unions together cost more memory than the model's times). */
 	bool marked = (run & TC_AN_BREAKDOWN) && tc_pass_steps_from(m, o, &mk, NULL, true, a);
-	struct tc_bd_early *early = marked && a->n_steps ? tc_bd_early_create(m, a) : NULL;
+	struct tc_bd_early *early = marked && a->n_steps ? tc_bd_early_create(m, o, a) : NULL;
 	/* Otherwise the per-kind unions are kept from usage for the breakdown. */
 	struct tc_ivals *kinds = NULL;
 	if (run & TC_AN_USAGE) {

@@ -205,16 +205,36 @@ void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *
 	transfers_into(m, a, dev, total, per_step);
 }
 
-static void transfers(const struct tc_model *m, struct tc_analysis *a) {
-	struct tc_xfer_stats *per = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
-		sizeof(*per));
-	/* Without copies the steps' stats stay zero: their pages are left be. */
-	bool any = transfers_into(m, a, TC_NONE, a->xfer, per);
-	for (size_t s = 0; any && s < a->n_steps; s++) {
-		memcpy(a->steps[s].xfer, per + s * TC_XFER_COUNT, sizeof(a->steps[s].xfer));
-	}
-	free(per);
+static void xfer_sum(struct tc_xfer_stats *to, const struct tc_xfer_stats *x) {
+	to->count += x->count;
+	to->n_bytes_known += x->n_bytes_known;
+	to->bytes += x->bytes;
+	to->dur_ps += x->dur_ps;
+	to->bytes_dur_ps += x->bytes_dur_ps;
+	to->n_pageable += x->n_pageable;
+	to->n_pinned += x->n_pinned;
+	to->bytes_pageable += x->bytes_pageable;
 }
+
+/* Each device's copies as the usage pass attributed it (per usage index;
+ * see tc_bd_early), or walked here. */
+struct dev_xfer {
+	bool any;
+	struct tc_xfer_stats total[TC_XFER_COUNT];
+	struct tc_xfer_stats *per_step; /* n_steps x TC_XFER_COUNT */
+};
+
+static void dev_xfer_measure(const struct tc_model *m, const struct tc_analysis *a,
+		uint32_t dev, struct dev_xfer *x) {
+	x->per_step = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
+		sizeof(*x->per_step));
+	x->any = transfers_into(m, a, dev, x->total, x->per_step);
+}
+
+/* The copies of every device (tracks of hosts hold none): the usage
+ * devices' own, measured during the usage pass where early did. */
+static void transfers(const struct tc_model *m, const struct tc_usage *u,
+		struct tc_bd_early *early, struct tc_analysis *a);
 
 /* Which category owns time covered by the lists in bits (device kinds at
  * bit k, host kinds at bit K + k, other device lines' kinds at 2K + k):
@@ -249,12 +269,14 @@ struct host_unions {
  * stay where they were made. */
 struct host_cache {
 	pthread_mutex_t lock;
+	bool two; /* make a host's unions on two threads */
 	struct host_unions **v;
 	size_t n, cap;
 };
 
-static void host_cache_init(struct host_cache *hc) {
+static void host_cache_init(struct host_cache *hc, bool two) {
 	memset(hc, 0, sizeof(*hc));
+	hc->two = two;
 	pthread_mutex_init(&hc->lock, NULL);
 }
 
@@ -288,7 +310,13 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		kinds |= host_kinds[c];
 	}
-	tc_ivals_union_per_kind_of(m, tr, n, kinds, h->k);
+	/* The other usage thread waits for the same host's unions, most
+	 * often: a second thread makes half of them. */
+	if (hc->two) {
+		tc_ivals_union_per_kind_two(m, tr, n, kinds, h->k);
+	} else {
+		tc_ivals_union_per_kind_of(m, tr, n, kinds, h->k);
+	}
 	free(tr);
 	return h->k;
 }
@@ -309,96 +337,124 @@ static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct h
  * follows is the sync's (NSYS cuda_api_sync's reasoning). A call that
  * waited on an idle device hid nothing: what follows it is the host's own.
  */
-static void sync_with_shadow(const struct tc_ivals *sync,
-		const struct tc_ivals dev_k[TC_OP_KIND_COUNT], struct tc_ivals *out) {
-	struct tc_ivals busy = { 0 };
-	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-		tc_ivals_merge_into(&busy, &dev_k[k]);
-	}
+static void sync_with_shadow(const struct tc_ivals *sync, const struct tc_ivals *busy,
+		struct tc_ivals *out) {
+	/* busy: the device's runs; touching runs leave no gap between them. */
 	out->n = 0;
 	for (size_t i = 0; i < sync->n; i++) {
 		int64_t e = sync->hi[i];
-		int64_t hid = tc_ivals_length_in(&busy, sync->lo[i], e);
+		int64_t hid = tc_ivals_length_in(busy, sync->lo[i], e);
 		/* gap - e cannot wrap: both are clamped trace times */
-		int64_t gap = tc_ivals_gap_end(&busy, e);
+		int64_t gap = tc_ivals_gap_end(busy, e);
 		tc_ivals_push(out, sync->lo[i], gap - e < hid ? gap : e + hid);
 	}
-	tc_ivals_finish(&busy);
+}
+
+/*
+ * One device's attribution: a sweep per step over the kind runs of its
+ * work lines and the per-kind unions of its host's threads and its other
+ * lines. The lists are in category() bit order: device work (its runs at
+ * [0][0] stand for all of its kinds), host, other device lines.
+ */
+struct attr_lists {
+	struct tc_ivals kinds[3][TC_OP_KIND_COUNT];
+	struct tc_ivals sync; /* the host's sync calls with their shadow */
+	struct tc_cover cov;
+	bool host_comm;       /* the device runs no collectives (category()) */
+};
+
+/* dev_runs: the device's runs, or NULL when they come step by step
+ * (then has_coll says whether any is a collective). */
+static void attr_begin(struct attr_lists *x, const struct tc_model *m, uint32_t dev,
+		const struct tc_ivals *dev_runs, bool has_coll, const struct tc_ivals *host_k) {
+	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
+	memset(x, 0, sizeof(*x));
+	memcpy(x->kinds[1], host_k, sizeof(x->kinds[1]));
+	/* Runs step by step only come without sync calls: the shadow
+	 * reaches past the step. */
+	if (host_k[TC_OP_SYNC].n && dev_runs) {
+		sync_with_shadow(&host_k[TC_OP_SYNC], dev_runs, &x->sync);
+		x->kinds[1][TC_OP_SYNC] = x->sync;
+	}
+	size_t n;
+	uint32_t *tr = device_tracks(m, dev, false, &n);
+	tc_ivals_union_per_kind(m, tr, n, x->kinds[2]);
+	free(tr);
+	for (size_t i = 0; dev_runs && i < dev_runs->n && !has_coll; i++) {
+		has_coll = dev_runs->kinds[i] & TC_KIND_BIT(TC_OP_COLLECTIVE);
+	}
+	x->host_comm = !has_coll;
+}
+
+/* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
+ * it, from runs that hold at least the step's. */
+static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
+		const struct tc_step *s, int64_t *c, int64_t *busy) {
+	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
+	int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
+	x->kinds[0][0] = *runs;
+	x->cov.n = 0;
+	tc_cover_add(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
+	int64_t sum = 0, b = 0;
+	memset(c, 0, TC_BD_COUNT * sizeof(*c));
+	for (size_t p = 0; p < x->cov.n; p++) {
+		enum tc_bd_cat k = category(x->cov.v[p].bits, x->host_comm);
+		if (k != TC_BD_IDLE) {
+			c[k] += x->cov.v[p].len;
+			sum += x->cov.v[p].len;
+		}
+		if (x->cov.v[p].bits & dev_bits) {
+			b += x->cov.v[p].len;
+		}
+	}
+	*busy = b;
+	c[TC_BD_IDLE] = len - sum;
+}
+
+static void attr_end(struct attr_lists *x) {
+	tc_cover_finish(&x->cov);
+	tc_ivals_finish(&x->sync);
+	tc_ivals_finish_per_kind(x->kinds[2]);
 }
 
 /*
  * Each step's time by category on device dev (TC_NONE: host lines only),
  * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
- * step (busy: NULL not wanted): one sweep per step over the per-kind
- * unions of the device's work lines (dev_k, from the usage pass; NULL:
- * built here), its host's threads and its other lines. With into (a's steps), the
- * categories and busy time go to each step's cat_ps and busy_ps instead:
- * no array the size of the steps' is written and copied.
+ * step (busy: NULL not wanted), from the device's runs (dev_runs, from the
+ * usage pass; NULL: built here). With into (a's steps), the categories and
+ * busy time go to each step's cat_ps and busy_ps instead: no array the
+ * size of the steps' is written and copied.
  */
 static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-		const struct tc_ivals *dev_k, const struct tc_ivals *host_k,
+		const struct tc_ivals *dev_runs, const struct tc_ivals *host_k,
 		int64_t *cat, int64_t *busy, struct tc_step *into) {
-	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
-	size_t n[2];
-	uint32_t *tr[2] = {
-		device_tracks(m, dev, true, &n[0]),
-		device_tracks(m, dev, false, &n[1]),
-	};
-	/* Lists in category() bit order: device work, host, other device lines. */
-	struct tc_ivals kinds[3][TC_OP_KIND_COUNT] = { 0 };
-	if (dev_k) {
-		memcpy(kinds[0], dev_k, sizeof(kinds[0]));
-	} else {
-		tc_ivals_union_per_kind(m, tr[0], n[0], kinds[0]);
+	struct tc_ivals own = { 0 };
+	if (!dev_runs) {
+		size_t n;
+		uint32_t *tr = device_tracks(m, dev, true, &n);
+		tc_kind_runs(m, tr, n, UINT32_MAX, &own);
+		free(tr);
+		dev_runs = &own;
 	}
-	memcpy(kinds[1], host_k, sizeof(kinds[1]));
-	struct tc_ivals sync = { 0 };
-	if (host_k[TC_OP_SYNC].n) {
-		sync_with_shadow(&host_k[TC_OP_SYNC], kinds[0], &sync);
-		kinds[1][TC_OP_SYNC] = sync;
-	}
-	tc_ivals_union_per_kind(m, tr[1], n[1], kinds[2]);
-	free(tr[0]);
-	free(tr[1]);
-	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
-	bool host_comm = kinds[0][TC_OP_COLLECTIVE].n == 0;
-	struct tc_cover cov = { 0 };
+	struct attr_lists x;
+	attr_begin(&x, m, dev, dev_runs, false, host_k);
 	for (size_t i = 0; i < a->n_steps; i++) {
-		const struct tc_step *s = &a->steps[i];
-		int64_t *c = into ? into[i].cat_ps : cat + i * TC_BD_COUNT;
-		int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
-		cov.n = 0;
-		tc_cover_add(&cov, &kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
-		int64_t sum = 0, b = 0;
-		memset(c, 0, TC_BD_COUNT * sizeof(*c));
-		for (size_t p = 0; p < cov.n; p++) {
-			enum tc_bd_cat k = category(cov.v[p].bits, host_comm);
-			if (k != TC_BD_IDLE) {
-				c[k] += cov.v[p].len;
-				sum += cov.v[p].len;
-			}
-			if (cov.v[p].bits & dev_bits) {
-				b += cov.v[p].len;
-			}
-		}
+		int64_t b;
+		attr_step(&x, dev_runs, &a->steps[i], into ? into[i].cat_ps : cat + i * TC_BD_COUNT,
+			&b);
 		if (into) {
 			into[i].busy_ps = b;
 		} else if (busy) {
 			busy[i] = b;
 		}
-		c[TC_BD_IDLE] = len - sum;
 	}
-	tc_cover_finish(&cov);
-	tc_ivals_finish(&sync);
-	if (!dev_k) {
-		tc_ivals_finish_per_kind(kinds[0]);
-	}
-	tc_ivals_finish_per_kind(kinds[2]);
+	attr_end(&x);
+	tc_ivals_finish(&own);
 }
 
-/* The usage pass's unions for u->util[k]'s device, or NULL. */
-static const struct tc_ivals *usage_kinds(const struct tc_usage *u, size_t k) {
-	return u->kinds ? u->kinds + k * TC_OP_KIND_COUNT : NULL;
+/* The usage pass's runs for u->util[k]'s device, or NULL. */
+static const struct tc_ivals *usage_runs(const struct tc_usage *u, size_t k) {
+	return u->kinds ? u->kinds + k : NULL;
 }
 
 struct tc_bd_early {
@@ -406,34 +462,90 @@ struct tc_bd_early {
 	const struct tc_analysis *a;
 	struct host_cache hc;
 	/* per usage index k: the device's categories and busy time per step
-	 * (NULL: not attributed yet) */
+	 * (NULL: not attributed yet), and its copies (per_step NULL: not
+	 * measured) */
 	int64_t **cat, **busy;
+	struct dev_xfer *xfer;
+	bool in_order; /* steps_in_order */
 };
 
+/* Whether a's steps follow each other without overlap: then a device's
+ * runs can be read once, step by step. */
+static bool steps_in_order(const struct tc_analysis *a) {
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct tc_step *s = &a->steps[i];
+		if (s->dur_ps < 0 || (i + 1 < a->n_steps &&
+				s->start_ps + s->dur_ps > a->steps[i + 1].start_ps)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
-		const struct tc_analysis *a) {
+		const struct tc_analysis_opts *o, const struct tc_analysis *a) {
 	struct tc_bd_early *e = tc_xcalloc(1, sizeof(*e));
 	e->m = m;
 	e->a = a;
-	host_cache_init(&e->hc);
+	host_cache_init(&e->hc, tc_pass_parallel(o, m->ev.n));
 	size_t n = m->n_devices ? m->n_devices : 1;
 	e->cat = tc_xcalloc(n, sizeof(*e->cat));
 	e->busy = tc_xcalloc(n, sizeof(*e->busy));
+	e->xfer = tc_xcalloc(n, sizeof(*e->xfer));
+	e->in_order = steps_in_order(a);
 	return e;
 }
 
-void tc_bd_early_device(void *early, size_t k, const struct tc_device_util *util,
-		const struct tc_ivals *per_kind) {
+void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
+		const uint32_t *tracks, size_t nt, bool has_coll) {
 	struct tc_bd_early *e = early;
+	const struct tc_model *m = e->m;
 	const struct tc_analysis *a = e->a;
+	struct tc_runs_scan sc;
+	tc_runs_scan_init(&sc, m, tracks, nt, UINT32_MAX);
+	struct tc_ivals runs = { 0 };
 	/* step_categories skips these */
 	if (util->last_ps <= util->first_ps || !a->n_steps) {
+		tc_runs_scan_to(&sc, INT64_MAX, &runs);
+		tc_usage_add_runs(util, &runs);
+		tc_ivals_finish(&runs);
+		tc_runs_scan_finish(&sc);
 		return;
 	}
 	e->cat[k] = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(**e->cat));
 	e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
-	attribute(e->m, a, util->device, per_kind, host_unions_for(e->m, &e->hc, util->device),
-		e->cat[k], e->busy[k], NULL);
+	const struct tc_ivals *host_k = host_unions_for(m, &e->hc, util->device);
+	if (!e->in_order || host_k[TC_OP_SYNC].n) {
+		/* Sync shadows reach past their step: the runs whole. */
+		tc_runs_scan_to(&sc, INT64_MAX, &runs);
+		tc_usage_add_runs(util, &runs);
+		attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL);
+	} else {
+		/* Step by step: only one step's runs are held at a time, and
+		 * they are read while still in cache. */
+		struct attr_lists x;
+		attr_begin(&x, m, util->device, NULL, has_coll, host_k);
+		for (size_t i = 0; i <= a->n_steps; i++) {
+			const struct tc_step *s = i < a->n_steps ? &a->steps[i] : NULL;
+			runs.n = 0;
+			tc_runs_scan_to(&sc, s ? s->start_ps : INT64_MAX, &runs);
+			tc_usage_add_runs(util, &runs);
+			if (!s) {
+				break;
+			}
+			runs.n = 0;
+			tc_runs_scan_to(&sc, s->start_ps + s->dur_ps, &runs);
+			attr_step(&x, &runs, s, e->cat[k] + i * TC_BD_COUNT, &e->busy[k][i]);
+			/* The step's cover holds its runs' time by kinds. */
+			tc_usage_add_cover(util, &x.cov);
+		}
+		attr_end(&x);
+	}
+	tc_ivals_finish(&runs);
+	tc_runs_scan_finish(&sc);
+	/* The copies walk the device's lines too: on this thread, beside the
+	 * other devices', rather than in one walk after the pass. */
+	dev_xfer_measure(m, a, util->device, &e->xfer[k]);
 }
 
 static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
@@ -443,11 +555,44 @@ static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
 	for (size_t k = 0; k < n_util; k++) {
 		free(e->cat[k]);
 		free(e->busy[k]);
+		free(e->xfer[k].per_step);
 	}
 	host_cache_finish(&e->hc);
 	free(e->cat);
 	free(e->busy);
+	free(e->xfer);
 	free(e);
+}
+
+static void transfers(const struct tc_model *m, const struct tc_usage *u,
+		struct tc_bd_early *early, struct tc_analysis *a) {
+	bool any = false;
+	struct tc_xfer_stats *per = NULL;
+	for (size_t k = 0; k < u->n_util; k++) {
+		struct dev_xfer own = { 0 }, *x = early && early->xfer[k].per_step ?
+			&early->xfer[k] : &own;
+		if (x == &own) {
+			dev_xfer_measure(m, a, u->util[k].device, &own);
+		}
+		if (x->any) {
+			/* Without copies the steps' stats stay zero: their pages
+			 * are left be. */
+			per = per ? per : tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
+				sizeof(*per));
+			any = true;
+			for (int d = 0; d < TC_XFER_COUNT; d++) {
+				xfer_sum(&a->xfer[d], &x->total[d]);
+			}
+			for (size_t i = 0; i < a->n_steps * TC_XFER_COUNT; i++) {
+				xfer_sum(&per[i], &x->per_step[i]);
+			}
+		}
+		free(own.per_step);
+	}
+	for (size_t s = 0; any && s < a->n_steps; s++) {
+		memcpy(a->steps[s].xfer, per + s * TC_XFER_COUNT, sizeof(a->steps[s].xfer));
+	}
+	free(per);
 }
 
 /* Steps the totals count: not warm-up or partial, unless nothing else is. */
@@ -458,10 +603,10 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
 /* The attribution of every device with device work, and the breakdown
  * device's into the steps themselves. Returns each attributed device's
  * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
-static int64_t *step_categories(const struct tc_model *m, const struct tc_usage *u,
-		struct tc_bd_early *early, struct tc_analysis *a) {
+static int64_t *step_categories(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
 	struct host_cache local, *hc = early ? &early->hc : &local;
-	host_cache_init(&local);
+	host_cache_init(&local, tc_pass_parallel(o, m->ev.n));
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
 	int64_t *dev_busy = tc_xcalloc((u->n_util ? u->n_util : 1) * a->n_steps, sizeof(*dev_busy));
 	a->attr = tc_xcalloc(u->n_util ? u->n_util : 1, sizeof(*a->attr));
@@ -479,7 +624,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 			memcpy(busy, early->busy[k], a->n_steps * sizeof(*busy));
 		} else {
 			at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
-			attribute(m, a, d, usage_kinds(u, k), host_unions_for(m, hc, d),
+			attribute(m, a, d, usage_runs(u, k), host_unions_for(m, hc, d),
 				at->step_cat, busy, NULL);
 		}
 		int64_t in_steps = 0;
@@ -505,12 +650,12 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_usage 
 		}
 	}
 	if (!bd_done) {
-		const struct tc_ivals *dev_k = NULL;
-		for (size_t k = 0; k < u->n_util && !dev_k; k++) {
-			dev_k = u->util[k].device == a->bd_device ? usage_kinds(u, k) : NULL;
+		const struct tc_ivals *dev_runs = NULL;
+		for (size_t k = 0; k < u->n_util && !dev_runs; k++) {
+			dev_runs = u->util[k].device == a->bd_device ? usage_runs(u, k) : NULL;
 		}
-		attribute(m, a, a->bd_device, dev_k, host_unions_for(m, hc, a->bd_device), NULL,
-			NULL, a->steps);
+		attribute(m, a, a->bd_device, dev_runs, host_unions_for(m, hc, a->bd_device),
+			NULL, NULL, a->steps);
 	}
 	host_cache_finish(&local);
 	free(busy);
@@ -538,7 +683,8 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
 		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
 	a->bd_device = want != TC_NONE ? want : pick_device(m, u, a->steps_device);
-	int64_t *dev_busy = a->n_steps ? step_categories(m, u, early, a) : NULL;
+	int64_t *dev_busy = a->n_steps ? step_categories(m, o, u, early, a) : NULL;
+	transfers(m, u, early, a);
 	bd_early_destroy(early, u->n_util);
 	/* The profiler often stops inside the last step: with much less device
 	 * work than the step before, it is partial (TBP drops it). */
@@ -568,5 +714,4 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
 	}
 	attr_totals(a, n_full, dev_busy);
 	free(dev_busy);
-	transfers(m, a);
 }

@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/host_evidence.h"
@@ -34,25 +35,32 @@ static void close_ev(const struct tc_model *m, const struct open_ev *o, int64_t 
 	tot[m->ev.op[o->i]] += o->counts && self > 0 ? self : 0;
 }
 
-void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis *a,
-		struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask) {
-	uint8_t *in_mask = tc_xmalloc(m->n_ops ? m->n_ops : 1);
-	for (size_t o = 0; o < m->n_ops; o++) {
-		in_mask[o] = (kind_mask >> m->ops[o].kind) & 1u;
-	}
+/* tc_host_evidence_top_ops' walk over some of the lines, into tot. */
+struct top_walk {
+	const struct tc_model *m;
+	const struct tc_analysis *a;
+	const uint32_t *lines;
+	size_t nt;
+	const uint8_t *in_mask;
+	bool by_self;
+	uint32_t claim_mask;
+	int64_t *tot;
+};
+
+static void *top_walk_run(void *p) {
+	const struct top_walk *w = p;
+	const struct tc_model *m = w->m;
+	int64_t *tot = w->tot;
 	/* One walk per track in start order keeps the open events on a stack. */
-	int64_t *tot = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*tot));
 	struct open_ev *stack = NULL;
 	size_t cap = 0;
-	size_t nt;
-	uint32_t *lines = tc_host_tracks(m, f->device, &nt);
-	for (size_t t = 0; t < nt; t++) {
-		const struct tc_track *tr = &m->tracks[lines[t]];
+	for (size_t t = 0; t < w->nt; t++) {
+		const struct tc_track *tr = &m->tracks[w->lines[t]];
 		size_t sp = 0, at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t st = m->ev.start[i], dur = m->ev.dur[i];
-			bool counts = in_mask[m->ev.op[i]] && tc_step_counted_from(a, &at, st);
-			if (!by_self) {
+			bool counts = w->in_mask[m->ev.op[i]] && tc_step_counted_from(w->a, &at, st);
+			if (!w->by_self) {
 				tot[m->ev.op[i]] += counts && dur > 0 ? dur : 0;
 				continue;
 			}
@@ -71,17 +79,57 @@ void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis
 			}
 			TC_GROW(stack, cap, sp + 1);
 			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts && !claimed,
-				.claims = claimed || ((claim_mask >> m->ops[m->ev.op[i]].kind) & 1u) };
+				.claims = claimed || ((w->claim_mask >> m->ops[m->ev.op[i]].kind) & 1u) };
 		}
 		while (sp) {
 			close_ev(m, &stack[--sp], tot);
 		}
 	}
-	free(lines);
 	free(stack);
+	return NULL;
+}
+
+void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis *a,
+		struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask,
+		bool two) {
+	size_t n_ops = m->n_ops ? m->n_ops : 1;
+	uint8_t *in_mask = tc_xmalloc(n_ops);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		in_mask[o] = (kind_mask >> m->ops[o].kind) & 1u;
+	}
+	size_t nt;
+	uint32_t *lines = tc_host_tracks(m, f->device, &nt);
+	struct top_walk w[2] = {
+		{ m, a, lines, nt, in_mask, by_self, claim_mask, tc_xcalloc(n_ops, sizeof(int64_t)) },
+	};
+	/* Tracks are independent: with two threads, the later lines (about
+	 * half the events) on the second, its sums added after. */
+	pthread_t th;
+	size_t split = two ? tc_tracks_split(m, lines, nt) : nt;
+	bool threaded = false;
+	if (split < nt) {
+		w[1] = w[0];
+		w[1].lines = lines + split;
+		w[1].nt = nt - split;
+		w[1].tot = tc_xcalloc(n_ops, sizeof(int64_t));
+		w[0].nt = split;
+		threaded = pthread_create(&th, NULL, top_walk_run, &w[1]) == 0;
+		if (!threaded) {
+			top_walk_run(&w[1]);
+		}
+	}
+	top_walk_run(&w[0]);
+	if (threaded) {
+		pthread_join(th, NULL);
+	}
+	for (size_t o = 0; w[1].tot && o < n_ops; o++) {
+		w[0].tot[o] += w[1].tot[o];
+	}
+	free(w[1].tot);
+	free(lines);
 	free(in_mask);
-	tc_finding_add_ops_by_time(f, m, tot);
-	free(tot);
+	tc_finding_add_ops_by_time(f, m, w[0].tot);
+	free(w[0].tot);
 }
 
 /* Synchronous, and slow when the driver maps new memory; the

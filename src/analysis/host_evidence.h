@@ -19,9 +19,10 @@
  * events nested in it; a frame's time holds its callees'), leaving out
  * events inside one of a kind in claim_mask (their time is that cause's:
  * the data loader's collate is input). Else by the events' own time,
- * nested ones too (aten::item, then the cudaStreamSynchronize in it). */
+ * nested ones too (aten::item, then the cudaStreamSynchronize in it).
+ * two: half the lines on a second thread. */
 void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis *a,
-	struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask);
+	struct tc_finding *f, uint32_t kind_mask, bool by_self, uint32_t claim_mask, bool two);
 
 /* Device memory allocator calls (cudaMalloc, cudaFree, hipMalloc,
  * hipFree, cuMemAlloc, cuMemFree; not the stream-ordered *Async ones):

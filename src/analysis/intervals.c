@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
@@ -39,6 +40,7 @@ void tc_ivals_finish(struct tc_ivals *v) {
 	}
 	free(v->lo);
 	free(v->hi);
+	free(v->kinds);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -187,24 +189,106 @@ static void track_per_kind(const struct tc_model *m, uint32_t track, uint32_t ki
 	}
 }
 
+/*
+ * Runs are built from intervals by rising start, each of one kind: every
+ * kind holds at most one open interval (its later ones start after the
+ * earlier start), so the covering set changes only where an interval
+ * opens and where the open one ending first ends. The state lives in a
+ * struct tc_runs_scan.
+ */
+_Static_assert(TC_OP_KIND_COUNT <= 32, "a run's kinds are a uint32_t");
+
+void tc_runs_reserve(struct tc_ivals *v, size_t need) {
+	size_t was = v->cap;
+	tc_ivals_reserve(v, need);
+	/* kinds has the room lo and hi have. */
+	if (!v->kinds || v->cap != was) {
+		v->kinds = tc_xrealloc(v->kinds, (v->cap ? v->cap : 1) * sizeof(*v->kinds));
+	}
+}
+
+/* Appends [lo, hi) covered by kinds, joined to the last run when it
+ * touches it with the same kinds: runs stay maximal. */
+static void runs_emit(struct tc_ivals *v, int64_t lo, int64_t hi, uint32_t kinds) {
+	if (hi <= lo) {
+		return;
+	}
+	if (v->n && v->hi[v->n - 1] == lo && v->kinds[v->n - 1] == kinds) {
+		v->hi[v->n - 1] = hi;
+		return;
+	}
+	if (v->n == v->cap || !v->kinds) {
+		tc_runs_reserve(v, v->n + 1);
+	}
+	if ((v->n & ((1u << 16) - 1)) == 0) {
+		tc_prefault_next(v->lo, sizeof(*v->lo), v->n, 1u << 16, v->cap);
+		tc_prefault_next(v->hi, sizeof(*v->hi), v->n, 1u << 16, v->cap);
+		tc_prefault_next(v->kinds, sizeof(*v->kinds), v->n, 1u << 16, v->cap);
+	}
+	v->lo[v->n] = lo;
+	v->hi[v->n] = hi;
+	v->kinds[v->n++] = kinds;
+}
+
+static void runs_min(struct tc_runs_scan *b) {
+	b->min_hi = INT64_MAX;
+	for (uint32_t o = b->open; o; o &= o - 1) {
+		int k = __builtin_ctz(o);
+		if (b->hi[k] < b->min_hi) {
+			b->min_hi = b->hi[k];
+			b->min_k = k;
+		}
+	}
+}
+
+/* Ends the open kinds that end by s (INT64_MAX: all), first ending first. */
+static void runs_close_to(struct tc_runs_scan *b, int64_t s) {
+	while (b->open && b->min_hi <= s) {
+		runs_emit(b->out, b->t, b->min_hi, b->open);
+		b->t = b->min_hi;
+		b->open &= ~(1u << b->min_k);
+		runs_min(b);
+	}
+}
+
+static inline void runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int k) {
+	if (b->min_hi <= lo) {
+		runs_close_to(b, lo);
+	}
+	uint32_t bit = 1u << k;
+	if (b->open & bit) {
+		if (hi > b->hi[k]) {
+			b->hi[k] = hi;
+			if (k == b->min_k) {
+				runs_min(b);
+			}
+		}
+		return;
+	}
+	if (b->open) {
+		runs_emit(b->out, b->t, lo, b->open);
+	}
+	b->t = lo;
+	b->open |= bit;
+	b->hi[k] = hi;
+	if (hi < b->min_hi) {
+		b->min_hi = hi;
+		b->min_k = k;
+	}
+}
+
 /* Tracks merged by a linear scan of their cursors: at most this many. */
 #define SCAN_MAX_TRACKS 8
 
-/*
- * The events of a few tracks merged by start straight into the per-kind
- * lists: the cursor with the lowest start runs ahead up to the next
- * cursor's start, so the scan over cursors is paid per run, not per event,
- * and each event is pushed once (per-track unions need a merge and a move
- * per extra track, and fresh lists that fault their pages in). A cursor
- * steps over the events no list takes (instants, kinds not asked for)
- * before it sets its key, so they never cut a run short.
- */
-static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
-	struct { int64_t key; size_t i, end; } c[SCAN_MAX_TRACKS];
+/* Every kind (all) spares the skip its look-up of the op. */
+#define TAKEN(i) (dur[i] > 0 && (all || ((kinds >> m->ops[op[i]].kind) & 1u)))
+
+/* Cursors on the first taken event of each of tracks; returns how many. */
+static size_t scan_cursors(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_scan_cursor c[SCAN_MAX_TRACKS]) {
 	const int64_t *start = m->ev.start, *dur = m->ev.dur;
 	const uint32_t *op = m->ev.op;
-#define TAKEN(i) (dur[i] > 0 && ((kinds >> m->ops[op[i]].kind) & 1u))
+	const bool all = kinds == UINT32_MAX;
 	size_t na = 0;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[tracks[t]];
@@ -219,6 +303,27 @@ static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size
 			na++;
 		}
 	}
+	return na;
+}
+
+/*
+ * The cursors' events that start before t_end, merged by start, into the
+ * per-kind lists out or (rb not NULL) rb's runs: the cursor with the
+ * lowest start runs ahead up to the next cursor's start, so the scan over
+ * cursors is paid per run, not per event, and each event is pushed once
+ * (per-track unions need a merge and a move per extra track, and fresh
+ * lists that fault their pages in). A cursor steps over the events no list
+ * takes (instants, kinds not asked for) before it sets its key, so they
+ * never cut a run short.
+ */
+static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan_cursor *c,
+		size_t *n_cursors, int64_t t_end, struct tc_ivals out[TC_OP_KIND_COUNT],
+		struct tc_runs_scan *rb) {
+	const int64_t *start = m->ev.start, *dur = m->ev.dur;
+	const uint32_t *op = m->ev.op;
+	const int64_t cap = t_end == INT64_MAX ? INT64_MAX : t_end - 1;
+	const bool all = kinds == UINT32_MAX;
+	size_t na = *n_cursors;
 	while (na > 0) {
 		/* The lowest key and the next lowest, in one scan. */
 		size_t b = 0;
@@ -232,11 +337,18 @@ static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size
 				lim = k < lim ? k : lim;
 			}
 		}
+		if (c[b].key > cap) {
+			break;
+		}
+		lim = lim < cap ? lim : cap;
 		size_t i = c[b].i, end = c[b].end;
 		do {
 			int64_t lo = start[i], hi = lo + dur[i];
-			struct tc_ivals *v = &out[m->ops[op[i]].kind];
-			if (v->n && lo <= v->hi[v->n - 1]) {
+			uint8_t kind = m->ops[op[i]].kind;
+			struct tc_ivals *v = rb ? NULL : &out[kind];
+			if (rb) {
+				runs_add(rb, lo, hi, kind);
+			} else if (v->n && lo <= v->hi[v->n - 1]) {
 				if (hi > v->hi[v->n - 1]) {
 					v->hi[v->n - 1] = hi;
 				}
@@ -260,7 +372,16 @@ static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size
 			c[b].key = start[i];
 		}
 	}
+	*n_cursors = na;
+}
 #undef TAKEN
+
+/* The events of a few tracks straight into the per-kind lists. */
+static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	struct tc_scan_cursor c[SCAN_MAX_TRACKS];
+	size_t na = scan_cursors(m, tracks, nt, kinds, c);
+	scan_events(m, kinds, c, &na, INT64_MAX, out, NULL);
 }
 
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
@@ -307,6 +428,138 @@ void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks
 			tc_ivals_push(&out[k], m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
 		}
 	}
+}
+
+/* The runs of many tracks: their per-kind unions, then the unions'
+ * intervals by rising start (a linear scan over the kinds' cursors). */
+static void runs_of_many(struct tc_runs_scan *b, const uint32_t *tracks, size_t nt) {
+	struct tc_ivals per[TC_OP_KIND_COUNT] = { 0 };
+	size_t at[TC_OP_KIND_COUNT] = { 0 };
+	tc_ivals_union_per_kind_of(b->m, tracks, nt, b->kinds, per);
+	for (;;) {
+		int best = -1;
+		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+			if (at[k] < per[k].n && (best < 0 || per[k].lo[at[k]] < per[best].lo[at[best]])) {
+				best = k;
+			}
+		}
+		if (best < 0) {
+			break;
+		}
+		runs_add(b, per[best].lo[at[best]], per[best].hi[at[best]], best);
+		at[best]++;
+	}
+	runs_close_to(b, INT64_MAX);
+	tc_ivals_finish_per_kind(per);
+}
+
+void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
+		const uint32_t *tracks, size_t nt, uint32_t kinds) {
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->kinds = kinds;
+	s->min_hi = INT64_MAX;
+	s->t = INT64_MIN;
+	if (nt <= SCAN_MAX_TRACKS) {
+		s->na = scan_cursors(m, tracks, nt, kinds, s->c);
+		return;
+	}
+	s->listed = true;
+	s->out = &s->all;
+	runs_of_many(s, tracks, nt);
+	s->t = INT64_MIN; /* from here, what was handed out */
+}
+
+void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
+	if (s->listed) {
+		const struct tc_ivals *a = &s->all;
+		for (; s->at < a->n && a->lo[s->at] < t; s->at++) {
+			int64_t lo = a->lo[s->at] > s->t ? a->lo[s->at] : s->t;
+			int64_t hi = a->hi[s->at] < t ? a->hi[s->at] : t;
+			runs_emit(out, lo, hi, a->kinds[s->at]);
+			if (a->hi[s->at] > t) {
+				break;
+			}
+		}
+		s->t = t > s->t ? t : s->t;
+		return;
+	}
+	s->out = out;
+	scan_events(s->m, s->kinds, s->c, &s->na, t, NULL, s);
+	runs_close_to(s, t);
+	/* The run going on at t: its part before t now, the rest later. */
+	if (s->open && s->t < t) {
+		runs_emit(out, s->t, t, s->open);
+		s->t = t;
+	}
+}
+
+void tc_runs_scan_finish(struct tc_runs_scan *s) {
+	tc_ivals_finish(&s->all);
+}
+
+void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_ivals *out) {
+	out->n = 0;
+	struct tc_runs_scan s;
+	tc_runs_scan_init(&s, m, tracks, nt, kinds);
+	if (s.listed) {
+		/* Handed over whole: the list is the answer. */
+		struct tc_ivals keep = *out;
+		*out = s.all;
+		s.all = keep;
+	} else {
+		tc_runs_scan_to(&s, INT64_MAX, out);
+	}
+	tc_runs_scan_finish(&s);
+}
+
+size_t tc_tracks_split(const struct tc_model *m, const uint32_t *tracks, size_t nt) {
+	if (nt < 2) {
+		return nt;
+	}
+	uint64_t total = 0, left = 0;
+	for (size_t t = 0; t < nt; t++) {
+		total += m->tracks[tracks[t]].count;
+	}
+	size_t split = 0;
+	while (split + 1 < nt && 2 * (left + m->tracks[tracks[split]].count) <= total) {
+		left += m->tracks[tracks[split++]].count;
+	}
+	return split ? split : 1;
+}
+
+struct union_half {
+	const struct tc_model *m;
+	const uint32_t *tracks;
+	size_t nt;
+	uint32_t kinds;
+	struct tc_ivals out[TC_OP_KIND_COUNT];
+};
+
+static void *union_half_run(void *p) {
+	struct union_half *h = p;
+	tc_ivals_union_per_kind_of(h->m, h->tracks, h->nt, h->kinds, h->out);
+	return NULL;
+}
+
+void tc_ivals_union_per_kind_two(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	/* The tracks in two halves, one per thread; then each kind's two
+	 * unions merged. */
+	size_t split = tc_tracks_split(m, tracks, nt);
+	struct union_half h = { .m = m, .tracks = tracks + split, .nt = nt - split, .kinds = kinds };
+	pthread_t th;
+	if (split == nt || pthread_create(&th, NULL, union_half_run, &h) != 0) {
+		tc_ivals_union_per_kind_of(m, tracks, nt, kinds, out);
+		return;
+	}
+	tc_ivals_union_per_kind_of(m, tracks, split, kinds, out);
+	pthread_join(th, NULL);
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		tc_ivals_merge_into(&out[k], &h.out[k]);
+	}
+	tc_ivals_finish_per_kind(h.out);
 }
 
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]) {
@@ -386,16 +639,19 @@ static void cover_part(struct tc_cover *c, uint64_t bits, int64_t len) {
 		c->v[c->last].len = tc_sat_add(c->v[c->last].len, len);
 		return;
 	}
-	for (size_t k = 0; k < c->n; k++) {
-		if (c->v[k].bits == bits) {
-			c->v[k].len = tc_sat_add(c->v[k].len, len);
-			c->last = k;
-			return;
+	uint32_t *seen = &c->seen[(bits * 0x9E3779B97F4A7C15ull) >> 58];
+	size_t k = *seen;
+	if (k >= c->n || c->v[k].bits != bits) {
+		for (k = 0; k < c->n && c->v[k].bits != bits; k++) {
 		}
+		if (k == c->n) {
+			TC_GROW(c->v, c->cap, c->n + 1);
+			c->v[c->n++] = (struct tc_cover_part){ bits, 0 };
+		}
+		*seen = (uint32_t)k;
 	}
-	TC_GROW(c->v, c->cap, c->n + 1);
-	c->v[c->n] = (struct tc_cover_part){ bits, len };
-	c->last = c->n++;
+	c->v[k].len = tc_sat_add(c->v[k].len, len);
+	c->last = k;
 }
 
 static size_t first_ending_after(const struct tc_ivals *v, int64_t t);
@@ -406,15 +662,19 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 	const struct tc_ivals *l[64];
 	size_t at[64];
 	uint64_t bit[64];
+	unsigned sh[64];
 	size_t na = 0;
 	for (size_t k = 0; k < nl && k < 64; k++) {
 		size_t i = first_ending_after(&lists[k], lo);
 		if (i < lists[k].n && lists[k].lo[i] < hi) {
 			l[na] = &lists[k];
 			at[na] = i;
+			sh[na] = (unsigned)k;
 			bit[na++] = (uint64_t)1 << k;
 		}
 	}
+	/* The bits interval i of cursor a's list stands for. */
+#define BITS_AT(a, i) (l[a]->kinds ? (uint64_t)l[a]->kinds[i] << sh[a] : bit[a])
 	/*
 	 * Between two consecutive boundaries (interval starts and ends) the set
 	 * of covering lists is fixed. The list with the nearest boundary runs
@@ -448,13 +708,15 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 		}
 		for (size_t a = 0; a < na; a++) {
 			if (a != amin && l[a]->lo[at[a]] <= t) {
-				others |= bit[a];
+				others |= BITS_AT(a, at[a]);
 			}
 		}
 		/* Run list amin over [t, until): the others are fixed there. */
 		const struct tc_ivals *r = l[amin];
 		size_t i = at[amin];
 		int64_t in = 0, out = 0;
+		/* A run list's runs differ in kinds: each adds to its own part. */
+		const uint32_t *rk = r->kinds;
 		while (t < until && i < r->n) {
 			int64_t rs = r->lo[i], re = r->hi[i];
 			if (rs > t) {
@@ -466,7 +728,11 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 				}
 			}
 			int64_t x = re < until ? re : until;
-			in = tc_sat_add(in, gap(t, x));
+			if (rk) {
+				cover_part(c, others | (uint64_t)rk[i] << sh[amin], gap(t, x));
+			} else {
+				in = tc_sat_add(in, gap(t, x));
+			}
 			t = x;
 			if (t >= re) {
 				i++;
@@ -493,11 +759,13 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 				l[a] = l[na];
 				at[a] = at[na];
 				bit[a] = bit[na];
+				sh[a] = sh[na];
 			} else {
 				a++;
 			}
 		}
 	}
+#undef BITS_AT
 }
 
 int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask) {

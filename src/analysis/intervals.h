@@ -16,6 +16,10 @@
 
 struct tc_ivals {
 	int64_t *lo, *hi; /* disjoint, sorted, half-open [lo, hi) */
+	/* NULL: a plain list. Else a run list (tc_kind_runs): runs may touch,
+	 * and kinds[i] holds the op kinds covering run i (bit 1 << kind). Run
+	 * lists are read like plain ones (lengths, gaps) but never merged. */
+	uint32_t *kinds;
 	size_t n, cap;
 };
 
@@ -54,7 +58,51 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
  * are left empty. */
 void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]);
+/* Where to cut tracks in two for two threads: tracks[0..k) hold about
+ * half the events (k >= 1); nt when there are fewer than two tracks. */
+size_t tc_tracks_split(const struct tc_model *m, const uint32_t *tracks, size_t nt);
+/* tc_ivals_union_per_kind_of on two threads, for many events. */
+void tc_ivals_union_per_kind_two(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]);
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
+/*
+ * The same unions as one run list (cleared first): the time covered by
+ * any event whose kind is in kinds, cut wherever the set of covering
+ * kinds changes, each run with that set. Runs hold every per-kind union
+ * at once: no per-kind list is built, and a cover over runs merges none.
+ */
+void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	uint32_t kinds, struct tc_ivals *out);
+/* Room for need runs. */
+void tc_runs_reserve(struct tc_ivals *v, size_t need);
+
+/*
+ * tc_kind_runs in pieces, for a reader that takes the runs once in time
+ * order: no list of them all is built. Each tc_runs_scan_to appends to out
+ * the runs before t not given yet, the last one cut at t; t rises from
+ * call to call, and INT64_MAX gives the rest. The fields are the scan's.
+ */
+struct tc_runs_scan {
+	const struct tc_model *m;
+	uint32_t kinds;
+	size_t na;                      /* track cursors left, by next start */
+	struct tc_scan_cursor { int64_t key; size_t i, end; } c[8];
+	struct tc_ivals *out;           /* where the runs go */
+	int64_t hi[TC_OP_KIND_COUNT];   /* each open kind's end so far */
+	uint32_t open;                  /* the kinds covering t */
+	int64_t t;                      /* start of the run being built */
+	int64_t min_hi;                 /* the least end of the open kinds */
+	int min_k;
+	/* More tracks than cursors: the runs, made whole, then handed out
+	 * from all[at], whose time before t is given */
+	bool listed;
+	struct tc_ivals all;
+	size_t at;
+};
+void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
+	const uint32_t *tracks, size_t nt, uint32_t kinds);
+void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out);
+void tc_runs_scan_finish(struct tc_runs_scan *s);
 void tc_ivals_finish(struct tc_ivals *v);
 
 /* The events with a positive duration (and that keep accepts; NULL: all)
@@ -89,7 +137,8 @@ size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
  * Covered time split by which lists cover it, for several unions and
  * intersections in one sweep and no further lists: part k is the time
  * covered by exactly the lists whose bits are set in v[k].bits (bit i for
- * lists[i]); uncovered time has no part.
+ * lists[i]); uncovered time has no part. A run list at lists[i] stands
+ * for the lists of its kinds: its run j sets bits kinds[j] << i.
  */
 struct tc_cover_part {
 	uint64_t bits;
@@ -98,8 +147,13 @@ struct tc_cover_part {
 struct tc_cover {
 	struct tc_cover_part *v;
 	size_t n, cap, last;
+	/* Where each part was last found, by a hash of its bits: an index
+	 * counts only while it is below n and its part has those bits, so
+	 * setting n to 0 empties the cover. */
+	uint32_t seen[64];
 };
-/* Add [lo, hi)'s covered time by lists[0..nl) (nl <= 64) to c's parts. */
+/* Add [lo, hi)'s covered time by lists[0..nl) (nl <= 64, a run list's
+ * kinds shifted by its index kept under bit 64) to c's parts. */
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 	int64_t lo, int64_t hi);
 /* Time covered by any list in mask; by some list in a and some in b. */

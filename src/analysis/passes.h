@@ -28,14 +28,15 @@
 #include "model/model.h"
 #include "model/report.h"
 
+struct tc_cover;
 struct tc_ivals;
 struct tc_bd_early;
 struct tc_markers;
 
 /* The usage pass's result, as later passes read it: by device, ascending.
- * kinds (NULL when not kept): TC_OP_KIND_COUNT per-kind unions of the work
- * lines of util[k]'s device at kinds[k * TC_OP_KIND_COUNT], so the
- * breakdown does not build them again. */
+ * kinds (NULL when not kept): the kind runs of the work lines of
+ * util[k]'s device at kinds[k], so the breakdown does not build them
+ * again. */
 struct tc_usage {
 	const struct tc_device_util *util;
 	size_t n_util;
@@ -51,16 +52,25 @@ static inline bool tc_pass_parallel(const struct tc_analysis_opts *o, uint64_t n
 	return o->threads > 1 || (o->threads == 0 && n >= TC_PARALLEL_MIN_EVENTS);
 }
 
-/* Called by the usage pass with each device's result util[k] and its
- * per-kind unions, valid only during the call; from two threads at once
- * (for different k) on big models. */
-typedef void (*tc_usage_each_fn)(void *ctx, size_t k, const struct tc_device_util *util,
-	const struct tc_ivals *per_kind);
+/* Called by the usage pass for each device in place of its kind runs:
+ * with util[k] done but for the runs' share, and the device's work lines
+ * (has_coll: some collective on them has a duration), it reads the runs
+ * (tc_runs_scan over tracks, all kinds) and adds all of them to util with
+ * tc_usage_add_runs. From two threads at once (for different k) on big
+ * models. */
+typedef void (*tc_usage_each_fn)(void *ctx, size_t k, struct tc_device_util *util,
+	const uint32_t *tracks, size_t nt, bool has_coll);
+/* Adds runs (a piece of a device's kind runs) to u's busy, compute,
+ * kernel, communication and overlap time. */
+void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs);
+/* The same from a cover whose lists' bits 0 to TC_OP_KIND_COUNT - 1 are
+ * the device's kinds (runs at lists[0]), the other bits left aside. */
+void tc_usage_add_cover(struct tc_device_util *u, const struct tc_cover *c);
 
 /* Device utilisation per device and stream (usage.c); *util and *streams
- * are malloc'd. With kinds, *kinds gets the per-kind unions (n_util x
- * TC_OP_KIND_COUNT, malloc'd; free with tc_usage_kinds_free). each, if not
- * NULL, sees every device's unions as they are built (with ctx). */
+ * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util
+ * run lists, malloc'd; free with tc_usage_kinds_free). each, if not NULL,
+ * reads every device's runs in their place (with ctx). */
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_device_util **util, size_t *n_util,
 	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds,
@@ -117,15 +127,15 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
 
 /*
  * The breakdown's attribution of each device made during the usage pass,
- * when the steps are known before it (markers): a device's unions are then
+ * when the steps are known before it (markers): a device's runs are then
  * used as they are built and none is kept for later. tc_bd_early_create
  * reads a's steps; tc_bd_early_device is a tc_usage_each_fn;
  * tc_pass_breakdown takes the attributions and frees early.
  */
 struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
-	const struct tc_analysis *a);
-void tc_bd_early_device(void *early, size_t k, const struct tc_device_util *util,
-	const struct tc_ivals *per_kind);
+	const struct tc_analysis_opts *o, const struct tc_analysis *a);
+void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
+	const uint32_t *tracks, size_t nt, bool has_coll);
 
 /* Peaks of the memory counters (memory.c); *mem is malloc'd. */
 void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *n_mem);

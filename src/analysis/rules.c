@@ -1,4 +1,6 @@
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,7 +552,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
 	tc_host_evidence_top_ops(c->m, c->a, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
 		KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), true, KB(TC_OP_DATALOAD) | KB(TC_OP_SYNC) |
-		KB(TC_OP_OVERHEAD) | KB(TC_OP_COMPILE));
+		KB(TC_OP_OVERHEAD) | KB(TC_OP_COMPILE), tc_pass_parallel(c->o, c->m->ev.n));
 }
 
 /*
@@ -611,7 +613,8 @@ static void rule_input_bound(struct rule_ctx *c) {
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
 	if (!f->n_ops) {
-		tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_DATALOAD), false, 0);
+		tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_DATALOAD), false, 0,
+			tc_pass_parallel(c->o, c->m->ev.n));
 	}
 }
 
@@ -794,6 +797,27 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 	free(work);
 }
 
+/* fill_measure over several devices, from a shared counter. */
+struct fill_job {
+	const struct rule_ctx *c;
+	const uint32_t *dev;
+	struct fill *fl;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *fill_worker(void *p) {
+	struct fill_job *j = p;
+	size_t k;
+	while ((k = atomic_fetch_add(&j->next, 1)) < j->n) {
+		/* Summed on the stack: the slots share cache lines. */
+		struct fill fl = j->fl[k];
+		fill_measure(j->c, j->dev[k], &fl);
+		j->fl[k] = fl;
+	}
+	return NULL;
+}
+
 /*
  * The device is kept busy, but its kernels are too small to fill it: most
  * kernel time is in kernels with fewer than small-batch.blocks blocks per
@@ -807,10 +831,12 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 static void rule_small_batch(struct rule_ctx *c) {
 	const struct tc_analysis *a = c->a;
 	const struct tc_model *m = c->m;
-	struct fill best = { 0 };
-	const struct tc_dev_attr *bat = NULL;
-	double bfig = 0;
-	bool bocc = false;
+	/* The devices busy enough with no host cause, measured together:
+	 * each measure walks all of its device's kernels, so two threads
+	 * take them when the trace is big. */
+	const struct tc_dev_attr **cand = tc_xcalloc(a->n_attr ? a->n_attr : 1, sizeof(*cand));
+	uint32_t *dev = tc_xcalloc(a->n_attr ? a->n_attr : 1, sizeof(*dev));
+	size_t nc = 0;
 	for (size_t k = 0; k < a->n_attr; k++) {
 		const struct tc_dev_attr *at = &a->attr[k];
 		if (at->step_ps <= 0 || at->device >= m->n_devices) {
@@ -826,8 +852,29 @@ static void rule_small_batch(struct rule_ctx *c) {
 				sync >= th(c, TC_TH_SYNC_MODERATE)) {
 			continue;
 		}
-		struct fill fl = { .op_ps = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(int64_t)) };
-		fill_measure(c, at->device, &fl);
+		cand[nc] = at;
+		dev[nc++] = at->device;
+	}
+	struct fill_job job = { .c = c, .dev = dev, .n = nc,
+		.fl = tc_xcalloc(nc ? nc : 1, sizeof(*job.fl)) };
+	for (size_t k = 0; k < nc; k++) {
+		job.fl[k].op_ps = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(int64_t));
+	}
+	atomic_init(&job.next, 0);
+	pthread_t th2;
+	bool two = nc >= 2 && tc_pass_parallel(c->o, m->ev.n) &&
+		pthread_create(&th2, NULL, fill_worker, &job) == 0;
+	fill_worker(&job);
+	if (two) {
+		pthread_join(th2, NULL);
+	}
+	struct fill best = { 0 };
+	const struct tc_dev_attr *bat = NULL;
+	double bfig = 0;
+	bool bocc = false;
+	for (size_t k = 0; k < nc; k++) {
+		const struct tc_dev_attr *at = cand[k];
+		struct fill fl = job.fl[k];
 		/* Blocks per SM when most kernel time carries it. */
 		bool occ = fl.kern_ps > 0 && 2 * fl.with_ps >= fl.kern_ps;
 		double fig = !fl.kern_ps ? 0 : occ ? 100.0 * (double)fl.low_ps / (double)fl.with_ps :
@@ -843,6 +890,9 @@ static void rule_small_batch(struct rule_ctx *c) {
 			free(fl.op_ps);
 		}
 	}
+	free(job.fl);
+	free(cand);
+	free(dev);
 	if (!bat) {
 		return;
 	}
@@ -1043,7 +1093,8 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
-	tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_SYNC), false, 0);
+	tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_SYNC), false, 0,
+		tc_pass_parallel(c->o, c->m->ev.n));
 }
 
 static void rule_transfer_bound(struct rule_ctx *c) {

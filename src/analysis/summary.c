@@ -127,6 +127,8 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			continue;
 		}
 		size_t top = 0;
+		/* No event on a flat line encloses another: self time is all. */
+		bool flat = tr->max_depth == 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t s = m->ev.start[i], d = m->ev.dur[i], e = s + d;
 			struct tc_op_summary *r = &rows[row_of[m->ev.op[i]]];
@@ -148,6 +150,9 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			int64_t b = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
 			if (b >= 0) {
 				r->bytes = (r->bytes < 0 ? 0 : r->bytes) + (double)b;
+			}
+			if (flat) {
+				continue;
 			}
 			/* Self time: a child's time (clipped to its parent) leaves the
 			 * parent's row. */

@@ -112,25 +112,24 @@ struct usage_run {
 	struct tc_device_util *util;
 	struct tc_stream_util **streams; /* per k, malloc'd */
 	size_t *n_streams;
-	struct tc_ivals *kinds;          /* n x TC_OP_KIND_COUNT, or NULL */
+	struct tc_ivals *kinds;          /* n run lists, or NULL */
 	tc_usage_each_fn each;
 	void *ctx;
 	atomic_size_t next;
 };
 
-/* Device k's utilisation, streams and per-kind unions (in kinds, else in
- * scratch), handed to each. cov and scratch are the thread's own. */
-static void device_usage(struct usage_run *r, size_t k, struct tc_cover *cov,
-		struct tc_ivals scratch[TC_OP_KIND_COUNT]) {
+/* Device k's utilisation, streams and kind runs (in kinds, else in
+ * scratch), or each reads the runs. scratch is the thread's own. */
+static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch) {
 	const struct tc_model *m = r->m;
 	const struct tc_analysis_opts *o = r->o;
 	const struct launch_starts *ls = &r->ls;
 	size_t d = r->dev[k], nt = r->nt[k];
 	const uint32_t *tracks = r->tracks[k];
 	struct tc_device_util *u = &r->util[k];
-	/* Events per kind: room for each kind's union up front, as
-	 * growing it copies the list. */
-	size_t kind_n[TC_OP_KIND_COUNT] = { 0 };
+	/* Events with a duration: room for the runs up front. */
+	size_t n_timed = 0;
+	bool has_coll = false;
 	*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
 		.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
 	size_t n_streams = 0, scap = 0;
@@ -156,7 +155,8 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_cover *cov,
 			lo = s < lo ? s : lo;
 			hi = e > hi ? e : hi;
 			enum tc_op_kind kind = (enum tc_op_kind)m->ops[m->ev.op[i]].kind;
-			kind_n[kind] += m->ev.dur[i] > 0;
+			n_timed += m->ev.dur[i] > 0;
+			has_coll |= kind == TC_OP_COLLECTIVE && m->ev.dur[i] > 0;
 			if (kind == TC_OP_KERNEL) {
 				u->n_kernels++;
 				if (m->ev.dur[i] < r->short_ps) {
@@ -173,21 +173,6 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_cover *cov,
 	}
 	r->streams[k] = streams;
 	r->n_streams[k] = n_streams;
-	struct tc_ivals *per_kind = r->kinds ? r->kinds + k * TC_OP_KIND_COUNT : scratch;
-	for (int kd = 0; kd < TC_OP_KIND_COUNT; kd++) {
-		tc_ivals_reserve(&per_kind[kd], kind_n[kd]);
-	}
-	tc_ivals_union_per_kind(m, tracks, nt, per_kind);
-	cov->n = 0;
-	tc_cover_add(cov, per_kind, TC_OP_KIND_COUNT, INT64_MIN, INT64_MAX);
-	/* Comm/compute overlap against kernels, as HTA measures it. */
-	u->kernel_ps = tc_cover_len(cov, TC_KIND_BIT(TC_OP_KERNEL));
-	u->overlap_ps = tc_cover_len_both(cov, TC_KIND_BIT(TC_OP_KERNEL),
-		TC_KIND_BIT(TC_OP_COLLECTIVE));
-	u->busy_ps = tc_cover_len(cov, UINT64_MAX);
-	u->compute_ps = tc_cover_len(cov, TC_KINDS_DEVICE_COMPUTE);
-	u->comm_ps = tc_cover_len(cov, TC_KIND_BIT(TC_OP_COLLECTIVE));
-	u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 	device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
 	size_t nd = r->nd[d];
 	if (nd) {
@@ -202,22 +187,74 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_cover *cov,
 	}
 	u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
 		&u->peak_flops, &u->peak_bw);
+	/* The runs last: each, where set, reads them as it needs. */
 	if (r->each) {
-		r->each(r->ctx, k, u, per_kind);
+		r->each(r->ctx, k, u, tracks, nt, has_coll);
+	} else {
+		struct tc_ivals *runs = r->kinds ? r->kinds + k : scratch;
+		tc_runs_reserve(runs, n_timed);
+		tc_kind_runs(m, tracks, nt, UINT32_MAX, runs);
+		tc_usage_add_runs(u, runs);
 	}
+	u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
+}
+
+void tc_usage_add_cover(struct tc_device_util *u, const struct tc_cover *c) {
+	const uint64_t kern = TC_KIND_BIT(TC_OP_KERNEL), coll = TC_KIND_BIT(TC_OP_COLLECTIVE);
+	const uint64_t dev = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
+	for (size_t p = 0; p < c->n; p++) {
+		uint64_t kd = c->v[p].bits & dev;
+		int64_t len = c->v[p].len;
+		if (!kd) {
+			continue;
+		}
+		u->busy_ps = tc_sat_add(u->busy_ps, len);
+		u->compute_ps = kd & TC_KINDS_DEVICE_COMPUTE ? tc_sat_add(u->compute_ps, len) :
+			u->compute_ps;
+		u->kernel_ps = kd & kern ? tc_sat_add(u->kernel_ps, len) : u->kernel_ps;
+		u->comm_ps = kd & coll ? tc_sat_add(u->comm_ps, len) : u->comm_ps;
+		u->overlap_ps = (kd & kern) && (kd & coll) ? tc_sat_add(u->overlap_ps, len) :
+			u->overlap_ps;
+	}
+}
+
+/* Saturated to int64 once summed: 128 bits hold any piece's sum. */
+static int64_t sat_add128(int64_t a, __int128 b) {
+	__int128 s = (__int128)a + b;
+	return s > INT64_MAX ? INT64_MAX : s < INT64_MIN ? INT64_MIN : (int64_t)s;
+}
+
+void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
+	const uint32_t kern = TC_KIND_BIT(TC_OP_KERNEL), coll = TC_KIND_BIT(TC_OP_COLLECTIVE);
+	/* Masks, not branches: neighbouring runs differ in kinds. */
+	__int128 busy = 0, compute = 0, kernel = 0, comm = 0, both = 0;
+	for (size_t i = 0; i < runs->n; i++) {
+		int64_t len = tc_ivals_gap(runs->lo[i], runs->hi[i]);
+		uint32_t kd = runs->kinds[i];
+		int64_t is_k = -(int64_t)((kd & kern) != 0), is_c = -(int64_t)((kd & coll) != 0);
+		busy += len;
+		compute += len & -(int64_t)((kd & TC_KINDS_DEVICE_COMPUTE) != 0);
+		kernel += len & is_k;
+		comm += len & is_c;
+		/* Comm/compute overlap against kernels, as HTA measures it. */
+		both += len & is_k & is_c;
+	}
+	u->busy_ps = sat_add128(u->busy_ps, busy);
+	u->compute_ps = sat_add128(u->compute_ps, compute);
+	u->kernel_ps = sat_add128(u->kernel_ps, kernel);
+	u->comm_ps = sat_add128(u->comm_ps, comm);
+	u->overlap_ps = sat_add128(u->overlap_ps, both);
 }
 
 /* Devices from the shared counter until none is left. */
 static void *usage_worker(void *arg) {
 	struct usage_run *r = arg;
-	struct tc_cover cov = { 0 };
-	struct tc_ivals scratch[TC_OP_KIND_COUNT] = { 0 };
+	struct tc_ivals scratch = { 0 };
 	size_t k;
 	while ((k = atomic_fetch_add(&r->next, 1)) < r->n) {
-		device_usage(r, k, &cov, scratch);
+		device_usage(r, k, &scratch);
 	}
-	tc_cover_finish(&cov);
-	tc_ivals_finish_per_kind(scratch);
+	tc_ivals_finish(&scratch);
 	return NULL;
 }
 
@@ -277,7 +314,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	r.util = tc_xcalloc(nd_all, sizeof(*r.util));
 	r.streams = tc_xcalloc(r.n ? r.n : 1, sizeof(*r.streams));
 	r.n_streams = tc_xcalloc(r.n ? r.n : 1, sizeof(*r.n_streams));
-	r.kinds = kinds_out ? tc_xcalloc(nd_all * TC_OP_KIND_COUNT, sizeof(*r.kinds)) : NULL;
+	r.kinds = kinds_out ? tc_xcalloc(nd_all, sizeof(*r.kinds)) : NULL;
 	atomic_init(&r.next, 0);
 	/* Devices are independent: two threads take them from one counter,
 	 * each result in its own slot, so the output is the same either way. */
@@ -326,7 +363,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 
 void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util) {
 	for (size_t k = 0; kinds && k < n_util; k++) {
-		tc_ivals_finish_per_kind(kinds + k * TC_OP_KIND_COUNT);
+		tc_ivals_finish(kinds + k);
 	}
 	free(kinds);
 }
