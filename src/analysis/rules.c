@@ -765,35 +765,48 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 	int64_t short_ps = (int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6);
 	double blocks_th = th(c, TC_TH_SMALL_BATCH_BLOCKS);
 	const uint32_t k_blocks = m->key.blocks_per_sm, k_occ = m->key.occupancy;
+	/* Columns and sums in locals: stores through fl would make the
+	 * compiler read the columns' pointers again for every event. */
+	const uint32_t *ops = m->ev.op;
+	const int64_t *start = m->ev.start, *durs = m->ev.dur;
+	int64_t kern = 0, with = 0, lowt = 0, shortt = 0, occ_dur = 0;
+	double occ = 0;
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[work[t]];
 		size_t at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint32_t op = m->ev.op[i];
-			int64_t dur = m->ev.dur[i];
+			uint32_t op = ops[i];
+			int64_t dur = durs[i];
 			if (m->ops[op].kind != TC_OP_KERNEL ||
-					!tc_step_counted_from(c->a, &at, m->ev.start[i])) {
+					!tc_step_counted_from(c->a, &at, start[i])) {
 				continue;
 			}
-			fl->kern_ps += dur;
-			struct tc_arg ka[2];
-			unsigned have = tc_model_arg_find2(m, m->fill_args ? m->ev.args[i] : TC_NONE,
-				k_blocks, k_occ, ka);
-			double v;
+			kern += dur;
 			bool low = false;
-			if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
-				fl->with_ps += dur;
-				low = v < blocks_th;
-				fl->low_ps += low ? dur : 0;
+			if (m->fill_args) {
+				struct tc_arg ka[2];
+				unsigned have = tc_model_arg_find2(m, m->ev.args[i], k_blocks, k_occ, ka);
+				double v;
+				if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
+					with += dur;
+					low = v < blocks_th;
+					lowt += low ? dur : 0;
+				}
+				if ((have & 2) && tc_model_arg_value_num(m, &ka[1], &v)) {
+					occ += v * (double)dur;
+					occ_dur += dur;
+				}
 			}
-			if ((have & 2) && tc_model_arg_value_num(m, &ka[1], &v)) {
-				fl->occ_ps += v * (double)dur;
-				fl->occ_dur_ps += dur;
-			}
-			fl->short_ps += dur < short_ps ? dur : 0;
+			shortt += dur < short_ps ? dur : 0;
 			fl->op_ps[op] += low || dur < short_ps ? dur : 0;
 		}
 	}
+	fl->kern_ps += kern;
+	fl->with_ps += with;
+	fl->low_ps += lowt;
+	fl->short_ps += shortt;
+	fl->occ_ps += occ;
+	fl->occ_dur_ps += occ_dur;
 	free(work);
 }
 

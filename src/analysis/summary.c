@@ -118,6 +118,17 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	}
 	free(kt.slots);
 
+	/* The per-event sums in a row of their own, 40 bytes: the rows'
+	 * other fields would spread them over twice the cache. */
+	struct op_acc {
+		uint64_t count;
+		int64_t total, self, min, max;
+	} *acc = tc_xmalloc((n ? n : 1) * sizeof(*acc));
+	for (size_t r = 0; r < n; r++) {
+		acc[r] = (struct op_acc){ .min = INT64_MAX };
+	}
+	const int64_t *start = m->ev.start, *durs = m->ev.dur;
+	const uint32_t *evop = m->ev.op;
 	int64_t *stack_end = NULL;
 	uint32_t *stack_row = NULL;
 	size_t scap = 0, scap2 = 0;
@@ -130,26 +141,23 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		/* No event on a flat line encloses another: self time is all. */
 		bool flat = tr->max_depth == 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			int64_t s = m->ev.start[i], d = m->ev.dur[i], e = s + d;
-			struct tc_op_summary *r = &rows[row_of[m->ev.op[i]]];
+			int64_t s = start[i], d = durs[i], e = s + d;
+			uint32_t row = row_of[evop[i]];
+			struct op_acc *r = &acc[row];
 			r->count++;
-			r->total_ps = tc_sat_add(r->total_ps, d);
-			r->self_ps = tc_sat_add(r->self_ps, d);
-			if (d < r->min_ps) {
-				r->min_ps = d;
-			}
-			if (d > r->max_ps) {
-				r->max_ps = d;
-			}
+			r->total = tc_sat_add(r->total, d);
+			r->self = tc_sat_add(r->self, d);
+			r->min = d < r->min ? d : r->min;
+			r->max = d > r->max ? d : r->max;
 			/* Without per-event costs, an event's are its op's: no call. */
-			const struct tc_op *op = &m->ops[m->ev.op[i]];
+			const struct tc_op *op = &m->ops[evop[i]];
 			int64_t f = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
 			if (f >= 0) {
-				r->flops = (r->flops < 0 ? 0 : r->flops) + (double)f;
+				rows[row].flops = (rows[row].flops < 0 ? 0 : rows[row].flops) + (double)f;
 			}
 			int64_t b = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
 			if (b >= 0) {
-				r->bytes = (r->bytes < 0 ? 0 : r->bytes) + (double)b;
+				rows[row].bytes = (rows[row].bytes < 0 ? 0 : rows[row].bytes) + (double)b;
 			}
 			if (flat) {
 				continue;
@@ -161,20 +169,28 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			}
 			if (top > 0) {
 				int64_t pe = stack_end[top - 1];
-				struct tc_op_summary *pr = &rows[stack_row[top - 1]];
-				pr->self_ps = tc_sat_add(pr->self_ps, -((e < pe ? e : pe) - s));
+				struct op_acc *pr = &acc[stack_row[top - 1]];
+				pr->self = tc_sat_add(pr->self, -((e < pe ? e : pe) - s));
 			}
 			if (d > 0) {
 				TC_GROW(stack_end, scap, top + 1);
 				TC_GROW(stack_row, scap2, top + 1);
 				stack_end[top] = e;
-				stack_row[top] = row_of[m->ev.op[i]];
+				stack_row[top] = row;
 				top++;
 			}
 		}
 	}
 	free(stack_end);
 	free(stack_row);
+	for (size_t r = 0; r < n; r++) {
+		rows[r].count = acc[r].count;
+		rows[r].total_ps = acc[r].total;
+		rows[r].self_ps = acc[r].self;
+		rows[r].min_ps = acc[r].min;
+		rows[r].max_ps = acc[r].max;
+	}
+	free(acc);
 
 	/* Drop ops with no events in scope. */
 	size_t w = 0;

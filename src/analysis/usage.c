@@ -142,9 +142,13 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		struct tc_stream_util su = { .track = tracks[j], .n_events = tr->count };
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
 		struct tc_busy_acc busy = TC_BUSY_ACC_INIT;
+		/* Columns and counts in locals, out of the stores' way. */
+		const int64_t *start = m->ev.start, *durs = m->ev.dur, short_ps = r->short_ps;
+		const uint32_t *ops = m->ev.op;
+		uint64_t n_kern = 0, n_short = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			int64_t s = m->ev.start[i], e = tc_model_end(m, i);
-			tc_busy_acc_add(&busy, s, m->ev.dur[i]);
+			int64_t s = start[i], dur = durs[i], e = s + dur;
+			tc_busy_acc_add(&busy, s, dur);
 			/* Per-stream host wait (HTA's idle categories are per stream). */
 			if (ls->from && hi != INT64_MIN && s > hi) {
 				int64_t l = launch_start(m, ls, tracks[j], i);
@@ -154,16 +158,14 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 			}
 			lo = s < lo ? s : lo;
 			hi = e > hi ? e : hi;
-			enum tc_op_kind kind = (enum tc_op_kind)m->ops[m->ev.op[i]].kind;
-			n_timed += m->ev.dur[i] > 0;
-			has_coll |= kind == TC_OP_COLLECTIVE && m->ev.dur[i] > 0;
-			if (kind == TC_OP_KERNEL) {
-				u->n_kernels++;
-				if (m->ev.dur[i] < r->short_ps) {
-					u->n_short_kernels++;
-				}
-			}
+			enum tc_op_kind kind = (enum tc_op_kind)m->ops[ops[i]].kind;
+			n_timed += dur > 0;
+			has_coll |= kind == TC_OP_COLLECTIVE && dur > 0;
+			n_kern += kind == TC_OP_KERNEL;
+			n_short += kind == TC_OP_KERNEL && dur < short_ps;
 		}
+		u->n_kernels += n_kern;
+		u->n_short_kernels += n_short;
 		u->first_ps = lo < u->first_ps ? lo : u->first_ps;
 		u->last_ps = hi > u->last_ps ? hi : u->last_ps;
 		su.busy_ps = tc_busy_acc_len(&busy);
