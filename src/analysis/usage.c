@@ -60,37 +60,92 @@ static inline int64_t launch_start(const struct tc_model *m, const struct launch
 	return f ? m->ev.start[f - 1] : INT64_MIN;
 }
 
+/* The walk of device_gaps: cur is the end of the device's work so far. */
+struct gap_walk {
+	const struct tc_model *m;
+	const struct launch_starts *ls;
+	int64_t kernel_wait_ps;
+	struct tc_device_util *u;
+	bool first;
+	int64_t cur;
+};
+
+/* Event i of track t, next by (start, index) among the device's events. */
+static inline void gap_event(struct gap_walk *w, uint32_t t, size_t i) {
+	const struct tc_model *m = w->m;
+	int64_t s = m->ev.start[i];
+	if (w->first) {
+		w->cur = s;
+		w->first = false;
+	}
+	/* A gap is host-bound when the op that ends it was launched after the
+	 * device went idle: the device waited for the host (HTA's host_wait). */
+	int64_t l = s > w->cur ? launch_start(m, w->ls, t, i) : INT64_MIN;
+	if (s > w->cur && l != INT64_MIN && l > w->cur) {
+		w->u->idle_host_wait_ps += s - w->cur;
+		w->u->n_gaps_host_wait++;
+	} else if (s > w->cur && s - w->cur < w->kernel_wait_ps) {
+		/* Queued back to back yet apart: launch/dependency latency
+		 * between kernels, which CUDA graphs remove. */
+		w->u->idle_kernel_wait_ps += s - w->cur;
+	}
+	int64_t e = tc_model_end(m, i);
+	w->cur = e > w->cur ? e : w->cur;
+}
+
+/* Cursors scanned in place of a heap: at most this many tracks. */
+#define GAP_SCAN_TRACKS 8
+
 static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		const struct launch_starts *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
 	if (!ls->from) {
 		return;
 	}
+	struct gap_walk w = { m, ls, kernel_wait_ps, u, true, 0 };
 	/* Each track is sorted already: merge them as they are read, in
-	 * (start, index) order. */
-	struct tc_track_merge g;
-	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
-	/* A gap is host-bound when the op that ends it was launched after the
-	 * device went idle: the device waited for the host (HTA's host_wait). */
-	bool first = true;
-	int64_t cur = 0;
-	uint32_t t;
-	for (size_t i; (i = tc_track_merge_next(&g, m, &t)) != SIZE_MAX;) {
-		int64_t s = m->ev.start[i];
-		if (first) {
-			cur = s;
-			first = false;
+	 * (start, index) order, events with a duration only. */
+	if (nt > GAP_SCAN_TRACKS) {
+		struct tc_track_merge g;
+		tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
+		uint32_t t;
+		for (size_t i; (i = tc_track_merge_next(&g, m, &t)) != SIZE_MAX;) {
+			gap_event(&w, t, i);
 		}
-		int64_t l = s > cur ? launch_start(m, ls, t, i) : INT64_MIN;
-		if (s > cur && l != INT64_MIN && l > cur) {
-			u->idle_host_wait_ps += s - cur;
-			u->n_gaps_host_wait++;
-		} else if (s > cur && s - cur < kernel_wait_ps) {
-			/* Queued back to back yet apart: launch/dependency latency
-			 * between kernels, which CUDA graphs remove. */
-			u->idle_kernel_wait_ps += s - cur;
+		return;
+	}
+	/* Few tracks: a linear scan over their cursors beats the heap's. */
+	struct { int64_t key; size_t i, end; uint32_t t; } c[GAP_SCAN_TRACKS];
+	const int64_t *start = m->ev.start, *dur = m->ev.dur;
+	size_t na = 0;
+	for (size_t k = 0; k < nt; k++) {
+		const struct tc_track *tr = &m->tracks[tracks[k]];
+		size_t i = tr->first, end = (size_t)tr->first + tr->count;
+		while (i < end && dur[i] <= 0) {
+			i++;
 		}
-		int64_t e = tc_model_end(m, i);
-		cur = e > cur ? e : cur;
+		if (i < end) {
+			c[na].key = start[i];
+			c[na].i = i;
+			c[na].end = end;
+			c[na++].t = tracks[k];
+		}
+	}
+	while (na > 0) {
+		size_t b = 0;
+		for (size_t a = 1; a < na; a++) {
+			b = c[a].key < c[b].key || (c[a].key == c[b].key && c[a].i < c[b].i) ? a : b;
+		}
+		gap_event(&w, c[b].t, c[b].i);
+		size_t i = c[b].i + 1;
+		while (i < c[b].end && dur[i] <= 0) {
+			i++;
+		}
+		if (i < c[b].end) {
+			c[b].i = i;
+			c[b].key = start[i];
+		} else {
+			c[b] = c[--na];
+		}
 	}
 }
 
