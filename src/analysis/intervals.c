@@ -307,18 +307,14 @@ static size_t scan_cursors(const struct tc_model *m, const uint32_t *tracks, siz
 }
 
 /*
- * The cursors' events that start before t_end, merged by start, into the
- * per-kind lists out or (rb not NULL) rb's runs: the cursor with the
- * lowest start runs ahead up to the next cursor's start, so the scan over
- * cursors is paid per run, not per event, and each event is pushed once
- * (per-track unions need a merge and a move per extra track, and fresh
- * lists that fault their pages in). A cursor steps over the events no list
- * takes (instants, kinds not asked for) before it sets its key, so they
- * never cut a run short.
+ * The cursors' events that start before t_end, merged by start, into rb's
+ * runs: the cursor with the lowest start runs ahead up to the next
+ * cursor's start, so the scan over cursors is paid per run of a track, not
+ * per event. A cursor steps over the events no run takes (instants, kinds
+ * not asked for) before it sets its key, so they never cut a run short.
  */
 static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan_cursor *c,
-		size_t *n_cursors, int64_t t_end, struct tc_ivals out[TC_OP_KIND_COUNT],
-		struct tc_runs_scan *rb) {
+		size_t *n_cursors, int64_t t_end, struct tc_runs_scan *rb) {
 	const int64_t *start = m->ev.start, *dur = m->ev.dur;
 	const uint32_t *op = m->ev.op;
 	const int64_t cap = t_end == INT64_MAX ? INT64_MAX : t_end - 1;
@@ -343,23 +339,7 @@ static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan
 		lim = lim < cap ? lim : cap;
 		size_t i = c[b].i, end = c[b].end;
 		do {
-			int64_t lo = start[i], hi = lo + dur[i];
-			uint8_t kind = m->ops[op[i]].kind;
-			struct tc_ivals *v = rb ? NULL : &out[kind];
-			if (rb) {
-				runs_add(rb, lo, hi, kind);
-			} else if (v->n && lo <= v->hi[v->n - 1]) {
-				if (hi > v->hi[v->n - 1]) {
-					v->hi[v->n - 1] = hi;
-				}
-			} else if (v->n < v->cap && (v->n & 0xffff) != 0) {
-				/* tc_ivals_push's append, inline: no growth and no
-				 * prefault hint due at this index. */
-				v->lo[v->n] = lo;
-				v->hi[v->n++] = hi;
-			} else {
-				tc_ivals_push(v, lo, hi);
-			}
+			runs_add(rb, start[i], start[i] + dur[i], m->ops[op[i]].kind);
 			i++;
 			while (i < end && !TAKEN(i)) {
 				i++;
@@ -376,14 +356,6 @@ static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan
 }
 #undef TAKEN
 
-/* The events of a few tracks straight into the per-kind lists. */
-static void per_kind_scan(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
-	struct tc_scan_cursor c[SCAN_MAX_TRACKS];
-	size_t na = scan_cursors(m, tracks, nt, kinds, c);
-	scan_events(m, kinds, c, &na, INT64_MAX, out, NULL);
-}
-
 void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	tc_ivals_union_per_kind_of(m, tracks, nt, UINT32_MAX, out);
@@ -393,10 +365,6 @@ void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks
 		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 		out[k].n = 0;
-	}
-	if (nt <= SCAN_MAX_TRACKS) {
-		per_kind_scan(m, tracks, nt, kinds, out);
-		return;
 	}
 	if (nt <= 64) {
 		/* Few tracks: union each track linearly (nested events collapse
@@ -485,7 +453,7 @@ void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
 		return;
 	}
 	s->out = out;
-	scan_events(s->m, s->kinds, s->c, &s->na, t, NULL, s);
+	scan_events(s->m, s->kinds, s->c, &s->na, t, s);
 	runs_close_to(s, t);
 	/* The run going on at t: its part before t now, the rest later. */
 	if (s->open && s->t < t) {
