@@ -49,8 +49,12 @@ def signal_case(sig):
         with open(out, "w") as f:
             f.write("old\n")
         os.mkfifo(fifo)
+        # The signal at its default in the child: a runner started under
+        # nohup (or as a background job) passes SIGHUP (SIGINT) on ignored,
+        # and tracectl leaves an ignored signal ignored.
         p = subprocess.Popen([TC, "export", "--chrome", fifo, "-o", out],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
         if not wait_for_tmp(d, p):
             p.kill()
             p.wait()
