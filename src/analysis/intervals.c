@@ -277,15 +277,13 @@ static inline void runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int 
 	}
 }
 
-/* Tracks merged by a linear scan of their cursors: at most this many. */
-#define SCAN_MAX_TRACKS 8
 
 /* Every kind (all) spares the skip its look-up of the op. */
 #define TAKEN(i) (dur[i] > 0 && (all || ((kinds >> m->ops[op[i]].kind) & 1u)))
 
 /* Cursors on the first taken event of each of tracks; returns how many. */
 static size_t scan_cursors(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		uint32_t kinds, struct tc_scan_cursor c[SCAN_MAX_TRACKS]) {
+		uint32_t kinds, struct tc_scan_cursor c[TC_RUNS_SCAN_TRACKS]) {
 	const int64_t *start = m->ev.start, *dur = m->ev.dur;
 	const uint32_t *op = m->ev.op;
 	const bool all = kinds == UINT32_MAX;
@@ -428,7 +426,7 @@ void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
 	s->kinds = kinds;
 	s->min_hi = INT64_MAX;
 	s->t = INT64_MIN;
-	if (nt <= SCAN_MAX_TRACKS) {
+	if (nt <= TC_RUNS_SCAN_TRACKS) {
 		s->na = scan_cursors(m, tracks, nt, kinds, s->c);
 		return;
 	}

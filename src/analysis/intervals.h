@@ -82,11 +82,12 @@ void tc_runs_reserve(struct tc_ivals *v, size_t need);
  * the runs before t not given yet, the last one cut at t; t rises from
  * call to call, and INT64_MAX gives the rest. The fields are the scan's.
  */
+#define TC_RUNS_SCAN_TRACKS 8 /* merged by cursors; more are listed whole */
 struct tc_runs_scan {
 	const struct tc_model *m;
 	uint32_t kinds;
 	size_t na;                      /* track cursors left, by next start */
-	struct tc_scan_cursor { int64_t key; size_t i, end; } c[8];
+	struct tc_scan_cursor { int64_t key; size_t i, end; } c[TC_RUNS_SCAN_TRACKS];
 	struct tc_ivals *out;           /* where the runs go */
 	int64_t hi[TC_OP_KIND_COUNT];   /* each open kind's end so far */
 	uint32_t open;                  /* the kinds covering t */
