@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "util/input.h"
 #include "util/intern.h"
 #include "util/outfile.h"
+#include "util/pair.h"
 #include "util/spill.h"
 #include "util/num.h"
 #include "util/numfmt.h"
@@ -1238,6 +1240,34 @@ START_TEST(spill_file_and_memory) {
 }
 END_TEST
 
+
+/* Each side's own count, and which thread ran it. */
+struct pair_side {
+	int runs;
+	pthread_t by;
+};
+
+static void *pair_fn(void *p) {
+	struct pair_side *s = p;
+	s->runs++;
+	s->by = pthread_self();
+	return NULL;
+}
+
+START_TEST(run_pair) {
+	/* Each side runs once, here first on this thread; with two, the
+	 * other on a thread of its own, else here too. */
+	for (int two = 0; two < 2; two++) {
+		struct pair_side a = { 0 }, b = { 0 };
+		tc_run_pair(pair_fn, &a, &b, two);
+		ck_assert_int_eq(a.runs, 1);
+		ck_assert_int_eq(b.runs, 1);
+		ck_assert(pthread_equal(a.by, pthread_self()));
+		ck_assert(two ? !pthread_equal(b.by, pthread_self()) : pthread_equal(b.by, pthread_self()));
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
@@ -1271,6 +1301,7 @@ int main(void) {
 	tcase_add_test(tc, host_names);
 	tcase_add_test(tc, outfile_atomic);
 	tcase_add_test(tc, outfile_targets);
+	tcase_add_test(tc, run_pair);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -205,17 +205,6 @@ void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *
 	transfers_into(m, a, dev, total, per_step);
 }
 
-static void xfer_sum(struct tc_xfer_stats *to, const struct tc_xfer_stats *x) {
-	to->count += x->count;
-	to->n_bytes_known += x->n_bytes_known;
-	to->bytes += x->bytes;
-	to->dur_ps += x->dur_ps;
-	to->bytes_dur_ps += x->bytes_dur_ps;
-	to->n_pageable += x->n_pageable;
-	to->n_pinned += x->n_pinned;
-	to->bytes_pageable += x->bytes_pageable;
-}
-
 /* Each device's copies as the usage pass attributed it (per usage index;
  * see tc_bd_early), or walked here. */
 struct dev_xfer {
@@ -501,28 +490,26 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	struct tc_bd_early *e = early;
 	const struct tc_model *m = e->m;
 	const struct tc_analysis *a = e->a;
-	struct tc_runs_scan sc;
-	tc_runs_scan_init(&sc, m, tracks, nt, UINT32_MAX);
-	struct tc_ivals runs = { 0 };
-	/* step_categories skips these */
-	if (util->last_ps <= util->first_ps || !a->n_steps) {
-		tc_runs_scan_to(&sc, INT64_MAX, &runs);
-		tc_usage_add_runs(util, &runs);
-		tc_ivals_finish(&runs);
-		tc_runs_scan_finish(&sc);
-		return;
+	/* step_categories skips devices with no span */
+	bool attr = util->last_ps > util->first_ps && a->n_steps;
+	const struct tc_ivals *host_k = attr ? host_unions_for(m, &e->hc, util->device) : NULL;
+	if (attr) {
+		e->cat[k] = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(**e->cat));
+		e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
 	}
-	e->cat[k] = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(**e->cat));
-	e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
-	const struct tc_ivals *host_k = host_unions_for(m, &e->hc, util->device);
-	if (!e->in_order || host_k[TC_OP_SYNC].n) {
-		/* Sync shadows reach past their step: the runs whole. */
-		tc_runs_scan_to(&sc, INT64_MAX, &runs);
+	struct tc_ivals runs = { 0 };
+	if (!attr || !e->in_order || host_k[TC_OP_SYNC].n) {
+		/* The runs whole: sync shadows reach past their step. */
+		tc_kind_runs(m, tracks, nt, UINT32_MAX, &runs);
 		tc_usage_add_runs(util, &runs);
-		attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL);
+		if (attr) {
+			attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL);
+		}
 	} else {
 		/* Step by step: only one step's runs are held at a time, and
 		 * they are read while still in cache. */
+		struct tc_runs_scan sc;
+		tc_runs_scan_init(&sc, m, tracks, nt, UINT32_MAX);
 		struct attr_lists x;
 		attr_begin(&x, m, util->device, NULL, has_coll, host_k);
 		for (size_t i = 0; i <= a->n_steps; i++) {
@@ -535,14 +522,13 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 			}
 			runs.n = 0;
 			tc_runs_scan_to(&sc, s->start_ps + s->dur_ps, &runs);
+			tc_usage_add_runs(util, &runs);
 			attr_step(&x, &runs, s, e->cat[k] + i * TC_BD_COUNT, &e->busy[k][i]);
-			/* The step's cover holds its runs' time by kinds. */
-			tc_usage_add_cover(util, &x.cov);
 		}
 		attr_end(&x);
+		tc_runs_scan_finish(&sc);
 	}
 	tc_ivals_finish(&runs);
-	tc_runs_scan_finish(&sc);
 	/* The copies walk the device's lines too: on this thread, beside the
 	 * other devices', rather than in one walk after the pass. */
 	dev_xfer_measure(m, a, util->device, &e->xfer[k]);
@@ -581,10 +567,10 @@ static void transfers(const struct tc_model *m, const struct tc_usage *u,
 				sizeof(*per));
 			any = true;
 			for (int d = 0; d < TC_XFER_COUNT; d++) {
-				xfer_sum(&a->xfer[d], &x->total[d]);
+				tc_xfer_stats_add(&a->xfer[d], &x->total[d]);
 			}
 			for (size_t i = 0; i < a->n_steps * TC_XFER_COUNT; i++) {
-				xfer_sum(&per[i], &x->per_step[i]);
+				tc_xfer_stats_add(&per[i], &x->per_step[i]);
 			}
 		}
 		free(own.per_step);

@@ -1,9 +1,9 @@
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/host_evidence.h"
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "util/pair.h"
 #include "util/xalloc.h"
 
 /* Union of device dev's work (none for TC_NONE). */
@@ -99,30 +99,16 @@ void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis
 	}
 	size_t nt;
 	uint32_t *lines = tc_host_tracks(m, f->device, &nt);
-	struct top_walk w[2] = {
-		{ m, a, lines, nt, in_mask, by_self, claim_mask, tc_xcalloc(n_ops, sizeof(int64_t)) },
-	};
 	/* Tracks are independent: with two threads, the later lines (about
 	 * half the events) on the second, its sums added after. */
-	pthread_t th;
 	size_t split = two ? tc_tracks_split(m, lines, nt) : nt;
-	bool threaded = false;
-	if (split < nt) {
-		w[1] = w[0];
-		w[1].lines = lines + split;
-		w[1].nt = nt - split;
-		w[1].tot = tc_xcalloc(n_ops, sizeof(int64_t));
-		w[0].nt = split;
-		threaded = pthread_create(&th, NULL, top_walk_run, &w[1]) == 0;
-		if (!threaded) {
-			top_walk_run(&w[1]);
-		}
-	}
-	top_walk_run(&w[0]);
-	if (threaded) {
-		pthread_join(th, NULL);
-	}
-	for (size_t o = 0; w[1].tot && o < n_ops; o++) {
+	struct top_walk w[2] = {
+		{ m, a, lines, split, in_mask, by_self, claim_mask, tc_xcalloc(n_ops, sizeof(int64_t)) },
+		{ m, a, lines + split, nt - split, in_mask, by_self, claim_mask,
+			tc_xcalloc(n_ops, sizeof(int64_t)) },
+	};
+	tc_run_pair(top_walk_run, &w[0], &w[1], split < nt);
+	for (size_t o = 0; o < n_ops; o++) {
 		w[0].tot[o] += w[1].tot[o];
 	}
 	free(w[1].tot);

@@ -1,8 +1,8 @@
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"
 #include "util/num.h"
+#include "util/pair.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
 
@@ -396,28 +396,7 @@ void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks
 	}
 }
 
-/* The runs of many tracks: their per-kind unions, then the unions'
- * intervals by rising start (a linear scan over the kinds' cursors). */
-static void runs_of_many(struct tc_runs_scan *b, const uint32_t *tracks, size_t nt) {
-	struct tc_ivals per[TC_OP_KIND_COUNT] = { 0 };
-	size_t at[TC_OP_KIND_COUNT] = { 0 };
-	tc_ivals_union_per_kind_of(b->m, tracks, nt, b->kinds, per);
-	for (;;) {
-		int best = -1;
-		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-			if (at[k] < per[k].n && (best < 0 || per[k].lo[at[k]] < per[best].lo[at[best]])) {
-				best = k;
-			}
-		}
-		if (best < 0) {
-			break;
-		}
-		runs_add(b, per[best].lo[at[best]], per[best].hi[at[best]], best);
-		at[best]++;
-	}
-	runs_close_to(b, INT64_MAX);
-	tc_ivals_finish_per_kind(per);
-}
+static bool keep_kind(const struct tc_model *m, size_t ev, void *ctx);
 
 void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
 		const uint32_t *tracks, size_t nt, uint32_t kinds) {
@@ -430,28 +409,24 @@ void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
 		s->na = scan_cursors(m, tracks, nt, kinds, s->c);
 		return;
 	}
-	s->listed = true;
-	s->out = &s->all;
-	runs_of_many(s, tracks, nt);
-	s->t = INT64_MIN; /* from here, what was handed out */
+	s->heap = true;
+	tc_track_merge_init(&s->g, m, tracks, nt, kinds == UINT32_MAX ? NULL : keep_kind,
+		&s->kinds);
 }
 
 void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
-	if (s->listed) {
-		const struct tc_ivals *a = &s->all;
-		for (; s->at < a->n && a->lo[s->at] < t; s->at++) {
-			int64_t lo = a->lo[s->at] > s->t ? a->lo[s->at] : s->t;
-			int64_t hi = a->hi[s->at] < t ? a->hi[s->at] : t;
-			runs_emit(out, lo, hi, a->kinds[s->at]);
-			if (a->hi[s->at] > t) {
-				break;
-			}
-		}
-		s->t = t > s->t ? t : s->t;
-		return;
-	}
+	const struct tc_model *m = s->m;
 	s->out = out;
-	scan_events(s->m, s->kinds, s->c, &s->na, t, s);
+	if (s->heap) {
+		/* Never asked past the last event: g keeps its heap for _finish. */
+		while (s->g.n && s->g.h[0].key < t) {
+			size_t i = tc_track_merge_next(&s->g, m, NULL);
+			runs_add(s, m->ev.start[i], m->ev.start[i] + m->ev.dur[i],
+				m->ops[m->ev.op[i]].kind);
+		}
+	} else {
+		scan_events(m, s->kinds, s->c, &s->na, t, s);
+	}
 	runs_close_to(s, t);
 	/* The run going on at t: its part before t now, the rest later. */
 	if (s->open && s->t < t) {
@@ -461,7 +436,9 @@ void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
 }
 
 void tc_runs_scan_finish(struct tc_runs_scan *s) {
-	tc_ivals_finish(&s->all);
+	if (s->heap) {
+		free(s->g.h);
+	}
 }
 
 void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
@@ -469,14 +446,7 @@ void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	out->n = 0;
 	struct tc_runs_scan s;
 	tc_runs_scan_init(&s, m, tracks, nt, kinds);
-	if (s.listed) {
-		/* Handed over whole: the list is the answer. */
-		struct tc_ivals keep = *out;
-		*out = s.all;
-		s.all = keep;
-	} else {
-		tc_runs_scan_to(&s, INT64_MAX, out);
-	}
+	tc_runs_scan_to(&s, INT64_MAX, out);
 	tc_runs_scan_finish(&s);
 }
 
@@ -500,7 +470,7 @@ struct union_half {
 	const uint32_t *tracks;
 	size_t nt;
 	uint32_t kinds;
-	struct tc_ivals out[TC_OP_KIND_COUNT];
+	struct tc_ivals *out; /* TC_OP_KIND_COUNT lists */
 };
 
 static void *union_half_run(void *p) {
@@ -514,18 +484,20 @@ void tc_ivals_union_per_kind_two(const struct tc_model *m, const uint32_t *track
 	/* The tracks in two halves, one per thread; then each kind's two
 	 * unions merged. */
 	size_t split = tc_tracks_split(m, tracks, nt);
-	struct union_half h = { .m = m, .tracks = tracks + split, .nt = nt - split, .kinds = kinds };
-	pthread_t th;
-	if (split == nt || pthread_create(&th, NULL, union_half_run, &h) != 0) {
+	if (split == nt) {
 		tc_ivals_union_per_kind_of(m, tracks, nt, kinds, out);
 		return;
 	}
-	tc_ivals_union_per_kind_of(m, tracks, split, kinds, out);
-	pthread_join(th, NULL);
+	struct tc_ivals other[TC_OP_KIND_COUNT] = { 0 };
+	struct union_half h[2] = {
+		{ m, tracks, split, kinds, out },
+		{ m, tracks + split, nt - split, kinds, other },
+	};
+	tc_run_pair(union_half_run, &h[0], &h[1], true);
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-		tc_ivals_merge_into(&out[k], &h.out[k]);
+		tc_ivals_merge_into(&out[k], &other[k]);
 	}
-	tc_ivals_finish_per_kind(h.out);
+	tc_ivals_finish_per_kind(other);
 }
 
 void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]) {
@@ -627,20 +599,18 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 	/* Cursors on the lists that reach into [lo, hi): at most 64. */
 	const struct tc_ivals *l[64];
 	size_t at[64];
-	uint64_t bit[64];
-	unsigned sh[64];
+	unsigned sh[64]; /* the list's index: its bit, or its kinds' shift */
 	size_t na = 0;
 	for (size_t k = 0; k < nl && k < 64; k++) {
 		size_t i = first_ending_after(&lists[k], lo);
 		if (i < lists[k].n && lists[k].lo[i] < hi) {
 			l[na] = &lists[k];
 			at[na] = i;
-			sh[na] = (unsigned)k;
-			bit[na++] = (uint64_t)1 << k;
+			sh[na++] = (unsigned)k;
 		}
 	}
 	/* The bits interval i of cursor a's list stands for. */
-#define BITS_AT(a, i) (l[a]->kinds ? (uint64_t)l[a]->kinds[i] << sh[a] : bit[a])
+#define BITS_AT(a, i) (l[a]->kinds ? (uint64_t)l[a]->kinds[i] << sh[a] : (uint64_t)1 << sh[a])
 	/*
 	 * Between two consecutive boundaries (interval starts and ends) the set
 	 * of covering lists is fixed. The list with the nearest boundary runs
@@ -711,7 +681,7 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 		}
 		at[amin] = i;
 		if (in) {
-			cover_part(c, others | bit[amin], in);
+			cover_part(c, others | (uint64_t)1 << sh[amin], in);
 		}
 		if (out) {
 			cover_part(c, others, out);
@@ -724,7 +694,6 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 				na--;
 				l[a] = l[na];
 				at[a] = at[na];
-				bit[a] = bit[na];
 				sh[a] = sh[na];
 			} else {
 				a++;

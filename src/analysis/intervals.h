@@ -76,34 +76,6 @@ void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 /* Room for need runs. */
 void tc_runs_reserve(struct tc_ivals *v, size_t need);
 
-/*
- * tc_kind_runs in pieces, for a reader that takes the runs once in time
- * order: no list of them all is built. Each tc_runs_scan_to appends to out
- * the runs before t not given yet, the last one cut at t; t rises from
- * call to call, and INT64_MAX gives the rest. The fields are the scan's.
- */
-#define TC_RUNS_SCAN_TRACKS 8 /* merged by cursors; more are listed whole */
-struct tc_runs_scan {
-	const struct tc_model *m;
-	uint32_t kinds;
-	size_t na;                      /* track cursors left, by next start */
-	struct tc_scan_cursor { int64_t key; size_t i, end; } c[TC_RUNS_SCAN_TRACKS];
-	struct tc_ivals *out;           /* where the runs go */
-	int64_t hi[TC_OP_KIND_COUNT];   /* each open kind's end so far */
-	uint32_t open;                  /* the kinds covering t */
-	int64_t t;                      /* start of the run being built */
-	int64_t min_hi;                 /* the least end of the open kinds */
-	int min_k;
-	/* More tracks than cursors: the runs, made whole, then handed out
-	 * from all[at], whose time before t is given */
-	bool listed;
-	struct tc_ivals all;
-	size_t at;
-};
-void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
-	const uint32_t *tracks, size_t nt, uint32_t kinds);
-void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out);
-void tc_runs_scan_finish(struct tc_runs_scan *s);
 void tc_ivals_finish(struct tc_ivals *v);
 
 /* The events with a positive duration (and that keep accepts; NULL: all)
@@ -133,6 +105,32 @@ void tc_track_merge_init(struct tc_track_merge *g, const struct tc_model *m,
 void tc_track_merge_start(struct tc_track_merge *g);
 size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
 	uint32_t *track);
+
+/*
+ * tc_kind_runs in pieces, for a reader that takes the runs once in time
+ * order: no list of them all is built. Each tc_runs_scan_to appends to out
+ * the runs before t not given yet, the last one cut at t; t rises from
+ * call to call, and INT64_MAX gives the rest. The fields are the scan's.
+ */
+#define TC_RUNS_SCAN_TRACKS 8 /* merged by cursors; more through a heap */
+struct tc_runs_scan {
+	const struct tc_model *m;
+	uint32_t kinds;
+	size_t na;                      /* track cursors left, by next start */
+	struct tc_scan_cursor { int64_t key; size_t i, end; } c[TC_RUNS_SCAN_TRACKS];
+	bool heap;                      /* more tracks than cursors: merged by g */
+	struct tc_track_merge g;
+	struct tc_ivals *out;           /* where the runs go */
+	int64_t hi[TC_OP_KIND_COUNT];   /* each open kind's end so far */
+	uint32_t open;                  /* the kinds covering t */
+	int64_t t;                      /* start of the run being built */
+	int64_t min_hi;                 /* the least end of the open kinds */
+	int min_k;
+};
+void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
+	const uint32_t *tracks, size_t nt, uint32_t kinds);
+void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out);
+void tc_runs_scan_finish(struct tc_runs_scan *s);
 
 /*
  * Covered time split by which lists cover it, for several unions and

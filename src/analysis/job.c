@@ -286,17 +286,6 @@ static void summary_finish(struct summary_acc *acc, const struct tc_analysis_opt
 
 /* ---- copies, memory, compilation ---- */
 
-static void xfer_add(struct tc_xfer_stats *t, const struct tc_xfer_stats *x) {
-	t->count += x->count;
-	t->n_bytes_known += x->n_bytes_known;
-	t->bytes += x->bytes;
-	t->dur_ps = tc_sat_add(t->dur_ps, x->dur_ps);
-	t->bytes_dur_ps = tc_sat_add(t->bytes_dur_ps, x->bytes_dur_ps);
-	t->n_pageable += x->n_pageable;
-	t->n_pinned += x->n_pinned;
-	t->bytes_pageable += x->bytes_pageable;
-}
-
 static int cmp_centry_name(const void *pa, const void *pb) {
 	const struct tc_compile_entry *a = pa, *b = pb;
 	return (a->name > b->name) - (a->name < b->name);
@@ -728,7 +717,7 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 		APPEND(a->streams, a->n_streams, cap_str, p.streams, p.n_streams);
 		APPEND(a->mem, a->n_mem, cap_mem, p.mem, p.n_mem);
 		for (int d = 0; d < TC_XFER_COUNT; d++) {
-			xfer_add(&a->xfer[d], &p.xfer[d]);
+			tc_xfer_stats_add(&a->xfer[d], &p.xfer[d]);
 		}
 		compile_add(&a->compile, &cap_comp, &p.compile);
 		summary_add(&sum, &p.summary);

@@ -28,7 +28,6 @@
 #include "model/model.h"
 #include "model/report.h"
 
-struct tc_cover;
 struct tc_ivals;
 struct tc_bd_early;
 struct tc_markers;
@@ -63,9 +62,6 @@ typedef void (*tc_usage_each_fn)(void *ctx, size_t k, struct tc_device_util *uti
 /* Adds runs (a piece of a device's kind runs) to u's busy, compute,
  * kernel, communication and overlap time. */
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs);
-/* The same from a cover whose lists' bits 0 to TC_OP_KIND_COUNT - 1 are
- * the device's kinds (runs at lists[0]), the other bits left aside. */
-void tc_usage_add_cover(struct tc_device_util *u, const struct tc_cover *c);
 
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util

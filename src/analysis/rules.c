@@ -1,4 +1,3 @@
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -10,6 +9,7 @@
 #include "analysis/passes.h"
 #include "model/rank.h"
 #include "util/numfmt.h"
+#include "util/pair.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -874,13 +874,7 @@ static void rule_small_batch(struct rule_ctx *c) {
 		job.fl[k].op_ps = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(int64_t));
 	}
 	atomic_init(&job.next, 0);
-	pthread_t th2;
-	bool two = nc >= 2 && tc_pass_parallel(c->o, m->ev.n) &&
-		pthread_create(&th2, NULL, fill_worker, &job) == 0;
-	fill_worker(&job);
-	if (two) {
-		pthread_join(th2, NULL);
-	}
+	tc_run_pair(fill_worker, &job, &job, nc >= 2 && tc_pass_parallel(c->o, m->ev.n));
 	struct fill best = { 0 };
 	const struct tc_dev_attr *bat = NULL;
 	double bfig = 0;

@@ -1,10 +1,10 @@
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/device.h"
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "util/pair.h"
 #include "util/select.h"
 #include "util/xalloc.h"
 
@@ -256,25 +256,6 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 }
 
-void tc_usage_add_cover(struct tc_device_util *u, const struct tc_cover *c) {
-	const uint64_t kern = TC_KIND_BIT(TC_OP_KERNEL), coll = TC_KIND_BIT(TC_OP_COLLECTIVE);
-	const uint64_t dev = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
-	for (size_t p = 0; p < c->n; p++) {
-		uint64_t kd = c->v[p].bits & dev;
-		int64_t len = c->v[p].len;
-		if (!kd) {
-			continue;
-		}
-		u->busy_ps = tc_sat_add(u->busy_ps, len);
-		u->compute_ps = kd & TC_KINDS_DEVICE_COMPUTE ? tc_sat_add(u->compute_ps, len) :
-			u->compute_ps;
-		u->kernel_ps = kd & kern ? tc_sat_add(u->kernel_ps, len) : u->kernel_ps;
-		u->comm_ps = kd & coll ? tc_sat_add(u->comm_ps, len) : u->comm_ps;
-		u->overlap_ps = (kd & kern) && (kd & coll) ? tc_sat_add(u->overlap_ps, len) :
-			u->overlap_ps;
-	}
-}
-
 /* Saturated to int64 once summed: 128 bits hold any piece's sum. */
 static int64_t sat_add128(int64_t a, __int128 b) {
 	__int128 s = (__int128)a + b;
@@ -375,13 +356,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	atomic_init(&r.next, 0);
 	/* Devices are independent: two threads take them from one counter,
 	 * each result in its own slot, so the output is the same either way. */
-	pthread_t th;
-	bool two = r.n >= 2 && tc_pass_parallel(o, total) &&
-		pthread_create(&th, NULL, usage_worker, &r) == 0;
-	usage_worker(&r);
-	if (two) {
-		pthread_join(th, NULL);
-	}
+	tc_run_pair(usage_worker, &r, &r, r.n >= 2 && tc_pass_parallel(o, total));
 	/* The streams in device order, as one list. */
 	size_t n_streams = 0;
 	for (size_t k = 0; k < r.n; k++) {

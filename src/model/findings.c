@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/findings.h"
+#include "util/num.h"
 
 void tc_op_table_finish(struct tc_op_table *t) {
 	if (!t) {
@@ -8,6 +9,17 @@ void tc_op_table_finish(struct tc_op_table *t) {
 	}
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
+}
+
+void tc_xfer_stats_add(struct tc_xfer_stats *t, const struct tc_xfer_stats *x) {
+	t->count += x->count;
+	t->n_bytes_known += x->n_bytes_known;
+	t->bytes += x->bytes;
+	t->dur_ps = tc_sat_add(t->dur_ps, x->dur_ps);
+	t->bytes_dur_ps = tc_sat_add(t->bytes_dur_ps, x->bytes_dur_ps);
+	t->n_pageable += x->n_pageable;
+	t->n_pinned += x->n_pinned;
+	t->bytes_pageable += x->bytes_pageable;
 }
 
 void tc_analysis_finish(struct tc_analysis *a) {

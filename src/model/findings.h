@@ -307,6 +307,8 @@ struct tc_analysis {
 };
 
 void tc_analysis_finish(struct tc_analysis *a);
+/* t += x, field by field (times saturated). */
+void tc_xfer_stats_add(struct tc_xfer_stats *t, const struct tc_xfer_stats *x);
 /* Appends to f->ops, up to TC_FINDING_MAX_ITEMS, the names of the ops with
  * the most time in op_ps (per op index, n_ops of them; each taken entry is
  * zeroed), largest first, each name once. */
