@@ -2,6 +2,7 @@
 #include <string.h>
 #include "analysis/compare.h"
 #include "analysis/intervals.h"
+#include "analysis/markers.h"
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
@@ -261,6 +262,117 @@ static void random_ivals(struct tc_ivals *v, bool *cover, unsigned *x, int gap) 
 	}
 }
 
+/* Outer markers as tc_markers_outer takes them, written plainly: every
+ * marker of positive length sorted by (start, longer first, position),
+ * kept when it ends past all kept before it; of ties, the lowest number. */
+struct mk_ref { int64_t start, dur, num; uint32_t ev; size_t pos; };
+static int mk_ref_cmp(const void *pa, const void *pb) {
+	const struct mk_ref *a = pa, *b = pb;
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	if (a->dur != b->dur) {
+		return a->dur > b->dur ? -1 : 1;
+	}
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+struct mk_got { uint32_t ev[512]; int64_t start[512], dur[512], num[512]; size_t n; };
+static void mk_collect(void *ctx, uint32_t ev, int64_t start, int64_t dur, int64_t num) {
+	struct mk_got *g = ctx;
+	ck_assert_uint_lt(g->n, 512);
+	g->ev[g->n] = ev;
+	g->start[g->n] = start;
+	g->dur[g->n] = dur;
+	g->num[g->n++] = num;
+}
+
+START_TEST(markers_outer_merge) {
+	/* Threads whose markers nest, overlap other threads', repeat one
+	 * another's exact times (ties, told apart by step number) and include
+	 * instants: the merge, which steps over markers that end inside a
+	 * kept one, must keep what the plain sort keeps. */
+	for (unsigned seed = 1; seed <= 40; seed++) {
+		struct tc_model *m = tc_model_create();
+		uint32_t h = tc_model_add_host(m, tc_model_intern(m, "host"), 0);
+		uint32_t st = tc_model_op(m, tc_model_intern(m, "ProfilerStep"), 0, TC_OP_STEP);
+		uint32_t other = tc_model_op(m, tc_model_intern(m, "aten::mm"), 0, TC_OP_HOST_OP);
+		enum { NT = 5 };
+		uint32_t tr[NT];
+		unsigned x = seed;
+		int64_t shared_at = 0, shared_dur = 0;
+		for (int t = 0; t < NT; t++) {
+			tr[t] = tc_model_add_track(m, h, tc_model_intern(m, "thread"), TC_TRACK_HOST_THREAD, t);
+			int64_t at = 0;
+			for (int e = 0; e < 30; e++) {
+				x = x * 1103515245u + 12345u;
+				at += (x >> 8) % 40;
+				int64_t dur = (x >> 16) % 4 == 0 ? 0 : 1 + (int64_t)((x >> 20) % 90);
+				if ((x >> 12) % 7 == 0 && shared_dur) {
+					at = shared_at > at ? shared_at : at;
+					dur = at == shared_at ? shared_dur : dur;
+				}
+				uint32_t ev = tc_model_add_event(m, tr[t], (x >> 24) % 5 ? st : other, at, dur,
+					dur ? 0 : TC_EV_INSTANT);
+				uint32_t a = tc_model_args_begin(m);
+				tc_model_arg_int(m, m->key.step, (int64_t)((x >> 4) % 50));
+				m->ev.args[ev] = tc_model_args_end(m, a);
+				shared_at = at;
+				shared_dur = dur;
+			}
+		}
+		tc_model_finalize(m);
+		struct tc_markers mk;
+		tc_markers_init(&mk, m);
+		bool take[NT] = { true, true, false, true, true };
+		struct mk_ref ref[NT * 30];
+		size_t nr = 0;
+		for (size_t t = 0; t < NT; t++) {
+			for (size_t p = mk.first[t]; take[t] && p < mk.first[t + 1]; p++) {
+				uint32_t ev = mk.ev[p];
+				ck_assert_int_eq(mk.start[p], m->ev.start[ev]);
+				ck_assert_int_eq(mk.dur[p], m->ev.dur[ev]);
+				int64_t num;
+				ck_assert(tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num));
+				if (m->ev.dur[ev] > 0) {
+					ref[nr++] = (struct mk_ref){ m->ev.start[ev], m->ev.dur[ev], num, ev, p };
+				}
+			}
+		}
+		qsort(ref, nr, sizeof(*ref), mk_ref_cmp);
+		static struct mk_got got;
+		got.n = 0;
+		size_t n = tc_markers_outer(m, &mk, take, mk_collect, &got);
+		ck_assert_uint_eq(n, got.n);
+		size_t k = 0;
+		int64_t end_max = INT64_MIN;
+		for (size_t r = 0; r < nr;) {
+			size_t q = r + 1;
+			while (q < nr && ref[q].start == ref[r].start && ref[q].dur == ref[r].dur) {
+				q++;
+			}
+			if (ref[r].start + ref[r].dur > end_max) {
+				size_t best = r;
+				for (size_t u = r + 1; u < q; u++) {
+					best = ref[u].num < ref[best].num ? u : best;
+				}
+				ck_assert_uint_lt(k, got.n);
+				ck_assert_uint_eq(got.ev[k], ref[best].ev);
+				ck_assert_int_eq(got.start[k], ref[best].start);
+				ck_assert_int_eq(got.dur[k], ref[best].dur);
+				ck_assert_int_eq(got.num[k], ref[best].num);
+				k++;
+				end_max = ref[r].start + ref[r].dur;
+			}
+			r = q;
+		}
+		ck_assert_uint_eq(k, got.n);
+		tc_markers_finish(&mk);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 START_TEST(merge_into_and_cover) {
 	/* tc_ivals_merge_into and tc_cover_add against per-cell brute force,
 	 * on lists that interleave, nest and touch. */
@@ -480,6 +592,7 @@ int main(void) {
 	tcase_add_test(tc, self_time_and_host_scope);
 	tcase_add_test(tc, union_many_tracks);
 	tcase_add_test(tc, merge_into_and_cover);
+	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);

@@ -25,6 +25,12 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m) {
 	}
 	mk->first[m->n_tracks] = mk->n;
 	free(step);
+	mk->start = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->start));
+	mk->dur = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->dur));
+	for (size_t p = 0; p < mk->n; p++) {
+		mk->start[p] = m->ev.start[mk->ev[p]];
+		mk->dur[p] = m->ev.dur[mk->ev[p]];
+	}
 }
 
 void tc_markers_finish(struct tc_markers *mk) {
@@ -32,6 +38,8 @@ void tc_markers_finish(struct tc_markers *mk) {
 		return;
 	}
 	free(mk->ev);
+	free(mk->start);
+	free(mk->dur);
 	free(mk->first);
 	memset(mk, 0, sizeof(*mk));
 }
@@ -69,7 +77,7 @@ size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk) {
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
 		for (size_t p = mk->first[t]; tc_model_on_host(m, d) && p < mk->first[t + 1]; p++) {
-			count[d < m->n_devices ? d : m->n_devices] += m->ev.dur[mk->ev[p]] > 0;
+			count[d < m->n_devices ? d : m->n_devices] += mk->dur[p] > 0;
 		}
 	}
 	size_t best = SIZE_MAX;
@@ -88,7 +96,7 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
 		for (size_t p = mk->first[t]; !tc_model_on_host(m, d) && p < mk->first[t + 1]; p++) {
-			dev = m->ev.dur[mk->ev[p]] > 0 && d < dev ? d : dev;
+			dev = mk->dur[p] > 0 && d < dev ? d : dev;
 		}
 	}
 	size_t host = tc_markers_host(m, mk);
@@ -108,13 +116,6 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	return true;
 }
 
-/* Steps' merge order: start, then longer first; instants are no steps. */
-static bool step_key(const struct tc_model *m, uint32_t ev, int64_t key[2]) {
-	key[0] = m->ev.start[ev];
-	key[1] = -m->ev.dur[ev];
-	return m->ev.dur[ev] > 0;
-}
-
 static int64_t step_num(const struct tc_model *m, uint32_t ev) {
 	int64_t num;
 	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
@@ -127,7 +128,7 @@ static int64_t step_num(const struct tc_model *m, uint32_t ev) {
 size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, const bool *take,
 		tc_marker_emit_fn emit, void *ctx) {
 	struct tc_marker_merge g;
-	tc_marker_merge_init(&g, m, mk, take, step_key);
+	tc_marker_merge_init(&g, m, mk, take);
 	int64_t key[2], end_max = INT64_MIN;
 	size_t n = 0;
 	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
@@ -148,26 +149,33 @@ size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, c
 		emit(ctx, ev, key[0], -key[1], num);
 		n++;
 		end_max = end;
+		/* What ends by then is enclosed: the cursors step over it. */
+		g.skip_end = end;
 	}
 	return n;
 }
 
-/* tc_track_merge's advance over one track's markers: to the next one the
- * key keeps. */
+/* tc_track_merge's advance over one track's markers: to the next one of
+ * positive length (instants are no steps) that ends after skip_end. */
 static bool advance(const struct tc_model *m, struct tc_track_cursor *c, void *ctx) {
+	(void)m;
 	const struct tc_marker_merge *g = ctx;
-	int64_t key[2] = { 0, 0 };
-	while (c->i < c->end && !g->key(m, g->mk->ev[c->i], key)) {
+	const struct tc_markers *mk = g->mk;
+	while (c->i < c->end && (mk->dur[c->i] <= 0 ||
+			mk->start[c->i] + mk->dur[c->i] <= g->skip_end)) {
 		c->i++;
 	}
-	c->key = key[0];
-	c->key2 = key[1];
-	return c->i < c->end;
+	if (c->i == c->end) {
+		return false;
+	}
+	c->key = mk->start[c->i];
+	c->key2 = -mk->dur[c->i];
+	return true;
 }
 
 void tc_marker_merge_init(struct tc_marker_merge *g, const struct tc_model *m,
-		const struct tc_markers *mk, const bool *take, tc_marker_key_fn key) {
-	*g = (struct tc_marker_merge){ .m = m, .mk = mk, .key = key };
+		const struct tc_markers *mk, const bool *take) {
+	*g = (struct tc_marker_merge){ .m = m, .mk = mk, .skip_end = INT64_MIN };
 	size_t nt = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		nt += take[t] && mk->first[t + 1] > mk->first[t];

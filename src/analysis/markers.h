@@ -21,6 +21,10 @@
 
 struct tc_markers {
 	uint32_t *ev;  /* event indexes, track after track, each in its order */
+	/* Their starts and durations, copied in the one pass: markers are
+	 * sparse among the events, and a merge reading the model's columns
+	 * for each would miss the cache on every marker. */
+	int64_t *start, *dur;
 	size_t *first; /* track t's: ev[first[t]] to ev[first[t + 1]] (excluded) */
 	size_t n;
 };
@@ -44,22 +48,21 @@ bool tc_markers_copy_host(const struct tc_model *m, const struct tc_markers *mk,
  * repeat their steps, so one rank's are taken. */
 size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk);
 
-/* The merge order of marker ev (an event index): key[0], then key[1];
- * false leaves the marker out. */
-typedef bool (*tc_marker_key_fn)(const struct tc_model *m, uint32_t ev, int64_t key[2]);
-
 struct tc_marker_merge {
 	struct tc_track_merge g; /* over the markers, not the events */
 	const struct tc_model *m;
 	const struct tc_markers *mk;
-	tc_marker_key_fn key;
+	/* Markers ending by this are passed over, unmerged: the merge's user
+	 * drops them anyway (INT64_MIN: none). It may only grow. */
+	int64_t skip_end;
 };
 
-/* The markers of the tracks t with take[t], by (key[0], key[1], position
- * in mk->ev): positions grow track after track, so ties keep the order of
- * a stable sort of the markers gathered track by track. */
+/* The markers of positive length of the tracks t with take[t], by key:
+ * start (key[0]), then longer first (key[1], minus the duration), then
+ * position in mk->ev. Positions grow track after track, so ties keep the
+ * order of a stable sort of the markers gathered track by track. */
 void tc_marker_merge_init(struct tc_marker_merge *g, const struct tc_model *m,
-	const struct tc_markers *mk, const bool *take, tc_marker_key_fn key);
+	const struct tc_markers *mk, const bool *take);
 /* The next marker's position in mk->ev, its key in key; SIZE_MAX at the
  * end, with g freed. */
 size_t tc_marker_merge_next(struct tc_marker_merge *g, int64_t key[2]);
