@@ -373,6 +373,59 @@ START_TEST(markers_outer_merge) {
 }
 END_TEST
 
+START_TEST(step_counted_runs) {
+	/* The runs tc_step_counted_run gives hold exactly the events
+	 * tc_step_counted_from counts: steps in order, apart, touching and
+	 * overlapping, warm-up and partial ones counted or not, and none. */
+	unsigned x = 11;
+	for (int round = 0; round < 300; round++) {
+		struct tc_analysis a;
+		memset(&a, 0, sizeof(a));
+		struct tc_step steps[8];
+		memset(steps, 0, sizeof(steps));
+		a.steps = steps;
+		a.n_steps = round % 9 == 0 ? 0 : 1 + round % 8;
+		int64_t at = 0;
+		for (size_t k = 0; k < a.n_steps; k++) {
+			x = x * 1103515245u + 12345u;
+			at += (int64_t)((x >> 8) % 30) - ((x >> 20) % 4 == 0 ? 10 : 0);
+			at = at < 0 ? 0 : at;
+			steps[k].start_ps = at;
+			steps[k].dur_ps = 1 + (int64_t)((x >> 12) % 40);
+			steps[k].warmup = (x >> 3) % 5 == 0;
+			steps[k].partial = (x >> 5) % 6 == 0;
+			at = k + 1 < a.n_steps && (x >> 24) % 3 == 0 ? at + steps[k].dur_ps : at;
+		}
+		a.n_steps_counted = a.n_steps ? (x >> 7) % (a.n_steps + 1) : 0;
+		int64_t start[120];
+		size_t n = 0;
+		int64_t t = -5;
+		while (n < 120) {
+			x = x * 1103515245u + 12345u;
+			t += (int64_t)((x >> 10) % 4);
+			start[n++] = t;
+		}
+		size_t from_at = 0;
+		bool want[120];
+		for (size_t i = 0; i < n; i++) {
+			want[i] = tc_step_counted_from(&a, &from_at, start[i]);
+		}
+		bool got[120] = { false };
+		size_t run_at = 0, i = 0;
+		int64_t lim;
+		while (tc_step_counted_run(&a, &run_at, start, &i, n, &lim)) {
+			ck_assert(start[i] < lim);
+			for (; i < n && start[i] < lim; i++) {
+				got[i] = true;
+			}
+		}
+		for (size_t k = 0; k < n; k++) {
+			ck_assert_msg(got[k] == want[k], "round %d, event %zu", round, k);
+		}
+	}
+}
+END_TEST
+
 START_TEST(merge_into_and_cover) {
 	/* tc_ivals_merge_into and tc_cover_add against per-cell brute force,
 	 * on lists that interleave, nest and touch. */
@@ -593,6 +646,7 @@ int main(void) {
 	tcase_add_test(tc, union_many_tracks);
 	tcase_add_test(tc, merge_into_and_cover);
 	tcase_add_test(tc, markers_outer_merge);
+	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);

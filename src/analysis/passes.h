@@ -101,17 +101,55 @@ static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps
  * warm-up and partial steps count only when nothing else is left; without
  * steps, everything counts. *at as for tc_step_at_from. Needs the
  * breakdown's n_steps_counted. */
+static inline bool tc_step_counts(const struct tc_analysis *a, const struct tc_step *st) {
+	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
+		a->n_steps_counted > 0);
+}
+
 static inline bool tc_step_counted_from(const struct tc_analysis *a, size_t *at, int64_t t) {
 	if (!a->n_steps) {
 		return true;
 	}
 	size_t i = tc_step_at_from(a->steps, a->n_steps, at, t);
-	if (i == SIZE_MAX) {
-		return false;
+	return i != SIZE_MAX && tc_step_counts(a, &a->steps[i]);
+}
+
+/*
+ * The events tc_step_counted_from counts, a run at a time, for walks that
+ * would rather not test every event: passes *i over the track's events
+ * (start, sorted, up to end) that do not count, and gives *lim, before
+ * which every event from *i on counts. False when no event is left. *at
+ * as for tc_step_at_from.
+ */
+static inline bool tc_step_counted_run(const struct tc_analysis *a, size_t *at,
+		const int64_t *start, size_t *i, size_t end, int64_t *lim) {
+	size_t j = *i;
+	*lim = INT64_MAX;
+	while (j < end && a->n_steps) {
+		int64_t t = start[j];
+		while (*at < a->n_steps && a->steps[*at].start_ps <= t) {
+			(*at)++;
+		}
+		int64_t next = *at < a->n_steps ? a->steps[*at].start_ps : INT64_MAX;
+		*lim = next;
+		bool counts = false;
+		if (*at > 0) {
+			const struct tc_step *s = &a->steps[*at - 1];
+			int64_t s_end = s->start_ps + s->dur_ps;
+			if (t < s_end) {
+				counts = tc_step_counts(a, s);
+				*lim = s_end < next ? s_end : next;
+			}
+		}
+		if (counts) {
+			break;
+		}
+		while (j < end && start[j] < *lim) {
+			j++;
+		}
 	}
-	const struct tc_step *st = &a->steps[i];
-	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
-		a->n_steps_counted > 0);
+	*i = j;
+	return j < end;
 }
 
 /* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps_from

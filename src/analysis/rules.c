@@ -755,6 +755,65 @@ struct fill {
 	int64_t *op_ps;       /* underfilled (or short) time per op */
 };
 
+/* Sums of the kernels among events [*i, end) starting before lim, which
+ * fill_measure takes; *i ends past them. args: the kernels may carry
+ * blocks per SM and occupancy (inlined twice, so the loop without them
+ * keeps its sums in registers). */
+struct fill_walk {
+	const struct tc_model *m;
+	const uint8_t *is_kern;
+	int64_t short_ps;
+	double blocks_th;
+	uint32_t k_blocks, k_occ;
+	int64_t *op_ps;
+	int64_t kern, with, low, shrt, occ_dur;
+	double occ;
+};
+
+static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64_t lim,
+		bool args) {
+	const struct tc_model *m = w->m;
+	const uint32_t *ops = m->ev.op;
+	const int64_t *start = m->ev.start, *durs = m->ev.dur;
+	const uint8_t *is_kern = w->is_kern;
+	int64_t *op_ps = w->op_ps;
+	const int64_t short_ps = w->short_ps;
+	int64_t kern = 0, with = 0, lowt = 0, shortt = 0, occ_dur = 0;
+	double occ = 0;
+	for (; i < end && start[i] < lim; i++) {
+		uint32_t op = ops[i];
+		int64_t dur = durs[i];
+		if (!is_kern[op]) {
+			continue;
+		}
+		kern += dur;
+		bool low = false;
+		if (args) {
+			struct tc_arg ka[2];
+			unsigned have = tc_model_arg_find2(m, m->ev.args[i], w->k_blocks, w->k_occ, ka);
+			double v;
+			if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
+				with += dur;
+				low = v < w->blocks_th;
+				lowt += low ? dur : 0;
+			}
+			if ((have & 2) && tc_model_arg_value_num(m, &ka[1], &v)) {
+				occ += v * (double)dur;
+				occ_dur += dur;
+			}
+		}
+		shortt += dur < short_ps ? dur : 0;
+		op_ps[op] += low || dur < short_ps ? dur : 0;
+	}
+	w->kern += kern;
+	w->with += with;
+	w->low += lowt;
+	w->shrt += shortt;
+	w->occ += occ;
+	w->occ_dur += occ_dur;
+	return i;
+}
+
 static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) {
 	const struct tc_model *m = c->m;
 	struct tc_device_tracks dt;
@@ -762,51 +821,31 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 	size_t nt = 0;
 	uint32_t *work = tc_device_work_tracks(m, &dt, d, &nt);
 	tc_device_tracks_finish(&dt);
-	int64_t short_ps = (int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6);
-	double blocks_th = th(c, TC_TH_SMALL_BATCH_BLOCKS);
-	const uint32_t k_blocks = m->key.blocks_per_sm, k_occ = m->key.occupancy;
-	/* Columns and sums in locals: stores through fl would make the
-	 * compiler read the columns' pointers again for every event. */
-	const uint32_t *ops = m->ev.op;
-	const int64_t *start = m->ev.start, *durs = m->ev.dur;
-	int64_t kern = 0, with = 0, lowt = 0, shortt = 0, occ_dur = 0;
-	double occ = 0;
+	/* A byte per op: the op records would crowd the cache. */
+	uint8_t *is_kern = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		is_kern[o] = m->ops[o].kind == TC_OP_KERNEL;
+	}
+	struct fill_walk w = { .m = m, .is_kern = is_kern,
+		.short_ps = (int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6),
+		.blocks_th = th(c, TC_TH_SMALL_BATCH_BLOCKS),
+		.k_blocks = m->key.blocks_per_sm, .k_occ = m->key.occupancy, .op_ps = fl->op_ps };
 	for (size_t t = 0; t < nt; t++) {
 		const struct tc_track *tr = &m->tracks[work[t]];
-		size_t at = 0;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint32_t op = ops[i];
-			int64_t dur = durs[i];
-			if (m->ops[op].kind != TC_OP_KERNEL ||
-					!tc_step_counted_from(c->a, &at, start[i])) {
-				continue;
-			}
-			kern += dur;
-			bool low = false;
-			if (m->fill_args) {
-				struct tc_arg ka[2];
-				unsigned have = tc_model_arg_find2(m, m->ev.args[i], k_blocks, k_occ, ka);
-				double v;
-				if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
-					with += dur;
-					low = v < blocks_th;
-					lowt += low ? dur : 0;
-				}
-				if ((have & 2) && tc_model_arg_value_num(m, &ka[1], &v)) {
-					occ += v * (double)dur;
-					occ_dur += dur;
-				}
-			}
-			shortt += dur < short_ps ? dur : 0;
-			fl->op_ps[op] += low || dur < short_ps ? dur : 0;
+		size_t at = 0, i = tr->first, end = (size_t)tr->first + tr->count;
+		int64_t lim;
+		while (tc_step_counted_run(c->a, &at, m->ev.start, &i, end, &lim)) {
+			i = m->fill_args ? fill_range(&w, i, end, lim, true) :
+				fill_range(&w, i, end, lim, false);
 		}
 	}
-	fl->kern_ps += kern;
-	fl->with_ps += with;
-	fl->low_ps += lowt;
-	fl->short_ps += shortt;
-	fl->occ_ps += occ;
-	fl->occ_dur_ps += occ_dur;
+	free(is_kern);
+	fl->kern_ps += w.kern;
+	fl->with_ps += w.with;
+	fl->low_ps += w.low;
+	fl->short_ps += w.shrt;
+	fl->occ_ps += w.occ;
+	fl->occ_dur_ps += w.occ_dur;
 	free(work);
 }
 
