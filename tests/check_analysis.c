@@ -432,6 +432,7 @@ START_TEST(merge_into_and_cover) {
 	enum { NL = 5 };
 	static bool cov[NL][LIMIT], want[LIMIT];
 	struct tc_ivals l[NL] = { 0 }, u = { 0 };
+	struct tc_cover c = { 0 };
 	unsigned x = 99;
 	for (int round = 0; round < 40; round++) {
 		for (int k = 0; k < NL; k++) {
@@ -447,39 +448,44 @@ START_TEST(merge_into_and_cover) {
 			}
 			check_ivals_cover(&u, want);
 		}
-		int64_t lo = (int64_t)(x >> 7) % LIMIT, hi = lo + (int64_t)(x >> 17) % LIMIT;
-		if (round % 4 == 0) {
-			lo = INT64_MIN;
-			hi = INT64_MAX;
-		}
-		struct tc_cover c = { 0 };
-		tc_cover_add(&c, l, NL, lo, hi);
-		int64_t by_bits[1 << NL] = { 0 };
-		for (int64_t y = lo < 0 ? 0 : lo; y < LIMIT && y < hi; y++) {
-			unsigned b = 0;
-			for (int k = 0; k < NL; k++) {
-				b |= cov[k][y] ? 1u << k : 0;
+		/* One cover emptied and added to again, over new lists and
+		 * windows that rise and fall: its search hints go stale. */
+		for (int w = 0; w < 6; w++) {
+			x = x * 1103515245u + 12345u;
+			int64_t lo = (int64_t)(x >> 7) % LIMIT, hi = lo + (int64_t)(x >> 17) % LIMIT;
+			if (round % 4 == 0 && w == 0) {
+				lo = INT64_MIN;
+				hi = INT64_MAX;
 			}
-			by_bits[b]++;
+			c.n = 0;
+			tc_cover_add(&c, l, NL, lo, hi);
+			int64_t by_bits[1 << NL] = { 0 };
+			for (int64_t y = lo < 0 ? 0 : lo; y < LIMIT && y < hi; y++) {
+				unsigned b = 0;
+				for (int k = 0; k < NL; k++) {
+					b |= cov[k][y] ? 1u << k : 0;
+				}
+				by_bits[b]++;
+			}
+			int64_t got[1 << NL] = { 0 };
+			for (size_t p = 0; p < c.n; p++) {
+				ck_assert(c.v[p].bits != 0 && c.v[p].bits < (1u << NL));
+				got[c.v[p].bits] += c.v[p].len;
+			}
+			for (int b = 1; b < (1 << NL); b++) {
+				ck_assert_msg(got[b] == by_bits[b], "round %d bits %d: %lld != %lld", round, b,
+					(long long)got[b], (long long)by_bits[b]);
+			}
+			int64_t any = 0, both = 0;
+			for (int b = 1; b < (1 << NL); b++) {
+				any += (b & 6) ? by_bits[b] : 0;
+				both += (b & 1) && (b & 8) ? by_bits[b] : 0;
+			}
+			ck_assert_int_eq(tc_cover_len(&c, 6), any);
+			ck_assert_int_eq(tc_cover_len_both(&c, 1, 8), both);
 		}
-		int64_t got[1 << NL] = { 0 };
-		for (size_t p = 0; p < c.n; p++) {
-			ck_assert(c.v[p].bits != 0 && c.v[p].bits < (1u << NL));
-			got[c.v[p].bits] += c.v[p].len;
-		}
-		for (int b = 1; b < (1 << NL); b++) {
-			ck_assert_msg(got[b] == by_bits[b], "round %d bits %d: %lld != %lld", round, b,
-				(long long)got[b], (long long)by_bits[b]);
-		}
-		int64_t any = 0, both = 0;
-		for (int b = 1; b < (1 << NL); b++) {
-			any += (b & 6) ? by_bits[b] : 0;
-			both += (b & 1) && (b & 8) ? by_bits[b] : 0;
-		}
-		ck_assert_int_eq(tc_cover_len(&c, 6), any);
-		ck_assert_int_eq(tc_cover_len_both(&c, 1, 8), both);
-		tc_cover_finish(&c);
 	}
+	tc_cover_finish(&c);
 	for (int k = 0; k < NL; k++) {
 		tc_ivals_finish(&l[k]);
 	}
@@ -490,7 +496,7 @@ START_TEST(merge_into_and_cover) {
 	struct tc_ivals e[2] = { 0 };
 	tc_ivals_push(&e[0], -far, -far + 10);
 	tc_ivals_push(&e[1], far, far + 5);
-	struct tc_cover c = { 0 };
+	/* c was emptied whole by tc_cover_finish. */
 	tc_cover_add(&c, e, 2, INT64_MIN, INT64_MAX);
 	ck_assert_int_eq(tc_cover_len(&c, 3), 15);
 	tc_ivals_push(&e[0], -1, far + 1000);

@@ -593,6 +593,25 @@ static void cover_part(struct tc_cover *c, uint64_t bits, int64_t len) {
 }
 
 static size_t first_ending_after(const struct tc_ivals *v, int64_t t);
+static size_t first_ending_after_in(const struct tc_ivals *v, int64_t t, size_t a, size_t b);
+
+/* first_ending_after, searching forward from h when the answer lies
+ * there: doubling steps, then halving. */
+static size_t first_ending_after_from(const struct tc_ivals *v, int64_t t, size_t h) {
+	if (h > v->n || (h > 0 && v->hi[h - 1] > t)) {
+		return first_ending_after(v, t);
+	}
+	if (h == v->n || v->hi[h] > t) {
+		return h;
+	}
+	/* Every interval before a ends by t. */
+	size_t a = h + 1, step = 1, p;
+	while ((p = a + step - 1) < v->n && v->hi[p] <= t) {
+		a = p + 1;
+		step *= 2;
+	}
+	return first_ending_after_in(v, t, a, p < v->n ? p : v->n);
+}
 
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 		int64_t lo, int64_t hi) {
@@ -602,7 +621,8 @@ void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 	unsigned sh[64]; /* the list's index: its bit, or its kinds' shift */
 	size_t na = 0;
 	for (size_t k = 0; k < nl && k < 64; k++) {
-		size_t i = first_ending_after(&lists[k], lo);
+		size_t i = first_ending_after_from(&lists[k], lo, c->hint[k]);
+		c->hint[k] = i;
 		if (i < lists[k].n && lists[k].lo[i] < hi) {
 			l[na] = &lists[k];
 			at[na] = i;
@@ -745,7 +765,12 @@ uint32_t *tc_device_work_tracks(const struct tc_model *m, const struct tc_device
 
 /* First interval whose hi > t. */
 static size_t first_ending_after(const struct tc_ivals *v, int64_t t) {
-	size_t a = 0, b = v->n;
+	return first_ending_after_in(v, t, 0, v->n);
+}
+
+/* The same, known to lie in [a, b]: b when no interval of [a, b) ends
+ * after t. */
+static size_t first_ending_after_in(const struct tc_ivals *v, int64_t t, size_t a, size_t b) {
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
 		if (v->hi[mid] <= t) {

@@ -150,6 +150,10 @@ struct tc_cover {
 	 * counts only while it is below n and its part has those bits, so
 	 * setting n to 0 empties the cover. */
 	uint32_t seen[64];
+	/* Per list index, where its search found the first interval last
+	 * time: checked against the list before use, so any value is safe,
+	 * and a cover added step after step seldom searches. */
+	size_t hint[64];
 };
 /* Add [lo, hi)'s covered time by lists[0..nl) (nl <= 64, a run list's
  * kinds shifted by its index kept under bit 64) to c's parts. */
