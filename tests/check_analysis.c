@@ -426,6 +426,41 @@ START_TEST(step_counted_runs) {
 }
 END_TEST
 
+START_TEST(usage_runs_far_apart) {
+	/* Runs at the model's far ends: sums past INT64_MAX saturate, sums
+	 * under it are exact, and a run longer than INT64_MAX (its gap
+	 * saturates) wraps nothing. */
+	const int64_t far = TC_MAX_ABS_PS;
+	const uint32_t k = TC_KIND_BIT(TC_OP_KERNEL), c = TC_KIND_BIT(TC_OP_COLLECTIVE);
+	struct tc_ivals r = { 0 };
+	tc_runs_reserve(&r, 4);
+	const int64_t lo[] = { -far, -far / 2, far / 2, far };
+	const int64_t hi[] = { -far / 2 - 10, far / 2 - 5, far, far + TC_MAX_DUR_PS };
+	const uint32_t kd[] = { k, k | c, c, k };
+	for (int i = 0; i < 4; i++) {
+		r.lo[i] = lo[i];
+		r.hi[i] = hi[i];
+		r.kinds[i] = kd[i];
+	}
+	r.n = 4;
+	struct tc_device_util u = { .busy_ps = 7, .comm_ps = -far };
+	tc_usage_add_runs(&u, &r);
+	ck_assert_int_eq(u.busy_ps, INT64_MAX);
+	ck_assert_int_eq(u.kernel_ps, far / 2 - 10 + far - 5 + TC_MAX_DUR_PS);
+	ck_assert_int_eq(u.comm_ps, far - 5 + far / 2 - far);
+	ck_assert_int_eq(u.overlap_ps, far - 5);
+	r.lo[0] = -far;
+	r.hi[0] = far + TC_MAX_DUR_PS;
+	r.kinds[0] = k | c;
+	r.n = 1;
+	u = (struct tc_device_util){ .busy_ps = -3 };
+	tc_usage_add_runs(&u, &r);
+	ck_assert_int_eq(u.busy_ps, INT64_MAX - 3);
+	ck_assert_int_eq(u.overlap_ps, INT64_MAX);
+	tc_ivals_finish(&r);
+}
+END_TEST
+
 START_TEST(merge_into_and_cover) {
 	/* tc_ivals_merge_into and tc_cover_add against per-cell brute force,
 	 * on lists that interleave, nest and touch. */
@@ -653,6 +688,7 @@ int main(void) {
 	tcase_add_test(tc, merge_into_and_cover);
 	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, step_counted_runs);
+	tcase_add_test(tc, usage_runs_far_apart);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);

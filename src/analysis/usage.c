@@ -256,7 +256,8 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 }
 
-/* Saturated to int64 once summed: 128 bits hold any piece's sum. */
+/* Saturated to int64 once summed: 128 bits hold the total and a piece's
+ * sum. */
 static int64_t sat_add128(int64_t a, __int128 b) {
 	__int128 s = (__int128)a + b;
 	return s > INT64_MAX ? INT64_MAX : s < INT64_MIN ? INT64_MIN : (int64_t)s;
@@ -264,14 +265,17 @@ static int64_t sat_add128(int64_t a, __int128 b) {
 
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
 	const uint32_t kern = TC_KIND_BIT(TC_OP_KERNEL), coll = TC_KIND_BIT(TC_OP_COLLECTIVE);
-	/* Masks, not branches: neighbouring runs differ in kinds. */
-	__int128 busy = 0, compute = 0, kernel = 0, comm = 0, both = 0;
+	/* Masks, not branches: neighbouring runs differ in kinds. The runs
+	 * are disjoint and inside the model's clamped times (2^62 either side
+	 * of the origin, durations up to TC_MAX_DUR_PS), so every sum stays
+	 * under 2^64: 64-bit sums, held in registers, are exact. */
+	uint64_t busy = 0, compute = 0, kernel = 0, comm = 0, both = 0;
 	for (size_t i = 0; i < runs->n; i++) {
-		int64_t len = tc_ivals_gap(runs->lo[i], runs->hi[i]);
+		uint64_t len = (uint64_t)tc_ivals_gap(runs->lo[i], runs->hi[i]);
 		uint32_t kd = runs->kinds[i];
-		int64_t is_k = -(int64_t)((kd & kern) != 0), is_c = -(int64_t)((kd & coll) != 0);
+		uint64_t is_k = -(uint64_t)((kd & kern) != 0), is_c = -(uint64_t)((kd & coll) != 0);
 		busy += len;
-		compute += len & -(int64_t)((kd & TC_KINDS_DEVICE_COMPUTE) != 0);
+		compute += len & -(uint64_t)((kd & TC_KINDS_DEVICE_COMPUTE) != 0);
 		kernel += len & is_k;
 		comm += len & is_c;
 		/* Comm/compute overlap against kernels, as HTA measures it. */
