@@ -27,9 +27,14 @@ struct launch_starts {
 	size_t *off;     /* per track: index of its first event in from, SIZE_MAX if none */
 };
 
-static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
+/* The launch starts, and each device's launch delays (device start -
+ * launch call start) into delays[d] and nd[d]: one walk over the flows,
+ * one track search each. */
+static void launch_starts(const struct tc_model *m, struct launch_starts *ls,
+		int64_t **delays, size_t *nd) {
 	ls->from = NULL;
 	ls->off = NULL;
+	size_t *cap = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*cap));
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
@@ -50,7 +55,14 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls) {
 		if (t < m->n_tracks && ls->off[t] != SIZE_MAX) {
 			ls->from[ls->off[t] + (fl->to - m->tracks[t].first)] = fl->from + 1;
 		}
+		uint32_t d = t != TC_NONE ? m->tracks[t].device : TC_NONE;
+		if (d >= m->n_devices) {
+			continue;
+		}
+		TC_GROW(delays[d], cap[d], nd[d] + 1);
+		delays[d][nd[d]++] = m->ev.start[fl->to] - m->ev.start[fl->from];
 	}
+	free(cap);
 }
 
 /* The launch start of event i on device-work track t (INT64_MIN: none). */
@@ -307,25 +319,9 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	size_t nd_all = m->n_devices ? m->n_devices : 1;
 	struct usage_run r = { .m = m, .o = o, .each = each, .ctx = ctx,
 		.short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6) };
-	launch_starts(m, &r.ls);
 	r.delays = tc_xcalloc(nd_all, sizeof(*r.delays));
 	r.nd = tc_xcalloc(nd_all, sizeof(*r.nd));
-	size_t *cd = tc_xcalloc(nd_all, sizeof(*cd));
-	for (size_t f = 0; f < m->n_flows; f++) {
-		const struct tc_flow *fl = &m->flows[f];
-		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
-			continue;
-		}
-		uint32_t t = tc_model_event_track(m, fl->to);
-		uint32_t d = t != TC_NONE ? m->tracks[t].device : TC_NONE;
-		if (d >= m->n_devices) {
-			continue;
-		}
-		TC_GROW(r.delays[d], cd[d], r.nd[d] + 1);
-		int64_t dl = m->ev.start[fl->to] - m->ev.start[fl->from];
-		r.delays[d][r.nd[d]++] = dl;
-	}
-	free(cd);
+	launch_starts(m, &r.ls, r.delays, r.nd);
 	/* The devices with work, each with its work tracks. */
 	r.dev = tc_xmalloc(nd_all * sizeof(*r.dev));
 	r.tracks = tc_xmalloc(nd_all * sizeof(*r.tracks));
