@@ -558,6 +558,26 @@ START_TEST(protobuf_hostile) {
 	pb_bytes(&b, groups, sizeof(groups));
 	pb_case("wire types 3, 4, 6, 7", &b);
 
+	/* Regression (fuzz_ingest_xplane): a Task Environment plane whose
+	 * stats (or stat_metadata) field is a varint, read before the plane's
+	 * wire types are checked, reached the decoder with no payload. */
+	static const uint8_t env_varint_stat[] = {
+		0x0a, 0x14, 0x12, 0x10, 'T', 'a', 's', 'k', ' ', 'E', 'n', 'v', 'i', 'r', 'o', 'n',
+		'm', 'e', 'n', 't', 0x30, 0x01,
+	};
+	b.n = 0;
+	pb_bytes(&b, env_varint_stat, sizeof(env_varint_stat));
+	pb_case("Task Environment stat as a varint", &b);
+	struct tc_limits lim;
+	tc_limits_default(&lim);
+	struct tc_error e;
+	ck_assert_int_eq(ingest_full(b.p, b.n, &tc_reader_xplane, &lim, &e), TC_EXIT_INPUT);
+	ck_assert_msg(strstr(e.msg, "XPlane.stats has the wrong wire type"), "%s", e.msg);
+	b.p[20] = 0x28; /* field 5, stat_metadata, as a varint */
+	pb_case("Task Environment stat metadata as a varint", &b);
+	ck_assert_int_eq(ingest_full(b.p, b.n, &tc_reader_xplane, &lim, &e), TC_EXIT_INPUT);
+	ck_assert_msg(strstr(e.msg, "XPlane.stat_metadata has the wrong wire type"), "%s", e.msg);
+
 	/* Deep nesting: field 1 inside field 1 ... 100000 levels. */
 	pb_deep(&b, 100000);
 	pb_case("100000 nested messages", &b);

@@ -203,6 +203,13 @@ static bool load_stat_metadata(struct reader *r, const uint8_t *p, size_t len,
 		if (f.num != XPLANE_STAT_METADATA) {
 			continue;
 		}
+		/* As in next_plane_stat: the Task Environment plane's wire
+		 * types are not checked before. */
+		if (f.wt != TC_PB_LEN) {
+			free(keys);
+			return tc_xplane_fail(r, pb.p, "xplane: %s has the wrong wire type",
+				"XPlane.stat_metadata");
+		}
 		uint32_t name = 0;
 		if (!tc_xplane_parse_stat_metadata(r, f.data, f.len, &keys[nt], &name)) {
 			free(keys);
@@ -236,6 +243,12 @@ static int next_plane_stat(struct reader *r, struct tc_pb *pb, uint32_t *k, stru
 	while ((rc = tc_pb_next(pb, &f)) > 0) {
 		if (f.num != XPLANE_STATS) {
 			continue;
+		}
+		/* The Task Environment plane is read before parse_plane checks
+		 * wire types: a stat that is no message has no payload. */
+		if (f.wt != TC_PB_LEN) {
+			tc_xplane_fail(r, pb->p, "xplane: %s has the wrong wire type", "XPlane.stats");
+			return -1;
 		}
 		if (!parse_stat(r, f.data, f.len, k, v)) {
 			return -1;
