@@ -129,11 +129,11 @@ size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, c
 		tc_marker_emit_fn emit, void *ctx) {
 	struct tc_marker_merge g;
 	tc_marker_merge_init(&g, m, mk, take);
-	int64_t key[2], end_max = INT64_MIN;
+	int64_t key[2];
 	size_t n = 0;
 	for (size_t p; (p = tc_marker_merge_next(&g, key)) != SIZE_MAX;) {
 		int64_t end = key[0] - key[1];
-		if (n && end <= end_max) {
+		if (end <= g.skip_end) {
 			continue; /* the ties that follow are enclosed too */
 		}
 		uint32_t ev = mk->ev[p];
@@ -148,7 +148,6 @@ size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, c
 		}
 		emit(ctx, ev, key[0], -key[1], num);
 		n++;
-		end_max = end;
 		/* What ends by then is enclosed: the cursors step over it. */
 		g.skip_end = end;
 	}
