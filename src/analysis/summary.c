@@ -82,6 +82,31 @@ static void op_percentiles(const struct tc_model *m,
 	free(durs);
 }
 
+/* The per-event sums in a row of their own, 40 bytes: the rows' other
+ * fields would spread them over twice the cache. */
+struct op_acc {
+	uint64_t count;
+	int64_t total, self, min, max;
+};
+
+static inline void acc_event(struct op_acc *r, int64_t d) {
+	r->count++;
+	r->total = tc_sat_add(r->total, d);
+	r->self = tc_sat_add(r->self, d);
+	r->min = d < r->min ? d : r->min;
+	r->max = d > r->max ? d : r->max;
+}
+
+/* An event's FLOPs and bytes (< 0: unknown) into its row. */
+static inline void row_costs(struct tc_op_summary *row, int64_t f, int64_t b) {
+	if (f >= 0) {
+		row->flops = (row->flops < 0 ? 0 : row->flops) + (double)f;
+	}
+	if (b >= 0) {
+		row->bytes = (row->bytes < 0 ? 0 : row->bytes) + (double)b;
+	}
+}
+
 struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
 		bool percentiles, size_t *n_out) {
@@ -118,17 +143,18 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	}
 	free(kt.slots);
 
-	/* The per-event sums in a row of their own, 40 bytes: the rows'
-	 * other fields would spread them over twice the cache. */
-	struct op_acc {
-		uint64_t count;
-		int64_t total, self, min, max;
-	} *acc = tc_xmalloc((n ? n : 1) * sizeof(*acc));
+	struct op_acc *acc = tc_xmalloc((n ? n : 1) * sizeof(*acc));
 	for (size_t r = 0; r < n; r++) {
 		acc[r] = (struct op_acc){ .min = INT64_MAX };
 	}
 	const int64_t *start = m->ev.start, *durs = m->ev.dur;
 	const uint32_t *evop = m->ev.op;
+	/* A byte per op: whether it has costs to sum (the op records would
+	 * crowd the cache), for the loop over flat lines. */
+	uint8_t *has_cost = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		has_cost[o] = m->ops[o].flops >= 0 || m->ops[o].bytes >= 0;
+	}
 	int64_t *stack_end = NULL;
 	uint32_t *stack_row = NULL;
 	size_t scap = 0, scap2 = 0;
@@ -140,25 +166,26 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		size_t top = 0;
 		/* No event on a flat line encloses another: self time is all. */
 		bool flat = tr->max_depth == 0;
+		if (flat && !m->event_costs) {
+			/* The loop below without its stack and cost look-ups: most
+			 * device lines, and half the op table's time there. */
+			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+				uint32_t o = evop[i], row = row_of[o];
+				acc_event(&acc[row], durs[i]);
+				if (has_cost[o]) {
+					row_costs(&rows[row], m->ops[o].flops, m->ops[o].bytes);
+				}
+			}
+			continue;
+		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t s = start[i], d = durs[i], e = s + d;
 			uint32_t row = row_of[evop[i]];
-			struct op_acc *r = &acc[row];
-			r->count++;
-			r->total = tc_sat_add(r->total, d);
-			r->self = tc_sat_add(r->self, d);
-			r->min = d < r->min ? d : r->min;
-			r->max = d > r->max ? d : r->max;
+			acc_event(&acc[row], d);
 			/* Without per-event costs, an event's are its op's: no call. */
 			const struct tc_op *op = &m->ops[evop[i]];
-			int64_t f = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
-			if (f >= 0) {
-				rows[row].flops = (rows[row].flops < 0 ? 0 : rows[row].flops) + (double)f;
-			}
-			int64_t b = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
-			if (b >= 0) {
-				rows[row].bytes = (rows[row].bytes < 0 ? 0 : rows[row].bytes) + (double)b;
-			}
+			row_costs(&rows[row], m->event_costs ? tc_model_event_flops(m, i) : op->flops,
+				m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes);
 			if (flat) {
 				continue;
 			}
@@ -181,6 +208,7 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 			}
 		}
 	}
+	free(has_cost);
 	free(stack_end);
 	free(stack_row);
 	for (size_t r = 0; r < n; r++) {
