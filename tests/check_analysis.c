@@ -6,6 +6,7 @@
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
+#include "util/xalloc.h"
 
 START_TEST(union_across_streams) {
 	struct tc_model *m = tc_model_create();
@@ -426,6 +427,101 @@ START_TEST(step_counted_runs) {
 }
 END_TEST
 
+/* device_gaps' order, written plainly: (start, index). */
+struct gap_ref { int64_t start, end, launch; uint32_t i; };
+static int gap_ref_cmp(const void *pa, const void *pb) {
+	const struct gap_ref *a = pa, *b = pb;
+	if (a->start != b->start) {
+		return a->start < b->start ? -1 : 1;
+	}
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+START_TEST(usage_gaps_merge) {
+	/* The device's idle gaps against a plain sort of its events: three
+	 * streams whose starts tie on a coarse grid, so which event ends a gap
+	 * (the lowest index of those starting there) decides whether its
+	 * launch came after the device went idle. */
+	const int64_t us = 1000000;
+	unsigned x = 5;
+	for (int round = 0; round < 30; round++) {
+		struct tc_model *m = tc_model_create();
+		uint32_t cpu = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
+		uint32_t gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+		uint32_t th = tc_model_add_track(m, cpu, tc_model_intern(m, "thread"),
+			TC_TRACK_HOST_THREAD, 1);
+		uint32_t st[3];
+		for (int k = 0; k < 3; k++) {
+			st[k] = tc_model_add_track(m, gpu, tc_model_intern(m, "stream"), TC_TRACK_STREAM,
+				7 + k);
+		}
+		uint32_t kern = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+		uint32_t launch = tc_model_op(m, tc_model_intern(m, "cudaLaunchKernel"), 0,
+			TC_OP_RUNTIME);
+		for (int k = 0; k < 3; k++) {
+			int64_t t = 0;
+			for (int j = 0; j < 40; j++) {
+				x = x * 1103515245u + 12345u;
+				t += (int64_t)((x >> 8) % 4) * 10 * us;
+				int64_t dur = (int64_t)((x >> 12) % 4) * 7 * us; /* some instants */
+				uint32_t d = tc_model_add_event(m, st[k], kern, t, dur, dur ? 0 : TC_EV_INSTANT);
+				if ((x >> 16) % 5) {
+					int64_t l = t - (int64_t)((x >> 20) % 50) * us;
+					uint32_t h = tc_model_add_event(m, th, launch, l, us, 0);
+					tc_model_add_flow(m, h, d, TC_FLOW_LAUNCH, (uint64_t)h);
+				}
+				t += dur;
+			}
+		}
+		tc_model_finalize(m);
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		struct tc_device_util *u;
+		struct tc_stream_util *su;
+		size_t nu, ns;
+		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL);
+		ck_assert_uint_eq(nu, 1);
+		/* The reference walk. */
+		struct gap_ref *r = tc_xcalloc(m->ev.n, sizeof(*r));
+		int64_t *ls = tc_xcalloc(m->ev.n, sizeof(*ls));
+		for (size_t i = 0; i < m->ev.n; i++) {
+			ls[i] = INT64_MIN;
+		}
+		for (size_t f = 0; f < m->n_flows; f++) {
+			ls[m->flows[f].to] = m->ev.start[m->flows[f].from];
+		}
+		size_t n = 0;
+		for (size_t i = 0; i < m->ev.n; i++) {
+			if (m->tracks[tc_model_event_track(m, i)].device == gpu && m->ev.dur[i] > 0) {
+				r[n++] = (struct gap_ref){ m->ev.start[i], m->ev.start[i] + m->ev.dur[i],
+					ls[i], (uint32_t)i };
+			}
+		}
+		qsort(r, n, sizeof(*r), gap_ref_cmp);
+		int64_t cur = n ? r[0].start : 0, host = 0, kw = 0, wait_ps = 30 * us;
+		uint64_t n_host = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (r[j].start > cur && r[j].launch != INT64_MIN && r[j].launch > cur) {
+				host += r[j].start - cur;
+				n_host++;
+			} else if (r[j].start > cur && r[j].start - cur < wait_ps) {
+				kw += r[j].start - cur;
+			}
+			cur = r[j].end > cur ? r[j].end : cur;
+		}
+		ck_assert_msg(u[0].idle_host_wait_ps == host, "round %d: %lld != %lld", round,
+			(long long)u[0].idle_host_wait_ps, (long long)host);
+		ck_assert_uint_eq(u[0].n_gaps_host_wait, n_host);
+		ck_assert_int_eq(u[0].idle_kernel_wait_ps, kw);
+		free(r);
+		free(ls);
+		free(u);
+		free(su);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 START_TEST(usage_runs_far_apart) {
 	/* Runs at the model's far ends: sums past INT64_MAX saturate, sums
 	 * under it are exact, and a run longer than INT64_MAX (its gap
@@ -689,6 +785,7 @@ int main(void) {
 	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);
+	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);

@@ -21,9 +21,10 @@
  */
 struct launch_starts {
 	/* NULL when the trace has no launch flows; else per event, the
-	 * launching call's index + 1, 0 for none: 4 bytes, and calloc's
-	 * zeroes, as the pages of this column cost more than its reads */
-	uint32_t *from;
+	 * launching call's start less INT64_MIN (as unsigned), so calloc's
+	 * zeroes mean none: the walks that read it find the host call's start
+	 * in line, not by a miss in the host's events per gap */
+	uint64_t *from;
 	size_t *off;     /* per track: index of its first event in from, SIZE_MAX if none */
 };
 
@@ -53,7 +54,8 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls,
 			ls->from = tc_xcalloc(n ? n : 1, sizeof(*ls->from));
 		}
 		if (t < m->n_tracks && ls->off[t] != SIZE_MAX) {
-			ls->from[ls->off[t] + (fl->to - m->tracks[t].first)] = fl->from + 1;
+			ls->from[ls->off[t] + (fl->to - m->tracks[t].first)] =
+				(uint64_t)m->ev.start[fl->from] - (uint64_t)INT64_MIN;
 		}
 		uint32_t d = t != TC_NONE ? m->tracks[t].device : TC_NONE;
 		if (d >= m->n_devices) {
@@ -68,8 +70,7 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls,
 /* The launch start of event i on device-work track t (INT64_MIN: none). */
 static inline int64_t launch_start(const struct tc_model *m, const struct launch_starts *ls,
 		uint32_t t, size_t i) {
-	uint32_t f = ls->from[ls->off[t] + (i - m->tracks[t].first)];
-	return f ? m->ev.start[f - 1] : INT64_MIN;
+	return (int64_t)(ls->from[ls->off[t] + (i - m->tracks[t].first)] + (uint64_t)INT64_MIN);
 }
 
 /* The walk of device_gaps: cur is the end of the device's work so far. */
@@ -143,16 +144,32 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 		}
 	}
 	while (na > 0) {
-		size_t b = 0;
+		/* The lowest (key, index), and the next lowest among the others:
+		 * the lowest cursor runs ahead to it, so the scan is paid per
+		 * stretch of one track, not per event. */
+		size_t b = 0, nb = SIZE_MAX;
 		for (size_t a = 1; a < na; a++) {
-			b = c[a].key < c[b].key || (c[a].key == c[b].key && c[a].i < c[b].i) ? a : b;
+			if (c[a].key < c[b].key || (c[a].key == c[b].key && c[a].i < c[b].i)) {
+				nb = b;
+				b = a;
+			} else if (nb == SIZE_MAX || c[a].key < c[nb].key ||
+					(c[a].key == c[nb].key && c[a].i < c[nb].i)) {
+				nb = a;
+			}
 		}
-		gap_event(&w, c[b].t, c[b].i);
-		size_t i = c[b].i + 1;
-		while (i < c[b].end && dur[i] <= 0) {
+		/* Tracks' index ranges are disjoint: at an equal start, b's events
+		 * come first when its range lies before nb's. */
+		int64_t lim = nb == SIZE_MAX ? INT64_MAX : c[nb].key;
+		bool ties = nb == SIZE_MAX || c[b].i < c[nb].i;
+		size_t i = c[b].i, end = c[b].end;
+		do {
+			gap_event(&w, c[b].t, i);
 			i++;
-		}
-		if (i < c[b].end) {
+			while (i < end && dur[i] <= 0) {
+				i++;
+			}
+		} while (i < end && (start[i] < lim || (start[i] == lim && ties)));
+		if (i < end) {
 			c[b].i = i;
 			c[b].key = start[i];
 		} else {
