@@ -647,6 +647,91 @@ START_TEST(merge_into_and_cover) {
 }
 END_TEST
 
+START_TEST(cover_const_but) {
+	/* tc_cover_const_but against cells: true exactly when every list
+	 * but the dense one is all in or all out of the window, and then its
+	 * bits and the dense list's time in the window give tc_cover_add's
+	 * parts. Windows rise and fall over one cover, so hints go stale. */
+	enum { NL = 4 };
+	static bool cov[NL][LIMIT];
+	struct tc_ivals l[NL] = { 0 };
+	struct tc_cover c = { 0 };
+	unsigned x = 7;
+	int n_const = 0, n_not = 0;
+	for (int round = 0; round < 60; round++) {
+		random_ivals(&l[0], cov[0], &x, 30);
+		for (int w = 0; w < 8; w++) {
+			x = x * 1103515245u + 12345u;
+			int64_t lo = (int64_t)(x >> 7) % (LIMIT - 1);
+			int64_t hi = lo + 1 + (int64_t)(x >> 17) % (LIMIT - 1 - lo);
+			/* Others: none, one interval over the window (or one that
+			 * misses it), or random, which is seldom constant. */
+			for (int k = 1; k < NL; k++) {
+				x = x * 1103515245u + 12345u;
+				unsigned how = (x >> 9) % 4;
+				l[k].n = 0;
+				memset(cov[k], 0, sizeof(cov[k]));
+				int64_t a = how == 1 ? lo - (int64_t)((x >> 13) % 3) : hi + 1;
+				int64_t b = how == 1 ? hi + (int64_t)((x >> 15) % 3) : hi + 5;
+				if (how == 3) {
+					random_ivals(&l[k], cov[k], &x, 200);
+					continue;
+				}
+				if (how >= 1 && a >= 0 && b <= LIMIT) {
+					tc_ivals_push(&l[k], a, b);
+					for (int64_t y = a; y < b; y++) {
+						cov[k][y] = true;
+					}
+				}
+			}
+			bool want = true;
+			uint64_t want_bits = 0;
+			for (int k = 1; k < NL; k++) {
+				for (int64_t y = lo; y < hi; y++) {
+					want &= cov[k][y] == cov[k][lo];
+				}
+				want_bits |= cov[k][lo] ? 1u << k : 0;
+			}
+			uint64_t bits = 99;
+			size_t first = 99;
+			bool got = tc_cover_const_but(&c, l, NL, 0, lo, hi, &bits, &first);
+			ck_assert_msg(got == want, "round %d window %d", round, w);
+			if (!got) {
+				n_not++;
+				continue;
+			}
+			n_const++;
+			ck_assert_uint_eq(bits, want_bits);
+			size_t f = 0;
+			while (f < l[0].n && l[0].hi[f] <= lo) {
+				f++;
+			}
+			ck_assert_uint_eq(first, f);
+			int64_t in = 0;
+			for (size_t i = first; i < l[0].n && l[0].lo[i] < hi; i++) {
+				in += (l[0].hi[i] < hi ? l[0].hi[i] : hi) - (l[0].lo[i] > lo ? l[0].lo[i] : lo);
+			}
+			c.n = 0;
+			tc_cover_add(&c, l, NL, lo, hi);
+			int64_t got_in = 0, got_out = 0;
+			for (size_t p = 0; p < c.n; p++) {
+				ck_assert(c.v[p].bits == (bits | 1) || c.v[p].bits == bits);
+				*(c.v[p].bits & 1 ? &got_in : &got_out) += c.v[p].len;
+			}
+			ck_assert_int_eq(got_in, in);
+			ck_assert_int_eq(got_out, bits ? hi - lo - in : 0);
+		}
+	}
+	/* Both outcomes were tried. */
+	ck_assert_int_gt(n_const, 50);
+	ck_assert_int_gt(n_not, 50);
+	tc_cover_finish(&c);
+	for (int k = 0; k < NL; k++) {
+		tc_ivals_finish(&l[k]);
+	}
+}
+END_TEST
+
 START_TEST(self_time_and_host_scope) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
@@ -782,6 +867,7 @@ int main(void) {
 	tcase_add_test(tc, self_time_and_host_scope);
 	tcase_add_test(tc, union_many_tracks);
 	tcase_add_test(tc, merge_into_and_cover);
+	tcase_add_test(tc, cover_const_but);
 	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);

@@ -375,6 +375,52 @@ static void attr_begin(struct attr_lists *x, const struct tc_model *m, uint32_t 
 	x->host_comm = !has_coll;
 }
 
+/* Category of runs' kinds with the step's constant bits added: a few
+ * kind sets recur run after run, so each is worked out once per step. */
+struct cat_memo {
+	uint32_t kinds[16]; /* 0: empty (a run always has a kind) */
+	uint8_t cat[16];
+};
+
+static inline enum tc_bd_cat memo_category(struct cat_memo *cm, uint32_t kinds, uint64_t others,
+		bool host_comm) {
+	size_t h = (kinds * 0x9E3779B1u) >> 28;
+	if (cm->kinds[h] != kinds) {
+		cm->kinds[h] = kinds;
+		cm->cat[h] = (uint8_t)category(others | kinds, host_comm);
+	}
+	return (enum tc_bd_cat)cm->cat[h];
+}
+
+/* attr_step where every list but the runs is constant over the step
+ * (others: those covering it): each run's time goes to its category
+ * straight, the rest to others'; the sums a cover would make. */
+static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *runs, size_t i,
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy) {
+	struct cat_memo cm = { { 0 }, { 0 } };
+	int64_t per[TC_BD_COUNT] = { 0 }, in = 0;
+	for (; i < runs->n && runs->lo[i] < hi; i++) {
+		int64_t a = runs->lo[i] > lo ? runs->lo[i] : lo;
+		int64_t b = runs->hi[i] < hi ? runs->hi[i] : hi;
+		int64_t l = tc_ivals_gap(a, b);
+		per[memo_category(&cm, runs->kinds[i], others, x->host_comm)] += l;
+		in += l;
+	}
+	/* Every run holds a device kind: its time is busy. */
+	*busy = in;
+	if (others && in < hi - lo) {
+		per[category(others, x->host_comm)] += hi - lo - in;
+	}
+	int64_t sum = 0;
+	for (int k = 0; k < TC_BD_COUNT; k++) {
+		if (k != TC_BD_IDLE) {
+			c[k] = per[k];
+			sum += per[k];
+		}
+	}
+	c[TC_BD_IDLE] = hi - lo - sum;
+}
+
 /* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
  * it, from runs that hold at least the step's. */
 static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
@@ -382,6 +428,13 @@ static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
 	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
 	int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
 	x->kinds[0][0] = *runs;
+	uint64_t others;
+	size_t first;
+	if (s->dur_ps >= 0 && tc_cover_const_but(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT,
+			0, lo, hi, &others, &first)) {
+		attr_runs_alone(x, runs, first, others, lo, hi, c, busy);
+		return;
+	}
 	x->cov.n = 0;
 	tc_cover_add(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
 	int64_t sum = 0, b = 0;

@@ -613,6 +613,29 @@ static size_t first_ending_after_from(const struct tc_ivals *v, int64_t t, size_
 	return first_ending_after_in(v, t, a, p < v->n ? p : v->n);
 }
 
+bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
+		size_t dense, int64_t lo, int64_t hi, uint64_t *bits, size_t *first) {
+	uint64_t b = 0;
+	for (size_t k = 0; k < nl && k < 64; k++) {
+		const struct tc_ivals *v = &lists[k];
+		size_t i = first_ending_after_from(v, lo, c->hint[k]);
+		c->hint[k] = i;
+		if (k == dense) {
+			*first = i;
+			continue;
+		}
+		if (i == v->n || v->lo[i] >= hi) {
+			continue;
+		}
+		if (v->lo[i] > lo || v->hi[i] < hi) {
+			return false;
+		}
+		b |= v->kinds ? (uint64_t)v->kinds[i] << k : (uint64_t)1 << k;
+	}
+	*bits = b;
+	return true;
+}
+
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 		int64_t lo, int64_t hi) {
 	/* Cursors on the lists that reach into [lo, hi): at most 64. */

@@ -159,6 +159,16 @@ struct tc_cover {
  * kinds shifted by its index kept under bit 64) to c's parts. */
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 	int64_t lo, int64_t hi);
+/*
+ * Whether every list of lists[0..nl) but lists[dense] is constant over
+ * [lo, hi): each misses it or covers it whole. Then *bits holds those
+ * covering it (as tc_cover_add sets them), *first the index of dense's
+ * first interval ending after lo, and [lo, hi)'s parts are dense's
+ * intervals or runs with *bits added, and the rest with *bits alone: a
+ * caller sums them without a cover. Moves c's hints as tc_cover_add does.
+ */
+bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
+	size_t dense, int64_t lo, int64_t hi, uint64_t *bits, size_t *first);
 /* Time covered by any list in mask; by some list in a and some in b. */
 int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask);
 int64_t tc_cover_len_both(const struct tc_cover *c, uint64_t a, uint64_t b);
