@@ -157,52 +157,77 @@ static void xfer_add(const struct xfer_ev *e, struct tc_xfer_stats *x) {
 	}
 }
 
+#define COPY_KINDS (TC_KIND_BIT(TC_OP_MEMCPY_H2D) | TC_KIND_BIT(TC_OP_MEMCPY_D2H) | \
+	TC_KIND_BIT(TC_OP_MEMCPY_D2D) | TC_KIND_BIT(TC_OP_MEMCPY_OTHER))
+
+/* The copies of track t into total and per_step; false if it has none. */
+static bool track_copies(const struct tc_model *m, const struct tc_analysis *a, uint32_t t,
+		uint32_t pageable, uint32_t pinned, struct tc_xfer_stats *total,
+		struct tc_xfer_stats *per_step) {
+	const struct tc_track *tr = &m->tracks[t];
+	bool any = false;
+	size_t at = 0;
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		int dir;
+		switch (m->ops[m->ev.op[i]].kind) {
+		case TC_OP_MEMCPY_H2D:
+			dir = TC_XFER_H2D;
+			break;
+		case TC_OP_MEMCPY_D2H:
+			dir = TC_XFER_D2H;
+			break;
+		case TC_OP_MEMCPY_D2D:
+		case TC_OP_MEMCPY_OTHER:
+			dir = TC_XFER_D2D;
+			break;
+		default:
+			continue;
+		}
+		struct xfer_ev e;
+		any = true;
+		xfer_read(m, i, pageable, pinned, &e);
+		xfer_add(&e, &total[dir]);
+		size_t s = tc_step_at_from(a->steps, a->n_steps, &at, m->ev.start[i]);
+		if (s != SIZE_MAX) {
+			xfer_add(&e, &per_step[s * TC_XFER_COUNT + dir]);
+		}
+	}
+	return any;
+}
+
 /* Copies on device dev's work lines (TC_NONE: every device's), into total
- * and per step of a (n_steps x TC_XFER_COUNT); false if there are none. */
+ * and per step of a (n_steps x TC_XFER_COUNT); false if there are none.
+ * With streams, dev's work lines as the usage pass found them, in track
+ * order: the lines it found no copy on are not walked. */
 static bool transfers_into(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
+		const struct tc_stream_util *streams, size_t n_streams,
 		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
 	uint32_t pinned = tc_intern_find(&m->strings, "pinned", 6);
 	bool any = false;
+	if (streams) {
+		for (size_t k = 0; k < n_streams; k++) {
+			if (!streams[k].kinds || (streams[k].kinds & COPY_KINDS)) {
+				any |= track_copies(m, a, streams[k].track, pageable, pinned, total,
+					per_step);
+			}
+		}
+		return any;
+	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (tc_model_on_host(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
-		size_t at = 0;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			int dir;
-			switch (m->ops[m->ev.op[i]].kind) {
-			case TC_OP_MEMCPY_H2D:
-				dir = TC_XFER_H2D;
-				break;
-			case TC_OP_MEMCPY_D2H:
-				dir = TC_XFER_D2H;
-				break;
-			case TC_OP_MEMCPY_D2D:
-			case TC_OP_MEMCPY_OTHER:
-				dir = TC_XFER_D2D;
-				break;
-			default:
-				continue;
-			}
-			struct xfer_ev e;
-			any = true;
-			xfer_read(m, i, pageable, pinned, &e);
-			xfer_add(&e, &total[dir]);
-			size_t s = tc_step_at_from(a->steps, a->n_steps, &at, m->ev.start[i]);
-			if (s != SIZE_MAX) {
-				xfer_add(&e, &per_step[s * TC_XFER_COUNT + dir]);
-			}
-		}
+		any |= track_copies(m, a, (uint32_t)t, pageable, pinned, total, per_step);
 	}
 	return any;
 }
 
 void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
-	transfers_into(m, a, dev, total, per_step);
+	transfers_into(m, a, dev, NULL, 0, total, per_step);
 }
 
 /* Each device's copies as the usage pass attributed it (per usage index;
@@ -214,10 +239,11 @@ struct dev_xfer {
 };
 
 static void dev_xfer_measure(const struct tc_model *m, const struct tc_analysis *a,
-		uint32_t dev, struct dev_xfer *x) {
+		uint32_t dev, const struct tc_stream_util *streams, size_t n_streams,
+		struct dev_xfer *x) {
 	x->per_step = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
 		sizeof(*x->per_step));
-	x->any = transfers_into(m, a, dev, x->total, x->per_step);
+	x->any = transfers_into(m, a, dev, streams, n_streams, x->total, x->per_step);
 }
 
 /* The copies of every device (tracks of hosts hold none): the usage
@@ -539,7 +565,8 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 }
 
 void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
-		const uint32_t *tracks, size_t nt, bool has_coll) {
+		const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
+		size_t n_streams) {
 	struct tc_bd_early *e = early;
 	const struct tc_model *m = e->m;
 	const struct tc_analysis *a = e->a;
@@ -584,7 +611,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	tc_ivals_finish(&runs);
 	/* The copies walk the device's lines too: on this thread, beside the
 	 * other devices', rather than in one walk after the pass. */
-	dev_xfer_measure(m, a, util->device, &e->xfer[k]);
+	dev_xfer_measure(m, a, util->device, streams, n_streams, &e->xfer[k]);
 }
 
 static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
@@ -611,7 +638,7 @@ static void transfers(const struct tc_model *m, const struct tc_usage *u,
 		struct dev_xfer own = { 0 }, *x = early && early->xfer[k].per_step ?
 			&early->xfer[k] : &own;
 		if (x == &own) {
-			dev_xfer_measure(m, a, u->util[k].device, &own);
+			dev_xfer_measure(m, a, u->util[k].device, NULL, 0, &own);
 		}
 		if (x->any) {
 			/* Without copies the steps' stats stay zero: their pages

@@ -814,7 +814,10 @@ static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64
 	return i;
 }
 
-static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) {
+/* track_kinds: per model track, the op kinds the usage pass found on it
+ * (0 unknown): lines without kernels are not walked. */
+static void fill_measure(const struct rule_ctx *c, uint32_t d, const uint32_t *track_kinds,
+		struct fill *fl) {
 	const struct tc_model *m = c->m;
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
@@ -831,6 +834,10 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 		.blocks_th = th(c, TC_TH_SMALL_BATCH_BLOCKS),
 		.k_blocks = m->key.blocks_per_sm, .k_occ = m->key.occupancy, .op_ps = fl->op_ps };
 	for (size_t t = 0; t < nt; t++) {
+		uint32_t tk = track_kinds[work[t]];
+		if (tk && !(tk & TC_KIND_BIT(TC_OP_KERNEL))) {
+			continue;
+		}
 		const struct tc_track *tr = &m->tracks[work[t]];
 		size_t at = 0, i = tr->first, end = (size_t)tr->first + tr->count;
 		int64_t lim;
@@ -853,6 +860,7 @@ static void fill_measure(const struct rule_ctx *c, uint32_t d, struct fill *fl) 
 struct fill_job {
 	const struct rule_ctx *c;
 	const uint32_t *dev;
+	const uint32_t *track_kinds;
 	struct fill *fl;
 	size_t n;
 	atomic_size_t next;
@@ -864,7 +872,7 @@ static void *fill_worker(void *p) {
 	while ((k = atomic_fetch_add(&j->next, 1)) < j->n) {
 		/* Summed on the stack: the slots share cache lines. */
 		struct fill fl = j->fl[k];
-		fill_measure(j->c, j->dev[k], &fl);
+		fill_measure(j->c, j->dev[k], j->track_kinds, &fl);
 		j->fl[k] = fl;
 	}
 	return NULL;
@@ -907,13 +915,20 @@ static void rule_small_batch(struct rule_ctx *c) {
 		cand[nc] = at;
 		dev[nc++] = at->device;
 	}
-	struct fill_job job = { .c = c, .dev = dev, .n = nc,
+	uint32_t *track_kinds = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*track_kinds));
+	for (size_t i = 0; i < a->n_streams; i++) {
+		if (a->streams[i].track < m->n_tracks) {
+			track_kinds[a->streams[i].track] = a->streams[i].kinds;
+		}
+	}
+	struct fill_job job = { .c = c, .dev = dev, .track_kinds = track_kinds, .n = nc,
 		.fl = tc_xcalloc(nc ? nc : 1, sizeof(*job.fl)) };
 	for (size_t k = 0; k < nc; k++) {
 		job.fl[k].op_ps = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(int64_t));
 	}
 	atomic_init(&job.next, 0);
 	tc_run_pair(fill_worker, &job, &job, nc >= 2 && tc_pass_parallel(c->o, m->ev.n));
+	free(track_kinds);
 	struct fill best = { 0 };
 	const struct tc_dev_attr *bat = NULL;
 	double bfig = 0;

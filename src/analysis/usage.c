@@ -230,6 +230,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		const int64_t *start = m->ev.start, *durs = m->ev.dur, short_ps = r->short_ps;
 		const uint32_t *ops = m->ev.op;
 		uint64_t n_kern = 0, n_short = 0;
+		uint32_t kinds = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t s = start[i], dur = durs[i], e = s + dur;
 			tc_busy_acc_add(&busy, s, dur);
@@ -243,6 +244,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 			lo = s < lo ? s : lo;
 			hi = e > hi ? e : hi;
 			enum tc_op_kind kind = (enum tc_op_kind)m->ops[ops[i]].kind;
+			kinds |= TC_KIND_BIT(kind);
 			n_timed += dur > 0;
 			has_coll |= kind == TC_OP_COLLECTIVE && dur > 0;
 			n_kern += kind == TC_OP_KERNEL;
@@ -254,6 +256,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		u->last_ps = hi > u->last_ps ? hi : u->last_ps;
 		su.busy_ps = tc_busy_acc_len(&busy);
 		su.span_ps = hi - lo;
+		su.kinds = kinds;
 		TC_GROW(streams, scap, n_streams + 1);
 		streams[n_streams++] = su;
 	}
@@ -275,7 +278,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		&u->peak_flops, &u->peak_bw);
 	/* The runs last: each, where set, reads them as it needs. */
 	if (r->each) {
-		r->each(r->ctx, k, u, tracks, nt, has_coll);
+		r->each(r->ctx, k, u, tracks, nt, has_coll, streams, n_streams);
 	} else {
 		struct tc_ivals *runs = r->kinds ? r->kinds + k : scratch;
 		tc_runs_reserve(runs, n_timed);

@@ -111,6 +111,7 @@ struct tc_stream_util {
 	int64_t span_ps;        /* its first start to last end */
 	uint64_t n_events;
 	int64_t idle_host_wait_ps; /* gaps on this stream ended by an op launched after the gap began */
+	uint32_t kinds;         /* op kinds on it (TC_KIND_BIT), 0 unknown: later passes skip streams */
 };
 
 struct tc_device_util {
