@@ -1038,6 +1038,22 @@ START_TEST(rule_small_batch) {
 	}
 	ck_assert(fires(&f, "small-batch", &sev));
 	ck_assert_int_eq(sev, TC_SEV_LOW);
+	/* Only kernels count, on a line where other short ops run between
+	 * them: all of the kernel time is short, none of the memsets'. */
+	f = fx_new();
+	step(&f, 1, 0, MS);
+	for (int i = 0; i < 100; i++) {
+		ev(&f, f.stream, "tiny", TC_OP_KERNEL, i * 10 * US, 8.5 * US);
+		ev(&f, f.stream, "fill", TC_OP_MEMSET, i * 10 * US + 8.6 * US, 1 * US);
+	}
+	analyze(&f, &a);
+	fd = find(&a, "small-batch");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_double_eq_tol(fd->value, 100, 1e-9);
+	ck_assert_uint_eq(fd->n_ops, 1);
+	ck_assert_str_eq(tc_model_str(f.m, fd->ops[0]), "tiny");
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
 	/* ...and the device must be busy: just under small-batch.busy (80 %). */
 	f = fx_new();
 	step(&f, 1, 0, MS);

@@ -780,6 +780,21 @@ static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64
 	const int64_t short_ps = w->short_ps;
 	int64_t kern = 0, with = 0, lowt = 0, shortt = 0, occ_dur = 0;
 	double occ = 0;
+	if (!args) {
+		/* Masks, not a branch: kernels and other ops interleave (NCCL
+		 * kernels among compute ones), and a non-kernel adds 0. */
+		for (; i < end && start[i] < lim; i++) {
+			uint32_t op = ops[i];
+			int64_t dur = durs[i], kd = dur & -(int64_t)is_kern[op];
+			int64_t sd = dur < short_ps ? kd : 0;
+			kern += kd;
+			shortt += sd;
+			op_ps[op] += sd;
+		}
+		w->kern += kern;
+		w->shrt += shortt;
+		return i;
+	}
 	for (; i < end && start[i] < lim; i++) {
 		uint32_t op = ops[i];
 		int64_t dur = durs[i];
