@@ -420,17 +420,25 @@ static inline enum tc_bd_cat memo_category(struct cat_memo *cm, uint32_t kinds, 
 
 /* attr_step where every list but the runs is constant over the step
  * (others: those covering it): each run's time goes to its category
- * straight, the rest to others'; the sums a cover would make. */
+ * straight, the rest to others'; the sums a cover would make. With u,
+ * the runs (all inside the step) are added to u in the same walk. */
 static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *runs, size_t i,
-		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy) {
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
+		struct tc_device_util *u) {
 	struct cat_memo cm = { { 0 }, { 0 } };
 	int64_t per[TC_BD_COUNT] = { 0 }, in = 0;
+	struct tc_usage_sums us = { 0 };
 	for (; i < runs->n && runs->lo[i] < hi; i++) {
 		int64_t a = runs->lo[i] > lo ? runs->lo[i] : lo;
 		int64_t b = runs->hi[i] < hi ? runs->hi[i] : hi;
 		int64_t l = tc_ivals_gap(a, b);
 		per[memo_category(&cm, runs->kinds[i], others, x->host_comm)] += l;
 		in += l;
+		tc_usage_sums_run(&us, (uint64_t)l, runs->kinds[i]);
+	}
+	if (u) {
+		struct tc_usage_sums out = us;
+		tc_usage_add_sums(u, &out);
 	}
 	/* Every run holds a device kind: its time is busy. */
 	*busy = in;
@@ -448,18 +456,22 @@ static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *r
 }
 
 /* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
- * it, from runs that hold at least the step's. */
+ * it, from runs that hold at least the step's. With u, runs (the step's
+ * alone) are added to u's utilisation too. */
 static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
-		const struct tc_step *s, int64_t *c, int64_t *busy) {
+		const struct tc_step *s, int64_t *c, int64_t *busy, struct tc_device_util *u) {
 	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
 	int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
 	x->kinds[0][0] = *runs;
 	uint64_t others;
 	size_t first;
 	if (s->dur_ps >= 0 && tc_cover_const_but(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT,
-			0, lo, hi, &others, &first)) {
-		attr_runs_alone(x, runs, first, others, lo, hi, c, busy);
+			0, lo, hi, &others, &first) && (!u || first == 0)) {
+		attr_runs_alone(x, runs, first, others, lo, hi, c, busy, u);
 		return;
+	}
+	if (u) {
+		tc_usage_add_runs(u, runs);
 	}
 	x->cov.n = 0;
 	tc_cover_add(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
@@ -509,7 +521,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 	for (size_t i = 0; i < a->n_steps; i++) {
 		int64_t b;
 		attr_step(&x, dev_runs, &a->steps[i], into ? into[i].cat_ps : cat + i * TC_BD_COUNT,
-			&b);
+			&b, NULL);
 		if (into) {
 			into[i].busy_ps = b;
 		} else if (busy) {
@@ -600,10 +612,10 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 			if (!s) {
 				break;
 			}
+			/* The step's runs alone: attr_step adds them to util too. */
 			runs.n = 0;
 			tc_runs_scan_to(&sc, s->start_ps + s->dur_ps, &runs);
-			tc_usage_add_runs(util, &runs);
-			attr_step(&x, &runs, s, e->cat[k] + i * TC_BD_COUNT, &e->busy[k][i]);
+			attr_step(&x, &runs, s, e->cat[k] + i * TC_BD_COUNT, &e->busy[k][i], util);
 		}
 		attr_end(&x);
 		tc_runs_scan_finish(&sc);

@@ -64,6 +64,27 @@ typedef void (*tc_usage_each_fn)(void *ctx, size_t k, struct tc_device_util *uti
  * kernel, communication and overlap time. */
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs);
 
+/* Those sums for a walk over runs made elsewhere: tc_usage_sums_run per
+ * run, then tc_usage_add_sums. Masks, not branches: neighbouring runs
+ * differ in kinds. The runs are disjoint and inside the model's clamped
+ * times (2^62 either side of the origin, durations up to TC_MAX_DUR_PS),
+ * so every sum stays under 2^64: 64-bit sums, held in registers, are
+ * exact. */
+struct tc_usage_sums {
+	uint64_t busy, compute, kernel, comm, both;
+};
+static inline void tc_usage_sums_run(struct tc_usage_sums *s, uint64_t len, uint32_t kd) {
+	uint64_t is_k = -(uint64_t)((kd & TC_KIND_BIT(TC_OP_KERNEL)) != 0);
+	uint64_t is_c = -(uint64_t)((kd & TC_KIND_BIT(TC_OP_COLLECTIVE)) != 0);
+	s->busy += len;
+	s->compute += len & -(uint64_t)((kd & TC_KINDS_DEVICE_COMPUTE) != 0);
+	s->kernel += len & is_k;
+	s->comm += len & is_c;
+	/* Comm/compute overlap against kernels, as HTA measures it. */
+	s->both += len & is_k & is_c;
+}
+void tc_usage_add_sums(struct tc_device_util *u, const struct tc_usage_sums *s);
+
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util
  * run lists, malloc'd; free with tc_usage_kinds_free). each, if not NULL,

@@ -295,29 +295,22 @@ static int64_t sat_add128(int64_t a, __int128 b) {
 	return s > INT64_MAX ? INT64_MAX : s < INT64_MIN ? INT64_MIN : (int64_t)s;
 }
 
+void tc_usage_add_sums(struct tc_device_util *u, const struct tc_usage_sums *s) {
+	u->busy_ps = sat_add128(u->busy_ps, s->busy);
+	u->compute_ps = sat_add128(u->compute_ps, s->compute);
+	u->kernel_ps = sat_add128(u->kernel_ps, s->kernel);
+	u->comm_ps = sat_add128(u->comm_ps, s->comm);
+	u->overlap_ps = sat_add128(u->overlap_ps, s->both);
+}
+
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
-	const uint32_t kern = TC_KIND_BIT(TC_OP_KERNEL), coll = TC_KIND_BIT(TC_OP_COLLECTIVE);
-	/* Masks, not branches: neighbouring runs differ in kinds. The runs
-	 * are disjoint and inside the model's clamped times (2^62 either side
-	 * of the origin, durations up to TC_MAX_DUR_PS), so every sum stays
-	 * under 2^64: 64-bit sums, held in registers, are exact. */
-	uint64_t busy = 0, compute = 0, kernel = 0, comm = 0, both = 0;
+	struct tc_usage_sums s = { 0 };
 	for (size_t i = 0; i < runs->n; i++) {
-		uint64_t len = (uint64_t)tc_ivals_gap(runs->lo[i], runs->hi[i]);
-		uint32_t kd = runs->kinds[i];
-		uint64_t is_k = -(uint64_t)((kd & kern) != 0), is_c = -(uint64_t)((kd & coll) != 0);
-		busy += len;
-		compute += len & -(uint64_t)((kd & TC_KINDS_DEVICE_COMPUTE) != 0);
-		kernel += len & is_k;
-		comm += len & is_c;
-		/* Comm/compute overlap against kernels, as HTA measures it. */
-		both += len & is_k & is_c;
+		tc_usage_sums_run(&s, (uint64_t)tc_ivals_gap(runs->lo[i], runs->hi[i]), runs->kinds[i]);
 	}
-	u->busy_ps = sat_add128(u->busy_ps, busy);
-	u->compute_ps = sat_add128(u->compute_ps, compute);
-	u->kernel_ps = sat_add128(u->kernel_ps, kernel);
-	u->comm_ps = sat_add128(u->comm_ps, comm);
-	u->overlap_ps = sat_add128(u->overlap_ps, both);
+	/* A copy's address is taken, not s's: s stays in registers. */
+	struct tc_usage_sums out = s;
+	tc_usage_add_sums(u, &out);
 }
 
 /* Devices from the shared counter until none is left. */
