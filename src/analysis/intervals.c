@@ -613,8 +613,22 @@ static size_t first_ending_after_from(const struct tc_ivals *v, int64_t t, size_
 	return first_ending_after_in(v, t, a, p < v->n ? p : v->n);
 }
 
+/* Whether list k, from its first interval ending after lo (i), misses
+ * [lo, hi) or covers it whole. */
+static inline bool const_over(const struct tc_ivals *v, size_t i, int64_t lo, int64_t hi) {
+	return i == v->n || v->lo[i] >= hi || (v->lo[i] <= lo && v->hi[i] >= hi);
+}
+
 bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 		size_t dense, int64_t lo, int64_t hi, uint64_t *bits, size_t *first) {
+	size_t vk = c->varied;
+	if (vk != dense && vk < nl && vk < 64) {
+		size_t i = first_ending_after_from(&lists[vk], lo, c->hint[vk]);
+		c->hint[vk] = i;
+		if (!const_over(&lists[vk], i, lo, hi)) {
+			return false;
+		}
+	}
 	uint64_t b = 0;
 	for (size_t k = 0; k < nl && k < 64; k++) {
 		const struct tc_ivals *v = &lists[k];
@@ -624,13 +638,13 @@ bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t
 			*first = i;
 			continue;
 		}
-		if (i == v->n || v->lo[i] >= hi) {
-			continue;
-		}
-		if (v->lo[i] > lo || v->hi[i] < hi) {
+		if (!const_over(v, i, lo, hi)) {
+			c->varied = k;
 			return false;
 		}
-		b |= v->kinds ? (uint64_t)v->kinds[i] << k : (uint64_t)1 << k;
+		if (i < v->n && v->lo[i] < hi) {
+			b |= v->kinds ? (uint64_t)v->kinds[i] << k : (uint64_t)1 << k;
+		}
 	}
 	*bits = b;
 	return true;

@@ -154,6 +154,9 @@ struct tc_cover {
 	 * time: checked against the list before use, so any value is safe,
 	 * and a cover added step after step seldom searches. */
 	size_t hint[64];
+	/* The list tc_cover_const_but last found varying: tried first, as
+	 * steps of one device mostly fail on the same list. */
+	size_t varied;
 };
 /* Add [lo, hi)'s covered time by lists[0..nl) (nl <= 64, a run list's
  * kinds shifted by its index kept under bit 64) to c's parts. */
