@@ -438,10 +438,11 @@ static int gap_ref_cmp(const void *pa, const void *pb) {
 }
 
 START_TEST(usage_gaps_merge) {
-	/* The device's idle gaps against a plain sort of its events: three
-	 * streams whose starts tie on a coarse grid, so which event ends a gap
-	 * (the lowest index of those starting there) decides whether its
-	 * launch came after the device went idle. */
+	/* The device's idle gaps against a plain sort of its events: streams
+	 * whose starts tie on a coarse grid, so which event ends a gap (the
+	 * lowest index of those starting there) decides whether its launch
+	 * came after the device went idle. Three streams take the gaps from
+	 * the runs scan, ten the merge by a heap. */
 	const int64_t us = 1000000;
 	unsigned x = 5;
 	for (int round = 0; round < 30; round++) {
@@ -450,15 +451,16 @@ START_TEST(usage_gaps_merge) {
 		uint32_t gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
 		uint32_t th = tc_model_add_track(m, cpu, tc_model_intern(m, "thread"),
 			TC_TRACK_HOST_THREAD, 1);
-		uint32_t st[3];
-		for (int k = 0; k < 3; k++) {
+		int n_st = round % 2 ? 10 : 3;
+		uint32_t st[10];
+		for (int k = 0; k < n_st; k++) {
 			st[k] = tc_model_add_track(m, gpu, tc_model_intern(m, "stream"), TC_TRACK_STREAM,
 				7 + k);
 		}
 		uint32_t kern = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
 		uint32_t launch = tc_model_op(m, tc_model_intern(m, "cudaLaunchKernel"), 0,
 			TC_OP_RUNTIME);
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < n_st; k++) {
 			int64_t t = 0;
 			for (int j = 0; j < 40; j++) {
 				x = x * 1103515245u + 12345u;

@@ -578,7 +578,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 
 void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-		size_t n_streams) {
+		size_t n_streams, struct tc_ivals *gaps) {
 	struct tc_bd_early *e = early;
 	const struct tc_model *m = e->m;
 	const struct tc_analysis *a = e->a;
@@ -592,7 +592,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	struct tc_ivals runs = { 0 };
 	if (!attr || !e->in_order || host_k[TC_OP_SYNC].n) {
 		/* The runs whole: sync shadows reach past their step. */
-		tc_kind_runs(m, tracks, nt, UINT32_MAX, &runs);
+		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, &runs, gaps);
 		tc_usage_add_runs(util, &runs);
 		if (attr) {
 			attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL);
@@ -602,6 +602,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		 * they are read while still in cache. */
 		struct tc_runs_scan sc;
 		tc_runs_scan_init(&sc, m, tracks, nt, UINT32_MAX);
+		sc.gaps = gaps;
 		struct attr_lists x;
 		attr_begin(&x, m, util->device, NULL, has_coll, host_k);
 		for (size_t i = 0; i <= a->n_steps; i++) {

@@ -267,6 +267,9 @@ static inline void runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int 
 	}
 	if (b->open) {
 		runs_emit(b->out, b->t, lo, b->open);
+	} else if (b->gaps && b->t != INT64_MIN && lo > b->t) {
+		/* A busy stretch starts: t is where the last one ended. */
+		tc_ivals_push(b->gaps, b->t, lo);
 	}
 	b->t = lo;
 	b->open |= bit;
@@ -441,13 +444,19 @@ void tc_runs_scan_finish(struct tc_runs_scan *s) {
 	}
 }
 
-void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		uint32_t kinds, struct tc_ivals *out) {
+void tc_kind_runs_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_ivals *out, struct tc_ivals *gaps) {
 	out->n = 0;
 	struct tc_runs_scan s;
 	tc_runs_scan_init(&s, m, tracks, nt, kinds);
+	s.gaps = gaps;
 	tc_runs_scan_to(&s, INT64_MAX, out);
 	tc_runs_scan_finish(&s);
+}
+
+void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, struct tc_ivals *out) {
+	tc_kind_runs_gaps(m, tracks, nt, kinds, out, NULL);
 }
 
 size_t tc_tracks_split(const struct tc_model *m, const uint32_t *tracks, size_t nt) {

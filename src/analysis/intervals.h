@@ -73,6 +73,10 @@ void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
  */
 void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	uint32_t kinds, struct tc_ivals *out);
+/* The same, and the gaps between the runs' busy stretches (from the end
+ * of one to the start of the next, none before the first) into gaps. */
+void tc_kind_runs_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	uint32_t kinds, struct tc_ivals *out, struct tc_ivals *gaps);
 /* Room for need runs. */
 void tc_runs_reserve(struct tc_ivals *v, size_t need);
 
@@ -121,6 +125,9 @@ struct tc_runs_scan {
 	bool heap;                      /* more tracks than cursors: merged by g */
 	struct tc_track_merge g;
 	struct tc_ivals *out;           /* where the runs go */
+	/* NULL, or where the gaps between busy stretches go (set it after
+	 * tc_runs_scan_init; tc_kind_runs_gaps' list) */
+	struct tc_ivals *gaps;
 	int64_t hi[TC_OP_KIND_COUNT];   /* each open kind's end so far */
 	uint32_t open;                  /* the kinds covering t */
 	int64_t t;                      /* start of the run being built */

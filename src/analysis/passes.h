@@ -55,11 +55,12 @@ static inline bool tc_pass_parallel(const struct tc_analysis_opts *o, uint64_t n
  * with util[k] done but for the runs' share, and the device's work lines
  * (has_coll: some collective on them has a duration) and their streams, it
  * reads the runs (tc_runs_scan over tracks, all kinds) and adds all of them
- * to util with tc_usage_add_runs. From two threads at once (for different
- * k) on big models. */
+ * to util with tc_usage_add_runs; with gaps, the scan's gaps go there
+ * (tc_runs_scan.gaps). From two threads at once (for different k) on big
+ * models. */
 typedef void (*tc_usage_each_fn)(void *ctx, size_t k, struct tc_device_util *util,
 	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-	size_t n_streams);
+	size_t n_streams, struct tc_ivals *gaps);
 /* Adds runs (a piece of a device's kind runs) to u's busy, compute,
  * kernel, communication and overlap time. */
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs);
@@ -192,7 +193,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	const struct tc_analysis_opts *o, const struct tc_analysis *a);
 void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-	size_t n_streams);
+	size_t n_streams, struct tc_ivals *gaps);
 
 /* Peaks of the memory counters (memory.c); *mem is malloc'd. */
 void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *n_mem);

@@ -73,108 +73,84 @@ static inline int64_t launch_start(const struct tc_model *m, const struct launch
 	return (int64_t)(ls->from[ls->off[t] + (i - m->tracks[t].first)] + (uint64_t)INT64_MIN);
 }
 
-/* The walk of device_gaps: cur is the end of the device's work so far. */
-struct gap_walk {
-	const struct tc_model *m;
-	const struct launch_starts *ls;
-	int64_t kernel_wait_ps;
-	struct tc_device_util *u;
-	bool first;
-	int64_t cur;
-};
-
-/* Event i of track t, next by (start, index) among the device's events. */
-static inline void gap_event(struct gap_walk *w, uint32_t t, size_t i) {
-	const struct tc_model *m = w->m;
-	int64_t s = m->ev.start[i];
-	if (w->first) {
-		w->cur = s;
-		w->first = false;
-	}
-	/* A gap is host-bound when the op that ends it was launched after the
-	 * device went idle: the device waited for the host (HTA's host_wait). */
-	int64_t l = s > w->cur ? launch_start(m, w->ls, t, i) : INT64_MIN;
-	if (s > w->cur && l != INT64_MIN && l > w->cur) {
-		w->u->idle_host_wait_ps += s - w->cur;
-		w->u->n_gaps_host_wait++;
-	} else if (s > w->cur && s - w->cur < w->kernel_wait_ps) {
+/* A gap [g0, g1) in the device's work, ended by an op launched at l
+ * (INT64_MIN: not known). It is host-bound when that op was launched after
+ * the device went idle: the device waited for the host (HTA's host_wait). */
+static inline void gap_add(struct tc_device_util *u, int64_t g0, int64_t g1, int64_t l,
+		int64_t kernel_wait_ps) {
+	if (l != INT64_MIN && l > g0) {
+		u->idle_host_wait_ps += g1 - g0;
+		u->n_gaps_host_wait++;
+	} else if (g1 - g0 < kernel_wait_ps) {
 		/* Queued back to back yet apart: launch/dependency latency
 		 * between kernels, which CUDA graphs remove. */
-		w->u->idle_kernel_wait_ps += s - w->cur;
+		u->idle_kernel_wait_ps += g1 - g0;
 	}
-	int64_t e = tc_model_end(m, i);
-	w->cur = e > w->cur ? e : w->cur;
 }
 
-/* Cursors scanned in place of a heap: at most this many tracks. */
+/* Up to this many tracks, the gaps come from the kind runs scan
+ * (device_gaps_of); more are merged by a heap here (device_gaps). */
 #define GAP_SCAN_TRACKS 8
 
+/* Many tracks: their events merged in (start, index) order, events with
+ * a duration only; cur is the end of the device's work so far. */
 static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		const struct launch_starts *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
-	if (!ls->from) {
-		return;
-	}
-	struct gap_walk w = { m, ls, kernel_wait_ps, u, true, 0 };
-	/* Each track is sorted already: merge them as they are read, in
-	 * (start, index) order, events with a duration only. */
-	if (nt > GAP_SCAN_TRACKS) {
-		struct tc_track_merge g;
-		tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
-		uint32_t t;
-		for (size_t i; (i = tc_track_merge_next(&g, m, &t)) != SIZE_MAX;) {
-			gap_event(&w, t, i);
+	struct tc_track_merge g;
+	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
+	uint32_t t;
+	bool first = true;
+	int64_t cur = 0;
+	for (size_t i; (i = tc_track_merge_next(&g, m, &t)) != SIZE_MAX;) {
+		int64_t s = m->ev.start[i];
+		if (first) {
+			cur = s;
+			first = false;
 		}
-		return;
+		if (s > cur) {
+			gap_add(u, cur, s, launch_start(m, ls, t, i), kernel_wait_ps);
+		}
+		int64_t e = tc_model_end(m, i);
+		cur = e > cur ? e : cur;
 	}
-	/* Few tracks: a linear scan over their cursors beats the heap's. */
-	struct { int64_t key; size_t i, end; uint32_t t; } c[GAP_SCAN_TRACKS];
+}
+
+/*
+ * Few tracks: the gaps between the device's busy stretches, as the kind
+ * runs scan found them, each ended by the first event by (start, index)
+ * that starts where it ends (of several, the lowest index: the tracks'
+ * ranges are disjoint). Each track's cursor only moves forward, so the
+ * lines are read once and never merged event by event.
+ */
+static void device_gaps_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		const struct launch_starts *ls, int64_t kernel_wait_ps, const struct tc_ivals *gaps,
+		struct tc_device_util *u) {
 	const int64_t *start = m->ev.start, *dur = m->ev.dur;
-	size_t na = 0;
+	size_t at[GAP_SCAN_TRACKS];
 	for (size_t k = 0; k < nt; k++) {
-		const struct tc_track *tr = &m->tracks[tracks[k]];
-		size_t i = tr->first, end = (size_t)tr->first + tr->count;
-		while (i < end && dur[i] <= 0) {
-			i++;
-		}
-		if (i < end) {
-			c[na].key = start[i];
-			c[na].i = i;
-			c[na].end = end;
-			c[na++].t = tracks[k];
-		}
+		at[k] = m->tracks[tracks[k]].first;
 	}
-	while (na > 0) {
-		/* The lowest (key, index), and the next lowest among the others:
-		 * the lowest cursor runs ahead to it, so the scan is paid per
-		 * stretch of one track, not per event. */
-		size_t b = 0, nb = SIZE_MAX;
-		for (size_t a = 1; a < na; a++) {
-			if (c[a].key < c[b].key || (c[a].key == c[b].key && c[a].i < c[b].i)) {
-				nb = b;
-				b = a;
-			} else if (nb == SIZE_MAX || c[a].key < c[nb].key ||
-					(c[a].key == c[nb].key && c[a].i < c[nb].i)) {
-				nb = a;
-			}
-		}
-		/* Tracks' index ranges are disjoint: at an equal start, b's events
-		 * come first when its range lies before nb's. */
-		int64_t lim = nb == SIZE_MAX ? INT64_MAX : c[nb].key;
-		bool ties = nb == SIZE_MAX || c[b].i < c[nb].i;
-		size_t i = c[b].i, end = c[b].end;
-		do {
-			gap_event(&w, c[b].t, i);
-			i++;
-			while (i < end && dur[i] <= 0) {
+	for (size_t g = 0; g < gaps->n; g++) {
+		int64_t g1 = gaps->hi[g];
+		size_t best = SIZE_MAX;
+		uint32_t bt = 0;
+		for (size_t k = 0; k < nt; k++) {
+			const struct tc_track *tr = &m->tracks[tracks[k]];
+			size_t i = at[k], end = (size_t)tr->first + tr->count;
+			while (i < end && start[i] < g1) {
 				i++;
 			}
-		} while (i < end && (start[i] < lim || (start[i] == lim && ties)));
-		if (i < end) {
-			c[b].i = i;
-			c[b].key = start[i];
-		} else {
-			c[b] = c[--na];
+			at[k] = i;
+			while (i < end && start[i] == g1 && dur[i] <= 0) {
+				i++;
+			}
+			if (i < end && start[i] == g1 && i < best) {
+				best = i;
+				bt = tracks[k];
+			}
 		}
+		gap_add(u, gaps->lo[g], g1, best == SIZE_MAX ? INT64_MIN :
+			launch_start(m, ls, bt, best), kernel_wait_ps);
 	}
 }
 
@@ -203,8 +179,10 @@ struct usage_run {
 };
 
 /* Device k's utilisation, streams and kind runs (in kinds, else in
- * scratch), or each reads the runs. scratch is the thread's own. */
-static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch) {
+ * scratch), or each reads the runs. scratch and gaps are the thread's
+ * own. */
+static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch,
+		struct tc_ivals *gaps) {
 	const struct tc_model *m = r->m;
 	const struct tc_analysis_opts *o = r->o;
 	const struct launch_starts *ls = &r->ls;
@@ -262,7 +240,14 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	}
 	r->streams[k] = streams;
 	r->n_streams[k] = n_streams;
-	device_gaps(m, tracks, nt, ls, (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6), u);
+	int64_t kernel_wait_ps = (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6);
+	/* The idle gaps' causes need launches; with few tracks, the runs
+	 * scan finds the gaps. */
+	bool gaps_of_scan = ls->from && nt <= GAP_SCAN_TRACKS;
+	if (ls->from && !gaps_of_scan) {
+		device_gaps(m, tracks, nt, ls, kernel_wait_ps, u);
+	}
+	gaps->n = 0;
 	size_t nd = r->nd[d];
 	if (nd) {
 		int64_t *dl = r->delays[d];
@@ -278,12 +263,16 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		&u->peak_flops, &u->peak_bw);
 	/* The runs last: each, where set, reads them as it needs. */
 	if (r->each) {
-		r->each(r->ctx, k, u, tracks, nt, has_coll, streams, n_streams);
+		r->each(r->ctx, k, u, tracks, nt, has_coll, streams, n_streams,
+			gaps_of_scan ? gaps : NULL);
 	} else {
 		struct tc_ivals *runs = r->kinds ? r->kinds + k : scratch;
 		tc_runs_reserve(runs, n_timed);
-		tc_kind_runs(m, tracks, nt, UINT32_MAX, runs);
+		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, runs, gaps_of_scan ? gaps : NULL);
 		tc_usage_add_runs(u, runs);
+	}
+	if (gaps_of_scan) {
+		device_gaps_of(m, tracks, nt, ls, kernel_wait_ps, gaps, u);
 	}
 	u->idle_ps = u->last_ps - u->first_ps - u->busy_ps;
 }
@@ -316,12 +305,13 @@ void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
 /* Devices from the shared counter until none is left. */
 static void *usage_worker(void *arg) {
 	struct usage_run *r = arg;
-	struct tc_ivals scratch = { 0 };
+	struct tc_ivals scratch = { 0 }, gaps = { 0 };
 	size_t k;
 	while ((k = atomic_fetch_add(&r->next, 1)) < r->n) {
-		device_usage(r, k, &scratch);
+		device_usage(r, k, &scratch, &gaps);
 	}
 	tc_ivals_finish(&scratch);
+	tc_ivals_finish(&gaps);
 	return NULL;
 }
 
