@@ -157,9 +157,6 @@ static void xfer_add(const struct xfer_ev *e, struct tc_xfer_stats *x) {
 	}
 }
 
-#define COPY_KINDS (TC_KIND_BIT(TC_OP_MEMCPY_H2D) | TC_KIND_BIT(TC_OP_MEMCPY_D2H) | \
-	TC_KIND_BIT(TC_OP_MEMCPY_D2D) | TC_KIND_BIT(TC_OP_MEMCPY_OTHER))
-
 /* The copies of track t into total and per_step; false if it has none. */
 static bool track_copies(const struct tc_model *m, const struct tc_analysis *a, uint32_t t,
 		uint32_t pageable, uint32_t pinned, struct tc_xfer_stats *total,
@@ -207,7 +204,7 @@ static bool transfers_into(const struct tc_model *m, const struct tc_analysis *a
 	bool any = false;
 	if (streams) {
 		for (size_t k = 0; k < n_streams; k++) {
-			if (!streams[k].kinds || (streams[k].kinds & COPY_KINDS)) {
+			if (!streams[k].kinds || (streams[k].kinds & TC_KINDS_COPY)) {
 				any |= track_copies(m, a, streams[k].track, pageable, pinned, total,
 					per_step);
 			}
@@ -426,21 +423,21 @@ static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *r
 		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
 		struct tc_device_util *u) {
 	struct cat_memo cm = { { 0 }, { 0 } };
-	int64_t per[TC_BD_COUNT] = { 0 }, in = 0;
+	int64_t per[TC_BD_COUNT] = { 0 };
 	struct tc_usage_sums us = { 0 };
 	for (; i < runs->n && runs->lo[i] < hi; i++) {
 		int64_t a = runs->lo[i] > lo ? runs->lo[i] : lo;
 		int64_t b = runs->hi[i] < hi ? runs->hi[i] : hi;
 		int64_t l = tc_ivals_gap(a, b);
 		per[memo_category(&cm, runs->kinds[i], others, x->host_comm)] += l;
-		in += l;
 		tc_usage_sums_run(&us, (uint64_t)l, runs->kinds[i]);
 	}
 	if (u) {
-		struct tc_usage_sums out = us;
-		tc_usage_add_sums(u, &out);
+		tc_usage_add_sums(u, us);
 	}
-	/* Every run holds a device kind: its time is busy. */
+	/* Every run holds a device kind: its time is busy (within the step,
+	 * so it fits an int64). */
+	int64_t in = (int64_t)us.busy;
 	*busy = in;
 	if (others && in < hi - lo) {
 		per[category(others, x->host_comm)] += hi - lo - in;

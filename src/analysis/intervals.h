@@ -37,6 +37,9 @@ void tc_ivals_union_kinds(const struct tc_model *m, const uint32_t *tracks, size
  * computation too). */
 #define TC_KINDS_DEVICE_COMPUTE (TC_KIND_BIT(TC_OP_KERNEL) | TC_KIND_BIT(TC_OP_MEMSET) | \
 	TC_KIND_BIT(TC_OP_OTHER) | TC_KIND_BIT(TC_OP_HOST_OP) | TC_KIND_BIT(TC_OP_OVERHEAD))
+/* Copies, every direction. */
+#define TC_KINDS_COPY (TC_KIND_BIT(TC_OP_MEMCPY_H2D) | TC_KIND_BIT(TC_OP_MEMCPY_D2H) | \
+	TC_KIND_BIT(TC_OP_MEMCPY_D2D) | TC_KIND_BIT(TC_OP_MEMCPY_OTHER))
 int64_t tc_ivals_length(const struct tc_ivals *v);
 /* a = a ∪ b, in a's storage. */
 void tc_ivals_merge_into(struct tc_ivals *a, const struct tc_ivals *b);

@@ -84,7 +84,9 @@ static inline void tc_usage_sums_run(struct tc_usage_sums *s, uint64_t len, uint
 	/* Comm/compute overlap against kernels, as HTA measures it. */
 	s->both += len & is_k & is_c;
 }
-void tc_usage_add_sums(struct tc_device_util *u, const struct tc_usage_sums *s);
+/* By value: a local struct whose address is never taken stays in
+ * registers through the walk. */
+void tc_usage_add_sums(struct tc_device_util *u, struct tc_usage_sums s);
 
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util

@@ -1232,8 +1232,7 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 	advise(c, f, TC_ADV_TRANSFER);
 #undef PCT
 	step_window(c, f, &k, cats);
-	top_ops(c, f, KB(TC_OP_MEMCPY_H2D) | KB(TC_OP_MEMCPY_D2H) | KB(TC_OP_MEMCPY_D2D) |
-		KB(TC_OP_MEMCPY_OTHER), -1);
+	top_ops(c, f, TC_KINDS_COPY, -1);
 }
 
 static void rule_unoptimized_op(struct rule_ctx *c) {

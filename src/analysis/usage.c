@@ -89,7 +89,8 @@ static inline void gap_add(struct tc_device_util *u, int64_t g0, int64_t g1, int
 }
 
 /* Up to this many tracks, the gaps come from the kind runs scan
- * (device_gaps_of); more are merged by a heap here (device_gaps). */
+ * (device_gaps_of), which checks every track's cursor per gap; more are
+ * merged by a heap here (device_gaps), log(tracks) per event. */
 #define GAP_SCAN_TRACKS 8
 
 /* Many tracks: their events merged in (start, index) order, events with
@@ -247,7 +248,6 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	if (ls->from && !gaps_of_scan) {
 		device_gaps(m, tracks, nt, ls, kernel_wait_ps, u);
 	}
-	gaps->n = 0;
 	size_t nd = r->nd[d];
 	if (nd) {
 		int64_t *dl = r->delays[d];
@@ -262,6 +262,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
 		&u->peak_flops, &u->peak_bw);
 	/* The runs last: each, where set, reads them as it needs. */
+	gaps->n = 0;
 	if (r->each) {
 		r->each(r->ctx, k, u, tracks, nt, has_coll, streams, n_streams,
 			gaps_of_scan ? gaps : NULL);
@@ -284,12 +285,12 @@ static int64_t sat_add128(int64_t a, __int128 b) {
 	return s > INT64_MAX ? INT64_MAX : s < INT64_MIN ? INT64_MIN : (int64_t)s;
 }
 
-void tc_usage_add_sums(struct tc_device_util *u, const struct tc_usage_sums *s) {
-	u->busy_ps = sat_add128(u->busy_ps, s->busy);
-	u->compute_ps = sat_add128(u->compute_ps, s->compute);
-	u->kernel_ps = sat_add128(u->kernel_ps, s->kernel);
-	u->comm_ps = sat_add128(u->comm_ps, s->comm);
-	u->overlap_ps = sat_add128(u->overlap_ps, s->both);
+void tc_usage_add_sums(struct tc_device_util *u, struct tc_usage_sums s) {
+	u->busy_ps = sat_add128(u->busy_ps, s.busy);
+	u->compute_ps = sat_add128(u->compute_ps, s.compute);
+	u->kernel_ps = sat_add128(u->kernel_ps, s.kernel);
+	u->comm_ps = sat_add128(u->comm_ps, s.comm);
+	u->overlap_ps = sat_add128(u->overlap_ps, s.both);
 }
 
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
@@ -297,9 +298,7 @@ void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
 	for (size_t i = 0; i < runs->n; i++) {
 		tc_usage_sums_run(&s, (uint64_t)tc_ivals_gap(runs->lo[i], runs->hi[i]), runs->kinds[i]);
 	}
-	/* A copy's address is taken, not s's: s stays in registers. */
-	struct tc_usage_sums out = s;
-	tc_usage_add_sums(u, &out);
+	tc_usage_add_sums(u, s);
 }
 
 /* Devices from the shared counter until none is left. */
