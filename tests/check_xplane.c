@@ -689,30 +689,40 @@ START_TEST(metadata_wrong_wire_types) {
 }
 END_TEST
 
-START_TEST(launch_flows_sparse) {
+/* Host launches and device kernels with the given correlation ids, 1 us
+ * apart from 0 and from 5 us: the loaded model. */
+static struct tc_model *launch_model(const int64_t *host, size_t nh, const int64_t *dev,
+		size_t nd, bool device_first) {
 	struct buf hl = { 0 }, hp = { 0 }, dl = { 0 }, dp = { 0 }, space = { 0 };
 	put_int(&hl, 1, 7);
 	put_str(&hl, 2, "python3");
-	put_corr_event(&hl, 1, 0, 1);
-	put_corr_event(&hl, 1, 1000, 1000000000000LL);
+	for (size_t i = 0; i < nh; i++) {
+		put_corr_event(&hl, 1, 1000 * (int64_t)i, host[i]);
+	}
 	put_str(&hp, 2, "/host:CPU");
 	put_len(&hp, 3, &hl);
 	put_meta(&hp, 4, 1, "cudaLaunchKernel");
 	put_meta(&hp, 5, 1, "correlation_id");
 	put_int(&dl, 1, 1);
 	put_str(&dl, 2, "Stream #1");
-	put_corr_event(&dl, 1, 5000, 1000000000000LL);
-	put_corr_event(&dl, 1, 6000, 1);
-	put_corr_event(&dl, 1, 7000, 7);
+	for (size_t i = 0; i < nd; i++) {
+		put_corr_event(&dl, 1, 5000 + 1000 * (int64_t)i, dev[i]);
+	}
 	put_str(&dp, 2, "/device:GPU:0");
 	put_len(&dp, 3, &dl);
 	put_meta(&dp, 4, 1, "kernel");
 	put_meta(&dp, 5, 1, "correlation_id");
-	put_len(&space, 1, &dp);
-	put_len(&space, 1, &hp);
+	put_len(&space, 1, device_first ? &dp : &hp);
+	put_len(&space, 1, device_first ? &hp : &dp);
 	struct tc_error err;
 	struct tc_model *m = load_bytes(space.b, space.n, &err);
 	ck_assert_msg(m != NULL, "%s", err.msg);
+	return m;
+}
+
+START_TEST(launch_flows_sparse) {
+	static const int64_t host[] = { 1, 1000000000000LL }, dev[] = { 1000000000000LL, 1, 7 };
+	struct tc_model *m = launch_model(host, 2, dev, 3, true);
 	ck_assert_uint_eq(m->ev.n, 5);
 	ck_assert_uint_eq(m->n_flows, 2);
 	for (size_t i = 0; i < m->n_flows; i++) {
@@ -722,6 +732,28 @@ START_TEST(launch_flows_sparse) {
 		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->to]].name), "kernel");
 	}
 	tc_model_destroy(m);
+}
+END_TEST
+
+/* A correlation id launched twice links to its earlier launch, whether the
+ * ids are dense (looked up by index) or sparse (by binary search); flows
+ * follow the device events' order. */
+START_TEST(launch_flows_first_wins) {
+	static const int64_t ids[2][2] = { { 5, 6 }, { 5, 1000000000000LL } };
+	for (int v = 0; v < 2; v++) {
+		const int64_t host[] = { ids[v][0], ids[v][1], ids[v][0] };
+		const int64_t dev[] = { ids[v][1], ids[v][0] };
+		struct tc_model *m = launch_model(host, 3, dev, 2, false);
+		ck_assert_uint_eq(m->n_flows, 2);
+		size_t first = find_event(m, "cudaLaunchKernel");
+		ck_assert_uint_eq(m->ev.start[first], 0);
+		ck_assert_uint_eq(m->flows[0].id, (uint64_t)ids[v][1]);
+		ck_assert_uint_eq(m->flows[0].from, first + 1);
+		ck_assert_uint_eq(m->flows[1].id, (uint64_t)ids[v][0]);
+		ck_assert_uint_eq(m->flows[1].from, first);
+		ck_assert_uint_lt(m->flows[0].to, m->flows[1].to);
+		tc_model_destroy(m);
+	}
 }
 END_TEST
 
@@ -1021,6 +1053,7 @@ int main(void) {
 	tcase_add_test(tc, max_string_utf8);
 	tcase_add_test(tc, metadata_wrong_wire_types);
 	tcase_add_test(tc, launch_flows_sparse);
+	tcase_add_test(tc, launch_flows_first_wins);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);
 	suite_add_tcase(s, tc);

@@ -1,5 +1,6 @@
 /* XPlane reader: entry point, line classes and op kinds, planes, sniffing. */
 #include "ingest/xplane/xplane_private.h"
+#include "util/pair.h"
 
 bool tc_xplane_fail(struct reader *r, const uint8_t *at, const char *fmt, const char *what) {
 	tc_error_set(r->err, TC_EXIT_INPUT, fmt, what);
@@ -426,61 +427,132 @@ static int cmp_launch(const void *pa, const void *pb) {
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
+/* Where device events find the launch with their correlation id: an array
+ * indexed by id when CUPTI / roctracer numbered them densely, else the
+ * launches sorted by id. Either way the earliest launch of an id wins. */
+struct launch_index {
+	const struct launch *sorted;
+	size_t n;
+	uint32_t *direct;
+	uint64_t lo_id;
+	size_t span;
+};
+
+static uint32_t launch_of(const struct launch_index *li, uint64_t c) {
+	if (li->direct) {
+		return c >= li->lo_id && c - li->lo_id < li->span ? li->direct[c - li->lo_id] : TC_NONE;
+	}
+	size_t lo = 0, hi = li->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (li->sorted[mid].corr < c) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < li->n && li->sorted[lo].corr == c ? li->sorted[lo].ev : TC_NONE;
+}
+
+/* The events in stretches, each looked up into its own flows; workers
+ * take the next stretch from a shared counter. */
+#define LINK_STRETCHES 64
+
+struct link_stretch {
+	struct tc_flow *flows;
+	size_t n, cap;
+};
+
+struct link_work {
+	const struct tc_model *m;
+	const struct launch_index *li;
+	const bool *device; /* by track: device work */
+	size_t first, per;
+	atomic_size_t next;
+	struct link_stretch part[LINK_STRETCHES];
+};
+
+static void *link_worker(void *arg) {
+	struct link_work *w = arg;
+	const struct tc_model *m = w->m;
+	size_t k;
+	while ((k = atomic_fetch_add(&w->next, 1)) < LINK_STRETCHES) {
+		struct link_stretch *s = &w->part[k];
+		size_t from = w->first + k * w->per, to = from + w->per;
+		to = to < m->ev.n ? to : m->ev.n;
+		for (size_t i = from; i < to; i++) {
+			struct tc_arg a;
+			if (m->ev.args[i] == TC_NONE || !w->device[m->ev.track[i]] ||
+					!tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a)) {
+				continue;
+			}
+			uint64_t c = a.v.u; /* int and uint share the bits */
+			uint32_t launch = launch_of(w->li, c);
+			if (launch != TC_NONE) {
+				TC_GROW(s->flows, s->cap, s->n + 1);
+				s->flows[s->n++] = (struct tc_flow){
+					.from = launch, .to = (uint32_t)i, .kind = TC_FLOW_LAUNCH, .id = c,
+				};
+			}
+		}
+	}
+	return NULL;
+}
+
 /*
  * Host runtime calls (cudaLaunchKernel, hipMemcpy, ...) and the device
  * activity they caused share a correlation_id: link them as launch flows.
  * Device events are found through their correlation arg, so nothing extra
- * is kept per device event while reading.
+ * is kept per device event while reading. The look-ups are read-only: with
+ * a core to spare, two threads share them.
  */
 static void link_launches(struct reader *r, size_t first_event) {
 	if (!r->n_launch) {
 		return;
 	}
 	struct tc_model *m = r->m;
-	tc_sort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
-	/* CUPTI / roctracer number correlations densely: then an array indexed
-	 * by id replaces the binary search. */
-	uint64_t lo_id = r->launch[0].corr, hi_id = r->launch[r->n_launch - 1].corr;
-	uint32_t *direct = NULL;
-	size_t span = 0;
+	struct launch_index li = { .sorted = r->launch, .n = r->n_launch };
+	uint64_t lo_id = UINT64_MAX, hi_id = 0;
+	for (size_t k = 0; k < r->n_launch; k++) {
+		uint64_t c = r->launch[k].corr;
+		lo_id = c < lo_id ? c : lo_id;
+		hi_id = c > hi_id ? c : hi_id;
+	}
 	if (hi_id - lo_id < 4 * (uint64_t)r->n_launch + 4096) {
-		span = (size_t)(hi_id - lo_id) + 1;
-		direct = tc_xmalloc(span * sizeof(*direct));
-		memset(direct, 0xff, span * sizeof(*direct));
-		for (size_t k = r->n_launch; k-- > 0;) {
-			direct[r->launch[k].corr - lo_id] = r->launch[k].ev; /* first wins */
+		li.lo_id = lo_id;
+		li.span = (size_t)(hi_id - lo_id) + 1;
+		li.direct = tc_xmalloc(li.span * sizeof(*li.direct));
+		memset(li.direct, 0xff, li.span * sizeof(*li.direct));
+		for (size_t k = 0; k < r->n_launch; k++) {
+			uint32_t *d = &li.direct[r->launch[k].corr - lo_id];
+			*d = r->launch[k].ev < *d ? r->launch[k].ev : *d; /* TC_NONE is the largest */
 		}
+	} else {
+		tc_sort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
 	}
-	for (size_t i = first_event; i < m->ev.n; i++) {
-		if (m->ev.args[i] == TC_NONE ||
-				!tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[m->ev.track[i]].kind)) {
-			continue;
-		}
-		struct tc_arg a;
-		if (!tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a)) {
-			continue;
-		}
-		uint64_t c = a.v.u; /* int and uint share the bits */
-		if (direct) {
-			if (c >= lo_id && c - lo_id < span && direct[c - lo_id] != TC_NONE) {
-				tc_model_add_flow(m, direct[c - lo_id], (uint32_t)i, TC_FLOW_LAUNCH, c);
-			}
-			continue;
-		}
-		size_t lo = 0, hi = r->n_launch;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (r->launch[mid].corr < c) {
-				lo = mid + 1;
-			} else {
-				hi = mid;
-			}
-		}
-		if (lo < r->n_launch && r->launch[lo].corr == c) {
-			tc_model_add_flow(m, r->launch[lo].ev, (uint32_t)i, TC_FLOW_LAUNCH, c);
-		}
+	bool *device = tc_xmalloc(m->n_tracks ? m->n_tracks : 1);
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		device[t] = tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
 	}
-	free(direct);
+	struct link_work *w = tc_xcalloc(1, sizeof(*w));
+	w->m = m;
+	w->li = &li;
+	w->device = device;
+	w->first = first_event;
+	w->per = (m->ev.n - first_event + LINK_STRETCHES - 1) / LINK_STRETCHES;
+	atomic_init(&w->next, 0);
+	tc_run_pair(link_worker, w, w, r->lim->reader_thread != 0);
+	for (size_t k = 0; k < LINK_STRETCHES; k++) {
+		const struct link_stretch *s = &w->part[k];
+		for (size_t i = 0; i < s->n; i++) {
+			tc_model_add_flow(m, s->flows[i].from, s->flows[i].to, TC_FLOW_LAUNCH,
+				s->flows[i].id);
+		}
+		free(s->flows);
+	}
+	free(w);
+	free(device);
+	free(li.direct);
 }
 
 /* Host name: XSpace.hostnames[0], else the file name up to ".xplane.pb". */
