@@ -1272,15 +1272,16 @@ END_TEST
  * their output must be the one a model with every arg gives. Every real
  * trace and project fixture is read both ways and the outputs compared. */
 
-/* What the analysis commands print for m, as one string. */
-static char *analysis_outputs(const struct tc_model *m) {
+/* What the analysis commands print for m, as one string; threads as
+ * tc_analysis_opts has it (2: every pass that can takes a second thread). */
+static char *analysis_outputs(const struct tc_model *m, unsigned threads) {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	ck_assert(f != NULL);
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
-	ao.threads = 1;
+	ao.threads = threads;
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_FINDINGS, &an);
 	struct tc_summary s;
@@ -1325,7 +1326,7 @@ static void known_args_same(const char *path) {
 		return;
 	}
 	ck_assert_msg(m[1]->n_argb <= m[0]->n_argb, "%s", path);
-	char *full = analysis_outputs(m[0]), *lean = analysis_outputs(m[1]);
+	char *full = analysis_outputs(m[0], 1), *lean = analysis_outputs(m[1], 1);
 	ck_assert_msg(strcmp(full, lean) == 0, "%s: output differs with known args only", path);
 	free(full);
 	free(lean);
@@ -1352,6 +1353,38 @@ static void known_args_walk(const char *dir, int depth) {
 	known_args_walk_fn(dir, depth, known_args_same);
 }
 
+/* The passes' second threads split work whose results must not depend on
+ * the split: the output with them is the output without. */
+static size_t threads_checked;
+
+static void threads_same(const char *path) {
+	struct tc_error err;
+	struct tc_model *m = tc_test_try_load(path, &err);
+	if (!m) {
+		return;
+	}
+	char *one = analysis_outputs(m, 1), *two = analysis_outputs(m, 2);
+	ck_assert_msg(strcmp(one, two) == 0, "%s: output differs with a second thread", path);
+	free(one);
+	free(two);
+	tc_model_destroy(m);
+	threads_checked++;
+}
+
+/* _i 0: the fixtures; 1: the real traces (in the traces part). */
+START_TEST(threads_same_output) {
+	threads_checked = 0;
+	if (_i == 0) {
+		known_args_walk_fn(tc_test_build("fixtures"), 0, threads_same);
+		known_args_walk_fn(tc_test_src("fixtures/json"), 0, threads_same);
+		ck_assert_uint_ge(threads_checked, 10);
+	} else {
+		known_args_walk_fn(tc_test_trace("."), 0, threads_same);
+		ck_assert_uint_ge(threads_checked, 30);
+	}
+}
+END_TEST
+
 /*
  * The attribution's contract on a real input: every device's every step is
  * split exactly (the categories sum to the step's duration), and one
@@ -1360,12 +1393,8 @@ static void known_args_walk(const char *dir, int depth) {
 static size_t invariants_checked;
 
 static void invariants(const char *path) {
-	struct tc_ingest_opts io;
-	tc_ingest_opts_default(&io);
-	io.threads = 1;
 	struct tc_error err;
-	tc_error_init(&err);
-	struct tc_model *m = tc_ingest(&path, 1, &io, &err);
+	struct tc_model *m = tc_test_try_load(path, &err);
 	if (!m) {
 		return;
 	}
@@ -1713,6 +1742,7 @@ int main(void) {
 	tcase_add_test(tc, async_copy_halves);
 	tcase_add_loop_test(tc, known_args_only_same_output, 0, 1);
 	tcase_add_loop_test(tc, attribution_invariants, 0, 1);
+	tcase_add_loop_test(tc, threads_same_output, 0, 1);
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("rules");
 	tcase_add_test(tr, rule_communication);
@@ -1749,6 +1779,7 @@ int main(void) {
 	tcase_add_test(tt, trace_tpu_roofline);
 	tcase_add_loop_test(tt, known_args_only_same_output, 1, 2);
 	tcase_add_loop_test(tt, attribution_invariants, 1, 2);
+	tcase_add_loop_test(tt, threads_same_output, 1, 2);
 	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }

@@ -43,13 +43,17 @@ const char *tc_test_build(const char *rel) {
 	return join("TC_BUILD_ROOT", ".", rel);
 }
 
-struct tc_model *tc_test_load(const char *path) {
+struct tc_model *tc_test_try_load(const char *path, struct tc_error *err) {
 	struct tc_ingest_opts o;
 	tc_ingest_opts_default(&o);
 	o.threads = 1;
+	tc_error_init(err);
+	return tc_ingest(&path, 1, &o, err);
+}
+
+struct tc_model *tc_test_load(const char *path) {
 	struct tc_error err;
-	tc_error_init(&err);
-	struct tc_model *m = tc_ingest(&path, 1, &o, &err);
+	struct tc_model *m = tc_test_try_load(path, &err);
 	ck_assert_msg(m != NULL, "%s: %s", path, err.msg);
 	return m;
 }

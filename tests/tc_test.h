@@ -34,6 +34,9 @@ const char *tc_test_build(const char *rel);
 struct tc_model;
 /* Read one input (one thread) into a finalized model; the test fails when
  * it cannot be read. */
+/* The file read as the CLI reads it, one thread; NULL with err filled when
+ * it is refused. */
+struct tc_model *tc_test_try_load(const char *path, struct tc_error *err);
 struct tc_model *tc_test_load(const char *path);
 /* The real trace rel (tc_test_trace) read as above. */
 struct tc_model *tc_test_load_trace(const char *rel);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "util/pair.h"
 #include "util/xalloc.h"
 
 /*
@@ -494,17 +495,47 @@ static void attr_end(struct attr_lists *x) {
 	tc_ivals_finish_per_kind(x->kinds[2]);
 }
 
+/* Half of the steps, [from, to), with a cover of its own over the shared
+ * lists. */
+struct attr_half {
+	const struct tc_analysis *a;
+	const struct tc_ivals *dev_runs;
+	int64_t *cat, *busy;
+	struct tc_step *into;
+	size_t from, to;
+	struct attr_lists x;
+};
+
+/* Fewer steps are not worth a thread. */
+#define ATTR_TWO_MIN 64
+
+static void *attr_half_run(void *p) {
+	struct attr_half *h = p;
+	for (size_t i = h->from; i < h->to; i++) {
+		int64_t b;
+		attr_step(&h->x, h->dev_runs, &h->a->steps[i],
+			h->into ? h->into[i].cat_ps : h->cat + i * TC_BD_COUNT, &b, NULL);
+		if (h->into) {
+			h->into[i].busy_ps = b;
+		} else if (h->busy) {
+			h->busy[i] = b;
+		}
+	}
+	return NULL;
+}
+
 /*
  * Each step's time by category on device dev (TC_NONE: host lines only),
  * into cat[step * TC_BD_COUNT + c], and the device's busy time inside each
  * step (busy: NULL not wanted), from the device's runs (dev_runs, from the
  * usage pass; NULL: built here). With into (a's steps), the categories and
  * busy time go to each step's cat_ps and busy_ps instead: no array the
- * size of the steps' is written and copied.
+ * size of the steps' is written and copied. With two, a second thread
+ * takes the second half of the steps (each step's sums are its own).
  */
 static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		const struct tc_ivals *dev_runs, const struct tc_ivals *host_k,
-		int64_t *cat, int64_t *busy, struct tc_step *into) {
+		int64_t *cat, int64_t *busy, struct tc_step *into, bool two) {
 	struct tc_ivals own = { 0 };
 	if (!dev_runs) {
 		size_t n;
@@ -513,19 +544,18 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		free(tr);
 		dev_runs = &own;
 	}
-	struct attr_lists x;
-	attr_begin(&x, m, dev, dev_runs, false, host_k);
-	for (size_t i = 0; i < a->n_steps; i++) {
-		int64_t b;
-		attr_step(&x, dev_runs, &a->steps[i], into ? into[i].cat_ps : cat + i * TC_BD_COUNT,
-			&b, NULL);
-		if (into) {
-			into[i].busy_ps = b;
-		} else if (busy) {
-			busy[i] = b;
-		}
-	}
-	attr_end(&x);
+	size_t mid = two && a->n_steps >= ATTR_TWO_MIN ? a->n_steps / 2 : a->n_steps;
+	struct attr_half h[2] = {
+		{ a, dev_runs, cat, busy, into, 0, mid, { 0 } },
+		{ a, dev_runs, cat, busy, into, mid, a->n_steps, { 0 } },
+	};
+	attr_begin(&h[0].x, m, dev, dev_runs, false, host_k);
+	/* The second half shares the lists; its cover is its own. */
+	h[1].x = h[0].x;
+	memset(&h[1].x.cov, 0, sizeof(h[1].x.cov));
+	tc_run_pair(attr_half_run, &h[0], &h[1], mid < a->n_steps);
+	tc_cover_finish(&h[1].x.cov);
+	attr_end(&h[0].x);
 	tc_ivals_finish(&own);
 }
 
@@ -592,7 +622,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, &runs, gaps);
 		tc_usage_add_runs(util, &runs);
 		if (attr) {
-			attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL);
+			attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL, false);
 		}
 	} else {
 		/* Step by step: only one step's runs are held at a time, and
@@ -682,7 +712,8 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
 static int64_t *step_categories(const struct tc_model *m, const struct tc_analysis_opts *o,
 		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
 	struct host_cache local, *hc = early ? &early->hc : &local;
-	host_cache_init(&local, tc_pass_parallel(o, m->ev.n));
+	bool two = tc_pass_parallel(o, m->ev.n);
+	host_cache_init(&local, two);
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
 	int64_t *dev_busy = tc_xcalloc((u->n_util ? u->n_util : 1) * a->n_steps, sizeof(*dev_busy));
 	a->attr = tc_xcalloc(u->n_util ? u->n_util : 1, sizeof(*a->attr));
@@ -701,7 +732,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_analys
 		} else {
 			at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
 			attribute(m, a, d, usage_runs(u, k), host_unions_for(m, hc, d),
-				at->step_cat, busy, NULL);
+				at->step_cat, busy, NULL, two);
 		}
 		int64_t in_steps = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
@@ -731,7 +762,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_analys
 			dev_runs = u->util[k].device == a->bd_device ? usage_runs(u, k) : NULL;
 		}
 		attribute(m, a, a->bd_device, dev_runs, host_unions_for(m, hc, a->bd_device),
-			NULL, NULL, a->steps);
+			NULL, NULL, a->steps, two);
 	}
 	host_cache_finish(&local);
 	free(busy);
