@@ -735,6 +735,56 @@ START_TEST(launch_flows_sparse) {
 }
 END_TEST
 
+/* Offsets and durations of every varint length, read where eight bytes
+ * follow (stats after them: the word-at-a-time path) and at an event's
+ * end (fields out of order, the offset last: the byte loop). */
+START_TEST(varint_lengths) {
+	for (int last = 0; last < 2; last++) {
+		struct buf line = { 0 }, plane = { 0 }, space = { 0 };
+		put_int(&line, 1, 1);
+		put_str(&line, 2, "Stream #1");
+		int64_t off[10];
+		size_t n = 0;
+		/* 1..9 bytes: 2^(7k) - 1 (k bytes, every bit set); ten bytes
+		 * would pass the model's time bound. */
+		for (int k = 1; k <= 9; k++) {
+			off[n++] = k == 9 ? ((int64_t)1 << 61) + 12345 : ((int64_t)1 << (7 * k)) - 1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct buf ev = { 0 }, st = { 0 };
+			int64_t dur = (int64_t)1 << (7 * (i % 6));
+			if (last) {
+				put_int(&ev, 3, dur);
+				put_int(&ev, 1, 1);
+				put_int(&ev, 2, off[i]);
+			} else {
+				put_int(&st, 1, 1);
+				put_int(&st, 4, 7);
+				put_int(&ev, 1, 1);
+				put_int(&ev, 2, off[i]);
+				put_int(&ev, 3, dur);
+				put_len(&ev, 4, &st);
+			}
+			put_len(&line, 4, &ev);
+		}
+		put_str(&plane, 2, "/device:GPU:0");
+		put_len(&plane, 3, &line);
+		put_meta(&plane, 4, 1, "kernel");
+		put_meta(&plane, 5, 1, "correlation_id");
+		put_len(&space, 1, &plane);
+		struct tc_error err;
+		struct tc_model *m = load_bytes(space.b, space.n, &err);
+		ck_assert_msg(m != NULL, "%s", err.msg);
+		ck_assert_uint_eq(m->ev.n, n);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(m->ev.start[i] - m->ev.start[0], off[i] - off[0]);
+			ck_assert_int_eq(m->ev.dur[i], (int64_t)1 << (7 * (i % 6)));
+		}
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 /* A correlation id launched twice links to its earlier launch, whether the
  * ids are dense (looked up by index) or sparse (by binary search); flows
  * follow the device events' order. */
@@ -1054,6 +1104,7 @@ int main(void) {
 	tcase_add_test(tc, metadata_wrong_wire_types);
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, launch_flows_first_wins);
+	tcase_add_test(tc, varint_lengths);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);
 	suite_add_tcase(s, tc);

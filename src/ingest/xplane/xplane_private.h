@@ -401,10 +401,32 @@ static inline void release(struct reader *r, const uint8_t *p) {
 	}
 }
 
-/* Multi-byte varints (offsets, durations, ids) fill most of an XEvent; with
- * ten bytes of room the loop needs no end checks and unrolls. */
+/* Multi-byte varints (offsets, durations, ids) fill most of an XEvent.
+ * Their lengths vary from event to event, so a byte loop mispredicts its
+ * exit; with eight bytes of room a varint of up to eight bytes (56 bits)
+ * is found and packed as one word instead. Longer ones take the loop,
+ * which with ten bytes of room needs no end checks and unrolls. */
 static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
 	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*out = *p;
+		*pp = p + 1;
+		return true;
+	}
+	if (end - p >= 8) {
+		uint64_t x = tc_load_le64(p);
+		/* The first byte without its continuation bit ends the varint. */
+		uint64_t stop = ~x & 0x8080808080808080ull;
+		if (stop) {
+			x &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+			x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+			x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+			x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+			*out = x;
+			*pp = p + __builtin_ctzll(stop) / 8 + 1;
+			return true;
+		}
+	}
 	if (end - p >= 10) {
 		uint64_t v = 0;
 		for (unsigned i = 0; i < 10; i++) {
