@@ -20,6 +20,7 @@
 #include "ingest/ingest.h"
 #include "tc_test.h"
 #include "util/arena.h"
+#include "util/corr.h"
 #include "util/inflate.h"
 #include "util/input.h"
 #include "util/intern.h"
@@ -67,6 +68,31 @@ static void check_elide(const char *s, size_t max, const char *want) {
 		free(e);
 	}
 }
+
+/* The earliest record of an id wins, ids absent give UINT32_MAX, with
+ * dense ids (an array by id) and sparse ones (sorted, binary search; the
+ * bits of a negative int64 id among them). */
+START_TEST(corr_index) {
+	static const uint64_t sparse[] = { 7, 1000000000000ull, (uint64_t)-5 };
+	for (int v = 0; v < 2; v++) {
+		uint64_t a = v ? sparse[0] : 10, b = v ? sparse[1] : 11, c = v ? sparse[2] : 12;
+		struct tc_corr recs[] = { { b, 40 }, { a, 30 }, { c, 20 }, { a, 10 }, { b, 50 } };
+		struct tc_corr_index ix;
+		tc_corr_index_init(&ix, recs, 5);
+		ck_assert_msg((ix.direct == NULL) == (v == 1), "variant %d", v);
+		ck_assert_uint_eq(tc_corr_index_find(&ix, a), 10);
+		ck_assert_uint_eq(tc_corr_index_find(&ix, b), 40);
+		ck_assert_uint_eq(tc_corr_index_find(&ix, c), 20);
+		ck_assert_uint_eq(tc_corr_index_find(&ix, v ? 8 : 9), UINT32_MAX);
+		ck_assert_uint_eq(tc_corr_index_find(&ix, v ? (uint64_t)-4 : 13), UINT32_MAX);
+		tc_corr_index_finish(&ix);
+	}
+	struct tc_corr_index ix;
+	tc_corr_index_init(&ix, NULL, 0);
+	ck_assert_uint_eq(tc_corr_index_find(&ix, 1), UINT32_MAX);
+	tc_corr_index_finish(&ix);
+}
+END_TEST
 
 START_TEST(text_width_elide) {
 	ck_assert_uint_eq(tc_text_width("", 0), 0);
@@ -1271,6 +1297,7 @@ END_TEST
 int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, corr_index);
 	tcase_add_test(tc, arena_basic);
 	tcase_add_test(tc, arena_reset);
 	tcase_add_test(tc, spill_file_and_memory);

@@ -691,10 +691,10 @@ static bool end_event(struct reader *r) {
 	if (e->has_corr) {
 		if (dev && on_device) {
 			TC_GROW(r->dev_corr, r->cap_dev_corr, r->n_dev_corr + 1);
-			r->dev_corr[r->n_dev_corr++] = (struct corr_rec){ e->corr, idx };
+			r->dev_corr[r->n_dev_corr++] = (struct tc_corr){ (uint64_t)e->corr, idx };
 		} else if (!on_device && (kind == TC_OP_RUNTIME || kind == TC_OP_SYNC)) {
 			TC_GROW(r->host_corr, r->cap_host_corr, r->n_host_corr + 1);
-			r->host_corr[r->n_host_corr++] = (struct corr_rec){ e->corr, idx };
+			r->host_corr[r->n_host_corr++] = (struct tc_corr){ (uint64_t)e->corr, idx };
 		}
 	}
 	if (e->has_bind && (e->flow_in || e->flow_out)) {

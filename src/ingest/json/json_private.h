@@ -30,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 #include "ingest/ingest.h"
+#include "util/corr.h"
 #include "ingest/json/json_lex.h"
 #include "model/classify.h"
 #include "util/num.h"
@@ -141,11 +142,6 @@ struct flow_end {
 	uint32_t seq;     /* file order */
 	bool out, in;     /* may start / end a link */
 	bool enclosing;   /* v1: bind to the enclosing slice (s, bp:e) */
-};
-
-struct corr_rec {
-	int64_t corr;
-	uint32_t ev;
 };
 
 struct ev_state {
@@ -268,7 +264,7 @@ struct reader {
 
 	struct flow_end *fe;
 	size_t n_fe, cap_fe;
-	struct corr_rec *host_corr, *dev_corr;
+	struct tc_corr *host_corr, *dev_corr;
 	size_t n_host_corr, cap_host_corr, n_dev_corr, cap_dev_corr;
 	/* step markers (event indexes) on host rows and on device rows */
 	uint32_t *host_steps, *dev_steps;

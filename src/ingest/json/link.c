@@ -2,45 +2,23 @@
 #include "ingest/json/json_private.h"
 #include "ingest/json/number.h"
 
-static int cmp_corr(const void *pa, const void *pb) {
-	const struct corr_rec *a = pa, *b = pb;
-	if (a->corr != b->corr) {
-		return a->corr < b->corr ? -1 : 1;
-	}
-	return a->ev < b->ev ? -1 : a->ev > b->ev;
-}
-
 /* Runtime call → device activity by correlation id. */
 size_t tc_json_link_correlations(struct reader *r) {
 	if (!r->n_host_corr || !r->n_dev_corr) {
 		return 0;
 	}
-	/* Writers number launches in order: the records come nearly sorted,
-	 * and each device record's match is usually the one after the last. */
-	tc_sort_runs(r->host_corr, r->n_host_corr, sizeof(*r->host_corr), cmp_corr);
-	size_t links = 0, next = 0;
+	struct tc_corr_index ix;
+	tc_corr_index_init(&ix, r->host_corr, r->n_host_corr);
+	size_t links = 0;
 	for (size_t i = 0; i < r->n_dev_corr; i++) {
-		int64_t c = r->dev_corr[i].corr;
-		size_t lo = 0, hi = r->n_host_corr;
-		if (next < hi && r->host_corr[next].corr == c &&
-				(next == 0 || r->host_corr[next - 1].corr < c)) {
-			lo = hi = next; /* the first record of c */
-		}
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (r->host_corr[mid].corr < c) {
-				lo = mid + 1;
-			} else {
-				hi = mid;
-			}
-		}
-		if (lo < r->n_host_corr && r->host_corr[lo].corr == c) {
-			tc_model_add_flow(r->m, r->host_corr[lo].ev, r->dev_corr[i].ev,
-				TC_FLOW_LAUNCH, (uint64_t)c);
+		uint64_t c = r->dev_corr[i].id;
+		uint32_t host = tc_corr_index_find(&ix, c);
+		if (host != TC_NONE) {
+			tc_model_add_flow(r->m, host, r->dev_corr[i].ev, TC_FLOW_LAUNCH, c);
 			links++;
 		}
-		next = lo + 1;
 	}
+	tc_corr_index_finish(&ix);
 	return links;
 }
 

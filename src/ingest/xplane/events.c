@@ -384,7 +384,7 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	}
 	if (x.have_corr && lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
 		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
-		r->launch[r->n_launch++] = (struct launch){ x.corr, ev };
+		r->launch[r->n_launch++] = (struct tc_corr){ x.corr, ev };
 	}
 }
 

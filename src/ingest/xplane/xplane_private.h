@@ -40,6 +40,7 @@
 #include "ingest/ingest.h"
 #include "model/classify.h"
 #include "util/inflate.h"
+#include "util/corr.h"
 #include "util/num.h"
 #include "util/pbwire.h"
 #include "util/u64map.h"
@@ -332,11 +333,6 @@ struct emeta {
 	uint32_t op[LC_COUNT]; /* op per line class, made on first use */
 };
 
-struct launch {
-	uint64_t corr;
-	uint32_t ev;
-};
-
 /* What decoding a plane's events needs: read-only while its lines are
  * read, so the pipeline's decoding thread shares it. */
 struct dec {
@@ -377,7 +373,7 @@ struct reader {
 	uint64_t bad_strings;
 	uint32_t k_unit_bytes, k_mem_alloc, k_mem_reserved, k_mem_peak, k_mem_avail;
 	struct tc_arena scratch; /* unpacked metadata entries (metadata.c) */
-	struct launch *launch; /* host runtime calls with a correlation id */
+	struct tc_corr *launch; /* host runtime calls with a correlation id */
 	size_t n_launch, cap_launch;
 	const uint8_t **sp; /* stat payloads of one event (slow decoder) */
 	size_t *sl;

@@ -419,41 +419,6 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	return true;
 }
 
-static int cmp_launch(const void *pa, const void *pb) {
-	const struct launch *a = pa, *b = pb;
-	if (a->corr != b->corr) {
-		return a->corr < b->corr ? -1 : 1;
-	}
-	return a->ev < b->ev ? -1 : a->ev > b->ev;
-}
-
-/* Where device events find the launch with their correlation id: an array
- * indexed by id when CUPTI / roctracer numbered them densely, else the
- * launches sorted by id. Either way the earliest launch of an id wins. */
-struct launch_index {
-	const struct launch *sorted;
-	size_t n;
-	uint32_t *direct;
-	uint64_t lo_id;
-	size_t span;
-};
-
-static uint32_t launch_of(const struct launch_index *li, uint64_t c) {
-	if (li->direct) {
-		return c >= li->lo_id && c - li->lo_id < li->span ? li->direct[c - li->lo_id] : TC_NONE;
-	}
-	size_t lo = 0, hi = li->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (li->sorted[mid].corr < c) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return lo < li->n && li->sorted[lo].corr == c ? li->sorted[lo].ev : TC_NONE;
-}
-
 /* The events in stretches, each looked up into its own flows; workers
  * take the next stretch from a shared counter. */
 #define LINK_STRETCHES 64
@@ -465,7 +430,7 @@ struct link_stretch {
 
 struct link_work {
 	const struct tc_model *m;
-	const struct launch_index *li;
+	const struct tc_corr_index *li;
 	const bool *device; /* by track: device work */
 	size_t first, per;
 	atomic_size_t next;
@@ -487,7 +452,7 @@ static void *link_worker(void *arg) {
 				continue;
 			}
 			uint64_t c = a.v.u; /* int and uint share the bits */
-			uint32_t launch = launch_of(w->li, c);
+			uint32_t launch = tc_corr_index_find(w->li, c);
 			if (launch != TC_NONE) {
 				TC_GROW(s->flows, s->cap, s->n + 1);
 				s->flows[s->n++] = (struct tc_flow){
@@ -511,25 +476,8 @@ static void link_launches(struct reader *r, size_t first_event) {
 		return;
 	}
 	struct tc_model *m = r->m;
-	struct launch_index li = { .sorted = r->launch, .n = r->n_launch };
-	uint64_t lo_id = UINT64_MAX, hi_id = 0;
-	for (size_t k = 0; k < r->n_launch; k++) {
-		uint64_t c = r->launch[k].corr;
-		lo_id = c < lo_id ? c : lo_id;
-		hi_id = c > hi_id ? c : hi_id;
-	}
-	if (hi_id - lo_id < 4 * (uint64_t)r->n_launch + 4096) {
-		li.lo_id = lo_id;
-		li.span = (size_t)(hi_id - lo_id) + 1;
-		li.direct = tc_xmalloc(li.span * sizeof(*li.direct));
-		memset(li.direct, 0xff, li.span * sizeof(*li.direct));
-		for (size_t k = 0; k < r->n_launch; k++) {
-			uint32_t *d = &li.direct[r->launch[k].corr - lo_id];
-			*d = r->launch[k].ev < *d ? r->launch[k].ev : *d; /* TC_NONE is the largest */
-		}
-	} else {
-		tc_sort(r->launch, r->n_launch, sizeof(*r->launch), cmp_launch);
-	}
+	struct tc_corr_index li;
+	tc_corr_index_init(&li, r->launch, r->n_launch);
 	bool *device = tc_xmalloc(m->n_tracks ? m->n_tracks : 1);
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		device[t] = tc_track_kind_is_device_work((enum tc_track_kind)m->tracks[t].kind);
@@ -552,7 +500,7 @@ static void link_launches(struct reader *r, size_t first_event) {
 	}
 	free(w);
 	free(device);
-	free(li.direct);
+	tc_corr_index_finish(&li);
 }
 
 /* Host name: XSpace.hostnames[0], else the file name up to ".xplane.pb". */
