@@ -1306,7 +1306,8 @@ static char *analysis_outputs(const struct tc_model *m, unsigned threads) {
 	return buf;
 }
 
-static size_t known_args_checked;
+/* Inputs an each_input function checked (each counts its own). */
+static size_t inputs_checked;
 
 static void known_args_same(const char *path) {
 	struct tc_model *m[2];
@@ -1332,7 +1333,7 @@ static void known_args_same(const char *path) {
 	free(lean);
 	tc_model_destroy(m[0]);
 	tc_model_destroy(m[1]);
-	known_args_checked++;
+	inputs_checked++;
 }
 
 static bool is_trace_name(const char *n) {
@@ -1347,16 +1348,23 @@ static bool is_trace_name(const char *n) {
 	return n[0] != '.' && strcmp(n, "meson.build") != 0;
 }
 
-static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char *path));
+static void walk_inputs(const char *dir, int depth, void (*fn)(const char *path));
 
-static void known_args_walk(const char *dir, int depth) {
-	known_args_walk_fn(dir, depth, known_args_same);
+/* fn over the project's fixtures (i 0) or the real traces (i 1, in the
+ * traces part); at least min inputs must have been checked. */
+static void each_input(int i, void (*fn)(const char *path), size_t min) {
+	inputs_checked = 0;
+	if (i == 0) {
+		walk_inputs(tc_test_build("fixtures"), 0, fn);
+		walk_inputs(tc_test_src("fixtures/json"), 0, fn);
+	} else {
+		walk_inputs(tc_test_trace("."), 0, fn);
+	}
+	ck_assert_uint_ge(inputs_checked, min);
 }
 
 /* The passes' second threads split work whose results must not depend on
  * the split: the output with them is the output without. */
-static size_t threads_checked;
-
 static void threads_same(const char *path) {
 	struct tc_error err;
 	struct tc_model *m = tc_test_try_load(path, &err);
@@ -1368,20 +1376,12 @@ static void threads_same(const char *path) {
 	free(one);
 	free(two);
 	tc_model_destroy(m);
-	threads_checked++;
+	inputs_checked++;
 }
 
 /* _i 0: the fixtures; 1: the real traces (in the traces part). */
 START_TEST(threads_same_output) {
-	threads_checked = 0;
-	if (_i == 0) {
-		known_args_walk_fn(tc_test_build("fixtures"), 0, threads_same);
-		known_args_walk_fn(tc_test_src("fixtures/json"), 0, threads_same);
-		ck_assert_uint_ge(threads_checked, 10);
-	} else {
-		known_args_walk_fn(tc_test_trace("."), 0, threads_same);
-		ck_assert_uint_ge(threads_checked, 30);
-	}
+	each_input(_i, threads_same, _i ? 30 : 10);
 }
 END_TEST
 
@@ -1390,8 +1390,6 @@ END_TEST
  * split exactly (the categories sum to the step's duration), and one
  * device's findings never explain more than its counted step time.
  */
-static size_t invariants_checked;
-
 static void invariants(const char *path) {
 	struct tc_error err;
 	struct tc_model *m = tc_test_try_load(path, &err);
@@ -1438,24 +1436,16 @@ static void invariants(const char *path) {
 	}
 	tc_analysis_finish(&a);
 	tc_model_destroy(m);
-	invariants_checked++;
+	inputs_checked++;
 }
 
 /* _i 0: the fixtures; 1: the real traces (in the traces part). */
 START_TEST(attribution_invariants) {
-	invariants_checked = 0;
-	if (_i == 0) {
-		known_args_walk_fn(tc_test_build("fixtures"), 0, invariants);
-		known_args_walk_fn(tc_test_src("fixtures/json"), 0, invariants);
-		ck_assert_uint_ge(invariants_checked, 10);
-	} else {
-		known_args_walk_fn(tc_test_trace("."), 0, invariants);
-		ck_assert_uint_ge(invariants_checked, 30);
-	}
+	each_input(_i, invariants, _i ? 30 : 10);
 }
 END_TEST
 
-static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char *path)) {
+static void walk_inputs(const char *dir, int depth, void (*fn)(const char *path)) {
 	DIR *d = opendir(dir);
 	if (!d) {
 		return;
@@ -1473,7 +1463,7 @@ static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char
 		DIR *sub = depth < 4 ? opendir(path) : NULL;
 		if (sub) {
 			closedir(sub);
-			known_args_walk_fn(path, depth + 1, fn);
+			walk_inputs(path, depth + 1, fn);
 		} else {
 			fn(path);
 		}
@@ -1483,16 +1473,8 @@ static void known_args_walk_fn(const char *dir, int depth, void (*fn)(const char
 
 /* _i 0: the fixtures; 1: the real traces (in the traces part). */
 START_TEST(known_args_only_same_output) {
-	known_args_checked = 0;
-	if (_i == 0) {
-		known_args_walk(tc_test_build("fixtures"), 0);
-		known_args_walk(tc_test_src("fixtures/json"), 0);
-		ck_assert_uint_ge(known_args_checked, 10);
-	} else {
-		known_args_walk(tc_test_trace("."), 0);
-		ck_assert_uint_ge(known_args_checked, 40);
-	}
-	fprintf(stderr, "known args only: %zu inputs compared\n", known_args_checked);
+	each_input(_i, known_args_same, _i ? 40 : 10);
+	fprintf(stderr, "known args only: %zu inputs compared\n", inputs_checked);
 }
 END_TEST
 

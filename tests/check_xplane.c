@@ -192,6 +192,14 @@ static struct tc_model *load_bytes(const uint8_t *data, size_t n, struct tc_erro
 	return m;
 }
 
+/* An XSpace built in b, which must read. */
+static struct tc_model *load_space(const struct buf *b) {
+	struct tc_error err;
+	struct tc_model *m = load_bytes(b->b, b->n, &err);
+	ck_assert_msg(m != NULL, "%s", err.msg);
+	return m;
+}
+
 /* ---- sniffing ---- */
 
 START_TEST(sniff_formats) {
@@ -531,9 +539,7 @@ START_TEST(negative_varints) {
 	put_len(&plane, 3, &line);
 	put_len(&plane, 4, &entry);
 	put_len(&space, 1, &plane);
-	struct tc_error err;
-	struct tc_model *m = load_bytes(space.b, space.n, &err);
-	ck_assert_msg(m != NULL, "%s", err.msg);
+	struct tc_model *m = load_space(&space);
 	ck_assert_uint_eq(m->ev.n, 1);
 	ck_assert_int_eq(tc_test_track_of(m, 0)->src_id, -5);
 	ck_assert_int_eq(m->devices[0].src_id, -7);
@@ -569,9 +575,7 @@ START_TEST(bad_durations) {
 	put_len(&plane, 3, &line);
 	put_len(&plane, 4, &entry);
 	put_len(&space, 1, &plane);
-	struct tc_error err;
-	struct tc_model *m = load_bytes(space.b, space.n, &err);
-	ck_assert_msg(m != NULL, "%s", err.msg);
+	struct tc_model *m = load_space(&space);
 	ck_assert_uint_eq(m->ev.n, 4);
 	for (size_t i = 0; i < 3; i++) {
 		ck_assert_int_eq(m->ev.dur[i], 0);
@@ -677,9 +681,7 @@ START_TEST(metadata_wrong_wire_types) {
 	put_len(&plane, 4, &entry);
 	put_len(&plane, 5, &sentry);
 	put_len(&space, 1, &plane);
-	struct tc_error err;
-	struct tc_model *m = load_bytes(space.b, space.n, &err);
-	ck_assert_msg(m != NULL, "%s", err.msg);
+	struct tc_model *m = load_space(&space);
 	ck_assert_uint_eq(m->ev.n, 1);
 	const struct tc_op *op = &m->ops[m->ev.op[0]];
 	ck_assert_uint_eq(tc_intern_len(&m->strings, op->name), 3);
@@ -714,9 +716,7 @@ static struct tc_model *launch_model(const int64_t *host, size_t nh, const int64
 	put_meta(&dp, 5, 1, "correlation_id");
 	put_len(&space, 1, device_first ? &dp : &hp);
 	put_len(&space, 1, device_first ? &hp : &dp);
-	struct tc_error err;
-	struct tc_model *m = load_bytes(space.b, space.n, &err);
-	ck_assert_msg(m != NULL, "%s", err.msg);
+	struct tc_model *m = load_space(&space);
 	return m;
 }
 
@@ -772,9 +772,7 @@ START_TEST(varint_lengths) {
 		put_meta(&plane, 4, 1, "kernel");
 		put_meta(&plane, 5, 1, "correlation_id");
 		put_len(&space, 1, &plane);
-		struct tc_error err;
-		struct tc_model *m = load_bytes(space.b, space.n, &err);
-		ck_assert_msg(m != NULL, "%s", err.msg);
+		struct tc_model *m = load_space(&space);
 		ck_assert_uint_eq(m->ev.n, n);
 		for (size_t i = 0; i < n; i++) {
 			ck_assert_int_eq(m->ev.start[i] - m->ev.start[0], off[i] - off[0]);
@@ -840,9 +838,7 @@ START_TEST(async_op_kinds) {
 		put_meta(&plane, 4, (int64_t)i + 1, ops[i].name);
 	}
 	put_len(&space, 1, &plane);
-	struct tc_error err;
-	struct tc_model *m = load_bytes(space.b, space.n, &err);
-	ck_assert_msg(m != NULL, "%s", err.msg);
+	struct tc_model *m = load_space(&space);
 	ck_assert_uint_eq(m->ev.n, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t e = find_event(m, ops[i].name);
