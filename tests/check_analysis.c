@@ -734,6 +734,79 @@ START_TEST(cover_const_but) {
 }
 END_TEST
 
+START_TEST(drop_under_cells) {
+	/* tc_ivals_drop_under against cells: an interval of v (clipped to
+	 * the window) is dropped exactly when each of its cells lies under a
+	 * run holding a kind of the mask; runs touch often, and kinds change
+	 * from run to run. */
+	static bool in_v[LIMIT];
+	static int64_t run_at[LIMIT]; /* index of the run over a cell, -1 none */
+	const uint32_t mask = 0x5;
+	struct tc_ivals v = { 0 }, runs = { 0 }, out = { 0 };
+	unsigned x = 11;
+	int n_drop = 0, n_keep = 0;
+	for (int round = 0; round < 80; round++) {
+		random_ivals(&v, in_v, &x, 60);
+		/* Runs: back to back stretches, some with gaps. */
+		runs.n = 0;
+		for (int64_t y = 0; y < LIMIT; y++) {
+			run_at[y] = -1;
+		}
+		int64_t at = 0;
+		while (at < LIMIT - 200) {
+			x = x * 1103515245u + 12345u;
+			at += (x >> 8) % 3 == 0 ? 1 + (int64_t)((x >> 12) % 40) : 0;
+			int64_t len = 1 + (int64_t)((x >> 18) % 150);
+			tc_runs_reserve(&runs, runs.n + 1);
+			runs.lo[runs.n] = at;
+			runs.hi[runs.n] = at + len;
+			runs.kinds[runs.n] = 1u << ((x >> 25) % 4);
+			for (int64_t y = at; y < at + len; y++) {
+				run_at[y] = (int64_t)runs.n;
+			}
+			runs.n++;
+			at += len;
+		}
+		for (int w = 0; w < 6; w++) {
+			x = x * 1103515245u + 12345u;
+			int64_t lo = (int64_t)(x >> 7) % (LIMIT - 1);
+			int64_t hi = lo + 1 + (int64_t)(x >> 17) % (LIMIT - 1 - lo);
+			tc_ivals_drop_under(&v, &runs, mask, lo, hi, &out);
+			/* The kept intervals, merged where they touch, as cells. */
+			static bool want[LIMIT];
+			memset(want, 0, sizeof(want));
+			for (size_t i = 0; i < v.n; i++) {
+				int64_t a = v.lo[i] > lo ? v.lo[i] : lo, b = v.hi[i] < hi ? v.hi[i] : hi;
+				if (a >= b) {
+					continue;
+				}
+				bool under = true;
+				for (int64_t y = a; y < b; y++) {
+					under &= run_at[y] >= 0 && (runs.kinds[run_at[y]] & mask);
+				}
+				*(under ? &n_drop : &n_keep) += 1;
+				for (int64_t y = a; !under && y < b; y++) {
+					want[y] = true;
+				}
+			}
+			size_t k = 0;
+			for (int64_t y = 0; y < LIMIT; y++) {
+				bool got = k < out.n && out.lo[k] <= y && y < out.hi[k];
+				ck_assert_msg(got == want[y], "round %d window %d cell %lld", round, w,
+					(long long)y);
+				k += k < out.n && y + 1 == out.hi[k];
+			}
+			ck_assert_uint_eq(k, out.n);
+		}
+	}
+	ck_assert_int_gt(n_drop, 100);
+	ck_assert_int_gt(n_keep, 100);
+	tc_ivals_finish(&v);
+	tc_ivals_finish(&runs);
+	tc_ivals_finish(&out);
+}
+END_TEST
+
 START_TEST(self_time_and_host_scope) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
@@ -870,6 +943,7 @@ int main(void) {
 	tcase_add_test(tc, union_many_tracks);
 	tcase_add_test(tc, merge_into_and_cover);
 	tcase_add_test(tc, cover_const_but);
+	tcase_add_test(tc, drop_under_cells);
 	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);

@@ -374,7 +374,42 @@ struct attr_lists {
 	struct tc_ivals sync; /* the host's sync calls with their shadow */
 	struct tc_cover cov;
 	bool host_comm;       /* the device runs no collectives (category()) */
+	/* attr_step's second try: kinds with the host's and other lines'
+	 * intervals under decisive runs dropped (their lists in drop), and a
+	 * cover of its own; the scratch is each thread's own. */
+	struct tc_ivals view[3][TC_OP_KIND_COUNT];
+	struct tc_ivals drop[2][TC_OP_KIND_COUNT];
+	struct tc_cover vcov;
 };
+
+/* A new thread's attr_step scratch over shared lists. */
+static void attr_scratch_init(struct attr_lists *x) {
+	memset(&x->cov, 0, sizeof(x->cov));
+	memset(&x->vcov, 0, sizeof(x->vcov));
+	memset(x->drop, 0, sizeof(x->drop));
+}
+
+static void attr_scratch_finish(struct attr_lists *x) {
+	tc_cover_finish(&x->cov);
+	tc_cover_finish(&x->vcov);
+	for (int l = 0; l < 2; l++) {
+		tc_ivals_finish_per_kind(x->drop[l]);
+	}
+}
+
+/*
+ * Device kinds whose category no host or other line can take: the
+ * categories before the first that counts host lines (compute, D2H, D2D).
+ * Where a run holds one of them, the other lists leave its category be.
+ */
+static uint32_t decisive_kinds(void) {
+	uint32_t k = 0;
+	for (int c = 0; c < TC_BD_IDLE && !host_kinds[c] && c != TC_BD_INPUT &&
+			c != TC_BD_COMPILE && c != TC_BD_COLLECTIVE; c++) {
+		k |= device_kinds[c];
+	}
+	return k;
+}
 
 /* dev_runs: the device's runs, or NULL when they come step by step
  * (then has_coll says whether any is a collective). */
@@ -453,6 +488,23 @@ static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *r
 	c[TC_BD_IDLE] = hi - lo - sum;
 }
 
+/* x's lists over [lo, hi) into x->view, the host's and other lines'
+ * without what lies under runs of decisive kinds: exact, as there only
+ * the run decides the category. */
+static void attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64_t lo, int64_t hi) {
+	const uint32_t mask = decisive_kinds();
+	memcpy(x->view, x->kinds, sizeof(x->view));
+	for (int l = 1; l < 3; l++) {
+		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+			const struct tc_ivals *v = &x->kinds[l][k];
+			if (v->n && !v->kinds) {
+				tc_ivals_drop_under(v, runs, mask, lo, hi, &x->drop[l - 1][k]);
+				x->view[l][k] = x->drop[l - 1][k];
+			}
+		}
+	}
+}
+
 /* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
  * it, from runs that hold at least the step's. With u, runs (the step's
  * alone) are added to u's utilisation too. */
@@ -468,21 +520,36 @@ static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
 		attr_runs_alone(x, runs, first, others, lo, hi, c, busy, u);
 		return;
 	}
+	struct tc_cover *cov = &x->cov;
+	const struct tc_ivals *lists = &x->kinds[0][0];
+	if (s->dur_ps > 0) {
+		/* Host calls mostly run while the device computes (launches
+		 * ahead of it), where they take no time: without them the
+		 * lists are often constant over the step, or far sparser. */
+		attr_view(x, runs, lo, hi);
+		cov = &x->vcov;
+		lists = &x->view[0][0];
+		if (tc_cover_const_but(cov, lists, 3 * TC_OP_KIND_COUNT, 0, lo, hi, &others,
+				&first) && (!u || first == 0)) {
+			attr_runs_alone(x, runs, first, others, lo, hi, c, busy, u);
+			return;
+		}
+	}
 	if (u) {
 		tc_usage_add_runs(u, runs);
 	}
-	x->cov.n = 0;
-	tc_cover_add(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT, lo, hi);
+	cov->n = 0;
+	tc_cover_add(cov, lists, 3 * TC_OP_KIND_COUNT, lo, hi);
 	int64_t sum = 0, b = 0;
 	memset(c, 0, TC_BD_COUNT * sizeof(*c));
-	for (size_t p = 0; p < x->cov.n; p++) {
-		enum tc_bd_cat k = category(x->cov.v[p].bits, x->host_comm);
+	for (size_t p = 0; p < cov->n; p++) {
+		enum tc_bd_cat k = category(cov->v[p].bits, x->host_comm);
 		if (k != TC_BD_IDLE) {
-			c[k] += x->cov.v[p].len;
-			sum += x->cov.v[p].len;
+			c[k] += cov->v[p].len;
+			sum += cov->v[p].len;
 		}
-		if (x->cov.v[p].bits & dev_bits) {
-			b += x->cov.v[p].len;
+		if (cov->v[p].bits & dev_bits) {
+			b += cov->v[p].len;
 		}
 	}
 	*busy = b;
@@ -490,7 +557,7 @@ static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
 }
 
 static void attr_end(struct attr_lists *x) {
-	tc_cover_finish(&x->cov);
+	attr_scratch_finish(x);
 	tc_ivals_finish(&x->sync);
 	tc_ivals_finish_per_kind(x->kinds[2]);
 }
@@ -552,9 +619,9 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 	attr_begin(&h[0].x, m, dev, dev_runs, false, host_k);
 	/* The second half shares the lists; its cover is its own. */
 	h[1].x = h[0].x;
-	memset(&h[1].x.cov, 0, sizeof(h[1].x.cov));
+	attr_scratch_init(&h[1].x);
 	tc_run_pair(attr_half_run, &h[0], &h[1], mid < a->n_steps);
-	tc_cover_finish(&h[1].x.cov);
+	attr_scratch_finish(&h[1].x);
 	attr_end(&h[0].x);
 	tc_ivals_finish(&own);
 }

@@ -659,6 +659,29 @@ bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t
 	return true;
 }
 
+void tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
+		int64_t lo, int64_t hi, struct tc_ivals *out) {
+	out->n = 0;
+	size_t i = first_ending_after(v, lo);
+	size_t r = first_ending_after(runs, lo);
+	for (; i < v->n && v->lo[i] < hi; i++) {
+		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
+		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
+		while (r < runs->n && runs->hi[r] <= a) {
+			r++;
+		}
+		/* Under touching runs of mask's kinds from a to b? */
+		int64_t at = a;
+		for (size_t j = r; at < b && j < runs->n && runs->lo[j] <= at &&
+				(runs->kinds[j] & mask); j++) {
+			at = runs->hi[j];
+		}
+		if (at < b) {
+			tc_ivals_push(out, a, b);
+		}
+	}
+}
+
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
 		int64_t lo, int64_t hi) {
 	/* Cursors on the lists that reach into [lo, hi): at most 64. */

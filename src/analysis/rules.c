@@ -786,7 +786,7 @@ static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64
 		for (; i < end && start[i] < lim; i++) {
 			uint32_t op = ops[i];
 			int64_t dur = durs[i], kd = dur & -(int64_t)is_kern[op];
-			int64_t sd = dur < short_ps ? kd : 0;
+			int64_t sd = kd & -(int64_t)(dur < short_ps);
 			kern += kd;
 			shortt += sd;
 			op_ps[op] += sd;
