@@ -664,21 +664,32 @@ void tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, 
 	out->n = 0;
 	size_t i = first_ending_after(v, lo);
 	size_t r = first_ending_after(runs, lo);
-	for (; i < v->n && v->lo[i] < hi; i++) {
+	while (i < v->n && v->lo[i] < hi) {
 		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
-		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
 		while (r < runs->n && runs->hi[r] <= a) {
 			r++;
 		}
-		/* Under touching runs of mask's kinds from a to b? */
-		int64_t at = a;
-		for (size_t j = r; at < b && j < runs->n && runs->lo[j] <= at &&
-				(runs->kinds[j] & mask); j++) {
-			at = runs->hi[j];
+		if (r < runs->n && runs->lo[r] <= a && (runs->kinds[r] & mask)) {
+			/* Under the stretch of touching mask runs from r on: every
+			 * interval that ends (clipped) by its end is dropped. */
+			int64_t end = runs->hi[r];
+			for (size_t j = r + 1; j < runs->n && runs->lo[j] == end &&
+					(runs->kinds[j] & mask); j++) {
+				end = runs->hi[j];
+			}
+			while (i < v->n && v->lo[i] < hi && (v->hi[i] < hi ? v->hi[i] : hi) <= end) {
+				i++;
+			}
+			if (i == v->n || v->lo[i] >= hi) {
+				break;
+			}
+			if (v->lo[i] >= end) {
+				continue;
+			}
+			a = v->lo[i] > lo ? v->lo[i] : lo;
 		}
-		if (at < b) {
-			tc_ivals_push(out, a, b);
-		}
+		tc_ivals_push(out, a, v->hi[i] < hi ? v->hi[i] : hi);
+		i++;
 	}
 }
 
