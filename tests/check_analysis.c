@@ -242,6 +242,53 @@ START_TEST(union_many_tracks) {
 }
 END_TEST
 
+START_TEST(union_two_halves_in_time) {
+	/* tc_ivals_union_per_kind_two splits few tracks at the time that
+	 * halves their events: long events from the first half cover many of
+	 * the second's, on the same track and on others. Every kind's list
+	 * must equal the one-thread union, for several track counts. */
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t ops[3] = {
+		tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL),
+		tc_model_op(m, tc_model_intern(m, "copy"), 0, TC_OP_MEMCPY_H2D),
+		tc_model_op(m, tc_model_intern(m, "nccl"), 0, TC_OP_COLLECTIVE),
+	};
+	enum { NT = 5 };
+	uint32_t tr[NT];
+	unsigned x = 3;
+	for (int t = 0; t < NT; t++) {
+		tr[t] = tc_model_add_track(m, d, tc_model_intern(m, "s"), TC_TRACK_STREAM, t);
+		int64_t at = 0;
+		for (int e = 0; e < 400; e++) {
+			x = x * 1103515245u + 12345u;
+			/* Starts close together: some fall on the halving time. */
+			at += (x >> 8) % 3;
+			/* One in 100 runs long: over the halving time, often. */
+			int64_t dur = (x >> 14) % 100 == 0 ? 60 : (int64_t)((x >> 20) % 3);
+			tc_model_add_event(m, tr[t], ops[(x >> 4) % 3], at, dur, 0);
+		}
+	}
+	tc_model_finalize(m);
+	for (size_t n = 1; n <= NT; n++) {
+		struct tc_ivals one[TC_OP_KIND_COUNT] = { 0 }, two[TC_OP_KIND_COUNT] = { 0 };
+		tc_ivals_union_per_kind_of(m, tr, n, UINT32_MAX, one);
+		tc_ivals_union_per_kind_two(m, tr, n, UINT32_MAX, two);
+		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+			ck_assert_uint_eq(one[k].n, two[k].n);
+			for (size_t i = 0; i < one[k].n; i++) {
+				ck_assert_int_eq(one[k].lo[i], two[k].lo[i]);
+				ck_assert_int_eq(one[k].hi[i], two[k].hi[i]);
+			}
+		}
+		ck_assert_uint_gt(one[TC_OP_KERNEL].n, n == 1 ? 20 : 0);
+		tc_ivals_finish_per_kind(one);
+		tc_ivals_finish_per_kind(two);
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* Random sorted, disjoint, non-touching intervals in [0, LIMIT), and the
  * cells they cover. */
 static void random_ivals(struct tc_ivals *v, bool *cover, unsigned *x, int gap) {
@@ -941,6 +988,7 @@ int main(void) {
 	tcase_add_test(tc, union_across_streams);
 	tcase_add_test(tc, self_time_and_host_scope);
 	tcase_add_test(tc, union_many_tracks);
+	tcase_add_test(tc, union_two_halves_in_time);
 	tcase_add_test(tc, merge_into_and_cover);
 	tcase_add_test(tc, cover_const_but);
 	tcase_add_test(tc, drop_under_cells);

@@ -177,11 +177,11 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 	}
 }
 
-/* Distribute one track's events (sorted by start) into per-kind unions. */
-static void track_per_kind(const struct tc_model *m, uint32_t track, uint32_t kinds,
+/* Distribute events [from, to) of one track (sorted by start) into
+ * per-kind unions. */
+static void track_per_kind(const struct tc_model *m, size_t from, size_t to, uint32_t kinds,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
-	const struct tc_track *tr = &m->tracks[track];
-	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+	for (size_t i = from; i < to; i++) {
 		if (m->ev.dur[i] > 0 && ((kinds >> m->ops[m->ev.op[i]].kind) & 1u)) {
 			tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
 				m->ev.start[i] + m->ev.dur[i]);
@@ -362,29 +362,58 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 	tc_ivals_union_per_kind_of(m, tracks, nt, UINT32_MAX, out);
 }
 
+/* The first event of track t starting at or after time (binary search). */
+static size_t track_lower_bound(const struct tc_model *m, uint32_t t, int64_t time) {
+	size_t a = m->tracks[t].first, b = a + m->tracks[t].count;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (m->ev.start[mid] < time) {
+			a = mid + 1;
+		} else {
+			b = mid;
+		}
+	}
+	return a;
+}
+
+/* tc_ivals_union_per_kind_of's few-tracks way over the events starting
+ * in [t0, t1): union each track linearly (nested events collapse in
+ * place) and merge the much shorter per-track unions; cheaper than a
+ * heap step per event. */
+static void union_per_kind_few(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		uint32_t kinds, int64_t t0, int64_t t1, struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	size_t from[64], to[64], first = 0;
+	for (size_t j = 0; j < nt; j++) {
+		from[j] = t0 == INT64_MIN ? m->tracks[tracks[j]].first :
+			track_lower_bound(m, tracks[j], t0);
+		to[j] = t1 == INT64_MAX ? (size_t)m->tracks[tracks[j]].first +
+			m->tracks[tracks[j]].count : track_lower_bound(m, tracks[j], t1);
+		/* The track with the most events goes straight into out, so
+		 * the scratch lists only ever hold the smaller ones. */
+		first = to[j] - from[j] > to[first] - from[first] ? j : first;
+	}
+	struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 };
+	for (size_t j = 0; j < nt; j++) {
+		size_t t = j == 0 ? first : j == first ? 0 : j;
+		struct tc_ivals *dst = j == 0 ? out : local;
+		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+			dst[k].n = 0;
+		}
+		track_per_kind(m, from[t], to[t], kinds, dst);
+		for (int k = 0; j > 0 && k < TC_OP_KIND_COUNT; k++) {
+			tc_ivals_merge_into(&out[k], &local[k]);
+		}
+	}
+	tc_ivals_finish_per_kind(local);
+}
+
 void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 		out[k].n = 0;
 	}
 	if (nt <= 64) {
-		/* Few tracks: union each track linearly (nested events collapse
-		 * in place) and merge the much shorter per-track unions; cheaper
-		 * than a heap step per event. */
-		struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 };
-		size_t first = largest_track(m, tracks, nt);
-		for (size_t j = 0; j < nt; j++) {
-			size_t t = j == 0 ? first : j == first ? 0 : j;
-			struct tc_ivals *dst = j == 0 ? out : local;
-			for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-				dst[k].n = 0;
-			}
-			track_per_kind(m, tracks[t], kinds, dst);
-			for (int k = 0; j > 0 && k < TC_OP_KIND_COUNT; k++) {
-				tc_ivals_merge_into(&out[k], &local[k]);
-			}
-		}
-		tc_ivals_finish_per_kind(local);
+		union_per_kind_few(m, tracks, nt, kinds, INT64_MIN, INT64_MAX, out);
 		return;
 	}
 	/* The merge yields events in start order across tracks, so each kind's
@@ -479,28 +508,84 @@ struct union_half {
 	const uint32_t *tracks;
 	size_t nt;
 	uint32_t kinds;
+	int64_t t0, t1; /* few tracks: the events starting in [t0, t1) */
 	struct tc_ivals *out; /* TC_OP_KIND_COUNT lists */
 };
 
 static void *union_half_run(void *p) {
 	struct union_half *h = p;
-	tc_ivals_union_per_kind_of(h->m, h->tracks, h->nt, h->kinds, h->out);
+	if (h->nt <= 64) {
+		union_per_kind_few(h->m, h->tracks, h->nt, h->kinds, h->t0, h->t1, h->out);
+	} else {
+		tc_ivals_union_per_kind_of(h->m, h->tracks, h->nt, h->kinds, h->out);
+	}
 	return NULL;
+}
+
+/* The least time before which half of tracks' events start. */
+static int64_t events_mid_time(const struct tc_model *m, const uint32_t *tracks, size_t nt) {
+	uint64_t total = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t j = 0; j < nt; j++) {
+		const struct tc_track *tr = &m->tracks[tracks[j]];
+		if (tr->count) {
+			total += tr->count;
+			lo = m->ev.start[tr->first] < lo ? m->ev.start[tr->first] : lo;
+			int64_t last = m->ev.start[tr->first + tr->count - 1];
+			hi = last > hi ? last : hi;
+		}
+	}
+	while (lo < hi) {
+		int64_t mid = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
+		uint64_t before = 0;
+		for (size_t j = 0; j < nt; j++) {
+			before += track_lower_bound(m, tracks[j], mid) - m->tracks[tracks[j]].first;
+		}
+		if (2 * before >= total) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	return lo;
 }
 
 void tc_ivals_union_per_kind_two(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
-	/* The tracks in two halves, one per thread; then each kind's two
-	 * unions merged. */
+	struct tc_ivals other[TC_OP_KIND_COUNT] = { 0 };
+	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+		out[k].n = 0;
+	}
+	if (nt <= 64) {
+		/* Few tracks: each thread takes the events starting on its side
+		 * of a time that halves them, so the halves cost alike however
+		 * the tracks differ. The second half's unions start where the
+		 * first's may still run: appended, not merged. */
+		int64_t mid = events_mid_time(m, tracks, nt);
+		struct union_half h[2] = {
+			{ m, tracks, nt, kinds, INT64_MIN, mid, out },
+			{ m, tracks, nt, kinds, mid, INT64_MAX, other },
+		};
+		tc_run_pair(union_half_run, &h[0], &h[1], true);
+		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+			tc_ivals_reserve(&out[k], out[k].n + other[k].n);
+			for (size_t i = 0; i < other[k].n; i++) {
+				tc_ivals_push(&out[k], other[k].lo[i], other[k].hi[i]);
+			}
+		}
+		tc_ivals_finish_per_kind(other);
+		return;
+	}
+	/* Many tracks: the tracks in two halves, one per thread; then each
+	 * kind's two unions merged. */
 	size_t split = tc_tracks_split(m, tracks, nt);
 	if (split == nt) {
 		tc_ivals_union_per_kind_of(m, tracks, nt, kinds, out);
 		return;
 	}
-	struct tc_ivals other[TC_OP_KIND_COUNT] = { 0 };
 	struct union_half h[2] = {
-		{ m, tracks, split, kinds, out },
-		{ m, tracks + split, nt - split, kinds, other },
+		{ m, tracks, split, kinds, INT64_MIN, INT64_MAX, out },
+		{ m, tracks + split, nt - split, kinds, INT64_MIN, INT64_MAX, other },
 	};
 	tc_run_pair(union_half_run, &h[0], &h[1], true);
 	for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
