@@ -162,11 +162,27 @@ struct side_job {
 	unsigned run;
 	struct tc_analysis *a;
 	struct tc_usage usage;
-	/* usage is done (the rules' op table reads it) */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	bool usage_done;
+	bool markers_done; /* mk is set (the summary's steps read it) */
+	bool usage_done;   /* usage is done (the rules' op table reads it) */
 };
+
+/* Waits for *flag, set under j->lock. */
+static void side_wait(struct side_job *j, const bool *flag) {
+	pthread_mutex_lock(&j->lock);
+	while (!*flag) {
+		pthread_cond_wait(&j->cv, &j->lock);
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void side_set(struct side_job *j, bool *flag) {
+	pthread_mutex_lock(&j->lock);
+	*flag = true;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->lock);
+}
 
 /* The passes beside the usage/steps/breakdown chain: they fill fields of
  * a that the chain neither reads nor writes, and read only the usage of
@@ -174,19 +190,18 @@ struct side_job {
 static void *side_passes(void *p) {
 	struct side_job *j = p;
 	struct tc_analysis *a = j->a;
+	/* The op rows first: the markers are found meanwhile. */
 	if (j->run & TC_AN_SUMMARY) {
-		tc_pass_summary_begin(j->m, j->mk, !j->o->summary_steps_counted, &a->summary);
+		tc_pass_summary_ops(j->m, &a->summary);
+		side_wait(j, &j->markers_done);
+		tc_pass_summary_steps(j->m, j->mk, !j->o->summary_steps_counted, &a->summary);
 	}
 	if (!(j->run & TC_AN_FINDINGS)) {
 		return NULL;
 	}
 	tc_pass_memory(j->m, &a->mem, &a->n_mem);
 	tc_pass_compile(j->m, &a->compile);
-	pthread_mutex_lock(&j->lock);
-	while (!j->usage_done) {
-		pthread_cond_wait(&j->cv, &j->lock);
-	}
-	pthread_mutex_unlock(&j->lock);
+	side_wait(j, &j->usage_done);
 	/* The rules judge the whole trace, whatever --device names. */
 	/* The summary's op rows are the same walk: reuse them. */
 	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage,
@@ -206,11 +221,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
-	/* The built-in step markers, found once for the steps and the summary. */
 	struct tc_markers mk = { 0 };
-	if (run & (TC_AN_SUMMARY | TC_AN_STEPS)) {
-		tc_markers_init(&mk, m);
-	}
 	struct side_job job = { .m = m, .o = o, .mk = &mk, .run = run, .a = a };
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cv, NULL);
@@ -218,6 +229,11 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	bool side = run & (TC_AN_FINDINGS | TC_AN_SUMMARY);
 	bool threaded = side && tc_pass_parallel(o, m->ev.n) &&
 		pthread_create(&th, NULL, side_passes, &job) == 0;
+	/* The built-in step markers, found once for the steps and the summary. */
+	if (run & (TC_AN_SUMMARY | TC_AN_STEPS)) {
+		tc_markers_init(&mk, m);
+	}
+	side_set(&job, &job.markers_done);
 	/* Steps from markers need no usage: then the breakdown attributes each
 	 * device as usage builds its per-kind unions, and none is kept (all
 	 * devices' unions together cost more memory than the model's times). */
@@ -231,10 +247,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 			early ? tc_bd_early_device : NULL, early);
 		job.usage = (struct tc_usage){ a->util, a->n_util, kinds };
 	}
-	pthread_mutex_lock(&job.lock);
-	job.usage_done = true;
-	pthread_cond_broadcast(&job.cv);
-	pthread_mutex_unlock(&job.lock);
+	side_set(&job, &job.usage_done);
 	if ((run & TC_AN_STEPS) && !marked) {
 		tc_pass_steps_from(m, o, &mk, &job.usage, !(run & TC_AN_BREAKDOWN), a);
 	}

@@ -353,6 +353,10 @@ void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opt
  * only counted (tc_analysis_opts.summary_steps_counted). */
 void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
 	struct tc_summary *s);
+/* tc_pass_summary_begin as two parts: the first needs no markers. */
+void tc_pass_summary_ops(const struct tc_model *m, struct tc_summary *s);
+void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
+	struct tc_summary *s);
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 	struct tc_summary *s);
 /* With --step-marker (a->step_marker set by the steps pass): the summary's

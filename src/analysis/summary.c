@@ -411,6 +411,11 @@ static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
 
 void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
 		struct tc_summary *s) {
+	tc_pass_summary_ops(m, s);
+	tc_pass_summary_steps(m, mk, list, s);
+}
+
+void tc_pass_summary_ops(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
 	s->n_events = m->ev.n;
@@ -464,13 +469,17 @@ void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk
 		s->ops_scope = "host";
 		collect_threads(m, s);
 	}
+	collect_counters(m, s);
+}
+
+void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
+		struct tc_summary *s) {
 	struct tc_markers own = { 0 };
 	if (!mk) {
 		tc_markers_init(&own, m);
 	}
 	collect_steps(m, mk ? mk : &own, list, s);
 	tc_markers_finish(&own);
-	collect_counters(m, s);
 }
 
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
