@@ -530,13 +530,21 @@ START_TEST(fill_args_flag) {
 	tc_model_arg_int(m, m->key.correlation, 1);
 	tc_model_args_end(m, a);
 	ck_assert(!m->fill_args);
+	ck_assert(!m->copy_args);
 	struct tc_model *b = tc_model_create();
 	a = tc_model_args_begin(b);
 	tc_model_arg_double(b, b->key.occupancy, 50);
 	tc_model_args_end(b, a);
 	ck_assert(b->fill_args);
+	ck_assert(!b->copy_args);
+	/* A copy's memory kind alone sets copy_args. */
+	a = tc_model_args_begin(b);
+	tc_model_arg_str(b, b->key.memory_kind, tc_model_intern(b, "pinned"));
+	tc_model_args_end(b, a);
+	ck_assert(b->copy_args);
 	tc_model_merge(m, b);
 	ck_assert(m->fill_args);
+	ck_assert(m->copy_args);
 	tc_model_destroy(b);
 	tc_model_destroy(m);
 }

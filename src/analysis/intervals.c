@@ -207,16 +207,9 @@ void tc_runs_reserve(struct tc_ivals *v, size_t need) {
 	}
 }
 
-/* Appends [lo, hi) covered by kinds, joined to the last run when it
- * touches it with the same kinds: runs stay maximal. */
-static void runs_emit(struct tc_ivals *v, int64_t lo, int64_t hi, uint32_t kinds) {
-	if (hi <= lo) {
-		return;
-	}
-	if (v->n && v->hi[v->n - 1] == lo && v->kinds[v->n - 1] == kinds) {
-		v->hi[v->n - 1] = hi;
-		return;
-	}
+/* runs_emit's rare part: room for a run, and the pages ahead touched on
+ * the helper thread. */
+static __attribute__((noinline)) void runs_room(struct tc_ivals *v) {
 	if (v->n == v->cap || !v->kinds) {
 		tc_runs_reserve(v, v->n + 1);
 	}
@@ -225,9 +218,28 @@ static void runs_emit(struct tc_ivals *v, int64_t lo, int64_t hi, uint32_t kinds
 		tc_prefault_next(v->hi, sizeof(*v->hi), v->n, 1u << 16, v->cap);
 		tc_prefault_next(v->kinds, sizeof(*v->kinds), v->n, 1u << 16, v->cap);
 	}
-	v->lo[v->n] = lo;
-	v->hi[v->n] = hi;
-	v->kinds[v->n++] = kinds;
+}
+
+/* Appends [lo, hi) covered by kinds, joined to the last run when it
+ * touches it with the same kinds: runs stay maximal. In line: the scan
+ * emits a run or two per event. */
+static inline __attribute__((always_inline)) void runs_emit(struct tc_ivals *v, int64_t lo,
+		int64_t hi, uint32_t kinds) {
+	if (hi <= lo) {
+		return;
+	}
+	size_t n = v->n;
+	if (n && v->hi[n - 1] == lo && v->kinds[n - 1] == kinds) {
+		v->hi[n - 1] = hi;
+		return;
+	}
+	if (__builtin_expect(n == v->cap || !v->kinds || (n & ((1u << 16) - 1)) == 0, 0)) {
+		runs_room(v);
+	}
+	v->lo[n] = lo;
+	v->hi[n] = hi;
+	v->kinds[n] = kinds;
+	v->n = n + 1;
 }
 
 static void runs_min(struct tc_runs_scan *b) {

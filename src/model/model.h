@@ -328,6 +328,9 @@ struct tc_model {
 	/* Some arg has key key.blocks_per_sm or key.occupancy (set alike):
 	 * without one, no kernel's args need reading for them. */
 	bool fill_args;
+	/* Some arg has key key.bytes or key.memory_kind (set alike): without
+	 * one, no copy's args need reading for them. */
+	bool copy_args;
 
 	/*
 	 * Event cap while reading (0 = none), set by ingest from --max-events.

@@ -87,6 +87,9 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 	if (key == m->key.blocks_per_sm || key == m->key.occupancy) {
 		m->fill_args = true;
 	}
+	if (key == m->key.bytes || key == m->key.memory_kind) {
+		m->copy_args = true;
+	}
 	m->arg_last_hdr = (uint32_t)m->n_argb;
 	uint8_t *p = m->argb + m->n_argb;
 	p += put_varint(p, (uint64_t)key << 4 | code);

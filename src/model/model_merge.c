@@ -124,6 +124,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	dst->over_arg_bytes = dst->over_arg_bytes || src->over_arg_bytes;
 	dst->event_costs = dst->event_costs || src->event_costs;
 	dst->fill_args = dst->fill_args || src->fill_args;
+	dst->copy_args = dst->copy_args || src->copy_args;
 	for (size_t i = 0; i < src->n_devices; i++) {
 		struct tc_device d = src->devices[i];
 		d.name = smap[d.name];

@@ -18,6 +18,7 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 	s->origin_epoch = m->origin_epoch;
 	s->event_costs = m->event_costs;
 	s->fill_args = m->fill_args;
+	s->copy_args = m->copy_args;
 	s->known_args_only = m->known_args_only;
 	for (size_t i = 0; i < m->n_sources; i++) {
 		TC_GROW(s->sources, s->cap_sources, s->n_sources + 1);
