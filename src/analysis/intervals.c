@@ -254,7 +254,8 @@ static void runs_min(struct tc_runs_scan *b) {
 }
 
 /* Ends the open kinds that end by s (INT64_MAX: all), first ending first. */
-static void runs_close_to(struct tc_runs_scan *b, int64_t s) {
+static inline __attribute__((always_inline)) void runs_close_to(struct tc_runs_scan *b,
+		int64_t s) {
 	while (b->open && b->min_hi <= s) {
 		runs_emit(b->out, b->t, b->min_hi, b->open);
 		b->t = b->min_hi;
