@@ -8,6 +8,17 @@
 
 #define gap tc_ivals_gap
 
+/*
+ * Whether a list being filled at n hints the helper to fault in the
+ * stretch ahead (tc_prefault_next, every 2^16 intervals). At 0 only when
+ * its storage was just allocated: a list emptied and filled again (a
+ * step's runs, a track's scratch union) has its pages, and hinting them
+ * anyway walked gigabytes of page tables per analysis on the other core.
+ */
+static inline bool hint_due(size_t n, bool fresh) {
+	return (n & ((1u << 16) - 1)) == 0 && (n || fresh);
+}
+
 void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 	if (hi <= lo) {
 		return;
@@ -18,6 +29,7 @@ void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 		}
 		return;
 	}
+	size_t was = v->cap;
 	if (v->n == v->cap) {
 		size_t cap = v->cap;
 		TC_GROW(v->lo, cap, v->n + 1);
@@ -25,7 +37,7 @@ void tc_ivals_push(struct tc_ivals *v, int64_t lo, int64_t hi) {
 		TC_GROW(v->hi, cap, v->n + 1);
 		v->cap = cap;
 	}
-	if ((v->n & ((1u << 16) - 1)) == 0) {
+	if (hint_due(v->n, v->cap != was)) {
 		tc_prefault_next(v->lo, sizeof(*v->lo), v->n, 1u << 16, v->cap);
 		tc_prefault_next(v->hi, sizeof(*v->hi), v->n, 1u << 16, v->cap);
 	}
@@ -210,10 +222,12 @@ void tc_runs_reserve(struct tc_ivals *v, size_t need) {
 /* runs_emit's rare part: room for a run, and the pages ahead touched on
  * the helper thread. */
 static __attribute__((noinline)) void runs_room(struct tc_ivals *v) {
+	size_t was = v->cap;
+	bool had = v->kinds;
 	if (v->n == v->cap || !v->kinds) {
 		tc_runs_reserve(v, v->n + 1);
 	}
-	if ((v->n & ((1u << 16) - 1)) == 0) {
+	if (hint_due(v->n, v->cap != was || !had)) {
 		tc_prefault_next(v->lo, sizeof(*v->lo), v->n, 1u << 16, v->cap);
 		tc_prefault_next(v->hi, sizeof(*v->hi), v->n, 1u << 16, v->cap);
 		tc_prefault_next(v->kinds, sizeof(*v->kinds), v->n, 1u << 16, v->cap);
