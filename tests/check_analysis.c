@@ -370,8 +370,20 @@ START_TEST(markers_outer_merge) {
 			}
 		}
 		tc_model_finalize(m);
-		struct tc_markers mk;
-		tc_markers_init(&mk, m);
+		struct tc_markers mk, mk2;
+		tc_markers_init(&mk, m, false);
+		/* On two threads (the tracks cut where half the events are
+		 * behind): the same list. */
+		tc_markers_init(&mk2, m, true);
+		ck_assert_uint_eq(mk2.n, mk.n);
+		for (size_t t = 0; t <= NT; t++) {
+			ck_assert_uint_eq(mk2.first[t], mk.first[t]);
+		}
+		for (size_t p = 0; p < mk.n; p++) {
+			ck_assert_uint_eq(mk2.ev[p], mk.ev[p]);
+			ck_assert_int_eq(mk2.start[p], mk.start[p]);
+		}
+		tc_markers_finish(&mk2);
 		bool take[NT] = { true, true, false, true, true };
 		struct mk_ref ref[NT * 30];
 		size_t nr = 0;
@@ -528,7 +540,7 @@ START_TEST(usage_gaps_merge) {
 		struct tc_device_util *u;
 		struct tc_stream_util *su;
 		size_t nu, ns;
-		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL);
+		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL, NULL);
 		ck_assert_uint_eq(nu, 1);
 		/* The reference walk. */
 		struct gap_ref *r = tc_xcalloc(m->ev.n, sizeof(*r));

@@ -162,6 +162,7 @@ struct side_job {
 	unsigned run;
 	struct tc_analysis *a;
 	struct tc_usage usage;
+	struct tc_op_sums op_sums; /* the usage pass's, for the summary's rows */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	bool markers_done; /* mk is set (the summary's steps read it) */
@@ -190,18 +191,27 @@ static void side_set(struct side_job *j, bool *flag) {
 static void *side_passes(void *p) {
 	struct side_job *j = p;
 	struct tc_analysis *a = j->a;
-	/* The op rows first: the markers are found meanwhile. */
+	/* What needs neither markers nor usage first: the markers are found
+	 * meanwhile. The op rows come last, from the usage pass's sums. */
 	if (j->run & TC_AN_SUMMARY) {
-		tc_pass_summary_ops(j->m, &a->summary);
+		tc_pass_summary_base(j->m, &a->summary);
+	}
+	if (j->run & TC_AN_FINDINGS) {
+		tc_pass_memory(j->m, &a->mem, &a->n_mem);
+		tc_pass_compile(j->m, &a->compile);
+	}
+	if (j->run & TC_AN_SUMMARY) {
 		side_wait(j, &j->markers_done);
 		tc_pass_summary_steps(j->m, j->mk, !j->o->summary_steps_counted, &a->summary);
+	}
+	side_wait(j, &j->usage_done);
+	if (j->run & TC_AN_SUMMARY) {
+		tc_pass_summary_rows(j->m, (j->run & TC_AN_USAGE) ? &j->op_sums : NULL,
+			&a->summary);
 	}
 	if (!(j->run & TC_AN_FINDINGS)) {
 		return NULL;
 	}
-	tc_pass_memory(j->m, &a->mem, &a->n_mem);
-	tc_pass_compile(j->m, &a->compile);
-	side_wait(j, &j->usage_done);
 	/* The rules judge the whole trace, whatever --device names. */
 	/* The summary's op rows are the same walk: reuse them. */
 	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage,
@@ -231,7 +241,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 		pthread_create(&th, NULL, side_passes, &job) == 0;
 	/* The built-in step markers, found once for the steps and the summary. */
 	if (run & (TC_AN_SUMMARY | TC_AN_STEPS)) {
-		tc_markers_init(&mk, m);
+		tc_markers_init(&mk, m, tc_pass_parallel(o, m->ev.n));
 	}
 	side_set(&job, &job.markers_done);
 	/* Steps from markers need no usage: then the breakdown attributes each
@@ -244,7 +254,8 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	if (run & TC_AN_USAGE) {
 		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams,
 			(run & TC_AN_BREAKDOWN) && !marked ? &kinds : NULL,
-			early ? tc_bd_early_device : NULL, early);
+			early ? tc_bd_early_device : NULL, early,
+			(run & TC_AN_SUMMARY) ? &job.op_sums : NULL);
 		job.usage = (struct tc_usage){ a->util, a->n_util, kinds };
 	}
 	side_set(&job, &job.usage_done);
@@ -263,6 +274,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	} else if (side) {
 		side_passes(&job);
 	}
+	tc_op_sums_finish(&job.op_sums);
 	pthread_mutex_destroy(&job.lock);
 	pthread_cond_destroy(&job.cv);
 	tc_markers_finish(&mk);

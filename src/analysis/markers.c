@@ -1,9 +1,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/markers.h"
+#include "util/pair.h"
 #include "util/xalloc.h"
 
-void tc_markers_init(struct tc_markers *mk, const struct tc_model *m) {
+/* The markers of tracks [t0, t1): their events into *ev (malloc'd) and
+ * each track's first index in it into first[t]. */
+struct marker_part {
+	const struct tc_model *m;
+	const uint8_t *step; /* per op: a step marker's */
+	size_t t0, t1;
+	size_t *first;
+	uint32_t *ev;
+	size_t n;
+};
+
+static void *marker_part_run(void *p) {
+	struct marker_part *h = p;
+	const struct tc_model *m = h->m;
+	const uint32_t *op = m->ev.op;
+	size_t cap = 0;
+	for (size_t t = h->t0; t < h->t1; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		h->first[t] = h->n;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (h->step[op[i]]) {
+				TC_GROW(h->ev, cap, h->n + 1);
+				h->ev[h->n++] = (uint32_t)i;
+			}
+		}
+	}
+	return NULL;
+}
+
+void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) {
 	memset(mk, 0, sizeof(*mk));
 	mk->first = tc_xmalloc((m->n_tracks + 1) * sizeof(*mk->first));
 	/* A byte per op: the events' op column is read, not each op record. */
@@ -11,20 +41,35 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m) {
 	for (size_t o = 0; o < m->n_ops; o++) {
 		step[o] = m->ops[o].kind == TC_OP_STEP;
 	}
-	const uint32_t *op = m->ev.op;
-	size_t cap = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		mk->first[t] = mk->n;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (step[op[i]]) {
-				TC_GROW(mk->ev, cap, mk->n + 1);
-				mk->ev[mk->n++] = (uint32_t)i;
-			}
+	/* With two, a second thread takes the tracks after the one where
+	 * half the events are behind. */
+	size_t split = m->n_tracks;
+	uint64_t half = 0;
+	for (size_t t = 0; two && t < m->n_tracks; t++) {
+		half += m->tracks[t].count;
+		if (2 * half >= m->ev.n) {
+			split = t + 1;
+			break;
 		}
 	}
-	mk->first[m->n_tracks] = mk->n;
+	struct marker_part h[2] = {
+		{ m, step, 0, split, mk->first, NULL, 0 },
+		{ m, step, split, m->n_tracks, mk->first, NULL, 0 },
+	};
+	tc_run_pair(marker_part_run, &h[0], &h[1], split < m->n_tracks);
 	free(step);
+	/* The second part's after the first's. */
+	mk->n = h[0].n + h[1].n;
+	mk->ev = h[0].ev;
+	if (h[1].n) {
+		mk->ev = tc_xrealloc(mk->ev, mk->n * sizeof(*mk->ev));
+		memcpy(mk->ev + h[0].n, h[1].ev, h[1].n * sizeof(*mk->ev));
+	}
+	free(h[1].ev);
+	for (size_t t = split; t < m->n_tracks; t++) {
+		mk->first[t] += h[0].n;
+	}
+	mk->first[m->n_tracks] = mk->n;
 	mk->start = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->start));
 	mk->dur = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->dur));
 	for (size_t p = 0; p < mk->n; p++) {

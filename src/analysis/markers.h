@@ -29,7 +29,8 @@ struct tc_markers {
 	size_t n;
 };
 
-void tc_markers_init(struct tc_markers *mk, const struct tc_model *m);
+/* two: on two threads, each taking about half the events' tracks. */
+void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two);
 void tc_markers_finish(struct tc_markers *mk);
 
 /*

@@ -88,14 +88,31 @@ static inline void tc_usage_sums_run(struct tc_usage_sums *s, uint64_t len, uint
  * registers through the walk. */
 void tc_usage_add_sums(struct tc_device_util *u, struct tc_usage_sums s);
 
+/*
+ * Per op, sums over the events of the device work lines that the usage
+ * pass walked and that nest nothing (done[t]: line t's events are in
+ * them), so the summary's op rows need no walk of their own there. Sums
+ * of non-negative durations, saturated: the same in any order.
+ */
+struct tc_op_acc {
+	uint64_t count;
+	int64_t total, min, max;
+};
+struct tc_op_sums {
+	struct tc_op_acc *op; /* n_ops, malloc'd */
+	bool *done;           /* n_tracks, malloc'd */
+};
+void tc_op_sums_finish(struct tc_op_sums *s);
+
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util
  * run lists, malloc'd; free with tc_usage_kinds_free). each, if not NULL,
- * reads every device's runs in their place (with ctx). */
+ * reads every device's runs in their place (with ctx). With op_sums, the
+ * walk also sums each op's events there (struct tc_op_sums). */
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_device_util **util, size_t *n_util,
 	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds,
-	tc_usage_each_fn each, void *ctx);
+	tc_usage_each_fn each, void *ctx, struct tc_op_sums *op_sums);
 void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util);
 
 /* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
@@ -353,8 +370,12 @@ void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opt
  * only counted (tc_analysis_opts.summary_steps_counted). */
 void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
 	struct tc_summary *s);
-/* tc_pass_summary_begin as two parts: the first needs no markers. */
-void tc_pass_summary_ops(const struct tc_model *m, struct tc_summary *s);
+/* tc_pass_summary_begin in parts: base first, then the op rows (with
+ * op_sums, where the usage pass summed them; NULL: none) and the steps,
+ * in either order. */
+void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s);
+void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_sums,
+	struct tc_summary *s);
 void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
 	struct tc_summary *s);
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,

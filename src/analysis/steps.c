@@ -292,7 +292,7 @@ bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts 
 	a->step_marker = o->step_marker;
 	struct tc_markers own = { 0 };
 	if (search && !o->step_marker && !mk) {
-		tc_markers_init(&own, m);
+		tc_markers_init(&own, m, false);
 		mk = &own;
 	}
 	bool found = search && (o->step_marker ? marked_steps(m, o->step_marker, a, &c) :

@@ -107,9 +107,11 @@ static inline void row_costs(struct tc_op_summary *row, int64_t f, int64_t b) {
 	}
 }
 
-struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
+/* tc_analyze_ops, with the sums of pre (NULL: none) taken for the lines
+ * it has done, where no op has costs of its own to add per event. */
+static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
-		bool percentiles, size_t *n_out) {
+		bool percentiles, const struct tc_op_sums *pre, size_t *n_out) {
 	/* Rows by (name, category, kind): the same op on several devices or
 	 * planes is one row. row_of[op] caches the op -> row mapping. */
 	uint32_t *row_of = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*row_of));
@@ -152,15 +154,30 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	/* A byte per op: whether it has costs to sum (the op records would
 	 * crowd the cache), for the loop over flat lines. */
 	uint8_t *has_cost = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	bool any_cost = false;
 	for (size_t o = 0; o < m->n_ops; o++) {
 		has_cost[o] = m->ops[o].flops >= 0 || m->ops[o].bytes >= 0;
+		any_cost |= has_cost[o];
+	}
+	/* Costs are summed event by event, in the lines' order: doubles. */
+	pre = any_cost || m->event_costs ? NULL : pre;
+	for (size_t o = 0; pre && o < m->n_ops; o++) {
+		const struct tc_op_acc *p = &pre->op[o];
+		struct op_acc *r = &acc[row_of[o]];
+		if (p->count) {
+			r->count += p->count;
+			r->total = tc_sat_add(r->total, p->total);
+			r->self = tc_sat_add(r->self, p->total);
+			r->min = p->min < r->min ? p->min : r->min;
+			r->max = p->max > r->max ? p->max : r->max;
+		}
 	}
 	int64_t *stack_end = NULL;
 	uint32_t *stack_row = NULL;
 	size_t scap = 0, scap2 = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (!tr->count || !track_ok(m, (uint32_t)t, ctx)) {
+		if (!tr->count || (pre && pre->done[t]) || !track_ok(m, (uint32_t)t, ctx)) {
 			continue;
 		}
 		size_t top = 0;
@@ -239,6 +256,12 @@ struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 	tc_sort(rows, w, sizeof(*rows), tc_op_summary_cmp);
 	*n_out = w;
 	return rows;
+}
+
+struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
+		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
+		bool percentiles, size_t *n_out) {
+	return analyze_ops(m, track_ok, ctx, percentiles, NULL, n_out);
 }
 
 static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
@@ -411,11 +434,12 @@ static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
 
 void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
 		struct tc_summary *s) {
-	tc_pass_summary_ops(m, s);
+	tc_pass_summary_base(m, s);
+	tc_pass_summary_rows(m, NULL, s);
 	tc_pass_summary_steps(m, mk, list, s);
 }
 
-void tc_pass_summary_ops(const struct tc_model *m, struct tc_summary *s) {
+void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
 	s->n_events = m->ev.n;
@@ -455,8 +479,13 @@ void tc_pass_summary_ops(const struct tc_model *m, struct tc_summary *s) {
 		free(tracks);
 	}
 	tc_device_tracks_finish(&dt);
+	collect_counters(m, s);
+}
+
+void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_sums,
+		struct tc_summary *s) {
 	if (s->n_devices) {
-		s->ops = tc_analyze_ops(m, device_work_track, NULL, false, &s->n_ops);
+		s->ops = analyze_ops(m, device_work_track, NULL, false, op_sums, &s->n_ops);
 		s->ops_scope = "device";
 	} else {
 		s->ops = tc_analyze_ops(m, any_track, NULL, false, &s->n_ops);
@@ -469,14 +498,13 @@ void tc_pass_summary_ops(const struct tc_model *m, struct tc_summary *s) {
 		s->ops_scope = "host";
 		collect_threads(m, s);
 	}
-	collect_counters(m, s);
 }
 
 void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
 		struct tc_summary *s) {
 	struct tc_markers own = { 0 };
 	if (!mk) {
-		tc_markers_init(&own, m);
+		tc_markers_init(&own, m, false);
 	}
 	collect_steps(m, mk ? mk : &own, list, s);
 	tc_markers_finish(&own);

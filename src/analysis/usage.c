@@ -177,13 +177,18 @@ struct usage_run {
 	tc_usage_each_fn each;
 	void *ctx;
 	atomic_size_t next;
+	/* With op sums: each worker's per-op sums (acc[slot]), slots taken
+	 * from next_slot; the lines summed are marked in done. */
+	struct tc_op_acc *acc[2];
+	bool *done;
+	atomic_size_t next_slot;
 };
 
 /* Device k's utilisation, streams and kind runs (in kinds, else in
  * scratch), or each reads the runs. scratch and gaps are the thread's
  * own. */
 static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch,
-		struct tc_ivals *gaps) {
+		struct tc_ivals *gaps, struct tc_op_acc *acc) {
 	const struct tc_model *m = r->m;
 	const struct tc_analysis_opts *o = r->o;
 	const struct launch_starts *ls = &r->ls;
@@ -210,9 +215,22 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		const uint32_t *ops = m->ev.op;
 		uint64_t n_kern = 0, n_short = 0;
 		uint32_t kinds = 0;
+		/* The summary's op sums, on lines where no event nests. */
+		struct tc_op_acc *ta = acc && tr->max_depth == 0 &&
+			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind) ? acc : NULL;
+		if (ta) {
+			r->done[tracks[j]] = true;
+		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t s = start[i], dur = durs[i], e = s + dur;
 			tc_busy_acc_add(&busy, s, dur);
+			if (ta) {
+				struct tc_op_acc *a = &ta[ops[i]];
+				a->count++;
+				a->total = tc_sat_add(a->total, dur);
+				a->min = dur < a->min ? dur : a->min;
+				a->max = dur > a->max ? dur : a->max;
+			}
 			/* Per-stream host wait (HTA's idle categories are per stream). */
 			if (ls->from && hi != INT64_MIN && s > hi) {
 				int64_t l = launch_start(m, ls, tracks[j], i);
@@ -305,9 +323,14 @@ void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
 static void *usage_worker(void *arg) {
 	struct usage_run *r = arg;
 	struct tc_ivals scratch = { 0 }, gaps = { 0 };
+	struct tc_op_acc *acc = NULL;
+	if (r->done) {
+		size_t slot = atomic_fetch_add(&r->next_slot, 1);
+		acc = r->acc[slot];
+	}
 	size_t k;
 	while ((k = atomic_fetch_add(&r->next, 1)) < r->n) {
-		device_usage(r, k, &scratch, &gaps);
+		device_usage(r, k, &scratch, &gaps, acc);
 	}
 	tc_ivals_finish(&scratch);
 	tc_ivals_finish(&gaps);
@@ -317,7 +340,8 @@ static void *usage_worker(void *arg) {
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_device_util **util_out, size_t *n_util_out,
 		struct tc_stream_util **streams_out, size_t *n_streams_out,
-		struct tc_ivals **kinds_out, tc_usage_each_fn each, void *ctx) {
+		struct tc_ivals **kinds_out, tc_usage_each_fn each, void *ctx,
+		struct tc_op_sums *op_sums) {
 	size_t nd_all = m->n_devices ? m->n_devices : 1;
 	struct usage_run r = { .m = m, .o = o, .each = each, .ctx = ctx,
 		.short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6) };
@@ -356,9 +380,33 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	r.n_streams = tc_xcalloc(r.n ? r.n : 1, sizeof(*r.n_streams));
 	r.kinds = kinds_out ? tc_xcalloc(nd_all, sizeof(*r.kinds)) : NULL;
 	atomic_init(&r.next, 0);
+	atomic_init(&r.next_slot, 0);
+	if (op_sums) {
+		r.done = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*r.done));
+		for (int w = 0; w < 2; w++) {
+			r.acc[w] = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*r.acc[w]));
+			for (size_t q = 0; q < m->n_ops; q++) {
+				r.acc[w][q] = (struct tc_op_acc){ .min = INT64_MAX };
+			}
+		}
+	}
 	/* Devices are independent: two threads take them from one counter,
 	 * each result in its own slot, so the output is the same either way. */
 	tc_run_pair(usage_worker, &r, &r, r.n >= 2 && tc_pass_parallel(o, total));
+	if (op_sums) {
+		/* The two workers' sums, in either order the same. */
+		for (size_t q = 0; q < m->n_ops; q++) {
+			struct tc_op_acc *a = &r.acc[0][q];
+			const struct tc_op_acc *b = &r.acc[1][q];
+			a->count += b->count;
+			a->total = tc_sat_add(a->total, b->total);
+			a->min = b->min < a->min ? b->min : a->min;
+			a->max = b->max > a->max ? b->max : a->max;
+		}
+		free(r.acc[1]);
+		op_sums->op = r.acc[0];
+		op_sums->done = r.done;
+	}
 	/* The streams in device order, as one list. */
 	size_t n_streams = 0;
 	for (size_t k = 0; k < r.n; k++) {
@@ -393,6 +441,12 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	if (kinds_out) {
 		*kinds_out = r.kinds;
 	}
+}
+
+void tc_op_sums_finish(struct tc_op_sums *s) {
+	free(s->op);
+	free(s->done);
+	memset(s, 0, sizeof(*s));
 }
 
 void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util) {
