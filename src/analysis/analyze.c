@@ -163,6 +163,7 @@ struct side_job {
 	struct tc_analysis *a;
 	struct tc_usage usage;
 	struct tc_op_sums op_sums; /* the usage pass's, for the summary's rows */
+	bool sums;                 /* the usage pass makes op_sums */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	bool markers_done; /* mk is set (the summary's steps read it) */
@@ -192,9 +193,15 @@ static void *side_passes(void *p) {
 	struct side_job *j = p;
 	struct tc_analysis *a = j->a;
 	/* What needs neither markers nor usage first: the markers are found
-	 * meanwhile. The op rows come last, from the usage pass's sums. */
+	 * meanwhile. The op rows come after the usage pass where they take
+	 * its sums, else now, beside it. */
+	bool rows_late = false;
 	if (j->run & TC_AN_SUMMARY) {
 		tc_pass_summary_base(j->m, &a->summary);
+		rows_late = j->sums && a->summary.n_devices;
+		if (!rows_late) {
+			tc_pass_summary_rows(j->m, NULL, &a->summary);
+		}
 	}
 	if (j->run & TC_AN_FINDINGS) {
 		tc_pass_memory(j->m, &a->mem, &a->n_mem);
@@ -205,9 +212,8 @@ static void *side_passes(void *p) {
 		tc_pass_summary_steps(j->m, j->mk, !j->o->summary_steps_counted, &a->summary);
 	}
 	side_wait(j, &j->usage_done);
-	if (j->run & TC_AN_SUMMARY) {
-		tc_pass_summary_rows(j->m, (j->run & TC_AN_USAGE) ? &j->op_sums : NULL,
-			&a->summary);
+	if (rows_late) {
+		tc_pass_summary_rows(j->m, &j->op_sums, &a->summary);
 	}
 	if (!(j->run & TC_AN_FINDINGS)) {
 		return NULL;
@@ -232,7 +238,9 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
 	struct tc_markers mk = { 0 };
-	struct side_job job = { .m = m, .o = o, .mk = &mk, .run = run, .a = a };
+	struct side_job job = { .m = m, .o = o, .mk = &mk, .run = run, .a = a,
+		.sums = (run & TC_AN_SUMMARY) && (run & TC_AN_USAGE) &&
+			tc_pass_summary_sums_usable(m) };
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cv, NULL);
 	pthread_t th;
@@ -255,7 +263,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams,
 			(run & TC_AN_BREAKDOWN) && !marked ? &kinds : NULL,
 			early ? tc_bd_early_device : NULL, early,
-			(run & TC_AN_SUMMARY) ? &job.op_sums : NULL);
+			job.sums ? &job.op_sums : NULL);
 		job.usage = (struct tc_usage){ a->util, a->n_util, kinds };
 	}
 	side_set(&job, &job.usage_done);

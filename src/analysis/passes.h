@@ -374,6 +374,9 @@ void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk
  * op_sums, where the usage pass summed them; NULL: none) and the steps,
  * in either order. */
 void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s);
+/* Whether the op rows can take the usage pass's sums: no op or event has
+ * costs of its own (those are summed per event). */
+bool tc_pass_summary_sums_usable(const struct tc_model *m);
 void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_sums,
 	struct tc_summary *s);
 void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,

@@ -439,6 +439,15 @@ void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk
 	tc_pass_summary_steps(m, mk, list, s);
 }
 
+bool tc_pass_summary_sums_usable(const struct tc_model *m) {
+	for (size_t o = 0; o < m->n_ops; o++) {
+		if (m->ops[o].flops >= 0 || m->ops[o].bytes >= 0) {
+			return false;
+		}
+	}
+	return !m->event_costs;
+}
+
 void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s) {
 	memset(s, 0, sizeof(*s));
 	tc_model_span(m, &s->first_ps, &s->last_ps);
