@@ -583,6 +583,58 @@ START_TEST(usage_gaps_merge) {
 }
 END_TEST
 
+START_TEST(usage_launches_per_device) {
+	/* Launch flows to the last event of one device's stream and to the
+	 * first of the next device's: each delay counts for its own device,
+	 * whichever flow came before. */
+	const int64_t us = 1000000;
+	for (int order = 0; order < 2; order++) {
+		struct tc_model *m = tc_model_create();
+		uint32_t cpu = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
+		uint32_t g[2] = {
+			tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU),
+			tc_model_add_device(m, tc_model_intern(m, "GPU 1"), TC_DEV_GPU),
+		};
+		uint32_t th = tc_model_add_track(m, cpu, tc_model_intern(m, "thread"),
+			TC_TRACK_HOST_THREAD, 1);
+		uint32_t kern = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+		uint32_t launch = tc_model_op(m, tc_model_intern(m, "cudaLaunchKernel"), 0,
+			TC_OP_RUNTIME);
+		uint32_t last = 0, first = 0;
+		for (int d = 0; d < 2; d++) {
+			uint32_t st = tc_model_add_track(m, g[d], tc_model_intern(m, "stream"),
+				TC_TRACK_STREAM, 7 + d);
+			for (int j = 0; j < 3; j++) {
+				uint32_t e = tc_model_add_event(m, st, kern, (100 + 10 * j) * us, us, 0);
+				last = d == 0 ? e : last;
+				first = d == 1 && j == 0 ? e : first;
+			}
+		}
+		uint32_t h0 = tc_model_add_event(m, th, launch, 50 * us, us, 0);
+		uint32_t h1 = tc_model_add_event(m, th, launch, 60 * us, us, 0);
+		tc_model_add_flow(m, order ? h1 : h0, order ? first : last, TC_FLOW_LAUNCH, 1);
+		tc_model_add_flow(m, order ? h0 : h1, order ? last : first, TC_FLOW_LAUNCH, 2);
+		tc_model_finalize(m);
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		struct tc_device_util *u;
+		struct tc_stream_util *su;
+		size_t nu, ns;
+		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL, NULL);
+		ck_assert_uint_eq(nu, 2);
+		for (size_t k = 0; k < nu; k++) {
+			ck_assert_uint_eq(u[k].n_launches, 1);
+			/* GPU 0's last kernel at 120 us, launched at 50 us; GPU 1's
+			 * first at 100 us, launched at 60 us. */
+			ck_assert_int_eq(u[k].launch_delay_max_ps, (u[k].device == g[0] ? 70 : 40) * us);
+		}
+		free(u);
+		free(su);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 START_TEST(usage_runs_far_apart) {
 	/* Runs at the model's far ends: sums past INT64_MAX saturate, sums
 	 * under it are exact, and a run longer than INT64_MAX (its gap
@@ -1007,6 +1059,7 @@ int main(void) {
 	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);
+	tcase_add_test(tc, usage_launches_per_device);
 	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);

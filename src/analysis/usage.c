@@ -36,12 +36,20 @@ static void launch_starts(const struct tc_model *m, struct launch_starts *ls,
 	ls->from = NULL;
 	ls->off = NULL;
 	size_t *cap = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*cap));
+	/* The last flow's track: readers write a device line's flows
+	 * together, so most flows need no search. */
+	uint32_t t = TC_NONE;
+	size_t t_first = 1, t_end = 0;
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
 			continue;
 		}
-		uint32_t t = tc_model_event_track(m, fl->to);
+		if (fl->to < t_first || fl->to >= t_end) {
+			t = tc_model_event_track(m, fl->to);
+			t_first = t != TC_NONE ? m->tracks[t].first : 1;
+			t_end = t != TC_NONE ? t_first + m->tracks[t].count : 0;
+		}
 		if (!ls->from) {
 			ls->off = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*ls->off));
 			size_t n = 0;
