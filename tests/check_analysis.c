@@ -496,6 +496,20 @@ static int gap_ref_cmp(const void *pa, const void *pb) {
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* Finalizes m and runs the usage pass alone: its devices' utilisation
+ * (malloc'd), *nu of them. */
+static struct tc_device_util *usage_of(struct tc_model *m, size_t *nu) {
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_device_util *u;
+	struct tc_stream_util *su;
+	size_t ns;
+	tc_pass_usage(m, &o, &u, nu, &su, &ns, NULL, NULL, NULL, NULL);
+	free(su);
+	return u;
+}
+
 START_TEST(usage_gaps_merge) {
 	/* The device's idle gaps against a plain sort of its events: streams
 	 * whose starts tie on a coarse grid, so which event ends a gap (the
@@ -534,13 +548,8 @@ START_TEST(usage_gaps_merge) {
 				t += dur;
 			}
 		}
-		tc_model_finalize(m);
-		struct tc_analysis_opts o;
-		tc_analysis_opts_init(&o);
-		struct tc_device_util *u;
-		struct tc_stream_util *su;
-		size_t nu, ns;
-		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL, NULL);
+		size_t nu;
+		struct tc_device_util *u = usage_of(m, &nu);
 		ck_assert_uint_eq(nu, 1);
 		/* The reference walk. */
 		struct gap_ref *r = tc_xcalloc(m->ev.n, sizeof(*r));
@@ -577,7 +586,6 @@ START_TEST(usage_gaps_merge) {
 		free(r);
 		free(ls);
 		free(u);
-		free(su);
 		tc_model_destroy(m);
 	}
 }
@@ -614,13 +622,8 @@ START_TEST(usage_launches_per_device) {
 		uint32_t h1 = tc_model_add_event(m, th, launch, 60 * us, us, 0);
 		tc_model_add_flow(m, order ? h1 : h0, order ? first : last, TC_FLOW_LAUNCH, 1);
 		tc_model_add_flow(m, order ? h0 : h1, order ? last : first, TC_FLOW_LAUNCH, 2);
-		tc_model_finalize(m);
-		struct tc_analysis_opts o;
-		tc_analysis_opts_init(&o);
-		struct tc_device_util *u;
-		struct tc_stream_util *su;
-		size_t nu, ns;
-		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL, NULL);
+		size_t nu;
+		struct tc_device_util *u = usage_of(m, &nu);
 		ck_assert_uint_eq(nu, 2);
 		for (size_t k = 0; k < nu; k++) {
 			ck_assert_uint_eq(u[k].n_launches, 1);
@@ -629,7 +632,6 @@ START_TEST(usage_launches_per_device) {
 			ck_assert_int_eq(u[k].launch_delay_max_ps, (u[k].device == g[0] ? 70 : 40) * us);
 		}
 		free(u);
-		free(su);
 		tc_model_destroy(m);
 	}
 }
