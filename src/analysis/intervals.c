@@ -595,9 +595,19 @@ void tc_ivals_union_per_kind_two(const struct tc_model *m, const uint32_t *track
 		};
 		tc_run_pair(union_half_run, &h[0], &h[1], true);
 		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
-			tc_ivals_reserve(&out[k], out[k].n + other[k].n);
-			for (size_t i = 0; i < other[k].n; i++) {
-				tc_ivals_push(&out[k], other[k].lo[i], other[k].hi[i]);
+			/* The second half's intervals that reach the first half's
+			 * last join it; the rest start after it: copied whole. */
+			struct tc_ivals *a = &out[k];
+			const struct tc_ivals *b = &other[k];
+			size_t i = 0;
+			for (; a->n && i < b->n && b->lo[i] <= a->hi[a->n - 1]; i++) {
+				a->hi[a->n - 1] = b->hi[i] > a->hi[a->n - 1] ? b->hi[i] : a->hi[a->n - 1];
+			}
+			tc_ivals_reserve(a, a->n + b->n - i);
+			if (b->n > i) {
+				memcpy(a->lo + a->n, b->lo + i, (b->n - i) * sizeof(*a->lo));
+				memcpy(a->hi + a->n, b->hi + i, (b->n - i) * sizeof(*a->hi));
+				a->n += b->n - i;
 			}
 		}
 		tc_ivals_finish_per_kind(other);
