@@ -491,19 +491,24 @@ static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *r
 
 /* x's lists over [lo, hi) into x->view, the host's and other lines'
  * without what lies under runs of decisive kinds: exact, as there only
- * the run decides the category. */
-static void attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64_t lo, int64_t hi) {
+ * the run decides the category. Returns how many intervals it left out
+ * (0: the view is the lists). */
+static size_t attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64_t lo,
+		int64_t hi) {
 	const uint32_t mask = decisive_kinds();
+	size_t dropped = 0;
 	memcpy(x->view, x->kinds, sizeof(x->view));
 	for (int l = 1; l < 3; l++) {
 		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 			const struct tc_ivals *v = &x->kinds[l][k];
 			if (v->n && !v->kinds) {
-				tc_ivals_drop_under(v, runs, mask, lo, hi, &x->drop[l - 1][k]);
+				dropped += tc_ivals_drop_under(v, runs, mask, lo, hi,
+					&x->drop[l - 1][k]);
 				x->view[l][k] = x->drop[l - 1][k];
 			}
 		}
 	}
+	return dropped;
 }
 
 /* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
@@ -523,11 +528,12 @@ static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
 	}
 	struct tc_cover *cov = &x->cov;
 	const struct tc_ivals *lists = &x->kinds[0][0];
-	if (s->dur_ps > 0) {
-		/* Host calls mostly run while the device computes (launches
-		 * ahead of it), where they take no time: without them the
-		 * lists are often constant over the step, or far sparser. */
-		attr_view(x, runs, lo, hi);
+	/* Host calls mostly run while the device computes (launches ahead
+	 * of it), where they take no time: without them the lists are often
+	 * constant over the step, or far sparser. Where none is dropped (no
+	 * device work, or host work only where the device idles) the lists
+	 * stay as they are. */
+	if (s->dur_ps > 0 && runs->n && attr_view(x, runs, lo, hi)) {
 		cov = &x->vcov;
 		lists = &x->view[0][0];
 		if (tc_cover_const_but(cov, lists, 3 * TC_OP_KIND_COUNT, 0, lo, hi, &others,

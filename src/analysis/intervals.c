@@ -781,8 +781,9 @@ bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t
 	return true;
 }
 
-void tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
+size_t tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
 		int64_t lo, int64_t hi, struct tc_ivals *out) {
+	size_t dropped = 0;
 	out->n = 0;
 	size_t i = first_ending_after(v, lo);
 	size_t r = first_ending_after(runs, lo);
@@ -801,6 +802,7 @@ void tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, 
 			}
 			while (i < v->n && v->lo[i] < hi && (v->hi[i] < hi ? v->hi[i] : hi) <= end) {
 				i++;
+				dropped++;
 			}
 			if (i == v->n || v->lo[i] >= hi) {
 				break;
@@ -813,6 +815,7 @@ void tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, 
 		tc_ivals_push(out, a, v->hi[i] < hi ? v->hi[i] : hi);
 		i++;
 	}
+	return dropped;
 }
 
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,
