@@ -637,6 +637,61 @@ START_TEST(usage_launches_per_device) {
 }
 END_TEST
 
+START_TEST(summary_rows_from_usage_sums) {
+	/* The summary's op rows taken from the usage pass's per-op sums (two
+	 * workers, an op on both devices, a nesting line walked apart) equal
+	 * the rows of the plain walk, field by field. */
+	struct tc_model *m = tc_model_create();
+	uint32_t g[2] = {
+		tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU),
+		tc_model_add_device(m, tc_model_intern(m, "GPU 1"), TC_DEV_GPU),
+	};
+	uint32_t ops[2] = {
+		tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL),
+		tc_model_op(m, tc_model_intern(m, "copy"), 0, TC_OP_MEMCPY_H2D),
+	};
+	unsigned x = 9;
+	for (int d = 0; d < 2; d++) {
+		for (int l = 0; l < 3; l++) {
+			uint32_t t = tc_model_add_track(m, g[d], tc_model_intern(m, "stream"),
+				TC_TRACK_STREAM, 10 * d + l);
+			int64_t at = 0;
+			for (int e = 0; e < 50; e++) {
+				x = x * 1103515245u + 12345u;
+				/* The longest events lie on flat lines. */
+				int64_t dur = 2 + (int64_t)((x >> 9) % (d && l < 2 ? 300 : 40));
+				/* Line 2 of GPU 1 nests: its events enclose the next. */
+				bool nest = d == 1 && l == 2 && e % 2 == 0;
+				tc_model_add_event(m, t, ops[(x >> 4) % 2], at, nest ? 3 * dur : dur, 0);
+				at += nest ? 1 : dur + (int64_t)((x >> 20) % 50);
+			}
+		}
+	}
+	tc_model_finalize(m);
+	struct tc_summary want;
+	tc_analyze_summary(m, &want);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	o.threads = 2;
+	struct tc_analysis a;
+	tc_analyze(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS, &a);
+	ck_assert_uint_eq(a.summary.n_ops, want.n_ops);
+	ck_assert_uint_eq(want.n_ops, 2);
+	for (size_t r = 0; r < want.n_ops; r++) {
+		const struct tc_op_summary *p = &a.summary.ops[r], *q = &want.ops[r];
+		ck_assert_uint_eq(p->name, q->name);
+		ck_assert_uint_eq(p->count, q->count);
+		ck_assert_int_eq(p->total_ps, q->total_ps);
+		ck_assert_int_eq(p->self_ps, q->self_ps);
+		ck_assert_int_eq(p->min_ps, q->min_ps);
+		ck_assert_int_eq(p->max_ps, q->max_ps);
+	}
+	tc_analysis_finish(&a);
+	tc_summary_finish(&want);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(usage_runs_far_apart) {
 	/* Runs at the model's far ends: sums past INT64_MAX saturate, sums
 	 * under it are exact, and a run longer than INT64_MAX (its gap
@@ -1062,6 +1117,7 @@ int main(void) {
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);
 	tcase_add_test(tc, usage_launches_per_device);
+	tcase_add_test(tc, summary_rows_from_usage_sums);
 	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);

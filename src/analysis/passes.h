@@ -96,8 +96,20 @@ void tc_usage_add_sums(struct tc_device_util *u, struct tc_usage_sums s);
  */
 struct tc_op_acc {
 	uint64_t count;
-	int64_t total, min, max;
+	int64_t total, min, max; /* ps; min starts at INT64_MAX, max at 0 */
 };
+static inline void tc_op_acc_event(struct tc_op_acc *a, int64_t dur) {
+	a->count++;
+	a->total = tc_sat_add(a->total, dur);
+	a->min = dur < a->min ? dur : a->min;
+	a->max = dur > a->max ? dur : a->max;
+}
+static inline void tc_op_acc_merge(struct tc_op_acc *a, const struct tc_op_acc *b) {
+	a->count += b->count;
+	a->total = tc_sat_add(a->total, b->total);
+	a->min = b->min < a->min ? b->min : a->min;
+	a->max = b->max > a->max ? b->max : a->max;
+}
 struct tc_op_sums {
 	struct tc_op_acc *op; /* n_ops, malloc'd */
 	bool *done;           /* n_tracks, malloc'd */

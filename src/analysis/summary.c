@@ -85,16 +85,13 @@ static void op_percentiles(const struct tc_model *m,
 /* The per-event sums in a row of their own, 40 bytes: the rows' other
  * fields would spread them over twice the cache. */
 struct op_acc {
-	uint64_t count;
-	int64_t total, self, min, max;
+	struct tc_op_acc a;
+	int64_t self;
 };
 
 static inline void acc_event(struct op_acc *r, int64_t d) {
-	r->count++;
-	r->total = tc_sat_add(r->total, d);
+	tc_op_acc_event(&r->a, d);
 	r->self = tc_sat_add(r->self, d);
-	r->min = d < r->min ? d : r->min;
-	r->max = d > r->max ? d : r->max;
 }
 
 /* An event's FLOPs and bytes (< 0: unknown) into its row. */
@@ -147,30 +144,22 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 
 	struct op_acc *acc = tc_xmalloc((n ? n : 1) * sizeof(*acc));
 	for (size_t r = 0; r < n; r++) {
-		acc[r] = (struct op_acc){ .min = INT64_MAX };
+		acc[r] = (struct op_acc){ .a.min = INT64_MAX };
 	}
 	const int64_t *start = m->ev.start, *durs = m->ev.dur;
 	const uint32_t *evop = m->ev.op;
 	/* A byte per op: whether it has costs to sum (the op records would
 	 * crowd the cache), for the loop over flat lines. */
 	uint8_t *has_cost = tc_xmalloc(m->n_ops ? m->n_ops : 1);
-	bool any_cost = false;
 	for (size_t o = 0; o < m->n_ops; o++) {
 		has_cost[o] = m->ops[o].flops >= 0 || m->ops[o].bytes >= 0;
-		any_cost |= has_cost[o];
 	}
 	/* Costs are summed event by event, in the lines' order: doubles. */
-	pre = any_cost || m->event_costs ? NULL : pre;
+	pre = pre && tc_pass_summary_sums_usable(m) ? pre : NULL;
 	for (size_t o = 0; pre && o < m->n_ops; o++) {
-		const struct tc_op_acc *p = &pre->op[o];
 		struct op_acc *r = &acc[row_of[o]];
-		if (p->count) {
-			r->count += p->count;
-			r->total = tc_sat_add(r->total, p->total);
-			r->self = tc_sat_add(r->self, p->total);
-			r->min = p->min < r->min ? p->min : r->min;
-			r->max = p->max > r->max ? p->max : r->max;
-		}
+		tc_op_acc_merge(&r->a, &pre->op[o]);
+		r->self = tc_sat_add(r->self, pre->op[o].total);
 	}
 	int64_t *stack_end = NULL;
 	uint32_t *stack_row = NULL;
@@ -229,11 +218,11 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 	free(stack_end);
 	free(stack_row);
 	for (size_t r = 0; r < n; r++) {
-		rows[r].count = acc[r].count;
-		rows[r].total_ps = acc[r].total;
+		rows[r].count = acc[r].a.count;
+		rows[r].total_ps = acc[r].a.total;
 		rows[r].self_ps = acc[r].self;
-		rows[r].min_ps = acc[r].min;
-		rows[r].max_ps = acc[r].max;
+		rows[r].min_ps = acc[r].a.min;
+		rows[r].max_ps = acc[r].a.max;
 	}
 	free(acc);
 

@@ -233,11 +233,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 			int64_t s = start[i], dur = durs[i], e = s + dur;
 			tc_busy_acc_add(&busy, s, dur);
 			if (ta) {
-				struct tc_op_acc *a = &ta[ops[i]];
-				a->count++;
-				a->total = tc_sat_add(a->total, dur);
-				a->min = dur < a->min ? dur : a->min;
-				a->max = dur > a->max ? dur : a->max;
+				tc_op_acc_event(&ta[ops[i]], dur);
 			}
 			/* Per-stream host wait (HTA's idle categories are per stream). */
 			if (ls->from && hi != INT64_MIN && s > hi) {
@@ -404,12 +400,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	if (op_sums) {
 		/* The two workers' sums, in either order the same. */
 		for (size_t q = 0; q < m->n_ops; q++) {
-			struct tc_op_acc *a = &r.acc[0][q];
-			const struct tc_op_acc *b = &r.acc[1][q];
-			a->count += b->count;
-			a->total = tc_sat_add(a->total, b->total);
-			a->min = b->min < a->min ? b->min : a->min;
-			a->max = b->max > a->max ? b->max : a->max;
+			tc_op_acc_merge(&r.acc[0][q], &r.acc[1][q]);
 		}
 		free(r.acc[1]);
 		op_sums->op = r.acc[0];
