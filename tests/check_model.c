@@ -333,6 +333,66 @@ START_TEST(args_cap) {
 }
 END_TEST
 
+/* A list of one number in one call is the list begin, arg, end make: the
+ * same bytes, the same closing of an open list, the same drops. */
+START_TEST(args_one) {
+	struct tc_model *m = tc_model_create();
+	const int64_t ints[] = { 0, 1, -1, 63, -64, 300, -300, (int64_t)1 << 40, INT64_MIN, INT64_MAX };
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		for (uint32_t key = 1; key < 300; key += 37) {
+			uint32_t b = tc_model_args_begin(m);
+			tc_model_arg_int(m, key, ints[i]);
+			b = tc_model_args_end(m, b);
+			size_t len = m->n_argb - b;
+			uint32_t one = tc_model_args_one_int(m, key, ints[i]);
+			ck_assert_uint_eq(one, b + len);
+			ck_assert_uint_eq(m->n_argb - one, len);
+			ck_assert(memcmp(m->argb + b, m->argb + one, len) == 0);
+			struct tc_arg a;
+			ck_assert(tc_model_arg_next(m, one, &a) == TC_NONE);
+			ck_assert(a.key == key && a.type == TC_ARG_INT && a.v.i == ints[i]);
+			uint64_t u = (uint64_t)ints[i];
+			one = tc_model_args_one_uint(m, key, u);
+			ck_assert(tc_model_arg_next(m, one, &a) == TC_NONE);
+			ck_assert(a.key == key && a.type == TC_ARG_UINT && a.v.u == u);
+		}
+	}
+	/* An open list is closed first: it ends before the new one. */
+	uint32_t open = tc_model_args_begin(m);
+	tc_model_arg_int(m, 7, 1);
+	uint32_t one = tc_model_args_one_int(m, 8, 2);
+	struct tc_arg a;
+	ck_assert(tc_model_arg_next(m, open, &a) == TC_NONE && a.key == 7);
+	ck_assert(!tc_model_arg_find(m, open, 8, &a));
+	ck_assert(tc_model_arg_find(m, one, 8, &a) && a.v.i == 2);
+	/* ... and the next begin does not reopen the one-number list. */
+	uint32_t b = tc_model_args_begin(m);
+	tc_model_arg_int(m, 9, 3);
+	b = tc_model_args_end(m, b);
+	ck_assert(tc_model_arg_next(m, one, &a) == TC_NONE);
+	ck_assert(tc_model_arg_next(m, b, &a) == TC_NONE && a.v.i == 3);
+	/* Keys that flag the model flag it here too. */
+	tc_model_destroy(m);
+	m = tc_model_create();
+	ck_assert(!m->event_costs && !m->copy_args);
+	ck_assert_uint_ne(tc_model_args_one_uint(m, m->key.flops, 10), TC_NONE);
+	ck_assert(m->event_costs && !m->copy_args);
+	ck_assert_uint_ne(tc_model_args_one_int(m, m->key.bytes, 10), TC_NONE);
+	ck_assert(m->copy_args && !m->fill_args);
+	/* A key the model does not keep: no list, no bytes. */
+	m->known_args_only = true;
+	size_t n = m->n_argb;
+	ck_assert_uint_eq(tc_model_args_one_int(m, tc_model_intern(m, "custom"), 1), TC_NONE);
+	ck_assert_uint_eq(m->n_argb, n);
+	ck_assert_uint_ne(tc_model_args_one_int(m, m->key.correlation, 1), TC_NONE);
+	/* Past the cap: none, flagged. */
+	m->max_arg_bytes = m->n_argb + 4;
+	ck_assert_uint_eq(tc_model_args_one_int(m, m->key.correlation, 1), TC_NONE);
+	ck_assert(m->over_arg_bytes);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(args_known_only) {
 	struct tc_model *m = tc_model_create();
 	m->known_args_only = true;
@@ -556,7 +616,7 @@ static struct tc_model *threads_model(int nt, uint32_t *t, uint32_t *op) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "dev"), TC_DEV_CPU);
 	for (int i = 0; i < nt; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "t%d", i);
 		t[i] = tc_model_add_track(m, d, tc_model_intern(m, name), TC_TRACK_HOST_THREAD, i);
 	}
@@ -1077,6 +1137,7 @@ int main(void) {
 	tcase_add_test(tc, args_encoding);
 	tcase_add_test(tc, args_merge_remap);
 	tcase_add_test(tc, args_cap);
+	tcase_add_test(tc, args_one);
 	tcase_add_test(tc, args_known_only);
 	tcase_add_test(tc, counters_sorted);
 	tcase_add_test(tc, counters_merge_runs);

@@ -1,3 +1,4 @@
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -36,6 +37,14 @@ struct tc_model *tc_model_create(void) {
 	m->key.dtype = tc_model_intern(m, "dtype");
 	m->key.group_size = tc_model_intern(m, "Group size");
 	m->key_end = (uint32_t)m->strings.n;
+	assert(m->key_end <= 64);
+	const uint32_t flag_keys[] = {
+		m->key.flops, m->key.bytes_accessed, m->key.blocks_per_sm, m->key.occupancy,
+		m->key.bytes, m->key.memory_kind,
+	};
+	for (size_t i = 0; i < sizeof(flag_keys) / sizeof(flag_keys[0]); i++) {
+		m->flag_keys |= (uint64_t)1 << flag_keys[i];
+	}
 	m->key.external_id = tc_model_intern(m, "External id");
 	m->key.stream = tc_model_intern(m, "stream");
 	m->key.group_id = tc_model_intern(m, "group_id");

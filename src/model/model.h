@@ -351,6 +351,7 @@ struct tc_model {
 	 */
 	bool known_args_only;
 	uint32_t key_end;   /* the keys read back are the string ids below it */
+	uint64_t flag_keys; /* bit k: key k sets event_costs, fill_args or copy_args */
 
 	/* private: arg list being built (header offset of its last record,
 	 * TC_NONE if none), and the cap on argb (offsets are u32): past it the
@@ -418,6 +419,9 @@ void tc_model_arg_bool(struct tc_model *m, uint32_t key, bool v);
 /* Add a decoded arg (e.g. one read with tc_model_arg_next) by its type. */
 void tc_model_arg_add(struct tc_model *m, const struct tc_arg *a);
 uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin);
+/* A whole list of one number: begin, arg_int or arg_uint, end. */
+uint32_t tc_model_args_one_int(struct tc_model *m, uint32_t key, int64_t v);
+uint32_t tc_model_args_one_uint(struct tc_model *m, uint32_t key, uint64_t v);
 
 /*
  * Decode the record at pos (a list's first offset, or a value this returned)

@@ -70,17 +70,19 @@ uint32_t tc_model_args_begin(struct tc_model *m) {
 /* Crossing a multiple of this many arg bytes hints the next stretch. */
 #define PREFAULT_ARGB ((size_t)1 << 20)
 
-/* Append one record (code: a record code, see above). */
-static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
-	if (!tc_model_keeps_arg(m, key)) {
-		return;
-	}
+/* Whether a record may be added: false past the cap (flagged); grows argb
+ * for one more record. Out of line, so the common case saves no registers. */
+static __attribute__((noinline)) bool arg_room(struct tc_model *m) {
 	if (m->n_argb + ARG_MAX_REC > m->max_arg_bytes) {
 		m->over_arg_bytes = true;
-		return;
+		return false;
 	}
-	size_t was = m->n_argb;
 	TC_GROW(m->argb, m->cap_argb, m->n_argb + ARG_MAX_REC);
+	return true;
+}
+
+/* The model flags some keys set: analyses skip reading args without them. */
+static __attribute__((noinline)) void arg_flags(struct tc_model *m, uint32_t key) {
 	if (key == m->key.flops || key == m->key.bytes_accessed) {
 		m->event_costs = true;
 	}
@@ -90,8 +92,24 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 	if (key == m->key.bytes || key == m->key.memory_kind) {
 		m->copy_args = true;
 	}
-	m->arg_last_hdr = (uint32_t)m->n_argb;
-	uint8_t *p = m->argb + m->n_argb;
+}
+
+/* Append one record (code: a record code, see above). Readers add one or
+ * more per event, so the checks and flags are one test each here. */
+static inline void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
+	if (!tc_model_keeps_arg(m, key)) {
+		return;
+	}
+	size_t was = m->n_argb;
+	if (__builtin_expect(was + ARG_MAX_REC > m->cap_argb ||
+			was + ARG_MAX_REC > m->max_arg_bytes, 0) && !arg_room(m)) {
+		return;
+	}
+	if (key < 64 && (m->flag_keys >> key & 1)) {
+		arg_flags(m, key);
+	}
+	m->arg_last_hdr = (uint32_t)was;
+	uint8_t *p = m->argb + was;
 	p += put_varint(p, (uint64_t)key << 4 | code);
 	switch (code) {
 	case TC_ARG_INT:
@@ -106,7 +124,7 @@ static void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint64_t v)
 		break;
 	}
 	m->n_argb = (size_t)(p - m->argb);
-	if ((was ^ m->n_argb) >= PREFAULT_ARGB) {
+	if (__builtin_expect((was ^ m->n_argb) >= PREFAULT_ARGB, 0)) {
 		tc_prefault_next(m->argb, 1, m->n_argb, PREFAULT_ARGB, m->cap_argb);
 	}
 }
@@ -117,6 +135,28 @@ void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v) {
 
 void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
 	arg_put(m, key, TC_ARG_UINT, v);
+}
+
+/* begin, one record, end: the common list of one number (a correlation id
+ * on each device event) in one call. */
+static inline uint32_t args_one(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
+	args_close(m);
+	uint32_t at = (uint32_t)m->n_argb;
+	arg_put(m, key, code, v);
+	if (m->arg_last_hdr == TC_NONE) {
+		return TC_NONE;
+	}
+	m->argb[at] |= ARG_LAST;
+	m->arg_last_hdr = TC_NONE;
+	return at;
+}
+
+uint32_t tc_model_args_one_int(struct tc_model *m, uint32_t key, int64_t v) {
+	return args_one(m, key, TC_ARG_INT, tc_pb_zigzag_enc(v));
+}
+
+uint32_t tc_model_args_one_uint(struct tc_model *m, uint32_t key, uint64_t v) {
+	return args_one(m, key, TC_ARG_UINT, v);
 }
 
 void tc_model_arg_double(struct tc_model *m, uint32_t key, double v) {
@@ -162,10 +202,8 @@ uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
 }
 
 /* Decode the record at pos; returns the offset just past it. */
-uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
-		bool *last) {
-	const uint8_t *p = m->argb + pos;
-	uint64_t h = get_varint(&p);
+/* A record's value, its header h read: *out set, p past the record. */
+static inline const uint8_t *arg_value(const uint8_t *p, uint64_t h, struct tc_arg *out) {
 	unsigned code = (unsigned)(h & 7);
 	out->key = (uint32_t)(h >> 4);
 	out->v.u = 0;
@@ -196,6 +234,14 @@ uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_a
 		break;
 	}
 	out->type = (uint8_t)code;
+	return p;
+}
+
+uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
+		bool *last) {
+	const uint8_t *p = m->argb + pos;
+	uint64_t h = get_varint(&p);
+	p = arg_value(p, h, out);
 	*last = h & ARG_LAST;
 	return (uint32_t)(p - m->argb);
 }
@@ -206,15 +252,37 @@ uint32_t tc_model_arg_next(const struct tc_model *m, uint32_t pos, struct tc_arg
 	return last ? TC_NONE : next;
 }
 
+/* Only the record found is decoded: the others' headers say how long they
+ * are (launch linking looks up every device event's correlation id). */
 bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
 		struct tc_arg *out) {
-	for (uint32_t pos = first; pos != TC_NONE;) {
-		pos = tc_model_arg_next(m, pos, out);
-		if (out->key == key) {
+	if (first == TC_NONE) {
+		return false;
+	}
+	const uint8_t *p = m->argb + first;
+	for (;;) {
+		uint64_t h = get_varint(&p);
+		if ((uint32_t)(h >> 4) == key) {
+			arg_value(p, h, out);
 			return true;
 		}
+		if (h & ARG_LAST) {
+			return false;
+		}
+		switch (h & 7) {
+		case TC_ARG_INT:
+		case TC_ARG_UINT:
+		case TC_ARG_STR:
+			while (*p++ & 0x80) {
+			}
+			break;
+		case TC_ARG_DOUBLE:
+			p += 8;
+			break;
+		default:
+			break;
+		}
 	}
-	return false;
 }
 
 unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k0, uint32_t k1,
