@@ -137,26 +137,12 @@ static void sort_recs(struct sort_rec *v, size_t n) {
 	free(run);
 }
 
-/* The ends of the events enclosing the current one on a track. */
+/* The ends of the events enclosing the current one on a track: the stack's
+ * storage, kept from track to track. */
 struct nest {
 	int64_t *end;
-	size_t cap, top;
+	size_t cap;
 };
-
-/* Depth of an event starting at s lasting d, given the track's events
- * before it in order; then it encloses what starts before its end. */
-static inline uint16_t nest_push(struct nest *st, int64_t s, int64_t d) {
-	while (st->top > 0 && st->end[st->top - 1] <= s) {
-		st->top--;
-	}
-	uint16_t depth = st->top > UINT16_MAX ? UINT16_MAX : (uint16_t)st->top;
-	/* An instant never encloses anything. */
-	if (d > 0) {
-		TC_GROW(st->end, st->cap, st->top + 1);
-		st->end[st->top++] = s + d;
-	}
-	return depth;
-}
 
 /* True when events are already grouped by track in track order (readers
  * that emit line by line): then finalize moves no event, and this sets the
@@ -265,22 +251,48 @@ struct group {
 } while (0)
 
 /* Depths of track t's events, in order; false (depths unset) if they are
- * not in order: start, then longer first. */
+ * not in order: start, then longer first. The columns are read into locals
+ * and the stack kept in them: a store to the stack could otherwise be a
+ * store to start or dur, and reload them (about half the cost per event). */
 static bool track_depths(struct tc_model *m, size_t t, struct nest *st) {
 	struct tc_events *e = &m->ev;
 	struct tc_track *tr = &m->tracks[t];
 	size_t lo = tr->first, hi = lo + tr->count;
+	const int64_t *start = e->start, *dur = e->dur;
+	uint16_t *depth = e->depth;
+	int64_t *stack = st->end;
+	size_t top = 0, cap = st->cap;
 	uint16_t maxd = 0;
-	int64_t end = INT64_MIN;
-	st->top = 0;
+	int64_t end = INT64_MIN, ps = INT64_MIN, pd = 0;
+	bool sorted = true;
 	for (size_t i = lo; i < hi; i++) {
-		if (i > lo && (e->start[i - 1] > e->start[i] ||
-				(e->start[i - 1] == e->start[i] && e->dur[i - 1] < e->dur[i]))) {
-			return false;
+		int64_t s = start[i], d = dur[i];
+		/* Starts are within +-2^62: INT64_MIN is before the first. */
+		if (ps > s || (ps == s && pd < d)) {
+			sorted = false;
+			break;
 		}
-		e->depth[i] = nest_push(st, e->start[i], e->dur[i]);
-		maxd = e->depth[i] > maxd ? e->depth[i] : maxd;
-		end = e->start[i] + e->dur[i] > end ? e->start[i] + e->dur[i] : end;
+		ps = s;
+		pd = d;
+		while (top > 0 && stack[top - 1] <= s) {
+			top--;
+		}
+		uint16_t dep = top > UINT16_MAX ? UINT16_MAX : (uint16_t)top;
+		/* An instant never encloses anything. */
+		if (d > 0) {
+			if (top == cap) {
+				TC_GROW(stack, cap, top + 1);
+			}
+			stack[top++] = s + d;
+		}
+		depth[i] = dep;
+		maxd = dep > maxd ? dep : maxd;
+		end = s + d > end ? s + d : end;
+	}
+	st->end = stack;
+	st->cap = cap;
+	if (!sorted) {
+		return false;
 	}
 	tr->max_depth = maxd;
 	tr->end = hi > lo ? end : 0;
