@@ -1,5 +1,6 @@
 /* The XSpace (*.xplane.pb) reader: sniffing, fixtures, damage, real traces. */
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -738,6 +739,16 @@ END_TEST
 /* Offsets and durations of every varint length, read where eight bytes
  * follow (stats after them: the word-at-a-time path) and at an event's
  * end (fields out of order, the offset last: the byte loop). */
+/* One GPU plane holding line, its events "kernel" (id 1) with
+ * correlation_id stats (id 1), as an XSpace. */
+static void gpu_space(struct buf *space, struct buf *plane, const struct buf *line) {
+	put_str(plane, 2, "/device:GPU:0");
+	put_len(plane, 3, line);
+	put_meta(plane, 4, 1, "kernel");
+	put_meta(plane, 5, 1, "correlation_id");
+	put_len(space, 1, plane);
+}
+
 START_TEST(varint_lengths) {
 	for (int last = 0; last < 2; last++) {
 		struct buf line = { 0 }, plane = { 0 }, space = { 0 };
@@ -767,11 +778,7 @@ START_TEST(varint_lengths) {
 			}
 			put_len(&line, 4, &ev);
 		}
-		put_str(&plane, 2, "/device:GPU:0");
-		put_len(&plane, 3, &line);
-		put_meta(&plane, 4, 1, "kernel");
-		put_meta(&plane, 5, 1, "correlation_id");
-		put_len(&space, 1, &plane);
+		gpu_space(&space, &plane, &line);
 		struct tc_model *m = load_space(&space);
 		ck_assert_uint_eq(m->ev.n, n);
 		for (size_t i = 0; i < n; i++) {
@@ -780,6 +787,54 @@ START_TEST(varint_lengths) {
 		}
 		tc_model_destroy(m);
 	}
+}
+END_TEST
+
+/* A stat's value ends its event, mostly short of eight bytes before the
+ * event's end but not the input's: every length reads whole, and one cut
+ * short by its stat's length is damage even where the bytes after it
+ * would end it. */
+START_TEST(stat_varint_lengths) {
+	for (int k = 1; k <= 10; k++) {
+		struct buf line = { 0 }, plane = { 0 }, space = { 0 };
+		put_int(&line, 1, 1);
+		put_str(&line, 2, "Stream #1");
+		/* k bytes, every payload bit set; ten bytes: negative. */
+		int64_t corr = k == 10 ? -2 : k == 9 ? INT64_MAX : ((int64_t)1 << (7 * k)) - 1;
+		for (int last = 0; last < 2; last++) {
+			put_corr_event(&line, 1, 1000 * (last + 1), corr);
+		}
+		gpu_space(&space, &plane, &line);
+		struct tc_model *m = load_space(&space);
+		ck_assert_uint_eq(m->ev.n, 2);
+		for (size_t i = 0; i < 2; i++) {
+			struct tc_arg a;
+			ck_assert(tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a));
+			ck_assert_msg(a.v.i == corr, "%d bytes: %" PRId64, k, a.v.i);
+		}
+		tc_model_destroy(m);
+	}
+	/* The first event's stat says 4 bytes: its value's last byte goes on,
+	 * and the next event's tag (0x22) would end it. */
+	struct buf line = { 0 }, ev = { 0 }, plane = { 0 }, space = { 0 };
+	static const uint8_t st[] = { 0x08, 0x01, 0x20, 0x81 };
+	put_int(&line, 1, 1);
+	put_str(&line, 2, "Stream #1");
+	put_int(&ev, 1, 1);
+	put_int(&ev, 2, 1000);
+	put_int(&ev, 3, 100);
+	put_tag(&ev, 4, 2);
+	put_varint(&ev, sizeof(st));
+	memcpy(ev.b + ev.n, st, sizeof(st));
+	ev.n += sizeof(st);
+	put_len(&line, 4, &ev);
+	put_corr_event(&line, 1, 2000, 5);
+	gpu_space(&space, &plane, &line);
+	struct tc_error err;
+	struct tc_model *m = load_bytes(space.b, space.n, &err);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, TC_EXIT_INPUT);
+	ck_assert_msg(strstr(err.msg, "XStat") != NULL, "%s", err.msg);
 }
 END_TEST
 
@@ -1101,6 +1156,7 @@ int main(void) {
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, launch_flows_first_wins);
 	tcase_add_test(tc, varint_lengths);
+	tcase_add_test(tc, stat_varint_lengths);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);
 	suite_add_tcase(s, tc);

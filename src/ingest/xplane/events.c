@@ -344,6 +344,36 @@ static inline uint32_t event_meta(const struct idmap *emap, uint32_t unknown, in
 	return ei;
 }
 
+/*
+ * Event ev's args when its one stat is a plain number (the usual device
+ * event: a correlation id) in one call, as event_stat would add them;
+ * false for any other stat, left to the general path.
+ */
+static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint32_t op,
+		uint32_t ev, const struct xstat *xs) {
+	unsigned type = xs->tl >> 28;
+	if (xs->k == TC_NONE || (type != SV_INT && type != SV_UINT)) {
+		return false;
+	}
+	const struct smeta *sm = &r->sm[xs->k];
+	uint32_t key;
+	if (sm->role == R_NONE) {
+		key = sm->name;
+	} else if (sm->role == R_CORRELATION) {
+		key = r->m->key.correlation;
+	} else {
+		return false;
+	}
+	struct tc_model *m = r->m;
+	m->ev.args[ev] = type == SV_INT ? tc_model_args_one_int(m, key, (int64_t)xs->v) :
+		tc_model_args_one_uint(m, key, xs->v);
+	if (sm->role == R_CORRELATION && lc->cls == LC_HOST && m->ops[op].kind == TC_OP_RUNTIME) {
+		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
+		r->launch[r->n_launch++] = (struct tc_corr){ xs->v, ev };
+	}
+	return true;
+}
+
 /* The op, then an aggregate or a timeline event whose stats become args. */
 static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
 		const struct xstat *st, size_t ns) {
@@ -362,6 +392,9 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	 * its number is in the name. Step events are few. */
 	bool named_step = lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_STEP;
 	if (ns == 0 && !named_step) {
+		return;
+	}
+	if (ns == 1 && !named_step && one_number(r, lc, op, ev, &st[0])) {
 		return;
 	}
 	struct ev_extra x = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
@@ -465,17 +498,32 @@ static bool parse_event_slow(struct reader *r, const struct line_ctx *lc,
 
 /* The varint field at *q if its one-byte tag is tag: 1 with *v set and *q
  * past it, 0 when the next field is another, -1 when it is damaged. */
-static inline int field_varint(const uint8_t **q, const uint8_t *end, uint8_t tag, int64_t *v) {
+static inline int field_varint(const uint8_t **q, const uint8_t *end, const uint8_t *room,
+		uint8_t tag, int64_t *v) {
 	if (*q >= end || **q != tag) {
 		return 0;
 	}
 	(*q)++;
 	uint64_t u;
-	if (!rd_varint(q, end, &u)) {
+	if (!rd_varint_room(q, end, room, &u)) {
 		return -1;
 	}
 	*v = (int64_t)u;
 	return 1;
+}
+
+/* An event's next stat into st[*kept]; false past FAST_STATS or for a
+ * shape stat_fast leaves to the slow path. */
+static inline bool event_stat_fast(const struct dec *d, const uint8_t *p, size_t len,
+		struct xstat *st, size_t *ns, size_t *kept, uint64_t *dang) {
+	if (*ns == FAST_STATS ||
+			!stat_fast(d->smap, d->sm, d->base, d->room, p, len, &st[*kept], dang)) {
+		return false;
+	}
+	(*ns)++;
+	/* Checked whole, but no record for a stat the model drops. */
+	*kept += st[*kept].k == TC_NONE || !d->sm[st[*kept].k].drop;
+	return true;
 }
 
 /*
@@ -492,25 +540,22 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 	const uint8_t *q = p, *end = p + len;
 	int64_t mid = 0, off = 0, dur = 0, occ = 0;
 	bool agg = false;
-	const uint8_t *sp[FAST_STATS];
-	size_t sl[FAST_STATS];
-	size_t ns = 0;
-	uint64_t u;
+	size_t ns = 0, kept = 0;
+	uint64_t u, dang = 0;
 	/* Writers put the fields in number order: read them so first, each
 	 * behind a branch that predicts well, unlike the switch's jump. What
 	 * is left (any order, repeats, unknown fields) takes the loop. */
-	if (field_varint(&q, end, XP_TAG(XEVENT_METADATA_ID, TC_PB_VARINT), &mid) < 0 ||
-			field_varint(&q, end, XP_TAG(XEVENT_OFFSET_PS, TC_PB_VARINT), &off) < 0 ||
-			field_varint(&q, end, XP_TAG(XEVENT_DURATION_PS, TC_PB_VARINT), &dur) < 0) {
+	if (field_varint(&q, end, d->room, XP_TAG(XEVENT_METADATA_ID, TC_PB_VARINT), &mid) < 0 ||
+			field_varint(&q, end, d->room, XP_TAG(XEVENT_OFFSET_PS, TC_PB_VARINT), &off) < 0 ||
+			field_varint(&q, end, d->room, XP_TAG(XEVENT_DURATION_PS, TC_PB_VARINT), &dur) < 0) {
 		return false;
 	}
 	while (q < end && *q == XP_TAG(XEVENT_STATS, TC_PB_LEN)) {
 		q++;
-		if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q) || ns == FAST_STATS) {
+		if (!rd_varint_room(&q, end, d->room, &u) || u > (uint64_t)(end - q) ||
+				!event_stat_fast(d, q, (size_t)u, st, &ns, &kept, &dang)) {
 			return false;
 		}
-		sp[ns] = q;
-		sl[ns++] = (size_t)u;
 		q += u;
 	}
 	while (q < end) {
@@ -530,11 +575,10 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 			dur = (int64_t)u;
 			break;
 		case XP_TAG(XEVENT_STATS, TC_PB_LEN):
-			if (u > (uint64_t)(end - q) || ns == FAST_STATS) {
+			if (u > (uint64_t)(end - q) ||
+					!event_stat_fast(d, q, (size_t)u, st, &ns, &kept, &dang)) {
 				return false;
 			}
-			sp[ns] = q;
-			sl[ns++] = (size_t)u;
 			q += u;
 			break;
 		case XP_TAG(XEVENT_NUM_OCCURRENCES, TC_PB_VARINT):
@@ -545,26 +589,19 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 			return false;
 		}
 	}
-	uint64_t dang = 0;
 	if (agg) {
+		/* Its stats are not kept, nor their dangling refs counted. */
 		e->kind = XE_AGG;
 		e->ns = 0;
 		e->a = occ;
 		e->b = dur;
+		dang = 0;
 	} else {
 		const char *what;
 		e->kind = XE_EVENT;
 		e->b = dur;
 		if (!event_time(base_ps, off, dur, &e->a, &what)) {
 			return false;
-		}
-		size_t kept = 0;
-		for (size_t i = 0; i < ns; i++) {
-			if (!stat_fast(d->smap, d->sm, d->base, sp[i], sl[i], &st[kept], &dang)) {
-				return false;
-			}
-			/* Checked whole, but no record for a stat the model drops. */
-			kept += st[kept].k == TC_NONE || !d->sm[st[kept].k].drop;
 		}
 		e->ns = (uint8_t)kept;
 	}
@@ -647,6 +684,24 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 	const char *bad;
 	struct tc_xplane_span sp[LH_COUNT] = { 0 };
 	while (q < end) {
+		/* The events, most of the line, stepped over first: a
+		 * one-byte tag, mostly a one-byte length. */
+		while (end - q >= 2 && q[0] == XP_TAG(XLINE_EVENTS, TC_PB_LEN)) {
+			uint64_t u;
+			const uint8_t *f = q;
+			__builtin_prefetch(q + XP_PREFETCH);
+			q++;
+			if (!rd_varint(&q, end, &u) || u > (uint64_t)(end - q)) {
+				at = f;
+				bad = "length runs past the end of its XLine";
+				goto fail;
+			}
+			q += u;
+			h->any_events = true;
+		}
+		if (q >= end) {
+			break;
+		}
 		at = q;
 		__builtin_prefetch(q + XP_PREFETCH);
 		uint64_t key, u = 0;
@@ -719,6 +774,16 @@ fail:
  */
 static inline bool next_event(const uint8_t **q, const uint8_t *end, const uint8_t **ev,
 		size_t *ev_len) {
+	/* Most events are under 128 bytes: a one-byte length. */
+	const uint8_t *p = *q;
+	if (end - p >= 2 && p[0] == XP_TAG(XLINE_EVENTS, TC_PB_LEN) && p[1] < 0x80 &&
+			p[1] <= end - p - 2) {
+		__builtin_prefetch(p + XP_PREFETCH);
+		*ev = p + 2;
+		*ev_len = p[1];
+		*q = p + 2 + p[1];
+		return true;
+	}
 	while (*q < end) {
 		uint64_t key, u = 0;
 		__builtin_prefetch(*q + XP_PREFETCH);

@@ -336,7 +336,7 @@ struct emeta {
 /* What decoding a plane's events needs: read-only while its lines are
  * read, so the pipeline's decoding thread shares it. */
 struct dec {
-	const uint8_t *base;
+	const uint8_t *base, *room; /* the input, and its end */
 	const struct idmap *smap, *emap;
 	const struct smeta *sm;
 	uint32_t unknown_em;
@@ -384,7 +384,7 @@ struct reader {
 /* The current plane's, once its metadata is read. */
 static inline struct dec plane_dec(const struct reader *r) {
 	return (struct dec){
-		.base = r->base, .smap = &r->smap, .emap = &r->emap, .sm = r->sm,
+		.base = r->base, .room = r->base + r->size, .smap = &r->smap, .emap = &r->emap, .sm = r->sm,
 		.unknown_em = r->unknown_em,
 	};
 }
@@ -401,25 +401,33 @@ static inline void release(struct reader *r, const uint8_t *p) {
  * Their lengths vary from event to event, so a byte loop mispredicts its
  * exit; with eight bytes of room a varint of up to eight bytes (56 bits)
  * is found and packed as one word instead. Longer ones take the loop,
- * which with ten bytes of room needs no end checks and unrolls. */
-static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
+ * which with ten bytes of room needs no end checks and unrolls. room (at
+ * least end) bounds what may be read: a message's last varint (a stat's
+ * value) is mostly short of eight bytes before its end, not before the
+ * input's, and is still taken whole when it ends by end. */
+static inline bool rd_varint_room(const uint8_t **pp, const uint8_t *end, const uint8_t *room,
+		uint64_t *out) {
 	const uint8_t *p = *pp;
 	if (p < end && *p < 0x80) {
 		*out = *p;
 		*pp = p + 1;
 		return true;
 	}
-	if (end - p >= 8) {
+	if (p < end && room - p >= 8) {
 		uint64_t x = tc_load_le64(p);
 		/* The first byte without its continuation bit ends the varint. */
 		uint64_t stop = ~x & 0x8080808080808080ull;
 		if (stop) {
+			const uint8_t *q = p + __builtin_ctzll(stop) / 8 + 1;
+			if (q > end) {
+				return false;
+			}
 			x &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
 			x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
 			x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
 			x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
 			*out = x;
-			*pp = p + __builtin_ctzll(stop) / 8 + 1;
+			*pp = q;
 			return true;
 		}
 	}
@@ -440,6 +448,10 @@ static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *o
 		return false;
 	}
 	return tc_pb_varint(pp, end, out);
+}
+
+static inline bool rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
+	return rd_varint_room(pp, end, end, out);
 }
 
 /* ---- stats ---- */
@@ -484,9 +496,24 @@ static inline uint32_t ref_name(const struct idmap *smap, const struct smeta *sm
  * parse_stat_slow, which also makes the precise error.
  */
 static inline bool stat_fast(const struct idmap *smap, const struct smeta *sm,
-		const uint8_t *base, const uint8_t *p, size_t len, struct xstat *o,
-		uint64_t *dangling) {
+		const uint8_t *base, const uint8_t *room, const uint8_t *p, size_t len,
+		struct xstat *o, uint64_t *dangling) {
 	const uint8_t *q = p, *end = p + len;
+	/* The usual stat: a one-byte metadata id, then an integer, and
+	 * nothing else; any other goes through the loop from the start. */
+	if (len >= 3 && p[0] == XP_TAG(XSTAT_METADATA_ID, TC_PB_VARINT) && p[1] < 0x80 &&
+			(p[2] == XP_TAG(XSTAT_INT64, TC_PB_VARINT) ||
+			p[2] == XP_TAG(XSTAT_UINT64, TC_PB_VARINT))) {
+		uint64_t u;
+		q = p + 3;
+		if (rd_varint_room(&q, end, room, &u) && q == end) {
+			o->k = idmap_get(smap, p[1]);
+			o->tl = (uint32_t)(p[2] == XP_TAG(XSTAT_INT64, TC_PB_VARINT) ? SV_INT : SV_UINT) << 28;
+			o->v = u;
+			return true;
+		}
+		q = p;
+	}
 	int64_t mid = 0;
 	uint32_t type = SV_NONE, rlen = 0;
 	uint64_t val = 0;
@@ -506,7 +533,7 @@ static inline bool stat_fast(const struct idmap *smap, const struct smeta *sm,
 			val = u;
 			continue;
 		}
-		if (!rd_varint(&q, end, &u)) {
+		if (!rd_varint_room(&q, end, room, &u)) {
 			return false;
 		}
 		switch (tag) {
@@ -600,7 +627,7 @@ static inline bool parse_stat(struct reader *r, const uint8_t *p, size_t len,
 		uint32_t *sm_out, struct sval *v) {
 	struct xstat x;
 	uint64_t dangling = 0;
-	if (!stat_fast(&r->smap, r->sm, r->base, p, len, &x, &dangling)) {
+	if (!stat_fast(&r->smap, r->sm, r->base, r->base + r->size, p, len, &x, &dangling)) {
 		return tc_xplane_parse_stat_slow(r, p, len, sm_out, v);
 	}
 	r->dangling_refs += dangling;
