@@ -337,7 +337,9 @@ END_TEST
  * same bytes, the same closing of an open list, the same drops. */
 START_TEST(args_one) {
 	struct tc_model *m = tc_model_create();
-	const int64_t ints[] = { 0, 1, -1, 63, -64, 300, -300, (int64_t)1 << 40, INT64_MIN, INT64_MAX };
+	const int64_t ints[] = {
+		0, 1, -1, 63, -64, 300, -300, (int64_t)1 << 40, INT64_MIN, INT64_MAX,
+	};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		for (uint32_t key = 1; key < 300; key += 37) {
 			uint32_t b = tc_model_args_begin(m);

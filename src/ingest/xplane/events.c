@@ -546,8 +546,10 @@ static inline bool decode_event(const struct dec *d, int64_t base_ps, const uint
 	 * behind a branch that predicts well, unlike the switch's jump. What
 	 * is left (any order, repeats, unknown fields) takes the loop. */
 	if (field_varint(&q, end, d->room, XP_TAG(XEVENT_METADATA_ID, TC_PB_VARINT), &mid) < 0 ||
-			field_varint(&q, end, d->room, XP_TAG(XEVENT_OFFSET_PS, TC_PB_VARINT), &off) < 0 ||
-			field_varint(&q, end, d->room, XP_TAG(XEVENT_DURATION_PS, TC_PB_VARINT), &dur) < 0) {
+			field_varint(&q, end, d->room, XP_TAG(XEVENT_OFFSET_PS, TC_PB_VARINT),
+				&off) < 0 ||
+			field_varint(&q, end, d->room, XP_TAG(XEVENT_DURATION_PS, TC_PB_VARINT),
+				&dur) < 0) {
 		return false;
 	}
 	while (q < end && *q == XP_TAG(XEVENT_STATS, TC_PB_LEN)) {

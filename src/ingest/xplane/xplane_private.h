@@ -384,8 +384,8 @@ struct reader {
 /* The current plane's, once its metadata is read. */
 static inline struct dec plane_dec(const struct reader *r) {
 	return (struct dec){
-		.base = r->base, .room = r->base + r->size, .smap = &r->smap, .emap = &r->emap, .sm = r->sm,
-		.unknown_em = r->unknown_em,
+		.base = r->base, .room = r->base + r->size, .smap = &r->smap, .emap = &r->emap,
+		.sm = r->sm, .unknown_em = r->unknown_em,
 	};
 }
 
@@ -508,7 +508,8 @@ static inline bool stat_fast(const struct idmap *smap, const struct smeta *sm,
 		q = p + 3;
 		if (rd_varint_room(&q, end, room, &u) && q == end) {
 			o->k = idmap_get(smap, p[1]);
-			o->tl = (uint32_t)(p[2] == XP_TAG(XSTAT_INT64, TC_PB_VARINT) ? SV_INT : SV_UINT) << 28;
+			o->tl = (uint32_t)(p[2] == XP_TAG(XSTAT_INT64, TC_PB_VARINT) ?
+				SV_INT : SV_UINT) << 28;
 			o->v = u;
 			return true;
 		}
