@@ -601,7 +601,7 @@ void tc_ivals_union_per_kind_two(const struct tc_model *m, const uint32_t *track
 			const struct tc_ivals *b = &other[k];
 			size_t i = 0;
 			for (; a->n && i < b->n && b->lo[i] <= a->hi[a->n - 1]; i++) {
-				a->hi[a->n - 1] = b->hi[i] > a->hi[a->n - 1] ? b->hi[i] : a->hi[a->n - 1];
+				tc_ivals_push(a, b->lo[i], b->hi[i]);
 			}
 			tc_ivals_reserve(a, a->n + b->n - i);
 			if (b->n > i) {

@@ -344,6 +344,15 @@ static inline uint32_t event_meta(const struct idmap *emap, uint32_t unknown, in
 	return ei;
 }
 
+/* Host runtime call ev, with correlation id corr, for launch linking. */
+static inline void note_launch(struct reader *r, const struct line_ctx *lc, uint32_t op,
+		uint64_t corr, uint32_t ev) {
+	if (lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
+		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
+		r->launch[r->n_launch++] = (struct tc_corr){ corr, ev };
+	}
+}
+
 /*
  * Event ev's args when its one stat is a plain number (the usual device
  * event: a correlation id) in one call, as event_stat would add them;
@@ -367,9 +376,8 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
 	struct tc_model *m = r->m;
 	m->ev.args[ev] = type == SV_INT ? tc_model_args_one_int(m, key, (int64_t)xs->v) :
 		tc_model_args_one_uint(m, key, xs->v);
-	if (sm->role == R_CORRELATION && lc->cls == LC_HOST && m->ops[op].kind == TC_OP_RUNTIME) {
-		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
-		r->launch[r->n_launch++] = (struct tc_corr){ xs->v, ev };
+	if (sm->role == R_CORRELATION) {
+		note_launch(r, lc, op, xs->v, ev);
 	}
 	return true;
 }
@@ -415,9 +423,8 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	if (x.mem) {
 		mem_samples(r, &x.mr, start);
 	}
-	if (x.have_corr && lc->cls == LC_HOST && r->m->ops[op].kind == TC_OP_RUNTIME) {
-		TC_GROW(r->launch, r->cap_launch, r->n_launch + 1);
-		r->launch[r->n_launch++] = (struct tc_corr){ x.corr, ev };
+	if (x.have_corr) {
+		note_launch(r, lc, op, x.corr, ev);
 	}
 }
 
