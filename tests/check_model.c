@@ -111,6 +111,28 @@ START_TEST(merge_models) {
 }
 END_TEST
 
+/* The packed kind column stays each op's kind, as ops are added past
+ * every growth and as a merge adds another model's. */
+START_TEST(op_kinds_packed) {
+	struct tc_model *a = tc_model_create(), *b = tc_model_create();
+	char name[32];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "op%d", i);
+		tc_model_op(a, tc_model_intern(a, name), 0, (enum tc_op_kind)(i % TC_OP_KIND_COUNT));
+		tc_model_op(b, tc_model_intern(b, name), 1, (enum tc_op_kind)(i * 7 % TC_OP_KIND_COUNT));
+	}
+	tc_model_finalize(a);
+	tc_model_finalize(b);
+	tc_model_merge(a, b);
+	tc_model_destroy(b);
+	ck_assert_uint_eq(a->n_ops, 2000);
+	for (size_t o = 0; o < a->n_ops; o++) {
+		ck_assert_uint_eq(a->op_kind[o], a->ops[o].kind);
+	}
+	tc_model_destroy(a);
+}
+END_TEST
+
 /* Every arg type round-trips through the packed encoding, at the edges. */
 START_TEST(args_encoding) {
 	struct tc_model *m = tc_model_create();
@@ -1136,6 +1158,7 @@ int main(void) {
 	tcase_add_test(tc, finalize_runs);
 	tcase_add_test(tc, args_and_costs);
 	tcase_add_test(tc, merge_models);
+	tcase_add_test(tc, op_kinds_packed);
 	tcase_add_test(tc, args_encoding);
 	tcase_add_test(tc, args_merge_remap);
 	tcase_add_test(tc, args_cap);

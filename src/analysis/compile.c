@@ -106,7 +106,7 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 		const struct tc_track *tr = &m->tracks[tracks[k]];
 		int64_t cur_end = INT64_MIN;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind != TC_OP_COMPILE || m->ev.start[i] < cur_end) {
+			if (m->op_kind[m->ev.op[i]] != TC_OP_COMPILE || m->ev.start[i] < cur_end) {
 				continue;
 			}
 			cur_end = tc_model_end(m, i);

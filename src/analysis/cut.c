@@ -103,7 +103,7 @@ bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 			continue;
 		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count && !on_device; i++) {
-			on_device = m->ops[m->ev.op[i]].kind == TC_OP_STEP;
+			on_device = m->op_kind[m->ev.op[i]] == TC_OP_STEP;
 		}
 	}
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -116,7 +116,7 @@ bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 		}
 		int64_t ordinal = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->ops[m->ev.op[i]].kind != TC_OP_STEP) {
+			if (m->op_kind[m->ev.op[i]] != TC_OP_STEP) {
 				continue;
 			}
 			int64_t num;

@@ -111,7 +111,7 @@ static void rank_steps(const struct tc_model *m, const struct tc_analysis *a,
 			}
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 				int64_t num;
-				if (m->ops[m->ev.op[i]].kind != TC_OP_STEP || m->ev.dur[i] <= 0 ||
+				if (m->op_kind[m->ev.op[i]] != TC_OP_STEP || m->ev.dur[i] <= 0 ||
 						!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
 					continue;
 				}

@@ -79,7 +79,7 @@ static void *top_walk_run(void *p) {
 			}
 			TC_GROW(stack, cap, sp + 1);
 			stack[sp++] = (struct open_ev){ .i = i, .end = en, .counts = counts && !claimed,
-				.claims = claimed || ((w->claim_mask >> m->ops[m->ev.op[i]].kind) & 1u) };
+				.claims = claimed || ((w->claim_mask >> m->op_kind[m->ev.op[i]]) & 1u) };
 		}
 		while (sp) {
 			close_ev(m, &stack[--sp], tot);
@@ -179,7 +179,7 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 		size_t at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t b = m->ev.start[i], e = b + m->ev.dur[i];
-			if (m->ops[m->ev.op[i]].kind != TC_OP_SYNC || b < outer_end) {
+			if (m->op_kind[m->ev.op[i]] != TC_OP_SYNC || b < outer_end) {
 				continue; /* a sync inside another is the same wait */
 			}
 			outer_end = e;

@@ -128,13 +128,13 @@ static uint32_t repeated_name(const struct tc_model *m,
 
 static bool keep_module(const struct tc_model *m, const struct tc_track *tr, size_t i,
 		uint32_t d) {
-	return m->ops[m->ev.op[i]].kind == TC_OP_MODULE && tr->device == d && m->ev.depth[i] == 0;
+	return m->op_kind[m->ev.op[i]] == TC_OP_MODULE && tr->device == d && m->ev.depth[i] == 0;
 }
 
 static bool keep_host_annotation(const struct tc_model *m, const struct tc_track *tr, size_t i,
 		uint32_t d) {
 	(void)d;
-	return m->ops[m->ev.op[i]].kind == TC_OP_ANNOTATION &&
+	return m->op_kind[m->ev.op[i]] == TC_OP_ANNOTATION &&
 		tr->kind != TC_TRACK_DERIVED && tc_model_on_host(m, tr->device);
 }
 

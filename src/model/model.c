@@ -83,6 +83,7 @@ void tc_model_destroy(struct tc_model *m) {
 	free(m->devices);
 	free(m->tracks);
 	free(m->ops);
+	free(m->op_kind);
 	free(m->argb);
 	free(m->aggs);
 	free(m->counters);
@@ -176,6 +177,8 @@ uint32_t tc_model_add_op(struct tc_model *m, uint32_t name, uint32_t category,
 		.bytes = -1,
 		.args = TC_NONE,
 	};
+	TC_GROW(m->op_kind, m->cap_op_kind, m->n_ops + 1);
+	m->op_kind[m->n_ops] = (uint8_t)kind;
 	uint32_t id = (uint32_t)m->n_ops++;
 	if (m->n_ops * 2 > m->op_nslots) {
 		tc_model_op_rehash(m, m->op_nslots * 2);

@@ -289,6 +289,10 @@ struct tc_model {
 	size_t n_tracks, cap_tracks;
 	struct tc_op *ops;
 	size_t n_ops, cap_ops;
+	/* ops[i].kind for every op, packed: per-event walks look kinds up
+	 * here, a byte each, in cache, rather than one 40-byte op each */
+	uint8_t *op_kind;
+	size_t cap_op_kind;
 	/*
 	 * Arg lists, packed: a list is addressed by the byte offset of its first
 	 * record (TC_NONE: no list) and its records are contiguous. A record is
