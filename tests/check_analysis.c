@@ -141,6 +141,100 @@ static void check_runs_pieces(const struct tc_model *m, const uint32_t *tr, size
 	tc_ivals_finish(&joined);
 }
 
+/* The runs read in pieces, every other piece summed by kinds
+ * (tc_runs_scan_sum_to) instead: the listed pieces' time and the sums
+ * together are the whole runs' time by kinds. */
+static void check_runs_sums(const struct tc_model *m, const uint32_t *tr, size_t n,
+		const struct tc_ivals *whole, unsigned *x) {
+	struct tc_runs_scan sc;
+	tc_runs_scan_init(&sc, m, tr, n, UINT32_MAX);
+	struct tc_kind_sums ks = { 0 };
+	struct tc_ivals piece = { 0 };
+	bool sum = (*x >> 3) & 1;
+	for (int64_t cut = 0;; cut += 1 + (int64_t)(*x >> 8) % 500) {
+		*x = *x * 1103515245u + 12345u;
+		int64_t to = cut < LIMIT ? cut : INT64_MAX;
+		if (sum) {
+			tc_runs_scan_sum_to(&sc, to, &ks);
+		} else {
+			piece.n = 0;
+			tc_runs_scan_to(&sc, to, &piece);
+			for (size_t k = 0; k < piece.n; k++) {
+				tc_kind_sums_add(&ks, piece.kinds[k], (uint64_t)(piece.hi[k] - piece.lo[k]));
+			}
+		}
+		sum = !sum;
+		if (to == INT64_MAX) {
+			break;
+		}
+	}
+	struct tc_kind_sums want = { 0 };
+	for (size_t k = 0; k < whole->n; k++) {
+		tc_kind_sums_add(&want, whole->kinds[k], (uint64_t)(whole->hi[k] - whole->lo[k]));
+	}
+	ck_assert_uint_eq(ks.n, want.n);
+	for (size_t i = 0; i < want.cap; i++) {
+		if (!want.kinds[i]) {
+			continue;
+		}
+		size_t j = 0;
+		while (j < ks.cap && ks.kinds[j] != want.kinds[i]) {
+			j++;
+		}
+		ck_assert(j < ks.cap);
+		ck_assert_uint_eq(ks.len[j], want.len[i]);
+	}
+	tc_runs_scan_finish(&sc);
+	tc_kind_sums_finish(&ks);
+	tc_kind_sums_finish(&want);
+	tc_ivals_finish(&piece);
+}
+
+/* tc_kind_runs_gaps' gaps are the idle stretches between busy ones, and
+ * each one's event the first by index of those with a duration starting
+ * where it ends. */
+static void check_gaps(const struct tc_model *m, const uint32_t *tr, size_t n,
+		const bool *busy) {
+	struct tc_ivals runs = { 0 };
+	struct tc_gaps g = { 0 };
+	tc_kind_runs_gaps(m, tr, n, UINT32_MAX, &runs, &g);
+	int first = 0, last = LIMIT;
+	while (first < LIMIT && !busy[first]) {
+		first++;
+	}
+	while (last > first && !busy[last - 1]) {
+		last--;
+	}
+	size_t j = 0;
+	for (int y = first; y < last; y++) {
+		if (busy[y]) {
+			continue;
+		}
+		int e = y;
+		while (!busy[e]) {
+			e++;
+		}
+		ck_assert_uint_lt(j, g.iv.n);
+		ck_assert_int_eq(g.iv.lo[j], y);
+		ck_assert_int_eq(g.iv.hi[j], e);
+		size_t want = SIZE_MAX;
+		for (size_t t = 0; t < n; t++) {
+			const struct tc_track *k = &m->tracks[tr[t]];
+			for (size_t i = k->first; i < (size_t)k->first + k->count; i++) {
+				if (m->ev.start[i] == e && m->ev.dur[i] > 0 && i < want) {
+					want = i;
+				}
+			}
+		}
+		ck_assert_uint_eq(g.ev[j], want);
+		j++;
+		y = e;
+	}
+	ck_assert_uint_eq(j, g.iv.n);
+	tc_ivals_finish(&runs);
+	tc_gaps_finish(&g);
+}
+
 /* A cover over a run list and over the per-kind lists it stands for give
  * the same parts. */
 static void check_runs_cover(const struct tc_ivals *runs,
@@ -223,6 +317,8 @@ START_TEST(union_many_tracks) {
 		tc_kind_runs(m, tr, n, UINT32_MAX, &runs);
 		check_runs(&runs, kern, copy);
 		check_runs_pieces(m, tr, n, &runs, &x);
+		check_runs_sums(m, tr, n, &runs, &x);
+		check_gaps(m, tr, n, all);
 		for (int w = 0; w < 4; w++) {
 			x = x * 1103515245u + 12345u;
 			int64_t lo = w == 0 ? INT64_MIN : (int64_t)(x >> 8) % LIMIT;

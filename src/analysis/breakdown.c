@@ -168,7 +168,7 @@ static bool track_copies(const struct tc_model *m, const struct tc_analysis *a, 
 	size_t at = 0;
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 		int dir;
-		switch (m->ops[m->ev.op[i]].kind) {
+		switch (m->op_kind[m->ev.op[i]]) {
 		case TC_OP_MEMCPY_H2D:
 			dir = TC_XFER_H2D;
 			break;
@@ -456,6 +456,10 @@ static inline enum tc_bd_cat memo_category(struct cat_memo *cm, uint32_t kinds, 
  * (others: those covering it): each run's time goes to its category
  * straight, the rest to others'; the sums a cover would make. With u,
  * the runs (all inside the step) are added to u in the same walk. */
+static void attr_alone_end(const struct attr_lists *x, int64_t *per, struct tc_usage_sums us,
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
+		struct tc_device_util *u);
+
 static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *runs, size_t i,
 		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
 		struct tc_device_util *u) {
@@ -469,6 +473,27 @@ static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *r
 		per[memo_category(&cm, runs->kinds[i], others, x->host_comm)] += l;
 		tc_usage_sums_run(&us, (uint64_t)l, runs->kinds[i]);
 	}
+	attr_alone_end(x, per, us, others, lo, hi, c, busy, u);
+}
+
+/* attr_runs_alone from the step's runs summed by kinds (all inside it). */
+static void attr_sums_alone(const struct attr_lists *x, const struct tc_kind_sums *ks,
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
+		struct tc_device_util *u) {
+	int64_t per[TC_BD_COUNT] = { 0 };
+	struct tc_usage_sums us = { 0 };
+	for (size_t i = 0; ks->n && i < ks->cap; i++) {
+		if (ks->kinds[i]) {
+			per[category(others | ks->kinds[i], x->host_comm)] += (int64_t)ks->len[i];
+			tc_usage_sums_run(&us, ks->len[i], ks->kinds[i]);
+		}
+	}
+	attr_alone_end(x, per, us, others, lo, hi, c, busy, u);
+}
+
+static void attr_alone_end(const struct attr_lists *x, int64_t *per, struct tc_usage_sums us,
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
+		struct tc_device_util *u) {
 	if (u) {
 		tc_usage_add_sums(u, us);
 	}
@@ -514,6 +539,17 @@ static size_t attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64
 /* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
  * it, from runs that hold at least the step's. With u, runs (the step's
  * alone) are added to u's utilisation too. */
+/* Whether attr_step takes attr_runs_alone at once for step s, whatever
+ * its runs (all inside it, as tc_bd_early_device's are): every list but
+ * the runs is constant over the step; *others then holds those covering
+ * it. */
+static bool attr_step_const(struct attr_lists *x, const struct tc_step *s, uint64_t *others) {
+	size_t first;
+	x->kinds[0][0] = (struct tc_ivals){ 0 };
+	return s->dur_ps >= 0 && tc_cover_const_but(&x->cov, &x->kinds[0][0],
+		3 * TC_OP_KIND_COUNT, 0, s->start_ps, s->start_ps + s->dur_ps, others, &first);
+}
+
 static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
 		const struct tc_step *s, int64_t *c, int64_t *busy, struct tc_device_util *u) {
 	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
@@ -679,7 +715,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 
 void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-		size_t n_streams, struct tc_ivals *gaps) {
+		size_t n_streams, struct tc_gaps *gaps) {
 	struct tc_bd_early *e = early;
 	const struct tc_model *m = e->m;
 	const struct tc_analysis *a = e->a;
@@ -706,19 +742,33 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		sc.gaps = gaps;
 		struct attr_lists x;
 		attr_begin(&x, m, util->device, NULL, has_coll, host_k);
+		/* Where only the runs' sums by kinds are read (between steps,
+		 * and in steps over which the host's lists are constant), the
+		 * runs are summed as the scan makes them, never listed. */
+		struct tc_kind_sums ks = { 0 };
 		for (size_t i = 0; i <= a->n_steps; i++) {
 			const struct tc_step *s = i < a->n_steps ? &a->steps[i] : NULL;
-			runs.n = 0;
-			tc_runs_scan_to(&sc, s ? s->start_ps : INT64_MAX, &runs);
-			tc_usage_add_runs(util, &runs);
+			tc_kind_sums_clear(&ks);
+			tc_runs_scan_sum_to(&sc, s ? s->start_ps : INT64_MAX, &ks);
+			tc_usage_add_kind_sums(util, &ks);
 			if (!s) {
 				break;
 			}
 			/* The step's runs alone: attr_step adds them to util too. */
+			int64_t *cat = e->cat[k] + i * TC_BD_COUNT;
+			uint64_t others;
+			if (attr_step_const(&x, s, &others)) {
+				tc_kind_sums_clear(&ks);
+				tc_runs_scan_sum_to(&sc, s->start_ps + s->dur_ps, &ks);
+				attr_sums_alone(&x, &ks, others, s->start_ps, s->start_ps + s->dur_ps,
+					cat, &e->busy[k][i], util);
+				continue;
+			}
 			runs.n = 0;
 			tc_runs_scan_to(&sc, s->start_ps + s->dur_ps, &runs);
-			attr_step(&x, &runs, s, e->cat[k] + i * TC_BD_COUNT, &e->busy[k][i], util);
+			attr_step(&x, &runs, s, cat, &e->busy[k][i], util);
 		}
+		tc_kind_sums_finish(&ks);
 		attr_end(&x);
 		tc_runs_scan_finish(&sc);
 	}

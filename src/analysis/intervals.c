@@ -194,8 +194,8 @@ void tc_ivals_union_tracks(const struct tc_model *m, const uint32_t *tracks, siz
 static void track_per_kind(const struct tc_model *m, size_t from, size_t to, uint32_t kinds,
 		struct tc_ivals out[TC_OP_KIND_COUNT]) {
 	for (size_t i = from; i < to; i++) {
-		if (m->ev.dur[i] > 0 && ((kinds >> m->ops[m->ev.op[i]].kind) & 1u)) {
-			tc_ivals_push(&out[m->ops[m->ev.op[i]].kind], m->ev.start[i],
+		if (m->ev.dur[i] > 0 && ((kinds >> m->op_kind[m->ev.op[i]]) & 1u)) {
+			tc_ivals_push(&out[m->op_kind[m->ev.op[i]]], m->ev.start[i],
 				m->ev.start[i] + m->ev.dur[i]);
 		}
 	}
@@ -256,6 +256,45 @@ static inline __attribute__((always_inline)) void runs_emit(struct tc_ivals *v, 
 	v->n = n + 1;
 }
 
+void tc_kind_sums_clear(struct tc_kind_sums *s) {
+	if (s->n) {
+		memset(s->kinds, 0, s->cap * sizeof(*s->kinds));
+		memset(s->len, 0, s->cap * sizeof(*s->len));
+		s->n = 0;
+	}
+}
+
+void tc_kind_sums_finish(struct tc_kind_sums *s) {
+	free(s->kinds);
+	free(s->len);
+	memset(s, 0, sizeof(*s));
+}
+
+void tc_kind_sums_grow(struct tc_kind_sums *s) {
+	struct tc_kind_sums w = { .cap = s->cap ? 2 * s->cap : 16 };
+	w.kinds = tc_xcalloc(w.cap, sizeof(*w.kinds));
+	w.len = tc_xcalloc(w.cap, sizeof(*w.len));
+	for (size_t i = 0; i < s->cap; i++) {
+		if (s->kinds[i]) {
+			tc_kind_sums_add(&w, s->kinds[i], s->len[i]);
+		}
+	}
+	tc_kind_sums_finish(s);
+	*s = w;
+}
+
+/* A run to where the scan puts them. */
+static inline __attribute__((always_inline)) void runs_put(struct tc_runs_scan *b, int64_t lo,
+		int64_t hi, uint32_t kinds) {
+	if (b->sums) {
+		if (hi > lo) {
+			tc_kind_sums_add(b->sums, kinds, (uint64_t)hi - (uint64_t)lo);
+		}
+	} else {
+		runs_emit(b->out, lo, hi, kinds);
+	}
+}
+
 static void runs_min(struct tc_runs_scan *b) {
 	b->min_hi = INT64_MAX;
 	for (uint32_t o = b->open; o; o &= o - 1) {
@@ -271,14 +310,16 @@ static void runs_min(struct tc_runs_scan *b) {
 static inline __attribute__((always_inline)) void runs_close_to(struct tc_runs_scan *b,
 		int64_t s) {
 	while (b->open && b->min_hi <= s) {
-		runs_emit(b->out, b->t, b->min_hi, b->open);
+		runs_put(b, b->t, b->min_hi, b->open);
 		b->t = b->min_hi;
 		b->open &= ~(1u << b->min_k);
 		runs_min(b);
 	}
 }
 
-static inline void runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int k) {
+/* Adds [lo, hi) of kind k; returns whether it ends a gap (pushed to
+ * b->gaps, its event left for the caller to add). */
+static inline bool runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int k) {
 	if (b->min_hi <= lo) {
 		runs_close_to(b, lo);
 	}
@@ -290,13 +331,15 @@ static inline void runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int 
 				runs_min(b);
 			}
 		}
-		return;
+		return false;
 	}
+	bool gap = false;
 	if (b->open) {
-		runs_emit(b->out, b->t, lo, b->open);
+		runs_put(b, b->t, lo, b->open);
 	} else if (b->gaps && b->t != INT64_MIN && lo > b->t) {
 		/* A busy stretch starts: t is where the last one ended. */
-		tc_ivals_push(b->gaps, b->t, lo);
+		tc_ivals_push(&b->gaps->iv, b->t, lo);
+		gap = true;
 	}
 	b->t = lo;
 	b->open |= bit;
@@ -305,11 +348,24 @@ static inline void runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int 
 		b->min_hi = hi;
 		b->min_k = k;
 	}
+	return gap;
+}
+
+void tc_gaps_finish(struct tc_gaps *g) {
+	tc_ivals_finish(&g->iv);
+	free(g->ev);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The event ending the gap just pushed to g. */
+static __attribute__((noinline)) void gap_event(struct tc_gaps *g, size_t i) {
+	TC_GROW(g->ev, g->cap_ev, g->iv.n);
+	g->ev[g->iv.n - 1] = (uint32_t)i;
 }
 
 
 /* Every kind (all) spares the skip its look-up of the op. */
-#define TAKEN(i) (dur[i] > 0 && (all || ((kinds >> m->ops[op[i]].kind) & 1u)))
+#define TAKEN(i) (dur[i] > 0 && (all || ((kinds >> m->op_kind[op[i]]) & 1u)))
 
 /* Cursors on the first taken event of each of tracks; returns how many. */
 static size_t scan_cursors(const struct tc_model *m, const uint32_t *tracks, size_t nt,
@@ -367,7 +423,18 @@ static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan
 		lim = lim < cap ? lim : cap;
 		size_t i = c[b].i, end = c[b].end;
 		do {
-			runs_add(rb, start[i], start[i] + dur[i], m->ops[op[i]].kind);
+			if (__builtin_expect(runs_add(rb, start[i], start[i] + dur[i],
+					m->op_kind[op[i]]), 0)) {
+				/* Of the events starting the stretch, the first by
+				 * index: the other cursors' next ones tie it. */
+				size_t first = i;
+				for (size_t a = 0; a < na; a++) {
+					if (a != b && c[a].key == start[i] && c[a].i < first) {
+						first = c[a].i;
+					}
+				}
+				gap_event(rb->gaps, first);
+			}
 			i++;
 			while (i < end && !TAKEN(i)) {
 				i++;
@@ -448,7 +515,7 @@ void tc_ivals_union_per_kind_of(const struct tc_model *m, const uint32_t *tracks
 	struct tc_track_merge g;
 	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
 	for (size_t i; (i = tc_track_merge_next(&g, m, NULL)) != SIZE_MAX;) {
-		uint8_t k = m->ops[m->ev.op[i]].kind;
+		uint8_t k = m->op_kind[m->ev.op[i]];
 		if ((kinds >> k) & 1u) {
 			tc_ivals_push(&out[k], m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
 		}
@@ -473,15 +540,18 @@ void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
 		&s->kinds);
 }
 
-void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
+/* tc_runs_scan_to and _sum_to, s->out or s->sums set. */
+static inline __attribute__((always_inline)) void runs_scan_to(struct tc_runs_scan *s, int64_t t) {
 	const struct tc_model *m = s->m;
-	s->out = out;
 	if (s->heap) {
 		/* Never asked past the last event: g keeps its heap for _finish. */
 		while (s->g.n && s->g.h[0].key < t) {
+			/* By (start, index): the first to end a gap is its event. */
 			size_t i = tc_track_merge_next(&s->g, m, NULL);
-			runs_add(s, m->ev.start[i], m->ev.start[i] + m->ev.dur[i],
-				m->ops[m->ev.op[i]].kind);
+			if (runs_add(s, m->ev.start[i], m->ev.start[i] + m->ev.dur[i],
+					m->op_kind[m->ev.op[i]])) {
+				gap_event(s->gaps, i);
+			}
 		}
 	} else {
 		scan_events(m, s->kinds, s->c, &s->na, t, s);
@@ -489,9 +559,21 @@ void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
 	runs_close_to(s, t);
 	/* The run going on at t: its part before t now, the rest later. */
 	if (s->open && s->t < t) {
-		runs_emit(out, s->t, t, s->open);
+		runs_put(s, s->t, t, s->open);
 		s->t = t;
 	}
+}
+
+void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out) {
+	s->out = out;
+	s->sums = NULL;
+	runs_scan_to(s, t);
+}
+
+void tc_runs_scan_sum_to(struct tc_runs_scan *s, int64_t t, struct tc_kind_sums *sums) {
+	s->out = NULL;
+	s->sums = sums;
+	runs_scan_to(s, t);
 }
 
 void tc_runs_scan_finish(struct tc_runs_scan *s) {
@@ -501,7 +583,10 @@ void tc_runs_scan_finish(struct tc_runs_scan *s) {
 }
 
 void tc_kind_runs_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		uint32_t kinds, struct tc_ivals *out, struct tc_ivals *gaps) {
+		uint32_t kinds, struct tc_ivals *out, struct tc_gaps *gaps) {
+	if (gaps) {
+		gaps->iv.n = 0;
+	}
 	out->n = 0;
 	struct tc_runs_scan s;
 	tc_runs_scan_init(&s, m, tracks, nt, kinds);
@@ -1006,7 +1091,7 @@ int64_t tc_ivals_gap_end(const struct tc_ivals *v, int64_t t) {
 
 static bool keep_kind(const struct tc_model *m, size_t ev, void *ctx) {
 	uint32_t mask = *(const uint32_t *)ctx;
-	return (mask >> m->ops[m->ev.op[ev]].kind) & 1u;
+	return (mask >> m->op_kind[m->ev.op[ev]]) & 1u;
 }
 
 void tc_ivals_union_kinds(const struct tc_model *m, const uint32_t *tracks, size_t nt,

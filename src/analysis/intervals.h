@@ -76,10 +76,21 @@ void tc_ivals_finish_per_kind(struct tc_ivals per_kind[TC_OP_KIND_COUNT]);
  */
 void tc_kind_runs(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 	uint32_t kinds, struct tc_ivals *out);
-/* The same, and the gaps between the runs' busy stretches (from the end
- * of one to the start of the next, none before the first) into gaps. */
+/*
+ * The gaps between runs' busy stretches (from the end of one to the start
+ * of the next, none before the first), and for each the event that ends
+ * it: of the events (with a duration) starting where it ends, the first
+ * by index.
+ */
+struct tc_gaps {
+	struct tc_ivals iv;
+	uint32_t *ev; /* per gap */
+	size_t cap_ev;
+};
+void tc_gaps_finish(struct tc_gaps *g);
+/* The same as tc_kind_runs, and the gaps into gaps (emptied first). */
 void tc_kind_runs_gaps(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-	uint32_t kinds, struct tc_ivals *out, struct tc_ivals *gaps);
+	uint32_t kinds, struct tc_ivals *out, struct tc_gaps *gaps);
 /* Room for need runs. */
 void tc_runs_reserve(struct tc_ivals *v, size_t need);
 
@@ -114,10 +125,42 @@ size_t tc_track_merge_next(struct tc_track_merge *g, const struct tc_model *m,
 	uint32_t *track);
 
 /*
+ * Run time summed by the kinds covering it: all that a reader which only
+ * sums runs by their kinds takes from them (tc_usage_sums_run and a
+ * category per kinds are linear in a run's length), without a list of
+ * runs to write and read back. An open-addressed table keyed by kinds.
+ */
+struct tc_kind_sums {
+	uint32_t *kinds; /* 0: a free slot (a run always has a kind) */
+	uint64_t *len;
+	size_t cap, n;   /* cap: a power of two, over twice n */
+};
+void tc_kind_sums_clear(struct tc_kind_sums *s);
+void tc_kind_sums_finish(struct tc_kind_sums *s);
+/* The table's rare part: room for one more kinds. */
+void tc_kind_sums_grow(struct tc_kind_sums *s);
+static inline void tc_kind_sums_add(struct tc_kind_sums *s, uint32_t kinds, uint64_t len) {
+	if (__builtin_expect(2 * (s->n + 1) > s->cap, 0)) {
+		tc_kind_sums_grow(s);
+	}
+	size_t mask = s->cap - 1, h = ((kinds * 0x9E3779B1u) >> 16) & mask;
+	while (s->kinds[h] != kinds) {
+		if (!s->kinds[h]) {
+			s->kinds[h] = kinds;
+			s->n++;
+			break;
+		}
+		h = (h + 1) & mask;
+	}
+	s->len[h] += len;
+}
+
+/*
  * tc_kind_runs in pieces, for a reader that takes the runs once in time
  * order: no list of them all is built. Each tc_runs_scan_to appends to out
  * the runs before t not given yet, the last one cut at t; t rises from
- * call to call, and INT64_MAX gives the rest. The fields are the scan's.
+ * call to call, and INT64_MAX gives the rest. tc_runs_scan_sum_to takes
+ * them the same way but adds them to sums. The fields are the scan's.
  */
 #define TC_RUNS_SCAN_TRACKS 8 /* merged by cursors; more through a heap */
 struct tc_runs_scan {
@@ -127,10 +170,11 @@ struct tc_runs_scan {
 	struct tc_scan_cursor { int64_t key; size_t i, end; } c[TC_RUNS_SCAN_TRACKS];
 	bool heap;                      /* more tracks than cursors: merged by g */
 	struct tc_track_merge g;
-	struct tc_ivals *out;           /* where the runs go */
+	struct tc_ivals *out;           /* where the runs go, */
+	struct tc_kind_sums *sums;      /* or, where set, their sums */
 	/* NULL, or where the gaps between busy stretches go (set it after
 	 * tc_runs_scan_init; tc_kind_runs_gaps' list) */
-	struct tc_ivals *gaps;
+	struct tc_gaps *gaps;
 	int64_t hi[TC_OP_KIND_COUNT];   /* each open kind's end so far */
 	uint32_t open;                  /* the kinds covering t */
 	int64_t t;                      /* start of the run being built */
@@ -140,6 +184,7 @@ struct tc_runs_scan {
 void tc_runs_scan_init(struct tc_runs_scan *s, const struct tc_model *m,
 	const uint32_t *tracks, size_t nt, uint32_t kinds);
 void tc_runs_scan_to(struct tc_runs_scan *s, int64_t t, struct tc_ivals *out);
+void tc_runs_scan_sum_to(struct tc_runs_scan *s, int64_t t, struct tc_kind_sums *sums);
 void tc_runs_scan_finish(struct tc_runs_scan *s);
 
 /*

@@ -60,10 +60,12 @@ static inline bool tc_pass_parallel(const struct tc_analysis_opts *o, uint64_t n
  * models. */
 typedef void (*tc_usage_each_fn)(void *ctx, size_t k, struct tc_device_util *util,
 	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-	size_t n_streams, struct tc_ivals *gaps);
+	size_t n_streams, struct tc_gaps *gaps);
 /* Adds runs (a piece of a device's kind runs) to u's busy, compute,
  * kernel, communication and overlap time. */
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs);
+/* The same from runs summed by kinds. */
+void tc_usage_add_kind_sums(struct tc_device_util *u, const struct tc_kind_sums *ks);
 
 /* Those sums for a walk over runs made elsewhere: tc_usage_sums_run per
  * run, then tc_usage_add_sums. Masks, not branches: neighbouring runs
@@ -224,7 +226,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	const struct tc_analysis_opts *o, const struct tc_analysis *a);
 void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-	size_t n_streams, struct tc_ivals *gaps);
+	size_t n_streams, struct tc_gaps *gaps);
 
 /* Peaks of the memory counters (memory.c); *mem is malloc'd. */
 void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *n_mem);

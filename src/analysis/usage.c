@@ -15,70 +15,191 @@
  */
 
 /*
- * Start of the launching host call of each event on a device-work track
- * (TC_FLOW_LAUNCH), INT64_MIN where none; held only for those tracks'
- * events, which are contiguous per track after finalize.
+ * The launch flows (TC_FLOW_LAUNCH) by the track of the event each
+ * launches: per track, flow indexes by rising event (several flows to one
+ * event in flow order: the last wins). The walks that read launch starts
+ * go up a track in event order with a cursor each, and each device's
+ * launch delays come from its tracks' flows. Four bytes a flow: a column
+ * per event, written where few events have a launch, cost a page fault
+ * (about 2 us here) every 512 events, and per-device delay lists as many
+ * again.
  */
 struct launch_starts {
-	/* NULL when the trace has no launch flows; else per event, the
-	 * launching call's start less INT64_MIN (as unsigned), so calloc's
-	 * zeroes mean none: the walks that read it find the host call's start
-	 * in line, not by a miss in the host's events per gap */
-	uint64_t *from;
-	size_t *off;     /* per track: index of its first event in from, SIZE_MAX if none */
+	bool any;       /* the trace has launch flows */
+	uint32_t *flow; /* NULL when no launch flow's event is on a track */
+	size_t *off;    /* per track t: its flows are flow[off[t] .. off[t + 1]) */
+};
+struct launch_cursor {
+	size_t at, end;
 };
 
-/* The launch starts, and each device's launch delays (device start -
- * launch call start) into delays[d] and nd[d]: one walk over the flows,
- * one track search each. */
-static void launch_starts(const struct tc_model *m, struct launch_starts *ls,
-		int64_t **delays, size_t *nd) {
-	ls->from = NULL;
-	ls->off = NULL;
-	size_t *cap = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*cap));
-	/* The last flow's track: readers write a device line's flows
-	 * together, so most flows need no search. */
-	uint32_t t = TC_NONE;
-	size_t t_first = 1, t_end = 0;
-	for (size_t f = 0; f < m->n_flows; f++) {
-		const struct tc_flow *fl = &m->flows[f];
-		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
-			continue;
-		}
-		if (fl->to < t_first || fl->to >= t_end) {
-			t = tc_model_event_track(m, fl->to);
-			t_first = t != TC_NONE ? m->tracks[t].first : 1;
-			t_end = t != TC_NONE ? t_first + m->tracks[t].count : 0;
-		}
-		if (!ls->from) {
-			ls->off = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*ls->off));
-			size_t n = 0;
-			for (size_t k = 0; k < m->n_tracks; k++) {
-				bool work = tc_track_kind_is_device_work(
-					(enum tc_track_kind)m->tracks[k].kind);
-				ls->off[k] = work ? n : SIZE_MAX;
-				n += work ? m->tracks[k].count : 0;
-			}
-			ls->from = tc_xcalloc(n ? n : 1, sizeof(*ls->from));
-		}
-		if (t < m->n_tracks && ls->off[t] != SIZE_MAX) {
-			ls->from[ls->off[t] + (fl->to - m->tracks[t].first)] =
-				(uint64_t)m->ev.start[fl->from] - (uint64_t)INT64_MIN;
-		}
-		uint32_t d = t != TC_NONE ? m->tracks[t].device : TC_NONE;
-		if (d >= m->n_devices) {
-			continue;
-		}
-		TC_GROW(delays[d], cap[d], nd[d] + 1);
-		delays[d][nd[d]++] = m->ev.start[fl->to] - m->ev.start[fl->from];
+/* The track of launch flow fl's launched event, TC_NONE where fl is no
+ * launch (or names no event) or the event is on no track. *t, *t_first
+ * and *t_end cache the last track: readers write a device line's flows
+ * together, so most flows need no search. */
+static uint32_t launch_track(const struct tc_model *m, const struct tc_flow *fl, uint32_t *t,
+		size_t *t_first, size_t *t_end) {
+	if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
+		return TC_NONE;
 	}
-	free(cap);
+	if (fl->to < *t_first || fl->to >= *t_end) {
+		*t = tc_model_event_track(m, fl->to);
+		*t_first = *t != TC_NONE ? m->tracks[*t].first : 1;
+		*t_end = *t != TC_NONE ? *t_first + m->tracks[*t].count : 0;
+	}
+	return *t;
 }
 
-/* The launch start of event i on device-work track t (INT64_MIN: none). */
+/* launch_starts over flows [f0, f1), in two walks: the first counts each
+ * track's flows, the second places them. Each half counts on its own. */
+struct launch_half {
+	const struct tc_model *m;
+	size_t f0, f1;
+	bool place;
+	size_t *count;  /* per track: its flows; then where the next goes */
+	uint32_t *last; /* per track: the event of the last flow placed */
+	bool *unsorted; /* per track: placed out of event order */
+	bool any;
+	uint32_t *flow;
+};
+
+static void *launch_half_run(void *p) {
+	struct launch_half *h = p;
+	const struct tc_model *m = h->m;
+	uint32_t t = TC_NONE;
+	size_t t_first = 1, t_end = 0;
+	for (size_t f = h->f0; f < h->f1; f++) {
+		const struct tc_flow *fl = &m->flows[f];
+		if (launch_track(m, fl, &t, &t_first, &t_end) == TC_NONE) {
+			h->any |= fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n;
+			continue;
+		}
+		h->any = true;
+		if (!h->place) {
+			h->count[t]++;
+			continue;
+		}
+		h->flow[h->count[t]++] = (uint32_t)f;
+		h->unsorted[t] |= fl->to < h->last[t];
+		h->last[t] = fl->to;
+	}
+	return NULL;
+}
+
+struct flow_key {
+	uint32_t ev, f;
+};
+
+static int flow_key_cmp(const void *pa, const void *pb) {
+	const struct flow_key *a = pa, *b = pb;
+	if (a->ev != b->ev) {
+		return a->ev < b->ev ? -1 : 1;
+	}
+	return a->f < b->f ? -1 : a->f > b->f;
+}
+
+/* The launch flows by track, by two threads with two. */
+static void launch_starts(const struct tc_model *m, struct launch_starts *ls, bool two) {
+	*ls = (struct launch_starts){ 0 };
+	if (!m->n_flows || !m->n_tracks) {
+		for (size_t f = 0; f < m->n_flows && !ls->any; f++) {
+			const struct tc_flow *fl = &m->flows[f];
+			ls->any = fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n;
+		}
+		return;
+	}
+	size_t nt = m->n_tracks;
+	struct launch_half h[2];
+	for (int k = 0; k < 2; k++) {
+		h[k] = (struct launch_half){ .m = m, .f0 = k ? m->n_flows / 2 : 0,
+			.f1 = k ? m->n_flows : m->n_flows / 2, .count = tc_xcalloc(nt, sizeof(size_t)),
+			.last = tc_xcalloc(nt, sizeof(uint32_t)), .unsorted = tc_xcalloc(nt, sizeof(bool)) };
+	}
+	tc_run_pair(launch_half_run, &h[0], &h[1], two);
+	ls->any = h[0].any || h[1].any;
+	/* Each track's flows: the first half's, then the second's. */
+	size_t *off = tc_xmalloc((nt + 1) * sizeof(*off)), n = 0;
+	for (size_t t = 0; t < nt; t++) {
+		size_t c0 = h[0].count[t], c1 = h[1].count[t];
+		off[t] = n;
+		h[0].count[t] = n;
+		h[1].count[t] = n + c0;
+		n += c0 + c1;
+	}
+	off[nt] = n;
+	if (n) {
+		ls->flow = tc_xmalloc(n * sizeof(*ls->flow));
+		ls->off = off;
+		for (int k = 0; k < 2; k++) {
+			h[k].place = true;
+			h[k].flow = ls->flow;
+		}
+		tc_run_pair(launch_half_run, &h[0], &h[1], two);
+	} else {
+		free(off);
+	}
+	/* Flows come in event order on most tracks; sort the others. */
+	for (size_t t = 0; n && t < nt; t++) {
+		size_t mid = h[0].count[t], lo = off[t], hi = off[t + 1];
+		if (!h[0].unsorted[t] && !h[1].unsorted[t] && (mid == lo || mid == hi ||
+				m->flows[ls->flow[mid - 1]].to <= m->flows[ls->flow[mid]].to)) {
+			continue;
+		}
+		struct flow_key *k = tc_xmalloc((hi - lo) * sizeof(*k));
+		for (size_t i = lo; i < hi; i++) {
+			k[i - lo] = (struct flow_key){ m->flows[ls->flow[i]].to, ls->flow[i] };
+		}
+		qsort(k, hi - lo, sizeof(*k), flow_key_cmp);
+		for (size_t i = lo; i < hi; i++) {
+			ls->flow[i] = k[i - lo].f;
+		}
+		free(k);
+	}
+	for (int k = 0; k < 2; k++) {
+		free(h[k].count);
+		free(h[k].last);
+		free(h[k].unsorted);
+	}
+}
+
+/* A cursor on track t's launch flows, at its first. */
+static inline struct launch_cursor launch_cursor(const struct launch_starts *ls, uint32_t t) {
+	return ls->flow ? (struct launch_cursor){ ls->off[t], ls->off[t + 1] } :
+		(struct launch_cursor){ 0, 0 };
+}
+
+/* The launch start of event i (INT64_MIN: none) by c, which moves up to
+ * it: i never falls from call to call on one cursor. */
 static inline int64_t launch_start(const struct tc_model *m, const struct launch_starts *ls,
-		uint32_t t, size_t i) {
-	return (int64_t)(ls->from[ls->off[t] + (i - m->tracks[t].first)] + (uint64_t)INT64_MIN);
+		struct launch_cursor *c, size_t i) {
+	while (c->at < c->end && m->flows[ls->flow[c->at]].to < i) {
+		c->at++;
+	}
+	/* Of several flows to i, the last. */
+	int64_t s = INT64_MIN;
+	for (size_t k = c->at; k < c->end && m->flows[ls->flow[k]].to == i; k++) {
+		s = m->ev.start[m->flows[ls->flow[k]].from];
+	}
+	return s;
+}
+
+/* Device d's launch delays (device start - launch call start, one per
+ * flow to an event on any of its tracks) into *dl (the thread's, grown as
+ * needed); returns how many. */
+static size_t launch_delays(const struct tc_model *m, const struct launch_starts *ls,
+		uint32_t d, int64_t **dl, size_t *cap) {
+	size_t n = 0;
+	for (size_t t = 0; ls->flow && t < m->n_tracks; t++) {
+		if (m->tracks[t].device != d || ls->off[t] == ls->off[t + 1]) {
+			continue;
+		}
+		TC_GROW(*dl, *cap, n + (ls->off[t + 1] - ls->off[t]));
+		for (size_t k = ls->off[t]; k < ls->off[t + 1]; k++) {
+			const struct tc_flow *fl = &m->flows[ls->flow[k]];
+			(*dl)[n++] = m->ev.start[fl->to] - m->ev.start[fl->from];
+		}
+	}
+	return n;
 }
 
 /* A gap [g0, g1) in the device's work, ended by an op launched at l
@@ -96,10 +217,10 @@ static inline void gap_add(struct tc_device_util *u, int64_t g0, int64_t g1, int
 	}
 }
 
-/* Up to this many tracks, the gaps come from the kind runs scan
- * (device_gaps_of), which checks every track's cursor per gap; more are
- * merged by a heap here (device_gaps), log(tracks) per event. */
-#define GAP_SCAN_TRACKS 8
+/* Up to this many tracks, the gaps and the events ending them come from
+ * the kind runs scan (device_gaps_of); more are merged by a heap here
+ * (device_gaps), log(tracks) per event. */
+#define GAP_SCAN_TRACKS TC_RUNS_SCAN_TRACKS
 
 /* Many tracks: their events merged in (start, index) order, events with
  * a duration only; cur is the end of the device's work so far. */
@@ -107,6 +228,10 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 		const struct launch_starts *ls, int64_t kernel_wait_ps, struct tc_device_util *u) {
 	struct tc_track_merge g;
 	tc_track_merge_init(&g, m, tracks, nt, NULL, NULL);
+	struct launch_cursor *lc = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*lc));
+	for (size_t k = 0; k < nt; k++) {
+		lc[tracks[k]] = launch_cursor(ls, tracks[k]);
+	}
 	uint32_t t;
 	bool first = true;
 	int64_t cur = 0;
@@ -117,49 +242,31 @@ static void device_gaps(const struct tc_model *m, const uint32_t *tracks, size_t
 			first = false;
 		}
 		if (s > cur) {
-			gap_add(u, cur, s, launch_start(m, ls, t, i), kernel_wait_ps);
+			gap_add(u, cur, s, launch_start(m, ls, &lc[t], i), kernel_wait_ps);
 		}
 		int64_t e = tc_model_end(m, i);
 		cur = e > cur ? e : cur;
 	}
+	free(lc);
 }
 
-/*
- * Few tracks: the gaps between the device's busy stretches, as the kind
- * runs scan found them, each ended by the first event by (start, index)
- * that starts where it ends (of several, the lowest index: the tracks'
- * ranges are disjoint). Each track's cursor only moves forward, so the
- * lines are read once and never merged event by event.
- */
+/* Few tracks: the gaps between the device's busy stretches and the event
+ * ending each, as the kind runs scan found them. */
 static void device_gaps_of(const struct tc_model *m, const uint32_t *tracks, size_t nt,
-		const struct launch_starts *ls, int64_t kernel_wait_ps, const struct tc_ivals *gaps,
+		const struct launch_starts *ls, int64_t kernel_wait_ps, const struct tc_gaps *gaps,
 		struct tc_device_util *u) {
-	const int64_t *start = m->ev.start, *dur = m->ev.dur;
-	size_t at[GAP_SCAN_TRACKS];
+	struct launch_cursor lc[GAP_SCAN_TRACKS];
 	for (size_t k = 0; k < nt; k++) {
-		at[k] = m->tracks[tracks[k]].first;
+		lc[k] = launch_cursor(ls, tracks[k]);
 	}
-	for (size_t g = 0; g < gaps->n; g++) {
-		int64_t g1 = gaps->hi[g];
-		size_t best = SIZE_MAX;
-		uint32_t bt = 0;
-		for (size_t k = 0; k < nt; k++) {
-			const struct tc_track *tr = &m->tracks[tracks[k]];
-			size_t i = at[k], end = (size_t)tr->first + tr->count;
-			while (i < end && start[i] < g1) {
-				i++;
-			}
-			at[k] = i;
-			while (i < end && start[i] == g1 && dur[i] <= 0) {
-				i++;
-			}
-			if (i < end && start[i] == g1 && i < best) {
-				best = i;
-				bt = tracks[k];
-			}
+	for (size_t g = 0; g < gaps->iv.n; g++) {
+		size_t i = gaps->ev[g], k = 0;
+		while (k + 1 < nt && (i < m->tracks[tracks[k]].first ||
+				i >= (size_t)m->tracks[tracks[k]].first + m->tracks[tracks[k]].count)) {
+			k++;
 		}
-		gap_add(u, gaps->lo[g], g1, best == SIZE_MAX ? INT64_MIN :
-			launch_start(m, ls, bt, best), kernel_wait_ps);
+		gap_add(u, gaps->iv.lo[g], gaps->iv.hi[g], launch_start(m, ls, &lc[k], i),
+			kernel_wait_ps);
 	}
 }
 
@@ -170,9 +277,6 @@ struct usage_run {
 	const struct tc_analysis_opts *o;
 	struct launch_starts ls;
 	int64_t short_ps;
-	/* Launch delays per device: device start - launch call start. */
-	int64_t **delays;
-	size_t *nd;
 	/* The devices with work, in device order; k indexes these. */
 	size_t n;
 	uint32_t *dev;
@@ -192,11 +296,18 @@ struct usage_run {
 	atomic_size_t next_slot;
 };
 
+/* A usage thread's own lists, kept from device to device. */
+struct usage_scratch {
+	struct tc_ivals runs;
+	struct tc_gaps gaps;
+	int64_t *dl; /* launch delays */
+	size_t dl_cap;
+};
+
 /* Device k's utilisation, streams and kind runs (in kinds, else in
- * scratch), or each reads the runs. scratch and gaps are the thread's
- * own. */
-static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch,
-		struct tc_ivals *gaps, struct tc_op_acc *acc) {
+ * sc->runs), or each reads the runs. */
+static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc,
+		struct tc_op_acc *acc) {
 	const struct tc_model *m = r->m;
 	const struct tc_analysis_opts *o = r->o;
 	const struct launch_starts *ls = &r->ls;
@@ -229,6 +340,7 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 		if (ta) {
 			r->done[tracks[j]] = true;
 		}
+		struct launch_cursor lc = launch_cursor(ls, tracks[j]);
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			int64_t s = start[i], dur = durs[i], e = s + dur;
 			tc_busy_acc_add(&busy, s, dur);
@@ -236,15 +348,15 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 				tc_op_acc_event(&ta[ops[i]], dur);
 			}
 			/* Per-stream host wait (HTA's idle categories are per stream). */
-			if (ls->from && hi != INT64_MIN && s > hi) {
-				int64_t l = launch_start(m, ls, tracks[j], i);
+			if (ls->flow && hi != INT64_MIN && s > hi) {
+				int64_t l = launch_start(m, ls, &lc, i);
 				if (l != INT64_MIN && l > hi) {
 					su.idle_host_wait_ps += s - hi;
 				}
 			}
 			lo = s < lo ? s : lo;
 			hi = e > hi ? e : hi;
-			enum tc_op_kind kind = (enum tc_op_kind)m->ops[ops[i]].kind;
+			enum tc_op_kind kind = (enum tc_op_kind)m->op_kind[ops[i]];
 			kinds |= TC_KIND_BIT(kind);
 			n_timed += dur > 0;
 			has_coll |= kind == TC_OP_COLLECTIVE && dur > 0;
@@ -266,13 +378,13 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	int64_t kernel_wait_ps = (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6);
 	/* The idle gaps' causes need launches; with few tracks, the runs
 	 * scan finds the gaps. */
-	bool gaps_of_scan = ls->from && nt <= GAP_SCAN_TRACKS;
-	if (ls->from && !gaps_of_scan) {
+	bool gaps_of_scan = ls->any && nt <= GAP_SCAN_TRACKS;
+	if (ls->any && !gaps_of_scan) {
 		device_gaps(m, tracks, nt, ls, kernel_wait_ps, u);
 	}
-	size_t nd = r->nd[d];
+	size_t nd = launch_delays(m, ls, (uint32_t)d, &sc->dl, &sc->dl_cap);
 	if (nd) {
-		int64_t *dl = r->delays[d];
+		int64_t *dl = sc->dl;
 		u->n_launches = nd;
 		int64_t mx = INT64_MIN;
 		for (size_t i = 0; i < nd; i++) {
@@ -284,12 +396,13 @@ static void device_usage(struct usage_run *r, size_t k, struct tc_ivals *scratch
 	u->peak_source = tc_device_peaks(m, (uint32_t)d, o->peak_flops, o->peak_bw,
 		&u->peak_flops, &u->peak_bw);
 	/* The runs last: each, where set, reads them as it needs. */
-	gaps->n = 0;
+	struct tc_gaps *gaps = &sc->gaps;
+	gaps->iv.n = 0;
 	if (r->each) {
 		r->each(r->ctx, k, u, tracks, nt, has_coll, streams, n_streams,
 			gaps_of_scan ? gaps : NULL);
 	} else {
-		struct tc_ivals *runs = r->kinds ? r->kinds + k : scratch;
+		struct tc_ivals *runs = r->kinds ? r->kinds + k : &sc->runs;
 		tc_runs_reserve(runs, n_timed);
 		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, runs, gaps_of_scan ? gaps : NULL);
 		tc_usage_add_runs(u, runs);
@@ -323,10 +436,20 @@ void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs) {
 	tc_usage_add_sums(u, s);
 }
 
+void tc_usage_add_kind_sums(struct tc_device_util *u, const struct tc_kind_sums *ks) {
+	struct tc_usage_sums s = { 0 };
+	for (size_t i = 0; ks->n && i < ks->cap; i++) {
+		if (ks->kinds[i]) {
+			tc_usage_sums_run(&s, ks->len[i], ks->kinds[i]);
+		}
+	}
+	tc_usage_add_sums(u, s);
+}
+
 /* Devices from the shared counter until none is left. */
 static void *usage_worker(void *arg) {
 	struct usage_run *r = arg;
-	struct tc_ivals scratch = { 0 }, gaps = { 0 };
+	struct usage_scratch sc = { 0 };
 	struct tc_op_acc *acc = NULL;
 	if (r->done) {
 		size_t slot = atomic_fetch_add(&r->next_slot, 1);
@@ -334,10 +457,11 @@ static void *usage_worker(void *arg) {
 	}
 	size_t k;
 	while ((k = atomic_fetch_add(&r->next, 1)) < r->n) {
-		device_usage(r, k, &scratch, &gaps, acc);
+		device_usage(r, k, &sc, acc);
 	}
-	tc_ivals_finish(&scratch);
-	tc_ivals_finish(&gaps);
+	tc_ivals_finish(&sc.runs);
+	tc_gaps_finish(&sc.gaps);
+	free(sc.dl);
 	return NULL;
 }
 
@@ -349,9 +473,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	size_t nd_all = m->n_devices ? m->n_devices : 1;
 	struct usage_run r = { .m = m, .o = o, .each = each, .ctx = ctx,
 		.short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6) };
-	r.delays = tc_xcalloc(nd_all, sizeof(*r.delays));
-	r.nd = tc_xcalloc(nd_all, sizeof(*r.nd));
-	launch_starts(m, &r.ls, r.delays, r.nd);
+	launch_starts(m, &r.ls, tc_pass_parallel(o, m->n_flows));
 	/* The devices with work, each with its work tracks. */
 	r.dev = tc_xmalloc(nd_all * sizeof(*r.dev));
 	r.tracks = tc_xmalloc(nd_all * sizeof(*r.tracks));
@@ -421,17 +543,12 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		free(r.streams[k]);
 		free(r.tracks[k]);
 	}
-	for (size_t d = 0; d < m->n_devices; d++) {
-		free(r.delays[d]);
-	}
-	free(r.delays);
-	free(r.nd);
 	free(r.dev);
 	free(r.tracks);
 	free(r.nt);
 	free(r.streams);
 	free(r.n_streams);
-	free(r.ls.from);
+	free(r.ls.flow);
 	free(r.ls.off);
 	*util_out = r.util;
 	*n_util_out = r.n;
