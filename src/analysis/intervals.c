@@ -470,6 +470,76 @@ static size_t track_lower_bound(const struct tc_model *m, uint32_t t, int64_t ti
 	return a;
 }
 
+/* Up to this many tracks, union_per_kind_few merges their events by
+ * start as it reads them: each cursor step scans them all. */
+#define UNION_CURSORS 8
+
+/*
+ * union_per_kind_few for a handful of tracks, events [from[j], to[j]) of
+ * each: their events merged by start (the lowest cursor runs ahead to the
+ * next one's start, as scan_events does), each pushed to its kind's
+ * union, which rising starts keep a union as it grows. No per-track
+ * lists are made and merged into out again and again.
+ */
+static void union_per_kind_cursors(const struct tc_model *m, const size_t *from,
+		const size_t *to, size_t nt, uint32_t kinds, struct tc_ivals out[TC_OP_KIND_COUNT]) {
+	const int64_t *start = m->ev.start, *dur = m->ev.dur;
+	const uint32_t *op = m->ev.op;
+	const uint8_t *op_kind = m->op_kind;
+	/* Each kind's last interval waits in locals until an event starts past
+	 * it: most events nest in it or touch it. */
+	int64_t plo[TC_OP_KIND_COUNT], phi[TC_OP_KIND_COUNT];
+	uint32_t open = 0;
+	struct tc_scan_cursor c[UNION_CURSORS];
+	size_t na = 0;
+	for (size_t j = 0; j < nt; j++) {
+		if (from[j] < to[j]) {
+			c[na++] = (struct tc_scan_cursor){ start[from[j]], from[j], to[j] };
+		}
+	}
+	while (na > 0) {
+		size_t b = 0;
+		int64_t lim = INT64_MAX;
+		for (size_t a = 1; a < na; a++) {
+			int64_t k = c[a].key;
+			if (k < c[b].key) {
+				lim = c[b].key;
+				b = a;
+			} else {
+				lim = k < lim ? k : lim;
+			}
+		}
+		size_t i = c[b].i, end = c[b].end;
+		do {
+			uint8_t k = op_kind[op[i]];
+			int64_t lo = start[i], hi = lo + dur[i];
+			if (dur[i] > 0 && ((kinds >> k) & 1u)) {
+				if (((open >> k) & 1u) && lo <= phi[k]) {
+					phi[k] = hi > phi[k] ? hi : phi[k];
+				} else {
+					if ((open >> k) & 1u) {
+						tc_ivals_push(&out[k], plo[k], phi[k]);
+					}
+					plo[k] = lo;
+					phi[k] = hi;
+					open |= 1u << k;
+				}
+			}
+			i++;
+		} while (i < end && start[i] <= lim);
+		if (i == end) {
+			c[b] = c[--na];
+		} else {
+			c[b].i = i;
+			c[b].key = start[i];
+		}
+	}
+	for (; open; open &= open - 1) {
+		int k = __builtin_ctz(open);
+		tc_ivals_push(&out[k], plo[k], phi[k]);
+	}
+}
+
 /* tc_ivals_union_per_kind_of's few-tracks way over the events starting
  * in [t0, t1): union each track linearly (nested events collapse in
  * place) and merge the much shorter per-track unions; cheaper than a
@@ -485,6 +555,13 @@ static void union_per_kind_few(const struct tc_model *m, const uint32_t *tracks,
 		/* The track with the most events goes straight into out, so
 		 * the scratch lists only ever hold the smaller ones. */
 		first = to[j] - from[j] > to[first] - from[first] ? j : first;
+	}
+	if (nt <= UNION_CURSORS) {
+		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
+			out[k].n = 0;
+		}
+		union_per_kind_cursors(m, from, to, nt, kinds, out);
+		return;
 	}
 	struct tc_ivals local[TC_OP_KIND_COUNT] = { 0 };
 	for (size_t j = 0; j < nt; j++) {
