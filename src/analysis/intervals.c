@@ -367,6 +367,25 @@ static __attribute__((noinline)) void gap_event(struct tc_gaps *g, size_t i) {
 /* Every kind (all) spares the skip its look-up of the op. */
 #define TAKEN(i) (dur[i] > 0 && (all || ((kinds >> m->op_kind[op[i]]) & 1u)))
 
+/* Of cursors c[0..na), the one with the lowest key (the first of equal
+ * ones), and the next lowest key into *lim: how far it may run ahead. */
+static inline __attribute__((always_inline)) size_t cursor_lowest(
+		const struct tc_scan_cursor *c, size_t na, int64_t *lim) {
+	size_t b = 0;
+	int64_t l = INT64_MAX;
+	for (size_t a = 1; a < na; a++) {
+		int64_t k = c[a].key;
+		if (k < c[b].key) {
+			l = c[b].key;
+			b = a;
+		} else {
+			l = k < l ? k : l;
+		}
+	}
+	*lim = l;
+	return b;
+}
+
 /* Cursors on the first taken event of each of tracks; returns how many. */
 static size_t scan_cursors(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		uint32_t kinds, struct tc_scan_cursor c[TC_RUNS_SCAN_TRACKS]) {
@@ -405,18 +424,8 @@ static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan
 	const bool all = kinds == UINT32_MAX;
 	size_t na = *n_cursors;
 	while (na > 0) {
-		/* The lowest key and the next lowest, in one scan. */
-		size_t b = 0;
-		int64_t lim = INT64_MAX;
-		for (size_t a = 1; a < na; a++) {
-			int64_t k = c[a].key;
-			if (k < c[b].key) {
-				lim = c[b].key;
-				b = a;
-			} else {
-				lim = k < lim ? k : lim;
-			}
-		}
+		int64_t lim;
+		size_t b = cursor_lowest(c, na, &lim);
 		if (c[b].key > cap) {
 			break;
 		}
@@ -498,17 +507,8 @@ static void union_per_kind_cursors(const struct tc_model *m, const size_t *from,
 		}
 	}
 	while (na > 0) {
-		size_t b = 0;
-		int64_t lim = INT64_MAX;
-		for (size_t a = 1; a < na; a++) {
-			int64_t k = c[a].key;
-			if (k < c[b].key) {
-				lim = c[b].key;
-				b = a;
-			} else {
-				lim = k < lim ? k : lim;
-			}
-		}
+		int64_t lim;
+		size_t b = cursor_lowest(c, na, &lim);
 		size_t i = c[b].i, end = c[b].end;
 		do {
 			uint8_t k = op_kind[op[i]];
