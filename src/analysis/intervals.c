@@ -353,10 +353,36 @@ static inline __attribute__((always_inline)) void runs_close_to(struct tc_runs_s
 /* Adds [lo, hi) of kind k; returns whether it ends a gap (pushed to
  * b->gaps, its event left for the caller to add). */
 static inline bool runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int k) {
+	uint32_t bit = 1u << k;
+	/* One kind open, its end min_hi: the usual cases on streams of one
+	 * kind (lean: 81 % of events, tpu: all) need no search of the open
+	 * kinds. */
+	if (b->open && !(b->open & (b->open - 1))) {
+		if (lo < b->min_hi && b->open == bit) {
+			if (hi > b->min_hi) {
+				b->hi[k] = hi;
+				b->min_hi = hi;
+			}
+			return false;
+		}
+		if (b->min_hi <= lo) {
+			/* It ends before this starts: a run, then maybe a gap. */
+			runs_put(b, b->t, b->min_hi, b->open);
+			bool gap = b->gaps && lo > b->min_hi;
+			if (gap) {
+				tc_ivals_push(&b->gaps->iv, b->min_hi, lo);
+			}
+			b->t = lo;
+			b->open = bit;
+			b->hi[k] = hi;
+			b->min_hi = hi;
+			b->min_k = k;
+			return gap;
+		}
+	}
 	if (b->min_hi <= lo) {
 		runs_close_to(b, lo);
 	}
-	uint32_t bit = 1u << k;
 	if (b->open & bit) {
 		if (hi > b->hi[k]) {
 			b->hi[k] = hi;
