@@ -352,7 +352,8 @@ static inline __attribute__((always_inline)) void runs_close_to(struct tc_runs_s
 
 /* Adds [lo, hi) of kind k; returns whether it ends a gap (pushed to
  * b->gaps, its event left for the caller to add). */
-static inline bool runs_add(struct tc_runs_scan *b, int64_t lo, int64_t hi, int k) {
+static inline __attribute__((always_inline)) bool runs_add(struct tc_runs_scan *b, int64_t lo,
+		int64_t hi, int k) {
 	uint32_t bit = 1u << k;
 	/* One kind open, its end min_hi: the usual cases on streams of one
 	 * kind (lean: 81 % of events, tpu: all) need no search of the open
