@@ -687,6 +687,61 @@ START_TEST(usage_gaps_merge) {
 }
 END_TEST
 
+START_TEST(usage_stream_busy) {
+	/* Each stream's busy time against its covered cells: streams whose
+	 * events never overlap (busy is their durations' sum), and streams
+	 * with nested and overlapping events (a union walk). */
+	unsigned x = 11;
+	for (int round = 0; round < 20; round++) {
+		struct tc_model *m = tc_model_create();
+		uint32_t gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+		uint32_t kern = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+		enum { NS = 4 };
+		static bool cell[NS][LIMIT];
+		memset(cell, 0, sizeof(cell));
+		for (int k = 0; k < NS; k++) {
+			uint32_t st = tc_model_add_track(m, gpu, tc_model_intern(m, "stream"),
+				TC_TRACK_STREAM, k);
+			bool overlap = (k + round) % 2;
+			int64_t t = 0;
+			for (int j = 0; j < 60; j++) {
+				x = x * 1103515245u + 12345u;
+				int64_t dur = (int64_t)((x >> 12) % 40);
+				if (t + dur >= LIMIT) {
+					break;
+				}
+				tc_model_add_event(m, st, kern, t, dur, dur ? 0 : TC_EV_INSTANT);
+				for (int64_t y = t; y < t + dur; y++) {
+					cell[k][y] = true;
+				}
+				/* Flat streams go on at the end or later; the others may
+				 * start inside the last event. */
+				t += overlap ? (int64_t)((x >> 20) % 30) : dur + (int64_t)((x >> 20) % 3);
+			}
+		}
+		tc_model_finalize(m);
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		struct tc_device_util *u;
+		struct tc_stream_util *su;
+		size_t nu, ns;
+		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL, NULL);
+		ck_assert_uint_eq(ns, NS);
+		for (size_t k = 0; k < ns; k++) {
+			int64_t want = 0;
+			for (int y = 0; y < LIMIT; y++) {
+				want += cell[m->tracks[su[k].track].src_id][y];
+			}
+			ck_assert_msg(su[k].busy_ps == want, "round %d stream %zu: %lld != %lld", round,
+				k, (long long)su[k].busy_ps, (long long)want);
+		}
+		free(u);
+		free(su);
+		tc_model_destroy(m);
+	}
+}
+END_TEST
+
 START_TEST(usage_launches_per_device) {
 	/* Launch flows to the last event of one device's stream and to the
 	 * first of the next device's: each delay counts for its own device,
@@ -1215,6 +1270,7 @@ int main(void) {
 	tcase_add_test(tc, usage_launches_per_device);
 	tcase_add_test(tc, summary_rows_from_usage_sums);
 	tcase_add_test(tc, usage_gaps_merge);
+	tcase_add_test(tc, usage_stream_busy);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);
