@@ -33,6 +33,11 @@ static void *marker_part_run(void *p) {
 	return NULL;
 }
 
+static int64_t step_num(const struct tc_model *m, uint32_t ev) {
+	int64_t num;
+	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
+}
+
 void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) {
 	memset(mk, 0, sizeof(*mk));
 	mk->first = tc_xmalloc((m->n_tracks + 1) * sizeof(*mk->first));
@@ -72,9 +77,11 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) 
 	mk->first[m->n_tracks] = mk->n;
 	mk->start = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->start));
 	mk->dur = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->dur));
+	mk->num = tc_xmalloc((mk->n ? mk->n : 1) * sizeof(*mk->num));
 	for (size_t p = 0; p < mk->n; p++) {
 		mk->start[p] = m->ev.start[mk->ev[p]];
 		mk->dur[p] = m->ev.dur[mk->ev[p]];
+		mk->num[p] = step_num(m, mk->ev[p]);
 	}
 }
 
@@ -85,6 +92,7 @@ void tc_markers_finish(struct tc_markers *mk) {
 	free(mk->ev);
 	free(mk->start);
 	free(mk->dur);
+	free(mk->num);
 	free(mk->first);
 	memset(mk, 0, sizeof(*mk));
 }
@@ -161,14 +169,10 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	return true;
 }
 
-static int64_t step_num(const struct tc_model *m, uint32_t ev) {
-	int64_t num;
-	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
-}
 
 /*
- * Most markers are dropped unread: only a kept marker, or a tie (the same
- * start and length, ordered by step number), reads its step number.
+ * The outermost markers in time order; of ties (the same start and
+ * length), the one with the least step number.
  */
 size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, const bool *take,
 		tc_marker_emit_fn emit, void *ctx) {
@@ -182,13 +186,12 @@ size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, c
 			continue; /* the ties that follow are enclosed too */
 		}
 		uint32_t ev = mk->ev[p];
-		int64_t num = step_num(m, ev);
+		int64_t num = mk->num[p];
 		while (tc_marker_merge_peek(&g, key)) {
-			uint32_t e2 = mk->ev[tc_marker_merge_next(&g, key)];
-			int64_t n2 = step_num(m, e2);
-			if (n2 < num) {
-				ev = e2;
-				num = n2;
+			size_t p2 = tc_marker_merge_next(&g, key);
+			if (mk->num[p2] < num) {
+				ev = mk->ev[p2];
+				num = mk->num[p2];
 			}
 		}
 		emit(ctx, ev, key[0], -key[1], num);

@@ -25,6 +25,9 @@ struct tc_markers {
 	 * sparse among the events, and a merge reading the model's columns
 	 * for each would miss the cache on every marker. */
 	int64_t *start, *dur;
+	/* Their step numbers (the "step" arg; INT64_MIN: none), read in one
+	 * loop whose misses overlap, not one by one as a merge needs them. */
+	int64_t *num;
 	size_t *first; /* track t's: ev[first[t]] to ev[first[t + 1]] (excluded) */
 	size_t n;
 };
