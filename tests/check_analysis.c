@@ -190,6 +190,34 @@ static void check_runs_sums(const struct tc_model *m, const uint32_t *tr, size_t
 	tc_ivals_finish(&piece);
 }
 
+START_TEST(kind_sums_grow) {
+	/* Sums by kinds past several growths of the table, added in an order
+	 * that revisits every key, and empty again after a clear. */
+	struct tc_kind_sums ks = { 0 };
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t k = 1; k <= 300; k++) {
+			tc_kind_sums_add(&ks, k * 2654435761u | 1u, k);
+		}
+	}
+	ck_assert_uint_eq(ks.n, 300);
+	ck_assert_uint_gt(ks.cap, 2 * ks.n);
+	for (uint32_t k = 1; k <= 300; k++) {
+		size_t j = 0;
+		while (j < ks.cap && ks.kinds[j] != (k * 2654435761u | 1u)) {
+			j++;
+		}
+		ck_assert(j < ks.cap);
+		ck_assert_uint_eq(ks.len[j], 3 * k);
+	}
+	tc_kind_sums_clear(&ks);
+	ck_assert_uint_eq(ks.n, 0);
+	for (size_t j = 0; j < ks.cap; j++) {
+		ck_assert_uint_eq(ks.kinds[j], 0);
+	}
+	tc_kind_sums_finish(&ks);
+}
+END_TEST
+
 /* tc_kind_runs_gaps' gaps are the idle stretches between busy ones, and
  * each one's event the first by index of those with a duration starting
  * where it ends. */
@@ -1271,6 +1299,7 @@ int main(void) {
 	tcase_add_test(tc, summary_rows_from_usage_sums);
 	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, usage_stream_busy);
+	tcase_add_test(tc, kind_sums_grow);
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);
