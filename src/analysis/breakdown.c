@@ -453,44 +453,9 @@ static inline enum tc_bd_cat memo_category(struct cat_memo *cm, uint32_t kinds, 
 }
 
 /* attr_step where every list but the runs is constant over the step
- * (others: those covering it): each run's time goes to its category
- * straight, the rest to others'; the sums a cover would make. With u,
- * the runs (all inside the step) are added to u in the same walk. */
-static void attr_alone_end(const struct attr_lists *x, int64_t *per, struct tc_usage_sums us,
-		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
-		struct tc_device_util *u);
-
-static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *runs, size_t i,
-		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
-		struct tc_device_util *u) {
-	struct cat_memo cm = { { 0 }, { 0 } };
-	int64_t per[TC_BD_COUNT] = { 0 };
-	struct tc_usage_sums us = { 0 };
-	for (; i < runs->n && runs->lo[i] < hi; i++) {
-		int64_t a = runs->lo[i] > lo ? runs->lo[i] : lo;
-		int64_t b = runs->hi[i] < hi ? runs->hi[i] : hi;
-		int64_t l = tc_ivals_gap(a, b);
-		per[memo_category(&cm, runs->kinds[i], others, x->host_comm)] += l;
-		tc_usage_sums_run(&us, (uint64_t)l, runs->kinds[i]);
-	}
-	attr_alone_end(x, per, us, others, lo, hi, c, busy, u);
-}
-
-/* attr_runs_alone from the step's runs summed by kinds (all inside it). */
-static void attr_sums_alone(const struct attr_lists *x, const struct tc_kind_sums *ks,
-		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
-		struct tc_device_util *u) {
-	int64_t per[TC_BD_COUNT] = { 0 };
-	struct tc_usage_sums us = { 0 };
-	for (size_t i = 0; ks->n && i < ks->cap; i++) {
-		if (ks->kinds[i]) {
-			per[category(others | ks->kinds[i], x->host_comm)] += (int64_t)ks->len[i];
-			tc_usage_sums_run(&us, ks->len[i], ks->kinds[i]);
-		}
-	}
-	attr_alone_end(x, per, us, others, lo, hi, c, busy, u);
-}
-
+ * (others: those covering it), given per: each run's time by category.
+ * The rest goes to others' category; the sums a cover would make. With
+ * u, the runs' sums us (all inside the step) are added to u too. */
 static void attr_alone_end(const struct attr_lists *x, int64_t *per, struct tc_usage_sums us,
 		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
 		struct tc_device_util *u) {
@@ -512,6 +477,39 @@ static void attr_alone_end(const struct attr_lists *x, int64_t *per, struct tc_u
 		}
 	}
 	c[TC_BD_IDLE] = hi - lo - sum;
+}
+
+/* attr_alone_end from the runs from i on, each run's time to its
+ * category straight. */
+static void attr_runs_alone(const struct attr_lists *x, const struct tc_ivals *runs, size_t i,
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
+		struct tc_device_util *u) {
+	struct cat_memo cm = { { 0 }, { 0 } };
+	int64_t per[TC_BD_COUNT] = { 0 };
+	struct tc_usage_sums us = { 0 };
+	for (; i < runs->n && runs->lo[i] < hi; i++) {
+		int64_t a = runs->lo[i] > lo ? runs->lo[i] : lo;
+		int64_t b = runs->hi[i] < hi ? runs->hi[i] : hi;
+		int64_t l = tc_ivals_gap(a, b);
+		per[memo_category(&cm, runs->kinds[i], others, x->host_comm)] += l;
+		tc_usage_sums_run(&us, (uint64_t)l, runs->kinds[i]);
+	}
+	attr_alone_end(x, per, us, others, lo, hi, c, busy, u);
+}
+
+/* attr_alone_end from the step's runs summed by kinds (all inside it). */
+static void attr_sums_alone(const struct attr_lists *x, const struct tc_kind_sums *ks,
+		uint64_t others, int64_t lo, int64_t hi, int64_t *c, int64_t *busy,
+		struct tc_device_util *u) {
+	int64_t per[TC_BD_COUNT] = { 0 };
+	struct tc_usage_sums us = { 0 };
+	for (size_t i = 0; ks->n && i < ks->cap; i++) {
+		if (ks->kinds[i]) {
+			per[category(others | ks->kinds[i], x->host_comm)] += (int64_t)ks->len[i];
+			tc_usage_sums_run(&us, ks->len[i], ks->kinds[i]);
+		}
+	}
+	attr_alone_end(x, per, us, others, lo, hi, c, busy, u);
 }
 
 /* x's lists over [lo, hi) into x->view, the host's and other lines'
@@ -536,13 +534,10 @@ static size_t attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64
 	return dropped;
 }
 
-/* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
- * it, from runs that hold at least the step's. With u, runs (the step's
- * alone) are added to u's utilisation too. */
-/* Whether attr_step takes attr_runs_alone at once for step s, whatever
- * its runs (all inside it, as tc_bd_early_device's are): every list but
- * the runs is constant over the step; *others then holds those covering
- * it. */
+/* Whether every list but the runs is constant over step s, whatever its
+ * runs (as long as all lie inside it, as tc_bd_early_device's do); then
+ * attr_sums_alone or attr_runs_alone attributes it, with *others those
+ * covering it. */
 static bool attr_step_const(struct attr_lists *x, const struct tc_step *s, uint64_t *others) {
 	size_t first;
 	x->kinds[0][0] = (struct tc_ivals){ 0 };
@@ -550,18 +545,15 @@ static bool attr_step_const(struct attr_lists *x, const struct tc_step *s, uint6
 		3 * TC_OP_KIND_COUNT, 0, s->start_ps, s->start_ps + s->dur_ps, others, &first);
 }
 
-static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
+/* attr_step where the lists vary over the step: a cover, after the host's
+ * lists are thinned under the device's runs. */
+static void attr_step_varied(struct attr_lists *x, const struct tc_ivals *runs,
 		const struct tc_step *s, int64_t *c, int64_t *busy, struct tc_device_util *u) {
 	const uint64_t dev_bits = ((uint64_t)1 << TC_OP_KIND_COUNT) - 1;
 	int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps, len = s->dur_ps;
 	x->kinds[0][0] = *runs;
 	uint64_t others;
 	size_t first;
-	if (s->dur_ps >= 0 && tc_cover_const_but(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT,
-			0, lo, hi, &others, &first) && (!u || first == 0)) {
-		attr_runs_alone(x, runs, first, others, lo, hi, c, busy, u);
-		return;
-	}
 	struct tc_cover *cov = &x->cov;
 	const struct tc_ivals *lists = &x->kinds[0][0];
 	/* Host calls mostly run while the device computes (launches ahead
@@ -597,6 +589,23 @@ static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
 	}
 	*busy = b;
 	c[TC_BD_IDLE] = len - sum;
+}
+
+/* Step s's categories into c (TC_BD_COUNT) and the device's busy time in
+ * it, from runs that hold at least the step's. With u, runs (the step's
+ * alone) are added to u's utilisation too. */
+static void attr_step(struct attr_lists *x, const struct tc_ivals *runs,
+		const struct tc_step *s, int64_t *c, int64_t *busy, struct tc_device_util *u) {
+	int64_t lo = s->start_ps, hi = s->start_ps + s->dur_ps;
+	x->kinds[0][0] = *runs;
+	uint64_t others;
+	size_t first;
+	if (s->dur_ps >= 0 && tc_cover_const_but(&x->cov, &x->kinds[0][0], 3 * TC_OP_KIND_COUNT,
+			0, lo, hi, &others, &first) && (!u || first == 0)) {
+		attr_runs_alone(x, runs, first, others, lo, hi, c, busy, u);
+		return;
+	}
+	attr_step_varied(x, runs, s, c, busy, u);
 }
 
 static void attr_end(struct attr_lists *x) {
@@ -766,7 +775,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 			}
 			runs.n = 0;
 			tc_runs_scan_to(&sc, s->start_ps + s->dur_ps, &runs);
-			attr_step(&x, &runs, s, cat, &e->busy[k][i], util);
+			attr_step_varied(&x, &runs, s, cat, &e->busy[k][i], util);
 		}
 		tc_kind_sums_finish(&ks);
 		attr_end(&x);

@@ -446,6 +446,18 @@ static inline __attribute__((always_inline)) size_t cursor_lowest(
 	return b;
 }
 
+/* Cursor b on to event i (its end: dropped, the last moving into its
+ * place). */
+static inline __attribute__((always_inline)) void cursor_move(struct tc_scan_cursor *c,
+		size_t *na, size_t b, size_t i, const int64_t *start) {
+	if (i == c[b].end) {
+		c[b] = c[--*na];
+	} else {
+		c[b].i = i;
+		c[b].key = start[i];
+	}
+}
+
 /* Cursors on the first taken event of each of tracks; returns how many. */
 static size_t scan_cursors(const struct tc_model *m, const uint32_t *tracks, size_t nt,
 		uint32_t kinds, struct tc_scan_cursor c[TC_RUNS_SCAN_TRACKS]) {
@@ -509,12 +521,7 @@ static void scan_events(const struct tc_model *m, uint32_t kinds, struct tc_scan
 				i++;
 			}
 		} while (i < end && start[i] <= lim);
-		if (i == end) {
-			c[b] = c[--na];
-		} else {
-			c[b].i = i;
-			c[b].key = start[i];
-		}
+		cursor_move(c, &na, b, i, start);
 	}
 	*n_cursors = na;
 }
@@ -575,12 +582,7 @@ static void union_per_kind_cursors(const struct tc_model *m, const size_t *from,
 			}
 			i++;
 		} while (i < end && start[i] <= lim);
-		if (i == end) {
-			c[b] = c[--na];
-		} else {
-			c[b].i = i;
-			c[b].key = start[i];
-		}
+		cursor_move(c, &na, b, i, start);
 	}
 	pend_flush(&p, out);
 }

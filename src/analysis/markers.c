@@ -169,7 +169,6 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	return true;
 }
 
-
 /*
  * The outermost markers in time order; of ties (the same start and
  * length), the one with the least step number.

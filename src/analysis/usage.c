@@ -33,15 +33,16 @@ struct launch_cursor {
 	size_t at, end;
 };
 
-/* The track of launch flow fl's launched event, TC_NONE where fl is no
- * launch (or names no event) or the event is on no track. *t, *t_first
- * and *t_end cache the last track: readers write a device line's flows
- * together, so most flows need no search. */
+/* A launch flow between two events of the model. */
+static inline bool launch_flow(const struct tc_model *m, const struct tc_flow *fl) {
+	return fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n;
+}
+
+/* The track of launch flow fl's launched event (TC_NONE: on no track).
+ * *t, *t_first and *t_end cache the last track: readers write a device
+ * line's flows together, so most flows need no search. */
 static uint32_t launch_track(const struct tc_model *m, const struct tc_flow *fl, uint32_t *t,
 		size_t *t_first, size_t *t_end) {
-	if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
-		return TC_NONE;
-	}
 	if (fl->to < *t_first || fl->to >= *t_end) {
 		*t = tc_model_event_track(m, fl->to);
 		*t_first = *t != TC_NONE ? m->tracks[*t].first : 1;
@@ -70,11 +71,13 @@ static void *launch_half_run(void *p) {
 	size_t t_first = 1, t_end = 0;
 	for (size_t f = h->f0; f < h->f1; f++) {
 		const struct tc_flow *fl = &m->flows[f];
-		if (launch_track(m, fl, &t, &t_first, &t_end) == TC_NONE) {
-			h->any |= fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n;
+		if (!launch_flow(m, fl)) {
 			continue;
 		}
 		h->any = true;
+		if (launch_track(m, fl, &t, &t_first, &t_end) == TC_NONE) {
+			continue;
+		}
 		if (!h->place) {
 			h->count[t]++;
 			continue;
@@ -101,19 +104,17 @@ static int flow_key_cmp(const void *pa, const void *pb) {
 /* The launch flows by track, by two threads with two. */
 static void launch_starts(const struct tc_model *m, struct launch_starts *ls, bool two) {
 	*ls = (struct launch_starts){ 0 };
-	if (!m->n_flows || !m->n_tracks) {
-		for (size_t f = 0; f < m->n_flows && !ls->any; f++) {
-			const struct tc_flow *fl = &m->flows[f];
-			ls->any = fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n;
-		}
+	if (!m->n_flows) {
 		return;
 	}
 	size_t nt = m->n_tracks;
 	struct launch_half h[2];
 	for (int k = 0; k < 2; k++) {
 		h[k] = (struct launch_half){ .m = m, .f0 = k ? m->n_flows / 2 : 0,
-			.f1 = k ? m->n_flows : m->n_flows / 2, .count = tc_xcalloc(nt, sizeof(size_t)),
-			.last = tc_xcalloc(nt, sizeof(uint32_t)), .unsorted = tc_xcalloc(nt, sizeof(bool)) };
+			.f1 = k ? m->n_flows : m->n_flows / 2,
+			.count = tc_xcalloc(nt ? nt : 1, sizeof(size_t)),
+			.last = tc_xcalloc(nt ? nt : 1, sizeof(uint32_t)),
+			.unsorted = tc_xcalloc(nt ? nt : 1, sizeof(bool)) };
 	}
 	tc_run_pair(launch_half_run, &h[0], &h[1], two);
 	ls->any = h[0].any || h[1].any;
