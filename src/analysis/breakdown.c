@@ -358,9 +358,10 @@ static void sync_with_shadow(const struct tc_ivals *sync, const struct tc_ivals 
 	for (size_t i = 0; i < sync->n; i++) {
 		int64_t e = sync->hi[i];
 		int64_t hid = tc_ivals_length_in(busy, sync->lo[i], e);
-		/* gap - e cannot wrap: both are clamped trace times */
-		int64_t gap = tc_ivals_gap_end(busy, e);
-		tc_ivals_push(out, sync->lo[i], gap - e < hid ? gap : e + hid);
+		/* gap is INT64_MAX with no run after e; e + hid cannot wrap: both
+		 * are within clamped trace times */
+		int64_t gap = tc_ivals_gap_end(busy, e), lim = e + hid;
+		tc_ivals_push(out, sync->lo[i], gap < lim ? gap : lim);
 	}
 }
 
