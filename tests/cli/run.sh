@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden CLI tests. Each case is a folder tests/cli/<case>/ with:
-#   cmd       one shell line; $TC is the tracectl binary, $SRC the source root,
+#   cmd       one bash line, run with pipefail (a pipe keeps tracectl's exit);
+#             $TC is the tracectl binary, $SRC the source root,
 #             $TRACES the real-trace folder
 #   exit      expected exit status (default 0)
 #   stdout    expected standard output (exact), optional
@@ -48,7 +49,8 @@ for case in "$dir"/*/; do
 	want_exit=0
 	[ -f "$case/exit" ] && want_exit=$(cat "$case/exit")
 	line=$(cat "$case/cmd")
-	(cd "$tmp" && sh -c "$line") >"$tmp/out" 2>"$tmp/err"
+	# pipefail: a case that pipes tracectl into grep or sed keeps its exit.
+	(cd "$tmp" && bash -o pipefail -c "$line") >"$tmp/out" 2>"$tmp/err"
 	got_exit=$?
 	# A golden output that names the checkout passes here and fails in any
 	# other clone: a case copies its inputs into the working folder instead.
