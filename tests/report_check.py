@@ -186,6 +186,8 @@ def diff_checks(tc, page, inputs):
     summ = [json.loads(tc_json(tc, ["summarize", "--json", i])) for i in inputs]
     bott = [json.loads(tc_json(tc, ["bottlenecks", "--json", i])) for i in inputs]
     steps = [json.loads(tc_json(tc, ["steps", "--json", i])) for i in inputs]
+    if not any(re.search(r"td\.n[^{]*\{[^}]*white-space:nowrap", s_) for s_ in page.styles):
+        bad.append("the diff table's numbers may wrap")
     text = " ".join(page.text)
     if re.search(r"\brank [0-9]", text):
         bad.append("a run named as a rank")

@@ -594,11 +594,12 @@ static const char *mem_colour(const struct tc_report_run *run, size_t c, bool mu
 	return line_fill[c % (sizeof(line_fill) / sizeof(line_fill[0]))];
 }
 
-/* One run's memory from y: one plot, or small multiples (a panel per
- * device) past MULTI_COLS devices; returns the height drawn. */
-static double mem_run(FILE *f, const struct tc_report_run *run, double y) {
+/* One run's memory from y on the scale 0..vmax: one plot, or small
+ * multiples (a panel per device) past MULTI_COLS devices; returns the
+ * height drawn. */
+static double mem_run(FILE *f, const struct tc_report_run *run, double y, double vmax) {
 	const struct tc_timeline *tl = run->tl;
-	double y0 = y, vmax = 1;
+	double y0 = y;
 	uint32_t dev[TC_TL_MAX_COUNTERS];
 	size_t nd = mem_devices(run, dev);
 	if (!nd) {
@@ -607,9 +608,6 @@ static double mem_run(FILE *f, const struct tc_report_run *run, double y) {
 	if (run->label) {
 		tc_report_label(f, "run", L, y + 12, "start", run->label, 120);
 		y += 22;
-	}
-	for (size_t c = 0; c < tl->n_mem; c++) {
-		vmax = run->a->mem[c].peak_bytes > vmax ? run->a->mem[c].peak_bytes : vmax;
 	}
 	struct unit u = byte_unit(vmax);
 	int64_t span = tl->hi_ps - tl->lo_ps;
@@ -707,11 +705,19 @@ static void mem_flat_note(FILE *f, const struct tc_report *r, size_t n) {
  * each run on its own time axis. */
 void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
 	tc_report_svg_begin(f, "memory", "Memory", runs_height(r, mem_height));
+	/* One scale for every run, so runs compare. */
+	double vmax = 1;
+	for (size_t k = 0; k < r->n_runs; k++) {
+		for (size_t c = 0; c < r->run[k].tl->n_mem; c++) {
+			double p = r->run[k].a->mem[c].peak_bytes;
+			vmax = p > vmax ? p : vmax;
+		}
+	}
 	double y = 8;
 	size_t zero = 0, more = 0;
 	for (size_t k = 0; k < r->n_runs; k++) {
 		const struct tc_timeline *tl = r->run[k].tl;
-		y += mem_run(f, &r->run[k], y) + 8;
+		y += mem_run(f, &r->run[k], y, vmax) + 8;
 		for (size_t c = 0; c < tl->n_mem; c++) {
 			zero += !mem_drawn(&r->run[k], c);
 		}
