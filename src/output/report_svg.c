@@ -236,7 +236,7 @@ static void cat_legend(FILE *f, const struct tc_report *r, const bool *on, bool 
 				fprintf(f, " data-ps=\"%" PRId64 "\"", v);
 				/* Drawn only in warm-up or partial steps. */
 				snprintf(text, sizeof(text), "%s %s", name,
-					v ? tc_report_ms(x, v) : "(not counted)");
+					v ? time_text(x, (double)v, (double)v) : "(not counted)");
 			} else {
 				snprintf(text, sizeof(text), "%s", name);
 			}
