@@ -126,6 +126,23 @@ def png_pixels(path):
     return w, h, len(colours), unlike / max(1, ((h + 3) // 4) * ((w + 7) // 8))
 
 
+def two_runs(doc):
+    """A --diff page as rendered: two runs, each on its own time axis,
+    their step bars in two panels, nothing named as a rank."""
+    bad = []
+    axes = {rh.inside(doc, i, "xaxis") for c, _, sec, i in doc.texts
+            if sec == "utilization" and "xtick" in c.split()}
+    if len(axes) != 2:
+        bad.append("%d time axes in the utilisation chart, want one per run" % len(axes))
+    runs = [t for c, t, sec, _ in doc.texts if sec == "steps" and "run" in c.split()]
+    if [r.split(":")[0] for r in runs] != ["base", "test"]:
+        bad.append("step panels %s, want base and test" % runs)
+    text = " ".join(doc.text)
+    if "rank 0" in text or "rank 1" in text or "(rank" in text:
+        bad.append("the runs are drawn as ranks")
+    return bad
+
+
 def check(exe, tc, tmp, name, args):
     page = os.path.join(tmp, name + ".html")
     p = rh.run(tc, ["report", "-o", page] + args)
@@ -140,6 +157,8 @@ def check(exe, tc, tmp, name, args):
     bad = []
     doc = rh.parse(dom)
     bad += rh.check_sections(doc, rh.expected_sections(tc, args, name == "ranks"))
+    if "--diff" in args:
+        bad += two_runs(doc)
     root = next((a for t, a in doc.elements if t == "html"), {})
     if root.get("data-rendered") != "1":
         bad.append("the page's script did not finish")

@@ -14,7 +14,7 @@ SKIP = 77
 
 # Sections every page has, and those that depend on the input.
 ALWAYS = ["header", "findings", "steps", "utilization", "ops", "transfers"]
-CHARTS = {"steps", "utilization", "ops", "memory", "ranks"}  # one <svg> each; others one <table>
+CHARTS = {"steps", "attribution", "utilization", "ops", "memory", "ranks"}  # one <svg> each; others one <table>
 
 
 def env_paths():
@@ -40,10 +40,19 @@ class Page(html.parser.HTMLParser):
         self._script = None
         self._style = False
         self.text = []
+        self.where = []          # per element: (section id, index of its innermost <g>)
+        self.gs = []             # open <g> elements' indices
+        self.texts = []          # <text> elements: (class, text, section id, index)
+        self._text = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        self.where.append((self.stack[-1] if self.stack else None, self.gs[-1] if self.gs else None))
         self.elements.append((tag, a))
+        if tag == "g":
+            self.gs.append(len(self.elements) - 1)
+        elif tag == "text":
+            self._text = [a.get("class", ""), [], self.where[-1][0], len(self.elements) - 1]
         if tag == "section":
             sid = a.get("id", "")
             self.sections[sid] = {"svg": 0, "table": 0}
@@ -57,6 +66,11 @@ class Page(html.parser.HTMLParser):
             self._style = True
 
     def handle_endtag(self, tag):
+        if tag == "g" and self.gs:
+            self.gs.pop()
+        elif tag == "text" and self._text:
+            self.texts.append((self._text[0], "".join(self._text[1]), self._text[2], self._text[3]))
+            self._text = None
         if tag == "section" and self.stack:
             self.stack.pop()
         elif tag == "script" and self._script:
@@ -77,6 +91,8 @@ class Page(html.parser.HTMLParser):
             self.styles.append(data)
         else:
             self.text.append(data)
+            if self._text:
+                self._text[1].append(data)
 
 
 def parse(text):
@@ -84,6 +100,16 @@ def parse(text):
     p.feed(text)
     p.close()
     return p
+
+
+def inside(page, i, cls):
+    """The <g> of class cls that element i is in, or None."""
+    g = page.where[i][1]
+    while g is not None:
+        if cls in page.elements[g][1].get("class", "").split():
+            return g
+        g = page.where[g][1]
+    return None
 
 
 def unescape_json(raw):
@@ -149,6 +175,29 @@ def hostile_trace(folder):
     return path
 
 
+def many_devices_trace(folder):
+    """A Kineto-style trace of 6 GPUs with a memory counter each, 4 steps
+    over 12 s: memory in small multiples, time axes in seconds."""
+    ev = []
+    for step in range(4):
+        t0 = step * 3000000
+        ev.append({"ph": "X", "name": "ProfilerStep#%d" % (step + 1), "cat": "user_annotation",
+                   "pid": 100, "tid": 1, "ts": t0, "dur": 3000000})
+        for d in range(6):
+            ev.append({"ph": "X", "name": "gemm_kernel_%d" % (d % 2), "cat": "kernel", "pid": d,
+                       "tid": 7, "ts": t0 + 1000 + d * 1000, "dur": 2000000 - d * 100000,
+                       "args": {"stream": 7, "device": d}})
+            for k in range(3):
+                ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 100, "tid": 1,
+                           "ts": t0 + k * 1000000 + d,
+                           "args": {"Device Type": 1, "Device Id": d,
+                                    "Total Allocated": (d + 1) * (k + 1) * 2 ** 28}})
+    path = os.path.join(folder, "six_gpus.json")
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    return path
+
+
 def cases(src, build, tmp):
     """(name, report arguments, extra sections) for one trace of each
     format, a two-rank folder, a diff and names that need escaping."""
@@ -168,7 +217,21 @@ def cases(src, build, tmp):
         ("ranks", [ranks]),
         ("diff", ["--diff", os.path.join(fj, "diff_base.json"), os.path.join(fj, "diff_test.json")]),
         ("hostile", [hostile_trace(tmp)]),
-    ]
+        ("warmup", [os.path.join(src, "fixtures", "real", "jax_host.xplane.pb.gz")]),
+        ("devices", [many_devices_trace(tmp)]),
+    ] + real_diff()
+
+
+def real_diff():
+    """The diff of two real runs (HTA's trace_diff pair) where ../shared
+    is present: two clocks 69,000 s apart."""
+    traces = os.environ.get("TC_TRACES") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "traces")
+    pair = [os.path.join(traces, "json", "hta", "trace_diff__%s__%s.json.gz" % (k, k))
+            for k in ("control", "test")]
+    if not all(os.path.exists(p) for p in pair):
+        return []
+    return [("diff-real", ["--diff"] + pair)]
 
 
 def expected_sections(tc, args, multi_rank):
@@ -178,10 +241,12 @@ def expected_sections(tc, args, multi_rank):
     want = set(ALWAYS)
     inputs = [a for a in args if not a.startswith("--")]
     if "--diff" in args:
-        want.add("diff")
-    p = run(tc, ["bottlenecks", "--json"] + inputs)
-    if p.returncode == 0 and json.loads(p.stdout)["memory"]:
-        want.add("memory")
+        want |= {"diff", "attribution"}
+    # With --diff each run is read alone; a counter that stays at 0 is not drawn.
+    for run_inputs in ([[i] for i in inputs] if "--diff" in args else [inputs]):
+        p = run(tc, ["bottlenecks", "--json"] + run_inputs)
+        if p.returncode == 0 and any(m["peak_bytes"] > 0 for m in json.loads(p.stdout)["memory"][:8]):
+            want.add("memory")
     if multi_rank and "--diff" not in args:
         want.add("ranks")
     return want

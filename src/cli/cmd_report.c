@@ -58,11 +58,9 @@ static void add_rank(struct tc_report_rank *rk, const char *label, const struct 
 	}
 }
 
-/* Read one input file (a rank, or a --diff side) alone; with a side,
- * also summarise it for the diff. */
+/* Read one input file (a rank) alone for its steps. */
 static int load_one(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		const char *path, const char *label, struct tc_report_rank *rk,
-		struct tc_diff_side *side) {
+		const char *path, const char *label, struct tc_report_rank *rk) {
 	struct tc_error err;
 	tc_error_init(&err);
 	struct tc_model *m = tc_ingest(&path, 1, &c->ingest, &err);
@@ -77,9 +75,6 @@ static int load_one(const struct tc_cli_common *c, const struct tc_analysis_opts
 	}
 	add_rank(rk, label ? label : name, &a);
 	tc_analysis_finish(&a);
-	if (side) {
-		tc_diff_side_build(m, ao, path, side);
-	}
 	tc_model_destroy(m);
 	return TC_EXIT_OK;
 }
@@ -87,9 +82,6 @@ static int load_one(const struct tc_cli_common *c, const struct tc_analysis_opts
 struct report_state {
 	struct tc_report_rank *ranks;
 	size_t n_ranks;
-	struct tc_diff_side sides[2];
-	struct tc_diff diff;
-	bool have_diff;
 };
 
 static void state_finish(struct report_state *st) {
@@ -97,35 +89,12 @@ static void state_finish(struct report_state *st) {
 		free(st->ranks[i].steps);
 	}
 	free(st->ranks);
-	if (st->have_diff) {
-		tc_diff_finish(&st->diff);
-	}
-	tc_diff_side_finish(&st->sides[0]);
-	tc_diff_side_finish(&st->sides[1]);
 }
 
-/* The ranks (each file on its own), the diff's two sides, or the one
- * model as a single rank. */
+/* The ranks (each file on its own), or the one model as a single rank. */
 static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		const struct report_opts *ro, char **inputs, const struct tc_model *m,
+		const struct tc_model *m,
 		const struct tc_analysis *an, struct report_state *st) {
-	if (ro->diff) {
-		st->ranks = tc_xcalloc(2, sizeof(*st->ranks));
-		for (int k = 0; k < 2; k++) {
-			char label[256];
-			const char *slash = strrchr(inputs[k], '/');
-			snprintf(label, sizeof(label), "%s: %s", k ? "test" : "base",
-				slash && slash[1] ? slash + 1 : inputs[k]);
-			int code = load_one(c, ao, inputs[k], label, &st->ranks[k], &st->sides[k]);
-			if (code) {
-				return code;
-			}
-			st->n_ranks++;
-		}
-		tc_diff_compute(&st->sides[0], &st->sides[1], false, &st->diff);
-		st->have_diff = true;
-		return TC_EXIT_OK;
-	}
 	if (!tc_cli_per_source(m)) {
 		char name[256];
 		if (m->n_sources == 1) {
@@ -143,7 +112,7 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
 		char name[256];
 		tc_model_source_rank(m, (uint32_t)s, name, sizeof(name));
 		int code = load_one(c, ao, tc_model_str(m, m->sources[s].path), name,
-			&st->ranks[s], NULL);
+			&st->ranks[s]);
 		if (code) {
 			return code;
 		}
@@ -159,6 +128,7 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
  */
 static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		const struct report_opts *ro, char **inputs, int n, struct tc_cli_job *job) {
+	(void)ro;
 	struct tc_model *skel = job->skel;
 	struct tc_analysis an;
 	tc_job_compose(skel, job->ranks, job->n, job->aside, ao, &an);
@@ -169,26 +139,20 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 	int64_t *clock = tc_xmalloc(job->n * sizeof(*clock));
 	tc_digest_job_clock(job->ranks, job->n, clock);
 	int code = TC_EXIT_OK;
-	if (ro->diff) {
-		code = load_ranks(c, ao, ro, inputs, skel, &an, &st);
-	} else {
-		st.ranks = tc_xcalloc(job->n, sizeof(*st.ranks));
-	}
+	st.ranks = tc_xcalloc(job->n, sizeof(*st.ranks));
 	uint32_t base = 0;
 	size_t util_lo = 0, mem_lo = 0;
 	/* File after file: a model's freed arrays serve the next one's. */
 	tc_malloc_reuse_begin();
 	for (size_t k = 0; k < job->n && code == TC_EXIT_OK; k++) {
 		const Tracectl__Rank *r = job->ranks[k];
-		if (!ro->diff) {
-			struct tc_analysis a;
-			struct tc_digest_bulk bulk;
-			tc_digest_rank_load(job->aside, job->ranks[k], &bulk);
-			tc_digest_steps(skel, r, &a);
-			tc_digest_rank_unload(&bulk);
-			add_rank(&st.ranks[st.n_ranks++], r->name, &a);
-			tc_analysis_finish(&a);
-		}
+		struct tc_analysis a;
+		struct tc_digest_bulk bulk;
+		tc_digest_rank_load(job->aside, job->ranks[k], &bulk);
+		tc_digest_steps(skel, r, &a);
+		tc_digest_rank_unload(&bulk);
+		add_rank(&st.ranks[st.n_ranks++], r->name, &a);
+		tc_analysis_finish(&a);
 		struct tc_error err;
 		tc_error_init(&err);
 		const char *path = r->input;
@@ -211,11 +175,9 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 		code = TC_EXIT_OUTPUT;
 	}
 	if (code == TC_EXIT_OK) {
-		struct tc_diff_write_opts dwo = { .top = 20 };
 		struct tc_report rep = {
-			.m = skel, .a = &an, .so = &so, .tl = &tl, .ranks = st.ranks,
-			.n_ranks = st.n_ranks, .diff = st.have_diff ? &st.diff : NULL, .dwo = &dwo,
-			.top = ro->top,
+			.run = { { .m = skel, .a = &an, .tl = &tl } }, .n_runs = 1, .so = &so,
+			.ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro->top,
 		};
 		tc_write_report_html(out.fp, &rep);
 		code = tc_cli_close_output(&out);
@@ -226,6 +188,100 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 	tc_timeline_finish(&tl);
 	state_finish(&st);
 	tc_analysis_finish(&an);
+	return code;
+}
+
+/* One run of a --diff page: read alone (a file or a folder of ranks),
+ * with what summarize computes for it, its own timeline and its side of
+ * the diff. */
+struct diff_run {
+	struct tc_model *m;
+	struct tc_analysis an;
+	struct tc_timeline tl;
+	bool analysed;
+};
+
+static void diff_run_finish(struct diff_run *dr) {
+	tc_timeline_finish(&dr->tl);
+	if (dr->analysed) {
+		tc_analysis_finish(&dr->an);
+	}
+	if (dr->m) {
+		tc_model_destroy(dr->m);
+	}
+}
+
+static int diff_run_load(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		char **input, const char *label, struct diff_run *dr, struct tc_report_rank *rk,
+		struct tc_diff_side *side) {
+	int code = TC_EXIT_OK;
+	dr->m = tc_cli_load(c, input, 1, &code);
+	if (!dr->m) {
+		return code;
+	}
+	tc_analyze(dr->m, ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &dr->an);
+	dr->analysed = true;
+	char name[300];
+	const char *slash = strrchr(input[0], '/');
+	snprintf(name, sizeof(name), "%s: %s", label, slash && slash[1] ? slash + 1 : input[0]);
+	add_rank(rk, name, &dr->an);
+	tc_timeline_build(dr->m, &dr->an, dr->an.summary.first_ps, dr->an.summary.last_ps, &dr->tl);
+	/* The comparison is diff's own, from its summary of each side. */
+	tc_diff_side_build(dr->m, ao, input[0], side);
+	return TC_EXIT_OK;
+}
+
+/*
+ * report --diff BASE TEST: two runs, each read and drawn on its own
+ * clock (their clocks share nothing), compared as `tracectl diff` does.
+ */
+static int diff_page(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		const struct report_opts *ro, char **inputs) {
+	if (tc_cli_inputs_kind(c, inputs, 2) != 0) {
+		return tc_cli_usage_error("report", "--diff takes traces, not digests");
+	}
+	ao->threads = c->ingest.threads;
+	struct diff_run dr[2] = { 0 };
+	struct tc_diff_side sides[2] = { 0 };
+	struct report_state st = { .ranks = tc_xcalloc(2, sizeof(*st.ranks)) };
+	int code = TC_EXIT_OK;
+	for (int k = 0; k < 2 && code == TC_EXIT_OK; k++) {
+		code = diff_run_load(c, ao, &inputs[k], k ? "test" : "base", &dr[k],
+			&st.ranks[k], &sides[k]);
+		st.n_ranks += code == TC_EXIT_OK;
+	}
+	struct tc_outfile out;
+	if (code == TC_EXIT_OK && (!tc_cli_open_output(c, inputs, 2, dr[0].m, &out) ||
+			!tc_cli_check_output(&out, dr[1].m))) {
+		code = TC_EXIT_OUTPUT;
+	}
+	if (code == TC_EXIT_OK) {
+		struct tc_diff diff = { 0 };
+		tc_diff_compute(&sides[0], &sides[1], false, &diff);
+		/* Each run's embedded JSON is summarize's of that run. */
+		struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &dr[0].an };
+		/* The diff view's JSON is diff's with its default --top. */
+		struct tc_diff_write_opts dwo = { .top = 20 };
+		struct tc_report rep = {
+			.run = {
+				{ .label = "base", .m = dr[0].m, .a = &dr[0].an, .tl = &dr[0].tl },
+				{ .label = "test", .m = dr[1].m, .a = &dr[1].an, .tl = &dr[1].tl },
+			},
+			.n_runs = 2, .so = &so, .ranks = st.ranks, .n_ranks = st.n_ranks,
+			.diff = &diff, .dwo = &dwo, .top = ro->top,
+		};
+		tc_write_report_html(out.fp, &rep);
+		tc_diff_finish(&diff);
+		code = tc_cli_close_output(&out);
+		for (int k = 0; k < 2 && code == TC_EXIT_OK; k++) {
+			code = tc_cli_strict(c, dr[k].m);
+		}
+	}
+	state_finish(&st);
+	for (int k = 0; k < 2; k++) {
+		tc_diff_side_finish(&sides[k]);
+		diff_run_finish(&dr[k]);
+	}
 	return code;
 }
 
@@ -287,6 +343,9 @@ int tc_cmd_report(int argc, char **argv) {
 	}
 	char **inputs = argv + optind;
 	int n = argc - optind;
+	if (ro.diff) {
+		return diff_page(&c, &ao, &ro, inputs);
+	}
 	/* Digests are refused below, as reading them as traces does. */
 	if (tc_cli_inputs_kind(&c, inputs, n) == 0) {
 		ao.threads = c.ingest.threads;
@@ -316,17 +375,15 @@ int tc_cmd_report(int argc, char **argv) {
 		code = TC_EXIT_OUTPUT;
 		goto done;
 	}
-	code = load_ranks(&c, &ao, &ro, inputs, m, &an, &st);
+	code = load_ranks(&c, &ao, m, &an, &st);
 	if (code) {
 		tc_outfile_abort(&out);
 		goto done;
 	}
 	tc_timeline_build(m, &an, an.summary.first_ps, an.summary.last_ps, &tl);
-	/* The diff view's JSON is diff's with its default --top. */
-	struct tc_diff_write_opts dwo = { .top = 20 };
 	struct tc_report rep = {
-		.m = m, .a = &an, .so = &so, .tl = &tl, .ranks = st.ranks, .n_ranks = st.n_ranks,
-		.diff = st.have_diff ? &st.diff : NULL, .dwo = &dwo, .top = ro.top,
+		.run = { { .m = m, .a = &an, .tl = &tl } }, .n_runs = 1, .so = &so,
+		.ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro.top,
 	};
 	tc_write_report_html(out.fp, &rep);
 	code = tc_cli_close_output(&out);

@@ -303,9 +303,7 @@ static void text_added(FILE *f, const struct tc_diff *d, bool added, size_t top)
 	free(v);
 }
 
-/* The finding's device; both names when it was matched across paired
- * devices. */
-static const char *finding_device(const struct tc_diff *d, const struct tc_diff_finding_row *r) {
+const char *tc_diff_finding_device(const struct tc_diff *d, const struct tc_diff_finding_row *r) {
 	const struct tc_diff_finding *x = r->test ? r->test : r->base;
 	if (r->base && r->test && x->device && strcmp(r->base->device, r->test->device) != 0) {
 		return d->paired_label;
@@ -327,7 +325,7 @@ static void text_findings(FILE *f, const struct tc_diff *d) {
 		} else {
 			snprintf(sev, sizeof(sev), "%s", tc_severity_name(x->severity));
 		}
-		const char *dev = finding_device(d, r);
+		const char *dev = tc_diff_finding_device(d, r);
 		tc_term_fprintf(f, "  %-11s [%s] %s%s%s", tc_diff_change_name(r->change), sev, x->kind,
 			dev ? " on " : "", dev ? dev : "");
 		/* Findings that are no cause of step time (memory) have no share. */
@@ -523,7 +521,7 @@ static void json_rest(struct tc_jw *w, const struct tc_diff *d) {
 		const struct tc_diff_finding *x = r->test ? r->test : r->base;
 		tc_jw_obj_begin(w);
 		tc_jw_kv_str(w, "kind", x->kind);
-		const char *dev = finding_device(d, r);
+		const char *dev = tc_diff_finding_device(d, r);
 		tc_jw_key(w, "device");
 		if (dev) {
 			tc_jw_str(w, dev);

@@ -15,6 +15,9 @@ struct tc_diff_write_opts {
 };
 
 void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o);
+/* A finding row's device; both names when it was matched across paired
+ * devices, NULL when it has none. */
+const char *tc_diff_finding_device(const struct tc_diff *d, const struct tc_diff_finding_row *r);
 void tc_write_diff_json(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o);
 
 #endif

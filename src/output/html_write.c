@@ -20,7 +20,7 @@ static const char css[] =
 	"h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}"
 	"table{border-collapse:collapse;font-size:.9em}"
 	"td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}"
-	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	"th{background:#f4f4f4}.note{color:#555;font-size:.9em}"
 	".sev-critical{background:#b2182b;color:#fff}.sev-high{background:#ef8a62}"
 	".sev-medium{background:#fddbc7}.sev-low{background:#eee}"
@@ -38,7 +38,8 @@ static const char js_head[] =
 static const char js_tail[] =
 	"(function(){var e=document.documentElement;"
 	"try{JSON.parse(document.getElementById('tracectl-data').textContent);"
-	"var d=document.getElementById('tracectl-diff');if(d){JSON.parse(d.textContent);}"
+	"['tracectl-test','tracectl-diff'].forEach(function(i){"
+	"var d=document.getElementById(i);if(d){JSON.parse(d.textContent);}});"
 	"e.setAttribute('data-json','ok');}"
 	"catch(x){e.setAttribute('data-errors',(e.getAttribute('data-errors')||'')+x+';');}"
 	"e.setAttribute('data-resources',String(performance.getEntriesByType('resource').length));"
@@ -63,17 +64,11 @@ static void td_text(FILE *f, const char *text) {
 }
 
 static void header_row(FILE *f, const char *key) {
-	fprintf(f, "<tr><th>%s</th><td>", key);
+	fprintf(f, "<tr><th>%s</th>", key);
 }
 
-static void header(FILE *f, const struct tc_report *r) {
-	const struct tc_model *m = r->m;
-	const struct tc_analysis *a = r->a;
-	const struct tc_summary *s = &a->summary;
-	char x[3][TC_FMT_LEN];
-	section_begin(f, "header", "Inputs");
-	fputs("<table>\n", f);
-	header_row(f, "inputs");
+static void header_inputs(FILE *f, const struct tc_model *m) {
+	char x[TC_FMT_LEN];
 	for (size_t i = 0; i < m->n_sources; i++) {
 		const struct tc_source *src = &m->sources[i];
 		fputs(i ? "<br>" : "", f);
@@ -85,44 +80,85 @@ static void header(FILE *f, const struct tc_report *r) {
 			fputs(", ", f);
 			tc_markup_escape(f, tc_model_str(m, src->compression));
 		}
-		fprintf(f, ", %s)", tc_fmt_bytes(x[0], (double)src->file_size));
+		fprintf(f, ", %s)", tc_fmt_bytes(x, (double)src->file_size));
 	}
-	fputs("</td></tr>\n", f);
-	header_row(f, "framework");
-	tc_markup_escape(f, tc_framework_label((enum tc_framework)a->runtime.framework));
-	if (a->runtime.framework_why) {
-		fputs(" <span class=\"note\">(", f);
-		tc_markup_escape(f, a->runtime.framework_why);
-		fputs(")</span>", f);
-	}
-	fputs("</td></tr>\n", f);
-	header_row(f, "runtime");
-	tc_markup_escape(f, tc_runtime_label((enum tc_runtime)a->runtime.runtime));
-	fputs("</td></tr>\n", f);
-	header_row(f, "span");
-	fprintf(f, "<span data-ps=\"%" PRId64 "\">%s</span>, %s events</td></tr>\n",
-		s->last_ps - s->first_ps, tc_report_ms(x[0], s->last_ps - s->first_ps),
-		tc_fmt_count(x[1], s->n_events));
-	header_row(f, "steps");
-	fprintf(f, "%zu counted of %zu (", a->n_steps_counted, a->n_steps_all);
-	tc_markup_escape(f, a->steps_source ? a->steps_source : "none");
-	fprintf(f, "), step time <span data-ps=\"%" PRId64 "\">%s</span></td></tr>\n",
-		a->step_total_ps, tc_report_ms(x[0], a->step_total_ps));
-	header_row(f, "ranks");
-	fprintf(f, "%zu", r->n_ranks);
-	for (size_t i = 0; i < r->n_ranks && r->n_ranks > 1; i++) {
-		fputs(i ? ", " : ": ", f);
-		tc_markup_escape(f, r->ranks[i].label);
-	}
-	fputs("</td></tr>\n", f);
-	header_row(f, "devices");
+}
+
+static void header_devices(FILE *f, const struct tc_report_run *run) {
+	const struct tc_analysis *a = run->a;
 	fprintf(f, "%zu with device work", a->n_util);
 	for (size_t i = 0; i < a->n_util && i < 16; i++) {
 		fputs(i ? ", " : ": ", f);
-		tc_markup_escape(f, dev_name(m, a->util[i].device));
+		tc_markup_escape(f, dev_name(run->m, a->util[i].device));
 	}
 	fputs(a->n_util > 16 ? ", &hellip;" : "", f);
-	fputs("</td></tr>\n</table>\n</section>\n", f);
+}
+
+/* Row key, one cell per run. */
+static void header_cell(FILE *f, const struct tc_report *r, size_t k, const char *key) {
+	const struct tc_report_run *run = &r->run[k];
+	const struct tc_analysis *a = run->a;
+	const struct tc_summary *s = &a->summary;
+	char x[2][TC_FMT_LEN];
+	fputs("<td>", f);
+	if (strcmp(key, "inputs") == 0) {
+		header_inputs(f, run->m);
+	} else if (strcmp(key, "framework") == 0) {
+		tc_markup_escape(f, tc_framework_label((enum tc_framework)a->runtime.framework));
+		if (a->runtime.framework_why) {
+			fputs(" <span class=\"note\">(", f);
+			tc_markup_escape(f, a->runtime.framework_why);
+			fputs(")</span>", f);
+		}
+	} else if (strcmp(key, "runtime") == 0) {
+		tc_markup_escape(f, tc_runtime_label((enum tc_runtime)a->runtime.runtime));
+	} else if (strcmp(key, "span") == 0) {
+		fprintf(f, "<span data-ps=\"%" PRId64 "\">%s</span>, %s events",
+			s->last_ps - s->first_ps, tc_report_ms(x[0], s->last_ps - s->first_ps),
+			tc_fmt_count(x[1], s->n_events));
+	} else if (strcmp(key, "steps") == 0) {
+		fprintf(f, "%zu counted of %zu (", a->n_steps_counted, a->n_steps_all);
+		tc_markup_escape(f, a->steps_source ? a->steps_source : "none");
+		fprintf(f, "), step time <span data-ps=\"%" PRId64 "\">%s</span>",
+			a->step_total_ps, tc_report_ms(x[0], a->step_total_ps));
+	} else if (strcmp(key, "ranks") == 0) {
+		fprintf(f, "%zu", r->n_ranks);
+		for (size_t i = 0; i < r->n_ranks && r->n_ranks > 1; i++) {
+			fputs(i ? ", " : ": ", f);
+			tc_markup_escape(f, r->ranks[i].label);
+		}
+	} else {
+		header_devices(f, run);
+	}
+	fputs("</td>", f);
+}
+
+/* The inputs, one column per run. */
+static void header(FILE *f, const struct tc_report *r) {
+	static const char *const keys[] = {
+		"inputs", "framework", "runtime", "span", "steps", "ranks", "devices",
+	};
+	section_begin(f, "header", "Inputs");
+	fputs("<table>\n", f);
+	if (r->n_runs > 1) {
+		fputs("<tr><th></th>", f);
+		for (size_t k = 0; k < r->n_runs; k++) {
+			th(f, NULL, r->run[k].label);
+		}
+		fputs("</tr>\n", f);
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		/* With --diff the step bars' two rows are the runs, not ranks. */
+		if (r->diff && strcmp(keys[i], "ranks") == 0) {
+			continue;
+		}
+		header_row(f, keys[i]);
+		for (size_t k = 0; k < r->n_runs; k++) {
+			header_cell(f, r, k, keys[i]);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
 }
 
 static void evidence(FILE *f, const struct tc_model *m, const struct tc_finding *fd) {
@@ -148,7 +184,7 @@ static void evidence(FILE *f, const struct tc_model *m, const struct tc_finding 
 
 /* The findings `bottlenecks` lists by default: severity low and up. */
 static void findings(FILE *f, const struct tc_report *r) {
-	const struct tc_analysis *a = r->a;
+	const struct tc_analysis *a = r->run[0].a;
 	section_begin(f, "findings", "Findings");
 	fputs("<table>\n<tr>", f);
 	th(f, NULL, "#");
@@ -170,7 +206,7 @@ static void findings(FILE *f, const struct tc_report *r) {
 		fputs("</b>: ", f);
 		tc_markup_escape(f, fd->text);
 		fputs("</td><td>", f);
-		evidence(f, r->m, fd);
+		evidence(f, r->run[0].m, fd);
 		fputs("</td>", f);
 		td_text(f, fd->suggestion ? fd->suggestion : "");
 		fputs("</tr>\n", f);
@@ -194,7 +230,7 @@ static void xfer_cells(FILE *f, const struct tc_xfer_stats *x) {
 
 /* Copies per step (the breakdown's steps) and over the whole trace. */
 static void transfers(FILE *f, const struct tc_report *r) {
-	const struct tc_analysis *a = r->a;
+	const struct tc_analysis *a = r->run[0].a;
 	section_begin(f, "transfers", "Transfers");
 	fputs("<table>\n<tr>", f);
 	th(f, NULL, "step");
@@ -238,6 +274,87 @@ static void diff_row(FILE *f, const char *what, const char *name, double base, d
 	} else {
 		fprintf(f, "<td class=\"n\">%s</td></tr>\n", test != 0 ? "new" : "");
 	}
+}
+
+/* Findings of the two runs as `diff` pairs them: appeared, disappeared,
+ * worse, better or the same. */
+static void diff_findings(FILE *f, const struct tc_report *r) {
+	const struct tc_diff *d = r->diff;
+	section_begin(f, "findings", "Findings, base against test");
+	fputs("<table>\n<tr>", f);
+	th(f, NULL, "change");
+	th(f, NULL, "severity");
+	th(f, NULL, "finding");
+	th(f, " class=\"n\"", "share of step time");
+	th(f, NULL, "text (test, else base)");
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < d->n_findings; i++) {
+		const struct tc_diff_finding_row *fr = &d->findings[i];
+		const struct tc_diff_finding *x = fr->test ? fr->test : fr->base;
+		const char *change = tc_diff_change_name((enum tc_diff_change)fr->change);
+		fprintf(f, "<tr class=\"finding-change\" data-kind=\"%s\" data-change=\"%s\">"
+			"<td>%s</td><td>", x->kind, change, change);
+		for (int k = 0; k < 2; k++) {
+			const struct tc_diff_finding *y = k ? fr->test : fr->base;
+			fputs(k ? " &rarr; " : "", f);
+			fputs(y ? tc_severity_name((enum tc_severity)y->severity) : "none", f);
+		}
+		fputs("</td><td><b>", f);
+		tc_markup_escape(f, x->kind);
+		fputs("</b>", f);
+		const char *dev = tc_diff_finding_device(d, fr);
+		if (dev) {
+			fputs(" on ", f);
+			tc_markup_escape(f, dev);
+		}
+		fputs("</td><td class=\"n\">", f);
+		for (int k = 0; k < 2; k++) {
+			const struct tc_diff_finding *y = k ? fr->test : fr->base;
+			fputs(k ? " &rarr; " : "", f);
+			if (y) {
+				fprintf(f, "%.1f %%", 100 * y->share);
+			} else {
+				fputs("&ndash;", f);
+			}
+		}
+		fputs("</td>", f);
+		td_text(f, x->text ? x->text : "");
+		fputs("</tr>\n", f);
+	}
+	if (!d->n_findings) {
+		fputs("<tr><td colspan=\"5\">no findings in either run</td></tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+/* Copies of each run over its whole trace and per counted step. */
+static void diff_transfers(FILE *f, const struct tc_report *r) {
+	char b[TC_FMT_LEN];
+	section_begin(f, "transfers", "Transfers");
+	fputs("<table>\n<tr>", f);
+	th(f, NULL, "run");
+	th(f, NULL, "over");
+	for (int d = 0; d < TC_XFER_COUNT; d++) {
+		fprintf(f, "<th class=\"n\">%s count</th><th class=\"n\">%s bytes</th>",
+			tc_xfer_dir_name((enum tc_xfer_dir)d), tc_xfer_dir_name((enum tc_xfer_dir)d));
+	}
+	fputs("</tr>\n", f);
+	for (size_t k = 0; k < r->n_runs; k++) {
+		fprintf(f, "<tr><td>%s</td><td>whole trace</td>", r->run[k].label);
+		xfer_cells(f, r->run[k].a->xfer);
+		fputs("</tr>\n", f);
+	}
+	for (size_t k = 0; k < r->n_runs; k++) {
+		const struct tc_diff_side *s = k ? r->diff->test : r->diff->base;
+		double n = (double)(s->n_steps ? s->n_steps : 1);
+		fprintf(f, "<tr><td>%s</td><td>per step</td>", r->run[k].label);
+		for (int d = 0; d < TC_XFER_COUNT; d++) {
+			fprintf(f, "<td class=\"n\">%.1f</td><td class=\"n\">%s</td>",
+				(double)s->xfer[d].count / n, tc_fmt_bytes(b, s->xfer[d].bytes / n));
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
 }
 
 /* What `diff` reports first: step time, attribution, then ops, per step. */
@@ -297,7 +414,13 @@ static void embed_json(FILE *f, const char *id, const char *json, size_t n) {
 typedef void (*json_fn)(FILE *f, const struct tc_report *r);
 
 static void summary_json(FILE *f, const struct tc_report *r) {
-	tc_write_summary_json(f, r->m, &r->a->summary, r->so);
+	tc_write_summary_json(f, r->run[0].m, &r->run[0].a->summary, r->so);
+}
+
+static void test_json(FILE *f, const struct tc_report *r) {
+	struct tc_summary_opts so = *r->so;
+	so.analysis = r->run[1].a;
+	tc_write_summary_json(f, r->run[1].m, &r->run[1].a->summary, &so);
 }
 
 static void diff_json(FILE *f, const struct tc_report *r) {
@@ -325,31 +448,51 @@ void tc_write_report_html(FILE *f, const struct tc_report *r) {
 		"style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		"<meta name=\"generator\" content=\"tracectl report\">\n<title>tracectl report: ", f);
-	const struct tc_model *m = r->m;
+	const struct tc_model *m = r->run[0].m;
 	tc_markup_escape(f, m->n_sources ? tc_model_str(m, m->sources[0].path) : "");
+	if (r->diff) {
+		fputs(" against ", f);
+		m = r->run[1].m;
+		tc_markup_escape(f, m->n_sources ? tc_model_str(m, m->sources[0].path) : "");
+	}
 	fprintf(f, "%s</title>\n<style>%s%s</style>\n<script>%s</script>\n</head>\n<body>\n"
-		"<h1>tracectl report</h1>\n", m->n_sources > 1 ? ", &hellip;" : "", css,
-		tc_report_svg_css, js_head);
+		"<h1>tracectl report%s</h1>\n", m->n_sources > 1 ? ", &hellip;" : "", css,
+		tc_report_svg_css, js_head, r->diff ? ": base against test" : "");
 	header(f, r);
-	findings(f, r);
+	if (r->diff) {
+		diff_findings(f, r);
+	} else {
+		findings(f, r);
+	}
 	tc_report_svg_steps(f, r);
+	if (r->diff) {
+		tc_report_svg_attribution(f, r);
+	}
 	tc_report_svg_util(f, r);
-	tc_report_svg_ops(f, r);
-	if (r->tl->n_mem) {
+	if (r->diff) {
+		tc_report_svg_ops_diff(f, r);
+	} else {
+		tc_report_svg_ops(f, r);
+	}
+	if (tc_report_has_memory(r)) {
 		tc_report_svg_memory(f, r);
 	}
 	if (r->n_ranks > 1 && !r->diff) {
 		tc_report_svg_heatmap(f, r);
 	}
-	transfers(f, r);
 	if (r->diff) {
+		diff_transfers(f, r);
 		diff_view(f, r);
+	} else {
+		transfers(f, r);
 	}
 	fputs("<p class=\"note\">Definitions: docs/report.md. The figures are those of "
 		"<code>tracectl summarize --json</code>, embedded below", f);
-	fputs(r->diff ? " with <code>tracectl diff --json</code>.</p>\n" : ".</p>\n", f);
+	fputs(r->diff ? " for each run, with <code>tracectl diff --json</code>.</p>\n" :
+		".</p>\n", f);
 	embed(f, "tracectl-data", summary_json, r);
 	if (r->diff) {
+		embed(f, "tracectl-test", test_json, r);
 		embed(f, "tracectl-diff", diff_json, r);
 	}
 	fprintf(f, "<script>%s</script>\n</body>\n</html>\n", js_tail);

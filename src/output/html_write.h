@@ -25,14 +25,22 @@ struct tc_report_rank {
 	size_t n_steps;
 };
 
-struct tc_report {
-	const struct tc_model *m;          /* every input, read together */
+/* One run on its own clock: the page's input, or with --diff BASE or TEST
+ * (two runs' clocks have nothing in common, so each gets its own axis). */
+struct tc_report_run {
+	const char *label;                 /* NULL on a one-run page; "base", "test" */
+	const struct tc_model *m;          /* every input of the run, read together */
 	const struct tc_analysis *a;       /* TC_AN_SUMMARY | TC_AN_FINDINGS of m */
+	const struct tc_timeline *tl;      /* over the run's own span */
+};
+
+struct tc_report {
+	struct tc_report_run run[2];
+	size_t n_runs;                     /* 1, or 2 with --diff */
 	const struct tc_summary_opts *so;  /* as summarize's defaults */
-	const struct tc_timeline *tl;
 	const struct tc_report_rank *ranks;
 	size_t n_ranks;
-	const struct tc_diff *diff;        /* NULL without --diff */
+	const struct tc_diff *diff;        /* of run[0] and run[1]; NULL without --diff */
 	const struct tc_diff_write_opts *dwo;
 	size_t top;                        /* op bars drawn */
 };

@@ -31,7 +31,9 @@ const char tc_report_svg_css[] =
 	".c0{fill:#4e79a7}.c1{fill:#f28e2b}.c2{fill:#e15759}.c3{fill:#76b7b2}"
 	".c4{fill:#59a14f}.c5{fill:#edc948}.c6{fill:#b07aa1}.c7{fill:#ff9da7}"
 	".c8{fill:#9c755f}.c9{fill:#8cd17d}.c10{fill:#bab0ac}.c11{fill:#dddddd}"
-	".ax{stroke:#999;stroke-width:1}.warm{opacity:.45}.u{fill:#4e79a7}.h{fill:#b2182b}";
+	".ax{stroke:#999;stroke-width:1}.grid{stroke:#e6e6e6;stroke-width:1}"
+	".u{fill:#4e79a7}.h{fill:#b2182b}.up{fill:#d6604d}.down{fill:#4393c3}"
+	".base{fill:#9a9a9a}.test{fill:#4e79a7}";
 
 char *tc_report_ms(char *buf, int64_t ps) {
 	snprintf(buf, TC_FMT_LEN, "%.3f ms", (double)ps / 1e9);
@@ -39,8 +41,10 @@ char *tc_report_ms(char *buf, int64_t ps) {
 }
 
 /* A label cut to n bytes (on a UTF-8 boundary), the full text in a title. */
-static void label(FILE *f, double x, double y, const char *anchor, const char *s, size_t n) {
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+void tc_report_label(FILE *f, const char *cls, double x, double y, const char *anchor,
+		const char *s, size_t n) {
+	fprintf(f, "<text%s%s%s x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", cls ? " class=\"" : "",
+		cls ? cls : "", cls ? "\"" : "", x, y, anchor);
 	size_t len = strlen(s);
 	if (len <= n) {
 		tc_markup_escape(f, s);
@@ -57,6 +61,10 @@ static void label(FILE *f, double x, double y, const char *anchor, const char *s
 		fputs("&hellip;", f);
 	}
 	fputs("</text>", f);
+}
+
+static void label(FILE *f, double x, double y, const char *anchor, const char *s, size_t n) {
+	tc_report_label(f, NULL, x, y, anchor, s, n);
 }
 
 static const char *dev_name(const struct tc_model *m, uint32_t d) {
@@ -77,40 +85,164 @@ static const char *dev_label(const struct tc_model *m, uint32_t d, char *buf, si
 	return buf;
 }
 
-static void svg_begin(FILE *f, const char *id, const char *title, int h) {
+void tc_report_svg_begin(FILE *f, const char *id, const char *title, int h) {
 	fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n<svg width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" role=\"img\">\n", id, title, W, h, W, h);
 }
 
-/* Time axis under a plot of the span [0, span_ps) at y. */
-static void time_axis(FILE *f, double y, int64_t span_ps) {
-	char x[TC_FMT_LEN];
-	fprintf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", L, y,
-		L + PW, y);
-	for (int k = 0; k <= 4; k++) {
-		double px = L + PW * k / 4.0;
-		fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-			px, y, px, y + 4);
-		label(f, px, y + 16, k == 0 ? "start" : k == 4 ? "end" : "middle",
-			tc_report_ms(x, (int64_t)((double)span_ps * k / 4)), 40);
+/* A tick step of 1, 2 or 5 times a power of ten: at most n ticks to max. */
+static double nice_step(double max, int n) {
+	if (!(max > 0)) {
+		return 1;
 	}
-	fputc('\n', f);
+	double raw = max / n, p = pow(10, floor(log10(raw))), q = raw / p;
+	return p * (q <= 1.000001 ? 1 : q <= 2.000001 ? 2 : q <= 5.000001 ? 5 : 10);
 }
 
-/* Legend of the categories with their totals over the counted steps
- * (step_breakdown.breakdown_ps of the embedded JSON). */
-static void cat_legend(FILE *f, const struct tc_analysis *a) {
+struct unit {
+	double div;
+	const char *name;
+};
+
+/* Seconds past 10 s (ms would read 60000), else ms, us or ns. */
+static struct unit time_unit(double max_ps) {
+	return max_ps > 10e12 ? (struct unit){ 1e12, "s" } :
+		max_ps >= 1e9 ? (struct unit){ 1e9, "ms" } :
+		max_ps >= 1e6 ? (struct unit){ 1e6, "us" } : (struct unit){ 1e3, "ns" };
+}
+
+static struct unit byte_unit(double max) {
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	struct unit u = { 1, names[0] };
+	for (int k = 1; k < 5 && max >= u.div * 1024; k++) {
+		u = (struct unit){ u.div * 1024, names[k] };
+	}
+	return u;
+}
+
+/* The step of ticks up to max in unit u, itself a round number of u. */
+static double unit_step(double max, int n, struct unit u) {
+	return nice_step(max / u.div, n) * u.div;
+}
+
+/* v in unit u with the decimals that ticks step apart need. */
+static char *tick_text(char *buf, double v, double step, struct unit u) {
+	double s = step / u.div;
+	int dec = s >= 1 ? 0 : (int)ceil(-log10(s) - 1e-9);
+	snprintf(buf, TC_FMT_LEN, "%.*f %s", dec, v / u.div, u.name);
+	return buf;
+}
+
+/* A time on an axis of span ps, in the axis' unit with 3 decimals. */
+static char *time_text(char *buf, double ps, double span) {
+	struct unit u = time_unit(span);
+	snprintf(buf, TC_FMT_LEN, "%.3f %s", ps / u.div, u.name);
+	return buf;
+}
+
+/* Time axis under a plot of [0, span_ps) drawn from x0, w wide, at y:
+ * round ticks with their unit. */
+static void time_axis(FILE *f, double x0, double w, double y, int64_t span_ps, int n) {
+	char x[TC_FMT_LEN];
+	fprintf(f, "<g class=\"xaxis\"><line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		"y2=\"%.1f\"/>", x0, y, x0 + w, y);
+	double span = span_ps > 0 ? (double)span_ps : 1;
+	struct unit u = time_unit(span);
+	double step = unit_step(span, n, u);
+	for (double v = 0; v <= span * (1 + 1e-9); v += step) {
+		double px = x0 + w * v / span;
+		fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			px, y, px, y + 4);
+		tc_report_label(f, "xtick", px, y + 16, v == 0 ? "start" : "middle",
+			tick_text(x, v, step, u), 40);
+	}
+	fputs("</g>\n", f);
+}
+
+/* A y axis from 0 to top (a multiple of step) over [y0, y0 + ph] with
+ * grid lines across w from x0; tick labels left of x0 unless bare. */
+static void y_axis(FILE *f, double x0, double w, double y0, double ph, double top, double step,
+		struct unit u, bool bare) {
+	char x[TC_FMT_LEN];
+	fputs("<g class=\"yaxis\">", f);
+	for (double v = 0; v <= top * (1 + 1e-9); v += step) {
+		double py = y0 + ph - ph * v / top;
+		fprintf(f, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			v == 0 ? "ax" : "grid", x0, py, x0 + w, py);
+		if (!bare) {
+			tc_report_label(f, "ytick", x0 - 5, py + 4, "end", tick_text(x, v, step, u), 40);
+		}
+	}
+	fprintf(f, "<line class=\"ax\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+		x0, y0, x0, y0 + ph);
+}
+
+/* The top of a y axis over max: the first tick at or above it. */
+static double axis_top(double max, double step) {
+	double top = ceil(max / step - 1e-9) * step;
+	return top > 0 ? top : step;
+}
+
+/* Warm-up and partial steps are hatched: faded colours would read as
+ * other categories. */
+static const char hatch_def[] =
+	"<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+	"patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" "
+	"stroke=\"#fff\" stroke-width=\"2.5\"/></pattern></defs>\n";
+
+/* Categories drawn: any with time over the counted steps or in a bar. */
+static void cats_drawn(const struct tc_report *r, size_t cap, bool *on) {
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		on[c] = false;
+		for (size_t k = 0; k < r->n_runs && !r->diff; k++) {
+			on[c] |= r->run[k].a->cat_total_ps[c] != 0;
+		}
+	}
+	for (size_t k = 0; k < r->n_ranks; k++) {
+		for (size_t i = 0; i < r->ranks[k].n_steps && i < cap; i++) {
+			for (int c = 0; c < TC_BD_COUNT; c++) {
+				on[c] |= r->ranks[k].steps[i].cat_ps[c] != 0;
+			}
+		}
+	}
+}
+
+/* Legend of the categories drawn, with their totals over the counted
+ * steps (step_breakdown.breakdown_ps of the embedded JSON; with --diff
+ * the attribution section has them), and the hatching. */
+static void cat_legend(FILE *f, const struct tc_report *r, const bool *on, bool hatched) {
 	char x[TC_FMT_LEN];
 	int col = 0;
-	for (int c = 0; c < TC_BD_COUNT; c++) {
+	for (int c = 0; c <= TC_BD_COUNT; c++) {
+		if (c < TC_BD_COUNT && !on[c]) {
+			continue;
+		}
+		if (c == TC_BD_COUNT && !hatched) {
+			break;
+		}
 		double px = L + (col % 6) * (PW / 6.0), py = 8 + (col / 6) * 16;
 		col++;
-		fprintf(f, "<g class=\"legend\" data-cat=\"%s\" data-ps=\"%" PRId64 "\">"
-			"<rect class=\"c%d\" x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\"/>",
-			tc_bd_cat_name((enum tc_bd_cat)c), a->cat_total_ps[c], c, px, py);
 		char text[96];
-		snprintf(text, sizeof(text), "%s %s", tc_bd_cat_name((enum tc_bd_cat)c),
-			tc_report_ms(x, a->cat_total_ps[c]));
+		if (c == TC_BD_COUNT) {
+			fprintf(f, "<g class=\"legend-hatch\"><rect class=\"c11\" x=\"%.1f\" y=\"%.1f\" "
+				"width=\"10\" height=\"10\"/><rect x=\"%.1f\" y=\"%.1f\" width=\"10\" "
+				"height=\"10\" fill=\"url(#hatch)\"/>", px, py, px, py);
+			snprintf(text, sizeof(text), "warm-up or partial (not counted)");
+		} else {
+			const char *name = tc_bd_cat_name((enum tc_bd_cat)c);
+			fprintf(f, "<g class=\"legend\" data-cat=\"%s\"", name);
+			if (!r->diff) {
+				int64_t v = r->run[0].a->cat_total_ps[c];
+				fprintf(f, " data-ps=\"%" PRId64 "\"", v);
+				/* Drawn only in warm-up or partial steps. */
+				snprintf(text, sizeof(text), "%s %s", name,
+					v ? time_text(x, (double)v, (double)v) : "(not counted)");
+			} else {
+				snprintf(text, sizeof(text), "%s", name);
+			}
+			fprintf(f, "><rect class=\"c%d\" x=\"%.1f\" y=\"%.1f\" width=\"10\" "
+				"height=\"10\"/>", c, px, py);
+		}
 		label(f, px + 14, py + 9, "start", text, 60);
 		fputs("</g>\n", f);
 	}
@@ -119,8 +251,9 @@ static void cat_legend(FILE *f, const struct tc_analysis *a) {
 static void step_bar(FILE *f, const struct tc_step *st, double x, double bw, double y0,
 		double ph, double ymax) {
 	char t[TC_FMT_LEN];
+	bool warm = st->warmup || st->partial;
 	fprintf(f, "<g class=\"step%s\" data-step=\"%" PRId64 "\" data-ps=\"%" PRId64 "\">"
-		"<title>step %" PRId64 "%s: %s", st->warmup || st->partial ? " warm" : "", st->num,
+		"<title>step %" PRId64 "%s: %s", warm ? " warm" : "", st->num,
 		st->dur_ps, st->num, st->warmup ? " (warm-up)" : st->partial ? " (partial)" : "",
 		tc_report_ms(t, st->dur_ps));
 	int64_t sum = 0;
@@ -133,11 +266,11 @@ static void step_bar(FILE *f, const struct tc_step *st, double x, double bw, dou
 	}
 	fputs("</title>", f);
 	double bottom = y0 + ph, w = bw > 2 ? bw * 0.85 : bw;
+	double total = ph * (double)(sum ? sum : st->dur_ps) / ymax;
 	if (sum == 0) {
 		/* No attribution (no device): the step's length alone. */
-		double h = ph * (double)st->dur_ps / ymax;
 		fprintf(f, "<rect class=\"c11\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"%.1f\"/>", x, bottom - h, w, h);
+			"height=\"%.1f\"/>", x, bottom - total, w, total);
 	}
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		if (!st->cat_ps[c]) {
@@ -148,48 +281,94 @@ static void step_bar(FILE *f, const struct tc_step *st, double x, double bw, dou
 		fprintf(f, "<rect class=\"c%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%.2f\"/>", c, x, bottom, w, h);
 	}
+	if (warm) {
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.2f\" "
+			"fill=\"url(#hatch)\"/>", x, y0 + ph - total, w, total);
+	}
 	fputs("</g>\n", f);
 }
 
-/* Stacked bars of each step's attribution, one row of bars per rank. */
+/* Every k-th bar numbered, k the first of 1, 2, 5, 10, 20, ... that
+ * leaves room for the longest number. */
+static size_t num_every(const struct tc_report_rank *rk, size_t n, double bw) {
+	char buf[32];
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = (size_t)snprintf(buf, sizeof(buf), "%" PRId64, rk->steps[i].num);
+		len = l > len ? l : len;
+	}
+	double need = 7.0 * (double)len + 4;
+	for (size_t k = 1;; k *= 10) {
+		for (size_t m = 1; m <= 5; m += m == 1 ? 1 : 3) {
+			if ((double)(k * m) * bw >= need || k * m >= n) {
+				return k * m;
+			}
+		}
+	}
+}
+
+/* One rank's (or run's) bars in the plot [x0, x0 + pw] x [y0, y0 + ph]. */
+static void steps_panel(FILE *f, const struct tc_report_rank *rk, size_t cap, double x0,
+		double pw, double y0, double ph, double ytop) {
+	size_t n = rk->n_steps < cap ? rk->n_steps : cap;
+	double bw = n ? pw / (double)n : pw;
+	size_t every = n ? num_every(rk, n, bw) : 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_step *st = &rk->steps[i];
+		double x = x0 + bw * (double)i;
+		step_bar(f, st, x, bw, y0, ph, ytop);
+		if (i % every == 0) {
+			char num[32];
+			snprintf(num, sizeof(num), "%" PRId64, st->num);
+			tc_report_label(f, "stepnum", x + (bw > 2 ? bw * 0.425 : bw / 2), y0 + ph + 12,
+				"middle", num, 30);
+		}
+	}
+	char text[160];
+	if (!rk->n_steps) {
+		snprintf(text, sizeof(text), "no steps");
+	} else {
+		snprintf(text, sizeof(text), "step (%zu of %zu drawn)", n, rk->n_steps);
+	}
+	label(f, x0, y0 + ph + 28, "start", text, 160);
+	tc_report_label(f, "run", x0, y0 - 6, "start", rk->label, 120);
+	fputc('\n', f);
+}
+
+/* Stacked bars of each step's attribution on one time scale: a row of
+ * bars per rank, or with --diff the two runs side by side. */
 void tc_report_svg_steps(FILE *f, const struct tc_report *r) {
-	const int ph = 150, gap = 36, top = 48;
+	const int ph = 150, gap = 56, top = 58;
 	size_t cap = r->n_ranks ? STEPS_DRAWN / r->n_ranks : STEPS_DRAWN;
 	cap = cap < 25 ? 25 : cap > 300 ? 300 : cap;
 	int64_t ymax = 1;
+	bool hatched = false;
 	for (size_t k = 0; k < r->n_ranks; k++) {
 		for (size_t i = 0; i < r->ranks[k].n_steps && i < cap; i++) {
-			int64_t d = r->ranks[k].steps[i].dur_ps;
-			ymax = d > ymax ? d : ymax;
+			const struct tc_step *st = &r->ranks[k].steps[i];
+			ymax = st->dur_ps > ymax ? st->dur_ps : ymax;
+			hatched |= st->warmup || st->partial;
 		}
 	}
-	int h = top + (int)r->n_ranks * (ph + gap) + 4;
-	svg_begin(f, "steps", "Step time attribution", h);
-	cat_legend(f, r->a);
-	char x[TC_FMT_LEN];
+	bool cols = r->diff != NULL;
+	size_t rows = cols ? 1 : r->n_ranks;
+	bool on[TC_BD_COUNT];
+	cats_drawn(r, cap, on);
+	int h = top + (int)rows * (ph + gap);
+	tc_report_svg_begin(f, "steps", "Step time attribution", h);
+	fputs(hatch_def, f);
+	cat_legend(f, r, on, hatched);
+	struct unit u = time_unit((double)ymax);
+	double step = unit_step((double)ymax, 5, u), ytop = axis_top((double)ymax, step);
+	double pw = cols ? (PW - 30) / 2.0 : PW;
 	for (size_t k = 0; k < r->n_ranks; k++) {
-		const struct tc_report_rank *rk = &r->ranks[k];
-		double y0 = top + (double)k * (ph + gap);
-		label(f, L - 8, y0 + ph / 2.0, "end", rk->label, 28);
-		label(f, L - 8, y0 + 10, "end", tc_report_ms(x, ymax), 40);
-		fprintf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-			"<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
-			L, y0, L, y0 + ph, L, y0 + ph, L + PW, y0 + ph);
-		size_t n = rk->n_steps < cap ? rk->n_steps : cap;
-		double bw = n ? (double)PW / (double)n : PW;
-		for (size_t i = 0; i < n; i++) {
-			step_bar(f, &rk->steps[i], L + bw * (double)i, bw, y0, ph, (double)ymax);
-		}
-		char text[160];
-		if (!rk->n_steps) {
-			snprintf(text, sizeof(text), "no steps");
-		} else {
-			snprintf(text, sizeof(text), "steps %" PRId64 " to %" PRId64 " (%zu of %zu)",
-				rk->steps[0].num, rk->steps[n - 1].num, n, rk->n_steps);
-		}
-		label(f, L, y0 + ph + 14, "start", text, 160);
+		double x0 = cols ? L + (double)k * (pw + 30) : L;
+		double y0 = top + (cols ? 0 : (double)k * (ph + gap));
+		y_axis(f, x0, pw, y0, ph, ytop, step, u, cols && k > 0);
+		steps_panel(f, &r->ranks[k], cap, x0, pw, y0, ph, ytop);
 	}
 	fputs("</svg>\n", f);
+	char x[TC_FMT_LEN];
 	for (size_t k = 0; k < r->n_ranks; k++) {
 		const struct tc_report_rank *rk = &r->ranks[k];
 		if (rk->n_steps <= cap) {
@@ -204,59 +383,98 @@ void tc_report_svg_steps(FILE *f, const struct tc_report *r) {
 		fprintf(f, ": %zu more steps not drawn, mean %s.</p>\n", rk->n_steps - cap,
 			tc_report_ms(x, rest / (int64_t)(rk->n_steps - cap)));
 	}
-	fputs("<p class=\"note\">Each bar is one step; its parts are the disjoint categories "
-		"that sum to the step time (faded: warm-up or partial steps, left out of the "
-		"totals).</p>\n</section>\n", f);
+	fputs("<p class=\"note\">Each bar is one step, numbered below; its parts are the "
+		"disjoint categories that sum to the step time (hatched: warm-up or partial "
+		"steps, left out of the totals).</p>\n</section>\n", f);
 }
 
-/* Busy fraction of each device in fixed time bins. */
-void tc_report_svg_util(FILE *f, const struct tc_report *r) {
-	const struct tc_timeline *tl = r->tl;
+/* One run's device strips from y, on the run's own time axis; returns
+ * the height drawn. */
+static double util_run(FILE *f, const struct tc_report_run *run, double y) {
+	const struct tc_timeline *tl = run->tl;
 	const int rh = 16, gap = 6;
 	size_t n = tl->n_dev < UTIL_ROWS ? tl->n_dev : UTIL_ROWS;
-	int h = 8 + (int)n * (rh + gap) + 24;
-	svg_begin(f, "utilization", "Device utilisation over time", h);
+	double y0 = y;
+	if (run->label) {
+		tc_report_label(f, "run", L, y + 12, "start", run->label, 120);
+		y += 18;
+	}
 	int64_t span = tl->hi_ps - tl->lo_ps;
 	double bw = (double)PW / TC_TL_BINS;
+	struct unit u = time_unit((double)span);
 	char x[2][TC_FMT_LEN];
 	for (size_t d = 0; d < n; d++) {
 		const struct tc_tl_device *td = &tl->dev[d];
-		double y = 8 + (double)d * (rh + gap);
+		double yd = y + (double)d * (rh + gap);
 		fprintf(f, "<g class=\"device\" data-busy-ps=\"%" PRId64 "\">", td->busy_ps);
 		char name[256];
-		label(f, L - 8, y + 12, "end", dev_label(r->m, td->device, name, sizeof(name)), 28);
+		label(f, L - 8, yd + 12, "end", dev_label(run->m, td->device, name, sizeof(name)), 28);
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\"/>",
-			L, y, PW, rh);
+			L, yd, PW, rh);
 		for (size_t b = 0; b < TC_TL_BINS; b++) {
 			double v = td->busy[b];
 			if (v < 0.005) {
 				continue;
 			}
-			int64_t lo = (int64_t)((double)span * (double)b / TC_TL_BINS);
+			double lo = (double)span * (double)b / TC_TL_BINS;
 			fprintf(f, "<rect class=\"u\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 				"fill-opacity=\"%.2f\"><title>%s + %s: %.0f %% busy</title></rect>",
-				L + bw * (double)b, y, bw, rh, v, tc_report_ms(x[0], lo),
-				tc_report_ms(x[1], span / TC_TL_BINS), 100 * v);
+				L + bw * (double)b, yd, bw, rh, v, tick_text(x[0], lo, u.div / 1000, u),
+				tick_text(x[1], (double)span / TC_TL_BINS, u.div / 1000, u), 100 * v);
 		}
 		fputs("</g>\n", f);
 	}
-	time_axis(f, 8 + (double)n * (rh + gap), span);
-	fputs("</svg>\n", f);
+	y += (double)n * (rh + gap);
+	time_axis(f, L, PW, y, span, 8);
+	y += 26;
 	if (tl->n_dev > n) {
-		fprintf(f, "<p class=\"note\">%zu more devices not drawn.</p>\n", tl->n_dev - n);
+		char text[96];
+		snprintf(text, sizeof(text), "%zu more devices not drawn", tl->n_dev - n);
+		label(f, L, y + 4, "start", text, 96);
+		y += 16;
 	}
+	return y - y0;
+}
+
+/* The height of a chart of each run's block, 8 apart. */
+static int runs_height(const struct tc_report *r, double (*height)(const struct tc_report_run *)) {
+	double h = 8;
+	for (size_t k = 0; k < r->n_runs; k++) {
+		h += height(&r->run[k]) + 8;
+	}
+	return (int)h;
+}
+
+/* The height util_run draws. */
+static double util_height(const struct tc_report_run *run) {
+	size_t n = run->tl->n_dev < UTIL_ROWS ? run->tl->n_dev : UTIL_ROWS;
+	return (run->label ? 18 : 0) + (double)n * 22 + 26 + (run->tl->n_dev > n ? 16 : 0);
+}
+
+/* Busy fraction of each device in fixed time bins, each run on its own
+ * time axis. */
+void tc_report_svg_util(FILE *f, const struct tc_report *r) {
+	tc_report_svg_begin(f, "utilization", "Device utilisation over time",
+		runs_height(r, util_height));
+	double y = 8;
+	for (size_t k = 0; k < r->n_runs; k++) {
+		y += util_run(f, &r->run[k], y) + 8;
+	}
+	fputs("</svg>\n", f);
 	fprintf(f, "<p class=\"note\">Darker is busier: the share of each of %d equal time bins "
 		"covered by the device's work (the union of its kernels, copies and "
-		"collectives), from the trace's first event.</p>\n</section>\n", TC_TL_BINS);
+		"collectives), from the %s first event.</p>\n</section>\n", TC_TL_BINS,
+		r->n_runs > 1 ? "run's" : "trace's");
 }
 
 /* The op table of `tracectl ops` (by name, device scope), top rows. */
 void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
-	const struct tc_op_table *t = &r->a->ops;
+	const struct tc_report_run *run = &r->run[0];
+	const struct tc_op_table *t = &run->a->ops;
 	const int rh = 20, lw = 420;
 	size_t n = t->n < r->top ? t->n : r->top;
 	int h = 8 + (int)(n ? n : 1) * rh + 8;
-	svg_begin(f, "ops", "Top ops", h);
+	tc_report_svg_begin(f, "ops", "Top ops", h);
 	int64_t max = n ? t->rows[0].total_ps : 1;
 	for (size_t i = 0; i < n; i++) {
 		max = t->rows[i].total_ps > max ? t->rows[i].total_ps : max;
@@ -265,7 +483,7 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 	char x[TC_FMT_LEN];
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_op_row *o = &t->rows[i];
-		const char *name = o->label ? o->label : tc_model_str(r->m, o->name);
+		const char *name = o->label ? o->label : tc_model_str(run->m, o->name);
 		double y = 8 + (double)i * rh;
 		double bw = (double)(W - lw - 200) * (double)o->total_ps / (double)max;
 		fprintf(f, "<g class=\"op\" data-ps=\"%" PRId64 "\" data-count=\"%" PRIu64 "\">",
@@ -289,66 +507,232 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 	fputs(" (as 'tracectl ops').</p>\n</section>\n", f);
 }
 
-static double mem_y(double v, double vmax, double y0, double ph) {
-	return y0 + ph - ph * v / vmax;
+/* A counter that stays at 0, or under 1 % of the run's highest peak
+ * (4 B of a host counter beside GiB of a GPU's), would draw a flat line
+ * on the axis: it is named in a note instead. */
+static bool mem_drawn(const struct tc_report_run *run, size_t c) {
+	double max = 0;
+	for (size_t k = 0; k < run->tl->n_mem; k++) {
+		max = run->a->mem[k].peak_bytes > max ? run->a->mem[k].peak_bytes : max;
+	}
+	double p = run->a->mem[c].peak_bytes;
+	return p > 0 && p >= max / 100;
 }
 
-/* Allocated and reserved memory over time, each counter's peak marked. */
-void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
-	const struct tc_timeline *tl = r->tl;
-	const struct tc_analysis *a = r->a;
-	const double y0 = 10, ph = 200;
-	int h = (int)(y0 + ph + 24 + 18 * (double)tl->n_mem);
-	svg_begin(f, "memory", "Memory", h);
-	double vmax = 1;
-	for (size_t c = 0; c < tl->n_mem; c++) {
-		vmax = a->mem[c].peak_bytes > vmax ? a->mem[c].peak_bytes : vmax;
-	}
-	int64_t span = tl->hi_ps - tl->lo_ps;
-	char x[TC_FMT_LEN];
-	label(f, L - 8, y0 + 10, "end", tc_fmt_bytes(x, vmax), 40);
-	fprintf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
-		L, y0, L, y0 + ph);
-	double bw = (double)PW / TC_TL_BINS;
-	for (size_t c = 0; c < tl->n_mem; c++) {
-		const struct tc_tl_counter *tc = &tl->mem[c];
-		const struct tc_mem_peak *p = &a->mem[c];
-		const char *col = line_fill[c % (sizeof(line_fill) / sizeof(line_fill[0]))];
-		fprintf(f, "<g class=\"counter\" data-peak-bytes=\"%.0f\"><polyline fill=\"none\" "
-			"stroke=\"%s\" stroke-width=\"1.5\" points=\"", p->peak_bytes, col);
-		for (size_t b = 0; b < TC_TL_BINS; b++) {
-			if (tc->has[b]) {
-				fprintf(f, "%.1f,%.1f ", L + bw * ((double)b + 0.5),
-					mem_y(tc->max[b], vmax, y0, ph));
+bool tc_report_has_memory(const struct tc_report *r) {
+	for (size_t k = 0; k < r->n_runs; k++) {
+		for (size_t c = 0; c < r->run[k].tl->n_mem; c++) {
+			if (mem_drawn(&r->run[k], c)) {
+				return true;
 			}
 		}
-		fputs("\"/>", f);
-		double px = span > 0 ? L + PW * (double)(p->peak_ts_ps - tl->lo_ps) / (double)span : L;
-		double py = mem_y(p->peak_bytes, vmax, y0, ph);
-		char b[2][TC_FMT_LEN], text[400], name[256];
-		snprintf(text, sizeof(text), "%s %s%s%s: peak %s at %s",
-			dev_label(r->m, p->device, name, sizeof(name)),
-			tc_model_str(r->m, p->name), p->group ? " " : "",
-			p->group ? tc_model_str(r->m, p->group) : "", tc_fmt_bytes(b[0], p->peak_bytes),
-			tc_report_ms(b[1], p->peak_ts_ps - tl->lo_ps));
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", px, py, col);
-		tc_markup_escape(f, text);
-		fputs("</title></circle>", f);
-		double ly = y0 + ph + 30 + 18 * (double)c;
-		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>", L,
+	}
+	return false;
+}
+
+#define MULTI_COLS 4
+
+/* The devices of a run's drawn counters, in first-seen order; their count. */
+static size_t mem_devices(const struct tc_report_run *run, uint32_t *dev) {
+	size_t n = 0;
+	for (size_t c = 0; c < run->tl->n_mem; c++) {
+		size_t i = 0;
+		while (i < n && dev[i] != run->a->mem[c].device) {
+			i++;
+		}
+		if (mem_drawn(run, c) && i == n) {
+			dev[n++] = run->a->mem[c].device;
+		}
+	}
+	return n;
+}
+
+/* Counter c of a run in the plot [x0, x0 + pw] x [y0, y0 + ph]: its line,
+ * its peak dot, and its legend line at ly (none when ly < 0). */
+static void mem_counter(FILE *f, const struct tc_report_run *run, size_t c, const char *col,
+		double x0, double pw, double y0, double ph, double vmax, double ly) {
+	const struct tc_timeline *tl = run->tl;
+	const struct tc_tl_counter *tc = &tl->mem[c];
+	const struct tc_mem_peak *p = &run->a->mem[c];
+	int64_t span = tl->hi_ps - tl->lo_ps;
+	double bw = pw / TC_TL_BINS;
+	fprintf(f, "<g class=\"counter\" data-peak-bytes=\"%.0f\"><polyline fill=\"none\" "
+		"stroke=\"%s\" stroke-width=\"1.5\" points=\"", p->peak_bytes, col);
+	for (size_t b = 0; b < TC_TL_BINS; b++) {
+		if (tc->has[b]) {
+			fprintf(f, "%.1f,%.1f ", x0 + bw * ((double)b + 0.5),
+				y0 + ph - ph * tc->max[b] / vmax);
+		}
+	}
+	fputs("\"/>", f);
+	double px = span > 0 ? x0 + pw * (double)(p->peak_ts_ps - tl->lo_ps) / (double)span : x0;
+	double py = y0 + ph - ph * p->peak_bytes / vmax;
+	char b[2][TC_FMT_LEN], text[400], name[256];
+	snprintf(text, sizeof(text), "%s %s%s%s: peak %s at %s",
+		dev_label(run->m, p->device, name, sizeof(name)),
+		tc_model_str(run->m, p->name), p->group ? " " : "",
+		p->group ? tc_model_str(run->m, p->group) : "", tc_fmt_bytes(b[0], p->peak_bytes),
+		time_text(b[1], (double)(p->peak_ts_ps - tl->lo_ps), (double)span));
+	fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>", px, py, col);
+	tc_markup_escape(f, text);
+	fputs("</title></circle>", f);
+	if (ly >= 0) {
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>", x0,
 			ly - 5, col);
-		label(f, L + 18, ly, "start", text, 200);
+		label(f, x0 + 18, ly, "start", text, 200);
+	}
+	fputs("</g>\n", f);
+}
+
+/* In small multiples a counter's colour says its name (allocated,
+ * reserved) across panels; in one plot it tells the counters apart. */
+static const char *mem_colour(const struct tc_report_run *run, size_t c, bool multi) {
+	if (multi) {
+		return strstr(tc_model_str(run->m, run->a->mem[c].name), "reserved") ?
+			line_fill[1] : line_fill[0];
+	}
+	return line_fill[c % (sizeof(line_fill) / sizeof(line_fill[0]))];
+}
+
+/* One run's memory from y on the scale 0..vmax: one plot, or small
+ * multiples (a panel per device) past MULTI_COLS devices; returns the
+ * height drawn. */
+static double mem_run(FILE *f, const struct tc_report_run *run, double y, double vmax) {
+	const struct tc_timeline *tl = run->tl;
+	double y0 = y;
+	uint32_t dev[TC_TL_MAX_COUNTERS];
+	size_t nd = mem_devices(run, dev);
+	if (!nd) {
+		return 0;
+	}
+	if (run->label) {
+		tc_report_label(f, "run", L, y + 12, "start", run->label, 120);
+		y += 22;
+	}
+	struct unit u = byte_unit(vmax);
+	int64_t span = tl->hi_ps - tl->lo_ps;
+	if (nd <= MULTI_COLS) {
+		const double ph = 200;
+		double step = unit_step(vmax, 5, u), top = axis_top(vmax, step);
+		y_axis(f, L, PW, y + 6, ph, top, step, u, false);
+		size_t k = 0;
+		for (size_t c = 0; c < tl->n_mem; c++) {
+			if (mem_drawn(run, c)) {
+				mem_counter(f, run, c, mem_colour(run, c, false), L, PW, y + 6, ph, top,
+					y + 6 + ph + 36 + 18 * (double)k++);
+			}
+		}
+		time_axis(f, L, PW, y + 6 + ph, span, 8);
+		return y + 6 + ph + 30 + 18 * (double)k - y0;
+	}
+	/* Small multiples on one scale, so panels compare. */
+	const double gap = 24, ph = 90, cw = (W - 20 - 60 - gap * (MULTI_COLS - 1)) / MULTI_COLS;
+	double step = unit_step(vmax, 3, u), top = axis_top(vmax, step);
+	size_t rows = (nd + MULTI_COLS - 1) / MULTI_COLS;
+	for (size_t i = 0; i < nd; i++) {
+		double x0 = 60 + (double)(i % MULTI_COLS) * (cw + gap);
+		double py = y + (double)(i / MULTI_COLS) * (ph + 50) + 16;
+		char name[256];
+		fputs("<g class=\"multiple\">", f);
+		label(f, x0, py - 4, "start", dev_label(run->m, dev[i], name, sizeof(name)), 40);
+		y_axis(f, x0, cw, py, ph, top, step, u, i % MULTI_COLS != 0);
+		for (size_t c = 0; c < tl->n_mem; c++) {
+			if (mem_drawn(run, c) && run->a->mem[c].device == dev[i]) {
+				mem_counter(f, run, c, mem_colour(run, c, true), x0, cw, py, ph, top, -1);
+			}
+		}
+		time_axis(f, x0, cw, py + ph, span, 3);
 		fputs("</g>\n", f);
 	}
-	time_axis(f, y0 + ph, span);
+	y += (double)rows * (ph + 50) + 10;
+	/* The colours' names: one of each counter name drawn. */
+	bool seen[2] = { false, false };
+	for (size_t c = 0; c < tl->n_mem; c++) {
+		const char *col = mem_colour(run, c, true);
+		int k = col == line_fill[1];
+		if (!mem_drawn(run, c) || seen[k]) {
+			continue;
+		}
+		seen[k] = true;
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>",
+			60.0 + 160 * k, y + 4, col);
+		label(f, 78.0 + 160 * k, y + 9, "start", k ? "reserved" : "allocated", 40);
+	}
+	return y + 18 - y0;
+}
+
+/* The height mem_run draws. */
+static double mem_height(const struct tc_report_run *run) {
+	uint32_t dev[TC_TL_MAX_COUNTERS];
+	size_t nd = mem_devices(run, dev), k = 0;
+	if (!nd) {
+		return 0;
+	}
+	for (size_t c = 0; c < run->tl->n_mem; c++) {
+		k += mem_drawn(run, c);
+	}
+	return (run->label ? 22 : 0) + (nd <= MULTI_COLS ? 236 + 18 * (double)k :
+		(double)((nd + MULTI_COLS - 1) / MULTI_COLS) * 140 + 28);
+}
+
+/* The counters left out as flat, by name with their peaks. */
+static void mem_flat_note(FILE *f, const struct tc_report *r, size_t n) {
+	fprintf(f, "<p class=\"note\">%zu counter%s flat at 0 on this scale, not drawn:", n,
+		n == 1 ? "" : "s");
+	size_t k = 0;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct tc_report_run *run = &r->run[i];
+		for (size_t c = 0; c < run->tl->n_mem; c++) {
+			if (mem_drawn(run, c)) {
+				continue;
+			}
+			const struct tc_mem_peak *p = &run->a->mem[c];
+			char name[256], b[TC_FMT_LEN];
+			fputs(k++ ? ", " : " ", f);
+			if (run->label) {
+				fprintf(f, "%s ", run->label);
+			}
+			tc_markup_escape(f, dev_label(run->m, p->device, name, sizeof(name)));
+			fputc(' ', f);
+			tc_markup_escape(f, tc_model_str(run->m, p->name));
+			fprintf(f, " (peak %s)", tc_fmt_bytes(b, p->peak_bytes));
+		}
+	}
+	fputs(".</p>\n", f);
+}
+
+/* Allocated and reserved memory over time, each counter's peak marked;
+ * each run on its own time axis. */
+void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
+	tc_report_svg_begin(f, "memory", "Memory", runs_height(r, mem_height));
+	/* One scale for every run, so runs compare. */
+	double vmax = 1;
+	for (size_t k = 0; k < r->n_runs; k++) {
+		for (size_t c = 0; c < r->run[k].tl->n_mem; c++) {
+			double p = r->run[k].a->mem[c].peak_bytes;
+			vmax = p > vmax ? p : vmax;
+		}
+	}
+	double y = 8;
+	size_t zero = 0, more = 0;
+	for (size_t k = 0; k < r->n_runs; k++) {
+		const struct tc_timeline *tl = r->run[k].tl;
+		y += mem_run(f, &r->run[k], y, vmax) + 8;
+		for (size_t c = 0; c < tl->n_mem; c++) {
+			zero += !mem_drawn(&r->run[k], c);
+		}
+		more += tl->n_mem_all - tl->n_mem;
+	}
 	fputs("</svg>\n", f);
-	if (tl->n_mem_all > tl->n_mem) {
-		fprintf(f, "<p class=\"note\">%zu more memory counters not drawn.</p>\n",
-			tl->n_mem_all - tl->n_mem);
+	if (more) {
+		fprintf(f, "<p class=\"note\">%zu more memory counters not drawn.</p>\n", more);
+	}
+	if (zero) {
+		mem_flat_note(f, r, zero);
 	}
 	fprintf(f, "<p class=\"note\">The highest sample in each of %d equal time bins; the "
-		"dot marks the peak (as 'tracectl bottlenecks' reports it).</p>\n</section>\n",
-		TC_TL_BINS);
+		"dot marks the peak (as 'tracectl bottlenecks' reports it)%s.</p>\n</section>\n",
+		TC_TL_BINS, r->n_runs > 1 ? "; each run on its own time axis" : "");
 }
 
 /* Step i's value in a heat panel: its time, or its category cat's. */
@@ -425,7 +809,7 @@ void tc_report_svg_heatmap(FILE *f, const struct tc_report *r) {
 	size_t per = all > room ? (all + room - 1) / room : 1;
 	cols = (all + per - 1) / per;
 	double panel = 24 + (double)r->n_ranks * rh;
-	svg_begin(f, "ranks", "Ranks", (int)(2 * panel + 16));
+	tc_report_svg_begin(f, "ranks", "Ranks", (int)(2 * panel + 16));
 	heat_panel(f, r, 20, rh, cols, per, -1, "step time");
 	heat_panel(f, r, 20 + panel, rh, cols, per, TC_BD_COLLECTIVE, "exposed communication");
 	fputs("</svg>\n", f);

@@ -7,6 +7,7 @@
  * ops, at most a few hundred steps drawn and the rest summed up in a note.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "output/html_write.h"
@@ -16,6 +17,13 @@
 void tc_html_escape(FILE *f, const char *s);
 /* Milliseconds with three decimals: "12.345 ms". buf holds TC_FMT_LEN. */
 char *tc_report_ms(char *buf, int64_t ps);
+/* A label cut to n bytes, the full text in a title; cls may be NULL. */
+void tc_report_label(FILE *f, const char *cls, double x, double y, const char *anchor,
+	const char *s, size_t n);
+/* A section of id holding one <svg> h high (closed by the caller). */
+void tc_report_svg_begin(FILE *f, const char *id, const char *title, int h);
+/* Some run has a memory counter that is not always 0 (the memory section). */
+bool tc_report_has_memory(const struct tc_report *r);
 /* CSS rules the charts' classes use. */
 extern const char tc_report_svg_css[];
 
@@ -24,5 +32,9 @@ void tc_report_svg_util(FILE *f, const struct tc_report *r);
 void tc_report_svg_ops(FILE *f, const struct tc_report *r);
 void tc_report_svg_memory(FILE *f, const struct tc_report *r);
 void tc_report_svg_heatmap(FILE *f, const struct tc_report *r);
+/* With --diff (output/report_diff.c): the change of each category per
+ * step, and the ops that changed most, base against test. */
+void tc_report_svg_attribution(FILE *f, const struct tc_report *r);
+void tc_report_svg_ops_diff(FILE *f, const struct tc_report *r);
 
 #endif
