@@ -83,6 +83,44 @@ with tempfile.TemporaryDirectory() as tmp:
     n = sum(1 for _ in ET.parse(junit).getroot().iter("testcase"))
     check(n >= 30, f"no-limit run: {n} testcases")
 
+# Hostile names make well-formed XML: invalid UTF-8 in a rank's file name
+# (lead bytes 0xF5-0xFF, overlong forms, a surrogate, a sequence cut short,
+# beyond U+10FFFF) and XML non-characters and controls in op names all
+# come out as U+FFFD.
+HOSTILE_FILES = [b"\xff", b"\xf5\x80\x80", b"\xf8\x88\x80\x80\x80", b"\xc0\xaf",
+                 b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xe2\x82", b"\xf4\x90\x80\x80",
+                 b"\xef\xbf\xbe", b"\xef\xbf\xbf", b"\x01\x1b[1m\x7f", b"]]>&<\"'"]
+HOSTILE_OPS = ["\ufffe", "\uffff", "\x01\x08", "\x1b[31m", "\x7f", "]]>", "\\\"'<&"]
+with tempfile.TemporaryDirectory() as tmp:
+    ev = [{"ph": "X", "pid": 1, "tid": 1, "ts": i * 10, "dur": 5, "name": "op" + n}
+          for i, n in enumerate(HOSTILE_OPS)]
+    trace = json.dumps({"traceEvents": ev}).encode()
+    plain = os.path.join(tmp, "plain.json").encode()
+    with open(plain, "wb") as f:
+        f.write(trace)
+    limits = []
+    for n in HOSTILE_OPS:
+        limits += ["--max", "op:op" + n + ".calls_per_step=0"]
+    for i, name in enumerate(HOSTILE_FILES):
+        # The hostile rank first: it is the worst of two equal ranks.
+        hostile = os.path.join(tmp.encode(), b"r%d" % i + name + b".json")
+        with open(hostile, "wb") as f:
+            f.write(trace)
+        junit = os.path.join(tmp, "hostile.xml")
+        r = subprocess.run([TC, "check", "--junit", junit] + limits + [hostile, plain],
+                           capture_output=True)
+        check(r.returncode == 1, f"hostile {name!r}: exit {r.returncode} {r.stderr!r}")
+        try:
+            root = ET.parse(junit).getroot()
+        except (ET.ParseError, OSError) as e:
+            check(False, f"hostile {name!r}: {e}")
+            continue
+        cases = list(root.iter("testcase"))
+        check(len(cases) == len(HOSTILE_OPS), f"hostile {name!r}: {len(cases)} testcases")
+        msg = cases[0].find("failure").get("message")
+        check(("r%d" % i) in msg and "\ufffd" in msg, f"hostile {name!r}: message {msg!r}")
+        os.unlink(hostile)
+
 for f in failures:
     print("FAIL", f)
 print(f"check_junit: {'ok' if not failures else str(len(failures)) + ' failed'}")
