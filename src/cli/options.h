@@ -97,8 +97,4 @@ void tc_cli_parser_init(struct tc_cli_parser *p, const struct tc_cli_spec *s,
  */
 int tc_cli_next(struct tc_cli_parser *p, const char **arg);
 
-/* The one of names[0, n) closest to a mistyped word (within an edit or two),
- * for "did you mean"; NULL when none is close. */
-const char *tc_cli_suggest(const char *word, const char *const *names, size_t n);
-
 #endif
