@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`tracectl check --junit FILE`: the file parses as XML (xml.etree), holds
 one testcase per metric and one <failure> per violated limit, with the
-suite's counts matching; names with XML markup characters stay exact. The
-JSON and text outputs agree on the verdicts."""
+suite's counts matching; names with XML markup characters stay exact and
+names no XML can hold (invalid UTF-8, non-characters, controls) still make
+a file that parses. The JSON and text outputs agree on the verdicts."""
 import json
 import os
 import subprocess
@@ -29,11 +30,10 @@ def run(args, junit):
 
 with tempfile.TemporaryDirectory() as tmp:
     junit = os.path.join(tmp, "check.xml")
-    # Two limits fail (24 copies and ~80 KB per iteration), three hold; an
-    # op name with &, <, > and quotes must survive escaping.
-    odd = 'op:a<b>&"c\'.calls_per_step'
+    # Two limits fail (24 copies and ~80 KB per iteration), three hold.
     limits = ["--max", "h2d.count_per_step=5", "--max", "h2d.bytes_per_step=16KiB",
-              "--max", "step.mean=150ms", "--min", "device.busy=10%", "--max", odd + "=0"]
+              "--max", "step.mean=150ms", "--min", "device.busy=10%",
+              "--max", "op:MemcpyH2D.calls_per_step=30"]
     r = run(limits, junit)
     check(r.returncode == 1, f"exit {r.returncode}, want 1: {r.stderr}")
     violations = [l for l in r.stderr.splitlines() if l.startswith("tracectl: violation: ")]
@@ -51,7 +51,7 @@ with tempfile.TemporaryDirectory() as tmp:
           f"root counts {root.attrib}")
     names = [c.get("name") for c in cases]
     check(names == ["h2d.count_per_step", "h2d.bytes_per_step", "step.mean", "device.busy",
-                    odd], f"names {names}")
+                    "op:MemcpyH2D.calls_per_step"], f"names {names}")
     check(sorted(c.get("name") for c in fails) == ["h2d.bytes_per_step", "h2d.count_per_step"],
           "failed testcases")
     msg = fails[0].find("failure").get("message")
@@ -65,7 +65,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(doc["violations"] == 2 and doc["ok"] is False, "json violations")
     verdicts = {m["metric"]: m["verdict"] for m in doc["metrics"]}
     check(verdicts == {"h2d.count_per_step": "fail", "h2d.bytes_per_step": "fail",
-                       "step.mean": "pass", "device.busy": "pass", odd: "pass"},
+                       "step.mean": "pass", "device.busy": "pass",
+                       "op:MemcpyH2D.calls_per_step": "pass"},
           f"json verdicts {verdicts}")
 
     # Passing limits: every testcase passes.
@@ -119,6 +120,9 @@ with tempfile.TemporaryDirectory() as tmp:
         check(len(cases) == len(HOSTILE_OPS), f"hostile {name!r}: {len(cases)} testcases")
         msg = cases[0].find("failure").get("message")
         check(("r%d" % i) in msg and "\ufffd" in msg, f"hostile {name!r}: message {msg!r}")
+        # Markup characters are escaped, not replaced: the name comes back.
+        check(cases[-1].get("name") == "op:op" + HOSTILE_OPS[-1] + ".calls_per_step",
+              f"hostile {name!r}: name {cases[-1].get('name')!r}")
         os.unlink(hostile)
 
 for f in failures:

@@ -37,6 +37,10 @@ struct tc_option {
 	/* The only values taken (NULL-terminated), checked by the parser and
 	 * offered by completions; NULL = any value. */
 	const char *const *choices;
+	/* Words completions offer for the value (NULL-terminated) where the
+	 * value is not one of a fixed set: the parser does not check them
+	 * (check's --max offers "step.mean=", the metric catalogue). */
+	const char *const *(*words)(void);
 };
 
 struct tc_option_group {
