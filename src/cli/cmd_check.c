@@ -216,6 +216,26 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	return code;
 }
 
+/* Limits come from files too: no output may land on a budget file, a
+ * trace or the other output, and nothing is written before that is known. */
+static int outputs_safe(const struct tc_cli_common *c, const char *junit,
+		const char *const *budgets, size_t n_budgets, char **inputs, int n_inputs) {
+	size_t n = n_budgets + (size_t)n_inputs;
+	const char **reads = tc_xmalloc((n ? n : 1) * sizeof(*reads));
+	for (size_t i = 0; i < n_budgets; i++) {
+		reads[i] = budgets[i];
+	}
+	for (int i = 0; i < n_inputs; i++) {
+		reads[n_budgets + (size_t)i] = inputs[i];
+	}
+	struct tc_error err;
+	tc_error_init(&err);
+	bool ok = tc_outfile_precheck(c->output, reads, n, &junit, 1, &err) &&
+		tc_outfile_precheck(junit, reads, n, NULL, 0, &err);
+	free(reads);
+	return ok ? TC_EXIT_OK : tc_cli_error(&err);
+}
+
 static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		const struct tc_budget *b, const char *junit, int argc, char **argv) {
 	int code = TC_EXIT_OK;
@@ -243,7 +263,10 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		tc_model_destroy(none);
 		return tc_cli_error(&err);
 	}
-	bool each = n_files >= 2;
+	/* A folder's files are inputs too, known only now: no output may be
+	 * one of them, and nothing is written yet. */
+	code = outputs_safe(c, junit, NULL, 0, files, (int)n_files);
+	bool each = n_files >= 2 && code == TC_EXIT_OK;
 	for (size_t i = 0; i < n_files; i++) {
 		each &= strcmp(files[i], "-") != 0;
 	}
@@ -256,7 +279,7 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		free(files[i]);
 	}
 	free(files);
-	if (each) {
+	if (each || code != TC_EXIT_OK) {
 		return code;
 	}
 	struct tc_model *m = tc_cli_analysis_load(c, ao, "check", argc, argv, &code);
@@ -287,26 +310,6 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	tc_check_finish(&chk);
 	tc_cli_model_done(m);
 	return code;
-}
-
-/* Limits come from files too: no output may land on a budget file, a
- * trace or the other output, and nothing is written before that is known. */
-static int outputs_safe(const struct tc_cli_common *c, const char *junit,
-		const char *const *budgets, size_t n_budgets, char **inputs, int n_inputs) {
-	size_t n = n_budgets + (size_t)n_inputs;
-	const char **reads = tc_xmalloc((n ? n : 1) * sizeof(*reads));
-	for (size_t i = 0; i < n_budgets; i++) {
-		reads[i] = budgets[i];
-	}
-	for (int i = 0; i < n_inputs; i++) {
-		reads[n_budgets + (size_t)i] = inputs[i];
-	}
-	struct tc_error err;
-	tc_error_init(&err);
-	bool ok = tc_outfile_precheck(c->output, reads, n, &junit, 1, &err) &&
-		tc_outfile_precheck(junit, reads, n, NULL, 0, &err);
-	free(reads);
-	return ok ? TC_EXIT_OK : tc_cli_error(&err);
 }
 
 /* Standard input can be read once: as the budget or as a trace. */
