@@ -246,20 +246,6 @@ static bool scan_name(const char *s, size_t n, const char *stop, size_t *used, c
 	return !quoted;
 }
 
-static bool add_quoted(struct tc_budget *b, const char *s, size_t n, const char *stop,
-		size_t *used, const char *value, bool is_min, struct tc_error *err) {
-	char *name;
-	size_t nl;
-	bool ok = scan_name(s, n, stop, used, &name, &nl);
-	if (!ok) {
-		tc_error_set(err, TC_EXIT_USAGE, "a quote left open in '%.*s'", (int)n, s);
-	} else if (value) {
-		ok = add_limit(b, name, nl, value, is_min, err);
-	}
-	free(name);
-	return ok;
-}
-
 bool tc_budget_add_arg(struct tc_budget *b, const char *kv, bool is_min, struct tc_error *err) {
 	/* A value never holds '=', an op name may: the last one splits. */
 	const char *eq = strrchr(kv, '=');
@@ -273,23 +259,10 @@ static bool is_space(char c) {
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* One line without its comment: "METRIC <= VALUE". */
-static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_error *err) {
-	while (n && is_space(*s)) {
-		s++;
-		n--;
-	}
-	while (n && is_space(s[n - 1])) {
-		n--;
-	}
-	if (!n) {
-		return true;
-	}
-	size_t i;
-	if (!add_quoted(b, s, n, " \t\r<>", &i, NULL, false, err)) {
-		return false;
-	}
-	size_t nl = i;
+/* After the metric name (name, nl bytes) at s[i, n): "<= VALUE" or
+ * ">= VALUE". */
+static bool parse_limit(struct tc_budget *b, const char *name, size_t nl, const char *s,
+		size_t i, size_t n, struct tc_error *err) {
 	while (i < n && is_space(s[i])) {
 		i++;
 	}
@@ -312,7 +285,31 @@ static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_e
 	}
 	memcpy(value, s + i, n - i);
 	value[n - i] = '\0';
-	return add_quoted(b, s, nl, "", &nl, value, is_min, err);
+	return add_limit(b, name, nl, value, is_min, err);
+}
+
+/* One line without its comment: "METRIC <= VALUE". */
+static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_error *err) {
+	while (n && is_space(*s)) {
+		s++;
+		n--;
+	}
+	while (n && is_space(s[n - 1])) {
+		n--;
+	}
+	if (!n) {
+		return true;
+	}
+	size_t i, nl;
+	char *name;
+	bool ok = scan_name(s, n, " \t\r<>", &i, &name, &nl);
+	if (ok) {
+		ok = parse_limit(b, name, nl, s, i, n, err);
+	} else {
+		tc_error_set(err, TC_EXIT_USAGE, "a quote left open in '%.*s'", (int)n, s);
+	}
+	free(name);
+	return ok;
 }
 
 /* Where the line s[0, n) ends before its comment: the first '#' outside
