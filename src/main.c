@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "util/outfile.h"
+#include "util/suggest.h"
 #include "util/xalloc.h"
 
 /* Keep alphabetised. */
@@ -153,7 +154,7 @@ int main(int argc, char **argv) {
 	for (const struct tc_command *c = tc_commands; c->name && n < 16; c++) {
 		names[n++] = c->name;
 	}
-	const char *hint = tc_cli_suggest(cmd, names, n);
+	const char *hint = tc_suggest(cmd, names, n);
 	if (hint) {
 		return tc_cli_usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", cmd,
 			hint);

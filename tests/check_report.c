@@ -77,11 +77,45 @@ START_TEST(html_escape_names) {
 }
 END_TEST
 
+/* What XML 1.0 cannot hold becomes U+FFFD, one for each byte of invalid
+ * UTF-8: lead bytes past 0xF4, overlong forms, surrogates, sequences cut
+ * short or beyond U+10FFFF, and the non-characters U+FFFE and U+FFFF. */
+START_TEST(html_escape_hostile) {
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "a\xf5\x80\x80" "b", "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "b" },
+		{ "\xff\xfe", "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf8\x88\x80\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "x\xe2\x82", "x\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xe2\x82<", "\xef\xbf\xbd\xef\xbf\xbd&lt;" },
+		{ "\xef\xbf\xbe|\xef\xbf\xbf", "\xef\xbf\xbd|\xef\xbf\xbd" },
+		{ "\x1b[1m\x7f", "\xef\xbf\xbd[1m\xef\xbf\xbd" },
+		/* Valid UTF-8 passes: U+FFFD itself, U+10FFFF, U+E000. */
+		{ "\xef\xbf\xbd\xf4\x8f\xbf\xbf\xee\x80\x80", "\xef\xbf\xbd\xf4\x8f\xbf\xbf\xee\x80\x80" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+		tc_markup_escape(f, cases[i].in);
+		fclose(f);
+		ck_assert_msg(strcmp(buf, cases[i].out) == 0, "case %zu", i);
+		free(buf);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, timeline_bins_sum_to_busy);
 	tcase_add_test(tc, html_escape_names);
+	tcase_add_test(tc, html_escape_hostile);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The completion script 'tracectl completion SHELL' made at build time
 # parses in SHELL (bash -n, zsh -n, fish --no-execute); bash and fish also
-# complete a command name and an option's values from it. Skips (77)
+# complete a command name and an option's values from it, check's --max
+# and --min the metric catalogue (zsh: the script lists it). Skips (77)
 # when SHELL is not installed.
 set -u
 shell=${1:?usage: completion.sh bash|zsh|fish SCRIPT}
@@ -22,9 +23,16 @@ bash)
 		_tracectl; echo "${COMPREPLY[*]}"' sh "$script")
 	[ "$got" = "summarize
 always" ] || fail "completions were '$got'"
+	got=$(bash -c '. "$1"; COMP_WORDS=(tracectl check --max step.me); COMP_CWORD=3
+		_tracectl; echo "${COMPREPLY[*]}"; COMP_WORDS=(tracectl check --min = share.id)
+		COMP_CWORD=4; _tracectl; echo "${COMPREPLY[*]}"' sh "$script")
+	[ "$got" = "step.mean= step.median=
+share.idle=" ] || fail "metric completions were '$got'"
 	;;
 zsh)
 	zsh -n "$script" || fail "zsh -n"
+	grep -q "'--max=\[.*\]:METRIC=VALUE:(step.count= step.mean= .* op\\\\: findings.max_severity=)'" \
+		"$script" || fail "no metric catalogue for --max"
 	;;
 fish)
 	fish --no-execute "$script" || fail "fish --no-execute"
@@ -34,6 +42,9 @@ fish)
 always
 auto
 never" ] || fail "completions were '$got'"
+	got=$(fish -c "source '$script'; complete -C 'tracectl check --max step.me'" | cut -f1)
+	[ "$got" = "step.mean=
+step.median=" ] || fail "metric completions were '$got'"
 	;;
 *)
 	fail "unknown shell"

@@ -6,6 +6,7 @@
 #include "analysis/analyze.h"
 #include "analysis/budget.h"
 #include "analysis/passes.h"
+#include "util/suggest.h"
 #include "util/xalloc.h"
 
 static char *dup_n(const char *s, size_t n) {
@@ -23,6 +24,38 @@ static bool has_prefix(const char *s, size_t n, const char *p) {
 static bool has_suffix(const char *s, size_t n, const char *p) {
 	size_t pl = strlen(p);
 	return n >= pl && memcmp(s + n - pl, p, pl) == 0;
+}
+
+/* "unknown metric", with the catalogue name it is closest to. */
+static bool unknown_metric(const char *s, size_t len, struct tc_error *err) {
+	if (has_prefix(s, len, "op:")) {
+		return tc_error_set(err, TC_EXIT_USAGE, "unknown metric '%.*s' (op:NAME ends in "
+			".time_per_step or .calls_per_step)", (int)len, s);
+	}
+	const char *names[TC_M_COUNT + TC_BD_COUNT];
+	char shares[TC_BD_COUNT][32];
+	size_t n = 0;
+	for (int i = 0; i < TC_M_COUNT; i++) {
+		if (i != TC_M_SHARE && i != TC_M_OP_TIME && i != TC_M_OP_CALLS) {
+			names[n++] = tc_metric_defs()[i].name;
+		}
+	}
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		snprintf(shares[c], sizeof(shares[c]), "share.%s", tc_bd_cat_name((enum tc_bd_cat)c));
+		names[n++] = shares[c];
+	}
+	char word[65];
+	const char *hint = NULL;
+	if (len < sizeof(word)) {
+		memcpy(word, s, len);
+		word[len] = '\0';
+		hint = tc_suggest(word, names, n);
+	}
+	if (hint) {
+		return tc_error_set(err, TC_EXIT_USAGE, "unknown metric '%.*s' (did you mean '%s'?)",
+			(int)len, s, hint);
+	}
+	return tc_error_set(err, TC_EXIT_USAGE, "unknown metric '%.*s'", (int)len, s);
 }
 
 bool tc_metric_parse(const char *s, size_t len, struct tc_metric *out, struct tc_error *err) {
@@ -62,7 +95,7 @@ bool tc_metric_parse(const char *s, size_t len, struct tc_metric *out, struct tc
 			}
 		}
 	}
-	return tc_error_set(err, TC_EXIT_USAGE, "unknown metric '%.*s'", (int)len, s);
+	return unknown_metric(s, len, err);
 }
 
 struct unit_suffix {
@@ -70,19 +103,21 @@ struct unit_suffix {
 	double factor;
 };
 
+/* Times, sizes and shares need their unit: a bare "150" read as seconds
+ * (or "5" as 500 %) would pass budgets it was meant to fail. */
 static const struct unit_suffix time_units[] = {
 	{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
-	{ "min", 60 }, { "", 1 }, { NULL, 0 },
+	{ "min", 60 }, { NULL, 0 },
 };
 
 static const struct unit_suffix byte_units[] = {
 	{ "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
 	{ "TiB", 1099511627776.0 }, { "KB", 1e3 }, { "kB", 1e3 }, { "MB", 1e6 },
-	{ "GB", 1e9 }, { "TB", 1e12 }, { "", 1 }, { NULL, 0 },
+	{ "GB", 1e9 }, { "TB", 1e12 }, { NULL, 0 },
 };
 
 static const struct unit_suffix ratio_units[] = {
-	{ "%", 0.01 }, { "", 1 }, { NULL, 0 },
+	{ "%", 0.01 }, { NULL, 0 },
 };
 
 static const struct unit_suffix count_units[] = {
@@ -94,9 +129,9 @@ static const char *unit_hint(enum tc_metric_unit u) {
 	case TC_MU_TIME:
 		return "a time such as 150ms, 2.5s, 80us or 500ns";
 	case TC_MU_BYTES:
-		return "a size such as 16KiB, 16KB, 1.5MiB or 4096";
+		return "a size such as 16KiB, 16KB, 1.5MiB or 4096B";
 	case TC_MU_RATIO:
-		return "a share such as 20% or 0.2";
+		return "a share such as 5% or 20%";
 	case TC_MU_COUNT:
 		return "a number such as 5 or 2.5";
 	default:
@@ -136,6 +171,10 @@ bool tc_metric_value_parse(enum tc_metric_unit unit, const char *s, double *out,
 			return true;
 		}
 	}
+	if (!*end) {
+		return tc_error_set(err, TC_EXIT_USAGE, "value '%s' has no unit (%s)", s,
+			unit_hint(unit));
+	}
 	return tc_error_set(err, TC_EXIT_USAGE, "invalid value '%s' (%s)", s, unit_hint(unit));
 }
 
@@ -165,7 +204,7 @@ static bool add_limit(struct tc_budget *b, const char *name, size_t nl, const ch
 	struct tc_error e2;
 	tc_error_init(&e2);
 	if (!tc_metric_value_parse((enum tc_metric_unit)tc_metric_defs()[mt.id].unit, value, &v, &e2)) {
-		tc_error_set(err, TC_EXIT_USAGE, "%s for metric '%s'", e2.msg, mt.name);
+		tc_error_set(err, TC_EXIT_USAGE, "metric '%s': %s", mt.name, e2.msg);
 		tc_metric_finish(&mt);
 		return false;
 	}
@@ -175,8 +214,41 @@ static bool add_limit(struct tc_budget *b, const char *name, size_t nl, const ch
 	return true;
 }
 
+/*
+ * The metric name at s[0, n), up to the first byte of stop outside double
+ * quotes: its length in *used and the name without its quotes in *name
+ * (malloc'd, *name_len bytes). Quotes let an op name in a budget file hold
+ * what the line's syntax takes ('#', spaces, '<', '>'); inside them \" and
+ * \\ stand for " and \. False on a quote left open.
+ */
+static bool scan_name(const char *s, size_t n, const char *stop, size_t *used, char **name,
+		size_t *name_len) {
+	char *d = tc_xmalloc(n + 1);
+	size_t k = 0, i = 0;
+	bool quoted = false;
+	for (; i < n; i++) {
+		char c = s[i];
+		if (!quoted && strchr(stop, c)) {
+			break;
+		}
+		if (c == '"') {
+			quoted = !quoted;
+		} else if (quoted && c == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\\')) {
+			d[k++] = s[++i];
+		} else {
+			d[k++] = c;
+		}
+	}
+	d[k] = '\0';
+	*used = i;
+	*name = d;
+	*name_len = k;
+	return !quoted;
+}
+
 bool tc_budget_add_arg(struct tc_budget *b, const char *kv, bool is_min, struct tc_error *err) {
-	const char *eq = strchr(kv, '=');
+	/* A value never holds '=', an op name may: the last one splits. */
+	const char *eq = strrchr(kv, '=');
 	if (!eq || eq == kv || !eq[1]) {
 		return tc_error_set(err, TC_EXIT_USAGE, "limit '%s' is not METRIC=VALUE", kv);
 	}
@@ -187,23 +259,10 @@ static bool is_space(char c) {
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* One line without its comment: "METRIC <= VALUE". */
-static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_error *err) {
-	while (n && is_space(*s)) {
-		s++;
-		n--;
-	}
-	while (n && is_space(s[n - 1])) {
-		n--;
-	}
-	if (!n) {
-		return true;
-	}
-	size_t i = 0;
-	while (i < n && !is_space(s[i]) && s[i] != '<' && s[i] != '>') {
-		i++;
-	}
-	size_t nl = i;
+/* After the metric name (name, nl bytes) at s[i, n): "<= VALUE" or
+ * ">= VALUE". */
+static bool parse_limit(struct tc_budget *b, const char *name, size_t nl, const char *s,
+		size_t i, size_t n, struct tc_error *err) {
 	while (i < n && is_space(s[i])) {
 		i++;
 	}
@@ -226,32 +285,75 @@ static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_e
 	}
 	memcpy(value, s + i, n - i);
 	value[n - i] = '\0';
-	return add_limit(b, s, nl, value, is_min, err);
+	return add_limit(b, name, nl, value, is_min, err);
+}
+
+/* One line without its comment: "METRIC <= VALUE". */
+static bool parse_line(struct tc_budget *b, const char *s, size_t n, struct tc_error *err) {
+	while (n && is_space(*s)) {
+		s++;
+		n--;
+	}
+	while (n && is_space(s[n - 1])) {
+		n--;
+	}
+	if (!n) {
+		return true;
+	}
+	size_t i, nl;
+	char *name;
+	bool ok = scan_name(s, n, " \t\r<>", &i, &name, &nl);
+	if (ok) {
+		ok = parse_limit(b, name, nl, s, i, n, err);
+	} else {
+		tc_error_set(err, TC_EXIT_USAGE, "a quote left open in '%.*s'", (int)n, s);
+	}
+	free(name);
+	return ok;
+}
+
+/* Where the line s[0, n) ends before its comment: the first '#' outside
+ * double quotes. */
+static size_t before_comment(const char *s, size_t n) {
+	bool quoted = false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"') {
+			quoted = !quoted;
+		} else if (quoted && s[i] == '\\' && i + 1 < n) {
+			i++;
+		} else if (!quoted && s[i] == '#') {
+			return i;
+		}
+	}
+	return n;
 }
 
 bool tc_budget_parse(struct tc_budget *b, const char *text, size_t len, const char *name,
 		struct tc_error *err) {
-	size_t line = 1;
-	for (size_t p = 0; p < len; line++) {
+	/* Editors on Windows start UTF-8 files with a byte-order mark. */
+	size_t p = len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+	size_t line = 1, before = b->n;
+	for (; p < len; line++) {
 		size_t e = p;
 		while (e < len && text[e] != '\n') {
 			e++;
 		}
 		size_t n = e - p;
-		const char *hash = memchr(text + p, '#', n);
-		if (hash) {
-			n = (size_t)(hash - (text + p));
-		}
 		if (memchr(text + p, '\0', n)) {
 			return tc_error_set(err, TC_EXIT_USAGE, "%s:%zu: a NUL byte (not a text file)",
 				name, line);
 		}
+		n = before_comment(text + p, n);
 		struct tc_error le;
 		tc_error_init(&le);
 		if (!parse_line(b, text + p, n, &le)) {
 			return tc_error_set(err, TC_EXIT_USAGE, "%s:%zu: %s", name, line, le.msg);
 		}
 		p = e + 1;
+	}
+	/* An empty file (a truncated checkout, a wrong path) would hold nothing. */
+	if (b->n == before) {
+		return tc_error_set(err, TC_EXIT_USAGE, "%s: no limits in the budget", name);
 	}
 	return true;
 }
@@ -603,6 +705,18 @@ void tc_check_measure(struct tc_check *c, size_t r, const char *name,
 	c->steps_source[r] = a->steps_source;
 	c->n_steps[r] = n_counted(a);
 	c->step_marker = a->step_marker;
+	bool ops = false;
+	for (size_t i = 0; i < c->n_rows; i++) {
+		ops |= c->rows[i].metric.op != NULL;
+	}
+	if (ops) {
+		const char **names = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*names));
+		for (size_t o = 0; o < m->n_ops; o++) {
+			names[o] = tc_model_str(m, m->ops[o].name);
+		}
+		tc_check_note_ops(c, names, m->n_ops);
+		free(names);
+	}
 	for (size_t i = 0; i < c->n_rows; i++) {
 		struct tc_check_row *row = &c->rows[i];
 		char detail[512];
@@ -611,6 +725,40 @@ void tc_check_measure(struct tc_check *c, size_t r, const char *name,
 		free(row->details[r]);
 		row->details[r] = dup_n(detail, strlen(detail));
 	}
+}
+
+void tc_check_note_ops(struct tc_check *c, const char *const *names, size_t n) {
+	for (size_t i = 0; i < c->n_rows; i++) {
+		struct tc_check_row *row = &c->rows[i];
+		if (!row->metric.op || row->op_found) {
+			continue;
+		}
+		for (size_t k = 0; k < n && !row->op_found; k++) {
+			row->op_found = strcmp(names[k], row->metric.op) == 0;
+		}
+		const char *hint = row->op_found || row->op_hint ? NULL :
+			tc_suggest(row->metric.op, names, n);
+		if (hint) {
+			row->op_hint = dup_n(hint, strlen(hint));
+		}
+	}
+}
+
+bool tc_check_ops_known(const struct tc_check *c, struct tc_error *err) {
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct tc_check_row *r = &c->rows[i];
+		if (!r->metric.op || r->op_found) {
+			continue;
+		}
+		const char *where = c->n_ranks > 1 ? "any rank" : "the trace";
+		if (r->op_hint) {
+			return tc_error_set(err, TC_EXIT_USAGE, "metric '%s': no op named '%s' in %s "
+				"(did you mean '%s'?)", r->metric.name, r->metric.op, where, r->op_hint);
+		}
+		return tc_error_set(err, TC_EXIT_USAGE, "metric '%s': no op named '%s' in %s",
+			r->metric.name, r->metric.op, where);
+	}
+	return true;
 }
 
 static bool within(const struct tc_check_row *r, double v) {

@@ -27,11 +27,11 @@ bool tc_metric_parse(const char *s, size_t len, struct tc_metric *out, struct tc
 
 /*
  * A limit's value in the metric's unit: times "150ms", "2.5s", "80us",
- * "500ns" (a plain number is seconds); bytes "16KiB", "16KB", "1.5MiB",
- * "4096" (plain: bytes; KiB = 1024, KB = 1000); ratios "20%" or "0.2";
- * counts plain numbers; severities none, low, medium, high, critical.
- * False with TC_EXIT_USAGE and a message naming the value and the unit
- * expected.
+ * "500ns"; bytes "16KiB", "16KB", "1.5MiB", "4096B" (KiB = 1024, KB =
+ * 1000); ratios "20%"; counts plain numbers; severities none, low, medium,
+ * high, critical. A plain number for a time, size or ratio is refused: it
+ * could be read in more than one unit. False with TC_EXIT_USAGE and a
+ * message naming the value and the units expected.
  */
 bool tc_metric_value_parse(enum tc_metric_unit unit, const char *s, double *out,
 	struct tc_error *err);
@@ -73,6 +73,13 @@ void tc_check_init(struct tc_check *c, const struct tc_budget *b, size_t n_ranks
 /* Measure every row on rank r (named name) from its analysis. */
 void tc_check_measure(struct tc_check *c, size_t r, const char *name,
 	const struct tc_model *m, const struct tc_analysis *a);
+/* Note the op names of a rank (names[0, n)) on the op:NAME rows: found,
+ * or the closest for "did you mean". */
+void tc_check_note_ops(struct tc_check *c, const char *const *names, size_t n);
+/* False with TC_EXIT_USAGE and a message naming the closest op when an
+ * op:NAME row names an op no rank has: such a limit would measure 0 and
+ * pass whatever the trace does. */
+bool tc_check_ops_known(const struct tc_check *c, struct tc_error *err);
 /* Pick each row's worst rank and verdict; sets n_fail. */
 void tc_check_evaluate(struct tc_check *c);
 

@@ -274,6 +274,22 @@ static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
 	}
 }
 
+/* The rank's op names, from its op table and its per-step ops. */
+static void note_ops(struct tc_check *c, const Tracectl__Rank *r) {
+	const char **names = tc_xmalloc((r->n_ops + r->n_step_ops + 1) * sizeof(*names));
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_ops; i++) {
+		if (r->ops[i]->name < r->n_strings) {
+			names[n++] = r->strings[r->ops[i]->name];
+		}
+	}
+	for (size_t i = 0; i < r->n_step_ops; i++) {
+		names[n++] = ref_str(r, r->step_ops[i]->name_ref, r->step_ops[i]->name);
+	}
+	tc_check_note_ops(c, names, n);
+	free(names);
+}
+
 void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 		const struct tc_model *skel, const Tracectl__Rank *r) {
 	struct tc_analysis a;
@@ -293,6 +309,7 @@ void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 	}
 	c->n_steps[idx] = n;
 	c->step_marker = NULL;
+	note_ops(c, r);
 	for (size_t i = 0; i < c->n_rows; i++) {
 		struct tc_check_row *row = &c->rows[i];
 		char detail[512];

@@ -20,9 +20,9 @@ enum {
 
 static const struct tc_option options[] = {
 	{ "max", 0, "METRIC=VALUE", "fail when METRIC exceeds VALUE (repeatable)",
-		"Fail when _METRIC_ is above _VALUE_ (repeatable).", OPT_MAX },
+		"Fail when _METRIC_ is above _VALUE_ (repeatable).", OPT_MAX, NULL, tc_metric_words },
 	{ "min", 0, "METRIC=VALUE", "fail when METRIC is below VALUE (repeatable)",
-		"Fail when _METRIC_ is below _VALUE_ (repeatable).", OPT_MIN },
+		"Fail when _METRIC_ is below _VALUE_ (repeatable).", OPT_MIN, NULL, tc_metric_words },
 	{ "budget", 0, "FILE", "limits from FILE: 'METRIC <= VALUE' or 'METRIC >= VALUE' "
 		"a line, '#' comments",
 		"Read limits from _FILE_: one *METRIC <= VALUE* or *METRIC >= VALUE* a "
@@ -116,6 +116,13 @@ static void report_violations(const struct tc_check *chk) {
 	}
 }
 
+/* A limit on an op no rank has is a typo: it would pass by measuring 0. */
+static int ops_known(const struct tc_check *chk) {
+	struct tc_error err;
+	tc_error_init(&err);
+	return tc_check_ops_known(chk, &err) ? TC_EXIT_OK : tc_cli_error(&err);
+}
+
 /* --device names one device of each rank (a job has one per rank). */
 static bool device_ok(const struct tc_model *m, const char *device) {
 	struct tc_device_match dm;
@@ -187,6 +194,9 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	/* Ranks missing from the job or claimed twice, as one model warns. */
 	tc_model_assign_ranks(none);
 	if (code == TC_EXIT_OK) {
+		code = ops_known(&chk);
+	}
+	if (code == TC_EXIT_OK) {
 		tc_check_evaluate(&chk);
 		code = tc_cli_emit(c, inputs, n_inputs, none, emit, &chk);
 	}
@@ -204,6 +214,26 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	}
 	free(in);
 	return code;
+}
+
+/* Limits come from files too: no output may land on a budget file, a
+ * trace or the other output, and nothing is written before that is known. */
+static int outputs_safe(const struct tc_cli_common *c, const char *junit,
+		const char *const *budgets, size_t n_budgets, char **inputs, int n_inputs) {
+	size_t n = n_budgets + (size_t)n_inputs;
+	const char **reads = tc_xmalloc((n ? n : 1) * sizeof(*reads));
+	for (size_t i = 0; i < n_budgets; i++) {
+		reads[i] = budgets[i];
+	}
+	for (int i = 0; i < n_inputs; i++) {
+		reads[n_budgets + (size_t)i] = inputs[i];
+	}
+	struct tc_error err;
+	tc_error_init(&err);
+	bool ok = tc_outfile_precheck(c->output, reads, n, &junit, 1, &err) &&
+		tc_outfile_precheck(junit, reads, n, NULL, 0, &err);
+	free(reads);
+	return ok ? TC_EXIT_OK : tc_cli_error(&err);
 }
 
 static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
@@ -233,7 +263,10 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		tc_model_destroy(none);
 		return tc_cli_error(&err);
 	}
-	bool each = n_files >= 2;
+	/* A folder's files are inputs too, known only now: no output may be
+	 * one of them, and nothing is written yet. */
+	code = outputs_safe(c, junit, NULL, 0, files, (int)n_files);
+	bool each = n_files >= 2 && code == TC_EXIT_OK;
 	for (size_t i = 0; i < n_files; i++) {
 		each &= strcmp(files[i], "-") != 0;
 	}
@@ -246,7 +279,7 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		free(files[i]);
 	}
 	free(files);
-	if (each) {
+	if (each || code != TC_EXIT_OK) {
 		return code;
 	}
 	struct tc_model *m = tc_cli_analysis_load(c, ao, "check", argc, argv, &code);
@@ -263,7 +296,10 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	}
 	measure(&chk, 0, name, m, ao);
 	tc_check_evaluate(&chk);
-	code = tc_cli_emit(c, inputs, n_inputs, m, emit, &chk);
+	code = ops_known(&chk);
+	if (code == TC_EXIT_OK) {
+		code = tc_cli_emit(c, inputs, n_inputs, m, emit, &chk);
+	}
 	if (code == TC_EXIT_OK && junit) {
 		code = write_junit(junit, inputs, n_inputs, m, &chk);
 	}
@@ -276,18 +312,55 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	return code;
 }
 
+/* Standard input can be read once: as the budget or as a trace. */
+static int stdin_once(const char *const *budgets, size_t n_budgets, char **inputs,
+		int n_inputs) {
+	size_t n = 0;
+	for (size_t i = 0; i < n_budgets; i++) {
+		n += strcmp(budgets[i], "-") == 0;
+	}
+	for (int i = 0; i < n_inputs; i++) {
+		n += strcmp(inputs[i], "-") == 0;
+	}
+	if (n > 1 && n_budgets) {
+		return tc_cli_usage_error("check", "standard input ('-') is read once: "
+			"give the budget or the trace as a file");
+	}
+	return TC_EXIT_OK;
+}
+
+/* A --max, --min or --budget as given: read after the options, in order,
+ * once it is known what standard input is for. */
+struct limit_arg {
+	int opt;
+	const char *arg;
+};
+
+static int add_limits(struct tc_budget *b, const struct limit_arg *v, size_t n) {
+	struct tc_error err;
+	tc_error_init(&err);
+	for (size_t i = 0; i < n; i++) {
+		bool ok = v[i].opt == OPT_BUDGET ? tc_budget_read(b, v[i].arg, &err) :
+			tc_budget_add_arg(b, v[i].arg, v[i].opt == OPT_MIN, &err);
+		if (!ok) {
+			return budget_error(&err);
+		}
+	}
+	return TC_EXIT_OK;
+}
+
 int tc_cmd_check(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "check");
 	struct tc_analysis_opts ao;
 	tc_analysis_opts_init(&ao);
-	struct tc_budget b;
-	tc_budget_init(&b);
 	const char *junit = NULL;
+	struct limit_arg *limits = tc_xcalloc((size_t)argc + 1, sizeof(*limits));
+	/* Budget files as given (borrowed from argv), for the input checks. */
+	const char **budgets = tc_xcalloc((size_t)argc + 1, sizeof(*budgets));
+	size_t n_limits = 0, n_budgets = 0;
 	bool list = false;
-	struct tc_error err;
-	tc_error_init(&err);
-	int code = TC_EXIT_OK, opt;
+	int code = TC_EXIT_OK, opt = 0;
 	const char *arg;
 	struct tc_cli_parser p;
 	tc_cli_parser_init(&p, &tc_check_spec, argc, argv);
@@ -297,16 +370,12 @@ int tc_cmd_check(int argc, char **argv) {
 			continue;
 		}
 		switch (opt) {
+		case OPT_BUDGET:
+			budgets[n_budgets++] = arg;
+			/* fall through */
 		case OPT_MAX:
 		case OPT_MIN:
-			if (!tc_budget_add_arg(&b, arg, opt == OPT_MIN, &err)) {
-				code = budget_error(&err);
-			}
-			break;
-		case OPT_BUDGET:
-			if (!tc_budget_read(&b, arg, &err)) {
-				code = budget_error(&err);
-			}
+			limits[n_limits++] = (struct limit_arg){ .opt = opt, .arg = arg };
 			break;
 		case OPT_JUNIT:
 			junit = arg;
@@ -316,16 +385,28 @@ int tc_cmd_check(int argc, char **argv) {
 			break;
 		}
 	}
+	struct tc_budget b;
+	tc_budget_init(&b);
+	char **inputs = argv + optind;
+	int n_inputs = argc - optind;
 	if (code == TC_EXIT_OK && opt < 0) {
 		code = p.code;
-		tc_budget_finish(&b);
-		return code;
-	}
-	if (code == TC_EXIT_OK && list) {
+	} else if (code == TC_EXIT_OK && list) {
 		tc_write_check_list(stdout);
 	} else if (code == TC_EXIT_OK) {
-		code = run(&c, &ao, &b, junit, argc, argv);
+		code = stdin_once(budgets, n_budgets, inputs, n_inputs);
+		if (code == TC_EXIT_OK) {
+			code = add_limits(&b, limits, n_limits);
+		}
+		if (code == TC_EXIT_OK) {
+			code = outputs_safe(&c, junit, budgets, n_budgets, inputs, n_inputs);
+		}
+		if (code == TC_EXIT_OK) {
+			code = run(&c, &ao, &b, junit, argc, argv);
+		}
 	}
+	free(limits);
+	free(budgets);
 	tc_budget_finish(&b);
 	return code;
 }

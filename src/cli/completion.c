@@ -5,8 +5,8 @@
  * tracectl completion bash|zsh|fish: a completion script made from the
  * command table and each command's option table (tc_cli_walk), so it can
  * never fall behind them. Meson runs it at build time and installs the
- * three scripts. Options offer their choices where the table lists them,
- * else files; operands complete as files.
+ * three scripts. Options offer their choices or words where the table
+ * lists them, else files; operands complete as files.
  */
 
 static const char *const shells[] = { "bash", "zsh", "fish", NULL };
@@ -54,6 +54,11 @@ static void put_choices(FILE *f, const char *const *choices) {
 	}
 }
 
+/* An option's fixed choices, else the words it offers; NULL for files. */
+static const char *const *offered(const struct tc_option *o) {
+	return o->choices ? o->choices : o->words ? o->words() : NULL;
+}
+
 /* ---- bash ---- */
 
 static void bash_value(const struct tc_option *o, const struct tc_option_group *g, void *ctx) {
@@ -69,6 +74,11 @@ static void bash_value(const struct tc_option *o, const struct tc_option_group *
 	if (o->choices) {
 		fputs(") COMPREPLY=($(compgen -W '", f);
 		put_choices(f, o->choices);
+		fputs("' -- \"$cur\")); return ;;\n", f);
+	} else if (o->words) {
+		/* "METRIC=" goes on with its value: no space after it. */
+		fputs(") compopt -o nospace 2>/dev/null; COMPREPLY=($(compgen -W '", f);
+		put_choices(f, o->words());
 		fputs("' -- \"$cur\")); return ;;\n", f);
 	} else {
 		fputs(") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", f);
@@ -131,9 +141,12 @@ static void zsh_spec(FILE *f, const char *form, const struct tc_option *o) {
 	if (o->arg) {
 		fputc(':', f);
 		put_desc(f, o->arg);
-		if (o->choices) {
+		if (offered(o)) {
 			fputs(":(", f);
-			put_choices(f, o->choices);
+			for (const char *const *w = offered(o); *w; w++) {
+				fputs(w == offered(o) ? "" : " ", f);
+				put_desc(f, *w);
+			}
 			fputs(")'", f);
 		} else {
 			fputs(":_files'", f);
@@ -217,9 +230,9 @@ static void fish_option(const struct tc_option *o, const struct tc_option_group 
 		fprintf(f, " -s %c", o->short_name);
 	}
 	fprintf(f, " -l %s", o->name);
-	if (o->arg && o->choices) {
+	if (o->arg && offered(o)) {
 		fputs(" -x -a '", f);
-		put_choices(f, o->choices);
+		put_choices(f, offered(o));
 		fputc('\'', f);
 	} else if (o->arg) {
 		fputs(" -r -F", f);

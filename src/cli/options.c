@@ -3,6 +3,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "util/suggest.h"
 
 /* --help: option names in the first 26 columns, text up to column 79. */
 #define HELP_COL 26
@@ -216,45 +217,6 @@ static void join_choices(const char *const *choices, char *buf, size_t size) {
 	}
 }
 
-/* Edit distance with transpositions ("tpo" is one from "top"). */
-static size_t distance(const char *a, const char *b) {
-	size_t na = strlen(a), nb = strlen(b);
-	if (na > 64 || nb > 64) {
-		return SIZE_MAX;
-	}
-	size_t d[65][65];
-	for (size_t i = 0; i <= na; i++) {
-		for (size_t j = 0; j <= nb; j++) {
-			if (i == 0 || j == 0) {
-				d[i][j] = i + j;
-				continue;
-			}
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
-			best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-					d[i - 2][j - 2] + 1 < best) {
-				best = d[i - 2][j - 2] + 1;
-			}
-			d[i][j] = best;
-		}
-	}
-	return d[na][nb];
-}
-
-const char *tc_cli_suggest(const char *word, const char *const *names, size_t n) {
-	size_t len = strlen(word), max = len < 6 ? 1 : 2, best = SIZE_MAX;
-	const char *found = NULL;
-	for (size_t i = 0; i < n; i++) {
-		size_t d = distance(word, names[i]);
-		if (d <= max && d < best) {
-			best = d;
-			found = names[i];
-		}
-	}
-	return found;
-}
-
 /* For an unknown "--name[=value]": the closest option name, or NULL. */
 static const char *suggest_option(const struct tc_cli_parser *p, const char *arg) {
 	if (!arg || strncmp(arg, "--", 2) != 0) {
@@ -271,7 +233,7 @@ static const char *suggest_option(const struct tc_cli_parser *p, const char *arg
 	for (size_t i = 0; i < p->n; i++) {
 		names[i] = p->rows[i]->name;
 	}
-	return tc_cli_suggest(word, names, p->n);
+	return tc_suggest(word, names, p->n);
 }
 
 int tc_cli_next(struct tc_cli_parser *p, const char **arg) {

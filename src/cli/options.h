@@ -37,6 +37,10 @@ struct tc_option {
 	/* The only values taken (NULL-terminated), checked by the parser and
 	 * offered by completions; NULL = any value. */
 	const char *const *choices;
+	/* Words completions offer for the value (NULL-terminated) where the
+	 * value is not one of a fixed set: the parser does not check them
+	 * (check's --max offers "step.mean=", the metric catalogue). */
+	const char *const *(*words)(void);
 };
 
 struct tc_option_group {
@@ -96,9 +100,5 @@ void tc_cli_parser_init(struct tc_cli_parser *p, const struct tc_cli_spec *s,
  * choices; TC_EXIT_USAGE).
  */
 int tc_cli_next(struct tc_cli_parser *p, const char **arg);
-
-/* The one of names[0, n) closest to a mistyped word (within an edit or two),
- * for "did you mean"; NULL when none is close. */
-const char *tc_cli_suggest(const char *word, const char *const *names, size_t n);
 
 #endif

@@ -1,6 +1,8 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/check.h"
+#include "model/findings.h"
 #include "util/xalloc.h"
 
 static const struct tc_metric_def defs[TC_M_COUNT] = {
@@ -54,6 +56,32 @@ const char *tc_metric_unit_name(enum tc_metric_unit u) {
 	return (unsigned)u < sizeof(n) / sizeof(n[0]) ? n[u] : "?";
 }
 
+const char *const *tc_metric_words(void) {
+	static char buf[TC_M_COUNT + TC_BD_COUNT][48];
+	static const char *words[TC_M_COUNT + TC_BD_COUNT + 1];
+	if (words[0]) {
+		return words;
+	}
+	size_t n = 0;
+	for (int i = 0; i < TC_M_COUNT; i++) {
+		if (i == TC_M_SHARE) {
+			for (int c = 0; c < TC_BD_COUNT; c++, n++) {
+				snprintf(buf[n], sizeof(buf[n]), "share.%s=",
+					tc_bd_cat_name((enum tc_bd_cat)c));
+				words[n] = buf[n];
+			}
+		} else if (i == TC_M_OP_TIME) {
+			words[n++] = "op:";
+		} else if (i != TC_M_OP_CALLS) {
+			snprintf(buf[n], sizeof(buf[n]), "%s=", defs[i].name);
+			words[n] = buf[n];
+			n++;
+		}
+	}
+	words[n] = NULL;
+	return words;
+}
+
 void tc_metric_finish(struct tc_metric *mt) {
 	if (!mt) {
 		return;
@@ -87,6 +115,7 @@ void tc_check_finish(struct tc_check *c) {
 			free(r->details[k]);
 		}
 		free(r->details);
+		free(r->op_hint);
 	}
 	free(c->rows);
 	for (size_t k = 0; k < c->n_ranks; k++) {

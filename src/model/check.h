@@ -56,6 +56,10 @@ struct tc_metric_def {
 /* The catalogue, indexed by enum tc_metric_id. */
 const struct tc_metric_def *tc_metric_defs(void);
 const char *tc_metric_unit_name(enum tc_metric_unit u);
+/* Every name a limit may start with, as completions offer them
+ * (NULL-terminated): "step.mean=", one "share.CATEGORY=" per category,
+ * and "op:" for the op families. */
+const char *const *tc_metric_words(void);
 
 /* One metric as named on the command line or in a budget file. */
 struct tc_metric {
@@ -86,6 +90,10 @@ struct tc_check_row {
 	char **details;           /* per rank ("" none) */
 	size_t worst;             /* the rank whose value decides (SIZE_MAX: none known) */
 	uint8_t verdict;          /* enum tc_verdict */
+	/* op:NAME rows: whether some rank has an op of that name, else the
+	 * closest name a rank has (NULL none) for the error. */
+	bool op_found;
+	char *op_hint;
 };
 
 struct tc_check {

@@ -46,11 +46,12 @@ void tc_write_check_list(FILE *f) {
 		fprintf(f, "%-24s %-9s %s\n", d[i].name,
 			tc_metric_unit_name((enum tc_metric_unit)d[i].unit), d[i].definition);
 	}
-	fprintf(f, "\nunits in values: time 150ms, 2.5s, 80us, 500ns (plain: seconds); bytes\n"
-		"16KiB, 16KB, 1.5MiB (plain: bytes); ratio 20%% or 0.2; severity none, low,\n"
-		"medium, high, critical. Per-step figures count the steps the breakdown\n"
-		"counts (warm-up and partial steps left out). With several inputs each file is\n"
-		"a rank, every metric is measured on each and the worst rank decides.\n");
+	fprintf(f, "\nunits in values: time 150ms, 2.5s, 80us, 500ns; bytes 16KiB, 16KB, 1.5MiB,\n"
+		"4096B; ratio 20%%; a time, size or ratio needs its unit; counts are plain\n"
+		"numbers; severity none, low, medium, high, critical. Per-step figures count\n"
+		"the steps the breakdown counts (warm-up and partial steps left out). With\n"
+		"several inputs each file is a rank, every metric is measured on each and the\n"
+		"worst rank decides.\n");
 }
 
 /* The rank and detail of row r's deciding value: "rank 1, GPU 0 memory.allocated". */

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "output/jsonw.h"
+#include "util/utf8.h"
 
 void tc_jw_init(struct tc_jw *w, FILE *f, bool pretty) {
 	memset(w, 0, sizeof(*w));
@@ -72,33 +73,8 @@ void tc_jw_arr_end(struct tc_jw *w) {
 
 /* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t n) {
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t min, cp;
-	if (c < 0x80) {
-		return 1;
-	} else if ((c & 0xe0) == 0xc0) {
-		len = 2, min = 0x80, cp = c & 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3, min = 0x800, cp = c & 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4, min = 0x10000, cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n) {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			return 0;
-		}
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-		return 0;
-	}
-	return len;
+	uint32_t cp;
+	return s[0] < 0x80 ? 1 : tc_utf8_decode(s, n, &cp);
 }
 
 void tc_json_escape(FILE *f, const char *str, size_t n) {

@@ -1,3 +1,5 @@
+/* realpath() */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -298,6 +300,71 @@ bool tc_outfile_open(struct tc_outfile *o, const char *path,
 		tc_error_path(err, path);
 		tc_outfile_abort(o);
 		return false;
+	}
+	return true;
+}
+
+/* The file a new output at path would be: the final target of its links in
+ * its folder's real path (malloc'd); NULL when that cannot be told. */
+static char *new_target(const char *path) {
+	struct tc_error e;
+	tc_error_init(&e);
+	char *t = follow_links(path, &e);
+	if (!t) {
+		return NULL;
+	}
+	char *d = dir_of(t);
+	char *real = realpath(d, NULL);
+	const char *slash = strrchr(t, '/');
+	const char *base = slash ? slash + 1 : t;
+	char *r = NULL;
+	if (real) {
+		size_t n = strlen(real) + strlen(base) + 2;
+		r = tc_xmalloc(n);
+		snprintf(r, n, "%s/%s", real, base);
+	}
+	free(real);
+	free(d);
+	free(t);
+	return r;
+}
+
+/* Whether outputs a and b are one file: the same regular file, or the same
+ * new name. Devices and FIFOs take any number of writers. */
+static bool same_output(const char *a, const char *b) {
+	struct stat sa, sb;
+	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+	if (ea || eb) {
+		return ea && eb && S_ISREG(sa.st_mode) && same_id(&sb, (uint64_t)sa.st_dev,
+			(uint64_t)sa.st_ino);
+	}
+	char *ta = new_target(a), *tb = new_target(b);
+	bool same = ta && tb && strcmp(ta, tb) == 0;
+	free(ta);
+	free(tb);
+	return same;
+}
+
+bool tc_outfile_precheck(const char *path, const char *const *reads, size_t n_reads,
+		const char *const *others, size_t n_others, struct tc_error *err) {
+	if (!path || strcmp(path, "-") == 0) {
+		return true;
+	}
+	struct stat st;
+	struct tc_outfile o = { .slot = -1 };
+	if (stat(path, &st) == 0) {
+		o.dev = (uint64_t)st.st_dev;
+		o.ino = (uint64_t)st.st_ino;
+		if (!check_inputs(&o, path, reads, n_reads, err)) {
+			return false;
+		}
+	}
+	for (size_t i = 0; i < n_others; i++) {
+		if (others[i] && strcmp(others[i], "-") != 0 && same_output(path, others[i])) {
+			tc_error_set(err, TC_EXIT_OUTPUT, "refusing to write two outputs to one file");
+			tc_error_path(err, path);
+			return false;
+		}
 	}
 	return true;
 }

@@ -42,6 +42,15 @@ struct tc_outfile {
 bool tc_outfile_open(struct tc_outfile *o, const char *path,
 	const char *const *inputs, size_t n_inputs, struct tc_error *err);
 
+/* Before anything is read or written: false with err set (TC_EXIT_OUTPUT)
+ * when the output at path is one of the files the command reads,
+ * reads[0, n_reads) (traces, budget files, digests; "-" is stdin), or the
+ * same file as one of its other outputs, others[0, n_others) (NULL and
+ * "-" skipped). A command with two outputs or with inputs besides its
+ * traces calls it for each output, so a refusal comes before any write. */
+bool tc_outfile_precheck(const char *path, const char *const *reads, size_t n_reads,
+	const char *const *others, size_t n_others, struct tc_error *err);
+
 /* False with err set (TC_EXIT_OUTPUT) when the output is the file with
  * this device and inode, an input read. */
 bool tc_outfile_check_input(const struct tc_outfile *o, uint64_t dev, uint64_t ino,

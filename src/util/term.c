@@ -4,37 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/term.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
-
-/* Code point of the valid UTF-8 sequence at s[0, n) in *cp; its length, or
- * 0 when the sequence is invalid, overlong, a surrogate or cut short. */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp) {
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t min;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, min = 0x80, *cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, min = 0x800, *cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, min = 0x10000, *cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n) {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			return 0;
-		}
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff)) {
-		return 0;
-	}
-	return len;
-}
 
 /* Bytes at the start of s[0, n) that print as themselves. */
 static size_t clean_run(const unsigned char *s, size_t n) {
@@ -45,7 +16,7 @@ static size_t clean_run(const unsigned char *s, size_t n) {
 			continue;
 		}
 		uint32_t cp;
-		size_t len = s[i] >= 0x80 ? utf8_seq(s + i, n - i, &cp) : 0;
+		size_t len = s[i] >= 0x80 ? tc_utf8_decode(s + i, n - i, &cp) : 0;
 		if (len == 0 || cp <= 0x9f) {
 			break;
 		}
@@ -72,7 +43,7 @@ static size_t escape_one(const unsigned char *s, size_t n, char tok[8]) {
 		break;
 	}
 	uint32_t cp;
-	if (s[0] >= 0x80 && utf8_seq(s, n, &cp) == 2 && cp <= 0x9f) {
+	if (s[0] >= 0x80 && tc_utf8_decode(s, n, &cp) == 2 && cp <= 0x9f) {
 		memcpy(tok, "\\u00", 4);
 		tok[4] = hex[cp >> 4];
 		tok[5] = hex[cp & 0xf];
