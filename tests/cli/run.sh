@@ -39,6 +39,13 @@ for case in "$dir"/*/; do
 		fail=$((fail + 1))
 		continue
 	fi
+	# Under pipefail a reader that stops early (head) kills the writer
+	# with SIGPIPE, now and then: read the whole stream (sed -n 1,Np).
+	if grep -qE '[|][[:space:]]*head[[:space:]]+(-n[[:space:]]*)?-?[0-9]' "$case/cmd"; then
+		echo "FAIL $name: pipes into head; use sed -n 1,Np (pipefail)"
+		fail=$((fail + 1))
+		continue
+	fi
 	case $part:$needs_traces in
 	fixtures:1|traces:0) continue ;;
 	esac
