@@ -238,29 +238,71 @@ START_TEST(cut_steps_window_device) {
 }
 END_TEST
 
-/* Host markers numbered differently do not widen a device step window. */
-START_TEST(cut_steps_device_markers_win) {
+static struct tc_model *gpu_and_host(uint32_t *gpu, uint32_t *cpu) {
 	struct tc_model *m = tc_model_create();
-	uint32_t gpu = tc_model_add_device(m, S(m, "GPU 0"), TC_DEV_GPU);
-	uint32_t cpu = tc_model_add_device(m, S(m, "host"), TC_DEV_CPU);
-	uint32_t gs = tc_model_add_track(m, gpu, S(m, "Steps"), TC_TRACK_STEPS, 1);
-	uint32_t hs = tc_model_add_track(m, cpu, S(m, "main"), TC_TRACK_HOST_THREAD, 2);
-	uint32_t sop = tc_model_op(m, S(m, "step"), 0, TC_OP_STEP);
-	for (int k = 0; k < 3; k++) {
-		tc_model_add_event(m, gs, sop, k * 100, 90, 0);
-		tc_model_add_event(m, hs, sop, 1000 + k * 100, 90, 0);
-	}
+	*gpu = tc_model_add_device(m, S(m, "GPU 0"), TC_DEV_GPU);
+	*cpu = tc_model_add_device(m, S(m, "host"), TC_DEV_CPU);
+	return m;
+}
+
+/* Finalize m, cut it to --steps 1, check the window and the events kept,
+ * and destroy it. */
+static void cut_step_1(struct tc_model *m, int64_t lo, int64_t hi, size_t kept) {
 	tc_model_finalize(m);
 	struct tc_selection s;
 	struct tc_error err;
 	tc_error_init(&err);
 	tc_selection_init(&s, m);
 	ck_assert(tc_cut_steps(m, &s, 1, 1, "--steps 1", &err));
-	ck_assert_int_eq(s.notes[0].lo_ps, 100);
-	ck_assert_int_eq(s.notes[0].hi_ps, 190);
-	ck_assert_uint_eq(s.n_kept, 1);
+	ck_assert_int_eq(s.notes[0].lo_ps, lo);
+	ck_assert_int_eq(s.notes[0].hi_ps, hi);
+	ck_assert_uint_eq(s.n_kept, kept);
 	tc_selection_finish(&s);
 	tc_model_destroy(m);
+}
+
+/* Host markers numbered differently do not widen a device step window. */
+START_TEST(cut_steps_device_markers_win) {
+	uint32_t gpu, cpu;
+	struct tc_model *m = gpu_and_host(&gpu, &cpu);
+	uint32_t gs = tc_model_add_track(m, gpu, S(m, "Steps"), TC_TRACK_STEPS, 1);
+	uint32_t hs = tc_model_add_track(m, cpu, S(m, "main"), TC_TRACK_HOST_THREAD, 2);
+	/* Named apart: device markers that copy the host's would lose. */
+	uint32_t sop = tc_model_op(m, S(m, "step"), 0, TC_OP_STEP);
+	uint32_t hop = tc_model_op(m, S(m, "host_step"), 0, TC_OP_STEP);
+	for (int k = 0; k < 3; k++) {
+		tc_model_add_event(m, gs, sop, k * 100, 90, 0);
+		tc_model_add_event(m, hs, hop, 1000 + k * 100, 90, 0);
+	}
+	cut_step_1(m, 100, 190, 1);
+}
+END_TEST
+
+/*
+ * Host markers end before the device work they launched: --steps cuts at
+ * the aligned bounds 'steps' shows, so the last step's kernel stays.
+ */
+START_TEST(cut_steps_keeps_device_tail) {
+	uint32_t gpu, cpu;
+	struct tc_model *m = gpu_and_host(&gpu, &cpu);
+	uint32_t hs = tc_model_add_track(m, cpu, S(m, "main"), TC_TRACK_HOST_THREAD, 1);
+	uint32_t ks = tc_model_add_track(m, gpu, S(m, "stream 7"), TC_TRACK_STREAM, 7);
+	uint32_t sop = tc_model_op(m, S(m, "ProfilerStep#1"), 0, TC_OP_STEP);
+	uint32_t lop = tc_model_op(m, S(m, "cudaLaunchKernel"), 0, TC_OP_RUNTIME);
+	uint32_t kop = tc_model_op(m, S(m, "gemm"), 0, TC_OP_KERNEL);
+	/* Step k: marker [k*100, k*100+50), a launch at +10, its kernel
+	 * [k*100+60, k*100+90): it runs wholly past the marker. */
+	for (int k = 0; k < 3; k++) {
+		uint32_t e = tc_model_add_event(m, hs, sop, k * 100, 50, 0);
+		uint32_t a = tc_model_args_begin(m);
+		tc_model_arg_int(m, m->key.step, k);
+		m->ev.args[e] = tc_model_args_end(m, a);
+		uint32_t l = tc_model_add_event(m, hs, lop, k * 100 + 10, 5, 0);
+		uint32_t kk = tc_model_add_event(m, ks, kop, k * 100 + 60, 30, 0);
+		tc_model_add_flow(m, l, kk, TC_FLOW_LAUNCH, (uint64_t)k + 1);
+	}
+	/* The step's marker, its launch and the kernel. */
+	cut_step_1(m, 100, 190, 3);
 }
 END_TEST
 
@@ -714,6 +756,7 @@ int main(void) {
 	tcase_add_test(tc, exact_times);
 	tcase_add_test(tc, cut_steps_window_device);
 	tcase_add_test(tc, cut_steps_device_markers_win);
+	tcase_add_test(tc, cut_steps_keeps_device_tail);
 	tcase_add_test(tc, cut_min_dur_top_ops);
 	tcase_add_test(tc, cut_max_events_keeps_parents);
 	tcase_add_test(tc, annotate_steps);

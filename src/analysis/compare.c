@@ -171,9 +171,16 @@ static struct tc_diff_row *match_rows(const struct tc_diff_side *base,
 		struct tc_diff_row *r = &rows[nr++];
 		r->scope = e[i].op->scope;
 		r->kind = e[i].op->kind;
+		r->nested = !by_category && r->scope == TC_DIFF_HOST;
 		for (; j < ne && e[j].op->scope == e[i].op->scope && strcmp(e[j].key, e[i].key) == 0; j++) {
-			count[e[j].side] += e[j].op->count;
-			total[e[j].side] += e[j].op->total_ps;
+			const struct tc_diff_op *op = e[j].op;
+			count[e[j].side] += op->count;
+			total[e[j].side] += op->total_ps;
+			r->nested &= op->nested == op->count;
+			/* One enclosing op for the side, or none. */
+			r->parent[e[j].side] = !present[e[j].side] ? op->parent :
+				op->parent && r->parent[e[j].side] &&
+				strcmp(op->parent, r->parent[e[j].side]) == 0 ? op->parent : NULL;
 			present[e[j].side] = true;
 			r->norm |= e[j].norm;
 			r->n_names += j == i || strcmp(e[j].op->name, e[j - 1].op->name) != 0;
@@ -350,6 +357,106 @@ static void match_memory(const struct tc_diff_side *base, const struct tc_diff_s
 	}
 }
 
+/* Components of an op name: the runs between '.', '#', ':' and '/'. */
+#define MAX_PARTS 16
+
+static size_t name_parts(const char *s, const char **at, size_t *len) {
+	size_t n = 0;
+	while (*s && n < MAX_PARTS) {
+		size_t l = strcspn(s, ".#:/");
+		if (l) {
+			at[n] = s;
+			len[n++] = l;
+		}
+		s += l + (s[l] != '\0');
+	}
+	return *s ? 0 : n;
+}
+
+/* Two names of as many components, all but one the same, and at least
+ * two the same (so "aten::stack" and "aten::cat" are two ops):
+ * "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" and
+ * "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__". */
+static bool one_part_apart(const char *a, const char *b) {
+	const char *pa[MAX_PARTS], *pb[MAX_PARTS];
+	size_t la[MAX_PARTS], lb[MAX_PARTS];
+	size_t na = name_parts(a, pa, la), nb = name_parts(b, pb, lb);
+	if (na < 3 || na != nb) {
+		return false;
+	}
+	size_t differ = 0;
+	for (size_t i = 0; i < na; i++) {
+		differ += la[i] != lb[i] || memcmp(pa[i], pb[i], la[i]) != 0;
+	}
+	return differ == 1;
+}
+
+/* The same enclosing op on both sides, by normalised name (a step's
+ * marker is "ProfilerStep#N" on either). */
+static bool same_parent(const char *a, const char *b) {
+	if (!a || !b) {
+		return false;
+	}
+	char na[512], nb[512];
+	tc_diff_normalize(a, na, sizeof(na));
+	tc_diff_normalize(b, nb, sizeof(nb));
+	return strcmp(na, nb) == 0;
+}
+
+static bool same_role(const struct tc_diff_row *gone, const struct tc_diff_row *added) {
+	return gone->base.present && !gone->test.present && added->test.present &&
+		!added->base.present && gone->scope == TC_DIFF_HOST &&
+		added->scope == TC_DIFF_HOST && gone->kind == added->kind &&
+		same_parent(gone->parent[0], added->parent[1]) && one_part_apart(gone->key, added->key);
+}
+
+/*
+ * A host op removed and one added that play the same role (the data
+ * loader's iterator, single- then multi-process; the optimizer's step,
+ * AdamW then SGD) are one row: the same kind, the same enclosing op on
+ * every call, and names one component apart. Only one-to-one matches
+ * pair; otherwise both stay. Device ops have no enclosing op to tell a
+ * role by: kernels one template argument apart are different kernels.
+ */
+static void pair_roles(struct tc_diff *d) {
+	size_t n = d->n_ops;
+	bool *drop = tc_xcalloc(n ? n : 1, sizeof(*drop));
+	for (size_t i = 0; i < n; i++) {
+		size_t hit = SIZE_MAX, hits = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (same_role(&d->ops[i], &d->ops[j])) {
+				hit = j;
+				hits++;
+			}
+		}
+		size_t back = 0;
+		for (size_t k = 0; hits == 1 && k < n; k++) {
+			back += same_role(&d->ops[k], &d->ops[hit]);
+		}
+		if (hits != 1 || back != 1 || drop[hit]) {
+			continue;
+		}
+		struct tc_diff_row *r = &d->ops[i], *t = &d->ops[hit];
+		r->paired = tc_xstrdup(t->key);
+		r->test = t->test;
+		r->parent[1] = t->parent[1];
+		r->nested &= t->nested;
+		r->n_names += t->n_names;
+		drop[hit] = true;
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (drop[i]) {
+			free(d->ops[i].own_key);
+			continue;
+		}
+		d->ops[w++] = d->ops[i];
+	}
+	d->n_ops = w;
+	free(drop);
+	tc_sort(d->ops, d->n_ops, sizeof(*d->ops), cmp_row);
+}
+
 void tc_diff_compute(const struct tc_diff_side *base, const struct tc_diff_side *test,
 		bool exact_names, struct tc_diff *d) {
 	memset(d, 0, sizeof(*d));
@@ -358,6 +465,7 @@ void tc_diff_compute(const struct tc_diff_side *base, const struct tc_diff_side 
 	d->exact_names = exact_names;
 	d->whole_trace = !base->has_steps || !test->has_steps;
 	d->ops = match_rows(base, test, false, exact_names, &d->norm_used, &d->n_ops);
+	pair_roles(d);
 	uint32_t unused = 0;
 	d->cats = match_rows(base, test, true, true, &unused, &d->n_cats);
 	pair_devices(base, test, d);
@@ -380,13 +488,30 @@ void tc_diff_compute(const struct tc_diff_side *base, const struct tc_diff_side 
 	}
 }
 
+/* An attribution category's index, or -1. */
+static int metric_category(const char *metric) {
+	for (int c = 0; c < TC_BD_COUNT; c++) {
+		if (strcmp(metric, tc_bd_cat_name((enum tc_bd_cat)c)) == 0) {
+			return c;
+		}
+	}
+	return -1;
+}
+
 bool tc_diff_metric_valid(const char *metric, struct tc_error *err) {
 	if (strcmp(metric, "step") == 0 || strcmp(metric, "device-busy") == 0 ||
-			(strncmp(metric, "op:", 3) == 0 && metric[3])) {
+			metric_category(metric) >= 0 || (strncmp(metric, "op:", 3) == 0 && metric[3])) {
 		return true;
 	}
+	char cats[256];
+	size_t len = 0;
+	for (int c = 0; c < TC_BD_COUNT && len < sizeof(cats); c++) {
+		len += (size_t)snprintf(cats + len, sizeof(cats) - len, "%s, ",
+			tc_bd_cat_name((enum tc_bd_cat)c));
+	}
 	return tc_error_set(err, TC_EXIT_USAGE,
-		"unknown --metric '%s' (use step, device-busy or op:NAME)", metric);
+		"unknown --metric '%s' (use step, device-busy, an attribution category: "
+		"%sor op:NAME)", metric, cats);
 }
 
 /* The op row metric names: by exact key first, then by its normalised form. */
@@ -431,6 +556,12 @@ bool tc_diff_gate(const struct tc_diff *d, const char *metric, double threshold_
 			"device busy time per step");
 		g->base = whole ? (double)b->trace_busy_ps : per_step(b->device_busy_ps, b->n_steps);
 		g->test = whole ? (double)t->trace_busy_ps : per_step(t->device_busy_ps, t->n_steps);
+	} else if (metric_category(metric) >= 0) {
+		/* The attribution table's figure: the category's time per step. */
+		int c = metric_category(metric);
+		snprintf(g->label, sizeof(g->label), "%s time per step", metric);
+		g->base = per_step(b->cat_ps[c], b->n_steps);
+		g->test = per_step(t->cat_ps[c], t->n_steps);
 	} else {
 		const char *name = metric + 3;
 		const struct tc_diff_row *r = find_op(d, name);

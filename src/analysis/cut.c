@@ -3,7 +3,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/cut.h"
-#include "analysis/step_marker.h"
+#include "analysis/passes.h"
 #include "util/xalloc.h"
 
 static bool overlaps(const struct tc_model *m, size_t i, int64_t lo, int64_t hi) {
@@ -39,108 +39,38 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 	window(m, s, lo_ps, hi_ps, rule);
 }
 
-/* Step markers on an accelerator (not a CPU device)? */
-static bool device_track(const struct tc_model *m, uint32_t t) {
-	uint32_t d = m->tracks[t].device;
-	return d < m->n_devices && m->devices[d].kind != TC_DEV_CPU;
-}
-
-/* --step-marker: the window of the user's markers numbered first..last. */
-static bool marked_window(const struct tc_model *m, const char *marker, int64_t first,
-		int64_t last, int64_t *lo, int64_t *hi, struct tc_error *err, const char *rule) {
-	struct tc_marked_step *v;
-	uint32_t device;
-	bool on_device;
-	size_t n = tc_step_marker_find(m, marker, &v, &device, &on_device);
-	int64_t min_num = INT64_MAX, max_num = INT64_MIN;
-	*lo = INT64_MAX;
-	*hi = INT64_MIN;
-	for (size_t i = 0; i < n; i++) {
-		int64_t num = v[i].num == INT64_MIN ? (int64_t)i : v[i].num;
-		min_num = num < min_num ? num : min_num;
-		max_num = num > max_num ? num : max_num;
-		if (num >= first && num <= last) {
-			*lo = v[i].start_ps < *lo ? v[i].start_ps : *lo;
-			int64_t e = v[i].start_ps + v[i].dur_ps;
-			*hi = e > *hi ? e : *hi;
-		}
-	}
-	free(v);
-	if (n == 0) {
-		return tc_error_set(err, TC_EXIT_USAGE,
-			"%s: no event matches the marker", rule);
-	}
-	if (*lo > *hi) {
-		return tc_error_set(err, TC_EXIT_USAGE,
-			"%s: no step in that range (the trace has steps %lld to %lld)",
-			rule, (long long)min_num, (long long)max_num);
-	}
-	return true;
-}
-
+/*
+ * The steps as the steps pass makes them (analysis/steps.c): device step
+ * lines before host markers, and host markers aligned to the device work
+ * they launched, so a step's device tail past its marker is kept and the
+ * cut matches the bounds 'tracectl steps' prints.
+ */
 bool tc_cut_steps_marked(const struct tc_model *m, struct tc_selection *s,
 		const char *marker, int64_t first, int64_t last, const char *rule,
 		struct tc_error *err) {
-	if (!marker) {
-		return tc_cut_steps(m, s, first, last, rule, err);
-	}
-	int64_t lo, hi;
-	if (!marked_window(m, marker, first, last, &lo, &hi, err, rule)) {
-		return false;
-	}
-	window(m, s, lo, hi, rule);
-	return true;
-}
-
-bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
-		int64_t first, int64_t last, const char *rule, struct tc_error *err) {
-	/* As the summary and the analysis do: device step lines win over host
-	 * markers (hosts often number their steps differently). */
-	bool on_device = false;
-	for (size_t t = 0; t < m->n_tracks && !on_device; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (!device_track(m, (uint32_t)t)) {
-			continue;
-		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count && !on_device; i++) {
-			on_device = m->op_kind[m->ev.op[i]] == TC_OP_STEP;
-		}
-	}
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	o.step_marker = marker;
+	o.threads = 1;
+	struct tc_analysis a;
+	memset(&a, 0, sizeof(a));
+	bool found = tc_pass_steps_from(m, &o, NULL, NULL, true, &a) && a.n_steps;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	int64_t min_num = INT64_MAX, max_num = INT64_MIN;
-	size_t n_steps = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (device_track(m, (uint32_t)t) != on_device) {
-			continue;
-		}
-		int64_t ordinal = 0;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->op_kind[m->ev.op[i]] != TC_OP_STEP) {
-				continue;
-			}
-			int64_t num;
-			if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
-				num = ordinal;
-			}
-			ordinal++;
-			n_steps++;
-			min_num = num < min_num ? num : min_num;
-			max_num = num > max_num ? num : max_num;
-			if (num < first || num > last) {
-				continue;
-			}
-			if (m->ev.start[i] < lo) {
-				lo = m->ev.start[i];
-			}
-			if (tc_model_end(m, i) > hi) {
-				hi = tc_model_end(m, i);
-			}
+	for (size_t i = 0; found && i < a.n_steps; i++) {
+		const struct tc_step *st = &a.steps[i];
+		min_num = st->num < min_num ? st->num : min_num;
+		max_num = st->num > max_num ? st->num : max_num;
+		if (st->num >= first && st->num <= last) {
+			lo = st->start_ps < lo ? st->start_ps : lo;
+			hi = st->start_ps + st->dur_ps > hi ? st->start_ps + st->dur_ps : hi;
 		}
 	}
-	if (n_steps == 0) {
-		return tc_error_set(err, TC_EXIT_USAGE,
-			"%s: the trace has no step markers", rule);
+	tc_analysis_finish(&a);
+	if (!found) {
+		return tc_error_set(err, TC_EXIT_USAGE, marker ?
+			"%s: no event matches the marker" : "%s: the trace has no step markers",
+			rule);
 	}
 	if (lo > hi) {
 		return tc_error_set(err, TC_EXIT_USAGE,
@@ -149,6 +79,11 @@ bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	}
 	window(m, s, lo, hi, rule);
 	return true;
+}
+
+bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
+		int64_t first, int64_t last, const char *rule, struct tc_error *err) {
+	return tc_cut_steps_marked(m, s, NULL, first, last, rule, err);
 }
 
 bool tc_cut_devices(const struct tc_model *m, struct tc_selection *s,

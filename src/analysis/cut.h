@@ -23,11 +23,12 @@ void tc_cut_window(const struct tc_model *m, struct tc_selection *s,
 	int64_t lo_ps, int64_t hi_ps, const char *rule);
 
 /*
- * Steps are events of kind TC_OP_STEP, numbered by their "step" arg (else
- * by their order on their track); as in the summary and the analysis,
- * markers on accelerators win over host markers when both exist. Keep the window from the first selected
- * step's start to the last one's end (first..last inclusive; INT64_MIN /
- * INT64_MAX for open ends). Fails (TC_EXIT_USAGE) when no step matches.
+ * Steps as the steps pass makes them (tracectl steps): device step lines
+ * before host markers, host markers aligned to the device work they
+ * launched. Keep the window from the first selected step's start to the
+ * last one's end (first..last inclusive; INT64_MIN / INT64_MAX for open
+ * ends), so a step's device tail past its marker is kept. Fails
+ * (TC_EXIT_USAGE) when no step matches.
  */
 bool tc_cut_steps(const struct tc_model *m, struct tc_selection *s,
 	int64_t first, int64_t last, const char *rule, struct tc_error *err);

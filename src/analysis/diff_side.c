@@ -241,9 +241,14 @@ static bool in_windows(const int64_t *lo, const int64_t *hi, size_t n, size_t *p
 	return false;
 }
 
+/* An op's parent when its calls have several. */
+#define MIXED_PARENT (TC_NONE - 1)
+
 struct op_acc {
 	uint64_t count;
 	int64_t total_ps;
+	uint64_t nested;
+	uint32_t parent;        /* enclosing op of every call, TC_NONE, MIXED_PARENT */
 };
 
 struct key_acc {
@@ -251,6 +256,8 @@ struct key_acc {
 	uint8_t scope, kind;
 	uint64_t count;
 	int64_t total_ps;
+	uint64_t nested;
+	uint32_t parent;        /* op id, TC_NONE none, MIXED_PARENT */
 };
 
 static int cmp_key_acc(const void *pa, const void *pb) {
@@ -272,7 +279,8 @@ static struct tc_diff_op *group_ops(const struct tc_model *m, const struct op_ac
 			if (x->count) {
 				v[n++] = (struct key_acc){ .key = by_category ? m->ops[o].category :
 					m->ops[o].name, .scope = sc, .kind = m->ops[o].kind,
-					.count = x->count, .total_ps = x->total_ps };
+					.count = x->count, .total_ps = x->total_ps,
+					.nested = x->nested, .parent = x->parent };
 			}
 		}
 	}
@@ -283,12 +291,20 @@ static struct tc_diff_op *group_ops(const struct tc_model *m, const struct op_ac
 		if (k && out[k - 1].scope == v[i].scope && v[i - 1].key == v[i].key) {
 			out[k - 1].count += v[i].count;
 			out[k - 1].total_ps += v[i].total_ps;
+			out[k - 1].nested += v[i].nested;
+			if (!by_category && v[i].parent != v[i - 1].parent) {
+				free(out[k - 1].parent);
+				out[k - 1].parent = NULL;
+			}
 			continue;
 		}
+		uint32_t p = v[i].parent;
 		out[k++] = (struct tc_diff_op){
 			.name = by_category && v[i].key == 0 ? tc_xstrdup("(none)") : dup_str(m, v[i].key),
 			.scope = v[i].scope, .kind = v[i].kind, .count = v[i].count,
-			.total_ps = v[i].total_ps,
+			.total_ps = v[i].total_ps, .nested = by_category ? 0 : v[i].nested,
+			.parent = by_category || p >= MIXED_PARENT ? NULL :
+				dup_str(m, m->ops[p].name),
 		};
 	}
 	free(v);
@@ -303,11 +319,39 @@ static bool skip_track(enum tc_track_kind k) {
 		k == TC_TRACK_COUNTER;
 }
 
+/* A host op that calls inside it are part of: not a step, annotation,
+ * python frame or module, which enclose a step's top-level work. */
+static bool nests(const struct tc_model *m, uint32_t op) {
+	switch (m->op_kind[op]) {
+	case TC_OP_STEP:
+	case TC_OP_ANNOTATION:
+	case TC_OP_PYTHON:
+	case TC_OP_MODULE:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Count a host call's parent (the enclosing event on its track, NULL at
+ * depth 0) into x. Every step's marker is the same parent: the step. */
+static void add_parent(const struct tc_model *m, struct op_acc *x, const uint32_t *parent) {
+	uint32_t p = parent ? m->ev.op[*parent] : TC_NONE;
+	x->nested += parent && nests(m, p);
+	bool same = x->parent == p || (p != TC_NONE && x->parent < MIXED_PARENT &&
+		m->op_kind[p] == TC_OP_STEP && m->op_kind[x->parent] == TC_OP_STEP);
+	x->parent = x->count == 1 ? p : same ? x->parent : MIXED_PARENT;
+}
+
+/* Nesting deeper than this is left without a parent. */
+#define MAX_DEPTH 256
+
 static void ops(const struct tc_model *m, const struct tc_analysis *a, const bool *counted,
 		uint32_t only, struct tc_diff_side *s) {
 	struct windows w;
 	windows_init(&w, a, counted);
 	struct op_acc *acc = tc_xcalloc((m->n_ops ? m->n_ops : 1) * 2, sizeof(*acc));
+	uint32_t open[MAX_DEPTH];
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		enum tc_track_kind k = (enum tc_track_kind)tr->kind;
@@ -321,12 +365,21 @@ static void ops(const struct tc_model *m, const struct tc_analysis *a, const boo
 		const int64_t *lo = dev ? w.dev_lo : w.host_lo, *hi = dev ? w.dev_hi : w.host_hi;
 		size_t pos = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			/* Events come parents first: the open one a level up
+			 * encloses this one. */
+			uint16_t dp = m->ev.depth[i];
+			if (dp < MAX_DEPTH) {
+				open[dp] = (uint32_t)i;
+			}
 			if (s->has_steps && !in_windows(lo, hi, w.n, &pos, m->ev.start[i])) {
 				continue;
 			}
 			struct op_acc *x = &acc[(size_t)m->ev.op[i] * 2 + dev];
 			x->count++;
 			x->total_ps += m->ev.dur[i];
+			if (!dev) {
+				add_parent(m, x, dp && dp <= MAX_DEPTH ? &open[dp - 1] : NULL);
+			}
 		}
 	}
 	s->ops = group_ops(m, acc, false, &s->n_ops);

@@ -379,6 +379,14 @@ static Tracectl__DiffOp **diff_ops(struct tc_digest *d, const struct tc_model *m
 		o->kind = v[i].kind;
 		o->count = v[i].count;
 		o->total_ps = v[i].total_ps;
+		o->nested = v[i].nested;
+		id = v[i].parent ? tc_intern_find(&m->strings, v[i].parent, strlen(v[i].parent)) :
+			TC_NONE;
+		if (id != TC_NONE) {
+			o->parent_ref = id + 1;
+		} else if (v[i].parent) {
+			o->parent = dstr(d, v[i].parent);
+		}
 	}
 	return out;
 }
@@ -460,7 +468,7 @@ static void strings(struct tc_digest *d, const struct tc_model *m, Tracectl__Ran
 	/* A job's rank has no diff side. */
 	static const Tracectl__DiffSide none = TRACECTL__DIFF_SIDE__INIT;
 	const Tracectl__DiffSide *sd = r->side ? r->side : &none;
-	size_t cap = 2 * r->n_ops + r->n_step_ops + sd->n_ops + sd->n_cats + 1, n = 0;
+	size_t cap = 2 * r->n_ops + r->n_step_ops + 2 * (sd->n_ops + sd->n_cats) + 1, n = 0;
 	uint32_t *ids = tc_xmalloc(cap * sizeof(*ids));
 	for (size_t i = 0; i < r->n_ops; i++) {
 		ids[n++] = r->ops[i]->name;
@@ -475,6 +483,9 @@ static void strings(struct tc_digest *d, const struct tc_model *m, Tracectl__Ran
 		for (size_t i = 0; i < lens[l]; i++) {
 			if (lists[l][i]->name_ref) {
 				ids[n++] = lists[l][i]->name_ref - 1;
+			}
+			if (lists[l][i]->parent_ref) {
+				ids[n++] = lists[l][i]->parent_ref - 1;
 			}
 		}
 	}
@@ -501,6 +512,10 @@ static void strings(struct tc_digest *d, const struct tc_model *m, Tracectl__Ran
 		for (size_t i = 0; i < lens[l]; i++) {
 			if (lists[l][i]->name_ref) {
 				lists[l][i]->name_ref = str_index(ids, u, lists[l][i]->name_ref - 1) + 1;
+			}
+			if (lists[l][i]->parent_ref) {
+				lists[l][i]->parent_ref = str_index(ids, u,
+					lists[l][i]->parent_ref - 1) + 1;
 			}
 		}
 	}

@@ -326,16 +326,25 @@ void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl__Rank *r,
 		const Tracectl__DiffOp *o) {
 	const char *name = ref_str(r, o->name_ref, o->name);
+	const char *parent = o->parent_ref || o->parent[0] ?
+		ref_str(r, o->parent_ref, o->parent) : NULL;
 	for (size_t i = 0; i < *n; i++) {
-		if ((*v)[i].scope == o->scope && strcmp((*v)[i].name, name) == 0) {
-			(*v)[i].count += o->count;
-			(*v)[i].total_ps += o->total_ps;
+		struct tc_diff_op *x = &(*v)[i];
+		if (x->scope == o->scope && strcmp(x->name, name) == 0) {
+			x->count += o->count;
+			x->total_ps += o->total_ps;
+			x->nested += o->nested;
+			if (x->parent && (!parent || strcmp(x->parent, parent) != 0)) {
+				free(x->parent);
+				x->parent = NULL;
+			}
 			return;
 		}
 	}
 	TC_GROW(*v, *cap, *n + 1);
 	(*v)[(*n)++] = (struct tc_diff_op){ .name = tc_xstrdup(name), .scope = (uint8_t)o->scope,
-		.kind = (uint8_t)o->kind, .count = o->count, .total_ps = o->total_ps };
+		.kind = (uint8_t)o->kind, .count = o->count, .total_ps = o->total_ps,
+		.nested = o->nested, .parent = parent ? tc_xstrdup(parent) : NULL };
 }
 
 static void side_one(const Tracectl__DiffSide *o, struct tc_diff_side *s) {

@@ -397,9 +397,9 @@ void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk
 	struct tc_summary *s);
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 	struct tc_summary *s);
-/* With --step-marker (a->step_marker set by the steps pass): the summary's
- * steps become the analysis's, which the user's markers made (listed with
- * list). */
+/* The summary's steps become the analysis's (listed with list): those
+ * --step-marker made, else the built-in markers', aligned to their device
+ * work and cut to --steps as every analysis command shows them. */
 void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a, bool list,
 	struct tc_summary *s);
 

@@ -309,8 +309,8 @@ static void collect_steps(const struct tc_model *m, const struct tc_markers *mk,
 
 void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *a, bool list,
 		struct tc_summary *s) {
-	if (!a->step_marker) {
-		return;
+	if (!a->step_marker && (a->steps_inferred || !s->steps_source)) {
+		return; /* no markers: the summary says so, whatever the analysis inferred */
 	}
 	free(s->steps);
 	s->steps = NULL;
@@ -325,7 +325,7 @@ void tc_pass_summary_marked(const struct tc_model *m, const struct tc_analysis *
 	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *st = &a->steps[i];
 		s->steps[i] = (struct tc_step_summary){ .num = st->num, .name = st->name,
-			.device = st->device, .start_ps = st->start_ps, .dur_ps = st->marker_dur_ps };
+			.device = st->device, .start_ps = st->start_ps, .dur_ps = st->dur_ps };
 	}
 	s->n_steps = a->n_steps;
 	tc_summary_step_totals(s);

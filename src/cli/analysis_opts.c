@@ -29,13 +29,13 @@ static const struct tc_option analysis_options[] = {
 	{ "peak-bw", 0, "B", "device peak memory bandwidth in B/s (e.g. 3.35e12)",
 		NULL, TC_OPT_PEAK_BW },
 	{ "device", 0, "NAME", "one device: its exact name, else a unique part of a name, "
-		"any case; steps and bottlenecks measure the step breakdown on it (default: "
-		"the step line's device, else the busiest), ops lists only its ops",
+		"any case; the step breakdown is measured on it (default: the step line's "
+		"device, else the busiest), ops lists only its ops",
 		"One device: its exact name (or _host_: _name_), else a part of one "
 		"name, in any case; a part that several names contain is a usage error "
-		"listing them (exit 2). *steps* and *bottlenecks* measure the step "
-		"breakdown on it (default: the step line's device, else the busiest); "
-		"*ops* lists only its ops.", TC_OPT_DEVICE },
+		"listing them (exit 2). The step breakdown is measured on it (default: "
+		"the step line's device, else the busiest); *ops* lists only its ops.",
+		TC_OPT_DEVICE },
 	{ 0 },
 };
 

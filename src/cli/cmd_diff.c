@@ -14,6 +14,7 @@ enum {
 	OPT_METRIC,
 	OPT_EXACT,
 	OPT_TOP,
+	OPT_NESTED,
 };
 
 static const struct tc_option options[] = {
@@ -23,17 +24,25 @@ static const struct tc_option options[] = {
 		"metric is more than _PCT_ % above _BASE_'s.", OPT_FAIL },
 	{ "metric", 0, "M",
 		"the metric gated: step (default: mean step time, or whole-trace device "
-		"busy time when a side has no steps), device-busy, or op:NAME (its time "
-		"per step)",
+		"busy time when a side has no steps), device-busy, an attribution category "
+		"(input, compute, ...: its time per step), or op:NAME (its time per step)",
 		"The metric *--fail-on-regression* gates: *step* (default; the mean "
 		"step time, or the whole-trace device busy time when a side has no "
-		"steps), *device-busy* (summed device busy time per step) or "
-		"*op:*_NAME_ (that op's time per step; _NAME_ exact or normalised).",
+		"steps), *device-busy* (summed device busy time per step), an attribution "
+		"category (*compute*, *d2h*, *d2d*, *input*, *collective*, *profiler*, "
+		"*sync*, *launch*, *h2d*, *compile*, *host*, *idle*: its time per step, "
+		"as the attribution table prints it) or *op:*_NAME_ (that op's time per "
+		"step; _NAME_ exact or normalised).",
 		OPT_METRIC },
 	{ "exact-names", 0, NULL, "match ops by exact name, not normalised", NULL, OPT_EXACT },
 	{ "top", 0, "N", "op and category rows listed (default 20, 0 = all)",
 		"Op and category rows, and names in the added and removed lists, "
 		"listed (default 20, 0 = all).", OPT_TOP },
+	{ "nested", 0, NULL, "also list host ops called inside other host ops",
+		"Also list the host ops called inside other host ops (*aten::addmm* "
+		"inside *aten::linear*, the runtime calls they make): by default the "
+		"ops table lists the outer ones, whose time includes them; JSON lists "
+		"all, marked *nested*.", OPT_NESTED },
 	{ 0 },
 };
 
@@ -58,6 +67,7 @@ struct diff_opts {
 	double fail_pct;        /* NAN: no gate */
 	const char *metric;     /* NULL: no metric asked */
 	bool exact_names;
+	bool nested;
 	size_t top;
 };
 
@@ -146,6 +156,9 @@ int tc_cmd_diff(int argc, char **argv) {
 		case OPT_EXACT:
 			d.exact_names = true;
 			break;
+		case OPT_NESTED:
+			d.nested = true;
+			break;
 		case OPT_TOP:
 			if (!tc_cli_parse_count("diff", "--top", arg, &d.top, &code)) {
 				return code;
@@ -184,7 +197,8 @@ int tc_cmd_diff(int argc, char **argv) {
 	if (code != TC_EXIT_OK) {
 		tc_outfile_abort(&out);
 	} else {
-		struct tc_diff_write_opts wo = { .top = d.top, .gate = gated ? &gate : NULL };
+		struct tc_diff_write_opts wo = { .top = d.top, .gate = gated ? &gate : NULL,
+			.nested = d.nested };
 		if (c.format == TC_FORMAT_JSON) {
 			tc_write_diff_json(out.fp, &diff, &wo);
 		} else {

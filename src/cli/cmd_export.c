@@ -43,8 +43,9 @@ static const struct tc_option options[] = {
 	{ "gzip", 0, NULL, "gzip-compress whatever the name", NULL, OPT_GZIP },
 	{ "steps", 0, "A:B", "keep the time from step A's start to step B's end (A, A:, :B "
 		"also work)",
-		"Keep the time from the start of step _A_ to the end of step _B_, by "
-		"the trace's step markers (_A_, _A_:, :_B_ also work).", OPT_STEPS },
+		"Keep the time from the start of step _A_ to the end of step _B_, the "
+		"steps *tracectl steps* shows (host markers end no earlier than the "
+		"device work they launched; _A_, _A_:, :_B_ also work).", OPT_STEPS },
 	TC_CLI_STEP_MARKER_OPTION,
 	{ "window", 0, "T0:T1", "keep T0..T1 from the trace start (units ns, us, ms, s: "
 		"1.5ms:20ms; either side may be empty)",

@@ -24,7 +24,6 @@ static const struct tc_option options[] = {
 		"Take exactly two traces, _BASE_ and _TEST_, and add the view of what changed "
 		"between them (the figures of *tracectl diff*).", OPT_DIFF },
 	{ "top", 0, "N", "ops drawn (default 15)", NULL, OPT_TOP },
-	TC_CLI_STEP_MARKER_OPTION,
 	{ 0 },
 };
 
@@ -40,7 +39,9 @@ const struct tc_cli_spec tc_report_spec = {
 		"'diff --json' with --diff); its figures are the same. With several files\n"
 		"each is a rank.\n",
 	.options = options,
-	.groups = (const struct tc_option_group *const[]){ &tc_cli_input_group, NULL },
+	.groups = (const struct tc_option_group *const[]){
+		&tc_cli_analysis_group, &tc_cli_input_group, NULL,
+	},
 };
 
 struct report_opts {
@@ -359,11 +360,10 @@ int tc_cmd_report(int argc, char **argv) {
 			return code;
 		}
 	}
-	struct tc_model *m = tc_cli_load(&c, inputs, n, &code);
+	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "report", argc, argv, &code);
 	if (!m) {
 		return code;
 	}
-	ao.threads = c.ingest.threads;
 	/* What summarize computes, so the embedded JSON is its output. */
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);

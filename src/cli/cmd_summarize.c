@@ -10,7 +10,6 @@ enum { OPT_TOP = TC_OPT_FIRST_COMMAND_SPECIFIC };
 
 static const struct tc_option options[] = {
 	{ "top", 0, "N", "ops listed (default 10, 0 = all)", NULL, OPT_TOP },
-	TC_CLI_STEP_MARKER_OPTION,
 	{ 0 },
 };
 
@@ -24,7 +23,7 @@ const struct tc_cli_spec tc_summarize_spec = {
 		"gzip or zstd), a folder of them, or '-' for standard input.\n",
 	.options = options,
 	.groups = (const struct tc_option_group *const[]){
-		&tc_cli_output_group, &tc_cli_input_group, NULL,
+		&tc_cli_analysis_group, &tc_cli_output_group, &tc_cli_input_group, NULL,
 	},
 };
 
@@ -73,19 +72,14 @@ int tc_cmd_summarize(int argc, char **argv) {
 	struct tc_cli_parser p;
 	tc_cli_parser_init(&p, &tc_summarize_spec, argc, argv);
 	while ((opt = tc_cli_next(&p, &arg)) > 0) {
-		if (tc_cli_common_opt(&c, opt, arg, &code)) {
+		if (tc_cli_common_opt(&c, opt, arg, &code) ||
+				tc_cli_analysis_opt(&ao, "summarize", opt, arg, &code)) {
 			if (code) {
 				return code;
 			}
 			continue;
 		}
 		switch (opt) {
-		case TC_OPT_STEP_MARKER:
-			tc_cli_analysis_opt(&ao, "summarize", opt, arg, &code);
-			if (code) {
-				return code;
-			}
-			break;
 		case OPT_TOP:
 			if (!tc_cli_parse_count("summarize", "--top", arg, &so.top, &code)) {
 				return code;
@@ -120,11 +114,10 @@ int tc_cmd_summarize(int argc, char **argv) {
 	if (kind) {
 		return from_digests(&c, &ao, kind, argv + optind, argc - optind, &so);
 	}
-	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
+	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "summarize", argc, argv, &code);
 	if (!m) {
 		return code;
 	}
-	ao.threads = c.ingest.threads;
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
 	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);

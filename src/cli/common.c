@@ -95,7 +95,7 @@ static const struct tc_option output_options[] = {
 		"refused; *-* is standard output (see OUTPUT).", 'o' },
 	{ "format", 0, "text|json", "output format (default text)",
 		"Output for people (default) or for programs. JSON documents carry a "
-		"*schema* member (e.g. *tracectl.summary/2*); see docs/json-schema.md.",
+		"*schema* member (e.g. *tracectl.summary/3*); see docs/json-schema.md.",
 		TC_OPT_FORMAT, format_choices },
 	{ "json", 0, NULL, "the same as --format json", NULL, TC_OPT_JSON },
 	{ "wide", 0, NULL, "never cut names, leave out columns or wrap lines to fit the "

@@ -4,6 +4,7 @@
 static void ops_free(struct tc_diff_op *v, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
+		free(v[i].parent);
 	}
 	free(v);
 }
@@ -42,6 +43,7 @@ void tc_diff_side_finish(struct tc_diff_side *s) {
 static void rows_free(struct tc_diff_row *v, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].own_key);
+		free(v[i].paired);
 	}
 	free(v);
 }

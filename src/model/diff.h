@@ -46,6 +46,12 @@ struct tc_diff_op {
 	uint8_t kind;           /* enum tc_op_kind of its first event */
 	uint64_t count;
 	int64_t total_ps;
+	/* Host ops: calls inside another host op (a framework op, runtime
+	 * call or data loader, not a step, annotation, python frame or
+	 * module), and the op that encloses every call on its thread, NULL
+	 * when none or several do (a side from a digest: 0 and NULL). */
+	uint64_t nested;
+	char *parent;
 };
 
 struct tc_diff_finding {
@@ -125,6 +131,13 @@ struct tc_diff_row {
 	uint32_t norm;          /* normalisations that changed a name in this row */
 	uint32_t n_names;       /* distinct exact names merged, over both sides */
 	struct tc_diff_val base, test;
+	/* Every call on both sides nests inside another host op: listed
+	 * under it only with --nested. */
+	bool nested;
+	const char *parent[2];  /* base's and test's enclosing op (tc_diff_op.parent) */
+	/* An added and a removed op with the same role, paired into one row
+	 * (key is BASE's name, paired TEST's): docs/analysis.md, diff. */
+	char *paired;
 };
 
 struct tc_diff_dev_row {

@@ -616,6 +616,7 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 	const Tracectl__DiffSide *sd = r->side;
 	for (size_t i = 0; sd && i < sd->n_ops; i++) {
 		CHECK(sd->ops[i]->name_ref <= ns, "a diff op's name");
+		CHECK(sd->ops[i]->parent_ref <= ns, "a diff op's parent");
 	}
 	for (size_t i = 0; sd && i < sd->n_cats; i++) {
 		CHECK(sd->cats[i]->name_ref <= ns, "a diff category's name");

@@ -64,6 +64,75 @@ static const char *row_status(const struct tc_diff_row *r) {
 		"same" : "changed";
 }
 
+/* What a category's change says, falling and rising; gone: it was a
+ * cause in BASE and is next to nothing in TEST. */
+static const char *const cat_says[TC_BD_COUNT][3] = {
+	[TC_BD_COMPUTE] = { "less device compute per step", "more device compute per step",
+		"less device compute per step" },
+	[TC_BD_D2H] = { "less exposed D2H copy time", "more exposed D2H copy time",
+		"D2H copies no longer hold up the step" },
+	[TC_BD_D2D] = { "less exposed D2D copy time", "more exposed D2D copy time",
+		"D2D copies no longer hold up the step" },
+	[TC_BD_INPUT] = { "less waiting for input", "the step waits longer for input",
+		"the input pipeline no longer blocks the step" },
+	[TC_BD_COLLECTIVE] = { "less exposed communication", "more exposed communication",
+		"communication is no longer exposed" },
+	[TC_BD_PROFILER] = { "less profiler overhead", "more profiler overhead",
+		"profiler overhead is gone" },
+	[TC_BD_SYNC] = { "less host synchronisation with the device idle",
+		"more host synchronisation with the device idle",
+		"host synchronisation no longer stalls the device" },
+	[TC_BD_LAUNCH] = { "less launch overhead", "more launch overhead",
+		"launch overhead no longer holds up the device" },
+	[TC_BD_H2D] = { "less exposed H2D copy time", "more exposed H2D copy time",
+		"H2D copies no longer hold up the step" },
+	[TC_BD_COMPILE] = { "less compilation in the steps", "more compilation in the steps",
+		"compilation no longer runs in the steps" },
+	[TC_BD_HOST] = { "less host (framework/Python) time with the device idle",
+		"more host (framework/Python) time with the device idle",
+		"host (framework/Python) work no longer keeps the device idle" },
+	[TC_BD_IDLE] = { "less unexplained device idle", "more unexplained device idle",
+		"unexplained device idle is gone" },
+};
+
+/* Shares of the step (percent) that make a category a cause, or none. */
+#define CAUSE_PCT 5.0
+#define GONE_PCT 1.0
+
+void tc_diff_headline(const struct tc_diff *d, char *buf, size_t size) {
+	const struct tc_diff_side *b = d->base, *t = d->test;
+	const char *what = d->whole_trace ? "time (whole trace)" : "step time";
+	double change = t->step_mean_ps - b->step_mean_ps;
+	char x[2][TC_FMT_LEN];
+	if (b->has_steps != t->has_steps) {
+		/* A step against a whole trace: no change to speak of. */
+		snprintf(buf, size, "step time not compared: %s has no steps, its whole trace "
+			"stands for one", b->has_steps ? "TEST" : "BASE");
+		return;
+	}
+	if (ps(change) == 0) {
+		snprintf(buf, size, "%s unchanged (%s per step)", what, dur(x[0], b->step_mean_ps));
+		return;
+	}
+	int len = snprintf(buf, size, "%s %s (%s per step)", what,
+		spct(x[0], b->step_mean_ps, t->step_mean_ps), sdur(x[1], change));
+	/* The category whose time changed most, as the attribution table
+	 * orders them, with the same figures. */
+	int c = d->bd_order[0];
+	double bv = (double)b->cat_ps[c] / step_n(b), tv = (double)t->cat_ps[c] / step_n(t);
+	if (len < 0 || (size_t)len >= size || ps(tv - bv) == 0) {
+		return;
+	}
+	double bp = b->step_total_ps ? 100.0 * (double)b->cat_ps[c] / (double)b->step_total_ps : 0;
+	double tp = t->step_total_ps ? 100.0 * (double)t->cat_ps[c] / (double)t->step_total_ps : 0;
+	bool same_way = (tv - bv < 0) == (change < 0);
+	bool gone = bp >= CAUSE_PCT && tp < GONE_PCT;
+	snprintf(buf + len, size - (size_t)len, ", %s %s %s: %s",
+		same_way && fabs(tv - bv) >= fabs(change) / 2 ? "mostly" : "largest change",
+		tc_bd_cat_name((enum tc_bd_cat)c), sdur(x[0], tv - bv),
+		cat_says[c][gone ? 2 : tv > bv]);
+}
+
 static void text_side(FILE *f, const char *which, const struct tc_diff_side *s) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	tc_term_fprintf(f, "%-10s %s (%s", which, s->label, s->format);
@@ -226,12 +295,25 @@ static void text_devices(FILE *f, const struct tc_diff *d) {
 	tc_table_finish(&tb);
 }
 
+/* Rows listed: nested host ops only with --nested. */
+static bool row_listed(const struct tc_diff_row *r, bool nested) {
+	return nested || !r->nested;
+}
+
 static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows, size_t n,
-		size_t top, bool names) {
+		size_t top, bool names, bool nested) {
 	fprintf(f, "\n%s per step (calls, time, mean duration; by |change in time|)", title);
-	if (top && n > top) {
-		char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
-		fprintf(f, ", top %s of %s", tc_fmt_count(b1, top), tc_fmt_count(b2, n));
+	size_t listed = 0;
+	for (size_t i = 0; i < n; i++) {
+		listed += row_listed(&rows[i], nested);
+	}
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	if (top && listed > top) {
+		fprintf(f, ", top %s of %s", tc_fmt_count(b1, top), tc_fmt_count(b2, listed));
+	}
+	if (listed < n) {
+		fprintf(f, "; %s inside other host ops left out (--nested lists them)",
+			tc_fmt_noun(b1, n - listed, "op", "ops"));
 	}
 	fputc('\n', f);
 	static const char *const hdr[] = { "  status", "scope", "name", ">calls base", ">test",
@@ -244,11 +326,17 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		tc_table_optional(&tb, c, c >= 10 ? 2 : c <= 5 ? 1 : 0);
 	}
 	char x[8][TC_FMT_LEN];
-	for (size_t i = 0; i < n && (!top || i < top); i++) {
+	for (size_t i = 0, shown = 0; i < n && (!top || shown < top); i++) {
 		const struct tc_diff_row *r = &rows[i];
-		tc_table_cellf(&tb, "  %s", row_status(r));
+		if (!row_listed(r, nested)) {
+			continue;
+		}
+		shown++;
+		tc_table_cellf(&tb, "  %s", r->paired ? "paired" : row_status(r));
 		tc_table_cell(&tb, tc_diff_scope_name((enum tc_diff_scope)r->scope));
-		if (names && r->n_names > 1) {
+		if (r->paired) {
+			tc_table_cellf(&tb, "%s -> %s", r->key, r->paired);
+		} else if (names && r->n_names > 1) {
 			tc_table_cellf(&tb, "%s (%u names)", r->key, r->n_names);
 		} else {
 			tc_table_cell(&tb, r->key);
@@ -383,6 +471,9 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 }
 
 void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o) {
+	char head[512];
+	tc_diff_headline(d, head, sizeof(head));
+	fprintf(f, "%s\n\n", head);
 	text_side(f, "base", d->base);
 	text_side(f, "test", d->test);
 	text_norm(f, d);
@@ -401,10 +492,10 @@ void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_w
 	text_steps(f, d);
 	text_attribution(f, d);
 	text_devices(f, d);
-	text_rows(f, "ops", d->ops, d->n_ops, o->top, true);
+	text_rows(f, "ops", d->ops, d->n_ops, o->top, true, o->nested);
 	text_added(f, d, true, o->top);
 	text_added(f, d, false, o->top);
-	text_rows(f, "op categories", d->cats, d->n_cats, o->top, false);
+	text_rows(f, "op categories", d->cats, d->n_cats, o->top, false, true);
 	text_findings(f, d);
 	text_rest(f, d);
 }
@@ -480,6 +571,13 @@ static void json_rows(struct tc_jw *w, const char *key, const struct tc_diff_row
 		tc_jw_kv_str(w, "scope", tc_diff_scope_name((enum tc_diff_scope)r->scope));
 		tc_jw_kv_str(w, "status", row_status(r));
 		if (names) {
+			tc_jw_key(w, "test_name");
+			if (r->paired) {
+				tc_jw_str(w, r->paired);
+			} else {
+				tc_jw_null(w);
+			}
+			tc_jw_kv_bool(w, "nested", r->nested);
 			tc_jw_kv_str(w, "kind", tc_op_kind_name((enum tc_op_kind)r->kind));
 			tc_jw_kv_uint(w, "names", r->n_names);
 			tc_jw_key(w, "normalised");
@@ -569,6 +667,9 @@ void tc_write_diff_json(FILE *f, const struct tc_diff *d, const struct tc_diff_w
 	tc_jw_init(&w, f, true);
 	tc_jw_obj_begin(&w);
 	tc_jw_kv_str(&w, "schema", TC_DIFF_SCHEMA);
+	char head[512];
+	tc_diff_headline(d, head, sizeof(head));
+	tc_jw_kv_str(&w, "headline", head);
 	tc_jw_key(&w, "base");
 	json_side(&w, b);
 	tc_jw_key(&w, "test");

@@ -12,7 +12,14 @@
 struct tc_diff_write_opts {
 	size_t top;                     /* op and category rows listed (0 = all) */
 	const struct tc_diff_gate *gate; /* --fail-on-regression result, NULL if none */
+	bool nested;                    /* text lists ops nested in other host ops */
 };
+
+/* What changed, in one sentence built from the figures the tables print:
+ * the mean step time's change and the attribution category that changed
+ * most, with what that says ("step time -20.6 % (-36.6 ms per step),
+ * mostly input -58.1 ms: the input pipeline no longer blocks the step"). */
+void tc_diff_headline(const struct tc_diff *d, char *buf, size_t size);
 
 void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o);
 /* A finding row's device; both names when it was matched across paired

@@ -147,6 +147,36 @@ static void write_threads_text(FILE *f, const struct tc_model *m, const struct t
 	tc_table_finish(&t);
 }
 
+/* The marked steps as every analysis command has them; the markers' own
+ * mean only where it differs (host markers end before their device work). */
+static void write_steps_text(FILE *f, const struct tc_summary *s, const struct tc_analysis *a) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN];
+	fprintf(f, "\nsteps      %s", tc_fmt_count(b1, s->n_steps));
+	bool selected = a && a->n_steps_all > s->n_steps && a->n_steps == s->n_steps;
+	if (selected) {
+		fprintf(f, " of %s", tc_fmt_count(b1, a->n_steps_all));
+	}
+	fprintf(f, " marked (%s markers", s->steps_source);
+	if (s->step_marker) {
+		tc_term_fprintf(f, " matching --step-marker '%s'", s->step_marker);
+	}
+	fprintf(f, "%s): mean %s, min %s, max %s\n", selected ? "; --steps" : "",
+		tc_fmt_dur(b1, s->steps_sum_ps / (int64_t)s->n_steps),
+		tc_fmt_dur(b2, s->steps_min_ps), tc_fmt_dur(b3, s->steps_max_ps));
+	/* The analysis's steps are the same ones, with their markers' own
+	 * durations (the summary's are aligned, as everywhere). */
+	int64_t marker_sum = 0, sum = 0;
+	for (size_t i = 0; a && a->n_steps == s->n_steps && i < a->n_steps; i++) {
+		marker_sum += a->steps[i].marker_dur_ps;
+		sum += a->steps[i].dur_ps;
+	}
+	if (marker_sum != sum) {
+		fprintf(f, "           the markers alone: mean %s (a step ends no earlier than "
+			"the device work it launched)\n",
+			tc_fmt_dur(b1, marker_sum / (int64_t)s->n_steps));
+	}
+}
+
 void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
 		const struct tc_summary_opts *o) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
@@ -263,14 +293,7 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 	}
 
 	if (s->n_steps) {
-		fprintf(f, "\nsteps      %s marked (%s markers", tc_fmt_count(b1, s->n_steps),
-			s->steps_source);
-		if (s->step_marker) {
-			tc_term_fprintf(f, " matching --step-marker '%s'", s->step_marker);
-		}
-		fprintf(f, "): mean %s, min %s, max %s\n",
-			tc_fmt_dur(b1, s->steps_sum_ps / (int64_t)s->n_steps),
-			tc_fmt_dur(b2, s->steps_min_ps), tc_fmt_dur(b3, s->steps_max_ps));
+		write_steps_text(f, s, o->analysis);
 	} else if (s->step_marker) {
 		tc_term_fprintf(f, "\nsteps      none: no event matches --step-marker '%s'\n",
 			s->step_marker);

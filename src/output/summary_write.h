@@ -7,7 +7,7 @@
 #include "model/model.h"
 #include "model/report.h"
 
-#define TC_SUMMARY_SCHEMA "tracectl.summary/2"
+#define TC_SUMMARY_SCHEMA "tracectl.summary/3"
 #define TC_INFO_SCHEMA "tracectl.info/1"
 
 struct tc_summary_opts {
