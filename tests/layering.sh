@@ -5,7 +5,12 @@
 # its owner: analysis/passes.h and any header in a module's subfolder belong
 # to that module; a reader's own header (ingest/<format>/*_private.h,
 # number.h) to that reader's folder, model/model_private.h to model/.
+# Given the core library too, the same order holds for symbols: a call
+# into a higher or sibling layer fails even where no #include shows it (a
+# function declared in a model header but defined in analysis/).
+#   layering.sh [SRC [LIBTRACECTL-CORE.a]]
 src=${1:-src}
+lib=${2:-}
 rank() {
 	case $1 in
 	util) echo 0 ;;
@@ -56,5 +61,23 @@ for f in $(find "$src" -name '*.[ch]'); do
 		fi
 	done
 done
+# Symbols: which object defines each one, which objects use it. nm -A
+# names the archive member (meson: <module>_<file>.c.o) on every line.
+if [ -n "$lib" ]; then
+	nm -A -g "$lib" | awk -F: '{ n = split($2, p, "/"); print p[n], $3 }' |
+		awk '{ split($1, m, "_"); print m[1], $(NF - 1), $NF }' >"${TMPDIR:-/tmp}/tc-layering.$$"
+	while read -r mod sym; do
+		from=$(rank "$mod")
+		def=$(awk -v s="$sym" '$2 != "U" && $3 == s { print $1; exit }' "${TMPDIR:-/tmp}/tc-layering.$$")
+		[ -z "$def" ] || [ "$def" = "$mod" ] && continue
+		if [ "$(rank "$def")" -ge "$from" ]; then
+			echo "layering: $mod/ calls $sym, defined in $def/ ($mod may use only layers to its left)"
+			bad=1
+		fi
+	done <<-EOF
+	$(awk '$2 == "U" && $3 ~ /^tc_/ { print $1, $3 }' "${TMPDIR:-/tmp}/tc-layering.$$" | sort -u)
+	EOF
+	rm -f "${TMPDIR:-/tmp}/tc-layering.$$"
+fi
 [ $bad -eq 0 ] && echo "layering: ok"
 exit $bad

@@ -7,12 +7,6 @@
 #include "model/rank.h"
 #include "util/xalloc.h"
 
-void tc_ranks_finish(struct tc_ranks *r) {
-	free(r->v);
-	free(r->coll);
-	memset(r, 0, sizeof(*r));
-}
-
 static int cmp_i64(const void *pa, const void *pb) {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 	return a < b ? -1 : a > b;

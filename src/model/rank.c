@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/rank.h"
+#include "model/ranks.h"
 #include "util/xalloc.h"
 
 static bool is_digit(char c) {
@@ -236,4 +237,12 @@ void tc_model_source_rank(const struct tc_model *m, uint32_t s, char *buf, size_
 	} else {
 		snprintf(buf, size, "%s", base_name(tc_model_str(m, src->path)));
 	}
+}
+
+/* Here, not beside the analysis that fills it: a model's results are
+ * freed by the model layer (tc_analysis_finish in findings.c). */
+void tc_ranks_finish(struct tc_ranks *r) {
+	free(r->v);
+	free(r->coll);
+	memset(r, 0, sizeof(*r));
 }
