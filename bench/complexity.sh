@@ -1,13 +1,16 @@
 #!/bin/sh
-# Complexity check: for each dimension a trace can be big in (tracks, args of
-# one event, flows, counter series and samples, distinct names), time a
-# command on a generated trace of size N and of size 2N and print the ratio.
-# Near-linear code gives about 2; quadratic code about 4.
+# Complexity check: for each dimension a trace can be big in (tracks, GPU
+# devices, args of one event, flows, counter series and samples, distinct
+# names; xplane planes and lines per plane; Perfetto track-parent depth),
+# time a command on a generated trace of size N and of size 2N and print the
+# ratio. Near-linear code gives about 2; quadratic code about 4.
 #
 #   bench/complexity.sh [BUILD_DIR]   (default build)
 #
 # Environment: N (base size, default 100000), ARGS_X (the args of one event
-# are ARGS_X * N, default 5), RUNS (best of, default 3), LIMIT (largest ratio
+# are ARGS_X * N, default 5), DEEP_X (lines of one plane and the depth of
+# the chain of tracks are DEEP_X * N, default 1), RUNS (best of, default
+# 3), LIMIT (largest ratio
 # passed, default 2.5), TC_BIN (tracectl, default BUILD_DIR/src/tracectl).
 # A ratio over LIMIT is measured again, up to TRIES times in all (default
 # 3), before it counts: a loaded machine can slow one size's runs, quadratic
@@ -21,6 +24,7 @@ N=${N:-100000}
 RUNS=${RUNS:-3}
 TRIES=${TRIES:-3}
 ARGS_X=${ARGS_X:-5}
+DEEP_X=${DEEP_X:-1}
 LIMIT=${LIMIT:-2.5}
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "complexity: SKIP (no python3 to generate the traces)"
@@ -47,24 +51,37 @@ best_ms() {
 	awk -v t="$best" 'BEGIN { printf "%.1f", t / 1e6 }'
 }
 
+# The command on one input, its outputs into $tmp.
+run_cmd() {
+	case $1 in
+	export) "$TC" export --chrome "$2" -o "$tmp/out.json" ;;
+	digest) "$TC" digest "$2" -o "$tmp/out.tcd" ;;
+	*) "$TC" "$1" "$2" ;;
+	esac
+}
+
 fail=0
 printf '%-9s %-10s %9s %10s %10s %6s\n' dimension command N "time(N)" "time(2N)" ratio
 # dimension, command, size factor
-for spec in "tracks summarize 1" "tids info 1" "args export $ARGS_X" "flows summarize 1" \
-		"flows export 1" "counters summarize 1" "samples summarize 1" "names summarize 1"; do
+for spec in "tracks summarize 1" "tids info 1" "devices summarize 1" "args export $ARGS_X" \
+		"flows summarize 1" "flows export 1" "counters summarize 1" "samples summarize 1" \
+		"names summarize 1" "planes summarize 1" "planes digest 1" "lines summarize $DEEP_X" \
+		"depth summarize $DEEP_X"; do
 	set -- $spec
 	dim=$1 cmd=$2
 	n=$((N * $3))
-	python3 "$here/gen_quad.py" "$dim" "$n" "$tmp/$dim-1.json" $((2 * n)) "$tmp/$dim-2.json"
+	case $dim in
+	planes | lines) ext=xplane.pb ;;
+	depth) ext=pftrace ;;
+	*) ext=json ;;
+	esac
+	f1=$tmp/$dim-1.$ext f2=$tmp/$dim-2.$ext
+	python3 "$here/gen_quad.py" "$dim" "$n" "$f1" $((2 * n)) "$f2"
 	try=0
 	while :; do
-		for k in 1 2; do
-			if [ "$cmd" = export ]; then
-				eval "t$k=\$(best_ms \"\$TC\" export --chrome \"\$tmp/\$dim-\$k.json\" -o \"\$tmp/out.json\")"
-			else
-				eval "t$k=\$(best_ms \"\$TC\" \"\$cmd\" \"\$tmp/\$dim-\$k.json\")"
-			fi
-		done
+		t1=$(best_ms run_cmd "$cmd" "$f1")
+		t2=$(best_ms run_cmd "$cmd" "$f2")
+		[ -n "$t1" ] && [ -n "$t2" ] || exit 1
 		ratio=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
 		try=$((try + 1))
 		verdict=
@@ -78,6 +95,6 @@ for spec in "tracks summarize 1" "tids info 1" "args export $ARGS_X" "flows summ
 		break
 	done
 	printf '%-9s %-10s %9d %8s ms %7s ms %6s%s\n' "$dim" "$cmd" "$n" "$t1" "$t2" "$ratio" "$verdict"
-	rm -f "$tmp/$dim-1.json" "$tmp/$dim-2.json"
+	rm -f "$f1" "$f2"
 done
 exit "$fail"

@@ -144,4 +144,5 @@ def main():
     print("%s: %d bytes, %d threads" % (out_path, written, threads))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -71,15 +71,19 @@ uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
 
 /* Device lines for the breakdown: its work lines (work = true), or its
  * other plain lines (an infeed line, say), which count only for input and
- * compile. */
-static uint32_t *device_tracks(const struct tc_model *m, uint32_t dev, bool work, size_t *n) {
-	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
+ * compile. Only dev's own tracks (dt) are looked at: a pass over every
+ * track per device made many devices cost their square. */
+static uint32_t *device_tracks(const struct tc_model *m, const struct tc_device_tracks *dt,
+		uint32_t dev, bool work, size_t *n) {
+	size_t nt = 0;
+	const uint32_t *all = dev != TC_NONE ? tc_device_tracks_of(dt, m, dev, &nt) : NULL;
+	uint32_t *v = tc_xmalloc((nt ? nt : 1) * sizeof(*v));
 	size_t k = 0;
-	for (size_t t = 0; t < m->n_tracks && dev != TC_NONE; t++) {
-		const struct tc_track *tr = &m->tracks[t];
+	for (size_t i = 0; i < nt; i++) {
+		const struct tc_track *tr = &m->tracks[all[i]];
 		bool is_work = tc_track_kind_is_device_work((enum tc_track_kind)tr->kind);
 		if (tr->device == dev && (work ? is_work : tr->kind == TC_TRACK_OTHER)) {
-			v[k++] = (uint32_t)t;
+			v[k++] = all[i];
 		}
 	}
 	*n = k;
@@ -197,10 +201,11 @@ static bool track_copies(const struct tc_model *m, const struct tc_analysis *a, 
 /* Copies on device dev's work lines (TC_NONE: every device's), into total
  * and per step of a (n_steps x TC_XFER_COUNT); false if there are none.
  * With streams, dev's work lines as the usage pass found them, in track
- * order: the lines it found no copy on are not walked. */
+ * order: the lines it found no copy on are not walked. With dt (and a
+ * device), only dev's tracks are looked at. */
 static bool transfers_into(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-		const struct tc_stream_util *streams, size_t n_streams,
-		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
+		const struct tc_device_tracks *dt, const struct tc_stream_util *streams,
+		size_t n_streams, struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
 	uint32_t pageable = tc_intern_find(&m->strings, "pageable", 8);
 	uint32_t pinned = tc_intern_find(&m->strings, "pinned", 6);
 	bool any = false;
@@ -213,20 +218,23 @@ static bool transfers_into(const struct tc_model *m, const struct tc_analysis *a
 		}
 		return any;
 	}
-	for (size_t t = 0; t < m->n_tracks; t++) {
+	size_t nt = m->n_tracks;
+	const uint32_t *only = dt && dev != TC_NONE ? tc_device_tracks_of(dt, m, dev, &nt) : NULL;
+	for (size_t i = 0; i < nt; i++) {
+		uint32_t t = only ? only[i] : (uint32_t)i;
 		const struct tc_track *tr = &m->tracks[t];
 		if (tc_model_on_host(m, tr->device) || (dev != TC_NONE && tr->device != dev) ||
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
-		any |= track_copies(m, a, (uint32_t)t, pageable, pinned, total, per_step);
+		any |= track_copies(m, a, t, pageable, pinned, total, per_step);
 	}
 	return any;
 }
 
 void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
 		struct tc_xfer_stats *total, struct tc_xfer_stats *per_step) {
-	transfers_into(m, a, dev, NULL, 0, total, per_step);
+	transfers_into(m, a, dev, NULL, NULL, 0, total, per_step);
 }
 
 /* Each device's copies as the usage pass attributed it (per usage index;
@@ -238,17 +246,17 @@ struct dev_xfer {
 };
 
 static void dev_xfer_measure(const struct tc_model *m, const struct tc_analysis *a,
-		uint32_t dev, const struct tc_stream_util *streams, size_t n_streams,
-		struct dev_xfer *x) {
+		uint32_t dev, const struct tc_device_tracks *dt, const struct tc_stream_util *streams,
+		size_t n_streams, struct dev_xfer *x) {
 	x->per_step = tc_xcalloc((a->n_steps ? a->n_steps : 1) * TC_XFER_COUNT,
 		sizeof(*x->per_step));
-	x->any = transfers_into(m, a, dev, streams, n_streams, x->total, x->per_step);
+	x->any = transfers_into(m, a, dev, dt, streams, n_streams, x->total, x->per_step);
 }
 
 /* The copies of every device (tracks of hosts hold none): the usage
  * devices' own, measured during the usage pass where early did. */
 static void transfers(const struct tc_model *m, const struct tc_usage *u,
-		struct tc_bd_early *early, struct tc_analysis *a);
+		const struct tc_device_tracks *dt, struct tc_bd_early *early, struct tc_analysis *a);
 
 /* Which category owns time covered by the lists in bits (device kinds at
  * bit k, host kinds at bit K + k, other device lines' kinds at 2K + k):
@@ -415,8 +423,9 @@ static uint32_t decisive_kinds(void) {
 
 /* dev_runs: the device's runs, or NULL when they come step by step
  * (then has_coll says whether any is a collective). */
-static void attr_begin(struct attr_lists *x, const struct tc_model *m, uint32_t dev,
-		const struct tc_ivals *dev_runs, bool has_coll, const struct tc_ivals *host_k) {
+static void attr_begin(struct attr_lists *x, const struct tc_model *m,
+		const struct tc_device_tracks *dt, uint32_t dev, const struct tc_ivals *dev_runs,
+		bool has_coll, const struct tc_ivals *host_k) {
 	_Static_assert(3 * TC_OP_KIND_COUNT <= 64, "kind bits of three track sets");
 	memset(x, 0, sizeof(*x));
 	memcpy(x->kinds[1], host_k, sizeof(x->kinds[1]));
@@ -427,7 +436,7 @@ static void attr_begin(struct attr_lists *x, const struct tc_model *m, uint32_t 
 		x->kinds[1][TC_OP_SYNC] = x->sync;
 	}
 	size_t n;
-	uint32_t *tr = device_tracks(m, dev, false, &n);
+	uint32_t *tr = device_tracks(m, dt, dev, false, &n);
 	tc_ivals_union_per_kind(m, tr, n, x->kinds[2]);
 	free(tr);
 	for (size_t i = 0; dev_runs && i < dev_runs->n && !has_coll; i++) {
@@ -653,13 +662,14 @@ static void *attr_half_run(void *p) {
  * size of the steps' is written and copied. With two, a second thread
  * takes the second half of the steps (each step's sums are its own).
  */
-static void attribute(const struct tc_model *m, const struct tc_analysis *a, uint32_t dev,
-		const struct tc_ivals *dev_runs, const struct tc_ivals *host_k,
-		int64_t *cat, int64_t *busy, struct tc_step *into, bool two) {
+static void attribute(const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_device_tracks *dt, uint32_t dev, const struct tc_ivals *dev_runs,
+		const struct tc_ivals *host_k, int64_t *cat, int64_t *busy, struct tc_step *into,
+		bool two) {
 	struct tc_ivals own = { 0 };
 	if (!dev_runs) {
 		size_t n;
-		uint32_t *tr = device_tracks(m, dev, true, &n);
+		uint32_t *tr = device_tracks(m, dt, dev, true, &n);
 		tc_kind_runs(m, tr, n, UINT32_MAX, &own);
 		free(tr);
 		dev_runs = &own;
@@ -669,7 +679,7 @@ static void attribute(const struct tc_model *m, const struct tc_analysis *a, uin
 		{ a, dev_runs, cat, busy, into, 0, mid, { 0 } },
 		{ a, dev_runs, cat, busy, into, mid, a->n_steps, { 0 } },
 	};
-	attr_begin(&h[0].x, m, dev, dev_runs, false, host_k);
+	attr_begin(&h[0].x, m, dt, dev, dev_runs, false, host_k);
 	/* The second half shares the lists; its cover is its own. */
 	h[1].x = h[0].x;
 	attr_scratch_init(&h[1].x);
@@ -688,6 +698,7 @@ struct tc_bd_early {
 	const struct tc_model *m;
 	const struct tc_analysis *a;
 	struct host_cache hc;
+	struct tc_device_tracks dt;
 	/* per usage index k: the device's categories and busy time per step
 	 * (NULL: not attributed yet), and its copies (per_step NULL: not
 	 * measured) */
@@ -715,6 +726,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	e->m = m;
 	e->a = a;
 	host_cache_init(&e->hc, tc_pass_parallel(o, m->ev.n));
+	tc_device_tracks_init(&e->dt, m);
 	size_t n = m->n_devices ? m->n_devices : 1;
 	e->cat = tc_xcalloc(n, sizeof(*e->cat));
 	e->busy = tc_xcalloc(n, sizeof(*e->busy));
@@ -742,7 +754,8 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, &runs, gaps);
 		tc_usage_add_runs(util, &runs);
 		if (attr) {
-			attribute(m, a, util->device, &runs, host_k, e->cat[k], e->busy[k], NULL, false);
+			attribute(m, a, &e->dt, util->device, &runs, host_k, e->cat[k], e->busy[k],
+				NULL, false);
 		}
 	} else {
 		/* Step by step: only one step's runs are held at a time, and
@@ -751,7 +764,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		tc_runs_scan_init(&sc, m, tracks, nt, UINT32_MAX);
 		sc.gaps = gaps;
 		struct attr_lists x;
-		attr_begin(&x, m, util->device, NULL, has_coll, host_k);
+		attr_begin(&x, m, &e->dt, util->device, NULL, has_coll, host_k);
 		/* Where only the runs' sums by kinds are read (between steps,
 		 * and in steps over which the host's lists are constant), the
 		 * runs are summed as the scan makes them, never listed. */
@@ -785,7 +798,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	tc_ivals_finish(&runs);
 	/* The copies walk the device's lines too: on this thread, beside the
 	 * other devices', rather than in one walk after the pass. */
-	dev_xfer_measure(m, a, util->device, streams, n_streams, &e->xfer[k]);
+	dev_xfer_measure(m, a, util->device, &e->dt, streams, n_streams, &e->xfer[k]);
 }
 
 static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
@@ -798,6 +811,7 @@ static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
 		free(e->xfer[k].per_step);
 	}
 	host_cache_finish(&e->hc);
+	tc_device_tracks_finish(&e->dt);
 	free(e->cat);
 	free(e->busy);
 	free(e->xfer);
@@ -805,14 +819,14 @@ static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {
 }
 
 static void transfers(const struct tc_model *m, const struct tc_usage *u,
-		struct tc_bd_early *early, struct tc_analysis *a) {
+		const struct tc_device_tracks *dt, struct tc_bd_early *early, struct tc_analysis *a) {
 	bool any = false;
 	struct tc_xfer_stats *per = NULL;
 	for (size_t k = 0; k < u->n_util; k++) {
 		struct dev_xfer own = { 0 }, *x = early && early->xfer[k].per_step ?
 			&early->xfer[k] : &own;
 		if (x == &own) {
-			dev_xfer_measure(m, a, u->util[k].device, NULL, 0, &own);
+			dev_xfer_measure(m, a, u->util[k].device, dt, NULL, 0, &own);
 		}
 		if (x->any) {
 			/* Without copies the steps' stats stay zero: their pages
@@ -844,7 +858,8 @@ static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
  * device's into the steps themselves. Returns each attributed device's
  * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
 static int64_t *step_categories(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
+		const struct tc_usage *u, const struct tc_device_tracks *dt, struct tc_bd_early *early,
+		struct tc_analysis *a) {
 	struct host_cache local, *hc = early ? &early->hc : &local;
 	bool two = tc_pass_parallel(o, m->ev.n);
 	host_cache_init(&local, two);
@@ -865,7 +880,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_analys
 			memcpy(busy, early->busy[k], a->n_steps * sizeof(*busy));
 		} else {
 			at->step_cat = tc_xcalloc(a->n_steps * TC_BD_COUNT, sizeof(*at->step_cat));
-			attribute(m, a, d, usage_runs(u, k), host_unions_for(m, hc, d),
+			attribute(m, a, dt, d, usage_runs(u, k), host_unions_for(m, hc, d),
 				at->step_cat, busy, NULL, two);
 		}
 		int64_t in_steps = 0;
@@ -895,7 +910,7 @@ static int64_t *step_categories(const struct tc_model *m, const struct tc_analys
 		for (size_t k = 0; k < u->n_util && !dev_runs; k++) {
 			dev_runs = u->util[k].device == a->bd_device ? usage_runs(u, k) : NULL;
 		}
-		attribute(m, a, a->bd_device, dev_runs, host_unions_for(m, hc, a->bd_device),
+		attribute(m, a, dt, a->bd_device, dev_runs, host_unions_for(m, hc, a->bd_device),
 			NULL, NULL, a->steps, two);
 	}
 	host_cache_finish(&local);
@@ -924,8 +939,11 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
 		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
 	a->bd_device = want != TC_NONE ? want : pick_device(m, u, a->steps_device);
-	int64_t *dev_busy = a->n_steps ? step_categories(m, o, u, early, a) : NULL;
-	transfers(m, u, early, a);
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
+	int64_t *dev_busy = a->n_steps ? step_categories(m, o, u, &dt, early, a) : NULL;
+	transfers(m, u, &dt, early, a);
+	tc_device_tracks_finish(&dt);
 	bd_early_destroy(early, u->n_util);
 	/* The profiler often stops inside the last step: with much less device
 	 * work than the step before, it is partial (TBP drops it). */

@@ -252,19 +252,106 @@ static void pair_devices(const struct tc_diff_side *base, const struct tc_diff_s
 	}
 }
 
+/* BASE's device rows by name, to find the first row a TEST device is
+ * (same_device) without a pass over every row per device: many devices
+ * cost their square. by[] holds the rows' first names sorted, then by
+ * row; a row renamed to the paired label leaves its name's run (renamed)
+ * for the list ren of such rows. */
+struct dev_name {
+	const char *name;
+	uint32_t row;
+};
+
+struct dev_index {
+	struct dev_name *by;
+	bool *renamed;
+	uint32_t *ren;
+	size_t n, n_ren;
+	const char *label;
+};
+
+static int cmp_dev_name(const void *pa, const void *pb) {
+	const struct dev_name *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+	return c ? c : a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The first row named name (SIZE_MAX: none). */
+static size_t dev_index_first(const struct dev_index *x, const char *name) {
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(x->by[mid].name, name) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	size_t best = SIZE_MAX;
+	for (; lo < x->n && strcmp(x->by[lo].name, name) == 0; lo++) {
+		if (!x->renamed[x->by[lo].row]) {
+			best = x->by[lo].row;
+			break;
+		}
+	}
+	for (size_t i = 0; i < x->n_ren && strcmp(name, x->label) == 0; i++) {
+		best = x->ren[i] < best ? x->ren[i] : best;
+	}
+	return best;
+}
+
+/* The first BASE row that TEST device name is (same_device). */
+static size_t dev_index_match(const struct dev_index *x, const struct tc_diff *d,
+		const char *name) {
+	size_t k = dev_index_first(x, name);
+	if (d->paired_label[0] && d->base->bd_device && d->test->bd_device &&
+			strcmp(name, d->test->bd_device) == 0) {
+		size_t p = dev_index_first(x, d->base->bd_device);
+		k = p < k ? p : k;
+	}
+	return k;
+}
+
 static void match_devices(const struct tc_diff_side *base, const struct tc_diff_side *test,
 		struct tc_diff *d) {
 	d->devices = tc_xcalloc(base->n_devices + test->n_devices + 1, sizeof(*d->devices));
+	/* Nameless devices (same_device: only each other) take the plain walk. */
+	bool named = true;
 	for (size_t i = 0; i < base->n_devices; i++) {
 		const struct tc_diff_device *b = &base->devices[i];
 		d->devices[d->n_devices++] = (struct tc_diff_dev_row){ .name = b->name, .in_base = true,
 			.base_busy_ps = per_step(b->busy_ps, base->n_steps),
 			.base_idle_ps = per_step(b->idle_ps, base->n_steps) };
+		named &= b->name != NULL;
+	}
+	for (size_t i = 0; i < test->n_devices; i++) {
+		named &= test->devices[i].name != NULL;
+	}
+	struct dev_index x = { .n = base->n_devices, .label = d->paired_label };
+	if (named) {
+		x.by = tc_xmalloc((x.n ? x.n : 1) * sizeof(*x.by));
+		x.renamed = tc_xcalloc(x.n ? x.n : 1, sizeof(*x.renamed));
+		x.ren = tc_xmalloc((test->n_devices ? test->n_devices : 1) * sizeof(*x.ren));
+		for (size_t k = 0; k < x.n; k++) {
+			x.by[k] = (struct dev_name){ d->devices[k].name, (uint32_t)k };
+		}
+		tc_sort(x.by, x.n, sizeof(*x.by), cmp_dev_name);
 	}
 	for (size_t i = 0; i < test->n_devices; i++) {
 		const struct tc_diff_device *t = &test->devices[i];
 		struct tc_diff_dev_row *r = NULL;
-		for (size_t k = 0; k < base->n_devices && !r; k++) {
+		if (named) {
+			size_t k = dev_index_match(&x, d, t->name);
+			if (k != SIZE_MAX) {
+				r = &d->devices[k];
+				if (strcmp(r->name, t->name) != 0) {
+					r->name = d->paired_label;
+					x.renamed[k] = true;
+					x.ren[x.n_ren++] = (uint32_t)k;
+				}
+			}
+		}
+		for (size_t k = 0; k < base->n_devices && !r && !named; k++) {
 			if (same_device(d, d->devices[k].name, t->name)) {
 				r = &d->devices[k];
 				if (strcmp(r->name, t->name) != 0) {
@@ -280,6 +367,9 @@ static void match_devices(const struct tc_diff_side *base, const struct tc_diff_
 		r->test_busy_ps = per_step(t->busy_ps, test->n_steps);
 		r->test_idle_ps = per_step(t->idle_ps, test->n_steps);
 	}
+	free(x.by);
+	free(x.renamed);
+	free(x.ren);
 	tc_sort(d->devices, d->n_devices, sizeof(*d->devices), cmp_dev_row);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "analysis/compare.h"
 #include "analysis/passes.h"
+#include "util/u64map.h"
 #include "util/xalloc.h"
 
 /*
@@ -148,14 +149,25 @@ static void rank_steps(const struct tc_model *m, const struct tc_analysis *a,
 }
 
 /* A device's name, "#k" added for its k-th repeat (one per host). */
-static char *device_name(const struct tc_model *m, uint32_t d) {
+/* Each device's place among the devices of its name (1: the first), made
+ * once: counting the earlier namesakes per device made many devices cost
+ * their square. */
+static uint32_t *device_nths(const struct tc_model *m) {
+	uint32_t *nth = tc_xmalloc((m->n_devices ? m->n_devices : 1) * sizeof(*nth));
+	struct tc_u64map seen = { 0 };
+	for (size_t d = 0; d < m->n_devices; d++) {
+		uint32_t *c = tc_u64map_find(&seen, m->devices[d].name);
+		nth[d] = c ? ++*c : *tc_u64map_put(&seen, m->devices[d].name, 1);
+	}
+	tc_u64map_finish(&seen);
+	return nth;
+}
+
+static char *device_name(const struct tc_model *m, const uint32_t *nth, uint32_t d) {
 	if (d >= m->n_devices) {
 		return NULL;
 	}
-	size_t k = 1;
-	for (uint32_t j = 0; j < d; j++) {
-		k += m->devices[j].name == m->devices[d].name;
-	}
+	size_t k = nth[d];
 	const char *name = tc_model_str(m, m->devices[d].name);
 	if (k == 1) {
 		return tc_xstrdup(name);
@@ -166,8 +178,8 @@ static char *device_name(const struct tc_model *m, uint32_t d) {
 	return s;
 }
 
-static void devices(const struct tc_model *m, const struct tc_analysis *a, uint32_t only,
-		struct tc_diff_side *s) {
+static void devices(const struct tc_model *m, const uint32_t *nth, const struct tc_analysis *a,
+		uint32_t only, struct tc_diff_side *s) {
 	size_t n = a->n_attr ? a->n_attr : a->n_util;
 	s->devices = tc_xcalloc(n ? n : 1, sizeof(*s->devices));
 	for (size_t k = 0; k < a->n_util; k++) {
@@ -179,7 +191,7 @@ static void devices(const struct tc_model *m, const struct tc_analysis *a, uint3
 			continue;
 		}
 		struct tc_diff_device *dv = &s->devices[s->n_devices++];
-		dv->name = device_name(m, d);
+		dv->name = device_name(m, nth, d);
 		if (a->n_attr) {
 			dv->busy_ps = a->attr[k].busy_ps;
 			dv->idle_ps = a->attr[k].step_ps - a->attr[k].busy_ps;
@@ -196,6 +208,7 @@ static void devices(const struct tc_model *m, const struct tc_analysis *a, uint3
  * and the profiler assign them. */
 struct windows {
 	int64_t *dev_lo, *dev_hi, *host_lo, *host_hi;
+	int64_t *dev_max, *host_max; /* the largest hi up to each window */
 	size_t n;
 };
 
@@ -205,6 +218,8 @@ static void windows_init(struct windows *w, const struct tc_analysis *a, const b
 	w->dev_hi = tc_xmalloc(n * sizeof(int64_t));
 	w->host_lo = tc_xmalloc(n * sizeof(int64_t));
 	w->host_hi = tc_xmalloc(n * sizeof(int64_t));
+	w->dev_max = tc_xmalloc(n * sizeof(int64_t));
+	w->host_max = tc_xmalloc(n * sizeof(int64_t));
 	w->n = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
 		if (!counted[i]) {
@@ -215,6 +230,10 @@ static void windows_init(struct windows *w, const struct tc_analysis *a, const b
 		w->dev_hi[w->n] = st->start_ps + st->dur_ps;
 		w->host_lo[w->n] = st->marker_start_ps;
 		w->host_hi[w->n] = st->marker_start_ps + st->marker_dur_ps;
+		w->dev_max[w->n] = w->n && w->dev_max[w->n - 1] > w->dev_hi[w->n] ?
+			w->dev_max[w->n - 1] : w->dev_hi[w->n];
+		w->host_max[w->n] = w->n && w->host_max[w->n - 1] > w->host_hi[w->n] ?
+			w->host_max[w->n - 1] : w->host_hi[w->n];
 		w->n++;
 	}
 }
@@ -224,13 +243,29 @@ static void windows_finish(struct windows *w) {
 	free(w->dev_hi);
 	free(w->host_lo);
 	free(w->host_hi);
+	free(w->dev_max);
+	free(w->host_max);
 }
 
-/* Whether t falls in one of the windows [lo, hi), sorted by lo, walking
- * *pos forward: a track's events come in start order. */
-static bool in_windows(const int64_t *lo, const int64_t *hi, size_t n, size_t *pos, int64_t t) {
-	while (*pos < n && hi[*pos] <= t) {
-		(*pos)++;
+/* Whether t falls in one of the windows [lo, hi), sorted by lo, moving
+ * *pos forward to the first window that ends after t: a track's events
+ * come in start order, so every window before *pos ends by t, and the
+ * first to end after t is the first whose max (the largest hi up to it)
+ * does. Found by bisection: a step at a time, many lines over many steps
+ * cost their product. */
+static bool in_windows(const int64_t *lo, const int64_t *hi, const int64_t *max, size_t n,
+		size_t *pos, int64_t t) {
+	if (*pos < n && hi[*pos] <= t) {
+		size_t a = *pos + 1, b = n;
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+			if (max[mid] <= t) {
+				a = mid + 1;
+			} else {
+				b = mid;
+			}
+		}
+		*pos = a;
 	}
 	/* Host markers may overlap the next one's start: look one further. */
 	for (size_t i = *pos; i < n && i <= *pos + 1 && lo[i] <= t; i++) {
@@ -363,6 +398,7 @@ static void ops(const struct tc_model *m, const struct tc_analysis *a, const boo
 			continue;
 		}
 		const int64_t *lo = dev ? w.dev_lo : w.host_lo, *hi = dev ? w.dev_hi : w.host_hi;
+		const int64_t *max = dev ? w.dev_max : w.host_max;
 		size_t pos = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			/* Events come parents first: the open one a level up
@@ -371,7 +407,7 @@ static void ops(const struct tc_model *m, const struct tc_analysis *a, const boo
 			if (dp < MAX_DEPTH) {
 				open[dp] = (uint32_t)i;
 			}
-			if (s->has_steps && !in_windows(lo, hi, w.n, &pos, m->ev.start[i])) {
+			if (s->has_steps && !in_windows(lo, hi, max, w.n, &pos, m->ev.start[i])) {
 				continue;
 			}
 			struct op_acc *x = &acc[(size_t)m->ev.op[i] * 2 + dev];
@@ -389,8 +425,8 @@ static void ops(const struct tc_model *m, const struct tc_analysis *a, const boo
 }
 
 /* Findings (only: on that device alone, TC_NONE all). */
-static void findings(const struct tc_model *m, const struct tc_analysis *a, uint32_t only,
-		struct tc_diff_side *s) {
+static void findings(const struct tc_model *m, const uint32_t *nth,
+		const struct tc_analysis *a, uint32_t only, struct tc_diff_side *s) {
 	s->findings = tc_xcalloc(a->n_findings ? a->n_findings : 1, sizeof(*s->findings));
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const struct tc_finding *f = &a->findings[i];
@@ -398,7 +434,7 @@ static void findings(const struct tc_model *m, const struct tc_analysis *a, uint
 			continue;
 		}
 		s->findings[s->n_findings++] = (struct tc_diff_finding){
-			.kind = tc_xstrdup(f->kind), .device = device_name(m, f->device),
+			.kind = tc_xstrdup(f->kind), .device = device_name(m, nth, f->device),
 			.severity = f->severity, .share = f->share,
 			.text = tc_xstrdup(f->text ? f->text : ""),
 		};
@@ -406,15 +442,15 @@ static void findings(const struct tc_model *m, const struct tc_analysis *a, uint
 }
 
 /* Memory peaks (only: of that device alone, TC_NONE all). */
-static void memory(const struct tc_model *m, const struct tc_analysis *a, uint32_t only,
-		struct tc_diff_side *s) {
+static void memory(const struct tc_model *m, const uint32_t *nth, const struct tc_analysis *a,
+		uint32_t only, struct tc_diff_side *s) {
 	s->mem = tc_xcalloc(a->n_mem ? a->n_mem : 1, sizeof(*s->mem));
 	for (size_t i = 0; i < a->n_mem; i++) {
 		const struct tc_mem_peak *p = &a->mem[i];
 		if (only != TC_NONE && p->device != only) {
 			continue;
 		}
-		char *dev = device_name(m, p->device);
+		char *dev = device_name(m, nth, p->device);
 		char buf[1024];
 		snprintf(buf, sizeof(buf), "%s %s%s%s%s", dev ? dev : "global",
 			tc_model_str(m, p->name), p->group ? " (" : "",
@@ -470,15 +506,17 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 			s->xfer[x].bytes = whole[x].bytes;
 		}
 	}
-	s->bd_device = device_name(m, a.bd_device);
+	uint32_t *nth = device_nths(m);
+	s->bd_device = device_name(m, nth, a.bd_device);
 	memcpy(s->cat_ps, a.cat_total_ps, sizeof(s->cat_ps));
 	if (m->n_sources > 1) {
 		rank_steps(m, &a, counted, s);
 	}
-	devices(m, &a, only, s);
+	devices(m, nth, &a, only, s);
 	ops(m, &a, counted, only, s);
-	findings(m, &a, only, s);
-	memory(m, &a, only, s);
+	findings(m, nth, &a, only, s);
+	memory(m, nth, &a, only, s);
+	free(nth);
 	s->compile_count = a.compile.n_events;
 	s->compile_ps = a.compile.union_ps;
 	free(counted);

@@ -185,14 +185,13 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 	}
 	/* `ops --by device`: a row per device, its ops summed. */
 	r->device_ops = dalloc(d, m->n_devices * sizeof(*r->device_ops));
-	for (size_t dv = 0; dv < m->n_devices && any_device; dv++) {
-		uint32_t dd = (uint32_t)dv;
-		size_t nn;
-		struct tc_op_summary *ds = tc_analyze_ops(m, tc_track_device_work_of, &dd, false, &nn);
-		if (nn) {
+	size_t nn = 0, at = 0;
+	struct tc_op_row *rows = any_device ? tc_device_op_rows(m, TC_NONE, &nn) : NULL;
+	for (uint32_t dd = 0; dd < m->n_devices && at < nn; dd++) {
+		if (rows[at].device == dd) {
 			Tracectl__DeviceOps *o = r->device_ops[r->n_device_ops++] = dalloc(d, sizeof(*o));
 			tracectl__device_ops__init(o);
-			struct tc_op_row sum = tc_op_row_sum(ds, nn);
+			struct tc_op_row sum = rows[at++];
 			o->device = dd;
 			o->count = sum.count;
 			o->total_ps = sum.total_ps;
@@ -202,8 +201,8 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 			o->flops = sum.flops;
 			o->bytes = sum.bytes;
 		}
-		free(ds);
 	}
+	free(rows);
 	free(fill);
 	free(durs);
 	free(pos);
@@ -714,6 +713,8 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 	r->compression = dstr(d, tc_model_str(m, src->compression));
 	r->n_devices = m->n_devices;
 	r->devices = dalloc(d, m->n_devices * sizeof(*r->devices));
+	/* a.util ascends by device: read alongside. */
+	size_t k = 0;
 	for (size_t i = 0; i < m->n_devices; i++) {
 		const struct tc_device *dv = &m->devices[i];
 		Tracectl__Device *o = r->devices[i] = dalloc(d, sizeof(*o));
@@ -725,7 +726,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 		o->peak_flops = dv->peak_flops;
 		o->peak_bw = dv->peak_bw;
 		o->host = dstr(d, dv->host < m->n_hosts ? tc_model_str(m, m->hosts[dv->host].name) : "");
-		for (size_t k = 0; k < a.n_util; k++) {
+		for (; k < a.n_util && a.util[k].device <= i; k++) {
 			if (a.util[k].device == i) {
 				o->busy_ps = (uint64_t)a.util[k].busy_ps;
 			}

@@ -335,6 +335,12 @@ void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *
  * ops; no percentiles. */
 struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n);
 
+/* `ops --by device`: per device with device work (only: that one; TC_NONE
+ * every one), ascending, the tc_op_row_sum of tc_analyze_ops over its work
+ * lines, named after the device (malloc'd; summary.c). One walk over the
+ * events, not one over every line and op per device. */
+struct tc_op_row *tc_device_op_rows(const struct tc_model *m, uint32_t only, size_t *n);
+
 /* The op table from rows already summed (tc_pass_op_table's second half,
  * and digests): s[0..n) as tc_analyze_ops returns them, dev_rows (taken,
  * malloc'd) the "device" rows, busy the summed device busy time and the

@@ -135,22 +135,9 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 		s = tc_analyze_ops(m, track_ok, &only, by_name && percentiles, &n);
 	}
 	struct tc_op_row *dev_rows = NULL;
-	size_t n_dev = 0, cap = 0;
-	for (size_t d = 0; by_dev && d < m->n_devices && any_device; d++) {
-		uint32_t dd = (uint32_t)d;
-		if (only != TC_NONE && dd != only) {
-			continue;
-		}
-		size_t nn;
-		struct tc_op_summary *ds = tc_analyze_ops(m, tc_track_device_work_of, &dd, false, &nn);
-		if (nn) {
-			TC_GROW(dev_rows, cap, n_dev + 1);
-			struct tc_op_row *r = &dev_rows[n_dev++];
-			*r = tc_op_row_sum(ds, nn);
-			r->name = m->devices[d].name;
-			r->device = dd;
-		}
-		free(ds);
+	size_t n_dev = 0;
+	if (by_dev && any_device) {
+		dev_rows = tc_device_op_rows(m, only, &n_dev);
 	}
 	int64_t busy = 0;
 	const struct tc_device_util *peaks = NULL;

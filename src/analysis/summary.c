@@ -104,13 +104,16 @@ static inline void row_costs(struct tc_op_summary *row, int64_t f, int64_t b) {
 	}
 }
 
-/* tc_analyze_ops, with the sums of pre (NULL: none) taken for the lines
- * it has done, where no op has costs of its own to add per event. */
-static struct tc_op_summary *analyze_ops(const struct tc_model *m,
-		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
-		bool percentiles, const struct tc_op_sums *pre, size_t *n_out) {
-	/* Rows by (name, category, kind): the same op on several devices or
-	 * planes is one row. row_of[op] caches the op -> row mapping. */
+/* Rows by (name, category, kind): the same op on several devices or
+ * planes is one row. row_of[op] maps an op to its row; rows are made in
+ * the ops' order. */
+struct op_rows {
+	uint32_t *row_of;
+	struct tc_op_summary *rows;
+	size_t n;
+};
+
+static void op_rows_make(const struct tc_model *m, struct op_rows *or) {
 	uint32_t *row_of = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*row_of));
 	struct tc_op_summary *rows = NULL;
 	size_t n = 0, cap = 0;
@@ -141,110 +144,237 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		row_of[o] = kt.slots[i] - 1;
 	}
 	free(kt.slots);
+	or->row_of = row_of;
+	or->rows = rows;
+	or->n = n;
+}
 
-	struct op_acc *acc = tc_xmalloc((n ? n : 1) * sizeof(*acc));
-	for (size_t r = 0; r < n; r++) {
-		acc[r] = (struct op_acc){ .a.min = INT64_MAX };
+/* The sums of lines into rows (acc, and the costs into rows), line by
+ * line; the stack is the walk's scratch. */
+struct op_walk {
+	const uint32_t *row_of;
+	struct tc_op_summary *rows;
+	struct op_acc *acc;
+	uint8_t *has_cost; /* per op: whether it has costs to sum */
+	int64_t *stack_end;
+	uint32_t *stack_row;
+	size_t scap, scap2;
+};
+
+static void op_walk_init(struct op_walk *w, const struct tc_model *m, const struct op_rows *or,
+		struct tc_op_summary *rows) {
+	memset(w, 0, sizeof(*w));
+	w->row_of = or->row_of;
+	w->rows = rows;
+	w->acc = tc_xmalloc((or->n ? or->n : 1) * sizeof(*w->acc));
+	for (size_t r = 0; r < or->n; r++) {
+		w->acc[r] = (struct op_acc){ .a.min = INT64_MAX };
 	}
-	const int64_t *start = m->ev.start, *durs = m->ev.dur;
-	const uint32_t *evop = m->ev.op;
 	/* A byte per op: whether it has costs to sum (the op records would
 	 * crowd the cache), for the loop over flat lines. */
-	uint8_t *has_cost = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	w->has_cost = tc_xmalloc(m->n_ops ? m->n_ops : 1);
 	for (size_t o = 0; o < m->n_ops; o++) {
-		has_cost[o] = m->ops[o].flops >= 0 || m->ops[o].bytes >= 0;
+		w->has_cost[o] = m->ops[o].flops >= 0 || m->ops[o].bytes >= 0;
 	}
-	/* Costs are summed event by event, in the lines' order: doubles. */
+}
+
+static void op_walk_finish(struct op_walk *w) {
+	free(w->acc);
+	free(w->has_cost);
+	free(w->stack_end);
+	free(w->stack_row);
+}
+
+/* Track t's events into w's rows. Costs are summed event by event, in the
+ * lines' order: doubles. */
+static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t) {
+	const struct tc_track *tr = &m->tracks[t];
+	const int64_t *start = m->ev.start, *durs = m->ev.dur;
+	const uint32_t *evop = m->ev.op;
+	const uint32_t *row_of = w->row_of;
+	struct op_acc *acc = w->acc;
+	struct tc_op_summary *rows = w->rows;
+	size_t top = 0;
+	/* No event on a flat line encloses another: self time is all. */
+	bool flat = tr->max_depth == 0;
+	if (flat && !m->event_costs) {
+		/* The loop below without its stack and cost look-ups: most
+		 * device lines, and half the op table's time there. */
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			uint32_t o = evop[i], row = row_of[o];
+			acc_event(&acc[row], durs[i]);
+			if (w->has_cost[o]) {
+				row_costs(&rows[row], m->ops[o].flops, m->ops[o].bytes);
+			}
+		}
+		return;
+	}
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		int64_t s = start[i], d = durs[i], e = s + d;
+		uint32_t row = row_of[evop[i]];
+		acc_event(&acc[row], d);
+		/* Without per-event costs, an event's are its op's: no call. */
+		const struct tc_op *op = &m->ops[evop[i]];
+		row_costs(&rows[row], m->event_costs ? tc_model_event_flops(m, i) : op->flops,
+			m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes);
+		if (flat) {
+			continue;
+		}
+		/* Self time: a child's time (clipped to its parent) leaves the
+		 * parent's row. */
+		while (top > 0 && w->stack_end[top - 1] <= s) {
+			top--;
+		}
+		if (top > 0) {
+			int64_t pe = w->stack_end[top - 1];
+			struct op_acc *pr = &acc[w->stack_row[top - 1]];
+			pr->self = tc_sat_add(pr->self, -((e < pe ? e : pe) - s));
+		}
+		if (d > 0) {
+			TC_GROW(w->stack_end, w->scap, top + 1);
+			TC_GROW(w->stack_row, w->scap2, top + 1);
+			w->stack_end[top] = e;
+			w->stack_row[top] = row;
+			top++;
+		}
+	}
+}
+
+/* Row r's sums from the walk. */
+static void op_walk_row(const struct op_walk *w, size_t r, struct tc_op_summary *out) {
+	out->count = w->acc[r].a.count;
+	out->total_ps = w->acc[r].a.total;
+	out->self_ps = w->acc[r].self;
+	out->min_ps = w->acc[r].a.min;
+	out->max_ps = w->acc[r].a.max;
+}
+
+/* tc_analyze_ops, with the sums of pre (NULL: none) taken for the lines
+ * it has done, where no op has costs of its own to add per event. */
+static struct tc_op_summary *analyze_ops(const struct tc_model *m,
+		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
+		bool percentiles, const struct tc_op_sums *pre, size_t *n_out) {
+	struct op_rows or;
+	op_rows_make(m, &or);
+	uint32_t *row_of = or.row_of;
+	struct tc_op_summary *rows = or.rows;
+	size_t n = or.n;
+	struct op_walk w;
+	op_walk_init(&w, m, &or, rows);
 	pre = pre && tc_pass_summary_sums_usable(m) ? pre : NULL;
 	for (size_t o = 0; pre && o < m->n_ops; o++) {
-		struct op_acc *r = &acc[row_of[o]];
+		struct op_acc *r = &w.acc[row_of[o]];
 		tc_op_acc_merge(&r->a, &pre->op[o]);
 		r->self = tc_sat_add(r->self, pre->op[o].total);
 	}
-	int64_t *stack_end = NULL;
-	uint32_t *stack_row = NULL;
-	size_t scap = 0, scap2 = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (!tr->count || (pre && pre->done[t]) || !track_ok(m, (uint32_t)t, ctx)) {
 			continue;
 		}
-		size_t top = 0;
-		/* No event on a flat line encloses another: self time is all. */
-		bool flat = tr->max_depth == 0;
-		if (flat && !m->event_costs) {
-			/* The loop below without its stack and cost look-ups: most
-			 * device lines, and half the op table's time there. */
-			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-				uint32_t o = evop[i], row = row_of[o];
-				acc_event(&acc[row], durs[i]);
-				if (has_cost[o]) {
-					row_costs(&rows[row], m->ops[o].flops, m->ops[o].bytes);
-				}
-			}
-			continue;
-		}
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			int64_t s = start[i], d = durs[i], e = s + d;
-			uint32_t row = row_of[evop[i]];
-			acc_event(&acc[row], d);
-			/* Without per-event costs, an event's are its op's: no call. */
-			const struct tc_op *op = &m->ops[evop[i]];
-			row_costs(&rows[row], m->event_costs ? tc_model_event_flops(m, i) : op->flops,
-				m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes);
-			if (flat) {
-				continue;
-			}
-			/* Self time: a child's time (clipped to its parent) leaves the
-			 * parent's row. */
-			while (top > 0 && stack_end[top - 1] <= s) {
-				top--;
-			}
-			if (top > 0) {
-				int64_t pe = stack_end[top - 1];
-				struct op_acc *pr = &acc[stack_row[top - 1]];
-				pr->self = tc_sat_add(pr->self, -((e < pe ? e : pe) - s));
-			}
-			if (d > 0) {
-				TC_GROW(stack_end, scap, top + 1);
-				TC_GROW(stack_row, scap2, top + 1);
-				stack_end[top] = e;
-				stack_row[top] = row;
-				top++;
-			}
-		}
+		op_walk_track(&w, m, t);
 	}
-	free(has_cost);
-	free(stack_end);
-	free(stack_row);
 	for (size_t r = 0; r < n; r++) {
-		rows[r].count = acc[r].a.count;
-		rows[r].total_ps = acc[r].a.total;
-		rows[r].self_ps = acc[r].self;
-		rows[r].min_ps = acc[r].a.min;
-		rows[r].max_ps = acc[r].a.max;
+		op_walk_row(&w, r, &rows[r]);
 	}
-	free(acc);
+	op_walk_finish(&w);
 
 	/* Drop ops with no events in scope. */
-	size_t w = 0;
+	size_t k = 0;
 	uint32_t *new_index = tc_xmalloc((n ? n : 1) * sizeof(*new_index));
 	for (size_t i = 0; i < n; i++) {
 		if (rows[i].count) {
-			new_index[i] = (uint32_t)w;
-			rows[w++] = rows[i];
+			new_index[i] = (uint32_t)k;
+			rows[k++] = rows[i];
 		} else {
 			new_index[i] = TC_NONE;
 		}
 	}
-	if (percentiles && w) {
-		op_percentiles(m, track_ok, ctx, rows, w, row_of, new_index);
+	if (percentiles && k) {
+		op_percentiles(m, track_ok, ctx, rows, k, row_of, new_index);
 	}
 	free(new_index);
 	free(row_of);
-	tc_sort(rows, w, sizeof(*rows), tc_op_summary_cmp);
-	*n_out = w;
+	tc_sort(rows, k, sizeof(*rows), tc_op_summary_cmp);
+	*n_out = k;
 	return rows;
+}
+
+static int cmp_u32(const void *pa, const void *pb) {
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+struct tc_op_row *tc_device_op_rows(const struct tc_model *m, uint32_t only, size_t *n_out) {
+	struct op_rows or;
+	op_rows_make(m, &or);
+	/* The rows' pristine copies stay in or.rows; a device's sums go to
+	 * work, and only the rows its events touch are reset and read. */
+	struct tc_op_summary *work = tc_xmalloc((or.n ? or.n : 1) * sizeof(*work));
+	struct op_walk w;
+	op_walk_init(&w, m, &or, work);
+	uint8_t *seen = tc_xcalloc(or.n ? or.n : 1, 1);
+	uint32_t *touched = tc_xmalloc((or.n ? or.n : 1) * sizeof(*touched));
+	struct tc_op_summary *ds = tc_xmalloc((or.n ? or.n : 1) * sizeof(*ds));
+	struct tc_device_tracks dt;
+	tc_device_tracks_init(&dt, m);
+	struct tc_op_row *out = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t d = 0; d < m->n_devices; d++) {
+		if (only != TC_NONE && d != only) {
+			continue;
+		}
+		size_t nt, nn = 0;
+		const uint32_t *all = tc_device_tracks_of(&dt, m, d, &nt);
+		for (size_t i = 0; i < nt; i++) {
+			const struct tc_track *tr = &m->tracks[all[i]];
+			if (!tr->count || !tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+				continue;
+			}
+			for (size_t e = tr->first; e < (size_t)tr->first + tr->count; e++) {
+				uint32_t r = or.row_of[m->ev.op[e]];
+				if (!seen[r]) {
+					seen[r] = 1;
+					touched[nn++] = r;
+					work[r] = or.rows[r];
+					w.acc[r] = (struct op_acc){ .a.min = INT64_MAX };
+				}
+			}
+		}
+		if (!nn) {
+			continue;
+		}
+		for (size_t i = 0; i < nt; i++) {
+			const struct tc_track *tr = &m->tracks[all[i]];
+			if (tr->count && tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+				op_walk_track(&w, m, all[i]);
+			}
+		}
+		/* In the rows' order, as tc_analyze_ops has them before its sort:
+		 * the sort then sees the same list and sums come out the same. */
+		tc_sort(touched, nn, sizeof(*touched), cmp_u32);
+		for (size_t i = 0; i < nn; i++) {
+			ds[i] = work[touched[i]];
+			op_walk_row(&w, touched[i], &ds[i]);
+			seen[touched[i]] = 0;
+		}
+		tc_sort(ds, nn, sizeof(*ds), tc_op_summary_cmp);
+		TC_GROW(out, cap, n + 1);
+		out[n] = tc_op_row_sum(ds, nn);
+		out[n].name = m->devices[d].name;
+		out[n].device = (uint32_t)d;
+		n++;
+	}
+	tc_device_tracks_finish(&dt);
+	free(ds);
+	free(touched);
+	free(seen);
+	op_walk_finish(&w);
+	free(work);
+	free(or.rows);
+	free(or.row_of);
+	*n_out = n;
+	return out;
 }
 
 struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,

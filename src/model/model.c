@@ -152,17 +152,29 @@ static uint32_t op_hash(uint32_t name, uint32_t category, uint8_t kind) {
 	return (uint32_t)(k ^ (k >> 29));
 }
 
+/* Op id into the (name, category, kind) table, unless an earlier op with
+ * that key is there: tc_model_op finds the first anyway, and a reader that
+ * adds one op per plane for the same name would otherwise probe past every
+ * earlier copy (many planes cost their square). */
+static void op_slot_put(uint32_t *slots, size_t nslots, const struct tc_op *ops, uint32_t id) {
+	const struct tc_op *o = &ops[id];
+	size_t i = op_hash(o->name, o->category, o->kind) & (nslots - 1);
+	while (slots[i]) {
+		const struct tc_op *q = &ops[slots[i] - 1];
+		if (q->name == o->name && q->category == o->category && q->kind == o->kind) {
+			return;
+		}
+		i = (i + 1) & (nslots - 1);
+	}
+	slots[i] = id + 1;
+}
+
 void tc_model_op_rehash(struct tc_model *m, size_t nslots) {
 	free(m->op_slots);
 	m->op_slots = tc_xcalloc(nslots, sizeof(*m->op_slots));
 	m->op_nslots = nslots;
 	for (size_t id = 0; id < m->n_ops; id++) {
-		const struct tc_op *o = &m->ops[id];
-		size_t i = op_hash(o->name, o->category, o->kind) & (nslots - 1);
-		while (m->op_slots[i]) {
-			i = (i + 1) & (nslots - 1);
-		}
-		m->op_slots[i] = (uint32_t)id + 1;
+		op_slot_put(m->op_slots, nslots, m->ops, (uint32_t)id);
 	}
 }
 
@@ -183,11 +195,7 @@ uint32_t tc_model_add_op(struct tc_model *m, uint32_t name, uint32_t category,
 	if (m->n_ops * 2 > m->op_nslots) {
 		tc_model_op_rehash(m, m->op_nslots * 2);
 	} else {
-		size_t i = op_hash(name, category, (uint8_t)kind) & (m->op_nslots - 1);
-		while (m->op_slots[i]) {
-			i = (i + 1) & (m->op_nslots - 1);
-		}
-		m->op_slots[i] = id + 1;
+		op_slot_put(m->op_slots, m->op_nslots, m->ops, id);
 	}
 	return id;
 }

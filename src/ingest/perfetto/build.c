@@ -9,42 +9,62 @@ struct assoc {
 	uint32_t thread_trk;
 };
 
+struct builder {
+	struct tc_u64map proc_dev;   /* pid -> device */
+	struct tc_u64map gpu_dev;    /* gpu ordinal + 1 -> device */
+	struct tc_u64map thread_trk; /* pseudo(pid, tid) -> model track */
+	uint32_t other_dev;
+	/* per track record: its trk_assoc once known (as_state AS_DONE), and
+	 * the way up of the walk in progress */
+	struct assoc *as;
+	uint8_t *as_state;
+	uint32_t *as_path;
+};
+
+enum { AS_UNKNOWN, AS_WALK, AS_DONE };
+
 /* The process/thread a track belongs to: its own descriptor or the nearest
- * ancestor's (a child of a thread track is that thread's sibling). */
-static struct assoc trk_assoc(struct st *s, uint32_t k) {
+ * ancestor's (a child of a thread track is that thread's sibling). Every
+ * track on the way up shares the answer, which is kept: a walk to the top
+ * per track made a deep chain of parents cost its square. */
+static struct assoc trk_assoc(struct st *s, struct builder *b, uint32_t k) {
 	struct assoc a = { .thread_trk = TC_NONE };
-	for (size_t steps = 0; steps <= s->n_trks; steps++) {
+	size_t n = 0;
+	for (;;) {
+		if (b->as_state[k] == AS_DONE) {
+			a = b->as[k];
+			break;
+		}
+		if (b->as_state[k] == AS_WALK) {
+			break; /* a parent cycle: treat as unassociated */
+		}
+		b->as_state[k] = AS_WALK;
+		b->as_path[n++] = k;
 		const struct trk *t = &s->trks[k];
 		if (t->flags & TRK_THREAD) {
 			a.kind = 2;
 			a.pid = t->pid;
 			a.tid = t->tid;
 			a.thread_trk = k;
-			return a;
+			break;
 		}
 		if (t->flags & TRK_PROCESS) {
 			a.kind = 1;
 			a.pid = t->pid;
-			return a;
+			break;
 		}
-		if (!t->parent_uuid) {
-			return a;
-		}
-		uint32_t *p = tc_u64map_find(&s->trk_by_uuid, t->parent_uuid);
+		uint32_t *p = t->parent_uuid ? tc_u64map_find(&s->trk_by_uuid, t->parent_uuid) : NULL;
 		if (!p) {
-			return a;
+			break;
 		}
 		k = *p;
 	}
-	return a; /* a parent cycle: treat as unassociated */
+	for (size_t i = 0; i < n; i++) {
+		b->as[b->as_path[i]] = a;
+		b->as_state[b->as_path[i]] = AS_DONE;
+	}
+	return a;
 }
-
-struct builder {
-	struct tc_u64map proc_dev;   /* pid -> device */
-	struct tc_u64map gpu_dev;    /* gpu ordinal + 1 -> device */
-	struct tc_u64map thread_trk; /* pseudo(pid, tid) -> model track */
-	uint32_t other_dev;
-};
 
 static uint32_t proc_device(struct st *s, struct builder *b, int64_t pid) {
 	uint32_t *p = tc_u64map_find(&b->proc_dev, (uint64_t)pid);
@@ -142,11 +162,12 @@ static uint32_t trk_name(struct st *s, const struct trk *t) {
 	return tc_model_intern(s->m, buf);
 }
 
-static uint32_t build_track(struct st *s, struct builder *b, uint32_t k) {
+/* Track record k's model track, made here (k has none yet); *up is set to
+ * the record of the parent whose model track becomes this one's parent,
+ * or TC_NONE. */
+static uint32_t build_one(struct st *s, struct builder *b, uint32_t k, uint32_t *up) {
 	struct trk *t = &s->trks[k];
-	if (t->mtrack != TC_NONE) {
-		return t->mtrack;
-	}
+	*up = TC_NONE;
 	if (!(t->flags & (TRK_DESC | TRK_GPU | TRK_SYNTH | TRK_UNKNOWN_WARNED)) &&
 			t->uuid != 0) {
 		t->flags |= TRK_UNKNOWN_WARNED;
@@ -163,7 +184,7 @@ static uint32_t build_track(struct st *s, struct builder *b, uint32_t k) {
 		t->mtrack = mt;
 		return mt;
 	}
-	struct assoc a = trk_assoc(s, k);
+	struct assoc a = trk_assoc(s, b, k);
 	if (a.kind == 2 && a.thread_trk == k) {
 		uint64_t key = pseudo_uuid(1, (uint64_t)a.pid, (uint64_t)a.tid);
 		uint32_t *p = tc_u64map_find(&b->thread_trk, key);
@@ -205,12 +226,37 @@ static uint32_t build_track(struct st *s, struct builder *b, uint32_t k) {
 		/* A process parent is the device itself. */
 		if (pp && *pp != k &&
 				!(s->trks[*pp].flags & (TRK_COUNTER | TRK_PROCESS))) {
-			/* Mark before recursing so a cycle stops here. */
-			uint32_t parent = build_track(s, b, *pp);
-			s->m->tracks[mt].parent = parent;
+			*up = *pp;
 		}
 	}
 	return mt;
+}
+
+/* Record k's model track, and those of the parents up its chain that have
+ * none yet, child first. A loop, not recursion: a chain of parents may be
+ * as deep as the trace has track descriptors. A record's track is set as
+ * it is made, so a parent cycle stops at the first record met again. */
+static uint32_t build_track(struct st *s, struct builder *b, uint32_t k) {
+	if (s->trks[k].mtrack != TC_NONE) {
+		return s->trks[k].mtrack;
+	}
+	uint32_t up, child = TC_NONE, first = TC_NONE;
+	for (;;) {
+		uint32_t mt = s->trks[k].mtrack;
+		bool made = mt == TC_NONE;
+		if (made) {
+			mt = build_one(s, b, k, &up);
+		}
+		if (child != TC_NONE) {
+			s->m->tracks[child].parent = mt;
+		}
+		first = first == TC_NONE ? mt : first;
+		if (!made || up == TC_NONE) {
+			return first;
+		}
+		child = mt;
+		k = up;
+	}
 }
 
 static uint32_t build_counter(struct st *s, struct builder *b, uint32_t k) {
@@ -224,7 +270,7 @@ static uint32_t build_counter(struct st *s, struct builder *b, uint32_t k) {
 	if (t->flags & TRK_GPU) {
 		dev = gpu_device(s, b, t->gpu_id);
 	} else {
-		struct assoc a = trk_assoc(s, k);
+		struct assoc a = trk_assoc(s, b, k);
 		if (a.kind) {
 			dev = proc_device(s, b, a.pid);
 		}
@@ -240,6 +286,10 @@ static uint32_t build_counter(struct st *s, struct builder *b, uint32_t k) {
 void tc_perfetto_build_model(struct st *s) {
 	struct tc_model *m = s->m;
 	struct builder b = { .other_dev = TC_NONE };
+	size_t nt = s->n_trks ? s->n_trks : 1;
+	b.as = tc_xmalloc(nt * sizeof(*b.as));
+	b.as_state = tc_xcalloc(nt, sizeof(*b.as_state));
+	b.as_path = tc_xmalloc(nt * sizeof(*b.as_path));
 
 	tc_perfetto_pair_deferred(s);
 	/* Unfinished slices end at the last timestamp of the trace. */
@@ -324,4 +374,7 @@ void tc_perfetto_build_model(struct st *s) {
 	tc_u64map_finish(&b.proc_dev);
 	tc_u64map_finish(&b.gpu_dev);
 	tc_u64map_finish(&b.thread_trk);
+	free(b.as);
+	free(b.as_state);
+	free(b.as_path);
 }

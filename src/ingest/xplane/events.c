@@ -631,16 +631,58 @@ static bool parse_event(struct reader *r, const struct dec *d, const struct line
 	return true;
 }
 
-/* Find or add the track for a line; lines sharing an id are one timeline. */
-static uint32_t line_track(struct reader *r, size_t first_track, uint32_t name,
-		enum tc_track_kind kind, int64_t id) {
-	for (size_t t = first_track; t < r->m->n_tracks; t++) {
-		const struct tc_track *tr = &r->m->tracks[t];
+static size_t line_hash(int64_t id, uint32_t name, size_t cap) {
+	return tc_u64map_hash((uint64_t)id * 0x9E3779B97F4A7C15ull + name, cap);
+}
+
+/* The slot of (id, name) in the line table: its track's, or the empty one
+ * where it goes. A slot of a track before first_track (an earlier plane's)
+ * counts as empty, so the table is never cleared between planes. */
+static uint32_t *line_slot(const struct reader *r, size_t first_track, int64_t id,
+		uint32_t name) {
+	size_t mask = r->line_cap - 1;
+	for (size_t i = line_hash(id, name, r->line_cap);; i = (i + 1) & mask) {
+		uint32_t *s = &r->line_slots[i];
+		if (!*s || *s - 1 < first_track) {
+			return s;
+		}
+		const struct tc_track *tr = &r->m->tracks[*s - 1];
 		if (tr->src_id == id && tr->name == name) {
-			return (uint32_t)t;
+			return s;
 		}
 	}
-	return tc_model_add_track(r->m, r->device, name, kind, id);
+}
+
+/* Find or add the track for a line; lines sharing an id are one timeline.
+ * Found in a table of the plane's lines: a scan of the plane's tracks per
+ * line made many lines cost their square. */
+static uint32_t line_track(struct reader *r, size_t first_track, uint32_t name,
+		enum tc_track_kind kind, int64_t id) {
+	if (r->line_first != first_track) {
+		r->line_first = first_track;
+		r->line_n = 0;
+	}
+	if ((r->line_n + 1) * 2 > r->line_cap) {
+		uint32_t *old = r->line_slots;
+		size_t old_cap = r->line_cap;
+		r->line_cap = old_cap ? old_cap * 2 : 64;
+		r->line_slots = tc_xcalloc(r->line_cap, sizeof(*r->line_slots));
+		for (size_t i = 0; i < old_cap; i++) {
+			if (old[i] && old[i] - 1 >= first_track) {
+				const struct tc_track *tr = &r->m->tracks[old[i] - 1];
+				*line_slot(r, first_track, tr->src_id, tr->name) = old[i];
+			}
+		}
+		free(old);
+	}
+	uint32_t *s = line_slot(r, first_track, id, name);
+	if (*s && *s - 1 >= first_track) {
+		return *s - 1;
+	}
+	uint32_t t = tc_model_add_track(r->m, r->device, name, kind, id);
+	*s = t + 1;
+	r->line_n++;
+	return t;
 }
 
 struct line_hdr {

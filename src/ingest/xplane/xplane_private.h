@@ -379,6 +379,10 @@ struct reader {
 	size_t *sl;
 	struct xstat *xs;   /* and their values */
 	size_t cap_sp, cap_sl, cap_xs;
+	/* (line id, name) -> track + 1, for the plane whose tracks start at
+	 * line_first (events.c, line_track); line_n of them */
+	uint32_t *line_slots;
+	size_t line_cap, line_n, line_first;
 };
 
 /* The current plane's, once its metadata is read. */

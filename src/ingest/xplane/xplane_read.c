@@ -702,6 +702,7 @@ out:
 	free(r.sl);
 	free(r.xs);
 	free(r.launch);
+	free(r.line_slots);
 	return ok;
 }
 
