@@ -448,11 +448,12 @@ void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock)
 	for (size_t k = 0; k < n; k++) {
 		const Tracectl__Rank *r = ranks[k];
 		int64_t d;
-		/* As tc_model_merge: one clock and near enough, else each
-		 * rank's own origin. A digest is input: no overflow either. */
+		/* As tc_model_merge: one clock and near enough (within
+		 * TC_DIGEST_TIME_MAX, as a rank's times, so that the shifted
+		 * times stay far from overflow), else each rank's own origin. */
 		bool shift = r->origin_epoch == ranks[0]->origin_epoch &&
 			!__builtin_sub_overflow(r->origin_ns, ranks[0]->origin_ns, &d) &&
-			d <= INT64_MAX / 1000 && d >= INT64_MIN / 1000;
+			d <= TC_DIGEST_TIME_MAX / 1000 && d >= -TC_DIGEST_TIME_MAX / 1000;
 		clock[k] = shift ? d * 1000 : 0;
 		int64_t f;
 		if (r->event_count && !__builtin_add_overflow(clock[k], r->first_ps, &f) &&
