@@ -2,7 +2,7 @@
 # Build the libFuzzer targets (clang, ASan+UBSan) and run one of them.
 #   tests/fuzz/run.sh TARGET SECONDS [libFuzzer args...]
 # TARGET: fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json fuzz_gzip
-# fuzz_pbwire fuzz_folder fuzz_digest. Seeds come from fixtures/ and the real traces (TC_TRACES,
+# fuzz_pbwire fuzz_folder fuzz_digest fuzz_digest_fields. Seeds come from fixtures/ and the real traces (TC_TRACES,
 # default ../shared/traces) and are copied into build-fuzz/corpus/TARGET,
 # which keeps growing across runs. Crashes land in build-fuzz/crashes/.
 # Exit status: 0 no crash, 1 a crash/leak/timeout was found, 2 usage/build.
@@ -71,6 +71,18 @@ fuzz_digest)
 	"$tc" digest -o "$corpus/seed-mlp.tcd" "$root/fixtures/real/torch_mlp.kineto.json.gz" &&
 		"$tc" digest -o "$corpus/seed-ddp.tcd" "$root/fixtures/real/torch_ddp_rank0.kineto.json.gz" \
 			"$root/fixtures/real/torch_ddp_rank1.kineto.json.gz" >/dev/null ||
+		{ echo "$0: cannot make digest seeds" >&2; exit 2; } ;;
+fuzz_digest_fields)
+	# Plain digests (its mutator unpacks them): one rank, the DDP job, and
+	# a job of three numbered ranks with collectives.
+	files=
+	tc=$build/src/tracectl
+	real=$root/fixtures/real
+	"$tc" digest --no-compress -o "$corpus/seed-mlp.tcd" "$real/torch_mlp.kineto.json.gz" &&
+		"$tc" digest --no-compress -o "$corpus/seed-ddp.tcd" "$real/torch_ddp_rank0.kineto.json.gz" \
+			"$real/torch_ddp_rank1.kineto.json.gz" &&
+		"$tc" digest --no-compress -o "$corpus/seed-jax.tcd" "$real/jax_mlp.xplane.pb.gz" \
+			"$real/torch_sync.kineto.json.gz" >/dev/null ||
 		{ echo "$0: cannot make digest seeds" >&2; exit 2; } ;;
 fuzz_folder)
 	# Its input is a list of steps that build a tree, not a trace; seed a few.
