@@ -4,6 +4,7 @@
 #include "analysis/budget.h"
 #include "analysis/digest.h"
 #include "analysis/passes.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 /*
@@ -70,7 +71,7 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 		const Tracectl__Rank *r = ranks[i];
 		if (r->device_scope == any_device) {
 			use[n_use++] = ranks[i];
-			busy += r->busy_ps;
+			busy = tc_sat_add(busy, r->busy_ps);
 			if (!peaks && r->peak_source[0]) {
 				peaks = r;
 			}
@@ -312,7 +313,7 @@ static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl
 	for (size_t i = 0; i < *n; i++) {
 		if ((*v)[i].scope == o->scope && strcmp((*v)[i].name, name) == 0) {
 			(*v)[i].count += o->count;
-			(*v)[i].total_ps += o->total_ps;
+			(*v)[i].total_ps = tc_sat_add((*v)[i].total_ps, o->total_ps);
 			return;
 		}
 	}
@@ -321,6 +322,7 @@ static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl
 		.kind = (uint8_t)o->kind, .count = o->count, .total_ps = o->total_ps };
 }
 
+/* Sums saturate: a digest's figures are input. */
 static void side_one(const Tracectl__DiffSide *o, struct tc_diff_side *s) {
 	if (!s->format) {
 		s->format = tc_xstrdup(o->format);
@@ -329,18 +331,18 @@ static void side_one(const Tracectl__DiffSide *o, struct tc_diff_side *s) {
 	}
 	s->has_steps |= o->has_steps;
 	s->n_steps_all += o->n_steps_all;
-	s->step_total_ps += o->step_total_ps;
+	s->step_total_ps = tc_sat_add(s->step_total_ps, o->step_total_ps);
 	for (size_t c = 0; c < o->n_cat_ps && c < TC_BD_COUNT; c++) {
-		s->cat_ps[c] += o->cat_ps[c];
+		s->cat_ps[c] = tc_sat_add(s->cat_ps[c], o->cat_ps[c]);
 	}
-	s->device_busy_ps += o->device_busy_ps;
-	s->trace_busy_ps += o->trace_busy_ps;
+	s->device_busy_ps = tc_sat_add(s->device_busy_ps, o->device_busy_ps);
+	s->trace_busy_ps = tc_sat_add(s->trace_busy_ps, o->trace_busy_ps);
 	for (size_t k = 0; k < o->n_xfer && k < TC_XFER_COUNT; k++) {
 		s->xfer[k].count += o->xfer[k]->count;
 		s->xfer[k].bytes += o->xfer[k]->bytes;
 	}
 	s->compile_count += o->compile_count;
-	s->compile_ps += o->compile_ps;
+	s->compile_ps = tc_sat_add(s->compile_ps, o->compile_ps);
 }
 
 void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
