@@ -451,8 +451,8 @@ void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock)
 		const Tracectl__Rank *r = ranks[k];
 		int64_t d;
 		/* As tc_model_merge: one clock and near enough (within
-		 * TC_DIGEST_TIME_MAX, as a rank's times, so that the shifted
-		 * times stay far from overflow), else each rank's own origin. */
+		 * TC_DIGEST_TIME_MAX, as a rank's times, so that shifted times
+		 * stay far from overflow), else each rank's own origin. */
 		bool shift = r->origin_epoch == ranks[0]->origin_epoch &&
 			!__builtin_sub_overflow(r->origin_ns, ranks[0]->origin_ns, &d) &&
 			d <= TC_DIGEST_TIME_MAX / 1000 && d >= -TC_DIGEST_TIME_MAX / 1000;

@@ -128,6 +128,19 @@ int tc_cmd_digest(int argc, char **argv) {
 			code = tc_cli_strict(&c, m);
 			tc_model_destroy(m);
 		}
+		/* A rank no reader would take (a trace spanning more than
+		 * TC_DIGEST_TIME_MAX) is refused here, not written. */
+		struct tc_error err;
+		tc_error_init(&err);
+		if (code == TC_EXIT_OK &&
+				!tc_digest_rank_valid(d.msg->ranks[d.msg->n_ranks - 1], &err)) {
+			/* Its indexes are the model's own: only its times can be. */
+			tc_error_init(&err);
+			tc_error_set(&err, TC_EXIT_INPUT, "its times lie further from its first event "
+				"than a digest holds (about 3.3 days)");
+			tc_error_path(&err, argv[i]);
+			code = tc_cli_error(&err);
+		}
 	}
 	tc_malloc_reuse_end();
 	if (code == TC_EXIT_OK) {

@@ -43,10 +43,11 @@ void tc_digest_finish(struct tc_digest *d);
  * numbered ranks by number, then by name and input. */
 int tc_digest_rank_cmp(const void *pa, const void *pb);
 /* Times a digest may hold, ps either side of its trace's first event
- * (about 6.7 days), and the most ranks' clocks may lie apart to be
- * aligned: a job shifts and subtracts them, and sums of a few such values
- * stay well inside int64. */
-#define TC_DIGEST_TIME_MAX ((int64_t)1 << 59)
+ * (about 3.3 days), and the most ranks' clocks may lie apart to be
+ * aligned: a job shifts and subtracts them (collectives across ranks
+ * through several clock offsets), and sums of up to 32 such values stay
+ * inside int64. */
+#define TC_DIGEST_TIME_MAX ((int64_t)1 << 58)
 /* False, with err set, when a rank read from a file names a device,
  * track, counter or string it does not hold, holds no summary, holds a
  * field only a job's rank in memory holds (Rank.aside_at, ...) or a time
