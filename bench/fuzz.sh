@@ -10,7 +10,7 @@ secs=${1:-600}
 [ $# -gt 0 ] && shift
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json \
-	fuzz_gzip fuzz_pbwire fuzz_folder fuzz_digest)
+	fuzz_gzip fuzz_pbwire fuzz_folder fuzz_digest fuzz_digest_fields)
 status=0
 for t in "${targets[@]}"; do
 	./tests/fuzz/run.sh "$t" "$secs" || status=1

@@ -435,6 +435,108 @@ START_TEST(rank_indexes_checked) {
 }
 END_TEST
 
+/* Fields only a job's rank in memory holds, and times a job would
+ * overflow on, are refused in a rank read from a file (aside_at read
+ * another rank's bytes, or any memory, from the job's temporary file;
+ * INT64_MAX clocks printed a negative span). */
+START_TEST(rank_memory_only_and_times_refused) {
+	const char *path = tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz");
+	struct tc_model *m = tc_test_load(path);
+	struct tc_digest d;
+	tc_digest_init(&d);
+	tc_digest_add_rank(&d, m, path);
+	tc_model_destroy(m);
+	Tracectl__Rank *r = d.msg->ranks[0];
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_digest_rank_valid(r, &err));
+	r->aside_len = 1000;
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0': holds aside_at and "
+		"aside_len, a field only held in memory");
+	r->aside_len = 0;
+	int64_t lean = 5;
+	r->steps->n_lean_start_ps = 1;
+	r->steps->lean_start_ps = &lean;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->steps->n_lean_start_ps = 0;
+	r->result->sum_steps_counted = 3;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->result->sum_steps_counted = 0;
+	r->collectives_packed.len = 1;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->collectives_packed.len = 0;
+	/* Times: the limit itself passes, one past it does not. */
+	int64_t first = r->first_ps;
+	r->first_ps = TC_DIGEST_TIME_MAX;
+	ck_assert(tc_digest_rank_valid(r, &err));
+	r->first_ps = INT64_MAX;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0': the clock out of range");
+	r->first_ps = first;
+	int64_t lo = r->result->first_ps;
+	r->result->first_ps = r->result->last_ps + 1;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->result->first_ps = lo;
+	ck_assert(tc_digest_rank_valid(r, &err));
+	Tracectl__Result *res = r->result;
+	r->result = NULL;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0' holds no summary");
+	r->result = res;
+	tc_digest_finish(&d);
+}
+END_TEST
+
+/* Unknown fields, at the top and inside a rank, are stripped in place:
+ * what is left packs to the digest without them. */
+START_TEST(unknown_fields_stripped) {
+	struct tc_digest d;
+	tc_digest_init(&d);
+	int64_t v[] = { 5, 7, 9 };
+	rank_digest(&d, 3, v, 3);
+	size_t n;
+	uint8_t *want = packed(&d, &n);
+	/* The rank again with field 99 (8 bytes) inside, then field 50. */
+	size_t rn = tracectl__rank__get_packed_size(d.msg->ranks[0]);
+	uint8_t *b = tc_xmalloc(n + rn + 64);
+	memcpy(b, want, n);
+	size_t k = n;
+	b[k++] = 0x1a;                          /* field 3, length-delimited */
+	b[k++] = (uint8_t)(rn + 11);
+	ck_assert_uint_lt(rn + 11, 128);
+	k += tracectl__rank__pack(d.msg->ranks[0], b + k);
+	b[k++] = 0x9a;                          /* field 99, length-delimited */
+	b[k++] = 0x06;
+	b[k++] = 8;
+	memset(b + k, 0xee, 8);
+	k += 8;
+	b[k++] = 0x92;                          /* field 50, length-delimited */
+	b[k++] = 0x03;
+	b[k++] = 2;
+	b[k++] = 1;
+	b[k++] = 2;
+	ck_assert(tc_digest_strip_unknown(b, &k, &tracectl__digest__descriptor));
+	ck_assert_uint_eq(k, n + 2 + rn);
+	ck_assert_mem_eq(b, want, n);
+	ck_assert_mem_eq(b + n + 2, want + n - rn, rn);
+	ck_assert_uint_eq(b[n + 1], rn);
+	/* A truncated message is malformed, not read past its end. */
+	k = n - 1;
+	memcpy(b, want, n);
+	ck_assert(!tc_digest_strip_unknown(b, &k, &tracectl__digest__descriptor));
+	free(b);
+	free(want);
+	tc_digest_finish(&d);
+}
+END_TEST
+
 /* A step built with every field set, from i and a few awkward values. */
 static Tracectl__Step *odd_step(struct tc_arena *a, size_t i) {
 	static const char *names[] = { "ProfilerStep#", "train_step", "step 007", "" };
@@ -760,6 +862,8 @@ int main(void) {
 	tcase_add_test(tc, coll_table_generated);
 	tcase_add_test(tc, coll_table_pack);
 	tcase_add_test(tc, rank_indexes_checked);
+	tcase_add_test(tc, rank_memory_only_and_times_refused);
+	tcase_add_test(tc, unknown_fields_stripped);
 	tcase_add_test(tc, coll_repeated_key);
 	tcase_add_test(tc, step_columns_roundtrip);
 	tcase_add_test(tc, exposed_runs_roundtrip);

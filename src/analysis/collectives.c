@@ -13,6 +13,7 @@
 #include <string.h>
 #include "analysis/passes.h"
 #include "model/coll_table.h"
+#include "util/num.h"
 #include "util/spill.h"
 #include "util/xalloc.h"
 
@@ -442,9 +443,10 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 			int64_t t = e > last ? e - last : 0;
 			end_lo = e < end_lo ? e : end_lo;
 			end_hi = e > end_hi ? e : end_hi;
-			res->wait_ps += last - s;
-			res->transfer_ps += t;
-			ci->wait_ps += last - s;
+			/* Saturated: a digest's tables are input. */
+			res->wait_ps = tc_sat_add(res->wait_ps, last - s);
+			res->transfer_ps = tc_sat_add(res->transfer_ps, t);
+			ci->wait_ps = tc_sat_add(ci->wait_ps, last - s);
 			tr[i] = t;
 		}
 		tc_sort(tr, cnt, sizeof(*tr), cmp_i64);
@@ -453,8 +455,8 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 		together += spread[q] <= tol;
 		struct tc_rank_result *lr = &r->v[ci->last];
 		lr->n_last++;
-		lr->caused_ps += ci->wait_ps;
-		r->skew_total_ps += ci->skew_ps;
+		lr->caused_ps = tc_sat_add(lr->caused_ps, ci->wait_ps);
+		r->skew_total_ps = tc_sat_add(r->skew_total_ps, ci->skew_ps);
 		size_t gs = w[0].group_size > 1 ? (size_t)w[0].group_size : ci->n_ranks;
 		if (ci->bytes >= 0 && ci->transfer_ps > 0) {
 			ci->algbw = ci->bytes / ((double)ci->transfer_ps / 1e12);

@@ -4,6 +4,7 @@
 #include "analysis/budget.h"
 #include "analysis/digest.h"
 #include "analysis/passes.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 /*
@@ -70,7 +71,7 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 		const Tracectl__Rank *r = ranks[i];
 		if (r->device_scope == any_device) {
 			use[n_use++] = ranks[i];
-			busy += r->busy_ps;
+			busy = tc_sat_add(busy, r->busy_ps);
 			if (!peaks && r->peak_source[0]) {
 				peaks = r;
 			}
@@ -332,7 +333,7 @@ static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl
 		struct tc_diff_op *x = &(*v)[i];
 		if (x->scope == o->scope && strcmp(x->name, name) == 0) {
 			x->count += o->count;
-			x->total_ps += o->total_ps;
+			x->total_ps = tc_sat_add(x->total_ps, o->total_ps);
 			x->nested += o->nested;
 			if (x->parent && (!parent || strcmp(x->parent, parent) != 0)) {
 				free(x->parent);
@@ -347,6 +348,7 @@ static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl
 		.nested = o->nested, .parent = parent ? tc_xstrdup(parent) : NULL };
 }
 
+/* Sums saturate: a digest's figures are input. */
 static void side_one(const Tracectl__DiffSide *o, struct tc_diff_side *s) {
 	if (!s->format) {
 		s->format = tc_xstrdup(o->format);
@@ -355,18 +357,18 @@ static void side_one(const Tracectl__DiffSide *o, struct tc_diff_side *s) {
 	}
 	s->has_steps |= o->has_steps;
 	s->n_steps_all += o->n_steps_all;
-	s->step_total_ps += o->step_total_ps;
+	s->step_total_ps = tc_sat_add(s->step_total_ps, o->step_total_ps);
 	for (size_t c = 0; c < o->n_cat_ps && c < TC_BD_COUNT; c++) {
-		s->cat_ps[c] += o->cat_ps[c];
+		s->cat_ps[c] = tc_sat_add(s->cat_ps[c], o->cat_ps[c]);
 	}
-	s->device_busy_ps += o->device_busy_ps;
-	s->trace_busy_ps += o->trace_busy_ps;
+	s->device_busy_ps = tc_sat_add(s->device_busy_ps, o->device_busy_ps);
+	s->trace_busy_ps = tc_sat_add(s->trace_busy_ps, o->trace_busy_ps);
 	for (size_t k = 0; k < o->n_xfer && k < TC_XFER_COUNT; k++) {
 		s->xfer[k].count += o->xfer[k]->count;
 		s->xfer[k].bytes += o->xfer[k]->bytes;
 	}
 	s->compile_count += o->compile_count;
-	s->compile_ps += o->compile_ps;
+	s->compile_ps = tc_sat_add(s->compile_ps, o->compile_ps);
 }
 
 void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
@@ -474,11 +476,12 @@ void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock)
 	for (size_t k = 0; k < n; k++) {
 		const Tracectl__Rank *r = ranks[k];
 		int64_t d;
-		/* As tc_model_merge: one clock and near enough, else each
-		 * rank's own origin. A digest is input: no overflow either. */
+		/* As tc_model_merge: one clock and near enough (within
+		 * TC_DIGEST_TIME_MAX, as a rank's times, so that shifted times
+		 * stay far from overflow), else each rank's own origin. */
 		bool shift = r->origin_epoch == ranks[0]->origin_epoch &&
 			!__builtin_sub_overflow(r->origin_ns, ranks[0]->origin_ns, &d) &&
-			d <= INT64_MAX / 1000 && d >= INT64_MIN / 1000;
+			d <= TC_DIGEST_TIME_MAX / 1000 && d >= -TC_DIGEST_TIME_MAX / 1000;
 		clock[k] = shift ? d * 1000 : 0;
 		int64_t f;
 		if (r->event_count && !__builtin_add_overflow(clock[k], r->first_ps, &f) &&

@@ -43,6 +43,21 @@ struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n) {
 	return m;
 }
 
+/* Every occurrence within TC_DIGEST_TIME_MAX of the rank's first event
+ * (base), as a digest's other times: matching across ranks subtracts
+ * clock offsets from them and sums the waits. */
+static bool table_in_range(const struct tc_coll_table *t, int64_t base) {
+	for (size_t i = 0; i < t->n; i++) {
+		int64_t at = (int64_t)((uint64_t)t->v[i].start_ps - (uint64_t)base);
+		int64_t dur = t->v[i].dur_ps;
+		if (at < -TC_DIGEST_TIME_MAX || at > TC_DIGEST_TIME_MAX || dur < 0 ||
+				dur > TC_DIGEST_TIME_MAX) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* ---- each rank's own analysis on the job's clock ---- */
 
 /* a + b wrapped, not undefined: a digest's times are input. */
@@ -468,7 +483,8 @@ static struct tc_ivals *ranks_and_collectives(const struct job *j,
 		}
 		struct tc_coll_table tab;
 		tc_coll_table_init(&tab);
-		if (msg && !tc_coll_table_unpack(msg, j->dt[k], &tab)) {
+		if (msg && (!tc_coll_table_unpack(msg, j->dt[k], &tab) ||
+				!table_in_range(&tab, j->dt[k]))) {
 			/* A malformed table matches nothing. */
 			tc_coll_table_finish(&tab);
 			tc_coll_table_init(&tab);

@@ -191,6 +191,7 @@ struct tc_cli_digests {
 	struct Tracectl__Rank **ranks; /* every rank, input by input */
 	size_t n_ranks;
 	struct tc_model *skel;  /* tc_digest_skeleton of ranks */
+	size_t twice;           /* ranks dropped as given twice (tc_cli_digests_dedupe) */
 };
 /* 0: no input is a digest, 1: all are, -1: some are. */
 int tc_cli_inputs_kind(const struct tc_cli_common *c, char **paths, int n);
@@ -198,6 +199,12 @@ int tc_cli_inputs_kind(const struct tc_cli_common *c, char **paths, int n);
  * failure); prints and returns the exit code. */
 int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **paths, int n,
 	struct tc_cli_digests *in);
+/* A rank digests hold twice or more (the same name, as merge refuses) is
+ * read once, as a file named twice is: the later copies are dropped from
+ * in[0..n)'s ranks; how many. tc_cli_digests_load does it over its inputs
+ * and warns in its skeleton; tc_cli_digests_warn_twice warns in m. */
+size_t tc_cli_digests_dedupe(struct tc_cli_digests *in, size_t n);
+void tc_cli_digests_warn_twice(struct tc_model *m, size_t twice);
 void tc_cli_digests_finish(struct tc_cli_digests *in);
 /* o asks for the default analysis: what a digest holds. */
 bool tc_cli_analysis_default(const struct tc_analysis_opts *o);

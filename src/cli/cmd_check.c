@@ -156,6 +156,13 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 			n_ranks++;
 		}
 	}
+	/* A rank in two digests is measured once, as a file named twice. */
+	size_t twice = tc_cli_digests_dedupe(in, (size_t)n);
+	n_ranks -= twice;
+	for (int i = 0; i < n; i++) {
+		twice += in[i].twice;
+	}
+	tc_cli_digests_warn_twice(none, twice);
 	struct tc_check chk;
 	tc_check_init(&chk, b, n_ranks);
 	size_t r = 0;

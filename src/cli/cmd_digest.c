@@ -128,6 +128,19 @@ int tc_cmd_digest(int argc, char **argv) {
 			code = tc_cli_strict(&c, m);
 			tc_model_destroy(m);
 		}
+		/* A rank no reader would take (a trace spanning more than
+		 * TC_DIGEST_TIME_MAX) is refused here, not written. */
+		struct tc_error err;
+		tc_error_init(&err);
+		if (code == TC_EXIT_OK &&
+				!tc_digest_rank_valid(d.msg->ranks[d.msg->n_ranks - 1], &err)) {
+			/* Its indexes are the model's own: only its times can be. */
+			tc_error_init(&err);
+			tc_error_set(&err, TC_EXIT_INPUT, "its times lie further from its first event "
+				"than a digest holds (about 3.3 days)");
+			tc_error_path(&err, argv[i]);
+			code = tc_cli_error(&err);
+		}
 	}
 	tc_malloc_reuse_end();
 	if (code == TC_EXIT_OK) {
@@ -233,8 +246,66 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 			out->ranks[k++] = out->d[i].msg->ranks[r];
 		}
 	}
+	out->twice = tc_cli_digests_dedupe(out, 1);
 	out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
+	tc_cli_digests_warn_twice(out->skel, out->twice);
 	return TC_EXIT_OK;
+}
+
+/* A rank and where it is: in[in].ranks[at]. */
+struct rank_at {
+	const char *name;
+	size_t in, at;
+};
+
+static int cmp_rank_at(const void *pa, const void *pb) {
+	const struct rank_at *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+	if (c) {
+		return c;
+	}
+	return a->in != b->in ? (a->in > b->in) - (a->in < b->in) : (a->at > b->at) - (a->at < b->at);
+}
+
+size_t tc_cli_digests_dedupe(struct tc_cli_digests *in, size_t n) {
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += in[i].n_ranks;
+	}
+	struct rank_at *v = tc_xmalloc((total ? total : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t r = 0; r < in[i].n_ranks; r++) {
+			v[k++] = (struct rank_at){ in[i].ranks[r]->name, i, r };
+		}
+	}
+	tc_sort(v, total, sizeof(*v), cmp_rank_at);
+	/* The later copies of a name marked NULL, then squeezed out. */
+	size_t twice = 0;
+	for (size_t j = 1; j < total; j++) {
+		if (strcmp(v[j].name, v[j - 1].name) == 0) {
+			in[v[j].in].ranks[v[j].at] = NULL;
+			twice++;
+		}
+	}
+	free(v);
+	for (size_t i = 0; twice && i < n; i++) {
+		size_t w = 0;
+		for (size_t r = 0; r < in[i].n_ranks; r++) {
+			if (in[i].ranks[r]) {
+				in[i].ranks[w++] = in[i].ranks[r];
+			}
+		}
+		in[i].n_ranks = w;
+	}
+	return twice;
+}
+
+void tc_cli_digests_warn_twice(struct tc_model *m, size_t twice) {
+	if (twice) {
+		tc_model_warn(m, twice, "the same rank was given more than once (same rank name in "
+			"digests); read once");
+	}
 }
 
 void tc_cli_digests_finish(struct tc_cli_digests *in) {

@@ -261,6 +261,9 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 		if (is == 1) {
 			job->skel = tc_job_skeleton(job->ranks, job->n);
 			tc_model_warn_from(job->skel, warn);
+			if (job->in.skel) {
+				tc_model_warn_from(job->skel, job->in.skel);
+			}
 		}
 	}
 	if (is == 0 && nd && nt) {

@@ -30,4 +30,12 @@ bool tc_ingest_digest(const char *path, const struct tc_limits *lim, struct tc_d
 bool tc_ingest_digest_packed(const char *path, const struct tc_limits *lim,
 	struct tc_digest_packed *p, struct tc_error *err);
 
+/* The same from a digest's bytes in memory, decompressed (fuzzers, tests):
+ * unknown fields skipped, every rank expanded; for merging, every rank
+ * checked too (tc_digest_rank_valid). */
+bool tc_ingest_digest_mem(const uint8_t *data, size_t size, struct tc_digest *d,
+	struct tc_error *err);
+bool tc_ingest_digest_packed_mem(const uint8_t *data, size_t size,
+	struct tc_digest_packed *p, struct tc_error *err);
+
 #endif

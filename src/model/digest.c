@@ -6,6 +6,7 @@
 #include "model/findings.h"
 #include "model/model.h"
 #include "util/num.h"
+#include "util/pbwire.h"
 #include "util/xalloc.h"
 
 void tc_digest_init(struct tc_digest *d) {
@@ -547,6 +548,54 @@ bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *cons
 	return true;
 }
 
+/* ---- unknown fields ---- */
+
+/*
+ * b[0..n), a message of type desc, without the fields desc does not know,
+ * at any depth, compacted in place: every write lands at or before what
+ * is still to be read, a shorter message's length taking no more bytes.
+ * Its new length; *bad set when the wire is malformed.
+ */
+static size_t strip(uint8_t *b, size_t n, const ProtobufCMessageDescriptor *desc, bool *bad) {
+	struct tc_pb r;
+	struct tc_pb_field f;
+	tc_pb_init(&r, b, b, n);
+	size_t w = 0;
+	const uint8_t *at = b;
+	int got;
+	while ((got = tc_pb_next(&r, &f)) > 0) {
+		size_t from = (size_t)(at - b), end = (size_t)(r.p - b);
+		at = r.p;
+		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(desc,
+			f.num);
+		if (!fd) {
+			continue;
+		}
+		if (f.wt != TC_PB_LEN || fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+			memmove(b + w, b + from, end - from);
+			w += end - from;
+			continue;
+		}
+		size_t c = (size_t)(f.data - b);
+		size_t len = strip(b + c, f.len, fd->descriptor, bad);
+		if (*bad) {
+			return n;
+		}
+		w += tc_pb_put_varint(b + w, (uint64_t)f.num << 3 | TC_PB_LEN);
+		w += tc_pb_put_varint(b + w, len);
+		memmove(b + w, b + c, len);
+		w += len;
+	}
+	*bad |= got < 0;
+	return w;
+}
+
+bool tc_digest_strip_unknown(uint8_t *b, size_t *n, const ProtobufCMessageDescriptor *desc) {
+	bool bad = false;
+	*n = strip(b, *n, desc, &bad);
+	return !bad;
+}
+
 /* ---- checking a rank read from a file ---- */
 
 /* d names one of n (or none, -1, where none is allowed). */
@@ -580,7 +629,7 @@ static bool sketch_ok(const Tracectl__Sketch *s) {
 	return s->offset >= -(1 << 16) && s->offset <= (1 << 16) && s->n_buckets <= (1u << 16);
 }
 
-bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
+static bool indexes_ok(const Tracectl__Rank *r, struct tc_error *err) {
 	size_t nd = r->n_devices, ns = r->n_strings;
 	for (size_t i = 0; i < nd; i++) {
 		CHECK(r->devices[i]->kind <= TC_DEV_ACCEL, "a device's kind");
@@ -622,9 +671,6 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 		CHECK(sd->cats[i]->name_ref <= ns, "a diff category's name");
 	}
 	const Tracectl__Result *o = r->result;
-	if (!o) {
-		return true;
-	}
 	size_t nt = o->n_tracks, nc = o->n_counters;
 	CHECK(o->framework < TC_FW_COUNT && o->runtime < TC_RT_COUNT, "the framework");
 	for (size_t i = 0; i < nt; i++) {
@@ -662,6 +708,88 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
 		CHECK(o->findings[i]->severity <= TC_SEV_CRITICAL, "a finding's severity");
 	}
 	return true;
+}
+
+/* Fields only a job's rank held in memory has (its bulk set aside in a
+ * temporary file, lean steps, marked steps counted): from a file, aside_at
+ * would read the temporary file anywhere. */
+static bool memory_only_ok(const Tracectl__Rank *r, struct tc_error *err) {
+	const char *f = NULL;
+	const Tracectl__Steps *st = r->steps;
+	const Tracectl__Result *o = r->result;
+	if (r->aside_at || r->aside_len) {
+		f = "aside_at and aside_len";
+	} else if (r->collectives_packed.len) {
+		f = "collectives_packed";
+	} else if (st && (st->n_lean_start_ps || st->n_lean_dur_ps || st->n_lean_num ||
+			st->n_lean_flags)) {
+		f = "Steps.lean_*";
+	} else if (o->sum_steps_counted || o->sum_steps_sum_ps || o->sum_steps_min_ps ||
+			o->sum_steps_max_ps) {
+		f = "Result.sum_steps_counted";
+	}
+	return !f || tc_error_set(err, TC_EXIT_INPUT, "malformed digest: rank '%s': holds %s, "
+		"a field only held in memory", r->name, f);
+}
+
+static bool time_ok(int64_t t) {
+	return t >= -TC_DIGEST_TIME_MAX && t <= TC_DIGEST_TIME_MAX;
+}
+
+/* Both times in range and in order. */
+static bool span_ok(int64_t first, int64_t last) {
+	return time_ok(first) && time_ok(last) && first <= last;
+}
+
+/* The times a job shifts to its clock and the writers subtract, within
+ * TC_DIGEST_TIME_MAX: no sum of a few of them overflows, and no span is
+ * negative. */
+static bool times_ok(const Tracectl__Rank *r, struct tc_error *err) {
+	CHECK(time_ok(r->first_ps) && time_ok(r->span_ps) && r->span_ps >= 0, "the clock");
+	const Tracectl__Steps *st = r->steps;
+	for (size_t i = 0; st && i < st->n_steps; i++) {
+		const Tracectl__Step *s = st->steps[i];
+		CHECK(time_ok(s->start_ps) && time_ok(s->dur_ps) && time_ok(s->marker_start_ps) &&
+			time_ok(s->marker_dur_ps), "a step's time");
+	}
+	CHECK(!st || (time_ok(st->window_lo_ps) && time_ok(st->window_hi_ps)), "the step window");
+	const Tracectl__Result *o = r->result;
+	CHECK(span_ok(o->first_ps, o->last_ps), "the summary's span");
+	for (size_t i = 0; i < o->n_sum_devices; i++) {
+		const Tracectl__SumDevice *x = o->sum_devices[i];
+		CHECK(span_ok(x->first_ps, x->last_ps) && time_ok(x->span_ps), "a device's span");
+	}
+	for (size_t i = 0; i < o->n_sum_steps; i++) {
+		CHECK(time_ok(o->sum_steps[i]->start_ps) && time_ok(o->sum_steps[i]->dur_ps),
+			"a summary step's time");
+	}
+	for (size_t i = 0; i < o->n_sum_counters; i++) {
+		CHECK(span_ok(o->sum_counters[i]->first_ps, o->sum_counters[i]->last_ps),
+			"a counter's span");
+	}
+	for (size_t i = 0; i < o->n_threads; i++) {
+		CHECK(span_ok(o->threads[i]->first_ps, o->threads[i]->last_ps), "a thread's span");
+	}
+	for (size_t i = 0; i < o->n_util; i++) {
+		CHECK(span_ok(o->util[i]->first_ps, o->util[i]->last_ps), "a device's busy span");
+	}
+	for (size_t i = 0; i < o->n_mem; i++) {
+		CHECK(time_ok(o->mem[i]->peak_ts_ps), "a memory peak's time");
+	}
+	CHECK(span_ok(o->compile_first_ps, o->compile_last_ps), "the compilation span");
+	for (size_t i = 0; i < o->n_findings; i++) {
+		CHECK(span_ok(o->findings[i]->window_lo_ps, o->findings[i]->window_hi_ps),
+			"a finding's window");
+	}
+	return true;
+}
+
+bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err) {
+	if (!r->result) {
+		return tc_error_set(err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no summary",
+			r->name);
+	}
+	return indexes_ok(r, err) && memory_only_ok(r, err) && times_ok(r, err);
 }
 
 #undef CHECK

@@ -42,8 +42,16 @@ void tc_digest_finish(struct tc_digest *d);
 /* The canonical order of ranks (qsort comparator over Tracectl__Rank *):
  * numbered ranks by number, then by name and input. */
 int tc_digest_rank_cmp(const void *pa, const void *pb);
+/* Times a digest may hold, ps either side of its trace's first event
+ * (about 3.3 days), and the most ranks' clocks may lie apart to be
+ * aligned: a job shifts and subtracts them (collectives across ranks
+ * through several clock offsets), and sums of up to 32 such values stay
+ * inside int64. */
+#define TC_DIGEST_TIME_MAX ((int64_t)1 << 58)
 /* False, with err set, when a rank read from a file names a device,
- * track, counter or string it does not hold. */
+ * track, counter or string it does not hold, holds no summary, holds a
+ * field only a job's rank in memory holds (Rank.aside_at, ...) or a time
+ * past TC_DIGEST_TIME_MAX. */
 bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err);
 /* A rank as `digest` writes it (steps and marked steps as StepCols,
  * exposed time as runs; parts from a), and back as the messages, field
@@ -51,6 +59,12 @@ bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err);
 void tc_digest_rank_compact(Tracectl__Rank *r, struct tc_arena *a);
 bool tc_digest_rank_expand(Tracectl__Rank *r, struct tc_arena *a,
 	struct tc_error *err);
+/* The packed message b[0..*n) of type desc (tracectl__digest__descriptor:
+ * a digest) without the fields this version does not know (a newer
+ * tracectl's, or padding), at any depth, compacted in place so that
+ * unpacking holds none of them; *n its new length. False when the wire is
+ * malformed (b is then garbage). */
+bool tc_digest_strip_unknown(uint8_t *b, size_t *n, const ProtobufCMessageDescriptor *desc);
 /* A protobuf-c allocator that takes from arena a and frees nothing. */
 void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
 

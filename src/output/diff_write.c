@@ -547,7 +547,12 @@ static void json_ps3(struct tc_jw *w, const char *key, double b, double t) {
 	tc_jw_obj_begin(w);
 	tc_jw_kv_int(w, "base", ps(b));
 	tc_jw_kv_int(w, "test", ps(t));
-	tc_jw_kv_int(w, "change", ps(t) - ps(b));
+	/* Saturated: a side summed from crafted digests may sit at either end. */
+	int64_t change;
+	if (__builtin_sub_overflow(ps(t), ps(b), &change)) {
+		change = ps(t) < ps(b) ? INT64_MIN : INT64_MAX;
+	}
+	tc_jw_kv_int(w, "change", change);
 	tc_jw_obj_end(w);
 }
 

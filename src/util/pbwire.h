@@ -72,6 +72,16 @@ static inline bool tc_pb_varint(const uint8_t **pp, const uint8_t *end, uint64_t
 	return false;
 }
 
+/* Encode v as a varint at p (room for 10 bytes); the bytes written. */
+static inline size_t tc_pb_put_varint(uint8_t *p, uint64_t v) {
+	size_t n = 0;
+	for (; v >= 0x80; v >>= 7) {
+		p[n++] = (uint8_t)(v | 0x80);
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
 static inline int tc_pb_fail(struct tc_pb *r, const uint8_t *at, const char *why) {
 	r->why = why;
 	r->at = at;

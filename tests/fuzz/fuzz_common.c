@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/digest.h"
 #include "analysis/summary.h"
 #include "fuzz.h"
 #include "output/analysis_write.h"
@@ -23,6 +24,29 @@ FILE *tc_fuzz_devnull(void) {
 		}
 	}
 	return f;
+}
+
+void tc_fuzz_write_analysis(const struct tc_model *m, struct tc_analysis *a) {
+	FILE *f = tc_fuzz_devnull();
+	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = a };
+	struct tc_bottlenecks_opts bo = { .min_severity = TC_SEV_LOW };
+	tc_write_summary_json(f, m, &a->summary, &so);
+	tc_write_summary_text(f, m, &a->summary, &so);
+	tc_write_bottlenecks_json(f, m, a, &bo);
+	tc_write_bottlenecks_text(f, m, a, &bo);
+	tc_write_steps_json(f, m, a);
+	tc_write_steps_text(f, m, a);
+	fflush(f);
+}
+
+void tc_fuzz_write_ranks(struct tc_model *skel, struct tc_analysis *a,
+		Tracectl__Rank *const *ranks, size_t n) {
+	tc_fuzz_write_analysis(skel, a);
+	tc_analysis_finish(a);
+	struct tc_op_table t;
+	tc_digest_op_table(skel, ranks, n, "device", &t);
+	tc_op_table_finish(&t);
+	tc_model_destroy(skel);
 }
 
 /* Downstream code must cope with whatever a reader accepted. */

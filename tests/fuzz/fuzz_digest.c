@@ -11,22 +11,7 @@
 #include "analysis/job.h"
 #include "fuzz.h"
 #include "model/digest.h"
-#include "output/analysis_write.h"
-#include "output/summary_write.h"
 #include "util/xalloc.h"
-
-static void write_all(const struct tc_model *m, struct tc_analysis *a) {
-	FILE *f = tc_fuzz_devnull();
-	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = a };
-	struct tc_bottlenecks_opts bo = { .min_severity = TC_SEV_LOW };
-	tc_write_summary_json(f, m, &a->summary, &so);
-	tc_write_summary_text(f, m, &a->summary, &so);
-	tc_write_bottlenecks_json(f, m, a, &bo);
-	tc_write_bottlenecks_text(f, m, a, &bo);
-	tc_write_steps_json(f, m, a);
-	tc_write_steps_text(f, m, a);
-	fflush(f);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	struct tc_digest d;
@@ -59,12 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			skel = tc_job_skeleton(ranks, n);
 			tc_job_compose(skel, ranks, n, NULL, &o, &a);
 		}
-		write_all(skel, &a);
-		tc_analysis_finish(&a);
-		struct tc_op_table t;
-		tc_digest_op_table(skel, ranks, n, "device", &t);
-		tc_op_table_finish(&t);
-		tc_model_destroy(skel);
+		tc_fuzz_write_ranks(skel, &a, ranks, n);
 		free(ranks);
 	}
 	tc_digest_finish(&d);

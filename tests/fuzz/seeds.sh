@@ -52,6 +52,17 @@ fuzz_digest)
 		"$tc" digest -o "$corpus/seed-ddp.tcd" -- "$root/fixtures/real/torch_ddp_rank0.kineto.json.gz" \
 			"$root/fixtures/real/torch_ddp_rank1.kineto.json.gz" >/dev/null ||
 		{ echo "$0: cannot make digest seeds" >&2; exit 2; } ;;
+fuzz_digest_fields)
+	# Plain digests (its mutator unpacks them): one rank, the DDP job, and
+	# a job of three numbered ranks with collectives.
+	files=
+	real=$root/fixtures/real
+	"$tc" digest --no-compress -o "$corpus/seed-mlp.tcd" -- "$real/torch_mlp.kineto.json.gz" &&
+		"$tc" digest --no-compress -o "$corpus/seed-ddp.tcd" -- "$real/torch_ddp_rank0.kineto.json.gz" \
+			"$real/torch_ddp_rank1.kineto.json.gz" &&
+		"$tc" digest --no-compress -o "$corpus/seed-jax.tcd" -- "$real/jax_mlp.xplane.pb.gz" \
+			"$real/torch_sync.kineto.json.gz" >/dev/null ||
+		{ echo "$0: cannot make digest seeds" >&2; exit 2; } ;;
 fuzz_folder)
 	# Its input is a list of steps that build a tree, not a trace; seed a few.
 	files=

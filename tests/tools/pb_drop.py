@@ -23,12 +23,15 @@ def enc(v):
             return bytes(out)
 
 
-def drop(b, path):
-    out, i = bytearray(), 0
+def fields(b):
+    """Each field of message b: (start, end, number, body), body the bytes
+    of a length-delimited one (else None)."""
+    i = 0
     while i < len(b):
         start = i
         key, i = varint(b, i)
         num, wt = key >> 3, key & 7
+        body = None
         if wt == 0:
             _, i = varint(b, i)
         elif wt == 1:
@@ -39,19 +42,34 @@ def drop(b, path):
             n, j = varint(b, i)
             body = b[j:j + n]
             i = j + n
-            if num == path[0] and len(path) > 1:
-                body = drop(body, path[1:])
-                out += enc(key) + enc(len(body)) + body
-                continue
         else:
-            sys.exit(f"pb_drop: wire type {wt} at byte {start}")
-        if not (num == path[0] and len(path) == 1):
-            out += b[start:i]
+            sys.exit(f"pb: wire type {wt} at byte {start}")
+        yield start, i, num, body
+
+
+def edit(b, path, last):
+    """b with last(message) applied to each message path leads to."""
+    if not path:
+        return last(b)
+    out = bytearray()
+    for start, end, num, body in fields(b):
+        if num == path[0] and body is not None:
+            body = edit(body, path[1:], last)
+            out += enc(num << 3 | 2) + enc(len(body)) + body
+        else:
+            out += b[start:end]
     return bytes(out)
 
 
-src, dst, path = sys.argv[1], sys.argv[2], [int(x) for x in sys.argv[3].split(".")]
-with open(src, "rb") as f:
-    data = f.read()
-with open(dst, "wb") as f:
-    f.write(drop(data, path))
+def drop(b, path):
+    def without(m):
+        return b"".join(m[s:e] for s, e, num, _ in fields(m) if num != path[-1])
+    return edit(b, path[:-1], without)
+
+
+if __name__ == "__main__":
+    src, dst, path = sys.argv[1], sys.argv[2], [int(x) for x in sys.argv[3].split(".")]
+    with open(src, "rb") as f:
+        data = f.read()
+    with open(dst, "wb") as f:
+        f.write(drop(data, path))
