@@ -14,6 +14,8 @@
 #include "model/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* libFuzzer's own mutator, for custom mutators to fall back on. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 void tc_fuzz_limits(struct tc_limits *lim);
 

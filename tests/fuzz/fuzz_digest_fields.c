@@ -23,7 +23,6 @@
 #include "util/spill.h"
 #include "util/xalloc.h"
 
-size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 /* ---- the mutator ---- */
