@@ -98,9 +98,10 @@ static const struct tc_option output_options[] = {
 		"*schema* member (e.g. *tracectl.summary/2*); see docs/json-schema.md.",
 		TC_OPT_FORMAT, format_choices },
 	{ "json", 0, NULL, "the same as --format json", NULL, TC_OPT_JSON },
-	{ "wide", 0, NULL, "never cut names, leave out columns or wrap lines to fit the "
-		"terminal width", "Show every column and whole names, and wrap no line, "
-		"whatever the terminal width (see *COLUMNS* in ENVIRONMENT).", TC_OPT_WIDE },
+	{ "wide", 0, NULL, "never shorten or cut names, leave out columns or wrap lines to "
+		"fit the terminal width", "Show every column and whole names (kernel signatures "
+		"as the trace has them), and wrap no line, whatever the terminal width (see "
+		"*COLUMNS* in ENVIRONMENT).", TC_OPT_WIDE },
 	{ "color", 0, "WHEN", "colour text reports: auto (default: on a terminal unless "
 		"NO_COLOR is set), always or never", "Colour severity words, table headers "
 		"and bad numbers in text reports on standard output: *auto* (default) when "
@@ -249,6 +250,8 @@ static struct {
 
 static void setup_terminal(const struct tc_cli_common *c, struct tc_outfile *o) {
 	tc_g_termout = (struct tc_termout){ 0 };
+	/* Text for people, wherever it goes, reads kernels by short names. */
+	tc_g_termout.short_names = c->format == TC_FORMAT_TEXT && !c->data && !c->wide;
 	if (c->format != TC_FORMAT_TEXT || c->data || o->path || o->fp != stdout) {
 		return; /* JSON and files get plain text */
 	}

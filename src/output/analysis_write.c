@@ -1,11 +1,14 @@
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/rank_write.h"
 #include "output/table.h"
+#include "util/cxxname.h"
 #include "util/term.h"
+#include "util/xalloc.h"
 
 static const char *S(const struct tc_model *m, uint32_t id) {
 	return tc_model_str(m, id);
@@ -476,17 +479,33 @@ static void finding_line(FILE *f, const struct tc_finding *fd, size_t k) {
 	tc_term_fprintf(f, "] %s%s: %s\n", fd->kind, explains(fd, ex, sizeof(ex)), fd->text);
 }
 
+/* "    ops: 'a', 'b'", kernel signatures shortened as in the tables. */
+static void op_list(FILE *f, const struct tc_model *m, const struct tc_finding *fd) {
+	const char **full = tc_xcalloc(fd->n_ops, sizeof(*full));
+	char **shown = tc_xcalloc(fd->n_ops, sizeof(*shown));
+	for (size_t i = 0; i < fd->n_ops; i++) {
+		full[i] = S(m, fd->ops[i]);
+	}
+	if (tc_g_termout.short_names) {
+		tc_cxxname_distinct(full, fd->n_ops, shown);
+	}
+	fprintf(f, "    ops:");
+	for (size_t i = 0; i < fd->n_ops; i++) {
+		tc_term_fprintf(f, "%s '%s'", i ? "," : "", shown[i] ? shown[i] : full[i]);
+		free(shown[i]);
+	}
+	fprintf(f, "\n");
+	free(shown);
+	free(full);
+}
+
 static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
 		size_t k, int64_t first) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	finding_line(f, fd, k);
 	tc_term_fprintf(f, "    try: %s\n", fd->suggestion);
 	if (fd->n_ops) {
-		fprintf(f, "    ops:");
-		for (size_t i = 0; i < fd->n_ops; i++) {
-			tc_term_fprintf(f, "%s '%s'", i ? "," : "", S(m, fd->ops[i]));
-		}
-		fprintf(f, "\n");
+		op_list(f, m, fd);
 	}
 	if (fd->n_steps) {
 		fprintf(f, "    step numbers:");
