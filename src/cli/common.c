@@ -6,7 +6,9 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "util/numfmt.h"
 #include "util/prefault.h"
+#include "util/term.h"
 #include "util/termout.h"
 
 void tc_cli_common_init(struct tc_cli_common *c, const char *cmd) {
@@ -271,6 +273,23 @@ static void setup_terminal(const struct tc_cli_common *c, struct tc_outfile *o) 
 	o->fp = mem;
 }
 
+/*
+ * A trace cut off mid-way (an interrupted writer) says so first in every
+ * text report: each figure below covers only what was written.
+ */
+static void truncated_note(FILE *f, const struct tc_model *m) {
+	int64_t first = 0, last = 0;
+	tc_model_span(m, &first, &last);
+	char b[TC_FMT_LEN];
+	for (size_t i = 0; i < m->n_sources; i++) {
+		if (m->sources[i].truncated) {
+			tc_term_fprintf(f, "truncated  %s ends mid-trace: read up to its last complete "
+				"event, covering %s (first event to last event end)\n",
+				tc_model_str(m, m->sources[i].path), tc_fmt_dur(b, last > first ? last - first : 0));
+		}
+	}
+}
+
 bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 		const struct tc_model *m, struct tc_outfile *o) {
 	struct tc_error err;
@@ -283,6 +302,9 @@ bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 		return false;
 	}
 	setup_terminal(c, o);
+	if (m && c->format == TC_FORMAT_TEXT && !c->data && strcmp(c->cmd, "report") != 0) {
+		truncated_note(o->fp, m);
+	}
 	return true;
 }
 

@@ -646,7 +646,12 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "; top %s shown", tc_fmt_count(b1, o->top));
 	}
 	fprintf(f, ")\n");
-	if (!eligible) {
+	if (!eligible && m->ev.n == 0) {
+		/* Nothing ran on the timeline: no threshold was even tried. */
+		char b3[TC_FMT_LEN];
+		fprintf(f, "  no device activity: nothing to diagnose (%s)\n",
+			tc_fmt_noun(b3, m->n_counters, "counter track", "counter tracks"));
+	} else if (!eligible) {
 		fprintf(f, "  no bottleneck found above the thresholds\n");
 	}
 	for (size_t i = 0; i < a->n_findings; i++) {
