@@ -24,9 +24,42 @@ static char *dur(char *buf, double v) {
 	return tc_fmt_dur(buf, ps(v));
 }
 
-/* A signed change: "+1.250 ms", "-3 ps", "0 ps". */
-static char *sdur(char *buf, double v) {
+/* The smallest step a duration shows in: tc_fmt_dur gives 3 decimals of
+ * its unit ("12.340 ms": 1 us), whole ps below 1 ns. */
+static double shown_step(double v) {
+	double a = fabs(v), scale = 1e3;
+	if (a < 1e3) {
+		return 1;
+	}
+	while (scale < 1e12 && a / scale >= 999.9995) {
+		scale *= 1e3;
+	}
+	return scale / 1e3;
+}
+
+/*
+ * The signed change from base to test: "+1.250 ms", "-3 ps". A change
+ * below the unit base and test show in is shown in theirs ("12.340 ms" to
+ * "12.341 ms" is "+0.001 ms", not "+500.000 ns"), and "0" when it rounds
+ * away there.
+ */
+static char *sdur(char *buf, double base, double test) {
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
 	char tmp[TC_FMT_LEN];
+	double v = test - base;
+	double step = shown_step(fabs(base) > fabs(test) ? base : test);
+	if (step > 1 && fabs(v) < step) {
+		int u = 0; /* the values' unit: 1e3 ps is ns */
+		for (double s = step * 1e3; s > 1e3 && u < 3; s /= 1e3) {
+			u++;
+		}
+		double shown = v / (step * 1e3);
+		if (fabs(shown) < 0.0005) {
+			return strcpy(buf, "0");
+		}
+		snprintf(buf, TC_FMT_LEN, "%+.3f %s", shown, unit[u]);
+		return buf;
+	}
 	tc_fmt_dur(tmp, ps(v));
 	snprintf(buf, TC_FMT_LEN, "%s%.*s", ps(v) > 0 ? "+" : "", TC_FMT_LEN - 2, tmp);
 	return buf;
@@ -127,7 +160,7 @@ static void text_ranks(FILE *f, const struct tc_diff *d) {
 			tc_table_cellf(&tb, "  %s", s->ranks[i].label);
 			tc_table_cell(&tb, rb ? dur(x[0], rb->mean_ps) : "-");
 			tc_table_cell(&tb, rt ? dur(x[1], rt->mean_ps) : "-");
-			tc_table_cell(&tb, rb && rt ? sdur(x[2], rt->mean_ps - rb->mean_ps) : "-");
+			tc_table_cell(&tb, rb && rt ? sdur(x[2], rb->mean_ps, rt->mean_ps) : "-");
 			tc_table_cell(&tb, rb && rt ? spct(x[3], rb->mean_ps, rt->mean_ps) : "");
 			tc_table_cell(&tb, rb ? dur(x[4], rb->p90_ps) : "-");
 			tc_table_cell(&tb, rt ? dur(x[0], rt->p90_ps) : "-");
@@ -161,7 +194,7 @@ static void text_steps(FILE *f, const struct tc_diff *d) {
 		tc_table_cell(&tb, names[i]);
 		tc_table_cell(&tb, dur(x[0], bv[i]));
 		tc_table_cell(&tb, dur(x[1], tv[i]));
-		tc_table_cell(&tb, sdur(x[2], tv[i] - bv[i]));
+		tc_table_cell(&tb, sdur(x[2], bv[i], tv[i]));
 		tc_table_cell(&tb, spct(x[3], bv[i], tv[i]));
 	}
 	fputc('\n', f);
@@ -193,7 +226,7 @@ static void text_attribution(FILE *f, const struct tc_diff *d) {
 		tc_table_cellf(&tb, "  %s", tc_bd_cat_name((enum tc_bd_cat)c));
 		tc_table_cell(&tb, dur(x[0], bv));
 		tc_table_cell(&tb, dur(x[1], tv));
-		tc_table_cell(&tb, sdur(x[2], tv - bv));
+		tc_table_cell(&tb, sdur(x[2], bv, tv));
 		tc_table_cellf(&tb, "%.1f", bp);
 		tc_table_cellf(&tb, "%.1f", tp);
 		tc_table_cellf(&tb, "%+.1f", tp - bp);
@@ -217,10 +250,10 @@ static void text_devices(FILE *f, const struct tc_diff *d) {
 		tc_table_cellf(&tb, "  %s", r->name);
 		tc_table_cell(&tb, r->in_base ? dur(x[0], r->base_busy_ps) : "-");
 		tc_table_cell(&tb, r->in_test ? dur(x[1], r->test_busy_ps) : "-");
-		tc_table_cell(&tb, sdur(x[2], r->test_busy_ps - r->base_busy_ps));
+		tc_table_cell(&tb, sdur(x[2], r->base_busy_ps, r->test_busy_ps));
 		tc_table_cell(&tb, r->in_base ? dur(x[3], r->base_idle_ps) : "-");
 		tc_table_cell(&tb, r->in_test ? dur(x[4], r->test_idle_ps) : "-");
-		tc_table_cell(&tb, sdur(x[5], r->test_idle_ps - r->base_idle_ps));
+		tc_table_cell(&tb, sdur(x[5], r->base_idle_ps, r->test_idle_ps));
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
@@ -258,12 +291,12 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		tc_table_cellf(&tb, "%+.4g", r->test.calls - r->base.calls);
 		tc_table_cell(&tb, dur(x[0], r->base.time_ps));
 		tc_table_cell(&tb, dur(x[1], r->test.time_ps));
-		tc_table_cell(&tb, sdur(x[2], r->test.time_ps - r->base.time_ps));
+		tc_table_cell(&tb, sdur(x[2], r->base.time_ps, r->test.time_ps));
 		tc_table_cell(&tb, spct(x[3], r->base.time_ps, r->test.time_ps));
 		tc_table_cell(&tb, r->base.present ? dur(x[4], r->base.mean_ps) : "-");
 		tc_table_cell(&tb, r->test.present ? dur(x[5], r->test.mean_ps) : "-");
 		tc_table_cell(&tb, r->base.present && r->test.present ?
-			sdur(x[6], r->test.mean_ps - r->base.mean_ps) : "-");
+			sdur(x[6], r->base.mean_ps, r->test.mean_ps) : "-");
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
@@ -381,7 +414,7 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 		tc_fmt_count(x[0], b->compile_count),
 		tc_fmt_noun(x[1], t->compile_count, "event", "events"),
 		tc_fmt_dur(x[3], b->compile_ps), tc_fmt_dur(x[4], t->compile_ps),
-		sdur(x[5], (double)(t->compile_ps - b->compile_ps)));
+		sdur(x[5], (double)b->compile_ps, (double)t->compile_ps));
 }
 
 void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o) {
