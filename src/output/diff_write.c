@@ -6,6 +6,7 @@
 #include "output/fmt.h"
 #include "output/jsonw.h"
 #include "output/table.h"
+#include "util/cxxname.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -324,11 +325,23 @@ static void text_added(FILE *f, const struct tc_diff *d, bool added, size_t top)
 	tc_sort(v, n, sizeof(*v), cmp_row_name);
 	char b[TC_FMT_LEN];
 	fprintf(f, "ops %s (%s)%s", added ? "added" : "removed", tc_fmt_count(b, n), n ? ":" : "");
-	size_t shown = 0;
-	for (; shown < n && (!top || shown < top); shown++) {
-		tc_term_fprintf(f, "%s %s '%s'", shown ? "," : "",
-			tc_diff_scope_name((enum tc_diff_scope)v[shown]->scope), v[shown]->key);
+	size_t shown = n < top || !top ? n : top;
+	/* kernel signatures by short names, as in the tables */
+	const char **key = tc_xcalloc(shown ? shown : 1, sizeof(*key));
+	char **name = tc_xcalloc(shown ? shown : 1, sizeof(*name));
+	for (size_t i = 0; i < shown; i++) {
+		key[i] = v[i]->key;
 	}
+	if (tc_g_termout.short_names) {
+		tc_cxxname_distinct(key, shown, name);
+	}
+	for (size_t i = 0; i < shown; i++) {
+		tc_term_fprintf(f, "%s %s '%s'", i ? "," : "",
+			tc_diff_scope_name((enum tc_diff_scope)v[i]->scope), name[i] ? name[i] : key[i]);
+		free(name[i]);
+	}
+	free(name);
+	free(key);
 	if (shown < n) {
 		fprintf(f, " and %s more", tc_fmt_count(b, n - shown));
 	}
