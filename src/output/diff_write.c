@@ -387,6 +387,13 @@ static void text_findings(FILE *f, const struct tc_diff *d) {
 	}
 }
 
+static int cmp_mem_label(const void *pa, const void *pb) {
+	const struct tc_diff_mem_row *a = *(const struct tc_diff_mem_row *const *)pa;
+	const struct tc_diff_mem_row *b = *(const struct tc_diff_mem_row *const *)pb;
+	int c = strcmp(a->label, b->label);
+	return c ? c : (a > b) - (a < b);
+}
+
 static void text_rest(FILE *f, const struct tc_diff *d) {
 	const struct tc_diff_side *b = d->base, *t = d->test;
 	char x[6][TC_FMT_LEN];
@@ -408,12 +415,22 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
-	if (d->n_mem) {
+	/* By device (the label starts with it), without the counters that stay
+	 * at 0 on both sides: a reserved counter neither trace fills. */
+	const struct tc_diff_mem_row **mem = tc_xcalloc(d->n_mem ? d->n_mem : 1, sizeof(*mem));
+	size_t n_mem = 0;
+	for (size_t i = 0; i < d->n_mem; i++) {
+		if (d->mem[i].base_bytes > 0 || d->mem[i].test_bytes > 0) {
+			mem[n_mem++] = &d->mem[i];
+		}
+	}
+	tc_sort(mem, n_mem, sizeof(*mem), cmp_mem_label);
+	if (n_mem) {
 		fprintf(f, "\nmemory (peak of each counter)\n");
 		static const char *const mh[] = { "  counter", ">base", ">test", ">change" };
 		tc_table_init(&tb, 4, mh);
-		for (size_t i = 0; i < d->n_mem; i++) {
-			const struct tc_diff_mem_row *r = &d->mem[i];
+		for (size_t i = 0; i < n_mem; i++) {
+			const struct tc_diff_mem_row *r = mem[i];
 			tc_table_cellf(&tb, "  %s", r->label);
 			tc_table_cell(&tb, r->base_bytes >= 0 ? tc_fmt_bytes(x[0], r->base_bytes) : "-");
 			tc_table_cell(&tb, r->test_bytes >= 0 ? tc_fmt_bytes(x[1], r->test_bytes) : "-");
@@ -423,6 +440,7 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 		tc_table_print(&tb, f, "");
 		tc_table_finish(&tb);
 	}
+	free(mem);
 	fprintf(f, "\ncompile    %s -> %s, %s -> %s (%s), whole trace\n",
 		tc_fmt_count(x[0], b->compile_count),
 		tc_fmt_noun(x[1], t->compile_count, "event", "events"),
