@@ -277,7 +277,7 @@ static void setup_terminal(const struct tc_cli_common *c, struct tc_outfile *o) 
  * A trace cut off mid-way (an interrupted writer) says so first in every
  * text report: each figure below covers only what was written.
  */
-static void truncated_note(FILE *f, const struct tc_model *m) {
+void tc_cli_truncated_note(FILE *f, const struct tc_model *m) {
 	int64_t first = 0, last = 0;
 	tc_model_span(m, &first, &last);
 	char b[TC_FMT_LEN];
@@ -303,7 +303,7 @@ bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 	}
 	setup_terminal(c, o);
 	if (m && c->format == TC_FORMAT_TEXT && !c->data && strcmp(c->cmd, "report") != 0) {
-		truncated_note(o->fp, m);
+		tc_cli_truncated_note(o->fp, m);
 	}
 	return true;
 }

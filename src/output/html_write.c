@@ -86,6 +86,11 @@ static void header(FILE *f, const struct tc_report *r) {
 			tc_markup_escape(f, tc_model_str(m, src->compression));
 		}
 		fprintf(f, ", %s)", tc_fmt_bytes(x[0], (double)src->file_size));
+		if (src->truncated) {
+			/* as the text reports' "truncated" line */
+			fputs(" <strong>truncated</strong>: ends mid-trace, read up to its last "
+				"complete event", f);
+		}
 	}
 	fputs("</td></tr>\n", f);
 	header_row(f, "framework");
