@@ -108,12 +108,16 @@ static int64_t step_col(const struct tc_step *s, int col) {
 /*
  * The steps table's last rows: mean, median and p90 of each column over
  * the counted steps (warm-up and partial left out unless nothing else is
- * left, as in the totals); median of an even count is the middle two's mean.
+ * left, as in the totals), when there are two or more; median of an even
+ * count is the middle two's mean.
  */
 static void step_stat_rows(struct tc_table *t, const struct tc_analysis *a) {
 	size_t n_full = 0, n = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
 		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	if ((n_full ? n_full : a->n_steps) < 2) {
+		return; /* one step's figures again */
 	}
 	int64_t *v = tc_xcalloc(a->n_steps, sizeof(*v));
 	double stat[3][2 + TC_BD_COUNT];
