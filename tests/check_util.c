@@ -21,6 +21,7 @@
 #include "tc_test.h"
 #include "util/arena.h"
 #include "util/corr.h"
+#include "util/cxxname.h"
 #include "util/inflate.h"
 #include "util/input.h"
 #include "util/intern.h"
@@ -121,16 +122,16 @@ START_TEST(text_elide_around) {
 		"Eigen::Tensor<float, 1, 1, long>>>, Eigen::GpuDevice>, long>(int)";
 	/* Column 91 is where it differs from its look-alike ("float" there). */
 	char *e = tc_text_elide_around(a, 40, 91);
-	ck_assert_str_eq(e, "void Eigen...sor<float, 1, ...long>(int)");
+	ck_assert_str_eq(e, "void Eigen::i...nsor<float, 1, ...>(int)");
 	ck_assert_uint_le(tc_text_width(e, strlen(e)), 40);
 	free(e);
 	/* Near the start: one long head shows it. */
 	e = tc_text_elide_around(a, 40, 12);
-	ck_assert_str_eq(e, "void Eigen::internal::Eigen...long>(int)");
+	ck_assert_str_eq(e, "void Eigen::internal::EigenMeta...>(int)");
 	free(e);
-	/* Near the end: one long tail. */
+	/* Near the end: a window there. */
 	e = tc_text_elide_around(a, 40, 125);
-	ck_assert_str_eq(e, "void Eigen...gen::GpuDevice>, long>(int)");
+	ck_assert_str_eq(e, "void Eigen::i...GpuDevice>, lon...>(int)");
 	free(e);
 	/* Narrow: plain middle elision. */
 	e = tc_text_elide_around(a, 20, 91);
@@ -246,6 +247,19 @@ START_TEST(table_fit) {
 }
 END_TEST
 
+/* t as printed width columns wide, then finished. */
+static char *printed(struct tc_table *t, size_t width) {
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	tc_g_termout.width = width;
+	tc_table_print(t, f, "");
+	tc_g_termout.width = 0;
+	fclose(f);
+	tc_table_finish(t);
+	return mem;
+}
+
 /* Names a plain middle cut makes alike stay apart. */
 START_TEST(table_lookalikes) {
 	static const char *const h[] = { "op", ">n" };
@@ -258,18 +272,247 @@ START_TEST(table_lookalikes) {
 		"1, 1, long>>, Eigen::GpuDevice>, long>(int)");
 	tc_table_cell(&t, "2");
 	tc_table_elastic(&t, 0);
-	char *mem = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&mem, &len);
-	tc_g_termout.width = 40;
-	tc_table_print(&t, f, "");
-	tc_g_termout.width = 0;
-	fclose(f);
-	tc_table_finish(&t);
+	char *mem = printed(&t, 40);
 	ck_assert_str_eq(mem,
 		"op                                     n\n"
-		"void Eige...sor<float, 1,...ong>(int)  1\n"
-		"void Eige...sor<bool, 1, ...ong>(int)  2\n");
+		"void Eigen::...sor<float, 1,...>(int)  1\n"
+		"void Eigen::...sor<bool, 1, ...>(int)  2\n");
+	free(mem);
+}
+END_TEST
+
+/* Kernel names from the shared traces (json/hta: trace_filter__sampled_rank-0,
+ * nccl_parser_config__nccl_data; json/tracelens: h100-falconsai_nsfw; xplane:
+ * xprof-tf_gpu_multiworker), each with its short name, and names that are not
+ * C++ signatures, kept whole. */
+static const char *const cxx_short[][2] = {
+	{ "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, false>(f"
+		"loat*, float const*, int, int, int, bool const*, int, bool)",
+		"softmax_warp_forward<float, float, float, 10, true, false>" },
+	{ "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 1, 128,"
+		" 1>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned"
+		" int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, in"
+		"t, unsigned int)",
+		"native::CatArrayBatchedCopy<float, unsigned int, 1, 128, 1>" },
+	{ "void at::native::_scatter_gather_elementwise_kernel<128, 4, at::native::_cuda_scatter_ga"
+		"ther_internal_kernel<false, at::native::OpaqueType<4> >::operator()<at::native::TensorAs"
+		"sign>(at::TensorIterator&, long, long, long, at::native::TensorAssign const&)::{lambda(i"
+		"nt)#1}>(int, at::native::_cuda_scatter_gather_internal_kernel<false, at::native::OpaqueT"
+		"ype<4> >::operator()<at::native::TensorAssign>(at::TensorIterator&, long, long, long, at"
+		"::native::TensorAssign const&)::{lambda(int)#1})",
+		"native::_scatter_gather_elementwise_kernel<128, 4, _cuda_scatter_gather_internal_kernel<"
+		"...>::{lambda(int)#1}>" },
+	{ "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::CUDA"
+		"Functor_add<float> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)"
+		"::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<at::native::CUDAFunctor_add<float> >"
+		"(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1})",
+		"native::elementwise_kernel<128, 2, gpu_kernel_impl<...>::{lambda(int)#1}>" },
+	{ "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::MaxOps<fl"
+		"oat>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MaxOps<float>, u"
+		"nsigned int, float, 4>)",
+		"native::reduce_kernel<128, 4, ReduceOp<...>>" },
+	{ "void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float, floa"
+		"t, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorS"
+		"truct, float*, float const*, float*, float*, float const*, float const*, float)",
+		"cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>" },
+	{ "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>(cudnnTensor"
+		"Struct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, floa"
+		"t, float*, float*, float*, float*, float, float)",
+		"cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>" },
+	{ "aten::addmm",
+		"aten::addmm" },
+	{ "Memcpy HtoD (Pageable -> Device)",
+		"Memcpy HtoD (Pageable -> Device)" },
+	{ "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
+		"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)" },
+	{ "fusion.123",
+		"fusion.123" },
+	{ "ProfilerStep#5",
+		"ProfilerStep#5" },
+	{ "void gemm_kernel<...>(float const*, float*) (2 names)",
+		"gemm_kernel<...> (2 names)" },
+	{ "void foo<int(int)",
+		"void foo<int(int)" },
+	{ "void split_embedding_backward_kernel_1<...>(at::GenericPackedTensorAccessor<...>, at",
+		"split_embedding_backward_kernel_1<...>" },
+	{ "torch/nn/modules/module.py(1501): _call_impl",
+		"torch/nn/modules/module.py(1501): _call_impl" },
+};
+
+/* Tables of look-alikes: cudnn batch norm forward and backward at three
+ * block sizes, cub in two namespaces, Eigen kernels that differ deep inside. */
+static const char *const cxx_bn[] = {
+	"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float, floa"
+		"t, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorS"
+		"truct, float*, float const*, float*, float*, float const*, float const*, float)",
+	"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 32, true, 1>(float, float, float"
+		", float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorSt"
+		"ruct, float*, float const*, float*, float*, float const*, float const*, float)",
+	"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float, floa"
+		"t, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorS"
+		"truct, float*, float const*, float*, float*, float const*, float const*, float)",
+	"void cudnn::bn_bw_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_bw_1C11_args<floa"
+		"t>)",
+	"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>(cudnnTensor"
+		"Struct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, floa"
+		"t, float*, float*, float*, float*, float, float)",
+	"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 32, true, 1, true>(cudnnTensorS"
+		"truct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, float"
+		", float*, float*, float*, float*, float, float)",
+	"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>(cudnnTensor"
+		"Struct, float const*, cudnnTensorStruct, float*, float const*, float const*, float, floa"
+		"t, float*, float*, float*, float*, float, float)",
+	"void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_arg"
+		"s<float>)",
+};
+static const char *const cxx_bn_short[] = {
+	"cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>",
+	"cudnn::bn_bw_1C11_kernel_new<float, float, float2, 32, true, 1>",
+	"cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>",
+	"cudnn::bn_bw_1C11_singleread<float, 512, true, 1, 2, 0>",
+	"cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 128, true, 1, true>",
+	"cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 32, true, 1, true>",
+	"cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>",
+	"cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>",
+};
+static const char *const cxx_cub[] = {
+	"void at_cuda_detail::cub::DeviceScanInitKernel<at_cuda_detail::cub::ScanTileState<long, "
+		"true> >(at_cuda_detail::cub::ScanTileState<long, true>, int)",
+	"void cub::DeviceScanInitKernel<cub::ScanTileState<int, true> >(cub::ScanTileState<int, t"
+		"rue>, int)",
+	"void cub::DeviceScanInitKernel<cub::ScanTileState<long, true> >(cub::ScanTileState<long,"
+		" true>, int)",
+};
+static const char *const cxx_cub_short[] = {
+	"at_cuda_detail::cub::DeviceScanInitKernel<ScanTileState<long, true>>",
+	"cub::DeviceScanInitKernel<ScanTileState<int, true>>",
+	"cub::DeviceScanInitKernel<ScanTileState<long, true>>(ScanTileState<long, true>, int)",
+};
+static const char *const cxx_eigen[] = {
+	"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen"
+		"::TensorMap<Eigen::Tensor<Eigen::half, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::Tenso"
+		"rBroadcastingOp<Eigen::array<int, 1ul> const, Eigen::TensorMap<Eigen::Tensor<Eigen::half"
+		" const, 1, 1, int>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>, int>"
+		"(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<Eigen::half"
+		", 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorBroadcastingOp<Eigen::array<int, 1ul"
+		"> const, Eigen::TensorMap<Eigen::Tensor<Eigen::half const, 1, 1, int>, 16, Eigen::MakePo"
+		"inter> const> const> const, Eigen::GpuDevice>, int)",
+	"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen"
+		"::TensorMap<Eigen::Tensor<Eigen::half, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::Tenso"
+		"rCwiseBinaryOp<Eigen::internal::scalar_product_op<Eigen::half, Eigen::half>, Eigen::Tens"
+		"orMap<Eigen::Tensor<Eigen::half const, 1, 1, int>, 16, Eigen::MakePointer> const, Eigen:"
+		":TensorMap<Eigen::Tensor<Eigen::half const, 1, 1, long>, 16, Eigen::MakePointer> const> "
+		"const> const, Eigen::GpuDevice>, long>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eige"
+		"n::TensorMap<Eigen::Tensor<Eigen::half, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::Tens"
+		"orCwiseBinaryOp<Eigen::internal::scalar_product_op<Eigen::half, Eigen::half>, Eigen::Ten"
+		"sorMap<Eigen::Tensor<Eigen::half const, 1, 1, int>, 16, Eigen::MakePointer> const, Eigen"
+		"::TensorMap<Eigen::Tensor<Eigen::half const, 1, 1, long>, 16, Eigen::MakePointer> const>"
+		" const> const, Eigen::GpuDevice>, long)",
+	"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen"
+		"::TensorMap<Eigen::Tensor<Eigen::half, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::Tenso"
+		"rCwiseUnaryOp<Eigen::internal::scalar_left<Eigen::half, Eigen::half, Eigen::internal::sc"
+		"alar_product_op<Eigen::half, Eigen::half>, false>, Eigen::TensorMap<Eigen::Tensor<Eigen:"
+		":half const, 1, 1, int>, 16, Eigen::MakePointer> const> const> const, Eigen::GpuDevice>,"
+		" int>(Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<Eigen:"
+		":half, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorCwiseUnaryOp<Eigen::internal::s"
+		"calar_left<Eigen::half, Eigen::half, Eigen::internal::scalar_product_op<Eigen::half, Eig"
+		"en::half>, false>, Eigen::TensorMap<Eigen::Tensor<Eigen::half const, 1, 1, int>, 16, Eig"
+		"en::MakePointer> const> const> const, Eigen::GpuDevice>, int)",
+};
+static const char *const cxx_eigen_short[] = {
+	"Eigen::internal::EigenMetaKernel<TensorEvaluator<TensorAssignOp<TensorMap<...>, TensorBr"
+		"oadcastingOp<...> const> const, GpuDevice>, int>",
+	"Eigen::internal::EigenMetaKernel<TensorEvaluator<...>, long>",
+	"Eigen::internal::EigenMetaKernel<TensorEvaluator<TensorAssignOp<TensorMap<...>, TensorCw"
+		"iseUnaryOp<...> const> const, GpuDevice>, int>",
+};
+
+START_TEST(cxxname_short) {
+	for (size_t i = 0; i < sizeof(cxx_short) / sizeof(cxx_short[0]); i++) {
+		char *got = tc_cxxname_short(cxx_short[i][0], 1);
+		ck_assert_str_eq(got, cxx_short[i][1]);
+		free(got);
+	}
+	/* every level shows the name, the last one whole */
+	const char *s = cxx_bn[0];
+	size_t prev = 0;
+	for (unsigned level = 1; level < 40; level++) {
+		char *got = tc_cxxname_short(s, level);
+		ck_assert_uint_ge(strlen(got), prev);
+		prev = strlen(got);
+		free(got);
+	}
+	ck_assert_uint_eq(prev, strlen(s));
+}
+END_TEST
+
+/* names shortened as a table does; two different names never read alike */
+static void check_distinct(const char *const *names, const char *const *want, size_t n) {
+	char **out = tc_xcalloc(n, sizeof(*out));
+	tc_cxxname_distinct(names, n, out);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(out[i], want[i]);
+		ck_assert_uint_le(strlen(out[i]), strlen(names[i]));
+		for (size_t j = 0; j < i; j++) {
+			ck_assert_int_eq(strcmp(out[i], out[j]) == 0, strcmp(names[i], names[j]) == 0);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(out[i]);
+	}
+	free(out);
+}
+
+START_TEST(cxxname_distinct) {
+#define D(x) check_distinct(x, x##_short, sizeof(x) / sizeof(x[0]))
+	D(cxx_bn);
+	D(cxx_cub);
+	D(cxx_eigen);
+#undef D
+	/* equal names stay equal; the whole table of real names stays distinct */
+	size_t n = sizeof(cxx_short) / sizeof(cxx_short[0]);
+	const char **names = tc_xcalloc(2 * n, sizeof(*names));
+	char **out = tc_xcalloc(2 * n, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		names[i] = names[n + i] = cxx_short[i][0];
+	}
+	tc_cxxname_distinct(names, 2 * n, out);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(out[i], out[n + i]);
+		ck_assert_str_eq(out[i], cxx_short[i][1]);
+	}
+	for (size_t i = 0; i < 2 * n; i++) {
+		free(out[i]);
+	}
+	free(out);
+	free(names);
+}
+END_TEST
+
+/* At 50 columns the cudnn batch-norm kernels no longer all read
+ * "void cudnn::bn...": forward and backward, and each block size, show. */
+START_TEST(table_short_names) {
+	static const char *const h[] = { "op", ">n" };
+	struct tc_table t;
+	tc_table_init(&t, 2, h);
+	for (size_t i = 0; i < sizeof(cxx_bn) / sizeof(cxx_bn[0]); i++) {
+		tc_table_cell(&t, cxx_bn[i]);
+		tc_table_cellf(&t, "%zu", i);
+	}
+	tc_table_elastic(&t, 0);
+	tc_g_termout.short_names = true;
+	char *mem = printed(&t, 50);
+	tc_g_termout.short_names = false;
+	ck_assert_str_eq(mem,
+		"op                                               n\n"
+		"cudnn::bn_bw_1C11_kern... float2, 128, true, 1>  0\n"
+		"cudnn::bn_bw_1C11_kern..., float2, 32, true, 1>  1\n"
+		"cudnn::bn_bw_1C11_kern... float2, 512, true, 1>  2\n"
+		"cudnn::bn_bw_1C11_sing...t, 512, true, 1, 2, 0>  3\n"
+		"cudnn::bn_fw_tr_1C11_k...t, 128, true, 1, true>  4\n"
+		"cudnn::bn_fw_tr_1C11_k...nt, 32, true, 1, true>  5\n"
+		"cudnn::bn_fw_tr_1C11_k...t, 512, true, 1, true>  6\n"
+		"cudnn::bn_fw_tr_1C11_s...t, 512, true, 1, 2, 0>  7\n");
 	free(mem);
 }
 END_TEST
@@ -560,7 +803,7 @@ START_TEST(numfmt_units) {
 		int64_t ps;
 		const char *want;
 	} dur[] = {
-		{ 0, "0 ps" }, { 812, "812 ps" }, { -812, "-812 ps" }, { 8000, "8.000 ns" },
+		{ 0, "0" }, { 812, "812 ps" }, { -812, "-812 ps" }, { 8000, "8.000 ns" },
 		{ 3250000, "3.250 us" }, { 12041000000, "12.041 ms" }, { 1500000000000, "1.500 s" },
 		{ 78424430000000, "78.424 s" }, { -2500000000, "-2.500 ms" },
 		/* Rounding never shows 1000.000 of a unit. */
@@ -1311,6 +1554,9 @@ int main(void) {
 	tcase_add_test(tc, text_wrap);
 	tcase_add_test(tc, table_fit);
 	tcase_add_test(tc, table_lookalikes);
+	tcase_add_test(tc, cxxname_short);
+	tcase_add_test(tc, cxxname_distinct);
+	tcase_add_test(tc, table_short_names);
 	tcase_add_test(tc, term_fprintf);
 	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, intern_ids);

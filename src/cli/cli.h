@@ -113,6 +113,9 @@ bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 	const struct tc_model *m, struct tc_outfile *o);
 /* Refuse (print, abort o, false) an output that is a file m was read from. */
 bool tc_cli_check_output(struct tc_outfile *o, const struct tc_model *m);
+/* A "truncated" line for each input of m cut off mid-trace; text reports
+ * open with it (tc_cli_open_output writes it when given the model). */
+void tc_cli_truncated_note(FILE *f, const struct tc_model *m);
 /* Commit output; returns the exit code (0 or TC_EXIT_OUTPUT). */
 int tc_cli_close_output(struct tc_outfile *o);
 

@@ -110,6 +110,9 @@ static int load_side(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		tc_model_destroy(m);
 		return TC_EXIT_OUTPUT;
 	}
+	if (c->format == TC_FORMAT_TEXT) {
+		tc_cli_truncated_note(out->fp, m);
+	}
 	tc_diff_side_build(m, ao, argv[i], s);
 	int sc = tc_cli_strict(c, m);
 	*strict = *strict ? *strict : sc;

@@ -6,7 +6,9 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "util/numfmt.h"
 #include "util/prefault.h"
+#include "util/term.h"
 #include "util/termout.h"
 
 void tc_cli_common_init(struct tc_cli_common *c, const char *cmd) {
@@ -98,9 +100,10 @@ static const struct tc_option output_options[] = {
 		"*schema* member (e.g. *tracectl.summary/3*); see docs/json-schema.md.",
 		TC_OPT_FORMAT, format_choices },
 	{ "json", 0, NULL, "the same as --format json", NULL, TC_OPT_JSON },
-	{ "wide", 0, NULL, "never cut names, leave out columns or wrap lines to fit the "
-		"terminal width", "Show every column and whole names, and wrap no line, "
-		"whatever the terminal width (see *COLUMNS* in ENVIRONMENT).", TC_OPT_WIDE },
+	{ "wide", 0, NULL, "never shorten or cut names, leave out columns or wrap lines to "
+		"fit the terminal width", "Show every column and whole names (kernel signatures "
+		"as the trace has them), and wrap no line, whatever the terminal width (see "
+		"*COLUMNS* in ENVIRONMENT).", TC_OPT_WIDE },
 	{ "color", 0, "WHEN", "colour text reports: auto (default: on a terminal unless "
 		"NO_COLOR is set), always or never", "Colour severity words, table headers "
 		"and bad numbers in text reports on standard output: *auto* (default) when "
@@ -249,6 +252,8 @@ static struct {
 
 static void setup_terminal(const struct tc_cli_common *c, struct tc_outfile *o) {
 	tc_g_termout = (struct tc_termout){ 0 };
+	/* Text for people, wherever it goes, reads kernels by short names. */
+	tc_g_termout.short_names = c->format == TC_FORMAT_TEXT && !c->data && !c->wide;
 	if (c->format != TC_FORMAT_TEXT || c->data || o->path || o->fp != stdout) {
 		return; /* JSON and files get plain text */
 	}
@@ -268,6 +273,23 @@ static void setup_terminal(const struct tc_cli_common *c, struct tc_outfile *o) 
 	o->fp = mem;
 }
 
+/*
+ * A trace cut off mid-way (an interrupted writer) says so first in every
+ * text report: each figure below covers only what was written.
+ */
+void tc_cli_truncated_note(FILE *f, const struct tc_model *m) {
+	int64_t first = 0, last = 0;
+	tc_model_span(m, &first, &last);
+	char b[TC_FMT_LEN];
+	for (size_t i = 0; i < m->n_sources; i++) {
+		if (m->sources[i].truncated) {
+			tc_term_fprintf(f, "truncated  %s ends mid-trace: read up to its last complete "
+				"event, covering %s (first event to last event end)\n",
+				tc_model_str(m, m->sources[i].path), tc_fmt_dur(b, last > first ? last - first : 0));
+		}
+	}
+}
+
 bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 		const struct tc_model *m, struct tc_outfile *o) {
 	struct tc_error err;
@@ -280,6 +302,9 @@ bool tc_cli_open_output(const struct tc_cli_common *c, char **inputs, int n,
 		return false;
 	}
 	setup_terminal(c, o);
+	if (m && c->format == TC_FORMAT_TEXT && !c->data && strcmp(c->cmd, "report") != 0) {
+		tc_cli_truncated_note(o->fp, m);
+	}
 	return true;
 }
 

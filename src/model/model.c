@@ -107,6 +107,7 @@ uint32_t tc_model_add_source(struct tc_model *m, const char *path, const char *f
 	s->data_size = data_size;
 	s->host = TC_NONE;
 	s->dev = s->ino = 0;
+	s->truncated = false;
 	return (uint32_t)m->n_sources++;
 }
 

@@ -113,6 +113,7 @@ struct tc_source {
 	uint64_t data_size;   /* decompressed bytes */
 	uint32_t host;        /* host this file became, TC_NONE if none */
 	uint64_t dev, ino;    /* the file's identity (output checks); 0/0 if none */
+	bool truncated;       /* ends mid-trace (an interrupted writer); read up to there */
 };
 
 /* Where a host's rank came from, most trusted first (model/rank.h). */

@@ -171,8 +171,10 @@ uint32_t tc_model_add_hosts_of(struct tc_model *dst, const struct tc_model *src)
 	uint32_t base = (uint32_t)dst->n_sources;
 	for (size_t i = 0; i < src->n_sources; i++) {
 		const struct tc_source *s = &src->sources[i];
-		tc_model_add_source(dst, tc_model_str(src, s->path), tc_model_str(src, s->format),
-			tc_model_str(src, s->compression), s->file_size, s->data_size);
+		uint32_t k = tc_model_add_source(dst, tc_model_str(src, s->path),
+			tc_model_str(src, s->format), tc_model_str(src, s->compression), s->file_size,
+			s->data_size);
+		dst->sources[k].truncated = s->truncated;
 	}
 	for (size_t h = 0; h < src->n_hosts; h++) {
 		const struct tc_host *ho = &src->hosts[h];

@@ -1,11 +1,14 @@
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/rank_write.h"
 #include "output/table.h"
+#include "util/cxxname.h"
 #include "util/term.h"
+#include "util/xalloc.h"
 
 static const char *S(const struct tc_model *m, uint32_t id) {
 	return tc_model_str(m, id);
@@ -92,6 +95,58 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 	}
 }
 
+static int by_num(const void *pa, const void *pb) {
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Column col of step s in the steps table: duration, busy, categories. */
+static int64_t step_col(const struct tc_step *s, int col) {
+	return col == 0 ? s->dur_ps : col == 1 ? s->busy_ps : s->cat_ps[col - 2];
+}
+
+/*
+ * The steps table's last rows: mean, median and p90 of each column over
+ * the counted steps (warm-up and partial left out unless nothing else is
+ * left, as in the totals), when there are two or more; median of an even
+ * count is the middle two's mean.
+ */
+static void step_stat_rows(struct tc_table *t, const struct tc_analysis *a) {
+	size_t n_full = 0, n = 0;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		n_full += !a->steps[i].warmup && !a->steps[i].partial;
+	}
+	if ((n_full ? n_full : a->n_steps) < 2) {
+		return; /* one step's figures again */
+	}
+	int64_t *v = tc_xcalloc(a->n_steps, sizeof(*v));
+	double stat[3][2 + TC_BD_COUNT];
+	for (int col = 0; col < 2 + TC_BD_COUNT; col++) {
+		n = 0;
+		double sum = 0;
+		for (size_t i = 0; i < a->n_steps; i++) {
+			const struct tc_step *s = &a->steps[i];
+			if (!n_full || (!s->warmup && !s->partial)) {
+				v[n++] = step_col(s, col);
+				sum += (double)v[n - 1];
+			}
+		}
+		tc_sort(v, n, sizeof(*v), by_num);
+		stat[0][col] = sum / (double)n;
+		stat[1][col] = ((double)v[(n - 1) / 2] + (double)v[n / 2]) / 2;
+		stat[2][col] = (double)v[(9 * n + 9) / 10 - 1]; /* nearest rank */
+	}
+	free(v);
+	static const char *const label[3] = { "mean", "median", "p90" };
+	for (int r = 0; r < 3; r++) {
+		tc_table_cell(t, label[r]);
+		tc_table_cell(t, "");
+		for (int col = 0; col < 2 + TC_BD_COUNT; col++) {
+			tc_table_cellf(t, "%.3f", stat[r][col] / 1e9);
+		}
+	}
+}
+
 void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
 	steps_header_text(f, m, a);
 	if (!a->n_steps) {
@@ -125,6 +180,7 @@ void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_anal
 			tc_table_cellf(&t, "%.3f", ms(s->cat_ps[c]));
 		}
 	}
+	step_stat_rows(&t, a);
 	/* Under a width limit the categories with the least time go first. */
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		unsigned rank = 1;
@@ -476,24 +532,57 @@ static void finding_line(FILE *f, const struct tc_finding *fd, size_t k) {
 	tc_term_fprintf(f, "] %s%s: %s\n", fd->kind, explains(fd, ex, sizeof(ex)), fd->text);
 }
 
+/* "    ops: 'a', 'b'", kernel signatures shortened as in the tables. */
+static void op_list(FILE *f, const struct tc_model *m, const struct tc_finding *fd) {
+	const char **full = tc_xcalloc(fd->n_ops, sizeof(*full));
+	char **shown = tc_xcalloc(fd->n_ops, sizeof(*shown));
+	for (size_t i = 0; i < fd->n_ops; i++) {
+		full[i] = S(m, fd->ops[i]);
+	}
+	if (tc_g_termout.short_names) {
+		tc_cxxname_distinct(full, fd->n_ops, shown);
+	}
+	fprintf(f, "    ops:");
+	for (size_t i = 0; i < fd->n_ops; i++) {
+		tc_term_fprintf(f, "%s '%s'", i ? "," : "", shown[i] ? shown[i] : full[i]);
+		free(shown[i]);
+	}
+	fprintf(f, "\n");
+	free(shown);
+	free(full);
+}
+
+/* "    steps: 0, 5-10, 12": sorted, runs of consecutive numbers as ranges. */
+static void step_ranges(FILE *f, const int64_t *steps, size_t n) {
+	int64_t *v = tc_xmalloc(n * sizeof(*v));
+	memcpy(v, steps, n * sizeof(*v));
+	tc_sort(v, n, sizeof(*v), by_num);
+	fprintf(f, "    steps:");
+	for (size_t i = 0, k = 0; i < n; k++) {
+		size_t j = i;
+		while (j + 1 < n && v[j + 1] <= v[j] + 1) {
+			j++;
+		}
+		fprintf(f, "%s %" PRId64, k ? "," : "", v[i]);
+		if (v[j] != v[i]) {
+			fprintf(f, "-%" PRId64, v[j]);
+		}
+		i = j + 1;
+	}
+	fprintf(f, "\n");
+	free(v);
+}
+
 static void finding_text(FILE *f, const struct tc_model *m, const struct tc_finding *fd,
 		size_t k, int64_t first) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	finding_line(f, fd, k);
 	tc_term_fprintf(f, "    try: %s\n", fd->suggestion);
 	if (fd->n_ops) {
-		fprintf(f, "    ops:");
-		for (size_t i = 0; i < fd->n_ops; i++) {
-			tc_term_fprintf(f, "%s '%s'", i ? "," : "", S(m, fd->ops[i]));
-		}
-		fprintf(f, "\n");
+		op_list(f, m, fd);
 	}
 	if (fd->n_steps) {
-		fprintf(f, "    step numbers:");
-		for (size_t i = 0; i < fd->n_steps; i++) {
-			fprintf(f, "%s %" PRId64, i ? "," : "", fd->steps[i]);
-		}
-		fprintf(f, "\n");
+		step_ranges(f, fd->steps, fd->n_steps);
 	}
 	if (fd->window_hi_ps > fd->window_lo_ps) {
 		fprintf(f, "    window: %s .. %s from trace start\n",
@@ -507,15 +596,43 @@ static void breakdown_text(FILE *f, const struct tc_analysis *a) {
 	if (!a->step_total_ps) {
 		return;
 	}
+	/* Categories with no time say nothing here; JSON keeps them all. */
 	fprintf(f, "           ");
-	for (int c = 0; c < TC_BD_COUNT; c++) {
-		fprintf(f, "%s%s %.1f %%", c ? ", " : "", tc_bd_cat_name((enum tc_bd_cat)c),
-			100.0 * (double)a->cat_total_ps[c] / (double)a->step_total_ps);
+	for (int c = 0, k = 0; c < TC_BD_COUNT; c++) {
+		if (a->cat_total_ps[c] > 0) {
+			fprintf(f, "%s%s %.1f %%", k++ ? ", " : "", tc_bd_cat_name((enum tc_bd_cat)c),
+				100.0 * (double)a->cat_total_ps[c] / (double)a->step_total_ps);
+		}
 	}
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	fprintf(f, "\n           of %s step time, mean %s per step\n",
 		tc_fmt_dur(b1, a->step_total_ps), tc_fmt_dur(b2, a->step_total_ps /
 			(int64_t)(a->n_steps_counted ? a->n_steps_counted : 1)));
+}
+
+static int by_device(const void *pa, const void *pb) {
+	const struct tc_mem_peak *a = *(const struct tc_mem_peak *const *)pa;
+	const struct tc_mem_peak *b = *(const struct tc_mem_peak *const *)pb;
+	if (a->device != b->device) {
+		return a->device < b->device ? -1 : 1;
+	}
+	return a < b ? -1 : a > b; /* the analysis' order within a device */
+}
+
+/*
+ * The memory counters to list, by device: a counter whose peak is 0 over
+ * the whole trace (a reserved counter the trace never fills) says nothing.
+ */
+static const struct tc_mem_peak **mem_rows(const struct tc_analysis *a, size_t *n) {
+	const struct tc_mem_peak **v = tc_xcalloc(a->n_mem ? a->n_mem : 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; i < a->n_mem; i++) {
+		if (a->mem[i].peak_bytes > 0) {
+			v[(*n)++] = &a->mem[i];
+		}
+	}
+	tc_sort(v, *n, sizeof(*v), by_device);
+	return v;
 }
 
 void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
@@ -592,10 +709,12 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			fprintf(f, "\n");
 		}
 	}
-	if (a->n_mem) {
+	size_t n_mem = 0;
+	const struct tc_mem_peak **mem = mem_rows(a, &n_mem);
+	if (n_mem) {
 		fprintf(f, "\nmemory (peak of each counter)\n");
-		for (size_t i = 0; i < a->n_mem; i++) {
-			const struct tc_mem_peak *p = &a->mem[i];
+		for (size_t i = 0; i < n_mem; i++) {
+			const struct tc_mem_peak *p = mem[i];
 			tc_term_fprintf(f, "  %s %s%s%s: peak %s at %s", dev_label(m, p->device),
 				S(m, p->name),
 				p->group ? " " : "", p->group ? S(m, p->group) : "",
@@ -607,6 +726,7 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			fprintf(f, "\n");
 		}
 	}
+	free(mem);
 	if (a->compile.n_events) {
 		char b3[TC_FMT_LEN];
 		fprintf(f, "\ncompile    %s in %s (union over all lines), %s compiled more than "
@@ -627,7 +747,12 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		fprintf(f, "; top %s shown", tc_fmt_count(b1, o->top));
 	}
 	fprintf(f, ")\n");
-	if (!eligible) {
+	if (!eligible && a->n_steps == 0 && a->n_util == 0) {
+		/* Nothing ran, not even a whole-trace step: no threshold was tried. */
+		char b3[TC_FMT_LEN];
+		fprintf(f, "  no device activity: nothing to diagnose (%s)\n",
+			tc_fmt_noun(b3, m->n_counters, "counter track", "counter tracks"));
+	} else if (!eligible) {
 		fprintf(f, "  no bottleneck found above the thresholds\n");
 	}
 	for (size_t i = 0; i < a->n_findings; i++) {

@@ -91,6 +91,34 @@ static void measured(const struct tc_check_row *r, char *buf, size_t size) {
 	}
 }
 
+/*
+ * A trace without steps is checked as one step, the whole trace (or its
+ * device work); per-step limits then hold for that, so say so in words:
+ * "none marked: the whole trace was used as one step (no step markers ...".
+ * The caller closes the parenthesis. False for any other source.
+ */
+static bool whole_trace(FILE *f, const char *src) {
+	static const char whole[] = "whole trace", dev[] = "whole trace: its device work";
+	if (strncmp(src, whole, sizeof(whole) - 1) != 0) {
+		return false;
+	}
+	bool device = strncmp(src, dev, sizeof(dev) - 1) == 0;
+	const char *why = src + (device ? sizeof(dev) : sizeof(whole)) - 1;
+	/* " (no step markers or repeated work)" or ", no event matching ..." */
+	size_t n = strlen(why);
+	bool paren = n >= 2 && why[1] == '(';
+	if (n >= 2) {
+		why += 2;
+		n -= 2;
+	}
+	if (paren && n && why[n - 1] == ')') {
+		n--;
+	}
+	tc_term_fprintf(f, "none marked: the whole trace%s was used as one step (%.*s",
+		device ? "'s device work" : "", (int)n, why);
+	return true;
+}
+
 void tc_write_check_text(FILE *f, const struct tc_check *c) {
 	for (size_t k = 0; k < c->n_ranks; k++) {
 		if (c->n_ranks > 1) {
@@ -99,8 +127,10 @@ void tc_write_check_text(FILE *f, const struct tc_check *c) {
 			fprintf(f, "steps      ");
 		}
 		char b[TC_FMT_LEN];
-		tc_term_fprintf(f, "%s counted (%s", tc_fmt_count(b, c->n_steps[k]),
-			c->steps_source[k] ? c->steps_source[k] : "none");
+		const char *src = c->steps_source[k] ? c->steps_source[k] : "none";
+		if (!whole_trace(f, src)) {
+			tc_term_fprintf(f, "%s counted (%s", tc_fmt_count(b, c->n_steps[k]), src);
+		}
 		if (c->step_marker) {
 			tc_term_fprintf(f, " '%s'", c->step_marker);
 		}

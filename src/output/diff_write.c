@@ -6,6 +6,7 @@
 #include "output/fmt.h"
 #include "output/jsonw.h"
 #include "output/table.h"
+#include "util/cxxname.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -24,9 +25,42 @@ static char *dur(char *buf, double v) {
 	return tc_fmt_dur(buf, ps(v));
 }
 
-/* A signed change: "+1.250 ms", "-3 ps", "0 ps". */
-static char *sdur(char *buf, double v) {
+/* The smallest step a duration shows in: tc_fmt_dur gives 3 decimals of
+ * its unit ("12.340 ms": 1 us), whole ps below 1 ns. */
+static double shown_step(double v) {
+	double a = fabs(v), scale = 1e3;
+	if (a < 1e3) {
+		return 1;
+	}
+	while (scale < 1e12 && a / scale >= 999.9995) {
+		scale *= 1e3;
+	}
+	return scale / 1e3;
+}
+
+/*
+ * The signed change from base to test: "+1.250 ms", "-3 ps". A change
+ * below the unit base and test show in is shown in theirs ("12.340 ms" to
+ * "12.341 ms" is "+0.001 ms", not "+500.000 ns"), and "0" when it rounds
+ * away there.
+ */
+static char *sdur(char *buf, double base, double test) {
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
 	char tmp[TC_FMT_LEN];
+	double v = test - base;
+	double step = shown_step(fabs(base) > fabs(test) ? base : test);
+	if (step > 1 && fabs(v) < step) {
+		int u = 0; /* the values' unit: 1e3 ps is ns */
+		for (double s = step * 1e3; s > 1e3 && u < 3; s /= 1e3) {
+			u++;
+		}
+		double shown = v / (step * 1e3);
+		if (fabs(shown) < 0.0005) {
+			return strcpy(buf, "0");
+		}
+		snprintf(buf, TC_FMT_LEN, "%+.3f %s", shown, unit[u]);
+		return buf;
+	}
 	tc_fmt_dur(tmp, ps(v));
 	snprintf(buf, TC_FMT_LEN, "%s%.*s", ps(v) > 0 ? "+" : "", TC_FMT_LEN - 2, tmp);
 	return buf;
@@ -115,7 +149,7 @@ void tc_diff_headline(const struct tc_diff *d, char *buf, size_t size) {
 		return;
 	}
 	int len = snprintf(buf, size, "%s %s (%s per step)", what,
-		spct(x[0], b->step_mean_ps, t->step_mean_ps), sdur(x[1], change));
+		spct(x[0], b->step_mean_ps, t->step_mean_ps), sdur(x[1], b->step_mean_ps, t->step_mean_ps));
 	/* The category whose time changed most, as the attribution table
 	 * orders them, with the same figures. */
 	int c = d->bd_order[0];
@@ -129,7 +163,7 @@ void tc_diff_headline(const struct tc_diff *d, char *buf, size_t size) {
 	bool gone = bp >= CAUSE_PCT && tp < GONE_PCT;
 	snprintf(buf + len, size - (size_t)len, ", %s %s %s: %s",
 		same_way && fabs(tv - bv) >= fabs(change) / 2 ? "mostly" : "largest change",
-		tc_bd_cat_name((enum tc_bd_cat)c), sdur(x[0], tv - bv),
+		tc_bd_cat_name((enum tc_bd_cat)c), sdur(x[0], bv, tv),
 		cat_says[c][gone ? 2 : tv > bv]);
 }
 
@@ -196,7 +230,7 @@ static void text_ranks(FILE *f, const struct tc_diff *d) {
 			tc_table_cellf(&tb, "  %s", s->ranks[i].label);
 			tc_table_cell(&tb, rb ? dur(x[0], rb->mean_ps) : "-");
 			tc_table_cell(&tb, rt ? dur(x[1], rt->mean_ps) : "-");
-			tc_table_cell(&tb, rb && rt ? sdur(x[2], rt->mean_ps - rb->mean_ps) : "-");
+			tc_table_cell(&tb, rb && rt ? sdur(x[2], rb->mean_ps, rt->mean_ps) : "-");
 			tc_table_cell(&tb, rb && rt ? spct(x[3], rb->mean_ps, rt->mean_ps) : "");
 			tc_table_cell(&tb, rb ? dur(x[4], rb->p90_ps) : "-");
 			tc_table_cell(&tb, rt ? dur(x[0], rt->p90_ps) : "-");
@@ -230,7 +264,7 @@ static void text_steps(FILE *f, const struct tc_diff *d) {
 		tc_table_cell(&tb, names[i]);
 		tc_table_cell(&tb, dur(x[0], bv[i]));
 		tc_table_cell(&tb, dur(x[1], tv[i]));
-		tc_table_cell(&tb, sdur(x[2], tv[i] - bv[i]));
+		tc_table_cell(&tb, sdur(x[2], bv[i], tv[i]));
 		tc_table_cell(&tb, spct(x[3], bv[i], tv[i]));
 	}
 	fputc('\n', f);
@@ -262,7 +296,7 @@ static void text_attribution(FILE *f, const struct tc_diff *d) {
 		tc_table_cellf(&tb, "  %s", tc_bd_cat_name((enum tc_bd_cat)c));
 		tc_table_cell(&tb, dur(x[0], bv));
 		tc_table_cell(&tb, dur(x[1], tv));
-		tc_table_cell(&tb, sdur(x[2], tv - bv));
+		tc_table_cell(&tb, sdur(x[2], bv, tv));
 		tc_table_cellf(&tb, "%.1f", bp);
 		tc_table_cellf(&tb, "%.1f", tp);
 		tc_table_cellf(&tb, "%+.1f", tp - bp);
@@ -286,10 +320,10 @@ static void text_devices(FILE *f, const struct tc_diff *d) {
 		tc_table_cellf(&tb, "  %s", r->name);
 		tc_table_cell(&tb, r->in_base ? dur(x[0], r->base_busy_ps) : "-");
 		tc_table_cell(&tb, r->in_test ? dur(x[1], r->test_busy_ps) : "-");
-		tc_table_cell(&tb, sdur(x[2], r->test_busy_ps - r->base_busy_ps));
+		tc_table_cell(&tb, sdur(x[2], r->base_busy_ps, r->test_busy_ps));
 		tc_table_cell(&tb, r->in_base ? dur(x[3], r->base_idle_ps) : "-");
 		tc_table_cell(&tb, r->in_test ? dur(x[4], r->test_idle_ps) : "-");
-		tc_table_cell(&tb, sdur(x[5], r->test_idle_ps - r->base_idle_ps));
+		tc_table_cell(&tb, sdur(x[5], r->base_idle_ps, r->test_idle_ps));
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
@@ -346,12 +380,12 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		tc_table_cellf(&tb, "%+.4g", r->test.calls - r->base.calls);
 		tc_table_cell(&tb, dur(x[0], r->base.time_ps));
 		tc_table_cell(&tb, dur(x[1], r->test.time_ps));
-		tc_table_cell(&tb, sdur(x[2], r->test.time_ps - r->base.time_ps));
+		tc_table_cell(&tb, sdur(x[2], r->base.time_ps, r->test.time_ps));
 		tc_table_cell(&tb, spct(x[3], r->base.time_ps, r->test.time_ps));
 		tc_table_cell(&tb, r->base.present ? dur(x[4], r->base.mean_ps) : "-");
 		tc_table_cell(&tb, r->test.present ? dur(x[5], r->test.mean_ps) : "-");
 		tc_table_cell(&tb, r->base.present && r->test.present ?
-			sdur(x[6], r->test.mean_ps - r->base.mean_ps) : "-");
+			sdur(x[6], r->base.mean_ps, r->test.mean_ps) : "-");
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
@@ -379,11 +413,23 @@ static void text_added(FILE *f, const struct tc_diff *d, bool added, size_t top)
 	tc_sort(v, n, sizeof(*v), cmp_row_name);
 	char b[TC_FMT_LEN];
 	fprintf(f, "ops %s (%s)%s", added ? "added" : "removed", tc_fmt_count(b, n), n ? ":" : "");
-	size_t shown = 0;
-	for (; shown < n && (!top || shown < top); shown++) {
-		tc_term_fprintf(f, "%s %s '%s'", shown ? "," : "",
-			tc_diff_scope_name((enum tc_diff_scope)v[shown]->scope), v[shown]->key);
+	size_t shown = n < top || !top ? n : top;
+	/* kernel signatures by short names, as in the tables */
+	const char **key = tc_xcalloc(shown ? shown : 1, sizeof(*key));
+	char **name = tc_xcalloc(shown ? shown : 1, sizeof(*name));
+	for (size_t i = 0; i < shown; i++) {
+		key[i] = v[i]->key;
 	}
+	if (tc_g_termout.short_names) {
+		tc_cxxname_distinct(key, shown, name);
+	}
+	for (size_t i = 0; i < shown; i++) {
+		tc_term_fprintf(f, "%s %s '%s'", i ? "," : "",
+			tc_diff_scope_name((enum tc_diff_scope)v[i]->scope), name[i] ? name[i] : key[i]);
+		free(name[i]);
+	}
+	free(name);
+	free(key);
 	if (shown < n) {
 		fprintf(f, " and %s more", tc_fmt_count(b, n - shown));
 	}
@@ -427,6 +473,13 @@ static void text_findings(FILE *f, const struct tc_diff *d) {
 	}
 }
 
+static int cmp_mem_label(const void *pa, const void *pb) {
+	const struct tc_diff_mem_row *a = *(const struct tc_diff_mem_row *const *)pa;
+	const struct tc_diff_mem_row *b = *(const struct tc_diff_mem_row *const *)pb;
+	int c = strcmp(a->label, b->label);
+	return c ? c : (a > b) - (a < b);
+}
+
 static void text_rest(FILE *f, const struct tc_diff *d) {
 	const struct tc_diff_side *b = d->base, *t = d->test;
 	char x[6][TC_FMT_LEN];
@@ -448,12 +501,22 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
-	if (d->n_mem) {
+	/* By device (the label starts with it), without the counters that stay
+	 * at 0 on both sides: a reserved counter neither trace fills. */
+	const struct tc_diff_mem_row **mem = tc_xcalloc(d->n_mem ? d->n_mem : 1, sizeof(*mem));
+	size_t n_mem = 0;
+	for (size_t i = 0; i < d->n_mem; i++) {
+		if (d->mem[i].base_bytes > 0 || d->mem[i].test_bytes > 0) {
+			mem[n_mem++] = &d->mem[i];
+		}
+	}
+	tc_sort(mem, n_mem, sizeof(*mem), cmp_mem_label);
+	if (n_mem) {
 		fprintf(f, "\nmemory (peak of each counter)\n");
 		static const char *const mh[] = { "  counter", ">base", ">test", ">change" };
 		tc_table_init(&tb, 4, mh);
-		for (size_t i = 0; i < d->n_mem; i++) {
-			const struct tc_diff_mem_row *r = &d->mem[i];
+		for (size_t i = 0; i < n_mem; i++) {
+			const struct tc_diff_mem_row *r = mem[i];
 			tc_table_cellf(&tb, "  %s", r->label);
 			tc_table_cell(&tb, r->base_bytes >= 0 ? tc_fmt_bytes(x[0], r->base_bytes) : "-");
 			tc_table_cell(&tb, r->test_bytes >= 0 ? tc_fmt_bytes(x[1], r->test_bytes) : "-");
@@ -463,11 +526,12 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 		tc_table_print(&tb, f, "");
 		tc_table_finish(&tb);
 	}
+	free(mem);
 	fprintf(f, "\ncompile    %s -> %s, %s -> %s (%s), whole trace\n",
 		tc_fmt_count(x[0], b->compile_count),
 		tc_fmt_noun(x[1], t->compile_count, "event", "events"),
 		tc_fmt_dur(x[3], b->compile_ps), tc_fmt_dur(x[4], t->compile_ps),
-		sdur(x[5], (double)(t->compile_ps - b->compile_ps)));
+		sdur(x[5], (double)b->compile_ps, (double)t->compile_ps));
 }
 
 void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o) {

@@ -81,6 +81,11 @@ static void header_inputs(FILE *f, const struct tc_model *m) {
 			tc_markup_escape(f, tc_model_str(m, src->compression));
 		}
 		fprintf(f, ", %s)", tc_fmt_bytes(x, (double)src->file_size));
+		if (src->truncated) {
+			/* as the text reports' "truncated" line */
+			fputs(" <strong>truncated</strong>: ends mid-trace, read up to its last "
+				"complete event", f);
+		}
 	}
 }
 

@@ -1,10 +1,14 @@
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "model/rank.h"
 #include "output/fmt.h"
 #include "output/markup.h"
 #include "output/report_svg.h"
+#include "util/cxxname.h"
+#include "util/termout.h"
+#include "util/xalloc.h"
 
 /*
  * Layout: every chart is W wide, labels in the left margin L, the plot
@@ -40,13 +44,21 @@ char *tc_report_ms(char *buf, int64_t ps) {
 	return buf;
 }
 
-/* A label cut to n bytes (on a UTF-8 boundary), the full text in a title. */
-void tc_report_label(FILE *f, const char *cls, double x, double y, const char *anchor,
-		const char *s, size_t n) {
+/*
+ * A label s cut to n bytes (on a UTF-8 boundary); full, the text s stands
+ * for, in a title when s is not all of it.
+ */
+static void label_of(FILE *f, const char *cls, double x, double y, const char *anchor,
+		const char *s, const char *full, size_t n) {
 	fprintf(f, "<text%s%s%s x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", cls ? " class=\"" : "",
 		cls ? cls : "", cls ? "\"" : "", x, y, anchor);
 	size_t len = strlen(s);
 	if (len <= n) {
+		if (strcmp(s, full) != 0) {
+			fputs("<title>", f);
+			tc_markup_escape(f, full);
+			fputs("</title>", f);
+		}
 		tc_markup_escape(f, s);
 	} else {
 		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) {
@@ -55,12 +67,18 @@ void tc_report_label(FILE *f, const char *cls, double x, double y, const char *a
 		char buf[128];
 		snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) - 1 ? n : sizeof(buf) - 1), s);
 		fputs("<title>", f);
-		tc_markup_escape(f, s);
+		tc_markup_escape(f, full);
 		fputs("</title>", f);
 		tc_markup_escape(f, buf);
 		fputs("&hellip;", f);
 	}
 	fputs("</text>", f);
+}
+
+/* A label cut to n bytes, the full text in a title. */
+void tc_report_label(FILE *f, const char *cls, double x, double y, const char *anchor,
+		const char *s, size_t n) {
+	label_of(f, cls, x, y, anchor, s, s, n);
 }
 
 static void label(FILE *f, double x, double y, const char *anchor, const char *s, size_t n) {
@@ -467,6 +485,34 @@ void tc_report_svg_util(FILE *f, const struct tc_report *r) {
 		r->n_runs > 1 ? "run's" : "trace's");
 }
 
+/*
+ * Op label i cut to 60 columns in the middle, as the tables cut, and where
+ * it would then read like another op's, around where the two differ.
+ */
+static char *op_label(char *const *shown, size_t n, size_t i) {
+	char *cut = tc_text_elide(shown[i], 60);
+	size_t at = 0;
+	for (size_t j = 0; cut != shown[i] && j < n; j++) {
+		char *other = tc_text_elide(shown[j], 60);
+		if (j != i && strcmp(cut, other) == 0 && strcmp(shown[i], shown[j]) != 0) {
+			size_t k = 0;
+			while (shown[i][k] && shown[i][k] == shown[j][k]) {
+				k++;
+			}
+			k = tc_text_width(shown[i], k);
+			at = k > at ? k : at;
+		}
+		if (other != shown[j]) {
+			free(other);
+		}
+	}
+	if (at) {
+		free(cut);
+		cut = tc_text_elide_around(shown[i], 60, at);
+	}
+	return cut;
+}
+
 /* The op table of `tracectl ops` (by name, device scope), top rows. */
 void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 	const struct tc_report_run *run = &r->run[0];
@@ -481,14 +527,26 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 	}
 	max = max > 0 ? max : 1;
 	char x[TC_FMT_LEN];
+	/* Kernel signatures by their short names, distinct among the rows
+	 * drawn (util/cxxname.h); the full name in the title. */
+	const char **full = tc_xcalloc(n ? n : 1, sizeof(*full));
+	char **shown = tc_xcalloc(n ? n : 1, sizeof(*shown));
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_op_row *o = &t->rows[i];
-		const char *name = o->label ? o->label : tc_model_str(run->m, o->name);
+		full[i] = o->label ? o->label : tc_model_str(run->m, o->name);
+	}
+	tc_cxxname_distinct(full, n, shown);
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_op_row *o = &t->rows[i];
 		double y = 8 + (double)i * rh;
 		double bw = (double)(W - lw - 200) * (double)o->total_ps / (double)max;
 		fprintf(f, "<g class=\"op\" data-ps=\"%" PRId64 "\" data-count=\"%" PRIu64 "\">",
 			o->total_ps, o->count);
-		label(f, lw - 8, y + 13, "end", name, 60);
+		char *cut = op_label(shown, n, i);
+		label_of(f, NULL, lw - 8, y + 13, "end", cut, full[i], 60);
+		if (cut != shown[i]) {
+			free(cut);
+		}
 		fprintf(f, "<rect class=\"c0\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>",
 			lw, y + 2, bw, rh - 5);
 		char text[96];
@@ -497,6 +555,11 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 		label(f, lw + bw + 6, y + 13, "start", text, 90);
 		fputs("</g>\n", f);
 	}
+	for (size_t i = 0; i < n; i++) {
+		free(shown[i]);
+	}
+	free(shown);
+	free(full);
 	if (!n) {
 		label(f, L, 20, "start", "no ops", 20);
 	}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/table.h"
+#include "util/cxxname.h"
 #include "util/term.h"
 #include "util/xalloc.h"
 
@@ -198,7 +199,7 @@ static void dropped_note(const struct tc_table *t, FILE *f, const bool *keep,
 	}
 }
 
-void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
+static void print(const struct tc_table *t, FILE *f, const char *indent) {
 	size_t rows = t->n / t->ncols;
 	size_t *wid = tc_xcalloc(t->ncols, sizeof(*wid));
 	bool *keep = tc_xcalloc(t->ncols, sizeof(*keep));
@@ -252,6 +253,47 @@ void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
 	free(cc);
 	free(keep);
 	free(wid);
+}
+
+/*
+ * The table as printed: with short names on, the elastic column's
+ * signatures shortened, distinct within the column. NULL when as stored.
+ */
+static char **short_cells(const struct tc_table *t) {
+	size_t rows = t->n / t->ncols;
+	if (!tc_g_termout.short_names || !t->elastic || rows < 2) {
+		return NULL;
+	}
+	size_t e = t->elastic - 1;
+	char **cells = tc_xcalloc(t->n, sizeof(*cells));
+	memcpy(cells, t->cells, t->n * sizeof(*cells));
+	const char **full = tc_xcalloc(rows - 1, sizeof(*full));
+	char **shown = tc_xcalloc(rows - 1, sizeof(*shown));
+	for (size_t r = 1; r < rows; r++) {
+		full[r - 1] = t->cells[r * t->ncols + e];
+	}
+	tc_cxxname_distinct(full, rows - 1, shown);
+	for (size_t r = 1; r < rows; r++) {
+		cells[r * t->ncols + e] = shown[r - 1];
+	}
+	free(shown);
+	free(full);
+	return cells;
+}
+
+void tc_table_print(const struct tc_table *t, FILE *f, const char *indent) {
+	char **cells = short_cells(t);
+	if (cells) {
+		struct tc_table view = *t;
+		view.cells = cells;
+		print(&view, f, indent);
+		for (size_t r = 1; r < t->n / t->ncols; r++) {
+			free(cells[r * t->ncols + t->elastic - 1]);
+		}
+		free(cells);
+		return;
+	}
+	print(t, f, indent);
 }
 
 void tc_table_finish(struct tc_table *t) {

@@ -7,6 +7,10 @@ char *tc_fmt_dur(char *buf, int64_t ps) {
 	static const char *const unit[] = { "ns", "us", "ms", "s" };
 	double v = (double)ps;
 	double a = v < 0 ? -v : v;
+	if (ps == 0) {
+		snprintf(buf, TC_FMT_LEN, "0"); /* nothing, in any unit: no "0 ps" */
+		return buf;
+	}
 	if (a < 1e3) {
 		snprintf(buf, TC_FMT_LEN, "%" PRId64 " ps", ps);
 		return buf;

@@ -14,7 +14,7 @@
 
 #define TC_FMT_LEN 64
 
-/* Duration with an adaptive unit: "812 ps", "3.250 us", "12.041 ms", "1.500 s". */
+/* Duration with an adaptive unit: "812 ps", "3.250 us", "12.041 ms", "1.500 s"; "0". */
 char *tc_fmt_dur(char *buf, int64_t ps);
 /* Bytes in binary units: "512 B", "1.50 KiB", "3.20 GiB". */
 char *tc_fmt_bytes(char *buf, double bytes);

@@ -117,7 +117,9 @@ char *tc_text_elide_around(const char *s, size_t max, size_t at) {
 	if (w <= max || max < 24) {
 		return tc_text_elide(s, max);
 	}
-	size_t tail = max / 4, head = max / 4;
+	/* The head names the kernel ("cudnn::bn_fw..."): it gets more than the
+	 * tail, which is mostly closing template arguments. */
+	size_t tail = max / 6, head = max / 3;
 	if (at + 4 <= max - 3 - tail) {
 		return cut(s, n, w, max - 3 - tail, 0, 0, tail); /* a long head shows it */
 	}

@@ -19,6 +19,9 @@
 struct tc_termout {
 	size_t width; /* columns a line may take; 0 = no limit */
 	bool color;
+	/* Kernel signatures shortened in text (util/cxxname.h): on for text
+	 * reports, terminal or not, off under --wide and in the unit tests. */
+	bool short_names;
 };
 
 extern struct tc_termout tc_g_termout;

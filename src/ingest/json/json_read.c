@@ -198,6 +198,9 @@ static bool check_end(struct reader *r) {
 	 * is what an interrupted writer leaves; accept it like catapult. */
 	if (between_events || top_level) {
 		tc_model_warn(r->m, 1, "json: input ends without closing brackets; read up to the last complete event");
+		if (r->source < r->m->n_sources) {
+			r->m->sources[r->source].truncated = true;
+		}
 		return true;
 	}
 	const char *where = "a value";
