@@ -1,3 +1,8 @@
+/*
+ * tracectl's entry point: the command table, top-level help, --help-man
+ * and --version, dispatch to a command, and removal of partial output
+ * when a signal ends the run.
+ */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * Check suite for the analysis passes: unions and intervals, usage, markers,
+ * steps and the breakdown, on small models built in the test.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"

@@ -1,3 +1,7 @@
+/*
+ * Check suite for budgets (analysis/budget.c): metric names, values and
+ * their units, budget files, and measuring and judging limits.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Check suite for op classification: the name table, categories, host
+ * flags, the same ops across formats, and category shares on real traces.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Check suite for the CLI layer: option tables (unique, all in --help,
+ * parsed as declared) and the threads a command starts.
+ */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

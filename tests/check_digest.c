@@ -1,3 +1,7 @@
+/*
+ * Check suite for digests: duration sketches, merge order and grouping,
+ * collective tables, and what a digest read from a file may hold.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Check suite for export: the cutting rules (window, steps, devices, top
+ * ops) and the Chrome and Perfetto writers on small models.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

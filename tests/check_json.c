@@ -1,3 +1,7 @@
+/*
+ * Check suite for the JSON trace reader: the tokeniser, Chrome/Kineto/JAX
+ * events, the threaded read, and real traces read both ways.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Check suite for the model: interning, ops, args, tracks, finalizing,
+ * merging and subsetting, on models built in the test.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

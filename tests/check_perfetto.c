@@ -1,3 +1,7 @@
+/*
+ * Check suite for the Perfetto reader: packets, interning, clocks, tracks,
+ * flows and counters, on fixtures and real traces.
+ */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,7 @@
+/*
+ * Check suite for the report writer: the utilisation timeline's bins, and
+ * markup escaping of names and hostile bytes.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

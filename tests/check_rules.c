@@ -1,3 +1,7 @@
+/*
+ * Check suite for the bottleneck rules: each fires where its evidence is
+ * and stays silent below its threshold.
+ */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

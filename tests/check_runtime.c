@@ -1,3 +1,7 @@
+/*
+ * Check suite for framework and runtime detection and the advice chosen
+ * for them.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>

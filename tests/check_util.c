@@ -1,3 +1,7 @@
+/*
+ * Check suite for util/: arena, strings, numbers and units, terminal text,
+ * tables, short names, UTF-8, the protobuf wire reader and inflating.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,8 @@
+/*
+ * Helpers for the Check suites: paths to fixtures and real traces, loading
+ * models, temporary files, and running one part (fixtures or traces) of a
+ * suite, a skip when the traces folder is absent.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

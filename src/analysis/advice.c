@@ -1,3 +1,7 @@
+/*
+ * The advice table: what a finding suggests for each topic, chosen by the
+ * trace's framework and runtime, with a generic row for every topic.
+ */
 #include <stddef.h>
 #include "analysis/analyze.h"
 

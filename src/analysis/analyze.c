@@ -1,3 +1,8 @@
+/*
+ * tc_analyze: runs the passes a command asks for over a finalized model,
+ * some on a side thread; also the threshold table and the parsing of
+ * --threshold, --step-marker and --steps into the analysis options.
+ */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>

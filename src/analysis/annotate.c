@@ -1,3 +1,7 @@
+/*
+ * Marks for `export --annotate`: step windows, finding windows and
+ * per-step counters built from the bottleneck analysis.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include "analysis/analyze.h"

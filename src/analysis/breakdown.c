@@ -1,3 +1,8 @@
+/*
+ * The breakdown pass: each step's time on the breakdown device split into
+ * disjoint categories claimed in priority order (idle for the rest), and
+ * the copy and host-device transfer statistics per step.
+ */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

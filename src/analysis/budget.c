@@ -1,3 +1,8 @@
+/*
+ * Performance budgets for `tracectl check`: parsing metrics, limits and
+ * budget files, measuring each metric from an analysis, and judging each
+ * rank's values against the limits.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,8 @@
+/*
+ * The diff itself: two side summaries compared row by row, ops matched by
+ * normalised name, and the --fail-on-regression gate. Reads only the
+ * sides, never a model.
+ */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

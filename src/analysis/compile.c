@@ -1,3 +1,4 @@
+/* The compile pass: time under compilation and the modules recompiled. */
 #include <stdlib.h>
 #include "analysis/intervals.h"
 #include "analysis/passes.h"

@@ -1,3 +1,8 @@
+/*
+ * Cutting a model down for `export`: rules (window, steps, devices, minimum
+ * duration, top ops, event cap) that narrow a selection, keeping or
+ * dropping whole events and counting what each rule dropped.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * Device lookup: --device NAME matching, device labels, the busiest device,
+ * and each device's peak FLOP/s and memory bandwidth for the roofline.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

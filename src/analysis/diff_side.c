@@ -1,3 +1,7 @@
+/*
+ * One side of `tracectl diff`, summarised from the analysis of its model
+ * as sums over its counted steps; it keeps copies, so the model can go.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

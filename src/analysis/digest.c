@@ -1,3 +1,7 @@
+/*
+ * A rank's digest built from its model: the default analysis, and what the
+ * commands that read digests print from it, kept as sums.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

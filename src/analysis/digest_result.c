@@ -1,3 +1,7 @@
+/*
+ * A rank's analysis and summary packed into its digest (Rank.result) and
+ * unpacked again, so summarize and bottlenecks print the same from both.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/digest.h"

@@ -1,3 +1,7 @@
+/*
+ * Digests read back for the commands: a skeleton model for names, and the
+ * op table, steps, check metrics and diff side rebuilt from a rank's sums.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,8 @@
+/*
+ * What the launch/host, input and sync findings cite: the host calls,
+ * allocator calls and sync calls behind a device's time in the counted
+ * steps. rules.c turns them into text.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/host_evidence.h"

@@ -1,3 +1,8 @@
+/*
+ * Interval unions over a finalized model's tracks (plain, per op kind, run
+ * lists and gaps): the base of every busy, idle, overlap and breakdown
+ * figure.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"

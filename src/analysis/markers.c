@@ -1,3 +1,8 @@
+/*
+ * The built-in step markers (op kind TC_OP_STEP), gathered per track in one
+ * pass and merged across chosen tracks in time order, for the steps pass
+ * and the summary.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/markers.h"

@@ -1,3 +1,4 @@
+/* The memory pass: each device's peak allocated and reserved memory. */
 #include "analysis/passes.h"
 #include "util/xalloc.h"
 

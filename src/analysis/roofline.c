@@ -1,3 +1,8 @@
+/*
+ * The op table pass: op statistics with roofline classes (memory- or
+ * compute-bound against the device's ridge point), and the track filters
+ * they are gathered over.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/passes.h"

@@ -1,3 +1,8 @@
+/*
+ * The bottleneck rules: each compares one measured figure with its
+ * thresholds and adds at most one finding with the numbers and a
+ * suggestion; also the rules a multi-rank job judges across its ranks.
+ */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>

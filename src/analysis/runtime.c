@@ -1,3 +1,7 @@
+/*
+ * Framework and runtime detection from names only (op table, tracks,
+ * devices, device metadata), never from a pass over the events.
+ */
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>

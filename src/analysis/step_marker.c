@@ -1,3 +1,7 @@
+/*
+ * --step-marker REGEX: checking the pattern, and finding the events it
+ * marks as steps, on the device chosen as for the built-in markers.
+ */
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>

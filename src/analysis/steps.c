@@ -1,3 +1,8 @@
+/*
+ * The steps pass: steps from explicit markers, else inferred from repeated
+ * top-level work, else one step spanning the trace; and step lookup by
+ * time.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/markers.h"

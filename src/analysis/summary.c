@@ -1,3 +1,7 @@
+/*
+ * The summary pass behind `summarize`: span, per-device busy time, op
+ * statistics by total time and explicit steps.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"

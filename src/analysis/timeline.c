@@ -1,3 +1,7 @@
+/*
+ * Drawing data for `tracectl report`: device busy time and memory counters
+ * in fixed time bins, for one model or for a job's ranks on one clock.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/intervals.h"

@@ -1,3 +1,8 @@
+/*
+ * The usage pass: per device and stream busy, compute and communication
+ * time and their overlap, idle time and its causes, launch delays and
+ * short kernels.
+ */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>

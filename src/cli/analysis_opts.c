@@ -1,3 +1,8 @@
+/*
+ * The analysis option group (--steps, --device, thresholds, ...) and its
+ * parsing, loading an analysis command's traces, and shared helpers for
+ * writing a report and parsing counts.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>

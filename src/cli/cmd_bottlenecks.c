@@ -1,3 +1,7 @@
+/*
+ * `tracectl bottlenecks`: ranked findings with the step-time breakdown,
+ * from a trace, a digest or several ranks; --fail-on sets the exit code.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"

@@ -1,3 +1,7 @@
+/*
+ * `tracectl check`: budget metrics measured on each rank and judged
+ * against limits, as a table, JSON or JUnit XML; --list prints the metrics.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"

@@ -1,3 +1,7 @@
+/*
+ * `tracectl diff`: what changed between two runs (traces, folders or
+ * digests), and the --fail-on-regression gate on one metric.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

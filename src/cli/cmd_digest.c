@@ -1,3 +1,7 @@
+/*
+ * `tracectl digest` and `tracectl merge`, and loading digests for the
+ * other commands that read them.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/digest.h"

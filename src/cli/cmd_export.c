@@ -1,3 +1,8 @@
+/*
+ * `tracectl export`: traces rewritten as Chrome JSON or native Perfetto,
+ * cut by --steps, --window, --device and the other rules, optionally
+ * gzipped and annotated with the findings.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

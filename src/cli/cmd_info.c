@@ -1,3 +1,4 @@
+/* `tracectl info`: the raw structure of a trace, for debugging a file. */
 #include "cli/cli.h"
 #include "output/summary_write.h"
 

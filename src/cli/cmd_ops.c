@@ -1,3 +1,4 @@
+/* `tracectl ops`: op statistics with roofline classes, grouped by --by. */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"

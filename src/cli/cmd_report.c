@@ -1,3 +1,7 @@
+/*
+ * `tracectl report`: analyses the inputs (two runs with --diff) and writes
+ * one self-contained HTML page.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"

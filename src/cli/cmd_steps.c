@@ -1,3 +1,4 @@
+/* `tracectl steps`: one row per step with its step-time breakdown. */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"

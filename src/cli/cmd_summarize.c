@@ -1,3 +1,7 @@
+/*
+ * `tracectl summarize`: what ran where and for how long (inputs, devices,
+ * top ops, steps), from a trace, a digest or several ranks.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"

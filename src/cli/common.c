@@ -1,3 +1,7 @@
+/*
+ * What the commands share: the input and output option groups, reading
+ * the inputs, opening and committing the output, and printing errors.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

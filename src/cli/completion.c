@@ -1,3 +1,7 @@
+/*
+ * `tracectl completion bash|zsh|fish`: shell completion scripts generated
+ * from the command and option tables.
+ */
 #include <string.h>
 #include "cli/cli.h"
 

@@ -1,3 +1,8 @@
+/*
+ * Inputs of two or more ranks: each trace file read and analysed alone
+ * into a digest rank, two at a time, joined with the ranks of digests
+ * into one job whose analysis is composed from theirs.
+ */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Option tables at work: parsing with getopt_long, --help text, man page
+ * option lists and usage errors, all generated from each command's table.
+ */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

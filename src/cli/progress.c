@@ -1,3 +1,7 @@
+/*
+ * The "reading X of Y" progress line on stderr, drawn by a thread while
+ * inputs are read; only on a terminal and only for slow reads.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>

@@ -1,3 +1,7 @@
+/*
+ * Reading digest files: detection by content ("TCDIGEST"), then unpacking,
+ * compressed or not, whole or with the ranks kept packed for merge.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>

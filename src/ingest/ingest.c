@@ -1,3 +1,7 @@
+/*
+ * Reading inputs into a model: format detection by content, the reader
+ * table, folder expansion, and several files read on parallel threads.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>

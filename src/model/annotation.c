@@ -1,3 +1,7 @@
+/*
+ * Annotations an analysis lays over a trace for viewing: named windows on
+ * tracks of their own and counter series, all kept in one arena.
+ */
 #include <string.h>
 #include <stdlib.h>
 #include "model/annotation.h"

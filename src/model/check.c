@@ -1,3 +1,7 @@
+/*
+ * Check results as plain data: the metric catalogue (names, units,
+ * descriptions), verdict names, and freeing a check.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * Op classification for every reader: op kind, step number and canonical
+ * category from an op's name and category. Pure: no model, no allocation.
+ */
 #include <string.h>
 #include "model/classify.h"
 #include "util/ascii.h"

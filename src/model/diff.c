@@ -1,3 +1,4 @@
+/* Diff data: freeing sides and diffs, and the names of the diff's enums. */
 #include <stdlib.h>
 #include "model/diff.h"
 

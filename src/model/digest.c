@@ -1,3 +1,7 @@
+/*
+ * The digest message in memory: arena allocation, duration sketches,
+ * canonical rank order, validation, and merges that do not depend on order.
+ */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>

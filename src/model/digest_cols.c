@@ -1,3 +1,7 @@
+/*
+ * The compact column form of a digest's steps (StepCols), and its
+ * expansion back into Step and SumStep messages; an encoding only.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

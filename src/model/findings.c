@@ -1,3 +1,7 @@
+/*
+ * Analysis results as plain data: freeing them, the names of their enums
+ * (severity, categories, frameworks, runtimes) and a finding's top ops.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "model/findings.h"

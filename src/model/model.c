@@ -1,3 +1,8 @@
+/*
+ * The trace model's core: creating and destroying it, adding sources,
+ * hosts, devices, tracks, ops, events, counters, flows and warnings, and
+ * the lookups the readers and passes use.
+ */
 #include <assert.h>
 #include <math.h>
 #include <pthread.h>

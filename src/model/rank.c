@@ -1,3 +1,7 @@
+/*
+ * Rank identity: each host's rank from the trace, host or file names, or
+ * file order, and the rank labels and counts the writers use.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

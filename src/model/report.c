@@ -1,3 +1,4 @@
+/* Summary results as plain data: freeing them and totalling the steps. */
 #include <stdlib.h>
 #include <string.h>
 #include "model/report.h"

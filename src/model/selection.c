@@ -1,3 +1,7 @@
+/*
+ * An export's selection: per-event keep bits, the device filter, and the
+ * notes that record how many events each cutting rule dropped.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

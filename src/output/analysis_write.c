@@ -1,3 +1,7 @@
+/*
+ * Text and JSON writers for steps, ops, bottlenecks and the analysis
+ * section of summarize; they only read the model and the results.
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * Writers for `tracectl check`: the metric list, the text table, JSON and
+ * JUnit XML, reading only the check results.
+ */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

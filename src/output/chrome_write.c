@@ -1,3 +1,7 @@
+/*
+ * The Chrome Trace Event JSON writer for `export`: a model's kept events,
+ * counters, flows and annotations, streamed in constant memory.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Text and JSON writers for `tracectl diff`, reading only the diff. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Writing a digest: its protobuf bytes, as one zstd frame when possible. */
 #include <stdlib.h>
 #include "output/digest_write.h"
 #include "util/xalloc.h"

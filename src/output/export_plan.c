@@ -1,3 +1,8 @@
+/*
+ * What both trace writers lay out before the events: the devices and
+ * tracks with kept events, each track's thread id, the kept counter
+ * samples, and each event's args.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

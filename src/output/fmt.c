@@ -1,3 +1,4 @@
+/* Exact decimal times for machine-readable output (us and absolute ns). */
 #include <inttypes.h>
 #include <stdio.h>
 #include "output/fmt.h"

@@ -1,3 +1,7 @@
+/*
+ * The `tracectl report` page: one self-contained HTML file with its
+ * sections and charts, and the summarize (and diff) JSON embedded.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

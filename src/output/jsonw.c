@@ -1,3 +1,4 @@
+/* A streaming JSON writer: commas by nesting, strings escaped to strict. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * The native Perfetto protobuf writer (`export --perfetto`): what the
+ * Chrome writer writes, as TracePackets streamed in constant memory.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

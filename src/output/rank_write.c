@@ -1,3 +1,7 @@
+/*
+ * Rank identity in the writers: a device's rank cell, label and JSON
+ * members, and the rank and collective tables of a multi-rank job.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

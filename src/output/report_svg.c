@@ -1,3 +1,7 @@
+/*
+ * The report's inline SVG charts: step times, utilisation over time, top
+ * ops, memory and the rank heatmap, each bounded in size.
+ */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

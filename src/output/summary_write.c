@@ -1,3 +1,4 @@
+/* Text and JSON writers for `tracectl summarize` and `tracectl info`. */
 #include <inttypes.h>
 #include <string.h>
 #include "model/rank.h"

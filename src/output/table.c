@@ -1,3 +1,7 @@
+/*
+ * Aligned text tables: terminal-escaped cells, right-aligned numbers, and
+ * fitting a width limit by shrinking one column or leaving some out.
+ */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* A bump allocator: many small allocations, all freed at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

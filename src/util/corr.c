@@ -1,3 +1,4 @@
+/* The correlation-id index linking runtime calls to the device work. */
 #include <string.h>
 #include "util/corr.h"
 #include "util/xalloc.h"

@@ -1,3 +1,4 @@
+/* Error values: setting code and message, adding path and offset. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,7 @@
+/*
+ * A gzip-compressing FILE for output: writers keep using stdio while a
+ * helper thread deflates what comes through a pipe, in constant memory.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/*
+ * Decompression: gzip, zlib and raw deflate (ISA-L or zlib) and zstd, as
+ * streams for input files and whole buffers for blocks inside a trace.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"

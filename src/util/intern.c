@@ -1,3 +1,4 @@
+/* String interning: dense uint32 ids for byte strings kept in an arena. */
 #include <stdlib.h>
 #include <string.h>
 #include "util/intern.h"

@@ -1,3 +1,4 @@
+/* Numbers for people: durations, bytes, rates, percentages and counts. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* tc_run_pair: fn on two threads at once, or both calls in turn on one. */
 #include <pthread.h>
 #include "util/pair.h"
 

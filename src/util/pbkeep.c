@@ -1,3 +1,7 @@
+/*
+ * A protobuf message copied with only chosen fields of chosen wire types,
+ * so that a message protobuf-c refused can be unpacked again.
+ */
 #include <string.h>
 #include "util/pbkeep.h"
 #include "util/pbwire.h"

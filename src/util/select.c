@@ -1,3 +1,4 @@
+/* Order statistics by selection: k-th smallest and percentiles, no sort. */
 #include "util/select.h"
 
 static void swap(int64_t *a, int64_t *b) {

@@ -1,3 +1,4 @@
+/* A growing byte string: growth, printf-style appends and freeing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "util/strbuf.h"

@@ -1,3 +1,7 @@
+/*
+ * Text for a terminal: names and paths from traces and command lines
+ * printed with control bytes and invalid UTF-8 escaped.
+ */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>

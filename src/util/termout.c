@@ -1,3 +1,7 @@
+/*
+ * Text reports on a terminal: its width, column counting, eliding and
+ * wrapping text, and colour styles.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>

@@ -1,3 +1,4 @@
+/* An open-addressing map from uint64 keys to uint32 values. */
 #include <stdlib.h>
 #include <string.h>
 #include "util/u64map.h"

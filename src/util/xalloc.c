@@ -1,3 +1,7 @@
+/*
+ * Allocation that exits on failure (TC_EXIT_LIMIT), allocator tuning,
+ * geometric array growth, and a merge sort for presorted runs.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

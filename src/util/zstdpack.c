@@ -1,3 +1,4 @@
+/* One buffer into one zstd frame that records its content size. */
 #include <stdlib.h>
 #include "config.h"
 #include "util/xalloc.h"

@@ -1,3 +1,7 @@
+/*
+ * Shared by the fuzz targets: small limits and a pass over everything
+ * downstream of ingest (analysis and every writer) into /dev/null.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
