@@ -307,7 +307,7 @@ size_t tc_cli_digests_dedupe(struct tc_cli_digests *in, size_t n) {
 
 void tc_cli_digests_warn_twice(struct tc_model *m, size_t twice) {
 	if (twice) {
-		tc_model_warn(m, twice, "the same rank was given more than once (same rank name in "
+		tc_model_warn_inputs(m, twice, "the same rank was given more than once (same rank name in "
 			"digests); read once");
 	}
 }

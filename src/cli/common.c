@@ -368,7 +368,18 @@ void tc_cli_model_done(struct tc_model *m) {
 }
 
 int tc_cli_strict(const struct tc_cli_common *c, const struct tc_model *m) {
-	if (!c->strict || m->n_warnings == 0) {
+	if (!c->strict) {
+		/* What was read, every command says; the rest only the
+		 * commands that list warnings. */
+		for (size_t i = 0; i < m->n_warnings; i++) {
+			if (m->warnings[i].inputs) {
+				tc_term_fprintf(stderr, "tracectl: warning: %s\n",
+					tc_model_str(m, m->warnings[i].msg));
+			}
+		}
+		return TC_EXIT_OK;
+	}
+	if (m->n_warnings == 0) {
 		return TC_EXIT_OK;
 	}
 	for (size_t i = 0; i < m->n_warnings; i++) {

@@ -386,11 +386,11 @@ static bool list_inputs(struct walk *w, const char *const *paths, size_t n,
 		list_push(w->out, tc_xstrdup(paths[i]));
 	}
 	if (w->dup_files) {
-		tc_model_warn(w->warn_to, w->dup_files,
+		tc_model_warn_inputs(w->warn_to, w->dup_files,
 			"the same file was given or found more than once (same device and inode); read once");
 	}
 	if (w->dup_dirs) {
-		tc_model_warn(w->warn_to, w->dup_dirs,
+		tc_model_warn_inputs(w->warn_to, w->dup_dirs,
 			"skipped a folder reached again through a link (a loop or a second name); walked once");
 	}
 	if (w->too_deep) {

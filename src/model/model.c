@@ -474,31 +474,46 @@ void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
 	};
 }
 
-void tc_model_warn_add(struct tc_model *m, uint32_t msg, uint64_t count) {
+void tc_model_warn_add(struct tc_model *m, uint32_t msg, uint64_t count, bool inputs) {
 	for (size_t i = 0; i < m->n_warnings; i++) {
 		if (m->warnings[i].msg == msg) {
 			m->warnings[i].count += count;
+			m->warnings[i].inputs |= inputs;
 			return;
 		}
 	}
 	TC_GROW(m->warnings, m->cap_warnings, m->n_warnings + 1);
-	m->warnings[m->n_warnings++] = (struct tc_warning){ .msg = msg, .count = count };
+	m->warnings[m->n_warnings++] =
+		(struct tc_warning){ .msg = msg, .count = count, .inputs = inputs };
+}
+
+static void warn_v(struct tc_model *m, uint64_t count, bool inputs, const char *fmt,
+		va_list ap) {
+	char buf[1024];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	tc_model_warn_add(m, tc_model_intern(m, buf), count ? count : 1, inputs);
 }
 
 void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...) {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	warn_v(m, count, false, fmt, ap);
 	va_end(ap);
-	tc_model_warn_add(m, tc_model_intern(m, buf), count ? count : 1);
+}
+
+void tc_model_warn_inputs(struct tc_model *m, uint64_t count, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	warn_v(m, count, true, fmt, ap);
+	va_end(ap);
 }
 
 void tc_model_warn_from(struct tc_model *dst, const struct tc_model *src) {
 	for (size_t i = 0; i < src->n_warnings; i++) {
 		uint32_t msg = src->warnings[i].msg;
 		tc_model_warn_add(dst, tc_model_intern_n(dst, tc_model_str(src, msg),
-			tc_intern_len(&src->strings, msg)), src->warnings[i].count);
+			tc_intern_len(&src->strings, msg)), src->warnings[i].count,
+			src->warnings[i].inputs);
 	}
 }
 

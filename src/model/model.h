@@ -230,6 +230,7 @@ struct tc_flow {
 
 struct tc_warning {
 	uint32_t msg;
+	bool inputs; /* about which inputs were read: every command says it */
 	uint64_t count;
 };
 
@@ -468,6 +469,10 @@ void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
 
 /* Record a warning; identical messages are counted, not repeated. */
 void tc_model_warn(struct tc_model *m, uint64_t count, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A warning about the inputs themselves (a file or a rank given twice):
+ * every command repeats it on stderr, not only those that list warnings. */
+void tc_model_warn_inputs(struct tc_model *m, uint64_t count, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Add src's warnings, with their counts, to dst's (merges and per-rank
  * reads that keep one model's warnings for the job). */

@@ -17,7 +17,7 @@ void tc_model_events_reserve(struct tc_events *e, size_t need);
 void tc_model_op_rehash(struct tc_model *m, size_t nslots);
 /* Brings back the track column that finalize drops. */
 void tc_model_restore_track_column(struct tc_model *m);
-void tc_model_warn_add(struct tc_model *m, uint32_t msg, uint64_t count);
+void tc_model_warn_add(struct tc_model *m, uint32_t msg, uint64_t count, bool inputs);
 
 /* model_args.c */
 /* Ends the open arg list, if any. */
