@@ -1124,6 +1124,17 @@ START_TEST(ranks_assigned) {
 	char buf[64];
 	tc_model_device_label(m, 3, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "rank 2: GPU 0");
+	/* A world_size of 2^31 - 1 (it is input) is counted by gaps, at once. */
+	struct tc_model *big = tc_model_create();
+	add_rank_host(big, "/r/rank3.json", "a", 10);
+	add_rank_host(big, "/r/rank0.json", "b", 11);
+	big->hosts[0].world_size = INT32_MAX;
+	tc_model_assign_ranks(big);
+	ck_assert_uint_eq(big->n_warnings, 1);
+	ck_assert_str_eq(tc_model_str(big, big->warnings[0].msg), "world_size is 2147483647 but 2 "
+		"ranks were read: missing ranks 1, 2, 4, 5, 6, 7, 8, 9, ...; collectives are matched "
+		"over the ranks read");
+	tc_model_destroy(big);
 	tc_model_finalize(m);
 	uint8_t keep[5] = { 0, 0, 1, 0, 0 };
 	struct tc_model *s = tc_model_subset(m, keep);

@@ -81,20 +81,24 @@ static void warn_missing(struct tc_model *m, int32_t *sorted, size_t n) {
 	if (world <= 0 || n < 2) {
 		return;
 	}
+	/* By the gaps between the ranks read, never rank by rank: a
+	 * world_size is input and may be 2^31 - 1. */
 	char list[256] = "";
-	size_t len = 0, missing = 0, k = 0;
-	for (int32_t r = 0; r < world; r++) {
-		while (k < n && sorted[k] < r) {
-			k++;
-		}
-		if (k < n && sorted[k] == r) {
-			continue;
-		}
-		if (missing++ < 8 && len < sizeof(list) - 16) {
+	size_t len = 0, listed = 0, present = 0;
+	int32_t next = 0; /* lowest rank not yet seen or listed past */
+	for (size_t k = 0; k <= n; k++) {
+		int32_t upto = k < n && sorted[k] < world ? sorted[k] : world;
+		for (int32_t r = next; r < upto && listed < 8; r++) {
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
-				missing > 1 ? ", " : "", r);
+				listed++ ? ", " : "", r);
 		}
+		if (upto == world) {
+			break;
+		}
+		present++;
+		next = sorted[k] + 1;
 	}
+	size_t missing = (size_t)world - present;
 	if (missing) {
 		tc_model_warn(m, 1, "world_size is %d but %zu ranks were read: missing rank%s %s%s; "
 			"collectives are matched over the ranks read", world, n, missing > 1 ? "s" : "",

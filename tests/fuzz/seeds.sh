@@ -83,4 +83,9 @@ for f in $files; do
 		seed "$f"
 	fi
 done
+# Inputs that once crashed or hung the target stay among its seeds, so the
+# replay test runs them in every build.
+if [ -d "$root/tests/fuzz/regress/$target" ]; then
+	cp "$root/tests/fuzz/regress/$target"/* "$corpus/"
+fi
 echo "$dict"
