@@ -7,6 +7,7 @@
 #include <string.h>
 #include "analysis/passes.h"
 #include "analysis/summary.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 /*
@@ -42,8 +43,8 @@ static struct tc_op_row row_from(const struct tc_op_summary *s) {
 
 static void row_add(struct tc_op_row *r, const struct tc_op_summary *s) {
 	r->count += s->count;
-	r->total_ps += s->total_ps;
-	r->self_ps += s->self_ps;
+	r->total_ps = tc_sat_add(r->total_ps, s->total_ps);
+	r->self_ps = tc_sat_add(r->self_ps, s->self_ps);
 	r->min_ps = s->min_ps < r->min_ps ? s->min_ps : r->min_ps;
 	r->max_ps = s->max_ps > r->max_ps ? s->max_ps : r->max_ps;
 	if (s->flops >= 0) {
@@ -202,8 +203,9 @@ void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
 	}
 	if (by_self) {
 		denom = 0;
+		/* saturated: rows rebuilt from a digest carry its figures */
 		for (size_t i = 0; i < n; i++) {
-			denom += s[i].self_ps;
+			denom = tc_sat_add(denom, s[i].self_ps);
 		}
 	}
 	t->busy_ps = denom;
