@@ -397,20 +397,27 @@ START_TEST(coll_table_pack) {
 }
 END_TEST
 
+/* d holds rank 0 of the DDP fixture, valid as written; it is returned. */
+static Tracectl__Rank *valid_rank(struct tc_digest *d) {
+	const char *path = tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz");
+	struct tc_model *m = tc_test_load(path);
+	tc_digest_init(d);
+	tc_digest_add_rank(d, m, path);
+	tc_model_destroy(m);
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_digest_rank_valid(d->msg->ranks[0], &err));
+	return d->msg->ranks[0];
+}
+
 /* A rank read from a file that names a device, track, counter, string or
  * kind it does not hold is refused before any command indexes by it (a
  * two-rank digest mutated at random crashed the writers before). */
 START_TEST(rank_indexes_checked) {
-	const char *path = tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz");
-	struct tc_model *m = tc_test_load(path);
 	struct tc_digest d;
-	tc_digest_init(&d);
-	tc_digest_add_rank(&d, m, path);
-	tc_model_destroy(m);
-	Tracectl__Rank *r = d.msg->ranks[0];
+	Tracectl__Rank *r = valid_rank(&d);
 	struct tc_error err;
 	tc_error_init(&err);
-	ck_assert(tc_digest_rank_valid(r, &err));
 	ck_assert_ptr_nonnull(r->result);
 	ck_assert_uint_gt(r->result->n_sum_devices, 0);
 	uint32_t dev = r->result->sum_devices[0]->device;
@@ -444,16 +451,10 @@ END_TEST
  * another rank's bytes, or any memory, from the job's temporary file;
  * INT64_MAX clocks printed a negative span). */
 START_TEST(rank_memory_only_and_times_refused) {
-	const char *path = tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz");
-	struct tc_model *m = tc_test_load(path);
 	struct tc_digest d;
-	tc_digest_init(&d);
-	tc_digest_add_rank(&d, m, path);
-	tc_model_destroy(m);
-	Tracectl__Rank *r = d.msg->ranks[0];
+	Tracectl__Rank *r = valid_rank(&d);
 	struct tc_error err;
 	tc_error_init(&err);
-	ck_assert(tc_digest_rank_valid(r, &err));
 	r->aside_len = 1000;
 	ck_assert(!tc_digest_rank_valid(r, &err));
 	ck_assert_str_eq(err.msg, "malformed digest: rank 'rank 0': holds aside_at and "
