@@ -14,7 +14,7 @@
 #include "analysis/step_marker.h"
 
 /*
- * Defaults and where they come from (see analysis.md §8 and docs/analysis.md).
+ * Defaults and where they come from (docs/analysis.md lists them).
  * XP = XProf, TBP = PyTorch TensorBoard plugin, TL = TraceLens, NSYS = Nsight
  * Systems, HTA = Holistic Trace Analysis.
  */

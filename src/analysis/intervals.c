@@ -553,8 +553,8 @@ static size_t track_lower_bound(const struct tc_model *m, uint32_t t, int64_t ti
 
 /* Up to this many tracks, union_per_kind_few merges their events by
  * start as it reads them; with more, picking the lowest cursor per event
- * costs more than unions per track merged (lean's 4 host threads: 15 ->
- * 12 ms a half; the Perfetto bench's 8, finely interleaved: 2.5x slower). */
+ * costs more than unions per track merged (bench/README, tried and
+ * dropped). */
 #define UNION_CURSORS 4
 
 /*

@@ -221,9 +221,9 @@ uint32_t tc_model_op(struct tc_model *m, uint32_t name, uint32_t category,
 
 /* Every PREFAULT_EVENTS events, hint each column's stretch after the next:
  * 1-2 MiB of all columns ahead of the writer. The pages the helper zeroes
- * are still in the shared L3 when the reader writes them; 4-8 MiB ahead
- * (1 << 17) they had left it more often (Perfetto read 2-8 % slower);
- * nearer (1 << 13, 1 << 14) the reader catches up with the helper. */
+ * are still in the shared L3 when the reader writes them; further ahead
+ * they had left it more often, nearer the reader catches up with the
+ * helper (bench/README, tried and dropped). */
 #define PREFAULT_EVENTS ((size_t)1 << 15)
 
 static void prefault_events(struct tc_events *e, size_t i) {

@@ -81,9 +81,8 @@ static size_t insert_sorted(struct sort_rec *v, size_t n, size_t budget) {
 /*
  * Sort one track's records, comparisons in line: insertion while that is
  * cheap, else a natural merge sort whose runs shorter than SORT_MINRUN are
- * extended by insertion, O(n log(n / runs)). Not tc_sort_runs: with its
- * comparison callback, a 1 M-event track took 1.4-1.7x as long to
- * finalize (reversed 83 -> 101-140 ms, shuffled 146 -> 211-223 ms).
+ * extended by insertion, O(n log(n / runs)). Not tc_sort_runs: its
+ * comparison callback is slower per record (bench/README, tried and dropped).
  */
 static void sort_recs(struct sort_rec *v, size_t n) {
 	if (insert_sorted(v, n, 8 * n + 4096) >= n) {

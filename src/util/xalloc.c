@@ -23,8 +23,8 @@ void tc_malloc_tune(void) {
 #ifdef M_MMAP_THRESHOLD
 	/* Keep big arrays (columns, sort scratch) in their own mappings, given
 	 * back when freed. glibc otherwise raises the threshold after the first
-	 * big free and serves later ones from a heap that does not shrink:
-	 * 27 % more peak memory on a 400 MB Kineto trace. */
+	 * big free and serves later ones from a heap that does not shrink
+	 * (a quarter more peak memory, bench/README). */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
 }

@@ -36,9 +36,8 @@ static void pp_publish(struct ppipe *pp, bool last) {
 /* Plain stores: a block is written one ring (8 MiB) after the model half
  * read it, long out of that core's L2, so taking its lines back is cheap.
  * Records streamed past the cache (non-temporal stores) made the model
- * half fetch each from memory: reads 2-8 % slower. A ring that fits in L2
- * is the case for streaming: a 1 MiB ring measured 1.57 s against 1.37 s
- * (bench/README, tried and dropped). */
+ * half fetch each from memory. A ring that fits in L2 is the case for
+ * streaming, and it was slower too (bench/README, tried and dropped). */
 static void pp_push(struct ppipe *pp, const struct prec *r) {
 	pp->blk[(pp->produced % PP_BLOCKS) * pp->recs + pp->n++] = *r;
 	if (pp->n == pp->recs) {
