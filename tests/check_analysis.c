@@ -213,7 +213,7 @@ START_TEST(kind_sums_grow) {
 		ck_assert(j < ks.cap);
 		ck_assert_uint_eq(ks.len[j], 3 * k);
 	}
-	tc_kind_sums_clear(&ks);
+	tc_kind_sums_reset(&ks);
 	ck_assert_uint_eq(ks.n, 0);
 	for (size_t j = 0; j < ks.cap; j++) {
 		ck_assert_uint_eq(ks.kinds[j], 0);

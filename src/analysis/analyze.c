@@ -278,7 +278,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_breakdown(m, o, &job.usage, early, a);
 	}
-	tc_usage_kinds_free(kinds, a->n_util);
+	tc_usage_kinds_destroy(kinds, a->n_util);
 	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_ranks(m, o, &a->ranks, a);
 	}

@@ -776,7 +776,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		struct tc_kind_sums ks = { 0 };
 		for (size_t i = 0; i <= a->n_steps; i++) {
 			const struct tc_step *s = i < a->n_steps ? &a->steps[i] : NULL;
-			tc_kind_sums_clear(&ks);
+			tc_kind_sums_reset(&ks);
 			tc_runs_scan_sum_to(&sc, s ? s->start_ps : INT64_MAX, &ks);
 			tc_usage_add_kind_sums(util, &ks);
 			if (!s) {
@@ -786,7 +786,7 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 			int64_t *cat = e->cat[k] + i * TC_BD_COUNT;
 			uint64_t others;
 			if (attr_step_const(&x, s, &others)) {
-				tc_kind_sums_clear(&ks);
+				tc_kind_sums_reset(&ks);
 				tc_runs_scan_sum_to(&sc, s->start_ps + s->dur_ps, &ks);
 				attr_sums_alone(&x, &ks, others, s->start_ps, s->start_ps + s->dur_ps,
 					cat, &e->busy[k][i], util);

@@ -294,7 +294,7 @@ static inline __attribute__((always_inline)) void runs_emit(struct tc_ivals *v, 
 	v->n = n + 1;
 }
 
-void tc_kind_sums_clear(struct tc_kind_sums *s) {
+void tc_kind_sums_reset(struct tc_kind_sums *s) {
 	if (s->n) {
 		memset(s->kinds, 0, s->cap * sizeof(*s->kinds));
 		memset(s->len, 0, s->cap * sizeof(*s->len));

@@ -135,7 +135,7 @@ struct tc_kind_sums {
 	uint64_t *len;
 	size_t cap, n;   /* cap: a power of two, over twice n */
 };
-void tc_kind_sums_clear(struct tc_kind_sums *s);
+void tc_kind_sums_reset(struct tc_kind_sums *s);
 void tc_kind_sums_finish(struct tc_kind_sums *s);
 /* The table's rare part: room for one more kinds. */
 void tc_kind_sums_grow(struct tc_kind_sums *s);

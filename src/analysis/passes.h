@@ -120,14 +120,14 @@ void tc_op_sums_finish(struct tc_op_sums *s);
 
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util
- * run lists, malloc'd; free with tc_usage_kinds_free). each, if not NULL,
+ * run lists, malloc'd; free with tc_usage_kinds_destroy). each, if not NULL,
  * reads every device's runs in their place (with ctx). With op_sums, the
  * walk also sums each op's events there (struct tc_op_sums). */
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_device_util **util, size_t *n_util,
 	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds,
 	tc_usage_each_fn each, void *ctx, struct tc_op_sums *op_sums);
-void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util);
+void tc_usage_kinds_destroy(struct tc_ivals *kinds, size_t n_util);
 
 /* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
  * steps_inferred, steps_device and the window and trimmed times. Without

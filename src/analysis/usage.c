@@ -581,7 +581,7 @@ void tc_op_sums_finish(struct tc_op_sums *s) {
 	memset(s, 0, sizeof(*s));
 }
 
-void tc_usage_kinds_free(struct tc_ivals *kinds, size_t n_util) {
+void tc_usage_kinds_destroy(struct tc_ivals *kinds, size_t n_util) {
 	for (size_t k = 0; kinds && k < n_util; k++) {
 		tc_ivals_finish(kinds + k);
 	}

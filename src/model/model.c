@@ -64,7 +64,7 @@ struct tc_model *tc_model_create(void) {
 	return m;
 }
 
-void tc_model_events_free(struct tc_events *e) {
+void tc_model_events_finish(struct tc_events *e) {
 	free(e->start);
 	free(e->dur);
 	free(e->op);
@@ -79,7 +79,7 @@ void tc_model_destroy(struct tc_model *m) {
 	if (!m) {
 		return;
 	}
-	tc_model_events_free(&m->ev);
+	tc_model_events_finish(&m->ev);
 	free(m->samples.ts);
 	free(m->samples.value);
 	free(m->samples.counter);

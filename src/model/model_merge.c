@@ -199,7 +199,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	dst->finalized = false;
 
 	/* Leave src empty but valid. */
-	tc_model_events_free(&src->ev);
+	tc_model_events_finish(&src->ev);
 	src->n_sources = src->n_hosts = src->n_devices = src->n_tracks = 0;
 	src->n_argb = 0;
 	src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;

@@ -12,7 +12,7 @@
 #include "model/model.h"
 
 /* model.c */
-void tc_model_events_free(struct tc_events *e);
+void tc_model_events_finish(struct tc_events *e);
 void tc_model_events_reserve(struct tc_events *e, size_t need);
 void tc_model_op_rehash(struct tc_model *m, size_t nslots);
 /* Brings back the track column that finalize drops. */
