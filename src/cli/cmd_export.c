@@ -351,6 +351,92 @@ static int write_output(const struct tc_cli_common *c, const struct export_opts 
 	return tc_cli_close_output(out);
 }
 
+/* Reads export's options into c and e. False when the command ends here
+ * (--help, or a usage error) with *code its exit status. */
+static bool parse_args(struct tc_cli_common *c, struct export_opts *e,
+		int argc, char **argv, int *code) {
+	int opt;
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, &tc_export_spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		if (tc_cli_common_opt(c, opt, arg, code)) {
+			if (*code) {
+				return false;
+			}
+			continue;
+		}
+		switch (opt) {
+		case OPT_CHROME:
+			e->chrome = true;
+			break;
+		case OPT_PERFETTO:
+			e->perfetto = true;
+			break;
+		case OPT_GZIP:
+			e->gzip = true;
+			break;
+		case OPT_STEPS:
+			e->steps = arg;
+			break;
+		case OPT_WINDOW:
+			e->window = arg;
+			break;
+		case OPT_DEVICE:
+			e->devices[e->n_devices++] = arg;
+			break;
+		case OPT_MIN_DUR:
+			e->min_dur = arg;
+			break;
+		case OPT_TOP_OPS:
+			e->top_ops = arg;
+			break;
+		case OPT_MAX_EVENTS:
+			e->max_events = arg;
+			break;
+		case OPT_ANNOTATE:
+			e->annotate = true;
+			break;
+		case TC_OPT_STEP_MARKER:
+			e->step_marker = arg;
+			break;
+		}
+	}
+	if (opt < 0) {
+		*code = p.code;
+		return false;
+	}
+	if ((*code = validate(e)) != TC_EXIT_OK) {
+		return false;
+	}
+	if (optind >= argc) {
+		*code = tc_cli_usage_error("export", "no TRACE given");
+		return false;
+	}
+	if (!c->output) {
+		*code = tc_cli_usage_error("export", "no output given (use -o FILE, or -o - for stdout)");
+		return false;
+	}
+	return true;
+}
+
+/* A Chrome file past what chrome://tracing opens gets a pointer to where it
+ * does open, or to the cuts that make it smaller. */
+static void note_viewer_limits(const struct tc_chrome_stats *st, uint64_t bytes) {
+	uint64_t events = st->slices + st->instants + st->samples + 2 * st->flows + st->marks;
+	if (events > VIEWER_EVENTS || bytes > VIEWER_BYTES) {
+		char a[TC_FMT_LEN], b[TC_FMT_LEN + 16] = "";
+		if (bytes) {
+			char z[TC_FMT_LEN];
+			snprintf(b, sizeof(b), " (%s of JSON)", tc_fmt_bytes(z, (double)bytes));
+		}
+		fprintf(stderr, "tracectl: note: wrote %s events%s; chrome://tracing "
+			"manages about 1.5 M events or 256 MiB: open it in ui.perfetto.dev, or cut "
+			"with --steps, --window, --device or --max-events\n",
+			tc_fmt_count(a, events), b);
+	}
+}
+
 int tc_cmd_export(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "export");
@@ -359,66 +445,8 @@ int tc_cmd_export(int argc, char **argv) {
 	c.ingest.known_args_only = false; /* it writes every arg */
 	struct export_opts e = { 0 };
 	e.devices = tc_xcalloc((size_t)argc, sizeof(*e.devices));
-	int code = TC_EXIT_OK, opt;
-	const char *arg;
-	struct tc_cli_parser p;
-	tc_cli_parser_init(&p, &tc_export_spec, argc, argv);
-	while ((opt = tc_cli_next(&p, &arg)) > 0) {
-		if (tc_cli_common_opt(&c, opt, arg, &code)) {
-			if (code) {
-				goto out;
-			}
-			continue;
-		}
-		switch (opt) {
-		case OPT_CHROME:
-			e.chrome = true;
-			break;
-		case OPT_PERFETTO:
-			e.perfetto = true;
-			break;
-		case OPT_GZIP:
-			e.gzip = true;
-			break;
-		case OPT_STEPS:
-			e.steps = arg;
-			break;
-		case OPT_WINDOW:
-			e.window = arg;
-			break;
-		case OPT_DEVICE:
-			e.devices[e.n_devices++] = arg;
-			break;
-		case OPT_MIN_DUR:
-			e.min_dur = arg;
-			break;
-		case OPT_TOP_OPS:
-			e.top_ops = arg;
-			break;
-		case OPT_MAX_EVENTS:
-			e.max_events = arg;
-			break;
-		case OPT_ANNOTATE:
-			e.annotate = true;
-			break;
-		case TC_OPT_STEP_MARKER:
-			e.step_marker = arg;
-			break;
-		}
-	}
-	if (opt < 0) {
-		code = p.code;
-		goto out;
-	}
-	if ((code = validate(&e)) != TC_EXIT_OK) {
-		goto out;
-	}
-	if (optind >= argc) {
-		code = tc_cli_usage_error("export", "no TRACE given");
-		goto out;
-	}
-	if (!c.output) {
-		code = tc_cli_usage_error("export", "no output given (use -o FILE, or -o - for stdout)");
+	int code = TC_EXIT_OK;
+	if (!parse_args(&c, &e, argc, argv, &code)) {
 		goto out;
 	}
 	/* Open (and check) the output first: refusing to overwrite an input
@@ -465,17 +493,8 @@ int tc_cmd_export(int argc, char **argv) {
 	if (e.annotate && ann.missing) {
 		fprintf(stderr, "tracectl: --annotate: %s\n", ann.missing);
 	}
-	uint64_t events = st.slices + st.instants + st.samples + 2 * st.flows + st.marks;
-	if (e.chrome && (events > VIEWER_EVENTS || bytes > VIEWER_BYTES)) {
-		char a[TC_FMT_LEN], b[TC_FMT_LEN + 16] = "";
-		if (bytes) {
-			char z[TC_FMT_LEN];
-			snprintf(b, sizeof(b), " (%s of JSON)", tc_fmt_bytes(z, (double)bytes));
-		}
-		fprintf(stderr, "tracectl: note: wrote %s events%s; chrome://tracing "
-			"manages about 1.5 M events or 256 MiB: open it in ui.perfetto.dev, or cut "
-			"with --steps, --window, --device or --max-events\n",
-			tc_fmt_count(a, events), b);
+	if (e.chrome) {
+		note_viewer_limits(&st, bytes);
 	}
 	code = tc_cli_strict(&c, m);
 out_model:
