@@ -136,13 +136,152 @@ static void put_str(FILE *f, const char *s, bool left, int width, int prec) {
  * arguments resolved into the spec, so the va_list is read with exactly the
  * types the format names.
  */
+/* One conversion of a printf format, as tc_term_vfprintf rebuilds it. */
+struct conv {
+	char spec[64]; /* the conversion for fprintf, width and precision resolved */
+	bool left;
+	int width, prec;
+	char conv;
+	char mod;      /* first length modifier character, 0 if none */
+	size_t mod_len;
+};
+
+/* Reads the conversion after a '%' at *pp (flags, width, precision, length,
+ * conversion), taking '*' arguments from ap. False for a format this
+ * function was not checked against. */
+static bool parse_conv(const char **pp, va_list *ap, struct conv *c) {
+	const char *p = *pp;
+	size_t k = 0;
+	c->spec[k++] = '%';
+	c->left = false;
+	while (*p && strchr("-+ #0", *p)) {
+		c->left |= *p == '-';
+		if (k < 8) {
+			c->spec[k++] = *p;
+		}
+		p++;
+	}
+	bool has_width = false;
+	c->width = 0;
+	c->prec = -1;
+	if (*p == '*') {
+		has_width = true;
+		c->width = va_arg(*ap, int);
+		if (c->width < 0) {
+			c->left = true;
+			c->width = c->width == INT_MIN ? INT_MAX : -c->width;
+		}
+		p++;
+	} else if (*p >= '1' && *p <= '9') {
+		has_width = true;
+		c->width = (int)strtol(p, (char **)&p, 10);
+	}
+	if (*p == '.') {
+		p++;
+		if (*p == '*') {
+			c->prec = va_arg(*ap, int);
+			p++;
+		} else {
+			c->prec = (int)strtol(p, (char **)&p, 10);
+			c->prec = c->prec < 0 ? 0 : c->prec;
+		}
+	}
+	if (has_width) {
+		if (c->left && k < 9) {
+			c->spec[k++] = '-';
+		}
+		k += (size_t)snprintf(c->spec + k, 16, "%d", c->width);
+	}
+	if (c->prec >= 0) {
+		k += (size_t)snprintf(c->spec + k, 16, ".%d", c->prec);
+	}
+	const char *len = p;
+	while (*p && strchr("hljztL", *p)) {
+		p++;
+	}
+	c->mod_len = (size_t)(p - len);
+	if (c->mod_len > 2 || !*p) {
+		return false;
+	}
+	memcpy(c->spec + k, len, c->mod_len);
+	k += c->mod_len;
+	c->mod = c->mod_len ? len[0] : 0;
+	c->conv = *p++;
+	c->spec[k++] = c->conv;
+	c->spec[k] = '\0';
+	*pp = p;
+	return true;
+}
+
+/* Prints one argument as c says; false for %n and unknown conversions. */
+static bool put_conv(FILE *f, const struct conv *c, va_list *ap) {
+	bool l = c->mod_len == 1 && c->mod == 'l';
+	bool ll = c->mod_len == 2 && c->mod == 'l';
+	char m = c->mod;
+	const char *spec = c->spec;
+	switch (c->conv) {
+	case 's':
+		put_str(f, va_arg(*ap, const char *), c->left, c->width, c->prec);
+		break;
+	case 'd':
+	case 'i':
+		if (ll) {
+			fprintf(f, spec, va_arg(*ap, long long));
+		} else if (l) {
+			fprintf(f, spec, va_arg(*ap, long));
+		} else if (m == 'j') {
+			fprintf(f, spec, va_arg(*ap, intmax_t));
+		} else if (m == 'z' || m == 't') {
+			fprintf(f, spec, va_arg(*ap, ptrdiff_t));
+		} else {
+			fprintf(f, spec, va_arg(*ap, int));
+		}
+		break;
+	case 'u':
+	case 'o':
+	case 'x':
+	case 'X':
+		if (ll) {
+			fprintf(f, spec, va_arg(*ap, unsigned long long));
+		} else if (l) {
+			fprintf(f, spec, va_arg(*ap, unsigned long));
+		} else if (m == 'j') {
+			fprintf(f, spec, va_arg(*ap, uintmax_t));
+		} else if (m == 'z' || m == 't') {
+			fprintf(f, spec, va_arg(*ap, size_t));
+		} else {
+			fprintf(f, spec, va_arg(*ap, unsigned));
+		}
+		break;
+	case 'c':
+		fprintf(f, spec, va_arg(*ap, int));
+		break;
+	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+		if (m == 'L') {
+			fprintf(f, spec, va_arg(*ap, long double));
+		} else {
+			fprintf(f, spec, va_arg(*ap, double));
+		}
+		break;
+	case 'p':
+		fprintf(f, spec, va_arg(*ap, void *));
+		break;
+	default:
+		return false; /* %n and unknown conversions: stop, as the compiler warned */
+	}
+	return true;
+}
+
 void tc_term_vfprintf(FILE *f, const char *fmt, va_list ap) {
+	va_list aq;
+	va_copy(aq, ap);
 	const char *p = fmt;
+	struct conv c;
 	while (*p) {
 		const char *pct = strchr(p, '%');
 		if (!pct) {
 			fputs(p, f);
-			return;
+			break;
 		}
 		fwrite(p, 1, (size_t)(pct - p), f);
 		p = pct + 1;
@@ -151,116 +290,12 @@ void tc_term_vfprintf(FILE *f, const char *fmt, va_list ap) {
 			p++;
 			continue;
 		}
-		char spec[64];
-		size_t k = 0;
-		spec[k++] = '%';
-		bool left = false;
-		while (*p && strchr("-+ #0", *p)) {
-			left |= *p == '-';
-			if (k < 8) {
-				spec[k++] = *p;
-			}
-			p++;
-		}
-		bool has_width = false;
-		int width = 0, prec = -1;
-		if (*p == '*') {
-			has_width = true;
-			width = va_arg(ap, int);
-			if (width < 0) {
-				left = true;
-				width = width == INT_MIN ? INT_MAX : -width;
-			}
-			p++;
-		} else if (*p >= '1' && *p <= '9') {
-			has_width = true;
-			width = (int)strtol(p, (char **)&p, 10);
-		}
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				prec = va_arg(ap, int);
-				p++;
-			} else {
-				prec = (int)strtol(p, (char **)&p, 10);
-				prec = prec < 0 ? 0 : prec;
-			}
-		}
-		if (has_width) {
-			if (left && k < 9) {
-				spec[k++] = '-';
-			}
-			k += (size_t)snprintf(spec + k, 16, "%d", width);
-		}
-		if (prec >= 0) {
-			k += (size_t)snprintf(spec + k, 16, ".%d", prec);
-		}
-		const char *len = p;
-		while (*p && strchr("hljztL", *p)) {
-			p++;
-		}
-		size_t ln = (size_t)(p - len);
-		if (ln > 2 || !*p) {
-			return; /* not a format this function was checked against */
-		}
-		memcpy(spec + k, len, ln);
-		k += ln;
-		char conv = *p++;
-		spec[k++] = conv;
-		spec[k] = '\0';
-		bool l = ln == 1 && len[0] == 'l', ll = ln == 2 && len[0] == 'l';
-		char m = ln ? len[0] : 0;
-		switch (conv) {
-		case 's':
-			put_str(f, va_arg(ap, const char *), left, width, prec);
+		/* not a format this function was checked against: stop */
+		if (!parse_conv(&p, &aq, &c) || !put_conv(f, &c, &aq)) {
 			break;
-		case 'd':
-		case 'i':
-			if (ll) {
-				fprintf(f, spec, va_arg(ap, long long));
-			} else if (l) {
-				fprintf(f, spec, va_arg(ap, long));
-			} else if (m == 'j') {
-				fprintf(f, spec, va_arg(ap, intmax_t));
-			} else if (m == 'z' || m == 't') {
-				fprintf(f, spec, va_arg(ap, ptrdiff_t));
-			} else {
-				fprintf(f, spec, va_arg(ap, int));
-			}
-			break;
-		case 'u':
-		case 'o':
-		case 'x':
-		case 'X':
-			if (ll) {
-				fprintf(f, spec, va_arg(ap, unsigned long long));
-			} else if (l) {
-				fprintf(f, spec, va_arg(ap, unsigned long));
-			} else if (m == 'j') {
-				fprintf(f, spec, va_arg(ap, uintmax_t));
-			} else if (m == 'z' || m == 't') {
-				fprintf(f, spec, va_arg(ap, size_t));
-			} else {
-				fprintf(f, spec, va_arg(ap, unsigned));
-			}
-			break;
-		case 'c':
-			fprintf(f, spec, va_arg(ap, int));
-			break;
-		case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-			if (m == 'L') {
-				fprintf(f, spec, va_arg(ap, long double));
-			} else {
-				fprintf(f, spec, va_arg(ap, double));
-			}
-			break;
-		case 'p':
-			fprintf(f, spec, va_arg(ap, void *));
-			break;
-		default:
-			return; /* %n and unknown conversions: stop, as the compiler warned */
 		}
 	}
+	va_end(aq);
 }
 
 void tc_term_fprintf(FILE *f, const char *fmt, ...) {
