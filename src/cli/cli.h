@@ -5,7 +5,10 @@
  * The command line. Only this layer prints to stderr and decides exit codes.
  * Adding a command: write cli/cmd_<name>.c with its option table (see
  * cli/options.h), add it to the table in main.c (alphabetical), add golden
- * tests under tests/cli/, add a man-page section.
+ * tests under tests/cli/, add a man-page section. A command that prints
+ * analysis results reads its inputs (trace, digest or job of ranks) with
+ * tc_cli_source_open and only writes what that returns: parse, open,
+ * write, gate.
  */
 
 #include <getopt.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include "cli/options.h"
 #include "ingest/ingest.h"
+#include "model/findings.h"
 #include "model/model.h"
 #include "util/error.h"
 #include "util/outfile.h"
@@ -249,5 +253,23 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 	const struct tc_analysis_opts *ao, char **paths, int n, struct tc_cli_job *job,
 	int *code);
 void tc_cli_job_finish(struct tc_cli_job *job);
+
+/* An analysis command's inputs opened (cli/source.c): a trace analysed
+ * here, one rank's digest, or a job of ranks. */
+struct tc_cli_source {
+	struct tc_model *m;     /* what the results describe: the trace's model or a skeleton */
+	struct tc_analysis an;  /* the results asked for (op_table for TC_AN_OP_TABLE) */
+	enum { TC_CLI_FROM_NONE, TC_CLI_FROM_TRACE, TC_CLI_FROM_DIGEST, TC_CLI_FROM_JOB } from;
+	struct tc_cli_digests digests;
+	struct tc_cli_job job;
+};
+/* Opens argv[optind..argc) and fills s->an with want (TC_AN_* bits; from
+ * digests and jobs: the summary and findings of their result, the steps,
+ * or the op table by ao->op_by). Several ranks with the default analysis
+ * are a job; digests hold the default analysis only. Prints and returns
+ * the exit code; finish s with tc_cli_source_finish also on failure. */
+int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
+	unsigned want, int argc, char **argv, struct tc_cli_source *s);
+void tc_cli_source_finish(struct tc_cli_source *s);
 
 #endif

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
-#include "analysis/job.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -95,27 +93,6 @@ static int fail_gate(const struct tc_analysis *a, enum tc_severity fail_on) {
 	return TC_EXIT_FINDINGS;
 }
 
-/* One rank's findings from its digest: the analysis its trace gave. */
-static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		int kind, int argc, char **argv, const struct tc_bottlenecks_opts *bo,
-		enum tc_severity fail_on) {
-	struct tc_cli_digests in;
-	int code = tc_cli_digest_rank_open(c, "bottlenecks", ao, kind, argv + optind,
-		argc - optind, true, &in);
-	if (code == TC_EXIT_OK) {
-		struct tc_analysis a;
-		tc_digest_result(in.skel, in.ranks[0], 0, &a);
-		struct emit_ctx ec = { in.skel, &a, bo };
-		code = tc_cli_emit(c, argv + optind, argc - optind, in.skel, emit, &ec);
-		if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
-			code = fail_gate(&a, fail_on);
-		}
-		tc_analysis_finish(&a);
-	}
-	tc_cli_digests_finish(&in);
-	return code;
-}
-
 int tc_cmd_bottlenecks(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "bottlenecks");
@@ -165,44 +142,15 @@ int tc_cmd_bottlenecks(int argc, char **argv) {
 	if (show_thresholds) {
 		return list_thresholds(&ao);
 	}
-	if (optind < argc) {
-		/* A job's ranks list no marked steps: nothing here prints them. */
-		struct tc_analysis_opts jo = ao;
-		jo.summary_steps_counted = true;
-		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "bottlenecks", &jo, argv + optind, argc - optind,
-			&job, &code);
-		if (is_job > 0) {
-			struct tc_analysis a;
-			tc_job_compose(job.skel, job.ranks, job.n, job.aside, &ao, &a);
-			struct emit_ctx ec = { job.skel, &a, &bo };
-			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
-			if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
-				code = fail_gate(&a, fail_on);
-			}
-			tc_analysis_finish(&a);
-			tc_cli_job_finish(&job);
-		}
-		if (is_job) {
-			return code;
-		}
+	struct tc_cli_source src;
+	code = tc_cli_source_open(&c, &ao, TC_AN_FINDINGS, argc, argv, &src);
+	if (code == TC_EXIT_OK) {
+		struct emit_ctx ec = { src.m, &src.an, &bo };
+		code = tc_cli_emit(&c, argv + optind, argc - optind, src.m, emit, &ec);
 	}
-	int kind = optind < argc ? tc_cli_inputs_kind(&c, argv + optind, argc - optind) : 0;
-	if (kind) {
-		return from_digests(&c, &ao, kind, argc, argv, &bo, fail_on);
-	}
-	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "bottlenecks", argc, argv, &code);
-	if (!m) {
-		return code;
-	}
-	struct tc_analysis a;
-	tc_analyze(m, &ao, TC_AN_FINDINGS, &a);
-	struct emit_ctx ec = { m, &a, &bo };
-	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
 	if (code == TC_EXIT_OK && fail_on != TC_SEV_NONE) {
-		code = fail_gate(&a, fail_on);
+		code = fail_gate(&src.an, fail_on);
 	}
-	tc_analysis_finish(&a);
-	tc_cli_model_done(m);
+	tc_cli_source_finish(&src);
 	return code;
 }

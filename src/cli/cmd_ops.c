@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -48,22 +47,6 @@ static void emit(FILE *f, bool json, const void *ctx) {
 	}
 }
 
-/* The op table from digests: the ranks' statistics merged. */
-static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		const char *by, size_t top, int kind, int argc, char **argv) {
-	struct tc_cli_digests in;
-	int code = tc_cli_digests_open(c, "ops", ao, kind, argv + optind, argc - optind, &in);
-	if (code == TC_EXIT_OK) {
-		struct tc_op_table t;
-		tc_digest_op_table(in.skel, in.ranks, in.n_ranks, by, &t);
-		struct emit_ctx ec = { in.skel, &t, top };
-		code = tc_cli_emit(c, argv + optind, argc - optind, in.skel, emit, &ec);
-		tc_op_table_finish(&t);
-	}
-	tc_cli_digests_finish(&in);
-	return code;
-}
-
 int tc_cmd_ops(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "ops");
@@ -97,41 +80,13 @@ int tc_cmd_ops(int argc, char **argv) {
 	if (opt < 0) {
 		return p.code;
 	}
-	/* Ranks, read one at a time, with the default analysis: their op
-	 * statistics merged, as from their digests. */
-	if (optind < argc && tc_cli_analysis_default(&ao)) {
-		/* Ops print no step: the ranks keep only the count of theirs. */
-		struct tc_analysis_opts jo = ao;
-		jo.summary_steps_counted = true;
-		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "ops", &jo, argv + optind, argc - optind, &job,
-			&code);
-		if (is_job > 0) {
-			struct tc_op_table t;
-			tc_digest_op_table(job.skel, job.ranks, job.n, by, &t);
-			struct emit_ctx ec = { job.skel, &t, top };
-			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
-			tc_op_table_finish(&t);
-			tc_cli_job_finish(&job);
-		}
-		if (is_job) {
-			return code;
-		}
-	}
-	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
-	if (kind) {
-		return from_digests(&c, &ao, by, top, kind, argc, argv);
-	}
-	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "ops", argc, argv, &code);
-	if (!m) {
-		return code;
-	}
-	struct tc_analysis a;
 	ao.op_by = by;
-	tc_analyze(m, &ao, TC_AN_OP_TABLE, &a);
-	struct emit_ctx ec = { m, &a.op_table, top };
-	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
-	tc_analysis_finish(&a);
-	tc_cli_model_done(m);
+	struct tc_cli_source src;
+	code = tc_cli_source_open(&c, &ao, TC_AN_OP_TABLE, argc, argv, &src);
+	if (code == TC_EXIT_OK) {
+		struct emit_ctx ec = { src.m, &src.an.op_table, top };
+		code = tc_cli_emit(&c, argv + optind, argc - optind, src.m, emit, &ec);
+	}
+	tc_cli_source_finish(&src);
 	return code;
 }

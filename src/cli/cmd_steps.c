@@ -2,8 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
-#include "analysis/job.h"
 #include "cli/cli.h"
 #include "output/analysis_write.h"
 
@@ -34,23 +32,6 @@ static void emit(FILE *f, bool json, const void *ctx) {
 	}
 }
 
-/* One rank's steps from its digest. */
-static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		int kind, int argc, char **argv) {
-	struct tc_cli_digests in;
-	int code = tc_cli_digest_rank_open(c, "steps", ao, kind, argv + optind, argc - optind,
-		false, &in);
-	if (code == TC_EXIT_OK) {
-		struct tc_analysis a;
-		tc_digest_steps(in.skel, in.ranks[0], &a);
-		struct emit_ctx ec = { in.skel, &a };
-		code = tc_cli_emit(c, argv + optind, argc - optind, in.skel, emit, &ec);
-		tc_analysis_finish(&a);
-	}
-	tc_cli_digests_finish(&in);
-	return code;
-}
-
 int tc_cmd_steps(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "steps");
@@ -72,38 +53,12 @@ int tc_cmd_steps(int argc, char **argv) {
 	if (opt < 0) {
 		return p.code;
 	}
-	if (optind < argc) {
-		/* A job's ranks list no marked steps: nothing here prints them. */
-		struct tc_analysis_opts jo = ao;
-		jo.summary_steps_counted = true;
-		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "steps", &jo, argv + optind, argc - optind, &job,
-			&code);
-		if (is_job > 0) {
-			struct tc_analysis a;
-			tc_job_compose(job.skel, job.ranks, job.n, job.aside, &ao, &a);
-			struct emit_ctx ec = { job.skel, &a };
-			code = tc_cli_emit(&c, argv + optind, argc - optind, job.skel, emit, &ec);
-			tc_analysis_finish(&a);
-			tc_cli_job_finish(&job);
-		}
-		if (is_job) {
-			return code;
-		}
+	struct tc_cli_source src;
+	code = tc_cli_source_open(&c, &ao, TC_AN_STEPS | TC_AN_BREAKDOWN, argc, argv, &src);
+	if (code == TC_EXIT_OK) {
+		struct emit_ctx ec = { src.m, &src.an };
+		code = tc_cli_emit(&c, argv + optind, argc - optind, src.m, emit, &ec);
 	}
-	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
-	if (kind) {
-		return from_digests(&c, &ao, kind, argc, argv);
-	}
-	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "steps", argc, argv, &code);
-	if (!m) {
-		return code;
-	}
-	struct tc_analysis a;
-	tc_analyze(m, &ao, TC_AN_STEPS | TC_AN_BREAKDOWN, &a);
-	struct emit_ctx ec = { m, &a };
-	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, &ec);
-	tc_analysis_finish(&a);
-	tc_cli_model_done(m);
+	tc_cli_source_finish(&src);
 	return code;
 }

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
-#include "analysis/job.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
@@ -50,21 +48,6 @@ static int print_summary(const struct tc_cli_common *c, char **paths, int n,
 	return code;
 }
 
-/* One rank's summary from its digest: the figures its trace gave. */
-static int from_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		int kind, char **paths, int n, struct tc_summary_opts *so) {
-	struct tc_cli_digests in;
-	int code = tc_cli_digest_rank_open(c, "summarize", ao, kind, paths, n, true, &in);
-	if (code == TC_EXIT_OK) {
-		struct tc_analysis an;
-		tc_digest_result(in.skel, in.ranks[0], 0, &an);
-		code = print_summary(c, paths, n, in.skel, &an, so);
-		tc_analysis_finish(&an);
-	}
-	tc_cli_digests_finish(&in);
-	return code;
-}
-
 int tc_cmd_summarize(int argc, char **argv) {
 	struct tc_cli_common c;
 	tc_cli_common_init(&c, "summarize");
@@ -96,36 +79,13 @@ int tc_cmd_summarize(int argc, char **argv) {
 	if (opt < 0) {
 		return p.code;
 	}
-	if (optind >= argc) {
-		return tc_cli_usage_error("summarize", "no TRACE given");
-	}
 	/* Text prints the steps' count and durations, not each step. */
 	ao.summary_steps_counted = c.format != TC_FORMAT_JSON;
-	struct tc_cli_job job;
-	int is_job = tc_cli_job_open(&c, "summarize", &ao, argv + optind, argc - optind, &job,
-		&code);
-	if (is_job) {
-		if (is_job > 0) {
-			struct tc_analysis an;
-			tc_job_compose(job.skel, job.ranks, job.n, job.aside, &ao, &an);
-			code = print_summary(&c, argv + optind, argc - optind, job.skel, &an, &so);
-			tc_analysis_finish(&an);
-			tc_cli_job_finish(&job);
-		}
-		return code;
+	struct tc_cli_source src;
+	code = tc_cli_source_open(&c, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, argc, argv, &src);
+	if (code == TC_EXIT_OK) {
+		code = print_summary(&c, argv + optind, argc - optind, src.m, &src.an, &so);
 	}
-	int kind = tc_cli_inputs_kind(&c, argv + optind, argc - optind);
-	if (kind) {
-		return from_digests(&c, &ao, kind, argv + optind, argc - optind, &so);
-	}
-	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "summarize", argc, argv, &code);
-	if (!m) {
-		return code;
-	}
-	struct tc_analysis an;
-	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
-	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);
-	tc_analysis_finish(&an);
-	tc_cli_model_done(m);
+	tc_cli_source_finish(&src);
 	return code;
 }

@@ -1,0 +1,108 @@
+/*
+ * Where an analysis command's results come from: a trace analysed here, one
+ * rank's digest, or a job of several ranks (traces read one at a time, or
+ * digests). summarize, bottlenecks, steps and ops open their inputs through
+ * tc_cli_source_open and write what it returns, whatever the inputs were.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/analyze.h"
+#include "analysis/digest.h"
+#include "analysis/job.h"
+#include "cli/cli.h"
+
+/* Ranks of a job: composed into one analysis, or their op statistics
+ * merged. 1 when s holds them, 0 when the inputs are no job, -1 on an
+ * error (printed, *code set). */
+static int open_job(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		unsigned want, char **paths, int n, struct tc_cli_source *s, int *code) {
+	/* A job's op statistics are the digests' own: the default analysis. */
+	if (n == 0 || ((want & TC_AN_OP_TABLE) && !tc_cli_analysis_default(ao))) {
+		return 0;
+	}
+	/* Only a summary that lists steps needs the ranks' marked steps. */
+	struct tc_analysis_opts jo = *ao;
+	if (!(want & TC_AN_SUMMARY)) {
+		jo.summary_steps_counted = true;
+	}
+	int is_job = tc_cli_job_open(c, c->cmd, &jo, paths, n, &s->job, code);
+	if (is_job <= 0) {
+		return is_job;
+	}
+	s->from = TC_CLI_FROM_JOB;
+	s->m = s->job.skel;
+	if (want & TC_AN_OP_TABLE) {
+		tc_digest_op_table(s->job.skel, s->job.ranks, s->job.n, ao->op_by, &s->an.op_table);
+	} else {
+		tc_job_compose(s->job.skel, s->job.ranks, s->job.n, s->job.aside, ao, &s->an);
+	}
+	return 1;
+}
+
+/* One rank's results from its digest (the op table: every rank's). */
+static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
+		unsigned want, int kind, char **paths, int n, struct tc_cli_source *s) {
+	s->from = TC_CLI_FROM_DIGEST;
+	struct tc_cli_digests *in = &s->digests;
+	int code;
+	if (want & TC_AN_OP_TABLE) {
+		code = tc_cli_digests_open(c, c->cmd, ao, kind, paths, n, in);
+	} else {
+		/* Steps come from any rank; a summary or findings need the
+		 * rank's result. */
+		bool result = (want & (TC_AN_SUMMARY | TC_AN_FINDINGS)) != 0;
+		code = tc_cli_digest_rank_open(c, c->cmd, ao, kind, paths, n, result, in);
+	}
+	if (code != TC_EXIT_OK) {
+		return code;
+	}
+	s->m = in->skel;
+	if (want & TC_AN_OP_TABLE) {
+		tc_digest_op_table(in->skel, in->ranks, in->n_ranks, ao->op_by, &s->an.op_table);
+	} else if (want & (TC_AN_SUMMARY | TC_AN_FINDINGS)) {
+		tc_digest_result(in->skel, in->ranks[0], 0, &s->an);
+	} else {
+		tc_digest_steps(in->skel, in->ranks[0], &s->an);
+	}
+	return TC_EXIT_OK;
+}
+
+int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
+		unsigned want, int argc, char **argv, struct tc_cli_source *s) {
+	memset(s, 0, sizeof(*s));
+	char **paths = argv + optind;
+	int n = argc - optind, code = TC_EXIT_OK;
+	int is_job = open_job(c, ao, want, paths, n, s, &code);
+	if (is_job) {
+		return code;
+	}
+	int kind = n > 0 ? tc_cli_inputs_kind(c, paths, n) : 0;
+	if (kind) {
+		return open_digests(c, ao, want, kind, paths, n, s);
+	}
+	s->m = tc_cli_analysis_load(c, ao, c->cmd, argc, argv, &code);
+	if (!s->m) {
+		return code;
+	}
+	s->from = TC_CLI_FROM_TRACE;
+	tc_analyze(s->m, ao, want, &s->an);
+	return TC_EXIT_OK;
+}
+
+void tc_cli_source_finish(struct tc_cli_source *s) {
+	tc_analysis_finish(&s->an);
+	switch (s->from) {
+	case TC_CLI_FROM_NONE:
+		break;
+	case TC_CLI_FROM_TRACE:
+		tc_cli_model_done(s->m);
+		break;
+	case TC_CLI_FROM_DIGEST:
+		tc_cli_digests_finish(&s->digests);
+		break;
+	case TC_CLI_FROM_JOB:
+		tc_cli_job_finish(&s->job);
+		break;
+	}
+	memset(s, 0, sizeof(*s));
+}
