@@ -430,26 +430,53 @@ static void match_findings(const struct tc_diff_side *base, const struct tc_diff
 	tc_sort(d->findings, d->n_findings, sizeof(*d->findings), cmp_finding_row);
 }
 
+/* Base memory rows by label, then by their order: the first row of a label
+ * is where a lower-bound search lands. */
+struct mem_key {
+	const char *label;
+	size_t row;
+};
+
+static int cmp_mem_key(const void *pa, const void *pb) {
+	const struct mem_key *a = pa, *b = pb;
+	int c = strcmp(a->label, b->label);
+	return c ? c : (a->row > b->row) - (a->row < b->row);
+}
+
+/* Each test row joins the first base row of its label (searched, so many
+ * ranks' devices stay n log n), else is a row of its own. */
 static void match_memory(const struct tc_diff_side *base, const struct tc_diff_side *test,
 		struct tc_diff *d) {
 	d->mem = tc_xcalloc(base->n_mem + test->n_mem + 1, sizeof(*d->mem));
+	struct mem_key *keys = tc_xmalloc((base->n_mem + 1) * sizeof(*keys));
 	for (size_t i = 0; i < base->n_mem; i++) {
 		d->mem[d->n_mem++] = (struct tc_diff_mem_row){ .label = base->mem[i].label,
 			.base_bytes = base->mem[i].peak_bytes, .test_bytes = -1 };
+		keys[i] = (struct mem_key){ base->mem[i].label, i };
 	}
+	size_t nk = base->n_mem;
+	tc_sort(keys, nk, sizeof(*keys), cmp_mem_key);
 	for (size_t i = 0; i < test->n_mem; i++) {
-		struct tc_diff_mem_row *r = NULL;
-		for (size_t k = 0; k < base->n_mem && !r; k++) {
-			if (strcmp(d->mem[k].label, test->mem[i].label) == 0) {
-				r = &d->mem[k];
+		const char *label = test->mem[i].label;
+		size_t lo = 0, hi = nk;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (strcmp(keys[mid].label, label) < 0) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
 			}
 		}
-		if (!r) {
+		struct tc_diff_mem_row *r;
+		if (lo < nk && strcmp(keys[lo].label, label) == 0) {
+			r = &d->mem[keys[lo].row];
+		} else {
 			r = &d->mem[d->n_mem++];
-			*r = (struct tc_diff_mem_row){ .label = test->mem[i].label, .base_bytes = -1 };
+			*r = (struct tc_diff_mem_row){ .label = label, .base_bytes = -1 };
 		}
 		r->test_bytes = test->mem[i].peak_bytes;
 	}
+	free(keys);
 }
 
 /* Components of an op name: the runs between '.', '#', ':' and '/'. */
