@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include "output/fmt.h"
 #include "output/report_svg.h"
+#include "util/cxxname.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
 
 #define W 1200
 #define L 180
@@ -106,6 +109,13 @@ void tc_report_svg_attribution(FILE *f, const struct tc_report *r) {
 	fputs(".</p>\n</section>\n", f);
 }
 
+/* "name (scope)", malloc'd. */
+static char *with_scope(const char *name, const char *scope) {
+	struct tc_strbuf sb = { 0 };
+	tc_strbuf_addf(&sb, "%s (%s)", name, scope);
+	return sb.s;
+}
+
 void tc_report_svg_ops_diff(FILE *f, const struct tc_report *r) {
 	const struct tc_diff *d = r->diff;
 	const int rh = 22, lw = 420;
@@ -117,18 +127,37 @@ void tc_report_svg_ops_diff(FILE *f, const struct tc_report *r) {
 	}
 	tc_report_svg_begin(f, "ops", "Top ops, base against test", 24 + (int)(n ? n : 1) * rh + 8);
 	pair_legend(f, 6, "test");
+	/* Kernel signatures by their short names, as the top-ops chart. */
+	const char **keys = tc_xcalloc(n ? n : 1, sizeof(*keys));
+	char **shown = tc_xcalloc(n ? n : 1, sizeof(*shown));
+	char **full = tc_xcalloc(n ? n : 1, sizeof(*full));
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = d->ops[i].key;
+	}
+	tc_cxxname_distinct(keys, n, shown);
+	for (size_t i = 0; i < n; i++) {
+		const char *scope = tc_diff_scope_name((enum tc_diff_scope)d->ops[i].scope);
+		full[i] = with_scope(keys[i], scope);
+		char *s = with_scope(shown[i], scope);
+		free(shown[i]);
+		shown[i] = s;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_diff_row *o = &d->ops[i];
 		double y = 24 + (double)i * rh;
 		fprintf(f, "<g class=\"opdiff\" data-base-ps=\"%" PRId64 "\" data-test-ps=\"%" PRId64
 			"\">", (int64_t)llround(o->base.time_ps), (int64_t)llround(o->test.time_ps));
-		char name[300];
-		snprintf(name, sizeof(name), "%s (%s)", o->key,
-			tc_diff_scope_name((enum tc_diff_scope)o->scope));
-		tc_report_label(f, NULL, lw - 8, y + 14, "end", name, 60);
+		tc_report_op_label(f, lw - 8, y + 14, shown, (const char *const *)full, n, i);
 		pair_bars(f, lw, y, W - lw - 330, vmax, o->base.time_ps, o->test.time_ps, "test");
 		fputs("</g>\n", f);
 	}
+	for (size_t i = 0; i < n; i++) {
+		free(shown[i]);
+		free(full[i]);
+	}
+	free(shown);
+	free(full);
+	free(keys);
 	chart_end(f, n, "no ops", "Time per counted step of the ops that changed most (host and "
 		"device, matched by normalised name), as 'tracectl diff'");
 	fputs(".</p>\n</section>\n", f);

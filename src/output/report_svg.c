@@ -517,6 +517,15 @@ static char *op_label(char *const *shown, size_t n, size_t i) {
 	return cut;
 }
 
+void tc_report_op_label(FILE *f, double x, double y, char *const *shown,
+		const char *const *full, size_t n, size_t i) {
+	char *cut = op_label(shown, n, i);
+	label_of(f, NULL, x, y, "end", cut, full[i], 60);
+	if (cut != shown[i]) {
+		free(cut);
+	}
+}
+
 /* The op table of `tracectl ops` (by name, device scope), top rows. */
 void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 	const struct tc_report_run *run = &r->run[0];
@@ -546,11 +555,7 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 		double bw = (double)(W - lw - 200) * (double)o->total_ps / (double)max;
 		fprintf(f, "<g class=\"op\" data-ps=\"%" PRId64 "\" data-count=\"%" PRIu64 "\">",
 			o->total_ps, o->count);
-		char *cut = op_label(shown, n, i);
-		label_of(f, NULL, lw - 8, y + 13, "end", cut, full[i], 60);
-		if (cut != shown[i]) {
-			free(cut);
-		}
+		tc_report_op_label(f, lw - 8, y + 13, shown, full, n, i);
 		fprintf(f, "<rect class=\"c0\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>",
 			lw, y + 2, bw, rh - 5);
 		char text[96];

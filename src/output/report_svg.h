@@ -20,6 +20,11 @@ char *tc_report_ms(char *buf, int64_t ps);
 /* A label cut to n bytes, the full text in a title; cls may be NULL. */
 void tc_report_label(FILE *f, const char *cls, double x, double y, const char *anchor,
 	const char *s, size_t n);
+/* Op i's label, right-aligned at x: shown[i] (short names from
+ * tc_cxxname_distinct over the n rows) cut to fit, kept apart from the other
+ * rows' cuts, the full name full[i] in a title. */
+void tc_report_op_label(FILE *f, double x, double y, char *const *shown,
+	const char *const *full, size_t n, size_t i);
 /* A section of id holding one <svg> h high (closed by the caller). */
 void tc_report_svg_begin(FILE *f, const char *id, const char *title, int h);
 /* Some run has a memory counter that is not always 0 (the memory section). */
