@@ -4,6 +4,7 @@
  * into one job whose analysis is composed from theirs.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,61 @@ static int read_job_traces(const struct tc_cli_common *c, const struct tc_analys
 	return code;
 }
 
+/* A rank's identity as its trace gave it: a digest made from the trace
+ * holds the same name, input size, event count and span. */
+static int cmp_same_trace(const void *pa, const void *pb) {
+	const Tracectl__Rank *a = *(Tracectl__Rank *const *)pa, *b = *(Tracectl__Rank *const *)pb;
+	if (a->input_size != b->input_size) {
+		return a->input_size < b->input_size ? -1 : 1;
+	}
+	if (a->event_count != b->event_count) {
+		return a->event_count < b->event_count ? -1 : 1;
+	}
+	if (a->span_ps != b->span_ps) {
+		return a->span_ps < b->span_ps ? -1 : 1;
+	}
+	return strcmp(a->name, b->name);
+}
+
+static int cmp_ptr(const void *pa, const void *pb) {
+	uintptr_t a = (uintptr_t)*(void *const *)pa, b = (uintptr_t)*(void *const *)pb;
+	return (a > b) - (a < b);
+}
+
+/* A digest's rank that is also given as its trace is read once, from the
+ * trace: it is dropped from job->ranks; how many were. */
+static size_t drop_digested_traces(struct tc_cli_job *job) {
+	size_t nd = job->in.n_ranks;
+	if (!nd || job->n <= nd) {
+		return 0;
+	}
+	Tracectl__Rank **dig = tc_xmalloc(nd * sizeof(*dig));
+	memcpy(dig, job->in.ranks, nd * sizeof(*dig));
+	tc_sort(dig, nd, sizeof(*dig), cmp_ptr);
+	Tracectl__Rank **made = tc_xmalloc(job->n * sizeof(*made));
+	size_t nm = 0;
+	for (size_t i = 0; i < job->n; i++) {
+		if (!bsearch(&job->ranks[i], dig, nd, sizeof(*dig), cmp_ptr)) {
+			made[nm++] = job->ranks[i];
+		}
+	}
+	tc_sort(made, nm, sizeof(*made), cmp_same_trace);
+	size_t w = 0, dropped = 0;
+	for (size_t i = 0; i < job->n; i++) {
+		Tracectl__Rank *r = job->ranks[i];
+		bool is_digest = bsearch(&r, dig, nd, sizeof(*dig), cmp_ptr) != NULL;
+		if (is_digest && bsearch(&r, made, nm, sizeof(*made), cmp_same_trace)) {
+			dropped++;
+			continue;
+		}
+		job->ranks[w++] = r;
+	}
+	job->n = w;
+	free(made);
+	free(dig);
+	return dropped;
+}
+
 int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 		const struct tc_analysis_opts *ao, char **paths, int n, struct tc_cli_job *job,
 		int *code) {
@@ -263,8 +319,13 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 			*code = read_job_traces(c, ao, files, n_files, job);
 			is = *code == TC_EXIT_OK ? 1 : -1;
 		}
+		size_t twice = is == 1 ? drop_digested_traces(job) : 0;
 		if (is == 1) {
 			job->skel = tc_job_skeleton(job->ranks, job->n);
+			if (twice) {
+				tc_model_warn_inputs(job->skel, twice, "a trace was given with its own "
+					"digest (same rank, size, events and span); read once, from the trace");
+			}
 			tc_model_warn_from(job->skel, warn);
 			if (job->in.skel) {
 				tc_model_warn_from(job->skel, job->in.skel);
