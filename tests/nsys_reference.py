@@ -53,13 +53,15 @@ def one(ref):
     counts = ref["counts"]
 
     # Host side: the CUDA runtime calls and NVTX ranges of every process.
-    host = {"cuda_runtime": 0, "nvtx": 0}
+    # NVTX ranges take Kineto's categories: cpu_op (aten::), user_annotation.
+    host = {"cuda_runtime": 0, "cpu_op": 0, "user_annotation": 0}
     for d in cpu:
         for key, row in rows(path, d["name"], "category").items():
             if key in host:
                 host[key] += row["count"]
     check(name, "runtime calls", host["cuda_runtime"], counts["runtime_calls"] or 0)
-    check(name, "NVTX ranges", host["nvtx"], counts["nvtx_ranges"] or 0)
+    check(name, "NVTX ranges", host["cpu_op"] + host["user_annotation"],
+          counts["nvtx_ranges"] or 0)
     check(name, "processes", sorted(d["pid"] for d in cpu), sorted(ref["pids"]))
     check(name, "GPUs with activity", len(gpu), counts["gpus_active"])
 

@@ -375,15 +375,25 @@ static bool nvtx_row(struct nsys_reader *r, sqlite3_stmt *st) {
 		size_t n = nvtx_name_len(s, tc_intern_len(&m->strings, name));
 		uint32_t base = n == tc_intern_len(&m->strings, name) ? name :
 			tc_model_intern_n(m, s, n);
-		/* emit_nvtx's ranges are aten ops; the rest are user ranges. */
+		/* emit_nvtx's ranges are aten ops, the rest user ranges: Kineto's
+		 * categories for them, which an exported trace keeps. */
 		bool aten = strncmp(s, "aten::", 6) == 0;
-		op = make_op(r, key, base, "nvtx", TC_PLACE_HOST, TC_OP_ANNOTATION,
-			aten ? TC_OP_HOST_OP : TC_OP_OTHER);
+		op = make_op(r, key, base, aten ? "cpu_op" : "user_annotation", TC_PLACE_HOST,
+			TC_OP_ANNOTATION, TC_OP_OTHER);
 	}
 	/* Start/end ranges may cross each other and the thread's calls. */
 	unsigned flavour = sqlite3_column_int64(st, N_TYPE) == 60 ? 2 : 0;
 	uint32_t t = tc_nsys_thread_track(r, sqlite3_column_int64(st, N_TID), flavour);
-	add_event(r, t, op, sqlite3_column_int64(st, N_START), sqlite3_column_int64(st, N_END));
+	uint32_t ev = add_event(r, t, op, sqlite3_column_int64(st, N_START),
+		sqlite3_column_int64(st, N_END));
+	int64_t step;
+	uint32_t opname = m->ops[op].name;
+	if (ev != TC_NONE && m->op_kind[op] == TC_OP_STEP &&
+			tc_classify_step(tc_model_str(m, opname), tc_intern_len(&m->strings, opname), &step) &&
+			step >= 0) {
+		/* ProfilerStep#N: steps are numbered by their "step" arg. */
+		m->ev.args[ev] = tc_model_args_one_int(m, m->key.step, step);
+	}
 	return true;
 }
 

@@ -253,7 +253,7 @@ static bool check_export(struct nsys_reader *r) {
 		if (r->err->code) {
 			return false;
 		}
-		tc_error_set(r->err, TC_EXIT_INPUT, "a SQLite database but not an Nsight Systems "
+		tc_error_set(r->err, TC_EXIT_INPUT, "nsys: a SQLite database but not an Nsight Systems "
 			"export (no StringIds table)");
 		return false;
 	}
