@@ -376,10 +376,13 @@ static bool nvtx_row(struct nsys_reader *r, sqlite3_stmt *st) {
 		uint32_t base = n == tc_intern_len(&m->strings, name) ? name :
 			tc_model_intern_n(m, s, n);
 		/* emit_nvtx's ranges are aten ops, the rest user ranges: Kineto's
-		 * categories for them, which an exported trace keeps. */
+		 * categories for them, which an exported trace keeps. nsys
+		 * --trace=mpi writes each MPI call as a range ("MPI_Send"): time
+		 * in communication, as NCCL's ranges are. */
 		bool aten = strncmp(s, "aten::", 6) == 0;
+		bool mpi = strncmp(s, "MPI_", 4) == 0;
 		op = make_op(r, key, base, aten ? "cpu_op" : "user_annotation", TC_PLACE_HOST,
-			TC_OP_ANNOTATION, TC_OP_OTHER);
+			TC_OP_ANNOTATION, mpi ? TC_OP_COLLECTIVE : TC_OP_OTHER);
 	}
 	/* Start/end ranges may cross each other and the thread's calls. */
 	unsigned flavour = sqlite3_column_int64(st, N_TYPE) == 60 ? 2 : 0;
