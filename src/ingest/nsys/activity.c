@@ -88,7 +88,7 @@ static bool each_row(struct nsys_reader *r, const char *sql,
 	int rc;
 	bool ok = true;
 	while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ok = row(r, st) && tc_nsys_row(r);
+		ok = row(r, st) && !r->err->code && tc_nsys_row(r);
 	}
 	sqlite3_finalize(st);
 	return ok && tc_nsys_step_done(r, rc);

@@ -81,7 +81,8 @@ bool tc_nsys_step_done(struct nsys_reader *r, int rc);
 /* err from the database's last error (exit 3). */
 bool tc_nsys_fail(struct nsys_reader *r, const char *what);
 
-/* A StringIds id as an interned string (0: unknown id, "" interned). */
+/* A StringIds id as an interned string (an unknown id: ""; a read error
+ * sets err, which the table loops check after each row). */
 uint32_t tc_nsys_string(struct nsys_reader *r, int64_t id);
 /* A text column (or NULL) interned, cut at --max-string. */
 uint32_t tc_nsys_text(struct nsys_reader *r, sqlite3_stmt *st, int col);

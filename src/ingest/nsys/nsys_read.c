@@ -135,8 +135,12 @@ uint32_t tc_nsys_string(struct nsys_reader *r, int64_t id) {
 	if (r->str_stmt) {
 		sqlite3_reset(r->str_stmt);
 		sqlite3_bind_int64(r->str_stmt, 1, id);
-		if (sqlite3_step(r->str_stmt) == SQLITE_ROW) {
+		int rc = sqlite3_step(r->str_stmt);
+		if (rc == SQLITE_ROW) {
 			s = tc_nsys_text(r, r->str_stmt, 0);
+		} else if (rc != SQLITE_DONE) {
+			/* A damaged StringIds page: never names read as empty. */
+			tc_nsys_fail(r, "the database");
 		}
 	}
 	tc_nsys_map_put(&r->strs, (uint64_t)id, s);
