@@ -4,7 +4,7 @@ computed from the raw rows with SQL; ../shared/traces/GOLD.md, "Nsight
 Systems exports"): for every export, the kernel, copy, memset, CUDA
 runtime and NVTX range counts; per GPU the kernel count, summed kernel
 time, busy time, first start and last end, exact in ns; the top kernels
-by total time (demangled names); the processes. Read through `tracectl
+by total time (demangled names); the processes; the nsys version. Read through `tracectl
 info`, `summarize` and `ops --device` as JSON. Exit 77 (a skip) when the
 folder is absent."""
 import json
@@ -51,6 +51,7 @@ def one(ref):
     cpu = [d for d in info["devices"] if d["kind"] == "cpu"]
     gpu = [d for d in info["devices"] if d["kind"] == "gpu"]
     counts = ref["counts"]
+    check(name, "writer", info["inputs"][0].get("writer"), "Nsight Systems " + ref["nsys_version"])
 
     # Host side: the CUDA runtime calls and NVTX ranges of every process.
     # NVTX ranges take Kineto's categories: cpu_op (aten::), user_annotation.

@@ -108,6 +108,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		s.path = smap[s.path];
 		s.format = smap[s.format];
 		s.compression = smap[s.compression];
+		s.writer = s.writer ? smap[s.writer] : 0;
 		s.host = off(s.host, b_host);
 		TC_GROW(dst->sources, dst->cap_sources, dst->n_sources + 1);
 		dst->sources[dst->n_sources++] = s;

@@ -297,6 +297,34 @@ static void set_origin(struct nsys_reader *r) {
 	sqlite3_finalize(st);
 }
 
+/* The export's nsys version, from META_DATA_EXPORT (2023.3 on) or
+ * EXPORT_META_DATA (2022.1 to 2023.2); older exports have neither. */
+static void set_writer(struct nsys_reader *r) {
+	static const char *const tables[] = { "META_DATA_EXPORT", "EXPORT_META_DATA" };
+	for (size_t i = 0; i < 2; i++) {
+		sqlite3_stmt *st;
+		char sql[128];
+		if (!tc_nsys_has_column(r, tables[i], "name") ||
+				!tc_nsys_has_column(r, tables[i], "value")) {
+			continue;
+		}
+		snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name = "
+			"'EXPORT_PRODUCT_VERSION'", tables[i]);
+		if (!tc_nsys_prepare(r, sql, &st)) {
+			break;
+		}
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
+			char buf[128];
+			snprintf(buf, sizeof(buf), "Nsight Systems %.100s",
+				(const char *)sqlite3_column_text(st, 0));
+			r->m->sources[r->source].writer = tc_model_intern(r->m, buf);
+		}
+		sqlite3_finalize(st);
+		break;
+	}
+	tc_error_init(r->err);
+}
+
 static void warn(struct nsys_reader *r) {
 	if (r->n_no_end) {
 		tc_model_warn(r->m, r->n_no_end, "nsys: skipped NVTX ranges without an end");
@@ -345,6 +373,7 @@ static bool read_nsys(struct tc_model *m, struct tc_input *in, uint32_t source,
 		tc_nsys_prepare(&r, "SELECT value FROM StringIds WHERE id = ?", &r.str_stmt);
 	if (ok) {
 		set_origin(&r);
+		set_writer(&r);
 		r.host = tc_model_add_host(m, tc_ingest_host_from_path(m, in->path), source);
 		r.k_grid = tc_model_intern(m, "grid");
 		r.k_block = tc_model_intern(m, "block");
