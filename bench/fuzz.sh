@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json \
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json fuzz_ingest_nsys \
 	fuzz_gzip fuzz_pbwire fuzz_folder fuzz_digest fuzz_digest_fields)
 status=0
 for t in "${targets[@]}"; do

@@ -23,6 +23,7 @@ TC=${TC_BIN:?}
 SRC=${TC_SOURCE_ROOT:?}
 BUILD=${TC_BUILD_ROOT:-}
 TRACES=${TC_TRACES:-$SRC/../shared/traces}
+NSYS=${TC_NSYS:-$SRC/../shared/nsys}
 CHECK="$SRC/tests/export_check.py"
 SCHEMA="$SRC/proto/perfetto_trace_min.proto"
 me="export_roundtrip $MODE"
@@ -58,6 +59,9 @@ list() {
 			-o -name '*.pb' -o -name '*.pb.gz' \) ! -name 'truncated.json' \
 			2>/dev/null | sort
 	fi
+	# Nsight Systems exports: the fixture, and ../shared/nsys beside the traces.
+	echo "$SRC/fixtures/nsys/torch_steps.sqlite"
+	[ -d "$NSYS" ] && find "$NSYS" -type f -name '*.sqlite' | sort
 	if [ -d "$TRACES" ]; then
 		find "$TRACES/xplane" "$TRACES/perfetto" "$TRACES/json" -type f \
 			! -path '*/bad/*' ! -name '*.textproto' ! -name '*.md' 2>/dev/null | sort

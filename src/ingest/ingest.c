@@ -19,6 +19,7 @@ static const struct tc_reader *const readers[] = {
 	&tc_reader_xplane,
 	&tc_reader_perfetto,
 	&tc_reader_json,
+	&tc_reader_nsys,
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -49,7 +50,7 @@ uint32_t tc_ingest_host_from_path(struct tc_model *m, const char *path) {
 	static const char *const compression[] = { ".gz", ".zst", NULL };
 	static const char *const trace[] = {
 		".xplane.pb", ".pt.trace.json", ".trace.json", ".json",
-		".perfetto-trace", ".pftrace", NULL,
+		".perfetto-trace", ".pftrace", ".sqlite", NULL,
 	};
 	n = strip_suffix(b, n, compression);
 	n = strip_suffix(b, n, trace);
@@ -102,8 +103,9 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 		goto out;
 	}
 	if (!r) {
-		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s)",
-			readers[0]->description, readers[1]->description, readers[2]->description);
+		tc_error_set(err, TC_EXIT_INPUT, "unrecognised format (tried %s, %s, %s, %s)",
+			readers[0]->description, readers[1]->description, readers[2]->description,
+			readers[3]->description);
 		goto out;
 	}
 	uint32_t src = tc_model_add_source(m, in->path, r->name,
@@ -114,7 +116,11 @@ bool tc_ingest_input(struct tc_model *m, struct tc_input *in, const struct tc_re
 	m->max_events = lim->max_events;
 	ok = r->read(m, in, src, lim, err);
 	m->max_events = cap_before;
-	m->sources[src].data_size = tc_input_tell(in);
+	/* A reader that opened the file itself (nsys: SQLite reads it) has
+	 * set the size it read. */
+	if (tc_input_tell(in) > m->sources[src].data_size) {
+		m->sources[src].data_size = tc_input_tell(in);
+	}
 	m->sources[src].file_size = in->file_size;
 	if (m->over_max_events || m->over_arg_bytes || (ok && m->ev.n > lim->max_events)) {
 		/* Past the cap a reader may also have failed on the events it lost;

@@ -19,7 +19,7 @@
 #include "util/input.h"
 
 struct tc_reader {
-	const char *name;        /* "xplane", "perfetto", "json" */
+	const char *name;        /* "xplane", "perfetto", "json", "nsys" */
 	const char *description; /* for messages and `tracectl info` */
 	/* Confidence that the decompressed head is this format: 0 = no,
 	 * 100 = certain. The highest score wins. */
@@ -31,6 +31,7 @@ struct tc_reader {
 extern const struct tc_reader tc_reader_xplane;
 extern const struct tc_reader tc_reader_perfetto;
 extern const struct tc_reader tc_reader_json;
+extern const struct tc_reader tc_reader_nsys;
 
 struct tc_ingest_opts {
 	struct tc_limits lim;

@@ -113,6 +113,7 @@ uint32_t tc_model_add_source(struct tc_model *m, const char *path, const char *f
 	s->host = TC_NONE;
 	s->dev = s->ino = 0;
 	s->truncated = false;
+	s->writer = 0;
 	return (uint32_t)m->n_sources++;
 }
 

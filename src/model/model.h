@@ -114,6 +114,8 @@ struct tc_source {
 	uint32_t host;        /* host this file became, TC_NONE if none */
 	uint64_t dev, ino;    /* the file's identity (output checks); 0/0 if none */
 	bool truncated;       /* ends mid-trace (an interrupted writer); read up to there */
+	uint32_t writer;      /* the tool that wrote it, with its version, where the file
+	                       * says ("Nsight Systems 2025.1.1.110"); 0 unknown */
 };
 
 /* Where a host's rank came from, most trusted first (model/rank.h). */

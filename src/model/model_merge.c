@@ -113,6 +113,7 @@ static void merge_places(struct tc_model *dst, const struct tc_model *src,
 		s.path = b->smap[s.path];
 		s.format = b->smap[s.format];
 		s.compression = b->smap[s.compression];
+		s.writer = s.writer ? b->smap[s.writer] : 0;
 		s.host = off(s.host, b->host);
 		TC_GROW(dst->sources, dst->cap_sources, dst->n_sources + 1);
 		dst->sources[dst->n_sources++] = s;

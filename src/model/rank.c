@@ -183,6 +183,8 @@ uint32_t tc_model_add_hosts_of(struct tc_model *dst, const struct tc_model *src)
 			tc_model_str(src, s->format), tc_model_str(src, s->compression), s->file_size,
 			s->data_size);
 		dst->sources[k].truncated = s->truncated;
+		dst->sources[k].writer = s->writer ?
+			tc_model_intern(dst, tc_model_str(src, s->writer)) : 0;
 	}
 	for (size_t h = 0; h < src->n_hosts; h++) {
 		const struct tc_host *ho = &src->hosts[h];

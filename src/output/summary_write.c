@@ -45,6 +45,9 @@ static void write_sources_text(FILE *f, const struct tc_model *m) {
 			tc_term_fprintf(f, " %s, %s uncompressed", S(m, s->compression),
 				tc_fmt_bytes(b2, (double)s->data_size));
 		}
+		if (s->writer) {
+			tc_term_fprintf(f, ", %s", S(m, s->writer));
+		}
 		fprintf(f, ")\n");
 	}
 	if (m->n_hosts) {
@@ -321,6 +324,9 @@ static void json_sources(struct tc_jw *w, const struct tc_model *m) {
 		tc_jw_kv_str(w, "compression", S(m, s->compression));
 		tc_jw_kv_uint(w, "file_bytes", s->file_size);
 		tc_jw_kv_uint(w, "data_bytes", s->data_size);
+		if (s->writer) {
+			tc_jw_kv_str(w, "writer", S(m, s->writer));
+		}
 		tc_jw_obj_end(w);
 	}
 	tc_jw_arr_end(w);

@@ -2,7 +2,7 @@
 # Build the libFuzzer targets (clang, ASan+UBSan) and run one of them.
 #   tests/fuzz/run.sh TARGET SECONDS [libFuzzer args...]
 # TARGET: fuzz_ingest_xplane fuzz_ingest_perfetto fuzz_ingest_json fuzz_gzip
-# fuzz_pbwire fuzz_folder fuzz_digest fuzz_digest_fields. Seeds come from fixtures/ and the real traces (TC_TRACES,
+# fuzz_ingest_nsys fuzz_pbwire fuzz_folder fuzz_digest fuzz_digest_fields. Seeds come from fixtures/ and the real traces (TC_TRACES,
 # default ../shared/traces) and are copied into build-fuzz/corpus/TARGET,
 # which keeps growing across runs. Crashes land in build-fuzz/crashes/.
 # Exit status: 0 no crash, 1 a crash/leak/timeout was found, 2 usage/build.

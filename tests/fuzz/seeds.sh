@@ -19,6 +19,8 @@ seed() { # file
 	[ -e "$corpus/seed-$name" ] && return
 	case $f in
 	*.gz) gzip -dc "$f" 2>/dev/null | head -c 1048576 >"$corpus/seed-$name" ;;
+	# A SQLite file cut short is only a damaged one: nsys seeds go whole.
+	*.sqlite) cat "$f" >"$corpus/seed-$name" ;;
 	*) head -c 1048576 "$f" >"$corpus/seed-$name" ;;
 	esac
 }
@@ -39,6 +41,12 @@ fuzz_ingest_perfetto)
 fuzz_ingest_json)
 	dict=json.dict
 	files=$(seeds \( -name '*.json' -o -name '*.json.gz' \)) ;;
+fuzz_ingest_nsys)
+	# SQLite exports: the fixtures, and ../shared/nsys beside the traces
+	# (read whole: the reader takes them as in-memory images).
+	dict=nsys.dict
+	files="$(seeds -name '*.sqlite') $(find "$traces/../nsys" -name '*.sqlite' -size -4M \
+		2>/dev/null)" ;;
 fuzz_gzip)
 	files=$(find "$traces" "$root/fixtures" -type f \( -name '*.gz' -o -name '*compressed*' \) \
 		-size -1024k 2>/dev/null) ;;
