@@ -325,26 +325,27 @@ bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, do
 	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_num(m, &a, out);
 }
 
-bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
-	struct tc_arg a;
-	if (!tc_model_arg_find(m, first, key, &a)) {
-		return false;
-	}
-	switch (a.type) {
+bool tc_model_arg_value_i64(const struct tc_model *m, const struct tc_arg *a, int64_t *out) {
+	switch (a->type) {
 	case TC_ARG_INT:
 	case TC_ARG_BOOL:
-		*out = a.v.i;
+		*out = a->v.i;
 		return true;
 	case TC_ARG_UINT:
-		*out = (int64_t)a.v.u;
+		*out = (int64_t)a->v.u;
 		return true;
 	default: {
 		double d;
-		if (!tc_model_arg_value_num(m, &a, &d) || !tc_double_fits_i64(d)) {
+		if (!tc_model_arg_value_num(m, a, &d) || !tc_double_fits_i64(d)) {
 			return false;
 		}
 		*out = (int64_t)d;
 		return true;
 	}
 	}
+}
+
+bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
+	struct tc_arg a;
+	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_i64(m, &a, out);
 }
