@@ -277,9 +277,16 @@ bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
 unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k0, uint32_t k1,
 		struct tc_arg out[2]) {
 	unsigned found = 0;
-	for (uint32_t pos = first; pos != TC_NONE && found != 3;) {
+	if (first == TC_NONE) {
+		return 0;
+	}
+	/* Decoded in line, as tc_model_arg_find: a cost walk reads every
+	 * event's list. */
+	const uint8_t *p = m->argb + first;
+	for (;;) {
 		struct tc_arg a;
-		pos = tc_model_arg_next(m, pos, &a);
+		uint64_t h = get_varint(&p);
+		p = arg_value(p, h, &a);
 		if (a.key == k0 && !(found & 1)) {
 			out[0] = a;
 			found |= 1;
@@ -287,8 +294,10 @@ unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k
 			out[1] = a;
 			found |= 2;
 		}
+		if (found == 3 || (h & ARG_LAST)) {
+			return found;
+		}
 	}
-	return found;
 }
 
 bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
