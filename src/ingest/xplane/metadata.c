@@ -198,9 +198,6 @@ void tc_xplane_emeta_init(struct emeta *e) {
 	e->flops = -1;
 	e->bytes = -1;
 	e->args = TC_NONE;
-	for (int c = 0; c < LC_COUNT; c++) {
-		e->op[c] = TC_NONE;
-	}
 }
 
 /* An unpacked XStat as a value, as parse_stat reads one from the wire. */
