@@ -25,7 +25,8 @@
 # Perfetto: bench/perfetto_walk), `info`, `summarize`, `bottlenecks` in
 # CPU seconds (user + system: the host is shared), summarize / info and
 # summarize / floor by CPU, and the larger peak RSS of summarize and
-# bottlenecks as a multiple of the file. Needs GNU time (/usr/bin/time -v).
+# bottlenecks as a multiple of the file; then the same ratios by wall time
+# (least of RUNS), which a busy host inflates. Needs python3.
 set -eu
 build=${1:-build}
 size=${2:-200}
@@ -33,8 +34,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=${TMPDIR:-/tmp}/tracectl-shapes
 tc=${TC_BIN:-$build/src/tracectl}
 RUNS=${RUNS:-3}
-TIME=/usr/bin/time
-[ -x "$TIME" ] || { echo "shapes: $TIME not found (apt-get install -y time)" >&2; exit 1; }
 mkdir -p "$dir"
 
 # name kind generator-arguments
@@ -55,26 +54,25 @@ kineto-light json
 perfetto-interned perfetto
 perfetto-plain perfetto'
 
-# least-CPU run of a command: "cpu wall rss_kib"
+# A command RUNS times: "cpu wall rss_kib", the least CPU time (user +
+# system, to the microsecond) with its peak RSS, and the least wall time.
 measure() {
-	best=
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		if ! $TIME -v "$@" >/dev/null 2>"$dir/time.out"; then
-			echo "shapes: failed: $*" >&2
-			tail -n 30 "$dir/time.out" >&2
-			exit 1
-		fi
-		r=$(awk -F': ' '/User time|System time/ { c += $2 }
-			/Maximum resident/ { m = $2 }
-			/Elapsed \(wall/ { n = split($2, t, ":"); w = n == 3 ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
-			END { printf "%.3f %.3f %d\n", c, w, m }' "$dir/time.out")
-		if [ -z "$best" ] || [ "$(echo "$r $best" | awk '{ print ($1 < $4) }')" = 1 ]; then
-			best=$r
-		fi
-		i=$((i + 1))
-	done
-	echo "$best"
+	python3 - "$RUNS" "$@" <<'PY'
+import resource, subprocess, sys, time
+best = None
+for _ in range(int(sys.argv[1])):
+    t = time.monotonic()
+    p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL)
+    _, status, ru = __import__("os").wait4(p.pid, 0)
+    wall = time.monotonic() - t
+    if status:
+        sys.exit("shapes: failed: %s" % " ".join(sys.argv[2:]))
+    cpu = ru.ru_utime + ru.ru_stime
+    if best is None or cpu < best[0]:
+        best = [cpu, best[1] if best else wall, ru.ru_maxrss]
+    best[1] = min(best[1], wall)
+print("%.4f %.4f %d" % tuple(best))
+PY
 }
 
 gen() { # name kind args... -> path
@@ -102,8 +100,8 @@ gen() { # name kind args... -> path
 ninja -C "$build" src/tracectl bench/wirewalk bench/json_lex_noop bench/perfetto_walk >/dev/null
 printf '%s, %s MB, RUNS=%s, %s, %s\n' "$(date -u +%Y-%m-%d)" "$size" "$RUNS" "$(uname -m)" \
 	"$(nproc) cpus"
-printf '%-18s %6s %6s | %6s %6s %6s %6s | %9s %9s %9s | %7s\n' shape MB Mev floor info \
-	summ bott summ/info summ/floor bott/info RSS/file
+printf '%-18s %6s %5s | %6s %6s %6s %6s | %9s %9s %9s | %8s | %9s %9s\n' shape MB Mev \
+	floor info summ bott summ/info summ/floor bott/info RSS/file "wall s/i" "wall s/f"
 echo "$matrix" | while read -r name kind args; do
 	if [ -n "${SHAPES:-}" ] && ! echo " $SHAPES " | grep -q " $name "; then
 		continue
@@ -123,22 +121,25 @@ echo "$matrix" | while read -r name kind args; do
 	bo=$(measure "$tc" bottlenecks "$f")
 	echo "$name $kind $bytes ${ev:-0} $fl $in $su $bo"
 done | tee "$dir/last.txt" | awk '
-function r(a, b) { return a / (b > 0 ? b : 0.001) }
+function r(a, b) { return a / (b > 0 ? b : 0.0001) }
 {
 	name = $1; kind = $2; mb = $3 / 1e6
 	fl = $5; inf = $8; su = $11; bo = $14
 	rss = ($13 > $16 ? $13 : $16) * 1024 / $3
 	si = r(su, inf); sf = r(su, fl); bi = r(bo, inf)
-	printf "%-18s %6.1f %6.2f | %6.2f %6.2f %6.2f %6.2f | %8.2fx %8.2fx %8.2fx | %6.2fx\n",
-		name, mb, $4 / 1e6, fl, inf, su, bo, si, sf, bi, rss
+	wsi_ = r($12, $9); wsf_ = r($12, $6)
+	printf "%-18s %6.1f %5.2f | %6.3f %6.3f %6.3f %6.3f | %8.2fx %8.2fx %8.2fx | %7.2fx | %8.2fx %8.2fx\n",
+		name, mb, $4 / 1e6, fl, inf, su, bo, si, sf, bi, rss, wsi_, wsf_
 	if (si > wsi) { wsi = si; nsi = name }
 	if (bi > wbi) { wbi = bi; nbi = name }
 	if (kind == "xplane" && sf > wsf) { wsf = sf; nsf = name }
 	if (kind == "xplane" && rss > wr) { wr = rss; nr = name }
+	if (wsi_ > wwsi) { wwsi = wsi_; nwsi = name }
+	if (kind == "xplane" && wsf_ > wwsf) { wwsf = wsf_; nwsf = name }
 }
 END {
-	printf "worst summarize / info:        %.2fx (%s)\n", wsi, nsi
+	printf "worst summarize / info:        %.2fx (%s), by wall %.2fx (%s)\n", wsi, nsi, wwsi, nwsi
 	printf "worst bottlenecks / info:      %.2fx (%s)\n", wbi, nbi
-	printf "worst xplane summarize / walk: %.2fx (%s)\n", wsf, nsf
+	printf "worst xplane summarize / walk: %.2fx (%s), by wall %.2fx (%s)\n", wsf, nsf, wwsf, nwsf
 	printf "worst xplane peak RSS / file:  %.2fx (%s)\n", wr, nr
 }'
