@@ -609,6 +609,67 @@ START_TEST(event_costs_flag) {
 	ck_assert(m->event_costs);
 	tc_model_destroy(b);
 	tc_model_destroy(m);
+	/* An op's own list with costs (as the xplane reader keeps the
+	 * metadata's) leaves the flag unset, and merge copies it so. */
+	m = tc_model_create();
+	b = tc_model_create();
+	a = tc_model_args_begin(b);
+	tc_model_arg_int(b, b->key.flops, 8);
+	uint32_t op = tc_model_add_op(b, tc_model_intern(b, "fusion"), 0, TC_OP_KERNEL);
+	b->ops[op].args = tc_model_args_end(b, a);
+	b->event_costs = false;
+	tc_model_merge(m, b);
+	ck_assert(!m->event_costs);
+	tc_model_destroy(b);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* One walk of an event's args gives what the two look-ups give: its own
+ * number when it has one that fits, else its op's. */
+START_TEST(event_costs_both) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU:0"), TC_DEV_GPU);
+	uint32_t t = tc_model_add_track(m, d, tc_model_intern(m, "Stream #1"), TC_TRACK_STREAM, 1);
+	uint32_t op = tc_model_add_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	m->ops[op].flops = 100;
+	m->ops[op].bytes = 200;
+	uint32_t note = tc_model_intern(m, "note");
+	for (int i = 0; i < 6; i++) {
+		uint32_t e = tc_model_add_event(m, t, op, i * 10, 5, 0);
+		uint32_t a = tc_model_args_begin(m);
+		tc_model_arg_int(m, note, i);
+		if (i == 1) {
+			tc_model_arg_int(m, m->key.bytes_accessed, 7);
+		} else if (i == 2) {
+			tc_model_arg_str(m, m->key.flops, tc_model_intern(m, "12"));
+			tc_model_arg_double(m, m->key.bytes_accessed, 3.0);
+		} else if (i == 3) {
+			tc_model_arg_str(m, m->key.flops, tc_model_intern(m, "many"));
+			tc_model_arg_double(m, m->key.bytes_accessed, 1e300);
+		} else if (i == 4) {
+			tc_model_arg_uint(m, m->key.flops, 9);
+			tc_model_arg_uint(m, m->key.flops, 10);
+		}
+		m->ev.args[e] = tc_model_args_end(m, a);
+	}
+	tc_model_finalize(m);
+	static const int64_t want[][2] = {
+		{ 100, 200 }, { 100, 7 }, { 12, 3 }, { 100, 200 }, { 9, 200 }, { 100, 200 },
+	};
+	for (size_t i = 0; i < m->ev.n; i++) {
+		int64_t f, b;
+		tc_model_event_costs(m, i, &f, &b);
+		ck_assert_int_eq(f, want[i][0]);
+		ck_assert_int_eq(b, want[i][1]);
+		ck_assert_int_eq(f, tc_model_event_flops(m, i));
+		ck_assert_int_eq(b, tc_model_event_bytes_accessed(m, i));
+	}
+	struct tc_op_cost *c = tc_op_costs_make(m);
+	ck_assert_int_eq(c[op].flops, 100);
+	ck_assert_int_eq(c[op].bytes, 200);
+	free(c);
+	tc_model_destroy(m);
 }
 END_TEST
 
@@ -1183,6 +1244,7 @@ int main(void) {
 	tcase_add_test(tc, counters_merge_runs);
 	tcase_add_test(tc, counters_many_runs);
 	tcase_add_test(tc, event_costs_flag);
+	tcase_add_test(tc, event_costs_both);
 	tcase_add_test(tc, fill_args_flag);
 	tcase_add_test(tc, finalize_two_threads);
 	tcase_add_test(tc, finalize_depths_two_threads);

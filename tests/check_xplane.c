@@ -408,6 +408,13 @@ START_TEST(fixture_tpu) {
 	ck_assert_int_eq(tc_model_event_bytes_accessed(m, e), 8192);
 	ck_assert_int_eq(tc_model_event_bytes_accessed(m, e + 3), 4096);
 	ck_assert_int_eq(tc_model_event_flops(m, e + 3), 2048);
+	ck_assert(m->event_costs);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		int64_t f, b;
+		tc_model_event_costs(m, i, &f, &b);
+		ck_assert_int_eq(f, tc_model_event_flops(m, i));
+		ck_assert_int_eq(b, tc_model_event_bytes_accessed(m, i));
+	}
 	e = find_event(m, "convolution.2");
 	o = &m->ops[m->ev.op[e]];
 	ck_assert_str_eq(tc_model_str(m, o->category), "convolution"); /* via ref_value */
@@ -688,6 +695,53 @@ START_TEST(metadata_wrong_wire_types) {
 	ck_assert_uint_eq(tc_intern_len(&m->strings, op->name), 3);
 	ck_assert_int_eq(memcmp(tc_model_str(m, op->name), "a\0b", 3), 0);
 	ck_assert_int_eq(op->flops, 42);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* Costs on an op's metadata are the op's: they leave event_costs unset, so
+ * no event's args are searched for them (issue 51: a search per event). */
+START_TEST(metadata_costs_stay_per_op) {
+	struct buf ev = { 0 }, evst = { 0 }, line = { 0 }, md = { 0 }, entry = { 0 }, st = { 0 },
+		sm = { 0 }, sentry = { 0 }, sm2 = { 0 }, sentry2 = { 0 }, plane = { 0 },
+		space = { 0 };
+	put_int(&ev, 1, 1);
+	put_int(&ev, 2, 1000);
+	put_int(&ev, 3, 500);
+	put_int(&evst, 1, 8);
+	put_int(&evst, 4, 77);
+	put_len(&ev, 4, &evst);
+	put_str(&line, 2, "XLA Ops");
+	put_len(&line, 4, &ev);
+	put_int(&md, 1, 1);
+	put_str(&md, 2, "fusion.1");
+	put_int(&st, 1, 9);
+	put_int(&st, 4, 42);
+	put_len(&md, 5, &st);
+	put_int(&entry, 1, 1);
+	put_len(&entry, 2, &md);
+	put_int(&sm, 1, 9);
+	put_str(&sm, 2, "flops");
+	put_int(&sentry, 1, 9);
+	put_len(&sentry, 2, &sm);
+	put_int(&sm2, 1, 8);
+	put_str(&sm2, 2, "correlation_id");
+	put_int(&sentry2, 1, 8);
+	put_len(&sentry2, 2, &sm2);
+	put_str(&plane, 2, "/device:TPU:0");
+	put_len(&plane, 3, &line);
+	put_len(&plane, 4, &entry);
+	put_len(&plane, 5, &sentry);
+	put_len(&plane, 5, &sentry2);
+	put_len(&space, 1, &plane);
+	struct tc_model *m = load_space(&space);
+	ck_assert_uint_eq(m->ev.n, 1);
+	ck_assert_int_eq(m->ops[m->ev.op[0]].flops, 42);
+	ck_assert(!m->event_costs);
+	int64_t f, b;
+	tc_model_event_costs(m, 0, &f, &b);
+	ck_assert_int_eq(f, 42);
+	ck_assert_int_eq(b, -1);
 	tc_model_destroy(m);
 }
 END_TEST
@@ -1153,6 +1207,7 @@ int main(void) {
 	tcase_add_test(tc, bad_durations);
 	tcase_add_test(tc, max_string_utf8);
 	tcase_add_test(tc, metadata_wrong_wire_types);
+	tcase_add_test(tc, metadata_costs_stay_per_op);
 	tcase_add_test(tc, launch_flows_sparse);
 	tcase_add_test(tc, launch_flows_first_wins);
 	tcase_add_test(tc, varint_lengths);

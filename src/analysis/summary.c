@@ -159,7 +159,7 @@ struct op_walk {
 	const uint32_t *row_of;
 	struct tc_op_summary *rows;
 	struct op_acc *acc;
-	uint8_t *has_cost; /* per op: whether it has costs to sum */
+	struct tc_op_cost *cost; /* per op, packed: the op records would crowd the cache */
 	int64_t *stack_end;
 	uint32_t *stack_row;
 	size_t scap, scap2;
@@ -174,17 +174,12 @@ static void op_walk_init(struct op_walk *w, const struct tc_model *m, const stru
 	for (size_t r = 0; r < or->n; r++) {
 		w->acc[r] = (struct op_acc){ .a.min = INT64_MAX };
 	}
-	/* A byte per op: whether it has costs to sum (the op records would
-	 * crowd the cache), for the loop over flat lines. */
-	w->has_cost = tc_xmalloc(m->n_ops ? m->n_ops : 1);
-	for (size_t o = 0; o < m->n_ops; o++) {
-		w->has_cost[o] = m->ops[o].flops >= 0 || m->ops[o].bytes >= 0;
-	}
+	w->cost = tc_op_costs_make(m);
 }
 
 static void op_walk_finish(struct op_walk *w) {
 	free(w->acc);
-	free(w->has_cost);
+	free(w->cost);
 	free(w->stack_end);
 	free(w->stack_row);
 }
@@ -207,8 +202,9 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			uint32_t o = evop[i], row = row_of[o];
 			acc_event(&acc[row], durs[i]);
-			if (w->has_cost[o]) {
-				row_costs(&rows[row], m->ops[o].flops, m->ops[o].bytes);
+			const struct tc_op_cost *c = &w->cost[o];
+			if (c->flops >= 0 || c->bytes >= 0) {
+				row_costs(&rows[row], c->flops, c->bytes);
 			}
 		}
 		return;
@@ -218,9 +214,13 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 		uint32_t row = row_of[evop[i]];
 		acc_event(&acc[row], d);
 		/* Without per-event costs, an event's are its op's: no call. */
-		const struct tc_op *op = &m->ops[evop[i]];
-		row_costs(&rows[row], m->event_costs ? tc_model_event_flops(m, i) : op->flops,
-			m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes);
+		if (m->event_costs) {
+			int64_t f, b;
+			tc_model_event_costs(m, i, &f, &b);
+			row_costs(&rows[row], f, b);
+		} else {
+			row_costs(&rows[row], w->cost[evop[i]].flops, w->cost[evop[i]].bytes);
+		}
 		if (flat) {
 			continue;
 		}

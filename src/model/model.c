@@ -558,6 +558,33 @@ int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
 	return m->ops[m->ev.op[i]].bytes;
 }
 
+void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes) {
+	const struct tc_op *op = &m->ops[m->ev.op[i]];
+	*flops = op->flops;
+	*bytes = op->bytes;
+	if (!m->event_costs || m->ev.args[i] == TC_NONE) {
+		return;
+	}
+	struct tc_arg a[2];
+	unsigned found = tc_model_arg_find2(m, m->ev.args[i], m->key.flops,
+		m->key.bytes_accessed, a);
+	int64_t v;
+	if ((found & 1) && tc_model_arg_value_i64(m, &a[0], &v)) {
+		*flops = v;
+	}
+	if ((found & 2) && tc_model_arg_value_i64(m, &a[1], &v)) {
+		*bytes = v;
+	}
+}
+
+struct tc_op_cost *tc_op_costs_make(const struct tc_model *m) {
+	struct tc_op_cost *c = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*c));
+	for (size_t o = 0; o < m->n_ops; o++) {
+		c[o] = (struct tc_op_cost){ m->ops[o].flops, m->ops[o].bytes };
+	}
+	return c;
+}
+
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	/* Finalized, a track's first event starts first and its end is kept:

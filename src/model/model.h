@@ -330,8 +330,10 @@ struct tc_model {
 	 * begin) and became 0, not yet warned; readers that set durations
 	 * themselves count here too, so every format warns alike. */
 	uint64_t n_negative_dur;
-	/* Some arg has key key.flops or key.bytes_accessed (set by the arg
-	 * functions and merge): without one, events' costs are their ops'. */
+	/* Some event's args have key key.flops or key.bytes_accessed (set by
+	 * the arg functions and merge; a reader filling an op's own list, whose
+	 * costs go to tc_op.flops and bytes, puts the flag back after it):
+	 * without one, events' costs are their ops'. */
 	bool event_costs;
 	/* Some arg has key key.blocks_per_sm or key.occupancy (set alike):
 	 * without one, no kernel's args need reading for them. */
@@ -455,6 +457,8 @@ bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, do
 /* The same for one arg (NULL: false), e.g. one of a list still being built. */
 bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out);
 bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out);
+/* The same for one arg: false where it is no number or none that fits. */
+bool tc_model_arg_value_i64(const struct tc_model *m, const struct tc_arg *a, int64_t *out);
 
 void tc_model_add_aggregate(struct tc_model *m, uint32_t track, uint32_t op,
 	int64_t count, int64_t dur_ps);
@@ -510,9 +514,26 @@ uint32_t tc_model_event_track(const struct tc_model *m, size_t i);
 static inline const struct tc_op *tc_model_event_op(const struct tc_model *m, size_t i) {
 	return &m->ops[m->ev.op[i]];
 }
+/*
+ * Costs. An op's FLOPs and bytes accessed per execution are resolved once,
+ * by the reader, into tc_op.flops and .bytes (-1 unknown): per-event walks
+ * read them through ev.op, or from a packed copy (tc_op_costs_make), never
+ * by searching args. Only where m->event_costs is set may an event's own
+ * args (key.flops, key.bytes_accessed) override its op's; these functions
+ * search its list then, and otherwise cost one load.
+ */
 /* FLOPs / bytes of event i: its own arg when present, else its op's. -1 unknown. */
 int64_t tc_model_event_flops(const struct tc_model *m, size_t i);
 int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i);
+/* Both of event i's, as the two above give them, in one walk of its args. */
+void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes);
+
+/* Every op's costs, packed (16 bytes an op against tc_op's 40): cost[o]
+ * is {ops[o].flops, ops[o].bytes}. Free with free(). */
+struct tc_op_cost {
+	int64_t flops, bytes;
+};
+struct tc_op_cost *tc_op_costs_make(const struct tc_model *m);
 /* Earliest start and latest end over all events (0,0 if none). */
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last);
 

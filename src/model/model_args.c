@@ -277,9 +277,16 @@ bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
 unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k0, uint32_t k1,
 		struct tc_arg out[2]) {
 	unsigned found = 0;
-	for (uint32_t pos = first; pos != TC_NONE && found != 3;) {
+	if (first == TC_NONE) {
+		return 0;
+	}
+	/* Decoded in line, as tc_model_arg_find: a cost walk reads every
+	 * event's list. */
+	const uint8_t *p = m->argb + first;
+	for (;;) {
 		struct tc_arg a;
-		pos = tc_model_arg_next(m, pos, &a);
+		uint64_t h = get_varint(&p);
+		p = arg_value(p, h, &a);
 		if (a.key == k0 && !(found & 1)) {
 			out[0] = a;
 			found |= 1;
@@ -287,8 +294,10 @@ unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k
 			out[1] = a;
 			found |= 2;
 		}
+		if (found == 3 || (h & ARG_LAST)) {
+			return found;
+		}
 	}
-	return found;
 }
 
 bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
@@ -325,26 +334,27 @@ bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, do
 	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_num(m, &a, out);
 }
 
-bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
-	struct tc_arg a;
-	if (!tc_model_arg_find(m, first, key, &a)) {
-		return false;
-	}
-	switch (a.type) {
+bool tc_model_arg_value_i64(const struct tc_model *m, const struct tc_arg *a, int64_t *out) {
+	switch (a->type) {
 	case TC_ARG_INT:
 	case TC_ARG_BOOL:
-		*out = a.v.i;
+		*out = a->v.i;
 		return true;
 	case TC_ARG_UINT:
-		*out = (int64_t)a.v.u;
+		*out = (int64_t)a->v.u;
 		return true;
 	default: {
 		double d;
-		if (!tc_model_arg_value_num(m, &a, &d) || !tc_double_fits_i64(d)) {
+		if (!tc_model_arg_value_num(m, a, &d) || !tc_double_fits_i64(d)) {
 			return false;
 		}
 		*out = (int64_t)d;
 		return true;
 	}
 	}
+}
+
+bool tc_model_arg_i64(const struct tc_model *m, uint32_t first, uint32_t key, int64_t *out) {
+	struct tc_arg a;
+	return tc_model_arg_find(m, first, key, &a) && tc_model_arg_value_i64(m, &a, out);
 }

@@ -225,9 +225,12 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		.shift = shift,
 	};
 	merge_places(dst, src, &b);
+	/* The copied lists would set event_costs from ops' lists too: the
+	 * flag is the inputs' own. */
+	bool event_costs = dst->event_costs;
 	merge_args(dst, src, smap, &lm);
 	dst->over_arg_bytes = dst->over_arg_bytes || src->over_arg_bytes;
-	dst->event_costs = dst->event_costs || src->event_costs;
+	dst->event_costs = event_costs || src->event_costs;
 	dst->fill_args = dst->fill_args || src->fill_args;
 	dst->copy_args = dst->copy_args || src->copy_args;
 	merge_devices(dst, src, &b);

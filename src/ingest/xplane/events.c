@@ -385,7 +385,7 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
 /* The op, then an aggregate or a timeline event whose stats become args. */
 static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
 		const struct xstat *st, size_t ns) {
-	uint32_t op = r->em[e->ei].op[lc->cls];
+	uint32_t op = r->em_op[(size_t)lc->cls * r->n_em + e->ei];
 	if (op == TC_NONE) {
 		op = tc_xplane_make_op(r, e->ei, lc->cls);
 	}

@@ -198,9 +198,6 @@ void tc_xplane_emeta_init(struct emeta *e) {
 	e->flops = -1;
 	e->bytes = -1;
 	e->args = TC_NONE;
-	for (int c = 0; c < LC_COUNT; c++) {
-		e->op[c] = TC_NONE;
-	}
 }
 
 /* An unpacked XStat as a value, as parse_stat reads one from the wire. */
@@ -270,6 +267,9 @@ bool tc_xplane_parse_event_metadata(struct reader *r, const uint8_t *p, size_t l
 	const ProtobufCBinaryData *nm = md ? &md->name : &none, *dn = md ? &md->display_name : &none;
 	const uint8_t *name = nm->data;
 	size_t name_len = nm->len;
+	/* An op's own costs become its flops and bytes below: they must not
+	 * set event_costs, which sends every event's args through a search. */
+	bool event_costs = r->m->event_costs;
 	/* The name first: TraceMe args go first in the list, then stats. */
 	uint32_t args = tc_model_args_begin(r->m);
 	const uint8_t *eqs = name_len > 4 && name[0] == '%' ?
@@ -312,6 +312,7 @@ bool tc_xplane_parse_event_metadata(struct reader *r, const uint8_t *p, size_t l
 		tc_xplane_add_arg(r, sm->name, &v);
 	}
 	e->args = tc_model_args_end(r->m, args);
+	r->m->event_costs = event_costs;
 	return true;
 }
 

@@ -330,7 +330,6 @@ struct emeta {
 	uint32_t category;
 	uint32_t args;    /* TraceMe pairs + metadata stats, TC_NONE */
 	int64_t flops, bytes;
-	uint32_t op[LC_COUNT]; /* op per line class, made on first use */
 };
 
 /* What decoding a plane's events needs: read-only while its lines are
@@ -365,6 +364,11 @@ struct reader {
 	struct idmap emap;   /* event metadata id -> index into em */
 	struct emeta *em;
 	size_t n_em, cap_em;
+	/* The op of event metadata ei on lines of class c, made on first use
+	 * (TC_NONE before): em_op[c * n_em + ei]. Packed apart from em, as
+	 * every event reads it: a class's ops are 4 bytes a metadata entry. */
+	uint32_t *em_op;
+	size_t cap_em_op;
 	uint32_t unknown_em; /* em index for events with a missing metadata id */
 	uint32_t device;     /* TC_NONE for planes that are not devices */
 	bool host_plane;

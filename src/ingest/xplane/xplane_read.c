@@ -178,7 +178,7 @@ uint32_t tc_xplane_make_op(struct reader *r, uint32_t ei, enum lclass c) {
 	if (k.async_done) {
 		o->flags |= TC_OPF_ASYNC_DONE;
 	}
-	e->op[c] = op;
+	r->em_op[(size_t)c * r->n_em + ei] = op;
 	return op;
 }
 
@@ -394,6 +394,8 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	r->em[ne].name = tc_model_intern(r->m, "(unknown event metadata)");
 	r->unknown_em = (uint32_t)ne;
 	r->n_em = ne + 1;
+	TC_GROW(r->em_op, r->cap_em_op, LC_COUNT * r->n_em);
+	memset(r->em_op, 0xff, LC_COUNT * r->n_em * sizeof(*r->em_op));
 
 	if (!n_lines) {
 		return true;
@@ -698,6 +700,7 @@ out:
 	tc_arena_finish(&r.scratch);
 	free(r.sm);
 	free(r.em);
+	free(r.em_op);
 	free(r.sp);
 	free(r.sl);
 	free(r.xs);
