@@ -235,21 +235,35 @@ START_TEST(parse) {
 }
 END_TEST
 
+/* A host thread and a GPU stream, and the launch and kernel ops. */
+struct launch_fixture {
+	struct tc_model *m;
+	uint32_t th, st, cpu, rt, k;
+};
+
+static struct launch_fixture launch_fixture(void) {
+	struct launch_fixture f;
+	struct tc_model *m = f.m = tc_model_create();
+	uint32_t h = tc_model_add_device(m, tc_model_intern(m, "python3"), TC_DEV_CPU);
+	uint32_t g = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	f.th = tc_model_add_track(m, h, tc_model_intern(m, "thread 1"), TC_TRACK_HOST_THREAD, 1);
+	f.st = tc_model_add_track(m, g, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	f.cpu = tc_model_intern(m, "cpu_op");
+	f.rt = tc_model_op(m, tc_model_intern(m, "cudaLaunchKernel"), 0, TC_OP_RUNTIME);
+	f.k = tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL);
+	return f;
+}
+
 /* A host thread running linear > addmm > launch (two kernels, one of them
  * named by two flows), a second launch under linear alone, and a launch
  * under no framework op; the device stream runs the kernels. */
 START_TEST(launcher_nesting) {
-	struct tc_model *m = tc_model_create();
-	uint32_t h = tc_model_add_device(m, tc_model_intern(m, "python3"), TC_DEV_CPU);
-	uint32_t g = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
-	uint32_t th = tc_model_add_track(m, h, tc_model_intern(m, "thread 1"), TC_TRACK_HOST_THREAD, 1);
-	uint32_t st = tc_model_add_track(m, g, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
-	uint32_t cpu = tc_model_intern(m, "cpu_op");
-	uint32_t lin = tc_model_op(m, tc_model_intern(m, "aten::linear"), cpu, TC_OP_HOST_OP);
-	uint32_t mm = tc_model_op(m, tc_model_intern(m, "aten::addmm"), cpu, TC_OP_HOST_OP);
+	struct launch_fixture f = launch_fixture();
+	struct tc_model *m = f.m;
+	uint32_t th = f.th, st = f.st, rt = f.rt, k = f.k;
+	uint32_t lin = tc_model_op(m, tc_model_intern(m, "aten::linear"), f.cpu, TC_OP_HOST_OP);
+	uint32_t mm = tc_model_op(m, tc_model_intern(m, "aten::addmm"), f.cpu, TC_OP_HOST_OP);
 	uint32_t mod = tc_model_op(m, tc_model_intern(m, "nn.Module: Linear_0"), 0, TC_OP_PYTHON);
-	uint32_t rt = tc_model_op(m, tc_model_intern(m, "cudaLaunchKernel"), 0, TC_OP_RUNTIME);
-	uint32_t k = tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL);
 	uint32_t dims = tc_model_intern(m, "Input Dims"), types = tc_model_intern(m, "Input type");
 	tc_model_add_event(m, th, mod, 0, 1000, 0);
 	uint32_t el = tc_model_add_event(m, th, lin, 10, 900, 0);
@@ -308,6 +322,30 @@ START_TEST(launcher_nesting) {
 }
 END_TEST
 
+/* Partly overlapping ops (async slices, synthetic traces) do not nest: a
+ * launch under the second is not the first's. */
+START_TEST(launcher_partial_overlap) {
+	struct launch_fixture f = launch_fixture();
+	struct tc_model *m = f.m;
+	uint32_t a = tc_model_op(m, tc_model_intern(m, "aten::a"), f.cpu, TC_OP_HOST_OP);
+	uint32_t b = tc_model_op(m, tc_model_intern(m, "aten::b"), f.cpu, TC_OP_HOST_OP);
+	tc_model_add_event(m, f.th, a, 0, 100, 0);
+	tc_model_add_event(m, f.th, b, 50, 100, 0);
+	uint32_t r = tc_model_add_event(m, f.th, f.rt, 120, 10, 0);
+	uint32_t d = tc_model_add_event(m, f.st, f.k, 200, 30, 0);
+	tc_model_add_flow(m, r, d, TC_FLOW_LAUNCH, 1);
+	tc_model_finalize(m);
+	struct tc_launch_table t;
+	tc_launcher_table(m, 0, 0, &t);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_str_eq(tc_model_str(m, t.rows[0].name), "aten::b");
+	ck_assert(!t.rows[0].nested);
+	ck_assert_int_eq(t.rows[0].bound, TC_BOUND_UNKNOWN);
+	tc_launch_table_finish(&t);
+	tc_model_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void) {
 	Suite *s = suite_create("opcost");
 	TCase *tc = tcase_create("core");
@@ -318,6 +356,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, memory_bound_formulas);
 	tcase_add_test(tc, parse);
 	tcase_add_test(tc, launcher_nesting);
+	tcase_add_test(tc, launcher_partial_overlap);
 	suite_add_tcase(s, tc);
 	return s;
 }

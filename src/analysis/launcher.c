@@ -23,6 +23,13 @@ struct host_index {
 	size_t n_slots;
 };
 
+/* Bounds on a walk of one host stack: the open events searched for an
+ * enclosing one, and the levels a launch is charged up (a real op stack is
+ * tens deep; a pathological trace must not make each launch cost its
+ * depth). */
+#define MAX_SCAN 64
+#define MAX_LEVELS 512
+
 static bool device_kind(enum tc_op_kind k) {
 	return k == TC_OP_KERNEL || (k >= TC_OP_MEMCPY_H2D && k <= TC_OP_MEMSET) ||
 		k == TC_OP_COLLECTIVE;
@@ -42,21 +49,37 @@ static void host_index_init(struct host_index *h, const struct tc_model *m) {
 	h->parent = tc_xmalloc(n * sizeof(*h->parent));
 	h->ps = tc_xcalloc(n, sizeof(*h->ps));
 	h->n = tc_xcalloc(n, sizeof(*h->n));
-	/* Parents from the depths finalize set: the last open (non-instant)
-	 * event one level up. */
-	uint32_t *open = NULL;
+	/* Parents: the nearest open event that encloses the whole event.
+	 * Finalize's depths nest any overlap; a partial overlap (async
+	 * slices, a synthetic trace) is no parent, or a launch would be
+	 * charged to every op it overlaps. */
+	struct open_ev {
+		int64_t end;
+		uint32_t ev;
+	} *open = NULL;
 	size_t cap = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (h->base[t] == TC_NONE) {
 			continue;
 		}
-		TC_GROW(open, cap, (size_t)tr->max_depth + 2);
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint16_t d = m->ev.depth[i];
-			h->parent[h->base[t] + (i - tr->first)] = d > 0 ? open[d - 1] : TC_NONE;
+		size_t top = 0;
+		for (uint32_t i = tr->first; i < tr->first + tr->count; i++) {
+			int64_t st = m->ev.start[i], end = tc_model_end(m, i);
+			while (top > 0 && open[top - 1].end <= st) {
+				top--;
+			}
+			uint32_t parent = TC_NONE;
+			for (size_t k = top, steps = 0; k-- > 0 && steps < MAX_SCAN; steps++) {
+				if (open[k].end >= end) {
+					parent = open[k].ev;
+					break;
+				}
+			}
+			h->parent[h->base[t] + (i - tr->first)] = parent;
 			if (m->ev.dur[i] > 0) {
-				open[d] = (uint32_t)i;
+				TC_GROW(open, cap, top + 1);
+				open[top++] = (struct open_ev){ end, i };
 			}
 		}
 	}
@@ -103,7 +126,8 @@ static void link_launches(const struct tc_model *m, struct host_index *h,
 		bool any = false;
 		/* the stack above a call is on its track: one lookup */
 		int64_t off = (int64_t)s - (int64_t)fl->from;
-		for (uint32_t cur = fl->from; cur != TC_NONE;) {
+		size_t levels = 0;
+		for (uint32_t cur = fl->from; cur != TC_NONE && levels < MAX_LEVELS; levels++) {
 			uint32_t cs = (uint32_t)((int64_t)cur + off);
 			if (is_framework_op(m, cur)) {
 				h->ps[cs] = tc_sat_add(h->ps[cs], m->ev.dur[d]);
@@ -158,7 +182,9 @@ static uint32_t key_id(const struct tc_model *m, const char *k) {
 static void call_context(const struct tc_model *m, const struct host_index *h, uint32_t ev,
 		struct tc_launch_row *r) {
 	uint32_t outer = m->ev.op[ev], module = 0, annot = 0;
-	for (uint32_t cur = h->parent[slot_of(m, h, ev)]; cur != TC_NONE;) {
+	size_t levels = 0;
+	for (uint32_t cur = h->parent[slot_of(m, h, ev)]; cur != TC_NONE && levels < MAX_LEVELS;
+			levels++) {
 		const struct tc_op *op = &m->ops[m->ev.op[cur]];
 		const char *name = tc_model_str(m, op->name);
 		if (op->kind == TC_OP_HOST_OP) {
