@@ -289,7 +289,7 @@ START_TEST(launcher_nesting) {
 	tc_model_finalize(m);
 
 	struct tc_launch_table t;
-	tc_launcher_table(m, 1e12, 1e11, &t);
+	tc_launcher_table(m, TC_NONE, 1e12, 1e11, &t);
 	ck_assert_uint_eq(t.device_events, 4);
 	ck_assert_uint_eq(t.linked, 2);
 	ck_assert_int_eq(t.linked_ps, 100);
@@ -336,11 +336,21 @@ START_TEST(launcher_partial_overlap) {
 	tc_model_add_flow(m, r, d, TC_FLOW_LAUNCH, 1);
 	tc_model_finalize(m);
 	struct tc_launch_table t;
-	tc_launcher_table(m, 0, 0, &t);
+	tc_launcher_table(m, TC_NONE, 0, 0, &t);
 	ck_assert_uint_eq(t.n, 1);
 	ck_assert_str_eq(tc_model_str(m, t.rows[0].name), "aten::b");
 	ck_assert(!t.rows[0].nested);
 	ck_assert_int_eq(t.rows[0].bound, TC_BOUND_UNKNOWN);
+	tc_launch_table_finish(&t);
+	/* --device: the GPU's work, or (the host) none */
+	tc_launcher_table(m, 1, 0, 0, &t);
+	ck_assert_uint_eq(t.n, 1);
+	ck_assert_uint_eq(t.device_events, 1);
+	tc_launch_table_finish(&t);
+	tc_launcher_table(m, 0, 0, 0, &t);
+	ck_assert_uint_eq(t.n, 0);
+	ck_assert_uint_eq(t.device_events, 0);
+	ck_assert_uint_eq(t.linked, 0);
 	tc_launch_table_finish(&t);
 	tc_model_destroy(m);
 }

@@ -30,6 +30,13 @@ struct host_index {
 #define MAX_SCAN 64
 #define MAX_LEVELS 512
 
+/* Track t is a device line of the device asked for (TC_NONE: any). */
+static bool device_line(const struct tc_model *m, uint32_t t, uint32_t only) {
+	const struct tc_track *tr = &m->tracks[t];
+	return tc_track_kind_is_device_work((enum tc_track_kind)tr->kind) &&
+		(only == TC_NONE || tr->device == only);
+}
+
 static bool device_kind(enum tc_op_kind k) {
 	return k == TC_OP_KERNEL || (k >= TC_OP_MEMCPY_H2D && k <= TC_OP_MEMSET) ||
 		k == TC_OP_COLLECTIVE;
@@ -107,7 +114,7 @@ static bool is_framework_op(const struct tc_model *m, uint32_t ev) {
 
 /* Add each linked device event's time to every framework op above its
  * launch; each device event once, whatever flows name it. */
-static void link_launches(const struct tc_model *m, struct host_index *h,
+static void link_launches(const struct tc_model *m, uint32_t only, struct host_index *h,
 		struct tc_launch_table *t, uint8_t *linked) {
 	uint8_t *seen = tc_xcalloc(m->ev.n / 8 + 1, 1);
 	for (size_t f = 0; f < m->n_flows; f++) {
@@ -118,8 +125,8 @@ static void link_launches(const struct tc_model *m, struct host_index *h,
 				(seen[d / 8] & (1u << (d % 8)))) {
 			continue;
 		}
-		uint32_t s = slot_of(m, h, fl->from);
-		if (s == TC_NONE || slot_of(m, h, d) != TC_NONE) {
+		uint32_t s = slot_of(m, h, fl->from), dt = tc_model_event_track(m, d);
+		if (s == TC_NONE || dt == TC_NONE || !device_line(m, dt, only)) {
 			continue;
 		}
 		seen[d / 8] |= (uint8_t)(1u << (d % 8));
@@ -268,14 +275,14 @@ static void fill_row(const struct tc_model *m, const struct host_index *h,
 /* XLA programs launch from the runtime's own threads, under no framework
  * op: their device events name their HLO op (or are it, on an XLA Ops
  * line), module and scope instead; TensorFlow's name their TF op. */
-static void xla_rows(const struct tc_model *m, const uint8_t *linked, struct tc_launch_table *t,
-		size_t *rcap) {
+static void xla_rows(const struct tc_model *m, uint32_t only, const uint8_t *linked,
+		struct tc_launch_table *t, size_t *rcap) {
 	uint32_t k_name = key_id(m, "name");
 	struct call *calls = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t k = 0; k < m->n_tracks; k++) {
 		const struct tc_track *tr = &m->tracks[k];
-		if (!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+		if (!device_line(m, (uint32_t)k, only)) {
 			continue;
 		}
 		for (uint32_t i = tr->first; i < tr->first + tr->count; i++) {
@@ -359,11 +366,12 @@ static int cmp_row(const void *pa, const void *pb) {
 	return a->dims < b->dims ? -1 : a->dims > b->dims;
 }
 
-/* The roofline class against the first linked device's peaks. */
-static void classify(const struct tc_model *m, double peak_flops, double peak_bw,
-		struct tc_launch_table *t) {
+/* The roofline class against the peaks of the device asked for, else of
+ * the first non-host device with known ones. */
+static void classify(const struct tc_model *m, uint32_t only, double peak_flops,
+		double peak_bw, struct tc_launch_table *t) {
 	for (size_t d = 0; d < m->n_devices && t->ridge <= 0; d++) {
-		if (m->devices[d].kind == TC_DEV_CPU) {
+		if (m->devices[d].kind == TC_DEV_CPU || (only != TC_NONE && d != only)) {
 			continue;
 		}
 		double f, b;
@@ -382,12 +390,12 @@ static void classify(const struct tc_model *m, double peak_flops, double peak_bw
 	}
 }
 
-void tc_launcher_table(const struct tc_model *m, double peak_flops, double peak_bw,
-		struct tc_launch_table *t) {
+void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flops,
+		double peak_bw, struct tc_launch_table *t) {
 	memset(t, 0, sizeof(*t));
 	for (size_t k = 0; k < m->n_tracks; k++) {
 		const struct tc_track *tr = &m->tracks[k];
-		if (!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+		if (!device_line(m, (uint32_t)k, only)) {
 			continue;
 		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
@@ -400,7 +408,7 @@ void tc_launcher_table(const struct tc_model *m, double peak_flops, double peak_
 	struct host_index h;
 	host_index_init(&h, m);
 	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
-	link_launches(m, &h, t, linked);
+	link_launches(m, only, &h, t, linked);
 	uint32_t k_dims = key_id(m, "Input Dims"), k_types = key_id(m, "Input type");
 	uint32_t k_conc = key_id(m, "Concrete Inputs");
 	struct call *calls = NULL;
@@ -435,8 +443,8 @@ void tc_launcher_table(const struct tc_model *m, double peak_flops, double peak_
 	}
 	free(calls);
 	host_index_finish(&h);
-	xla_rows(m, linked, t, &rcap);
+	xla_rows(m, only, linked, t, &rcap);
 	free(linked);
-	classify(m, peak_flops, peak_bw, t);
+	classify(m, only, peak_flops, peak_bw, t);
 	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
 }

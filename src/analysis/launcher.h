@@ -12,8 +12,9 @@
 #include "model/launch.h"
 #include "model/model.h"
 
-/* Fill t from finalized m; peak overrides in FLOP/s and B/s (0 none). */
-void tc_launcher_table(const struct tc_model *m, double peak_flops, double peak_bw,
-	struct tc_launch_table *t);
+/* Fill t from finalized m: the device work of device only (TC_NONE: of
+ * every device); peak overrides in FLOP/s and B/s (0 none). */
+void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flops,
+	double peak_bw, struct tc_launch_table *t);
 
 #endif

@@ -70,7 +70,8 @@ static int by_launcher(struct tc_cli_common *c, struct tc_analysis_opts *ao, siz
 		return code;
 	}
 	struct tc_launch_table t;
-	tc_launcher_table(m, ao->peak_flops, ao->peak_bw, &t);
+	tc_launcher_table(m, tc_analysis_find_device(m, ao->device), ao->peak_flops, ao->peak_bw,
+		&t);
 	struct emit_ctx ec = { m, NULL, &t, top };
 	code = tc_cli_emit(c, argv + optind, argc - optind, m, emit, &ec);
 	tc_launch_table_finish(&t);
