@@ -5,11 +5,13 @@
  * one exists), the shape parser, and launches attributed up the op stack.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "analysis/launcher.h"
 #include "analysis/opcost.h"
 #include "model/findings.h"
 #include "tc_test.h"
+#include "util/xalloc.h"
 
 /* The cost of one recorded call. */
 static struct tc_opcost cost(const char *name, const char *dims, const char *types,
@@ -318,6 +320,20 @@ START_TEST(launcher_nesting) {
 	/* 544 / 544 = 1 FLOP/B, under the ridge of 10 */
 	ck_assert_int_eq(r->bound, TC_BOUND_MEMORY);
 	tc_launch_table_finish(&t);
+	/* each kernel's innermost launching op */
+	uint32_t *of = tc_xmalloc(m->ev.n * sizeof(*of));
+	tc_launcher_of_events(m, of);
+	size_t n_linked = 0;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (of[i] == TC_NONE) {
+			continue;
+		}
+		n_linked++;
+		const char *by = tc_model_str(m, m->ops[m->ev.op[of[i]]].name);
+		ck_assert_str_eq(by, m->ev.start[i] == 100 ? "aten::addmm" : "aten::linear");
+	}
+	ck_assert_uint_eq(n_linked, 2);
+	free(of);
 	tc_model_destroy(m);
 }
 END_TEST

@@ -115,7 +115,7 @@ static bool is_framework_op(const struct tc_model *m, uint32_t ev) {
 /* Add each linked device event's time to every framework op above its
  * launch; each device event once, whatever flows name it. */
 static void link_launches(const struct tc_model *m, uint32_t only, struct host_index *h,
-		struct tc_launch_table *t, uint8_t *linked) {
+		struct tc_launch_table *t, uint8_t *linked, uint32_t *innermost) {
 	uint8_t *seen = tc_xcalloc(m->ev.n / 8 + 1, 1);
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
@@ -137,6 +137,9 @@ static void link_launches(const struct tc_model *m, uint32_t only, struct host_i
 		for (uint32_t cur = fl->from; cur != TC_NONE && levels < MAX_LEVELS; levels++) {
 			uint32_t cs = (uint32_t)((int64_t)cur + off);
 			if (is_framework_op(m, cur)) {
+				if (!any && innermost) {
+					innermost[d] = cur;
+				}
 				h->ps[cs] = tc_sat_add(h->ps[cs], m->ev.dur[d]);
 				h->n[cs]++;
 				any = true;
@@ -408,7 +411,7 @@ void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flop
 	struct host_index h;
 	host_index_init(&h, m);
 	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
-	link_launches(m, only, &h, t, linked);
+	link_launches(m, only, &h, t, linked, NULL);
 	uint32_t k_dims = key_id(m, "Input Dims"), k_types = key_id(m, "Input type");
 	uint32_t k_conc = key_id(m, "Concrete Inputs");
 	struct call *calls = NULL;
@@ -447,4 +450,17 @@ void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flop
 	free(linked);
 	classify(m, only, peak_flops, peak_bw, t);
 	tc_sort(t->rows, t->n, sizeof(*t->rows), cmp_row);
+}
+
+void tc_launcher_of_events(const struct tc_model *m, uint32_t *out) {
+	for (size_t i = 0; i < m->ev.n; i++) {
+		out[i] = TC_NONE;
+	}
+	struct host_index h;
+	struct tc_launch_table t = { 0 };
+	host_index_init(&h, m);
+	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
+	link_launches(m, TC_NONE, &h, &t, linked, out);
+	free(linked);
+	host_index_finish(&h);
 }

@@ -16,5 +16,10 @@
  * every device); peak overrides in FLOP/s and B/s (0 none). */
 void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flops,
 	double peak_bw, struct tc_launch_table *t);
+/* For every event of finalized m: the innermost framework op event above
+ * the runtime call that launched it (device events with a launch flow),
+ * TC_NONE for the others. out has m->ev.n entries. For views that label
+ * device work by its launching op. */
+void tc_launcher_of_events(const struct tc_model *m, uint32_t *out);
 
 #endif
