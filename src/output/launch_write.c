@@ -86,8 +86,10 @@ void tc_write_launchers_text(FILE *f, const struct tc_model *m, const struct tc_
 	};
 	struct tc_table tb;
 	tc_table_init(&tb, 11, h);
-	static const unsigned drop[11] = { 0, 0, 4, 0, 3, 0, 2, 0, 1, 5, 0 };
-	tc_table_elastic(&tb, 1);
+	/* Under a width limit: the op name shrinks, then the figures go, the
+	 * shapes last of them. */
+	static const unsigned drop[11] = { 0, 1, 2, 0, 3, 0, 4, 0, 5, 6, 0 };
+	tc_table_elastic(&tb, 0);
 	for (size_t c = 0; c < 11; c++) {
 		tc_table_optional(&tb, c, drop[c]);
 	}
