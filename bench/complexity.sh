@@ -56,6 +56,7 @@ run_cmd() {
 	case $1 in
 	export) "$TC" export --chrome "$2" -o "$tmp/out.json" ;;
 	digest) "$TC" digest "$2" -o "$tmp/out.tcd" ;;
+	launcher) "$TC" ops --by launcher "$2" ;;
 	*) "$TC" "$1" "$2" ;;
 	esac
 }
@@ -64,7 +65,8 @@ fail=0
 printf '%-9s %-10s %9s %10s %10s %6s\n' dimension command N "time(N)" "time(2N)" ratio
 # dimension, command, size factor
 for spec in "tracks summarize 1" "tids info 1" "devices summarize 1" "args export $ARGS_X" \
-		"flows summarize 1" "flows export 1" "counters summarize 1" "samples summarize 1" \
+		"flows summarize 1" "flows export 1" "flows launcher 1" "depth launcher $DEEP_X" \
+		"counters summarize 1" "samples summarize 1" \
 		"names summarize 1" "planes summarize 1" "planes digest 1" "lines summarize $DEEP_X" \
 		"depth summarize $DEEP_X"; do
 	set -- $spec
