@@ -178,6 +178,65 @@ static void write_steps_text(FILE *f, const struct tc_summary *s, const struct t
 	}
 }
 
+/*
+ * Achieved FLOP/s where the trace gives the device ops' FLOPs: summed FLOPs
+ * over summed device busy time, and model FLOPs utilisation = FLOPs over
+ * the summed active span at the devices' peaks (the roofline's, so the
+ * override, trace or data-sheet peak). *mfu < 0: no peak for every device.
+ * False when no FLOPs are known.
+ */
+static bool achieved(const struct tc_summary *s, const struct tc_summary_opts *o, double *flops,
+		double *rate, double *mfu, const char **peak_from) {
+	*flops = 0;
+	bool known = false;
+	for (size_t i = 0; s->ops_scope && strcmp(s->ops_scope, "device") == 0 && i < s->n_ops; i++) {
+		if (s->ops[i].flops > 0) {
+			*flops += s->ops[i].flops;
+			known = true;
+		}
+	}
+	int64_t busy = 0;
+	double peak_work = 0; /* peak FLOP/s x span, summed */
+	bool peaks = o->analysis != NULL;
+	*peak_from = NULL;
+	for (size_t i = 0; i < s->n_devices; i++) {
+		busy += s->devices[i].busy_ps;
+		const struct tc_device_util *u = NULL;
+		for (size_t k = 0; o->analysis && k < o->analysis->n_util; k++) {
+			u = o->analysis->util[k].device == s->devices[i].device ?
+				&o->analysis->util[k] : u;
+		}
+		peaks &= u && u->peak_source && u->peak_flops > 0;
+		if (peaks) {
+			peak_work += u->peak_flops * (double)s->devices[i].span_ps * 1e-12;
+			*peak_from = u->peak_source;
+		}
+	}
+	if (!known || busy <= 0) {
+		return false;
+	}
+	*rate = *flops / ((double)busy * 1e-12);
+	*mfu = peaks && peak_work > 0 ? *flops / peak_work : -1;
+	return true;
+}
+
+static void write_flops_text(FILE *f, const struct tc_summary *s,
+		const struct tc_summary_opts *o) {
+	double flops, rate, mfu;
+	const char *from;
+	if (!achieved(s, o, &flops, &rate, &mfu, &from)) {
+		return;
+	}
+	char b[2][TC_FMT_LEN];
+	fprintf(f, "flops      %s in device ops: %s achieved over device busy time",
+		tc_fmt_rate(b[0], flops, "FLOP"), tc_fmt_rate(b[1], rate, "FLOP/s"));
+	if (mfu >= 0) {
+		fprintf(f, "; model FLOPs utilisation %.1f %% (over the active span, %s peak)",
+			100 * mfu, from);
+	}
+	fprintf(f, "\n");
+}
+
 void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
 		const struct tc_summary_opts *o) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
@@ -255,6 +314,7 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_table_elastic(&t, 0);
 		tc_table_print(&t, f, "  ");
 		tc_table_finish(&t);
+		write_flops_text(f, s, o);
 	}
 
 	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
@@ -444,6 +504,16 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	double flops, rate, mfu;
+	const char *from;
+	if (achieved(s, o, &flops, &rate, &mfu, &from)) {
+		tc_jw_kv_double(&w, "flops", flops);
+		tc_jw_kv_double(&w, "achieved_flops_per_s", rate);
+		if (mfu >= 0) {
+			tc_jw_kv_double(&w, "mfu", mfu);
+			tc_jw_kv_str(&w, "mfu_peak_source", from);
+		}
+	}
 	tc_jw_kv_str(&w, "ops_scope", s->ops_scope);
 	tc_jw_kv_uint(&w, "ops_total", s->n_ops);
 	tc_jw_key(&w, "ops");
