@@ -1,6 +1,7 @@
 /* Text and JSON writers for `tracectl summarize` and `tracectl info`. */
 #include <inttypes.h>
 #include <string.h>
+#include "model/peaks.h"
 #include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
@@ -589,6 +590,14 @@ static const char *track_id(char *buf, int64_t id) {
 	return buf;
 }
 
+/* Device d's row of the data-sheet peaks table (model/peaks.h), as the
+ * roofline matches it: by model name, else name, with memory and cores. */
+static const struct tc_peak_row *datasheet(const struct tc_model *m, const struct tc_device *dev) {
+	const struct tc_peak_row *r = dev->model ? tc_peaks_match(S(m, dev->model),
+		dev->memory_bytes, dev->core_count) : NULL;
+	return r ? r : tc_peaks_match(S(m, dev->name), dev->memory_bytes, dev->core_count);
+}
+
 void tc_write_info_text(FILE *f, const struct tc_model *m) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN];
 	write_sources_text(f, m);
@@ -642,6 +651,14 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 			fprintf(f, ", %s memory", tc_fmt_bytes(b1, (double)dev->memory_bytes));
 		}
 		fprintf(f, ")\n");
+		const struct tc_peak_row *ds = datasheet(m, dev);
+		if (ds) {
+			/* Where a roofline without trace peaks takes them from. */
+			fprintf(f, "  data sheet: %s, bf16 %s, fp32 %s, %s (%s)\n", ds->part,
+				tc_fmt_rate(b1, ds->flops[TC_PEAK_BF16], "FLOP/s"),
+				tc_fmt_rate(b2, ds->flops[TC_PEAK_FP32], "FLOP/s"),
+				tc_fmt_rate(b3, ds->bw, "B/s"), ds->source);
+		}
 		static const char *const h[] = { "track", "kind", ">id", ">events", ">depth", ">span" };
 		struct tc_table t;
 		tc_table_init(&t, 6, h);
@@ -708,6 +725,21 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		const struct tc_peak_row *ds = datasheet(m, dev);
+		if (ds) {
+			tc_jw_key(&w, "datasheet");
+			tc_jw_obj_begin(&w);
+			tc_jw_kv_str(&w, "part", ds->part);
+			tc_jw_kv_str(&w, "source", ds->source);
+			for (int t = 0; t < TC_PEAK_DTYPES; t++) {
+				char key[32];
+				snprintf(key, sizeof(key), "%s_flops_per_s",
+					tc_peak_dtype_name((enum tc_peak_dtype)t));
+				tc_jw_kv_double(&w, key, ds->flops[t]);
+			}
+			tc_jw_kv_double(&w, "bytes_per_s", ds->bw);
+			tc_jw_obj_end(&w);
+		}
 		tc_write_device_identity_json(&w, m, (uint32_t)d);
 		tc_jw_key(&w, "tracks");
 		tc_jw_arr_begin(&w);
