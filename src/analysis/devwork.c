@@ -11,58 +11,74 @@
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
-/* An enclosing op further back than this many events is not looked for:
- * a launch sits a few events after the op that makes it, and a bound keeps
- * a malformed trace linear. */
-#define PARENT_SCAN 4096
-
-/* The innermost framework op (TC_OP_HOST_OP) enclosing event r on its
- * line, TC_NONE if none. Events of a line are sorted by start with their
- * nesting depth: an event's parent is the nearest earlier one a level up. */
-static uint32_t launching_op(const struct tc_model *m, uint32_t r) {
-	uint32_t t = tc_model_event_track(m, r);
-	if (t >= m->n_tracks) {
-		return TC_NONE;
-	}
-	size_t first = m->tracks[t].first;
-	uint16_t want = m->ev.depth[r];
-	int64_t at = m->ev.start[r];
-	size_t scanned = 0;
-	for (size_t j = r; want > 0 && j > first && scanned < PARENT_SCAN; scanned++) {
-		j--;
-		if (m->ev.depth[j] >= want) {
-			continue;
-		}
-		want = m->ev.depth[j];
-		if (tc_model_end(m, j) < at) {
-			return TC_NONE; /* not nested after all */
-		}
-		if (m->op_kind[m->ev.op[j]] == TC_OP_HOST_OP) {
-			return m->ev.op[j];
-		}
-	}
-	return TC_NONE;
-}
-
 struct scan {
 	const struct tc_model *m;
 	struct tc_u64map launcher; /* device event -> launching op + 1 */
 	uint8_t *own;              /* per op: its category from its name, 0 not yet */
+	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
 	struct tc_u64map pair;     /* (launcher, op) -> category */
 };
 
+/*
+ * Host line t walked once: each event's innermost enclosing framework op
+ * (TC_OP_HOST_OP) from its depth (events are sorted by start, a parent
+ * before its children), kept for the launch calls in calls (event -> 0,
+ * set to that op + 1).
+ */
+static void line_launchers(const struct tc_model *m, size_t t, struct tc_u64map *calls) {
+	const struct tc_track *tr = &m->tracks[t];
+	size_t levels = (size_t)tr->max_depth + 1;
+	uint32_t *host_at = tc_xmalloc(levels * sizeof(*host_at)); /* innermost at depth <= k */
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		uint16_t k = m->ev.depth[i];
+		uint32_t up = k > 0 && k < levels ? host_at[k - 1] : TC_NONE;
+		if (k >= levels) {
+			continue;
+		}
+		uint32_t *v = tc_u64map_find(calls, i);
+		if (v && up != TC_NONE) {
+			*v = m->ev.op[up] + 1;
+		}
+		host_at[k] = m->op_kind[m->ev.op[i]] == TC_OP_HOST_OP ? (uint32_t)i : up;
+	}
+	free(host_at);
+}
+
+/* Each launched device event's launching op: launch flow -> runtime call
+ * -> the framework op enclosing the call. One walk of the lines holding
+ * launch calls, not one search per launch. */
 static void launchers(struct scan *s) {
 	const struct tc_model *m = s->m;
+	struct tc_u64map calls = { 0 };
+	bool *lines = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*lines));
 	for (size_t k = 0; k < m->n_flows; k++) {
+		const struct tc_flow *fl = &m->flows[k];
+		if (fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n &&
+				m->ev.depth[fl->from] > 0 && !tc_u64map_find(&calls, fl->from)) {
+			tc_u64map_put(&calls, fl->from, 0);
+			uint32_t t = tc_model_event_track(m, fl->from);
+			if (t < m->n_tracks) {
+				lines[t] = true;
+			}
+		}
+	}
+	for (size_t t = 0; t < m->n_tracks && calls.n; t++) {
+		if (lines[t]) {
+			line_launchers(m, t, &calls);
+		}
+	}
+	for (size_t k = 0; k < m->n_flows && calls.n; k++) {
 		const struct tc_flow *fl = &m->flows[k];
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
 			continue;
 		}
-		uint32_t op = launching_op(m, fl->from);
-		if (op != TC_NONE) {
-			tc_u64map_put(&s->launcher, fl->to, op + 1);
+		const uint32_t *op = tc_u64map_find(&calls, fl->from);
+		if (op && *op) {
+			tc_u64map_put(&s->launcher, fl->to, *op);
 		}
 	}
+	free(lines);
+	tc_u64map_finish(&calls);
 }
 
 static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
@@ -120,11 +136,14 @@ static void facts(struct scan *s, struct tc_devwork *w, size_t i, enum tc_devcat
 	if (c != TC_DEVCAT_GEMM && c != TC_DEVCAT_CONV_FWD && c != TC_DEVCAT_CONV_BWD) {
 		return;
 	}
-	const char *name = tc_model_str(m, m->ops[o].name);
+	if (!s->fp32[o]) {
+		const char *name = tc_model_str(m, m->ops[o].name);
+		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
+	}
 	/* A launch-sized FP32 GEMM gains little from tensor cores: batching
 	 * it is the fix, so it counts as tiny. */
 	bool tiny = m->op_kind[o] == TC_OP_KERNEL && d <= TC_TINY_GEMM_PS;
-	if (!tiny && tc_devcat_fp32_math(name, strlen(name))) {
+	if (!tiny && s->fp32[o] == 1) {
 		w->fp32_ps = tc_sat_add(w->fp32_ps, d);
 		w->fp32_free_ps = tc_sat_add(w->fp32_free_ps, free);
 		w->fp32_count++;
@@ -208,6 +227,7 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	tc_devwork_init(w);
 	struct scan s = { .m = m };
 	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
+	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	launchers(&s);
 	int64_t *stack_end = NULL;
 	uint8_t *stack_cat = NULL;
@@ -223,6 +243,7 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	free(stack_end);
 	free(stack_cat);
 	free(s.own);
+	free(s.fp32);
 	tc_u64map_finish(&s.launcher);
 	tc_u64map_finish(&s.pair);
 }
