@@ -218,7 +218,9 @@ START_TEST(cross_format) {
 	ck_assert_uint_gt(a[0].cat_total_ps[TC_BD_INPUT], 0);
 	ck_assert_uint_gt(a[0].cat_total_ps[TC_BD_COMPILE], 0);
 	ck_assert_uint_gt(a[0].cat_total_ps[TC_BD_H2D], 0);
-	ck_assert_uint_eq(t[0].n, 2);
+	/* One row per device-work category (model/devcat.h), alike in all three. */
+	ck_assert_uint_eq(t[0].n, 4);
+	ck_assert_str_eq(t[0].rows[1].label, "GEMM");
 	for (int i = 1; i < 3; i++) {
 		const char *w = own[i];
 		ck_assert_uint_eq(a[i].n_steps, a[0].n_steps);
@@ -240,6 +242,7 @@ START_TEST(cross_format) {
 		for (size_t r = 0; r < t[0].n; r++) {
 			const struct tc_op_row *x = &t[i].rows[r], *y = &t[0].rows[r];
 			ck_assert_str_eq(tc_model_str(m[i], x->name), tc_model_str(m[0], y->name));
+			ck_assert_str_eq(x->label ? x->label : "", y->label ? y->label : "");
 			ck_assert_uint_eq(x->count, y->count);
 			ck_assert_int_eq(x->total_ps, y->total_ps);
 			ck_assert_int_eq(x->self_ps, y->self_ps);

@@ -85,40 +85,30 @@ uint32_t tc_analysis_find_device(const struct tc_model *m, const char *name) {
 	return d;
 }
 
-/* Dense 16-bit tensor peaks and main-memory bandwidth from vendor data
- * sheets (SXM/OAM parts); TPU v6e matches its plane stats (918 TFLOP/s,
- * 1638 GB/s). Order matters: first substring match wins. */
-static const struct {
-	const char *match;
-	double flops, bw;
-} peaks_table[] = {
-	{ "h200", 989e12, 4.8e12 },
-	{ "h100", 989e12, 3.35e12 },
-	{ "a100", 312e12, 2.039e12 },
-	{ "v100", 125e12, 0.9e12 },
-	{ "mi300x", 1307e12, 5.3e12 },
-	{ "mi250", 383e12, 3.2e12 },
-	{ "mi210", 181e12, 1.6e12 },
-	{ "v6e", 918e12, 1.638e12 },
-	{ "v6 lite", 918e12, 1.638e12 },
-	{ "v5e", 197e12, 0.819e12 },
-	{ "v5 lite", 197e12, 0.819e12 },
-	{ "v5p", 459e12, 2.765e12 },
-	{ "tpu v4", 275e12, 1.2e12 },
-};
-
+/* The data-sheet table (model/peaks.c) gives the dense 16-bit tensor
+ * peak: the roofline's compute roof for the mixed-precision work it is
+ * drawn for. */
 bool tc_peaks_lookup(const char *model, double *flops, double *bw) {
-	if (!model || !*model) {
+	const struct tc_peak_row *r = tc_peaks_match(model, 0, 0);
+	if (!r) {
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(peaks_table) / sizeof(peaks_table[0]); i++) {
-		if (contains_nocase(model, peaks_table[i].match)) {
-			*flops = peaks_table[i].flops;
-			*bw = peaks_table[i].bw;
-			return true;
-		}
+	*flops = r->flops[TC_PEAK_BF16];
+	*bw = r->bw;
+	return true;
+}
+
+const struct tc_peak_row *tc_device_peak_row(const struct tc_model *m, uint32_t d) {
+	if (d >= m->n_devices) {
+		return NULL;
 	}
-	return false;
+	const struct tc_device *dev = &m->devices[d];
+	const struct tc_peak_row *r = NULL;
+	if (dev->model) {
+		r = tc_peaks_match(tc_model_str(m, dev->model), dev->memory_bytes, dev->core_count);
+	}
+	return r ? r : tc_peaks_match(tc_model_str(m, dev->name), dev->memory_bytes,
+		dev->core_count);
 }
 
 const char *tc_device_peaks(const struct tc_model *m, uint32_t d,
@@ -132,9 +122,13 @@ const char *tc_device_peaks(const struct tc_model *m, uint32_t d,
 			*flops = dev->peak_flops;
 			*bw = dev->peak_bw;
 			src = "trace";
-		} else if (tc_peaks_lookup(dev->model ? tc_model_str(m, dev->model) : NULL, flops, bw) ||
-				tc_peaks_lookup(tc_model_str(m, dev->name), flops, bw)) {
-			src = "table";
+		} else {
+			const struct tc_peak_row *r = tc_device_peak_row(m, d);
+			if (r) {
+				*flops = r->flops[TC_PEAK_BF16];
+				*bw = r->bw;
+				src = "table";
+			}
 		}
 	}
 	if (flops_override > 0) {

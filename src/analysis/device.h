@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "model/findings.h"
 #include "model/model.h"
+#include "model/peaks.h"
 
 /*
  * Device selection, for every command's --device NAME: a device whose name,
@@ -46,6 +47,9 @@ void tc_analysis_device_label(const struct tc_model *m, uint32_t d, char *buf, s
 /* Built-in peaks for a device model name (case-insensitive substring
  * match, e.g. "NVIDIA H100 80GB HBM3", "TPU v5 lite"); false if unknown. */
 bool tc_peaks_lookup(const char *model, double *flops, double *bw);
+/* Device d's row of the data-sheet table (model/peaks.h) from its model
+ * name, else its name, with its memory and core count; NULL if none. */
+const struct tc_peak_row *tc_device_peak_row(const struct tc_model *m, uint32_t d);
 /* Peaks for device d: an override (> 0; --peak-flops, --peak-bw), else the
  * trace's device stats, else the built-in table. Returns "override",
  * "trace" or "table", or NULL when either peak stays unknown. */

@@ -9,6 +9,7 @@
 #include "analysis/coll_gather.h"
 #include "analysis/compare.h"
 #include "analysis/device.h"
+#include "analysis/devwork.h"
 #include "analysis/digest.h"
 #include "analysis/passes.h"
 #include "analysis/summary.h"
@@ -207,6 +208,25 @@ static void op_table(struct tc_digest *d, const struct tc_model *m,
 		}
 	}
 	free(rows);
+	/* `ops --by category`: device work by what it does (devwork.h). */
+	if (any_device) {
+		struct tc_devwork w;
+		tc_devwork_scan(m, TC_NONE, &w);
+		r->category_ops = dalloc(d, TC_DEVCAT_COUNT * sizeof(*r->category_ops));
+		for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
+			const struct tc_devcat_acc *x = &w.cat[c];
+			if (!x->count) {
+				continue;
+			}
+			Tracectl__DeviceOps *o = r->category_ops[r->n_category_ops++] =
+				dalloc(d, sizeof(*o));
+			tracectl__device_ops__init(o);
+			*o = (Tracectl__DeviceOps){ .base = o->base, .device = (uint32_t)c,
+				.count = x->count, .total_ps = x->total_ps, .self_ps = x->self_ps,
+				.min_ps = x->min_ps, .max_ps = x->max_ps, .flops = x->flops,
+				.bytes = x->bytes, .launched_ps = x->launched_ps };
+		}
+	}
 	free(fill);
 	free(durs);
 	free(pos);

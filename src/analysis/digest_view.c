@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/budget.h"
+#include "analysis/devwork.h"
 #include "analysis/digest.h"
 #include "analysis/passes.h"
 #include "util/num.h"
@@ -57,6 +58,26 @@ struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n) {
 }
 
 /* ---- ops ---- */
+
+/* The ranks' device work by category summed (devwork.h), NULL when a
+ * digest written before categories has none. */
+static struct tc_op_row *category_rows(Tracectl__Rank *const *ranks, size_t n, size_t *n_rows) {
+	struct tc_devwork w;
+	tc_devwork_init(&w);
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < ranks[i]->n_category_ops; k++) {
+			const Tracectl__DeviceOps *o = ranks[i]->category_ops[k];
+			struct tc_devcat_acc b = { .count = o->count, .total_ps = o->total_ps,
+				.self_ps = o->self_ps, .min_ps = o->min_ps, .max_ps = o->max_ps,
+				.launched_ps = o->launched_ps, .flops = o->flops, .bytes = o->bytes };
+			tc_devwork_add(&w, (enum tc_devcat)o->device, &b);
+			any = true;
+		}
+	}
+	*n_rows = 0;
+	return any ? tc_devwork_rows(&w, n_rows) : NULL;
+}
 
 void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
 		const char *by, struct tc_op_table *t) {
@@ -113,6 +134,9 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 		free(dev_rows);
 		dev_rows = NULL;
 		n_dev = 0;
+	}
+	if (strcmp(by, "category") == 0 && any_device) {
+		dev_rows = category_rows(use, n_use, &n_dev);
 	}
 	tc_op_table_from_rows(t, by, TC_NONE, any_device, s, n_rows, dev_rows, n_dev, busy,
 		peaks ? peaks->peak_flops : 0, peaks ? peaks->peak_bw : 0,

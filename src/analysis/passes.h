@@ -341,9 +341,16 @@ struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n);
  * events, not one over every line and op per device. */
 struct tc_op_row *tc_device_op_rows(const struct tc_model *m, uint32_t only, size_t *n);
 
+/* The compute-side rules (rules_compute.c): FP32 matrix math, layout
+ * conversions and tiny GEMMs on the breakdown device, appended to
+ * a->findings (unsorted). */
+void tc_rules_compute(const struct tc_model *m, const struct tc_analysis_opts *o,
+	struct tc_analysis *a);
+
 /* The op table from rows already summed (tc_pass_op_table's second half,
  * and digests): s[0..n) as tc_analyze_ops returns them, dev_rows (taken,
- * malloc'd) the "device" rows, busy the summed device busy time and the
+ * malloc'd) the "device" rows, or by category on devices the category rows
+ * (analysis/devwork.h; NULL: the writer's categories), busy the summed device busy time and the
  * peaks those of the first device that has them. */
 void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
 	bool any_device, const struct tc_op_summary *s, size_t n, struct tc_op_row *dev_rows,

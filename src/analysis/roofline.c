@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/devwork.h"
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "util/num.h"
@@ -144,6 +145,12 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	size_t n_dev = 0;
 	if (by_dev && any_device) {
 		dev_rows = tc_device_op_rows(m, only, &n_dev);
+	} else if (by_cat && any_device) {
+		/* Device work by what it does (model/devcat.h), not by the
+		 * writer's category ("kernel", "gpu_memset"). */
+		struct tc_devwork w;
+		tc_devwork_scan(m, only, &w);
+		dev_rows = tc_devwork_rows(&w, &n_dev);
 	}
 	int64_t busy = 0;
 	const struct tc_device_util *peaks = NULL;
@@ -179,7 +186,7 @@ void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
 			t->rows[i] = row_from(&s[i]);
 		}
 		t->n = n;
-	} else if (by_cat || by_kind) {
+	} else if ((by_cat && !dev_rows) || by_kind) {
 		regroup(t, s, n, by_kind);
 	} else {
 		t->rows = dev_rows; /* taken */

@@ -1355,6 +1355,7 @@ void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 	c.slots = slots;
 	c.label = labels(m, slots);
 	run_rules(&c, NULL);
+	tc_rules_compute(m, o, a);
 	free(c.label);
 	for (size_t i = 0; slots && i < a->n_findings; i++) {
 		struct tc_finding *f = &a->findings[i];

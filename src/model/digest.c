@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/devcat.h"
 #include "model/digest.h"
 #include "model/findings.h"
 #include "model/model.h"
@@ -646,6 +647,9 @@ static bool indexes_ok(const Tracectl__Rank *r, struct tc_error *err) {
 	}
 	for (size_t i = 0; i < r->n_device_ops; i++) {
 		CHECK(r->device_ops[i]->device < nd, "a device's ops");
+	}
+	for (size_t i = 0; i < r->n_category_ops; i++) {
+		CHECK(r->category_ops[i]->device < TC_DEVCAT_COUNT, "a category's ops");
 	}
 	for (size_t i = 0; i < r->n_step_ops; i++) {
 		CHECK(r->step_ops[i]->name_ref <= ns, "a step op's name");

@@ -166,6 +166,8 @@ struct tc_op_row {
 	int64_t total_ps, self_ps, min_ps, max_ps;
 	int64_t p50_ps, p99_ps; /* -1 when not available for this grouping */
 	double flops, bytes;    /* totals, < 0 unknown */
+	int64_t launched_ps;    /* device category rows: time in work whose
+	                         * launching host op is known */
 	double share;           /* of the table's busy_ps (see share_of) */
 	double flop_rate;       /* FLOP/s over total time, < 0 unknown */
 	double byte_rate;       /* B/s, < 0 unknown */

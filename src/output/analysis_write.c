@@ -478,6 +478,9 @@ void tc_write_ops_json(FILE *f, const struct tc_model *m, const struct tc_op_tab
 		} else if (strcmp(t->by, "device") == 0 && r->device < m->n_devices) {
 			tc_jw_kv_str(&w, "device", S(m, m->devices[r->device].name));
 			tc_write_device_identity_json(&w, m, r->device);
+		} else if (strcmp(t->by, "category") == 0 && strcmp(t->scope, "device") == 0) {
+			/* the part TraceLens counts: work a known host op launched */
+			tc_jw_kv_int(&w, "launched_ps", r->launched_ps);
 		}
 		tc_jw_kv_uint(&w, "count", r->count);
 		tc_jw_kv_int(&w, "total_ps", r->total_ps);

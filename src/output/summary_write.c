@@ -1,6 +1,7 @@
 /* Text and JSON writers for `tracectl summarize` and `tracectl info`. */
 #include <inttypes.h>
 #include <string.h>
+#include "model/peaks.h"
 #include "model/rank.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
@@ -181,6 +182,65 @@ static void write_steps_text(FILE *f, const struct tc_summary *s, const struct t
 	}
 }
 
+/*
+ * Achieved FLOP/s where the trace gives the device ops' FLOPs: summed FLOPs
+ * over summed device busy time, and model FLOPs utilisation = FLOPs over
+ * the summed active span at the devices' peaks (the roofline's, so the
+ * override, trace or data-sheet peak). *mfu < 0: no peak for every device.
+ * False when no FLOPs are known.
+ */
+static bool achieved(const struct tc_summary *s, const struct tc_summary_opts *o, double *flops,
+		double *rate, double *mfu, const char **peak_from) {
+	*flops = 0;
+	bool known = false;
+	for (size_t i = 0; s->ops_scope && strcmp(s->ops_scope, "device") == 0 && i < s->n_ops; i++) {
+		if (s->ops[i].flops > 0) {
+			*flops += s->ops[i].flops;
+			known = true;
+		}
+	}
+	int64_t busy = 0;
+	double peak_work = 0; /* peak FLOP/s x span, summed */
+	bool peaks = o->analysis != NULL;
+	*peak_from = NULL;
+	for (size_t i = 0; i < s->n_devices; i++) {
+		busy += s->devices[i].busy_ps;
+		const struct tc_device_util *u = NULL;
+		for (size_t k = 0; o->analysis && k < o->analysis->n_util; k++) {
+			u = o->analysis->util[k].device == s->devices[i].device ?
+				&o->analysis->util[k] : u;
+		}
+		peaks &= u && u->peak_source && u->peak_flops > 0;
+		if (peaks) {
+			peak_work += u->peak_flops * (double)s->devices[i].span_ps * 1e-12;
+			*peak_from = u->peak_source;
+		}
+	}
+	if (!known || busy <= 0) {
+		return false;
+	}
+	*rate = *flops / ((double)busy * 1e-12);
+	*mfu = peaks && peak_work > 0 ? *flops / peak_work : -1;
+	return true;
+}
+
+static void write_flops_text(FILE *f, const struct tc_summary *s,
+		const struct tc_summary_opts *o) {
+	double flops, rate, mfu;
+	const char *from;
+	if (!achieved(s, o, &flops, &rate, &mfu, &from)) {
+		return;
+	}
+	char b[2][TC_FMT_LEN];
+	fprintf(f, "flops      %s in device ops: %s achieved over device busy time",
+		tc_fmt_rate(b[0], flops, "FLOP"), tc_fmt_rate(b[1], rate, "FLOP/s"));
+	if (mfu >= 0) {
+		fprintf(f, "; model FLOPs utilisation %.1f %% (over the active span, %s peak)",
+			100 * mfu, from);
+	}
+	fprintf(f, "\n");
+}
+
 void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
 		const struct tc_summary_opts *o) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
@@ -258,6 +318,7 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_table_elastic(&t, 0);
 		tc_table_print(&t, f, "  ");
 		tc_table_finish(&t);
+		write_flops_text(f, s, o);
 	}
 
 	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
@@ -450,6 +511,16 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	double flops, rate, mfu;
+	const char *from;
+	if (achieved(s, o, &flops, &rate, &mfu, &from)) {
+		tc_jw_kv_double(&w, "flops", flops);
+		tc_jw_kv_double(&w, "achieved_flops_per_s", rate);
+		if (mfu >= 0) {
+			tc_jw_kv_double(&w, "mfu", mfu);
+			tc_jw_kv_str(&w, "mfu_peak_source", from);
+		}
+	}
 	tc_jw_kv_str(&w, "ops_scope", s->ops_scope);
 	tc_jw_kv_uint(&w, "ops_total", s->n_ops);
 	tc_jw_key(&w, "ops");
@@ -525,6 +596,14 @@ static const char *track_id(char *buf, int64_t id) {
 	return buf;
 }
 
+/* Device d's row of the data-sheet peaks table (model/peaks.h), as the
+ * roofline matches it: by model name, else name, with memory and cores. */
+static const struct tc_peak_row *datasheet(const struct tc_model *m, const struct tc_device *dev) {
+	const struct tc_peak_row *r = dev->model ? tc_peaks_match(S(m, dev->model),
+		dev->memory_bytes, dev->core_count) : NULL;
+	return r ? r : tc_peaks_match(S(m, dev->name), dev->memory_bytes, dev->core_count);
+}
+
 void tc_write_info_text(FILE *f, const struct tc_model *m) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN];
 	write_sources_text(f, m);
@@ -578,6 +657,14 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 			fprintf(f, ", %s memory", tc_fmt_bytes(b1, (double)dev->memory_bytes));
 		}
 		fprintf(f, ")\n");
+		const struct tc_peak_row *ds = datasheet(m, dev);
+		if (ds) {
+			/* Where a roofline without trace peaks takes them from. */
+			fprintf(f, "  data sheet: %s, bf16 %s, fp32 %s, %s (%s)\n", ds->part,
+				tc_fmt_rate(b1, ds->flops[TC_PEAK_BF16], "FLOP/s"),
+				tc_fmt_rate(b2, ds->flops[TC_PEAK_FP32], "FLOP/s"),
+				tc_fmt_rate(b3, ds->bw, "B/s"), ds->source);
+		}
 		static const char *const h[] = { "track", "kind", ">id", ">events", ">depth", ">span" };
 		struct tc_table t;
 		tc_table_init(&t, 6, h);
@@ -644,6 +731,21 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
+		const struct tc_peak_row *ds = datasheet(m, dev);
+		if (ds) {
+			tc_jw_key(&w, "datasheet");
+			tc_jw_obj_begin(&w);
+			tc_jw_kv_str(&w, "part", ds->part);
+			tc_jw_kv_str(&w, "source", ds->source);
+			for (int t = 0; t < TC_PEAK_DTYPES; t++) {
+				char key[32];
+				snprintf(key, sizeof(key), "%s_flops_per_s",
+					tc_peak_dtype_name((enum tc_peak_dtype)t));
+				tc_jw_kv_double(&w, key, ds->flops[t]);
+			}
+			tc_jw_kv_double(&w, "bytes_per_s", ds->bw);
+			tc_jw_obj_end(&w);
+		}
 		tc_write_device_identity_json(&w, m, (uint32_t)d);
 		tc_jw_key(&w, "tracks");
 		tc_jw_arr_begin(&w);

@@ -1,0 +1,269 @@
+/*
+ * Device work by category: each device event's category from the host op
+ * that launched it (launch flow -> runtime call -> its innermost enclosing
+ * framework op) or else its own name, summed per category with the GEMM
+ * and convolution facts the compute rules read.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/devwork.h"
+#include "util/num.h"
+#include "util/u64map.h"
+#include "util/xalloc.h"
+
+struct scan {
+	const struct tc_model *m;
+	struct tc_u64map launcher; /* device event -> launching op + 1 */
+	uint8_t *own;              /* per op: its category from its name, 0 not yet */
+	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
+	struct tc_u64map pair;     /* (launcher, op) -> category */
+};
+
+/*
+ * Host line t walked once: each event's innermost enclosing framework op
+ * (TC_OP_HOST_OP) from its depth (events are sorted by start, a parent
+ * before its children), kept for the launch calls in calls (event -> 0,
+ * set to that op + 1).
+ */
+static void line_launchers(const struct tc_model *m, size_t t, struct tc_u64map *calls) {
+	const struct tc_track *tr = &m->tracks[t];
+	size_t levels = (size_t)tr->max_depth + 1;
+	uint32_t *host_at = tc_xmalloc(levels * sizeof(*host_at)); /* innermost at depth <= k */
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		uint16_t k = m->ev.depth[i];
+		uint32_t up = k > 0 && k < levels ? host_at[k - 1] : TC_NONE;
+		if (k >= levels) {
+			continue;
+		}
+		uint32_t *v = tc_u64map_find(calls, i);
+		if (v && up != TC_NONE) {
+			*v = m->ev.op[up] + 1;
+		}
+		host_at[k] = m->op_kind[m->ev.op[i]] == TC_OP_HOST_OP ? (uint32_t)i : up;
+	}
+	free(host_at);
+}
+
+/* Each launched device event's launching op: launch flow -> runtime call
+ * -> the framework op enclosing the call. One walk of the lines holding
+ * launch calls, not one search per launch. */
+static void launchers(struct scan *s) {
+	const struct tc_model *m = s->m;
+	struct tc_u64map calls = { 0 };
+	bool *lines = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*lines));
+	for (size_t k = 0; k < m->n_flows; k++) {
+		const struct tc_flow *fl = &m->flows[k];
+		if (fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n &&
+				m->ev.depth[fl->from] > 0 && !tc_u64map_find(&calls, fl->from)) {
+			tc_u64map_put(&calls, fl->from, 0);
+			uint32_t t = tc_model_event_track(m, fl->from);
+			if (t < m->n_tracks) {
+				lines[t] = true;
+			}
+		}
+	}
+	for (size_t t = 0; t < m->n_tracks && calls.n; t++) {
+		if (lines[t]) {
+			line_launchers(m, t, &calls);
+		}
+	}
+	for (size_t k = 0; k < m->n_flows && calls.n; k++) {
+		const struct tc_flow *fl = &m->flows[k];
+		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
+			continue;
+		}
+		const uint32_t *op = tc_u64map_find(&calls, fl->from);
+		if (op && *op) {
+			tc_u64map_put(&s->launcher, fl->to, *op);
+		}
+	}
+	free(lines);
+	tc_u64map_finish(&calls);
+}
+
+static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
+	if (!s->own[o]) {
+		const struct tc_model *m = s->m;
+		const char *name = tc_model_str(m, m->ops[o].name);
+		const char *cat = m->ops[o].category ? tc_model_str(m, m->ops[o].category) : NULL;
+		s->own[o] = (uint8_t)tc_devcat_of_kernel(name, strlen(name), cat, cat ? strlen(cat) : 0,
+			(enum tc_op_kind)m->ops[o].kind);
+	}
+	return (enum tc_devcat)s->own[o];
+}
+
+/* Event i's category; *launched: whether its launching op is known. */
+static enum tc_devcat event_cat(struct scan *s, size_t i, bool *launched) {
+	const struct tc_model *m = s->m;
+	uint32_t o = m->ev.op[i];
+	const uint32_t *l = s->launcher.cap ? tc_u64map_find(&s->launcher, i) : NULL;
+	*launched = l != NULL;
+	if (!l) {
+		return own_cat(s, o);
+	}
+	uint64_t key = (uint64_t)(*l - 1) << 32 | o;
+	const uint32_t *c = tc_u64map_find(&s->pair, key);
+	if (c) {
+		return (enum tc_devcat)*c;
+	}
+	const char *ln = tc_model_str(m, m->ops[*l - 1].name);
+	const char *name = tc_model_str(m, m->ops[o].name);
+	const char *cat = m->ops[o].category ? tc_model_str(m, m->ops[o].category) : NULL;
+	enum tc_devcat dc = tc_devcat_of(ln, strlen(ln), name, strlen(name), cat,
+		cat ? strlen(cat) : 0, (enum tc_op_kind)m->ops[o].kind);
+	tc_u64map_put(&s->pair, key, (uint32_t)dc);
+	return dc;
+}
+
+static void add_cost(double *sum, int64_t v) {
+	if (v >= 0) {
+		*sum = (*sum < 0 ? 0 : *sum) + (double)v;
+	}
+}
+
+/* Event i's FP32, layout and tiny-GEMM facts (category c, duration d;
+ * free: d off the roofline, else 0). One event counts in one of them. */
+static void facts(struct scan *s, struct tc_devwork *w, size_t i, enum tc_devcat c, int64_t d,
+		int64_t free) {
+	const struct tc_model *m = s->m;
+	uint32_t o = m->ev.op[i];
+	if (c == TC_DEVCAT_LAYOUT || own_cat(s, o) == TC_DEVCAT_LAYOUT) {
+		w->layout_ps = tc_sat_add(w->layout_ps, d);
+		w->layout_free_ps = tc_sat_add(w->layout_free_ps, free);
+		w->layout_count++;
+		return;
+	}
+	if (c != TC_DEVCAT_GEMM && c != TC_DEVCAT_CONV_FWD && c != TC_DEVCAT_CONV_BWD) {
+		return;
+	}
+	if (!s->fp32[o]) {
+		const char *name = tc_model_str(m, m->ops[o].name);
+		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
+	}
+	/* A launch-sized FP32 GEMM gains little from tensor cores: batching
+	 * it is the fix, so it counts as tiny. */
+	bool tiny = m->op_kind[o] == TC_OP_KERNEL && d <= TC_TINY_GEMM_PS;
+	if (!tiny && s->fp32[o] == 1) {
+		w->fp32_ps = tc_sat_add(w->fp32_ps, d);
+		w->fp32_free_ps = tc_sat_add(w->fp32_free_ps, free);
+		w->fp32_count++;
+	} else if (c == TC_DEVCAT_GEMM && tiny) {
+		w->tiny_gemm_ps = tc_sat_add(w->tiny_gemm_ps, d);
+		w->tiny_gemm_free_ps = tc_sat_add(w->tiny_gemm_free_ps, free);
+		w->tiny_gemm_count++;
+	}
+}
+
+/* One line's events into w; stack_* are the walk's scratch for self time. */
+static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t **stack_end,
+		uint8_t **stack_cat, size_t *cap, size_t *cap2) {
+	const struct tc_model *m = s->m;
+	const struct tc_track *tr = &m->tracks[t];
+	size_t top = 0;
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		bool launched;
+		enum tc_devcat c = event_cat(s, i, &launched);
+		int64_t st = m->ev.start[i], d = m->ev.dur[i], e = st + d;
+		struct tc_devcat_acc *a = &w->cat[c];
+		a->count++;
+		a->total_ps = tc_sat_add(a->total_ps, d);
+		a->self_ps = tc_sat_add(a->self_ps, d);
+		a->launched_ps = tc_sat_add(a->launched_ps, launched ? d : 0);
+		a->min_ps = d < a->min_ps ? d : a->min_ps;
+		a->max_ps = d > a->max_ps ? d : a->max_ps;
+		const struct tc_op *op = &m->ops[m->ev.op[i]];
+		int64_t fl = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
+		int64_t by = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
+		add_cost(&a->flops, fl);
+		add_cost(&a->bytes, by);
+		facts(s, w, i, c, d, fl >= 0 && by > 0 ? 0 : d);
+		if (tr->max_depth == 0) {
+			continue;
+		}
+		/* A child's time (clipped to its parent) leaves the parent's self. */
+		while (top > 0 && (*stack_end)[top - 1] <= st) {
+			top--;
+		}
+		if (top > 0) {
+			int64_t pe = (*stack_end)[top - 1];
+			struct tc_devcat_acc *p = &w->cat[(*stack_cat)[top - 1]];
+			p->self_ps = tc_sat_add(p->self_ps, -((e < pe ? e : pe) - st));
+		}
+		if (d > 0) {
+			TC_GROW(*stack_end, *cap, top + 1);
+			TC_GROW(*stack_cat, *cap2, top + 1);
+			(*stack_end)[top] = e;
+			(*stack_cat)[top] = (uint8_t)c;
+			top++;
+		}
+	}
+}
+
+void tc_devwork_init(struct tc_devwork *w) {
+	memset(w, 0, sizeof(*w));
+	for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
+		w->cat[c].min_ps = INT64_MAX;
+		w->cat[c].flops = w->cat[c].bytes = -1;
+	}
+}
+
+void tc_devwork_add(struct tc_devwork *w, enum tc_devcat c, const struct tc_devcat_acc *b) {
+	struct tc_devcat_acc *a = &w->cat[c];
+	a->count += b->count;
+	a->total_ps = tc_sat_add(a->total_ps, b->total_ps);
+	a->self_ps = tc_sat_add(a->self_ps, b->self_ps);
+	a->launched_ps = tc_sat_add(a->launched_ps, b->launched_ps);
+	a->min_ps = b->min_ps < a->min_ps ? b->min_ps : a->min_ps;
+	a->max_ps = b->max_ps > a->max_ps ? b->max_ps : a->max_ps;
+	if (b->flops >= 0) {
+		a->flops = (a->flops < 0 ? 0 : a->flops) + b->flops;
+	}
+	if (b->bytes >= 0) {
+		a->bytes = (a->bytes < 0 ? 0 : a->bytes) + b->bytes;
+	}
+}
+
+void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w) {
+	tc_devwork_init(w);
+	struct scan s = { .m = m };
+	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
+	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
+	launchers(&s);
+	int64_t *stack_end = NULL;
+	uint8_t *stack_cat = NULL;
+	size_t cap = 0, cap2 = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tr->count || (only != TC_NONE && tr->device != only) ||
+				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+			continue;
+		}
+		scan_track(&s, t, w, &stack_end, &stack_cat, &cap, &cap2);
+	}
+	free(stack_end);
+	free(stack_cat);
+	free(s.own);
+	free(s.fp32);
+	tc_u64map_finish(&s.launcher);
+	tc_u64map_finish(&s.pair);
+}
+
+struct tc_op_row *tc_devwork_rows(const struct tc_devwork *w, size_t *n) {
+	struct tc_op_row *rows = tc_xmalloc(TC_DEVCAT_COUNT * sizeof(*rows));
+	*n = 0;
+	for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
+		const struct tc_devcat_acc *a = &w->cat[c];
+		if (!a->count) {
+			continue;
+		}
+		rows[(*n)++] = (struct tc_op_row){
+			.label = tc_devcat_name((enum tc_devcat)c), .device = TC_NONE,
+			.kind = c == TC_DEVCAT_MEMCPY ? TC_OP_MEMCPY_OTHER : c == TC_DEVCAT_MEMSET ?
+				TC_OP_MEMSET : c == TC_DEVCAT_COLLECTIVE ? TC_OP_COLLECTIVE : TC_OP_KERNEL,
+			.count = a->count, .total_ps = a->total_ps, .self_ps = a->self_ps,
+			.min_ps = a->min_ps, .max_ps = a->max_ps, .p50_ps = -1, .p99_ps = -1,
+			.flops = a->flops, .bytes = a->bytes, .launched_ps = a->launched_ps,
+		};
+	}
+	return rows;
+}

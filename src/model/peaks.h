@@ -1,0 +1,39 @@
+#ifndef TC_MODEL_PEAKS_H
+#define TC_MODEL_PEAKS_H
+
+/*
+ * Device peaks from vendor data sheets: dense FLOP/s by data type and main
+ * memory bandwidth, one row per part with the page its figures come from,
+ * matched from what a trace says of its device (model name, memory, cores).
+ * Pure data and a pure lookup: no model, no allocation.
+ */
+
+#include <stdint.h>
+
+enum tc_peak_dtype {
+	TC_PEAK_FP64 = 0,
+	TC_PEAK_FP32,  /* CUDA-core / vector FP32 */
+	TC_PEAK_TF32,  /* tensor-core TF32 (0: the part has none) */
+	TC_PEAK_BF16,  /* tensor/matrix-core BF16 and FP16 */
+	TC_PEAK_FP8,
+	TC_PEAK_DTYPES,
+};
+
+struct tc_peak_row {
+	const char *part;   /* "H100 SXM" */
+	double flops[TC_PEAK_DTYPES]; /* FLOP/s, dense (no sparsity); 0 none */
+	double bw;          /* bytes/s of main memory */
+	const char *source; /* the data sheet */
+};
+
+/* The row for a device: name (NULL or "" unknown) is matched first, by
+ * case-insensitive substrings; memory_bytes and cores (0 unknown) tell
+ * parts of one name apart (A100 40 GB from 80 GB) and, where the name says
+ * nothing, pick a part that only one row has (an MI300X's 192 GB and 304
+ * CUs). NULL when nothing matches. */
+const struct tc_peak_row *tc_peaks_match(const char *name, int64_t memory_bytes, int32_t cores);
+
+/* The data type's name ("fp64", "fp32", "tf32", "bf16", "fp8"). */
+const char *tc_peak_dtype_name(enum tc_peak_dtype t);
+
+#endif
