@@ -74,9 +74,12 @@ def one(ref):
         if dname not in devices:
             failures.append(f"{name}: no device {dname}")
             continue
-        cats = rows(path, dname, "category")
-        for k in totals:
-            totals[k] += cats.get(k, {}).get("count", 0)
+        # By kind: kernels, copies by direction (memcpy_h2d, ...), memsets.
+        cats = rows(path, dname, "kind")
+        totals["kernel"] += cats.get("kernel", {}).get("count", 0)
+        totals["gpu_memcpy"] += sum(r["count"] for k, r in cats.items()
+                                    if k.startswith("memcpy"))
+        totals["gpu_memset"] += cats.get("memset", {}).get("count", 0)
         kern = cats.get("kernel", {"count": 0, "total_ps": 0})
         check(name, f"{dname} kernels", kern["count"], want["kernels"])
         check(name, f"{dname} kernel time (ns)", kern["total_ps"] // 1000, want["kernel_time_ns"])
