@@ -185,6 +185,17 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 		tc_model_add_sample(dst, off(src->samples.counter[i], b_ctr),
 			tc_sat_add(src->samples.ts[i], shift), src->samples.value[i]);
 	}
+	for (size_t i = 0; i < src->n_allocs; i++) {
+		struct tc_alloc a = src->allocs[i];
+		a.ts = tc_sat_add(a.ts, shift);
+		a.device = off(a.device, b_dev);
+		a.track = off(a.track, b_track);
+		a.group = smap[a.group];
+		a.op = remap_str(smap, a.op);
+		a.shape = remap_str(smap, a.shape);
+		a.dtype = remap_str(smap, a.dtype);
+		tc_model_add_alloc(dst, &a);
+	}
 	for (size_t i = 0; i < src->n_flows; i++) {
 		const struct tc_flow *f = &src->flows[i];
 		tc_model_add_flow(dst, off(f->from, b_ev), off(f->to, b_ev),
@@ -203,6 +214,7 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	src->n_sources = src->n_hosts = src->n_devices = src->n_tracks = 0;
 	src->n_argb = 0;
 	src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;
+	src->n_allocs = 0;
 	src->samples.n = 0;
 	src->n_ops = 0;
 	tc_model_op_rehash(src, src->op_nslots);
