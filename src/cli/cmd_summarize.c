@@ -7,6 +7,7 @@
 #include "analysis/analyze.h"
 #include "analysis/digest.h"
 #include "analysis/job.h"
+#include "analysis/memview.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
@@ -124,7 +125,11 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
+	struct tc_mem_view mv;
+	tc_memview_build(m, &mv);
+	so.memory = mv.records ? &mv : NULL;
 	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);
+	tc_mem_view_finish(&mv);
 	tc_analysis_finish(&an);
 	tc_cli_model_done(m);
 	return code;
