@@ -408,6 +408,39 @@ static void live_at_peak(struct build *b, size_t k, const struct pairing *s,
 	tc_u64map_finish(&at);
 }
 
+/* The allocations never freed, by allocator and then allocating op. */
+static void group_unfreed(struct build *b, const uint32_t *dr) {
+	const struct tc_model *m = b->m;
+	struct tc_mem_view *v = b->v;
+	struct tc_u64map at = { 0 };
+	size_t *cap = tc_xcalloc(v->n_devs, sizeof(*cap));
+	for (size_t r = 0; r < m->n_allocs; r++) {
+		if (m->allocs[r].bytes <= 0 || b->pair[r] != TC_NONE) {
+			continue;
+		}
+		struct tc_mem_device *d = &v->devs[dr[r]];
+		d->never_freed++;
+		/* Keys: allocator in the top bits, op and scope below (ids < 2^24
+		 * each in practice; a collision merges two rows, it loses none). */
+		uint64_t key = (uint64_t)dr[r] << 48 ^ (uint64_t)b->op[r] << 24 ^ b->scope[r];
+		uint32_t *h = tc_u64map_find(&at, key);
+		if (!h) {
+			TC_GROW(d->unfreed, cap[dr[r]], d->n_unfreed + 1);
+			d->unfreed[d->n_unfreed] = (struct tc_mem_holder){
+				.name = b->op[r], .scope = b->scope[r], .oldest_ps = -1, .newest_ps = -1,
+			};
+			h = tc_u64map_put(&at, key, (uint32_t)d->n_unfreed++);
+		}
+		d->unfreed[*h].bytes += m->allocs[r].bytes;
+		d->unfreed[*h].buffers++;
+	}
+	for (size_t k = 0; k < v->n_devs; k++) {
+		qsort(v->devs[k].unfreed, v->devs[k].n_unfreed, sizeof(*v->devs[k].unfreed), cmp_holder);
+	}
+	free(cap);
+	tc_u64map_finish(&at);
+}
+
 static int cmp_op(const void *pa, const void *pb) {
 	const struct tc_mem_op *a = pa, *b = pb;
 	if (a->device != b->device) {
@@ -454,9 +487,7 @@ void tc_memview_build(const struct tc_model *m, struct tc_mem_view *v) {
 		live_at_peak(&b, k, &p[k], dr);
 		tc_u64map_finish(&p[k].live);
 	}
-	for (size_t r = 0; r < na; r++) {
-		v->devs[dr[r]].never_freed += m->allocs[r].bytes > 0 && b.pair[r] == TC_NONE;
-	}
+	group_unfreed(&b, dr);
 	qsort(v->devs, v->n_devs, sizeof(*v->devs), cmp_dev);
 	free(p);
 	free(dr);

@@ -9,7 +9,6 @@
 #include "analysis/digest.h"
 #include "analysis/job.h"
 #include "analysis/timeline.h"
-#include "analysis/memview.h"
 #include "cli/cli.h"
 #include "ingest/ingest.h"
 #include "model/rank.h"
@@ -386,15 +385,12 @@ int tc_cmd_report(int argc, char **argv) {
 		goto done;
 	}
 	tc_timeline_build(m, &an, an.summary.first_ps, an.summary.last_ps, &tl);
-	struct tc_mem_view mv;
-	tc_memview_build(m, &mv);
-	so.memory = mv.records ? &mv : NULL;
+	so.memory = an.memview.records ? &an.memview : NULL;
 	struct tc_report rep = {
 		.run = { { .m = m, .a = &an, .tl = &tl, .mem = so.memory } }, .n_runs = 1, .so = &so,
 		.ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro.top,
 	};
 	tc_write_report_html(out.fp, &rep);
-	tc_mem_view_finish(&mv);
 	code = tc_cli_close_output(&out);
 	if (code == TC_EXIT_OK) {
 		code = tc_cli_strict(&c, m);

@@ -7,7 +7,6 @@
 #include "analysis/analyze.h"
 #include "analysis/digest.h"
 #include "analysis/job.h"
-#include "analysis/memview.h"
 #include "cli/cli.h"
 #include "output/summary_write.h"
 
@@ -125,11 +124,8 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
-	struct tc_mem_view mv;
-	tc_memview_build(m, &mv);
-	so.memory = mv.records ? &mv : NULL;
+	so.memory = an.memview.records ? &an.memview : NULL;
 	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);
-	tc_mem_view_finish(&mv);
 	tc_analysis_finish(&an);
 	tc_cli_model_done(m);
 	return code;

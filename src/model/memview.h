@@ -72,6 +72,9 @@ struct tc_mem_device {
 	size_t n_holders;
 	struct tc_mem_buffer *top;     /* largest live buffers at the peak */
 	size_t n_top;
+	struct tc_mem_holder *unfreed; /* allocations never freed, by op and scope;
+	                                * by bytes, descending; ages unset */
+	size_t n_unfreed;
 };
 
 struct tc_mem_view {
