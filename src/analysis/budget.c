@@ -555,14 +555,10 @@ static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, dou
  * (every scope); unmeasured without allocator records. */
 static bool memory_by_op(const struct tc_model *m, const struct tc_analysis *a,
 		const struct tc_metric *mt, double *out, char *detail, size_t size) {
-	const struct tc_mem_view *v = &a->memview;
-	const struct tc_mem_device *d = NULL;
-	for (size_t i = 0; i < v->n_devs; i++) {
-		if (!d || v->devs[i].peak_bytes > d->peak_bytes) {
-			d = &v->devs[i];
-		}
-	}
-	if (!d) {
+	const struct tc_mem_holder *h0;
+	const struct tc_mem_device *d = tc_mem_view_top(&a->memview, &h0);
+	/* A digest keeps the top holder only. */
+	if (!d || a->memview.partial) {
 		return false;
 	}
 	double sum = 0;

@@ -404,7 +404,9 @@ static void live_at_peak(struct build *b, size_t k, const struct pairing *s,
 			.oldest_ps = -1, .newest_ps = -1, .before_trace = true,
 		};
 	}
-	qsort(d->holders, d->n_holders, sizeof(*d->holders), cmp_holder);
+	if (d->n_holders > 1) {
+		qsort(d->holders, d->n_holders, sizeof(*d->holders), cmp_holder);
+	}
 	tc_u64map_finish(&at);
 }
 
@@ -435,7 +437,10 @@ static void group_unfreed(struct build *b, const uint32_t *dr) {
 		d->unfreed[*h].buffers++;
 	}
 	for (size_t k = 0; k < v->n_devs; k++) {
-		qsort(v->devs[k].unfreed, v->devs[k].n_unfreed, sizeof(*v->devs[k].unfreed), cmp_holder);
+		if (v->devs[k].n_unfreed > 1) {
+			qsort(v->devs[k].unfreed, v->devs[k].n_unfreed, sizeof(*v->devs[k].unfreed),
+				cmp_holder);
+		}
 	}
 	free(cap);
 	tc_u64map_finish(&at);
@@ -480,7 +485,9 @@ void tc_memview_build(const struct tc_model *m, struct tc_mem_view *v) {
 	memset(b.pair, 0xff, na * sizeof(*b.pair));
 	attribute_all(&b);
 	count_calls(&b);
-	qsort(v->ops, v->n_ops, sizeof(*v->ops), cmp_op);
+	if (v->n_ops > 1) {
+		qsort(v->ops, v->n_ops, sizeof(*v->ops), cmp_op);
+	}
 	uint32_t *dr;
 	struct pairing *p = pair_all(&b, &dr);
 	for (size_t k = 0; k < v->n_devs; k++) {
@@ -488,7 +495,9 @@ void tc_memview_build(const struct tc_model *m, struct tc_mem_view *v) {
 		tc_u64map_finish(&p[k].live);
 	}
 	group_unfreed(&b, dr);
-	qsort(v->devs, v->n_devs, sizeof(*v->devs), cmp_dev);
+	if (v->n_devs > 1) {
+		qsort(v->devs, v->n_devs, sizeof(*v->devs), cmp_dev);
+	}
 	free(p);
 	free(dr);
 	tc_u64map_finish(&b.stat_at);

@@ -34,6 +34,7 @@ const struct tc_cli_spec tc_summarize_spec = {
 static int print_summary(const struct tc_cli_common *c, char **paths, int n,
 		struct tc_model *m, struct tc_analysis *an, struct tc_summary_opts *so) {
 	so->analysis = an;
+	so->memory = an->memview.records ? &an->memview : NULL;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(c, paths, n, m, &out)) {
 		return TC_EXIT_OUTPUT;
@@ -124,7 +125,6 @@ int tc_cmd_summarize(int argc, char **argv) {
 	}
 	struct tc_analysis an;
 	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
-	so.memory = an.memview.records ? &an.memview : NULL;
 	code = print_summary(&c, argv + optind, argc - optind, m, &an, &so);
 	tc_analysis_finish(&an);
 	tc_cli_model_done(m);

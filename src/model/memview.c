@@ -13,3 +13,20 @@ void tc_mem_view_finish(struct tc_mem_view *v) {
 	free(v->ops);
 	memset(v, 0, sizeof(*v));
 }
+
+const struct tc_mem_device *tc_mem_view_top(const struct tc_mem_view *v,
+		const struct tc_mem_holder **holder) {
+	const struct tc_mem_device *best = NULL;
+	for (size_t i = 0; i < v->n_devs; i++) {
+		if (!best || v->devs[i].peak_bytes > best->peak_bytes) {
+			best = &v->devs[i];
+		}
+	}
+	*holder = NULL;
+	for (size_t i = 0; best && i < best->n_holders && !*holder; i++) {
+		if (!best->holders[i].before_trace) {
+			*holder = &best->holders[i];
+		}
+	}
+	return best;
+}

@@ -84,8 +84,13 @@ struct tc_mem_view {
 	size_t n_devs;
 	uint64_t records;
 	uint64_t attributed;    /* records counted in ops (an op encloses them) */
+	bool partial;           /* only the top allocator and holder (from a digest) */
 };
 
 void tc_mem_view_finish(struct tc_mem_view *v);
+/* The allocator with the largest peak (NULL without one) and, in *holder,
+ * its largest holder but the bytes from before the trace (NULL none). */
+const struct tc_mem_device *tc_mem_view_top(const struct tc_mem_view *v,
+	const struct tc_mem_holder **holder);
 
 #endif

@@ -153,29 +153,10 @@ void tc_write_memory_text(FILE *f, const struct tc_model *m, const struct tc_mem
 static void json_str_or_null(struct tc_jw *w, const char *k, const struct tc_model *m,
 	uint32_t id);
 
-/* The allocator with the largest peak, and its largest holder that is an
- * op's (not the bytes from before the trace); NULL without records. */
-static const struct tc_mem_device *top_allocator(const struct tc_mem_view *v,
-		const struct tc_mem_holder **holder) {
-	const struct tc_mem_device *best = NULL;
-	for (size_t i = 0; i < v->n_devs; i++) {
-		if (!best || v->devs[i].peak_bytes > best->peak_bytes) {
-			best = &v->devs[i];
-		}
-	}
-	*holder = NULL;
-	for (size_t i = 0; best && i < best->n_holders && !*holder; i++) {
-		if (!best->holders[i].before_trace) {
-			*holder = &best->holders[i];
-		}
-	}
-	return best;
-}
-
 void tc_write_memory_line(FILE *f, const struct tc_model *m, const struct tc_mem_view *v,
 		int64_t first) {
 	const struct tc_mem_holder *h;
-	const struct tc_mem_device *d = top_allocator(v, &h);
+	const struct tc_mem_device *d = tc_mem_view_top(v, &h);
 	if (!d) {
 		return;
 	}
@@ -194,7 +175,7 @@ void tc_write_memory_line(FILE *f, const struct tc_model *m, const struct tc_mem
 void tc_write_memory_line_json(struct tc_jw *w, const struct tc_model *m,
 		const struct tc_mem_view *v, int64_t first) {
 	const struct tc_mem_holder *h;
-	const struct tc_mem_device *d = top_allocator(v, &h);
+	const struct tc_mem_device *d = tc_mem_view_top(v, &h);
 	if (!d) {
 		return;
 	}

@@ -775,12 +775,8 @@ static void mem_flat_note(FILE *f, const struct tc_report *r, size_t n) {
 static void mem_holders(FILE *f, const struct tc_report_run *run) {
 	const struct tc_mem_view *v = run->mem;
 	const struct tc_model *m = run->m;
-	const struct tc_mem_device *d = NULL;
-	for (size_t i = 0; v && i < v->n_devs; i++) {
-		if (!d || v->devs[i].peak_bytes > d->peak_bytes) {
-			d = &v->devs[i];
-		}
-	}
+	const struct tc_mem_holder *h0;
+	const struct tc_mem_device *d = v ? tc_mem_view_top(v, &h0) : NULL;
 	if (!d) {
 		return;
 	}
