@@ -28,6 +28,7 @@ const struct tc_command tc_commands[] = {
 		&tc_export_spec },
 	{ "info", tc_cmd_info, "show the raw structure of a trace (planes, tracks, counts)",
 		&tc_info_spec },
+	{ "memory", tc_cmd_memory, "who holds memory at the peak, and memory by op", &tc_memory_spec },
 	{ "merge", tc_cmd_merge, "merge digests of a job's ranks into one", &tc_merge_spec },
 	{ "ops", tc_cmd_ops, "op statistics with rates and roofline class", &tc_ops_spec },
 	{ "report", tc_cmd_report, "one self-contained HTML page of charts: steps, devices, ops, memory",

@@ -7,6 +7,7 @@
 #include "analysis/compare.h"
 #include "analysis/intervals.h"
 #include "analysis/markers.h"
+#include "analysis/memview.h"
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
@@ -1286,6 +1287,133 @@ START_TEST(straggler_step_wait) {
 }
 END_TEST
 
+static void add_alloc(struct tc_model *m, int64_t ts, int64_t bytes, uint64_t addr,
+		uint32_t device, uint32_t track, int64_t total) {
+	struct tc_alloc a = {
+		.ts = ts, .bytes = bytes, .total = total, .addr = addr, .device = device,
+		.track = track, .op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE,
+	};
+	tc_model_add_alloc(m, &a);
+}
+
+static const struct tc_mem_op *mem_op(const struct tc_model *m, const struct tc_mem_view *v,
+		const char *name) {
+	for (size_t i = 0; i < v->n_ops; i++) {
+		if (strcmp(tc_model_str(m, v->ops[i].name), name) == 0) {
+			return &v->ops[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A 2021-era trace (no allocator totals), records out of order: pairing
+ * by address, the start from a free of a buffer allocated before the
+ * trace, attribution to the innermost op over [start, end), an address
+ * reused without a free kept live, and live-at-peak summing to the peak.
+ */
+START_TEST(memview_pairs_without_totals) {
+	struct tc_model *m = tc_model_create();
+	uint32_t cpu = tc_model_add_device(m, tc_model_intern(m, "host"), TC_DEV_CPU);
+	uint32_t gpu = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t th = tc_model_add_track(m, cpu, tc_model_intern(m, "thread"),
+		TC_TRACK_HOST_THREAD, 1);
+	uint32_t lin = tc_model_op(m, tc_model_intern(m, "aten::linear"), 0, TC_OP_HOST_OP);
+	uint32_t mm = tc_model_op(m, tc_model_intern(m, "aten::mm"), 0, TC_OP_HOST_OP);
+	uint32_t step = tc_model_op(m, tc_model_intern(m, "ProfilerStep#1"), 0, TC_OP_STEP);
+	tc_model_add_event(m, th, step, 0, 1000, 0);
+	tc_model_add_event(m, th, lin, 100, 200, 0);
+	tc_model_add_event(m, th, mm, 150, 50, 0);
+	add_alloc(m, 160, 64, 0xa0, gpu, th, -1);   /* in mm, in linear */
+	add_alloc(m, 50, -100, 0xf0, gpu, th, -1);  /* allocated before the trace */
+	add_alloc(m, 120, 32, 0xb0, gpu, th, -1);   /* linear's self */
+	add_alloc(m, 200, 16, 0xc0, gpu, th, -1);   /* at mm's end: linear's */
+	add_alloc(m, 400, -64, 0xa0, gpu, th, -1);  /* in the step only */
+	add_alloc(m, 500, 8, 0xb0, gpu, th, -1);    /* 0xb0 again, no free seen */
+	add_alloc(m, 600, -16, 0xc0, gpu, th, -1);
+	tc_model_finalize(m);
+
+	struct tc_mem_view v;
+	tc_memview_build(m, &v);
+	ck_assert_uint_eq(v.records, 7);
+	ck_assert_uint_eq(v.attributed, 3);
+	const struct tc_mem_op *o = mem_op(m, &v, "aten::mm");
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(o->self_increase, 64);
+	ck_assert_uint_eq(o->self_allocs, 1);
+	ck_assert_uint_eq(o->calls, 1);
+	o = mem_op(m, &v, "aten::linear");
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(o->self_alloc_bytes, 48);
+	ck_assert_uint_eq(o->self_allocs, 2);
+	ck_assert_int_eq(o->alloc_bytes, 112);
+	ck_assert_uint_eq(o->allocs, 3);
+	ck_assert_ptr_null(mem_op(m, &v, "ProfilerStep#1"));
+
+	ck_assert_uint_eq(v.n_devs, 1);
+	const struct tc_mem_device *d = &v.devs[0];
+	ck_assert_uint_eq(d->device, gpu);
+	ck_assert_uint_eq(d->allocs, 4);
+	ck_assert_uint_eq(d->frees, 3);
+	ck_assert_uint_eq(d->paired, 2);
+	ck_assert_uint_eq(d->before_start, 1);
+	ck_assert_uint_eq(d->reused, 1);
+	ck_assert_uint_eq(d->never_freed, 2);
+	ck_assert(!d->baseline_total);
+	ck_assert_int_eq(d->baseline, 100);
+	/* 100 - 100 + 32 + 64 + 16 = 112 at t=200. */
+	ck_assert_int_eq(d->peak_bytes, 112);
+	ck_assert_int_eq(d->peak_ps, 200);
+	ck_assert_int_eq(d->end_bytes, 40);
+	int64_t live = 0;
+	for (size_t i = 0; i < d->n_holders; i++) {
+		live += d->holders[i].bytes;
+	}
+	ck_assert_int_eq(live, d->peak_bytes);
+	ck_assert_uint_eq(d->n_holders, 2);
+	ck_assert_str_eq(tc_model_str(m, d->holders[0].name), "aten::mm");
+	ck_assert_int_eq(d->holders[0].bytes, 64);
+	ck_assert_str_eq(tc_model_str(m, d->holders[1].name), "aten::linear");
+	ck_assert_int_eq(d->holders[1].bytes, 48);
+	ck_assert_int_eq(d->holders[1].oldest_ps, 80);
+	ck_assert_int_eq(d->holders[1].newest_ps, 0);
+	ck_assert_uint_eq(d->n_top, 3);
+	ck_assert_int_eq(d->top[0].bytes, 64);
+	ck_assert_int_eq(d->top[0].free_ps, 400);
+	tc_mem_view_finish(&v);
+	tc_model_destroy(m);
+}
+END_TEST
+
+/* With the trace's own totals the start is what they imply, and a merge
+ * of two files keeps each one's records on its devices and threads. */
+START_TEST(memview_totals_and_merge) {
+	struct tc_model *m = tc_model_create();
+	struct tc_model *b = tc_model_create();
+	uint32_t g0 = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	add_alloc(m, 10, 100, 1, g0, TC_NONE, 1100);
+	add_alloc(m, 20, -100, 1, g0, TC_NONE, 1000);
+	uint32_t g1 = tc_model_add_device(b, tc_model_intern(b, "GPU 1"), TC_DEV_GPU);
+	add_alloc(b, 5, 7, 2, g1, TC_NONE, -1);
+	tc_model_merge(m, b);
+	tc_model_finalize(m);
+	ck_assert_uint_eq(m->n_allocs, 3);
+	struct tc_mem_view v;
+	tc_memview_build(m, &v);
+	ck_assert_uint_eq(v.n_devs, 2);
+	ck_assert(v.devs[0].baseline_total);
+	ck_assert_int_eq(v.devs[0].baseline, 1000);
+	ck_assert_int_eq(v.devs[0].peak_bytes, 1100);
+	ck_assert_int_eq(v.devs[0].total_at_peak, 1100);
+	ck_assert_uint_eq(v.devs[1].device, 1);
+	ck_assert_int_eq(v.devs[1].peak_bytes, 7);
+	ck_assert_uint_eq(v.attributed, 0);
+	tc_mem_view_finish(&v);
+	tc_model_destroy(b);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("analysis");
 	TCase *tc = tcase_create("core");
@@ -1307,6 +1435,8 @@ int main(void) {
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);
+	tcase_add_test(tc, memview_pairs_without_totals);
+	tcase_add_test(tc, memview_totals_and_merge);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

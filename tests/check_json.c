@@ -1303,11 +1303,47 @@ START_TEST(hta_mtia_temporal_breakdown) {
 }
 END_TEST
 
+/* Kineto [memory] records: an allocator record each, on the track of the
+ * thread that asked (numeric tid, string tid alike), of the device its
+ * Device Type / Device Id name; a thread with no event of its own gets no
+ * track; 2021-era records without totals keep total -1. */
+START_TEST(memory_records) {
+	static const char js[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":7,\"tid\":\"9\","
+		"\"ts\":10,\"dur\":5},"
+		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":7,\"tid\":9,\"ts\":12,"
+		"\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":140000000000000,\"Bytes\":512,"
+		"\"Total Allocated\":1536}},"
+		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":7,\"tid\":4,\"ts\":11,"
+		"\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Addr\":77,\"Bytes\":-8}}"
+		"]}";
+	struct tc_model *m = load_ok(tmp_file(js, sizeof(js) - 1));
+	ck_assert_uint_eq(m->n_allocs, 2);
+	ck_assert_uint_eq(m->n_tracks, 1);
+	const struct tc_alloc *a = &m->allocs[0];
+	ck_assert_int_eq(a->ts, 1000000);
+	ck_assert_int_eq(a->bytes, -8);
+	ck_assert_int_eq(a->total, -1);
+	ck_assert_uint_eq(a->addr, 77);
+	ck_assert_uint_eq(a->track, TC_NONE);
+	ck_assert_uint_eq(m->devices[a->device].kind, TC_DEV_CPU);
+	a = &m->allocs[1];
+	ck_assert_int_eq(a->bytes, 512);
+	ck_assert_int_eq(a->total, 1536);
+	ck_assert_uint_eq(a->addr, 140000000000000ull);
+	ck_assert_uint_eq(a->track, 0);
+	ck_assert_uint_eq(m->devices[a->device].kind, TC_DEV_GPU);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("json");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, epoch_fraction_exact);
+	tcase_add_test(tc, memory_records);
 	tcase_add_test(tc, time_shapes);
 	tcase_add_test(tc, bad_times);
 	tcase_add_test(tc, bad_durs);

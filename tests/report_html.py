@@ -141,16 +141,47 @@ def outside_refs(page):
 
 def check_sections(page, want):
     """Every section in want present, no other, each with exactly one
-    chart (svg) or one table, per its kind. Returns a list of problems."""
+    chart (svg) or one table, per its kind; the memory chart with the
+    live-at-peak table under it where the trace has allocator records
+    (class mem-holders, one per run). Returns a list of problems."""
     bad = []
     if page.order != [s for s in page.order if s in want] or set(page.order) != set(want):
         bad.append("sections %s, want %s" % (page.order, sorted(want)))
+    holders = {}
+    for i, (t, a) in enumerate(page.elements):
+        if t == "table" and "mem-holders" in a.get("class", "").split():
+            holders[page.where[i][0]] = holders.get(page.where[i][0], 0) + 1
     for sid, n in page.sections.items():
         kind = "svg" if sid in CHARTS else "table"
         other = "table" if kind == "svg" else "svg"
-        if n[kind] != 1 or n[other] != 0:
+        extra = holders.get(sid, 0) if sid == "memory" else 0
+        if extra > 2:
+            bad.append("section memory has %d live-at-peak tables" % extra)
+        if n[kind] != 1 or n[other] != extra:
             bad.append("section %s has %d svg and %d table, want one %s" % (sid, n["svg"], n["table"], kind))
     return bad
+
+
+def memory_holders(page, tc, args):
+    """A one-run page of a trace with allocator records has the live-at-
+    peak table of its largest peak ('tracectl memory --json'), whose rows
+    sum to that peak."""
+    if "--diff" in args:
+        return []
+    p = run(tc, ["memory", "--json"] + [a for a in args if not a.startswith("--")])
+    if p.returncode != 0:
+        return ["memory exit %d" % p.returncode]
+    doc = json.loads(p.stdout)
+    if not doc["records"]:
+        return []
+    top = max(doc["allocators"], key=lambda a: a["peak_bytes"])
+    rows = [int(a["data-live-bytes"]) for i, (t, a) in enumerate(page.elements)
+            if t == "td" and "data-live-bytes" in a and page.where[i][0] == "memory"]
+    if not rows:
+        return ["no live-at-peak table in the memory section"]
+    if len(top["live_at_peak"]) <= 20 and sum(rows) != top["peak_bytes"]:
+        return ["live-at-peak rows sum to %d, peak %d" % (sum(rows), top["peak_bytes"])]
+    return []
 
 
 def run(tc, args, cwd=None):

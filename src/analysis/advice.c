@@ -317,6 +317,25 @@ static const struct advice_row {
 		"preempted or it runs out, lower max_num_seqs or max_model_len, quantise the KV "
 		"cache (kv_cache_dtype=fp8) or enable chunked prefill" },
 
+	/* memory-leak */
+	{ TC_ADV_MEMORY_LEAK, F_ANY, R_ANY, 0, 0,
+		"find what keeps the named ops' outputs alive across steps: a list or cache "
+		"appended to every step, a metric kept as a device tensor, or state that is "
+		"never released" },
+	{ TC_ADV_MEMORY_LEAK, F_TORCH, R_ANY, 0, 0,
+		"find what keeps the named ops' outputs alive across steps: accumulate losses "
+		"with loss.item() or loss.detach(), not the tensor (which keeps the autograd "
+		"graph), clear lists and caches of tensors, and release cached blocks only "
+		"after that (torch.cuda.empty_cache)" },
+	{ TC_ADV_MEMORY_LEAK, F_JAX, R_ANY, 0, 0,
+		"find what keeps the named ops' outputs alive across steps: donate the old "
+		"state (donate_argnums) so each step reuses its buffers, and do not keep "
+		"per-step device arrays in Python lists" },
+	{ TC_ADV_MEMORY_LEAK, F_TF, R_ANY, 0, 0,
+		"find what keeps the named ops' outputs alive across steps: tensors collected "
+		"in Python lists, a tf.function retraced every step, or variables created "
+		"inside the step" },
+
 	/* memory-bound */
 	{ TC_ADV_MEMORY_BOUND, F_ANY, R_ANY, 0, 0,
 		"raise arithmetic intensity: fuse elementwise ops into their producers, avoid "
@@ -522,7 +541,7 @@ const char *tc_advice_topic_name(enum tc_advice_topic topic) {
 		"input", "launch", "host", "sync", "communication", "transfer", "compile",
 		"recompile", "memory-pressure", "memory-bound", "compute-bound", "unoptimized-op",
 		"pageable-copies", "idle", "straggler", "fragmented-memory", "small-batch",
-		"alloc",
+		"alloc", "memory-leak",
 	};
 	return (unsigned)topic < TC_ADV_COUNT ? n[topic] : "?";
 }

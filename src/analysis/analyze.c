@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/markers.h"
+#include "analysis/memview.h"
 #include "analysis/passes.h"
 #include "analysis/ranks.h"
 #include "analysis/step_marker.h"
@@ -47,6 +48,8 @@ static const struct tc_threshold_def thresholds[TC_TH_COUNT] = {
 	[TC_TH_MEMORY_BOUND_HIGH] = { "memory-bound.high", 70, "%", "XProf smart suggestion: HBM util > 70" },
 	[TC_TH_MEM_PRESSURE] = { "memory.peak", 90, "%", "TBP rule 7: peak > 90 % of device memory" },
 	[TC_TH_MEM_PRESSURE_CRITICAL] = { "memory.peak-critical", 98, "%", "tracectl default" },
+	[TC_TH_MEM_LEAK] = { "memory.leak", 1, "%",
+		"tracectl default: live bytes grow at every step end by this share of the peak" },
 	[TC_TH_PARTIAL_STEP] = { "step.partial", 80, "%", "TBP: last step dropped if device work < 0.8x the previous" },
 	[TC_TH_PAGEABLE_SHARE] = { "pageable.share", 50, "%", "tracectl default (NSYS cuda_memcpy_async)" },
 	[TC_TH_RECOMPILE_COUNT] = { "recompile.count", 2, "count", "tracectl default" },
@@ -213,6 +216,7 @@ static void *side_passes(void *p) {
 	}
 	if (j->run & TC_AN_FINDINGS) {
 		tc_pass_memory(j->m, &a->mem, &a->n_mem);
+		tc_memview_build(j->m, &a->memview);
 		tc_pass_compile(j->m, &a->compile);
 	}
 	if (j->run & TC_AN_SUMMARY) {

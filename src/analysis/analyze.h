@@ -47,6 +47,7 @@ enum tc_threshold_id {
 	TC_TH_MEMORY_BOUND_HIGH,
 	TC_TH_MEM_PRESSURE,
 	TC_TH_MEM_PRESSURE_CRITICAL,
+	TC_TH_MEM_LEAK,
 	TC_TH_PARTIAL_STEP,
 	TC_TH_PAGEABLE_SHARE,
 	TC_TH_RECOMPILE_COUNT,
@@ -157,6 +158,7 @@ enum tc_advice_topic {
 	TC_ADV_FRAGMENTED_MEMORY,
 	TC_ADV_SMALL_BATCH,   /* an underfilled device */
 	TC_ADV_ALLOC,         /* device memory allocated inside the step */
+	TC_ADV_MEMORY_LEAK,   /* live memory growing step over step */
 	TC_ADV_COUNT,
 };
 

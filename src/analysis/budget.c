@@ -41,7 +41,7 @@ static bool unknown_metric(const char *s, size_t len, struct tc_error *err) {
 	char shares[TC_BD_COUNT][32];
 	size_t n = 0;
 	for (int i = 0; i < TC_M_COUNT; i++) {
-		if (i != TC_M_SHARE && i != TC_M_OP_TIME && i != TC_M_OP_CALLS) {
+		if (i != TC_M_SHARE && !tc_metric_named(i)) {
 			names[n++] = tc_metric_defs()[i].name;
 		}
 	}
@@ -80,6 +80,11 @@ bool tc_metric_parse(const char *s, size_t len, struct tc_metric *out, struct tc
 				return true;
 			}
 		}
+	} else if (has_prefix(s, len, "memory.peak_by_op:") && len > 18) {
+		out->id = TC_M_MEMORY_BY_OP;
+		out->op = dup_n(s + 18, len - 18);
+		out->name = dup_n(s, len);
+		return true;
 	} else if (has_prefix(s, len, "share.")) {
 		for (int c = 0; c < TC_BD_COUNT; c++) {
 			const char *cn = tc_bd_cat_name((enum tc_bd_cat)c);
@@ -92,7 +97,7 @@ bool tc_metric_parse(const char *s, size_t len, struct tc_metric *out, struct tc
 		}
 	} else {
 		for (int i = 0; i < TC_M_COUNT; i++) {
-			if (i != TC_M_SHARE && i != TC_M_OP_TIME && i != TC_M_OP_CALLS &&
+			if (i != TC_M_SHARE && !tc_metric_named(i) &&
 					strlen(tc_metric_defs()[i].name) == len && memcmp(tc_metric_defs()[i].name, s, len) == 0) {
 				out->id = (uint8_t)i;
 				out->name = dup_n(s, len);
@@ -546,6 +551,31 @@ static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, dou
 	return true;
 }
 
+/* Bytes live at the largest allocator peak that op mt->op allocated
+ * (every scope); unmeasured without allocator records. */
+static bool memory_by_op(const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_metric *mt, double *out, char *detail, size_t size) {
+	const struct tc_mem_holder *h0;
+	const struct tc_mem_device *d = tc_mem_view_top(&a->memview, &h0);
+	/* A digest keeps the top holder only. */
+	if (!d || a->memview.partial) {
+		return false;
+	}
+	double sum = 0;
+	for (size_t i = 0; i < d->n_holders; i++) {
+		const struct tc_mem_holder *h = &d->holders[i];
+		if (!h->before_trace && h->name != TC_NONE &&
+				strcmp(tc_model_str(m, h->name), mt->op) == 0) {
+			sum += (double)h->bytes;
+		}
+	}
+	*out = sum;
+	if (detail && size) {
+		device_label(m, d->device, detail, size);
+	}
+	return true;
+}
+
 /* Events named mt->op (host and device, derived lines left out: they
  * repeat device work) that start inside a counted step, per step. */
 static bool op_per_step(const struct tc_model *m, const struct tc_analysis *a,
@@ -639,6 +669,8 @@ bool tc_metric_measure(const struct tc_model *m, const struct tc_analysis *a,
 	}
 	case TC_M_MEMORY_CV:
 		return memory_cv(m, a, out);
+	case TC_M_MEMORY_BY_OP:
+		return memory_by_op(m, a, mt, out, detail, size);
 	case TC_M_OP_TIME:
 	case TC_M_OP_CALLS:
 		return op_per_step(m, a, mt, out);
@@ -687,7 +719,7 @@ void tc_check_init(struct tc_check *c, const struct tc_budget *b, size_t n_ranks
 	/* No limits: the whole catalogue but the op metrics, which need a name. */
 	c->rows = tc_xcalloc(TC_M_COUNT + TC_BD_COUNT, sizeof(*c->rows));
 	for (int i = 0; i < TC_M_COUNT; i++) {
-		if (i == TC_M_OP_TIME || i == TC_M_OP_CALLS) {
+		if (tc_metric_named(i)) {
 			continue;
 		}
 		for (int k = 0; k < (i == TC_M_SHARE ? TC_BD_COUNT : 1); k++) {

@@ -332,6 +332,26 @@ static void memory(struct tc_digest *d, const struct tc_model *m, const struct t
 	}
 }
 
+/* The memory line summarize prints (tc_mem_view_top), as far as it goes. */
+static void memory_top(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
+		Tracectl__Rank *r) {
+	const struct tc_mem_holder *h;
+	const struct tc_mem_device *md = tc_mem_view_top(&a->memview, &h);
+	if (!md) {
+		return;
+	}
+	Tracectl__MemTop *o = r->mem_top = dalloc(d, sizeof(*o));
+	tracectl__mem_top__init(o);
+	o->device = dev_index(m, md->device);
+	o->allocator = dstr(d, md->group ? tc_model_str(m, md->group) : "");
+	o->peak_bytes = md->peak_bytes;
+	o->peak_ps = md->peak_ps - a->summary.first_ps;
+	o->has_top = h != NULL;
+	o->top_op = dstr(d, h && h->name != TC_NONE ? tc_model_str(m, h->name) : "");
+	o->top_scope = dstr(d, h && h->scope != TC_NONE ? tc_model_str(m, h->scope) : "");
+	o->top_bytes = h ? h->bytes : 0;
+}
+
 static Tracectl__Finding *finding(struct tc_digest *d, const char *kind, const char *device,
 		uint8_t severity, double share, const char *text) {
 	Tracectl__Finding *o = dalloc(d, sizeof(*o));
@@ -766,6 +786,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 		tc_diff_side_build(m, &ao, input, &side);
 	}
 	memory(d, m, &a, &side, r);
+	memory_top(d, m, &a, r);
 	Tracectl__Compile *c = r->compile = dalloc(d, sizeof(*c));
 	tracectl__compile__init(c);
 	c->count = a.compile.n_events;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/digest.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 /*
@@ -294,6 +295,36 @@ static uint32_t udev(int32_t d, uint32_t base) {
 	return d < 0 ? TC_NONE : base + (uint32_t)d;
 }
 
+/* The memory line's figures (Rank.mem_top): a view of one allocator and
+ * its top holder, marked partial. */
+static void unpack_memory_top(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
+		struct tc_analysis *a) {
+	const Tracectl__MemTop *t = r->mem_top;
+	if (!t) {
+		return;
+	}
+	struct tc_mem_view *v = &a->memview;
+	v->records = 1;
+	v->partial = true;
+	v->n_devs = 1;
+	v->devs = tc_xcalloc(1, sizeof(*v->devs));
+	struct tc_mem_device *d = &v->devs[0];
+	d->device = udev(t->device, base);
+	d->group = t->allocator[0] ? tc_model_intern(skel, t->allocator) : 0;
+	d->peak_bytes = t->peak_bytes;
+	d->peak_ps = tc_sat_add(t->peak_ps, a->summary.first_ps);
+	d->total_at_peak = -1;
+	if (t->has_top) {
+		d->n_holders = 1;
+		d->holders = tc_xcalloc(1, sizeof(*d->holders));
+		d->holders[0] = (struct tc_mem_holder){
+			.name = t->top_op[0] ? tc_model_intern(skel, t->top_op) : TC_NONE,
+			.scope = t->top_scope[0] ? tc_model_intern(skel, t->top_scope) : TC_NONE,
+			.bytes = t->top_bytes, .buffers = 1, .oldest_ps = -1, .newest_ps = -1,
+		};
+	}
+}
+
 static const char *opt_str(const char *s) {
 	return s && s[0] ? s : NULL;
 }
@@ -454,6 +485,7 @@ void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t b
 	}
 	unpack_summary(skel, o, base, track_base, counter_base, &a->summary);
 	unpack_analysis(skel, o, base, track_base, a);
+	unpack_memory_top(skel, r, base, a);
 	a->n_mem = r->n_mem;
 	a->mem = tc_xcalloc(r->n_mem ? r->n_mem : 1, sizeof(*a->mem));
 	for (size_t i = 0; i < r->n_mem; i++) {

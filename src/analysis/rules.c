@@ -3,6 +3,7 @@
  * thresholds and adds at most one finding with the numbers and a
  * suggestion; also the rules a multi-rank job judges across its ranks.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -646,6 +647,133 @@ static void rule_memory_bound(struct rule_ctx *c) {
 	top_ops(c, f, ~0u, TC_BOUND_MEMORY);
 }
 
+/* The ops that held the most of device d's largest allocator peak, and
+ * its largest buffer, after the text in sb (allocator records only). */
+static void peak_holders(struct rule_ctx *c, struct tc_finding *f, uint32_t d,
+		struct tc_strbuf *sb) {
+	const struct tc_mem_view *v = &c->a->memview;
+	const struct tc_mem_device *md = NULL;
+	for (size_t i = 0; i < v->n_devs; i++) {
+		if (v->devs[i].device == d && (!md || v->devs[i].peak_bytes > md->peak_bytes)) {
+			md = &v->devs[i];
+		}
+	}
+	if (!md) {
+		return;
+	}
+	struct figs g;
+	const char *sep = "; held at its peak by ";
+	for (size_t i = 0; i < md->n_holders && f->n_ops < 3; i++) {
+		const struct tc_mem_holder *h = &md->holders[i];
+		if (h->before_trace || h->name == TC_NONE) {
+			continue;
+		}
+		tc_strbuf_addf(sb, "%s'%s' %s (%.1f %%)", sep, tc_model_str(c->m, h->name),
+			tc_fmt_bytes(g.b[0], (double)h->bytes),
+			md->peak_bytes > 0 ? 100.0 * (double)h->bytes / (double)md->peak_bytes : 0);
+		f->ops[f->n_ops++] = h->name;
+		sep = ", ";
+	}
+	if (md->n_top) {
+		const struct tc_mem_buffer *b = &md->top[0];
+		tc_strbuf_addf(sb, "; largest buffer %s", tc_fmt_bytes(g.b[0], (double)b->bytes));
+		if (b->shape != TC_NONE) {
+			tc_strbuf_addf(sb, " %s", tc_model_str(c->m, b->shape));
+		}
+		if (b->name != TC_NONE) {
+			tc_strbuf_addf(sb, " from '%s'", tc_model_str(c->m, b->name));
+		}
+	}
+	tc_strbuf_addf(sb, " (tracectl memory)");
+}
+
+/* Live bytes of allocator md after the last record at or before each
+ * step's end (from its start: the trace's own first record's). */
+static void live_at_step_ends(const struct rule_ctx *c, const struct tc_mem_device *md,
+		int64_t *live) {
+	const struct tc_model *m = c->m;
+	int64_t cum = md->baseline;
+	size_t r = 0;
+	for (size_t i = 0; i < c->a->n_steps; i++) {
+		const struct tc_step *st = &c->a->steps[i];
+		for (; r < m->n_allocs && m->allocs[r].ts <= st->start_ps + st->dur_ps; r++) {
+			const struct tc_alloc *a = &m->allocs[r];
+			cum += a->device == md->device && a->group == md->group ? a->bytes : 0;
+		}
+		live[i] = cum;
+	}
+}
+
+/*
+ * Live memory that grows at every step end, with allocations never freed:
+ * a leak-like pattern (a cache, a tensor list or autograd history kept
+ * across steps). The allocator whose growth is the largest share of its
+ * peak; the ops named are those whose allocations were never freed.
+ */
+static void rule_memory_leak(struct rule_ctx *c) {
+	const struct tc_mem_view *v = &c->a->memview;
+	size_t n = c->a->n_steps;
+	if (n < 3 || !v->n_devs) {
+		return;
+	}
+	int64_t *live = tc_xmalloc(n * sizeof(*live));
+	const struct tc_mem_device *worst = NULL;
+	double wp = 0;
+	int64_t w_first = 0, w_last = 0;
+	for (size_t k = 0; k < v->n_devs; k++) {
+		const struct tc_mem_device *md = &v->devs[k];
+		if (!md->never_freed || md->peak_bytes <= 0) {
+			continue;
+		}
+		live_at_step_ends(c, md, live);
+		bool grows = true;
+		for (size_t i = 1; i < n && grows; i++) {
+			grows = live[i] > live[i - 1];
+		}
+		double pct = 100.0 * (double)(live[n - 1] - live[0]) / (double)md->peak_bytes;
+		if (grows && pct > wp) {
+			wp = pct;
+			worst = md;
+			w_first = live[0];
+			w_last = live[n - 1];
+		}
+	}
+	free(live);
+	if (!worst || wp < th(c, TC_TH_MEM_LEAK)) {
+		return;
+	}
+	const struct tc_step *s0 = &c->a->steps[0], *s1 = &c->a->steps[n - 1];
+	struct tc_finding *f = add(c, "memory-leak", wp >= 10 * th(c, TC_TH_MEM_LEAK) ?
+		TC_SEV_HIGH : TC_SEV_MEDIUM, wp);
+	f->device = worst->device;
+	struct figs g;
+	struct tc_strbuf sb = { 0 };
+	tc_strbuf_addf(&sb, "live memory on %s grows at every one of %zu step ends, from %s after "
+		"step %" PRId64 " to %s after step %" PRId64 " (+%s per step, %.1f %% of its peak; "
+		"threshold %.0f %%: tracectl), with %s never freed", dev_name(c, worst->device), n,
+		tc_fmt_bytes(g.b[0], (double)w_first), s0->num, tc_fmt_bytes(g.b[1], (double)w_last),
+		s1->num, tc_fmt_bytes(g.b[2], (double)(w_last - w_first) / (double)(n - 1)), wp,
+		th(c, TC_TH_MEM_LEAK), tc_fmt_noun(g.b[3], worst->never_freed, "allocation",
+		"allocations"));
+	const char *sep = ", most from ";
+	for (size_t i = 0; i < worst->n_unfreed && f->n_ops < 3; i++) {
+		const struct tc_mem_holder *h = &worst->unfreed[i];
+		if (h->name == TC_NONE) {
+			continue;
+		}
+		tc_strbuf_addf(&sb, "%s'%s' (%s in %s)", sep, tc_model_str(c->m, h->name),
+			tc_fmt_bytes(g.b[0], (double)h->bytes),
+			tc_fmt_noun(g.b[1], h->buffers, "buffer", "buffers"));
+		f->ops[f->n_ops++] = h->name;
+		sep = ", ";
+	}
+	text(f, "%.*s", (int)sb.len, sb.s);
+	tc_strbuf_finish(&sb);
+	advise(c, f, TC_ADV_MEMORY_LEAK);
+	f->window_lo_ps = s0->start_ps;
+	f->window_hi_ps = s1->start_ps + s1->dur_ps;
+}
+
 static void rule_memory_pressure(struct rule_ctx *c) {
 	const struct tc_mem_peak *worst = NULL;
 	double wp = 0;
@@ -667,11 +795,15 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 	struct tc_finding *f = add(c, "memory-pressure", sev, wp);
 	f->device = worst->device;
 	struct figs g;
-	text(f, "peak %s on %s is %s, %.1f %% of the device's %s (threshold "
+	struct tc_strbuf sb = { 0 };
+	tc_strbuf_addf(&sb, "peak %s on %s is %s, %.1f %% of the device's %s (threshold "
 		"%.0f %%: TBP rule 7)", tc_model_str(c->m, worst->name), dev_name(c, worst->device),
 		tc_fmt_bytes(g.b[0], worst->peak_bytes), wp,
 		tc_fmt_bytes(g.b[1], (double)worst->capacity_bytes),
 		th(c, TC_TH_MEM_PRESSURE));
+	peak_holders(c, f, worst->device, &sb);
+	text(f, "%.*s", (int)sb.len, sb.s);
+	tc_strbuf_finish(&sb);
 	advise(c, f, TC_ADV_MEMORY_PRESSURE);
 	f->window_lo_ps = worst->peak_ts_ps;
 	f->window_hi_ps = worst->peak_ts_ps;
@@ -1288,6 +1420,7 @@ static const struct {
 	{ "idle-device", rule_idle_device },
 	{ "input-bound", rule_input_bound },
 	{ "memory-bound", rule_memory_bound },
+	{ "memory-leak", rule_memory_leak },
 	{ "memory-pressure", rule_memory_pressure },
 	{ "pageable-copies", rule_pageable_copies },
 	{ "recompilation", rule_recompilation },

@@ -38,6 +38,7 @@ int tc_cmd_diff(int argc, char **argv);
 int tc_cmd_digest(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
 int tc_cmd_info(int argc, char **argv);
+int tc_cmd_memory(int argc, char **argv);
 int tc_cmd_merge(int argc, char **argv);
 int tc_cmd_ops(int argc, char **argv);
 int tc_cmd_report(int argc, char **argv);
@@ -51,6 +52,7 @@ extern const struct tc_cli_spec tc_diff_spec;
 extern const struct tc_cli_spec tc_digest_spec;
 extern const struct tc_cli_spec tc_export_spec;
 extern const struct tc_cli_spec tc_info_spec;
+extern const struct tc_cli_spec tc_memory_spec;
 extern const struct tc_cli_spec tc_merge_spec;
 extern const struct tc_cli_spec tc_ops_spec;
 extern const struct tc_cli_spec tc_report_spec;
@@ -107,6 +109,11 @@ bool tc_cli_parse_size(const char *s, uint64_t *out);
 
 /* Read the inputs; prints the error and returns NULL on failure (*code set). */
 struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code);
+/* For a command that takes only input and output options: parse them
+ * with spec, then read the TRACEs (argv[optind..]). NULL when the command
+ * is over, *code its exit status (0 after --help). */
+struct tc_model *tc_cli_plain_load(const struct tc_cli_spec *spec, struct tc_cli_common *c,
+	int argc, char **argv, int *code);
 
 /* Open c->output (stdout by default); prints on failure. inputs are the
  * TRACE arguments; with the model read from them, every file it was read

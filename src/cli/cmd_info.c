@@ -14,44 +14,22 @@ const struct tc_cli_spec tc_info_spec = {
 	},
 };
 
+static void emit(FILE *f, bool json, const void *ctx) {
+	if (json) {
+		tc_write_info_json(f, ctx);
+	} else {
+		tc_write_info_text(f, ctx);
+	}
+}
+
 int tc_cmd_info(int argc, char **argv) {
 	struct tc_cli_common c;
-	tc_cli_common_init(&c, "info");
-	int code = TC_EXIT_OK, opt;
-	const char *arg;
-	struct tc_cli_parser p;
-	tc_cli_parser_init(&p, &tc_info_spec, argc, argv);
-	while ((opt = tc_cli_next(&p, &arg)) > 0) {
-		/* Every option it takes is an input or output one. */
-		tc_cli_common_opt(&c, opt, arg, &code);
-		if (code) {
-			return code;
-		}
-	}
-	if (opt < 0) {
-		return p.code;
-	}
-	if (optind >= argc) {
-		return tc_cli_usage_error("info", "no TRACE given");
-	}
-	struct tc_model *m = tc_cli_load(&c, argv + optind, argc - optind, &code);
+	int code;
+	struct tc_model *m = tc_cli_plain_load(&tc_info_spec, &c, argc, argv, &code);
 	if (!m) {
 		return code;
 	}
-	struct tc_outfile out;
-	if (!tc_cli_open_output(&c, argv + optind, argc - optind, m, &out)) {
-		tc_model_destroy(m);
-		return TC_EXIT_OUTPUT;
-	}
-	if (c.format == TC_FORMAT_JSON) {
-		tc_write_info_json(out.fp, m);
-	} else {
-		tc_write_info_text(out.fp, m);
-	}
-	code = tc_cli_close_output(&out);
-	if (code == TC_EXIT_OK) {
-		code = tc_cli_strict(&c, m);
-	}
+	code = tc_cli_emit(&c, argv + optind, argc - optind, m, emit, m);
 	tc_cli_model_done(m);
 	return code;
 }

@@ -385,8 +385,9 @@ int tc_cmd_report(int argc, char **argv) {
 		goto done;
 	}
 	tc_timeline_build(m, &an, an.summary.first_ps, an.summary.last_ps, &tl);
+	so.memory = an.memview.records ? &an.memview : NULL;
 	struct tc_report rep = {
-		.run = { { .m = m, .a = &an, .tl = &tl } }, .n_runs = 1, .so = &so,
+		.run = { { .m = m, .a = &an, .tl = &tl, .mem = so.memory } }, .n_runs = 1, .so = &so,
 		.ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro.top,
 	};
 	tc_write_report_html(out.fp, &rep);

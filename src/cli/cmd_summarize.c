@@ -32,6 +32,7 @@ const struct tc_cli_spec tc_summarize_spec = {
 static int print_summary(const struct tc_cli_common *c, char **paths, int n,
 		struct tc_model *m, struct tc_analysis *an, struct tc_summary_opts *so) {
 	so->analysis = an;
+	so->memory = an->memview.records ? &an->memview : NULL;
 	struct tc_outfile out;
 	if (!tc_cli_open_output(c, paths, n, m, &out)) {
 		return TC_EXIT_OUTPUT;

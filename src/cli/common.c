@@ -228,6 +228,32 @@ int tc_cli_error(const struct tc_error *err) {
 	return err->code ? err->code : TC_EXIT_INPUT;
 }
 
+struct tc_model *tc_cli_plain_load(const struct tc_cli_spec *spec, struct tc_cli_common *c,
+		int argc, char **argv, int *code) {
+	tc_cli_common_init(c, spec->name);
+	*code = TC_EXIT_OK;
+	int opt;
+	const char *arg;
+	struct tc_cli_parser p;
+	tc_cli_parser_init(&p, spec, argc, argv);
+	while ((opt = tc_cli_next(&p, &arg)) > 0) {
+		/* Every option it takes is an input or output one. */
+		tc_cli_common_opt(c, opt, arg, code);
+		if (*code) {
+			return NULL;
+		}
+	}
+	if (opt < 0) {
+		*code = p.code;
+		return NULL;
+	}
+	if (optind >= argc) {
+		*code = tc_cli_usage_error(spec->name, "no TRACE given");
+		return NULL;
+	}
+	return tc_cli_load(c, argv + optind, argc - optind, code);
+}
+
 struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code) {
 	struct tc_error err;
 	tc_error_init(&err);

@@ -43,6 +43,9 @@ static const struct tc_metric_def defs[TC_M_COUNT] = {
 	[TC_M_MEMORY_CV] = { "memory.cv", TC_MU_RATIO,
 		"coefficient of variation (standard deviation / mean) of the per-step peak of "
 		"the memory counter with the highest peak" },
+	[TC_M_MEMORY_BY_OP] = { "memory.peak_by_op:NAME", TC_MU_BYTES,
+		"bytes op NAME allocated that are live at the largest allocator peak (allocator "
+		"records, 'tracectl memory')" },
 	[TC_M_OP_TIME] = { "op:NAME.time_per_step", TC_MU_TIME,
 		"time in events named NAME (exactly) per step, host and device" },
 	[TC_M_OP_CALLS] = { "op:NAME.calls_per_step", TC_MU_COUNT,
@@ -76,6 +79,8 @@ const char *const *tc_metric_words(void) {
 			}
 		} else if (i == TC_M_OP_TIME) {
 			words[n++] = "op:";
+		} else if (i == TC_M_MEMORY_BY_OP) {
+			words[n++] = "memory.peak_by_op:";
 		} else if (i != TC_M_OP_CALLS) {
 			snprintf(buf[n], sizeof(buf[n]), "%s=", defs[i].name);
 			words[n] = buf[n];

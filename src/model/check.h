@@ -41,6 +41,7 @@ enum tc_metric_id {
 	TC_M_RECOMPILE_COUNT,
 	TC_M_MEMORY_PEAK,
 	TC_M_MEMORY_CV,
+	TC_M_MEMORY_BY_OP,   /* memory.peak_by_op:NAME */
 	TC_M_OP_TIME,        /* op:NAME.time_per_step */
 	TC_M_OP_CALLS,       /* op:NAME.calls_per_step */
 	TC_M_MAX_SEVERITY,   /* findings.max_severity */
@@ -52,6 +53,11 @@ struct tc_metric_def {
 	uint8_t unit;           /* enum tc_metric_unit */
 	const char *definition; /* one line, for --list and docs/check.md */
 };
+
+/* Whether metric i needs a NAME (op:NAME.*, memory.peak_by_op:NAME). */
+static inline bool tc_metric_named(int i) {
+	return i == TC_M_OP_TIME || i == TC_M_OP_CALLS || i == TC_M_MEMORY_BY_OP;
+}
 
 /* The catalogue, indexed by enum tc_metric_id. */
 const struct tc_metric_def *tc_metric_defs(void);

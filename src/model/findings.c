@@ -32,6 +32,7 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	}
 	free(a->steps);
 	free(a->mem);
+	tc_mem_view_finish(&a->memview);
 	free(a->compile.recompiled);
 	free(a->compile.programs);
 	free(a->util);

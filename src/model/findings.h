@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "model/memview.h"
 #include "model/model.h"
 #include "model/ranks.h"
 #include "model/report.h"
@@ -294,6 +295,7 @@ struct tc_analysis {
 	struct tc_xfer_stats xfer[TC_XFER_COUNT]; /* whole trace */
 	struct tc_mem_peak *mem;
 	size_t n_mem;
+	struct tc_mem_view memview; /* allocator records' view (TC_AN_FINDINGS); empty without */
 	struct tc_compile_stats compile;
 	struct tc_device_util *util;
 	size_t n_util;

@@ -92,6 +92,7 @@ void tc_model_destroy(struct tc_model *m) {
 	free(m->argb);
 	free(m->aggs);
 	free(m->counters);
+	free(m->allocs);
 	free(m->flows);
 	free(m->warnings);
 	free(m->op_slots);
@@ -438,6 +439,16 @@ void tc_model_counter_move(struct tc_model *m, uint32_t counter, uint32_t device
 		memset(m->ctr_slots, 0, m->ctr_nslots * sizeof(*m->ctr_slots));
 	}
 	m->ctr_hashed = 0;
+}
+
+void tc_model_add_alloc(struct tc_model *m, const struct tc_alloc *a) {
+	TC_GROW(m->allocs, m->cap_allocs, m->n_allocs + 1);
+	struct tc_alloc *d = &m->allocs[m->n_allocs++];
+	*d = *a;
+	if (d->ts > TC_MAX_ABS_PS || d->ts < -TC_MAX_ABS_PS) {
+		d->ts = d->ts > 0 ? TC_MAX_ABS_PS : -TC_MAX_ABS_PS;
+		m->n_implausible++;
+	}
 }
 
 void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, double value) {

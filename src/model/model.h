@@ -219,6 +219,25 @@ struct tc_samples {
 	uint32_t *counter;
 };
 
+/*
+ * One allocator record (Kineto "[memory]", xplane MemoryAllocation and
+ * MemoryDeallocation): bytes > 0 allocated, < 0 freed, of the buffer at
+ * addr in device's memory. Finalize sorts them by time, input order kept
+ * on ties (analysis/memory_ops.c pairs and attributes them).
+ */
+struct tc_alloc {
+	int64_t ts;      /* ps from origin */
+	int64_t bytes;
+	int64_t total;   /* the allocator's allocated bytes after it, -1 absent */
+	uint64_t addr;
+	uint32_t device; /* whose memory */
+	uint32_t group;  /* allocator name (xplane "GPU_0_bfc"), 0 none */
+	uint32_t track;  /* the host thread that asked, TC_NONE */
+	uint32_t op;     /* op name the trace gives (xplane tf_op), TC_NONE */
+	uint32_t shape;  /* string ids, TC_NONE */
+	uint32_t dtype;
+};
+
 enum tc_flow_kind {
 	TC_FLOW_GENERIC = 0,
 	TC_FLOW_LAUNCH,  /* host launch/runtime call -> device activity */
@@ -312,6 +331,8 @@ struct tc_model {
 	struct tc_counter *counters;
 	size_t n_counters, cap_counters;
 	struct tc_samples samples;
+	struct tc_alloc *allocs;
+	size_t n_allocs, cap_allocs;
 	struct tc_flow *flows;
 	size_t n_flows, cap_flows;
 	struct tc_warning *warnings;
@@ -469,6 +490,9 @@ void tc_model_add_sample(struct tc_model *m, uint32_t counter, int64_t ts_ps, do
 /* Give counter another owner device (a reader that learns it late); no
  * counter of that device may have the same name and group. */
 void tc_model_counter_move(struct tc_model *m, uint32_t counter, uint32_t device);
+
+/* Append an allocator record: its fields as struct tc_alloc says. */
+void tc_model_add_alloc(struct tc_model *m, const struct tc_alloc *a);
 
 void tc_model_add_flow(struct tc_model *m, uint32_t from, uint32_t to,
 	enum tc_flow_kind kind, uint64_t id);

@@ -775,6 +775,44 @@ static void *sample_job(void *arg) {
 	return NULL;
 }
 
+/* Allocator records by time, input order kept on ties (a free written
+ * at the time of the next allocation stays before it): a merge sort, as
+ * writers emit them nearly in order and qsort is not stable. */
+static void sort_allocs(struct tc_model *m) {
+	size_t n = m->n_allocs;
+	struct tc_alloc *a = m->allocs;
+	size_t i = 1;
+	while (i < n && a[i - 1].ts <= a[i].ts) {
+		i++;
+	}
+	if (i >= n) {
+		return;
+	}
+	struct tc_alloc *tmp = tc_xmalloc(n * sizeof(*tmp));
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t x = lo, y = mid, k = lo;
+			while (x < mid && y < hi) {
+				tmp[k++] = a[y].ts < a[x].ts ? a[y++] : a[x++];
+			}
+			while (x < mid) {
+				tmp[k++] = a[x++];
+			}
+			while (y < hi) {
+				tmp[k++] = a[y++];
+			}
+		}
+		struct tc_alloc *t = a;
+		a = tmp;
+		tmp = t;
+	}
+	m->allocs = a;
+	m->cap_allocs = n;
+	free(tmp);
+}
+
 void tc_model_finalize(struct tc_model *m) {
 	tc_model_finalize_mt(m, false);
 }
@@ -818,5 +856,6 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 	pthread_cond_destroy(&j.cv);
 	free(j.ends);
 	sample_index(m);
+	sort_allocs(m);
 	m->finalized = true;
 }

@@ -14,7 +14,7 @@
 
 /* ---- merge ---- */
 
-static uint32_t remap_str(uint32_t *map, uint32_t id) {
+static uint32_t remap_str(const uint32_t *map, uint32_t id) {
 	return id == TC_NONE ? TC_NONE : map[id];
 }
 
@@ -190,6 +190,17 @@ static void merge_series(struct tc_model *dst, const struct tc_model *src,
 		tc_model_add_sample(dst, off(src->samples.counter[i], b->ctr),
 			tc_sat_add(src->samples.ts[i], b->shift), src->samples.value[i]);
 	}
+	for (size_t i = 0; i < src->n_allocs; i++) {
+		struct tc_alloc a = src->allocs[i];
+		a.ts = tc_sat_add(a.ts, b->shift);
+		a.device = off(a.device, b->dev);
+		a.track = off(a.track, b->track);
+		a.group = b->smap[a.group];
+		a.op = remap_str(b->smap, a.op);
+		a.shape = remap_str(b->smap, a.shape);
+		a.dtype = remap_str(b->smap, a.dtype);
+		tc_model_add_alloc(dst, &a);
+	}
 	for (size_t i = 0; i < src->n_flows; i++) {
 		const struct tc_flow *f = &src->flows[i];
 		tc_model_add_flow(dst, off(f->from, b->ev), off(f->to, b->ev),
@@ -203,6 +214,7 @@ static void leave_empty(struct tc_model *src) {
 	src->n_sources = src->n_hosts = src->n_devices = src->n_tracks = 0;
 	src->n_argb = 0;
 	src->n_aggs = src->n_counters = src->n_flows = src->n_warnings = 0;
+	src->n_allocs = 0;
 	src->samples.n = 0;
 	src->n_ops = 0;
 	tc_model_op_rehash(src, src->op_nslots);

@@ -52,6 +52,10 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 	for (size_t i = 0; i < m->ev.n; i++) {
 		ev_map[i] = TC_NONE;
 	}
+	uint32_t *tr_map = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tr_map));
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		tr_map[t] = TC_NONE;
+	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		uint32_t h = tr->device < m->n_devices ? m->devices[tr->device].host : TC_NONE;
@@ -61,6 +65,7 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 		uint32_t nt = tc_model_add_track(s, tr->device, tr->name,
 			(enum tc_track_kind)tr->kind, tr->src_id);
 		s->tracks[nt].sort = tr->sort;
+		tr_map[t] = nt;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			uint32_t e = tc_model_add_event(s, nt, m->ev.op[i], m->ev.start[i], m->ev.dur[i],
 				m->ev.flags[i]);
@@ -88,6 +93,16 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 			tc_model_add_sample(s, nc, m->samples.ts[i], m->samples.value[i]);
 		}
 	}
+	for (size_t i = 0; i < m->n_allocs; i++) {
+		struct tc_alloc a = m->allocs[i];
+		uint32_t h = a.device < m->n_devices ? m->devices[a.device].host : TC_NONE;
+		if (h >= m->n_hosts || !keep_host[h]) {
+			continue;
+		}
+		a.track = a.track < m->n_tracks ? tr_map[a.track] : TC_NONE;
+		tc_model_add_alloc(s, &a);
+	}
+	free(tr_map);
 	tc_model_finalize(s);
 	return s;
 }

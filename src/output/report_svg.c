@@ -775,6 +775,50 @@ static void mem_flat_note(FILE *f, const struct tc_report *r, size_t n) {
 
 /* Allocated and reserved memory over time, each counter's peak marked;
  * each run on its own time axis. */
+/* What the run's largest allocator peak held, by allocating op: the
+ * table of 'tracectl memory' for that allocator. */
+static void mem_holders(FILE *f, const struct tc_report_run *run) {
+	const struct tc_mem_view *v = run->mem;
+	const struct tc_model *m = run->m;
+	const struct tc_mem_holder *h0;
+	const struct tc_mem_device *d = v ? tc_mem_view_top(v, &h0) : NULL;
+	if (!d) {
+		return;
+	}
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	fputs("<h3 class=\"mem-peak\">", f);
+	if (run->label) {
+		tc_markup_escape(f, run->label);
+		fputs(": ", f);
+	}
+	fprintf(f, "live at the peak, %s at %s on ", tc_fmt_bytes(b1, (double)d->peak_bytes),
+		tc_report_ms(b2, d->peak_ps - run->a->summary.first_ps));
+	tc_markup_escape(f, d->device < m->n_devices ? tc_model_str(m, m->devices[d->device].name) :
+		"host");
+	fputs("</h3>\n<table class=\"mem-holders\">\n<tr><th>op</th><th>scope</th>"
+		"<th class=\"n\">bytes</th><th class=\"n\">share</th><th class=\"n\">buffers</th>"
+		"<th class=\"n\">oldest</th></tr>\n", f);
+	size_t n = d->n_holders < 20 ? d->n_holders : 20;
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_mem_holder *h = &d->holders[i];
+		fputs("<tr><td>", f);
+		tc_markup_escape(f, h->before_trace ? "(allocated before the trace)" :
+			h->name == TC_NONE ? "(outside any op)" : tc_model_str(m, h->name));
+		fputs("</td><td>", f);
+		tc_markup_escape(f, h->scope == TC_NONE ? "" : tc_model_str(m, h->scope));
+		fprintf(f, "</td><td class=\"n\" data-live-bytes=\"%" PRId64 "\">%s</td>", h->bytes,
+			tc_fmt_bytes(b1, (double)h->bytes));
+		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s"
+			"</td></tr>\n", tc_fmt_pct(b1, (double)h->bytes, (double)d->peak_bytes), h->buffers,
+			h->oldest_ps < 0 ? "" : tc_fmt_dur(b2, h->oldest_ps));
+	}
+	if (d->n_holders > n) {
+		fprintf(f, "<tr><td colspan=\"6\">%zu more not listed (see 'tracectl memory')</td>"
+			"</tr>\n", d->n_holders - n);
+	}
+	fputs("</table>\n", f);
+}
+
 void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
 	tc_report_svg_begin(f, "memory", "Memory", runs_height(r, mem_height));
 	/* One scale for every run, so runs compare. */
@@ -803,8 +847,12 @@ void tc_report_svg_memory(FILE *f, const struct tc_report *r) {
 		mem_flat_note(f, r, zero);
 	}
 	fprintf(f, "<p class=\"note\">The highest sample in each of %d equal time bins; the "
-		"dot marks the peak (as 'tracectl bottlenecks' reports it)%s.</p>\n</section>\n",
+		"dot marks the peak (as 'tracectl bottlenecks' reports it)%s.</p>\n",
 		TC_TL_BINS, r->n_runs > 1 ? "; each run on its own time axis" : "");
+	for (size_t k = 0; k < r->n_runs; k++) {
+		mem_holders(f, &r->run[k]);
+	}
+	fputs("</section>\n", f);
 }
 
 /* Step i's value in a heat panel: its time, or its category cat's. */

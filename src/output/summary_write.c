@@ -6,6 +6,7 @@
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/jsonw.h"
+#include "output/memview_write.h"
 #include "output/rank_write.h"
 #include "output/summary_write.h"
 #include "output/table.h"
@@ -271,6 +272,9 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			tc_fmt_noun(b2, samples, "sample", "samples"));
 	}
 	fprintf(f, "\n");
+	if (o->memory) {
+		tc_write_memory_line(f, m, o->memory, s->first_ps);
+	}
 	if (o->analysis) {
 		tc_write_runtime_text(f, &o->analysis->runtime);
 	}
@@ -481,6 +485,9 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 	tc_jw_kv_int(&w, "span_ps", s->last_ps - s->first_ps);
 	tc_jw_kv_uint(&w, "events", s->n_events);
 	tc_jw_kv_uint(&w, "aggregated_events", s->n_aggregated);
+	if (o->memory) {
+		tc_write_memory_line_json(&w, m, o->memory, s->first_ps);
+	}
 	if (o->analysis) {
 		tc_write_runtime_json(&w, &o->analysis->runtime);
 	}

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "model/findings.h"
+#include "model/memview.h"
 #include "model/model.h"
 #include "model/report.h"
 
@@ -14,6 +15,7 @@ struct tc_summary_opts {
 	size_t top;       /* ops listed */
 	const struct tc_analysis *analysis; /* step breakdown + findings section, or NULL */
 	size_t findings;  /* findings listed in that section */
+	const struct tc_mem_view *memory; /* allocator records' view, or NULL */
 };
 
 void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,

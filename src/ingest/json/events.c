@@ -392,9 +392,11 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 	args_rollback(r);
 }
 
-/* Kineto "[memory]" instants become allocator counters, not events. */
-static void do_memory(struct reader *r, uint32_t pi, int64_t ts) {
-	double type = 0, id = 0, v;
+/* Kineto "[memory]" instants become allocator counters and records (of
+ * the thread that asked, whose host ops are FL_ASIDE like it; finish()
+ * resolves it to a track), not events. */
+static void do_memory(struct reader *r, uint32_t pi, uint32_t tid, int64_t ts) {
+	double type = 0, id = 0, v, bytes, addr = 0;
 	arg_number(r, pending_arg(r, r->s.a_dev_type), &type);
 	arg_number(r, pending_arg(r, r->s.a_dev_id), &id);
 	uint32_t owner = pi;
@@ -419,6 +421,21 @@ static void do_memory(struct reader *r, uint32_t pi, int64_t ts) {
 		uint32_t c = tc_model_counter(r->m, p->device,
 			tc_model_intern(r->m, "memory.reserved"), unit, 0);
 		tc_model_add_sample(r->m, c, ts, v);
+	}
+	if (arg_number(r, pending_arg(r, r->s.a_bytes), &bytes) && bytes != 0) {
+		arg_number(r, pending_arg(r, r->s.a_addr), &addr);
+		double total = -1;
+		arg_number(r, pending_arg(r, r->s.a_total_alloc), &total);
+		struct tc_alloc a = {
+			.ts = ts,
+			.bytes = tc_double_to_i64(bytes, INT64_MIN / 2, INT64_MAX / 2),
+			.total = total >= 0 ? tc_double_to_i64(total, 0, INT64_MAX / 2) : -1,
+			.addr = (uint64_t)tc_double_to_i64(addr, INT64_MIN, INT64_MAX),
+			.device = p->device,
+			.track = thr_get(r, pi, tid, FL_ASIDE, 0),
+			.op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE,
+		};
+		tc_model_add_alloc(r->m, &a);
 	}
 	args_rollback(r);
 }
@@ -528,7 +545,7 @@ static bool end_event(struct reader *r) {
 		return true;
 	}
 	if ((ph == 'i' || ph == 'I') && e->name == r->s.memory_name) {
-		do_memory(r, pi, ts);
+		do_memory(r, pi, e->has_tid ? e->tid : e->pid, ts);
 		return true;
 	}
 	if (!r->pids[pi].device_activity && is_device_cat(r, e->cat)) {

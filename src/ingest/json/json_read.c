@@ -43,6 +43,18 @@ static bool finish(struct reader *r) {
 		m->hosts[host].world_size = (int32_t)r->world_size;
 	}
 	tc_json_settle_devices(r, host);
+	/* Allocator records hold their thread's index until now: a thread
+	 * with no event of its own gets no track. */
+	for (size_t i = r->first_alloc; i < m->n_allocs; i++) {
+		uint32_t t = m->allocs[i].track, track = TC_NONE;
+		if (t < r->n_thrs) {
+			const struct thr_info *th = &r->thrs[t];
+			uint32_t plain = tc_json_thr_index(r, th->pid, th->tid, FL_PLAIN, 0);
+			track = th->track != TC_NONE || plain == TC_NONE ? th->track :
+				r->thrs[plain].track;
+		}
+		m->allocs[i].track = track;
+	}
 
 	size_t links = tc_json_link_correlations(r);
 	tc_json_link_flows(r, links > 0);
@@ -175,6 +187,8 @@ static void init_names(struct reader *r) {
 	I(a_dev_id, "Device Id");
 	I(a_total_alloc, "Total Allocated");
 	I(a_total_res, "Total Reserved");
+	I(a_addr, "Addr");
+	I(a_bytes, "Bytes");
 	I(a_collective_name, "Collective name");
 	I(a_direction, "direction");
 	I(a_size, "size");
@@ -320,6 +334,7 @@ static bool read_json(struct tc_model *m, struct tc_input *in, uint32_t source,
 		const struct tc_limits *lim, struct tc_error *err) {
 	struct reader r = { 0 };
 	r.m = m;
+	r.first_alloc = m->n_allocs;
 	r.lim = lim;
 	r.err = err;
 	r.source = source;

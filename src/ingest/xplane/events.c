@@ -225,6 +225,14 @@ static void mem_samples(struct reader *r, const struct mem_rec *mr, int64_t ts) 
 
 #define FAST_STATS 16
 
+/* What an allocator record's stats say of its buffer. */
+struct buf_rec {
+	bool have_addr;
+	uint64_t addr;
+	int64_t bytes;      /* allocation_bytes, -1 none */
+	uint32_t op, shape, dtype; /* TC_NONE none */
+};
+
 /* What an event's stats say beyond its args. */
 struct ev_extra {
 	int64_t group;      /* group_id, -1 none */
@@ -233,7 +241,45 @@ struct ev_extra {
 	bool have_corr;
 	uint64_t corr;      /* correlation_id */
 	struct mem_rec mr;
+	struct buf_rec buf;
 };
+
+/* TF's DataType numbers (types.proto) as a framework user writes them. */
+static const char *tf_dtype(int64_t t) {
+	static const char *const names[] = {
+		[1] = "float32", [2] = "float64", [3] = "int32", [4] = "uint8", [5] = "int16",
+		[6] = "int8", [7] = "string", [8] = "complex64", [9] = "int64", [10] = "bool",
+		[14] = "bfloat16", [17] = "uint16", [18] = "complex128", [19] = "float16",
+		[22] = "uint32", [23] = "uint64",
+	};
+	if (t <= 0 || t >= (int64_t)(sizeof(names) / sizeof(names[0]))) {
+		return NULL;
+	}
+	return names[t];
+}
+
+/* A MemoryAllocation / MemoryDeallocation event's buffer, as an
+ * allocator record of the plane's device (own_allocators() gives a GPU
+ * allocator's records to that GPU). */
+static void buf_record(struct reader *r, const struct line_ctx *lc, uint32_t op,
+		const struct ev_extra *x, int64_t ts) {
+	const struct tc_op *o = &r->m->ops[op];
+	if (o->kind != TC_OP_MEMORY || !x->buf.have_addr || x->buf.bytes <= 0) {
+		return;
+	}
+	bool free = strcmp(tc_model_str(r->m, o->name), "MemoryDeallocation") == 0;
+	struct tc_alloc a = {
+		.ts = ts,
+		.bytes = free ? -x->buf.bytes : x->buf.bytes,
+		.total = x->mr.v[0] >= 0 ? tc_double_to_i64(x->mr.v[0], 0, INT64_MAX / 2) : -1,
+		.addr = x->buf.addr,
+		.device = r->device,
+		.group = x->mr.allocator,
+		.track = lc->track,
+		.op = x->buf.op, .shape = x->buf.shape, .dtype = x->buf.dtype,
+	};
+	tc_model_add_alloc(r->m, &a);
+}
 
 /* One stat of an event: an arg, with well-known stats normalised. */
 static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
@@ -275,6 +321,28 @@ static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra
 	case R_ALLOCATOR:
 		if (v->type == SV_STR) {
 			x->mr.allocator = v->v.s;
+		}
+		break;
+	case R_ADDR:
+		if (sval_i64(v, &iv)) {
+			x->buf.addr = (uint64_t)iv;
+			x->buf.have_addr = true;
+		}
+		break;
+	case R_ALLOC_BYTES:
+		if (sval_i64(v, &iv)) {
+			x->buf.bytes = iv;
+		}
+		break;
+	case R_TF_OP:
+	case R_SHAPE:
+		if (v->type == SV_STR) {
+			*(sm->role == R_TF_OP ? &x->buf.op : &x->buf.shape) = v->v.s;
+		}
+		break;
+	case R_DATA_TYPE:
+		if (sval_i64(v, &iv) && tf_dtype(iv)) {
+			x->buf.dtype = tc_model_intern(r->m, tf_dtype(iv));
 		}
 		break;
 	case R_BYTES_ALLOCATED:
@@ -405,7 +473,10 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	if (ns == 1 && !named_step && one_number(r, lc, op, ev, &st[0])) {
 		return;
 	}
-	struct ev_extra x = { .group = -1, .mr = { 0, { -1, -1, -1, -1 } } };
+	struct ev_extra x = {
+		.group = -1, .mr = { 0, { -1, -1, -1, -1 } },
+		.buf = { .bytes = -1, .op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE },
+	};
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
 		event_stat(r, &st[i], &x);
@@ -422,6 +493,7 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
 	if (x.mem) {
 		mem_samples(r, &x.mr, start);
+		buf_record(r, lc, op, &x, start);
 	}
 	if (x.have_corr) {
 		note_launch(r, lc, op, x.corr, ev);

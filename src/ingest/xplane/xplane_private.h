@@ -196,6 +196,11 @@ enum role {
 	R_BYTES_RESERVED,
 	R_BYTES_AVAILABLE,
 	R_PEAK_BYTES,
+	R_ADDR,        /* allocator records (MemoryAllocation events) */
+	R_ALLOC_BYTES,
+	R_TF_OP,
+	R_SHAPE,
+	R_DATA_TYPE,
 	R_DROPPED,
 	R_PEAK_TFLOPS,
 	R_PEAK_HBM_GBPS,
@@ -236,6 +241,11 @@ static const struct {
 	{ "gpu_device_name", R_GPU_DEVICE_NAME },
 	{ "device_vendor", R_DEVICE_VENDOR },
 	{ "profile_start_time", R_PROFILE_START },
+	{ "addr", R_ADDR },
+	{ "allocation_bytes", R_ALLOC_BYTES },
+	{ "tf_op", R_TF_OP },
+	{ "shape", R_SHAPE },
+	{ "data_type", R_DATA_TYPE },
 };
 
 static inline enum role role_of(const uint8_t *s, size_t n) {

@@ -586,9 +586,10 @@ static int32_t allocator_gpu(const char *s) {
  * Allocator counters are recorded by host threads (MemoryAllocation
  * events on /host:CPU) whatever memory they count: a GPU's allocator
  * ("GPU_0_bfc") belongs to the GPU of that ordinal on this host, so the
- * memory analysis sees it per device. Counters [first, n) are this file's.
+ * memory analysis sees it per device, and so do its allocator records.
+ * Counters [first, n) and records [first_alloc, n) are this file's.
  */
-static void own_allocators(struct reader *r, size_t first) {
+static void own_allocators(struct reader *r, size_t first, size_t first_alloc) {
 	struct tc_model *m = r->m;
 	for (size_t c = first; c < m->n_counters; c++) {
 		const struct tc_counter *ct = &m->counters[c];
@@ -605,7 +606,14 @@ static void own_allocators(struct reader *r, size_t first) {
 			}
 		}
 		if (to != TC_NONE) {
+			uint32_t from = ct->device, group = ct->group;
 			tc_model_counter_move(m, (uint32_t)c, to);
+			for (size_t i = first_alloc; i < m->n_allocs; i++) {
+				struct tc_alloc *a = &m->allocs[i];
+				if (a->group == group && a->device == from) {
+					a->device = to;
+				}
+			}
 		}
 	}
 }
@@ -674,7 +682,7 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 	r.host = tc_model_add_host(m, host_name(&r, hn, hn_len), source);
 
 	/* Pass 2: planes in file order. */
-	size_t first_event = m->ev.n, first_counter = m->n_counters;
+	size_t first_event = m->ev.n, first_counter = m->n_counters, first_alloc = m->n_allocs;
 	tc_pb_init(&pb, r.base, r.base, r.size);
 	while ((rc = tc_pb_next(&pb, &f)) > 0) {
 		if (f.num == XSPACE_PLANES && !parse_plane(&r, f.data, f.len)) {
@@ -682,7 +690,7 @@ static bool read_xplane(struct tc_model *m, struct tc_input *in, uint32_t source
 		}
 	}
 	link_launches(&r, first_event);
-	own_allocators(&r, first_counter);
+	own_allocators(&r, first_counter, first_alloc);
 	if (r.dangling_refs) {
 		tc_model_warn(m, r.dangling_refs,
 			"xplane: stat ref_value points at no stat metadata (value dropped)");
