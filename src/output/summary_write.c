@@ -1,5 +1,6 @@
 /* Text and JSON writers for `tracectl summarize` and `tracectl info`. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "model/peaks.h"
 #include "model/rank.h"
@@ -9,6 +10,7 @@
 #include "output/memview_write.h"
 #include "output/rank_write.h"
 #include "output/summary_write.h"
+#include "util/xalloc.h"
 #include "output/table.h"
 #include "util/term.h"
 
@@ -200,24 +202,35 @@ static bool achieved(const struct tc_summary *s, const struct tc_summary_opts *o
 			known = true;
 		}
 	}
+	if (!known) {
+		return false;
+	}
+	/* Each device's usage by its index: one pass, however many devices. */
+	const struct tc_analysis *an = o->analysis;
+	uint32_t top = 0;
+	for (size_t k = 0; an && k < an->n_util; k++) {
+		top = an->util[k].device > top ? an->util[k].device : top;
+	}
+	const struct tc_device_util **by_dev = tc_xcalloc((size_t)top + 1, sizeof(*by_dev));
+	for (size_t k = 0; an && k < an->n_util; k++) {
+		by_dev[an->util[k].device] = &an->util[k];
+	}
 	int64_t busy = 0;
 	double peak_work = 0; /* peak FLOP/s x span, summed */
-	bool peaks = o->analysis != NULL;
+	bool peaks = an != NULL;
 	*peak_from = NULL;
 	for (size_t i = 0; i < s->n_devices; i++) {
 		busy += s->devices[i].busy_ps;
-		const struct tc_device_util *u = NULL;
-		for (size_t k = 0; o->analysis && k < o->analysis->n_util; k++) {
-			u = o->analysis->util[k].device == s->devices[i].device ?
-				&o->analysis->util[k] : u;
-		}
+		uint32_t d = s->devices[i].device;
+		const struct tc_device_util *u = d <= top ? by_dev[d] : NULL;
 		peaks &= u && u->peak_source && u->peak_flops > 0;
 		if (peaks) {
 			peak_work += u->peak_flops * (double)s->devices[i].span_ps * 1e-12;
 			*peak_from = u->peak_source;
 		}
 	}
-	if (!known || busy <= 0) {
+	free(by_dev);
+	if (busy <= 0) {
 		return false;
 	}
 	*rate = *flops / ((double)busy * 1e-12);
