@@ -686,13 +686,32 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	double bytes = h->bytes + d->bytes;
 	double pct = bytes > 0 ? 100.0 * (h->bytes_pageable + d->bytes_pageable) / bytes : 0;
 	enum tc_severity sev = pct >= th(c, TC_TH_PAGEABLE_SHARE) ? TC_SEV_MEDIUM : TC_SEV_LOW;
-	struct tc_finding *f = add(c, "pageable-copies", sev, pct);
-	char b[TC_FMT_LEN];
+	/* Mostly pageable copies explain their exposed host<->device copy
+	 * time, unless transfer-bound reaches its band and explains it (a
+	 * time is one finding's). */
+	struct cause hd, t;
+	measure(c, CB(TC_BD_H2D) | CB(TC_BD_D2H), TC_TH_TRANSFER_MODERATE, &hd);
+	measure(c, CB(TC_BD_H2D) | CB(TC_BD_D2H) | CB(TC_BD_D2D), TC_TH_TRANSFER_MODERATE, &t);
+	bool carries = sev == TC_SEV_MEDIUM && hd.explained_ps > 0 && c->a->n_attr &&
+		!bands(c, t.pct, TC_TH_TRANSFER_MODERATE, TC_TH_TRANSFER_HIGH);
+	struct tc_finding *f = carries ? add_cause(c, "pageable-copies", sev, &hd) :
+		add(c, "pageable-copies", sev, pct);
+	f->value = pct;
+	char b[TC_FMT_LEN], held[160] = "";
+	if (carries) {
+		struct figs g;
+		snprintf(held, sizeof(held), "; the device copies with nothing else to do for "
+			"%.1f %% of step time on %s, %s per step", hd.pct, dev_name(c, hd.device),
+			tc_fmt_dur(g.b[0], per_step_ps(c, hd.explained_ps)));
+	}
 	text(f, "%s %s pageable host memory (%.1f %% of copied bytes; "
 		"NSYS cuda_memcpy_async): they are staged through a bounce buffer and cannot "
-		"overlap with compute",
+		"overlap with compute%s",
 		tc_fmt_noun(b, n, "host<->device copy", "host<->device copies"),
-		n == 1 ? "uses" : "use", pct);
+		n == 1 ? "uses" : "use", pct, held);
+	if (carries) {
+		step_window(c, f, &hd, CB(TC_BD_H2D) | CB(TC_BD_D2H));
+	}
 	advise(c, f, TC_ADV_PAGEABLE_COPIES);
 	/* The copy ops that were pageable (first few, in time order). */
 	const struct tc_model *m = c->m;
