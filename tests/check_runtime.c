@@ -95,6 +95,27 @@ START_TEST(detect_torch_compile_rocm_graphs) {
 }
 END_TEST
 
+/* torch._disable_dynamo's wrapper and Dynamo's eval-frame shim run in
+ * eager code, Inductor's compile worker waits in a thread: no compile
+ * work, so not torch.compile. Dynamo compiling a frame is. */
+START_TEST(detect_eager_with_dynamo_frames) {
+	struct fx f = fx_new("GPU 0", TC_DEV_GPU, "NVIDIA H100 80GB HBM3");
+	ev(&f, f.thread, "aten::mm", TC_OP_HOST_OP, 0);
+	ev(&f, f.thread, "torch/_compile.py(32): inner", TC_OP_PYTHON, 1 * US);
+	ev(&f, f.thread, "torch/_dynamo/eval_frame.py(600): _fn", TC_OP_PYTHON, 2 * US);
+	ev(&f, f.thread, "torch/_inductor/compile_worker/subproc_pool.py(180): _read_thread",
+		TC_OP_PYTHON, 3 * US);
+	struct tc_runtime_info ri = detect(&f);
+	ck_assert_int_eq(ri.framework, TC_FW_PYTORCH);
+	ck_assert(!(ri.evidence & TC_EVD_TORCH_COMPILE));
+	f = fx_new("GPU 0", TC_DEV_GPU, "NVIDIA H100 80GB HBM3");
+	ev(&f, f.thread, "aten::mm", TC_OP_HOST_OP, 0);
+	ev(&f, f.thread, "torch/_dynamo/convert_frame.py(700): _compile", TC_OP_COMPILE, 1 * US);
+	ri = detect(&f);
+	ck_assert_int_eq(ri.framework, TC_FW_TORCH_COMPILE);
+}
+END_TEST
+
 START_TEST(detect_jax_rocm) {
 	struct fx f = fx_new("/device:GPU:0", TC_DEV_GPU, NULL);
 	ev(&f, f.thread, "jax/_src/pjit.py:123 _pjit_call_impl", TC_OP_PYTHON, 0);
@@ -377,6 +398,7 @@ int main(void) {
 	TCase *tc = tcase_create("detect");
 	tcase_add_test(tc, detect_pytorch_cuda);
 	tcase_add_test(tc, detect_torch_compile_rocm_graphs);
+	tcase_add_test(tc, detect_eager_with_dynamo_frames);
 	tcase_add_test(tc, detect_jax_rocm);
 	tcase_add_test(tc, detect_jax_tpu);
 	tcase_add_test(tc, detect_tensorflow);

@@ -468,6 +468,17 @@ static const struct advice_row {
 	{ TC_ADV_ALLOC, F_JAX, R_ANY, 0, 0,
 		"XLA allocates device memory inside the step: keep shapes static so buffers are "
 		"reused, donate buffers (donate_argnums), and on GPU leave preallocation on" },
+	/* start-up: one-off calls (context, streams, lazy loading) in the window */
+	{ TC_ADV_STARTUP, F_ANY, R_ANY, 0, 0,
+		"this is start-up, not the steady state: profile after warm-up (skip the first "
+		"iterations, capture several steps) before changing the step" },
+	{ TC_ADV_STARTUP, F_TORCH, R_ANY, 0, 0,
+		"this is start-up, not the steady state: profile after warm-up with "
+		"torch.profiler.schedule(wait=1, warmup=1, active=3) and step the profiler each "
+		"iteration, so context creation and lazy module loading fall outside the steps" },
+	{ TC_ADV_STARTUP, F_JAX, R_ANY, 0, 0,
+		"this is start-up, not the steady state: start jax.profiler after the first "
+		"call of the jitted step (compiled and warm), and capture several steps" },
 	{ TC_ADV_SMALL_BATCH, F_ANY, R_ANY, 0, 0,
 		"give each kernel more work: raise the batch size (or the micro-batch with "
 		"fewer accumulation steps), fuse small ops, and run independent small work "
@@ -541,7 +552,7 @@ const char *tc_advice_topic_name(enum tc_advice_topic topic) {
 		"input", "launch", "host", "sync", "communication", "transfer", "compile",
 		"recompile", "memory-pressure", "memory-bound", "compute-bound", "unoptimized-op",
 		"pageable-copies", "idle", "straggler", "fragmented-memory", "small-batch",
-		"alloc", "memory-leak",
+		"alloc", "memory-leak", "startup",
 	};
 	return (unsigned)topic < TC_ADV_COUNT ? n[topic] : "?";
 }

@@ -159,6 +159,7 @@ enum tc_advice_topic {
 	TC_ADV_SMALL_BATCH,   /* an underfilled device */
 	TC_ADV_ALLOC,         /* device memory allocated inside the step */
 	TC_ADV_MEMORY_LEAK,   /* live memory growing step over step */
+	TC_ADV_STARTUP,       /* one-off start-up calls inside the analysed steps */
 	TC_ADV_COUNT,
 };
 

@@ -50,6 +50,18 @@ static const uint32_t host_kinds[TC_BD_COUNT] = {
 
 #undef B
 
+/*
+ * The order in which categories claim time. A host-to-device copy running
+ * on the device is copy time whatever runtime call or sync the host is
+ * blocked in meanwhile (TBP ranks Memcpy above Runtime), so h2d ranks
+ * above the host causes; an input wait still claims the copies it
+ * overlaps (XProf counts enqueuing data to the device as input).
+ */
+static const enum tc_bd_cat claim_order[TC_BD_IDLE] = {
+	TC_BD_COMPUTE, TC_BD_D2H, TC_BD_D2D, TC_BD_INPUT, TC_BD_COLLECTIVE, TC_BD_H2D,
+	TC_BD_PROFILER, TC_BD_SYNC, TC_BD_LAUNCH, TC_BD_COMPILE, TC_BD_HOST,
+};
+
 uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
 	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
 	bool any = false;
@@ -275,10 +287,11 @@ static enum tc_bd_cat category(uint64_t bits, bool host_comm) {
 	if (host_comm && (host & TC_KIND_BIT(TC_OP_COLLECTIVE))) {
 		dev |= TC_KIND_BIT(TC_OP_COLLECTIVE);
 	}
-	for (int c = 0; c < TC_BD_IDLE; c++) {
+	for (int i = 0; i < TC_BD_IDLE; i++) {
+		enum tc_bd_cat c = claim_order[i];
 		if ((dev & device_kinds[c]) || (host & host_kinds[c]) ||
 				((c == TC_BD_INPUT || c == TC_BD_COMPILE) && (other & device_kinds[c]))) {
-			return (enum tc_bd_cat)c;
+			return c;
 		}
 	}
 	return TC_BD_IDLE;
@@ -414,13 +427,18 @@ static void attr_scratch_finish(struct attr_lists *x) {
 
 /*
  * Device kinds whose category no host or other line can take: the
- * categories before the first that counts host lines (compute, D2H, D2D).
- * Where a run holds one of them, the other lists leave its category be.
+ * categories claimed before the first that counts host lines (compute, D2H,
+ * D2D). Where a run holds one of them, the other lists leave its
+ * category be.
  */
 static uint32_t decisive_kinds(void) {
 	uint32_t k = 0;
-	for (int c = 0; c < TC_BD_IDLE && !host_kinds[c] && c != TC_BD_INPUT &&
-			c != TC_BD_COMPILE && c != TC_BD_COLLECTIVE; c++) {
+	for (int i = 0; i < TC_BD_IDLE; i++) {
+		enum tc_bd_cat c = claim_order[i];
+		if (host_kinds[c] || c == TC_BD_INPUT || c == TC_BD_COMPILE ||
+				c == TC_BD_COLLECTIVE) {
+			break;
+		}
 		k |= device_kinds[c];
 	}
 	return k;

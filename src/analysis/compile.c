@@ -33,12 +33,39 @@ struct tc_compile_entry *tc_group_key_dur(struct tc_key_dur *v, size_t n, size_t
 	return g;
 }
 
-/* A top-level compile event of one track, for the containment sweep. */
+/* A top-level compile event of one track, for the containment sweep;
+ * caller: the op of the innermost call around it on its track that is
+ * neither a compile nor a Python frame, TC_NONE for none. */
 struct root {
 	uint32_t device;
 	int64_t start, end;
 	size_t ev;
+	uint32_t caller;
 };
+
+/* Open calls of one track, innermost last. */
+struct callers {
+	int64_t *end;
+	uint32_t *op;
+	size_t n, cap;
+};
+
+static uint32_t caller_at(struct callers *cs, int64_t start, int64_t end) {
+	while (cs->n && cs->end[cs->n - 1] <= start) {
+		cs->n--;
+	}
+	return cs->n && cs->end[cs->n - 1] >= end ? cs->op[cs->n - 1] : TC_NONE;
+}
+
+static void caller_push(struct callers *cs, int64_t end, uint32_t op) {
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? 2 * cs->cap : 16;
+		cs->end = tc_xrealloc(cs->end, cs->cap * sizeof(*cs->end));
+		cs->op = tc_xrealloc(cs->op, cs->cap * sizeof(*cs->op));
+	}
+	cs->end[cs->n] = end;
+	cs->op[cs->n++] = op;
+}
 
 /* By process, then start, longer first: a phase follows its root. */
 static int cmp_root(const void *pa, const void *pb) {
@@ -103,44 +130,74 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 	 * one. */
 	struct root *cand = NULL;
 	size_t nc = 0, ccap = 0;
+	struct callers cs = { 0 };
 	for (size_t k = 0; k < nt; k++) {
 		const struct tc_track *tr = &m->tracks[tracks[k]];
 		int64_t cur_end = INT64_MIN;
+		cs.n = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->op_kind[m->ev.op[i]] != TC_OP_COMPILE || m->ev.start[i] < cur_end) {
+			enum tc_op_kind kind = m->op_kind[m->ev.op[i]];
+			if (kind != TC_OP_COMPILE) {
+				if (kind != TC_OP_PYTHON && m->ev.dur[i] > 0) {
+					caller_at(&cs, m->ev.start[i], m->ev.start[i]);
+					caller_push(&cs, tc_model_end(m, i), m->ev.op[i]);
+				}
+				continue;
+			}
+			if (m->ev.start[i] < cur_end) {
 				continue;
 			}
 			cur_end = tc_model_end(m, i);
 			TC_GROW(cand, ccap, nc + 1);
 			cand[nc++] = (struct root){ .device = tr->device, .start = m->ev.start[i],
-				.end = cur_end, .ev = i };
+				.end = cur_end, .ev = i,
+				.caller = caller_at(&cs, m->ev.start[i], cur_end) };
 		}
 	}
+	free(cs.end);
+	free(cs.op);
 	tc_sort(cand, nc, sizeof(*cand), cmp_root);
+	/* The program a compilation is of: its module arg, else the call it
+	 * was made in (JAX's "PjitFunction(f)"). Only a program compiled
+	 * twice is recompiled: four backend_compile events of four calls
+	 * are four compilations. Without either, what was compiled is
+	 * unknown; it is a compilation, never a recompilation. */
 	struct tc_key_dur *keys = tc_xmalloc((nc ? nc : 1) * sizeof(*keys));
-	size_t nk = 0;
+	struct tc_key_dur *ids = tc_xmalloc((nc ? nc : 1) * sizeof(*ids));
+	size_t nk = 0, ni = 0;
 	for (size_t j = 0; j < nc;) {
 		const struct root *r = &cand[j];
 		size_t i = r->ev;
 		struct tc_arg mod;
-		bool named = tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
-			mod.type == TC_ARG_STR;
-		keys[nk++] = (struct tc_key_dur){ named ? mod.v.s : m->ops[m->ev.op[i]].name,
+		uint32_t id = 0;
+		if (tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
+				mod.type == TC_ARG_STR) {
+			id = mod.v.s;
+		} else if (r->caller != TC_NONE) {
+			id = m->ops[r->caller].name;
+		}
+		keys[nk++] = (struct tc_key_dur){ id ? id : m->ops[m->ev.op[i]].name,
 			m->ev.dur[i] };
+		if (id) {
+			ids[ni++] = keys[nk - 1];
+		}
 		for (j++; j < nc && cand[j].device == r->device && cand[j].end <= r->end; j++) {
 		}
 	}
 	free(cand);
 	free(tracks);
 	c->n_events = nk;
-	size_t ng;
+	size_t ng, nig;
 	struct tc_compile_entry *g = tc_group_key_dur(keys, nk, &ng);
-	c->recompiled = tc_xmalloc((ng ? ng : 1) * sizeof(*c->recompiled));
-	for (size_t i = 0; i < ng; i++) {
-		if (g[i].count > 1) {
-			c->recompiled[c->n_recompiled++] = g[i];
+	struct tc_compile_entry *gi = tc_group_key_dur(ids, ni, &nig);
+	c->recompiled = tc_xmalloc((nig ? nig : 1) * sizeof(*c->recompiled));
+	for (size_t i = 0; i < nig; i++) {
+		if (gi[i].count > 1) {
+			c->recompiled[c->n_recompiled++] = gi[i];
 		}
 	}
+	free(gi);
+	free(ids);
 	free(keys);
 	tc_sort(c->recompiled, c->n_recompiled, sizeof(*c->recompiled), tc_compile_entry_cmp);
 	tc_sort(g, ng, sizeof(*g), cmp_ctime);

@@ -200,3 +200,88 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 	free(lines);
 	tc_ivals_finish(&busy);
 }
+
+/* A runtime call in the counted steps, for the one-off search. */
+struct rt_call {
+	uint32_t op;
+	int64_t start, dur;
+};
+
+static int cmp_rt_call(const void *pa, const void *pb) {
+	const struct rt_call *a = pa, *b = pb;
+	if (a->op != b->op) {
+		return a->op < b->op ? -1 : 1;
+	}
+	return a->dur < b->dur ? -1 : a->dur > b->dur;
+}
+
+static int cmp_stall(const void *pa, const void *pb) {
+	const struct tc_stall *a = pa, *b = pb;
+	if (a->idle_ps != b->idle_ps) {
+		return a->idle_ps > b->idle_ps ? -1 : 1;
+	}
+	return a->start_ps < b->start_ps ? -1 : a->start_ps > b->start_ps;
+}
+
+size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
+		uint32_t dev, struct tc_stall *out, size_t max) {
+	const int64_t min_ps = 1000000000; /* 1 ms */
+	struct rt_call *v = NULL;
+	size_t n = 0, cap = 0;
+	size_t nt;
+	uint32_t *lines = tc_host_tracks(m, dev, &nt);
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[lines[t]];
+		size_t at = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			if (m->op_kind[m->ev.op[i]] == TC_OP_RUNTIME &&
+					tc_step_counted_from(a, &at, m->ev.start[i])) {
+				TC_GROW(v, cap, n + 1);
+				v[n++] = (struct rt_call){ m->ev.op[i], m->ev.start[i], m->ev.dur[i] };
+			}
+		}
+	}
+	free(lines);
+	tc_sort(v, n, sizeof(*v), cmp_rt_call);
+	struct tc_stall *s = NULL;
+	size_t ns = 0, scap = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && v[j].op == v[i].op) {
+			j++;
+		}
+		/* The lower median: a few slow calls among many fast ones
+		 * leave it at the fast ones' time. */
+		int64_t med = v[i + (j - i - 1) / 2].dur;
+		size_t first = ns;
+		for (size_t k = i; k < j; k++) {
+			bool once = j - i == 1;
+			if (v[k].dur >= min_ps && (once || (med > 0 && v[k].dur / 100 >= med))) {
+				TC_GROW(s, scap, ns + 1);
+				s[ns++] = (struct tc_stall){ v[k].op, v[k].start, v[k].dur, v[k].dur };
+			}
+		}
+		/* Slow again in another step: a recurring stall, not start-up. */
+		if (a->n_steps_counted > 1 && ns - first > 1) {
+			ns = first;
+		}
+		i = j;
+	}
+	free(v);
+	if (ns) {
+		struct tc_ivals busy = { 0 };
+		device_busy(m, dev, &busy);
+		for (size_t i = 0; i < ns; i++) {
+			s[i].idle_ps -= tc_ivals_length_in(&busy, s[i].start_ps,
+				s[i].start_ps + s[i].dur_ps);
+		}
+		tc_ivals_finish(&busy);
+		tc_sort(s, ns, sizeof(*s), cmp_stall);
+	}
+	size_t k = ns < max ? ns : max;
+	if (k) {
+		memcpy(out, s, k * sizeof(*s));
+	}
+	free(s);
+	return k;
+}

@@ -31,6 +31,21 @@ void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis
 void tc_host_evidence_alloc(const struct tc_model *m, const struct tc_analysis *a,
 	uint32_t dev, uint64_t *calls, int64_t *idle_ps);
 
+/* A one-off host call: a runtime call in the counted steps that ran once
+ * (the only call of its op there) or took over 100 times its op's median,
+ * and at least 1 ms: context and stream creation, the first launch of a
+ * module (lazy loading), cudaFree(0), allocator growth. */
+struct tc_stall {
+	uint32_t op;
+	int64_t start_ps, dur_ps;
+	int64_t idle_ps; /* its time while the device had nothing running */
+};
+
+/* The longest one-off calls on dev's host, at most max, longest first,
+ * into out; how many. */
+size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
+	uint32_t dev, struct tc_stall *out, size_t max);
+
 /* Sync calls (outermost: aten::item around cudaStreamSynchronize is one
  * wait): how many, the time they block the host, and the device's idle
  * from each call's end to its next op. */

@@ -470,6 +470,33 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 }
 
 /*
+ * A host/launch cause whose time is mostly a handful of one-off calls
+ * (tc_host_evidence_stalls) is start-up, not the steady state: the
+ * clause names them with their times for the finding's text.
+ */
+static bool startup_clause(const struct rule_ctx *c, const struct cause *k, char *buf,
+		size_t n) {
+	struct tc_stall st[5];
+	size_t ns = tc_host_evidence_stalls(c->m, c->a, k->device, st, 5);
+	int64_t idle = 0;
+	for (size_t i = 0; i < ns; i++) {
+		idle += st[i].idle_ps;
+	}
+	if (!ns || k->explained_ps <= 0 || 2 * idle < k->explained_ps) {
+		return false;
+	}
+	char d[TC_FMT_LEN];
+	size_t len = (size_t)snprintf(buf, n, "; %zu one-off %s (start-up, not the steady "
+		"state) hold %.1f %% of this time:", ns, ns == 1 ? "call" : "calls",
+		100.0 * (double)idle / (double)k->explained_ps);
+	for (size_t i = 0; i < ns && len < n; i++) {
+		len += (size_t)snprintf(buf + len, n - len, "%s %s %s", i ? "," : "",
+			tc_model_str(c->m, c->m->ops[st[i].op].name), tc_fmt_dur(d, st[i].dur_ps));
+	}
+	return true;
+}
+
+/*
  * The host keeps the device waiting: host runtime calls (launch) and
  * framework/Python work (host) while the device is idle. One cause, one
  * finding: launch-bound when the device runs mostly short kernels that
@@ -529,32 +556,37 @@ static void rule_host_launch(struct rule_ctx *c) {
 			tc_fmt_dur(g.b[6], (int64_t)((double)alloc_ps / n)),
 			100.0 * (double)alloc_ps / (double)k.explained_ps, th(c, TC_TH_ALLOC_SHARE));
 	}
+	char su[512] = "";
+	bool startup = startup_clause(c, &k, su, sizeof(su));
+	/* One-off start-up calls and allocator calls are no launches: the
+	 * advice is about them, not about launching less. */
+	enum tc_advice_topic topic = startup ? TC_ADV_STARTUP : alloc ? TC_ADV_ALLOC :
+		launch ? TC_ADV_LAUNCH : TC_ADV_HOST;
 	struct tc_finding *f = add_cause(c, launch ? "launch-bound" : "host-bound", sev, &k);
 	if (launch) {
 		text(f, "%s waits on the host's per-op dispatch for %.1f %% of step time over %s, "
 			"%s per step (%s in runtime/launch calls, %s in "
-			"framework/Python code between them); %s, median launch delay %s%s "
+			"framework/Python code between them); %s, median launch delay %s%s%s "
 			"(bands %.0f/%.0f %%: XProf kernel launch; delay <= %.0f us and >= %.0f %% "
 			"short kernels: tracectl%s)",
 			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
 			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])),
-			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay, al,
+			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay, al, su,
 			th(c, TC_TH_LAUNCH_MODERATE),
 			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
 			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(c, &k, sp, sizeof(sp)));
-		advise(c, f, alloc ? TC_ADV_ALLOC : TC_ADV_LAUNCH);
 	} else {
 		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
 			"of step time over %s, %s per step (%s of it in runtime "
-			"calls); not launch-bound: %s, median launch delay %s%s (bands %.0f/%.0f %%: "
+			"calls); not launch-bound: %s, median launch delay %s%s%s (bands %.0f/%.0f %%: "
 			"XProf all-other time%s)",
 			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
-			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay, al,
+			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay, al, su,
 			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(c, &k, sp, sizeof(sp)));
-		advise(c, f, alloc ? TC_ADV_ALLOC : TC_ADV_HOST);
 	}
+	advise(c, f, topic);
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
 	tc_host_evidence_top_ops(c->m, c->a, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
 		KB(TC_OP_HOST_OP) | KB(TC_OP_PYTHON), true, KB(TC_OP_DATALOAD) | KB(TC_OP_SYNC) |
@@ -818,13 +850,32 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	double bytes = h->bytes + d->bytes;
 	double pct = bytes > 0 ? 100.0 * (h->bytes_pageable + d->bytes_pageable) / bytes : 0;
 	enum tc_severity sev = pct >= th(c, TC_TH_PAGEABLE_SHARE) ? TC_SEV_MEDIUM : TC_SEV_LOW;
-	struct tc_finding *f = add(c, "pageable-copies", sev, pct);
-	char b[TC_FMT_LEN];
+	/* Mostly pageable copies explain their exposed host<->device copy
+	 * time, unless transfer-bound reaches its band and explains it (a
+	 * time is one finding's). */
+	struct cause hd, t;
+	measure(c, CB(TC_BD_H2D) | CB(TC_BD_D2H), TC_TH_TRANSFER_MODERATE, &hd);
+	measure(c, CB(TC_BD_H2D) | CB(TC_BD_D2H) | CB(TC_BD_D2D), TC_TH_TRANSFER_MODERATE, &t);
+	bool carries = sev == TC_SEV_MEDIUM && hd.explained_ps > 0 && c->a->n_attr &&
+		!bands(c, t.pct, TC_TH_TRANSFER_MODERATE, TC_TH_TRANSFER_HIGH);
+	struct tc_finding *f = carries ? add_cause(c, "pageable-copies", sev, &hd) :
+		add(c, "pageable-copies", sev, pct);
+	f->value = pct;
+	char b[TC_FMT_LEN], held[160] = "";
+	if (carries) {
+		struct figs g;
+		snprintf(held, sizeof(held), "; the device copies with nothing else to do for "
+			"%.1f %% of step time on %s, %s per step", hd.pct, dev_name(c, hd.device),
+			tc_fmt_dur(g.b[0], per_step_ps(c, hd.explained_ps)));
+	}
 	text(f, "%s %s pageable host memory (%.1f %% of copied bytes; "
 		"NSYS cuda_memcpy_async): they are staged through a bounce buffer and cannot "
-		"overlap with compute",
+		"overlap with compute%s",
 		tc_fmt_noun(b, n, "host<->device copy", "host<->device copies"),
-		n == 1 ? "uses" : "use", pct);
+		n == 1 ? "uses" : "use", pct, held);
+	if (carries) {
+		step_window(c, f, &hd, CB(TC_BD_H2D) | CB(TC_BD_D2H));
+	}
 	advise(c, f, TC_ADV_PAGEABLE_COPIES);
 	/* The copy ops that were pageable (first few, in time order). */
 	const struct tc_model *m = c->m;

@@ -55,8 +55,9 @@ static void hit(unsigned *count, const char **why, const char *what) {
 	}
 }
 
-/* Names that any kind of record may carry: ops, tracks. */
-static void scan_name(struct scan *s, const char *n) {
+/* Names that any kind of record may carry: ops, tracks. compile_op: n
+ * is an op classified as compilation. */
+static void scan_name(struct scan *s, const char *n, bool compile_op) {
 	if (has_ci(n, "vllm")) {
 		hit(&s->vllm, &s->vllm_why, "vllm names");
 	}
@@ -79,8 +80,11 @@ static void scan_name(struct scan *s, const char *n) {
 	if (prefix(n, "triton_poi_") || prefix(n, "triton_red_") || prefix(n, "triton_per_") ||
 			prefix(n, "triton_tem_") || prefix(n, "triton__") ||
 			prefix(n, "Torch-Compiled Region") || prefix(n, "CompiledFunction") ||
-			has(n, "CompiledFxGraph") || has(n, "torch/_dynamo") ||
-			has(n, "torch/_inductor") || has(n, "TorchDynamo")) {
+			has(n, "CompiledFxGraph") || has(n, "TorchDynamo") ||
+			/* Dynamo's and Inductor's frames run in eager code too
+			 * (torch._disable_dynamo's wrappers, the compile worker's
+			 * reader thread): only their compile work tells. */
+			(compile_op && (has(n, "torch/_dynamo") || has(n, "torch/_inductor")))) {
 		hit(&s->compile, &s->compile_why, "Inductor/Triton kernels, compiled regions");
 		s->evidence |= TC_EVD_TORCH_COMPILE;
 	}
@@ -150,7 +154,7 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 	for (size_t i = 0; i < m->n_ops; i++) {
 		const struct tc_op *op = &m->ops[i];
 		const char *n = tc_model_str(m, op->name);
-		scan_name(&s, n);
+		scan_name(&s, n, op->kind == TC_OP_COMPILE);
 		if (op->kind == TC_OP_KERNEL || op->kind == TC_OP_COLLECTIVE) {
 			scan_kernel(&s, n);
 		}
@@ -166,7 +170,7 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 		}
 	}
 	for (size_t i = 0; i < m->n_tracks; i++) {
-		scan_name(&s, tc_model_str(m, m->tracks[i].name));
+		scan_name(&s, tc_model_str(m, m->tracks[i].name), false);
 	}
 	for (size_t i = 0; i < m->n_devices; i++) {
 		scan_device(&s, m, &m->devices[i]);

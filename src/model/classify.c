@@ -213,9 +213,47 @@ static bool hlo_collective(const char *s, size_t n) {
  * "engines_precompiled" kernels run or ask, they do not compile; nor does
  * "TorchDynamo Cache Lookup", the guard check on every call of a compiled
  * function. */
+/*
+ * The function of a Python frame, "path.py(12): func" (Kineto) or
+ * "$path.py:12 func" (XPlane's Python tracer); false if s is no frame.
+ */
+static bool frame_function(const char *s, size_t n, const char **fn, size_t *fl) {
+	for (size_t i = 0; i + 3 < n; i++) {
+		if (s[i] == ')' && s[i + 1] == ':' && s[i + 2] == ' ' && i > 0 &&
+				is_digit(s[i - 1])) {
+			*fn = s + i + 3;
+			*fl = n - i - 3;
+			return true;
+		}
+	}
+	if (n && s[0] == '$') {
+		size_t i = n;
+		while (i > 1 && s[i - 1] != ' ') {
+			i--;
+		}
+		if (i > 1) {
+			*fn = s + i;
+			*fl = n - i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool compile_name(const char *s, size_t n) {
 	if (tc_ascii_contains_ci(s, n, "cache lookup")) {
 		return false;
+	}
+	/* A Python frame compiles when its function does (Dynamo's _compile,
+	 * compile_fx, Triton's compile), not when its file's path says
+	 * "compile": torch/_compile.py's inner wraps functions to disable
+	 * Dynamo, triton/compiler/compiler.py's launcher runs on every
+	 * launch, Inductor's compile_worker reader thread waits on a pipe. */
+	const char *fn;
+	size_t fl;
+	if (frame_function(s, n, &fn, &fl)) {
+		return tc_ascii_contains_ci(fn, fl, "compile") &&
+			!tc_ascii_contains_ci(fn, fl, "compiled");
 	}
 	if (prefix(s, n, "torch.compile") || prefix(s, n, "torch._dynamo") ||
 			prefix(s, n, "torch._inductor") || prefix(s, n, "TorchDynamo") ||

@@ -88,7 +88,7 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 		fprintf(f, "\nbreakdown  on host threads (no device activity)");
 	}
 	fprintf(f, "; disjoint categories that sum to the step time (priority: compute > d2h > "
-		"d2d > input > collective > profiler > sync > launch > h2d > compile > host > "
+		"d2d > input > collective > h2d > profiler > sync > launch > compile > host > "
 		"idle)\n");
 	if (a->trimmed_before_ps > 0 || a->trimmed_after_ps > 0) {
 		fprintf(f, "window     %s to %s from trace start (the steps); left out: "

@@ -206,6 +206,15 @@ static bool is_aside_cat(const struct reader *r, uint32_t c) {
 		c == r->s.Overhead || c == r->s.mtia_runtime || c == r->s.cpu_instant_event);
 }
 
+/* What only a host process records: framework ops, Python frames,
+ * runtime and driver calls (a device row records its sync waits, not
+ * these). */
+static bool is_host_cat(const struct reader *r, uint32_t c) {
+	return c && (c == r->s.cpu_op || c == r->s.Operator || c == r->s.python_function ||
+		c == r->s.cuda_runtime || c == r->s.cuda_driver || c == r->s.Runtime ||
+		c == r->s.mtia_runtime);
+}
+
 static const struct tc_arg *pending_arg(const struct reader *r, uint32_t key);
 
 /* "Memcpy HtoD (Pageable -> Device)" → "pageable"; NULL if not stated. */
@@ -262,12 +271,16 @@ static void classify(struct reader *r, const struct ev_state *e, bool on_device,
 /* Whether a pid names a device before its kind is final (JAX writes
  * process_name first; Kineto device rows carry device categories). */
 static bool pid_looks_device(const struct reader *r, struct pid_info *p) {
-	if (p->looks_device >= 0) {
-		return p->looks_device;
-	}
 	if (p->device_activity) {
 		p->looks_device = 1;
 		return true;
+	}
+	/* Host ops and no device ops: a host, whatever its labels say. */
+	if (p->host_activity) {
+		return false;
+	}
+	if (p->looks_device >= 0) {
+		return p->looks_device;
 	}
 	const char *n = p->name ? tc_model_str(r->m, p->name) : "";
 	const char *l = p->label ? tc_model_str(r->m, p->label) : "";
@@ -551,6 +564,9 @@ static bool end_event(struct reader *r) {
 	if (!r->pids[pi].device_activity && is_device_cat(r, e->cat)) {
 		r->pids[pi].device_activity = true;
 		r->pids[pi].looks_device = 1;
+	}
+	if (!r->pids[pi].host_activity && is_host_cat(r, e->cat)) {
+		r->pids[pi].host_activity = true;
 	}
 	uint32_t tid = e->has_tid ? e->tid : e->pid;
 	uint8_t flavor = FL_PLAIN;

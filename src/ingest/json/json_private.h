@@ -100,6 +100,7 @@ struct pid_info {
 	int32_t sort;
 	bool has_sort;
 	bool device_activity; /* saw kernels/copies/memsets */
+	bool host_activity;   /* saw host ops, Python frames or runtime calls */
 	int8_t looks_device;  /* cached pid_looks_device(), -1 unknown */
 	bool accel_hint;  /* [memory] records name it as a device */
 	uint32_t device;  /* TC_NONE until an event needs it */

@@ -298,6 +298,15 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 		const char *key = tc_model_str(m, p->key);
 		enum tc_device_kind kind;
 		int32_t ordinal = -1;
+		/* A row is a host by what it holds, whatever its number: Kineto
+		 * labels pids 0..N-1 "GPU n" for every visible device, and in a
+		 * container the Python process is often pid 1. A pid with host
+		 * ops and no device ops of its own is that host. */
+		bool is_host = p->host_activity && !p->device_activity;
+		if (is_host && p->numeric) {
+			label = NULL;
+			name = name && tc_json_starts_with(name, "GPU ") ? NULL : name;
+		}
 		if (label && (tc_json_starts_with(label, "GPU") || tc_json_starts_with(label, "MTIA") ||
 				tc_json_starts_with(label, "TPU"))) {
 			kind = label[0] == 'G' ? TC_DEV_GPU : label[0] == 'T' ? TC_DEV_TPU : TC_DEV_ACCEL;
@@ -328,7 +337,7 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 			kind = TC_DEV_GPU;
 			d->name = p->name;
 			ordinal = p->numeric ? (int32_t)p->num : -1;
-		} else if (p->device_activity || p->accel_hint) {
+		} else if (!is_host && (p->device_activity || p->accel_hint)) {
 			kind = TC_DEV_GPU;
 			snprintf(buf, sizeof(buf), "GPU %s", key);
 			d->name = tc_model_intern(m, buf);
