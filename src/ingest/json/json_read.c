@@ -43,6 +43,7 @@ static bool finish(struct reader *r) {
 		m->hosts[host].world_size = (int32_t)r->world_size;
 	}
 	tc_json_settle_devices(r, host);
+	tc_json_tf1_finish(r);
 
 	size_t links = tc_json_link_correlations(r);
 	tc_json_link_flows(r, links > 0);
@@ -183,6 +184,7 @@ static void init_names(struct reader *r) {
 	I(process_sort_index, "process_sort_index");
 	I(thread_name, "thread_name");
 	I(thread_sort_index, "thread_sort_index");
+	I(Op, "Op");
 #undef I
 }
 
