@@ -20,7 +20,7 @@ static enum tf1_row parse(const char *n, size_t *dev_len, const char **track) {
 	}
 	len -= sl;
 	const char *d = strstr(n, "/device:");
-	if (!d || d - n >= (ptrdiff_t)len) {
+	if (!d || (size_t)(d - n) + 8 > len) {
 		return TF1_NONE;
 	}
 	const char *slash = memchr(d + 8, '/', len - (size_t)(d + 8 - n));
