@@ -125,7 +125,9 @@ static bool serving_steps(const struct tc_model *m, struct tc_analysis *a, struc
 			a->steps_source = serving_markers[p].source;
 			return true;
 		}
-		c->n = 0; /* one iteration, or on a device: not what serving marks */
+		/* One iteration, or on a device: not what serving marks. */
+		free(c->v);
+		*c = (struct cands){ 0 };
 		a->steps_device = TC_NONE;
 		a->steps_source = NULL;
 	}
