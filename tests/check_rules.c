@@ -920,6 +920,14 @@ START_TEST(rule_memory_pressure) {
 	f = fx_new();
 	memory_fixture(&f, 899);
 	ck_assert(!fires(&f, "memory-pressure", NULL));
+	/* A serving engine's KV-cache pool fills memory by design, as its
+	 * advice says: at most low (issue 48, class 9). */
+	f = fx_new();
+	memory_fixture(&f, 950);
+	ev(&f, f.stream, "void vllm::rms_norm_kernel<float>", TC_OP_KERNEL, 0, 1 * US);
+	enum tc_severity sev;
+	ck_assert(fires(&f, "memory-pressure", &sev));
+	ck_assert_int_eq(sev, TC_SEV_LOW);
 }
 END_TEST
 

@@ -175,6 +175,52 @@ START_TEST(detect_vllm_and_sglang) {
 }
 END_TEST
 
+/* Issue 48 class 6: one vLLM kernel template inside an SGLang run does not
+ * make it vLLM; the counts that decided are shown. */
+START_TEST(detect_engine_by_weight) {
+	struct fx f = fx_new("GPU 0", TC_DEV_GPU, "NVIDIA H100");
+	ev(&f, f.thread, "sglang/srt/managers/scheduler.py(870): event_loop_normal",
+		TC_OP_PYTHON, 0);
+	ev(&f, f.thread, "sglang/srt/model_executor/model_runner.py(1450): forward",
+		TC_OP_PYTHON, 0);
+	ev(&f, f.stream, "void vllm::rms_norm_kernel<c10::BFloat16, 8>", TC_OP_KERNEL, 2 * US);
+	ev(&f, f.stream, "void vllm::act_and_mul_kernel<c10::BFloat16>", TC_OP_KERNEL, 3 * US);
+	struct tc_runtime_info ri = detect(&f);
+	ck_assert_int_eq(ri.framework, TC_FW_SGLANG);
+	ck_assert_str_eq(ri.framework_src, "2 sglang python frames, over 2 vllm names");
+
+	/* No frames either side: the names count; a tie names neither. */
+	f = fx_new("GPU 0", TC_DEV_GPU, NULL);
+	ev(&f, f.thread, "aten::mm", TC_OP_HOST_OP, 0);
+	ev(&f, f.stream, "void vllm::rms_norm_kernel<float>", TC_OP_KERNEL, 2 * US);
+	ev(&f, f.stream, "sglang::moe_align_block_size", TC_OP_KERNEL, 3 * US);
+	ri = detect(&f);
+	ck_assert_int_eq(ri.framework, TC_FW_PYTORCH);
+}
+END_TEST
+
+/* torch._disable_dynamo's wrappers run in every eager PyTorch 2 program
+ * (zero_grad, checkpointing): no torch.compile without its own work. */
+START_TEST(detect_eager_despite_dynamo_wrappers) {
+	struct fx f = fx_new("GPU 0", TC_DEV_GPU, NULL);
+	ev(&f, f.thread, "torch/_compile.py(32): inner", TC_OP_PYTHON, 0);
+	ev(&f, f.thread, "torch/_dynamo/eval_frame.py(745): _fn", TC_OP_PYTHON, 0);
+	ev(&f, f.thread, "torch/optim/optimizer.py(950): zero_grad", TC_OP_PYTHON, 0);
+	ev(&f, f.thread, "aten::zero_", TC_OP_HOST_OP, 0);
+	ev(&f, f.stream, "sm90_xmma_gemm", TC_OP_KERNEL, 2 * US);
+	struct tc_runtime_info ri = detect(&f);
+	ck_assert_int_eq(ri.framework, TC_FW_PYTORCH);
+	ck_assert(!(ri.evidence & TC_EVD_TORCH_COMPILE));
+
+	/* A Dynamo compile frame is compile work. */
+	f = fx_new("GPU 0", TC_DEV_GPU, NULL);
+	ev(&f, f.thread, "aten::mm", TC_OP_HOST_OP, 0);
+	ev(&f, f.thread, "torch/_dynamo/convert_frame.py(1024): _compile", TC_OP_PYTHON, 0);
+	ri = detect(&f);
+	ck_assert_int_eq(ri.framework, TC_FW_TORCH_COMPILE);
+}
+END_TEST
+
 START_TEST(detect_cpu_and_unknown) {
 	struct fx f = fx_new(NULL, TC_DEV_OTHER, NULL);
 	ev(&f, f.thread, "aten::add", TC_OP_HOST_OP, 0);
@@ -403,6 +449,8 @@ int main(void) {
 	tcase_add_test(tc, detect_jax_tpu);
 	tcase_add_test(tc, detect_tensorflow);
 	tcase_add_test(tc, detect_vllm_and_sglang);
+	tcase_add_test(tc, detect_engine_by_weight);
+	tcase_add_test(tc, detect_eager_despite_dynamo_wrappers);
 	tcase_add_test(tc, detect_cpu_and_unknown);
 	suite_add_tcase(s, tc);
 	TCase *ta = tcase_create("advice");

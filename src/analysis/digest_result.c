@@ -237,8 +237,8 @@ static void pack_findings(struct tc_digest *d, const struct tc_model *m,
 	o->framework = a->runtime.framework;
 	o->runtime = a->runtime.runtime;
 	o->evidence = a->runtime.evidence;
-	o->has_framework_why = a->runtime.framework_why != NULL;
-	o->framework_why = rstr(d, a->runtime.framework_why);
+	o->has_framework_why = tc_framework_source(&a->runtime) != NULL;
+	o->framework_why = rstr(d, tc_framework_source(&a->runtime));
 	o->has_runtime_why = a->runtime.runtime_why != NULL;
 	o->runtime_why = rstr(d, a->runtime.runtime_why);
 	o->n_mem = a->n_mem;

@@ -195,14 +195,20 @@ static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_i
  * its own count of devices there. */
 static const char *spread(const struct rule_ctx *c, const struct cause *k, char *buf,
 		size_t n) {
-	char clause[96] = "";
+	char clause[96] = "", worst[160] = "";
 	if (k->n_devices > 1) {
 		tc_spread_clause(clause, sizeof(clause), k->n_over, k->n_devices);
 	}
+	/* Measured where it is largest: say so when that is not the device
+	 * the breakdown shows (issue 48, class 9). */
+	if (k->device != c->a->bd_device && c->a->bd_device != TC_NONE) {
+		snprintf(worst, sizeof(worst), "; measured on the worst device, not the "
+			"breakdown's %s", dev_name(c, c->a->bd_device));
+	}
 	if (c->slots) {
-		snprintf(buf, n, "%c%s%c", TC_SPREAD_OPEN, clause, TC_SPREAD_CLOSE);
+		snprintf(buf, n, "%s%c%s%c", worst, TC_SPREAD_OPEN, clause, TC_SPREAD_CLOSE);
 	} else {
-		snprintf(buf, n, "%s", clause);
+		snprintf(buf, n, "%s%s", worst, clause);
 	}
 	return buf;
 }
@@ -299,7 +305,7 @@ static void rule_communication(struct rule_ctx *c) {
 	}
 	const struct tc_device_util *u = util_of(c, k.device);
 	struct tc_finding *f = add_cause(c, "communication", sev, &k);
-	char sp[96];
+	char sp[256];
 	struct figs g;
 	char dev[128];
 	if (u && u->comm_ps) {
@@ -333,18 +339,21 @@ static void rule_compilation(struct rule_ctx *c) {
 	if (!sev) {
 		return;
 	}
-	/* Severity from the whole trace; the step time it explains is the
-	 * compilation inside the counted steps (warm-up left out). */
+	/* Found from the whole trace; the severity, like every cause's, from
+	 * the step time it explains: the compilation inside the counted steps
+	 * (warm-up left out). Outside them it is start-up: low. */
 	struct cause k;
 	measure(c, CB(TC_BD_COMPILE), TC_TH_COMPILE_MODERATE, &k);
-	struct tc_finding *f = add_cause(c, "compilation", sev, &k);
+	enum tc_severity in_steps = bands(c, k.pct, TC_TH_COMPILE_MODERATE, TC_TH_COMPILE_HIGH);
+	struct tc_finding *f = add_cause(c, "compilation", in_steps ? in_steps : TC_SEV_LOW, &k);
 	f->value = pct;
 	struct figs g;
 	text(f, "compilation takes %s, %.1f %% of the %s trace (%s; "
-		"%s of it inside the counted steps; bands %.0f/%.0f %%: tracectl defaults)",
+		"%s of it, %.1f %% of step time, inside the counted steps; bands %.0f/%.0f %% "
+		"of step time: tracectl defaults)",
 		tc_fmt_dur(g.b[0], cs->union_ps), pct, tc_fmt_dur(g.b[1], c->a->span_ps),
 		tc_fmt_noun(g.b[2], cs->n_events, "compile event", "compile events"),
-		tc_fmt_dur(g.b[3], k.explained_ps), th(c, TC_TH_COMPILE_MODERATE),
+		tc_fmt_dur(g.b[3], k.explained_ps), k.pct, th(c, TC_TH_COMPILE_MODERATE),
 		th(c, TC_TH_COMPILE_HIGH));
 	advise(c, f, TC_ADV_COMPILE);
 	f->window_lo_ps = cs->first_ps;
@@ -533,7 +542,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 	if (u && u->launch_delay_p50_ps >= 0) {
 		tc_fmt_dur(delay, u->launch_delay_p50_ps);
 	}
-	char sp[96], kern[160] = "no kernels";
+	char sp[256], kern[160] = "no kernels";
 	if (u && u->n_kernels) {
 		snprintf(kern, sizeof(kern), "%s of %s shorter than %.0f us",
 			tc_fmt_count(g.b[0], u->n_short_kernels),
@@ -579,11 +588,17 @@ static void rule_host_launch(struct rule_ctx *c) {
 	} else {
 		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
 			"of step time over %s, %s per step (%s of it in runtime "
-			"calls); not launch-bound: %s, median launch delay %s%s%s (bands %.0f/%.0f %%: "
+			"calls); %s: %s, median launch delay %s%s%s (bands %.0f/%.0f %%: "
 			"XProf all-other time%s)",
 			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
-			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])), kern, delay, al, su,
+			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])),
+			/* The words follow the breakdown's numbers: with the launch
+			 * category the larger, the calls are the cause, only not
+			 * per-kernel launch overhead. */
+			cat[TC_BD_LAUNCH] > cat[TC_BD_HOST] ?
+				"runtime calls are most of it, but the kernels are not launch-limited" :
+				"not launch-bound", kern, delay, al, su,
 			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(c, &k, sp, sizeof(sp)));
 	}
 	advise(c, f, topic);
@@ -640,7 +655,7 @@ static void rule_input_bound(struct rule_ctx *c) {
 		return;
 	}
 	struct tc_finding *f = add_cause(c, "input-bound", sev, &k);
-	char sp[96];
+	char sp[256];
 	struct figs g;
 	text(f, "waiting for input (data loader / input pipeline / infeed, not hidden behind "
 		"device work) is %.1f %% of step time on %s over %s, %s per step "
@@ -824,6 +839,12 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 		return;
 	}
 	enum tc_severity sev = wp >= th(c, TC_TH_MEM_PRESSURE_CRITICAL) ? TC_SEV_CRITICAL : TC_SEV_HIGH;
+	/* A serving engine fills memory with its KV-cache pool on purpose: what
+	 * the advice calls by design is at most low (issue 48, class 9). */
+	uint8_t fw = c->a->runtime.framework;
+	if (fw == TC_FW_VLLM || fw == TC_FW_SGLANG) {
+		sev = TC_SEV_LOW;
+	}
 	struct tc_finding *f = add(c, "memory-pressure", sev, wp);
 	f->device = worst->device;
 	struct figs g;
@@ -1343,7 +1364,7 @@ static void rule_sync_bound(struct rule_ctx *c) {
 	tc_host_evidence_sync(c->m, c->a, k.device, &calls, &blocked, &after);
 	double n = c->a->n_steps_counted ? (double)c->a->n_steps_counted : 1;
 	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
-	char sp[96];
+	char sp[256];
 	struct figs g;
 	text(f, "host synchronisation keeps %s idle for %.1f %% of step time over %s, "
 		"%s per step (the host blocked in the call, then the idle until the device's "
@@ -1372,6 +1393,7 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		return;
 	}
 	struct tc_finding *f = add_cause(c, "transfer-bound", sev, &k);
+	char sp[256];
 	int64_t step_ps;
 	const int64_t *cat = cats_of(c, k.device, &step_ps);
 #define PCT(x) (step_ps > 0 ? 100.0 * (double)(x) / (double)step_ps : 0)
@@ -1413,10 +1435,11 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 	}
 	text(f, "copies not hidden behind compute are %.1f %% of step time on %s (H2D %.1f %%, "
 		"D2H %.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step%s%s "
-		"(bands %.0f/%.0f %%: XProf)", pct, dev_name(c, k.device),
+		"(bands %.0f/%.0f %%: XProf%s)", pct, dev_name(c, k.device),
 		PCT(cat[TC_BD_H2D]), PCT(cat[TC_BD_D2H]), PCT(cat[TC_BD_D2D]), (double)x[0].count / n,
 		(double)x[1].count / n, (double)x[2].count / n, moved, bw,
-		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
+		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH),
+		spread(c, &k, sp, sizeof(sp)));
 	advise(c, f, TC_ADV_TRANSFER);
 #undef PCT
 	step_window(c, f, &k, cats);

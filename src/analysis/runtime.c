@@ -3,6 +3,7 @@
  * devices, device metadata), never from a pass over the events.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -16,14 +17,22 @@
  * the table of signals is in docs/analysis.md.
  */
 
+/* A serving engine's evidence: distinct names with its Python frame path
+ * ("sglang/srt/…"), and other names (kernel templates, threads). */
+struct engine {
+	unsigned frames, names;
+};
+
 struct scan {
 	/* framework signals */
-	unsigned jax, tf, torch, compile, vllm, sglang;
-	const char *jax_why, *tf_why, *torch_why, *compile_why, *vllm_why, *sglang_why;
+	unsigned jax, tf, torch, compile;
+	const char *jax_why, *tf_why, *torch_why, *compile_why;
+	struct engine vllm, sglang;
 	/* runtime signals */
 	unsigned cuda, rocm, tpu, accel;
 	const char *cuda_why, *rocm_why, *tpu_why, *accel_why;
 	bool gpu_device, device_work;
+	bool gpu_placed; /* ops placed on a GPU, traced on the host only */
 	uint32_t evidence;
 };
 
@@ -55,15 +64,38 @@ static void hit(unsigned *count, const char **why, const char *what) {
 	}
 }
 
+/* A name of a serving engine: its Python frames ("vllm/…") weigh more
+ * than its other names, since engines share kernels (SGLang runs vLLM's
+ * `vllm::` kernel templates). */
+static void scan_engine(struct engine *e, const char *n, const char *frame, const char *word) {
+	if (has(n, frame)) {
+		e->frames++;
+	} else if (has_ci(n, word)) {
+		e->names++;
+	}
+}
+
+/* torch.compile's own work, never the wrappers every PyTorch program
+ * runs through: torch._disable_dynamo's `torch/_compile.py: inner` and
+ * `torch/_dynamo/eval_frame.py: _fn` wrap zero_grad, checkpointing and
+ * DDP hooks in eager programs, and Inductor's compile worker waits on a
+ * pipe in `torch/_inductor/...: _read_thread` (issue 48, classes 1 and
+ * 6). Dynamo's and Inductor's frames tell only where they compile
+ * (compile_op: n is an op classified as compilation). */
+static bool compile_name(const char *n, bool compile_op) {
+	return prefix(n, "triton_poi_") || prefix(n, "triton_red_") || prefix(n, "triton_per_") ||
+		prefix(n, "triton_tem_") || prefix(n, "triton__") ||
+		prefix(n, "Torch-Compiled Region") || prefix(n, "CompiledFunction") ||
+		has(n, "CompiledFxGraph") || has(n, "TorchDynamo") ||
+		(compile_op && (has(n, "torch/_dynamo") || has(n, "torch/_inductor") ||
+			has(n, "compile_fx")));
+}
+
 /* Names that any kind of record may carry: ops, tracks. compile_op: n
  * is an op classified as compilation. */
 static void scan_name(struct scan *s, const char *n, bool compile_op) {
-	if (has_ci(n, "vllm")) {
-		hit(&s->vllm, &s->vllm_why, "vllm names");
-	}
-	if (has_ci(n, "sglang")) {
-		hit(&s->sglang, &s->sglang_why, "sglang names");
-	}
+	scan_engine(&s->vllm, n, "vllm/", "vllm");
+	scan_engine(&s->sglang, n, "sglang/", "sglang");
 	if (has(n, "jax/_src") || has(n, "jaxlib") || has(n, "trace_to_jaxpr") ||
 			has(n, "PjitFunction") || has(n, "jax.Array")) {
 		hit(&s->jax, &s->jax_why, "jax python frames");
@@ -77,14 +109,7 @@ static void scan_name(struct scan *s, const char *n, bool compile_op) {
 			prefix(n, "nccl:") || prefix(n, "record_param_comms")) {
 		hit(&s->torch, &s->torch_why, "aten:: ops / torch frames");
 	}
-	if (prefix(n, "triton_poi_") || prefix(n, "triton_red_") || prefix(n, "triton_per_") ||
-			prefix(n, "triton_tem_") || prefix(n, "triton__") ||
-			prefix(n, "Torch-Compiled Region") || prefix(n, "CompiledFunction") ||
-			has(n, "CompiledFxGraph") || has(n, "TorchDynamo") ||
-			/* Dynamo's and Inductor's frames run in eager code too
-			 * (torch._disable_dynamo's wrappers, the compile worker's
-			 * reader thread): only their compile work tells. */
-			(compile_op && (has(n, "torch/_dynamo") || has(n, "torch/_inductor")))) {
+	if (compile_name(n, compile_op)) {
 		hit(&s->compile, &s->compile_why, "Inductor/Triton kernels, compiled regions");
 		s->evidence |= TC_EVD_TORCH_COMPILE;
 	}
@@ -129,6 +154,11 @@ static void scan_kernel(struct scan *s, const char *n) {
 
 static void scan_device(struct scan *s, const struct tc_model *m, const struct tc_device *d) {
 	const char *name = tc_model_str(m, d->name);
+	/* TensorFlow's full device names (a TF 1.x timeline's executor rows). */
+	if (prefix(name, "/job:") && has(name, "/replica:") && has(name, "/device:")) {
+		hit(&s->tf, &s->tf_why, "TensorFlow device names (/job:…/device:…)");
+		s->gpu_placed |= d->kind == TC_DEV_CPU && has(name, "/device:GPU:");
+	}
 	const char *model = d->model ? tc_model_str(m, d->model) : "";
 	const char *vendor = d->vendor ? tc_model_str(m, d->vendor) : "";
 	if (d->kind == TC_DEV_TPU || has(name, "TPU") || has(model, "TPU")) {
@@ -146,6 +176,44 @@ static void scan_device(struct scan *s, const struct tc_model *m, const struct t
 	} else if (d->kind == TC_DEV_ACCEL || has_ci(name, "mtia")) {
 		hit(&s->accel, &s->accel_why, "accelerator devices");
 	}
+}
+
+/* 1: vLLM, -1: SGLang, 0: neither. Python frames decide, then other
+ * names; a tie names neither (the trace does not say which). */
+static int engine_pick(const struct engine *v, const struct engine *g) {
+	if (v->frames != g->frames) {
+		return v->frames > g->frames ? 1 : -1;
+	}
+	if (v->names != g->names) {
+		return v->names > g->names ? 1 : -1;
+	}
+	return 0;
+}
+
+static void engine_part(char *buf, size_t n, const struct engine *e, const char *word) {
+	const char *fs = e->frames == 1 ? "" : "s", *ns = e->names == 1 ? "" : "s";
+	if (e->frames && e->names) {
+		snprintf(buf, n, "%u %s python frame%s and %u name%s", e->frames, word, fs,
+			e->names, ns);
+	} else if (e->frames) {
+		snprintf(buf, n, "%u %s python frame%s", e->frames, word, fs);
+	} else {
+		snprintf(buf, n, "%u %s name%s", e->names, word, ns);
+	}
+}
+
+/* The evidence shown with the engine: its own and, where the other engine
+ * left names too, both counts. */
+static void engine_why(struct tc_runtime_info *ri, const struct engine *win, const char *ww,
+		const struct engine *lose, const char *lw) {
+	char a[64], b[64];
+	engine_part(a, sizeof(a), win, ww);
+	if (!lose->frames && !lose->names) {
+		snprintf(ri->framework_src, sizeof(ri->framework_src), "%s", a);
+		return;
+	}
+	engine_part(b, sizeof(b), lose, lw);
+	snprintf(ri->framework_src, sizeof(ri->framework_src), "%s, over %s", a, b);
 }
 
 void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
@@ -191,12 +259,11 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 	*ri = (struct tc_runtime_info){ .evidence = s.evidence };
 	/* Serving engines first: they run PyTorch underneath. JAX before
 	 * TensorFlow: JAX's runtime shares TSL thread and op names with TF. */
-	if (s.vllm) {
-		ri->framework = TC_FW_VLLM;
-		ri->framework_why = s.vllm_why;
-	} else if (s.sglang) {
-		ri->framework = TC_FW_SGLANG;
-		ri->framework_why = s.sglang_why;
+	int eng = engine_pick(&s.vllm, &s.sglang);
+	if (eng) {
+		ri->framework = eng > 0 ? TC_FW_VLLM : TC_FW_SGLANG;
+		engine_why(ri, eng > 0 ? &s.vllm : &s.sglang, eng > 0 ? "vllm" : "sglang",
+			eng > 0 ? &s.sglang : &s.vllm, eng > 0 ? "sglang" : "vllm");
 	} else if (s.jax) {
 		ri->framework = TC_FW_JAX;
 		ri->framework_why = s.jax_why;
@@ -226,6 +293,9 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 	} else if (s.gpu_device) {
 		ri->runtime = TC_RT_GPU;
 		ri->runtime_why = "GPU devices without vendor or runtime names";
+	} else if (s.gpu_placed && !s.device_work) {
+		ri->runtime = TC_RT_GPU;
+		ri->runtime_why = "ops placed on a GPU; no device timeline in the trace";
 	} else if (m->n_devices && !s.device_work) {
 		ri->runtime = TC_RT_CPU;
 		ri->runtime_why = "no device work";

@@ -100,6 +100,40 @@ static bool marked_steps(const struct tc_model *m, const char *pattern, struct t
 	return true;
 }
 
+/*
+ * Serving engines mark their iterations their own way (issue 48, class 7):
+ * without ProfilerStep#, the first of these that marks two or more events
+ * gives the steps, and the source says which. Tried in order, so that an
+ * iteration's annotation wins over the forward pass inside it.
+ */
+static const struct {
+	const char *re, *source;
+} serving_markers[] = {
+	{ "^step\\[", "host markers: serving iterations 'step[...]' (no ProfilerStep#)" },
+	{ "(^|[ .:])execute_model$",
+		"host markers: serving iterations 'execute_model' (no ProfilerStep#)" },
+	{ "model_runner(\\.|\\.py\\([0-9]+\\): )forward$",
+		"host markers: serving iterations 'model_runner.forward' (no ProfilerStep#)" },
+};
+
+static bool serving_steps(const struct tc_model *m, struct tc_analysis *a, struct cands *c) {
+	for (size_t p = 0; p < sizeof(serving_markers) / sizeof(serving_markers[0]); p++) {
+		if (!marked_steps(m, serving_markers[p].re, a, c)) {
+			continue;
+		}
+		if (c->n >= 2 && c->v[0].device == TC_NONE) {
+			a->steps_source = serving_markers[p].source;
+			return true;
+		}
+		/* One iteration, or on a device: not what serving marks. */
+		free(c->v);
+		*c = (struct cands){ 0 };
+		a->steps_device = TC_NONE;
+		a->steps_source = NULL;
+	}
+	return false;
+}
+
 /* The name of the repeated (count >= 2) top-level events with the largest
  * total time among those keep() accepts; TC_NONE if none. */
 static uint32_t repeated_name(const struct tc_model *m,
@@ -300,8 +334,9 @@ bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts 
 		tc_markers_init(&own, m, false);
 		mk = &own;
 	}
+	bool serving = false;
 	bool found = search && (o->step_marker ? marked_steps(m, o->step_marker, a, &c) :
-		explicit_steps(m, mk, a, &c));
+		explicit_steps(m, mk, a, &c) || (serving = serving_steps(m, a, &c)));
 	tc_markers_finish(&own);
 	if (!found && !u) {
 		return false; /* no markers: the fallbacks read the usage */
@@ -338,7 +373,7 @@ bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts 
 	}
 	/* Markers come track by track, each track in time order; the built-in
 	 * ones are merged and left unnested already. */
-	bool merged = found && !o->step_marker;
+	bool merged = found && !o->step_marker && !serving;
 	if (!merged) {
 		tc_sort_runs(c.v, c.n, sizeof(*c.v), cmp_cand);
 	}

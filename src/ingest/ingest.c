@@ -562,5 +562,6 @@ struct tc_model *tc_ingest(const char *const *paths, size_t n,
 	}
 	tc_model_assign_ranks(m);
 	tc_model_finalize_mt(m, cpus >= 2);
+	tc_ingest_warn_unrecognised(m);
 	return m;
 }

@@ -83,6 +83,14 @@ bool tc_ingest_list(const char *const *paths, size_t n, const struct tc_ingest_o
 	struct tc_model *warn_to, char ***files, size_t *n_files, struct tc_error *err);
 
 /*
+ * On a finalized model with no device rows: where an ML program's host sits
+ * beside processes whose events are all of unknown kind, warn (on every
+ * command; --strict exits 6) that no device activity was recognised,
+ * naming the busiest of those processes (ingest/unrecognised.c).
+ */
+void tc_ingest_warn_unrecognised(struct tc_model *m);
+
+/*
  * Read paths (files, folders, "-") into one new, finalized model. A folder is
  * searched recursively for files whose content is a known format; each file
  * becomes its own host/rank. Returns NULL with err set on failure.

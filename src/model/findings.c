@@ -125,6 +125,10 @@ const char *tc_runtime_label(enum tc_runtime r) {
 	return (unsigned)r < TC_RT_COUNT ? n[r] : "unknown";
 }
 
+const char *tc_framework_source(const struct tc_runtime_info *ri) {
+	return ri->framework_src[0] ? ri->framework_src : ri->framework_why;
+}
+
 const char *tc_evidence_id(uint32_t bit) {
 	static const char *const n[TC_EVD_COUNT] = {
 		"graph-replay", "torch-compile", "pinned-copies", "pageable-copies",

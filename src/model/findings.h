@@ -235,6 +235,9 @@ struct tc_runtime_info {
 	uint32_t evidence;      /* enum tc_evidence bits */
 	const char *framework_why; /* static: the names that decided it, NULL if unknown */
 	const char *runtime_why;
+	/* The evidence weighed, where counts decided (two serving engines'
+	 * names): shown instead of framework_why; "" none. */
+	char framework_src[144];
 };
 
 #define TC_FINDING_MAX_ITEMS 5
@@ -332,6 +335,8 @@ const char *tc_framework_id(enum tc_framework f);
 const char *tc_framework_label(enum tc_framework f);
 const char *tc_runtime_id(enum tc_runtime r);
 const char *tc_runtime_label(enum tc_runtime r);
+/* What decided the framework: framework_src, else framework_why (NULL). */
+const char *tc_framework_source(const struct tc_runtime_info *ri);
 /* Name of one evidence bit; NULL for a bit that is not a flag. */
 const char *tc_evidence_id(uint32_t bit);
 

@@ -825,8 +825,8 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 
 void tc_write_runtime_text(FILE *f, const struct tc_runtime_info *ri) {
 	fprintf(f, "framework  %s", tc_framework_label((enum tc_framework)ri->framework));
-	fprintf(f, ri->framework_why ? " (from %s)\n" : "%s\n",
-		ri->framework_why ? ri->framework_why : "");
+	const char *src = tc_framework_source(ri);
+	fprintf(f, src ? " (from %s)\n" : "%s\n", src ? src : "");
 	fprintf(f, "runtime    %s", tc_runtime_label((enum tc_runtime)ri->runtime));
 	fprintf(f, ri->runtime_why ? " (from %s)\n" : "%s\n",
 		ri->runtime_why ? ri->runtime_why : "");
@@ -847,8 +847,8 @@ void tc_write_runtime_json(struct tc_jw *w, const struct tc_runtime_info *ri) {
 	tc_jw_kv_str(w, "framework", tc_framework_id((enum tc_framework)ri->framework));
 	tc_jw_kv_str(w, "runtime", tc_runtime_id((enum tc_runtime)ri->runtime));
 	tc_jw_key(w, "framework_source");
-	if (ri->framework_why) {
-		tc_jw_str(w, ri->framework_why);
+	if (tc_framework_source(ri)) {
+		tc_jw_str(w, tc_framework_source(ri));
 	} else {
 		tc_jw_null(w);
 	}

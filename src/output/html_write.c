@@ -114,9 +114,9 @@ static void header_cell(FILE *f, const struct tc_report *r, size_t k, const char
 		header_inputs(f, run->m);
 	} else if (strcmp(key, "framework") == 0) {
 		tc_markup_escape(f, tc_framework_label((enum tc_framework)a->runtime.framework));
-		if (a->runtime.framework_why) {
+		if (tc_framework_source(&a->runtime)) {
 			fputs(" <span class=\"note\">(", f);
-			tc_markup_escape(f, a->runtime.framework_why);
+			tc_markup_escape(f, tc_framework_source(&a->runtime));
 			fputs(")</span>", f);
 		}
 	} else if (strcmp(key, "runtime") == 0) {

@@ -154,8 +154,12 @@ static uint32_t thr_track(struct reader *r, uint32_t ti) {
 	}
 	struct pid_info *p = &r->pids[t->pid];
 	if (p->device == TC_NONE) {
+		p->device = tc_json_tf1_device(r, p);
+	}
+	if (p->device == TC_NONE) {
 		p->device = tc_model_add_device(r->m, p->key, TC_DEV_OTHER);
 	}
+	tc_json_tf1_thread(r, p, t);
 	int64_t src = 0;
 	const char *tt = tc_model_str(r->m, t->tid);
 	if (!parse_i64(tt, strlen(tt), &src)) {
@@ -266,6 +270,10 @@ static void classify(struct reader *r, const struct ev_state *e, bool on_device,
 	const char *c = e->cat ? tc_model_str(r->m, e->cat) : NULL;
 	size_t cl = e->cat ? tc_intern_len(&r->m->strings, e->cat) : 0;
 	tc_classify(n, nl, c, cl, on_device ? TC_PLACE_DEVICE : TC_PLACE_HOST, TC_OP_OTHER, k);
+	/* A TensorFlow 1.x executor row's ops: framework ops on the host. */
+	if (r->n_tf1 && !on_device && e->cat == r->s.Op && k->kind == TC_OP_OTHER) {
+		k->kind = TC_OP_HOST_OP;
+	}
 }
 
 /* Whether a pid names a device before its kind is final (JAX writes
@@ -361,6 +369,7 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 		a = pending_arg(r, r->s.a_name);
 		if (a && a->type == TC_ARG_STR) {
 			p->name = a->v.s;
+			tc_json_tf1_name(r, p);
 		}
 	} else if (e->name == r->s.process_labels) {
 		a = pending_arg(r, r->s.a_labels);

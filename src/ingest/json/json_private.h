@@ -39,6 +39,8 @@
 #include "util/xalloc.h"
 
 struct reader;
+struct pid_info;
+struct thr_info;
 
 /* events.c */
 bool tc_json_fail(struct reader *r, const char *msg);
@@ -47,6 +49,12 @@ uint32_t tc_json_thr_index(const struct reader *r, uint32_t pid, uint32_t tid, u
 		uint32_t acat);
 void tc_json_init_ev_keys(struct reader *r);
 bool tc_json_replay_batch(struct reader *r, const struct tc_jbatch *bt, const struct tc_jsrc *src);
+
+/* tf1.c */
+void tc_json_tf1_name(struct reader *r, struct pid_info *p);
+uint32_t tc_json_tf1_device(const struct reader *r, const struct pid_info *p);
+void tc_json_tf1_thread(const struct reader *r, const struct pid_info *p, struct thr_info *t);
+void tc_json_tf1_finish(struct reader *r);
 
 /* link.c */
 size_t tc_json_link_correlations(struct reader *r);
@@ -91,6 +99,14 @@ enum flavor {
 	FL_ASIDE,      /* host categories or sync records on a device pid: not busy */
 };
 
+/* A TensorFlow 1.x timeline row (json/tf1.c). */
+enum tf1_row {
+	TF1_NONE = 0,
+	TF1_STREAM, /* /device:GPU:0/stream:N or /memcpy: a device track */
+	TF1_ALL,    /* /device:GPU:0/stream:all: the streams' events again */
+	TF1_EXEC,   /* /job:…/device:X:N: the executor's ops, on the host */
+};
+
 struct pid_info {
 	uint32_t key;     /* interned pid text */
 	bool numeric;
@@ -104,6 +120,8 @@ struct pid_info {
 	int8_t looks_device;  /* cached pid_looks_device(), -1 unknown */
 	bool accel_hint;  /* [memory] records name it as a device */
 	uint32_t device;  /* TC_NONE until an event needs it */
+	uint8_t tf1;      /* enum tf1_row */
+	uint32_t tf1_dev, tf1_track; /* "/device:GPU:0", "stream:13"; 0 none */
 };
 
 struct thr_info {
@@ -277,6 +295,9 @@ struct reader {
 	uint64_t n_unmatched_async, n_non_object, n_far_ts, n_bad_counter;
 	uint64_t n_unknown_ph[128];
 	uint64_t n_flows_unbound;
+	/* TensorFlow 1.x timeline rows seen (json/tf1.c) */
+	uint32_t n_tf1, tf1_streams;
+	bool tf1_exec_gpu;
 
 	/* interned categories and names */
 	struct {
@@ -293,6 +314,7 @@ struct reader {
 		uint32_t a_collective_name, a_direction, a_size;
 		uint32_t process_name, process_labels, process_sort_index;
 		uint32_t thread_name, thread_sort_index;
+		uint32_t Op; /* TensorFlow 1.x timeline ops */
 	} s;
 };
 

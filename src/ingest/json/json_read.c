@@ -55,6 +55,7 @@ static bool finish(struct reader *r) {
 		}
 		m->allocs[i].track = track;
 	}
+	tc_json_tf1_finish(r);
 
 	size_t links = tc_json_link_correlations(r);
 	tc_json_link_flows(r, links > 0);
@@ -197,6 +198,7 @@ static void init_names(struct reader *r) {
 	I(process_sort_index, "process_sort_index");
 	I(thread_name, "thread_name");
 	I(thread_sort_index, "thread_sort_index");
+	I(Op, "Op");
 #undef I
 }
 

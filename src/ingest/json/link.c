@@ -293,7 +293,9 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 			continue;
 		}
 		struct tc_device *d = &m->devices[p->device];
-		const char *name = p->name ? tc_model_str(m, p->name) : NULL;
+		/* TensorFlow 1.x stream rows: the physical device's name. */
+		const char *name = p->tf1_dev ? tc_model_str(m, p->tf1_dev) :
+			p->name ? tc_model_str(m, p->name) : NULL;
 		const char *label = p->label ? tc_model_str(m, p->label) : NULL;
 		const char *key = tc_model_str(m, p->key);
 		enum tc_device_kind kind;
@@ -318,7 +320,7 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 			}
 		} else if (name && (tc_json_starts_with(name, "/device:") || tc_json_starts_with(name, "TPU:") ||
 				tc_json_starts_with(name, "/host:"))) {
-			d->name = p->name;
+			d->name = p->tf1_dev ? p->tf1_dev : p->name;
 			if (tc_json_starts_with(name, "/host:")) {
 				kind = TC_DEV_CPU;
 			} else if (strstr(name, "GPU")) {
