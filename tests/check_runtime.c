@@ -212,10 +212,10 @@ START_TEST(detect_eager_despite_dynamo_wrappers) {
 	ck_assert_int_eq(ri.framework, TC_FW_PYTORCH);
 	ck_assert(!(ri.evidence & TC_EVD_TORCH_COMPILE));
 
-	/* A Dynamo compile frame is compile work. */
+	/* A Dynamo compile frame is compile work (classify makes it TC_OP_COMPILE). */
 	f = fx_new("GPU 0", TC_DEV_GPU, NULL);
 	ev(&f, f.thread, "aten::mm", TC_OP_HOST_OP, 0);
-	ev(&f, f.thread, "torch/_dynamo/convert_frame.py(1024): _compile", TC_OP_PYTHON, 0);
+	ev(&f, f.thread, "torch/_dynamo/convert_frame.py(1024): _compile", TC_OP_COMPILE, 0);
 	ri = detect(&f);
 	ck_assert_int_eq(ri.framework, TC_FW_TORCH_COMPILE);
 }
