@@ -7,8 +7,8 @@ call (exact), summed kernel time and mean per-call TFLOP/s within 1e-3; the
 rows of *Elementwise.csv and Normalization.csv have a row of the same FLOPs and
 bytes per call (their times are not compared: TraceLens splits a shape by its
 strides, which the launcher rows do not). The trace's Perfetto export gives
-the same rows (launches linked by Perfetto flows) but for the class: the export
-keeps no device model to find peaks by. Skipped (77) when the traces or the reference output are absent."""
+the same rows (launches linked by Perfetto flows) but for the class and % of
+peak: the export keeps no device model to find peaks by. Skipped (77) when the traces or the reference output are absent."""
 import ast
 import csv
 import json
@@ -33,8 +33,13 @@ def key(name, dims, types):
     return (name, json.dumps(dims), json.dumps(types))
 
 
+# The export keeps no device properties, so no peaks: what is judged
+# against them is left out of the comparison.
+PEAK_KEYS = ("class", "peak_fraction", "peak_of")
+
+
 def unclassed(out):
-    return [{k: v for k, v in r.items() if k != "class"} for r in json.loads(out)["rows"]]
+    return [{k: v for k, v in r.items() if k not in PEAK_KEYS} for r in json.loads(out)["rows"]]
 
 
 def close(a, b, tol=1e-3):

@@ -4,12 +4,14 @@
  * it; each op's kernel time includes its child ops'. Costs come from the
  * event's own FLOPs or from its recorded shapes (analysis/opcost.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/device.h"
 #include "analysis/launcher.h"
 #include "analysis/opcost.h"
 #include "model/findings.h"
+#include "model/peaks.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
@@ -369,19 +371,95 @@ static int cmp_row(const void *pa, const void *pb) {
 	return a->dims < b->dims ? -1 : a->dims > b->dims;
 }
 
-/* The roofline class against the peaks of the device asked for, else of
- * the first non-host device with known ones. */
+/* The data-sheet column for a row's dtypes ("Input type"): its
+ * lowest-precision tensor input sets the math units (a _scaled_mm's FP8
+ * operands, not its float scales); the dense BF16/FP16 peak where the
+ * types say nothing (XLA rows, no shapes). */
+static enum tc_peak_dtype row_dtype(const struct tc_model *m, const struct tc_launch_row *r) {
+	const char *s = r->types ? tc_model_str(m, r->types) : "";
+	if (strstr(s, "Float8")) {
+		return TC_PEAK_FP8;
+	}
+	if (strstr(s, "BFloat16") || strstr(s, "Half")) {
+		return TC_PEAK_BF16;
+	}
+	if (strstr(s, "\"float\"")) {
+		return TC_PEAK_FP32;
+	}
+	return strstr(s, "\"double\"") ? TC_PEAK_FP64 : TC_PEAK_BF16;
+}
+
+/* Where the peaks came from, for the header line: the trace's own, the
+ * data sheet's row, the overrides. */
+static void peak_source(bool trace, const struct tc_peak_row *sheet, double peak_flops,
+		double peak_bw, char *out, size_t cap) {
+	int n = 0;
+	out[0] = 0;
+	if (peak_flops <= 0 || peak_bw <= 0) {
+		n = trace ? snprintf(out, cap, "trace") :
+			sheet ? snprintf(out, cap, "data sheet: %s", sheet->part) : 0;
+	}
+	n = n < 0 || (size_t)n >= cap ? 0 : n;
+	if (peak_flops > 0) {
+		int k = snprintf(out + n, cap - (size_t)n, "%s--peak-flops", n ? ", " : "");
+		n = k < 0 || (size_t)(n + k) >= cap ? n : n + k;
+	}
+	if (peak_bw > 0) {
+		snprintf(out + n, cap - (size_t)n, "%s--peak-bw", n ? ", " : "");
+	}
+}
+
+/* A row's efficiency: memory-bound rows (and rows with bytes but no
+ * FLOPs) against the bandwidth, the others' FLOP/s against the peak of
+ * their dtype where the data sheet has it, else the dense BF16 peak. */
+static void efficiency(const struct tc_model *m, const struct tc_peak_row *sheet,
+		bool sheet_flops, const struct tc_launch_table *t, struct tc_launch_row *r) {
+	r->peak_fraction = -1;
+	r->peak_roof = NULL;
+	if (t->ridge <= 0) {
+		return;
+	}
+	if (r->byte_rate >= 0 && (r->bound == TC_BOUND_MEMORY || r->flop_rate < 0)) {
+		r->peak_fraction = r->byte_rate / t->peak_bw;
+		r->peak_roof = "bandwidth";
+		return;
+	}
+	if (r->flop_rate < 0) {
+		return;
+	}
+	double peak = t->peak_flops;
+	r->peak_roof = "flops";
+	if (sheet_flops) {
+		enum tc_peak_dtype dt = row_dtype(m, r);
+		dt = sheet->flops[dt] > 0 ? dt : TC_PEAK_BF16;
+		peak = sheet->flops[dt];
+		r->peak_roof = tc_peak_dtype_name(dt);
+	}
+	r->peak_fraction = r->flop_rate / peak;
+}
+
+/* The roofline class and efficiency against the peaks of the device
+ * asked for, else of the first non-host device with known ones. */
 static void classify(const struct tc_model *m, uint32_t only, double peak_flops,
 		double peak_bw, struct tc_launch_table *t) {
+	const struct tc_peak_row *sheet = NULL;
+	bool sheet_flops = false;
 	for (size_t d = 0; d < m->n_devices && t->ridge <= 0; d++) {
 		if (m->devices[d].kind == TC_DEV_CPU || (only != TC_NONE && d != only)) {
 			continue;
 		}
 		double f, b;
-		if (tc_device_peaks(m, (uint32_t)d, peak_flops, peak_bw, &f, &b)) {
+		const char *src = tc_device_peaks(m, (uint32_t)d, peak_flops, peak_bw, &f, &b);
+		if (src) {
 			t->peak_flops = f;
 			t->peak_bw = b;
 			t->ridge = f / b;
+			/* the data sheet's row only where the peaks are its */
+			bool trace = m->devices[d].peak_flops > 0 && m->devices[d].peak_bw > 0;
+			sheet = trace ? NULL : tc_device_peak_row(m, (uint32_t)d);
+			sheet_flops = sheet && peak_flops <= 0 && sheet->flops[TC_PEAK_BF16] > 0;
+			peak_source(trace, sheet, peak_flops, peak_bw, t->peak_source,
+				sizeof(t->peak_source));
 		}
 	}
 	for (size_t i = 0; i < t->n; i++) {
@@ -390,6 +468,7 @@ static void classify(const struct tc_model *m, uint32_t only, double peak_flops,
 		if (t->ridge > 0 && r->intensity >= 0) {
 			r->bound = r->intensity < t->ridge ? TC_BOUND_MEMORY : TC_BOUND_COMPUTE;
 		}
+		efficiency(m, sheet, sheet_flops, t, r);
 	}
 }
 

@@ -35,6 +35,8 @@ struct tc_launch_row {
 	double byte_rate;     /* B/s over kernel time, < 0 unknown */
 	double intensity;     /* FLOP/byte, < 0 unknown */
 	double peak_fraction; /* of the device's peak for its bound, < 0 unknown */
+	const char *peak_roof; /* the peak it is against: "bf16", "fp32", "tf32",
+	                        * "fp8", "fp64" or "bandwidth"; NULL unknown */
 	uint8_t bound;        /* enum tc_bound */
 	bool nested;          /* some framework op above it launched too */
 };
@@ -48,6 +50,8 @@ struct tc_launch_table {
 	int64_t device_ps;      /* their summed duration */
 	int64_t linked_ps;
 	double peak_flops, peak_bw, ridge; /* 0 unknown */
+	char peak_source[64]; /* where the peaks came from ("data sheet: H100 SXM",
+	                       * "trace", "--peak-flops"), "" unknown */
 };
 
 void tc_launch_table_finish(struct tc_launch_table *t);

@@ -55,9 +55,9 @@ static const char *dtypes(char *out, size_t cap, const char *s) {
 static void peaks_line(FILE *f, const struct tc_launch_table *t) {
 	char b[2][TC_FMT_LEN];
 	if (t->ridge > 0) {
-		fprintf(f, "roofline   peaks %s, %s; ridge point %.1f FLOP/B\n",
+		fprintf(f, "roofline   peaks %s, %s (%s); ridge point %.1f FLOP/B\n",
 			tc_fmt_rate(b[0], t->peak_flops, "FLOP/s"), tc_fmt_rate(b[1], t->peak_bw, "B/s"),
-			t->ridge);
+			t->peak_source, t->ridge);
 	} else {
 		fprintf(f, "roofline   device peaks unknown: class unknown (--peak-flops, --peak-bw)\n");
 	}
@@ -107,7 +107,10 @@ void tc_write_launchers_text(FILE *f, const struct tc_model *m, const struct tc_
 		tc_table_cell(&tb, r->flop_rate >= 0 ? tc_fmt_rate(b[4], r->flop_rate, "FLOP/s") : "-");
 		tc_table_cell(&tb, r->byte_rate >= 0 ? tc_fmt_rate(b[5], r->byte_rate, "B/s") : "-");
 		if (r->peak_fraction >= 0) {
-			tc_table_cellf(&tb, "%.1f %%", 100 * r->peak_fraction);
+			/* two digits under 1 %: tiny kernels still compare */
+			tc_table_cellf(&tb, r->peak_fraction < 0.01 ? "%.2g %% %s" : "%.1f %% %s",
+				100 * r->peak_fraction,
+				strcmp(r->peak_roof, "bandwidth") == 0 ? "bw" : r->peak_roof);
 		} else {
 			tc_table_cell(&tb, "-");
 		}
@@ -150,6 +153,12 @@ void tc_write_launchers_json(FILE *f, const struct tc_model *m, const struct tc_
 	kv_opt_double(&w, "peak_flops_per_s", t->ridge > 0 ? t->peak_flops : -1);
 	kv_opt_double(&w, "peak_bytes_per_s", t->ridge > 0 ? t->peak_bw : -1);
 	kv_opt_double(&w, "ridge_flops_per_byte", t->ridge > 0 ? t->ridge : -1);
+	tc_jw_key(&w, "peak_source");
+	if (t->ridge > 0) {
+		tc_jw_str(&w, t->peak_source);
+	} else {
+		tc_jw_null(&w);
+	}
 	tc_jw_kv_uint(&w, "rows_total", t->n);
 	tc_jw_key(&w, "rows");
 	tc_jw_arr_begin(&w);
@@ -187,6 +196,12 @@ void tc_write_launchers_json(FILE *f, const struct tc_model *m, const struct tc_
 		kv_opt_double(&w, "bytes_per_s", r->byte_rate);
 		kv_opt_double(&w, "flops_per_byte", r->intensity);
 		kv_opt_double(&w, "peak_fraction", r->peak_fraction);
+		tc_jw_key(&w, "peak_of");
+		if (r->peak_roof) {
+			tc_jw_str(&w, r->peak_roof);
+		} else {
+			tc_jw_null(&w);
+		}
 		tc_jw_kv_str(&w, "class", tc_bound_name((enum tc_bound)r->bound));
 		tc_jw_obj_end(&w);
 	}
