@@ -1,85 +1,24 @@
 /*
  * Device work by category: each device event's category from the host op
- * that launched it (launch flow -> runtime call -> its innermost enclosing
- * framework op) or else its own name, summed per category with the GEMM
- * and convolution facts the compute rules read.
+ * that launched it (analysis/launcher.h: launch flow -> runtime call -> its
+ * innermost enclosing framework op) or else its own name, summed per
+ * category with the GEMM and convolution facts the compute rules read.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/devwork.h"
+#include "analysis/launcher.h"
 #include "util/num.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
 struct scan {
 	const struct tc_model *m;
-	struct tc_u64map launcher; /* device event -> launching op + 1 */
+	uint32_t *launcher;        /* per event: its launching framework op event, TC_NONE */
 	uint8_t *own;              /* per op: its category from its name, 0 not yet */
 	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
 	struct tc_u64map pair;     /* (launcher, op) -> category */
 };
-
-/*
- * Host line t walked once: each event's innermost enclosing framework op
- * (TC_OP_HOST_OP) from its depth (events are sorted by start, a parent
- * before its children), kept for the launch calls in calls (event -> 0,
- * set to that op + 1).
- */
-static void line_launchers(const struct tc_model *m, size_t t, struct tc_u64map *calls) {
-	const struct tc_track *tr = &m->tracks[t];
-	size_t levels = (size_t)tr->max_depth + 1;
-	uint32_t *host_at = tc_xmalloc(levels * sizeof(*host_at)); /* innermost at depth <= k */
-	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-		uint16_t k = m->ev.depth[i];
-		uint32_t up = k > 0 && k < levels ? host_at[k - 1] : TC_NONE;
-		if (k >= levels) {
-			continue;
-		}
-		uint32_t *v = tc_u64map_find(calls, i);
-		if (v && up != TC_NONE) {
-			*v = m->ev.op[up] + 1;
-		}
-		host_at[k] = m->op_kind[m->ev.op[i]] == TC_OP_HOST_OP ? (uint32_t)i : up;
-	}
-	free(host_at);
-}
-
-/* Each launched device event's launching op: launch flow -> runtime call
- * -> the framework op enclosing the call. One walk of the lines holding
- * launch calls, not one search per launch. */
-static void launchers(struct scan *s) {
-	const struct tc_model *m = s->m;
-	struct tc_u64map calls = { 0 };
-	bool *lines = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*lines));
-	for (size_t k = 0; k < m->n_flows; k++) {
-		const struct tc_flow *fl = &m->flows[k];
-		if (fl->kind == TC_FLOW_LAUNCH && fl->from < m->ev.n && fl->to < m->ev.n &&
-				m->ev.depth[fl->from] > 0 && !tc_u64map_find(&calls, fl->from)) {
-			tc_u64map_put(&calls, fl->from, 0);
-			uint32_t t = tc_model_event_track(m, fl->from);
-			if (t < m->n_tracks) {
-				lines[t] = true;
-			}
-		}
-	}
-	for (size_t t = 0; t < m->n_tracks && calls.n; t++) {
-		if (lines[t]) {
-			line_launchers(m, t, &calls);
-		}
-	}
-	for (size_t k = 0; k < m->n_flows && calls.n; k++) {
-		const struct tc_flow *fl = &m->flows[k];
-		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
-			continue;
-		}
-		const uint32_t *op = tc_u64map_find(&calls, fl->from);
-		if (op && *op) {
-			tc_u64map_put(&s->launcher, fl->to, *op);
-		}
-	}
-	free(lines);
-	tc_u64map_finish(&calls);
-}
 
 static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
 	if (!s->own[o]) {
@@ -95,18 +34,18 @@ static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
 /* Event i's category; *launched: whether its launching op is known. */
 static enum tc_devcat event_cat(struct scan *s, size_t i, bool *launched) {
 	const struct tc_model *m = s->m;
-	uint32_t o = m->ev.op[i];
-	const uint32_t *l = s->launcher.cap ? tc_u64map_find(&s->launcher, i) : NULL;
-	*launched = l != NULL;
-	if (!l) {
+	uint32_t o = m->ev.op[i], le = s->launcher[i];
+	*launched = le != TC_NONE;
+	if (le == TC_NONE) {
 		return own_cat(s, o);
 	}
-	uint64_t key = (uint64_t)(*l - 1) << 32 | o;
+	uint32_t l = m->ev.op[le];
+	uint64_t key = (uint64_t)l << 32 | o;
 	const uint32_t *c = tc_u64map_find(&s->pair, key);
 	if (c) {
 		return (enum tc_devcat)*c;
 	}
-	const char *ln = tc_model_str(m, m->ops[*l - 1].name);
+	const char *ln = tc_model_str(m, m->ops[l].name);
 	const char *name = tc_model_str(m, m->ops[o].name);
 	const char *cat = m->ops[o].category ? tc_model_str(m, m->ops[o].category) : NULL;
 	enum tc_devcat dc = tc_devcat_of(ln, strlen(ln), name, strlen(name), cat,
@@ -228,7 +167,8 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	struct scan s = { .m = m };
 	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
-	launchers(&s);
+	s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
+	tc_launcher_of_events(m, s.launcher);
 	int64_t *stack_end = NULL;
 	uint8_t *stack_cat = NULL;
 	size_t cap = 0, cap2 = 0;
@@ -244,7 +184,7 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	free(stack_cat);
 	free(s.own);
 	free(s.fp32);
-	tc_u64map_finish(&s.launcher);
+	free(s.launcher);
 	tc_u64map_finish(&s.pair);
 }
 
