@@ -3,7 +3,8 @@
 one launch per page: one trace of each format, a two-rank folder, a diff
 and names that need escaping. Each page must render its sections with one
 chart or table each (--dump-dom; the memory chart with the live-at-peak
-table that sums to the peak where the trace has allocator records), log nothing to the console, run its
+table that sums to the peak where the trace has allocator records; the
+roofline's points the ops with FLOPs and bytes), log nothing to the console, run its
 inline script without an error or a blocked fetch, load no resource, make
 no request other than the file itself (--log-net-log), and give a
 screenshot that is not blank. Skips (77) where chromium is missing or
@@ -159,6 +160,7 @@ def check(exe, tc, tmp, name, args):
     doc = rh.parse(dom)
     bad += rh.check_sections(doc, rh.expected_sections(tc, args, name == "ranks"))
     bad += rh.memory_holders(doc, tc, args)
+    bad += rh.roofline(doc, tc, args)
     if "--diff" in args:
         bad += two_runs(doc)
     root = next((a for t, a in doc.elements if t == "html"), {})

@@ -241,6 +241,7 @@ def check_case(tc, tmp, name, args):
     inputs = [a for a in args if not a.startswith("--")]
     multi = name == "ranks"
     bad += rh.check_sections(page, rh.expected_sections(tc, args, multi))
+    bad += rh.roofline(page, tc, args)
     bad += ["outside reference: " + r for r in rh.outside_refs(page)]
     diff = "--diff" in args
     # With --diff each run is embedded as summarize prints it alone.

@@ -14,7 +14,7 @@ SKIP = 77
 
 # Sections every page has, and those that depend on the input.
 ALWAYS = ["header", "findings", "steps", "utilization", "ops", "transfers"]
-CHARTS = {"steps", "attribution", "utilization", "ops", "memory", "ranks"}  # one <svg> each; others one <table>
+CHARTS = {"steps", "attribution", "utilization", "ops", "roofline", "memory", "ranks"}  # one <svg> each; others one <table>
 
 
 def env_paths():
@@ -243,6 +243,7 @@ def cases(src, build, tmp):
     fj = os.path.join(src, "fixtures", "json")
     return [
         ("xplane", [os.path.join(build, "fixtures", "sample.xplane.pb")]),
+        ("tpu", [os.path.join(build, "fixtures", "xplane-tpu.xplane.pb")]),
         ("perfetto", [os.path.join(build, "fixtures", "perfetto", "gpu.pb")]),
         ("kineto", [os.path.join(src, "fixtures", "real", "torch_mlp.kineto.json.gz")]),
         ("ranks", [ranks]),
@@ -280,7 +281,49 @@ def expected_sections(tc, args, multi_rank):
             want.add("memory")
     if multi_rank and "--diff" not in args:
         want.add("ranks")
+    if "--diff" not in args and roof_rows(tc, inputs)[0]:
+        want.add("roofline")
     return want
+
+
+def roof_rows(tc, inputs):
+    """The `ops --json` rows a roofline draws (FLOPs, bytes and FLOP/s
+    known) where the peaks are known, and the peaks; ([], None) else."""
+    p = run(tc, ["ops", "--json", "--top", "0"] + inputs)
+    if p.returncode != 0:
+        return [], None
+    d = json.loads(p.stdout)
+    if not d.get("peak_source"):
+        return [], None
+    rows = [r for r in d["rows"] if (r.get("flops") or 0) > 0 and (r.get("bytes_accessed") or 0) > 0
+            and (r.get("flops_per_s") or 0) > 0]
+    return rows, d
+
+
+def roofline(page, tc, args):
+    """A one-run page's roofline: one point per op with FLOPs and bytes,
+    at its FLOP/s and FLOP/B, inside the plot, under the device's peaks
+    (`ops --json`). Returns a list of problems."""
+    if "--diff" in args:
+        return []
+    rows, d = roof_rows(tc, [a for a in args if not a.startswith("--")])
+    pts = [a for t, a in page.elements if t == "circle" and "roof-op" in a.get("class", "").split()]
+    roofs = [a for t, a in page.elements if t == "polyline" and a.get("class") == "roof"]
+    if not rows:
+        return ["roofline drawn without ops with FLOPs and bytes"] if pts or roofs else []
+    bad = []
+    got = sorted((float(a["data-flops-per-s"]), float(a["data-flops-per-byte"])) for a in pts)
+    want = sorted((float(r["flops_per_s"]), float(r["flops_per_byte"])) for r in rows)
+    if len(got) != len(want) or any(abs(g[0] - w[0]) > 1e-9 * w[0] or abs(g[1] - w[1]) > 1e-9 * w[1]
+                                    for g, w in zip(got, want)):
+        bad.append("roofline points %s != ops rows %s" % (got[:3], want[:3]))
+    if len(roofs) != 1 or float(roofs[0]["data-peak-flops"]) != float(d["peak_flops_per_s"]) or \
+            float(roofs[0]["data-peak-bw"]) != float(d["peak_bytes_per_s"]):
+        bad.append("roofline roofs %s != ops peaks" % [dict(r) for r in roofs])
+    for a in pts:
+        if not (0 <= float(a["cx"]) <= 1200 and 0 <= float(a["cy"]) <= 360):
+            bad.append("roofline point outside the plot: %s" % a.get("cx") + "," + a.get("cy"))
+    return bad
 
 
 def report(prog, results):

@@ -483,6 +483,9 @@ void tc_write_report_html(FILE *f, const struct tc_report *r) {
 	} else {
 		tc_report_svg_ops(f, r);
 	}
+	if (tc_report_has_roofline(r)) {
+		tc_report_svg_roofline(f, r);
+	}
 	if (tc_report_has_memory(r)) {
 		tc_report_svg_memory(f, r);
 	}

@@ -558,10 +558,19 @@ void tc_report_svg_ops(FILE *f, const struct tc_report *r) {
 		tc_report_op_label(f, lw - 8, y + 13, shown, full, n, i);
 		fprintf(f, "<rect class=\"c0\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>",
 			lw, y + 2, bw, rh - 5);
-		char text[96];
-		snprintf(text, sizeof(text), "%s, %.1f %%, %" PRIu64 " calls",
+		char text[160], rate[TC_FMT_LEN];
+		int k = snprintf(text, sizeof(text), "%s, %.1f %%, %" PRIu64 " calls",
 			tc_report_ms(x, o->total_ps), 100 * o->share, o->count);
-		label(f, lw + bw + 6, y + 13, "start", text, 90);
+		/* efficiency where the op's FLOPs and the roofline are known */
+		if (o->flop_rate > 0 && k > 0 && (size_t)k < sizeof(text)) {
+			k += snprintf(text + k, sizeof(text) - (size_t)k, ", %s",
+				tc_fmt_rate(rate, o->flop_rate, "FLOP/s"));
+		}
+		if (o->efficiency >= 0 && k > 0 && (size_t)k < sizeof(text)) {
+			snprintf(text + k, sizeof(text) - (size_t)k, " (%.1f %% of its roof)",
+				100 * o->efficiency);
+		}
+		label(f, lw + bw + 6, y + 13, "start", text, 150);
 		fputs("</g>\n", f);
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -41,5 +41,9 @@ void tc_report_svg_heatmap(FILE *f, const struct tc_report *r);
  * step, and the ops that changed most, base against test. */
 void tc_report_svg_attribution(FILE *f, const struct tc_report *r);
 void tc_report_svg_ops_diff(FILE *f, const struct tc_report *r);
+/* The roofline (output/report_roof.c): on a one-run page whose op rows
+ * have FLOPs and bytes and whose device peaks are known. */
+bool tc_report_has_roofline(const struct tc_report *r);
+void tc_report_svg_roofline(FILE *f, const struct tc_report *r);
 
 #endif
