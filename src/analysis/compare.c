@@ -108,9 +108,11 @@ static int cmp_entry(const void *pa, const void *pb) {
 	return c ? c : strcmp(a->op->name, b->op->name);
 }
 
-static void val_set(struct tc_diff_val *v, uint64_t count, int64_t total, size_t n_steps) {
+static void val_set(struct tc_diff_val *v, uint64_t count, int64_t total, double flops,
+		size_t n_steps) {
 	double n = n_steps ? (double)n_steps : 1;
 	v->present = true;
+	v->flop_rate = flops >= 0 && total > 0 ? flops / ((double)total * 1e-12) : -1;
 	v->calls = (double)count / n;
 	v->time_ps = (double)total / n;
 	v->mean_ps = count ? (double)total / (double)count : 0;
@@ -172,6 +174,7 @@ static struct tc_diff_row *match_rows(const struct tc_diff_side *base,
 		size_t j = i;
 		uint64_t count[2] = { 0, 0 };
 		int64_t total[2] = { 0, 0 };
+		double flops[2] = { 0, 0 };
 		bool present[2] = { false, false };
 		struct tc_diff_row *r = &rows[nr++];
 		r->scope = e[i].op->scope;
@@ -181,6 +184,8 @@ static struct tc_diff_row *match_rows(const struct tc_diff_side *base,
 			const struct tc_diff_op *op = e[j].op;
 			count[e[j].side] += op->count;
 			total[e[j].side] += op->total_ps;
+			flops[e[j].side] = flops[e[j].side] >= 0 && op->flops >= 0 ?
+				flops[e[j].side] + op->flops : -1;
 			r->nested &= op->nested == op->count;
 			/* One enclosing op for the side, or none. */
 			r->parent[e[j].side] = !present[e[j].side] ? op->parent :
@@ -199,10 +204,10 @@ static struct tc_diff_row *match_rows(const struct tc_diff_side *base,
 			}
 		}
 		if (present[0]) {
-			val_set(&r->base, count[0], total[0], base->n_steps);
+			val_set(&r->base, count[0], total[0], flops[0], base->n_steps);
 		}
 		if (present[1]) {
-			val_set(&r->test, count[1], total[1], test->n_steps);
+			val_set(&r->test, count[1], total[1], flops[1], test->n_steps);
 		}
 		/* A name normalisation that merged or renamed nothing across
 		 * sides still renamed it: report it as used. */

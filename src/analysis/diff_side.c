@@ -284,7 +284,8 @@ static bool in_windows(const int64_t *lo, const int64_t *hi, const int64_t *max,
 #define MIXED_PARENT (TC_NONE - 1)
 
 struct op_acc {
-	uint64_t count;
+	uint64_t count, flops_calls;
+	double flops;
 	int64_t total_ps;
 	uint64_t nested;
 	uint32_t parent;        /* enclosing op of every call, TC_NONE, MIXED_PARENT */
@@ -294,6 +295,7 @@ struct key_acc {
 	uint32_t key;           /* name or category id */
 	uint8_t scope, kind;
 	uint64_t count;
+	double flops;           /* < 0 some call carries none */
 	int64_t total_ps;
 	uint64_t nested;
 	uint32_t parent;        /* op id, TC_NONE none, MIXED_PARENT */
@@ -319,7 +321,8 @@ static struct tc_diff_op *group_ops(const struct tc_model *m, const struct op_ac
 				v[n++] = (struct key_acc){ .key = by_category ? m->ops[o].category :
 					m->ops[o].name, .scope = sc, .kind = m->ops[o].kind,
 					.count = x->count, .total_ps = x->total_ps,
-					.nested = x->nested, .parent = x->parent };
+					.nested = x->nested, .parent = x->parent,
+					.flops = x->flops_calls == x->count ? x->flops : -1 };
 			}
 		}
 	}
@@ -331,6 +334,8 @@ static struct tc_diff_op *group_ops(const struct tc_model *m, const struct op_ac
 			out[k - 1].count += v[i].count;
 			out[k - 1].total_ps += v[i].total_ps;
 			out[k - 1].nested += v[i].nested;
+			out[k - 1].flops = out[k - 1].flops >= 0 && v[i].flops >= 0 ?
+				out[k - 1].flops + v[i].flops : -1;
 			if (!by_category && v[i].parent != v[i - 1].parent) {
 				free(out[k - 1].parent);
 				out[k - 1].parent = NULL;
@@ -342,6 +347,7 @@ static struct tc_diff_op *group_ops(const struct tc_model *m, const struct op_ac
 			.name = by_category && v[i].key == 0 ? tc_xstrdup("(none)") : dup_str(m, v[i].key),
 			.scope = v[i].scope, .kind = v[i].kind, .count = v[i].count,
 			.total_ps = v[i].total_ps, .nested = by_category ? 0 : v[i].nested,
+			.flops = v[i].flops,
 			.parent = by_category || p >= MIXED_PARENT ? NULL :
 				dup_str(m, m->ops[p].name),
 		};
@@ -417,6 +423,10 @@ static void ops(const struct tc_model *m, const struct tc_analysis *a, const boo
 			struct op_acc *x = &acc[(size_t)m->ev.op[i] * 2 + dev];
 			x->count++;
 			x->total_ps += m->ev.dur[i];
+			int64_t fl = dev && m->op_kind[m->ev.op[i]] == TC_OP_KERNEL ?
+				tc_model_event_flops(m, (uint32_t)i) : -1;
+			x->flops += fl >= 0 ? (double)fl : 0;
+			x->flops_calls += fl >= 0;
 			if (!dev) {
 				add_parent(m, x, dp && dp <= MAX_DEPTH ? &open[dp - 1] : NULL);
 			}

@@ -371,7 +371,8 @@ static void add_op(struct tc_diff_op **v, size_t *n, size_t *cap, const Tracectl
 		}
 	}
 	TC_GROW(*v, *cap, *n + 1);
-	(*v)[(*n)++] = (struct tc_diff_op){ .name = tc_xstrdup(name), .scope = (uint8_t)o->scope,
+	(*v)[(*n)++] = (struct tc_diff_op){ .flops = -1, .name = tc_xstrdup(name),
+		.scope = (uint8_t)o->scope,
 		.kind = (uint8_t)o->kind, .count = o->count, .total_ps = o->total_ps,
 		.nested = o->nested, .parent = parent ? tc_xstrdup(parent) : NULL };
 }

@@ -52,6 +52,9 @@ struct tc_diff_op {
 	 * when none or several do (a side from a digest: 0 and NULL). */
 	uint64_t nested;
 	char *parent;
+	/* Device ops: FLOPs summed over the calls when every call carries
+	 * its own (xplane op costs), < 0 else (host ops, digests). */
+	double flops;
 };
 
 struct tc_diff_finding {
@@ -121,6 +124,7 @@ struct tc_diff_val {
 	double calls;           /* per step */
 	double time_ps;         /* per step */
 	double mean_ps;         /* per call */
+	double flop_rate;       /* achieved FLOP/s over its time, < 0 unknown */
 };
 
 struct tc_diff_row {

@@ -335,6 +335,20 @@ static bool row_listed(const struct tc_diff_row *r, bool nested) {
 	return nested || !r->nested;
 }
 
+/* An op's achieved FLOP/s on each side and the change, "-" unknown. */
+static void rate_cells(struct tc_table *tb, const struct tc_diff_row *r) {
+	char x[2][TC_FMT_LEN];
+	bool b = r->base.present && r->base.flop_rate >= 0;
+	bool t = r->test.present && r->test.flop_rate >= 0;
+	tc_table_cell(tb, b ? tc_fmt_rate(x[0], r->base.flop_rate, "FLOP/s") : "-");
+	tc_table_cell(tb, t ? tc_fmt_rate(x[1], r->test.flop_rate, "FLOP/s") : "-");
+	if (b && t && r->base.flop_rate > 0) {
+		tc_table_cellf(tb, "%+.1f %%", 100 * (r->test.flop_rate / r->base.flop_rate - 1));
+	} else {
+		tc_table_cell(tb, "-");
+	}
+}
+
 static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows, size_t n,
 		size_t top, bool names, bool nested) {
 	fprintf(f, "\n%s per step (calls, time, mean duration; by |change in time|)", title);
@@ -352,13 +366,22 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 	}
 	fputc('\n', f);
 	static const char *const hdr[] = { "  status", "scope", "name", ">calls base", ">test",
-		">change", ">time base", ">test", ">change", ">", ">mean base", ">test", ">change" };
+		">change", ">time base", ">test", ">change", ">", ">mean base", ">test", ">change",
+		">FLOP/s base", ">test", ">change" };
+	/* Achieved FLOP/s only where some op knows its FLOPs on both sides */
+	bool rates = false;
+	for (size_t i = 0; i < n; i++) {
+		rates |= rows[i].base.present && rows[i].test.present && rows[i].base.flop_rate >= 0 &&
+			rows[i].test.flop_rate >= 0;
+	}
+	size_t cols = rates ? 16 : 13;
 	struct tc_table tb;
-	tc_table_init(&tb, 13, hdr);
-	/* Under a width limit: the name shrinks, then the means and calls go. */
+	tc_table_init(&tb, cols, hdr);
+	/* Under a width limit: the name shrinks, then the rates, means and
+	 * calls go. */
 	tc_table_elastic(&tb, 2);
-	for (size_t c = 3; c < 13; c++) {
-		tc_table_optional(&tb, c, c >= 10 ? 2 : c <= 5 ? 1 : 0);
+	for (size_t c = 3; c < cols; c++) {
+		tc_table_optional(&tb, c, c >= 13 ? 3 : c >= 10 ? 2 : c <= 5 ? 1 : 0);
 	}
 	char x[8][TC_FMT_LEN];
 	for (size_t i = 0, shown = 0; i < n && (!top || shown < top); i++) {
@@ -387,6 +410,9 @@ static void text_rows(FILE *f, const char *title, const struct tc_diff_row *rows
 		tc_table_cell(&tb, r->test.present ? dur(x[5], r->test.mean_ps) : "-");
 		tc_table_cell(&tb, r->base.present && r->test.present ?
 			sdur(x[6], r->base.mean_ps, r->test.mean_ps) : "-");
+		if (rates) {
+			rate_cells(&tb, r);
+		}
 	}
 	tc_table_print(&tb, f, "");
 	tc_table_finish(&tb);
@@ -630,6 +656,31 @@ static void json_num3(struct tc_jw *w, const char *key, double b, double t) {
 	tc_jw_obj_end(w);
 }
 
+static void opt_rate(struct tc_jw *w, const char *key, const struct tc_diff_val *v) {
+	tc_jw_key(w, key);
+	if (v->present && v->flop_rate >= 0) {
+		tc_jw_double(w, v->flop_rate);
+	} else {
+		tc_jw_null(w);
+	}
+}
+
+/* Achieved FLOP/s on each side (null unknown) and test/base - 1. */
+static void json_rate3(struct tc_jw *w, const char *key, const struct tc_diff_row *r) {
+	tc_jw_key(w, key);
+	tc_jw_obj_begin(w);
+	opt_rate(w, "base", &r->base);
+	opt_rate(w, "test", &r->test);
+	tc_jw_key(w, "change_ratio");
+	bool b = r->base.present && r->base.flop_rate > 0;
+	if (b && r->test.present && r->test.flop_rate >= 0) {
+		tc_jw_double(w, r->test.flop_rate / r->base.flop_rate - 1);
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_obj_end(w);
+}
+
 static void json_rows(struct tc_jw *w, const char *key, const struct tc_diff_row *rows,
 		size_t n, bool names) {
 	tc_jw_key(w, key);
@@ -662,6 +713,7 @@ static void json_rows(struct tc_jw *w, const char *key, const struct tc_diff_row
 		json_num3(w, "calls_per_step", r->base.calls, r->test.calls);
 		json_ps3(w, "time_per_step_ps", r->base.time_ps, r->test.time_ps);
 		json_ps3(w, "mean_ps", r->base.mean_ps, r->test.mean_ps);
+		json_rate3(w, "flops_per_s", r);
 		tc_jw_obj_end(w);
 	}
 	tc_jw_arr_end(w);
