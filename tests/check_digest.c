@@ -499,6 +499,56 @@ START_TEST(rank_memory_only_and_times_refused) {
 }
 END_TEST
 
+/* The memory view's devices and times are checked like the rest (the
+ * writers index devices and subtract times by them). */
+START_TEST(rank_memory_view_checked) {
+	const char *path = tc_test_src("fixtures/json/memory_leak.json");
+	struct tc_model *m = tc_test_load(path);
+	struct tc_digest d;
+	tc_digest_init(&d);
+	tc_digest_add_rank(&d, m, path);
+	tc_model_destroy(m);
+	Tracectl__Rank *r = d.msg->ranks[0];
+	struct tc_error err;
+	tc_error_init(&err);
+	ck_assert(tc_digest_rank_valid(r, &err));
+	ck_assert_ptr_nonnull(r->mem_view);
+	ck_assert_uint_eq(r->mem_view->n_allocators, 1);
+	ck_assert_uint_gt(r->mem_view->n_ops, 0);
+	Tracectl__MemAllocator *a = r->mem_view->allocators[0];
+	ck_assert_uint_gt(a->n_holders, 0);
+	a->device = (int32_t)r->n_devices;
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'memory_leak.json': an allocator's "
+		"device out of range");
+	a->device = 0;
+	r->mem_view->ops[0]->device = -2;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->mem_view->ops[0]->device = 0;
+	a->peak_ps = INT64_MIN;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'memory_leak.json': a time of the "
+		"memory view out of range");
+	a->peak_ps = 0;
+	uint32_t op = a->holders[0]->op;
+	a->holders[0]->op = (uint32_t)r->mem_view->n_strings + 1;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	ck_assert_str_eq(err.msg, "malformed digest: rank 'memory_leak.json': a name of the "
+		"memory view out of range");
+	a->holders[0]->op = op;
+	ck_assert_ptr_nonnull(r->mem_top);
+	r->mem_top->device = 7;
+	tc_error_init(&err);
+	ck_assert(!tc_digest_rank_valid(r, &err));
+	r->mem_top->device = 0;
+	ck_assert(tc_digest_rank_valid(r, &err));
+	tc_digest_finish(&d);
+}
+END_TEST
+
 /* Unknown fields, at the top and inside a rank, are stripped in place:
  * what is left packs to the digest without them. */
 START_TEST(unknown_fields_stripped) {
@@ -868,6 +918,7 @@ int main(void) {
 	tcase_add_test(tc, coll_table_pack);
 	tcase_add_test(tc, rank_indexes_checked);
 	tcase_add_test(tc, rank_memory_only_and_times_refused);
+	tcase_add_test(tc, rank_memory_view_checked);
 	tcase_add_test(tc, unknown_fields_stripped);
 	tcase_add_test(tc, coll_repeated_key);
 	tcase_add_test(tc, step_columns_roundtrip);

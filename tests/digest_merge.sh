@@ -40,7 +40,7 @@ if [ "${1:-}" = traces ]; then
 		"$TC" digest -o d.tcd "$f" 2>err || { bad "digest $f: $(cat err)"; continue; }
 		n=$((n + 1))
 		for cmd in "ops --json" "steps --json" "check --json" "summarize --json" \
-				"summarize --top 0" "bottlenecks --json" "bottlenecks"; do
+				"summarize --top 0" "bottlenecks --json" "bottlenecks" "memory --json"; do
 			# shellcheck disable=SC2086
 			"$TC" $cmd "$f" >t.out 2>&1
 			rt=$?
@@ -49,7 +49,7 @@ if [ "${1:-}" = traces ]; then
 			[ $rt = $? ] && cmp -s t.out d.out || bad "$cmd: $f and its digest differ"
 		done
 	done
-	[ $fail = 0 ] && echo "digest_traces: ok ($n real traces: ops, steps, check, summarize, bottlenecks the same from digests)"
+	[ $fail = 0 ] && echo "digest_traces: ok ($n real traces: ops, steps, check, summarize, bottlenecks, memory the same from digests)"
 	exit $fail
 fi
 python3 "$SRC/tests/digest_ranks.py" "$SRC/fixtures/real/torch_mlp.kineto.json.gz" ranks 8 ||
@@ -140,6 +140,22 @@ same "check --json" $R -- d0.tcd d1.tcd d2.tcd d3.tcd ranks/rank4.kineto.json \
 	ranks/rank5.kineto.json d6.tcd d7.tcd
 "$TC" diff ranks/rank0.kineto.json d7.tcd >/dev/null || bad "diff trace digest"
 
+# Memory by op: digests keep it, merges in any order too; memory and
+# check's memory.peak_by_op print from a rank's digest what they print
+# from its trace.
+ML=$SRC/fixtures/json/memory_leak.json
+MP=$SRC/fixtures/json/memory_pressure.json
+"$TC" digest -o ml.tcd "$ML" && "$TC" digest -o mp.tcd "$MP" &&
+	"$TC" merge -o mem1.tcd mp.tcd d0.tcd ml.tcd && "$TC" merge -o mem2.tcd ml.tcd mp.tcd d0.tcd ||
+	bad "digest and merge the memory fixtures"
+cmp -s mem1.tcd mem2.tcd || bad "merged memory digests differ by order"
+for cmd in "memory" "memory --json"; do
+	same "$cmd" "$ML" -- ml.tcd
+	same "$cmd" "$MP" -- mp.tcd
+done
+same "check --json --max memory.peak_by_op:aten::linear=32MiB --max memory.peak_by_op:aten::cat=1MiB" \
+	ranks/rank0.kineto.json "$ML" "$MP" -- mem1.tcd
+
 # Real traces: the single-rank and the DDP pair fixtures, the HTA ranks.
 real() { # NAME TRACE...: digests of each, merged, compared
 	name=$1
@@ -203,7 +219,7 @@ fi
 
 # ---- refusals ----
 "$TC" export --chrome -o x.json d0.tcd >/dev/null 2>err
-[ $? = 2 ] && grep -q "only bottlenecks, check, diff, merge, ops, steps and summarize read" err ||
+[ $? = 2 ] && grep -q "only bottlenecks, check, diff, memory, merge, ops, steps and summarize read" err ||
 	bad "export of a digest: $(cat err)"
 
 [ $fail = 0 ] && echo "digest_merge: ok (8 ranks merged 7 ways to the same bytes; ops, steps, check, summarize, bottlenecks, diff from digests, per rank and for the job)"

@@ -787,6 +787,9 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 	}
 	memory(d, m, &a, &side, r);
 	memory_top(d, m, &a, r);
+	if (!job_only) {
+		tc_digest_memview_pack(d, m, &a.memview, a.summary.first_ps, r);
+	}
 	Tracectl__Compile *c = r->compile = dalloc(d, sizeof(*c));
 	tracectl__compile__init(c);
 	c->count = a.compile.n_events;

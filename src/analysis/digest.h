@@ -86,6 +86,17 @@ void tc_digest_result_pack(struct tc_digest *d, struct tc_digest *bulk,
 void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 	struct tc_analysis *a);
 
+/* Memory by op (analysis/digest_memview.c): v packed into r->mem_view
+ * (empty without records), times from first; and unpacked into a view of
+ * skel (r's devices skel's from base), empty where r has none. */
+void tc_digest_memview_pack(struct tc_digest *d, const struct tc_model *m,
+	const struct tc_mem_view *v, int64_t first, Tracectl__Rank *r);
+void tc_digest_memview_unpack(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
+	int64_t first, struct tc_mem_view *v);
+/* check's memory.peak_by_op:op from r->mem_view; false: not measured. */
+bool tc_digest_memview_by_op(const Tracectl__Rank *r, const char *op, double *out,
+	char *detail, size_t size);
+
 /* tc_check_measure for rank r (skel of that rank alone). */
 void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 	const struct tc_model *skel, const Tracectl__Rank *r);

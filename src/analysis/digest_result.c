@@ -295,10 +295,15 @@ static uint32_t udev(int32_t d, uint32_t base) {
 	return d < 0 ? TC_NONE : base + (uint32_t)d;
 }
 
-/* The memory line's figures (Rank.mem_top): a view of one allocator and
- * its top holder, marked partial. */
+/* Memory by op (Rank.mem_view); in a digest written before it, the
+ * memory line's figures (Rank.mem_top): a view of one allocator and its
+ * top holder, marked partial. */
 static void unpack_memory_top(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 		struct tc_analysis *a) {
+	if (r->mem_view) {
+		tc_digest_memview_unpack(skel, r, base, a->summary.first_ps, &a->memview);
+		return;
+	}
 	const Tracectl__MemTop *t = r->mem_top;
 	if (!t) {
 		return;

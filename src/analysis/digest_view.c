@@ -283,6 +283,8 @@ static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
 	case TC_M_MEMORY_CV:
 		*out = r->memory_cv;
 		return r->memory_cv_known;
+	case TC_M_MEMORY_BY_OP:
+		return tc_digest_memview_by_op(r, mt->op, out, detail, size);
 	case TC_M_OP_TIME:
 	case TC_M_OP_CALLS: {
 		if (!n) {

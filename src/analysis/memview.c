@@ -471,6 +471,11 @@ void tc_memview_build(const struct tc_model *m, struct tc_mem_view *v) {
 	if (!m->n_allocs) {
 		return;
 	}
+	int64_t last;
+	tc_model_span(m, &v->first_ps, &last);
+	if (m->ev.n == 0 || m->allocs[0].ts < v->first_ps) {
+		v->first_ps = m->allocs[0].ts;
+	}
 	size_t na = m->n_allocs;
 	struct build b = { .m = m, .v = v };
 	b.node = tc_xmalloc(m->n_ops ? m->n_ops : 1);

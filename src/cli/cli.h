@@ -110,8 +110,12 @@ bool tc_cli_parse_size(const char *s, uint64_t *out);
 /* Read the inputs; prints the error and returns NULL on failure (*code set). */
 struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code);
 /* For a command that takes only input and output options: parse them
- * with spec, then read the TRACEs (argv[optind..]). NULL when the command
- * is over, *code its exit status (0 after --help). */
+ * with spec; false when the command is over, *code its exit status (0
+ * after --help). */
+bool tc_cli_plain_parse(const struct tc_cli_spec *spec, struct tc_cli_common *c,
+	int argc, char **argv, int *code);
+/* tc_cli_plain_parse, then read the TRACEs (argv[optind..]). NULL when the
+ * command is over, *code its exit status. */
 struct tc_model *tc_cli_plain_load(const struct tc_cli_spec *spec, struct tc_cli_common *c,
 	int argc, char **argv, int *code);
 

@@ -228,7 +228,7 @@ int tc_cli_error(const struct tc_error *err) {
 	return err->code ? err->code : TC_EXIT_INPUT;
 }
 
-struct tc_model *tc_cli_plain_load(const struct tc_cli_spec *spec, struct tc_cli_common *c,
+bool tc_cli_plain_parse(const struct tc_cli_spec *spec, struct tc_cli_common *c,
 		int argc, char **argv, int *code) {
 	tc_cli_common_init(c, spec->name);
 	*code = TC_EXIT_OK;
@@ -240,15 +240,23 @@ struct tc_model *tc_cli_plain_load(const struct tc_cli_spec *spec, struct tc_cli
 		/* Every option it takes is an input or output one. */
 		tc_cli_common_opt(c, opt, arg, code);
 		if (*code) {
-			return NULL;
+			return false;
 		}
 	}
 	if (opt < 0) {
 		*code = p.code;
-		return NULL;
+		return false;
 	}
 	if (optind >= argc) {
 		*code = tc_cli_usage_error(spec->name, "no TRACE given");
+		return false;
+	}
+	return true;
+}
+
+struct tc_model *tc_cli_plain_load(const struct tc_cli_spec *spec, struct tc_cli_common *c,
+		int argc, char **argv, int *code) {
+	if (!tc_cli_plain_parse(spec, c, argc, argv, code)) {
 		return NULL;
 	}
 	return tc_cli_load(c, argv + optind, argc - optind, code);

@@ -14,7 +14,7 @@
 #include "util/input.h"
 
 /* The commands that read digests, for messages. */
-#define TC_DIGEST_COMMANDS "bottlenecks, check, diff, merge, ops, steps and summarize"
+#define TC_DIGEST_COMMANDS "bottlenecks, check, diff, memory, merge, ops, steps and summarize"
 
 bool tc_digest_sniff(const uint8_t *head, size_t len);
 

@@ -634,6 +634,34 @@ static bool sketch_ok(const Tracectl__Sketch *s) {
 	return s->offset >= -(1 << 16) && s->offset <= (1 << 16) && s->n_buckets <= (1u << 16);
 }
 
+static bool holders_ok(Tracectl__MemHolder *const *h, size_t n, size_t ns) {
+	for (size_t i = 0; i < n; i++) {
+		if (h[i]->op > ns || h[i]->scope > ns) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Every name ref of the view (1 + index in its strings, 0 none). */
+static bool mem_view_names_ok(const Tracectl__MemView *v) {
+	size_t ns = v ? v->n_strings : 0;
+	for (size_t i = 0; v && i < v->n_allocators; i++) {
+		const Tracectl__MemAllocator *a = v->allocators[i];
+		if (!holders_ok(a->holders, a->n_holders, ns) ||
+				!holders_ok(a->unfreed, a->n_unfreed, ns)) {
+			return false;
+		}
+		for (size_t k = 0; k < a->n_top; k++) {
+			const Tracectl__MemBuffer *b = a->top[k];
+			if (b->op > ns || b->scope > ns || b->shape > ns || b->dtype > ns) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static bool indexes_ok(const Tracectl__Rank *r, struct tc_error *err) {
 	size_t nd = r->n_devices, ns = r->n_strings;
 	for (size_t i = 0; i < nd; i++) {
@@ -660,6 +688,16 @@ static bool indexes_ok(const Tracectl__Rank *r, struct tc_error *err) {
 	for (size_t i = 0; i < r->n_exposed; i++) {
 		CHECK(idx_ok(r->exposed[i]->device, nd, false), "an exposed time's device");
 	}
+	CHECK(!r->mem_top || idx_ok(r->mem_top->device, nd, true), "the memory line's device");
+	const Tracectl__MemView *mv = r->mem_view;
+	for (size_t i = 0; mv && i < mv->n_allocators; i++) {
+		CHECK(idx_ok(mv->allocators[i]->device, nd, true), "an allocator's device");
+	}
+	for (size_t i = 0; mv && i < mv->n_ops; i++) {
+		CHECK(idx_ok(mv->ops[i]->device, nd, true), "a memory op's device");
+		CHECK(mv->ops[i]->name <= mv->n_strings, "a memory op's name");
+	}
+	CHECK(mem_view_names_ok(mv), "a name of the memory view");
 	const Tracectl__Steps *st = r->steps;
 	if (st) {
 		CHECK(idx_ok(st->bd_device, nd, true), "the breakdown device");
@@ -749,6 +787,30 @@ static bool span_ok(int64_t first, int64_t last) {
 	return time_ok(first) && time_ok(last) && first <= last;
 }
 
+/* The memory view's times, and its buffers' ages the writers print. */
+static bool mem_view_times_ok(const Tracectl__MemView *v) {
+	if (v && !time_ok(v->first_ps)) {
+		return false;
+	}
+	for (size_t i = 0; v && i < v->n_allocators; i++) {
+		const Tracectl__MemAllocator *a = v->allocators[i];
+		if (!time_ok(a->peak_ps)) {
+			return false;
+		}
+		for (size_t k = 0; k < a->n_holders; k++) {
+			if (!time_ok(a->holders[k]->oldest_ps) || !time_ok(a->holders[k]->newest_ps)) {
+				return false;
+			}
+		}
+		for (size_t k = 0; k < a->n_top; k++) {
+			if (!time_ok(a->top[k]->alloc_ps) || !time_ok(a->top[k]->free_ps)) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 /* The times a job shifts to its clock and the writers subtract, within
  * TC_DIGEST_TIME_MAX: no sum of a few of them overflows, and no span is
  * negative. */
@@ -785,6 +847,8 @@ static bool times_ok(const Tracectl__Rank *r, struct tc_error *err) {
 		CHECK(time_ok(o->mem[i]->peak_ts_ps), "a memory peak's time");
 	}
 	CHECK(span_ok(o->compile_first_ps, o->compile_last_ps), "the compilation span");
+	CHECK(!r->mem_top || time_ok(r->mem_top->peak_ps), "the memory line's peak time");
+	CHECK(mem_view_times_ok(r->mem_view), "a time of the memory view");
 	for (size_t i = 0; i < o->n_findings; i++) {
 		CHECK(span_ok(o->findings[i]->window_lo_ps, o->findings[i]->window_hi_ps),
 			"a finding's window");

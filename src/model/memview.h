@@ -84,7 +84,10 @@ struct tc_mem_view {
 	size_t n_devs;
 	uint64_t records;
 	uint64_t attributed;    /* records counted in ops (an op encloses them) */
-	bool partial;           /* only the top allocator and holder (from a digest) */
+	int64_t first_ps;       /* what times print from: the trace's first event or
+	                         * allocator record, whichever is first */
+	bool partial;           /* only the top allocator and holder (from a digest
+	                         * written before Rank.mem_view) */
 };
 
 void tc_mem_view_finish(struct tc_mem_view *v);

@@ -27,16 +27,6 @@ static double share(int64_t part, int64_t whole) {
 	return whole > 0 ? (double)part / (double)whole : 0;
 }
 
-/* Times are from the trace's first event or allocator record. */
-static int64_t trace_first(const struct tc_model *m) {
-	int64_t first, last;
-	tc_model_span(m, &first, &last);
-	if (m->n_allocs && (m->ev.n == 0 || m->allocs[0].ts < first)) {
-		first = m->allocs[0].ts;
-	}
-	return first;
-}
-
 static void text_device(FILE *f, const struct tc_model *m, const struct tc_mem_device *d,
 		int64_t first) {
 	char l[128], b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN];
@@ -136,7 +126,7 @@ void tc_write_memory_text(FILE *f, const struct tc_model *m, const struct tc_mem
 			"or an XProf memory profile)\n");
 		return;
 	}
-	int64_t first = trace_first(m);
+	int64_t first = v->first_ps;
 	char b3[TC_FMT_LEN];
 	fprintf(f, "memory     %s, %s attributed to an op, %s\n",
 		tc_fmt_noun(b1, v->records, "allocator record", "allocator records"),
@@ -274,7 +264,7 @@ void tc_write_memory_json(FILE *f, const struct tc_model *m, const struct tc_mem
 	tc_jw_kv_str(&w, "schema", TC_MEMORY_SCHEMA);
 	tc_jw_kv_uint(&w, "records", v->records);
 	tc_jw_kv_uint(&w, "attributed", v->attributed);
-	int64_t first = trace_first(m);
+	int64_t first = v->first_ps;
 	tc_jw_key(&w, "allocators");
 	tc_jw_arr_begin(&w);
 	for (size_t i = 0; i < v->n_devs; i++) {
