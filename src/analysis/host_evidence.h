@@ -46,6 +46,11 @@ struct tc_stall {
 size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
 	uint32_t dev, struct tc_stall *out, size_t max);
 
+/* a->startup: the one-off calls on the breakdown device's host outside
+ * the counted steps (before them, after them, in the warm-up step), each
+ * judged against all calls of its op; none without real steps. */
+void tc_host_evidence_startup(const struct tc_model *m, struct tc_analysis *a);
+
 /* Sync calls (outermost: aten::item around cudaStreamSynchronize is one
  * wait): how many, the time they block the host, and the device's idle
  * from each call's end to its next op. */
