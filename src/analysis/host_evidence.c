@@ -224,15 +224,30 @@ static int cmp_stall(const void *pa, const void *pb) {
 	return a->start_ps < b->start_ps ? -1 : a->start_ps > b->start_ps;
 }
 
+/* A runtime call that sets things up by its name: context, stream,
+ * event and module creation, allocation and freeing, initialisation. */
+static bool startup_name(const char *name) {
+	static const char *const words[] = {
+		"Create", "Free", "Malloc", "Alloc", "Init", "SetDevice", "Ctx", "Context",
+		"Register", "Load", "Priority", "GetDevice", "DeviceGet",
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (strstr(name, words[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
- * One-off calls among dev's host runtime calls: those in the counted
+ * One-off calls among dev's host calls of kind: those in the counted
  * steps (outside false), judged against the calls there, or those outside
  * them (before, after, in the warm-up step), judged against all calls of
  * their op (the first launch of a module against the launches in the
  * steps). Into a new array, *ns of them, unsorted, idle unmeasured.
  */
 static struct tc_stall *one_off_calls(const struct tc_model *m, const struct tc_analysis *a,
-		uint32_t dev, bool outside, size_t *ns_out) {
+		uint32_t dev, enum tc_op_kind kind, bool outside, size_t *ns_out) {
 	const int64_t min_ps = 1000000000; /* 1 ms */
 	struct rt_call *v = NULL;
 	size_t n = 0, cap = 0;
@@ -242,7 +257,7 @@ static struct tc_stall *one_off_calls(const struct tc_model *m, const struct tc_
 		const struct tc_track *tr = &m->tracks[lines[t]];
 		size_t at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->op_kind[m->ev.op[i]] != TC_OP_RUNTIME) {
+			if (m->op_kind[m->ev.op[i]] != kind) {
 				continue;
 			}
 			bool in = tc_step_counted_from(a, &at, m->ev.start[i]);
@@ -270,7 +285,8 @@ static struct tc_stall *one_off_calls(const struct tc_model *m, const struct tc_
 			if (v[k].in != outside && v[k].dur >= min_ps &&
 					(once || (med > 0 && v[k].dur / 100 >= med))) {
 				TC_GROW(s, scap, ns + 1);
-				s[ns++] = (struct tc_stall){ v[k].op, v[k].start, v[k].dur, v[k].dur };
+				s[ns++] = (struct tc_stall){ v[k].op, v[k].start, v[k].dur, v[k].dur,
+					!once || startup_name(tc_model_str(m, m->ops[v[k].op].name)) };
 			}
 		}
 		/* Slow again in another step: a recurring stall, not start-up. */
@@ -300,9 +316,9 @@ static void stalls_idle(const struct tc_model *m, uint32_t dev, struct tc_stall 
 }
 
 size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
-		uint32_t dev, struct tc_stall *out, size_t max) {
+		uint32_t dev, enum tc_op_kind kind, struct tc_stall *out, size_t max) {
 	size_t ns;
-	struct tc_stall *s = one_off_calls(m, a, dev, false, &ns);
+	struct tc_stall *s = one_off_calls(m, a, dev, kind, false, &ns);
 	stalls_idle(m, dev, s, ns);
 	size_t k = ns < max ? ns : max;
 	if (k) {
@@ -322,7 +338,7 @@ void tc_host_evidence_startup(const struct tc_model *m, struct tc_analysis *a) {
 		return;
 	}
 	size_t ns;
-	struct tc_stall *s = one_off_calls(m, a, a->bd_device, true, &ns);
+	struct tc_stall *s = one_off_calls(m, a, a->bd_device, TC_OP_RUNTIME, true, &ns);
 	stalls_idle(m, a->bd_device, s, ns);
 	for (size_t i = 0; i < ns; i++) {
 		/* A call waiting on device work (a copy, a sync) is that
