@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The diagnosis corpus (tests/diagnosis/corpus.tsv): on every listed real
-trace and fixture, `tracectl bottlenecks --format json` must put the
+trace (../shared/traces: traces/..., ../shared/nsys: nsys/...) and fixture,
+`tracectl bottlenecks --format json` must put the
 expected kind first (or report nothing; "a>b": a then b first; "*": not
 checked) and never report the kinds the case forbids; an optional fifth
 column holds checks on the document's top-level fields, ";"-separated:
@@ -15,8 +16,8 @@ no "not launch-bound" beside a launch category above the host one. An input of s
 is one multi-rank job. The findings on one device (of one rank) must never
 explain more than its step time together. Every real trace in the folder
 must be listed, so a new trace cannot go undiagnosed. The argument picks the rows: "fixtures" (fixtures/
-and build/), "traces" (the real traces; exit 77, a skip, when
-../shared/traces is absent), none: all."""
+and build/), "traces" (the real traces and nsys exports; exit 77, a
+skip, when ../shared/traces is absent; nsys rows skip without ../shared/nsys), none: all."""
 import json
 import os
 import re
@@ -27,6 +28,7 @@ TC = os.environ["TC_BIN"]
 SRC = os.environ["TC_SOURCE_ROOT"]
 BUILD = os.environ["TC_BUILD_ROOT"]
 TRACES = os.environ.get("TC_TRACES") or os.path.join(SRC, "..", "shared", "traces")
+NSYS = os.environ.get("TC_NSYS") or os.path.join(SRC, "..", "shared", "nsys")
 
 PART = sys.argv[1] if len(sys.argv) > 1 else None
 if PART not in (None, "fixtures", "traces"):
@@ -35,7 +37,9 @@ if PART == "traces" and not os.path.isdir(TRACES):
     print(f"diagnosis: SKIP (no traces folder {TRACES})")
     sys.exit(77)
 
-roots = {"traces": TRACES, "fixtures": os.path.join(SRC, "fixtures"), "build": BUILD}
+roots = {"traces": TRACES, "nsys": NSYS, "fixtures": os.path.join(SRC, "fixtures"),
+         "build": BUILD}
+REAL = ("traces", "nsys")  # the real inputs in ../shared
 
 # The attribution categories each cause explains (analysis/rules.c).
 CAUSE_CATS = {
@@ -116,13 +120,13 @@ with open(os.path.join(SRC, "tests", "diagnosis", "corpus.tsv")) as f:
         checks = cols[4].split(";") if len(cols) > 4 and cols[4] else []
         parts = [p.split("/", 1) for p in path.split("+")]
         full = [os.path.join(roots[root], rel) for root, rel in parts]
-        on_traces = any(root == "traces" for root, _ in parts)
+        on_traces = any(root in REAL for root, _ in parts)
         if len(parts) == 1 and on_traces:
-            listed.add(parts[0][1])
+            listed.add(path)
         if PART and on_traces != (PART == "traces"):
             continue
         if not all(os.path.exists(x) for x in full):
-            if on_traces and not os.path.isdir(TRACES):
+            if on_traces and not all(os.path.isdir(roots[r]) for r, _ in parts if r in REAL):
                 skipped += 1
                 continue
             failures.append(f"{path}: listed but missing")
@@ -164,14 +168,17 @@ with open(os.path.join(SRC, "tests", "diagnosis", "corpus.tsv")) as f:
         if bad:
             failures.append(f"{path}: must not report {bad} ({why})")
 
-if PART != "fixtures" and os.path.isdir(TRACES):
-    for d, _, files in os.walk(TRACES):
+for root in REAL if PART != "fixtures" else ():
+    if not os.path.isdir(roots[root]):
+        continue
+    for d, _, files in os.walk(roots[root]):
         for n in files:
-            rel = os.path.relpath(os.path.join(d, n), TRACES)
-            if rel.startswith("bad/") or "/bad/" in rel or n.endswith((".md", ".textproto")):
+            rel = os.path.relpath(os.path.join(d, n), roots[root])
+            if rel.startswith("bad/") or "/bad/" in rel or n.endswith(
+                    (".md", ".textproto", ".json") if root == "nsys" else (".md", ".textproto")):
                 continue
-            if rel not in listed:
-                failures.append(f"traces/{rel}: not in the diagnosis corpus")
+            if f"{root}/{rel}" not in listed:
+                failures.append(f"{root}/{rel}: not in the diagnosis corpus")
 
 # Consistency on every fixture the corpus does not list (those that
 # tracectl refuses, on purpose, are not diagnosed).

@@ -479,6 +479,20 @@ static const struct advice_row {
 	{ TC_ADV_STARTUP, F_JAX, R_ANY, 0, 0,
 		"this is start-up, not the steady state: start jax.profiler after the first "
 		"call of the jitted step (compiled and warm), and capture several steps" },
+	/* a single stall: one call holds most of a finding */
+	{ TC_ADV_STALL, F_ANY, R_ANY, 0, 0,
+		"one call is most of this time, a single stall: find what it waits on (a "
+		"blocking copy from pageable memory, a lock, a file or network read) and "
+		"capture more steps, so one stall does not decide the profile" },
+	{ TC_ADV_STALL, F_TORCH, R_ANY, 0, 0,
+		"one call is most of this time, a single stall: find what it waits on (a "
+		"blocking copy from pageable memory, a lock, a file or network read) and "
+		"capture more steps with torch.profiler.schedule(wait=1, warmup=1, active=5), "
+		"so one stall does not decide the profile" },
+	{ TC_ADV_STALL, F_JAX, R_ANY, 0, 0,
+		"one call is most of this time, a single stall: find what it waits on (a "
+		"blocking transfer, a lock, a file or network read) and capture more steps "
+		"of the jitted function, so one stall does not decide the profile" },
 	{ TC_ADV_SMALL_BATCH, F_ANY, R_ANY, 0, 0,
 		"give each kernel more work: raise the batch size (or the micro-batch with "
 		"fewer accumulation steps), fuse small ops, and run independent small work "
@@ -552,7 +566,7 @@ const char *tc_advice_topic_name(enum tc_advice_topic topic) {
 		"input", "launch", "host", "sync", "communication", "transfer", "compile",
 		"recompile", "memory-pressure", "memory-bound", "compute-bound", "unoptimized-op",
 		"pageable-copies", "idle", "straggler", "fragmented-memory", "small-batch",
-		"alloc", "memory-leak", "startup",
+		"alloc", "memory-leak", "startup", "stall",
 	};
 	return (unsigned)topic < TC_ADV_COUNT ? n[topic] : "?";
 }

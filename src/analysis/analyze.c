@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/host_evidence.h"
 #include "analysis/markers.h"
 #include "analysis/memview.h"
 #include "analysis/passes.h"
@@ -288,6 +289,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	tc_usage_kinds_destroy(kinds, a->n_util);
 	if (run & TC_AN_BREAKDOWN) {
 		tc_pass_ranks(m, o, &a->ranks, a);
+		tc_host_evidence_startup(m, a);
 	}
 	if (threaded) {
 		pthread_join(th, NULL);

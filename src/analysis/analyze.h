@@ -160,6 +160,7 @@ enum tc_advice_topic {
 	TC_ADV_ALLOC,         /* device memory allocated inside the step */
 	TC_ADV_MEMORY_LEAK,   /* live memory growing step over step */
 	TC_ADV_STARTUP,       /* one-off start-up calls inside the analysed steps */
+	TC_ADV_STALL,         /* one call, a single stall, most of a finding */
 	TC_ADV_COUNT,
 };
 

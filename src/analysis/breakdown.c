@@ -329,6 +329,24 @@ static void host_cache_finish(struct host_cache *hc) {
 	pthread_mutex_destroy(&hc->lock);
 }
 
+/* The compile union of the host's dispatching threads only
+ * (tc_track_dispatches), where it has any. */
+static void compile_on_dispatchers(const struct tc_model *m, uint32_t *tr, size_t n,
+		struct tc_ivals *compile) {
+	size_t k = 0;
+	uint32_t *keep = tc_xmalloc((n ? n : 1) * sizeof(*keep));
+	for (size_t t = 0; t < n; t++) {
+		if (tc_track_dispatches(m, tr[t])) {
+			keep[k++] = tr[t];
+		}
+	}
+	if (k && k < n) {
+		tc_ivals_finish(compile);
+		tc_ivals_union_kinds(m, keep, k, TC_KIND_BIT(TC_OP_COMPILE), compile);
+	}
+	free(keep);
+}
+
 /* host_unions_for's work, with hc locked. */
 static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct host_cache *hc,
 		uint32_t dev) {
@@ -356,6 +374,9 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 		tc_ivals_union_per_kind_two(m, tr, n, kinds, h->k);
 	} else {
 		tc_ivals_union_per_kind_of(m, tr, n, kinds, h->k);
+	}
+	if (h->k[TC_OP_COMPILE].n) {
+		compile_on_dispatchers(m, tr, n, &h->k[TC_OP_COMPILE]);
 	}
 	free(tr);
 	return h->k;

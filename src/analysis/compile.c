@@ -102,6 +102,18 @@ static int cmp_ctime(const void *pa, const void *pb) {
 	return a->name < b->name ? -1 : a->name > b->name;
 }
 
+bool tc_track_dispatches(const struct tc_model *m, uint32_t t) {
+	const uint32_t dispatch = TC_KIND_BIT(TC_OP_HOST_OP) | TC_KIND_BIT(TC_OP_RUNTIME) |
+		TC_KIND_BIT(TC_OP_SYNC);
+	const struct tc_track *x = &m->tracks[t];
+	for (size_t i = x->first; i < (size_t)x->first + x->count; i++) {
+		if (TC_KIND_BIT(m->op_kind[m->ev.op[i]]) & dispatch) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 	/* Without a compile op no event is one: skip both walks of them. */
 	bool any = false;
@@ -110,8 +122,17 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 	}
 	uint32_t *tracks = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*tracks));
 	size_t nt = 0;
+	bool dispatch = false;
+	for (size_t t = 0; t < m->n_tracks && any && !dispatch; t++) {
+		dispatch = tc_model_on_host(m, m->tracks[t].device) &&
+			tc_track_dispatches(m, (uint32_t)t);
+	}
 	for (size_t t = 0; t < m->n_tracks && any; t++) {
-		if (m->tracks[t].kind != TC_TRACK_DERIVED) {
+		/* Where some host thread dispatches, a host thread that does
+		 * not is no compilation the device waits on. */
+		if (m->tracks[t].kind != TC_TRACK_DERIVED && !(dispatch &&
+				tc_model_on_host(m, m->tracks[t].device) &&
+				!tc_track_dispatches(m, (uint32_t)t))) {
 			tracks[nt++] = (uint32_t)t;
 		}
 	}

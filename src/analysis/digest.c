@@ -242,6 +242,22 @@ static int32_t dev_index(const struct tc_model *m, uint32_t dv) {
 	return dv < m->n_devices ? (int32_t)dv : -1;
 }
 
+static void startup_out(struct tc_digest *d, const struct tc_startup *su,
+		Tracectl__Steps *st) {
+	st->startup_calls = su->n_calls;
+	st->startup_ps = su->total_ps;
+	size_t k = 0;
+	while (k < TC_STARTUP_TOP && su->name[k]) {
+		k++;
+	}
+	st->n_startup_names = st->n_startup_top_ps = k;
+	st->startup_names = k ? dalloc(d, k * sizeof(*st->startup_names)) : NULL;
+	st->startup_top_ps = k ? dcopy_i64(d, su->dur_ps, k) : NULL;
+	for (size_t i = 0; i < k; i++) {
+		st->startup_names[i] = dstr(d, su->name[i]);
+	}
+}
+
 /* Lean step columns come from bulk (d, or a digest set aside). */
 static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
 		int64_t first, bool lean, struct tc_digest *bulk, Tracectl__Rank *r) {
@@ -259,6 +275,7 @@ static void steps(struct tc_digest *d, const struct tc_model *m, const struct tc
 	st->window_hi_ps = a->window_hi_ps - first;
 	st->trimmed_before_ps = a->trimmed_before_ps;
 	st->trimmed_after_ps = a->trimmed_after_ps;
+	startup_out(d, &a->startup, st);
 	if (lean) {
 		size_t n = a->n_steps;
 		st->n_lean_start_ps = st->n_lean_dur_ps = st->n_lean_num = st->n_lean_flags = n;

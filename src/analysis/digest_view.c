@@ -193,6 +193,13 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 	a->window_hi_ps = st->window_hi_ps;
 	a->trimmed_before_ps = st->trimmed_before_ps;
 	a->trimmed_after_ps = st->trimmed_after_ps;
+	a->startup.n_calls = st->startup_calls;
+	a->startup.total_ps = st->startup_ps;
+	for (size_t i = 0; i < st->n_startup_names && i < st->n_startup_top_ps &&
+			i < TC_STARTUP_TOP; i++) {
+		a->startup.name[i] = st->startup_names[i];
+		a->startup.dur_ps[i] = st->startup_top_ps[i];
+	}
 	a->span_ps = r->span_ps;
 	size_t lean = st->n_lean_start_ps;
 	lean = st->n_lean_dur_ps < lean ? st->n_lean_dur_ps : lean;

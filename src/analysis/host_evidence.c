@@ -201,10 +201,11 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 	tc_ivals_finish(&busy);
 }
 
-/* A runtime call in the counted steps, for the one-off search. */
+/* A host runtime call, for the one-off search. */
 struct rt_call {
 	uint32_t op;
 	int64_t start, dur;
+	bool in; /* in a counted step */
 };
 
 static int cmp_rt_call(const void *pa, const void *pb) {
@@ -223,8 +224,30 @@ static int cmp_stall(const void *pa, const void *pb) {
 	return a->start_ps < b->start_ps ? -1 : a->start_ps > b->start_ps;
 }
 
-size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
-		uint32_t dev, struct tc_stall *out, size_t max) {
+/* A runtime call that sets things up by its name: context, stream,
+ * event and module creation, allocation and freeing, initialisation. */
+static bool startup_name(const char *name) {
+	static const char *const words[] = {
+		"Create", "Free", "Malloc", "Alloc", "Init", "SetDevice", "Ctx", "Context",
+		"Register", "Load", "Priority", "GetDevice", "DeviceGet",
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (strstr(name, words[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * One-off calls among dev's host calls of kind: those in the counted
+ * steps (outside false), judged against the calls there, or those outside
+ * them (before, after, in the warm-up step), judged against all calls of
+ * their op (the first launch of a module against the launches in the
+ * steps). Into a new array, *ns of them, unsorted, idle unmeasured.
+ */
+static struct tc_stall *one_off_calls(const struct tc_model *m, const struct tc_analysis *a,
+		uint32_t dev, enum tc_op_kind kind, bool outside, size_t *ns_out) {
 	const int64_t min_ps = 1000000000; /* 1 ms */
 	struct rt_call *v = NULL;
 	size_t n = 0, cap = 0;
@@ -234,10 +257,13 @@ size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysi
 		const struct tc_track *tr = &m->tracks[lines[t]];
 		size_t at = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->op_kind[m->ev.op[i]] == TC_OP_RUNTIME &&
-					tc_step_counted_from(a, &at, m->ev.start[i])) {
+			if (m->op_kind[m->ev.op[i]] != kind) {
+				continue;
+			}
+			bool in = tc_step_counted_from(a, &at, m->ev.start[i]);
+			if (in || outside) {
 				TC_GROW(v, cap, n + 1);
-				v[n++] = (struct rt_call){ m->ev.op[i], m->ev.start[i], m->ev.dur[i] };
+				v[n++] = (struct rt_call){ m->ev.op[i], m->ev.start[i], m->ev.dur[i], in };
 			}
 		}
 	}
@@ -256,32 +282,76 @@ size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysi
 		size_t first = ns;
 		for (size_t k = i; k < j; k++) {
 			bool once = j - i == 1;
-			if (v[k].dur >= min_ps && (once || (med > 0 && v[k].dur / 100 >= med))) {
+			if (v[k].in != outside && v[k].dur >= min_ps &&
+					(once || (med > 0 && v[k].dur / 100 >= med))) {
 				TC_GROW(s, scap, ns + 1);
-				s[ns++] = (struct tc_stall){ v[k].op, v[k].start, v[k].dur, v[k].dur };
+				s[ns++] = (struct tc_stall){ v[k].op, v[k].start, v[k].dur, v[k].dur,
+					!once || startup_name(tc_model_str(m, m->ops[v[k].op].name)) };
 			}
 		}
 		/* Slow again in another step: a recurring stall, not start-up. */
-		if (a->n_steps_counted > 1 && ns - first > 1) {
+		if (!outside && a->n_steps_counted > 1 && ns - first > 1) {
 			ns = first;
 		}
 		i = j;
 	}
 	free(v);
-	if (ns) {
-		struct tc_ivals busy = { 0 };
-		device_busy(m, dev, &busy);
-		for (size_t i = 0; i < ns; i++) {
-			s[i].idle_ps -= tc_ivals_length_in(&busy, s[i].start_ps,
-				s[i].start_ps + s[i].dur_ps);
-		}
-		tc_ivals_finish(&busy);
-		tc_sort(s, ns, sizeof(*s), cmp_stall);
+	*ns_out = ns;
+	return s;
+}
+
+/* Each stall's idle time (its time with dev running nothing), then the
+ * stalls by it, longest first. */
+static void stalls_idle(const struct tc_model *m, uint32_t dev, struct tc_stall *s, size_t ns) {
+	if (!ns) {
+		return;
 	}
+	struct tc_ivals busy = { 0 };
+	device_busy(m, dev, &busy);
+	for (size_t i = 0; i < ns; i++) {
+		s[i].idle_ps -= tc_ivals_length_in(&busy, s[i].start_ps, s[i].start_ps + s[i].dur_ps);
+	}
+	tc_ivals_finish(&busy);
+	tc_sort(s, ns, sizeof(*s), cmp_stall);
+}
+
+size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
+		uint32_t dev, enum tc_op_kind kind, struct tc_stall *out, size_t max) {
+	size_t ns;
+	struct tc_stall *s = one_off_calls(m, a, dev, kind, false, &ns);
+	stalls_idle(m, dev, s, ns);
 	size_t k = ns < max ? ns : max;
 	if (k) {
 		memcpy(out, s, k * sizeof(*s));
 	}
 	free(s);
 	return k;
+}
+
+void tc_host_evidence_startup(const struct tc_model *m, struct tc_analysis *a) {
+	struct tc_startup *su = &a->startup;
+	*su = (struct tc_startup){ 0 };
+	/* Only real steps leave calls outside them: a whole-trace step holds
+	 * every call (rules.c's host/launch finding names them there). */
+	if (!a->n_steps_counted || a->bd_device >= m->n_devices || !a->steps_source ||
+			strncmp(a->steps_source, "whole trace", 11) == 0) {
+		return;
+	}
+	size_t ns;
+	struct tc_stall *s = one_off_calls(m, a, a->bd_device, TC_OP_RUNTIME, true, &ns);
+	stalls_idle(m, a->bd_device, s, ns);
+	for (size_t i = 0; i < ns; i++) {
+		/* A call waiting on device work (a copy, a sync) is that
+		 * work's time, not start-up overhead. */
+		if (2 * s[i].idle_ps < s[i].dur_ps) {
+			continue;
+		}
+		su->total_ps += s[i].dur_ps;
+		if (su->n_calls < TC_STARTUP_TOP) {
+			su->name[su->n_calls] = tc_model_str(m, m->ops[s[i].op].name);
+			su->dur_ps[su->n_calls] = s[i].dur_ps;
+		}
+		su->n_calls++;
+	}
+	free(s);
 }

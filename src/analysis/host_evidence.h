@@ -31,7 +31,7 @@ void tc_host_evidence_top_ops(const struct tc_model *m, const struct tc_analysis
 void tc_host_evidence_alloc(const struct tc_model *m, const struct tc_analysis *a,
 	uint32_t dev, uint64_t *calls, int64_t *idle_ps);
 
-/* A one-off host call: a runtime call in the counted steps that ran once
+/* A one-off host call: a runtime (or sync) call in the counted steps that ran once
  * (the only call of its op there) or took over 100 times its op's median,
  * and at least 1 ms: context and stream creation, the first launch of a
  * module (lazy loading), cudaFree(0), allocator growth. */
@@ -39,12 +39,21 @@ struct tc_stall {
 	uint32_t op;
 	int64_t start_ps, dur_ps;
 	int64_t idle_ps; /* its time while the device had nothing running */
+	/* Start-up by its kind: the slow one of many calls of its op (the
+	 * first launch, allocator growth), or a creating, freeing or
+	 * initialising call. Else (a lone copy, wait or query) a single stall. */
+	bool startup;
 };
 
-/* The longest one-off calls on dev's host, at most max, longest first,
- * into out; how many. */
+/* The longest one-off calls of kind (TC_OP_RUNTIME, TC_OP_SYNC) on dev's
+ * host, at most max, longest first, into out; how many. */
 size_t tc_host_evidence_stalls(const struct tc_model *m, const struct tc_analysis *a,
-	uint32_t dev, struct tc_stall *out, size_t max);
+	uint32_t dev, enum tc_op_kind kind, struct tc_stall *out, size_t max);
+
+/* a->startup: the one-off calls on the breakdown device's host outside
+ * the counted steps (before them, after them, in the warm-up step), each
+ * judged against all calls of its op; none without real steps. */
+void tc_host_evidence_startup(const struct tc_model *m, struct tc_analysis *a);
 
 /* Sync calls (outermost: aten::item around cudaStreamSynchronize is one
  * wait): how many, the time they block the host, and the device's idle

@@ -722,6 +722,7 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 			a->window_hi_ps = p.window_hi_ps;
 			a->trimmed_before_ps = p.trimmed_before_ps;
 			a->trimmed_after_ps = p.trimmed_after_ps;
+			a->startup = p.startup;
 		}
 		/* Every rank's devices, each on its own steps. */
 		for (size_t i = 0; i < p.n_attr; i++) {

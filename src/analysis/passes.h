@@ -233,6 +233,12 @@ void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *
 /* Compilation time and recompiled modules (compile.c). */
 void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c);
 
+/* Whether host track t dispatches work (holds a host op, runtime or sync
+ * call): compilation counts only on such threads, the ones the device
+ * waits on, where a host has any (a background compile worker that does
+ * nothing else holds no step up). */
+bool tc_track_dispatches(const struct tc_model *m, uint32_t t);
+
 /* A key with a duration; tc_group_key_dur sorts v by key and returns the
  * groups (key, count, summed duration) as a malloc'd array in key order. */
 struct tc_key_dur {

@@ -480,21 +480,39 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 
 /*
  * A host/launch cause whose time is mostly a handful of one-off calls
- * (tc_host_evidence_stalls) is start-up, not the steady state: the
- * clause names them with their times for the finding's text.
+ * (tc_host_evidence_stalls) is start-up, not the steady state; one call of
+ * no start-up kind that alone holds half of it is a single stall; so for
+ * a sync cause's sync calls (single stalls only). The
+ * clause names them with their times for the finding's text; the advice
+ * topic it calls for, or TC_ADV_COUNT for none.
  */
-static bool startup_clause(const struct rule_ctx *c, const struct cause *k, char *buf,
-		size_t n) {
+static enum tc_advice_topic stall_clause(const struct rule_ctx *c, const struct cause *k,
+		enum tc_op_kind kind, char *buf, size_t n) {
 	struct tc_stall st[5];
-	size_t ns = tc_host_evidence_stalls(c->m, c->a, k->device, st, 5);
+	size_t ns = tc_host_evidence_stalls(c->m, c->a, k->device, kind, st, 5);
 	int64_t idle = 0;
 	for (size_t i = 0; i < ns; i++) {
 		idle += st[i].idle_ps;
 	}
-	if (!ns || k->explained_ps <= 0 || 2 * idle < k->explained_ps) {
-		return false;
+	if (!ns || k->explained_ps <= 0) {
+		return TC_ADV_COUNT;
 	}
-	char d[TC_FMT_LEN];
+	char d[TC_FMT_LEN], at[TC_FMT_LEN], idl[TC_FMT_LEN];
+	if (!st[0].startup && 2 * st[0].idle_ps >= k->explained_ps) {
+		int64_t first, last;
+		tc_model_span(c->m, &first, &last);
+		snprintf(buf, n, "; a single stall holds %.1f %% of this time: one %s call of %s, "
+			"%s from trace start, the device idle for %s of it; the rest leaves %.1f %% "
+			"of step time", 100.0 * (double)st[0].idle_ps / (double)k->explained_ps,
+			tc_model_str(c->m, c->m->ops[st[0].op].name), tc_fmt_dur(d, st[0].dur_ps),
+			tc_fmt_dur(at, st[0].start_ps - first), tc_fmt_dur(idl, st[0].idle_ps),
+			k->step_ps > 0 ? 100.0 *
+			(double)(k->explained_ps - st[0].idle_ps) / (double)k->step_ps : 0);
+		return TC_ADV_STALL;
+	}
+	if (kind != TC_OP_RUNTIME || 2 * idle < k->explained_ps) {
+		return TC_ADV_COUNT;
+	}
 	size_t len = (size_t)snprintf(buf, n, "; %zu one-off %s (start-up, not the steady "
 		"state) hold %.1f %% of this time:", ns, ns == 1 ? "call" : "calls",
 		100.0 * (double)idle / (double)k->explained_ps);
@@ -502,7 +520,7 @@ static bool startup_clause(const struct rule_ctx *c, const struct cause *k, char
 		len += (size_t)snprintf(buf + len, n - len, "%s %s %s", i ? "," : "",
 			tc_model_str(c->m, c->m->ops[st[i].op].name), tc_fmt_dur(d, st[i].dur_ps));
 	}
-	return true;
+	return TC_ADV_STARTUP;
 }
 
 /*
@@ -566,10 +584,10 @@ static void rule_host_launch(struct rule_ctx *c) {
 			100.0 * (double)alloc_ps / (double)k.explained_ps, th(c, TC_TH_ALLOC_SHARE));
 	}
 	char su[512] = "";
-	bool startup = startup_clause(c, &k, su, sizeof(su));
-	/* One-off start-up calls and allocator calls are no launches: the
-	 * advice is about them, not about launching less. */
-	enum tc_advice_topic topic = startup ? TC_ADV_STARTUP : alloc ? TC_ADV_ALLOC :
+	enum tc_advice_topic stall = stall_clause(c, &k, TC_OP_RUNTIME, su, sizeof(su));
+	/* One-off calls and allocator calls are no launches: the advice is
+	 * about them, not about launching less. */
+	enum tc_advice_topic topic = stall != TC_ADV_COUNT ? stall : alloc ? TC_ADV_ALLOC :
 		launch ? TC_ADV_LAUNCH : TC_ADV_HOST;
 	struct tc_finding *f = add_cause(c, launch ? "launch-bound" : "host-bound", sev, &k);
 	if (launch) {
@@ -1363,20 +1381,22 @@ static void rule_sync_bound(struct rule_ctx *c) {
 	int64_t blocked, after;
 	tc_host_evidence_sync(c->m, c->a, k.device, &calls, &blocked, &after);
 	double n = c->a->n_steps_counted ? (double)c->a->n_steps_counted : 1;
+	char su[512] = "";
+	enum tc_advice_topic stall = stall_clause(c, &k, TC_OP_SYNC, su, sizeof(su));
 	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
 	char sp[256];
 	struct figs g;
 	text(f, "host synchronisation keeps %s idle for %.1f %% of step time over %s, "
 		"%s per step (the host blocked in the call, then the idle until the device's "
 		"next op, up to the device time the call waited on); %.1f sync calls per step block "
-		"the host %s per step, and the device then idles %s per step until its next op "
-		"(bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync%s)",
+		"the host %s per step, and the device then idles %s per step until its next op"
+		"%s (bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync%s)",
 		dev_name(c, k.device), k.pct, steps_noun(c, g.b[0]),
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), (double)calls / n,
 		tc_fmt_dur(g.b[2], (int64_t)((double)blocked / n)),
-		tc_fmt_dur(g.b[3], (int64_t)((double)after / n)), th(c, TC_TH_SYNC_MODERATE),
+		tc_fmt_dur(g.b[3], (int64_t)((double)after / n)), su, th(c, TC_TH_SYNC_MODERATE),
 		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
-	advise(c, f, TC_ADV_SYNC);
+	advise(c, f, stall != TC_ADV_COUNT ? stall : TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
 	tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_SYNC), false, 0,
 		tc_pass_parallel(c->o, c->m->ev.n));

@@ -275,6 +275,17 @@ struct tc_finding {
 #define TC_SPREAD_OPEN '\x02'
 #define TC_SPREAD_CLOSE '\x03'
 
+/* One-off start-up calls (context and stream creation, the first launch
+ * of a module, allocator growth) outside the counted steps: how many, their
+ * time, the longest ones' names (borrowed) and times. */
+#define TC_STARTUP_TOP 3
+struct tc_startup {
+	size_t n_calls;
+	int64_t total_ps;
+	const char *name[TC_STARTUP_TOP];
+	int64_t dur_ps[TC_STARTUP_TOP];
+};
+
 struct tc_analysis {
 	struct tc_step *steps;  /* selected steps, by start */
 	size_t n_steps;
@@ -295,6 +306,7 @@ struct tc_analysis {
 	 * (profiler start-up and tear-down). */
 	int64_t window_lo_ps, window_hi_ps;
 	int64_t trimmed_before_ps, trimmed_after_ps;
+	struct tc_startup startup;
 	struct tc_xfer_stats xfer[TC_XFER_COUNT]; /* whole trace */
 	struct tc_mem_peak *mem;
 	size_t n_mem;

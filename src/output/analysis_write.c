@@ -68,6 +68,40 @@ static void marker_text(FILE *f, const struct tc_analysis *a) {
 	}
 }
 
+void tc_write_startup_text(FILE *f, const struct tc_startup *su) {
+	if (!su->n_calls) {
+		return;
+	}
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
+	fprintf(f, "; start-up outside the counted steps: %s, %s (", tc_fmt_noun(b1,
+		su->n_calls, "one-off call", "one-off calls"), tc_fmt_dur(b2, su->total_ps));
+	for (size_t i = 0; i < TC_STARTUP_TOP && su->name[i]; i++) {
+		tc_term_fprintf(f, "%s%s %s", i ? ", " : "", su->name[i],
+			tc_fmt_dur(b1, su->dur_ps[i]));
+	}
+	fprintf(f, "%s)", su->n_calls > TC_STARTUP_TOP ? ", ..." : "");
+}
+
+void tc_write_startup_json(struct tc_jw *w, const struct tc_startup *su) {
+	if (!su->n_calls) {
+		return;
+	}
+	tc_jw_key(w, "startup");
+	tc_jw_obj_begin(w);
+	tc_jw_kv_uint(w, "calls", su->n_calls);
+	tc_jw_kv_int(w, "dur_ps", su->total_ps);
+	tc_jw_key(w, "longest");
+	tc_jw_arr_begin(w);
+	for (size_t i = 0; i < TC_STARTUP_TOP && su->name[i]; i++) {
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "name", su->name[i]);
+		tc_jw_kv_int(w, "dur_ps", su->dur_ps[i]);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+	tc_jw_obj_end(w);
+}
+
 static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN];
 	fprintf(f, "steps      %s (%s", tc_fmt_count(b1, a->n_steps),
@@ -90,12 +124,14 @@ static void steps_header_text(FILE *f, const struct tc_model *m, const struct tc
 	fprintf(f, "; disjoint categories that sum to the step time (priority: compute > d2h > "
 		"d2d > input > collective > h2d > profiler > sync > launch > compile > host > "
 		"idle)\n");
-	if (a->trimmed_before_ps > 0 || a->trimmed_after_ps > 0) {
+	if (a->trimmed_before_ps > 0 || a->trimmed_after_ps > 0 || a->startup.n_calls) {
 		fprintf(f, "window     %s to %s from trace start (the steps); left out: "
-			"%s before, %s after (profiler start-up and tear-down, set-up)\n",
+			"%s before, %s after (profiler start-up and tear-down, set-up)",
 			tc_fmt_dur(b1, a->window_lo_ps - trace_first(m)),
 			tc_fmt_dur(b2, a->window_hi_ps - trace_first(m)),
 			tc_fmt_dur(b3, a->trimmed_before_ps), tc_fmt_dur(b4, a->trimmed_after_ps));
+		tc_write_startup_text(f, &a->startup);
+		fprintf(f, "\n");
 	}
 }
 
@@ -296,6 +332,7 @@ static void json_steps_head(struct tc_jw *w, const struct tc_model *m, const str
 	tc_jw_kv_int(w, "end_ps", a->window_hi_ps - trace_first(m));
 	tc_jw_kv_int(w, "trimmed_before_ps", a->trimmed_before_ps);
 	tc_jw_kv_int(w, "trimmed_after_ps", a->trimmed_after_ps);
+	tc_write_startup_json(w, &a->startup);
 	tc_jw_obj_end(w);
 	/* Every device's attribution over the counted steps. */
 	tc_jw_key(w, "attribution");

@@ -26,6 +26,11 @@ void tc_write_runtime_text(FILE *f, const struct tc_runtime_info *ri);
 void tc_write_runtime_json(struct tc_jw *w, const struct tc_runtime_info *ri);
 
 void tc_write_steps_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a);
+/* The one-off start-up calls outside the counted steps, once: a clause
+ * ("; start-up outside the counted steps: ...", nothing without any) and
+ * a "startup" member (none without any). */
+void tc_write_startup_text(FILE *f, const struct tc_startup *su);
+void tc_write_startup_json(struct tc_jw *w, const struct tc_startup *su);
 void tc_write_steps_json(FILE *f, const struct tc_model *m, const struct tc_analysis *a);
 
 void tc_write_ops_text(FILE *f, const struct tc_model *m, const struct tc_op_table *t,

@@ -168,9 +168,13 @@ static void write_steps_text(FILE *f, const struct tc_summary *s, const struct t
 	if (s->step_marker) {
 		tc_term_fprintf(f, " matching --step-marker '%s'", s->step_marker);
 	}
-	fprintf(f, "%s): mean %s, min %s, max %s\n", selected ? "; --steps" : "",
+	fprintf(f, "%s): mean %s, min %s, max %s", selected ? "; --steps" : "",
 		tc_fmt_dur(b1, s->steps_sum_ps / (int64_t)s->n_steps),
 		tc_fmt_dur(b2, s->steps_min_ps), tc_fmt_dur(b3, s->steps_max_ps));
+	if (a) {
+		tc_write_startup_text(f, &a->startup);
+	}
+	fprintf(f, "\n");
 	/* The analysis's steps are the same ones, with their markers' own
 	 * durations (the summary's are aligned, as everywhere). */
 	int64_t marker_sum = 0, sum = 0;
@@ -589,6 +593,9 @@ void tc_write_summary_json(FILE *f, const struct tc_model *m, const struct tc_su
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
+	if (o->analysis) {
+		tc_write_startup_json(&w, &o->analysis->startup);
+	}
 	json_counters(&w, m, s);
 	json_threads(&w, m, s, o->top);
 	if (o->analysis) {
