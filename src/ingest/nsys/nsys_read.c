@@ -66,7 +66,13 @@ void tc_nsys_map_free(struct nsys_map *m) {
 /* ---- database helpers ---- */
 
 bool tc_nsys_fail(struct nsys_reader *r, const char *what) {
-	const char *why = r->db ? sqlite3_errmsg(r->db) : "out of memory";
+	/* A damaged file's detail (which schema entry, which page) can differ
+	 * between two reads of the same bytes in one process: for those codes
+	 * the code's own text, so an input always fails the same way. */
+	int code = r->db ? sqlite3_errcode(r->db) & 0xff : SQLITE_NOMEM;
+	const char *why = !r->db ? "out of memory" :
+		code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? sqlite3_errstr(code) :
+		sqlite3_errmsg(r->db);
 	tc_error_set(r->err, TC_EXIT_INPUT, "nsys: cannot read %s: %s", what, why);
 	return false;
 }
