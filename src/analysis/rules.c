@@ -5,17 +5,16 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/fill.h"
 #include "analysis/host_evidence.h"
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
 #include "model/rank.h"
 #include "util/numfmt.h"
-#include "util/pair.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -972,154 +971,6 @@ static int cmp_double(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
-struct fill {
-	int64_t kern_ps;      /* kernels in the counted steps (summed durations) */
-	int64_t with_ps;      /* of which carry blocks per SM */
-	int64_t low_ps;       /* of which under small-batch.blocks */
-	int64_t short_ps;     /* shorter than kernel.short */
-	double occ_ps;        /* occupancy % x duration, over occ_dur_ps */
-	int64_t occ_dur_ps;
-	int64_t *op_ps;       /* underfilled (or short) time per op */
-};
-
-/* Sums of the kernels among events [*i, end) starting before lim, which
- * fill_measure takes; *i ends past them. args: the kernels may carry
- * blocks per SM and occupancy (inlined twice, so the loop without them
- * keeps its sums in registers). */
-struct fill_walk {
-	const struct tc_model *m;
-	const uint8_t *is_kern;
-	int64_t short_ps;
-	double blocks_th;
-	uint32_t k_blocks, k_occ;
-	int64_t *op_ps;
-	int64_t kern, with, low, shrt, occ_dur;
-	double occ;
-};
-
-static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64_t lim,
-		bool args) {
-	const struct tc_model *m = w->m;
-	const uint32_t *ops = m->ev.op;
-	const int64_t *start = m->ev.start, *durs = m->ev.dur;
-	const uint8_t *is_kern = w->is_kern;
-	int64_t *op_ps = w->op_ps;
-	const int64_t short_ps = w->short_ps;
-	int64_t kern = 0, with = 0, lowt = 0, shortt = 0, occ_dur = 0;
-	double occ = 0;
-	if (!args) {
-		/* Masks, not a branch: kernels and other ops interleave (NCCL
-		 * kernels among compute ones), and a non-kernel adds 0. */
-		for (; i < end && start[i] < lim; i++) {
-			uint32_t op = ops[i];
-			int64_t dur = durs[i], kd = dur & -(int64_t)is_kern[op];
-			int64_t sd = kd & -(int64_t)(dur < short_ps);
-			kern += kd;
-			shortt += sd;
-			op_ps[op] += sd;
-		}
-		w->kern += kern;
-		w->shrt += shortt;
-		return i;
-	}
-	for (; i < end && start[i] < lim; i++) {
-		uint32_t op = ops[i];
-		int64_t dur = durs[i];
-		if (!is_kern[op]) {
-			continue;
-		}
-		kern += dur;
-		bool low = false;
-		if (args) {
-			struct tc_arg ka[2];
-			unsigned have = tc_model_arg_find2(m, m->ev.args[i], w->k_blocks, w->k_occ, ka);
-			double v;
-			if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
-				with += dur;
-				low = v < w->blocks_th;
-				lowt += low ? dur : 0;
-			}
-			if ((have & 2) && tc_model_arg_value_num(m, &ka[1], &v)) {
-				occ += v * (double)dur;
-				occ_dur += dur;
-			}
-		}
-		shortt += dur < short_ps ? dur : 0;
-		op_ps[op] += low || dur < short_ps ? dur : 0;
-	}
-	w->kern += kern;
-	w->with += with;
-	w->low += lowt;
-	w->shrt += shortt;
-	w->occ += occ;
-	w->occ_dur += occ_dur;
-	return i;
-}
-
-/* track_kinds: per model track, the op kinds the usage pass found on it
- * (0 unknown): lines without kernels are not walked. */
-static void fill_measure(const struct rule_ctx *c, uint32_t d, const uint32_t *track_kinds,
-		struct fill *fl) {
-	const struct tc_model *m = c->m;
-	struct tc_device_tracks dt;
-	tc_device_tracks_init(&dt, m);
-	size_t nt = 0;
-	uint32_t *work = tc_device_work_tracks(m, &dt, d, &nt);
-	tc_device_tracks_finish(&dt);
-	/* A byte per op: the op records would crowd the cache. */
-	uint8_t *is_kern = tc_xmalloc(m->n_ops ? m->n_ops : 1);
-	for (size_t o = 0; o < m->n_ops; o++) {
-		is_kern[o] = m->ops[o].kind == TC_OP_KERNEL;
-	}
-	struct fill_walk w = { .m = m, .is_kern = is_kern,
-		.short_ps = (int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6),
-		.blocks_th = th(c, TC_TH_SMALL_BATCH_BLOCKS),
-		.k_blocks = m->key.blocks_per_sm, .k_occ = m->key.occupancy, .op_ps = fl->op_ps };
-	for (size_t t = 0; t < nt; t++) {
-		uint32_t tk = track_kinds[work[t]];
-		if (tk && !(tk & TC_KIND_BIT(TC_OP_KERNEL))) {
-			continue;
-		}
-		const struct tc_track *tr = &m->tracks[work[t]];
-		size_t at = 0, i = tr->first, end = (size_t)tr->first + tr->count;
-		int64_t lim;
-		while (tc_step_counted_run(c->a, &at, m->ev.start, &i, end, &lim)) {
-			i = m->fill_args ? fill_range(&w, i, end, lim, true) :
-				fill_range(&w, i, end, lim, false);
-		}
-	}
-	free(is_kern);
-	fl->kern_ps += w.kern;
-	fl->with_ps += w.with;
-	fl->low_ps += w.low;
-	fl->short_ps += w.shrt;
-	fl->occ_ps += w.occ;
-	fl->occ_dur_ps += w.occ_dur;
-	free(work);
-}
-
-/* fill_measure over several devices, from a shared counter. */
-struct fill_job {
-	const struct rule_ctx *c;
-	const uint32_t *dev;
-	const uint32_t *track_kinds;
-	struct fill *fl;
-	size_t n;
-	atomic_size_t next;
-};
-
-static void *fill_worker(void *p) {
-	struct fill_job *j = p;
-	size_t k;
-	while ((k = atomic_fetch_add(&j->next, 1)) < j->n) {
-		/* Summed on the stack: the slots share cache lines. */
-		struct fill fl = j->fl[k];
-		fill_measure(j->c, j->dev[k], j->track_kinds, &fl);
-		j->fl[k] = fl;
-	}
-	return NULL;
-}
-
 /*
  * The device is kept busy, but its kernels are too small to fill it: most
  * kernel time is in kernels with fewer than small-batch.blocks blocks per
@@ -1163,21 +1014,17 @@ static void rule_small_batch(struct rule_ctx *c) {
 			track_kinds[a->streams[i].track] = a->streams[i].kinds;
 		}
 	}
-	struct fill_job job = { .c = c, .dev = dev, .track_kinds = track_kinds, .n = nc,
-		.fl = tc_xcalloc(nc ? nc : 1, sizeof(*job.fl)) };
-	for (size_t k = 0; k < nc; k++) {
-		job.fl[k].op_ps = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(int64_t));
-	}
-	atomic_init(&job.next, 0);
-	tc_run_pair(fill_worker, &job, &job, nc >= 2 && tc_pass_parallel(c->o, m->ev.n));
+	struct tc_fill *fills = tc_fill_measure(m, a, dev, nc, track_kinds,
+		(int64_t)(th(c, TC_TH_SHORT_KERNEL_US) * 1e6), th(c, TC_TH_SMALL_BATCH_BLOCKS),
+		nc >= 2 && tc_pass_parallel(c->o, m->ev.n));
 	free(track_kinds);
-	struct fill best = { 0 };
+	struct tc_fill best = { 0 };
 	const struct tc_dev_attr *bat = NULL;
 	double bfig = 0;
 	bool bocc = false;
 	for (size_t k = 0; k < nc; k++) {
 		const struct tc_dev_attr *at = cand[k];
-		struct fill fl = job.fl[k];
+		struct tc_fill fl = fills[k];
 		/* Blocks per SM when most kernel time carries it. */
 		bool occ = fl.kern_ps > 0 && 2 * fl.with_ps >= fl.kern_ps;
 		double fig = !fl.kern_ps ? 0 : occ ? 100.0 * (double)fl.low_ps / (double)fl.with_ps :
@@ -1193,7 +1040,7 @@ static void rule_small_batch(struct rule_ctx *c) {
 			free(fl.op_ps);
 		}
 	}
-	free(job.fl);
+	free(fills);
 	free(cand);
 	free(dev);
 	if (!bat) {
