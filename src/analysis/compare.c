@@ -599,6 +599,7 @@ void tc_diff_compute(const struct tc_diff_side *base, const struct tc_diff_side 
 	match_devices(base, test, d);
 	match_findings(base, test, d);
 	match_memory(base, test, d);
+	tc_diff_mem_compute(base, test, d);
 	/* Categories by |change in time per step|, ties in priority order. */
 	double ch[TC_BD_COUNT];
 	for (int c = 0; c < TC_BD_COUNT; c++) {

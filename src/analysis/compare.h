@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "analysis/analyze.h"
 #include "model/diff.h"
+#include "model/memview.h"
 #include "model/model.h"
 #include "util/error.h"
 
@@ -19,6 +20,15 @@
  * path the side was given as. */
 void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts *o,
 	const char *label, struct tc_diff_side *s);
+
+/* Memory by op (analysis/diff_mem.c): s's allocator peaks and per-op rows
+ * from m's allocator records' view v; only: that device's alone (TC_NONE
+ * all). */
+void tc_diff_mem_side(const struct tc_model *m, const struct tc_mem_view *v, uint32_t only,
+	struct tc_diff_side *s);
+/* Their comparison into d's mem_peaks and mem_ops (by tc_diff_compute). */
+void tc_diff_mem_compute(const struct tc_diff_side *base, const struct tc_diff_side *test,
+	struct tc_diff *d);
 
 /* Compare two sides into d (finished with tc_diff_finish, before them).
  * exact_names: match ops by their exact names, no normalisation. */

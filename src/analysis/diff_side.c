@@ -530,6 +530,7 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
 	ops(m, &a, counted, only, s);
 	findings(m, nth, &a, only, s);
 	memory(m, nth, &a, only, s);
+	tc_diff_mem_side(m, &a.memview, only, s);
 	free(nth);
 	s->compile_count = a.compile.n_events;
 	s->compile_ps = a.compile.union_ps;

@@ -505,6 +505,7 @@ void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *lab
 		s->steps_source = tc_xstrdup("none");
 	}
 	free(d);
+	tc_diff_mem_side_digest(ranks, n, s);
 }
 
 /* ---- the job's clock ---- */

@@ -39,9 +39,9 @@ static const struct tc_option options[] = {
 		"step; _NAME_ exact or normalised).",
 		OPT_METRIC },
 	{ "exact-names", 0, NULL, "match ops by exact name, not normalised", NULL, OPT_EXACT },
-	{ "top", 0, "N", "op and category rows listed (default 20, 0 = all)",
-		"Op and category rows, and names in the added and removed lists, "
-		"listed (default 20, 0 = all).", OPT_TOP },
+	{ "top", 0, "N", "op, category and memory-by-op rows listed (default 20, 0 = all)",
+		"Op and category rows, names in the added and removed lists, and "
+		"memory-by-op rows listed (default 20, 0 = all).", OPT_TOP },
 	{ "nested", 0, NULL, "also list host ops called inside other host ops",
 		"Also list the host ops called inside other host ops (*aten::addmm* "
 		"inside *aten::linear*, the runtime calls they make): by default the "
@@ -57,9 +57,10 @@ const struct tc_cli_spec tc_diff_spec = {
 		"What changed between two runs: step time, its attribution, device busy\n"
 		"and idle, ops and op categories (calls, time and mean duration per step;\n"
 		"added and removed ops by normalised name), findings, transfers, peak\n"
-		"memory and compilation. BASE and TEST are each a trace or a folder of\n"
-		"ranks, in any supported format. Sides are compared per step (over their\n"
-		"counted steps, as in 'steps'); a side without steps is compared whole.\n"
+		"memory, which op's memory grew (from allocator records) and compilation.\n"
+		"BASE and TEST are each a trace, a folder of ranks or a digest, in any\n"
+		"supported format. Sides are compared per step (over their counted\n"
+		"steps, as in 'steps'); a side without steps is compared whole.\n"
 		"--steps and --device apply to both sides.\n",
 	.options = options,
 	.groups = (const struct tc_option_group *const[]){

@@ -38,6 +38,15 @@ void tc_diff_side_finish(struct tc_diff_side *s) {
 		free(s->mem[i].label);
 	}
 	free(s->mem);
+	for (size_t i = 0; i < s->n_mem_peaks; i++) {
+		free(s->mem_peaks[i].label);
+	}
+	free(s->mem_peaks);
+	for (size_t i = 0; i < s->n_mem_ops; i++) {
+		free(s->mem_ops[i].device);
+		free(s->mem_ops[i].name);
+	}
+	free(s->mem_ops);
 	*s = (struct tc_diff_side){ 0 };
 }
 
@@ -58,6 +67,8 @@ void tc_diff_finish(struct tc_diff *d) {
 	free(d->devices);
 	free(d->findings);
 	free(d->mem);
+	free(d->mem_peaks);
+	free(d->mem_ops);
 	*d = (struct tc_diff){ 0 };
 }
 

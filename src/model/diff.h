@@ -70,6 +70,19 @@ struct tc_diff_mem {
 	double peak_bytes;
 };
 
+/* One op's memory on one device (docs/analysis.md, "Memory by op"):
+ * what it held at its allocator's peak, what it allocated itself over the
+ * whole trace. Rows for the bytes from before the trace and those outside
+ * any op carry the names `tracectl memory` prints for them. */
+struct tc_diff_mem_op {
+	char *device;           /* device name, as tc_diff_device's */
+	char *name;
+	int64_t held;           /* live at the peak, bytes */
+	int64_t alloc_bytes;    /* self allocation size, whole trace */
+	uint64_t allocs;        /* self allocation count */
+	uint64_t calls;
+};
+
 struct tc_diff_xfer {
 	uint64_t count;
 	double bytes;
@@ -104,6 +117,12 @@ struct tc_diff_side {
 	struct tc_diff_xfer xfer[TC_XFER_COUNT]; /* over the counted steps */
 	struct tc_diff_mem *mem;
 	size_t n_mem;
+	/* From the allocator records (analysis/diff_mem.c): each allocator's
+	 * peak ("GPU 0", "GPU 0 GPU_0_bfc") and the ops by (device, name). */
+	struct tc_diff_mem *mem_peaks;
+	size_t n_mem_peaks;
+	struct tc_diff_mem_op *mem_ops;
+	size_t n_mem_ops;
 	uint64_t compile_count;
 	int64_t compile_ps;     /* union of compile events, whole trace */
 };
@@ -169,6 +188,12 @@ struct tc_diff_mem_row {
 	double base_bytes, test_bytes; /* < 0: absent */
 };
 
+/* One op on one device on both sides; absent: present false, zeros.
+ * growth: the change in bytes held at the peak, else in bytes allocated. */
+struct tc_diff_mem_op_row {
+	const struct tc_diff_mem_op *base, *test; /* NULL where absent */
+};
+
 struct tc_diff {
 	const struct tc_diff_side *base, *test;
 	bool exact_names;
@@ -186,6 +211,12 @@ struct tc_diff {
 	size_t n_findings;
 	struct tc_diff_mem_row *mem;
 	size_t n_mem;
+	/* Allocator peaks by label; ops by growth (held at the peak, then
+	 * allocated), largest first. */
+	struct tc_diff_mem_row *mem_peaks;
+	size_t n_mem_peaks;
+	struct tc_diff_mem_op_row *mem_ops;
+	size_t n_mem_ops;
 	int bd_order[TC_BD_COUNT]; /* categories by |change in ms per step| */
 	/* "GPU 3 / GPU 1": the attribution devices, differently named, are
 	 * compared as one device (runs on different ranks); "" when not. */

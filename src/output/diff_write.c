@@ -507,7 +507,7 @@ static int cmp_mem_label(const void *pa, const void *pb) {
 	return c ? c : (a > b) - (a < b);
 }
 
-static void text_rest(FILE *f, const struct tc_diff *d) {
+static void text_rest(FILE *f, const struct tc_diff *d, size_t top) {
 	const struct tc_diff_side *b = d->base, *t = d->test;
 	char x[6][TC_FMT_LEN];
 	fprintf(f, "\ntransfers per step\n");
@@ -554,6 +554,7 @@ static void text_rest(FILE *f, const struct tc_diff *d) {
 		tc_table_finish(&tb);
 	}
 	free(mem);
+	tc_write_diff_mem_text(f, d, top);
 	fprintf(f, "\ncompile    %s -> %s, %s -> %s (%s), whole trace\n",
 		tc_fmt_count(x[0], b->compile_count),
 		tc_fmt_noun(x[1], t->compile_count, "event", "events"),
@@ -588,7 +589,7 @@ void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_w
 	text_added(f, d, false, o->top);
 	text_rows(f, "op categories", d->cats, d->n_cats, o->top, false, true);
 	text_findings(f, d);
-	text_rest(f, d);
+	text_rest(f, d, o->top);
 }
 
 static void json_side(struct tc_jw *w, const struct tc_diff_side *s) {
@@ -779,6 +780,7 @@ static void json_rest(struct tc_jw *w, const struct tc_diff *d) {
 		tc_jw_obj_end(w);
 	}
 	tc_jw_arr_end(w);
+	tc_write_diff_mem_json(w, d);
 	json_num3(w, "compile_events", (double)b->compile_count, (double)t->compile_count);
 	json_ps3(w, "compile_ps", (double)b->compile_ps, (double)t->compile_ps);
 }

@@ -27,4 +27,11 @@ void tc_write_diff_text(FILE *f, const struct tc_diff *d, const struct tc_diff_w
 const char *tc_diff_finding_device(const struct tc_diff *d, const struct tc_diff_finding_row *r);
 void tc_write_diff_json(FILE *f, const struct tc_diff *d, const struct tc_diff_write_opts *o);
 
+/* Their memory by op sections (output/diff_mem_write.c): the allocator
+ * peaks and the top (0 = all) ops whose memory changed; nothing when
+ * neither side has allocator records. */
+struct tc_jw;
+void tc_write_diff_mem_text(FILE *f, const struct tc_diff *d, size_t top);
+void tc_write_diff_mem_json(struct tc_jw *w, const struct tc_diff *d);
+
 #endif
