@@ -3,7 +3,9 @@
 one launch per page: one trace of each format, a two-rank folder, a diff
 and names that need escaping. Each page must render its sections with one
 chart or table each (--dump-dom; the memory chart with the live-at-peak
-table that sums to the peak where the trace has allocator records; the
+table that sums to the peak where the trace has allocator records, under
+a heading with the peak and beside the curve's peak dot; a diff's memory
+rows; the
 roofline's points the ops with FLOPs and bytes), log nothing to the console, run its
 inline script without an error or a blocked fetch, load no resource, make
 no request other than the file itself (--log-net-log), and give a
@@ -160,6 +162,7 @@ def check(exe, tc, tmp, name, args):
     doc = rh.parse(dom)
     bad += rh.check_sections(doc, rh.expected_sections(tc, args, name == "ranks"))
     bad += rh.memory_holders(doc, tc, args)
+    bad += rh.memory_diff(doc, tc, args)
     bad += rh.roofline(doc, tc, args)
     if "--diff" in args:
         bad += two_runs(doc)

@@ -267,6 +267,8 @@ def check_case(tc, tmp, name, args):
             bad.append("a name ended the JSON block")
         if "</script><img src=x onerror=alert(1)> & \"q\" 'a' <!-- x" not in " ".join(page.text):
             bad.append("the escaped name does not read back")
+    bad += rh.memory_holders(page, tc, args)
+    bad += rh.memory_diff(page, tc, args)
     if diff:
         bad += diff_checks(tc, page, inputs)
     else:

@@ -163,25 +163,79 @@ def check_sections(page, want):
 
 
 def memory_holders(page, tc, args):
-    """A one-run page of a trace with allocator records has the live-at-
-    peak table of its largest peak ('tracectl memory --json'), whose rows
-    sum to that peak."""
-    if "--diff" in args:
+    """A page of a trace with allocator records has, for each run, the
+    live-at-peak table of its largest peak ('tracectl memory --json' of
+    that run), whose rows sum to that peak, under a heading marked with
+    the peak's bytes and time; where the trace's own total is that peak,
+    the memory curve's peak dot of that counter is drawn."""
+    inputs = [a for a in args if not a.startswith("--")]
+    runs = [[i] for i in inputs] if "--diff" in args else [inputs]
+    tops = []
+    for r in runs:
+        p = run(tc, ["memory", "--json"] + r)
+        if p.returncode != 0:
+            return ["memory exit %d" % p.returncode]
+        doc = json.loads(p.stdout)
+        if doc["records"]:
+            tops.append(max(doc["allocators"], key=lambda a: a["peak_bytes"]))
+    tables, heads = [], []
+    for i, (t, a) in enumerate(page.elements):
+        if page.where[i][0] != "memory":
+            continue
+        if t == "table" and "mem-holders" in a.get("class", "").split():
+            tables.append([])
+        elif t == "td" and "data-live-bytes" in a and tables:
+            tables[-1].append(int(a["data-live-bytes"]))
+        elif t == "h3" and "mem-peak" in a.get("class", "").split():
+            heads.append((int(a["data-peak-bytes"]), int(a["data-peak-ps"])))
+    if len(tables) != len(tops) or not all(tables):
+        return ["%d live-at-peak tables in the memory section, want %d" % (len(tables), len(tops))]
+    bad = []
+    for top, rows in zip(tops, tables):
+        if len(top["live_at_peak"]) <= 20 and sum(rows) != top["peak_bytes"]:
+            bad.append("live-at-peak rows sum to %d, peak %d" % (sum(rows), top["peak_bytes"]))
+    if heads != [(t["peak_bytes"], t["peak_ps"]) for t in tops]:
+        bad.append("live-at-peak headings %s, want the peaks %s" %
+                   (heads, [(t["peak_bytes"], t["peak_ps"]) for t in tops]))
+    for top in tops:
+        if top["trace_total_at_peak"] != top["peak_bytes"]:
+            continue
+        dots = [i for i, (t, a) in enumerate(page.elements) if t == "circle" and
+                page.where[i][0] == "memory" and inside(page, i, "counter") is not None and
+                float(page.elements[inside(page, i, "counter")][1]["data-peak-bytes"]) ==
+                top["peak_bytes"]]
+        if not dots:
+            bad.append("no peak dot of %d bytes on the memory curve" % top["peak_bytes"])
+    return bad
+
+
+def memory_diff(page, tc, args):
+    """A --diff page's diff table has diff's memory rows: each allocator's
+    peak, then the ops whose bytes held at the peak changed, in its order
+    (top 20), each with its change in bytes."""
+    if "--diff" not in args:
         return []
-    p = run(tc, ["memory", "--json"] + [a for a in args if not a.startswith("--")])
+    p = run(tc, ["diff", "--json"] + [a for a in args if not a.startswith("--")])
     if p.returncode != 0:
-        return ["memory exit %d" % p.returncode]
-    doc = json.loads(p.stdout)
-    if not doc["records"]:
-        return []
-    top = max(doc["allocators"], key=lambda a: a["peak_bytes"])
-    rows = [int(a["data-live-bytes"]) for i, (t, a) in enumerate(page.elements)
-            if t == "td" and "data-live-bytes" in a and page.where[i][0] == "memory"]
-    if not rows:
-        return ["no live-at-peak table in the memory section"]
-    if len(top["live_at_peak"]) <= 20 and sum(rows) != top["peak_bytes"]:
-        return ["live-at-peak rows sum to %d, peak %d" % (sum(rows), top["peak_bytes"])]
-    return []
+        return ["diff exit %d" % p.returncode]
+    d = json.loads(p.stdout)
+    want = [(r["allocator"], (r["peak_bytes"]["test"] or 0) - (r["peak_bytes"]["base"] or 0))
+            for r in d["memory_peaks"]]
+    want += [("%s: %s" % (r["device"], r["name"]), r["held_at_peak_bytes"]["change"])
+             for r in d["memory_ops"] if r["held_at_peak_bytes"]["change"]][:20]
+    got, cells = [], []
+    for i, (t, a) in enumerate(page.elements):
+        if page.where[i][0] != "diff":
+            continue
+        if t == "tr":
+            cells = [] if "mem" in a.get("class", "").split() else None
+        elif t == "td" and cells is not None and "data-bytes" in a:
+            got.append(int(a["data-bytes"]))
+    names = [r for r, _ in want]
+    if got != [c for _, c in want]:
+        return ["diff table memory rows %s != diff's %s" % (got, want)]
+    text = " ".join(page.text)
+    return ["diff table has no row %r" % n for n in names if n not in text]
 
 
 def run(tc, args, cwd=None):
@@ -248,6 +302,8 @@ def cases(src, build, tmp):
         ("kineto", [os.path.join(src, "fixtures", "real", "torch_mlp.kineto.json.gz")]),
         ("ranks", [ranks]),
         ("diff", ["--diff", os.path.join(fj, "diff_base.json"), os.path.join(fj, "diff_test.json")]),
+        ("diff-memory", ["--diff", os.path.join(fj, "memory_stable.json"),
+                         os.path.join(fj, "memory_grown.json")]),
         ("hostile", [hostile_trace(tmp)]),
         ("warmup", [os.path.join(src, "fixtures", "real", "jax_host.xplane.pb.gz")]),
         ("devices", [many_devices_trace(tmp)]),

@@ -265,12 +265,19 @@ static int diff_page(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		tc_diff_compute(&sides[0], &sides[1], false, &diff);
 		/* Each run's embedded JSON is summarize's of that run. */
 		struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &dr[0].an };
+		const struct tc_mem_view *mem[2];
+		for (int k = 0; k < 2; k++) {
+			mem[k] = dr[k].an.memview.records ? &dr[k].an.memview : NULL;
+		}
+		so.memory = mem[0];
 		/* The diff view's JSON is diff's with its default --top. */
 		struct tc_diff_write_opts dwo = { .top = 20 };
 		struct tc_report rep = {
 			.run = {
-				{ .label = "base", .m = dr[0].m, .a = &dr[0].an, .tl = &dr[0].tl },
-				{ .label = "test", .m = dr[1].m, .a = &dr[1].an, .tl = &dr[1].tl },
+				{ .label = "base", .m = dr[0].m, .a = &dr[0].an, .tl = &dr[0].tl,
+					.mem = mem[0] },
+				{ .label = "test", .m = dr[1].m, .a = &dr[1].an, .tl = &dr[1].tl,
+					.mem = mem[1] },
 			},
 			.n_runs = 2, .so = &so, .ranks = st.ranks, .n_ranks = st.n_ranks,
 			.diff = &diff, .dwo = &dwo, .top = ro->top,

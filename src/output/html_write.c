@@ -285,6 +285,47 @@ static void diff_row(FILE *f, const char *what, const char *name, double base, d
 	}
 }
 
+/* A diff row of bytes: an allocator's peak, what an op held at it; "-"
+ * for a side without it. */
+static void diff_bytes_row(FILE *f, const char *what, const char *name, double base,
+		double test) {
+	char x[3][TC_FMT_LEN];
+	fprintf(f, "<tr class=\"mem\"><td>%s</td>", what);
+	td_text(f, name);
+	fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
+		base >= 0 ? tc_fmt_bytes(x[0], base) : "-", test >= 0 ? tc_fmt_bytes(x[1], test) : "-");
+	double d = (test >= 0 ? test : 0) - (base >= 0 ? base : 0);
+	tc_fmt_bytes(x[2], d);
+	fprintf(f, "<td class=\"n\" data-bytes=\"%.0f\">%s%s</td>", d, d > 0 ? "+" : "", x[2]);
+	if (base > 0) {
+		fprintf(f, "<td class=\"n\">%+.1f %%</td></tr>\n", 100.0 * (test - base) / base);
+	} else {
+		fprintf(f, "<td class=\"n\">%s</td></tr>\n", test > 0 ? "new" : "");
+	}
+}
+
+/* Memory by op as `diff` orders it: each allocator's peak, then the ops
+ * whose bytes held at the peak changed, largest growth first. */
+static void diff_memory_rows(FILE *f, const struct tc_diff *d, size_t top) {
+	for (size_t i = 0; i < d->n_mem_peaks; i++) {
+		diff_bytes_row(f, "memory peak", d->mem_peaks[i].label, d->mem_peaks[i].base_bytes,
+			d->mem_peaks[i].test_bytes);
+	}
+	for (size_t i = 0, shown = 0; i < d->n_mem_ops && shown < top; i++) {
+		const struct tc_diff_mem_op_row *o = &d->mem_ops[i];
+		int64_t b = o->base ? o->base->held : 0, t = o->test ? o->test->held : 0;
+		if (b == t) {
+			continue;
+		}
+		const struct tc_diff_mem_op *k = o->base ? o->base : o->test;
+		char name[1024];
+		snprintf(name, sizeof(name), "%s: %s", k->device, k->name);
+		diff_bytes_row(f, "held at the peak", name, o->base ? (double)b : -1,
+			o->test ? (double)t : -1);
+		shown++;
+	}
+}
+
 /* Findings of the two runs as `diff` pairs them: appeared, disappeared,
  * worse, better or the same. */
 static void diff_findings(FILE *f, const struct tc_report *r) {
@@ -394,6 +435,7 @@ static void diff_view(FILE *f, const struct tc_report *r) {
 		const struct tc_diff_row *o = &d->ops[i];
 		diff_row(f, "op per step", o->key, o->base.time_ps, o->test.time_ps);
 	}
+	diff_memory_rows(f, d, r->dwo && r->dwo->top ? r->dwo->top : d->n_mem_ops);
 	fputs("</table>\n<p class=\"note\">base <code>", f);
 	tc_markup_escape(f, b->label);
 	fputs("</code>, test <code>", f);
@@ -429,6 +471,7 @@ static void summary_json(FILE *f, const struct tc_report *r) {
 static void test_json(FILE *f, const struct tc_report *r) {
 	struct tc_summary_opts so = *r->so;
 	so.analysis = r->run[1].a;
+	so.memory = r->run[1].mem;
 	tc_write_summary_json(f, r->run[1].m, &r->run[1].a->summary, &so);
 }
 

@@ -795,7 +795,9 @@ static void mem_holders(FILE *f, const struct tc_report_run *run) {
 		return;
 	}
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
-	fputs("<h3 class=\"mem-peak\">", f);
+	/* The peak's figures marked, for the tests to read. */
+	fprintf(f, "<h3 class=\"mem-peak\" data-peak-bytes=\"%" PRId64 "\" data-peak-ps=\"%" PRId64
+		"\">", d->peak_bytes, d->peak_ps - run->a->summary.first_ps);
 	if (run->label) {
 		tc_markup_escape(f, run->label);
 		fputs(": ", f);
