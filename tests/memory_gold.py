@@ -8,13 +8,21 @@
   equals the trace's own "Total Allocated" there and the largest one in the
   file (read here from the raw JSON), and what was live at the peak sums
   to it;
-- the TF GPU xplane: the same against the allocator's bytes_allocated.
+- the TF GPU xplane: the same against the allocator's bytes_allocated,
+  read by the independent decoder tests/tools/xplane_count.py (the largest
+  bytes_allocated per allocator, its time, and the allocator's own
+  peak_bytes_in_use there);
+- `diff` of two H100 traces: its memory peaks are each side's, and each
+  side's bytes held at the peak by op sum to that peak.
 Skips (77) without ../shared."""
+import decimal
 import gzip
 import json
 import os
 import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 TC = os.environ["TC_BIN"]
 TRACES = os.environ.get("TC_TRACES", "")
@@ -90,21 +98,30 @@ def kineto(name):
         return
     peaks_hold(doc, name)
     with gzip.open(path, "rt") as f:
-        raw = json.load(f)
-    top = {}
+        # Times exactly: epoch microseconds with decimals are past a double.
+        raw = json.load(f, parse_float=decimal.Decimal)
+    top, when = {}, {}
     for e in raw["traceEvents"]:
         if e.get("name") == "[memory]":
             a = e["args"]
             key = "cpu" if a["Device Type"] == 0 else "gpu"
-            top[key] = max(top.get(key, 0), a["Total Allocated"])
+            if a["Total Allocated"] > top.get(key, -1):
+                top[key] = a["Total Allocated"]
+                when[key] = int(decimal.Decimal(e["ts"]) * 1000000)
     got = {("cpu" if a["device"].startswith("python") else "gpu"): a["peak_bytes"]
            for a in doc["allocators"]}
     check(got == top, "%s: peaks %s, the trace's largest totals %s" % (name, got, top))
+    # At that time: the trace's clock and tracectl's differ by one origin.
+    at = {("cpu" if a["device"].startswith("python") else "gpu"): a["peak_ps"]
+          for a in doc["allocators"]}
+    offsets = {when[k] - at[k] for k in when if k in at}
+    check(len(offsets) == 1, "%s: peak times %s, the trace's %s" % (name, at, when))
     check(sum(a["records"] for a in doc["allocators"]) == doc["records"], "%s: records" % name)
 
 
 def xplane():
-    doc = memory(os.path.join(TRACES, "xplane", "xprof-tf_gpu_multiworker.xplane.pb"))
+    path = os.path.join(TRACES, "xplane", "xprof-tf_gpu_multiworker.xplane.pb")
+    doc = memory(path)
     if not doc:
         return
     peaks_hold(doc, "tf_gpu_multiworker")
@@ -112,6 +129,56 @@ def xplane():
     check(gpus == ["GPU_1_bfc", "GPU_4_bfc", "GPU_6_bfc"], "tf: GPU allocators %s" % gpus)
     shapes = [b for a in doc["allocators"] for b in a["largest_buffers"] if b["shape"]]
     check(len(shapes) > 0, "tf: no buffer with a shape")
+    # The allocator's own figures, decoded apart from tracectl.
+    p = subprocess.run([sys.executable, os.path.join(HERE, "tools", "xplane_count.py"), path],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "tf: xplane_count.py exit %d: %s" % (p.returncode, p.stderr))
+    if p.returncode:
+        return
+    raw = json.loads(p.stdout)["allocators"]
+    offsets = set()
+    for a in doc["allocators"]:
+        r = raw.get(a["allocator"])
+        tag = "tf %s" % a["allocator"]
+        check(r is not None, "%s: not in the file" % tag)
+        if not r:
+            continue
+        check(r["max_bytes_allocated"] == a["peak_bytes"],
+              "%s: peak %d, the file's largest bytes_allocated %d" %
+              (tag, a["peak_bytes"], r["max_bytes_allocated"]))
+        # peak_bytes_in_use is a high-water mark since the process began:
+        # the GPUs' is the trace's peak, the host's came before the trace.
+        check(r["peak_bytes_in_use_there"] >= a["peak_bytes"], "%s: peak_bytes_in_use" % tag)
+        if a["device"].startswith("/device:GPU"):
+            check(r["peak_bytes_in_use_there"] == a["peak_bytes"],
+                  "%s: peak %d, peak_bytes_in_use there %d" %
+                  (tag, a["peak_bytes"], r["peak_bytes_in_use_there"]))
+        offsets.add(r["at_ps"] - a["peak_ps"])
+    check(len(offsets) == 1, "tf: peak times differ from the file's by %s" % sorted(offsets))
+
+
+def diff_pair():
+    """diff's memory peaks and held-at-peak rows against `memory` of each
+    side: two H100 runs, one allocator per device."""
+    paths = [os.path.join(TRACES, "json", "tracelens", n + ".json.gz")
+             for n in ("h100-bert-small", "h100-falconsai_nsfw")]
+    r = subprocess.run([TC, "diff", "--json"] + paths, capture_output=True, text=True)
+    check(r.returncode == 0, "diff: exit %d: %s" % (r.returncode, r.stderr))
+    if r.returncode:
+        return
+    d = json.loads(r.stdout)
+    for k, path in (("base", paths[0]), ("test", paths[1])):
+        doc = memory(path)
+        if not doc:
+            return
+        want = {("host" if a["device"].startswith("python") else a["device"]): a["peak_bytes"]
+                for a in doc["allocators"]}
+        got = {p["allocator"]: p["peak_bytes"][k] for p in d["memory_peaks"]}
+        check(got == want, "diff %s: peaks %s, memory's %s" % (k, got, want))
+        held = {}
+        for o in d["memory_ops"]:
+            held[o["device"]] = held.get(o["device"], 0) + o["held_at_peak_bytes"][k]
+        check(held == want, "diff %s: held at the peak sums to %s, peaks %s" % (k, held, want))
 
 
 def main():
@@ -122,6 +189,7 @@ def main():
     for name in ("h100-bert-small", "h100-falconsai_nsfw", "h100-qwen1.5-0.5b-chat"):
         kineto(name)
     xplane()
+    diff_pair()
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

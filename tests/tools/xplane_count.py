@@ -9,11 +9,16 @@ walks the protobuf wire format itself and prints JSON with
           device-work lines (XLA Ops, Sparse Core Ops, Stream #...) of
           device planes. The op name is the event metadata name, cut to the
           instruction name for HLO text ("%name = ...") and before a
-          TraceMe "#k=v#" suffix.
+          TraceMe "#k=v#" suffix;
+  allocators: per allocator_name of the MemoryAllocation and
+          MemoryDeallocation events, their count and the largest
+          bytes_allocated (the allocator's own total after each record),
+          with the record's time and its peak_bytes_in_use there.
 
     python3 tests/tools/xplane_count.py FILE.xplane.pb
 """
 import json
+import struct
 import sys
 
 
@@ -75,36 +80,77 @@ def is_device_work_line(name):
     return name in ("XLA Ops", "Sparse Core Ops") or name.startswith("Stream #")
 
 
+def map_entry(b, span):
+    """An event or stat metadata map entry: (id, name)."""
+    key, name = 0, ""
+    for ef, ewt, ev in fields(b, span[0], span[1]):
+        if ef == 1:
+            key = s64(ev)
+        elif ef == 2:
+            for mf, mwt, mv in fields(b, ev[0], ev[1]):
+                if mf == 2:
+                    name = text(b, mv)
+    return key, name
+
+
+def stat_value(b, span, smeta):
+    """An XStat as (name, value): numbers as int or float, a ref_value as
+    the name it refers to."""
+    sid, val = 0, None
+    for f, wt, v in fields(b, span[0], span[1]):
+        if f == 1:
+            sid = s64(v)
+        elif f == 2:
+            val = struct.unpack("<d", v.to_bytes(8, "little"))[0]
+        elif f in (3, 4):
+            val = v if f == 3 else s64(v)
+        elif f == 5:
+            val = text(b, v)
+        elif f == 7:
+            val = smeta.get(s64(v), "")
+    return smeta.get(sid, ""), val
+
+
+def allocator_record(b, stats, smeta, ts_ps, allocators):
+    """Fold one MemoryAllocation/Deallocation event into allocators."""
+    st = dict(stat_value(b, sp, smeta) for sp in stats)
+    name = st.get("allocator_name")
+    if name is None:
+        return
+    a = allocators.setdefault(name, {"records": 0, "max_bytes_allocated": -1})
+    a["records"] += 1
+    total = st.get("bytes_allocated")
+    if total is not None and total > a["max_bytes_allocated"]:
+        a["max_bytes_allocated"] = int(total)
+        a["at_ps"] = ts_ps
+        a["peak_bytes_in_use_there"] = int(st.get("peak_bytes_in_use", -1))
+
+
 def main():
     b = memoryview(open(sys.argv[1], "rb").read())
     lines = {}
     device_ops = {}
+    allocators = {}
     for num, wt, v in fields(b, 0, len(b)):
         if num != 1:
             continue
         pname = ""
         plines = []
         meta = {}
+        smeta = {}
         for pf, pwt, pv in fields(b, v[0], v[1]):
             if pf == 2:
                 pname = text(b, pv)
             elif pf == 3:
                 plines.append(pv)
-            elif pf == 4:
-                key, mname = 0, ""
-                for ef, ewt, ev in fields(b, pv[0], pv[1]):
-                    if ef == 1:
-                        key = s64(ev)
-                    elif ef == 2:
-                        for mf, mwt, mv in fields(b, ev[0], ev[1]):
-                            if mf == 2:
-                                mname = text(b, mv)
-                meta[key] = mname
+            elif pf in (4, 5):
+                key, name = map_entry(b, pv)
+                (meta if pf == 4 else smeta)[key] = name
         if pname in ("Task Environment", "/host:metadata"):
             continue
         device_plane = not pname.startswith("/host:")
         for span in plines:
-            lid, lname, dname, n, agg = 0, "", "", 0, 0
+            lid, lname, dname, n, agg, line_ns = 0, "", "", 0, 0, 0
             events = []
             for lf, lwt, lv in fields(b, span[0], span[1]):
                 if lf == 1:
@@ -113,17 +159,24 @@ def main():
                     lname = text(b, lv)
                 elif lf == 11:
                     dname = text(b, lv)
+                elif lf == 3:
+                    line_ns = s64(lv)
                 elif lf == 4:
-                    mid, dur, is_agg = 0, 0, False
+                    mid, dur, is_agg, off, stats = 0, 0, False, 0, []
                     for ef, ewt, ev in fields(b, lv[0], lv[1]):
                         if ef == 1:
                             mid = s64(ev)
                         elif ef == 2:
                             is_agg = False
+                            off = s64(ev)
                         elif ef == 3:
                             dur = s64(ev)
+                        elif ef == 4:
+                            stats.append(ev)
                         elif ef == 5:
                             is_agg = True
+                    if meta.get(mid) in ("MemoryAllocation", "MemoryDeallocation"):
+                        allocator_record(b, stats, smeta, line_ns * 1000 + off, allocators)
                     if is_agg:
                         agg += 1
                     else:
@@ -144,6 +197,7 @@ def main():
             for k, v in lines.items()
         ],
         "device_ops": device_ops,
+        "allocators": allocators,
     }
     json.dump(out, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
