@@ -252,10 +252,6 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 
 /* ---- check ---- */
 
-static bool counted(const struct tc_analysis *a, size_t i) {
-	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
-}
-
 /* A name kept in the rank's string table (ref > 0), else name. */
 static const char *ref_str(const Tracectl__Rank *r, uint32_t ref, const char *name) {
 	return ref && ref <= r->n_strings ? r->strings[ref - 1] : name;
@@ -267,7 +263,7 @@ static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
 	detail[0] = '\0';
 	size_t n = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		n += counted(a, i);
+		n += tc_step_counted_in(a, &a->steps[i]);
 	}
 	switch ((enum tc_metric_id)mt->id) {
 	case TC_M_RECOMPILE_COUNT:
@@ -343,7 +339,7 @@ void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 	c->steps_source[idx] = a.steps_source;
 	size_t n = 0;
 	for (size_t i = 0; i < a.n_steps; i++) {
-		n += counted(&a, i);
+		n += tc_step_counted_in(&a, &a.steps[i]);
 	}
 	c->n_steps[idx] = n;
 	c->step_marker = NULL;

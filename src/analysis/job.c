@@ -6,6 +6,7 @@
 #include "analysis/intervals.h"
 #include "analysis/job.h"
 #include "analysis/passes.h"
+#include "analysis/straggler.h"
 #include "model/coll_table.h"
 #include "model/digest.h"
 #include "model/rank.h"
@@ -448,12 +449,7 @@ static void straggler_wait(const struct job *j, const struct tc_ranks *r,
 		for (size_t d = 0; d < n_attr; d++, at++) {
 			struct tc_dev_attr *t = &a->attr[at];
 			exposed_steps(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &st, ex);
-			for (size_t i = 0; i < st.n; i++) {
-				if (st.counted[i]) {
-					t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_step_wait(&waits[k],
-						st.start[i], st.end[i], ex[i]));
-				}
-			}
+			t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_wait(&waits[k], &st, ex, NULL));
 		}
 		free(ex);
 		tc_digest_rank_unload(&b);
@@ -503,8 +499,7 @@ static struct tc_ivals *ranks_and_collectives(const struct job *j,
 	struct tc_step_source src = { job_steps_get, (void *)j };
 	tc_pass_collectives(rows, &j->skel->strings, r, &src, waits);
 	tc_coll_rows_destroy(rows);
-	bool due = r->n_coll && r->lined_up &&
-		tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT];
+	bool due = tc_straggler_due_pct(r, o) >= 0;
 	if (due) {
 		straggler_wait(j, r, waits, a);
 	}

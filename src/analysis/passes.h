@@ -25,6 +25,7 @@
 #include "analysis/analyze.h"
 #include "analysis/intervals.h"
 #include "model/findings.h"
+#include "model/step_counted.h"
 #include "model/model.h"
 #include "model/report.h"
 
@@ -157,17 +158,12 @@ static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps
  * warm-up and partial steps count only when nothing else is left; without
  * steps, everything counts. *at as for tc_step_at_from. Needs the
  * breakdown's n_steps_counted. */
-static inline bool tc_step_counts(const struct tc_analysis *a, const struct tc_step *st) {
-	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
-		a->n_steps_counted > 0);
-}
-
 static inline bool tc_step_counted_from(const struct tc_analysis *a, size_t *at, int64_t t) {
 	if (!a->n_steps) {
 		return true;
 	}
 	size_t i = tc_step_at_from(a->steps, a->n_steps, at, t);
-	return i != SIZE_MAX && tc_step_counts(a, &a->steps[i]);
+	return i != SIZE_MAX && tc_step_counted_in(a, &a->steps[i]);
 }
 
 /*
@@ -193,7 +189,7 @@ static inline bool tc_step_counted_run(const struct tc_analysis *a, size_t *at,
 			const struct tc_step *s = &a->steps[*at - 1];
 			int64_t s_end = s->start_ps + s->dur_ps;
 			if (t < s_end) {
-				counts = tc_step_counts(a, s);
+				counts = tc_step_counted_in(a, s);
 				*lim = s_end < next ? s_end : next;
 			}
 		}
@@ -287,15 +283,6 @@ struct tc_step_source {
 /* A get over an array of analyses (ctx): rank k's steps from its own. */
 void tc_step_times_analysis_get(void *ctx, size_t k, struct tc_step_times *t);
 
-/* The others' summed wait for r->straggler, % of their counted step time;
- * -1 without matched collectives that line up or without a wait. */
-double tc_straggler_wait_pct(const struct tc_ranks *r);
-/* A waiting device's wait for the late rank in one step [lo, hi): its
- * waits inside the step, at most its collective time there. Had the late
- * rank come with the others, the step's collectives would have ended up
- * to that much sooner. */
-int64_t tc_straggler_step_wait(const struct tc_ivals *waits, int64_t lo, int64_t hi,
-	int64_t collective_ps);
 /* One rank's row of the rank table from its own analysis a. */
 void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a);
 /* r's spread of mean step time and its slowest rank, from r->v. */

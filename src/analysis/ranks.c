@@ -4,7 +4,9 @@
 #include "analysis/coll_gather.h"
 #include "analysis/passes.h"
 #include "analysis/ranks.h"
+#include "analysis/straggler.h"
 #include "model/rank.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 static int cmp_i64(const void *pa, const void *pb) {
@@ -17,23 +19,14 @@ static int cmp_rank(const void *pa, const void *pb) {
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
-/* The counted steps of a (as the breakdown counts them): all but warm-up
- * and partial ones, unless nothing else is left. */
-static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
-	return !(n_full > 0 && (a->steps[i].warmup || a->steps[i].partial));
-}
-
 void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a) {
 	rr->device = a->bd_device;
 	rr->steps_source = a->steps_source;
 	rr->n_steps = a->n_steps_counted;
 	rr->slowest_num = -1;
-	size_t n_full = 0;
+	size_t n_full = tc_steps_full(a->steps, a->n_steps);
 	for (size_t i = 0; i < a->n_steps; i++) {
-		n_full += !a->steps[i].warmup && !a->steps[i].partial;
-	}
-	for (size_t i = 0; i < a->n_steps; i++) {
-		if (counted(a, i, n_full) && a->steps[i].dur_ps > rr->slowest_ps) {
+		if (tc_step_counted(&a->steps[i], n_full) && a->steps[i].dur_ps > rr->slowest_ps) {
 			rr->slowest_ps = a->steps[i].dur_ps;
 			rr->slowest_num = a->steps[i].num;
 		}
@@ -108,30 +101,20 @@ static void straggler_wait(const struct tc_model *m, const struct tc_ranks *r,
 		if (!a->n_steps || !own || !own->step_cat) {
 			continue;
 		}
-		size_t n_full = 0;
-		for (size_t i = 0; i < a->n_steps; i++) {
-			n_full += !a->steps[i].warmup && !a->steps[i].partial;
-		}
 		if (at->step_cat) {
 			at->step_wait = tc_xcalloc(a->n_steps, sizeof(*at->step_wait));
 		}
+		struct tc_step_times st;
+		tc_step_times_from(a, &st);
+		int64_t *coll = tc_xmalloc(a->n_steps * sizeof(*coll));
 		for (size_t i = 0; i < a->n_steps; i++) {
-			const struct tc_step *s = &a->steps[i];
-			int64_t w = tc_straggler_step_wait(&waits[k], s->start_ps,
-				(int64_t)((uint64_t)s->start_ps + (uint64_t)s->dur_ps),
-				own->step_cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE]);
-			if (at->step_wait) {
-				at->step_wait[i] = w;
-			}
-			at->wait_ps += counted(a, i, n_full) ? w : 0;
+			coll[i] = own->step_cat[i * TC_BD_COUNT + TC_BD_COLLECTIVE];
 		}
+		at->wait_ps = tc_sat_add(at->wait_ps, tc_straggler_wait(&waits[k], &st, coll,
+			at->step_wait));
+		free(coll);
+		tc_step_times_finish(&st);
 	}
-}
-
-int64_t tc_straggler_step_wait(const struct tc_ivals *waits, int64_t lo, int64_t hi,
-		int64_t collective_ps) {
-	int64_t w = tc_ivals_length_in(waits, lo, hi);
-	return w < collective_ps ? w : collective_ps > 0 ? collective_ps : 0;
 }
 
 void tc_ranks_spread(struct tc_ranks *r) {
@@ -149,17 +132,6 @@ void tc_ranks_spread(struct tc_ranks *r) {
 		r->step_median_ps = r->n % 2 ? t[r->n / 2] : (t[r->n / 2 - 1] + t[r->n / 2]) / 2;
 	}
 	free(t);
-}
-
-double tc_straggler_wait_pct(const struct tc_ranks *r) {
-	if (!r->n_coll || !r->lined_up || r->v[r->straggler].caused_ps <= 0) {
-		return -1;
-	}
-	double others = 0;
-	for (size_t i = 0; i < r->n; i++) {
-		others += i == r->straggler ? 0 : (double)r->v[i].step_ps * (double)r->v[i].n_steps;
-	}
-	return others > 0 ? 100.0 * (double)r->v[r->straggler].caused_ps / others : 0;
 }
 
 void tc_ranks_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
@@ -232,8 +204,7 @@ void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	tc_pass_collectives(rows, &m->strings, r, &src, waits);
 	tc_coll_rows_destroy(rows);
 	/* Only for the straggler finding, which the rules make only then. */
-	if (job && r->n_coll && r->lined_up &&
-			tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT]) {
+	if (job && tc_straggler_due_pct(r, o) >= 0) {
 		straggler_wait(m, r, waits, per, job);
 	}
 	for (size_t k = 0; waits && k < r->n; k++) {
