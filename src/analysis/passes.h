@@ -256,11 +256,14 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	uint32_t only, const struct tc_usage *u, const struct tc_summary *sum,
 	struct tc_op_table *t);
 
-/* Per-rank analysis (ranks.c, tc_ranks_analyze): fills r; with job (the
- * whole model's analysis after its breakdown), also gives job's devices of
- * other ranks their own rank's step attribution. */
+/* Multi-rank results (ranks.c): job's rank table, collectives and waits
+ * for the late rank, composed from its ranks' own (p, from
+ * tc_rank_parts_analyze, consumed), and job's devices of other ranks than
+ * the breakdown's given their own rank's step attribution. job: the whole
+ * model's analysis after its breakdown. */
+struct tc_rank_parts;
 void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_ranks *r, struct tc_analysis *job);
+	struct tc_rank_parts *p, struct tc_analysis *job);
 
 /* A rank's steps as the collectives and the job read them, by start:
  * each one's start, end and number. */
@@ -285,8 +288,6 @@ void tc_step_times_analysis_get(void *ctx, size_t k, struct tc_step_times *t);
 
 /* One rank's row of the rank table from its own analysis a. */
 void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a);
-/* r's spread of mean step time and its slowest rank, from r->v. */
-void tc_ranks_spread(struct tc_ranks *r);
 
 /*
  * Collectives matched across the ranks in r (collectives.c) from their
