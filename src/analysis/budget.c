@@ -733,7 +733,8 @@ void tc_check_measure(struct tc_check *c, size_t r, const char *name,
 		const struct tc_model *m, const struct tc_analysis *a) {
 	free(c->ranks[r]);
 	c->ranks[r] = dup_n(name, strlen(name));
-	c->steps_source[r] = a->steps_source;
+	free(c->steps_source[r]);
+	c->steps_source[r] = a->steps_source ? tc_xstrdup(a->steps_source) : NULL;
 	c->n_steps[r] = n_counted(a);
 	c->step_marker = a->step_marker;
 	bool ops = false;
