@@ -77,11 +77,7 @@ static void own_attr(struct tc_analysis *job, const struct tc_analysis *pr, int3
 	}
 }
 
-/*
- * The waits of rank k's devices for the late rank (waits), on the steps
- * their attribution was measured on: the job's for the breakdown device's
- * rank, the rank's own for the others (own_attr).
- */
+/* A model's ranks as the composer reads them (tc_rank_source). */
 struct model_ranks {
 	const struct tc_model *m;
 	const struct tc_rank_parts *p;
@@ -92,6 +88,12 @@ static void model_steps(void *ctx, size_t k, struct tc_step_times *t) {
 	tc_step_times_analysis_get(mr->p->per, k, t);
 }
 
+/*
+ * The waits of rank k's devices for the late rank (waits), on the steps
+ * their attribution was measured on: the job's for the breakdown device's
+ * rank, the rank's own for the others (own_attr), from their collective
+ * time per step.
+ */
 static void model_wait(void *ctx, size_t k, int32_t rank, const struct tc_ivals *waits,
 		struct tc_analysis *job) {
 	const struct model_ranks *mr = ctx;
