@@ -9,6 +9,7 @@
 #include "analysis/markers.h"
 #include "analysis/memview.h"
 #include "analysis/passes.h"
+#include "analysis/straggler.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
 #include "util/xalloc.h"
@@ -1287,6 +1288,52 @@ START_TEST(straggler_step_wait) {
 }
 END_TEST
 
+/* One counted-step rule: warm-up and partial steps are left out unless
+ * no other is left, the same from the steps alone (tc_step_times, a
+ * digest's) as from a breakdown's count. */
+START_TEST(step_counted_rule) {
+	struct tc_step s[3] = { { .warmup = true }, { .num = 1 }, { .num = 2, .partial = true } };
+	struct tc_analysis a = { .steps = s, .n_steps = 3, .n_steps_counted = 1 };
+	ck_assert_uint_eq(tc_steps_full(s, 3), 1);
+	struct tc_step_times t;
+	tc_step_times_from(&a, &t);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert(t.counted[i] == (i == 1));
+		ck_assert(tc_step_counted_in(&a, &s[i]) == (i == 1));
+	}
+	tc_step_times_finish(&t);
+	/* Nothing but warm-up and partial steps: every one counts. */
+	s[1].warmup = true;
+	a.n_steps_counted = 3;
+	ck_assert_uint_eq(tc_steps_full(s, 3), 0);
+	tc_step_times_from(&a, &t);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert(t.counted[i]);
+		ck_assert(tc_step_counted_in(&a, &s[i]));
+	}
+	tc_step_times_finish(&t);
+}
+END_TEST
+
+/* A device's wait for the late rank: per step, summed over the counted
+ * steps only. */
+START_TEST(straggler_wait_counted) {
+	struct tc_ivals w = { 0 };
+	tc_ivals_push(&w, 5, 25);
+	int64_t start[] = { 0, 10, 20 }, end[] = { 10, 20, 30 }, num[] = { 0, 1, 2 };
+	bool counted[] = { false, true, true };
+	struct tc_step_times t = { .start = start, .end = end, .num = num, .counted = counted,
+		.n = 3 };
+	int64_t coll[] = { 10, 4, 10 }, per[3];
+	ck_assert_int_eq(tc_straggler_wait(&w, &t, coll, per), 9);
+	ck_assert_int_eq(per[0], 5);
+	ck_assert_int_eq(per[1], 4);
+	ck_assert_int_eq(per[2], 5);
+	ck_assert_int_eq(tc_straggler_wait(&w, &t, coll, NULL), 9);
+	tc_ivals_finish(&w);
+}
+END_TEST
+
 static void add_alloc(struct tc_model *m, int64_t ts, int64_t bytes, uint64_t addr,
 		uint32_t device, uint32_t track, int64_t total) {
 	struct tc_alloc a = {
@@ -1435,6 +1482,8 @@ int main(void) {
 	tcase_add_test(tc, diff_normalize_names);
 	tcase_add_test(tc, diff_sides_without_model);
 	tcase_add_test(tc, straggler_step_wait);
+	tcase_add_test(tc, step_counted_rule);
+	tcase_add_test(tc, straggler_wait_counted);
 	tcase_add_test(tc, memview_pairs_without_totals);
 	tcase_add_test(tc, memview_totals_and_merge);
 	suite_add_tcase(s, tc);

@@ -446,6 +446,38 @@ START_TEST(rank_indexes_checked) {
 }
 END_TEST
 
+/* Results read from a digest keep none of its strings: a lean rank's bulk
+ * is freed once read, and `report` read its steps' source after (the
+ * digest's memory overwritten here, as freed memory may be). */
+START_TEST(result_strings_kept) {
+	struct tc_digest d;
+	Tracectl__Rank *r = valid_rank(&d);
+	struct tc_model *skel = tc_digest_skeleton(&r, 1);
+	struct tc_analysis a, st;
+	tc_digest_result(skel, r, 0, &a);
+	tc_digest_steps(skel, r, &st);
+	ck_assert_ptr_nonnull(st.steps_source);
+	ck_assert_ptr_nonnull(a.summary.ops_scope);
+	ck_assert_uint_gt(a.n_findings, 0);
+	char *src = tc_xstrdup(st.steps_source), *scope = tc_xstrdup(a.summary.ops_scope);
+	char *kind = tc_xstrdup(a.findings[0].kind);
+	char *digest_strs[] = { r->steps->source, r->result->ops_scope, r->result->findings[0]->kind };
+	for (size_t i = 0; i < 3; i++) {
+		memset(digest_strs[i], 'x', strlen(digest_strs[i]));
+	}
+	ck_assert_str_eq(st.steps_source, src);
+	ck_assert_str_eq(a.summary.ops_scope, scope);
+	ck_assert_str_eq(a.findings[0].kind, kind);
+	free(src);
+	free(scope);
+	free(kind);
+	tc_analysis_finish(&a);
+	tc_analysis_finish(&st);
+	tc_model_destroy(skel);
+	tc_digest_finish(&d);
+}
+END_TEST
+
 /* Fields only a job's rank in memory holds, and times a job would
  * overflow on, are refused in a rank read from a file (aside_at read
  * another rank's bytes, or any memory, from the job's temporary file;
@@ -917,6 +949,7 @@ int main(void) {
 	tcase_add_test(tc, coll_table_generated);
 	tcase_add_test(tc, coll_table_pack);
 	tcase_add_test(tc, rank_indexes_checked);
+	tcase_add_test(tc, result_strings_kept);
 	tcase_add_test(tc, rank_memory_only_and_times_refused);
 	tcase_add_test(tc, rank_memory_view_checked);
 	tcase_add_test(tc, unknown_fields_stripped);

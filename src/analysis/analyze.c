@@ -288,7 +288,11 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 	}
 	tc_usage_kinds_destroy(kinds, a->n_util);
 	if (run & TC_AN_BREAKDOWN) {
-		tc_pass_ranks(m, o, &a->ranks, a);
+		/* Each rank alone on its own sub-model, then composed. */
+		struct tc_rank_parts parts;
+		tc_rank_parts_analyze(m, o, &parts);
+		tc_pass_ranks(m, o, &parts, a);
+		tc_rank_parts_finish(&parts);
 		tc_host_evidence_startup(m, a);
 	}
 	if (threaded) {

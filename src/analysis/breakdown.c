@@ -893,10 +893,6 @@ static void transfers(const struct tc_model *m, const struct tc_usage *u,
 	free(per);
 }
 
-/* Steps the totals count: not warm-up or partial, unless nothing else is. */
-static bool counted(const struct tc_analysis *a, size_t i, size_t n_full) {
-	return !((a->steps[i].warmup || a->steps[i].partial) && n_full > 0);
-}
 
 /* The attribution of every device with device work, and the breakdown
  * device's into the steps themselves. Returns each attributed device's
@@ -967,7 +963,7 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 	for (size_t k = 0; k < a->n_attr; k++) {
 		struct tc_dev_attr *at = &a->attr[k];
 		for (size_t i = 0; i < a->n_steps; i++) {
-			if (!counted(a, i, n_full)) {
+			if (!tc_step_counted(&a->steps[i], n_full)) {
 				continue;
 			}
 			at->step_ps += a->steps[i].dur_ps;
@@ -1000,13 +996,10 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
 	}
 	/* Warm-up and partial steps are reported but left out of the totals
 	 * the rules judge, unless nothing else is left. */
-	size_t n_full = 0;
-	for (size_t i = 0; i < a->n_steps; i++) {
-		n_full += !a->steps[i].warmup && !a->steps[i].partial;
-	}
+	size_t n_full = tc_steps_full(a->steps, a->n_steps);
 	for (size_t i = 0; i < a->n_steps; i++) {
 		struct tc_step *s = &a->steps[i];
-		if (!counted(a, i, n_full)) {
+		if (!tc_step_counted(&a->steps[i], n_full)) {
 			continue;
 		}
 		a->n_steps_counted++;

@@ -398,16 +398,10 @@ bool tc_budget_read(struct tc_budget *b, const char *path, struct tc_error *err)
 
 /* ---- measuring ---- */
 
-/* The steps every per-step figure counts: not warm-up or partial, unless
- * nothing else is (as the breakdown's totals). */
-static bool counted(const struct tc_analysis *a, size_t i) {
-	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
-}
-
 static size_t n_counted(const struct tc_analysis *a) {
 	size_t n = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		n += counted(a, i);
+		n += tc_step_counted_in(a, &a->steps[i]);
 	}
 	return n;
 }
@@ -421,7 +415,7 @@ static bool step_time(const struct tc_analysis *a, enum tc_metric_id id, double 
 	size_t n = 0;
 	int64_t *d = tc_xmalloc((a->n_steps ? a->n_steps : 1) * sizeof(*d));
 	for (size_t i = 0; i < a->n_steps; i++) {
-		if (counted(a, i)) {
+		if (tc_step_counted_in(a, &a->steps[i])) {
 			d[n++] = a->steps[i].dur_ps;
 		}
 	}
@@ -455,7 +449,7 @@ static bool per_step_xfer(const struct tc_analysis *a, enum tc_xfer_dir dir, boo
 	size_t n = 0;
 	double sum = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		if (counted(a, i)) {
+		if (tc_step_counted_in(a, &a->steps[i])) {
 			n++;
 			sum += bytes ? a->steps[i].xfer[dir].bytes : (double)a->steps[i].xfer[dir].count;
 		}
@@ -470,7 +464,7 @@ static bool per_step_xfer(const struct tc_analysis *a, enum tc_xfer_dir dir, boo
 static bool device_busy(const struct tc_analysis *a, double *out) {
 	int64_t busy = 0, total = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		if (counted(a, i)) {
+		if (tc_step_counted_in(a, &a->steps[i])) {
 			busy += a->steps[i].busy_ps;
 			total += a->steps[i].dur_ps;
 		}
@@ -523,7 +517,7 @@ static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, dou
 	size_t n = 0, j = 0;
 	double sum = 0, sq = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		if (!counted(a, i)) {
+		if (!tc_step_counted_in(a, &a->steps[i])) {
 			continue;
 		}
 		int64_t lo = a->steps[i].start_ps, hi = lo + a->steps[i].dur_ps;
@@ -599,7 +593,7 @@ static bool op_per_step(const struct tc_model *m, const struct tc_analysis *a,
 				continue;
 			}
 			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
-			if (s != SIZE_MAX && counted(a, s)) {
+			if (s != SIZE_MAX && tc_step_counted_in(a, &a->steps[s])) {
 				total += mt->id == TC_M_OP_TIME ? (double)m->ev.dur[i] / 1e12 : 1;
 			}
 		}
@@ -739,7 +733,8 @@ void tc_check_measure(struct tc_check *c, size_t r, const char *name,
 		const struct tc_model *m, const struct tc_analysis *a) {
 	free(c->ranks[r]);
 	c->ranks[r] = dup_n(name, strlen(name));
-	c->steps_source[r] = a->steps_source;
+	free(c->steps_source[r]);
+	c->steps_source[r] = a->steps_source ? tc_xstrdup(a->steps_source) : NULL;
 	c->n_steps[r] = n_counted(a);
 	c->step_marker = a->step_marker;
 	bool ops = false;

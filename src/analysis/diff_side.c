@@ -46,12 +46,9 @@ void tc_step_stats(int64_t *v, size_t n, double *mean, double *median, double *p
  * nothing else is left. */
 static bool *counted_steps(const struct tc_analysis *a) {
 	bool *c = tc_xcalloc(a->n_steps ? a->n_steps : 1, sizeof(*c));
-	size_t n_full = 0;
+	size_t n_full = tc_steps_full(a->steps, a->n_steps);
 	for (size_t i = 0; i < a->n_steps; i++) {
-		n_full += !a->steps[i].warmup && !a->steps[i].partial;
-	}
-	for (size_t i = 0; i < a->n_steps; i++) {
-		c[i] = !((a->steps[i].warmup || a->steps[i].partial) && n_full > 0);
+		c[i] = tc_step_counted(&a->steps[i], n_full);
 	}
 	return c;
 }

@@ -39,10 +39,6 @@ static int64_t *dcopy_i64(struct tc_digest *d, const int64_t *v, size_t n) {
 	return out;
 }
 
-static bool counted(const struct tc_analysis *a, size_t i) {
-	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
-}
-
 static Tracectl__Xfer **xfers(struct tc_digest *d, const struct tc_xfer_stats *x) {
 	Tracectl__Xfer **v = dalloc(d, TC_XFER_COUNT * sizeof(*v));
 	for (int k = 0; k < TC_XFER_COUNT; k++) {
@@ -396,7 +392,7 @@ static void step_ops(struct tc_digest *d, const struct tc_model *m,
 		}
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			size_t s = tc_step_at(a->steps, a->n_steps, m->ev.start[i]);
-			if (s != SIZE_MAX && counted(a, s)) {
+			if (s != SIZE_MAX && tc_step_counted_in(a, &a->steps[s])) {
 				uint32_t name = m->ops[m->ev.op[i]].name;
 				n += !calls[name];
 				calls[name]++;
@@ -508,12 +504,9 @@ static Tracectl__DiffSide *diff_side(struct tc_digest *d, const struct tc_model 
 	o->compile_ps = s->compile_ps;
 	/* The counted steps' durations: several ranks' sides pool them. */
 	o->step_ps = dalloc(d, a->n_steps * sizeof(*o->step_ps));
-	size_t n_full = 0;
-	for (size_t i = 0; i < a->n_steps; i++) {
-		n_full += !a->steps[i].warmup && !a->steps[i].partial;
-	}
+	size_t n_full = tc_steps_full(a->steps, a->n_steps);
 	for (size_t i = 0; i < a->n_steps && s->has_steps; i++) {
-		if (!((a->steps[i].warmup || a->steps[i].partial) && n_full > 0)) {
+		if (tc_step_counted(&a->steps[i], n_full)) {
 			o->step_ps[o->n_step_ps++] = a->steps[i].dur_ps;
 		}
 	}

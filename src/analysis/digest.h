@@ -67,11 +67,16 @@ void tc_digest_op_table(const struct tc_model *skel, Tracectl__Rank *const *rank
 	const char *by, struct tc_op_table *t);
 
 /* `steps` of one rank (skel of that rank alone); finish a as usual. */
-void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
-	struct tc_analysis *a);
+void tc_digest_steps(struct tc_model *skel, const Tracectl__Rank *r, struct tc_analysis *a);
 /* The same with r's devices skel's from base. */
-void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
+void tc_digest_steps_at(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 	struct tc_analysis *a);
+
+/* A string of a digest kept for a result read from it: skel's copy (its
+ * interned one, else one in its arena), so the result lives as long as
+ * skel, whatever becomes of the digest's memory (a lean rank's bulk is
+ * freed once read). NULL for NULL. */
+const char *tc_digest_keep_str(struct tc_model *skel, const char *s);
 
 /* The rank's analysis and summary (Rank.result) for the writers, from
  * m's analysis a (TC_AN_FINDINGS | TC_AN_SUMMARY); times from first. Its
@@ -99,7 +104,7 @@ bool tc_digest_memview_by_op(const Tracectl__Rank *r, const char *op, double *ou
 
 /* tc_check_measure for rank r (skel of that rank alone). */
 void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
-	const struct tc_model *skel, const Tracectl__Rank *r);
+	struct tc_model *skel, const Tracectl__Rank *r);
 
 /*
  * Where each rank's clock lies on the job's, as reading their traces into

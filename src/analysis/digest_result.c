@@ -330,8 +330,9 @@ static void unpack_memory_top(struct tc_model *skel, const Tracectl__Rank *r, ui
 	}
 }
 
-static const char *opt_str(const char *s) {
-	return s && s[0] ? s : NULL;
+/* s kept in skel, NULL when empty. */
+static const char *opt_str(struct tc_model *skel, const char *s) {
+	return s && s[0] ? tc_digest_keep_str(skel, s) : NULL;
 }
 
 static void unpack_summary(struct tc_model *skel, const Tracectl__Result *o, uint32_t base,
@@ -363,7 +364,7 @@ static void unpack_summary(struct tc_model *skel, const Tracectl__Result *o, uin
 			.flops = v->flops, .bytes = v->bytes };
 	}
 	s->ops_busy_ps = o->ops_busy_ps;
-	s->ops_scope = o->ops_scope;
+	s->ops_scope = tc_digest_keep_str(skel, o->ops_scope);
 	s->n_steps = o->n_sum_steps;
 	s->steps = tc_xcalloc(s->n_steps ? s->n_steps : 1, sizeof(*s->steps));
 	for (size_t i = 0; i < s->n_steps; i++) {
@@ -381,7 +382,7 @@ static void unpack_summary(struct tc_model *skel, const Tracectl__Result *o, uin
 		s->steps_min_ps = o->sum_steps_min_ps;
 		s->steps_max_ps = o->sum_steps_max_ps;
 	}
-	s->steps_source = opt_str(o->sum_steps_source);
+	s->steps_source = opt_str(skel, o->sum_steps_source);
 	s->n_counters = o->n_sum_counters;
 	s->counters = tc_xcalloc(s->n_counters ? s->n_counters : 1, sizeof(*s->counters));
 	for (size_t i = 0; i < s->n_counters; i++) {
@@ -417,7 +418,7 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 			.n_short_kernels = v->n_short_kernels, .n_launches = v->n_launches,
 			.launch_delay_p50_ps = v->launch_delay_p50_ps,
 			.launch_delay_max_ps = v->launch_delay_max_ps, .peak_flops = v->peak_flops,
-			.peak_bw = v->peak_bw, .peak_source = opt_str(v->peak_source) };
+			.peak_bw = v->peak_bw, .peak_source = opt_str(skel, v->peak_source) };
 	}
 	a->n_streams = o->n_streams;
 	a->streams = tc_xcalloc(a->n_streams ? a->n_streams : 1, sizeof(*a->streams));
@@ -432,7 +433,7 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const Tracectl__FullFinding *v = o->findings[i];
 		struct tc_finding *f = &a->findings[i];
-		f->kind = v->kind;
+		f->kind = tc_digest_keep_str(skel, v->kind);
 		f->severity = (uint8_t)v->severity;
 		f->value = v->value;
 		f->explained_ps = v->explained_ps;
@@ -455,8 +456,10 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 	a->runtime.framework = (uint8_t)o->framework;
 	a->runtime.runtime = (uint8_t)o->runtime;
 	a->runtime.evidence = o->evidence;
-	a->runtime.framework_why = o->has_framework_why ? o->framework_why : NULL;
-	a->runtime.runtime_why = o->has_runtime_why ? o->runtime_why : NULL;
+	a->runtime.framework_why = o->has_framework_why ?
+		tc_digest_keep_str(skel, o->framework_why) : NULL;
+	a->runtime.runtime_why = o->has_runtime_why ? tc_digest_keep_str(skel, o->runtime_why) :
+		NULL;
 	a->compile.first_ps = o->compile_first_ps;
 	a->compile.last_ps = o->compile_last_ps;
 	a->compile.n_recompiled = o->n_recompiled;

@@ -169,12 +169,21 @@ static uint32_t dev_of(int32_t d, uint32_t base) {
 	return d < 0 ? TC_NONE : base + (uint32_t)d;
 }
 
-void tc_digest_steps(const struct tc_model *skel, const Tracectl__Rank *r,
+const char *tc_digest_keep_str(struct tc_model *skel, const char *s) {
+	if (!s) {
+		return NULL;
+	}
+	/* Found, not added: adding would renumber the names interned after. */
+	uint32_t id = tc_intern_find(&skel->strings, s, strlen(s));
+	return id != UINT32_MAX ? tc_model_str(skel, id) : tc_arena_strdup(&skel->arena, s);
+}
+
+void tc_digest_steps(struct tc_model *skel, const Tracectl__Rank *r,
 		struct tc_analysis *a) {
 	tc_digest_steps_at(skel, r, 0, a);
 }
 
-void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
+void tc_digest_steps_at(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 		struct tc_analysis *a) {
 	memset(a, 0, sizeof(*a));
 	a->bd_device = a->steps_device = TC_NONE;
@@ -182,7 +191,7 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 	if (!st) {
 		return;
 	}
-	a->steps_source = st->source[0] ? st->source : NULL;
+	a->steps_source = st->source[0] ? tc_digest_keep_str(skel, st->source) : NULL;
 	a->steps_inferred = st->inferred;
 	a->bd_device = dev_of(st->bd_device, base);
 	a->n_steps_all = st->n_all;
@@ -197,7 +206,7 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 	a->startup.total_ps = st->startup_ps;
 	for (size_t i = 0; i < st->n_startup_names && i < st->n_startup_top_ps &&
 			i < TC_STARTUP_TOP; i++) {
-		a->startup.name[i] = st->startup_names[i];
+		a->startup.name[i] = tc_digest_keep_str(skel, st->startup_names[i]);
 		a->startup.dur_ps[i] = st->startup_top_ps[i];
 	}
 	a->span_ps = r->span_ps;
@@ -252,10 +261,6 @@ void tc_digest_steps_at(const struct tc_model *skel, const Tracectl__Rank *r, ui
 
 /* ---- check ---- */
 
-static bool counted(const struct tc_analysis *a, size_t i) {
-	return !(a->steps[i].warmup || a->steps[i].partial) || a->n_steps_counted == a->n_steps;
-}
-
 /* A name kept in the rank's string table (ref > 0), else name. */
 static const char *ref_str(const Tracectl__Rank *r, uint32_t ref, const char *name) {
 	return ref && ref <= r->n_strings ? r->strings[ref - 1] : name;
@@ -267,7 +272,7 @@ static bool measure(const struct tc_model *skel, const Tracectl__Rank *r,
 	detail[0] = '\0';
 	size_t n = 0;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		n += counted(a, i);
+		n += tc_step_counted_in(a, &a->steps[i]);
 	}
 	switch ((enum tc_metric_id)mt->id) {
 	case TC_M_RECOMPILE_COUNT:
@@ -329,7 +334,7 @@ static void note_ops(struct tc_check *c, const Tracectl__Rank *r) {
 }
 
 void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
-		const struct tc_model *skel, const Tracectl__Rank *r) {
+		struct tc_model *skel, const Tracectl__Rank *r) {
 	struct tc_analysis a;
 	tc_digest_steps(skel, r, &a);
 	/* Findings only for their severity. */
@@ -340,10 +345,11 @@ void tc_digest_check_measure(struct tc_check *c, size_t idx, const char *name,
 	}
 	free(c->ranks[idx]);
 	c->ranks[idx] = tc_xstrdup(name);
-	c->steps_source[idx] = a.steps_source;
+	free(c->steps_source[idx]);
+	c->steps_source[idx] = a.steps_source ? tc_xstrdup(a.steps_source) : NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < a.n_steps; i++) {
-		n += counted(&a, i);
+		n += tc_step_counted_in(&a, &a.steps[i]);
 	}
 	c->n_steps[idx] = n;
 	c->step_marker = NULL;

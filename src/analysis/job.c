@@ -6,6 +6,8 @@
 #include "analysis/intervals.h"
 #include "analysis/job.h"
 #include "analysis/passes.h"
+#include "analysis/ranks.h"
+#include "analysis/straggler.h"
 #include "model/coll_table.h"
 #include "model/digest.h"
 #include "model/rank.h"
@@ -426,47 +428,37 @@ static void exposed_steps(const Tracectl__Exposed *e, int64_t dt, const struct t
 }
 
 /*
- * Of each attributed device's collective time, the part its rank spent
- * waiting for the late rank (waits[k]), over that rank's counted steps,
- * step by step as one model's ranks pass splits it
- * (tc_straggler_step_wait).
+ * Of each of rank k's attributed devices' collective time (the job's
+ * attributions hold the ranks' one after another), the part it spent
+ * waiting for the late rank (waits), over its counted steps, from the
+ * exposed collective time its digest keeps per step.
  */
-static void straggler_wait(const struct job *j, const struct tc_ranks *r,
-		const struct tc_ivals *waits, struct tc_analysis *a) {
+static void job_wait(void *ctx, size_t k, int32_t rank, const struct tc_ivals *waits,
+		struct tc_analysis *a) {
+	const struct job *j = ctx;
 	size_t at = 0;
-	for (size_t k = 0; k < r->n; k++) {
-		size_t n_attr = j->kp[k].n_attr;
-		if (!waits[k].n) {
-			at += n_attr;
-			continue;
-		}
-		struct tc_step_times st;
-		job_steps(j, k, &st);
-		struct tc_digest_bulk b;
-		tc_digest_rank_load(j->aside, j->ranks[k], &b);
-		int64_t *ex = tc_xmalloc((st.n ? st.n : 1) * sizeof(*ex));
-		for (size_t d = 0; d < n_attr; d++, at++) {
-			struct tc_dev_attr *t = &a->attr[at];
-			exposed_steps(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &st, ex);
-			for (size_t i = 0; i < st.n; i++) {
-				if (st.counted[i]) {
-					t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_step_wait(&waits[k],
-						st.start[i], st.end[i], ex[i]));
-				}
-			}
-		}
-		free(ex);
-		tc_digest_rank_unload(&b);
-		tc_step_times_finish(&st);
+	for (size_t i = 0; i < k; i++) {
+		at += j->kp[i].n_attr;
 	}
+	struct tc_step_times st;
+	job_steps(j, k, &st);
+	struct tc_digest_bulk b;
+	tc_digest_rank_load(j->aside, j->ranks[k], &b);
+	int64_t *ex = tc_xmalloc((st.n ? st.n : 1) * sizeof(*ex));
+	for (size_t d = 0; d < j->kp[k].n_attr; d++, at++) {
+		struct tc_dev_attr *t = &a->attr[at];
+		exposed_steps(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &st, ex);
+		t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_wait(waits, &st, ex, NULL));
+	}
+	free(ex);
+	tc_digest_rank_unload(&b);
+	tc_step_times_finish(&st);
 }
 
 /* The rank table and the collectives; each rank's waits for the late one
  * (n lists, malloc'd) when the straggler finding is due, else NULL. */
 static struct tc_ivals *ranks_and_collectives(const struct job *j,
 		const struct tc_analysis_opts *o, struct tc_analysis *a) {
-	struct tc_ranks *r = &a->ranks;
-	tc_ranks_spread(r);
 	/* One table unpacked at a time, set aside sorted for matching. */
 	struct tc_coll_rows *rows = tc_coll_rows_create(j->n);
 	for (size_t k = 0; k < j->n; k++) {
@@ -499,23 +491,8 @@ static struct tc_ivals *ranks_and_collectives(const struct job *j,
 		free(ids);
 		tc_coll_table_finish(&tab);
 	}
-	struct tc_ivals *waits = tc_xcalloc(j->n, sizeof(*waits));
-	struct tc_step_source src = { job_steps_get, (void *)j };
-	tc_pass_collectives(rows, &j->skel->strings, r, &src, waits);
-	tc_coll_rows_destroy(rows);
-	bool due = r->n_coll && r->lined_up &&
-		tc_straggler_wait_pct(r) >= o->th[TC_TH_STRAGGLER_WAIT];
-	if (due) {
-		straggler_wait(j, r, waits, a);
-	}
-	for (size_t k = 0; k < j->n && !due; k++) {
-		tc_ivals_finish(&waits[k]);
-	}
-	if (!due) {
-		free(waits);
-		waits = NULL;
-	}
-	return waits;
+	struct tc_rank_source src = { job_steps_get, job_wait, (void *)j };
+	return tc_ranks_compose(&a->ranks, rows, &j->skel->strings, &src, o, a);
 }
 
 /* ---- findings ---- */

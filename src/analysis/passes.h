@@ -25,6 +25,7 @@
 #include "analysis/analyze.h"
 #include "analysis/intervals.h"
 #include "model/findings.h"
+#include "model/step_counted.h"
 #include "model/model.h"
 #include "model/report.h"
 
@@ -157,17 +158,12 @@ static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps
  * warm-up and partial steps count only when nothing else is left; without
  * steps, everything counts. *at as for tc_step_at_from. Needs the
  * breakdown's n_steps_counted. */
-static inline bool tc_step_counts(const struct tc_analysis *a, const struct tc_step *st) {
-	return !((st->warmup || st->partial) && a->n_steps_counted < a->n_steps &&
-		a->n_steps_counted > 0);
-}
-
 static inline bool tc_step_counted_from(const struct tc_analysis *a, size_t *at, int64_t t) {
 	if (!a->n_steps) {
 		return true;
 	}
 	size_t i = tc_step_at_from(a->steps, a->n_steps, at, t);
-	return i != SIZE_MAX && tc_step_counts(a, &a->steps[i]);
+	return i != SIZE_MAX && tc_step_counted_in(a, &a->steps[i]);
 }
 
 /*
@@ -193,7 +189,7 @@ static inline bool tc_step_counted_run(const struct tc_analysis *a, size_t *at,
 			const struct tc_step *s = &a->steps[*at - 1];
 			int64_t s_end = s->start_ps + s->dur_ps;
 			if (t < s_end) {
-				counts = tc_step_counts(a, s);
+				counts = tc_step_counted_in(a, s);
 				*lim = s_end < next ? s_end : next;
 			}
 		}
@@ -260,11 +256,14 @@ bool tc_pass_op_table(const struct tc_model *m, const char *by, bool percentiles
 	uint32_t only, const struct tc_usage *u, const struct tc_summary *sum,
 	struct tc_op_table *t);
 
-/* Per-rank analysis (ranks.c, tc_ranks_analyze): fills r; with job (the
- * whole model's analysis after its breakdown), also gives job's devices of
- * other ranks their own rank's step attribution. */
+/* Multi-rank results (ranks.c): job's rank table, collectives and waits
+ * for the late rank, composed from its ranks' own (p, from
+ * tc_rank_parts_analyze, consumed), and job's devices of other ranks than
+ * the breakdown's given their own rank's step attribution. job: the whole
+ * model's analysis after its breakdown. */
+struct tc_rank_parts;
 void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_ranks *r, struct tc_analysis *job);
+	struct tc_rank_parts *p, struct tc_analysis *job);
 
 /* A rank's steps as the collectives and the job read them, by start:
  * each one's start, end and number. */
@@ -287,19 +286,8 @@ struct tc_step_source {
 /* A get over an array of analyses (ctx): rank k's steps from its own. */
 void tc_step_times_analysis_get(void *ctx, size_t k, struct tc_step_times *t);
 
-/* The others' summed wait for r->straggler, % of their counted step time;
- * -1 without matched collectives that line up or without a wait. */
-double tc_straggler_wait_pct(const struct tc_ranks *r);
-/* A waiting device's wait for the late rank in one step [lo, hi): its
- * waits inside the step, at most its collective time there. Had the late
- * rank come with the others, the step's collectives would have ended up
- * to that much sooner. */
-int64_t tc_straggler_step_wait(const struct tc_ivals *waits, int64_t lo, int64_t hi,
-	int64_t collective_ps);
 /* One rank's row of the rank table from its own analysis a. */
 void tc_rank_fill(struct tc_rank_result *rr, const struct tc_analysis *a);
-/* r's spread of mean step time and its slowest rank, from r->v. */
-void tc_ranks_spread(struct tc_ranks *r);
 
 /*
  * Collectives matched across the ranks in r (collectives.c) from their

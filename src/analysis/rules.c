@@ -13,6 +13,7 @@
 #include "analysis/host_evidence.h"
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
+#include "analysis/straggler.h"
 #include "model/rank.h"
 #include "util/numfmt.h"
 #include "util/strbuf.h"
@@ -1081,8 +1082,7 @@ static void rule_small_batch(struct rule_ctx *c) {
  * straggler rank, %; -1 when the rank form of the straggler rule does not
  * fire (no matched collectives that line up, or under its threshold). */
 static double straggler_wait_pct(const struct rule_ctx *c) {
-	double pct = tc_straggler_wait_pct(&c->a->ranks);
-	return pct >= th(c, TC_TH_STRAGGLER_WAIT) ? pct : -1;
+	return tc_straggler_due_pct(&c->a->ranks, c->o);
 }
 
 /* With collectives matched across ranks: the rank the others waited for
@@ -1268,13 +1268,10 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 	 * warm-up and partial steps excluded), like the percentages. */
 	double n = a->n_steps_counted ? (double)a->n_steps_counted : 1;
 	struct tc_xfer_stats x[TC_XFER_COUNT] = { 0 };
-	size_t n_full = 0;
-	for (size_t s = 0; s < a->n_steps; s++) {
-		n_full += !a->steps[s].warmup && !a->steps[s].partial;
-	}
+	size_t n_full = tc_steps_full(a->steps, a->n_steps);
 	for (size_t s = 0; s < a->n_steps; s++) {
 		const struct tc_step *st = &a->steps[s];
-		if ((st->warmup || st->partial) && n_full > 0) {
+		if (!tc_step_counted(st, n_full)) {
 			continue;
 		}
 		for (int d = 0; d < TC_XFER_COUNT; d++) {

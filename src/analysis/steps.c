@@ -300,22 +300,19 @@ size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t) {
 }
 
 void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t) {
-	size_t n = a->n_steps ? a->n_steps : 1, n_full = 0;
+	size_t n = a->n_steps ? a->n_steps : 1, n_full = tc_steps_full(a->steps, a->n_steps);
 	t->start = tc_xmalloc(n * sizeof(*t->start));
 	t->end = tc_xmalloc(n * sizeof(*t->end));
 	t->num = tc_xmalloc(n * sizeof(*t->num));
 	t->counted = tc_xmalloc(n * sizeof(*t->counted));
 	t->n = a->n_steps;
 	for (size_t i = 0; i < a->n_steps; i++) {
-		n_full += !a->steps[i].warmup && !a->steps[i].partial;
-	}
-	for (size_t i = 0; i < a->n_steps; i++) {
 		const struct tc_step *s = &a->steps[i];
 		t->start[i] = s->start_ps;
 		/* Wrapped, not undefined: a digest's steps are input. */
 		t->end[i] = (int64_t)((uint64_t)s->start_ps + (uint64_t)s->dur_ps);
 		t->num[i] = s->num;
-		t->counted[i] = !(n_full > 0 && (s->warmup || s->partial));
+		t->counted[i] = tc_step_counted(s, n_full);
 	}
 }
 

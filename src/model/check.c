@@ -129,6 +129,7 @@ void tc_check_finish(struct tc_check *c) {
 	free(c->rows);
 	for (size_t k = 0; k < c->n_ranks; k++) {
 		free(c->ranks[k]);
+		free(c->steps_source ? c->steps_source[k] : NULL);
 	}
 	free(c->ranks);
 	free(c->steps_source);

@@ -108,7 +108,7 @@ struct tc_check {
 	char **ranks;             /* rank names */
 	size_t n_ranks;
 	size_t n_fail;            /* rows that failed (FAIL or MISSING) */
-	const char **steps_source; /* per rank: the analysis's (static strings) */
+	char **steps_source;      /* per rank: the analysis's, malloc'd; NULL none */
 	size_t *n_steps;          /* per rank: steps counted */
 	const char *step_marker;  /* --step-marker (borrowed), NULL */
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/rank.h"
+#include "model/step_counted.h"
 #include "output/analysis_write.h"
 #include "output/fmt.h"
 #include "output/rank_write.h"
@@ -152,10 +153,7 @@ static int64_t step_col(const struct tc_step *s, int col) {
  * count is the middle two's mean.
  */
 static void step_stat_rows(struct tc_table *t, const struct tc_analysis *a) {
-	size_t n_full = 0, n = 0;
-	for (size_t i = 0; i < a->n_steps; i++) {
-		n_full += !a->steps[i].warmup && !a->steps[i].partial;
-	}
+	size_t n_full = tc_steps_full(a->steps, a->n_steps), n = 0;
 	if ((n_full ? n_full : a->n_steps) < 2) {
 		return; /* one step's figures again */
 	}
@@ -166,7 +164,7 @@ static void step_stat_rows(struct tc_table *t, const struct tc_analysis *a) {
 		double sum = 0;
 		for (size_t i = 0; i < a->n_steps; i++) {
 			const struct tc_step *s = &a->steps[i];
-			if (!n_full || (!s->warmup && !s->partial)) {
+			if (tc_step_counted(s, n_full)) {
 				v[n++] = step_col(s, col);
 				sum += (double)v[n - 1];
 			}
