@@ -23,22 +23,19 @@ enum { OP_FREE = 1 };
 
 enum { M_START, M_PID, M_DEVICE, M_ADDR, M_BYTES, M_KIND, M_OPER, M_CORR };
 
-struct rec {
-	struct tc_alloc a;
-	size_t row; /* input order, kept on ties as finalize keeps it */
+/* A record's place in time order: input order kept on ties, as finalize
+ * keeps it. */
+struct at {
+	int64_t ts;
+	uint32_t i;
 };
 
-struct recs {
-	struct rec *v;
-	size_t n, cap;
-};
-
-static int cmp_rec(const void *pa, const void *pb) {
-	const struct rec *a = pa, *b = pb;
-	if (a->a.ts != b->a.ts) {
-		return a->a.ts < b->a.ts ? -1 : 1;
+static int cmp_at(const void *pa, const void *pb) {
+	const struct at *a = pa, *b = pb;
+	if (a->ts != b->ts) {
+		return a->ts < b->ts ? -1 : 1;
 	}
-	return a->row < b->row ? -1 : a->row > b->row;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 /* The thread of the call that made a record, and the record's time inside
@@ -55,7 +52,8 @@ static void link_call(const struct nsys_reader *r, const struct tc_corr_index *i
 	a->ts = a->ts < lo ? lo : a->ts > hi ? hi : a->ts;
 }
 
-static bool read_rows(struct nsys_reader *r, const char *sql, struct recs *out) {
+/* The rows, appended to the model's allocator records. */
+static bool read_rows(struct nsys_reader *r, const char *sql) {
 	sqlite3_stmt *st;
 	if (!tc_nsys_prepare(r, sql, &st)) {
 		return false;
@@ -89,9 +87,7 @@ static bool read_rows(struct nsys_reader *r, const char *sql, struct recs *out) 
 		if (sqlite3_column_type(st, M_CORR) != SQLITE_NULL) {
 			link_call(r, &ix, pid, sqlite3_column_int64(st, M_CORR), &a);
 		}
-		TC_GROW(out->v, out->cap, out->n + 1);
-		out->v[out->n] = (struct rec){ a, out->n };
-		out->n++;
+		tc_model_add_alloc(r->m, &a);
 		ok = !r->err->code;
 	}
 	tc_corr_index_finish(&ix);
@@ -100,13 +96,35 @@ static bool read_rows(struct nsys_reader *r, const char *sql, struct recs *out) 
 }
 
 /*
+ * Records [first, first + n) of the model in time order: NULL when they
+ * are in it already (nsys writes them as they come), else their indexes.
+ */
+static struct at *time_order(const struct tc_model *m, size_t first, size_t n) {
+	const struct tc_alloc *v = m->allocs + first;
+	size_t i = 1;
+	while (i < n && v[i - 1].ts <= v[i].ts) {
+		i++;
+	}
+	if (i >= n) {
+		return NULL;
+	}
+	struct at *o = tc_xmalloc(n * sizeof(*o));
+	for (i = 0; i < n; i++) {
+		o[i] = (struct at){ v[i].ts, (uint32_t)i };
+	}
+	tc_sort(o, n, sizeof(*o), cmp_at);
+	return o;
+}
+
+/*
  * Each device's bytes live when the trace starts, as analysis/memview.c
  * counts them: the frees of buffers the trace did not see allocated.
  * live[device] maps an address to 1 while allocated.
  */
-static void baselines(const struct recs *rs, int64_t *base, struct tc_u64map *live) {
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct tc_alloc *a = &rs->v[i].a;
+static void baselines(const struct tc_alloc *v, const struct at *o, size_t n, int64_t *base,
+		struct tc_u64map *live) {
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_alloc *a = &v[o ? o[k].i : k];
 		uint32_t *at = tc_u64map_find(&live[a->device], a->addr);
 		if (a->bytes > 0) {
 			tc_u64map_put(&live[a->device], a->addr, 1);
@@ -126,37 +144,34 @@ bool tc_nsys_read_memory(struct nsys_reader *r) {
 			7, NULL, sql, sizeof(sql))) {
 		return !r->err->code;
 	}
-	struct recs rs = { 0 };
-	if (!read_rows(r, sql, &rs)) {
-		free(rs.v);
+	struct tc_model *m = r->m;
+	size_t first = m->n_allocs;
+	if (!read_rows(r, sql)) {
 		return false;
 	}
-	struct tc_model *m = r->m;
-	tc_sort(rs.v, rs.n, sizeof(*rs.v), cmp_rec);
+	size_t n = m->n_allocs - first;
+	struct at *o = time_order(m, first, n);
 	size_t nd = m->n_devices ? m->n_devices : 1;
 	int64_t *cum = tc_xcalloc(nd, sizeof(*cum));
 	uint32_t *ctr = tc_xmalloc(nd * sizeof(*ctr));
 	struct tc_u64map *live = tc_xcalloc(nd, sizeof(*live));
-	baselines(&rs, cum, live);
+	baselines(m->allocs + first, o, n, cum, live);
 	for (size_t d = 0; d < nd; d++) {
 		tc_u64map_finish(&live[d]);
+		ctr[d] = TC_NONE;
 	}
 	free(live);
 	uint32_t name = tc_model_intern(m, "memory.allocated"), unit = tc_model_intern(m, "bytes");
-	for (size_t d = 0; d < nd; d++) {
-		ctr[d] = TC_NONE;
-	}
-	for (size_t i = 0; i < rs.n; i++) {
-		const struct tc_alloc *a = &rs.v[i].a;
-		tc_model_add_alloc(m, a);
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_alloc *a = &m->allocs[first + (o ? o[k].i : k)];
 		if (ctr[a->device] == TC_NONE) {
 			ctr[a->device] = tc_model_counter(m, a->device, name, unit, 0);
 		}
 		cum[a->device] += a->bytes;
 		tc_model_add_sample(m, ctr[a->device], a->ts, (double)cum[a->device]);
 	}
+	free(o);
 	free(ctr);
 	free(cum);
-	free(rs.v);
 	return true;
 }
