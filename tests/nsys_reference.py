@@ -98,6 +98,33 @@ def one(ref):
     check(name, "kernels", totals["kernel"], counts["kernels"] or 0)
     check(name, "memcpys", totals["gpu_memcpy"], counts["memcpys"] or 0)
     check(name, "memsets", totals["gpu_memset"], counts["memsets"] or 0)
+    time_sums(name, path)
+
+
+def time_sums(name, path):
+    """Times that are parts of a whole stay within it: steps never overlap,
+    so their sum is within the window; the compilation inside the counted
+    steps is within the compile union, which is within the span.
+    fuser_xent once reported 954 ms of compilation in steps against an
+    834 ms union (six overlapping inferred steps summed)."""
+    b = run("bottlenecks", path)
+    steps = run("steps", path)["steps"]
+    for x, y in zip(steps, steps[1:]):
+        if y["start_ps"] < x["start_ps"] + x["dur_ps"]:
+            failures.append(f"{name}: step {y['num']} starts inside step {x['num']}")
+    w = b["window"]
+    if b["step_time_ps"] > w["end_ps"] - w["start_ps"]:
+        failures.append(f"{name}: step time {b['step_time_ps']} ps over the window "
+                        f"{w['end_ps'] - w['start_ps']} ps")
+    union = b["compile"]["union_ps"]
+    in_steps = b["breakdown_ps"]["compile"]
+    if not in_steps <= union <= b["span_ps"]:
+        failures.append(f"{name}: compile in steps {in_steps} ps, union {union} ps, "
+                        f"span {b['span_ps']} ps: not in order")
+    for f in b["findings"]:
+        if f["kind"] == "compilation" and f["explained_ps"] > union:
+            failures.append(f"{name}: the compilation finding explains {f['explained_ps']} ps "
+                            f"of a {union} ps union")
 
 
 with open(os.path.join(NSYS, "REFERENCE.json")) as f:

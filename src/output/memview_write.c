@@ -123,7 +123,7 @@ void tc_write_memory_text(FILE *f, const struct tc_model *m, const struct tc_mem
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	if (!v->records) {
 		fprintf(f, "memory     no allocator records (profile with profile_memory=True, "
-			"or an XProf memory profile)\n");
+			"an XProf memory profile, or nsys --cuda-memory-usage=true)\n");
 		return;
 	}
 	int64_t first = v->first_ps;

@@ -10,13 +10,7 @@
 #include "model/classify.h"
 #include "util/xalloc.h"
 
-/*
- * "SELECT a, b, ... FROM t" with NULL in place of each column t lacks, so
- * a reader's column numbers are fixed whatever the version. False (err
- * unset) when t lacks a required column (the first n_required), as when
- * t is absent.
- */
-static bool build_select(struct nsys_reader *r, const char *t, const char *const *cols,
+bool tc_nsys_select(struct nsys_reader *r, const char *t, const char *const *cols,
 		size_t n, size_t n_required, const char *where, char *sql, size_t cap) {
 	size_t k = (size_t)snprintf(sql, cap, "SELECT ");
 	for (size_t i = 0; i < n && k < cap; i++) {
@@ -435,7 +429,7 @@ bool tc_nsys_read_activity(struct nsys_reader *r) {
 	char sql[1024];
 	for (size_t i = 0; i < N_OF(tables); i++) {
 		const struct table *t = &tables[i];
-		if (!build_select(r, t->name, t->cols, t->n_cols, t->n_required, t->where, sql,
+		if (!tc_nsys_select(r, t->name, t->cols, t->n_cols, t->n_required, t->where, sql,
 				sizeof(sql))) {
 			if (r->err->code) {
 				return false;

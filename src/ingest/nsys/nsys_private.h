@@ -66,6 +66,7 @@ struct nsys_reader {
 	uint64_t n_no_end;       /* NVTX ranges without an end */
 	uint64_t n_bad_time;     /* timestamps out of range */
 	uint64_t n_cut;          /* strings cut at --max-string */
+	uint64_t n_bad_bytes;    /* memory records over MAX_BYTES */
 	/* Arg keys the reader writes beyond the model's own. */
 	uint32_t k_grid, k_block, k_regs, k_shmem, k_device, k_context, k_graph_node, k_domain;
 };
@@ -106,6 +107,19 @@ bool tc_nsys_read_gpus(struct nsys_reader *r);
 const struct nsys_gpu *tc_nsys_gpu_info(const struct nsys_reader *r, int64_t device_id);
 
 /* activity.c */
+/*
+ * "SELECT a, b, ... FROM t" with NULL in place of each column t lacks, so
+ * a reader's column numbers are fixed whatever the version. False (err
+ * unset) when t lacks a required column (the first n_required), as when
+ * t is absent.
+ */
+bool tc_nsys_select(struct nsys_reader *r, const char *t, const char *const *cols, size_t n,
+	size_t n_required, const char *where, char *sql, size_t cap);
 bool tc_nsys_read_activity(struct nsys_reader *r);
+
+/* gpu_memory.c: CUDA_GPU_MEMORY_USAGE_EVENTS as allocator records and a
+ * memory.allocated counter per device; after the activity (the API calls
+ * the records link to). */
+bool tc_nsys_read_memory(struct nsys_reader *r);
 
 #endif

@@ -338,6 +338,9 @@ static void warn(struct nsys_reader *r) {
 	if (r->n_bad_time) {
 		tc_model_warn(r->m, r->n_bad_time, "nsys: skipped events with timestamps out of range");
 	}
+	if (r->n_bad_bytes) {
+		tc_model_warn(r->m, r->n_bad_bytes, "nsys: skipped memory records over 1 TiB");
+	}
 	if (r->n_cut) {
 		tc_model_warn(r->m, r->n_cut, "nsys: cut strings longer than --max-string");
 	}
@@ -389,7 +392,8 @@ static bool read_nsys(struct tc_model *m, struct tc_input *in, uint32_t source,
 		r.k_context = tc_model_intern(m, "context");
 		r.k_graph_node = tc_model_intern(m, "graph node");
 		r.k_domain = tc_model_intern(m, "domain");
-		ok = tc_nsys_read_names(&r) && tc_nsys_read_gpus(&r) && tc_nsys_read_activity(&r);
+		ok = tc_nsys_read_names(&r) && tc_nsys_read_gpus(&r) && tc_nsys_read_activity(&r) &&
+			tc_nsys_read_memory(&r);
 	}
 	if (ok) {
 		link_correlations(&r);
