@@ -1,6 +1,7 @@
 /*
  * Check suite for digests: duration sketches, merge order and grouping,
- * collective tables, and what a digest read from a file may hold.
+ * collective tables, what a digest read from a file may hold, and where a
+ * job names a rank in findings of digests old and new.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +13,9 @@
 #include "model/coll_table.h"
 #include "model/digest.h"
 #include "model/model.h"
+#include "model/findings.h"
 #include "model/rank.h"
+#include "util/arena.h"
 #include "util/select.h"
 #include "util/xalloc.h"
 #include "tc_test.h"
@@ -940,6 +943,73 @@ START_TEST(coll_repeated_key) {
 }
 END_TEST
 
+/* v's slots and spread as a digest written before they were fields held
+ * them: marked in job_text (0x01 at a slot, 0x02 ... 0x03 around the
+ * spread), the fields empty. True when it had any. */
+static bool as_old_digest(Tracectl__FullFinding *v, struct tc_arena *a) {
+	size_t n = strlen(v->text);
+	char *jt = tc_arena_alloc(a, 2 * n + 8);
+	size_t k = 0, s = 0;
+	for (size_t i = 0; i <= n; i++) {
+		for (; s < v->n_slots && v->slots[s] == i; s++) {
+			jt[k++] = '\x01';
+		}
+		if (v->has_spread && v->spread_at == i) {
+			jt[k++] = '\x02';
+		}
+		if (v->has_spread && v->spread_at + v->spread_len == i) {
+			jt[k++] = '\x03';
+		}
+		if (i < n) {
+			jt[k++] = v->text[i];
+		}
+	}
+	jt[k] = 0;
+	bool any = v->n_slots || v->has_spread;
+	v->job_text = jt;
+	v->n_slots = 0;
+	v->has_spread = false;
+	v->spread_at = v->spread_len = 0;
+	return any;
+}
+
+/* A rank's findings read back from its digest carry the slots and spread
+ * the analysis recorded, and a digest of the version before them (the
+ * offsets as marker bytes in job_text) reads to the same fields. */
+START_TEST(finding_slots_old_and_new) {
+	struct tc_digest d;
+	Tracectl__Rank *r = valid_rank(&d);
+	ck_assert_ptr_nonnull(r->result);
+	struct tc_model *skel = tc_digest_skeleton(&r, 1);
+	struct tc_analysis now, old;
+	tc_digest_result(skel, r, 0, &now);
+	size_t marked = 0;
+	for (size_t i = 0; i < r->result->n_findings; i++) {
+		ck_assert_str_eq(r->result->findings[i]->job_text, "");
+		marked += as_old_digest(r->result->findings[i], &d.arena);
+	}
+	ck_assert_uint_gt(marked, 0);
+	tc_digest_result(skel, r, 0, &old);
+	ck_assert_uint_eq(now.n_findings, old.n_findings);
+	for (size_t i = 0; i < now.n_findings; i++) {
+		const struct tc_finding *x = &now.findings[i], *y = &old.findings[i];
+		ck_assert_str_eq(x->text, y->text);
+		ck_assert_uint_eq(x->n_slots, y->n_slots);
+		for (size_t k = 0; k < x->n_slots; k++) {
+			ck_assert_uint_eq(x->slot[k], y->slot[k]);
+		}
+		ck_assert(x->has_spread == y->has_spread);
+		ck_assert_uint_eq(x->spread_at, y->spread_at);
+		ck_assert_uint_eq(x->spread_len, y->spread_len);
+		ck_assert_uint_eq(x->n_figs, y->n_figs);
+	}
+	tc_analysis_finish(&now);
+	tc_analysis_finish(&old);
+	tc_model_destroy(skel);
+	tc_digest_finish(&d);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("digest");
 	TCase *tc = tcase_create("core");
@@ -956,6 +1026,7 @@ int main(void) {
 	tcase_add_test(tc, coll_repeated_key);
 	tcase_add_test(tc, step_columns_roundtrip);
 	tcase_add_test(tc, exposed_runs_roundtrip);
+	tcase_add_test(tc, finding_slots_old_and_new);
 	suite_add_tcase(s, tc);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_test(tt, coll_table_hta);

@@ -1,12 +1,14 @@
 /*
- * Check suite for the report writer: the utilisation timeline's bins, and
- * markup escaping of names and hostile bytes.
+ * Check suite for the report writer: the utilisation timeline's bins,
+ * markup escaping of names and hostile bytes, and a finding's wording
+ * from its fields.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/timeline.h"
+#include "output/finding_text.h"
 #include "output/report_svg.h"
 #include "tc_test.h"
 
@@ -114,12 +116,80 @@ START_TEST(html_escape_hostile) {
 }
 END_TEST
 
+static char *wording(const struct tc_finding *f) {
+	struct tc_strbuf sb = { 0 };
+	tc_finding_wording(f, &sb);
+	return sb.s;
+}
+
+/* The rank at each slot (first without any), the job's spread in place of
+ * the rank's, and nothing but the text without has_rank. */
+START_TEST(finding_wording_from_fields) {
+	const char *text = "idle on GPU 0 for 40 % (worse than GPU 1; 1 of 2 devices at or "
+		"above the moderate band)";
+	char t[160];
+	snprintf(t, sizeof(t), "%s", text);
+	const char *clause = "; 1 of 2 devices at or above the moderate band";
+	uint32_t at = (uint32_t)(strstr(t, clause) - t);
+	struct tc_finding f = { .kind = "idle-device", .text = t, .n_measured = 8, .n_over = 3,
+		.n_slots = 2, .has_spread = true, .spread_at = at,
+		.spread_len = (uint32_t)strlen(clause) };
+	f.slot[0] = (uint32_t)(strstr(t, "GPU 0") - t);
+	f.slot[1] = (uint32_t)(strstr(t, "GPU 1") - t);
+	char *w = wording(&f);
+	ck_assert_str_eq(w, text);
+	free(w);
+	f.has_rank = true;
+	f.rank = 3;
+	w = wording(&f);
+	ck_assert_str_eq(w, "idle on rank 3: GPU 0 for 40 % (worse than rank 3: GPU 1; 3 of 8 "
+		"devices at or above the moderate band)");
+	free(w);
+	/* A job of one device each: no spread clause. */
+	f.n_measured = 1;
+	f.n_over = 1;
+	w = wording(&f);
+	ck_assert_str_eq(w, "idle on rank 3: GPU 0 for 40 % (worse than rank 3: GPU 1)");
+	free(w);
+	/* No slots (no device named, or a digest from before them): first. */
+	f.n_slots = 0;
+	f.has_spread = false;
+	w = wording(&f);
+	ck_assert_str_eq(w, "rank 3: idle on GPU 0 for 40 % (worse than GPU 1; 1 of 2 devices at "
+		"or above the moderate band)");
+	free(w);
+}
+END_TEST
+
+/* Offsets from a damaged digest: out of order or past the end, they are
+ * left out, never read past the text. */
+START_TEST(finding_wording_bad_offsets) {
+	char t[] = "abc";
+	struct tc_finding f = { .kind = "x", .text = t, .has_rank = true, .rank = 1, .n_slots = 3,
+		.has_spread = true, .spread_at = 2, .spread_len = 1000, .n_measured = 2, .n_over = 1 };
+	f.slot[0] = 2;
+	f.slot[1] = 1;
+	f.slot[2] = 99;
+	char *w = wording(&f);
+	ck_assert_str_eq(w, "abrank 1: ; 1 of 2 devices at or above the moderate band");
+	free(w);
+	f.spread_at = 50;
+	f.n_slots = 1;
+	f.slot[0] = 3;
+	w = wording(&f);
+	ck_assert_str_eq(w, "abcrank 1: ");
+	free(w);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, timeline_bins_sum_to_busy);
 	tcase_add_test(tc, html_escape_names);
 	tcase_add_test(tc, html_escape_hostile);
+	tcase_add_test(tc, finding_wording_from_fields);
+	tcase_add_test(tc, finding_wording_bad_offsets);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

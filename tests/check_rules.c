@@ -1760,6 +1760,92 @@ START_TEST(trace_tpu_roofline) {
 }
 END_TEST
 
+/* No finding string holds a byte under 0x20: a rank's slots and spread
+ * are fields (tc_finding.slot, spread_at), not marks in its text. */
+static void no_control_bytes(const struct tc_analysis *a, const char *what) {
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct tc_finding *f = &a->findings[i];
+		const char *strs[] = { f->text, f->suggestion };
+		for (size_t k = 0; k < 2; k++) {
+			for (const char *p = strs[k]; p && *p; p++) {
+				ck_assert_msg((unsigned char)*p >= 0x20, "%s: %s: byte 0x%02x in '%s'",
+					what, f->kind, (unsigned char)*p, strs[k]);
+			}
+		}
+		for (size_t k = 0; k < f->n_slots; k++) {
+			ck_assert_uint_le(f->slot[k], strlen(f->text));
+		}
+		ck_assert(!f->has_spread || f->spread_at + f->spread_len <= strlen(f->text));
+	}
+}
+
+static void rank_slots_clean(const char *path) {
+	struct tc_model *m = tc_test_try_load(path, &(struct tc_error){ 0 });
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	o.rank_slots = true;
+	struct tc_analysis a;
+	if (m) {
+		tc_analyze(m, &o, TC_AN_FINDINGS, &a);
+		no_control_bytes(&a, path);
+		tc_analysis_finish(&a);
+		tc_model_destroy(m);
+		inputs_checked++;
+	}
+}
+
+/* _i 0: the fixtures; 1: the real traces (in the traces part). */
+START_TEST(finding_strings_printable) {
+	each_input(_i, rank_slots_clean, _i ? 30 : 10);
+}
+END_TEST
+
+/* A rank's analysis for a job: the text is the one without slots, with
+ * a slot at each device name and the cause's spread as a range. */
+START_TEST(rank_slots_are_fields) {
+	struct tc_analysis a[2];
+	for (int slots = 0; slots < 2; slots++) {
+		struct fx f = fx_new();
+		uint32_t gpu1 = tc_model_add_device(f.m, tc_model_intern(f.m, "GPU 1"), TC_DEV_GPU);
+		uint32_t s1 = tc_model_add_track(f.m, gpu1, tc_model_intern(f.m, "stream 7"),
+			TC_TRACK_STREAM, 17);
+		step(&f, 1, 0, MS);
+		ev(&f, f.stream, "gemm", TC_OP_KERNEL, 0, 500 * US);
+		ev(&f, f.stream2, "ncclAllReduce", TC_OP_COLLECTIVE, 400 * US, 300 * US);
+		ev(&f, s1, "gemm", TC_OP_KERNEL, 0, 500 * US);
+		ev(&f, s1, "ncclAllReduce", TC_OP_COLLECTIVE, 500 * US, 200 * US);
+		tc_model_finalize(f.m);
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		o.rank_slots = slots;
+		tc_analyze(f.m, &o, TC_AN_FINDINGS, &a[slots]);
+		no_control_bytes(&a[slots], "rank slots");
+		tc_model_destroy(f.m);
+	}
+	const struct tc_finding *plain = find(&a[0], "communication");
+	const struct tc_finding *fd = find(&a[1], "communication");
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_str_eq(fd->text, plain->text);
+	ck_assert(!plain->n_slots && !plain->has_spread);
+	ck_assert_uint_eq(fd->n_slots, 1);
+	ck_assert(strncmp(fd->text + fd->slot[0], "GPU 0 over", 10) == 0);
+	ck_assert(fd->has_spread);
+	ck_assert_uint_eq(fd->n_measured, 2);
+	const char *clause = "; 2 of 2 devices at or above the moderate band";
+	ck_assert_uint_eq(fd->spread_len, strlen(clause));
+	ck_assert(strncmp(fd->text + fd->spread_at, clause, strlen(clause)) == 0);
+	ck_assert(!fd->has_rank);
+	/* Its figures, as numbers. */
+	ck_assert_uint_ge(fd->n_figs, 2);
+	ck_assert_str_eq(fd->figs[0].name, "step_time_share");
+	ck_assert_str_eq(fd->figs[0].unit, "%");
+	ck_assert(fd->figs[0].value > 19.9 && fd->figs[0].value < 20.1);
+	tc_analysis_finish(&a[0]);
+	tc_analysis_finish(&a[1]);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("rules");
 	TCase *tc = tcase_create("analysis");
@@ -1779,6 +1865,7 @@ int main(void) {
 	tcase_add_loop_test(tc, known_args_only_same_output, 0, 1);
 	tcase_add_loop_test(tc, attribution_invariants, 0, 1);
 	tcase_add_loop_test(tc, threads_same_output, 0, 1);
+	tcase_add_loop_test(tc, finding_strings_printable, 0, 1);
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("rules");
 	tcase_add_test(tr, rule_communication);
@@ -1806,6 +1893,7 @@ int main(void) {
 	tcase_add_test(tr, rule_straggler);
 	tcase_add_test(tr, rule_transfer_bound);
 	tcase_add_test(tr, rule_unoptimized_op);
+	tcase_add_test(tr, rank_slots_are_fields);
 	suite_add_tcase(s, tr);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_loop_test(tt, gold_tracelens_gpu_timeline, 0,
@@ -1817,6 +1905,7 @@ int main(void) {
 	tcase_add_loop_test(tt, known_args_only_same_output, 1, 2);
 	tcase_add_loop_test(tt, attribution_invariants, 1, 2);
 	tcase_add_loop_test(tt, threads_same_output, 1, 2);
+	tcase_add_loop_test(tt, finding_strings_printable, 1, 2);
 	suite_add_tcase(s, tt);
 	return tc_test_run(s);
 }

@@ -96,8 +96,8 @@ struct tc_analysis_opts {
 	 * totals), not listed (summary.steps NULL): all the text summary
 	 * prints of them, without a list as long as the markers. */
 	bool summary_steps_counted;
-	/* One rank of a job analysed alone: each finding also gets a job_text
-	 * that leaves room for the rank's label (analysis/job.h). */
+	/* One rank of a job analysed alone: each finding records where a job
+	 * names the rank and its spread (tc_finding.slot, spread_at). */
 	bool rank_slots;
 };
 

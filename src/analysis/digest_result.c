@@ -200,6 +200,69 @@ static void pack_util(struct tc_digest *d, const struct tc_analysis *a, int64_t 
 	}
 }
 
+/*
+ * Slots and spread from the marked job_text of a digest written before
+ * they were fields (0x01 before a device name, 0x02 and 0x03 around the
+ * spread); its text is job_text without them.
+ */
+static void old_marks(const char *jt, struct tc_finding *f) {
+	uint32_t k = 0;
+	for (const char *p = jt; *p; p++) {
+		if (*p == '\x01') {
+			if (f->n_slots < TC_FINDING_MAX_SLOTS) {
+				f->slot[f->n_slots++] = k;
+			}
+		} else if (*p == '\x02') {
+			f->has_spread = true;
+			f->spread_at = k;
+		} else if (*p == '\x03') {
+			f->spread_len = k >= f->spread_at ? k - f->spread_at : 0;
+		} else {
+			k++;
+		}
+	}
+}
+
+static void unpack_wording(const Tracectl__FullFinding *v, struct tc_finding *f) {
+	if (v->job_text[0]) {
+		old_marks(v->job_text, f);
+	}
+	for (size_t k = 0; k < v->n_slots && f->n_slots < TC_FINDING_MAX_SLOTS; k++) {
+		f->slot[f->n_slots++] = v->slots[k];
+	}
+	f->has_spread |= v->has_spread;
+	if (v->has_spread) {
+		f->spread_at = v->spread_at;
+		f->spread_len = v->spread_len;
+	}
+	for (size_t k = 0; k < v->n_figures && f->n_figs < TC_FINDING_MAX_FIGS; k++) {
+		tc_finding_add_fig(f, v->figures[k]->name, v->figures[k]->value,
+			v->figures[k]->unit);
+	}
+}
+
+/* Where a job names the rank and its spread, and the figures. */
+static void pack_wording(struct tc_digest *d, const struct tc_finding *x,
+		Tracectl__FullFinding *v) {
+	v->n_slots = x->n_slots;
+	v->slots = ralloc(d, x->n_slots * sizeof(*v->slots));
+	for (size_t k = 0; k < x->n_slots; k++) {
+		v->slots[k] = x->slot[k];
+	}
+	v->has_spread = x->has_spread;
+	v->spread_at = x->spread_at;
+	v->spread_len = x->spread_len;
+	v->n_figures = x->n_figs;
+	v->figures = ralloc(d, x->n_figs * sizeof(*v->figures));
+	for (size_t k = 0; k < x->n_figs; k++) {
+		Tracectl__FindingFigure *g = v->figures[k] = ralloc(d, sizeof(*g));
+		tracectl__finding_figure__init(g);
+		g->name = rstr(d, x->figs[k].name);
+		g->value = x->figs[k].value;
+		g->unit = rstr(d, x->figs[k].unit);
+	}
+}
+
 static void pack_findings(struct tc_digest *d, const struct tc_model *m,
 		const struct tc_analysis *a, int64_t first, Tracectl__Result *o) {
 	o->n_findings = a->n_findings;
@@ -230,9 +293,9 @@ static void pack_findings(struct tc_digest *d, const struct tc_model *m,
 		bool win = x->window_hi_ps > x->window_lo_ps || x->window_lo_ps;
 		v->window_lo_ps = win ? x->window_lo_ps - first : x->window_lo_ps;
 		v->window_hi_ps = win ? x->window_hi_ps - first : x->window_hi_ps;
-		v->job_text = rstr(d, x->job_text);
 		v->n_measured = x->n_measured;
 		v->n_over = x->n_over;
+		pack_wording(d, x, v);
 	}
 	o->framework = a->runtime.framework;
 	o->runtime = a->runtime.runtime;
@@ -449,9 +512,9 @@ static void unpack_analysis(struct tc_model *skel, const Tracectl__Result *o, ui
 		}
 		f->window_lo_ps = v->window_lo_ps;
 		f->window_hi_ps = v->window_hi_ps;
-		f->job_text = v->job_text[0] ? tc_xstrdup(v->job_text) : NULL;
 		f->n_measured = v->n_measured;
 		f->n_over = v->n_over;
+		unpack_wording(v, f);
 	}
 	a->runtime.framework = (uint8_t)o->framework;
 	a->runtime.runtime = (uint8_t)o->runtime;

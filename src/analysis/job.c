@@ -12,7 +12,6 @@
 #include "model/digest.h"
 #include "model/rank.h"
 #include "util/num.h"
-#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n) {
@@ -502,36 +501,6 @@ static const char *kind_group(const char *kind) {
 	return strcmp(kind, "launch-bound") == 0 ? "host-bound" : kind;
 }
 
-/* f's text for the job: its rank named at every slot, and its cause's
- * spread over the job's devices in place of its rank's (texts of digests
- * written before the slots: as they are, the rank first). */
-static char *job_text(const struct tc_finding *f, int32_t rank, uint32_t measured,
-		uint32_t over) {
-	struct tc_strbuf sb = { 0 };
-	const char *t = f->job_text ? f->job_text : f->text;
-	/* A finding that names no device names its rank first. */
-	if (!strchr(t, TC_RANK_SLOT)) {
-		tc_strbuf_addf(&sb, "rank %d: ", rank);
-	}
-	for (; *t; t++) {
-		if (*t == TC_RANK_SLOT) {
-			tc_strbuf_addf(&sb, "rank %d: ", rank);
-		} else if (*t == TC_SPREAD_OPEN) {
-			const char *close = strchr(t, TC_SPREAD_CLOSE);
-			if (measured > 1) {
-				char clause[96];
-				tc_spread_clause(clause, sizeof(clause), over, measured);
-				tc_strbuf_add(&sb, clause, strlen(clause));
-			}
-			t = close ? close : t + strlen(t) - 1;
-		} else if (*t != TC_SPREAD_CLOSE) {
-			tc_strbuf_add(&sb, t, 1);
-		}
-	}
-	tc_strbuf_add(&sb, "", 1);
-	return sb.s;
-}
-
 /*
  * The job's communication finding, on device f->device of rank k: the
  * steps of that rank where its collective time less its wait for the
@@ -615,10 +584,13 @@ static void findings(const struct job *j, struct kept *pa, const struct tc_ivals
 		struct tc_finding *src = &pa[pk[p].k].findings[pk[p].i];
 		struct tc_finding *f = &a->findings[a->n_findings++];
 		*f = *src;
-		f->text = job_text(src, r->v[pk[p].k].rank, measured, pk[p].over);
-		f->job_text = NULL;
-		f->n_measured = src->n_measured ? measured : 0;
-		f->n_over = src->n_measured ? pk[p].over : 0;
+		/* Its rank, and the cause's spread over the job's devices:
+		 * output/ words them (tc_finding_wording). */
+		f->has_rank = true;
+		f->rank = r->v[pk[p].k].rank;
+		f->n_measured = src->n_measured || src->has_spread ? measured : 0;
+		f->n_over = src->n_measured || src->has_spread ? pk[p].over : 0;
+		src->text = NULL;
 		src->suggestion = NULL;
 	}
 	free(pk);
@@ -761,7 +733,6 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 		for (size_t i = 0; i < kp[k].n_findings; i++) {
 			free(kp[k].findings[i].text);
 			free(kp[k].findings[i].suggestion);
-			free(kp[k].findings[i].job_text);
 		}
 		free(kp[k].findings);
 	}

@@ -374,9 +374,6 @@ void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 /* The findings' order (qsort comparator): by the step time explained,
  * then severity, figure and kind. */
 int tc_finding_cmp(const void *pa, const void *pb);
-/* "; 3 of 8 devices at or above the moderate band", as the rules write
- * it into a cause's text. */
-void tc_spread_clause(char *buf, size_t n, size_t over, size_t measured);
 /* The rules a job judges across its ranks (communication, straggler), on
  * a job's analysis composed from its ranks' (job.c), skel its skeleton;
  * their findings are added to a's, all ranked again. */

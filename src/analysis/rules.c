@@ -58,11 +58,39 @@ static struct tc_finding *add(struct rule_ctx *c, const char *kind, enum tc_seve
 
 static void text(struct tc_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * While a rank's texts are formatted (rule_ctx.slots), a byte under 0x20
+ * goes before each device name (FMT_SLOT) and brackets the cause's spread
+ * (FMT_SPREAD_OPEN/CLOSE): text() turns them into the finding's slot and
+ * spread offsets and takes them out, so no finding's text holds them.
+ */
+static const char FMT_SLOT = '\x01', FMT_SPREAD_OPEN = '\x02', FMT_SPREAD_CLOSE = '\x03';
+
+static void take_marks(struct tc_finding *f) {
+	size_t k = 0;
+	for (const char *p = f->text; *p; p++) {
+		if (*p == FMT_SLOT) {
+			if (f->n_slots < TC_FINDING_MAX_SLOTS) {
+				f->slot[f->n_slots++] = (uint32_t)k;
+			}
+		} else if (*p == FMT_SPREAD_OPEN) {
+			f->has_spread = true;
+			f->spread_at = (uint32_t)k;
+		} else if (*p == FMT_SPREAD_CLOSE) {
+			f->spread_len = (uint32_t)k - f->spread_at;
+		} else {
+			f->text[k++] = *p;
+		}
+	}
+	f->text[k] = 0;
+}
+
 static void text(struct tc_finding *f, const char *fmt, ...) {
 	va_list ap;
 	va_start(ap, fmt);
 	f->text = vfmt(fmt, ap);
 	va_end(ap);
+	take_marks(f);
 }
 
 static void suggest(struct tc_finding *f, const char *fmt, ...)
@@ -191,13 +219,13 @@ static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_i
 
 /* "; 3 of 8 devices at or above the moderate band" when the cause was
  * measured on more than one device. Leaving a slot for its rank, the
- * clause is bracketed (TC_SPREAD_OPEN/CLOSE, empty or not): a job puts
+ * clause is bracketed (FMT_SPREAD_OPEN/CLOSE, empty or not): a job puts
  * its own count of devices there. */
 static const char *spread(const struct rule_ctx *c, const struct cause *k, char *buf,
 		size_t n) {
 	char clause[96] = "", worst[160] = "";
 	if (k->n_devices > 1) {
-		tc_spread_clause(clause, sizeof(clause), k->n_over, k->n_devices);
+		tc_finding_spread_clause(clause, sizeof(clause), k->n_over, k->n_devices);
 	}
 	/* Measured where it is largest: say so when that is not the device
 	 * the breakdown shows (issue 48, class 9). */
@@ -206,15 +234,11 @@ static const char *spread(const struct rule_ctx *c, const struct cause *k, char 
 			"breakdown's %s", dev_name(c, c->a->bd_device));
 	}
 	if (c->slots) {
-		snprintf(buf, n, "%s%c%s%c", worst, TC_SPREAD_OPEN, clause, TC_SPREAD_CLOSE);
+		snprintf(buf, n, "%s%c%s%c", worst, FMT_SPREAD_OPEN, clause, FMT_SPREAD_CLOSE);
 	} else {
 		snprintf(buf, n, "%s%s", worst, clause);
 	}
 	return buf;
-}
-
-void tc_spread_clause(char *buf, size_t n, size_t over, size_t measured) {
-	snprintf(buf, n, "; %zu of %zu devices at or above the moderate band", over, measured);
 }
 
 /* Figures in the text: each with its own adaptive unit (util/numfmt.h). */
@@ -239,6 +263,8 @@ static struct tc_finding *add_cause(struct rule_ctx *c, const char *kind, enum t
 	f->share = k->step_ps > 0 ? (double)k->explained_ps / (double)k->step_ps : 0;
 	f->n_measured = (uint32_t)k->n_devices;
 	f->n_over = (uint32_t)k->n_over;
+	tc_finding_add_fig(f, "step_time_share", k->pct, "%");
+	tc_finding_add_fig(f, "per_step", 1e-12 * (double)per_step_ps(c, k->explained_ps), "s");
 	return f;
 }
 
@@ -327,6 +353,11 @@ static void rule_communication(struct rule_ctx *c) {
 		late, k.pct, dev_name(c, k.device), steps_noun(c, g.b[0]),
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), dev,
 		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(c, &k, sp, sizeof(sp)));
+	if (u && u->comm_ps) {
+		tc_finding_add_fig(f, "collective_time", 1e-12 * (double)u->comm_ps, "s");
+		tc_finding_add_fig(f, "overlapped_with_compute",
+			100.0 * (double)u->overlap_ps / (double)u->comm_ps, "%");
+	}
 	advise(c, f, TC_ADV_COMMUNICATION);
 	step_window(c, f, &k, CB(TC_BD_COLLECTIVE));
 	top_ops(c, f, KB(TC_OP_COLLECTIVE), -1);
@@ -355,6 +386,9 @@ static void rule_compilation(struct rule_ctx *c) {
 		tc_fmt_noun(g.b[2], cs->n_events, "compile event", "compile events"),
 		tc_fmt_dur(g.b[3], k.explained_ps), k.pct, th(c, TC_TH_COMPILE_MODERATE),
 		th(c, TC_TH_COMPILE_HIGH));
+	tc_finding_add_fig(f, "compile_time", 1e-12 * (double)cs->union_ps, "s");
+	tc_finding_add_fig(f, "trace_share", pct, "%");
+	tc_finding_add_fig(f, "compile_events", (double)cs->n_events, "");
 	advise(c, f, TC_ADV_COMPILE);
 	f->window_lo_ps = cs->first_ps;
 	f->window_hi_ps = cs->last_ps;
@@ -403,6 +437,8 @@ static void rule_compute_bound(struct rule_ctx *c) {
 	text(f, "%.1f %% of device op time is in compute-bound ops (intensity above the ridge "
 		"point %.1f FLOP/B; peaks from %s; threshold %.0f %%: XProf)", pct,
 		c->a->ops.ridge, c->a->ops.peak_source, th(c, TC_TH_COMPUTE_BOUND));
+	tc_finding_add_fig(f, "device_op_time_share", pct, "%");
+	tc_finding_add_fig(f, "ridge_point", c->a->ops.ridge, "FLOP/B");
 	advise(c, f, TC_ADV_COMPUTE_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_COMPUTE);
 }
@@ -473,6 +509,9 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 		tc_fmt_bytes(g.b[3], worst->peak_bytes - wa), cap,
 		th(c, TC_TH_FRAG_SHARE), th(c, TC_TH_FRAG_HIGH), th(c, TC_TH_FRAG_MIN_SIZE),
 		th(c, TC_TH_FRAG_MIN_DEVICE));
+	tc_finding_add_fig(f, "reserved_peak", worst->peak_bytes, "B");
+	tc_finding_add_fig(f, "allocated_peak", wa, "B");
+	tc_finding_add_fig(f, "never_in_use_share", wp, "%");
 	advise(c, f, TC_ADV_FRAGMENTED_MEMORY);
 	f->window_lo_ps = worst->peak_ts_ps;
 	f->window_hi_ps = worst->peak_ts_ps;
@@ -619,6 +658,18 @@ static void rule_host_launch(struct rule_ctx *c) {
 				"not launch-bound", kern, delay, al, su,
 			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(c, &k, sp, sizeof(sp)));
 	}
+	tc_finding_add_fig(f, "runtime_calls_per_step",
+		1e-12 * (double)per_step_ps(c, cat[TC_BD_LAUNCH]), "s");
+	tc_finding_add_fig(f, "framework_per_step", 1e-12 * (double)per_step_ps(c, cat[TC_BD_HOST]),
+		"s");
+	if (u && u->n_kernels) {
+		tc_finding_add_fig(f, "short_kernels", (double)u->n_short_kernels, "");
+		tc_finding_add_fig(f, "kernels", (double)u->n_kernels, "");
+	}
+	if (u && u->launch_delay_p50_ps >= 0) {
+		tc_finding_add_fig(f, "median_launch_delay", 1e-12 * (double)u->launch_delay_p50_ps,
+			"s");
+	}
 	advise(c, f, topic);
 	step_window(c, f, &k, CB(TC_BD_LAUNCH) | CB(TC_BD_HOST));
 	tc_host_evidence_top_ops(c->m, c->a, f, launch ? KB(TC_OP_RUNTIME) | KB(TC_OP_HOST_OP) :
@@ -661,6 +712,14 @@ static void rule_idle_device(struct rule_ctx *c) {
 		"step%s (bands %.0f/%.0f %%: tracectl%s)", dev_name(c, k.device), k.pct,
 		steps_noun(c, g.b[2]), tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)), util,
 		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(c, &k, sp, sizeof(sp)));
+	if (u && u->last_ps > u->first_ps) {
+		tc_finding_add_fig(f, "busy_share_of_active_span",
+			100.0 * (double)u->busy_ps / (double)(u->last_ps - u->first_ps), "%");
+		if (u->n_launches && u->idle_ps > 0) {
+			tc_finding_add_fig(f, "idle_waiting_on_host",
+				100.0 * (double)u->idle_host_wait_ps / (double)u->idle_ps, "%");
+		}
+	}
 	advise(c, f, TC_ADV_IDLE);
 	step_window(c, f, &k, CB(TC_BD_IDLE));
 }
@@ -708,6 +767,8 @@ static void rule_memory_bound(struct rule_ctx *c) {
 		tc_fmt_rate(g.b[1], c->a->ops.peak_bw, "B/s"), c->a->ops.peak_source,
 		th(c, TC_TH_MEMORY_BOUND),
 		th(c, TC_TH_MEMORY_BOUND_HIGH));
+	tc_finding_add_fig(f, "device_op_time_share", pct, "%");
+	tc_finding_add_fig(f, "ridge_point", c->a->ops.ridge, "FLOP/B");
 	advise(c, f, TC_ADV_MEMORY_BOUND);
 	top_ops(c, f, ~0u, TC_BOUND_MEMORY);
 }
@@ -834,6 +895,10 @@ static void rule_memory_leak(struct rule_ctx *c) {
 	}
 	text(f, "%.*s", (int)sb.len, sb.s);
 	tc_strbuf_finish(&sb);
+	tc_finding_add_fig(f, "live_first_step_end", (double)w_first, "B");
+	tc_finding_add_fig(f, "live_last_step_end", (double)w_last, "B");
+	tc_finding_add_fig(f, "growth_share_of_peak", wp, "%");
+	tc_finding_add_fig(f, "never_freed", (double)worst->never_freed, "");
 	advise(c, f, TC_ADV_MEMORY_LEAK);
 	f->window_lo_ps = s0->start_ps;
 	f->window_hi_ps = s1->start_ps + s1->dur_ps;
@@ -875,6 +940,9 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 	peak_holders(c, f, worst->device, &sb);
 	text(f, "%.*s", (int)sb.len, sb.s);
 	tc_strbuf_finish(&sb);
+	tc_finding_add_fig(f, "peak", worst->peak_bytes, "B");
+	tc_finding_add_fig(f, "capacity", (double)worst->capacity_bytes, "B");
+	tc_finding_add_fig(f, "capacity_share", wp, "%");
 	advise(c, f, TC_ADV_MEMORY_PRESSURE);
 	f->window_lo_ps = worst->peak_ts_ps;
 	f->window_hi_ps = worst->peak_ts_ps;
@@ -915,6 +983,8 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	if (carries) {
 		step_window(c, f, &hd, CB(TC_BD_H2D) | CB(TC_BD_D2H));
 	}
+	tc_finding_add_fig(f, "pageable_copies", (double)n, "");
+	tc_finding_add_fig(f, "pageable_bytes_share", pct, "%");
 	advise(c, f, TC_ADV_PAGEABLE_COPIES);
 	/* The copy ops that were pageable (first few, in time order). */
 	const struct tc_model *m = c->m;
@@ -959,6 +1029,10 @@ static void rule_recompilation(struct rule_ctx *c) {
 		tc_fmt_dur(g.b[2], cs->recompiled[0].total_ps),
 		summed ? " summed over threads that compile in parallel" : "", pct,
 		th(c, TC_TH_RECOMPILE_COUNT));
+	tc_finding_add_fig(f, "programs_recompiled", (double)cs->n_recompiled, "");
+	tc_finding_add_fig(f, "most_compiles", (double)cs->recompiled[0].count, "");
+	tc_finding_add_fig(f, "most_compiled_time", 1e-12 * (double)cs->recompiled[0].total_ps, "s");
+	tc_finding_add_fig(f, "trace_share", pct, "%");
 	advise(c, f, TC_ADV_RECOMPILE);
 	for (size_t i = 0; i < cs->n_recompiled && f->n_ops < TC_FINDING_MAX_ITEMS; i++) {
 		f->ops[f->n_ops++] = cs->recompiled[i].name;
@@ -1072,6 +1146,9 @@ static void rule_small_batch(struct rule_ctx *c) {
 		th(c, TC_TH_SHORT_KERNEL_US), occ, th(c, TC_TH_SMALL_BATCH_SHARE),
 		th(c, TC_TH_SMALL_BATCH_BLOCKS), th(c, TC_TH_SMALL_BATCH_SHORT),
 		th(c, TC_TH_SMALL_BATCH_BUSY));
+	tc_finding_add_fig(f, "busy_step_time_share",
+		100.0 * (double)bat->busy_ps / (double)bat->step_ps, "%");
+	tc_finding_add_fig(f, "small_kernel_time_share", bfig, "%");
 	advise(c, f, TC_ADV_SMALL_BATCH);
 	step_window(c, f, NULL, 0);
 	tc_finding_add_ops_by_time(f, m, best.op_ps);
@@ -1162,6 +1239,12 @@ static void rank_straggler(struct rule_ctx *c) {
 		tc_fmt_dur(g.b[2], top), where, tc_fmt_dur(g.b[3], s->caused_ps), pct, expl,
 		th(c, TC_TH_STRAGGLER_WAIT), r->coll_source, r->alignment ? ", clocks aligned on " : "",
 		r->alignment ? r->alignment : "");
+	tc_finding_add_fig(f, "straggler_rank", s->rank, "");
+	tc_finding_add_fig(f, "arrived_last", (double)s->n_last, "");
+	tc_finding_add_fig(f, "collectives_matched", (double)r->n_coll, "");
+	tc_finding_add_fig(f, "max_skew", 1e-12 * (double)top, "s");
+	tc_finding_add_fig(f, "others_waited", 1e-12 * (double)s->caused_ps, "s");
+	tc_finding_add_fig(f, "others_step_time_share", pct, "%");
 	advise(c, f, TC_ADV_STRAGGLER);
 	const struct tc_coll_instance *w = &r->coll[worst];
 	f->window_lo_ps = w->first_start_ps + s->clock_offset_ps;
@@ -1209,6 +1292,10 @@ static void rule_straggler(struct rule_ctx *c) {
 		"after HTA's straggler analysis)", dev_name(c, low->device),
 		tc_fmt_dur(g.b[0], low->comm_ps), skew, tc_fmt_dur(g.b[1], (int64_t)med),
 		tc_fmt_count(g.b[2], n), th(c, TC_TH_STRAGGLER_SKEW));
+	tc_finding_add_fig(f, "collective_time", 1e-12 * (double)low->comm_ps, "s");
+	tc_finding_add_fig(f, "less_than_median", skew, "%");
+	tc_finding_add_fig(f, "median_collective_time", 1e-12 * med, "s");
+	tc_finding_add_fig(f, "devices_with_collectives", (double)n, "");
 	advise(c, f, TC_ADV_STRAGGLER);
 	f->window_lo_ps = low->first_ps;
 	f->window_hi_ps = low->last_ps;
@@ -1243,6 +1330,9 @@ static void rule_sync_bound(struct rule_ctx *c) {
 		tc_fmt_dur(g.b[2], (int64_t)((double)blocked / n)),
 		tc_fmt_dur(g.b[3], (int64_t)((double)after / n)), su, th(c, TC_TH_SYNC_MODERATE),
 		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
+	tc_finding_add_fig(f, "sync_calls_per_step", (double)calls / n, "");
+	tc_finding_add_fig(f, "host_blocked_per_step", 1e-12 * (double)blocked / n, "s");
+	tc_finding_add_fig(f, "idle_after_per_step", 1e-12 * (double)after / n, "s");
 	advise(c, f, stall != TC_ADV_COUNT ? stall : TC_ADV_SYNC);
 	step_window(c, f, &k, CB(TC_BD_SYNC));
 	tc_host_evidence_top_ops(c->m, c->a, f, KB(TC_OP_SYNC), false, 0,
@@ -1304,6 +1394,11 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		(double)x[1].count / n, (double)x[2].count / n, moved, bw,
 		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH),
 		spread(c, &k, sp, sizeof(sp)));
+	tc_finding_add_fig(f, "h2d_step_time_share", PCT(cat[TC_BD_H2D]), "%");
+	tc_finding_add_fig(f, "d2h_step_time_share", PCT(cat[TC_BD_D2H]), "%");
+	tc_finding_add_fig(f, "d2d_step_time_share", PCT(cat[TC_BD_D2D]), "%");
+	tc_finding_add_fig(f, "copies_per_step", (double)(x[0].count + x[1].count + x[2].count) / n,
+		"");
 	advise(c, f, TC_ADV_TRANSFER);
 #undef PCT
 	step_window(c, f, &k, cats);
@@ -1335,6 +1430,9 @@ static void rule_unoptimized_op(struct rule_ctx *c) {
 				tc_fmt_rate(g.b[0], r->flop_rate > 0 ? r->flop_rate : 0, "FLOP/s"),
 				tc_fmt_rate(g.b[1], r->byte_rate > 0 ? r->byte_rate : 0, "B/s"),
 				th(c, TC_TH_UNOPT_SHARE), th(c, TC_TH_UNOPT_EFFICIENCY));
+			tc_finding_add_fig(f, "device_op_time_share", pct, "%");
+			tc_finding_add_fig(f, "roofline_efficiency", 100 * r->efficiency, "%");
+			tc_finding_add_fig(f, "intensity", r->intensity, "FLOP/B");
 			advise(c, f, TC_ADV_UNOPTIMIZED_OP);
 		}
 		if (f->n_ops < TC_FINDING_MAX_ITEMS) {
@@ -1400,7 +1498,7 @@ static void run_rules(struct rule_ctx *c, const char *const *only) {
 }
 
 /* Devices named "rank 3: GPU 0" with several ranks, or with a slot for
- * the rank a job puts there (TC_RANK_SLOT); NULL: their plain names. */
+ * the rank a job puts there (FMT_SLOT); NULL: their plain names. */
 static char (*labels(const struct tc_model *m, bool slots))[96] {
 	if (tc_model_n_ranks(m) < 2 && !slots) {
 		return NULL;
@@ -1408,7 +1506,7 @@ static char (*labels(const struct tc_model *m, bool slots))[96] {
 	char (*label)[96] = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*label));
 	for (size_t d = 0; d < m->n_devices; d++) {
 		if (slots) {
-			snprintf(label[d], sizeof(label[d]), "%c%s", TC_RANK_SLOT,
+			snprintf(label[d], sizeof(label[d]), "%c%s", FMT_SLOT,
 				tc_model_str(m, m->devices[d].name));
 		} else {
 			tc_model_device_label(m, (uint32_t)d, label[d], sizeof(label[d]));
@@ -1421,25 +1519,12 @@ void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
-	/* A job's rank alone leaves a slot for its label in job_text. */
-	bool slots = o->rank_slots && tc_model_n_ranks(m) < 2;
-	c.slots = slots;
-	c.label = labels(m, slots);
+	/* A job's rank alone records slots for its label (text()). */
+	c.slots = o->rank_slots && tc_model_n_ranks(m) < 2;
+	c.label = labels(m, c.slots);
 	run_rules(&c, NULL);
 	tc_rules_compute(m, o, a);
 	free(c.label);
-	for (size_t i = 0; slots && i < a->n_findings; i++) {
-		struct tc_finding *f = &a->findings[i];
-		f->job_text = f->text;
-		f->text = tc_xstrdup(f->text);
-		size_t k = 0;
-		for (const char *p = f->job_text; *p; p++) {
-			if (*p != TC_RANK_SLOT && *p != TC_SPREAD_OPEN && *p != TC_SPREAD_CLOSE) {
-				f->text[k++] = *p;
-			}
-		}
-		f->text[k] = 0;
-	}
 	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), tc_finding_cmp);
 }
 

@@ -132,6 +132,9 @@ static void rule_fp32_math(struct cctx *c) {
 		per_step(c, (double)c->w.fp32_count), step_unit(c), pr->part,
 		tc_fmt_rate(b[1], pr->flops[TC_PEAK_BF16], "FLOP/s"),
 		tc_fmt_rate(b[2], pr->flops[TC_PEAK_FP32], "FLOP/s"), th(c, TC_TH_FP32_SHARE));
+	tc_finding_add_fig(f, "device_work_share", pct, "%");
+	tc_finding_add_fig(f, "time_per_step", 1e-12 * per_step(c, (double)c->w.fp32_ps), "s");
+	tc_finding_add_fig(f, "calls_per_step", per_step(c, (double)c->w.fp32_count), "");
 	bool tf32 = pr->flops[TC_PEAK_TF32] > 0;
 	f->suggestion = tc_xstrdup(framework_text(c, tf32 ?
 		"run the model in mixed precision (torch.autocast(\"cuda\", dtype=torch.bfloat16)), or "
@@ -167,6 +170,9 @@ static void rule_layout(struct cctx *c) {
 		"(threshold %.0f %%: tracectl)", pct, c->label,
 		tc_fmt_dur(b, (int64_t)per_step(c, (double)c->w.layout_ps)), step_unit(c),
 		per_step(c, (double)c->w.layout_count), step_unit(c), th(c, TC_TH_LAYOUT_SHARE));
+	tc_finding_add_fig(f, "device_work_share", pct, "%");
+	tc_finding_add_fig(f, "time_per_step", 1e-12 * per_step(c, (double)c->w.layout_ps), "s");
+	tc_finding_add_fig(f, "calls_per_step", per_step(c, (double)c->w.layout_count), "");
 	f->suggestion = tc_xstrdup(framework_text(c,
 		"keep tensors in the layout the kernels want: model and inputs in channels_last "
 		"(model.to(memory_format=torch.channels_last)) for convolutions, and no "
@@ -198,6 +204,9 @@ static void rule_tiny_gemms(struct cctx *c) {
 		100.0 * (double)c->w.tiny_gemm_count / (double)gemms,
 		tc_fmt_dur(b[1], (int64_t)per_step(c, (double)c->w.tiny_gemm_ps)), step_unit(c),
 		th(c, TC_TH_TINY_GEMMS));
+	tc_finding_add_fig(f, "tiny_gemms_per_step", per, "");
+	tc_finding_add_fig(f, "gemm_share", 100.0 * (double)c->w.tiny_gemm_count / (double)gemms, "%");
+	tc_finding_add_fig(f, "time_per_step", 1e-12 * per_step(c, (double)c->w.tiny_gemm_ps), "s");
 	f->suggestion = tc_xstrdup(framework_text(c,
 		"batch the small matmuls into one (torch.bmm or one matmul over stacked inputs, "
 		"grouped GEMMs), or torch.compile the region so they fuse",

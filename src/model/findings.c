@@ -2,6 +2,7 @@
  * Analysis results as plain data: freeing them, the names of their enums
  * (severity, categories, frameworks, runtimes) and a finding's top ops.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/findings.h"
@@ -49,7 +50,6 @@ void tc_analysis_finish(struct tc_analysis *a) {
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free(a->findings[i].text);
 		free(a->findings[i].suggestion);
-		free(a->findings[i].job_text);
 	}
 	free(a->findings);
 	memset(a, 0, sizeof(*a));
@@ -162,5 +162,15 @@ void tc_finding_add_ops_by_time(struct tc_finding *f, const struct tc_model *m, 
 			f->ops[f->n_ops++] = m->ops[best].name;
 		}
 		op_ps[best] = 0;
+	}
+}
+
+void tc_finding_spread_clause(char *buf, size_t n, size_t over, size_t measured) {
+	snprintf(buf, n, "; %zu of %zu devices at or above the moderate band", over, measured);
+}
+
+void tc_finding_add_fig(struct tc_finding *f, const char *name, double value, const char *unit) {
+	if (f->n_figs < TC_FINDING_MAX_FIGS) {
+		f->figs[f->n_figs++] = (struct tc_finding_fig){ name, value, unit };
 	}
 }

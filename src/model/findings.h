@@ -241,6 +241,17 @@ struct tc_runtime_info {
 };
 
 #define TC_FINDING_MAX_ITEMS 5
+#define TC_FINDING_MAX_SLOTS 4
+#define TC_FINDING_MAX_FIGS 8
+
+/* One measured figure a finding rests on: value in the unit named ("%",
+ * "s", "B", "B/s", "" for a count). name and unit are static, or borrow
+ * from the digest the finding was read from. */
+struct tc_finding_fig {
+	const char *name;
+	double value;
+	const char *unit;
+};
 
 struct tc_finding {
 	const char *kind;       /* rule id, static */
@@ -252,7 +263,10 @@ struct tc_finding {
 	 * twice. share = explained_ps / the device's counted step time. */
 	int64_t explained_ps;
 	double share;
-	char *text;             /* one line with the numbers (malloc'd) */
+	/* One line with the numbers, as the analysed model names things
+	 * (malloc'd). Its wording for a reader is tc_finding_wording()'s
+	 * (output/finding_text.h): the same unless has_rank. */
+	char *text;
 	char *suggestion;       /* what to try (malloc'd) */
 	uint32_t device;        /* TC_NONE if not device-specific */
 	uint32_t ops[TC_FINDING_MAX_ITEMS]; /* op names (string ids) */
@@ -263,17 +277,22 @@ struct tc_finding {
 	/* A cause measured on every attributed device: on how many, and on how
 	 * many it reached the moderate band (0 and 0 for other findings). */
 	uint32_t n_measured, n_over;
-	/* The text with a TC_RANK_SLOT byte before each device name, where a
-	 * job names the rank, and the device count bracketed (findings.h
-	 * below; tc_analysis_opts.rank_slots); NULL without. */
-	char *job_text;
+	/* One rank's finding in a job: its rank, named before each device
+	 * name (at byte offsets slot[] of text; first when there are none).
+	 * has_spread: text[spread_at, spread_at + spread_len) is the cause's
+	 * spread over the rank's devices, which the job's (n_over of
+	 * n_measured) replaces. A rank's analysis records slots and spread
+	 * with tc_analysis_opts.rank_slots; a job sets has_rank and rank. */
+	bool has_rank;
+	int32_t rank;
+	uint32_t slot[TC_FINDING_MAX_SLOTS];
+	size_t n_slots;
+	bool has_spread;
+	uint32_t spread_at, spread_len;
+	/* The figures the text quotes, as numbers. */
+	struct tc_finding_fig figs[TC_FINDING_MAX_FIGS];
+	size_t n_figs;
 };
-
-/* Marks where "rank N: " goes in tc_finding.job_text, and brackets the
- * rank's "k of n devices" clause, which a job replaces with its own. */
-#define TC_RANK_SLOT '\x01'
-#define TC_SPREAD_OPEN '\x02'
-#define TC_SPREAD_CLOSE '\x03'
 
 /* One-off start-up calls (context and stream creation, the first launch
  * of a module, allocator growth) outside the counted steps: how many, their
@@ -334,6 +353,11 @@ void tc_xfer_stats_add(struct tc_xfer_stats *t, const struct tc_xfer_stats *x);
  * zeroed), largest first, each name once. */
 void tc_finding_add_ops_by_time(struct tc_finding *f, const struct tc_model *m, int64_t *op_ps);
 void tc_op_table_finish(struct tc_op_table *t);
+/* "; 3 of 8 devices at or above the moderate band": a cause's spread, as
+ * the rules write it into a text and a job's wording puts it there. */
+void tc_finding_spread_clause(char *buf, size_t n, size_t over, size_t measured);
+/* Adds a figure to f->figs; past TC_FINDING_MAX_FIGS it is left out. */
+void tc_finding_add_fig(struct tc_finding *f, const char *name, double value, const char *unit);
 
 const char *tc_severity_name(enum tc_severity s);
 /* "low", "medium", "high", "critical" (also "none"); false if unknown. */

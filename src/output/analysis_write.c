@@ -8,6 +8,7 @@
 #include "model/rank.h"
 #include "model/step_counted.h"
 #include "output/analysis_write.h"
+#include "output/finding_text.h"
 #include "output/fmt.h"
 #include "output/rank_write.h"
 #include "output/table.h"
@@ -569,9 +570,12 @@ static void finding_line(FILE *f, const struct tc_finding *fd, size_t k) {
 		[TC_SEV_HIGH] = TC_STYLE_HIGH, [TC_SEV_CRITICAL] = TC_STYLE_CRITICAL,
 	};
 	char ex[48];
+	struct tc_strbuf sb = { 0 };
+	tc_finding_wording(fd, &sb);
 	fprintf(f, "%2zu. [", k);
 	tc_style_puts(f, sev_style[fd->severity], tc_severity_name((enum tc_severity)fd->severity));
-	tc_term_fprintf(f, "] %s%s: %s\n", fd->kind, explains(fd, ex, sizeof(ex)), fd->text);
+	tc_term_fprintf(f, "] %s%s: %s\n", fd->kind, explains(fd, ex, sizeof(ex)), sb.s);
+	tc_strbuf_finish(&sb);
 }
 
 /* "    ops: 'a', 'b'", kernel signatures shortened as in the tables. */
@@ -805,6 +809,29 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 	}
 }
 
+/* The spread of a cause over the devices, and the figures the text quotes. */
+static void json_finding_data(struct tc_jw *w, const struct tc_finding *fd) {
+	tc_jw_key(w, "spread");
+	if (fd->n_measured) {
+		tc_jw_obj_begin(w);
+		tc_jw_kv_int(w, "devices", fd->n_measured);
+		tc_jw_kv_int(w, "at_or_above_moderate", fd->n_over);
+		tc_jw_obj_end(w);
+	} else {
+		tc_jw_null(w);
+	}
+	tc_jw_key(w, "evidence");
+	tc_jw_arr_begin(w);
+	for (size_t k = 0; k < fd->n_figs; k++) {
+		tc_jw_obj_begin(w);
+		tc_jw_kv_str(w, "name", fd->figs[k].name);
+		tc_jw_kv_double(w, "value", fd->figs[k].value);
+		tc_jw_kv_str(w, "unit", fd->figs[k].unit);
+		tc_jw_obj_end(w);
+	}
+	tc_jw_arr_end(w);
+}
+
 static void json_findings(struct tc_jw *w, const struct tc_model *m, const struct tc_analysis *a,
 		enum tc_severity min, size_t top) {
 	int64_t first = trace_first(m);
@@ -823,7 +850,10 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 		tc_jw_kv_double(w, "value", fd->value);
 		tc_jw_kv_int(w, "explained_ps", fd->explained_ps);
 		tc_jw_kv_double(w, "share", fd->share);
-		tc_jw_kv_str(w, "text", fd->text);
+		struct tc_strbuf sb = { 0 };
+		tc_finding_wording(fd, &sb);
+		tc_jw_kv_str(w, "text", sb.s);
+		tc_strbuf_finish(&sb);
 		tc_jw_kv_str(w, "suggestion", fd->suggestion);
 		tc_jw_key(w, "device");
 		if (fd->device < m->n_devices) {
@@ -832,6 +862,7 @@ static void json_findings(struct tc_jw *w, const struct tc_model *m, const struc
 			tc_jw_null(w);
 		}
 		json_rank(w, m, fd->device);
+		json_finding_data(w, fd);
 		tc_jw_key(w, "ops");
 		tc_jw_arr_begin(w);
 		for (size_t k = 0; k < fd->n_ops; k++) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "output/finding_text.h"
 #include "output/fmt.h"
 #include "output/html_write.h"
 #include "output/markup.h"
@@ -213,7 +214,10 @@ static void findings(FILE *f, const struct tc_report *r) {
 			"<td class=\"sev-%s\">%s</td><td><b>", fd->kind, ++n, sev, sev);
 		tc_markup_escape(f, fd->kind);
 		fputs("</b>: ", f);
-		tc_markup_escape(f, fd->text);
+		struct tc_strbuf sb = { 0 };
+		tc_finding_wording(fd, &sb);
+		tc_markup_escape(f, sb.s);
+		tc_strbuf_finish(&sb);
 		fputs("</td><td>", f);
 		evidence(f, r->run[0].m, fd);
 		fputs("</td>", f);
