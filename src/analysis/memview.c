@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/memview.h"
+#include "util/numfmt.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
 
@@ -510,4 +511,59 @@ void tc_memview_build(const struct tc_model *m, struct tc_mem_view *v) {
 	free(b.op);
 	free(b.scope);
 	free(b.pair);
+}
+
+/* The ops that held the most of device d's largest allocator peak, and
+ * its largest buffer, after the text in sb (allocator records only). */
+void tc_memview_holders_clause(const struct tc_model *m, const struct tc_mem_view *v,
+		uint32_t d, struct tc_finding *f, struct tc_strbuf *sb) {
+	const struct tc_mem_device *md = NULL;
+	for (size_t i = 0; i < v->n_devs; i++) {
+		if (v->devs[i].device == d && (!md || v->devs[i].peak_bytes > md->peak_bytes)) {
+			md = &v->devs[i];
+		}
+	}
+	if (!md) {
+		return;
+	}
+	char g[TC_FMT_LEN];
+	const char *sep = "; held at its peak by ";
+	for (size_t i = 0; i < md->n_holders && f->n_ops < 3; i++) {
+		const struct tc_mem_holder *h = &md->holders[i];
+		if (h->before_trace || h->name == TC_NONE) {
+			continue;
+		}
+		tc_strbuf_addf(sb, "%s'%s' %s (%.1f %%)", sep, tc_model_str(m, h->name),
+			tc_fmt_bytes(g, (double)h->bytes),
+			md->peak_bytes > 0 ? 100.0 * (double)h->bytes / (double)md->peak_bytes : 0);
+		f->ops[f->n_ops++] = h->name;
+		sep = ", ";
+	}
+	if (md->n_top) {
+		const struct tc_mem_buffer *b = &md->top[0];
+		tc_strbuf_addf(sb, "; largest buffer %s", tc_fmt_bytes(g, (double)b->bytes));
+		if (b->shape != TC_NONE) {
+			tc_strbuf_addf(sb, " %s", tc_model_str(m, b->shape));
+		}
+		if (b->name != TC_NONE) {
+			tc_strbuf_addf(sb, " from '%s'", tc_model_str(m, b->name));
+		}
+	}
+	tc_strbuf_addf(sb, " (tracectl memory)");
+}
+
+/* Live bytes of allocator md after the last record at or before each
+ * step's end (from its start: the trace's own first record's). */
+void tc_memview_live_at_ends(const struct tc_model *m, const struct tc_mem_device *md,
+		const struct tc_step *steps, size_t n_steps, int64_t *live) {
+	int64_t cum = md->baseline;
+	size_t r = 0;
+	for (size_t i = 0; i < n_steps; i++) {
+		const struct tc_step *st = &steps[i];
+		for (; r < m->n_allocs && m->allocs[r].ts <= st->start_ps + st->dur_ps; r++) {
+			const struct tc_alloc *a = &m->allocs[r];
+			cum += a->device == md->device && a->group == md->group ? a->bytes : 0;
+		}
+		live[i] = cum;
+	}
 }

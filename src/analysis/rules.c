@@ -12,6 +12,7 @@
 #include "analysis/fill.h"
 #include "analysis/host_evidence.h"
 #include "analysis/intervals.h"
+#include "analysis/memview.h"
 #include "analysis/passes.h"
 #include "analysis/straggler.h"
 #include "model/rank.h"
@@ -773,63 +774,6 @@ static void rule_memory_bound(struct rule_ctx *c) {
 	top_ops(c, f, ~0u, TC_BOUND_MEMORY);
 }
 
-/* The ops that held the most of device d's largest allocator peak, and
- * its largest buffer, after the text in sb (allocator records only). */
-static void peak_holders(struct rule_ctx *c, struct tc_finding *f, uint32_t d,
-		struct tc_strbuf *sb) {
-	const struct tc_mem_view *v = &c->a->memview;
-	const struct tc_mem_device *md = NULL;
-	for (size_t i = 0; i < v->n_devs; i++) {
-		if (v->devs[i].device == d && (!md || v->devs[i].peak_bytes > md->peak_bytes)) {
-			md = &v->devs[i];
-		}
-	}
-	if (!md) {
-		return;
-	}
-	struct figs g;
-	const char *sep = "; held at its peak by ";
-	for (size_t i = 0; i < md->n_holders && f->n_ops < 3; i++) {
-		const struct tc_mem_holder *h = &md->holders[i];
-		if (h->before_trace || h->name == TC_NONE) {
-			continue;
-		}
-		tc_strbuf_addf(sb, "%s'%s' %s (%.1f %%)", sep, tc_model_str(c->m, h->name),
-			tc_fmt_bytes(g.b[0], (double)h->bytes),
-			md->peak_bytes > 0 ? 100.0 * (double)h->bytes / (double)md->peak_bytes : 0);
-		f->ops[f->n_ops++] = h->name;
-		sep = ", ";
-	}
-	if (md->n_top) {
-		const struct tc_mem_buffer *b = &md->top[0];
-		tc_strbuf_addf(sb, "; largest buffer %s", tc_fmt_bytes(g.b[0], (double)b->bytes));
-		if (b->shape != TC_NONE) {
-			tc_strbuf_addf(sb, " %s", tc_model_str(c->m, b->shape));
-		}
-		if (b->name != TC_NONE) {
-			tc_strbuf_addf(sb, " from '%s'", tc_model_str(c->m, b->name));
-		}
-	}
-	tc_strbuf_addf(sb, " (tracectl memory)");
-}
-
-/* Live bytes of allocator md after the last record at or before each
- * step's end (from its start: the trace's own first record's). */
-static void live_at_step_ends(const struct rule_ctx *c, const struct tc_mem_device *md,
-		int64_t *live) {
-	const struct tc_model *m = c->m;
-	int64_t cum = md->baseline;
-	size_t r = 0;
-	for (size_t i = 0; i < c->a->n_steps; i++) {
-		const struct tc_step *st = &c->a->steps[i];
-		for (; r < m->n_allocs && m->allocs[r].ts <= st->start_ps + st->dur_ps; r++) {
-			const struct tc_alloc *a = &m->allocs[r];
-			cum += a->device == md->device && a->group == md->group ? a->bytes : 0;
-		}
-		live[i] = cum;
-	}
-}
-
 /*
  * Live memory that grows at every step end, with allocations never freed:
  * a leak-like pattern (a cache, a tensor list or autograd history kept
@@ -851,7 +795,7 @@ static void rule_memory_leak(struct rule_ctx *c) {
 		if (!md->never_freed || md->peak_bytes <= 0) {
 			continue;
 		}
-		live_at_step_ends(c, md, live);
+		tc_memview_live_at_ends(c->m, md, c->a->steps, c->a->n_steps, live);
 		bool grows = true;
 		for (size_t i = 1; i < n && grows; i++) {
 			grows = live[i] > live[i - 1];
@@ -937,7 +881,7 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 		tc_fmt_bytes(g.b[0], worst->peak_bytes), wp,
 		tc_fmt_bytes(g.b[1], (double)worst->capacity_bytes),
 		th(c, TC_TH_MEM_PRESSURE));
-	peak_holders(c, f, worst->device, &sb);
+	tc_memview_holders_clause(c->m, &c->a->memview, worst->device, f, &sb);
 	text(f, "%.*s", (int)sb.len, sb.s);
 	tc_strbuf_finish(&sb);
 	tc_finding_add_fig(f, "peak", worst->peak_bytes, "B");
