@@ -325,12 +325,6 @@ void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_tab
 void tc_pass_collectives(struct tc_coll_rows *c, const struct tc_intern *names,
 	struct tc_ranks *r, const struct tc_step_source *steps, struct tc_ivals *waits);
 
-/* The host lines the attribution reads for device dev (malloc'd, *n of
- * them): threads on CPU devices of dev's host, or of every host (lines
- * without a device too) when that host has none. Derived lines repeat
- * other lines; step and counter lines hold no host work. */
-uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n);
-
 /* Copies on device dev's work lines only (TC_NONE: every device's), as the
  * breakdown counts them: added to total[TC_XFER_COUNT] and, per step of
  * a, to per_step[step * TC_XFER_COUNT + dir] (breakdown.c). */
