@@ -617,8 +617,10 @@ static void end_slice(struct reader *r, uint32_t idx, int64_t ts) {
  * The event by its phase on thread line ti (track): a complete slice,
  * one begun, an instant, or the end of an open one (which closes it).
  * True with *idx when an event was added, its args still to come.
+ * Inlined, as end_event is: once per event, called as one function they
+ * cost the reader time.
  */
-static bool add_slice(struct reader *r, uint32_t ti, uint32_t track, uint32_t op, int64_t ts,
+static inline __attribute__((always_inline)) bool add_slice(struct reader *r, uint32_t ti, uint32_t track, uint32_t op, int64_t ts,
 		uint32_t *idx) {
 	struct ev_state *e = &r->ev;
 	struct tc_model *m = r->m;
@@ -736,7 +738,7 @@ static void finish_slice(struct reader *r, uint32_t ti, uint32_t idx, enum tc_op
 	}
 }
 
-static bool end_event(struct reader *r) {
+static inline __attribute__((always_inline)) bool end_event(struct reader *r) {
 	struct ev_state *e = &r->ev;
 	uint32_t pi;
 	int64_t ts;
