@@ -14,6 +14,94 @@
 #include "tc_test.h"
 #include "util/xalloc.h"
 
+/* The pass table: each pass comes after the passes making what it reads
+ * (the plan walks it back once on that promise, and each thread runs it
+ * in order), every result has a maker, and a request plans only the
+ * passes it needs. */
+static size_t pass_row(const struct tc_pass_def *t, size_t n, const char *name) {
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(t[i].name, name) == 0) {
+			return i;
+		}
+	}
+	ck_abort_msg("no pass '%s'", name);
+	return 0;
+}
+
+/* The plan's rows as a mask from their names. */
+static uint64_t pass_mask(const struct tc_pass_def *t, size_t n, const char *const *names) {
+	uint64_t v = 0;
+	for (; *names; names++) {
+		v |= UINT64_C(1) << pass_row(t, n, *names);
+	}
+	return v;
+}
+
+START_TEST(pass_table_order) {
+	size_t n;
+	const struct tc_pass_def *t = tc_pass_table(&n);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_le(n, 64);
+	uint32_t made = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t reads = t[i].needs | t[i].after;
+		ck_assert_msg((reads & ~made) == 0, "pass '%s' reads 0x%x before any pass makes it",
+			t[i].name, reads & ~made);
+		ck_assert_msg(t[i].provides != 0, "pass '%s' makes nothing", t[i].name);
+		ck_assert_msg(t[i].run != NULL, "pass '%s' has no run", t[i].name);
+		for (size_t j = 0; j < i; j++) {
+			ck_assert_str_ne(t[i].name, t[j].name);
+		}
+		made |= t[i].provides;
+	}
+	ck_assert_uint_eq(made, TC_R_SUM_MARKED * 2 - 1);
+
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t s1 = tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	tc_model_add_event(m, s1, tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL),
+		0, 100, 0);
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	static const char *const usage[] = { "usage", NULL };
+	static const char *const steps[] = { "markers", "usage", "steps", NULL };
+	static const char *const op_table[] = { "usage", "op-table", NULL };
+	static const char *const summary[] = { "summary-base", "summary-rows", "markers",
+		"summary-steps", "summary-busy", NULL };
+	/* With usage, the summary's rows take its sums (no op has costs). */
+	static const char *const summary_usage[] = { "summary-base", "markers",
+		"summary-steps", "usage", "summary-rows-usage", "summary-busy", NULL };
+	static const char *const breakdown[] = { "markers", "early-steps", "usage", "steps",
+		"breakdown", "ranks", "startup", NULL };
+	static const char *const findings[] = { "memory", "memview", "compile", "markers",
+		"early-steps", "usage", "rules-ops", "steps", "breakdown", "ranks", "startup",
+		"runtime", "rules", NULL };
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_USAGE), pass_mask(t, n, usage));
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_STEPS), pass_mask(t, n, steps));
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_OP_TABLE), pass_mask(t, n, op_table));
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_SUMMARY), pass_mask(t, n, summary));
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_SUMMARY | TC_AN_USAGE),
+		pass_mask(t, n, summary_usage));
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_BREAKDOWN), pass_mask(t, n, breakdown));
+	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_FINDINGS), pass_mask(t, n, findings));
+	/* With steps, the summary's steps become the analysis's. */
+	uint64_t both = tc_pass_plan(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS);
+	ck_assert(both >> pass_row(t, n, "summary-marked") & 1);
+	ck_assert_uint_eq(tc_pass_plan(m, &o, 0), 0);
+
+	/* What was not asked for stays empty. */
+	struct tc_analysis a;
+	ck_assert(tc_analyze(m, &o, TC_AN_USAGE, &a));
+	ck_assert_uint_eq(a.n_util, 1);
+	ck_assert_uint_eq(a.n_steps, 0);
+	ck_assert_uint_eq(a.summary.n_devices, 0);
+	ck_assert_uint_eq(a.n_findings, 0);
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(union_across_streams) {
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
@@ -1486,6 +1574,7 @@ int main(void) {
 	tcase_add_test(tc, straggler_wait_counted);
 	tcase_add_test(tc, memview_pairs_without_totals);
 	tcase_add_test(tc, memview_totals_and_merge);
+	tcase_add_test(tc, pass_table_order);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

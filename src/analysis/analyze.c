@@ -1,6 +1,6 @@
 /*
- * tc_analyze: runs the passes a command asks for over a finalized model,
- * some on a side thread; also the threshold table and the parsing of
+ * tc_analyze: plans the passes a command asks for from the pass table and
+ * runs them over a finalized model, some on a side thread; also the threshold table and the parsing of
  * --threshold, --step-marker and --steps into the analysis options.
  */
 #include <errno.h>
@@ -152,89 +152,259 @@ bool tc_analysis_opts_steps(struct tc_analysis_opts *o, const char *range,
 	return true;
 }
 
-/* what, with the passes it needs. */
-static unsigned passes_for(unsigned what) {
-	unsigned run = what;
-	if (run & TC_AN_FINDINGS) {
-		run |= TC_AN_BREAKDOWN;
-	}
-	if (run & TC_AN_BREAKDOWN) {
-		run |= TC_AN_STEPS;
-	}
-	if (run & (TC_AN_STEPS | TC_AN_OP_TABLE)) {
-		run |= TC_AN_USAGE;
-	}
-	return run;
-}
-
-struct side_job {
+/* What a pass reads and writes while tc_analyze runs the table. */
+struct tc_pass_run {
 	const struct tc_model *m;
 	const struct tc_analysis_opts *o;
-	const struct tc_markers *mk;
-	unsigned run;
 	struct tc_analysis *a;
+	const char *by;            /* the op table's grouping */
+	uint32_t want;             /* the results the plan asked for */
+	uint32_t made;             /* the results its passes make */
+	bool sums;                 /* the usage pass sums the ops for the summary's rows */
+	struct tc_markers mk;
+	bool marked;               /* the markers made the steps before usage */
+	struct tc_bd_early *early; /* the breakdown's attribution, made during usage */
+	struct tc_ivals *kinds;    /* usage's kind runs, kept for the breakdown */
 	struct tc_usage usage;
 	struct tc_op_sums op_sums; /* the usage pass's, for the summary's rows */
-	bool sums;                 /* the usage pass makes op_sums */
+	/* With a side thread: the results made so far, under lock. */
+	bool threaded;
+	uint32_t done;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	bool markers_done; /* mk is set (the summary's steps read it) */
-	bool usage_done;   /* usage is done (the rules' op table reads it) */
 };
 
-/* Waits for *flag, set under j->lock. */
-static void side_wait(struct side_job *j, const bool *flag) {
-	pthread_mutex_lock(&j->lock);
-	while (!*flag) {
-		pthread_cond_wait(&j->cv, &j->lock);
+static void run_summary_base(struct tc_pass_run *c) {
+	tc_pass_summary_base(c->m, &c->a->summary);
+}
+
+static void run_summary_rows(struct tc_pass_run *c) {
+	tc_pass_summary_rows(c->m, c->sums ? &c->op_sums : NULL, &c->a->summary);
+}
+
+static bool rows_alone(const struct tc_pass_run *c) {
+	return !c->sums;
+}
+
+static bool rows_from_usage(const struct tc_pass_run *c) {
+	return c->sums;
+}
+
+static void run_memory(struct tc_pass_run *c) {
+	tc_pass_memory(c->m, &c->a->mem, &c->a->n_mem);
+}
+
+static void run_memview(struct tc_pass_run *c) {
+	tc_memview_build(c->m, &c->a->memview);
+}
+
+static void run_compile(struct tc_pass_run *c) {
+	tc_pass_compile(c->m, &c->a->compile);
+}
+
+static void run_markers(struct tc_pass_run *c) {
+	tc_markers_init(&c->mk, c->m, tc_pass_parallel(c->o, c->m->ev.n));
+}
+
+static void run_summary_steps(struct tc_pass_run *c) {
+	tc_pass_summary_steps(c->m, &c->mk, !c->o->summary_steps_counted, &c->a->summary);
+}
+
+/* Steps from markers need no usage: then the breakdown attributes each
+ * device as usage builds its per-kind unions, and none is kept (all
+ * devices' unions together cost more memory than the model's times). */
+static void run_early_steps(struct tc_pass_run *c) {
+	c->marked = tc_pass_steps_from(c->m, c->o, &c->mk, NULL, true, c->a);
+	c->early = c->marked && c->a->n_steps ? tc_bd_early_create(c->m, c->o, c->a) : NULL;
+}
+
+/* Otherwise the per-kind unions are kept from usage for the breakdown. */
+static void run_usage(struct tc_pass_run *c) {
+	struct tc_analysis *a = c->a;
+	tc_pass_usage(c->m, c->o, &a->util, &a->n_util, &a->streams, &a->n_streams,
+		(c->made & TC_R_BREAKDOWN) && !c->marked ? &c->kinds : NULL,
+		c->early ? tc_bd_early_device : NULL, c->early, c->sums ? &c->op_sums : NULL);
+	c->usage = (struct tc_usage){ a->util, a->n_util, c->kinds };
+}
+
+/* The rules judge the whole trace, whatever --device names; the
+ * summary's op rows are the same walk: reuse them. */
+static void run_rules_ops(struct tc_pass_run *c) {
+	tc_pass_op_table(c->m, "name", false, TC_NONE, &c->usage,
+		c->made & TC_R_SUM_ROWS ? &c->a->summary : NULL, &c->a->ops);
+}
+
+static void run_steps(struct tc_pass_run *c) {
+	if (!c->marked) {
+		tc_pass_steps_from(c->m, c->o, &c->mk, &c->usage, !(c->made & TC_R_EARLY), c->a);
 	}
-	pthread_mutex_unlock(&j->lock);
 }
 
-static void side_set(struct side_job *j, bool *flag) {
-	pthread_mutex_lock(&j->lock);
-	*flag = true;
-	pthread_cond_broadcast(&j->cv);
-	pthread_mutex_unlock(&j->lock);
+static void run_breakdown(struct tc_pass_run *c) {
+	tc_pass_breakdown(c->m, c->o, &c->usage, c->early, c->a);
+	tc_usage_kinds_destroy(c->kinds, c->a->n_util);
 }
 
-/* The passes beside the usage/steps/breakdown chain: they fill fields of
- * a that the chain neither reads nor writes, and read only the usage of
- * its results, once the chain says it is done. */
-static void *side_passes(void *p) {
-	struct side_job *j = p;
-	struct tc_analysis *a = j->a;
-	/* What needs neither markers nor usage first: the markers are found
-	 * meanwhile. The op rows come after the usage pass where they take
-	 * its sums, else now, beside it. */
-	bool rows_late = false;
-	if (j->run & TC_AN_SUMMARY) {
-		tc_pass_summary_base(j->m, &a->summary);
-		rows_late = j->sums && a->summary.n_devices;
-		if (!rows_late) {
-			tc_pass_summary_rows(j->m, NULL, &a->summary);
+/* Each rank alone on its own sub-model, then composed. */
+static void run_ranks(struct tc_pass_run *c) {
+	struct tc_rank_parts parts;
+	tc_rank_parts_analyze(c->m, c->o, &parts);
+	tc_pass_ranks(c->m, c->o, &parts, c->a);
+	tc_rank_parts_finish(&parts);
+}
+
+static void run_startup(struct tc_pass_run *c) {
+	tc_host_evidence_startup(c->m, c->a);
+}
+
+static void run_op_table(struct tc_pass_run *c) {
+	tc_pass_op_table(c->m, c->by, true, tc_analysis_find_device(c->m, c->o->device),
+		&c->usage, NULL, &c->a->op_table);
+}
+
+static void run_runtime(struct tc_pass_run *c) {
+	tc_runtime_detect(c->m, c->a, &c->a->runtime);
+}
+
+static void run_rules(struct tc_pass_run *c) {
+	tc_pass_rules(c->m, c->o, c->a);
+}
+
+static void run_summary_busy(struct tc_pass_run *c) {
+	tc_pass_summary_busy(c->m, c->made & TC_R_USAGE ? &c->usage : NULL, &c->a->summary);
+}
+
+static void run_summary_marked(struct tc_pass_run *c) {
+	tc_pass_summary_marked(c->m, c->a, !c->o->summary_steps_counted, &c->a->summary);
+}
+
+static bool with_steps(const struct tc_pass_run *c) {
+	return c->want & TC_R_STEPS;
+}
+
+/*
+ * The passes in the order they run: each after every pass making what it
+ * needs (check_analysis tests it). Those beside the usage/steps/breakdown
+ * chain run on a side thread on big models, in this order too, each once
+ * what it reads is made; the summary's and the memory passes come first
+ * there, so they run while the markers are found and usage walks the
+ * model.
+ */
+#define R(x) TC_R_##x
+static const struct tc_pass_def pass_table[] = {
+	{ "summary-base", 0, 0, R(SUM_BASE), true, NULL, run_summary_base },
+	{ "summary-rows", R(SUM_BASE), 0, R(SUM_ROWS), true, rows_alone, run_summary_rows },
+	{ "memory", 0, 0, R(MEMORY), true, NULL, run_memory },
+	{ "memview", 0, 0, R(MEMVIEW), true, NULL, run_memview },
+	{ "compile", 0, 0, R(COMPILE), true, NULL, run_compile },
+	{ "markers", 0, 0, R(MARKERS), false, NULL, run_markers },
+	{ "summary-steps", R(SUM_BASE) | R(MARKERS), 0, R(SUM_STEPS), true, NULL,
+		run_summary_steps },
+	{ "early-steps", R(MARKERS), 0, R(EARLY), false, NULL, run_early_steps },
+	{ "usage", 0, R(EARLY), R(USAGE), false, NULL, run_usage },
+	/* The op rows take the usage pass's sums where it makes them. */
+	{ "summary-rows-usage", R(SUM_BASE), R(USAGE), R(SUM_ROWS), true, rows_from_usage,
+		run_summary_rows },
+	{ "rules-ops", R(USAGE), R(SUM_ROWS), R(OPS), true, NULL, run_rules_ops },
+	{ "steps", R(MARKERS) | R(USAGE), R(EARLY), R(STEPS), false, NULL, run_steps },
+	{ "breakdown", R(STEPS) | R(USAGE) | R(EARLY), 0, R(BREAKDOWN), false, NULL,
+		run_breakdown },
+	{ "ranks", R(BREAKDOWN), 0, R(RANKS), false, NULL, run_ranks },
+	{ "startup", R(BREAKDOWN), 0, R(STARTUP), false, NULL, run_startup },
+	{ "op-table", R(USAGE), 0, R(OP_TABLE), false, NULL, run_op_table },
+	{ "runtime", R(USAGE) | R(BREAKDOWN), 0, R(RUNTIME), false, NULL, run_runtime },
+	{ "rules", R(USAGE) | R(STEPS) | R(BREAKDOWN) | R(RANKS) | R(STARTUP) | R(MEMORY) |
+		R(MEMVIEW) | R(COMPILE) | R(OPS) | R(RUNTIME), 0, R(FINDINGS), false, NULL,
+		run_rules },
+	{ "summary-busy", R(SUM_BASE), R(USAGE), R(SUM_BUSY), false, NULL, run_summary_busy },
+	/* The summary's steps become the analysis's, where it has steps. */
+	{ "summary-marked", R(SUM_STEPS), R(STEPS), R(SUM_MARKED), false, with_steps,
+		run_summary_marked },
+};
+
+/* The results each TC_AN_* bit asks for, by bit. */
+static const uint32_t results_of[] = {
+	R(USAGE),
+	R(STEPS),
+	R(BREAKDOWN) | R(RANKS) | R(STARTUP),
+	R(FINDINGS),
+	R(OP_TABLE),
+	R(SUM_BASE) | R(SUM_ROWS) | R(SUM_STEPS) | R(SUM_BUSY) | R(SUM_MARKED),
+};
+#undef R
+
+#define N_PASSES (sizeof(pass_table) / sizeof(pass_table[0]))
+_Static_assert(N_PASSES <= 64, "a plan is a 64-bit mask");
+
+const struct tc_pass_def *tc_pass_table(size_t *n) {
+	*n = N_PASSES;
+	return pass_table;
+}
+
+/* c's plan for what: the results wanted, with those their passes need
+ * (from rows before them, so one walk back finds all), and the passes
+ * that make them. */
+static uint64_t plan(struct tc_pass_run *c, unsigned what) {
+	uint32_t want = 0;
+	for (size_t b = 0; b < sizeof(results_of) / sizeof(results_of[0]); b++) {
+		want |= what & (1u << b) ? results_of[b] : 0;
+	}
+	for (size_t i = N_PASSES; i-- > 0;) {
+		want |= pass_table[i].provides & want ? pass_table[i].needs : 0;
+	}
+	c->want = want;
+	c->sums = (want & TC_R_SUM_ROWS) && (want & TC_R_USAGE) &&
+		tc_pass_summary_sums_usable(c->m);
+	uint64_t passes = 0;
+	c->made = 0;
+	for (size_t i = 0; i < N_PASSES; i++) {
+		const struct tc_pass_def *p = &pass_table[i];
+		if ((p->provides & want) && (!p->when || p->when(c))) {
+			passes |= UINT64_C(1) << i;
+			c->made |= p->provides;
 		}
 	}
-	if (j->run & TC_AN_FINDINGS) {
-		tc_pass_memory(j->m, &a->mem, &a->n_mem);
-		tc_memview_build(j->m, &a->memview);
-		tc_pass_compile(j->m, &a->compile);
+	return passes;
+}
+
+uint64_t tc_pass_plan(const struct tc_model *m, const struct tc_analysis_opts *o,
+		unsigned what) {
+	struct tc_pass_run c = { .m = m, .o = o };
+	return plan(&c, what);
+}
+
+/* Runs pass i once the results it reads are made. */
+static void run_pass(struct tc_pass_run *c, size_t i) {
+	const struct tc_pass_def *p = &pass_table[i];
+	if (c->threaded) {
+		uint32_t reads = (p->needs | p->after) & c->made;
+		pthread_mutex_lock(&c->lock);
+		while ((c->done & reads) != reads) {
+			pthread_cond_wait(&c->cv, &c->lock);
+		}
+		pthread_mutex_unlock(&c->lock);
 	}
-	if (j->run & TC_AN_SUMMARY) {
-		side_wait(j, &j->markers_done);
-		tc_pass_summary_steps(j->m, j->mk, !j->o->summary_steps_counted, &a->summary);
+	p->run(c);
+	if (c->threaded) {
+		pthread_mutex_lock(&c->lock);
+		c->done |= p->provides;
+		pthread_cond_broadcast(&c->cv);
+		pthread_mutex_unlock(&c->lock);
 	}
-	side_wait(j, &j->usage_done);
-	if (rows_late) {
-		tc_pass_summary_rows(j->m, &j->op_sums, &a->summary);
+}
+
+struct side {
+	struct tc_pass_run *c;
+	uint64_t passes;
+};
+
+static void *side_passes(void *p) {
+	struct side *s = p;
+	for (size_t i = 0; i < N_PASSES; i++) {
+		if (s->passes >> i & 1) {
+			run_pass(s->c, i);
+		}
 	}
-	if (!(j->run & TC_AN_FINDINGS)) {
-		return NULL;
-	}
-	/* The rules judge the whole trace, whatever --device names. */
-	/* The summary's op rows are the same walk: reuse them. */
-	tc_pass_op_table(j->m, "name", false, TC_NONE, &j->usage,
-		j->run & TC_AN_SUMMARY ? &a->summary : NULL, &a->ops);
 	return NULL;
 }
 
@@ -246,77 +416,36 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 			strcmp(by, "kind") && strcmp(by, "device")) {
 		return false;
 	}
-	unsigned run = passes_for(what);
 	int64_t lo, hi;
 	tc_model_span(m, &lo, &hi);
 	a->span_ps = hi - lo;
-	struct tc_markers mk = { 0 };
-	struct side_job job = { .m = m, .o = o, .mk = &mk, .run = run, .a = a,
-		.sums = (run & TC_AN_SUMMARY) && (run & TC_AN_USAGE) &&
-			tc_pass_summary_sums_usable(m) };
-	pthread_mutex_init(&job.lock, NULL);
-	pthread_cond_init(&job.cv, NULL);
+	struct tc_pass_run c = { .m = m, .o = o, .a = a, .by = by };
+	uint64_t passes = plan(&c, what);
+	uint64_t beside = 0;
+	for (size_t i = 0; i < N_PASSES; i++) {
+		beside |= pass_table[i].beside ? (passes & UINT64_C(1) << i) : 0;
+	}
+	struct side side = { &c, beside };
 	pthread_t th;
-	bool side = run & (TC_AN_FINDINGS | TC_AN_SUMMARY);
-	bool threaded = side && tc_pass_parallel(o, m->ev.n) &&
-		pthread_create(&th, NULL, side_passes, &job) == 0;
-	/* The built-in step markers, found once for the steps and the summary. */
-	if (run & (TC_AN_SUMMARY | TC_AN_STEPS)) {
-		tc_markers_init(&mk, m, tc_pass_parallel(o, m->ev.n));
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.cv, NULL);
+	/* Set before the side thread starts: it reads it. */
+	c.threaded = beside && tc_pass_parallel(o, m->ev.n);
+	if (c.threaded && pthread_create(&th, NULL, side_passes, &side) != 0) {
+		c.threaded = false;
 	}
-	side_set(&job, &job.markers_done);
-	/* Steps from markers need no usage: then the breakdown attributes each
-	 * device as usage builds its per-kind unions, and none is kept (all
-	 * devices' unions together cost more memory than the model's times). */
-	bool marked = (run & TC_AN_BREAKDOWN) && tc_pass_steps_from(m, o, &mk, NULL, true, a);
-	struct tc_bd_early *early = marked && a->n_steps ? tc_bd_early_create(m, o, a) : NULL;
-	/* Otherwise the per-kind unions are kept from usage for the breakdown. */
-	struct tc_ivals *kinds = NULL;
-	if (run & TC_AN_USAGE) {
-		tc_pass_usage(m, o, &a->util, &a->n_util, &a->streams, &a->n_streams,
-			(run & TC_AN_BREAKDOWN) && !marked ? &kinds : NULL,
-			early ? tc_bd_early_device : NULL, early,
-			job.sums ? &job.op_sums : NULL);
-		job.usage = (struct tc_usage){ a->util, a->n_util, kinds };
-	}
-	side_set(&job, &job.usage_done);
-	if ((run & TC_AN_STEPS) && !marked) {
-		tc_pass_steps_from(m, o, &mk, &job.usage, !(run & TC_AN_BREAKDOWN), a);
-	}
-	if (run & TC_AN_BREAKDOWN) {
-		tc_pass_breakdown(m, o, &job.usage, early, a);
-	}
-	tc_usage_kinds_destroy(kinds, a->n_util);
-	if (run & TC_AN_BREAKDOWN) {
-		/* Each rank alone on its own sub-model, then composed. */
-		struct tc_rank_parts parts;
-		tc_rank_parts_analyze(m, o, &parts);
-		tc_pass_ranks(m, o, &parts, a);
-		tc_rank_parts_finish(&parts);
-		tc_host_evidence_startup(m, a);
-	}
-	if (threaded) {
-		pthread_join(th, NULL);
-	} else if (side) {
-		side_passes(&job);
-	}
-	tc_op_sums_finish(&job.op_sums);
-	pthread_mutex_destroy(&job.lock);
-	pthread_cond_destroy(&job.cv);
-	tc_markers_finish(&mk);
-	if (run & TC_AN_OP_TABLE) {
-		tc_pass_op_table(m, by, true, tc_analysis_find_device(m, o->device), &job.usage,
-			NULL, &a->op_table);
-	}
-	if (run & TC_AN_FINDINGS) {
-		tc_runtime_detect(m, a, &a->runtime);
-		tc_pass_rules(m, o, a);
-	}
-	if (run & TC_AN_SUMMARY) {
-		tc_pass_summary_busy(m, run & TC_AN_USAGE ? &job.usage : NULL, &a->summary);
-		if (run & TC_AN_STEPS) {
-			tc_pass_summary_marked(m, a, !o->summary_steps_counted, &a->summary);
+	uint64_t here = c.threaded ? passes & ~beside : passes;
+	for (size_t i = 0; i < N_PASSES; i++) {
+		if (here >> i & 1) {
+			run_pass(&c, i);
 		}
 	}
+	if (c.threaded) {
+		pthread_join(th, NULL);
+	}
+	tc_op_sums_finish(&c.op_sums);
+	tc_markers_finish(&c.mk);
+	pthread_mutex_destroy(&c.lock);
+	pthread_cond_destroy(&c.cv);
 	return true;
 }

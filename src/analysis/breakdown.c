@@ -62,30 +62,6 @@ static const enum tc_bd_cat claim_order[TC_BD_IDLE] = {
 	TC_BD_PROFILER, TC_BD_SYNC, TC_BD_LAUNCH, TC_BD_COMPILE, TC_BD_HOST,
 };
 
-uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
-	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
-	bool any = false;
-	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
-		uint32_t d = m->tracks[t].device;
-		any |= d < m->n_devices && tc_model_on_host(m, d) && m->devices[d].host == host;
-	}
-	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
-	size_t k = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (!tc_model_on_host(m, tr->device) || tr->kind == TC_TRACK_DERIVED ||
-				tr->kind == TC_TRACK_STEPS || tr->kind == TC_TRACK_COUNTER) {
-			continue;
-		}
-		if (any && (tr->device >= m->n_devices || m->devices[tr->device].host != host)) {
-			continue;
-		}
-		v[k++] = (uint32_t)t;
-	}
-	*n = k;
-	return v;
-}
-
 /* Device lines for the breakdown: its work lines (work = true), or its
  * other plain lines (an infeed line, say), which count only for input and
  * compile. Only dev's own tracks (dt) are looked at: a pass over every

@@ -3,20 +3,11 @@
 
 /*
  * The analysis passes, private to analysis/ (tests/layering.sh keeps it
- * so). tc_analyze (analyze.c) runs the passes its flags need, in
- * dependency order; no pass calls another. Each reads the model, the
- * options and the earlier results named in its parameters, and fills only
- * the output it is given:
- *
- *   usage                          -> util, streams
- *   steps (usage)                  -> steps, their window
- *   breakdown (usage, steps)       -> steps' categories, attribution, transfers
- *   memory                         -> memory peaks
- *   compile                        -> compilation
- *   op table (usage)               -> an op table
- *   runtime (usage, transfers)     -> framework and runtime (tc_runtime_detect)
- *   rules (all of the above)       -> findings
- *   summary (usage when computed)  -> summary
+ * so). tc_analyze (analyze.c) runs the passes its flags need, as the pass
+ * table there declares them (tc_pass_table): what each needs and makes,
+ * and which may run beside the others; no pass calls another. Each reads
+ * the model, the options and the earlier results named in its
+ * parameters, and fills only the output it is given.
  */
 
 #include <stdbool.h>
@@ -42,6 +33,51 @@ struct tc_usage {
 	size_t n_util;
 	const struct tc_ivals *kinds;
 };
+
+/* The results of the passes, as the pass table names them. */
+enum tc_pass_result {
+	TC_R_MARKERS = 1u << 0,    /* the built-in step markers */
+	TC_R_EARLY = 1u << 1,      /* steps from markers, and the breakdown's
+	                            * attribution made during usage */
+	TC_R_USAGE = 1u << 2,      /* util, streams */
+	TC_R_STEPS = 1u << 3,      /* steps, their window */
+	TC_R_BREAKDOWN = 1u << 4,  /* steps' categories, attribution, transfers */
+	TC_R_RANKS = 1u << 5,
+	TC_R_STARTUP = 1u << 6,    /* one-off start-up calls */
+	TC_R_MEMORY = 1u << 7,     /* memory peaks */
+	TC_R_MEMVIEW = 1u << 8,
+	TC_R_COMPILE = 1u << 9,
+	TC_R_OPS = 1u << 10,       /* the rules' op table */
+	TC_R_RUNTIME = 1u << 11,   /* framework and runtime */
+	TC_R_FINDINGS = 1u << 12,
+	TC_R_OP_TABLE = 1u << 13,  /* the op table asked for (o->op_by) */
+	TC_R_SUM_BASE = 1u << 14,  /* the summary from the model alone */
+	TC_R_SUM_ROWS = 1u << 15,  /* its op rows */
+	TC_R_SUM_STEPS = 1u << 16, /* its marked steps */
+	TC_R_SUM_BUSY = 1u << 17,  /* its devices' busy time */
+	TC_R_SUM_MARKED = 1u << 18, /* its steps as the analysis's */
+};
+
+/*
+ * One row of the pass table. A plan takes the passes making the results
+ * asked for and, walking back, those making what they need; after names
+ * results read only when some other pass needs them (they order, never
+ * pull in). Of the rows making a result, when (NULL: always) picks those
+ * that run. beside: may run on the side thread.
+ */
+struct tc_pass_run;
+struct tc_pass_def {
+	const char *name;
+	uint32_t needs, after, provides; /* enum tc_pass_result bits */
+	bool beside;
+	bool (*when)(const struct tc_pass_run *c);
+	void (*run)(struct tc_pass_run *c);
+};
+/* The table (*n rows), in the order the passes run. */
+const struct tc_pass_def *tc_pass_table(size_t *n);
+/* The rows tc_analyze runs for what (TC_AN_* bits) on m: bit i for row i. */
+uint64_t tc_pass_plan(const struct tc_model *m, const struct tc_analysis_opts *o,
+	unsigned what);
 
 /* Below this many events a second thread costs more than it saves. */
 #define TC_PARALLEL_MIN_EVENTS 100000
@@ -313,12 +349,6 @@ void tc_coll_rows_add(struct tc_coll_rows *c, size_t k, const struct tc_coll_tab
 void tc_pass_collectives(struct tc_coll_rows *c, const struct tc_intern *names,
 	struct tc_ranks *r, const struct tc_step_source *steps, struct tc_ivals *waits);
 
-/* The host lines the attribution reads for device dev (malloc'd, *n of
- * them): threads on CPU devices of dev's host, or of every host (lines
- * without a device too) when that host has none. Derived lines repeat
- * other lines; step and counter lines hold no host work. */
-uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n);
-
 /* Copies on device dev's work lines only (TC_NONE: every device's), as the
  * breakdown counts them: added to total[TC_XFER_COUNT] and, per step of
  * a, to per_step[step * TC_XFER_COUNT + dir] (breakdown.c). */
@@ -380,17 +410,14 @@ int tc_finding_cmp(const void *pa, const void *pb);
 void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
 
-/* The summary (summary.c) in two halves: the first reads the model only
- * and leaves the devices' busy and computation time (and the op shares'
- * base) at zero; the second fills them, from u where it has the device
- * (the same unions), else from the model. u may be NULL; mk: the model's
- * built-in step markers (NULL: found here); without list, the steps are
- * only counted (tc_analysis_opts.summary_steps_counted). */
-void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
-	struct tc_summary *s);
-/* tc_pass_summary_begin in parts: base first, then the op rows (with
- * op_sums, where the usage pass summed them; NULL: none) and the steps,
- * in either order. */
+/* The summary (summary.c) in the pass table's parts: base first (the
+ * model alone, leaving the devices' busy and computation time and the op
+ * shares' base at zero), then the op rows (with op_sums, where the usage
+ * pass summed them; NULL: none) and the steps in either order, and busy,
+ * which fills those times from u where it has the device (the same
+ * unions), else from the model. u may be NULL; mk: the model's built-in
+ * step markers (NULL: found here); without list, the steps are only
+ * counted (tc_analysis_opts.summary_steps_counted). */
 void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s);
 /* Whether the op rows can take the usage pass's sums: no op or event has
  * costs of its own (those are summed per event). */

@@ -555,13 +555,6 @@ static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
 	tc_sort(s->threads, s->n_threads, sizeof(*s->threads), cmp_thread);
 }
 
-void tc_pass_summary_begin(const struct tc_model *m, const struct tc_markers *mk, bool list,
-		struct tc_summary *s) {
-	tc_pass_summary_base(m, s);
-	tc_pass_summary_rows(m, NULL, s);
-	tc_pass_summary_steps(m, mk, list, s);
-}
-
 bool tc_pass_summary_sums_usable(const struct tc_model *m) {
 	for (size_t o = 0; o < m->n_ops; o++) {
 		if (m->ops[o].flops >= 0 || m->ops[o].bytes >= 0) {
@@ -686,6 +679,11 @@ void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 }
 
 void tc_analyze_summary(const struct tc_model *m, struct tc_summary *s) {
-	tc_pass_summary_begin(m, NULL, true, s);
-	tc_pass_summary_busy(m, NULL, s);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_analysis a;
+	tc_analyze(m, &o, TC_AN_SUMMARY, &a);
+	*s = a.summary;
+	memset(&a.summary, 0, sizeof(a.summary));
+	tc_analysis_finish(&a);
 }

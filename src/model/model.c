@@ -653,6 +653,30 @@ void tc_device_tracks_finish(struct tc_device_tracks *dt) {
 	dt->order = dt->first = NULL;
 }
 
+uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
+	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+	bool any = false;
+	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
+		uint32_t d = m->tracks[t].device;
+		any |= d < m->n_devices && tc_model_on_host(m, d) && m->devices[d].host == host;
+	}
+	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
+	size_t k = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tc_model_on_host(m, tr->device) || tr->kind == TC_TRACK_DERIVED ||
+				tr->kind == TC_TRACK_STEPS || tr->kind == TC_TRACK_COUNTER) {
+			continue;
+		}
+		if (any && (tr->device >= m->n_devices || m->devices[tr->device].host != host)) {
+			continue;
+		}
+		v[k++] = (uint32_t)t;
+	}
+	*n = k;
+	return v;
+}
+
 const char *tc_device_kind_name(enum tc_device_kind k) {
 	static const char *const names[] = { "other", "cpu", "gpu", "tpu", "accelerator" };
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";

@@ -581,6 +581,13 @@ static inline const uint32_t *tc_device_tracks_of(const struct tc_device_tracks 
 	return dt->order + dt->first[b];
 }
 
+/* The host lines serving device dev (malloc'd, *n of them), as the
+ * breakdown's attribution reads them: threads on CPU devices of dev's
+ * host, or of every host (lines without a device too) when that host has
+ * none. Derived lines repeat other lines; step and counter lines hold no
+ * host work. */
+uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n);
+
 const char *tc_device_kind_name(enum tc_device_kind k);
 const char *tc_track_kind_name(enum tc_track_kind k);
 const char *tc_op_kind_name(enum tc_op_kind k);

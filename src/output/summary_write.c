@@ -259,10 +259,9 @@ static void write_flops_text(FILE *f, const struct tc_summary *s,
 	fprintf(f, "\n");
 }
 
-void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
-		const struct tc_summary_opts *o) {
-	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
-	write_sources_text(f, m);
+/* The span and the event count. */
+static void write_span_text(FILE *f, const struct tc_summary *s) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	if (s->span_from_samples) {
 		fprintf(f, "span       %s (first to last counter sample)\n",
 			tc_fmt_dur(b1, s->last_ps - s->first_ps));
@@ -289,6 +288,85 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 			tc_fmt_noun(b2, samples, "sample", "samples"));
 	}
 	fprintf(f, "\n");
+}
+
+/* The devices' table: busy, active span and idle time each. */
+static void write_devices_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+		const struct tc_summary_opts *o) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
+	fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
+	static const char *const h[] = {
+		">rank", "device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
+	};
+	/* A rank column only when the devices belong to several ranks. */
+	bool ranks = tc_model_n_ranks(m) >= 2;
+	struct tc_table t;
+	tc_table_init(&t, ranks ? 8 : 7, ranks ? h : h + 1);
+	for (size_t i = 0; i < s->n_devices; i++) {
+		const struct tc_device_summary *d = &s->devices[i];
+		const struct tc_device *dev = &m->devices[d->device];
+		if (ranks) {
+			tc_table_cell(&t, tc_write_rank(b1, m, d->device));
+		}
+		tc_table_cell(&t, S(m, dev->name));
+		tc_table_cell(&t, tc_device_kind_name((enum tc_device_kind)dev->kind));
+		tc_table_cell(&t, tc_fmt_count(b1, d->n_events));
+		tc_table_cell(&t, tc_fmt_dur(b2, d->busy_ps));
+		tc_table_cell(&t, tc_fmt_dur(b3, d->span_ps));
+		tc_table_cell(&t, tc_fmt_dur(b4, d->span_ps - d->busy_ps));
+		tc_table_cell(&t, tc_fmt_pct(b5, (double)d->busy_ps, (double)d->span_ps));
+		if (2 * d->busy_ps < d->span_ps) {
+			tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
+		}
+	}
+	tc_table_elastic(&t, 0);
+	tc_table_print(&t, f, "  ");
+	tc_table_finish(&t);
+	write_flops_text(f, s, o);
+}
+
+/* The top ops' table, by total time. */
+static void write_top_ops_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+		size_t top) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN], b4[TC_FMT_LEN], b5[TC_FMT_LEN];
+	fprintf(f, "\ntop %s of %s by total time (%s; share of %s)\n", tc_fmt_count(b1, top),
+		tc_fmt_noun(b2, s->n_ops, "op", "ops"),
+		strcmp(s->ops_scope, "device") == 0 ? "device ops" :
+		"host events, no device activity",
+		strcmp(s->ops_scope, "device") == 0 ? "summed device busy time" :
+		"summed self time");
+	static const char *const h[] = {
+		"op", "category", ">calls", ">total", ">mean", ">min", ">max", ">share",
+	};
+	struct tc_table t;
+	tc_table_init(&t, 8, h);
+	for (size_t i = 0; i < top; i++) {
+		const struct tc_op_summary *r = &s->ops[i];
+		tc_table_cell(&t, S(m, r->name));
+		tc_table_cell(&t, r->category ? S(m, r->category) :
+			tc_op_kind_name((enum tc_op_kind)r->kind));
+		tc_table_cell(&t, tc_fmt_count(b1, r->count));
+		tc_table_cell(&t, tc_fmt_dur(b2, r->total_ps));
+		tc_table_cell(&t, tc_fmt_dur(b3, r->total_ps / (int64_t)r->count));
+		tc_table_cell(&t, tc_fmt_dur(b4, r->min_ps));
+		tc_table_cell(&t, tc_fmt_dur(b5, r->max_ps));
+		tc_table_cell(&t, tc_fmt_pct(b1, (double)(strcmp(s->ops_scope, "device") == 0 ?
+			r->total_ps : r->self_ps), (double)s->ops_busy_ps));
+	}
+	/* Under a width limit: the name shrinks, then min, max, mean go. */
+	tc_table_elastic(&t, 0);
+	tc_table_optional(&t, 5, 4);
+	tc_table_optional(&t, 6, 3);
+	tc_table_optional(&t, 4, 2);
+	tc_table_optional(&t, 1, 1);
+	tc_table_print(&t, f, "  ");
+	tc_table_finish(&t);
+}
+
+void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_summary *s,
+		const struct tc_summary_opts *o) {
+	write_sources_text(f, m);
+	write_span_text(f, s);
 	if (o->memory) {
 		tc_write_memory_line(f, m, o->memory, s->first_ps);
 	}
@@ -311,71 +389,12 @@ void tc_write_summary_text(FILE *f, const struct tc_model *m, const struct tc_su
 		fprintf(f, "\ndevices    none: no device activity in this trace\n");
 		write_threads_text(f, m, s, o->top);
 	} else {
-		fprintf(f, "\ndevices (busy = union of op/stream slices; idle = active span - busy)\n");
-		static const char *const h[] = {
-			">rank", "device", "kind", ">ops", ">busy", ">active span", ">idle", ">busy %",
-		};
-		/* A rank column only when the devices belong to several ranks. */
-		bool ranks = tc_model_n_ranks(m) >= 2;
-		struct tc_table t;
-		tc_table_init(&t, ranks ? 8 : 7, ranks ? h : h + 1);
-		for (size_t i = 0; i < s->n_devices; i++) {
-			const struct tc_device_summary *d = &s->devices[i];
-			const struct tc_device *dev = &m->devices[d->device];
-			if (ranks) {
-				tc_table_cell(&t, tc_write_rank(b1, m, d->device));
-			}
-			tc_table_cell(&t, S(m, dev->name));
-			tc_table_cell(&t, tc_device_kind_name((enum tc_device_kind)dev->kind));
-			tc_table_cell(&t, tc_fmt_count(b1, d->n_events));
-			tc_table_cell(&t, tc_fmt_dur(b2, d->busy_ps));
-			tc_table_cell(&t, tc_fmt_dur(b3, d->span_ps));
-			tc_table_cell(&t, tc_fmt_dur(b4, d->span_ps - d->busy_ps));
-			tc_table_cell(&t, tc_fmt_pct(b5, (double)d->busy_ps, (double)d->span_ps));
-			if (2 * d->busy_ps < d->span_ps) {
-				tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
-			}
-		}
-		tc_table_elastic(&t, 0);
-		tc_table_print(&t, f, "  ");
-		tc_table_finish(&t);
-		write_flops_text(f, s, o);
+		write_devices_text(f, m, s, o);
 	}
 
 	size_t top = o->top < s->n_ops ? o->top : s->n_ops;
 	if (top) {
-		fprintf(f, "\ntop %s of %s by total time (%s; share of %s)\n", tc_fmt_count(b1, top),
-			tc_fmt_noun(b2, s->n_ops, "op", "ops"),
-			strcmp(s->ops_scope, "device") == 0 ? "device ops" :
-			"host events, no device activity",
-			strcmp(s->ops_scope, "device") == 0 ? "summed device busy time" :
-			"summed self time");
-		static const char *const h[] = {
-			"op", "category", ">calls", ">total", ">mean", ">min", ">max", ">share",
-		};
-		struct tc_table t;
-		tc_table_init(&t, 8, h);
-		for (size_t i = 0; i < top; i++) {
-			const struct tc_op_summary *r = &s->ops[i];
-			tc_table_cell(&t, S(m, r->name));
-			tc_table_cell(&t, r->category ? S(m, r->category) :
-				tc_op_kind_name((enum tc_op_kind)r->kind));
-			tc_table_cell(&t, tc_fmt_count(b1, r->count));
-			tc_table_cell(&t, tc_fmt_dur(b2, r->total_ps));
-			tc_table_cell(&t, tc_fmt_dur(b3, r->total_ps / (int64_t)r->count));
-			tc_table_cell(&t, tc_fmt_dur(b4, r->min_ps));
-			tc_table_cell(&t, tc_fmt_dur(b5, r->max_ps));
-			tc_table_cell(&t, tc_fmt_pct(b1, (double)(strcmp(s->ops_scope, "device") == 0 ?
-				r->total_ps : r->self_ps), (double)s->ops_busy_ps));
-		}
-		/* Under a width limit: the name shrinks, then min, max, mean go. */
-		tc_table_elastic(&t, 0);
-		tc_table_optional(&t, 5, 4);
-		tc_table_optional(&t, 6, 3);
-		tc_table_optional(&t, 4, 2);
-		tc_table_optional(&t, 1, 1);
-		tc_table_print(&t, f, "  ");
-		tc_table_finish(&t);
+		write_top_ops_text(f, m, s, top);
 	}
 
 	if (s->n_steps) {

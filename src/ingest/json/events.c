@@ -530,79 +530,59 @@ static void finish_event_args(struct reader *r, uint32_t idx, enum tc_op_kind ki
 	m->ev.args[idx] = tc_model_args_end(m, first);
 }
 
-static bool end_event(struct reader *r) {
+/*
+ * The events that make no slice: metadata, counters and memory events are
+ * taken here; those without a phase or a usable time are counted and
+ * dropped. False when the event is done with; else *pi is its pid's
+ * entry and *ts its time.
+ */
+static bool slice_time(struct reader *r, uint32_t *pi, int64_t *ts) {
 	struct ev_state *e = &r->ev;
-	struct tc_model *m = r->m;
 	if (!e->any) {
 		r->n_empty++;
-		return true;
+		return false;
 	}
 	char ph = e->ph;
 	if (!ph) {
 		r->n_no_ph++;
 		args_rollback(r);
-		return true;
+		return false;
 	}
 	if (!e->has_pid) {
 		e->pid = 0; /* interned "" */
 	}
-	uint32_t pi = pid_get(r, e->pid);
+	*pi = pid_get(r, e->pid);
 	if (ph == 'M') {
-		do_metadata(r, pi);
-		return true;
+		do_metadata(r, *pi);
+		return false;
 	}
-	int64_t ts = 0;
+	*ts = 0;
 	if (!e->has_ts || e->bad_time) {
 		r->n_no_ts++;
 		args_rollback(r);
-		return true;
+		return false;
 	}
-	if (!rel_ps(r, e->ts_us, e->ts_frac, &ts)) {
+	if (!rel_ps(r, e->ts_us, e->ts_frac, ts)) {
 		r->n_far_ts++;
 		args_rollback(r);
-		return true;
+		return false;
 	}
 	if (ph == 'C') {
-		do_counter(r, pi, ts);
-		return true;
+		do_counter(r, *pi, *ts);
+		return false;
 	}
 	if ((ph == 'i' || ph == 'I') && e->name == r->s.memory_name) {
-		do_memory(r, pi, e->has_tid ? e->tid : e->pid, ts);
-		return true;
+		do_memory(r, *pi, e->has_tid ? e->tid : e->pid, *ts);
+		return false;
 	}
-	if (!r->pids[pi].device_activity && is_device_cat(r, e->cat)) {
-		r->pids[pi].device_activity = true;
-		r->pids[pi].looks_device = 1;
-	}
-	if (!r->pids[pi].host_activity && is_host_cat(r, e->cat)) {
-		r->pids[pi].host_activity = true;
-	}
-	uint32_t tid = e->has_tid ? e->tid : e->pid;
-	uint8_t flavor = FL_PLAIN;
-	if (e->cat && e->cat == r->s.gpu_user_annotation) {
-		flavor = FL_ANNOTATION;
-	} else if (is_aside_cat(r, e->cat)) {
-		flavor = FL_ASIDE;
-	}
-	uint32_t acat = 0;
-	if (ph == 'b' || ph == 'e' || ph == 'n') {
-		flavor = FL_ASYNC;
-		acat = e->cat;
-		tid = 0;
-	}
-	if (ph == 's' || ph == 't' || ph == 'f') {
-		uint32_t ti = thr_get(r, pi, tid, FL_PLAIN, 0);
-		bool enclosing = ph == 's' || e->bp == 'e';
-		add_flow_end(r, id_value(e->id, e->id_len), e->cat, ti, TC_NONE, ts,
-			ph != 'f', ph != 's', enclosing);
-		note_end(r, ts);
-		args_rollback(r);
-		return true;
-	}
-	uint32_t ti = thr_get(r, pi, tid, flavor, acat);
-	struct thr_info *t = &r->thrs[ti];
-	uint32_t track = thr_track(r, ti);
-	bool on_device = pid_looks_device(r, &r->pids[pi]);
+	return true;
+}
+
+/* The op of the event's name and category on a device row or not, from
+ * the cache of the last op met in its slot. */
+static const struct op_cache *event_op(struct reader *r, bool on_device) {
+	struct ev_state *e = &r->ev;
+	struct tc_model *m = r->m;
 	struct op_cache *oc = &r->ops[mix64((uint64_t)e->name << 32 | e->cat) & (OP_CACHE - 1)];
 	if (!oc->valid || oc->name != e->name || oc->cat != e->cat || oc->on_device != on_device) {
 		oc->name = e->name;
@@ -619,17 +599,33 @@ static bool end_event(struct reader *r) {
 		oc->dma = k.dma;
 		oc->valid = true;
 	}
-	enum tc_op_kind kind = (enum tc_op_kind)oc->kind;
-	uint32_t op = oc->op;
-	bool dma = oc->dma;
-	if (dma && ph != 'E' && ph != 'e') {
-		enum tc_op_kind k = dma_kind(r);
-		if (k != kind) {
-			kind = k;
-			op = tc_model_op(m, e->name, oc->ocat, k);
-		}
+	return oc;
+}
+
+/* Closes the open slice an 'E' or 'e' event ends at ts. */
+static void end_slice(struct reader *r, uint32_t idx, int64_t ts) {
+	struct tc_model *m = r->m;
+	if (ts < m->ev.start[idx]) {
+		m->ev.flags[idx] |= TC_EV_CLAMPED;
+		m->n_negative_dur++;
+	} else {
+		m->ev.dur[idx] = ts - m->ev.start[idx];
 	}
-	uint32_t idx;
+}
+
+/*
+ * The event by its phase on thread line ti (track): a complete slice,
+ * one begun, an instant, or the end of an open one (which closes it).
+ * True with *idx when an event was added, its args still to come.
+ * Inlined, as end_event is: once per event, called as one function they
+ * cost the reader time.
+ */
+static inline __attribute__((always_inline)) bool add_slice(struct reader *r, uint32_t ti, uint32_t track, uint32_t op, int64_t ts,
+		uint32_t *idx) {
+	struct ev_state *e = &r->ev;
+	struct tc_model *m = r->m;
+	struct thr_info *t = &r->thrs[ti];
+	char ph = e->ph;
 	switch (ph) {
 	case 'X':
 		if (e->dur_range) {
@@ -640,39 +636,33 @@ static bool end_event(struct reader *r) {
 		if (e->dur_ps > 0 && ts > INT64_MAX / 2 - e->dur_ps) {
 			r->n_far_ts++;
 			args_rollback(r);
-			return true;
+			return false;
 		}
-		idx = tc_model_add_event(m, track, op, ts, e->has_dur ? e->dur_ps : 0, 0);
+		*idx = tc_model_add_event(m, track, op, ts, e->has_dur ? e->dur_ps : 0, 0);
 		note_end(r, ts + (e->dur_ps > 0 ? e->dur_ps : 0));
-		break;
+		return true;
 	case 'B':
-		idx = tc_model_add_event(m, track, op, ts, 0, 0);
+		*idx = tc_model_add_event(m, track, op, ts, 0, 0);
 		TC_GROW(t->stack, t->cap_stack, t->n_stack + 1);
-		t->stack[t->n_stack++] = idx;
+		t->stack[t->n_stack++] = *idx;
 		note_end(r, ts);
-		break;
+		return true;
 	case 'E':
 		note_end(r, ts);
 		args_rollback(r);
 		if (!t->n_stack) {
 			r->n_unmatched_e++;
-			return true;
+			return false;
 		}
-		idx = t->stack[--t->n_stack];
-		if (ts < m->ev.start[idx]) {
-			m->ev.flags[idx] |= TC_EV_CLAMPED;
-			m->n_negative_dur++;
-		} else {
-			m->ev.dur[idx] = ts - m->ev.start[idx];
-		}
-		return true;
+		end_slice(r, t->stack[--t->n_stack], ts);
+		return false;
 	case 'i':
 	case 'I':
 	case 'R':
 	case 'n':
-		idx = tc_model_add_event(m, track, op, ts, 0, TC_EV_INSTANT);
+		*idx = tc_model_add_event(m, track, op, ts, 0, TC_EV_INSTANT);
 		note_end(r, ts);
-		break;
+		return true;
 	case 'b':
 	case 'e': {
 		note_end(r, ts);
@@ -682,34 +672,37 @@ static bool end_event(struct reader *r) {
 		uint32_t key = intern(r, buf, len < (int)sizeof(buf) ? (size_t)len : sizeof(buf) - 1);
 		uint32_t *open = async_slot(r, key, ph == 'b');
 		if (ph == 'b') {
-			idx = tc_model_add_event(m, track, op, ts, 0, 0);
-			*open = idx;
-			break;
+			*idx = tc_model_add_event(m, track, op, ts, 0, 0);
+			*open = *idx;
+			return true;
 		}
 		args_rollback(r);
 		if (!open || *open == TC_NONE) {
 			r->n_unmatched_async++;
-			return true;
+			return false;
 		}
-		idx = *open;
+		end_slice(r, *open, ts);
 		*open = TC_NONE;
-		if (ts >= m->ev.start[idx]) {
-			m->ev.dur[idx] = ts - m->ev.start[idx];
-		} else {
-			m->ev.flags[idx] |= TC_EV_CLAMPED;
-			m->n_negative_dur++;
-		}
-		return true;
+		return false;
 	}
 	default:
 		r->n_unknown_ph[(unsigned char)ph & 127]++;
 		args_rollback(r);
-		return true;
+		return false;
 	}
+}
+
+/* After add_slice: event idx's args, and what the links and the devices'
+ * lines are settled from later (device ops per line, step markers,
+ * correlation ids, v2 flow ends). */
+static void finish_slice(struct reader *r, uint32_t ti, uint32_t idx, enum tc_op_kind kind,
+		bool on_device, bool dma, int64_t ts) {
+	struct ev_state *e = &r->ev;
+	struct tc_model *m = r->m;
 	bool dev = kind == TC_OP_KERNEL || kind == TC_OP_COLLECTIVE || kind == TC_OP_MEMSET ||
 		(kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER);
 	if (dev && on_device) {
-		t = &r->thrs[ti];
+		struct thr_info *t = &r->thrs[ti];
 		t->n_dev_ops++;
 		if (pending_arg(r, m->key.stream)) {
 			t->n_dev_stream++;
@@ -742,6 +735,63 @@ static bool end_event(struct reader *r) {
 	if (e->has_bind && (e->flow_in || e->flow_out)) {
 		add_flow_end(r, id_value(e->bind, e->bind_len), r->s.v2, ti, idx, ts,
 			e->flow_out, e->flow_in, true);
+	}
+}
+
+static inline __attribute__((always_inline)) bool end_event(struct reader *r) {
+	struct ev_state *e = &r->ev;
+	uint32_t pi;
+	int64_t ts;
+	if (!slice_time(r, &pi, &ts)) {
+		return true;
+	}
+	char ph = e->ph;
+	if (!r->pids[pi].device_activity && is_device_cat(r, e->cat)) {
+		r->pids[pi].device_activity = true;
+		r->pids[pi].looks_device = 1;
+	}
+	if (!r->pids[pi].host_activity && is_host_cat(r, e->cat)) {
+		r->pids[pi].host_activity = true;
+	}
+	uint32_t tid = e->has_tid ? e->tid : e->pid;
+	uint8_t flavor = FL_PLAIN;
+	if (e->cat && e->cat == r->s.gpu_user_annotation) {
+		flavor = FL_ANNOTATION;
+	} else if (is_aside_cat(r, e->cat)) {
+		flavor = FL_ASIDE;
+	}
+	uint32_t acat = 0;
+	if (ph == 'b' || ph == 'e' || ph == 'n') {
+		flavor = FL_ASYNC;
+		acat = e->cat;
+		tid = 0;
+	}
+	if (ph == 's' || ph == 't' || ph == 'f') {
+		uint32_t ti = thr_get(r, pi, tid, FL_PLAIN, 0);
+		bool enclosing = ph == 's' || e->bp == 'e';
+		add_flow_end(r, id_value(e->id, e->id_len), e->cat, ti, TC_NONE, ts,
+			ph != 'f', ph != 's', enclosing);
+		note_end(r, ts);
+		args_rollback(r);
+		return true;
+	}
+	uint32_t ti = thr_get(r, pi, tid, flavor, acat);
+	uint32_t track = thr_track(r, ti);
+	bool on_device = pid_looks_device(r, &r->pids[pi]);
+	const struct op_cache *oc = event_op(r, on_device);
+	enum tc_op_kind kind = (enum tc_op_kind)oc->kind;
+	uint32_t op = oc->op;
+	bool dma = oc->dma;
+	if (dma && ph != 'E' && ph != 'e') {
+		enum tc_op_kind k = dma_kind(r);
+		if (k != kind) {
+			kind = k;
+			op = tc_model_op(r->m, e->name, oc->ocat, k);
+		}
+	}
+	uint32_t idx;
+	if (add_slice(r, ti, track, op, ts, &idx)) {
+		finish_slice(r, ti, idx, kind, on_device, dma, ts);
 	}
 	return true;
 }

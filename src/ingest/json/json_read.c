@@ -1,29 +1,32 @@
 /* Chrome JSON reader: entry point, the reading loops, end-of-input checks and teardown. */
 #include "ingest/json/json_private.h"
 
-static bool finish(struct reader *r) {
+/* An event never ended runs to the last timestamp seen. */
+static void run_to_last(struct reader *r, uint32_t idx) {
 	struct tc_model *m = r->m;
-	/* Unclosed B: run to the last timestamp seen. */
+	m->ev.dur[idx] = r->max_end_ps > m->ev.start[idx] ? r->max_end_ps - m->ev.start[idx] : 0;
+	m->ev.flags[idx] |= TC_EV_UNFINISHED;
+	r->n_unclosed_b++;
+}
+
+/* The B and b events still open at the end. */
+static void close_open(struct reader *r) {
 	for (size_t i = 0; i < r->n_thrs; i++) {
-		struct thr_info *t = &r->thrs[i];
+		const struct thr_info *t = &r->thrs[i];
 		for (size_t k = 0; k < t->n_stack; k++) {
-			uint32_t idx = t->stack[k];
-			m->ev.dur[idx] = r->max_end_ps > m->ev.start[idx] ?
-				r->max_end_ps - m->ev.start[idx] : 0;
-			m->ev.flags[idx] |= TC_EV_UNFINISHED;
-			r->n_unclosed_b++;
+			run_to_last(r, t->stack[k]);
 		}
 	}
 	for (size_t i = 0; i < r->async.cap; i++) {
 		if (r->async.v[i].used && r->async.v[i].val != TC_NONE) {
-			uint32_t idx = r->async.v[i].val;
-			m->ev.dur[idx] = r->max_end_ps > m->ev.start[idx] ?
-				r->max_end_ps - m->ev.start[idx] : 0;
-			m->ev.flags[idx] |= TC_EV_UNFINISHED;
-			r->n_unclosed_b++;
+			run_to_last(r, r->async.v[i].val);
 		}
 	}
+}
 
+/* The file's host: its rank, its host name, else a name from its path. */
+static uint32_t add_host(struct reader *r) {
+	struct tc_model *m = r->m;
 	char buf[256];
 	uint32_t host_name;
 	if (r->has_rank) {
@@ -42,9 +45,13 @@ static bool finish(struct reader *r) {
 	if (r->has_world && r->world_size > 0 && r->world_size <= INT32_MAX) {
 		m->hosts[host].world_size = (int32_t)r->world_size;
 	}
-	tc_json_settle_devices(r, host);
-	/* Allocator records hold their thread's index until now: a thread
-	 * with no event of its own gets no track. */
+	return host;
+}
+
+/* Allocator records hold their thread's index until now: a thread
+ * with no event of its own gets no track. */
+static void alloc_tracks(struct reader *r) {
+	struct tc_model *m = r->m;
 	for (size_t i = r->first_alloc; i < m->n_allocs; i++) {
 		uint32_t t = m->allocs[i].track, track = TC_NONE;
 		if (t < r->n_thrs) {
@@ -55,13 +62,11 @@ static bool finish(struct reader *r) {
 		}
 		m->allocs[i].track = track;
 	}
-	tc_json_tf1_finish(r);
+}
 
-	size_t links = tc_json_link_correlations(r);
-	tc_json_link_flows(r, links > 0);
-	tc_json_check_device_steps(r);
-
-	/* Origin: Kineto's ts is relative to baseTimeNanoseconds. */
+/* Origin: Kineto's ts is relative to baseTimeNanoseconds. */
+static bool set_origin(struct reader *r) {
+	struct tc_model *m = r->m;
 	int64_t origin_us = r->have_origin ? r->origin_us : 0;
 	if (origin_us > INT64_MAX / 1000 || origin_us < INT64_MIN / 1000) {
 		return tc_json_fail(r, "json: timestamps out of range");
@@ -77,7 +82,12 @@ static bool finish(struct reader *r) {
 	m->origin_ns = o;
 	/* µs since 2001 and later read as Unix time. */
 	m->origin_epoch = r->have_base || origin_us >= 978307200000000ll;
+	return true;
+}
 
+/* What was skipped or taken as something else, one warning each. */
+static void warn_skipped(struct reader *r) {
+	struct tc_model *m = r->m;
 	if (r->n_empty) {
 		tc_model_warn(m, r->n_empty, "json: skipped empty {} events");
 	}
@@ -126,6 +136,21 @@ static bool finish(struct reader *r) {
 				c >= 0x20 && c < 0x7f ? c : '?');
 		}
 	}
+}
+
+static bool finish(struct reader *r) {
+	close_open(r);
+	tc_json_settle_devices(r, add_host(r));
+	alloc_tracks(r);
+	tc_json_tf1_finish(r);
+
+	size_t links = tc_json_link_correlations(r);
+	tc_json_link_flows(r, links > 0);
+	tc_json_check_device_steps(r);
+	if (!set_origin(r)) {
+		return false;
+	}
+	warn_skipped(r);
 	return true;
 }
 

@@ -284,81 +284,201 @@ void tc_json_check_device_steps(struct reader *r) {
 	free(ds);
 }
 
-void tc_json_settle_devices(struct reader *r, uint32_t host) {
+/*
+ * Device d's kind and name from its pid row p: the row's label or name
+ * where it says ("GPU 0", "/device:GPU:0", "TPU:0", "/host:CPU"), else
+ * what the row holds (device work: a GPU; a numbered process: a host).
+ * *ordinal: the device's number where the name gives one, else -1.
+ */
+static enum tc_device_kind device_kind(struct reader *r, const struct pid_info *p,
+		struct tc_device *d, int32_t *ordinal) {
 	struct tc_model *m = r->m;
 	char buf[512];
+	/* TensorFlow 1.x stream rows: the physical device's name. */
+	const char *name = p->tf1_dev ? tc_model_str(m, p->tf1_dev) :
+		p->name ? tc_model_str(m, p->name) : NULL;
+	const char *label = p->label ? tc_model_str(m, p->label) : NULL;
+	const char *key = tc_model_str(m, p->key);
+	enum tc_device_kind kind;
+	*ordinal = -1;
+	/* A row is a host by what it holds, whatever its number: Kineto
+	 * labels pids 0..N-1 "GPU n" for every visible device, and in a
+	 * container the Python process is often pid 1. A pid with host
+	 * ops and no device ops of its own is that host. */
+	bool is_host = p->host_activity && !p->device_activity;
+	if (is_host && p->numeric) {
+		label = NULL;
+		name = name && tc_json_starts_with(name, "GPU ") ? NULL : name;
+	}
+	if (label && (tc_json_starts_with(label, "GPU") || tc_json_starts_with(label, "MTIA") ||
+			tc_json_starts_with(label, "TPU"))) {
+		kind = label[0] == 'G' ? TC_DEV_GPU : label[0] == 'T' ? TC_DEV_TPU : TC_DEV_ACCEL;
+		d->name = p->label;
+		const char *sp = strchr(label, ' ');
+		int64_t o;
+		if (sp && parse_i64(sp + 1, strlen(sp + 1), &o)) {
+			*ordinal = (int32_t)o;
+		}
+	} else if (name && (tc_json_starts_with(name, "/device:") || tc_json_starts_with(name, "TPU:") ||
+			tc_json_starts_with(name, "/host:"))) {
+		d->name = p->tf1_dev ? p->tf1_dev : p->name;
+		if (tc_json_starts_with(name, "/host:")) {
+			kind = TC_DEV_CPU;
+		} else if (strstr(name, "GPU")) {
+			kind = TC_DEV_GPU;
+		} else if (strstr(name, "TPU")) {
+			kind = TC_DEV_TPU;
+		} else {
+			kind = TC_DEV_ACCEL;
+		}
+		const char *colon = strrchr(name, ':');
+		int64_t o;
+		if (colon && parse_i64(colon + 1, strlen(colon + 1), &o)) {
+			*ordinal = (int32_t)o;
+		}
+	} else if (name && tc_json_starts_with(name, "GPU ")) {
+		kind = TC_DEV_GPU;
+		d->name = p->name;
+		*ordinal = p->numeric ? (int32_t)p->num : -1;
+	} else if (!is_host && (p->device_activity || p->accel_hint)) {
+		kind = TC_DEV_GPU;
+		snprintf(buf, sizeof(buf), "GPU %s", key);
+		d->name = tc_model_intern(m, buf);
+		*ordinal = p->numeric ? (int32_t)p->num : -1;
+	} else if (p->numeric) {
+		kind = TC_DEV_CPU;
+		if (name && *name) {
+			snprintf(buf, sizeof(buf), "%s (pid %s)", name, key);
+		} else {
+			snprintf(buf, sizeof(buf), "pid %s", key);
+		}
+		d->name = tc_model_intern(m, buf);
+	} else {
+		kind = TC_DEV_OTHER;
+		d->name = name ? p->name : p->key;
+		if (!*tc_model_str(m, d->name)) {
+			d->name = tc_model_intern(m, "(no pid)");
+		}
+	}
+	return kind;
+}
+
+/* GPU d's model, memory, cores, vendor and compute capability from the
+ * trace's deviceProperties entry of its ordinal, if any. */
+static void device_props(struct reader *r, struct tc_device *d, int32_t ordinal) {
+	struct tc_model *m = r->m;
+	for (size_t k = 0; k < r->n_dps; k++) {
+		const struct devprop *dp = &r->dps[k];
+		if (dp->id != ordinal) {
+			continue;
+		}
+		d->model = dp->name;
+		d->memory_bytes = dp->mem;
+		d->core_count = (int32_t)dp->sms;
+		const char *mn = tc_model_str(m, dp->name);
+		if (strstr(mn, "NVIDIA") || strstr(mn, "Tesla")) {
+			d->vendor = tc_model_intern(m, "NVIDIA");
+		} else if (strstr(mn, "AMD")) {
+			d->vendor = tc_model_intern(m, "AMD");
+		}
+		if (dp->has_major) {
+			uint32_t b = tc_model_args_begin(m);
+			tc_model_arg_int(m, tc_model_intern(m, "computeMajor"), dp->major);
+			if (dp->has_minor) {
+				tc_model_arg_int(m, tc_model_intern(m, "computeMinor"), dp->minor);
+			}
+			d->args = tc_model_args_end(m, b);
+		}
+		break;
+	}
+}
+
+/*
+ * Thread line t's track kind and name, now that its device is known: an
+ * annotation, async or host-side line by its flavour, else by the line's
+ * name on its device. has_stream, stream_args: by device, as
+ * tc_json_settle_devices finds them.
+ */
+static void settle_track(struct reader *r, const struct thr_info *t, const uint8_t *has_stream,
+		const uint8_t *stream_args) {
+	struct tc_model *m = r->m;
+	char buf[512];
+	struct tc_track *tr = &m->tracks[t->track];
+	const struct tc_device *d = &m->devices[tr->device];
+	uint32_t tname = t->name;
+	if (!tname && t->flavor != FL_PLAIN) {
+		uint32_t pl = tc_json_thr_index(r, t->pid, t->tid, FL_PLAIN, 0);
+		tname = pl != TC_NONE ? r->thrs[pl].name : 0;
+	}
+	const char *tn = tname ? tc_model_str(m, tname) : NULL;
+	const char *tid = tc_model_str(m, t->tid);
+	enum tc_track_kind kind;
+	bool device = d->kind == TC_DEV_GPU || d->kind == TC_DEV_TPU ||
+		d->kind == TC_DEV_ACCEL;
+	if (t->flavor == FL_ANNOTATION) {
+		kind = TC_TRACK_ANNOTATION;
+		snprintf(buf, sizeof(buf), "%s%s annotations", tn ? "" : "stream ", tn ? tn : tid);
+		tr->name = tc_model_intern(m, buf);
+	} else if (t->flavor == FL_ASYNC) {
+		kind = TC_TRACK_OTHER;
+		snprintf(buf, sizeof(buf), "async %s", t->acat ? tc_model_str(m, t->acat) : "");
+		tr->name = tc_model_intern(m, buf);
+	} else if (t->flavor == FL_ASIDE && device) {
+		kind = TC_TRACK_OTHER;
+		snprintf(buf, sizeof(buf), "%s%s (host)", tn ? "" : "thread ", tn ? tn : tid);
+		tr->name = tc_model_intern(m, buf);
+	} else {
+		if (d->kind == TC_DEV_CPU) {
+			kind = TC_TRACK_HOST_THREAD;
+		} else if (!device) {
+			kind = TC_TRACK_OTHER;
+		} else if (!tn || tc_json_starts_with(tn, "Stream") || tc_json_starts_with(tn, "stream")) {
+			kind = TC_TRACK_STREAM;
+		} else if (strcmp(tn, "XLA Ops") == 0) {
+			kind = has_stream[tr->device] ? TC_TRACK_DERIVED : TC_TRACK_OPS;
+		} else if (strcmp(tn, "XLA Modules") == 0) {
+			kind = TC_TRACK_MODULES;
+		} else if (strcmp(tn, "Steps") == 0) {
+			kind = TC_TRACK_STEPS;
+		} else if (strstr(tn, "TensorFlow") || strstr(tn, "Framework") ||
+				strstr(tn, "Name Scope") || strstr(tn, "Source")) {
+			kind = TC_TRACK_DERIVED;
+		} else if (stream_args[tr->device] && t->n_dev_ops && !t->n_dev_stream) {
+			/* MTIA's "DMA_REQUEST" line: DMAs on no stream (HTA
+			 * leaves stream-less events out of its GPU events):
+			 * kept, but not device work (docs/analysis.md). */
+			kind = TC_TRACK_OTHER;
+		} else {
+			kind = TC_TRACK_STREAM;
+		}
+		if (tn) {
+			tr->name = tname;
+		} else {
+			snprintf(buf, sizeof(buf), "%s %s", kind == TC_TRACK_STREAM ? "stream" :
+				"thread", *tid ? tid : "(none)");
+			tr->name = tc_model_intern(m, buf);
+		}
+	}
+	if (t->kind_hint >= 0 && t->flavor == FL_PLAIN) {
+		kind = (enum tc_track_kind)t->kind_hint;
+	}
+	tr->kind = (uint8_t)kind;
+	if (t->has_sort) {
+		tr->sort = t->sort;
+	}
+}
+
+void tc_json_settle_devices(struct reader *r, uint32_t host) {
+	struct tc_model *m = r->m;
 	for (size_t i = 0; i < r->n_pids; i++) {
-		struct pid_info *p = &r->pids[i];
+		const struct pid_info *p = &r->pids[i];
 		if (p->device == TC_NONE) {
 			continue;
 		}
 		struct tc_device *d = &m->devices[p->device];
-		/* TensorFlow 1.x stream rows: the physical device's name. */
-		const char *name = p->tf1_dev ? tc_model_str(m, p->tf1_dev) :
-			p->name ? tc_model_str(m, p->name) : NULL;
-		const char *label = p->label ? tc_model_str(m, p->label) : NULL;
+		int32_t ordinal;
+		enum tc_device_kind kind = device_kind(r, p, d, &ordinal);
 		const char *key = tc_model_str(m, p->key);
-		enum tc_device_kind kind;
-		int32_t ordinal = -1;
-		/* A row is a host by what it holds, whatever its number: Kineto
-		 * labels pids 0..N-1 "GPU n" for every visible device, and in a
-		 * container the Python process is often pid 1. A pid with host
-		 * ops and no device ops of its own is that host. */
-		bool is_host = p->host_activity && !p->device_activity;
-		if (is_host && p->numeric) {
-			label = NULL;
-			name = name && tc_json_starts_with(name, "GPU ") ? NULL : name;
-		}
-		if (label && (tc_json_starts_with(label, "GPU") || tc_json_starts_with(label, "MTIA") ||
-				tc_json_starts_with(label, "TPU"))) {
-			kind = label[0] == 'G' ? TC_DEV_GPU : label[0] == 'T' ? TC_DEV_TPU : TC_DEV_ACCEL;
-			d->name = p->label;
-			const char *sp = strchr(label, ' ');
-			int64_t o;
-			if (sp && parse_i64(sp + 1, strlen(sp + 1), &o)) {
-				ordinal = (int32_t)o;
-			}
-		} else if (name && (tc_json_starts_with(name, "/device:") || tc_json_starts_with(name, "TPU:") ||
-				tc_json_starts_with(name, "/host:"))) {
-			d->name = p->tf1_dev ? p->tf1_dev : p->name;
-			if (tc_json_starts_with(name, "/host:")) {
-				kind = TC_DEV_CPU;
-			} else if (strstr(name, "GPU")) {
-				kind = TC_DEV_GPU;
-			} else if (strstr(name, "TPU")) {
-				kind = TC_DEV_TPU;
-			} else {
-				kind = TC_DEV_ACCEL;
-			}
-			const char *colon = strrchr(name, ':');
-			int64_t o;
-			if (colon && parse_i64(colon + 1, strlen(colon + 1), &o)) {
-				ordinal = (int32_t)o;
-			}
-		} else if (name && tc_json_starts_with(name, "GPU ")) {
-			kind = TC_DEV_GPU;
-			d->name = p->name;
-			ordinal = p->numeric ? (int32_t)p->num : -1;
-		} else if (!is_host && (p->device_activity || p->accel_hint)) {
-			kind = TC_DEV_GPU;
-			snprintf(buf, sizeof(buf), "GPU %s", key);
-			d->name = tc_model_intern(m, buf);
-			ordinal = p->numeric ? (int32_t)p->num : -1;
-		} else if (p->numeric) {
-			kind = TC_DEV_CPU;
-			if (name && *name) {
-				snprintf(buf, sizeof(buf), "%s (pid %s)", name, key);
-			} else {
-				snprintf(buf, sizeof(buf), "pid %s", key);
-			}
-			d->name = tc_model_intern(m, buf);
-		} else {
-			kind = TC_DEV_OTHER;
-			d->name = name ? p->name : p->key;
-			if (!*tc_model_str(m, d->name)) {
-				d->name = tc_model_intern(m, "(no pid)");
-			}
-		}
 		d->kind = (uint8_t)kind;
 		d->ordinal = ordinal;
 		d->host = host;
@@ -368,30 +488,7 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 			d->pid = p->num;
 		}
 		if (kind == TC_DEV_GPU && ordinal >= 0) {
-			for (size_t k = 0; k < r->n_dps; k++) {
-				const struct devprop *dp = &r->dps[k];
-				if (dp->id != ordinal) {
-					continue;
-				}
-				d->model = dp->name;
-				d->memory_bytes = dp->mem;
-				d->core_count = (int32_t)dp->sms;
-				const char *mn = tc_model_str(m, dp->name);
-				if (strstr(mn, "NVIDIA") || strstr(mn, "Tesla")) {
-					d->vendor = tc_model_intern(m, "NVIDIA");
-				} else if (strstr(mn, "AMD")) {
-					d->vendor = tc_model_intern(m, "AMD");
-				}
-				if (dp->has_major) {
-					uint32_t b = tc_model_args_begin(m);
-					tc_model_arg_int(m, tc_model_intern(m, "computeMajor"), dp->major);
-					if (dp->has_minor) {
-						tc_model_arg_int(m, tc_model_intern(m, "computeMinor"), dp->minor);
-					}
-					d->args = tc_model_args_end(m, b);
-				}
-				break;
-			}
+			device_props(r, d, ordinal);
 		}
 	}
 	/* Does a device have stream lines? Then XLA Ops on it are derived.
@@ -410,72 +507,8 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 		}
 	}
 	for (size_t i = 0; i < r->n_thrs; i++) {
-		const struct thr_info *t = &r->thrs[i];
-		if (t->track == TC_NONE) {
-			continue;
-		}
-		struct tc_track *tr = &m->tracks[t->track];
-		const struct tc_device *d = &m->devices[tr->device];
-		uint32_t tname = t->name;
-		if (!tname && t->flavor != FL_PLAIN) {
-			uint32_t pl = tc_json_thr_index(r, t->pid, t->tid, FL_PLAIN, 0);
-			tname = pl != TC_NONE ? r->thrs[pl].name : 0;
-		}
-		const char *tn = tname ? tc_model_str(m, tname) : NULL;
-		const char *tid = tc_model_str(m, t->tid);
-		enum tc_track_kind kind;
-		bool device = d->kind == TC_DEV_GPU || d->kind == TC_DEV_TPU ||
-			d->kind == TC_DEV_ACCEL;
-		if (t->flavor == FL_ANNOTATION) {
-			kind = TC_TRACK_ANNOTATION;
-			snprintf(buf, sizeof(buf), "%s%s annotations", tn ? "" : "stream ", tn ? tn : tid);
-			tr->name = tc_model_intern(m, buf);
-		} else if (t->flavor == FL_ASYNC) {
-			kind = TC_TRACK_OTHER;
-			snprintf(buf, sizeof(buf), "async %s", t->acat ? tc_model_str(m, t->acat) : "");
-			tr->name = tc_model_intern(m, buf);
-		} else if (t->flavor == FL_ASIDE && device) {
-			kind = TC_TRACK_OTHER;
-			snprintf(buf, sizeof(buf), "%s%s (host)", tn ? "" : "thread ", tn ? tn : tid);
-			tr->name = tc_model_intern(m, buf);
-		} else {
-			if (d->kind == TC_DEV_CPU) {
-				kind = TC_TRACK_HOST_THREAD;
-			} else if (!device) {
-				kind = TC_TRACK_OTHER;
-			} else if (!tn || tc_json_starts_with(tn, "Stream") || tc_json_starts_with(tn, "stream")) {
-				kind = TC_TRACK_STREAM;
-			} else if (strcmp(tn, "XLA Ops") == 0) {
-				kind = has_stream[tr->device] ? TC_TRACK_DERIVED : TC_TRACK_OPS;
-			} else if (strcmp(tn, "XLA Modules") == 0) {
-				kind = TC_TRACK_MODULES;
-			} else if (strcmp(tn, "Steps") == 0) {
-				kind = TC_TRACK_STEPS;
-			} else if (strstr(tn, "TensorFlow") || strstr(tn, "Framework") ||
-					strstr(tn, "Name Scope") || strstr(tn, "Source")) {
-				kind = TC_TRACK_DERIVED;
-			} else if (stream_args[tr->device] && t->n_dev_ops && !t->n_dev_stream) {
-				/* MTIA's "DMA_REQUEST" line: DMAs on no stream (HTA
-				 * leaves stream-less events out of its GPU events):
-				 * kept, but not device work (docs/analysis.md). */
-				kind = TC_TRACK_OTHER;
-			} else {
-				kind = TC_TRACK_STREAM;
-			}
-			if (tn) {
-				tr->name = tname;
-			} else {
-				snprintf(buf, sizeof(buf), "%s %s", kind == TC_TRACK_STREAM ? "stream" :
-					"thread", *tid ? tid : "(none)");
-				tr->name = tc_model_intern(m, buf);
-			}
-		}
-		if (t->kind_hint >= 0 && t->flavor == FL_PLAIN) {
-			kind = (enum tc_track_kind)t->kind_hint;
-		}
-		tr->kind = (uint8_t)kind;
-		if (t->has_sort) {
-			tr->sort = t->sort;
+		if (r->thrs[i].track != TC_NONE) {
+			settle_track(r, &r->thrs[i], has_stream, stream_args);
 		}
 	}
 	free(has_stream);

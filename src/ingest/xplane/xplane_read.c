@@ -265,14 +265,24 @@ static int next_plane_stat(struct reader *r, struct tc_pb *pb, uint32_t *k, stru
 	return 0;
 }
 
-static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
+/* What pass 1 finds of a plane: its id and name (in the file's bytes),
+ * and how many of each repeated field it has. */
+struct plane_head {
+	int64_t id;
+	const uint8_t *name;
+	size_t name_len;
+	size_t n_lines, n_stats, n_emeta, n_smeta;
+};
+
+/* Pass 1: the plane's own fields; LEN payloads are not touched. */
+static bool read_plane_head(struct reader *r, const uint8_t *p, size_t len,
+		struct plane_head *ph) {
 	struct tc_pb pb;
 	struct tc_pb_field f = { 0 };
 	int rc;
 	tc_pb_init(&pb, r->base, p, len);
 	struct tc_xplane_span hdr[2] = { 0 }; /* id, name */
-	size_t n_lines = 0, n_stats = 0, n_emeta = 0, n_smeta = 0;
-	/* Pass 1: the plane's own fields; LEN payloads are not touched. */
+	*ph = (struct plane_head){ 0 };
 	for (const uint8_t *at = pb.p; (rc = tc_pb_next(&pb, &f)) > 0; at = pb.p) {
 		if (f.num <= XPLANE_STATS && f.wt != (f.num == XPLANE_ID ? TC_PB_VARINT : TC_PB_LEN)) {
 			return tc_xplane_fail(r, p, "xplane: %s has a field of the wrong wire type", "XPlane");
@@ -283,16 +293,16 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 			hdr[f.num - XPLANE_ID] = (struct tc_xplane_span){ at, (size_t)(pb.p - at) };
 			break;
 		case XPLANE_LINES:
-			n_lines++;
+			ph->n_lines++;
 			break;
 		case XPLANE_EVENT_METADATA:
-			n_emeta++;
+			ph->n_emeta++;
 			break;
 		case XPLANE_STAT_METADATA:
-			n_smeta++;
+			ph->n_smeta++;
 			break;
 		case XPLANE_STATS:
-			n_stats++;
+			ph->n_stats++;
 			break;
 		default:
 			break;
@@ -306,72 +316,58 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 	if (!h) {
 		return tc_xplane_fail(r, p, "xplane: protobuf-c cannot unpack the %s", "XPlane header");
 	}
-	int64_t plane_id = h->id;
-	size_t name_len = h->name.len;
-	const uint8_t *name = name_len ? tc_xplane_span_bytes(&hdr[1], h->name) :
-		(const uint8_t *)"";
+	ph->id = h->id;
+	ph->name_len = h->name.len;
+	ph->name = ph->name_len ? tc_xplane_span_bytes(&hdr[1], h->name) : (const uint8_t *)"";
 	tensorflow__profiler__xplane_header__free_unpacked(h, NULL);
-	plane_reset(r);
+	return true;
+}
 
-	if (!load_stat_metadata(r, p, len, n_smeta)) {
+/* Plane stats: device capabilities; the rest become device args. */
+static bool read_plane_stats(struct reader *r, const uint8_t *p, size_t len,
+		const struct plane_head *ph) {
+	struct tc_pb pb;
+	int rc;
+	uint32_t args = tc_model_args_begin(r->m);
+	tc_pb_init(&pb, r->base, p, len);
+	uint32_t k;
+	struct sval v;
+	while ((rc = next_plane_stat(r, &pb, &k, &v)) > 0) {
+		const struct smeta *sm = &r->sm[k];
+		int64_t iv;
+		if (sm->role == R_DROPPED && sval_i64(&v, &iv) && iv > 0) {
+			tc_model_warn(r->m, 1, "xplane: the profiler dropped %" PRId64
+				" trace events (dropped_traces on '%.*s')", iv,
+				(int)(ph->name_len > 100 ? 100 : ph->name_len), (const char *)ph->name);
+		}
+		if (r->device != TC_NONE) {
+			tc_xplane_plane_stat(r, &r->m->devices[r->device], sm, &v);
+			if (sm->role < R_PEAK_TFLOPS) {
+				tc_xplane_add_arg(r, sm->name, &v);
+			}
+		}
+	}
+	if (rc < 0) {
 		return false;
 	}
-
-	enum tc_device_kind kind;
-	int32_t ordinal;
-	tc_xplane_classify_plane(name, name_len, &kind, &ordinal);
-	bool is_env = eq(name, name_len, "Task Environment");
-	bool is_meta = eq(name, name_len, "/host:metadata");
-	r->host_plane = kind == TC_DEV_CPU;
-	r->device = TC_NONE;
-	if (!is_env && !is_meta && (n_lines || n_stats)) {
-		r->device = tc_model_add_device(r->m, tc_xplane_intern(r, name, name_len), kind);
-		struct tc_device *d = &r->m->devices[r->device];
-		d->ordinal = ordinal;
-		d->src_id = plane_id;
-		d->host = r->host;
+	uint32_t first = tc_model_args_end(r->m, args);
+	if (r->device != TC_NONE) {
+		r->m->devices[r->device].args = first;
 	}
+	return true;
+}
 
-	/* Plane stats: device capabilities; the rest become device args. */
-	if (n_stats) {
-		uint32_t args = tc_model_args_begin(r->m);
-		tc_pb_init(&pb, r->base, p, len);
-		uint32_t k;
-		struct sval v;
-		while ((rc = next_plane_stat(r, &pb, &k, &v)) > 0) {
-			const struct smeta *sm = &r->sm[k];
-			int64_t iv;
-			if (sm->role == R_DROPPED && sval_i64(&v, &iv) && iv > 0) {
-				tc_model_warn(r->m, 1, "xplane: the profiler dropped %" PRId64
-					" trace events (dropped_traces on '%.*s')", iv,
-					(int)(name_len > 100 ? 100 : name_len), (const char *)name);
-			}
-			if (r->device != TC_NONE) {
-				tc_xplane_plane_stat(r, &r->m->devices[r->device], sm, &v);
-				if (sm->role < R_PEAK_TFLOPS) {
-					tc_xplane_add_arg(r, sm->name, &v);
-				}
-			}
-		}
-		if (rc < 0) {
-			return false;
-		}
-		uint32_t first = tc_model_args_end(r->m, args);
-		if (r->device != TC_NONE) {
-			r->m->devices[r->device].args = first;
-		}
-	}
-	if (is_meta || is_env) {
-		return true;
-	}
-
-	/* Event metadata. */
+/* Event metadata: r->em by r->emap, n_emeta of them, and a last slot for
+ * events whose metadata id is missing. */
+static bool load_event_metadata(struct reader *r, const uint8_t *p, size_t len, size_t n_emeta) {
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
 	int64_t *ek = tc_xmalloc((n_emeta + 1) * sizeof(*ek));
 	TC_GROW(r->em, r->cap_em, n_emeta + 1);
 	size_t ne = 0;
 	int64_t max_key = -1;
 	tc_pb_init(&pb, r->base, p, len);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+	while (tc_pb_next(&pb, &f) > 0) {
 		if (f.num != XPLANE_EVENT_METADATA) {
 			continue;
 		}
@@ -389,20 +385,18 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 		idmap_put(&r->emap, ek[i], (uint32_t)i);
 	}
 	free(ek);
-	/* The slot for events whose metadata id is missing. */
 	tc_xplane_emeta_init(&r->em[ne]);
 	r->em[ne].name = tc_model_intern(r->m, "(unknown event metadata)");
 	r->unknown_em = (uint32_t)ne;
 	r->n_em = ne + 1;
 	TC_GROW(r->em_op, r->cap_em_op, LC_COUNT * r->n_em);
 	memset(r->em_op, 0xff, LC_COUNT * r->n_em * sizeof(*r->em_op));
+	return true;
+}
 
-	if (!n_lines) {
-		return true;
-	}
-	if (r->device == TC_NONE) {
-		return true;
-	}
+/* The plane's lines: on the reader's threads where it is big enough,
+ * else here. */
+static bool read_lines(struct reader *r, const uint8_t *p, size_t len) {
 	size_t first_track = r->m->n_tracks;
 	if (r->lim->reader_thread == TC_READER_THREAD_ALWAYS ||
 			(r->lim->reader_thread && len >= XP_MIN_PLANE)) {
@@ -412,13 +406,53 @@ static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
 			return ok;
 		}
 	}
+	struct tc_pb pb;
+	struct tc_pb_field f = { 0 };
 	tc_pb_init(&pb, r->base, p, len);
-	while ((rc = tc_pb_next(&pb, &f)) > 0) {
+	while (tc_pb_next(&pb, &f) > 0) {
 		if (f.num == XPLANE_LINES && !tc_xplane_parse_line(r, f.data, f.len, first_track)) {
 			return false;
 		}
 	}
 	return true;
+}
+
+static bool parse_plane(struct reader *r, const uint8_t *p, size_t len) {
+	struct plane_head ph;
+	if (!read_plane_head(r, p, len, &ph)) {
+		return false;
+	}
+	plane_reset(r);
+	if (!load_stat_metadata(r, p, len, ph.n_smeta)) {
+		return false;
+	}
+	enum tc_device_kind kind;
+	int32_t ordinal;
+	tc_xplane_classify_plane(ph.name, ph.name_len, &kind, &ordinal);
+	bool is_env = eq(ph.name, ph.name_len, "Task Environment");
+	bool is_meta = eq(ph.name, ph.name_len, "/host:metadata");
+	r->host_plane = kind == TC_DEV_CPU;
+	r->device = TC_NONE;
+	if (!is_env && !is_meta && (ph.n_lines || ph.n_stats)) {
+		r->device = tc_model_add_device(r->m, tc_xplane_intern(r, ph.name, ph.name_len), kind);
+		struct tc_device *d = &r->m->devices[r->device];
+		d->ordinal = ordinal;
+		d->src_id = ph.id;
+		d->host = r->host;
+	}
+	if (ph.n_stats && !read_plane_stats(r, p, len, &ph)) {
+		return false;
+	}
+	if (is_meta || is_env) {
+		return true;
+	}
+	if (!load_event_metadata(r, p, len, ph.n_emeta)) {
+		return false;
+	}
+	if (!ph.n_lines || r->device == TC_NONE) {
+		return true;
+	}
+	return read_lines(r, p, len);
 }
 
 /* The events in stretches, each looked up into its own flows; workers
