@@ -24,6 +24,7 @@
 #include "ingest/ingest.h"
 #include "tc_test.h"
 #include "util/arena.h"
+#include "util/ascii.h"
 #include "util/corr.h"
 #include "util/cxxname.h"
 #include "util/inflate.h"
@@ -592,6 +593,36 @@ START_TEST(utf8_cut) {
 	static const uint8_t bad[] = "a\x80\x80\x80\x80\x80";
 	ck_assert_uint_eq(tc_utf8_cut(bad, 6, 4), 4);
 	ck_assert_uint_eq(tc_utf8_cut(bad, 6, 0), 0);
+}
+END_TEST
+
+/* The pair filter in front of keyword searches (runtime detection, device
+ * categories) may only rule out what tc_ascii_contains_ci would not find:
+ * every substring of a name, in any case, passes it. */
+START_TEST(ascii_pairs_never_rule_out) {
+	const char *names[] = { "fusion.123", "volta_sgemm_128x64_nn", "aten::Linear",
+		"MemcpyH2D", "jax/_src/pjit.py", "Stream #7(Compute)", "x", "" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++) {
+		const char *s = names[k];
+		size_t n = strlen(s);
+		uint64_t pairs = tc_ascii_pairs(s, n);
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = i + 1; j <= n; j++) {
+				char sub[64];
+				for (size_t b = i; b < j; b++) {
+					/* Both cases of every letter. */
+					sub[b - i] = (char)((b & 1) ? tc_ascii_lower(s[b]) :
+						(s[b] >= 'a' && s[b] <= 'z' ? s[b] - 32 : s[b]));
+				}
+				sub[j - i] = '\0';
+				ck_assert_msg(tc_ascii_contains_ci(s, n, sub), "%s in %s", sub, s);
+				ck_assert_msg(tc_ascii_may_contain(pairs, sub, j - i), "%s in %s", sub, s);
+			}
+		}
+	}
+	/* And it does rule out: no "mm" pair in a name of other pairs. */
+	uint64_t pairs = tc_ascii_pairs("fusion.1", 8);
+	ck_assert(!tc_ascii_may_contain(pairs, "gemm", 4) || !tc_ascii_may_contain(pairs, "cutlass", 7));
 }
 END_TEST
 
@@ -1545,6 +1576,7 @@ int main(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, corr_index);
+	tcase_add_test(tc, ascii_pairs_never_rule_out);
 	tcase_add_test(tc, arena_basic);
 	tcase_add_test(tc, arena_reset);
 	tcase_add_test(tc, spill_file_and_memory);

@@ -982,6 +982,11 @@ bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t
 	uint64_t b = 0;
 	for (size_t k = 0; k < nl && k < 64; k++) {
 		const struct tc_ivals *v = &lists[k];
+		if (!v->n && k != dense) {
+			/* Most kinds' lists are empty: constant, no search. */
+			c->hint[k] = 0;
+			continue;
+		}
 		size_t i = first_ending_after_from(v, lo, c->hint[k]);
 		c->hint[k] = i;
 		if (k == dense) {

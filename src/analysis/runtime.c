@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include "analysis/analyze.h"
+#include "util/ascii.h"
 
 /*
  * Framework and runtime detection. It reads names only: the op table (one
@@ -36,18 +37,23 @@ struct scan {
 	uint32_t evidence;
 };
 
-static bool prefix(const char *s, const char *p) {
-	return strncmp(s, p, strlen(p)) == 0;
+/* The first byte in line: most names fail on it, without a call. */
+static inline __attribute__((always_inline)) bool prefix(const char *s, const char *p) {
+	return s[0] == p[0] && strncmp(s, p, strlen(p)) == 0;
 }
 
 static bool has(const char *s, const char *needle) {
 	return strstr(s, needle) != NULL;
 }
 
-/* Case-insensitive substring (serving engines show up in any case). The
- * first byte is matched in line (| 0x20 folds letters; strncasecmp then
- * checks): a call per byte of every op name cost more than the rest of
- * the detection. */
+/* has() and has_ci() in a name of pairs (tc_ascii_pairs): needle is a
+ * literal, so its pairs fold to constants where this is inlined, and
+ * most of the forty searches per op name end on one test. */
+static inline __attribute__((always_inline)) bool has_p(const char *s, uint64_t pairs,
+		const char *needle) {
+	return tc_ascii_may_contain(pairs, needle, strlen(needle)) && has(s, needle);
+}
+
 static bool has_ci(const char *s, const char *needle) {
 	size_t n = strlen(needle);
 	for (; *s; s++) {
@@ -56,6 +62,11 @@ static bool has_ci(const char *s, const char *needle) {
 		}
 	}
 	return false;
+}
+
+static inline __attribute__((always_inline)) bool has_ci_p(const char *s, uint64_t pairs,
+		const char *needle) {
+	return tc_ascii_may_contain(pairs, needle, strlen(needle)) && has_ci(s, needle);
 }
 
 static void hit(unsigned *count, const char **why, const char *what) {
@@ -67,10 +78,11 @@ static void hit(unsigned *count, const char **why, const char *what) {
 /* A name of a serving engine: its Python frames ("vllm/…") weigh more
  * than its other names, since engines share kernels (SGLang runs vLLM's
  * `vllm::` kernel templates). */
-static void scan_engine(struct engine *e, const char *n, const char *frame, const char *word) {
-	if (has(n, frame)) {
+static inline __attribute__((always_inline)) void scan_engine(struct engine *e,
+		const char *n, uint64_t pairs, const char *frame, const char *word) {
+	if (has_p(n, pairs, frame)) {
 		e->frames++;
-	} else if (has_ci(n, word)) {
+	} else if (has_ci_p(n, pairs, word)) {
 		e->names++;
 	}
 }
@@ -82,51 +94,52 @@ static void scan_engine(struct engine *e, const char *n, const char *frame, cons
  * pipe in `torch/_inductor/...: _read_thread` (issue 48, classes 1 and
  * 6). Dynamo's and Inductor's frames tell only where they compile
  * (compile_op: n is an op classified as compilation). */
-static bool compile_name(const char *n, bool compile_op) {
+static bool compile_name(const char *n, uint64_t pairs, bool compile_op) {
 	return prefix(n, "triton_poi_") || prefix(n, "triton_red_") || prefix(n, "triton_per_") ||
 		prefix(n, "triton_tem_") || prefix(n, "triton__") ||
 		prefix(n, "Torch-Compiled Region") || prefix(n, "CompiledFunction") ||
-		has(n, "CompiledFxGraph") || has(n, "TorchDynamo") ||
-		(compile_op && (has(n, "torch/_dynamo") || has(n, "torch/_inductor") ||
-			has(n, "compile_fx")));
+		has_p(n, pairs, "CompiledFxGraph") || has_p(n, pairs, "TorchDynamo") ||
+		(compile_op && (has_p(n, pairs, "torch/_dynamo") || has_p(n, pairs, "torch/_inductor") ||
+			has_p(n, pairs, "compile_fx")));
 }
 
 /* Names that any kind of record may carry: ops, tracks. compile_op: n
  * is an op classified as compilation. */
-static void scan_name(struct scan *s, const char *n, bool compile_op) {
-	scan_engine(&s->vllm, n, "vllm/", "vllm");
-	scan_engine(&s->sglang, n, "sglang/", "sglang");
-	if (has(n, "jax/_src") || has(n, "jaxlib") || has(n, "trace_to_jaxpr") ||
-			has(n, "PjitFunction") || has(n, "jax.Array")) {
+static void scan_name(struct scan *s, const char *n, uint64_t pairs, bool compile_op) {
+	scan_engine(&s->vllm, n, pairs, "vllm/", "vllm");
+	scan_engine(&s->sglang, n, pairs, "sglang/", "sglang");
+	if (has_p(n, pairs, "jax/_src") || has_p(n, pairs, "jaxlib") ||
+			has_p(n, pairs, "trace_to_jaxpr") || has_p(n, pairs, "PjitFunction") ||
+			has_p(n, pairs, "jax.Array")) {
 		hit(&s->jax, &s->jax_why, "jax python frames");
 	}
-	if (prefix(n, "tf_Compute") || prefix(n, "tf_data_") || has(n, "tensorflow::") ||
-			prefix(n, "ExecutorState::") || has(n, "tensorflow/python")) {
+	if (prefix(n, "tf_Compute") || prefix(n, "tf_data_") || has_p(n, pairs, "tensorflow::") ||
+			prefix(n, "ExecutorState::") || has_p(n, pairs, "tensorflow/python")) {
 		hit(&s->tf, &s->tf_why, "TensorFlow executor names");
 	}
 	if (prefix(n, "aten::") || prefix(n, "autograd::") || prefix(n, "ProfilerStep#") ||
-			prefix(n, "torch/") || has(n, "/torch/") || prefix(n, "c10d::") ||
+			prefix(n, "torch/") || has_p(n, pairs, "/torch/") || prefix(n, "c10d::") ||
 			prefix(n, "nccl:") || prefix(n, "record_param_comms")) {
 		hit(&s->torch, &s->torch_why, "aten:: ops / torch frames");
 	}
-	if (compile_name(n, compile_op)) {
+	if (compile_name(n, pairs, compile_op)) {
 		hit(&s->compile, &s->compile_why, "Inductor/Triton kernels, compiled regions");
 		s->evidence |= TC_EVD_TORCH_COMPILE;
 	}
 	if (prefix(n, "cudaGraphLaunch") || prefix(n, "cuGraphLaunch") ||
-			prefix(n, "hipGraphLaunch") || has(n, "CUDAGraphRunner") ||
-			has(n, "torch/cuda/graphs.py") || has(n, "CUDAGraph.replay")) {
+			prefix(n, "hipGraphLaunch") || has_p(n, pairs, "CUDAGraphRunner") ||
+			has_p(n, pairs, "torch/cuda/graphs.py") || has_p(n, pairs, "CUDAGraph.replay")) {
 		s->evidence |= TC_EVD_GRAPHS;
 	}
-	if (has(n, "_MultiProcessingDataLoaderIter") || prefix(n, "pt_data_worker") ||
-			has(n, "DataLoader worker")) {
+	if (has_p(n, pairs, "_MultiProcessingDataLoaderIter") || prefix(n, "pt_data_worker") ||
+			has_p(n, pairs, "DataLoader worker")) {
 		s->evidence |= TC_EVD_LOADER_WORKERS;
 	}
-	if (prefix(n, "Iterator::Prefetch") || has(n, "PrefetchDataset")) {
+	if (prefix(n, "Iterator::Prefetch") || has_p(n, pairs, "PrefetchDataset")) {
 		s->evidence |= TC_EVD_TF_DATA_PREFETCH;
 	}
-	if (prefix(n, "py_xla_callback") || has(n, "pure_callback") || has(n, "io_callback") ||
-			has(n, "host_callback")) {
+	if (prefix(n, "py_xla_callback") || has_p(n, pairs, "pure_callback") ||
+			has_p(n, pairs, "io_callback") || has_p(n, pairs, "host_callback")) {
 		s->evidence |= TC_EVD_HOST_CALLBACKS;
 	}
 	/* Runtime API calls: cudaLaunchKernel / cuLaunchKernel vs hipLaunchKernel. */
@@ -141,13 +154,14 @@ static void scan_name(struct scan *s, const char *n, bool compile_op) {
 }
 
 /* Names of device work: kernels that only one vendor's libraries emit. */
-static void scan_kernel(struct scan *s, const char *n) {
+static void scan_kernel(struct scan *s, const char *n, uint64_t pairs) {
 	size_t len = strlen(n);
 	if (prefix(n, "Cijk_") || prefix(n, "__amd_rocclr") ||
 			(len > 3 && strcmp(n + len - 3, ".kd") == 0)) {
 		hit(&s->rocm, &s->rocm_why, "ROCm kernels (Tensile, .kd code objects)");
-	} else if (has(n, "volta_") || has(n, "ampere_") || has(n, "sm80_") ||
-			has(n, "sm90_") || has(n, "cutlass") || prefix(n, "nvjet")) {
+	} else if (has_p(n, pairs, "volta_") || has_p(n, pairs, "ampere_") ||
+			has_p(n, pairs, "sm80_") || has_p(n, pairs, "sm90_") ||
+			has_p(n, pairs, "cutlass") || prefix(n, "nvjet")) {
 		hit(&s->cuda, &s->cuda_why, "NVIDIA kernels (cuBLAS/CUTLASS)");
 	}
 }
@@ -222,9 +236,10 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 	for (size_t i = 0; i < m->n_ops; i++) {
 		const struct tc_op *op = &m->ops[i];
 		const char *n = tc_model_str(m, op->name);
-		scan_name(&s, n, op->kind == TC_OP_COMPILE);
+		uint64_t pairs = tc_ascii_pairs(n, strlen(n));
+		scan_name(&s, n, pairs, op->kind == TC_OP_COMPILE);
 		if (op->kind == TC_OP_KERNEL || op->kind == TC_OP_COLLECTIVE) {
-			scan_kernel(&s, n);
+			scan_kernel(&s, n, pairs);
 		}
 		if (op->kind == TC_OP_COLLECTIVE && prefix(n, "gloo:")) {
 			s.evidence |= TC_EVD_GLOO;
@@ -238,7 +253,8 @@ void tc_runtime_detect(const struct tc_model *m, const struct tc_analysis *a,
 		}
 	}
 	for (size_t i = 0; i < m->n_tracks; i++) {
-		scan_name(&s, tc_model_str(m, m->tracks[i].name), false);
+		const char *n = tc_model_str(m, m->tracks[i].name);
+		scan_name(&s, n, tc_ascii_pairs(n, strlen(n)), false);
 	}
 	for (size_t i = 0; i < m->n_devices; i++) {
 		scan_device(&s, m, &m->devices[i]);

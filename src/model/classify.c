@@ -192,20 +192,25 @@ static bool send_recv(const char *s, size_t n) {
 	return n == 4 || s[4] == '.' || s[4] == '-';
 }
 
+/* Whether s[0..n), of pairs (tc_ascii_pairs), has word in any case; word
+ * is a literal, so its pairs fold to constants here. */
+static inline __attribute__((always_inline)) bool has_word(const char *s, size_t n,
+		uint64_t pairs, const char *word) {
+	return tc_ascii_may_contain(pairs, word, strlen(word)) && tc_ascii_contains_ci(s, n, word);
+}
+
 /* XLA collectives, their -start/-done halves and fused variants. Device
- * only: on the host these words name compiler passes. */
+ * only: on the host these words name compiler passes. The name's pairs
+ * rule most words out without a pass over it each: every distinct device
+ * op name and category comes here. */
 static bool hlo_collective(const char *s, size_t n) {
-	static const char *const words[] = {
-		"all-reduce", "all-gather", "reduce-scatter", "all-to-all",
-		"collective-permute", "collective", "allreduce", "allgather",
-		"reducescatter", "alltoall",
-	};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (tc_ascii_contains_ci(s, n, words[i])) {
-			return true;
-		}
-	}
-	return send_recv(s, n);
+	uint64_t p = tc_ascii_pairs(s, n);
+	return has_word(s, n, p, "all-reduce") || has_word(s, n, p, "all-gather") ||
+		has_word(s, n, p, "reduce-scatter") || has_word(s, n, p, "all-to-all") ||
+		has_word(s, n, p, "collective-permute") || has_word(s, n, p, "collective") ||
+		has_word(s, n, p, "allreduce") || has_word(s, n, p, "allgather") ||
+		has_word(s, n, p, "reducescatter") || has_word(s, n, p, "alltoall") ||
+		send_recv(s, n);
 }
 
 /* Compilation, not running compiled code: "CompiledFunction",

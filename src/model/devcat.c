@@ -1,8 +1,9 @@
 /*
  * Device-work categories (GEMM, convolution, attention, ...) from the
  * launching op's name, the kernel's name and the writer's category. Pure:
- * no model, no allocation.
+ * no model, no allocation (the keywords' pair sets are worked out once).
  */
+#include <pthread.h>
 #include <string.h>
 #include "model/devcat.h"
 #include "util/ascii.h"
@@ -33,13 +34,26 @@ static bool has(const char *s, size_t n, const char *needle) {
 	return tc_ascii_contains_ci(s, n, needle);
 }
 
-static bool has_any(const char *s, size_t n, const char *const *needles) {
-	for (; *needles; needles++) {
-		if (has(s, n, *needles)) {
+/* A keyword list (NULL-terminated) and each keyword's pairs
+ * (tc_ascii_needle_pairs), worked out once: a name's pairs rule out most
+ * keywords without a pass over the name. */
+#define KEYWORDS_MAX 24
+struct keywords {
+	const char *const *word;
+	uint64_t pairs[KEYWORDS_MAX];
+};
+
+static bool has_any(const char *s, size_t n, uint64_t pairs, const struct keywords *kw) {
+	for (size_t i = 0; kw->word[i]; i++) {
+		if ((pairs & kw->pairs[i]) == kw->pairs[i] && has(s, n, kw->word[i])) {
 			return true;
 		}
 	}
 	return false;
+}
+
+static inline bool has_p(const char *s, size_t n, uint64_t pairs, const char *needle) {
+	return tc_ascii_may_contain(pairs, needle, strlen(needle)) && has(s, n, needle);
 }
 
 static bool equal(const char *s, size_t n, const char *lit) {
@@ -196,6 +210,31 @@ static const char *const k_elem[] = { "elementwise", "triton_poi_", "loop_", "ei
 	"convert", "fill", "philox", "dropout", "functor", "broadcast", "subtensorop", "copy_kernel",
 	"_fusion", "activation", "relu", "gelu", "silu", "sigmoid", "tanh", "clamp", NULL };
 
+#define KEYWORDS(name, list) \
+	static struct keywords name = { list, { 0 } }; \
+	_Static_assert(sizeof(list) / sizeof(*(list)) <= KEYWORDS_MAX + 1, #list " too long")
+KEYWORDS(kw_attn, k_attn);
+KEYWORDS(kw_conv, k_conv);
+KEYWORDS(kw_conv_bwd, k_conv_bwd);
+KEYWORDS(kw_gemm, k_gemm);
+KEYWORDS(kw_norm, k_norm);
+KEYWORDS(kw_embed, k_embed);
+KEYWORDS(kw_layout, k_layout);
+KEYWORDS(kw_reduce, k_reduce);
+KEYWORDS(kw_elem, k_elem);
+static pthread_once_t kw_once = PTHREAD_ONCE_INIT;
+
+static void keywords_init(void) {
+	struct keywords *const all[] = { &kw_attn, &kw_conv, &kw_conv_bwd, &kw_gemm, &kw_norm,
+		&kw_embed, &kw_layout, &kw_reduce, &kw_elem };
+	for (size_t k = 0; k < sizeof(all) / sizeof(*all); k++) {
+		for (size_t i = 0; all[k]->word[i]; i++) {
+			const char *w = all[k]->word[i];
+			all[k]->pairs[i] = tc_ascii_needle_pairs(w, strlen(w));
+		}
+	}
+}
+
 static bool name_equal_ci(const char *s, size_t n, const char *lit) {
 	if (strlen(lit) != n) {
 		return false;
@@ -216,10 +255,14 @@ enum tc_devcat tc_devcat_of_kernel(const char *name, size_t n, const char *cat, 
 	if (kind >= TC_OP_MEMCPY_H2D && kind <= TC_OP_MEMCPY_OTHER) {
 		return TC_DEVCAT_MEMCPY;
 	}
-	if (kind == TC_OP_MEMSET || has(name, n, "memset") || has(name, n, "fillbuffer")) {
+	/* Some ninety keywords are looked for in the name. */
+	pthread_once(&kw_once, keywords_init);
+	uint64_t pairs = tc_ascii_pairs(name, n);
+	if (kind == TC_OP_MEMSET || has_p(name, n, pairs, "memset") ||
+			has_p(name, n, pairs, "fillbuffer")) {
 		return TC_DEVCAT_MEMSET;
 	}
-	if (has(name, n, "copybuffer") || has(name, n, "memcpy")) {
+	if (has_p(name, n, pairs, "copybuffer") || has_p(name, n, pairs, "memcpy")) {
 		return TC_DEVCAT_MEMCPY;
 	}
 	enum tc_devcat h = of_hlo_category(cat, cat_len, name, n);
@@ -229,33 +272,34 @@ enum tc_devcat tc_devcat_of_kernel(const char *name, size_t n, const char *cat, 
 	/* Most specific first: an attention kernel is built of GEMMs, a
 	 * convolution kernel says "gemm" (implicit_convolve_sgemm), a norm or
 	 * softmax kernel says "reduce". */
-	if (has_any(name, n, k_attn)) {
+	if (has_any(name, n, pairs, &kw_attn)) {
 		return TC_DEVCAT_ATTENTION;
 	}
-	if (has_any(name, n, k_conv) && !has(name, n, "convert")) {
-		return has_any(name, n, k_conv_bwd) ? TC_DEVCAT_CONV_BWD : TC_DEVCAT_CONV_FWD;
+	if (has_any(name, n, pairs, &kw_conv) && !has_p(name, n, pairs, "convert")) {
+		return has_any(name, n, pairs, &kw_conv_bwd) ? TC_DEVCAT_CONV_BWD : TC_DEVCAT_CONV_FWD;
 	}
-	if (has_any(name, n, k_gemm) || (has(name, n, "triton_tem_") && has(name, n, "mm"))) {
+	if (has_any(name, n, pairs, &kw_gemm) || (has_p(name, n, pairs, "triton_tem_") &&
+			has_p(name, n, pairs, "mm"))) {
 		return TC_DEVCAT_GEMM;
 	}
-	if (has_any(name, n, k_norm)) {
+	if (has_any(name, n, pairs, &kw_norm)) {
 		return TC_DEVCAT_NORMALIZATION;
 	}
-	if (has(name, n, "softmax")) {
+	if (has_p(name, n, pairs, "softmax")) {
 		return TC_DEVCAT_SOFTMAX;
 	}
-	if (has_any(name, n, k_embed)) {
+	if (has_any(name, n, pairs, &kw_embed)) {
 		return TC_DEVCAT_EMBEDDING;
 	}
 	/* XLA "transpose.3", "copy.12": a copy on the device is a relayout. */
-	if (has_any(name, n, k_layout) || name_equal_ci(name, n < 5 ? n : 5, "copy.") ||
+	if (has_any(name, n, pairs, &kw_layout) || name_equal_ci(name, n < 5 ? n : 5, "copy.") ||
 			name_equal_ci(name, n, "copy")) {
 		return TC_DEVCAT_LAYOUT;
 	}
-	if (has_any(name, n, k_reduce)) {
+	if (has_any(name, n, pairs, &kw_reduce)) {
 		return TC_DEVCAT_REDUCTION;
 	}
-	if (has_any(name, n, k_elem)) {
+	if (has_any(name, n, pairs, &kw_elem)) {
 		return TC_DEVCAT_ELEMENTWISE;
 	}
 	return TC_DEVCAT_OTHER;
