@@ -77,6 +77,13 @@ void tc_write_launchers_text(FILE *f, const struct tc_model *m, const struct tc_
 	}
 	fputc('\n', f);
 	peaks_line(f, t);
+	if (t->device_events && !t->linked && !t->linked_hlo) {
+		/* A GPU-only capture: kernels hang off runtime calls alone, so
+		 * no op gives the shapes FLOPs and bytes come from. */
+		fprintf(f, "note       no device event has a launching framework op (a GPU-only "
+			"capture?): FLOPs, bytes and class need the ops' input shapes; "
+			"`ops --by category` gives kernel time by category\n");
+	}
 	if (!n) {
 		return;
 	}
