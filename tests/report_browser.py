@@ -161,6 +161,7 @@ def check(exe, tc, tmp, name, args):
     bad += rh.check_sections(doc, rh.expected_sections(tc, args, name == "ranks"))
     bad += rh.memory_holders(doc, tc, args)
     bad += rh.roofline(doc, tc, args)
+    bad += rh.launchers(doc, tc, args)
     if "--diff" in args:
         bad += two_runs(doc)
     root = next((a for t, a in doc.elements if t == "html"), {})
