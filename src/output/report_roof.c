@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include "model/launch.h"
 #include "output/fmt.h"
+#include "output/launch_write.h"
 #include "output/report_svg.h"
 #include "util/xalloc.h"
 
@@ -205,7 +206,7 @@ void tc_report_launchers(FILE *f, const struct tc_report *r) {
 	const struct tc_launch_table *t = run->launch;
 	size_t n = t->n < r->top ? t->n : r->top;
 	fputs("<section id=\"launchers\">\n<h2>Top ops by launcher</h2>\n<table>\n<tr><th>op</th>"
-		"<th>input dims</th><th>input types</th><th class=\"n\">calls</th>"
+		"<th>input dims</th><th>dtype</th><th class=\"n\">calls</th>"
 		"<th class=\"n\">kernel time</th><th class=\"n\">FLOP/s</th><th class=\"n\">B/s</th>"
 		"<th class=\"n\">% of peak</th><th>class</th></tr>\n", f);
 	char b[TC_FMT_LEN];
@@ -215,7 +216,9 @@ void tc_report_launchers(FILE *f, const struct tc_report *r) {
 			o->peak_fraction);
 		cell(f, "", tc_model_str(run->m, o->name));
 		cell(f, "", o->dims ? tc_model_str(run->m, o->dims) : "-");
-		cell(f, "", o->types ? tc_model_str(run->m, o->types) : "-");
+		char dt[128];
+		cell(f, "", tc_launch_dtypes(dt, sizeof(dt), o->types ? tc_model_str(run->m, o->types) :
+			NULL));
 		fprintf(f, "<td class=\"n\">%s</td>", tc_fmt_count(b, o->calls));
 		fprintf(f, "<td class=\"n\">%s</td>", tc_report_ms(b, o->kernel_ps));
 		cell(f, " class=\"n\"", o->flop_rate >= 0 ? tc_fmt_rate(b, o->flop_rate, "FLOP/s") : "-");
