@@ -1229,6 +1229,7 @@ START_TEST(rule_bound_efficiency) {
 	ck_assert_msg(strstr(fd->text, "; by category: ") && strstr(fd->text, " of 1.00 TB/s ("),
 		"%s", fd->text);
 	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
 	f = fx_new();
 	roofline_ops(&f, 200 * US, 800 * US, 1000000);
 	analyze(&f, &a);
@@ -1237,6 +1238,7 @@ START_TEST(rule_bound_efficiency) {
 	ck_assert_msg(strstr(fd->text, "; by category: ") && strstr(fd->text, " runs ") &&
 		strstr(fd->text, " of 100.00 TFLOP/s ("), "%s", fd->text);
 	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
 }
 END_TEST
 
