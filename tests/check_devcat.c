@@ -200,8 +200,20 @@ START_TEST(peaks_table) {
 	/* a generic name: memory and cores pick the one part that has them */
 	ck_assert_str_eq(tc_peaks_match("/device:GPU:0", 192 * GB, 304)->part, "MI300X");
 	ck_assert_str_eq(tc_peaks_match("", 80 * GB, 132)->part, "H100 SXM");
-	/* ... and say nothing where two parts share them (MI210, an MI250 die) */
+	/* ... and, without the architecture, nothing for a 64 GB 104-CU
+	 * device: with gfx90a (9.0) it is an MI210 or an MI250 die, whose
+	 * peaks are the same; 110 CUs are an MI250X die */
 	ck_assert_ptr_null(tc_peaks_match("AMD Radeon Graphics", 64 * GB, 104));
+	r = tc_peaks_match_arch("AMD Radeon Graphics", 68702699520LL, 104, 90);
+	ck_assert_str_eq(r->part, "MI210 or one MI250 die (gfx90a, 104 CUs)");
+	ck_assert(r->flops[TC_PEAK_BF16] == 181e12 && r->bw == 1.6e12);
+	ck_assert(tc_peaks_match("AMD Instinct MI250", 64 * GB, 104)->bw == r->bw);
+	ck_assert_str_eq(tc_peaks_match_arch("AMD Radeon Graphics", 64 * GB, 110, 90)->part,
+		"MI250X (one of its two dies)");
+	ck_assert_ptr_null(tc_peaks_match_arch("AMD Radeon Graphics", 64 * GB, 104, 94));
+	ck_assert_ptr_null(tc_peaks_match_arch("AMD Radeon Graphics", 32 * GB, 104, 90));
+	/* a name still wins over the nameless rows */
+	ck_assert_str_eq(tc_peaks_match_arch("AMD Instinct MI210", 64 * GB, 104, 90)->part, "MI210");
 	ck_assert_ptr_null(tc_peaks_match("/device:GPU:0", 192 * GB, 0));
 	ck_assert_ptr_null(tc_peaks_match(NULL, 0, 0));
 	ck_assert_ptr_null(tc_peaks_match("GeForce GT 710", 2 * GB, 2));

@@ -488,6 +488,39 @@ START_TEST(chrome_edge_cases) {
 }
 END_TEST
 
+/* ROCm numbers deviceProperties of the visible devices from 0 while
+ * kernels keep the physical index: a device with no entry of its own
+ * takes the part all entries describe, and none where they differ. */
+START_TEST(devprops_visible_devices) {
+	static const char one_part[] =
+		"{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct MI300X\","
+		"\"totalGlobalMem\":206141652992,\"numSms\":304,\"computeMajor\":9,"
+		"\"computeMinor\":4}],\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":2,\"tid\":0,"
+		"\"ts\":1,\"dur\":1,\"args\":{\"device\":2,\"stream\":0}}]}";
+	struct tc_error err;
+	tc_error_init(&err);
+	struct tc_model *m = load_text(one_part, &err);
+	ck_assert_ptr_nonnull(m);
+	const struct tc_device *g = &m->devices[find_device(m, "GPU 2")];
+	ck_assert_str_eq(tc_model_str(m, g->model), "AMD Instinct MI300X");
+	ck_assert_int_eq(g->core_count, 304);
+	tc_model_destroy(m);
+	static const char two_parts[] =
+		"{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Instinct MI300X\","
+		"\"numSms\":304},{\"id\":1,\"name\":\"AMD Instinct MI210\",\"numSms\":104}],"
+		"\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":2,\"tid\":0,"
+		"\"ts\":1,\"dur\":1,\"args\":{\"device\":2,\"stream\":0}}]}";
+	m = load_text(two_parts, &err);
+	ck_assert_ptr_nonnull(m);
+	g = &m->devices[find_device(m, "GPU 2")];
+	ck_assert_uint_eq(g->model, 0);
+	ck_assert_int_eq(g->core_count, 0);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(kineto_fixture) {
 	struct tc_model *m = load_ok(tc_test_src("fixtures/json/kineto_small.json"));
 	ck_assert_int_eq(m->origin_ns, 1700000000000000000 + 1000000);
@@ -1353,6 +1386,7 @@ int main(void) {
 	tcase_add_test(tc, chrome_edge_cases);
 	tcase_add_test(tc, jax_async_copy_halves);
 	tcase_add_test(tc, kineto_fixture);
+	tcase_add_test(tc, devprops_visible_devices);
 	tcase_add_test(tc, gpu_step_projection);
 	tcase_add_test(tc, jax_fixture);
 	tcase_add_test(tc, truncated_anywhere);

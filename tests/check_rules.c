@@ -1217,6 +1217,31 @@ START_TEST(rule_memory_bound) {
 }
 END_TEST
 
+/* The roofline findings name how fast the largest categories run against
+ * the peak they are bound by (rules_compute.c). */
+START_TEST(rule_bound_efficiency) {
+	struct fx f = fx_new();
+	roofline_ops(&f, 600 * US, 400 * US, 1000000);
+	struct tc_analysis a;
+	analyze(&f, &a);
+	const struct tc_finding *fd = find(&a, "memory-bound");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_msg(strstr(fd->text, "; by category: ") && strstr(fd->text, " of 1.00 TB/s ("),
+		"%s", fd->text);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+	f = fx_new();
+	roofline_ops(&f, 200 * US, 800 * US, 1000000);
+	analyze(&f, &a);
+	fd = find(&a, "compute-bound");
+	ck_assert_ptr_nonnull(fd);
+	ck_assert_msg(strstr(fd->text, "; by category: ") && strstr(fd->text, " runs ") &&
+		strstr(fd->text, " of 100.00 TFLOP/s ("), "%s", fd->text);
+	tc_analysis_finish(&a);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 START_TEST(rule_compute_bound) {
 	struct fx f = fx_new();
 	roofline_ops(&f, 200 * US, 800 * US, 1000000);
@@ -1871,6 +1896,7 @@ int main(void) {
 	tcase_add_test(tr, rule_communication);
 	tcase_add_test(tr, rule_compilation);
 	tcase_add_test(tr, rule_compute_bound);
+	tcase_add_test(tr, rule_bound_efficiency);
 	tcase_add_test(tr, rule_host_bound);
 	tcase_add_test(tr, rule_idle_device);
 	tcase_add_test(tr, rule_input_bound);

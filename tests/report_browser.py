@@ -164,6 +164,7 @@ def check(exe, tc, tmp, name, args):
     bad += rh.memory_holders(doc, tc, args)
     bad += rh.memory_diff(doc, tc, args)
     bad += rh.roofline(doc, tc, args)
+    bad += rh.launchers(doc, tc, args)
     if "--diff" in args:
         bad += two_runs(doc)
     root = next((a for t, a in doc.elements if t == "html"), {})

@@ -242,6 +242,7 @@ def check_case(tc, tmp, name, args):
     multi = name == "ranks"
     bad += rh.check_sections(page, rh.expected_sections(tc, args, multi))
     bad += rh.roofline(page, tc, args)
+    bad += rh.launchers(page, tc, args)
     bad += ["outside reference: " + r for r in rh.outside_refs(page)]
     diff = "--diff" in args
     # With --diff each run is embedded as summarize prints it alone.

@@ -307,14 +307,26 @@ def cases(src, build, tmp):
         ("hostile", [hostile_trace(tmp)]),
         ("warmup", [os.path.join(src, "fixtures", "real", "jax_host.xplane.pb.gz")]),
         ("devices", [many_devices_trace(tmp)]),
-    ] + real_diff()
+        ("kineto-shapes", [os.path.join(fj, "rocm_shapes.json")]),
+    ] + real_diff() + real_shapes()
+
+
+def shared_traces():
+    return os.environ.get("TC_TRACES") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "traces")
+
+
+def real_shapes():
+    """An H100 Kineto trace with shapes (TraceLens's) where ../shared is
+    present: the launcher rows' roofline and table."""
+    path = os.path.join(shared_traces(), "json", "tracelens", "h100-bert-small.json.gz")
+    return [("kineto-shapes-real", [path])] if os.path.exists(path) else []
 
 
 def real_diff():
     """The diff of two real runs (HTA's trace_diff pair) where ../shared
     is present: two clocks 69,000 s apart."""
-    traces = os.environ.get("TC_TRACES") or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "traces")
+    traces = shared_traces()
     pair = [os.path.join(traces, "json", "hta", "trace_diff__%s__%s.json.gz" % (k, k))
             for k in ("control", "test")]
     if not all(os.path.exists(p) for p in pair):
@@ -339,7 +351,20 @@ def expected_sections(tc, args, multi_rank):
         want.add("ranks")
     if "--diff" not in args and roof_rows(tc, inputs)[0]:
         want.add("roofline")
+    if "--diff" not in args and any(
+            r.get("peak_fraction") is not None for r in launcher_rows(tc, inputs)[0]):
+        want.add("launchers")
     return want
+
+
+def launcher_rows(tc, inputs):
+    """`ops --by launcher --json` rows and the whole answer; ([], None)
+    where it fails (digests, folders of ranks)."""
+    p = run(tc, ["ops", "--by", "launcher", "--json", "--top", "0"] + inputs)
+    if p.returncode != 0:
+        return [], None
+    d = json.loads(p.stdout)
+    return d["rows"], d
 
 
 def roof_rows(tc, inputs):
@@ -349,10 +374,15 @@ def roof_rows(tc, inputs):
     if p.returncode != 0:
         return [], None
     d = json.loads(p.stdout)
-    if not d.get("peak_source"):
-        return [], None
     rows = [r for r in d["rows"] if (r.get("flops") or 0) > 0 and (r.get("bytes_accessed") or 0) > 0
             and (r.get("flops_per_s") or 0) > 0]
+    if not rows:
+        # No op carries costs (Kineto): the launcher rows' from shapes.
+        lrows, d = launcher_rows(tc, inputs)
+        rows = [r for r in lrows if (r.get("flops") or 0) > 0 and (r.get("bytes") or 0) > 0
+                and (r.get("flops_per_s") or 0) > 0 and (r.get("kernel_ps") or 0) > 0]
+    if not d or not d.get("peak_source"):
+        return [], None
     return rows, d
 
 
@@ -380,6 +410,24 @@ def roofline(page, tc, args):
         if not (0 <= float(a["cx"]) <= 1200 and 0 <= float(a["cy"]) <= 360):
             bad.append("roofline point outside the plot: %s" % a.get("cx") + "," + a.get("cy"))
     return bad
+
+
+def launchers(page, tc, args, top=15):
+    """A one-run page's launcher table: its rows the top `ops --by launcher
+    --json` rows, with their efficiency. Returns a list of problems."""
+    if "--diff" in args:
+        return []
+    got = [a for t, a in page.elements if t == "tr" and "data-peak-fraction" in a]
+    rows, _ = launcher_rows(tc, [a for a in args if not a.startswith("--")])
+    if not any(r.get("peak_fraction") is not None for r in rows):
+        return ["launcher table drawn without an efficiency"] if got else []
+    want = [(r["kernel_ps"], -1 if r.get("peak_fraction") is None else r["peak_fraction"])
+            for r in rows[:top]]
+    have = [(int(a["data-ps"]), float(a["data-peak-fraction"])) for a in got]
+    if len(have) != len(want) or any(h[0] != w[0] or abs(h[1] - w[1]) > 1e-12 * max(1, abs(w[1]))
+                                     for h, w in zip(have, want)):
+        return ["launcher rows %s != ops --by launcher %s" % (have[:3], want[:3])]
+    return []
 
 
 def report(prog, results):

@@ -99,16 +99,7 @@ bool tc_peaks_lookup(const char *model, double *flops, double *bw) {
 }
 
 const struct tc_peak_row *tc_device_peak_row(const struct tc_model *m, uint32_t d) {
-	if (d >= m->n_devices) {
-		return NULL;
-	}
-	const struct tc_device *dev = &m->devices[d];
-	const struct tc_peak_row *r = NULL;
-	if (dev->model) {
-		r = tc_peaks_match(tc_model_str(m, dev->model), dev->memory_bytes, dev->core_count);
-	}
-	return r ? r : tc_peaks_match(tc_model_str(m, dev->name), dev->memory_bytes,
-		dev->core_count);
+	return tc_peaks_of_device(m, d);
 }
 
 const char *tc_device_peaks(const struct tc_model *m, uint32_t d,

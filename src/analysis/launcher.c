@@ -373,8 +373,8 @@ static int cmp_row(const void *pa, const void *pb) {
 
 /* The data-sheet column for a row's dtypes ("Input type"): its
  * lowest-precision tensor input sets the math units (a _scaled_mm's FP8
- * operands, not its float scales); the dense BF16/FP16 peak where the
- * types say nothing (XLA rows, no shapes). */
+ * operands, not its float scales); TC_PEAK_DTYPES where the types say
+ * nothing (XLA rows, Triton kernels, no shapes). */
 static enum tc_peak_dtype row_dtype(const struct tc_model *m, const struct tc_launch_row *r) {
 	const char *s = r->types ? tc_model_str(m, r->types) : "";
 	if (strstr(s, "Float8")) {
@@ -386,7 +386,7 @@ static enum tc_peak_dtype row_dtype(const struct tc_model *m, const struct tc_la
 	if (strstr(s, "\"float\"")) {
 		return TC_PEAK_FP32;
 	}
-	return strstr(s, "\"double\"") ? TC_PEAK_FP64 : TC_PEAK_BF16;
+	return strstr(s, "\"double\"") ? TC_PEAK_FP64 : TC_PEAK_DTYPES;
 }
 
 /* Where the peaks came from, for the header line: the trace's own, the
@@ -411,7 +411,8 @@ static void peak_source(bool trace, const struct tc_peak_row *sheet, double peak
 
 /* A row's efficiency: memory-bound rows (and rows with bytes but no
  * FLOPs) against the bandwidth, the others' FLOP/s against the peak of
- * their dtype where the data sheet has it, else the dense BF16 peak. */
+ * their dtype where the data sheet has it, else the dense BF16 peak
+ * ("bf16 assumed" where the dtype is unknown). */
 static void efficiency(const struct tc_model *m, const struct tc_peak_row *sheet,
 		bool sheet_flops, const struct tc_launch_table *t, struct tc_launch_row *r) {
 	r->peak_fraction = -1;
@@ -431,9 +432,12 @@ static void efficiency(const struct tc_model *m, const struct tc_peak_row *sheet
 	r->peak_roof = "flops";
 	if (sheet_flops) {
 		enum tc_peak_dtype dt = row_dtype(m, r);
-		dt = sheet->flops[dt] > 0 ? dt : TC_PEAK_BF16;
+		/* An unknown dtype is held to the dense 16-bit peak, the one the
+		 * ridge is drawn for, and says so. */
+		r->peak_roof = dt == TC_PEAK_DTYPES ? "bf16 assumed" : NULL;
+		dt = dt < TC_PEAK_DTYPES && sheet->flops[dt] > 0 ? dt : TC_PEAK_BF16;
 		peak = sheet->flops[dt];
-		r->peak_roof = tc_peak_dtype_name(dt);
+		r->peak_roof = r->peak_roof ? r->peak_roof : tc_peak_dtype_name(dt);
 	}
 	r->peak_fraction = r->flop_rate / peak;
 }

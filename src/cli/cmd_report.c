@@ -8,6 +8,7 @@
 #include "analysis/compare.h"
 #include "analysis/digest.h"
 #include "analysis/job.h"
+#include "analysis/launcher.h"
 #include "analysis/timeline.h"
 #include "cli/cli.h"
 #include "ingest/ingest.h"
@@ -371,6 +372,7 @@ int tc_cmd_report(int argc, char **argv) {
 			return code;
 		}
 	}
+	c.ingest.known_args_only = false; /* the launcher rows need the ops' shapes */
 	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "report", argc, argv, &code);
 	if (!m) {
 		return code;
@@ -393,11 +395,14 @@ int tc_cmd_report(int argc, char **argv) {
 	}
 	tc_timeline_build(m, &an, an.summary.first_ps, an.summary.last_ps, &tl);
 	so.memory = an.memview.records ? &an.memview : NULL;
+	struct tc_launch_table lt;
+	tc_launcher_table(m, tc_analysis_find_device(m, ao.device), ao.peak_flops, ao.peak_bw, &lt);
 	struct tc_report rep = {
-		.run = { { .m = m, .a = &an, .tl = &tl, .mem = so.memory } }, .n_runs = 1, .so = &so,
-		.ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro.top,
+		.run = { { .m = m, .a = &an, .tl = &tl, .mem = so.memory, .launch = &lt } },
+		.n_runs = 1, .so = &so, .ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro.top,
 	};
 	tc_write_report_html(out.fp, &rep);
+	tc_launch_table_finish(&lt);
 	code = tc_cli_close_output(&out);
 	if (code == TC_EXIT_OK) {
 		code = tc_cli_strict(&c, m);

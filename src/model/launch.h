@@ -50,7 +50,7 @@ struct tc_launch_table {
 	int64_t device_ps;      /* their summed duration */
 	int64_t linked_ps;
 	double peak_flops, peak_bw, ridge; /* 0 unknown */
-	char peak_source[64]; /* where the peaks came from ("data sheet: H100 SXM",
+	char peak_source[96]; /* where the peaks came from ("data sheet: H100 SXM",
 	                       * "trace", "--peak-flops"), "" unknown */
 };
 

@@ -41,6 +41,8 @@ struct tc_model *tc_model_create(void) {
 	m->key.out_nelems = tc_model_intern(m, "Out msg nelems");
 	m->key.dtype = tc_model_intern(m, "dtype");
 	m->key.group_size = tc_model_intern(m, "Group size");
+	m->key.compute_major = tc_model_intern(m, "computeMajor");
+	m->key.compute_minor = tc_model_intern(m, "computeMinor");
 	m->key_end = (uint32_t)m->strings.n;
 	assert(m->key_end <= 64);
 	const uint32_t flag_keys[] = {

@@ -284,6 +284,9 @@ struct tc_keys {
 	uint32_t out_nelems;   /* "Out msg nelems" */
 	uint32_t dtype;        /* "dtype": Float, BFloat16, ... */
 	uint32_t group_size;   /* "Group size" */
+	/* device args: the architecture the peaks table matches by */
+	uint32_t compute_major; /* "computeMajor" */
+	uint32_t compute_minor; /* "computeMinor" */
 	/* written for export only */
 	uint32_t external_id;  /* framework op <-> runtime/device */
 	uint32_t stream;

@@ -4,8 +4,8 @@
 /*
  * Device peaks from vendor data sheets: dense FLOP/s by data type and main
  * memory bandwidth, one row per part with the page its figures come from,
- * matched from what a trace says of its device (model name, memory, cores).
- * Pure data and a pure lookup: no model, no allocation.
+ * matched from what a trace says of its device (model name, memory, cores,
+ * architecture). Pure data and lookups: no allocation.
  */
 
 #include <stdint.h>
@@ -32,6 +32,19 @@ struct tc_peak_row {
  * nothing, pick a part that only one row has (an MI300X's 192 GB and 304
  * CUs). NULL when nothing matches. */
 const struct tc_peak_row *tc_peaks_match(const char *name, int64_t memory_bytes, int32_t cores);
+
+/* The same where the architecture is known: arch is the compute
+ * capability (CUDA) or gfx major.minor (HIP) as major * 10 + minor, 0
+ * unknown. Some nameless rows need it (a 64 GB, 104-CU device is a
+ * gfx90a MI210 or MI250 die only at 9.0). */
+const struct tc_peak_row *tc_peaks_match_arch(const char *name, int64_t memory_bytes,
+	int32_t cores, int32_t arch);
+
+struct tc_model;
+
+/* Device d's row, matched by its model name, else its name, with its
+ * memory, cores and computeMajor/computeMinor args; NULL: none. */
+const struct tc_peak_row *tc_peaks_of_device(const struct tc_model *m, uint32_t d);
 
 /* The data type's name ("fp64", "fp32", "tf32", "bf16", "fp8"). */
 const char *tc_peak_dtype_name(enum tc_peak_dtype t);

@@ -533,6 +533,9 @@ void tc_write_report_html(FILE *f, const struct tc_report *r) {
 	if (tc_report_has_roofline(r)) {
 		tc_report_svg_roofline(f, r);
 	}
+	if (tc_report_has_launchers(r)) {
+		tc_report_launchers(f, r);
+	}
 	if (tc_report_has_memory(r)) {
 		tc_report_svg_memory(f, r);
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "model/diff.h"
 #include "model/findings.h"
+#include "model/launch.h"
 #include "model/memview.h"
 #include "model/model.h"
 #include "model/timeline.h"
@@ -34,6 +35,7 @@ struct tc_report_run {
 	const struct tc_analysis *a;       /* TC_AN_SUMMARY | TC_AN_FINDINGS of m */
 	const struct tc_timeline *tl;      /* over the run's own span */
 	const struct tc_mem_view *mem;     /* allocator records' view, NULL none */
+	const struct tc_launch_table *launch; /* `ops --by launcher`, NULL none */
 };
 
 struct tc_report {

@@ -10,9 +10,7 @@ static const char *S(const struct tc_model *m, uint32_t id) {
 	return id ? tc_model_str(m, id) : "";
 }
 
-/* The tensor dtypes of an "Input type" text, each once, "c10::" dropped:
- * "BFloat16", "float/BFloat16"; "-" when none. */
-static const char *dtypes(char *out, size_t cap, const char *s) {
+const char *tc_launch_dtypes(char *out, size_t cap, const char *s) {
 	size_t len = 0;
 	out[0] = 0;
 	while (s && *s) {
@@ -77,6 +75,13 @@ void tc_write_launchers_text(FILE *f, const struct tc_model *m, const struct tc_
 	}
 	fputc('\n', f);
 	peaks_line(f, t);
+	if (t->device_events && !t->linked && !t->linked_hlo) {
+		/* A GPU-only capture: kernels hang off runtime calls alone, so
+		 * no op gives the shapes FLOPs and bytes come from. */
+		fprintf(f, "note       no device event has a launching framework op (a GPU-only "
+			"capture?): FLOPs, bytes and class need the ops' input shapes; "
+			"`ops --by category` gives kernel time by category\n");
+	}
 	if (!n) {
 		return;
 	}
@@ -98,7 +103,7 @@ void tc_write_launchers_text(FILE *f, const struct tc_model *m, const struct tc_
 		const struct tc_launch_row *r = &t->rows[i];
 		tc_table_cell(&tb, S(m, r->name));
 		tc_table_cell(&tb, r->dims ? S(m, r->dims) : "-");
-		tc_table_cell(&tb, dtypes(dt, sizeof(dt), r->types ? S(m, r->types) : NULL));
+		tc_table_cell(&tb, tc_launch_dtypes(dt, sizeof(dt), r->types ? S(m, r->types) : NULL));
 		tc_table_cell(&tb, tc_fmt_count(b[0], r->calls));
 		tc_table_cell(&tb, tc_fmt_count(b[1], r->kernels));
 		tc_table_cell(&tb, tc_fmt_dur(b[2], r->kernel_ps));

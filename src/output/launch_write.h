@@ -9,6 +9,10 @@
 #include "model/launch.h"
 #include "model/model.h"
 
+/* The tensor dtypes of an "Input type" text, each once, "c10::" dropped:
+ * "BFloat16", "float/BFloat16"; "-" when none. */
+const char *tc_launch_dtypes(char *out, size_t cap, const char *types);
+
 #define TC_LAUNCHERS_SCHEMA "tracectl.launchers/1"
 
 void tc_write_launchers_text(FILE *f, const struct tc_model *m, const struct tc_launch_table *t,

@@ -45,5 +45,9 @@ void tc_report_svg_ops_diff(FILE *f, const struct tc_report *r);
  * have FLOPs and bytes and whose device peaks are known. */
 bool tc_report_has_roofline(const struct tc_report *r);
 void tc_report_svg_roofline(FILE *f, const struct tc_report *r);
+/* The launcher rows' table with their efficiency (output/report_roof.c),
+ * on a one-run page where some row has one. */
+bool tc_report_has_launchers(const struct tc_report *r);
+void tc_report_launchers(FILE *f, const struct tc_report *r);
 
 #endif

@@ -642,14 +642,6 @@ static const char *track_id(char *buf, int64_t id) {
 	return buf;
 }
 
-/* Device d's row of the data-sheet peaks table (model/peaks.h), as the
- * roofline matches it: by model name, else name, with memory and cores. */
-static const struct tc_peak_row *datasheet(const struct tc_model *m, const struct tc_device *dev) {
-	const struct tc_peak_row *r = dev->model ? tc_peaks_match(S(m, dev->model),
-		dev->memory_bytes, dev->core_count) : NULL;
-	return r ? r : tc_peaks_match(S(m, dev->name), dev->memory_bytes, dev->core_count);
-}
-
 void tc_write_info_text(FILE *f, const struct tc_model *m) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN], b3[TC_FMT_LEN];
 	write_sources_text(f, m);
@@ -703,7 +695,7 @@ void tc_write_info_text(FILE *f, const struct tc_model *m) {
 			fprintf(f, ", %s memory", tc_fmt_bytes(b1, (double)dev->memory_bytes));
 		}
 		fprintf(f, ")\n");
-		const struct tc_peak_row *ds = datasheet(m, dev);
+		const struct tc_peak_row *ds = tc_peaks_of_device(m, (uint32_t)d);
 		if (ds) {
 			/* Where a roofline without trace peaks takes them from. */
 			fprintf(f, "  data sheet: %s, bf16 %s, fp32 %s, %s (%s)\n", ds->part,
@@ -777,7 +769,7 @@ void tc_write_info_json(FILE *f, const struct tc_model *m) {
 		tc_jw_obj_begin(&w);
 		tc_jw_kv_str(&w, "name", S(m, dev->name));
 		tc_jw_kv_str(&w, "kind", tc_device_kind_name((enum tc_device_kind)dev->kind));
-		const struct tc_peak_row *ds = datasheet(m, dev);
+		const struct tc_peak_row *ds = tc_peaks_of_device(m, (uint32_t)d);
 		if (ds) {
 			tc_jw_key(&w, "datasheet");
 			tc_jw_obj_begin(&w);

@@ -363,33 +363,46 @@ static enum tc_device_kind device_kind(struct reader *r, const struct pid_info *
 	return kind;
 }
 
-/* GPU d's model, memory, cores, vendor and compute capability from the
- * trace's deviceProperties entry of its ordinal, if any. */
-static void device_props(struct reader *r, struct tc_device *d, int32_t ordinal) {
-	struct tc_model *m = r->m;
+/* The deviceProperties entry of device ordinal. ROCm numbers the entries
+ * of the visible devices from 0 while kernels keep the physical index
+ * (HIP_VISIBLE_DEVICES=2: one entry, id 0; kernels on device 2): where no
+ * entry has the ordinal and all entries describe one part, that part. */
+static const struct devprop *devprop_of(const struct reader *r, int32_t ordinal) {
 	for (size_t k = 0; k < r->n_dps; k++) {
-		const struct devprop *dp = &r->dps[k];
-		if (dp->id != ordinal) {
-			continue;
+		if (r->dps[k].id == ordinal) {
+			return &r->dps[k];
 		}
-		d->model = dp->name;
-		d->memory_bytes = dp->mem;
-		d->core_count = (int32_t)dp->sms;
-		const char *mn = tc_model_str(m, dp->name);
-		if (strstr(mn, "NVIDIA") || strstr(mn, "Tesla")) {
-			d->vendor = tc_model_intern(m, "NVIDIA");
-		} else if (strstr(mn, "AMD")) {
-			d->vendor = tc_model_intern(m, "AMD");
+	}
+	for (size_t k = 1; k < r->n_dps; k++) {
+		const struct devprop *a = &r->dps[0], *b = &r->dps[k];
+		if (a->name != b->name || a->mem != b->mem || a->sms != b->sms ||
+				a->major != b->major || a->minor != b->minor) {
+			return NULL;
 		}
-		if (dp->has_major) {
-			uint32_t b = tc_model_args_begin(m);
-			tc_model_arg_int(m, tc_model_intern(m, "computeMajor"), dp->major);
-			if (dp->has_minor) {
-				tc_model_arg_int(m, tc_model_intern(m, "computeMinor"), dp->minor);
-			}
-			d->args = tc_model_args_end(m, b);
+	}
+	return r->n_dps ? &r->dps[0] : NULL;
+}
+
+static void apply_devprop(struct tc_model *m, struct tc_device *d, const struct devprop *dp) {
+	if (!dp) {
+		return;
+	}
+	d->model = dp->name;
+	d->memory_bytes = dp->mem;
+	d->core_count = (int32_t)dp->sms;
+	const char *mn = tc_model_str(m, dp->name);
+	if (strstr(mn, "NVIDIA") || strstr(mn, "Tesla")) {
+		d->vendor = tc_model_intern(m, "NVIDIA");
+	} else if (strstr(mn, "AMD")) {
+		d->vendor = tc_model_intern(m, "AMD");
+	}
+	if (dp->has_major) {
+		uint32_t b = tc_model_args_begin(m);
+		tc_model_arg_int(m, m->key.compute_major, dp->major);
+		if (dp->has_minor) {
+			tc_model_arg_int(m, m->key.compute_minor, dp->minor);
 		}
-		break;
+		d->args = tc_model_args_end(m, b);
 	}
 }
 
@@ -488,7 +501,7 @@ void tc_json_settle_devices(struct reader *r, uint32_t host) {
 			d->pid = p->num;
 		}
 		if (kind == TC_DEV_GPU && ordinal >= 0) {
-			device_props(r, d, ordinal);
+			apply_devprop(m, d, devprop_of(r, ordinal));
 		}
 	}
 	/* Does a device have stream lines? Then XLA Ops on it are derived.
