@@ -274,11 +274,19 @@ struct tc_cli_source {
 	struct tc_cli_digests digests;
 	struct tc_cli_job job;
 };
-/* Opens argv[optind..argc) and fills s->an with want (TC_AN_* bits; from
- * digests and jobs: the summary and findings of their result, the steps,
- * or the op table by ao->op_by). Several ranks with the default analysis
- * are a job; digests hold the default analysis only. Prints and returns
- * the exit code; finish s with tc_cli_source_finish also on failure. */
+/* What tc_cli_source_open takes beside the TC_AN_* bits. */
+enum {
+	TC_CLI_MEMVIEW = 1u << 16,     /* s->an.memview alone (from a trace: no analysis) */
+	TC_CLI_ONE_MODEL = 1u << 17,   /* several traces are one model, never a job */
+	TC_CLI_TRACES_ONLY = 1u << 18, /* digests are read (and refused) as traces */
+	TC_CLI_SOURCE_BITS = TC_CLI_MEMVIEW | TC_CLI_ONE_MODEL | TC_CLI_TRACES_ONLY,
+};
+/* Opens argv[optind..argc) and fills s->an with want (TC_AN_* and
+ * TC_CLI_* bits; from digests and jobs: the summary, findings and memory
+ * of their result, the steps, or the op table by ao->op_by). Several ranks
+ * with the default analysis are a job; digests hold the default analysis
+ * only. Prints and returns the exit code; finish s with
+ * tc_cli_source_finish also on failure. */
 int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	unsigned want, int argc, char **argv, struct tc_cli_source *s);
 void tc_cli_source_finish(struct tc_cli_source *s);

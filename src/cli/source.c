@@ -1,14 +1,16 @@
 /*
  * Where an analysis command's results come from: a trace analysed here, one
  * rank's digest, or a job of several ranks (traces read one at a time, or
- * digests). summarize, bottlenecks, steps and ops open their inputs through
- * tc_cli_source_open and write what it returns, whatever the inputs were.
+ * digests). summarize, bottlenecks, steps, ops, memory and report open
+ * their inputs through tc_cli_source_open and write what it returns,
+ * whatever the inputs were.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/digest.h"
 #include "analysis/job.h"
+#include "analysis/memview.h"
 #include "cli/cli.h"
 
 /* Ranks of a job: composed into one analysis, or their op statistics
@@ -17,7 +19,8 @@
 static int open_job(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		unsigned want, char **paths, int n, struct tc_cli_source *s, int *code) {
 	/* A job's op statistics are the digests' own: the default analysis. */
-	if (n == 0 || ((want & TC_AN_OP_TABLE) && !tc_cli_analysis_default(ao))) {
+	if (n == 0 || (want & TC_CLI_ONE_MODEL) ||
+			((want & TC_AN_OP_TABLE) && !tc_cli_analysis_default(ao))) {
 		return 0;
 	}
 	/* Only a summary that lists steps needs the ranks' marked steps. */
@@ -48,10 +51,21 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 	if (want & TC_AN_OP_TABLE) {
 		code = tc_cli_digests_open(c, c->cmd, ao, kind, paths, n, in);
 	} else {
-		/* Steps come from any rank; a summary or findings need the
-		 * rank's result. */
-		bool result = (want & (TC_AN_SUMMARY | TC_AN_FINDINGS)) != 0;
+		/* Steps come from any rank; a summary, findings or memory
+		 * need the rank's result. */
+		bool result = (want & (TC_AN_SUMMARY | TC_AN_FINDINGS | TC_CLI_MEMVIEW)) != 0;
 		code = tc_cli_digest_rank_open(c, c->cmd, ao, kind, paths, n, result, in);
+	}
+	if (code == TC_EXIT_OK && (want & TC_CLI_MEMVIEW) && !in->ranks[0]->mem_view) {
+		/* Written before Rank.mem_view, it holds the memory line
+		 * only, which is not the view. */
+		struct tc_error err;
+		tc_error_init(&err);
+		tc_error_set(&err, TC_EXIT_INPUT, "rank '%s' was digested before digests kept "
+			"memory by op; run memory on its trace, or digest it again",
+			in->ranks[0]->name);
+		tc_error_path(&err, n == 1 ? paths[0] : "");
+		code = tc_cli_error(&err);
 	}
 	if (code != TC_EXIT_OK) {
 		return code;
@@ -59,7 +73,7 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 	s->m = in->skel;
 	if (want & TC_AN_OP_TABLE) {
 		tc_digest_op_table(in->skel, in->ranks, in->n_ranks, ao->op_by, &s->an.op_table);
-	} else if (want & (TC_AN_SUMMARY | TC_AN_FINDINGS)) {
+	} else if (want & (TC_AN_SUMMARY | TC_AN_FINDINGS | TC_CLI_MEMVIEW)) {
 		tc_digest_result(in->skel, in->ranks[0], 0, &s->an);
 	} else {
 		tc_digest_steps(in->skel, in->ranks[0], &s->an);
@@ -72,11 +86,18 @@ int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *a
 	memset(s, 0, sizeof(*s));
 	char **paths = argv + optind;
 	int n = argc - optind, code = TC_EXIT_OK;
-	int is_job = open_job(c, ao, want, paths, n, s, &code);
-	if (is_job) {
-		return code;
-	}
 	int kind = n > 0 ? tc_cli_inputs_kind(c, paths, n) : 0;
+	/* Traces only: digests go on to be read as traces, and are refused
+	 * there as such. */
+	if (want & TC_CLI_TRACES_ONLY && kind) {
+		kind = 0;
+	} else {
+		ao->threads = c->ingest.threads;
+		int is_job = open_job(c, ao, want, paths, n, s, &code);
+		if (is_job) {
+			return code;
+		}
+	}
 	if (kind) {
 		return open_digests(c, ao, want, kind, paths, n, s);
 	}
@@ -85,7 +106,12 @@ int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *a
 		return code;
 	}
 	s->from = TC_CLI_FROM_TRACE;
-	tc_analyze(s->m, ao, want, &s->an);
+	if (want & ~TC_CLI_SOURCE_BITS) {
+		tc_analyze(s->m, ao, want & ~TC_CLI_SOURCE_BITS, &s->an);
+	}
+	if (want & TC_CLI_MEMVIEW) {
+		tc_memview_build(s->m, &s->an.memview);
+	}
 	return TC_EXIT_OK;
 }
 
