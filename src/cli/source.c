@@ -13,6 +13,31 @@
 #include "analysis/memview.h"
 #include "cli/cli.h"
 
+struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
+		struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code) {
+	o->threads = c->ingest.threads;
+	if (optind >= argc) {
+		*code = tc_cli_usage_error(cmd, "no TRACE given");
+		return NULL;
+	}
+	struct tc_model *m = tc_cli_load(c, argv + optind, argc - optind, code);
+	if (m && o->device) {
+		struct tc_device_match dm;
+		tc_analysis_match_device(m, o->device, &dm);
+		bool ok = dm.device != TC_NONE;
+		if (!ok) {
+			tc_cli_device_error(m, o->device, &dm);
+		}
+		tc_analysis_device_match_finish(&dm);
+		if (!ok) {
+			tc_model_destroy(m);
+			*code = TC_EXIT_USAGE;
+			return NULL;
+		}
+	}
+	return m;
+}
+
 /* Ranks of a job: composed into one analysis, or their op statistics
  * merged. 1 when s holds them, 0 when the inputs are no job, -1 on an
  * error (printed, *code set). */
