@@ -269,6 +269,7 @@ struct tc_cli_source {
 	struct tc_model *m;     /* what the results describe: the trace's model or a skeleton */
 	struct tc_analysis an;  /* the results asked for (op_table for TC_AN_OP_TABLE) */
 	enum { TC_CLI_FROM_NONE, TC_CLI_FROM_TRACE, TC_CLI_FROM_DIGEST, TC_CLI_FROM_JOB } from;
+	unsigned want;          /* as opened */
 	struct tc_cli_digests digests;
 	struct tc_cli_job job;
 };
@@ -277,7 +278,10 @@ enum {
 	TC_CLI_MEMVIEW = 1u << 16,     /* s->an.memview alone (from a trace: no analysis) */
 	TC_CLI_ONE_MODEL = 1u << 17,   /* several traces are one model, never a job */
 	TC_CLI_TRACES_ONLY = 1u << 18, /* digests are read (and refused) as traces */
-	TC_CLI_SOURCE_BITS = TC_CLI_MEMVIEW | TC_CLI_ONE_MODEL | TC_CLI_TRACES_ONLY,
+	TC_CLI_ALL_RANKS = 1u << 19,   /* digests: s->digests, every rank, no result */
+	TC_CLI_DROP_MODEL = 1u << 20,  /* finish frees the model: more is read after */
+	TC_CLI_SOURCE_BITS = TC_CLI_MEMVIEW | TC_CLI_ONE_MODEL | TC_CLI_TRACES_ONLY |
+		TC_CLI_ALL_RANKS | TC_CLI_DROP_MODEL,
 };
 /* Opens argv[optind..argc) and fills s->an with want (TC_AN_* and
  * TC_CLI_* bits; from digests and jobs: the summary, findings and memory

@@ -1,9 +1,9 @@
 /*
  * Where an analysis command's results come from: a trace analysed here, one
  * rank's digest, or a job of several ranks (traces read one at a time, or
- * digests). summarize, bottlenecks, steps, ops, memory and report open
- * their inputs through tc_cli_source_open and write what it returns,
- * whatever the inputs were.
+ * digests). summarize, bottlenecks, steps, ops, memory, report and each
+ * side of diff open their inputs through tc_cli_source_open and write
+ * what it returns, whatever the inputs were.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +73,7 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 	s->from = TC_CLI_FROM_DIGEST;
 	struct tc_cli_digests *in = &s->digests;
 	int code;
-	if (want & TC_AN_OP_TABLE) {
+	if (want & (TC_AN_OP_TABLE | TC_CLI_ALL_RANKS)) {
 		code = tc_cli_digests_open(c, c->cmd, ao, kind, paths, n, in);
 	} else {
 		/* Steps come from any rank; a summary, findings or memory
@@ -96,7 +96,9 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 		return code;
 	}
 	s->m = in->skel;
-	if (want & TC_AN_OP_TABLE) {
+	if (want & TC_CLI_ALL_RANKS) {
+		/* The command reads the ranks themselves. */
+	} else if (want & TC_AN_OP_TABLE) {
 		tc_digest_op_table(in->skel, in->ranks, in->n_ranks, ao->op_by, &s->an.op_table);
 	} else if (want & (TC_AN_SUMMARY | TC_AN_FINDINGS | TC_CLI_MEMVIEW)) {
 		tc_digest_result(in->skel, in->ranks[0], 0, &s->an);
@@ -109,6 +111,7 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		unsigned want, int argc, char **argv, struct tc_cli_source *s) {
 	memset(s, 0, sizeof(*s));
+	s->want = want;
 	char **paths = argv + optind;
 	int n = argc - optind, code = TC_EXIT_OK;
 	int kind = n > 0 ? tc_cli_inputs_kind(c, paths, n) : 0;
@@ -146,7 +149,11 @@ void tc_cli_source_finish(struct tc_cli_source *s) {
 	case TC_CLI_FROM_NONE:
 		break;
 	case TC_CLI_FROM_TRACE:
-		tc_cli_model_done(s->m);
+		if (s->want & TC_CLI_DROP_MODEL) {
+			tc_model_destroy(s->m);
+		} else {
+			tc_cli_model_done(s->m);
+		}
 		break;
 	case TC_CLI_FROM_DIGEST:
 		tc_cli_digests_finish(&s->digests);
