@@ -1,9 +1,9 @@
 /*
  * Where an analysis command's results come from: a trace analysed here, one
  * rank's digest, or a job of several ranks (traces read one at a time, or
- * digests). summarize, bottlenecks, steps, ops, memory, report and each
- * side of diff open their inputs through tc_cli_source_open and write
- * what it returns, whatever the inputs were.
+ * digests). summarize, bottlenecks, steps, ops, memory, report, each
+ * side of diff and check's one model open their inputs through
+ * tc_cli_source_open and write what it returns, whatever the inputs were.
  */
 #include <stdlib.h>
 #include <string.h>
