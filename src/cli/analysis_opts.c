@@ -1,13 +1,14 @@
 /*
- * The analysis option group (--steps, --device, thresholds, ...) and its
- * parsing, loading an analysis command's traces, and shared helpers for
- * writing a report and parsing counts.
+ * The analysis option group (--steps, --device, thresholds, ...): its
+ * parsing, whether it asks for the default analysis, and the error for a
+ * --device that names no one device.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "analysis/analyze.h"
 #include "cli/cli.h"
 
@@ -83,29 +84,11 @@ bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 	}
 }
 
-struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
-		struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code) {
-	o->threads = c->ingest.threads;
-	if (optind >= argc) {
-		*code = tc_cli_usage_error(cmd, "no TRACE given");
-		return NULL;
-	}
-	struct tc_model *m = tc_cli_load(c, argv + optind, argc - optind, code);
-	if (m && o->device) {
-		struct tc_device_match dm;
-		tc_analysis_match_device(m, o->device, &dm);
-		bool ok = dm.device != TC_NONE;
-		if (!ok) {
-			tc_cli_device_error(m, o->device, &dm);
-		}
-		tc_analysis_device_match_finish(&dm);
-		if (!ok) {
-			tc_model_destroy(m);
-			*code = TC_EXIT_USAGE;
-			return NULL;
-		}
-	}
-	return m;
+bool tc_cli_analysis_default(const struct tc_analysis_opts *o) {
+	struct tc_analysis_opts d;
+	tc_analysis_opts_init(&d);
+	return !o->step_range && !o->device && !o->step_marker && o->peak_flops == d.peak_flops &&
+		o->peak_bw == d.peak_bw && memcmp(o->th, d.th, sizeof(d.th)) == 0;
 }
 
 /* Candidates named in an ambiguity error; the rest are counted. */
@@ -139,26 +122,4 @@ void tc_cli_device_error(const struct tc_model *m, const char *name,
 		fprintf(stderr, " and %zu more", dm->n_candidates - DEVICE_ERROR_LIST);
 	}
 	fprintf(stderr, "; give one exactly\n");
-}
-
-int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
-		void (*write)(FILE *f, bool json, const void *ctx), const void *ctx) {
-	struct tc_outfile out;
-	if (!tc_cli_open_output(c, inputs, n, m, &out)) {
-		return TC_EXIT_OUTPUT;
-	}
-	write(out.fp, c->format == TC_FORMAT_JSON, ctx);
-	int code = tc_cli_close_output(&out);
-	return code == TC_EXIT_OK ? tc_cli_strict(c, m) : code;
-}
-
-bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
-		int *code) {
-	uint64_t v;
-	if (!tc_cli_parse_size(arg, &v) || v > SIZE_MAX) {
-		*code = tc_cli_usage_error(cmd, "invalid %s '%s'", opt, arg);
-		return false;
-	}
-	*out = (size_t)v;
-	return true;
 }

@@ -106,6 +106,9 @@ bool tc_cli_common_opt(struct tc_cli_common *c, int opt, const char *arg, int *e
 
 /* Parse "123", "4k", "2M", "1G" (binary units). */
 bool tc_cli_parse_size(const char *s, uint64_t *out);
+/* Parse a --top style count; prints a usage error (code set) when bad. */
+bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
+	int *code);
 
 /* Read the inputs; prints the error and returns NULL on failure (*code set). */
 struct tc_model *tc_cli_load(const struct tc_cli_common *c, char **paths, int n, int *code);
@@ -133,6 +136,10 @@ bool tc_cli_check_output(struct tc_outfile *o, const struct tc_model *m);
 void tc_cli_truncated_note(FILE *f, const struct tc_model *m);
 /* Commit output; returns the exit code (0 or TC_EXIT_OUTPUT). */
 int tc_cli_close_output(struct tc_outfile *o);
+/* Open the output, call write(f, json, ctx), commit, then apply --strict;
+ * returns the exit code. */
+int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
+	void (*write)(FILE *f, bool json, const void *ctx), const void *ctx);
 
 /* Print "tracectl: error: ..." and return err->code (or TC_EXIT_INPUT). */
 int tc_cli_error(const struct tc_error *err);
@@ -154,7 +161,7 @@ bool tc_cli_per_source(const struct tc_model *m);
 /* The command is done with m and the process exits next (see common.c). */
 void tc_cli_model_done(struct tc_model *m);
 
-/* Analysis options shared by bottlenecks, steps and ops (cli/analysis_opts.c). */
+/* The analysis options of the commands that analyse (cli/analysis_opts.c). */
 struct tc_analysis_opts;
 enum {
 	TC_OPT_STEPS = 1100,
@@ -182,26 +189,15 @@ extern const struct tc_option_group tc_cli_analysis_group;
  * prints the error and sets *exit_code to TC_EXIT_USAGE. */
 bool tc_cli_analysis_opt(struct tc_analysis_opts *o, const char *cmd, int opt,
 	const char *arg, int *exit_code);
-/* Load the TRACE arguments argv[optind..argc) of an analysis command:
- * usage error when there are none, input errors, an unknown --device.
- * Prints and returns NULL with *code set on failure. Also gives o the
- * --threads value, which is known only once parsing is done. */
-struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
-	struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
+/* o asks for the default analysis: what a digest holds. */
+bool tc_cli_analysis_default(const struct tc_analysis_opts *o);
 /* Print the one-line error for a --device NAME that matched no device or
  * several (the first few named, the rest counted). */
 struct tc_device_match;
 void tc_cli_device_error(const struct tc_model *m, const char *name,
 	const struct tc_device_match *dm);
-/* Open the output, call write(f, json, ctx), commit, then apply --strict;
- * returns the exit code. */
-int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
-	void (*write)(FILE *f, bool json, const void *ctx), const void *ctx);
-/* Parse a --top style count; prints a usage error (code set) when bad. */
-bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
-	int *code);
 
-/* Digests as inputs (cli/cmd_digest.c, docs/digest.md). */
+/* Digests as inputs (cli/digests.c, docs/digest.md). */
 struct tc_digest;
 struct tc_cli_digests {
 	struct tc_digest *d;    /* one per input */
@@ -211,6 +207,10 @@ struct tc_cli_digests {
 	struct tc_model *skel;  /* tc_digest_skeleton of ranks */
 	size_t twice;           /* ranks dropped as given twice (tc_cli_digests_dedupe) */
 };
+/* A digest at path that would not read (err): a file that is no digest
+ * is a usage error (cmd reads digests only). Prints; the exit code. */
+int tc_cli_digest_read_error(const char *cmd, const char *path, const struct tc_cli_common *c,
+	const struct tc_error *err);
 /* 0: no input is a digest, 1: all are, -1: some are. */
 int tc_cli_inputs_kind(const struct tc_cli_common *c, char **paths, int n);
 /* Read paths as digests (finish in with tc_cli_digests_finish also on
@@ -224,8 +224,6 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 size_t tc_cli_digests_dedupe(struct tc_cli_digests *in, size_t n);
 void tc_cli_digests_warn_twice(struct tc_model *m, size_t twice);
 void tc_cli_digests_finish(struct tc_cli_digests *in);
-/* o asks for the default analysis: what a digest holds. */
-bool tc_cli_analysis_default(const struct tc_analysis_opts *o);
 /* Digests hold the default analysis: false (usage error printed, *code
  * set) when o asks for another. */
 bool tc_cli_digest_opts(const char *cmd, const struct tc_analysis_opts *o, int *code);
@@ -271,16 +269,35 @@ struct tc_cli_source {
 	struct tc_model *m;     /* what the results describe: the trace's model or a skeleton */
 	struct tc_analysis an;  /* the results asked for (op_table for TC_AN_OP_TABLE) */
 	enum { TC_CLI_FROM_NONE, TC_CLI_FROM_TRACE, TC_CLI_FROM_DIGEST, TC_CLI_FROM_JOB } from;
+	unsigned want;          /* as opened */
 	struct tc_cli_digests digests;
 	struct tc_cli_job job;
 };
-/* Opens argv[optind..argc) and fills s->an with want (TC_AN_* bits; from
- * digests and jobs: the summary and findings of their result, the steps,
- * or the op table by ao->op_by). Several ranks with the default analysis
- * are a job; digests hold the default analysis only. Prints and returns
- * the exit code; finish s with tc_cli_source_finish also on failure. */
+/* What tc_cli_source_open takes beside the TC_AN_* bits. */
+enum {
+	TC_CLI_MEMVIEW = 1u << 16,     /* s->an.memview alone (from a trace: no analysis) */
+	TC_CLI_ONE_MODEL = 1u << 17,   /* several traces are one model, never a job */
+	TC_CLI_TRACES_ONLY = 1u << 18, /* digests are read (and refused) as traces */
+	TC_CLI_ALL_RANKS = 1u << 19,   /* digests: s->digests, every rank, no result */
+	TC_CLI_DROP_MODEL = 1u << 20,  /* finish frees the model: more is read after */
+	TC_CLI_SOURCE_BITS = TC_CLI_MEMVIEW | TC_CLI_ONE_MODEL | TC_CLI_TRACES_ONLY |
+		TC_CLI_ALL_RANKS | TC_CLI_DROP_MODEL,
+};
+/* Opens argv[optind..argc) and fills s->an with want (TC_AN_* and
+ * TC_CLI_* bits; from digests and jobs: the summary, findings and memory
+ * of their result, the steps, or the op table by ao->op_by). Several ranks
+ * with the default analysis are a job; digests hold the default analysis
+ * only. Prints and returns the exit code; finish s with
+ * tc_cli_source_finish also on failure. */
 int tc_cli_source_open(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	unsigned want, int argc, char **argv, struct tc_cli_source *s);
 void tc_cli_source_finish(struct tc_cli_source *s);
+/* Load the TRACE arguments argv[optind..argc) of an analysis command (the
+ * trace half of tc_cli_source_open; check and diff read traces with it):
+ * usage error when there are none, input errors, an unknown --device.
+ * Prints and returns NULL with *code set on failure. Also gives o the
+ * --threads value, which is known only once parsing is done. */
+struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
+	struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code);
 
 #endif

@@ -293,10 +293,15 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	if (each || code != TC_EXIT_OK) {
 		return code;
 	}
-	struct tc_model *m = tc_cli_analysis_load(c, ao, "check", argc, argv, &code);
-	if (!m) {
+	/* One model: a trace, a folder of one rank, or inputs with stdin. */
+	struct tc_cli_source src;
+	code = tc_cli_source_open(c, ao, TC_AN_FINDINGS | TC_CLI_ONE_MODEL | TC_CLI_TRACES_ONLY,
+		argc, argv, &src);
+	if (code != TC_EXIT_OK) {
+		tc_cli_source_finish(&src);
 		return code;
 	}
+	const struct tc_model *m = src.m;
 	struct tc_check chk;
 	tc_check_init(&chk, b, 1);
 	char name[512];
@@ -305,7 +310,7 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	} else {
 		snprintf(name, sizeof(name), "all");
 	}
-	measure(&chk, 0, name, m, ao);
+	tc_check_measure(&chk, 0, name, m, &src.an);
 	tc_check_evaluate(&chk);
 	code = ops_known(&chk);
 	if (code == TC_EXIT_OK) {
@@ -319,7 +324,7 @@ static int run(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		code = TC_EXIT_FINDINGS;
 	}
 	tc_check_finish(&chk);
-	tc_cli_model_done(m);
+	tc_cli_source_finish(&src);
 	return code;
 }
 

@@ -9,7 +9,6 @@
 #include "analysis/compare.h"
 #include "analysis/digest.h"
 #include "cli/cli.h"
-#include "ingest/digest.h"
 #include "output/diff_write.h"
 #include "output/fmt.h"
 
@@ -90,42 +89,36 @@ static bool parse_pct(const char *s, double *out) {
 /*
  * Read one side and summarise it. Sides are read one after the other and
  * each model is dropped once its summary is made, so a diff holds one
- * model at a time. A side that is a stored digest would fill s here
+ * model at a time. A side that is a digest fills s from its ranks,
  * without a model.
  */
 static int load_side(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 		char **argv, int i, struct tc_outfile *out, int *strict, struct tc_diff_side *s) {
-	int code = TC_EXIT_OK;
-	if (tc_ingest_is_digest(argv[i], &c->ingest.lim)) {
-		struct tc_cli_digests in;
-		code = tc_cli_digests_open(c, "diff", ao, 1, argv + i, 1, &in);
-		if (code == TC_EXIT_OK) {
-			tc_digest_diff_side(in.ranks, in.n_ranks, argv[i], s);
-		}
-		tc_cli_digests_finish(&in);
-		return code;
-	}
-	/* tc_cli_analysis_load reads argv[optind..argc): this side only. */
+	/* argv[optind..i]: this side only. */
 	optind = i;
-	struct tc_model *m = tc_cli_analysis_load(c, ao, "diff", i + 1, argv, &code);
-	if (!m) {
-		return code;
+	struct tc_cli_source src;
+	int code = tc_cli_source_open(c, ao, TC_CLI_ONE_MODEL | TC_CLI_ALL_RANKS |
+		TC_CLI_DROP_MODEL, i + 1, argv, &src);
+	bool trace = src.from == TC_CLI_FROM_TRACE;
+	if (code != TC_EXIT_OK) {
+		/* reported */
+	} else if (!trace) {
+		tc_digest_diff_side(src.digests.ranks, src.digests.n_ranks, argv[i], s);
+	} else if (!tc_cli_check_output(out, src.m)) {
+		code = TC_EXIT_OUTPUT;
+	} else {
+		if (c->format == TC_FORMAT_TEXT) {
+			tc_cli_truncated_note(out->fp, src.m);
+		}
+		tc_diff_side_build(src.m, ao, argv[i], s);
+		int sc = tc_cli_strict(c, src.m);
+		*strict = *strict ? *strict : sc;
 	}
-	if (!tc_cli_check_output(out, m)) {
-		tc_model_destroy(m);
-		return TC_EXIT_OUTPUT;
-	}
-	if (c->format == TC_FORMAT_TEXT) {
-		tc_cli_truncated_note(out->fp, m);
-	}
-	tc_diff_side_build(m, ao, argv[i], s);
-	int sc = tc_cli_strict(c, m);
-	*strict = *strict ? *strict : sc;
-	tc_model_destroy(m);
-	if (ao->step_range && s->n_steps == 0) {
+	tc_cli_source_finish(&src);
+	if (code == TC_EXIT_OK && trace && ao->step_range && s->n_steps == 0) {
 		return tc_cli_usage_error("diff", "--steps selects no step of '%s'", argv[i]);
 	}
-	return TC_EXIT_OK;
+	return code;
 }
 
 int tc_cmd_diff(int argc, char **argv) {

@@ -132,16 +132,15 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
  * composes it (analysis/job.h), each rank's steps from its digest rank
  * and the timeline binned rank by rank, each file read once more alone.
  */
-static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		const struct report_opts *ro, char **inputs, int n, struct tc_cli_job *job) {
-	(void)ro;
+static int job_page(const struct tc_cli_common *c, const struct report_opts *ro,
+		char **inputs, int n, struct tc_cli_source *src) {
+	const struct tc_cli_job *job = &src->job;
 	struct tc_model *skel = job->skel;
-	struct tc_analysis an;
-	tc_job_compose(skel, job->ranks, job->n, job->aside, ao, &an);
-	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &an };
+	struct tc_analysis *an = &src->an;
+	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = an };
 	struct report_state st = { 0 };
 	struct tc_timeline tl;
-	tc_timeline_job_init(&an, 0, an.span_ps, &tl);
+	tc_timeline_job_init(an, 0, an->span_ps, &tl);
 	int64_t *clock = tc_xmalloc(job->n * sizeof(*clock));
 	tc_digest_job_clock(job->ranks, job->n, clock);
 	int code = TC_EXIT_OK;
@@ -168,7 +167,7 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 			break;
 		}
 		size_t nu = r->result ? r->result->n_util : 0;
-		tc_timeline_add_rank(&tl, &an, skel, m, base, util_lo, nu, mem_lo, r->n_mem, clock[k]);
+		tc_timeline_add_rank(&tl, an, skel, m, base, util_lo, nu, mem_lo, r->n_mem, clock[k]);
 		tc_model_destroy(m);
 		base += (uint32_t)r->n_devices;
 		util_lo += nu;
@@ -182,7 +181,7 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 	}
 	if (code == TC_EXIT_OK) {
 		struct tc_report rep = {
-			.run = { { .m = skel, .a = &an, .tl = &tl } }, .n_runs = 1, .so = &so,
+			.run = { { .m = skel, .a = an, .tl = &tl } }, .n_runs = 1, .so = &so,
 			.ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro->top,
 		};
 		tc_write_report_html(out.fp, &rep);
@@ -193,7 +192,6 @@ static int job_page(const struct tc_cli_common *c, const struct tc_analysis_opts
 	}
 	tc_timeline_finish(&tl);
 	state_finish(&st);
-	tc_analysis_finish(&an);
 	return code;
 }
 
@@ -359,28 +357,22 @@ int tc_cmd_report(int argc, char **argv) {
 	if (ro.diff) {
 		return diff_page(&c, &ao, &ro, inputs);
 	}
-	/* Digests are refused below, as reading them as traces does. */
-	if (tc_cli_inputs_kind(&c, inputs, n) == 0) {
-		ao.threads = c.ingest.threads;
-		struct tc_cli_job job;
-		int is_job = tc_cli_job_open(&c, "report", &ao, inputs, n, &job, &code);
-		if (is_job > 0) {
-			code = job_page(&c, &ao, &ro, inputs, n, &job);
-			tc_cli_job_finish(&job);
-		}
-		if (is_job) {
-			return code;
-		}
-	}
+	/* What summarize computes, so the embedded JSON is its output.
+	 * Digests are refused, as reading them as traces does. */
+	struct tc_cli_source src;
 	c.ingest.known_args_only = false; /* the launcher rows need the ops' shapes */
-	struct tc_model *m = tc_cli_analysis_load(&c, &ao, "report", argc, argv, &code);
-	if (!m) {
+	code = tc_cli_source_open(&c, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS | TC_CLI_TRACES_ONLY,
+		argc, argv, &src);
+	if (code == TC_EXIT_OK && src.from == TC_CLI_FROM_JOB) {
+		code = job_page(&c, &ro, inputs, n, &src);
+	}
+	if (code != TC_EXIT_OK || src.from == TC_CLI_FROM_JOB) {
+		tc_cli_source_finish(&src);
 		return code;
 	}
-	/* What summarize computes, so the embedded JSON is its output. */
-	struct tc_analysis an;
-	tc_analyze(m, &ao, TC_AN_SUMMARY | TC_AN_FINDINGS, &an);
-	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = &an };
+	struct tc_model *m = src.m;
+	struct tc_analysis *an = &src.an;
+	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = an };
 	struct report_state st = { 0 };
 	struct tc_outfile out;
 	struct tc_timeline tl = { 0 };
@@ -388,17 +380,17 @@ int tc_cmd_report(int argc, char **argv) {
 		code = TC_EXIT_OUTPUT;
 		goto done;
 	}
-	code = load_ranks(&c, &ao, m, &an, &st);
+	code = load_ranks(&c, &ao, m, an, &st);
 	if (code) {
 		tc_outfile_abort(&out);
 		goto done;
 	}
-	tc_timeline_build(m, &an, an.summary.first_ps, an.summary.last_ps, &tl);
-	so.memory = an.memview.records ? &an.memview : NULL;
+	tc_timeline_build(m, an, an->summary.first_ps, an->summary.last_ps, &tl);
+	so.memory = an->memview.records ? &an->memview : NULL;
 	struct tc_launch_table lt;
 	tc_launcher_table(m, tc_analysis_find_device(m, ao.device), ao.peak_flops, ao.peak_bw, &lt);
 	struct tc_report rep = {
-		.run = { { .m = m, .a = &an, .tl = &tl, .mem = so.memory, .launch = &lt } },
+		.run = { { .m = m, .a = an, .tl = &tl, .mem = so.memory, .launch = &lt } },
 		.n_runs = 1, .so = &so, .ranks = st.ranks, .n_ranks = st.n_ranks, .top = ro.top,
 	};
 	tc_write_report_html(out.fp, &rep);
@@ -410,7 +402,6 @@ int tc_cmd_report(int argc, char **argv) {
 done:
 	tc_timeline_finish(&tl);
 	state_finish(&st);
-	tc_analysis_finish(&an);
-	tc_cli_model_done(m);
+	tc_cli_source_finish(&src);
 	return code;
 }

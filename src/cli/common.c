@@ -434,3 +434,25 @@ bool tc_cli_per_source(const struct tc_model *m) {
 	}
 	return true;
 }
+
+int tc_cli_emit(const struct tc_cli_common *c, char **inputs, int n, const struct tc_model *m,
+		void (*write)(FILE *f, bool json, const void *ctx), const void *ctx) {
+	struct tc_outfile out;
+	if (!tc_cli_open_output(c, inputs, n, m, &out)) {
+		return TC_EXIT_OUTPUT;
+	}
+	write(out.fp, c->format == TC_FORMAT_JSON, ctx);
+	int code = tc_cli_close_output(&out);
+	return code == TC_EXIT_OK ? tc_cli_strict(c, m) : code;
+}
+
+bool tc_cli_parse_count(const char *cmd, const char *opt, const char *arg, size_t *out,
+		int *code) {
+	uint64_t v;
+	if (!tc_cli_parse_size(arg, &v) || v > SIZE_MAX) {
+		*code = tc_cli_usage_error(cmd, "invalid %s '%s'", opt, arg);
+		return false;
+	}
+	*out = (size_t)v;
+	return true;
+}
