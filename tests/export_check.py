@@ -10,6 +10,10 @@
       op statistics of `tracectl summarize --json` per op name: call counts
       equal, total time equal within 1 ns per call (readers keep ns); with
       --events the event counts too.
+  export_check.py memory ORIG_MEMORY.json EXPORT_MEMORY.json
+      `tracectl memory --json` equal but for the device identity the export
+      renames (device, host, rank, pid): every record, byte and ps; lists
+      compared in any order (ties are in the readers' string order).
 Exit 0 when fine, 1 with one line per problem.
 """
 import gzip
@@ -144,6 +148,34 @@ def compare(orig, back, events=False):
     print("ops match: %d names, %d calls" % (len(a), sum(c for c, _ in a.values())))
 
 
+IDENTITY = ("device", "host", "rank", "pid")
+
+
+def strip_identity(v):
+    if isinstance(v, dict):
+        return {k: strip_identity(x) for k, x in v.items() if k not in IDENTITY}
+    if isinstance(v, list):
+        # Ties (equal bytes) are listed in the readers' string order, which
+        # is no data: compare the lists as sets.
+        return sorted((strip_identity(x) for x in v), key=json.dumps)
+    return v
+
+
+def memory(orig, back):
+    with open(orig) as f:
+        a = strip_identity(json.load(f))
+    with open(back) as f:
+        b = strip_identity(json.load(f))
+    if a != b:
+        errs = []
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) != b.get(k):
+                errs.append("memory %r: %.150s became %.150s" % (k, json.dumps(a.get(k)),
+                    json.dumps(b.get(k))))
+        fail(errs)
+    print("memory matches: %d records" % a.get("records", 0))
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "validate":
         try:
@@ -152,6 +184,8 @@ def main():
             fail(["%s: invalid JSON: %s" % (sys.argv[2], e)])
     elif len(sys.argv) == 4 and sys.argv[1] == "compare":
         compare(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "memory":
+        memory(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 5 and sys.argv[1:3] == ["compare", "--events"]:
         compare(sys.argv[3], sys.argv[4], events=True)
     else:

@@ -6,7 +6,11 @@
 #     2. validated with an independent parser (python3's json with NaN and
 #        duplicate keys refused) and Trace Event Format rules,
 #     3. re-read, comparing op statistics with the original's (`summarize
-#        --json`): calls equal per op name, total time within 1 ns per call.
+#        --json`): calls equal per op name, total time within 1 ns per call,
+#     4. and the memory by op (`memory --json`, the allocator records):
+#        equal but for the device names and pids the export renames;
+#   also over the fixtures with allocator records (without the traces folder
+#   only those).
 #   perfetto: the same over the project fixtures of every format and the
 #     real traces when present, re-read by the Perfetto reader; event
 #     counts (summarize), counter samples and flows (info) must be equal too.
@@ -15,7 +19,7 @@
 #     read whole by protoc --decode=perfetto.protos.Trace with the project's
 #     schema: no error, no field the schema does not name.
 # Skips (exit 77) when what a mode needs is absent: the traces folder
-# (chrome), python3 (chrome, perfetto), protoc (perfetto-decode), a JSON
+# python3 (chrome, perfetto), protoc (perfetto-decode), a JSON
 # reader in this build (chrome).
 set -u
 MODE=${1:-chrome}
@@ -35,10 +39,7 @@ skip_if() { # CONDITION-FAILED REASON
 }
 has() { command -v "$1" >/dev/null 2>&1 && echo 0 || echo 1; }
 case $MODE in
-chrome)
-	[ -d "$TRACES" ] && absent=0 || absent=1
-	skip_if "$absent" "no traces folder $TRACES"
-	skip_if "$(has python3)" "no python3" ;;
+chrome) skip_if "$(has python3)" "no python3" ;;
 perfetto) skip_if "$(has python3)" "no python3" ;;
 perfetto-decode) skip_if "$(has protoc)" "no protoc" ;;
 *)
@@ -58,6 +59,10 @@ list() {
 		find "$SRC/fixtures" ${BUILD:+"$BUILD/fixtures"} -type f \( -name '*.json' \
 			-o -name '*.pb' -o -name '*.pb.gz' \) ! -name 'truncated.json' \
 			2>/dev/null | sort
+	else
+		# The fixtures with allocator records (Kineto [memory], nsys).
+		ls "$SRC"/fixtures/json/memory_*.json
+		echo "$SRC/fixtures/nsys/gpu_memory.sqlite"
 	fi
 	# Nsight Systems exports: the fixture, and ../shared/nsys beside the traces.
 	echo "$SRC/fixtures/nsys/torch_steps.sqlite"
@@ -86,6 +91,16 @@ decode() {
 		echo "no packet decoded"
 	fi
 }
+# The export $1 of $2 has the same memory by op (allocator records).
+memory_same() {
+	if ! "$TC" memory --json "$2" >"$tmp/ma.json" 2>"$tmp/err" ||
+			! "$TC" memory --json "$1" >"$tmp/mb.json" 2>"$tmp/err"; then
+		echo "tracectl memory fails: $(head -1 "$tmp/err")"
+	elif ! python3 "$CHECK" memory "$tmp/ma.json" "$tmp/mb.json" >"$tmp/cmp" 2>&1; then
+		echo "memory by op differs after the round trip:"
+		sed 's/^/    /' "$tmp/cmp" | head -10
+	fi
+}
 # Check the export $1 of $2; prints what is wrong, nothing when fine.
 check() {
 	case $MODE in
@@ -109,6 +124,8 @@ check() {
 		sed 's/^/    /' "$tmp/cmp" | head -10
 	elif [ "$MODE" = perfetto ] && [ "$(counts "$2")" != "$(counts "$1")" ]; then
 		echo "samples and flows '$(counts "$2")' became '$(counts "$1")'"
+	elif [ "$MODE" = chrome ]; then
+		memory_same "$1" "$2"
 	fi
 }
 pass=0 fail=0 n=0

@@ -104,7 +104,7 @@ static Tracectl__MemAllocator *pack_allocator(struct tc_digest *d, struct names 
 		u->bytes = b->bytes;
 		u->addr = b->addr;
 		u->alloc_ps = b->alloc_ps - first;
-		u->freed = b->free_ps >= 0;
+		u->freed = b->free_ps != TC_MEM_NEVER;
 		u->free_ps = u->freed ? b->free_ps - first : 0;
 	}
 	return o;
@@ -197,7 +197,7 @@ static void unpack_allocator(struct tc_model *skel, const Tracectl__MemView *v,
 			.scope = ustr(skel, v, b->scope), .shape = ustr(skel, v, b->shape),
 			.dtype = ustr(skel, v, b->dtype), .bytes = b->bytes, .addr = b->addr,
 			.alloc_ps = tc_sat_add(b->alloc_ps, first),
-			.free_ps = b->freed ? tc_sat_add(b->free_ps, first) : -1 };
+			.free_ps = b->freed ? tc_sat_add(b->free_ps, first) : TC_MEM_NEVER };
 	}
 }
 

@@ -393,7 +393,7 @@ static void live_at_peak(struct build *b, size_t k, const struct pairing *s,
 		struct tc_mem_buffer buf = {
 			.name = b->op[r], .scope = b->scope[r], .shape = a->shape, .dtype = a->dtype,
 			.bytes = a->bytes, .addr = a->addr, .alloc_ps = a->ts,
-			.free_ps = b->pair[r] != TC_NONE ? m->allocs[b->pair[r]].ts : -1,
+			.free_ps = b->pair[r] != TC_NONE ? m->allocs[b->pair[r]].ts : TC_MEM_NEVER,
 		};
 		keep_top(d, &buf);
 	}

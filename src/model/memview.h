@@ -41,6 +41,10 @@ struct tc_mem_holder {
 	int64_t newest_ps;      /* and of its youngest */
 };
 
+/* A buffer's free_ps when it is not freed within the trace: model times
+ * may be negative (a record before the reader's origin), so not -1. */
+#define TC_MEM_NEVER INT64_MIN
+
 /* One buffer live at the peak. */
 struct tc_mem_buffer {
 	uint32_t name, scope;   /* allocating op, TC_NONE unknown */
@@ -48,7 +52,7 @@ struct tc_mem_buffer {
 	int64_t bytes;
 	uint64_t addr;
 	int64_t alloc_ps;       /* when allocated */
-	int64_t free_ps;        /* when freed, -1 never within the trace */
+	int64_t free_ps;        /* when freed, TC_MEM_NEVER never within the trace */
 };
 
 /* One allocator (a device's memory, an xplane allocator of it). */

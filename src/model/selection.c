@@ -24,8 +24,9 @@ void tc_selection_init(struct tc_selection *s, const struct tc_model *m) {
 	memset(s->device_ok, 1, m->n_devices + 1);
 	s->sample_lo = INT64_MIN;
 	s->sample_hi = INT64_MAX;
-	/* Time zero of the output: the earliest event or counter sample, so
-	 * every written ts is >= 0 whatever is cut away later. */
+	/* Time zero of the output: the earliest event, counter sample or
+	 * allocator record, so every written ts is >= 0 whatever is cut away
+	 * later. */
 	int64_t first, last;
 	tc_model_span(m, &first, &last);
 	if (m->ev.n == 0 && m->samples.n) {
@@ -38,6 +39,13 @@ void tc_selection_init(struct tc_selection *s, const struct tc_model *m) {
 		if (m->samples.ts[i] > last) {
 			last = m->samples.ts[i];
 		}
+	}
+	if (m->ev.n == 0 && m->samples.n == 0 && m->n_allocs) {
+		first = last = m->allocs[0].ts;
+	}
+	for (size_t i = 0; i < m->n_allocs; i++) {
+		first = m->allocs[i].ts < first ? m->allocs[i].ts : first;
+		last = m->allocs[i].ts > last ? m->allocs[i].ts : last;
 	}
 	s->zero_ps = first;
 	s->end_ps = last;

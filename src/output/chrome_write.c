@@ -1,6 +1,6 @@
 /*
  * The Chrome Trace Event JSON writer for `export`: a model's kept events,
- * counters, flows and annotations, streamed in constant memory.
+ * counters, allocator records, flows and annotations, streamed in constant memory.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -272,6 +272,12 @@ static void write_metadata(struct writer *w) {
 		meta(w, pid_of(m, tr->device), w->plan.tid[t], tc_model_str(m, tr->name),
 			tc_track_kind_name((enum tc_track_kind)tr->kind), tr->sort);
 	}
+	for (uint32_t d = 0; d <= m->n_devices; d++) {
+		if (w->plan.alloc_tid[d]) {
+			meta(w, pid_of(m, d), w->plan.alloc_tid[d], "allocator", "host_thread",
+				(int64_t)w->plan.alloc_tid[d]);
+		}
+	}
 	if (w->ann && (w->ann->n_marks || w->ann->n_points)) {
 		meta(w, ann_pid(m), 0, "tracectl annotations", "other", -1);
 		for (size_t t = 0; t < w->ann->n_tracks; t++) {
@@ -422,6 +428,60 @@ static void write_sample(void *ctx, uint32_t c, int64_t ts, double v) {
 	w->st->samples++;
 }
 
+/* An optional string arg of an allocator record (TC_NONE or 0: none). */
+static void put_alloc_str(struct writer *w, const char *key, uint32_t id) {
+	if (id != TC_NONE && id != 0) {
+		out_s(w->o, key);
+		put_str(w->o, tc_model_str(w->m, id));
+	}
+}
+
+/*
+ * Allocator records as Kineto "[memory]" instants on the thread that asked
+ * (else on their device's process), with the args the JSON reader reads
+ * back. "Device Id" is the export's pid of the device whose memory it is
+ * (Kineto's is the device ordinal, which the reader maps to a pid the same
+ * way); "Device Type" 0 says it is the thread's own process's memory. The
+ * xplane fields Kineto lacks keep their tracectl names.
+ */
+static void write_allocs(struct writer *w) {
+	const struct tc_model *m = w->m;
+	for (size_t i = 0; i < m->n_allocs; i++) {
+		if (!tc_export_alloc_kept(m, w->sel, i)) {
+			continue;
+		}
+		const struct tc_alloc *a = &m->allocs[i];
+		uint32_t t = a->track;
+		if (t >= m->n_tracks || !w->plan.track_used[t] ||
+				!tc_selection_device(w->sel, m, m->tracks[t].device)) {
+			t = TC_NONE;
+		}
+		uint64_t pid = pid_of(m, t != TC_NONE ? m->tracks[t].device : a->device);
+		begin_event(w, "i");
+		put_key_uint(w->o, ",\"pid\":", pid);
+		put_key_uint(w->o, ",\"tid\":", t != TC_NONE ? w->plan.tid[t] :
+			w->plan.alloc_tid[tc_export_dev(m, a->device)]);
+		put_ts(w, a->ts);
+		out_s(w->o, ",\"s\":\"t\",\"name\":\"[memory]\",\"cat\":\"cpu_instant_event\"");
+		put_key_uint(w->o, ",\"args\":{\"Addr\":", a->addr);
+		out_s(w->o, ",\"Bytes\":");
+		put_i64(w->o, a->bytes);
+		if (a->total >= 0) {
+			out_s(w->o, ",\"Total Allocated\":");
+			put_i64(w->o, a->total);
+		}
+		bool own = pid == pid_of(m, a->device);
+		put_key_uint(w->o, ",\"Device Type\":", own ? 0 : 1);
+		put_key_uint(w->o, ",\"Device Id\":", pid_of(m, a->device));
+		put_alloc_str(w, ",\"allocator\":", a->group);
+		put_alloc_str(w, ",\"tf_op\":", a->op);
+		put_alloc_str(w, ",\"shape\":", a->shape);
+		put_alloc_str(w, ",\"dtype\":", a->dtype);
+		out_s(w->o, "}}");
+		w->st->allocs++;
+	}
+}
+
 static void flow_end(struct writer *w, const char *ph, uint64_t id, uint32_t ev, uint32_t t,
 		const char *name) {
 	const struct tc_model *m = w->m;
@@ -540,6 +600,9 @@ static void write_other(struct writer *w, const struct tc_chrome_opts *o) {
 	tc_jw_kv_uint(&j, "counter_samples", w->st->samples);
 	tc_jw_kv_uint(&j, "flows", w->st->flows);
 	tc_jw_kv_uint(&j, "annotation_marks", w->st->marks);
+	if (w->st->allocs) {
+		tc_jw_kv_uint(&j, "allocator_records", w->st->allocs);
+	}
 	tc_jw_obj_end(&j);
 	if (w->st->nonfinite_samples) {
 		tc_jw_kv_uint(&j, "skipped_nonfinite_counter_samples", w->st->nonfinite_samples);
@@ -614,8 +677,13 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 	w.o->f = f;
 	w.o->n = 0;
 	tc_export_plan_init(&w.plan, m, w.sel, w.ann);
+	tc_export_plan_allocs(&w.plan, m, w.sel);
 	out_s(w.o, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	write_metadata(&w);
+	/* Before the slices: a reader's origin is often the first ts it reads,
+	 * and memory by op takes a record before the origin (negative ps) for
+	 * a missing one (memview's -1 "never freed"). */
+	write_allocs(&w);
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
 		if (!w.plan.track_used[t]) {

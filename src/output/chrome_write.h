@@ -18,7 +18,8 @@
  *   ts 0 is the selection's zero_ps (the trace start); otherData.ts_zero_ns
  *   gives its absolute time (origin_ns + zero_ps / 1000) as exact text.
  * - slices are X, instants i with "s":"t", counter samples C on their
- *   device's process (args {"value": v}), flows s/f pairs ("bp":"e").
+ *   device's process (args {"value": v}), flows s/f pairs ("bp":"e"),
+ *   allocator records Kineto "[memory]" instants.
  * - cat is the op's category (its kind name when it has none); args hold
  *   the event's own args, the op's, "op_kind", and "flops" and
  *   "bytes_accessed" when known (a key is never written twice).
@@ -43,6 +44,7 @@ struct tc_chrome_stats {
 	uint64_t slices, instants, samples, flows;
 	uint64_t nonfinite_samples; /* counter samples skipped: NaN or infinite */
 	uint64_t marks;             /* annotation slices */
+	uint64_t allocs;            /* allocator records ([memory] instants) */
 };
 
 void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_opts *o,

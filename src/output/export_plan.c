@@ -1,7 +1,7 @@
 /*
  * What both trace writers lay out before the events: the devices and
  * tracks with kept events, each track's thread id, the kept counter
- * samples, and each event's args.
+ * samples and allocator records, and each event's args.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +13,12 @@ bool tc_export_sample_kept(const struct tc_model *m, const struct tc_selection *
 	const struct tc_counter *c = &m->counters[m->samples.counter[i]];
 	return m->samples.ts[i] >= sel->sample_lo && m->samples.ts[i] <= sel->sample_hi &&
 		tc_selection_device(sel, m, c->device);
+}
+
+bool tc_export_alloc_kept(const struct tc_model *m, const struct tc_selection *sel, size_t i) {
+	const struct tc_alloc *a = &m->allocs[i];
+	return a->ts >= sel->sample_lo && a->ts <= sel->sample_hi &&
+		tc_selection_device(sel, m, a->device);
 }
 
 void tc_export_samples(const struct tc_model *m, const struct tc_selection *sel,
@@ -39,6 +45,7 @@ void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 	p->tid = tc_xmalloc(nt * sizeof(*p->tid));
 	p->track_used = tc_xcalloc(nt, 1);
 	p->pid_used = tc_xcalloc(m->n_devices + 2, 1);
+	p->alloc_tid = tc_xcalloc(m->n_devices + 1, sizeof(*p->alloc_tid));
 	uint32_t *next = tc_xcalloc(m->n_devices + 1, sizeof(*next));
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
@@ -52,7 +59,6 @@ void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 			}
 		}
 	}
-	free(next);
 	for (size_t c = 0; c < m->n_counters; c++) {
 		const struct tc_counter *ctr = &m->counters[c];
 		for (size_t i = ctr->first; i < ctr->first + ctr->count; i++) {
@@ -62,6 +68,7 @@ void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 			}
 		}
 	}
+	free(next);
 	if (ann) {
 		for (size_t s = 0; s < ann->n_series; s++) {
 			uint32_t d = ann->series[s].device;
@@ -72,10 +79,35 @@ void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 	}
 }
 
+void tc_export_plan_allocs(struct tc_export_plan *p, const struct tc_model *m,
+		const struct tc_selection *sel) {
+	/* A record goes on the thread that asked for it when that thread's
+	 * device is kept, so that thread and both devices get their names;
+	 * the others on a thread of their device after its tracks. */
+	for (size_t i = 0; i < m->n_allocs; i++) {
+		if (!tc_export_alloc_kept(m, sel, i)) {
+			continue;
+		}
+		const struct tc_alloc *a = &m->allocs[i];
+		uint32_t d = tc_export_dev(m, a->device);
+		p->pid_used[d] = 1;
+		if (a->track < m->n_tracks && tc_selection_device(sel, m, m->tracks[a->track].device)) {
+			p->track_used[a->track] = 1;
+			p->pid_used[tc_export_dev(m, m->tracks[a->track].device)] = 1;
+		} else if (!p->alloc_tid[d]) {
+			p->alloc_tid[d] = 1;
+			for (size_t t = 0; t < m->n_tracks; t++) {
+				p->alloc_tid[d] += tc_export_dev(m, m->tracks[t].device) == d;
+			}
+		}
+	}
+}
+
 void tc_export_plan_finish(struct tc_export_plan *p) {
 	free(p->tid);
 	free(p->track_used);
 	free(p->pid_used);
+	free(p->alloc_tid);
 }
 
 void tc_export_args_begin(struct tc_export_args *k, const struct tc_model *m) {

@@ -18,10 +18,17 @@ struct tc_export_plan {
 	uint32_t *tid;       /* per track: 1, 2, ... in track order per device */
 	uint8_t *track_used; /* per track: has a kept event */
 	uint8_t *pid_used;   /* per device index (above): has something kept */
+	/* per device index: the thread of its allocator records that have no
+	 * kept thread (after its tracks' tids), 0 none */
+	uint32_t *alloc_tid;
 };
 
 void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 	const struct tc_selection *sel, const struct tc_annotation *ann);
+/* Add what the kept allocator records need (the Chrome writer writes
+ * them; Perfetto has no form tracectl reads back, docs/export.md). */
+void tc_export_plan_allocs(struct tc_export_plan *p, const struct tc_model *m,
+	const struct tc_selection *sel);
 void tc_export_plan_finish(struct tc_export_plan *p);
 
 /* Device d's index above (TC_NONE and unknown devices: n_devices). */
@@ -54,6 +61,9 @@ void tc_export_args_finish(struct tc_export_args *k);
 
 /* Is counter sample i kept (in the sample window, on a kept device)? */
 bool tc_export_sample_kept(const struct tc_model *m, const struct tc_selection *sel, size_t i);
+
+/* Is allocator record i kept (in the sample window, of a kept device)? */
+bool tc_export_alloc_kept(const struct tc_model *m, const struct tc_selection *sel, size_t i);
 
 /* Call fn for every counter sample written: kept and finite (a non-finite
  * one cannot be written; they are counted in *nonfinite). Counter by

@@ -84,7 +84,8 @@ static void text_device(FILE *f, const struct tc_model *m, const struct tc_mem_d
 			tc_table_cell(&t, bf->shape == TC_NONE ? "-" : S(m, bf->shape));
 			tc_table_cell(&t, bf->dtype == TC_NONE ? "-" : S(m, bf->dtype));
 			tc_table_cell(&t, tc_fmt_dur(b1, d->peak_ps - bf->alloc_ps));
-			tc_table_cell(&t, bf->free_ps < 0 ? "never" : tc_fmt_dur(b1, bf->free_ps - d->peak_ps));
+			tc_table_cell(&t, bf->free_ps == TC_MEM_NEVER ? "never" :
+				tc_fmt_dur(b1, bf->free_ps - d->peak_ps));
 		}
 		tc_table_print(&t, f, "    ");
 		tc_table_finish(&t);
@@ -245,7 +246,7 @@ static void json_device(struct tc_jw *w, const struct tc_model *m, const struct 
 		json_str_or_null(w, "shape", m, b->shape);
 		json_str_or_null(w, "dtype", m, b->dtype);
 		tc_jw_kv_int(w, "allocated_ps", b->alloc_ps - first);
-		if (b->free_ps >= 0) {
+		if (b->free_ps != TC_MEM_NEVER) {
 			tc_jw_kv_int(w, "freed_ps", b->free_ps - first);
 		} else {
 			tc_jw_key(w, "freed_ps");

@@ -414,6 +414,13 @@ static void do_metadata(struct reader *r, uint32_t pi) {
 	args_rollback(r);
 }
 
+/* A [memory] record's string arg (tracectl's export writes xplane's
+ * allocator, tf_op, shape and dtype so), TC_NONE absent. */
+static uint32_t memory_str(const struct reader *r, uint32_t key) {
+	const struct tc_arg *a = pending_arg(r, key);
+	return a && a->type == TC_ARG_STR ? a->v.s : TC_NONE;
+}
+
 /* Kineto "[memory]" instants become allocator counters and records (of
  * the thread that asked, whose host ops are FL_ASIDE like it; finish()
  * resolves it to a track), not events. */
@@ -445,17 +452,24 @@ static void do_memory(struct reader *r, uint32_t pi, uint32_t tid, int64_t ts) {
 		tc_model_add_sample(r->m, c, ts, v);
 	}
 	if (arg_number(r, pending_arg(r, r->s.a_bytes), &bytes) && bytes != 0) {
-		arg_number(r, pending_arg(r, r->s.a_addr), &addr);
+		const struct tc_arg *aa = pending_arg(r, r->s.a_addr);
+		arg_number(r, aa, &addr);
 		double total = -1;
+		uint32_t group = memory_str(r, r->s.a_allocator);
 		arg_number(r, pending_arg(r, r->s.a_total_alloc), &total);
 		struct tc_alloc a = {
 			.ts = ts,
 			.bytes = tc_double_to_i64(bytes, INT64_MIN / 2, INT64_MAX / 2),
 			.total = total >= 0 ? tc_double_to_i64(total, 0, INT64_MAX / 2) : -1,
-			.addr = (uint64_t)tc_double_to_i64(addr, INT64_MIN, INT64_MAX),
+			/* An integer address read exactly: past 2^53 a double rounds it. */
+			.addr = aa && aa->type == TC_ARG_UINT ? aa->v.u :
+				aa && aa->type == TC_ARG_INT ? (uint64_t)aa->v.i :
+				(uint64_t)tc_double_to_i64(addr, INT64_MIN, INT64_MAX),
 			.device = p->device,
+			.group = group != TC_NONE ? group : 0,
 			.track = thr_get(r, pi, tid, FL_ASIDE, 0),
-			.op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE,
+			.op = memory_str(r, r->s.a_tf_op), .shape = memory_str(r, r->s.a_shape),
+			.dtype = memory_str(r, r->s.a_dtype),
 		};
 		tc_model_add_alloc(r->m, &a);
 	}

@@ -311,6 +311,7 @@ struct reader {
 		uint32_t memory_name, v2;
 		uint32_t a_name, a_labels, a_sort_index, a_tc_kind;
 		uint32_t a_dev_type, a_dev_id, a_total_alloc, a_total_res, a_addr, a_bytes;
+		uint32_t a_allocator, a_tf_op, a_shape, a_dtype;
 		uint32_t a_collective_name, a_direction, a_size;
 		uint32_t process_name, process_labels, process_sort_index;
 		uint32_t thread_name, thread_sort_index;

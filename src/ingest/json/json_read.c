@@ -215,6 +215,10 @@ static void init_names(struct reader *r) {
 	I(a_total_res, "Total Reserved");
 	I(a_addr, "Addr");
 	I(a_bytes, "Bytes");
+	I(a_allocator, "allocator");
+	I(a_tf_op, "tf_op");
+	I(a_shape, "shape");
+	I(a_dtype, "dtype");
 	I(a_collective_name, "Collective name");
 	I(a_direction, "direction");
 	I(a_size, "size");
