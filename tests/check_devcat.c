@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include "model/devcat.h"
+#include "model/findings.h"
 #include "model/peaks.h"
 #include "tc_test.h"
 
@@ -222,6 +223,35 @@ START_TEST(peaks_table) {
 }
 END_TEST
 
+/* Without device identity a class holds only where every part agrees:
+ * below the smallest ridge of the dtype, at or above the largest. */
+START_TEST(peaks_ridge_range) {
+	double lo, hi, lo32, hi32, none_lo, none_hi;
+	ck_assert(tc_peaks_ridge_range(TC_PEAK_BF16, &lo, &hi));
+	ck_assert(tc_peaks_ridge_range(TC_PEAK_FP32, &lo32, &hi32));
+	/* H100 SXM's bf16 ridge (989 T / 3.35 T) lies inside the range */
+	ck_assert(lo < 989e12 / 3.35e12 && 989e12 / 3.35e12 < hi);
+	ck_assert(lo32 < lo && hi32 < hi);
+	ck_assert(!tc_peaks_ridge_range(TC_PEAK_DTYPES, &none_lo, &none_hi));
+	ck_assert(none_lo == 0 && none_hi == 0);
+	ck_assert_int_eq(tc_peaks_bound_any(0.5 * lo, TC_PEAK_BF16), TC_BOUND_MEMORY);
+	ck_assert_int_eq(tc_peaks_bound_any(hi, TC_PEAK_BF16), TC_BOUND_COMPUTE);
+	ck_assert_int_eq(tc_peaks_bound_any(2 * hi, TC_PEAK_BF16), TC_BOUND_COMPUTE);
+	ck_assert_int_eq(tc_peaks_bound_any(0.5 * (lo + hi), TC_PEAK_BF16), TC_BOUND_UNKNOWN);
+	ck_assert_int_eq(tc_peaks_bound_any(lo, TC_PEAK_BF16), TC_BOUND_UNKNOWN);
+	/* an unknown dtype is held to bf16's ridges */
+	ck_assert_int_eq(tc_peaks_bound_any(0.5 * lo, TC_PEAK_DTYPES), TC_BOUND_MEMORY);
+	ck_assert_int_eq(tc_peaks_bound_any(0.5 * (lo + hi), TC_PEAK_DTYPES), TC_BOUND_UNKNOWN);
+	ck_assert_int_eq(tc_peaks_bound_any(hi, TC_PEAK_DTYPES), TC_BOUND_COMPUTE);
+	/* fp32's ridges are lower: compute-bound on every part at bf16's low end */
+	ck_assert_int_eq(tc_peaks_bound_any(0.5 * lo32, TC_PEAK_FP32), TC_BOUND_MEMORY);
+	ck_assert_int_eq(tc_peaks_bound_any(hi32, TC_PEAK_FP32), TC_BOUND_COMPUTE);
+	ck_assert_int_eq(tc_peaks_bound_any(0.5 * (lo32 + hi32), TC_PEAK_FP32), TC_BOUND_UNKNOWN);
+	/* no FLOPs or bytes: no class */
+	ck_assert_int_eq(tc_peaks_bound_any(-1, TC_PEAK_BF16), TC_BOUND_UNKNOWN);
+}
+END_TEST
+
 static Suite *suite(void) {
 	Suite *s = suite_create("devcat");
 	TCase *tc = tcase_create("core");
@@ -230,6 +260,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, fp32_math);
 	tcase_add_test(tc, peaks_table);
+	tcase_add_test(tc, peaks_ridge_range);
 	suite_add_tcase(s, tc);
 	return s;
 }

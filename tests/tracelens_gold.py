@@ -34,8 +34,9 @@ def key(name, dims, types):
 
 
 # The export keeps no device properties, so no peaks: what is judged
-# against them is left out of the comparison.
-PEAK_KEYS = ("class", "peak_fraction", "peak_of")
+# against them (its class only where every part agrees) is left out of the
+# comparison.
+PEAK_KEYS = ("class", "peak_fraction", "peak_of", "class_on_every_part")
 
 
 def unclassed(out):

@@ -466,11 +466,21 @@ static void classify(const struct tc_model *m, uint32_t only, double peak_flops,
 				sizeof(t->peak_source));
 		}
 	}
+	t->class_source = t->ridge > 0 ? t->peak_source :
+		"no device identity: class only where it holds on every part in the peak table";
 	for (size_t i = 0; i < t->n; i++) {
 		struct tc_launch_row *r = &t->rows[i];
 		r->bound = TC_BOUND_UNKNOWN;
+		r->bound_dtype = NULL;
 		if (t->ridge > 0 && r->intensity >= 0) {
 			r->bound = r->intensity < t->ridge ? TC_BOUND_MEMORY : TC_BOUND_COMPUTE;
+		} else if (r->intensity >= 0) {
+			/* Without the device the class is the one every known part
+			 * agrees on; efficiency stays unknown. */
+			enum tc_peak_dtype dt = row_dtype(m, r);
+			r->bound = (uint8_t)tc_peaks_bound_any(r->intensity, dt);
+			r->bound_dtype = r->bound == TC_BOUND_UNKNOWN ? NULL :
+				dt == TC_PEAK_DTYPES ? "bf16 assumed" : tc_peak_dtype_name(dt);
 		}
 		efficiency(m, sheet, sheet_flops, t, r);
 	}

@@ -38,6 +38,9 @@ struct tc_launch_row {
 	const char *peak_roof; /* the peak it is against: "bf16", "fp32", "tf32",
 	                        * "fp8", "fp64" or "bandwidth"; NULL unknown */
 	uint8_t bound;        /* enum tc_bound */
+	const char *bound_dtype; /* where the class holds on every part in the peak
+	                        * table (no device identity): the dtype whose ridges
+	                        * it is against ("bf16", "bf16 assumed"); else NULL */
 	bool nested;          /* some framework op above it launched too */
 };
 
@@ -52,6 +55,9 @@ struct tc_launch_table {
 	double peak_flops, peak_bw, ridge; /* 0 unknown */
 	char peak_source[96]; /* where the peaks came from ("data sheet: H100 SXM",
 	                       * "trace", "--peak-flops"), "" unknown */
+	const char *class_source; /* where the classes came from: peak_source, or
+	                           * without device peaks the peak table's every
+	                           * part (static text) */
 };
 
 void tc_launch_table_finish(struct tc_launch_table *t);

@@ -4,6 +4,7 @@
  * core count, and the row of a model's device. No allocation.
  */
 #include <string.h>
+#include "model/findings.h"
 #include "model/model.h"
 #include "model/peaks.h"
 #include "util/ascii.h"
@@ -153,6 +154,34 @@ const struct tc_peak_row *tc_peaks_match_arch(const char *name, int64_t memory_b
 		}
 	}
 	return found;
+}
+
+bool tc_peaks_ridge_range(enum tc_peak_dtype dt, double *lo, double *hi) {
+	*lo = *hi = 0;
+	bool any = false;
+	for (size_t i = 0; (unsigned)dt < TC_PEAK_DTYPES && i < sizeof(table) / sizeof(*table); i++) {
+		const struct tc_peak_row *r = &table[i].row;
+		if (!(r->flops[dt] > 0) || !(r->bw > 0)) {
+			continue;
+		}
+		double ridge = r->flops[dt] / r->bw;
+		*lo = any && *lo < ridge ? *lo : ridge;
+		*hi = any && *hi > ridge ? *hi : ridge;
+		any = true;
+	}
+	return any;
+}
+
+int tc_peaks_bound_any(double intensity, enum tc_peak_dtype dt) {
+	double lo, hi;
+	/* An unknown dtype is held to the dense 16-bit peak, as the
+	 * efficiency against a known part is. */
+	if (!(intensity >= 0) || !tc_peaks_ridge_range(dt < TC_PEAK_DTYPES ? dt : TC_PEAK_BF16,
+			&lo, &hi)) {
+		return TC_BOUND_UNKNOWN;
+	}
+	return intensity < lo ? TC_BOUND_MEMORY : intensity >= hi ? TC_BOUND_COMPUTE :
+		TC_BOUND_UNKNOWN;
 }
 
 const char *tc_peak_dtype_name(enum tc_peak_dtype t) {

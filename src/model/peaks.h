@@ -8,6 +8,7 @@
  * architecture). Pure data and lookups: no allocation.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum tc_peak_dtype {
@@ -45,6 +46,16 @@ struct tc_model;
 /* Device d's row, matched by its model name, else its name, with its
  * memory, cores and computeMajor/computeMinor args; NULL: none. */
 const struct tc_peak_row *tc_peaks_of_device(const struct tc_model *m, uint32_t d);
+
+/* The smallest and largest ridge point (FLOP/s / B/s, FLOP per byte) over
+ * every part in the table with a peak for dt; false where none has one. */
+bool tc_peaks_ridge_range(enum tc_peak_dtype dt, double *lo, double *hi);
+
+/* The roofline class an op of this intensity (FLOP/B) and dtype
+ * (TC_PEAK_DTYPES: unknown, held to bf16) has on every part in the table:
+ * memory-bound below the smallest ridge, compute-bound at or above the
+ * largest, else unknown; an enum tc_bound. */
+int tc_peaks_bound_any(double intensity, enum tc_peak_dtype dt);
 
 /* The data type's name ("fp64", "fp32", "tf32", "bf16", "fp8"). */
 const char *tc_peak_dtype_name(enum tc_peak_dtype t);

@@ -57,7 +57,8 @@ static void peaks_line(FILE *f, const struct tc_launch_table *t) {
 			tc_fmt_rate(b[0], t->peak_flops, "FLOP/s"), tc_fmt_rate(b[1], t->peak_bw, "B/s"),
 			t->peak_source, t->ridge);
 	} else {
-		fprintf(f, "roofline   device peaks unknown: class unknown (--peak-flops, --peak-bw)\n");
+		fprintf(f, "roofline   device peaks unknown (--peak-flops, --peak-bw): %s; "
+			"%% of peak unknown\n", t->class_source);
 	}
 }
 
@@ -134,6 +135,15 @@ static void kv_opt_double(struct tc_jw *w, const char *k, double v) {
 	}
 }
 
+static void kv_text(struct tc_jw *w, const char *k, const char *v) {
+	tc_jw_key(w, k);
+	if (v) {
+		tc_jw_str(w, v);
+	} else {
+		tc_jw_null(w);
+	}
+}
+
 static void kv_opt_str(struct tc_jw *w, const char *k, const struct tc_model *m, uint32_t id) {
 	tc_jw_key(w, k);
 	if (id) {
@@ -158,12 +168,8 @@ void tc_write_launchers_json(FILE *f, const struct tc_model *m, const struct tc_
 	kv_opt_double(&w, "peak_flops_per_s", t->ridge > 0 ? t->peak_flops : -1);
 	kv_opt_double(&w, "peak_bytes_per_s", t->ridge > 0 ? t->peak_bw : -1);
 	kv_opt_double(&w, "ridge_flops_per_byte", t->ridge > 0 ? t->ridge : -1);
-	tc_jw_key(&w, "peak_source");
-	if (t->ridge > 0) {
-		tc_jw_str(&w, t->peak_source);
-	} else {
-		tc_jw_null(&w);
-	}
+	kv_text(&w, "peak_source", t->ridge > 0 ? t->peak_source : NULL);
+	kv_text(&w, "class_source", t->class_source);
 	tc_jw_kv_uint(&w, "rows_total", t->n);
 	tc_jw_key(&w, "rows");
 	tc_jw_arr_begin(&w);
@@ -183,12 +189,7 @@ void tc_write_launchers_json(FILE *f, const struct tc_model *m, const struct tc_
 		} else {
 			tc_jw_null(&w);
 		}
-		tc_jw_key(&w, "flops_from");
-		if (r->flops_from) {
-			tc_jw_str(&w, r->flops_from);
-		} else {
-			tc_jw_null(&w);
-		}
+		kv_text(&w, "flops_from", r->flops_from);
 		tc_jw_kv_uint(&w, "calls", r->calls);
 		tc_jw_kv_uint(&w, "kernels", r->kernels);
 		tc_jw_kv_int(&w, "kernel_ps", r->kernel_ps);
@@ -201,13 +202,9 @@ void tc_write_launchers_json(FILE *f, const struct tc_model *m, const struct tc_
 		kv_opt_double(&w, "bytes_per_s", r->byte_rate);
 		kv_opt_double(&w, "flops_per_byte", r->intensity);
 		kv_opt_double(&w, "peak_fraction", r->peak_fraction);
-		tc_jw_key(&w, "peak_of");
-		if (r->peak_roof) {
-			tc_jw_str(&w, r->peak_roof);
-		} else {
-			tc_jw_null(&w);
-		}
+		kv_text(&w, "peak_of", r->peak_roof);
 		tc_jw_kv_str(&w, "class", tc_bound_name((enum tc_bound)r->bound));
+		kv_text(&w, "class_on_every_part", r->bound_dtype);
 		tc_jw_obj_end(&w);
 	}
 	tc_jw_arr_end(&w);
