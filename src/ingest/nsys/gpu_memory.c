@@ -150,6 +150,9 @@ bool tc_nsys_read_memory(struct nsys_reader *r) {
 		return false;
 	}
 	size_t n = m->n_allocs - first;
+	if (n == 0) {
+		return true; /* an empty table: no counter, and allocs may be NULL */
+	}
 	struct at *o = time_order(m, first, n);
 	size_t nd = m->n_devices ? m->n_devices : 1;
 	int64_t *cum = tc_xcalloc(nd, sizeof(*cum));
