@@ -448,10 +448,14 @@ static void classify(const struct tc_model *m, uint32_t only, double peak_flops,
 		double peak_bw, struct tc_launch_table *t) {
 	const struct tc_peak_row *sheet = NULL;
 	bool sheet_flops = false;
+	/* The peak table holds GPUs and TPUs: a class on every part of it says
+	 * nothing of another kind of accelerator (MTIA). */
+	bool table_kind = true;
 	for (size_t d = 0; d < m->n_devices && t->ridge <= 0; d++) {
 		if (m->devices[d].kind == TC_DEV_CPU || (only != TC_NONE && d != only)) {
 			continue;
 		}
+		table_kind &= m->devices[d].kind != TC_DEV_ACCEL;
 		double f, b;
 		const char *src = tc_device_peaks(m, (uint32_t)d, peak_flops, peak_bw, &f, &b);
 		if (src) {
@@ -466,15 +470,16 @@ static void classify(const struct tc_model *m, uint32_t only, double peak_flops,
 				sizeof(t->peak_source));
 		}
 	}
-	t->class_source = t->ridge > 0 ? t->peak_source :
-		"no device identity: class only where it holds on every part in the peak table";
+	t->class_source = t->ridge > 0 ? t->peak_source : table_kind ?
+		"no device identity: class only where it holds on every part in the peak table" :
+		"a device of no kind in the peak table: class unknown";
 	for (size_t i = 0; i < t->n; i++) {
 		struct tc_launch_row *r = &t->rows[i];
 		r->bound = TC_BOUND_UNKNOWN;
 		r->bound_dtype = NULL;
 		if (t->ridge > 0 && r->intensity >= 0) {
 			r->bound = r->intensity < t->ridge ? TC_BOUND_MEMORY : TC_BOUND_COMPUTE;
-		} else if (r->intensity >= 0) {
+		} else if (r->intensity >= 0 && table_kind) {
 			/* Without the device the class is the one every known part
 			 * agrees on; efficiency stays unknown. */
 			enum tc_peak_dtype dt = row_dtype(m, r);
