@@ -391,6 +391,121 @@ static int cmp_i64(const void *pa, const void *pb) {
 	return a < b ? -1 : a > b;
 }
 
+/* No markers and no repeated work: one step over the device work, not the
+ * profiler around it (start-up such as JAX's start_trace or session
+ * set-up, and tear-down before the first and after the last device op
+ * are left out), else over the whole trace. */
+static void whole_trace_step(const struct tc_model *m, const struct tc_analysis_opts *o,
+		const struct tc_usage *u, struct tc_analysis *a) {
+	int64_t lo, hi;
+	tc_model_span(m, &lo, &hi);
+	int64_t dlo = INT64_MAX, dhi = INT64_MIN;
+	for (size_t k = 0; k < u->n_util; k++) {
+		if (u->util[k].last_ps > u->util[k].first_ps) {
+			dlo = u->util[k].first_ps < dlo ? u->util[k].first_ps : dlo;
+			dhi = u->util[k].last_ps > dhi ? u->util[k].last_ps : dhi;
+		}
+	}
+	bool device = dlo < dhi;
+	a->steps = tc_xcalloc(1, sizeof(*a->steps));
+	a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
+		.start_ps = device ? dlo : lo, .dur_ps = device ? dhi - dlo : hi - lo };
+	a->steps[0].marker_start_ps = a->steps[0].start_ps;
+	a->steps[0].marker_dur_ps = a->steps[0].dur_ps;
+	a->n_steps = 1;
+	a->steps_source = o->step_marker ? (device ?
+		"whole trace: its device work, no event matching --step-marker" :
+		"whole trace, no event matching --step-marker") : device ?
+		"whole trace: its device work (no step markers or repeated work)" :
+		"whole trace (no step markers or repeated work)";
+}
+
+/* The candidates c (sorted here unless merged says they are) as a's steps.
+ * A marker inside another (same start sorts longer first) is a phase of
+ * that step, not a step of its own; one that overlaps the step before
+ * starts where it ends. Steps never overlap: the breakdown sums them,
+ * and two steps over one stretch counted it twice (fuser_xent's
+ * compilation, 954 ms in steps of an 834 ms compile union). */
+static void steps_of_cands(const struct tc_model *m, struct cands *c, bool merged,
+		struct tc_analysis *a) {
+	if (!merged) {
+		tc_sort_runs(c->v, c->n, sizeof(*c->v), cmp_cand);
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		int64_t prev_end = w ? c->v[w - 1].start_ps + c->v[w - 1].dur_ps : INT64_MIN;
+		int64_t end = c->v[i].start_ps + c->v[i].dur_ps;
+		if (w && end <= prev_end) {
+			continue;
+		}
+		c->v[w] = c->v[i];
+		if (c->v[w].start_ps < prev_end) {
+			c->v[w].start_ps = prev_end;
+			c->v[w].dur_ps = end - prev_end;
+		}
+		w++;
+	}
+	if (w) {
+		/* Every field is set below: tc_xmalloc has the pages faulted in
+		 * ahead, where calloc leaves each to a fault of its own. */
+		a->steps = tc_xmalloc(w * sizeof(*a->steps));
+		a->n_steps = w;
+	}
+	for (size_t i = 0; i < w; i++) {
+		const struct cand *k = &c->v[i];
+		a->steps[i] = (struct tc_step){
+			.num = k->num == INT64_MIN ? (int64_t)i : k->num,
+			.name = m->ops[m->ev.op[k->ev]].name, .device = k->device,
+			.start_ps = k->start_ps, .dur_ps = k->dur_ps,
+			.marker_start_ps = k->start_ps, .marker_dur_ps = k->dur_ps,
+		};
+	}
+}
+
+/* Warm-up: the first step when it is an outlier against the median of
+ * the others (typically compilation or cache warm-up). */
+static void mark_warmup(const struct tc_analysis_opts *o, struct tc_analysis *a) {
+	if (a->n_steps < 2) {
+		return;
+	}
+	size_t n = a->n_steps - 1;
+	int64_t *d = tc_xmalloc(n * sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i] = a->steps[i + 1].dur_ps;
+	}
+	tc_sort(d, n, sizeof(*d), cmp_i64);
+	double med = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
+	if ((double)a->steps[0].dur_ps > o->th[TC_TH_WARMUP_FACTOR] * med) {
+		a->steps[0].warmup = true;
+	}
+	free(d);
+}
+
+/* The window the steps cover, what is left out of it before and after,
+ * and then only the steps of --steps FIRST:LAST. */
+static void window_and_range(const struct tc_model *m, const struct tc_analysis_opts *o,
+		struct tc_analysis *a) {
+	a->n_steps_all = a->n_steps;
+	if (a->n_steps && m->ev.n) {
+		int64_t lo, hi;
+		tc_model_span(m, &lo, &hi);
+		const struct tc_step *l = &a->steps[a->n_steps - 1];
+		a->window_lo_ps = a->steps[0].start_ps;
+		a->window_hi_ps = l->start_ps + l->dur_ps;
+		a->trimmed_before_ps = a->window_lo_ps > lo ? a->window_lo_ps - lo : 0;
+		a->trimmed_after_ps = hi > a->window_hi_ps ? hi - a->window_hi_ps : 0;
+	}
+	if (o->step_range) {
+		size_t k = 0;
+		for (size_t i = 0; i < a->n_steps; i++) {
+			if (a->steps[i].num >= o->step_first && a->steps[i].num <= o->step_last) {
+				a->steps[k++] = a->steps[i];
+			}
+		}
+		a->n_steps = k;
+	}
+}
+
 bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts *o,
 		const struct tc_markers *mk, const struct tc_usage *u, bool search,
 		struct tc_analysis *a) {
@@ -413,109 +528,17 @@ bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts 
 		a->steps_inferred = true;
 		/* A --step-marker that matches nothing is not guessed around. */
 		if ((o->step_marker || !inferred_steps(m, u, a, &c)) && m->ev.n) {
-			/* The device work, not the profiler around it: start-up
-			 * (JAX's start_trace, session set-up) and tear-down before
-			 * the first and after the last device op are left out. */
-			int64_t lo, hi;
-			tc_model_span(m, &lo, &hi);
-			int64_t dlo = INT64_MAX, dhi = INT64_MIN;
-			for (size_t k = 0; k < u->n_util; k++) {
-				if (u->util[k].last_ps > u->util[k].first_ps) {
-					dlo = u->util[k].first_ps < dlo ? u->util[k].first_ps : dlo;
-					dhi = u->util[k].last_ps > dhi ? u->util[k].last_ps : dhi;
-				}
-			}
-			bool device = dlo < dhi;
-			a->steps = tc_xcalloc(1, sizeof(*a->steps));
-			a->steps[0] = (struct tc_step){ .num = 0, .device = TC_NONE,
-				.start_ps = device ? dlo : lo, .dur_ps = device ? dhi - dlo : hi - lo };
-			a->steps[0].marker_start_ps = a->steps[0].start_ps;
-			a->steps[0].marker_dur_ps = a->steps[0].dur_ps;
-			a->n_steps = 1;
-			a->steps_source = o->step_marker ? (device ?
-				"whole trace: its device work, no event matching --step-marker" :
-				"whole trace, no event matching --step-marker") : device ?
-				"whole trace: its device work (no step markers or repeated work)" :
-				"whole trace (no step markers or repeated work)";
+			whole_trace_step(m, o, u, a);
 		}
 	}
 	/* Markers come track by track, each track in time order; the built-in
 	 * ones are merged and left unnested already. */
-	bool merged = found && !o->step_marker && !serving;
-	if (!merged) {
-		tc_sort_runs(c.v, c.n, sizeof(*c.v), cmp_cand);
-	}
-	/* A marker inside another (same start sorts longer first) is a phase of
-	 * that step, not a step of its own; one that overlaps the step before
-	 * starts where it ends. Steps never overlap: the breakdown sums them,
-	 * and two steps over one stretch counted it twice (fuser_xent's
-	 * compilation, 954 ms in steps of an 834 ms compile union). */
-	size_t w = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		int64_t prev_end = w ? c.v[w - 1].start_ps + c.v[w - 1].dur_ps : INT64_MIN;
-		int64_t end = c.v[i].start_ps + c.v[i].dur_ps;
-		if (w && end <= prev_end) {
-			continue;
-		}
-		c.v[w] = c.v[i];
-		if (c.v[w].start_ps < prev_end) {
-			c.v[w].start_ps = prev_end;
-			c.v[w].dur_ps = end - prev_end;
-		}
-		w++;
-	}
-	if (w) {
-		/* Every field is set below: tc_xmalloc has the pages faulted in
-		 * ahead, where calloc leaves each to a fault of its own. */
-		a->steps = tc_xmalloc(w * sizeof(*a->steps));
-		a->n_steps = w;
-	}
-	for (size_t i = 0; i < w; i++) {
-		const struct cand *k = &c.v[i];
-		a->steps[i] = (struct tc_step){
-			.num = k->num == INT64_MIN ? (int64_t)i : k->num,
-			.name = m->ops[m->ev.op[k->ev]].name, .device = k->device,
-			.start_ps = k->start_ps, .dur_ps = k->dur_ps,
-			.marker_start_ps = k->start_ps, .marker_dur_ps = k->dur_ps,
-		};
-	}
+	steps_of_cands(m, &c, found && !o->step_marker && !serving, a);
 	free(c.v);
 	if (a->steps_source && strncmp(a->steps_source, "host markers", 12) == 0) {
 		align_host_steps(m, a);
 	}
-	/* Warm-up: the first step when it is an outlier against the median of
-	 * the others (typically compilation or cache warm-up). */
-	if (a->n_steps >= 2) {
-		size_t n = a->n_steps - 1;
-		int64_t *d = tc_xmalloc(n * sizeof(*d));
-		for (size_t i = 0; i < n; i++) {
-			d[i] = a->steps[i + 1].dur_ps;
-		}
-		tc_sort(d, n, sizeof(*d), cmp_i64);
-		double med = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
-		if ((double)a->steps[0].dur_ps > o->th[TC_TH_WARMUP_FACTOR] * med) {
-			a->steps[0].warmup = true;
-		}
-		free(d);
-	}
-	a->n_steps_all = a->n_steps;
-	if (a->n_steps && m->ev.n) {
-		int64_t lo, hi;
-		tc_model_span(m, &lo, &hi);
-		const struct tc_step *l = &a->steps[a->n_steps - 1];
-		a->window_lo_ps = a->steps[0].start_ps;
-		a->window_hi_ps = l->start_ps + l->dur_ps;
-		a->trimmed_before_ps = a->window_lo_ps > lo ? a->window_lo_ps - lo : 0;
-		a->trimmed_after_ps = hi > a->window_hi_ps ? hi - a->window_hi_ps : 0;
-	}
-	if (o->step_range) {
-		size_t k = 0;
-		for (size_t i = 0; i < a->n_steps; i++) {
-			if (a->steps[i].num >= o->step_first && a->steps[i].num <= o->step_last) {
-				a->steps[k++] = a->steps[i];
-			}
-		}
-		a->n_steps = k;
-	}
+	mark_warmup(o, a);
+	window_and_range(m, o, a);
 	return true;
 }
