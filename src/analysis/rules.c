@@ -554,8 +554,8 @@ static enum tc_advice_topic stall_clause(const struct rule_ctx *c, const struct 
 		return TC_ADV_COUNT;
 	}
 	size_t len = (size_t)snprintf(buf, n, "; %zu one-off %s (start-up, not the steady "
-		"state) hold %.1f %% of this time:", ns, ns == 1 ? "call" : "calls",
-		100.0 * (double)idle / (double)k->explained_ps);
+		"state) %s %.1f %% of this time:", ns, ns == 1 ? "call" : "calls",
+		ns == 1 ? "holds" : "hold", 100.0 * (double)idle / (double)k->explained_ps);
 	for (size_t i = 0; i < ns && len < n; i++) {
 		len += (size_t)snprintf(buf + len, n - len, "%s %s %s", i ? "," : "",
 			tc_model_str(c->m, c->m->ops[st[i].op].name), tc_fmt_dur(d, st[i].dur_ps));
