@@ -59,6 +59,11 @@ void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r,
 	struct tc_digest_bulk *b);
 void tc_digest_rank_unload(struct tc_digest_bulk *b);
 
+/* Append r (borrowed) to s (analysis/digest_ranks.h), for code that holds
+ * the messages themselves. */
+struct tc_rank_set;
+void tc_rank_set_add_msg(struct tc_rank_set *s, Tracectl__Rank *r);
+
 /* A skeleton model of ranks[0..n), in that order. */
 struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n);
 
