@@ -124,7 +124,8 @@ void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock)
  * several, their sums (docs/digest.md). */
 void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
 	struct tc_diff_side *s);
-/* Its memory by op, from the ranks' Rank.mem_view (analysis/diff_mem.c). */
+/* Its memory by op, from the ranks' Rank.mem_view unpacked as views
+ * (analysis/digest_memview.c), as a trace's (analysis/diff_mem.c). */
 void tc_diff_mem_side_digest(Tracectl__Rank *const *ranks, size_t n, struct tc_diff_side *s);
 
 #endif
