@@ -26,6 +26,10 @@ void tc_diff_side_build(const struct tc_model *m, const struct tc_analysis_opts 
  * all). */
 void tc_diff_mem_side(const struct tc_model *m, const struct tc_mem_view *v, uint32_t only,
 	struct tc_diff_side *s);
+/* The same from views v[0..n) of one model's devices (a digest's ranks'
+ * unpacked onto their skeleton): their rows summed by device and name. */
+void tc_diff_mem_side_views(const struct tc_model *m, const struct tc_mem_view *v, size_t n,
+	uint32_t only, struct tc_diff_side *s);
 /* Their comparison into d's mem_peaks and mem_ops (by tc_diff_compute). */
 void tc_diff_mem_compute(const struct tc_diff_side *base, const struct tc_diff_side *test,
 	struct tc_diff *d);

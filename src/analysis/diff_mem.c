@@ -1,14 +1,14 @@
 /*
  * `tracectl diff`'s memory by op: each side's allocator peaks and per-op
- * figures from the allocator records' view (a trace's tc_mem_view, a
- * digest's Rank.mem_view), and their comparison, so the diff says which
- * op's memory grew.
+ * figures from the allocator records' view (a trace's tc_mem_view, or
+ * each rank's unpacked from its digest's Rank.mem_view), and their
+ * comparison, so the diff says which op's memory grew.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
-#include "analysis/digest.h"
+#include "model/memview.h"
 #include "util/xalloc.h"
 
 /* What `tracectl memory` calls the holders without an op. */
@@ -130,30 +130,39 @@ static const char *side_device(const struct tc_model *m, char **names, uint32_t 
 	return only == TC_NONE || d == only ? model_device(m, names, d) : NULL;
 }
 
-void tc_diff_mem_side(const struct tc_model *m, const struct tc_mem_view *v, uint32_t only,
-		struct tc_diff_side *s) {
-	char **names = tc_xcalloc(m->n_devices + 1, sizeof(*names));
-	struct acc a = { 0 };
+/* v's peaks and rows (the devices of m) added to a and s. */
+static void add_view(struct acc *a, const struct tc_model *m, char **names,
+		const struct tc_mem_view *v, uint32_t only, struct tc_diff_side *s) {
 	for (size_t i = 0; i < v->n_devs; i++) {
 		const struct tc_mem_device *x = &v->devs[i];
 		const char *dev = side_device(m, names, only, x->device);
 		if (!dev) {
 			continue;
 		}
-		add_peak(&a, s, dev, x->group ? tc_model_str(m, x->group) : "", x->peak_bytes);
+		add_peak(a, s, dev, x->group ? tc_model_str(m, x->group) : "", x->peak_bytes);
 		for (size_t k = 0; k < x->n_holders; k++) {
 			const struct tc_mem_holder *h = &x->holders[k];
-			add_op(&a, dev, holder_name(m, h), &(struct tc_diff_mem_op){ .held = h->bytes });
+			add_op(a, dev, holder_name(m, h), &(struct tc_diff_mem_op){ .held = h->bytes });
 		}
 	}
 	for (size_t i = 0; i < v->n_ops; i++) {
 		const struct tc_mem_op *o = &v->ops[i];
 		const char *dev = side_device(m, names, only, o->device);
 		if (dev) {
-			add_op(&a, dev, tc_model_str(m, o->name), &(struct tc_diff_mem_op){
-				.alloc_bytes = o->self_alloc_bytes, .allocs = o->self_allocs,
-				.calls = o->calls });
+			/* A digest's op without a name is memory outside any op. */
+			add_op(a, dev, o->name == TC_NONE ? OUTSIDE_OPS : tc_model_str(m, o->name),
+				&(struct tc_diff_mem_op){ .alloc_bytes = o->self_alloc_bytes,
+				.allocs = o->self_allocs, .calls = o->calls });
 		}
+	}
+}
+
+void tc_diff_mem_side_views(const struct tc_model *m, const struct tc_mem_view *v, size_t n,
+		uint32_t only, struct tc_diff_side *s) {
+	char **names = tc_xcalloc(m->n_devices + 1, sizeof(*names));
+	struct acc a = { 0 };
+	for (size_t k = 0; k < n; k++) {
+		add_view(&a, m, names, &v[k], only, s);
 	}
 	finish(&a, s);
 	for (uint32_t d = 0; d < m->n_devices; d++) {
@@ -162,55 +171,9 @@ void tc_diff_mem_side(const struct tc_model *m, const struct tc_mem_view *v, uin
 	free(names);
 }
 
-/* Device d of rank k, counted over the ranks before it and its own
- * devices before it, as one model's devices are. */
-static char *rank_device(Tracectl__Rank *const *ranks, size_t k, int32_t d) {
-	const Tracectl__Rank *r = ranks[k];
-	if (d < 0 || (size_t)d >= r->n_devices) {
-		return tc_xstrdup("global");
-	}
-	const Tracectl__Device *dv = r->devices[d];
-	size_t nth = 1;
-	for (size_t j = 0; j <= k; j++) {
-		size_t end = j < k ? ranks[j]->n_devices : (size_t)d;
-		for (size_t i = 0; i < end; i++) {
-			const Tracectl__Device *e = ranks[j]->devices[i];
-			nth += same_row_device(e->name, (uint8_t)e->kind, dv->name, (uint8_t)dv->kind);
-		}
-	}
-	return row_device(dv->name, (uint8_t)dv->kind, nth);
-}
-
-static const char *ref(const Tracectl__MemView *o, uint32_t r) {
-	return r ? o->strings[r - 1] : NULL;
-}
-
-void tc_diff_mem_side_digest(Tracectl__Rank *const *ranks, size_t n, struct tc_diff_side *s) {
-	struct acc a = { 0 };
-	for (size_t k = 0; k < n; k++) {
-		const Tracectl__MemView *o = ranks[k]->mem_view;
-		for (size_t i = 0; o && i < o->n_allocators; i++) {
-			const Tracectl__MemAllocator *x = o->allocators[i];
-			char *dev = rank_device(ranks, k, x->device);
-			add_peak(&a, s, dev, x->allocator, x->peak_bytes);
-			for (size_t j = 0; j < x->n_holders; j++) {
-				const Tracectl__MemHolder *h = x->holders[j];
-				const char *name = h->before_trace ? BEFORE_TRACE : h->op ? ref(o, h->op) :
-					OUTSIDE_OPS;
-				add_op(&a, dev, name, &(struct tc_diff_mem_op){ .held = h->bytes });
-			}
-			free(dev);
-		}
-		for (size_t i = 0; o && i < o->n_ops; i++) {
-			const Tracectl__MemOp *p = o->ops[i];
-			char *dev = rank_device(ranks, k, p->device);
-			add_op(&a, dev, p->name ? ref(o, p->name) : OUTSIDE_OPS,
-				&(struct tc_diff_mem_op){ .alloc_bytes = p->self_alloc_bytes,
-				.allocs = p->self_allocs, .calls = p->calls });
-			free(dev);
-		}
-	}
-	finish(&a, s);
+void tc_diff_mem_side(const struct tc_model *m, const struct tc_mem_view *v, uint32_t only,
+		struct tc_diff_side *s) {
+	tc_diff_mem_side_views(m, v, 1, only, s);
 }
 
 /* ---- comparison ---- */

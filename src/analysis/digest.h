@@ -59,6 +59,11 @@ void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r,
 	struct tc_digest_bulk *b);
 void tc_digest_rank_unload(struct tc_digest_bulk *b);
 
+/* Append r (borrowed) to s (analysis/digest_ranks.h), for code that holds
+ * the messages themselves. */
+struct tc_rank_set;
+void tc_rank_set_add_msg(struct tc_rank_set *s, Tracectl__Rank *r);
+
 /* A skeleton model of ranks[0..n), in that order. */
 struct tc_model *tc_digest_skeleton(Tracectl__Rank *const *ranks, size_t n);
 
@@ -119,7 +124,8 @@ void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock)
  * several, their sums (docs/digest.md). */
 void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
 	struct tc_diff_side *s);
-/* Its memory by op, from the ranks' Rank.mem_view (analysis/diff_mem.c). */
+/* Its memory by op, from the ranks' Rank.mem_view unpacked as views
+ * (analysis/digest_memview.c), as a trace's (analysis/diff_mem.c). */
 void tc_diff_mem_side_digest(Tracectl__Rank *const *ranks, size_t n, struct tc_diff_side *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/compare.h"
 #include "analysis/digest.h"
 #include "util/num.h"
 #include "util/u64map.h"
@@ -251,4 +252,21 @@ bool tc_digest_memview_by_op(const Tracectl__Rank *r, const char *op, double *ou
 	*out = sum;
 	snprintf(detail, size, "%s", best->device_label);
 	return true;
+}
+
+void tc_diff_mem_side_digest(Tracectl__Rank *const *ranks, size_t n, struct tc_diff_side *s) {
+	/* The ranks' devices one after another, named as in one model. */
+	struct tc_model *skel = tc_digest_skeleton(ranks, n);
+	struct tc_mem_view *v = tc_xcalloc(n ? n : 1, sizeof(*v));
+	uint32_t base = 0;
+	for (size_t k = 0; k < n; k++) {
+		tc_digest_memview_unpack(skel, ranks[k], base, 0, &v[k]);
+		base += (uint32_t)ranks[k]->n_devices;
+	}
+	tc_diff_mem_side_views(skel, v, n, TC_NONE, s);
+	for (size_t k = 0; k < n; k++) {
+		tc_mem_view_finish(&v[k]);
+	}
+	free(v);
+	tc_model_destroy(skel);
 }

@@ -2,24 +2,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest.h"
 #include "analysis/intervals.h"
 #include "analysis/job.h"
 #include "analysis/passes.h"
 #include "analysis/ranks.h"
 #include "analysis/straggler.h"
 #include "model/coll_table.h"
-#include "model/digest.h"
 #include "model/rank.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 
-struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n) {
-	tc_sort(ranks, n, sizeof(*ranks), tc_digest_rank_cmp);
-	struct tc_model *m = tc_digest_skeleton(ranks, n);
+struct tc_model *tc_job_skeleton(const struct tc_job_ranks *jr) {
+	struct tc_model *m = jr->skeleton(jr->ctx);
 	uint32_t base = 0;
-	for (size_t k = 0; k < n; k++) {
-		const Tracectl__Rank *r = ranks[k];
+	for (size_t k = 0; k < jr->n; k++) {
+		const struct tc_job_rank *r = &jr->v[k];
 		uint32_t h = TC_NONE;
 		for (size_t i = 0; i < m->n_hosts && h == TC_NONE; i++) {
 			h = m->hosts[i].source == k ? (uint32_t)i : TC_NONE;
@@ -42,21 +39,6 @@ struct tc_model *tc_job_skeleton(Tracectl__Rank **ranks, size_t n) {
 	}
 	tc_model_assign_ranks(m);
 	return m;
-}
-
-/* Every occurrence within TC_DIGEST_TIME_MAX of the rank's first event
- * (base), as a digest's other times: matching across ranks subtracts
- * clock offsets from them and sums the waits. */
-static bool table_in_range(const struct tc_coll_table *t, int64_t base) {
-	for (size_t i = 0; i < t->n; i++) {
-		int64_t at = (int64_t)((uint64_t)t->v[i].start_ps - (uint64_t)base);
-		int64_t dur = t->v[i].dur_ps;
-		if (at < -TC_DIGEST_TIME_MAX || at > TC_DIGEST_TIME_MAX || dur < 0 ||
-				dur > TC_DIGEST_TIME_MAX) {
-			return false;
-		}
-	}
-	return true;
 }
 
 /* ---- each rank's own analysis on the job's clock ---- */
@@ -124,20 +106,17 @@ static void shift(struct tc_analysis *a, int64_t dt) {
 
 #undef SHIFT
 
-static const char *steps_source(const Tracectl__Rank *r) {
-	return r->steps && r->steps->source ? r->steps->source : "";
-}
-
-size_t tc_job_breakdown_rank(Tracectl__Rank *const *ranks, size_t n) {
-	for (size_t k = 0; k < n; k++) {
-		if (strcmp(steps_source(ranks[k]), "device markers") == 0) {
+size_t tc_job_breakdown_rank(const struct tc_job_ranks *jr) {
+	const struct tc_job_rank *v = jr->v;
+	for (size_t k = 0; k < jr->n; k++) {
+		if (strcmp(v[k].steps_source, "device markers") == 0) {
 			return k;
 		}
 	}
 	size_t best = SIZE_MAX;
-	for (size_t k = 0; k < n; k++) {
-		if (strcmp(steps_source(ranks[k]), "host markers") == 0 &&
-				(best == SIZE_MAX || ranks[k]->steps->n_all > ranks[best]->steps->n_all)) {
+	for (size_t k = 0; k < jr->n; k++) {
+		if (strcmp(v[k].steps_source, "host markers") == 0 &&
+				(best == SIZE_MAX || v[k].n_steps_all > v[best].n_steps_all)) {
 			best = k;
 		}
 	}
@@ -348,22 +327,18 @@ struct kept {
  * rank's bulk read back at a time (digest.h). */
 struct job {
 	struct tc_model *skel;
-	Tracectl__Rank *const *ranks;
+	const struct tc_job_ranks *jr;
 	size_t n;
 	const uint32_t *base;           /* rank k's first device in skel */
 	const int64_t *dt;              /* rank k's time 0 on the job's clock */
-	const struct tc_spill *aside;   /* the ranks' bulk */
 	const struct kept *kp;
 };
 
-/* Rank k's steps' times on the job's clock, from its digest rank (as its
- * own analysis in tc_job_compose had them). Rank k must not be loaded. */
+/* Rank k's steps' times on the job's clock (as its own analysis in
+ * tc_job_compose had them). */
 static void job_steps(const struct job *j, size_t k, struct tc_step_times *t) {
-	struct tc_digest_bulk b;
-	tc_digest_rank_load(j->aside, j->ranks[k], &b);
 	struct tc_analysis a;
-	tc_digest_steps_at(j->skel, j->ranks[k], j->base[k], &a);
-	tc_digest_rank_unload(&b);
+	j->jr->steps(j->jr->ctx, j->skel, k, j->base[k], &a);
 	for (size_t i = 0; i < a.n_steps; i++) {
 		a.steps[i].start_ps = wrap_add(a.steps[i].start_ps, j->dt[k]);
 	}
@@ -376,55 +351,6 @@ static void job_steps_get(void *ctx, size_t k, struct tc_step_times *t) {
 }
 
 /* ---- collectives and the wait for the late rank ---- */
-
-/* Rank r's exposed collective time on device dev, NULL none. */
-static const Tracectl__Exposed *exposed_entry(const Tracectl__Rank *r, uint32_t base,
-		uint32_t dev) {
-	for (size_t i = 0; i < r->n_exposed; i++) {
-		const Tracectl__Exposed *e = r->exposed[i];
-		if (e->device >= 0 && base + (uint32_t)e->device == dev) {
-			return e;
-		}
-	}
-	return NULL;
-}
-
-/* e's intervals on the job's clock (none without e): digests of version
- * 2 kept all of them, later ones none or only those inside the rank's
- * collectives. */
-static void exposed_of(const Tracectl__Exposed *e, int64_t dt, struct tc_ivals *out) {
-	out->n = 0;
-	uint64_t unit = e && e->unit_ps ? e->unit_ps : 1;
-	uint64_t at = (uint64_t)dt;
-	for (size_t j = 0; e && j + 1 < e->n_bounds; j += 2) {
-		uint64_t lo = at + (uint64_t)e->bounds[j] * unit;
-		uint64_t hi = lo + (uint64_t)e->bounds[j + 1] * unit;
-		if ((int64_t)lo < (int64_t)hi) {
-			tc_ivals_push(out, (int64_t)lo, (int64_t)hi);
-		}
-		at = hi;
-	}
-}
-
-/* Each of p's steps' exposed collective time on e's device (v, p->n
- * entries): as the digest keeps it per step, or from its intervals when
- * it kept none per step (version 2). */
-static void exposed_steps(const Tracectl__Exposed *e, int64_t dt, const struct tc_step_times *p,
-		int64_t *v) {
-	if (e && e->n_step_ps == p->n) {
-		uint64_t unit = e->step_unit_ps ? e->step_unit_ps : 1;
-		for (size_t i = 0; i < p->n; i++) {
-			v[i] = (int64_t)((uint64_t)e->step_ps[i] * unit);
-		}
-		return;
-	}
-	struct tc_ivals ex = { 0 };
-	exposed_of(e, dt, &ex);
-	for (size_t i = 0; i < p->n; i++) {
-		v[i] = tc_ivals_length_in(&ex, p->start[i], p->end[i]);
-	}
-	tc_ivals_finish(&ex);
-}
 
 /*
  * Of each of rank k's attributed devices' collective time (the job's
@@ -441,16 +367,22 @@ static void job_wait(void *ctx, size_t k, int32_t rank, const struct tc_ivals *w
 	}
 	struct tc_step_times st;
 	job_steps(j, k, &st);
-	struct tc_digest_bulk b;
-	tc_digest_rank_load(j->aside, j->ranks[k], &b);
-	int64_t *ex = tc_xmalloc((st.n ? st.n : 1) * sizeof(*ex));
-	for (size_t d = 0; d < j->kp[k].n_attr; d++, at++) {
+	size_t nd = j->kp[k].n_attr;
+	uint32_t *dev = tc_xmalloc((nd ? nd : 1) * sizeof(*dev));
+	for (size_t d = 0; d < nd; d++) {
+		/* A device of another rank is none of this one's. */
+		uint32_t x = a->attr[at + d].device;
+		dev[d] = x >= j->base[k] ? x - j->base[k] : UINT32_MAX;
+	}
+	int64_t *ex = tc_xmalloc((st.n && nd ? st.n * nd : 1) * sizeof(*ex));
+	j->jr->exposed(j->jr->ctx, k, j->dt[k], &st, dev, nd, ex);
+	for (size_t d = 0; d < nd; d++, at++) {
 		struct tc_dev_attr *t = &a->attr[at];
-		exposed_steps(exposed_entry(j->ranks[k], j->base[k], t->device), j->dt[k], &st, ex);
-		t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_wait(waits, &st, ex, NULL));
+		t->wait_ps = tc_sat_add(t->wait_ps, tc_straggler_wait(waits, &st, ex + d * st.n,
+			NULL));
 	}
 	free(ex);
-	tc_digest_rank_unload(&b);
+	free(dev);
 	tc_step_times_finish(&st);
 }
 
@@ -461,26 +393,13 @@ static struct tc_ivals *ranks_and_collectives(const struct job *j,
 	/* One table unpacked at a time, set aside sorted for matching. */
 	struct tc_coll_rows *rows = tc_coll_rows_create(j->n);
 	for (size_t k = 0; k < j->n; k++) {
-		Tracectl__Rank *rk = j->ranks[k];
-		struct tc_digest_bulk b;
-		tc_digest_rank_load(j->aside, rk, &b);
-		const Tracectl__CollTable *msg = rk->collectives;
-		/* A job's rank in memory keeps its table packed. */
-		if (!msg && rk->collectives_packed.len) {
-			ProtobufCAllocator alloc;
-			tc_digest_allocator(&b.arena, &alloc);
-			msg = tracectl__coll_table__unpack(&alloc, rk->collectives_packed.len,
-				rk->collectives_packed.data);
-		}
 		struct tc_coll_table tab;
 		tc_coll_table_init(&tab);
-		if (msg && (!tc_coll_table_unpack(msg, j->dt[k], &tab) ||
-				!table_in_range(&tab, j->dt[k]))) {
+		if (!j->jr->collectives(j->jr->ctx, k, j->dt[k], &tab)) {
 			/* A malformed table matches nothing. */
 			tc_coll_table_finish(&tab);
 			tc_coll_table_init(&tab);
 		}
-		tc_digest_rank_unload(&b);
 		const struct tc_intern *st = &tab.strings;
 		uint32_t *ids = tc_xmalloc((st->n ? st->n : 1) * sizeof(*ids));
 		for (size_t i = 0; i < st->n; i++) {
@@ -508,7 +427,7 @@ static const char *kind_group(const char *kind) {
  * them from the device's own steps.
  */
 static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
-		const Tracectl__Rank *r, uint32_t base, int64_t dt, const struct tc_ivals *wait) {
+		const struct job *j, size_t k, const struct tc_ivals *wait) {
 	f->n_steps = 0;
 	if (!p->n) {
 		return;
@@ -516,7 +435,8 @@ static void comm_steps(struct tc_finding *f, const struct tc_step_times *p,
 	f->window_lo_ps = p->start[0];
 	f->window_hi_ps = p->end[p->n - 1];
 	int64_t *v = tc_xmalloc(p->n * sizeof(*v));
-	exposed_steps(exposed_entry(r, base, f->device), dt, p, v);
+	uint32_t dev = f->device - j->base[k];
+	j->jr->exposed(j->jr->ctx, k, j->dt[k], p, &dev, 1, v);
 	for (size_t i = 0; wait && i < p->n; i++) {
 		v[i] -= tc_straggler_step_wait(wait, p->start[i], p->end[i], v[i]);
 	}
@@ -601,16 +521,13 @@ static void findings(const struct job *j, struct kept *pa, const struct tc_ivals
 			continue;
 		}
 		for (size_t k = 0; k < n; k++) {
-			const Tracectl__Rank *rk = j->ranks[k];
-			if (f->device < j->base[k] || f->device >= j->base[k] + rk->n_devices) {
+			if (f->device < j->base[k] ||
+					f->device >= j->base[k] + j->jr->v[k].n_devices) {
 				continue;
 			}
 			struct tc_step_times st;
 			job_steps(j, k, &st);
-			struct tc_digest_bulk b;
-			tc_digest_rank_load(j->aside, j->ranks[k], &b);
-			comm_steps(f, &st, rk, j->base[k], j->dt[k], waits ? &waits[k] : NULL);
-			tc_digest_rank_unload(&b);
+			comm_steps(f, &st, j, k, waits ? &waits[k] : NULL);
 			tc_step_times_finish(&st);
 		}
 	}
@@ -618,19 +535,20 @@ static void findings(const struct job *j, struct kept *pa, const struct tc_ivals
 
 /* ---- the job ---- */
 
-void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t n,
-		const struct tc_spill *aside, const struct tc_analysis_opts *o, struct tc_analysis *a) {
+void tc_job_compose(struct tc_model *skel, const struct tc_job_ranks *jr,
+		const struct tc_analysis_opts *o, struct tc_analysis *a) {
+	size_t n = jr->n;
+	const struct tc_job_rank *v = jr->v;
 	memset(a, 0, sizeof(*a));
 	/* Rank after rank allocates and frees the same big arrays. */
 	tc_malloc_reuse_begin();
 	int64_t *clock = tc_xmalloc(n * sizeof(*clock));
 	int64_t *dt = tc_xmalloc(n * sizeof(*dt));
 	uint32_t *base = tc_xmalloc(n * sizeof(*base));
-	tc_digest_job_clock(ranks, n, clock);
-	size_t bd = tc_job_breakdown_rank(ranks, n);
+	jr->clock(jr->ctx, clock);
+	size_t bd = tc_job_breakdown_rank(jr);
 	struct kept *kp = tc_xcalloc(n, sizeof(*kp));
-	struct job j = { .skel = skel, .ranks = ranks, .n = n, .base = base, .dt = dt,
-		.aside = aside, .kp = kp };
+	struct job j = { .skel = skel, .jr = jr, .n = n, .base = base, .dt = dt, .kp = kp };
 	struct summary_acc sum = { 0 };
 	size_t cap_attr = 0, cap_util = 0, cap_str = 0, cap_mem = 0, cap_comp = 0;
 	struct tc_ranks *r = &a->ranks;
@@ -641,18 +559,15 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	 * but what the job reads later is freed. */
 	for (size_t k = 0; k < n; k++) {
 		base[k] = b;
-		b += (uint32_t)ranks[k]->n_devices;
+		b += (uint32_t)v[k].n_devices;
 		/* Its times count from its first event; the job's from the
 		 * job's. */
-		dt[k] = wrap_add(clock[k], ranks[k]->first_ps);
+		dt[k] = wrap_add(clock[k], v[k].first_ps);
 		struct tc_analysis p;
-		struct tc_digest_bulk bulk;
-		tc_digest_rank_load(aside, ranks[k], &bulk);
-		tc_digest_result(skel, ranks[k], base[k], &p);
-		tc_digest_rank_unload(&bulk);
+		jr->result(jr->ctx, skel, k, base[k], &p);
 		shift(&p, dt[k]);
-		int64_t end = wrap_add(dt[k], ranks[k]->span_ps);
-		if (ranks[k]->event_count && end > a->span_ps) {
+		int64_t end = wrap_add(dt[k], v[k].span_ps);
+		if (v[k].event_count && end > a->span_ps) {
 			a->span_ps = end;
 		}
 		if (k == bd) {
@@ -723,7 +638,7 @@ void tc_job_compose(struct tc_model *skel, Tracectl__Rank *const *ranks, size_t 
 	summary_finish(&sum, o);
 	a->summary = sum.s;
 	compile_finish(&a->compile);
-	tc_digest_op_table(skel, ranks, n, "name", &a->ops);
+	jr->op_table(jr->ctx, skel, "name", &a->ops);
 	struct tc_ivals *waits = ranks_and_collectives(&j, o, a);
 	findings(&j, kp, waits, o, a);
 	for (size_t k = 0; k < n; k++) {

@@ -199,12 +199,12 @@ void tc_cli_device_error(const struct tc_model *m, const char *name,
 
 /* Digests as inputs (cli/digests.c, docs/digest.md). */
 struct tc_digest;
+struct tc_rank_set;
 struct tc_cli_digests {
 	struct tc_digest *d;    /* one per input */
 	size_t n;
-	struct Tracectl__Rank **ranks; /* every rank, input by input */
-	size_t n_ranks;
-	struct tc_model *skel;  /* tc_digest_skeleton of ranks */
+	struct tc_rank_set *ranks; /* every rank, input by input (analysis/digest_ranks.h) */
+	struct tc_model *skel;  /* tc_rank_set_skeleton of ranks */
 	size_t twice;           /* ranks dropped as given twice (tc_cli_digests_dedupe) */
 };
 /* A digest at path that would not read (err): a file that is no digest
@@ -238,21 +238,23 @@ int tc_cli_digests_open(const struct tc_cli_common *c, const char *cmd,
 int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
 	const struct tc_analysis_opts *ao, int kind, char **paths, int n, bool result,
 	struct tc_cli_digests *in);
-/* The input error for rank r of the digest at path ("": of several) that
- * holds no summary (Rank.result); prints it and returns its exit code. */
-int tc_cli_no_result(const struct Tracectl__Rank *r, const char *path);
+/* The input error for the rank named rank of the digest at path ("": of
+ * several) that holds no summary (Rank.result); prints it and returns its
+ * exit code. */
+int tc_cli_no_result(const char *rank, const char *path);
 
 /* Inputs of two or more ranks (cli/job.c): trace files, each read alone
  * into a digest rank, and the ranks of digests. */
 struct tc_spill;
+struct tc_job_ranks;
 struct tc_cli_job {
 	struct tc_cli_digests in;     /* digests read */
 	struct tc_digest *made;       /* the traces' ranks */
 	size_t n_made;
 	struct tc_spill *aside;       /* their bulk (tc_digest_add_job_rank) */
-	struct Tracectl__Rank **ranks; /* every rank, sorted (tc_job_skeleton) */
-	size_t n;
-	struct tc_model *skel;
+	struct tc_rank_set *ranks;    /* every rank */
+	const struct tc_job_ranks *jr; /* ranks, sorted, as the job reads them (borrowed) */
+	struct tc_model *skel;        /* tc_job_skeleton of jr */
 };
 /* 1 with job filled when paths hold two or more ranks (stdin is never
  * one of them); 0 when they are one input to read as before; -1 on an

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/budget.h"
-#include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "cli/cli.h"
 #include "ingest/digest.h"
 #include "ingest/ingest.h"
@@ -155,7 +155,7 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
 		if (tc_ingest_is_digest(paths[i], &c->ingest.lim)) {
 			code = tc_cli_digests_load(c, "check", paths + i, 1, &in[i]);
-			n_ranks += in[i].n_ranks;
+			n_ranks += tc_rank_set_n(in[i].ranks);
 		} else {
 			n_ranks++;
 		}
@@ -173,9 +173,9 @@ static int run_each(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	/* File after file: a model's freed arrays serve the next one's. */
 	tc_malloc_reuse_begin();
 	for (int i = 0; i < n && code == TC_EXIT_OK; i++) {
-		for (size_t k = 0; k < in[i].n_ranks; k++, r++) {
-			struct tc_model *skel = tc_digest_skeleton(&in[i].ranks[k], 1);
-			tc_digest_check_measure(&chk, r, in[i].ranks[k]->name, skel, in[i].ranks[k]);
+		for (size_t k = 0; k < tc_rank_set_n(in[i].ranks); k++, r++) {
+			struct tc_model *skel = tc_rank_set_skeleton_of(in[i].ranks, k);
+			tc_rank_set_check_measure(&chk, r, skel, in[i].ranks, k);
 			tc_model_destroy(skel);
 		}
 		if (in[i].n) {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
-#include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "cli/cli.h"
 #include "output/diff_write.h"
 #include "output/fmt.h"
@@ -103,7 +103,7 @@ static int load_side(const struct tc_cli_common *c, struct tc_analysis_opts *ao,
 	if (code != TC_EXIT_OK) {
 		/* reported */
 	} else if (!trace) {
-		tc_digest_diff_side(src.digests.ranks, src.digests.n_ranks, argv[i], s);
+		tc_rank_set_diff_side(src.digests.ranks, argv[i], s);
 	} else if (!tc_cli_check_output(out, src.m)) {
 		code = TC_EXIT_OUTPUT;
 	} else {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/compare.h"
-#include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "analysis/launcher.h"
 #include "analysis/timeline.h"
@@ -134,28 +134,25 @@ static int load_ranks(const struct tc_cli_common *c, const struct tc_analysis_op
  */
 static int job_page(const struct tc_cli_common *c, const struct report_opts *ro,
 		char **inputs, int n, struct tc_cli_source *src) {
-	const struct tc_cli_job *job = &src->job;
-	struct tc_model *skel = job->skel;
+	const struct tc_job_ranks *jr = src->job.jr;
+	struct tc_model *skel = src->job.skel;
 	struct tc_analysis *an = &src->an;
 	struct tc_summary_opts so = { .top = 10, .findings = 3, .analysis = an };
 	struct report_state st = { 0 };
 	struct tc_timeline tl;
 	tc_timeline_job_init(an, 0, an->span_ps, &tl);
-	int64_t *clock = tc_xmalloc(job->n * sizeof(*clock));
-	tc_digest_job_clock(job->ranks, job->n, clock);
+	int64_t *clock = tc_xmalloc(jr->n * sizeof(*clock));
+	jr->clock(jr->ctx, clock);
 	int code = TC_EXIT_OK;
-	st.ranks = tc_xcalloc(job->n, sizeof(*st.ranks));
+	st.ranks = tc_xcalloc(jr->n, sizeof(*st.ranks));
 	uint32_t base = 0;
 	size_t util_lo = 0, mem_lo = 0;
 	/* File after file: a model's freed arrays serve the next one's. */
 	tc_malloc_reuse_begin();
-	for (size_t k = 0; k < job->n && code == TC_EXIT_OK; k++) {
-		const Tracectl__Rank *r = job->ranks[k];
+	for (size_t k = 0; k < jr->n && code == TC_EXIT_OK; k++) {
+		const struct tc_job_rank *r = &jr->v[k];
 		struct tc_analysis a;
-		struct tc_digest_bulk bulk;
-		tc_digest_rank_load(job->aside, job->ranks[k], &bulk);
-		tc_digest_steps(skel, r, &a);
-		tc_digest_rank_unload(&bulk);
+		jr->steps(jr->ctx, skel, k, 0, &a);
 		add_rank(&st.ranks[st.n_ranks++], r->name, &a);
 		tc_analysis_finish(&a);
 		struct tc_error err;
@@ -166,7 +163,7 @@ static int job_page(const struct tc_cli_common *c, const struct report_opts *ro,
 			code = tc_cli_error(&err);
 			break;
 		}
-		size_t nu = r->result ? r->result->n_util : 0;
+		size_t nu = r->n_util;
 		tc_timeline_add_rank(&tl, an, skel, m, base, util_lo, nu, mem_lo, r->n_mem, clock[k]);
 		tc_model_destroy(m);
 		base += (uint32_t)r->n_devices;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "cli/cli.h"
 #include "ingest/digest.h"
 #include "model/digest.h"
@@ -35,6 +35,7 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 		struct tc_cli_digests *out) {
 	memset(out, 0, sizeof(*out));
 	out->d = tc_xcalloc(n ? (size_t)n : 1, sizeof(*out->d));
+	out->ranks = tc_rank_set_create();
 	for (int i = 0; i < n; i++) {
 		struct tc_error err;
 		tc_error_init(&err);
@@ -43,25 +44,13 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 			tc_digest_finish(&out->d[out->n]);
 			return tc_cli_digest_read_error(cmd, paths[i], c, &err);
 		}
-		const Tracectl__Digest *msg = out->d[out->n].msg;
-		for (size_t r = 0; r < msg->n_ranks; r++) {
-			if (!tc_digest_rank_valid(msg->ranks[r], &err)) {
-				tc_error_path(&err, paths[i]);
-				out->n++;
-				return tc_cli_error(&err);
-			}
-		}
-		out->n_ranks += out->d[out->n++].msg->n_ranks;
-	}
-	out->ranks = tc_xmalloc((out->n_ranks ? out->n_ranks : 1) * sizeof(*out->ranks));
-	size_t k = 0;
-	for (size_t i = 0; i < out->n; i++) {
-		for (size_t r = 0; r < out->d[i].msg->n_ranks; r++) {
-			out->ranks[k++] = out->d[i].msg->ranks[r];
+		if (!tc_rank_set_add_digest(out->ranks, &out->d[out->n++], &err)) {
+			tc_error_path(&err, paths[i]);
+			return tc_cli_error(&err);
 		}
 	}
 	out->twice = tc_cli_digests_dedupe(out, 1);
-	out->skel = tc_digest_skeleton(out->ranks, out->n_ranks);
+	out->skel = tc_rank_set_skeleton(out->ranks);
 	tc_cli_digests_warn_twice(out->skel, out->twice);
 	return TC_EXIT_OK;
 }
@@ -84,34 +73,42 @@ static int cmp_rank_at(const void *pa, const void *pb) {
 size_t tc_cli_digests_dedupe(struct tc_cli_digests *in, size_t n) {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
-		total += in[i].n_ranks;
+		total += tc_rank_set_n(in[i].ranks);
 	}
 	struct rank_at *v = tc_xmalloc((total ? total : 1) * sizeof(*v));
+	bool *keep = tc_xmalloc((total ? total : 1) * sizeof(*keep));
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		for (size_t r = 0; r < in[i].n_ranks; r++) {
-			v[k++] = (struct rank_at){ in[i].ranks[r]->name, i, r };
+		for (size_t r = 0; r < tc_rank_set_n(in[i].ranks); r++) {
+			v[k++] = (struct rank_at){ tc_rank_set_name(in[i].ranks, r), i, r };
 		}
 	}
 	tc_sort(v, total, sizeof(*v), cmp_rank_at);
-	/* The later copies of a name marked NULL, then squeezed out. */
+	/* The later copies of a name marked, then squeezed out: keep is
+	 * input by input, as v was filled. */
+	size_t *first = tc_xmalloc((n ? n : 1) * sizeof(*first));
+	for (size_t i = 0, at = 0; i < n; i++) {
+		first[i] = at;
+		at += tc_rank_set_n(in[i].ranks);
+	}
+	for (size_t j = 0; j < total; j++) {
+		keep[j] = true;
+	}
 	size_t twice = 0;
 	for (size_t j = 1; j < total; j++) {
 		if (strcmp(v[j].name, v[j - 1].name) == 0) {
-			in[v[j].in].ranks[v[j].at] = NULL;
+			keep[first[v[j].in] + v[j].at] = false;
 			twice++;
 		}
 	}
 	free(v);
 	for (size_t i = 0; twice && i < n; i++) {
-		size_t w = 0;
-		for (size_t r = 0; r < in[i].n_ranks; r++) {
-			if (in[i].ranks[r]) {
-				in[i].ranks[w++] = in[i].ranks[r];
-			}
+		if (in[i].ranks) {
+			tc_rank_set_keep(in[i].ranks, keep + first[i]);
 		}
-		in[i].n_ranks = w;
 	}
+	free(first);
+	free(keep);
 	return twice;
 }
 
@@ -127,7 +124,7 @@ void tc_cli_digests_finish(struct tc_cli_digests *in) {
 		tc_digest_finish(&in->d[i]);
 	}
 	free(in->d);
-	free(in->ranks);
+	tc_rank_set_destroy(in->ranks);
 	if (in->skel) {
 		tc_model_destroy(in->skel);
 	}
@@ -164,22 +161,23 @@ int tc_cli_digest_rank_open(const struct tc_cli_common *c, const char *cmd,
 	if (code != TC_EXIT_OK) {
 		return code;
 	}
-	if (in->n_ranks != 1) {
+	size_t n_ranks = tc_rank_set_n(in->ranks);
+	if (n_ranks != 1) {
 		/* Several ranks' output is one analysis over their merged
 		 * model, which the ranks' own results do not give. */
 		return tc_cli_usage_error(cmd, "%s reads one rank from digests, not %zu (give one "
-			"rank's digest, or the traces)", cmd, in->n_ranks);
+			"rank's digest, or the traces)", cmd, n_ranks);
 	}
-	if (result && !in->ranks[0]->result) {
-		return tc_cli_no_result(in->ranks[0], n == 1 ? paths[0] : "");
+	if (result && !tc_rank_set_has_result(in->ranks, 0)) {
+		return tc_cli_no_result(tc_rank_set_name(in->ranks, 0), n == 1 ? paths[0] : "");
 	}
 	return TC_EXIT_OK;
 }
 
-int tc_cli_no_result(const struct Tracectl__Rank *r, const char *path) {
+int tc_cli_no_result(const char *rank, const char *path) {
 	struct tc_error err;
 	tc_error_init(&err);
-	tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no summary", r->name);
+	tc_error_set(&err, TC_EXIT_INPUT, "malformed digest: rank '%s' holds no summary", rank);
 	tc_error_path(&err, path);
 	return tc_cli_error(&err);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "analysis/device.h"
 #include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -35,7 +36,8 @@ struct reader {
 	char **files;
 	size_t n;
 	struct tc_spill *aside;    /* lean ranks' bulk */
-	Tracectl__Rank **out;      /* per file */
+	size_t *out;               /* per file: its rank's index in its digest, SIZE_MAX none */
+	struct tc_digest **out_d;  /* per file: that digest */
 	struct tc_error *err;      /* per file */
 	pthread_mutex_t lock;
 	size_t next;
@@ -76,7 +78,8 @@ static void read_one(struct worker *w, size_t i) {
 	if (!rd->err[i].code) {
 		tc_digest_add_job_rank(w->d, m, path, rd->ao, rd->keep,
 			rd->keep == TC_DIGEST_JOB_LEAN ? rd->aside : NULL);
-		rd->out[i] = w->d->msg->ranks[w->d->msg->n_ranks - 1];
+		rd->out[i] = tc_digest_n_ranks(w->d) - 1;
+		rd->out_d[i] = w->d;
 	}
 	tc_model_destroy(m);
 }
@@ -113,16 +116,18 @@ static int device_error(const struct tc_cli_common *c, const char *device, const
 }
 
 /* Read files[0..n) into digests made[0..2) (kept with keep), their ranks
- * appended to job->ranks; the exit code. */
+ * appended to job->ranks in file order; the exit code. */
 static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
 		char **files, size_t n, enum tc_digest_keep keep, struct tc_digest *made,
 		struct tc_cli_job *job) {
 	struct reader rd = { .c = c, .io = c->ingest, .ao = ao, .keep = keep, .aside = job->aside,
 		.files = files, .n = n,
-		.out = tc_xcalloc(n, sizeof(*rd.out)), .err = tc_xcalloc(n, sizeof(*rd.err)),
+		.out = tc_xmalloc(n * sizeof(*rd.out)), .out_d = tc_xcalloc(n, sizeof(*rd.out_d)),
+		.err = tc_xcalloc(n, sizeof(*rd.err)),
 		.threaded = c->ingest.threads != 1 && n >= 2 };
 	for (size_t i = 0; i < n; i++) {
 		tc_error_init(&rd.err[i]);
+		rd.out[i] = SIZE_MAX;
 	}
 	pthread_mutex_init(&rd.lock, NULL);
 	size_t nw = rd.threaded ? 2 : 1;
@@ -152,13 +157,14 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 			code = device_error(c, ao->device, files[i]);
 		} else if (rd.err[i].code) {
 			code = tc_cli_error(&rd.err[i]);
-		} else if (rd.out[i]) {
-			job->ranks[job->n++] = rd.out[i];
+		} else if (rd.out[i] != SIZE_MAX) {
+			tc_rank_set_add_rank(job->ranks, rd.out_d[i], rd.out[i]);
 		}
 	}
 	pthread_mutex_destroy(&rd.lock);
 	free(w);
 	free(rd.out);
+	free(rd.out_d);
 	free(rd.err);
 	return code;
 }
@@ -184,80 +190,21 @@ static int read_job_traces(const struct tc_cli_common *c, const struct tc_analys
 	if (code != TC_EXIT_OK) {
 		return code;
 	}
-	tc_sort(job->ranks, job->n, sizeof(*job->ranks), tc_digest_rank_cmp);
-	size_t bd = tc_job_breakdown_rank(job->ranks, job->n);
-	Tracectl__Rank *r = job->ranks[bd];
+	size_t bd = tc_job_breakdown_rank(tc_rank_set_job(job->ranks, NULL));
 	bool lean = false;
 	for (size_t k = 0; k < 2 && !lean; k++) {
-		for (size_t i = 0; job->made[k].msg && i < job->made[k].msg->n_ranks; i++) {
-			lean |= job->made[k].msg->ranks[i] == r;
-		}
+		lean |= tc_rank_set_in_digest(job->ranks, bd, &job->made[k]);
 	}
 	if (!lean) {
 		return TC_EXIT_OK;
 	}
-	char *path = r->input;
-	size_t at = job->n;
+	char *path = (char *)tc_rank_set_input(job->ranks, bd);
+	size_t at = tc_rank_set_n(job->ranks);
 	code = read_traces(c, ao, &path, 1, TC_DIGEST_JOB, job->made + 2, job);
-	if (code == TC_EXIT_OK && job->n == at + 1) {
-		job->ranks[bd] = job->ranks[--job->n];
+	if (code == TC_EXIT_OK && tc_rank_set_n(job->ranks) == at + 1) {
+		tc_rank_set_take_last(job->ranks, bd);
 	}
 	return code;
-}
-
-/* A rank's identity as its trace gave it: a digest made from the trace
- * holds the same name, input size, event count and span. */
-static int cmp_same_trace(const void *pa, const void *pb) {
-	const Tracectl__Rank *a = *(Tracectl__Rank *const *)pa, *b = *(Tracectl__Rank *const *)pb;
-	if (a->input_size != b->input_size) {
-		return a->input_size < b->input_size ? -1 : 1;
-	}
-	if (a->event_count != b->event_count) {
-		return a->event_count < b->event_count ? -1 : 1;
-	}
-	if (a->span_ps != b->span_ps) {
-		return a->span_ps < b->span_ps ? -1 : 1;
-	}
-	return strcmp(a->name, b->name);
-}
-
-static int cmp_ptr(const void *pa, const void *pb) {
-	uintptr_t a = (uintptr_t)*(void *const *)pa, b = (uintptr_t)*(void *const *)pb;
-	return (a > b) - (a < b);
-}
-
-/* A digest's rank that is also given as its trace is read once, from the
- * trace: it is dropped from job->ranks; how many were. */
-static size_t drop_digested_traces(struct tc_cli_job *job) {
-	size_t nd = job->in.n_ranks;
-	if (!nd || job->n <= nd) {
-		return 0;
-	}
-	Tracectl__Rank **dig = tc_xmalloc(nd * sizeof(*dig));
-	memcpy(dig, job->in.ranks, nd * sizeof(*dig));
-	tc_sort(dig, nd, sizeof(*dig), cmp_ptr);
-	Tracectl__Rank **made = tc_xmalloc(job->n * sizeof(*made));
-	size_t nm = 0;
-	for (size_t i = 0; i < job->n; i++) {
-		if (!bsearch(&job->ranks[i], dig, nd, sizeof(*dig), cmp_ptr)) {
-			made[nm++] = job->ranks[i];
-		}
-	}
-	tc_sort(made, nm, sizeof(*made), cmp_same_trace);
-	size_t w = 0, dropped = 0;
-	for (size_t i = 0; i < job->n; i++) {
-		Tracectl__Rank *r = job->ranks[i];
-		bool is_digest = bsearch(&r, dig, nd, sizeof(*dig), cmp_ptr) != NULL;
-		if (is_digest && bsearch(&r, made, nm, sizeof(*made), cmp_same_trace)) {
-			dropped++;
-			continue;
-		}
-		job->ranks[w++] = r;
-	}
-	job->n = w;
-	free(made);
-	free(dig);
-	return dropped;
 }
 
 int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
@@ -303,25 +250,26 @@ int tc_cli_job_open(const struct tc_cli_common *c, const char *cmd,
 		}
 	}
 	/* One rank, or stdin among the traces: read as one input. */
-	if (is == 0 && n_files + job->in.n_ranks >= 2 && !stdin_in) {
+	if (is == 0 && n_files + tc_rank_set_n(job->in.ranks) >= 2 && !stdin_in) {
 		is = 1;
-		/* One more: the breakdown rank read again (read_job_traces). */
-		job->ranks = tc_xmalloc((n_files + job->in.n_ranks + 1) * sizeof(*job->ranks));
-		for (size_t i = 0; i < job->in.n_ranks; i++) {
-			if (!job->in.ranks[i]->result) {
-				*code = tc_cli_no_result(job->in.ranks[i], nd == 1 ? digests[0] : "");
+		job->ranks = tc_rank_set_create();
+		for (size_t i = 0; i < tc_rank_set_n(job->in.ranks); i++) {
+			if (!tc_rank_set_has_result(job->in.ranks, i)) {
+				*code = tc_cli_no_result(tc_rank_set_name(job->in.ranks, i),
+					nd == 1 ? digests[0] : "");
 				is = -1;
 				break;
 			}
-			job->ranks[job->n++] = job->in.ranks[i];
+			tc_rank_set_add_from(job->ranks, job->in.ranks, i);
 		}
 		if (is == 1 && n_files) {
 			*code = read_job_traces(c, ao, files, n_files, job);
 			is = *code == TC_EXIT_OK ? 1 : -1;
 		}
-		size_t twice = is == 1 ? drop_digested_traces(job) : 0;
+		size_t twice = is == 1 ? tc_rank_set_drop_digested(job->ranks, job->in.ranks) : 0;
 		if (is == 1) {
-			job->skel = tc_job_skeleton(job->ranks, job->n);
+			job->jr = tc_rank_set_job(job->ranks, job->aside);
+			job->skel = tc_job_skeleton(job->jr);
 			if (twice) {
 				tc_model_warn_inputs(job->skel, twice, "a trace was given with its own "
 					"digest (same rank, size, events and span); read once, from the trace");
@@ -366,7 +314,7 @@ void tc_cli_job_finish(struct tc_cli_job *job) {
 		tc_spill_finish(job->aside);
 		free(job->aside);
 	}
-	free(job->ranks);
+	tc_rank_set_destroy(job->ranks);
 	if (job->skel) {
 		tc_model_destroy(job->skel);
 	}

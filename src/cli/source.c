@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "analysis/memview.h"
 #include "cli/cli.h"
@@ -60,9 +60,9 @@ static int open_job(const struct tc_cli_common *c, const struct tc_analysis_opts
 	s->from = TC_CLI_FROM_JOB;
 	s->m = s->job.skel;
 	if (want & TC_AN_OP_TABLE) {
-		tc_digest_op_table(s->job.skel, s->job.ranks, s->job.n, ao->op_by, &s->an.op_table);
+		s->job.jr->op_table(s->job.jr->ctx, s->job.skel, ao->op_by, &s->an.op_table);
 	} else {
-		tc_job_compose(s->job.skel, s->job.ranks, s->job.n, s->job.aside, ao, &s->an);
+		tc_job_compose(s->job.skel, s->job.jr, ao, &s->an);
 	}
 	return 1;
 }
@@ -81,14 +81,15 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 		bool result = (want & (TC_AN_SUMMARY | TC_AN_FINDINGS | TC_CLI_MEMVIEW)) != 0;
 		code = tc_cli_digest_rank_open(c, c->cmd, ao, kind, paths, n, result, in);
 	}
-	if (code == TC_EXIT_OK && (want & TC_CLI_MEMVIEW) && !in->ranks[0]->mem_view) {
+	if (code == TC_EXIT_OK && (want & TC_CLI_MEMVIEW) &&
+			!tc_rank_set_has_memview(in->ranks, 0)) {
 		/* Written before Rank.mem_view, it holds the memory line
 		 * only, which is not the view. */
 		struct tc_error err;
 		tc_error_init(&err);
 		tc_error_set(&err, TC_EXIT_INPUT, "rank '%s' was digested before digests kept "
 			"memory by op; run memory on its trace, or digest it again",
-			in->ranks[0]->name);
+			tc_rank_set_name(in->ranks, 0));
 		tc_error_path(&err, n == 1 ? paths[0] : "");
 		code = tc_cli_error(&err);
 	}
@@ -99,11 +100,11 @@ static int open_digests(const struct tc_cli_common *c, const struct tc_analysis_
 	if (want & TC_CLI_ALL_RANKS) {
 		/* The command reads the ranks themselves. */
 	} else if (want & TC_AN_OP_TABLE) {
-		tc_digest_op_table(in->skel, in->ranks, in->n_ranks, ao->op_by, &s->an.op_table);
+		tc_rank_set_op_table(in->skel, in->ranks, ao->op_by, &s->an.op_table);
 	} else if (want & (TC_AN_SUMMARY | TC_AN_FINDINGS | TC_CLI_MEMVIEW)) {
-		tc_digest_result(in->skel, in->ranks[0], 0, &s->an);
+		tc_rank_set_result(in->skel, in->ranks, 0, &s->an);
 	} else {
-		tc_digest_steps(in->skel, in->ranks[0], &s->an);
+		tc_rank_set_steps(in->skel, in->ranks, 0, &s->an);
 	}
 	return TC_EXIT_OK;
 }

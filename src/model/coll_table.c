@@ -1,6 +1,7 @@
 /* A rank's collective occurrences and their digest form. */
 #include <stdlib.h>
 #include <string.h>
+#include "digest.pb-c.h"
 #include "model/coll_table.h"
 #include "util/num.h"
 #include "util/u64map.h"

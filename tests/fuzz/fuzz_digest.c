@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "fuzz.h"
 #include "model/digest.h"
@@ -41,8 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			skel = tc_digest_skeleton(ranks, 1);
 			tc_digest_result(skel, ranks[0], 0, &a);
 		} else {
-			skel = tc_job_skeleton(ranks, n);
-			tc_job_compose(skel, ranks, n, NULL, &o, &a);
+			struct tc_rank_set *s = tc_rank_set_create();
+			for (size_t r = 0; r < n; r++) {
+				tc_rank_set_add_msg(s, ranks[r]);
+			}
+			const struct tc_job_ranks *jr = tc_rank_set_job(s, NULL);
+			skel = tc_job_skeleton(jr);
+			tc_job_compose(skel, jr, &o, &a);
+			tc_rank_set_destroy(s);
+			/* In the job's order, as the set sorted its own. */
+			tc_sort(ranks, n, sizeof(*ranks), tc_digest_rank_cmp);
 		}
 		tc_fuzz_write_ranks(skel, &a, ranks, n);
 		free(ranks);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/digest.h"
+#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "fuzz.h"
 #include "ingest/digest.h"
@@ -267,9 +268,17 @@ static struct tc_model *trace_model(void) {
 static void job(Tracectl__Rank **ranks, size_t n, const struct tc_spill *aside) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
-	struct tc_model *skel = tc_job_skeleton(ranks, n);
+	struct tc_rank_set *s = tc_rank_set_create();
+	for (size_t r = 0; r < n; r++) {
+		tc_rank_set_add_msg(s, ranks[r]);
+	}
+	const struct tc_job_ranks *jr = tc_rank_set_job(s, aside);
+	struct tc_model *skel = tc_job_skeleton(jr);
 	struct tc_analysis a;
-	tc_job_compose(skel, ranks, n, aside, &o, &a);
+	tc_job_compose(skel, jr, &o, &a);
+	tc_rank_set_destroy(s);
+	/* In the job's order, as the set sorted its own. */
+	tc_sort(ranks, n, sizeof(*ranks), tc_digest_rank_cmp);
 	tc_fuzz_write_ranks(skel, &a, ranks, n);
 }
 
