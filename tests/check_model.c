@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/memcurve.h"
 #include "model/model.h"
 #include "model/rank.h"
 #include "util/xalloc.h"
@@ -1225,6 +1226,88 @@ START_TEST(ranks_assigned) {
 }
 END_TEST
 
+static void curve_alloc(struct tc_model *m, int64_t ts, int64_t bytes, uint64_t addr,
+		uint32_t device, int64_t total) {
+	struct tc_alloc a = {
+		.ts = ts, .bytes = bytes, .total = total, .addr = addr, .device = device,
+		.track = TC_NONE, .op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE,
+	};
+	tc_model_add_alloc(m, &a);
+}
+
+struct points {
+	int64_t ts[8];
+	double v[8];
+	size_t n;
+};
+
+static void curve_point(void *ctx, size_t rec, int64_t ts, double v) {
+	struct points *p = ctx;
+	(void)rec;
+	ck_assert_uint_lt(p->n, 8);
+	p->ts[p->n] = ts;
+	p->v[p->n++] = v;
+}
+
+/*
+ * The curves allocator records draw: the baseline from frees of buffers
+ * the trace did not see allocated (or from the trace's own total), the
+ * value after each record, its peak over those values; none for a device
+ * with a memory.allocated counter of its own.
+ */
+START_TEST(memcurve_from_records) {
+	struct tc_model *m = tc_model_create();
+	uint32_t g0 = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t g1 = tc_model_add_device(m, tc_model_intern(m, "GPU 1"), TC_DEV_GPU);
+	uint32_t g2 = tc_model_add_device(m, tc_model_intern(m, "GPU 2"), TC_DEV_GPU);
+	uint32_t g3 = tc_model_add_device(m, tc_model_intern(m, "GPU 3"), TC_DEV_GPU);
+	/* GPU 0, out of order: 100 B live at the start (0xf0 freed unseen). */
+	curve_alloc(m, 160, 64, 0xa0, g0, -1);
+	curve_alloc(m, 50, -100, 0xf0, g0, -1);
+	curve_alloc(m, 120, 32, 0xb0, g0, -1);
+	curve_alloc(m, 200, 16, 0xc0, g0, -1);
+	curve_alloc(m, 400, -64, 0xa0, g0, -1);
+	/* GPU 1 has a counter: the trace's, whatever its records say. */
+	uint32_t c = tc_model_counter(m, g1, tc_model_intern(m, "memory.allocated"),
+		tc_model_intern(m, "bytes"), 0);
+	tc_model_add_sample(m, c, 10, 5);
+	curve_alloc(m, 10, 1000, 0xa0, g1, -1);
+	/* GPU 2 only frees: the peak is the highest value after a record, as
+	 * a counter's (memview's allocator peak counts the start too). */
+	curve_alloc(m, 10, -50, 0xd0, g2, -1);
+	curve_alloc(m, 20, -30, 0xe0, g2, -1);
+	/* GPU 3: the trace's total says 100 B were live before. */
+	curve_alloc(m, 10, 10, 0xa0, g3, 110);
+	curve_alloc(m, 20, -40, 0xf0, g3, -1);
+	tc_model_finalize(m);
+
+	struct tc_mem_curve *cv;
+	ck_assert_uint_eq(tc_mem_curves(m, &cv), 3);
+	ck_assert_uint_eq(cv[0].device, g0);
+	ck_assert_uint_eq(cv[0].records, 5);
+	ck_assert_int_eq(cv[0].baseline, 100);
+	ck_assert_int_eq(cv[0].peak_bytes, 112);
+	ck_assert_int_eq(cv[0].peak_ps, 200);
+	struct points p = { .n = 0 };
+	tc_mem_curve_walk(m, &cv[0], curve_point, &p);
+	ck_assert_uint_eq(p.n, 5);
+	const double want[] = { 0, 32, 96, 112, 48 };
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_double_eq(p.v[i], want[i]);
+	}
+	ck_assert_int_eq(p.ts[0], 50);
+	ck_assert_uint_eq(cv[1].device, g2);
+	ck_assert_int_eq(cv[1].baseline, 80);
+	ck_assert_int_eq(cv[1].peak_bytes, 30);
+	ck_assert_int_eq(cv[1].peak_ps, 10);
+	ck_assert_uint_eq(cv[2].device, g3);
+	ck_assert_int_eq(cv[2].baseline, 100);
+	ck_assert_int_eq(cv[2].peak_bytes, 110);
+	free(cv);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("model");
 	TCase *tc = tcase_create("core");
@@ -1250,6 +1333,7 @@ int main(void) {
 	tcase_add_test(tc, finalize_depths_two_threads);
 	tcase_add_test(tc, finalize_sort_orders);
 	tcase_add_test(tc, ranks_assigned);
+	tcase_add_test(tc, memcurve_from_records);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -14,6 +14,10 @@
       `tracectl memory --json` equal but for the device identity the export
       renames (device, host, rank, pid): every record, byte and ps; lists
       compared in any order (ties are in the readers' string order).
+  export_check.py curve_points ORIG_SUMMARY.json ORIG_MEMORY.json
+      prints how many points the curves of allocator records on devices with
+      no memory.allocated counter have (one per record), which the export
+      writes as counter samples (docs/export.md).
 Exit 0 when fine, 1 with one line per problem.
 """
 import gzip
@@ -176,6 +180,15 @@ def memory(orig, back):
     print("memory matches: %d records" % a.get("records", 0))
 
 
+def curve_points(summary, memory):
+    with open(summary) as f:
+        counted = {c.get("device") for c in json.load(f).get("counters", [])
+                   if c.get("name") == "memory.allocated" and c.get("samples")}
+    with open(memory) as f:
+        allocators = json.load(f).get("allocators", [])
+    print(sum(a.get("records", 0) for a in allocators if a.get("device") not in counted))
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "validate":
         try:
@@ -186,6 +199,8 @@ def main():
         compare(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "memory":
         memory(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "curve_points":
+        curve_points(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 5 and sys.argv[1:3] == ["compare", "--events"]:
         compare(sys.argv[3], sys.argv[4], events=True)
     else:

@@ -11,6 +11,7 @@
 #include "analysis/analyze.h"
 #include "analysis/budget.h"
 #include "analysis/passes.h"
+#include "model/memcurve.h"
 #include "util/suggest.h"
 #include "util/xalloc.h"
 
@@ -495,6 +496,50 @@ static const struct tc_mem_peak *top_memory(const struct tc_analysis *a) {
 	return best;
 }
 
+/* The samples of peak p: its counter's, or the points of the curve its
+ * allocator records draw (model/memcurve.c), copied into *own. */
+struct mem_series {
+	const int64_t *ts;
+	const double *val;
+	size_t n;
+	int64_t *own_ts;
+	double *own_val;
+};
+
+static void series_point(void *ctx, size_t rec, int64_t ts, double v) {
+	struct mem_series *s = ctx;
+	(void)rec;
+	s->own_ts[s->n] = ts;
+	s->own_val[s->n++] = v;
+}
+
+static void mem_series(const struct tc_model *m, const struct tc_mem_peak *p,
+		struct mem_series *s) {
+	memset(s, 0, sizeof(*s));
+	for (size_t k = 0; k < m->n_counters; k++) {
+		const struct tc_counter *c = &m->counters[k];
+		if (c->device == p->device && c->name == p->name && c->group == p->group) {
+			s->ts = m->samples.ts + c->first;
+			s->val = m->samples.value + c->first;
+			s->n = c->count;
+			return;
+		}
+	}
+	struct tc_mem_curve *cv;
+	size_t n_cv = tc_mem_curves(m, &cv);
+	for (size_t k = 0; k < n_cv; k++) {
+		if (cv[k].device == p->device && cv[k].group == p->group) {
+			s->own_ts = tc_xmalloc(cv[k].records * sizeof(*s->own_ts));
+			s->own_val = tc_xmalloc(cv[k].records * sizeof(*s->own_val));
+			tc_mem_curve_walk(m, &cv[k], series_point, s);
+			s->ts = s->own_ts;
+			s->val = s->own_val;
+			break;
+		}
+	}
+	free(cv);
+}
+
 /* Per counted step, the counter's highest value inside the step (the value
  * carried in from before when no sample falls inside); then stddev/mean. */
 static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, double *out) {
@@ -502,31 +547,23 @@ static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, dou
 	if (!p) {
 		return false;
 	}
-	const struct tc_counter *ctr = NULL;
-	for (size_t k = 0; k < m->n_counters && !ctr; k++) {
-		const struct tc_counter *c = &m->counters[k];
-		if (c->device == p->device && c->name == p->name && c->group == p->group) {
-			ctr = c;
-		}
-	}
-	if (!ctr || !ctr->count) {
-		return false;
-	}
-	const int64_t *ts = m->samples.ts + ctr->first;
-	const double *val = m->samples.value + ctr->first;
+	struct mem_series ser;
+	mem_series(m, p, &ser);
+	const int64_t *ts = ser.ts;
+	const double *val = ser.val;
 	size_t n = 0, j = 0;
 	double sum = 0, sq = 0;
-	for (size_t i = 0; i < a->n_steps; i++) {
+	for (size_t i = 0; i < a->n_steps && ser.n; i++) {
 		if (!tc_step_counted_in(a, &a->steps[i])) {
 			continue;
 		}
 		int64_t lo = a->steps[i].start_ps, hi = lo + a->steps[i].dur_ps;
-		while (j < ctr->count && ts[j] < lo) {
+		while (j < ser.n && ts[j] < lo) {
 			j++;
 		}
 		bool have = j > 0;
 		double peak = have ? val[j - 1] : 0;
-		for (size_t k = j; k < ctr->count && ts[k] < hi; k++) {
+		for (size_t k = j; k < ser.n && ts[k] < hi; k++) {
 			peak = !have || val[k] > peak ? val[k] : peak;
 			have = true;
 		}
@@ -536,6 +573,8 @@ static bool memory_cv(const struct tc_model *m, const struct tc_analysis *a, dou
 			sq += peak * peak;
 		}
 	}
+	free(ser.own_ts);
+	free(ser.own_val);
 	if (n < 2 || sum <= 0) {
 		return false;
 	}

@@ -1,10 +1,15 @@
 /* The memory pass: each device's peak allocated and reserved memory. */
+#include <stdlib.h>
 #include "analysis/passes.h"
+#include "model/memcurve.h"
 #include "util/xalloc.h"
 
 /*
  * The memory pass: the peak of each device's allocated and reserved
- * memory counters, against the device's capacity.
+ * memory counters, against the device's capacity; after them, for a
+ * device with allocator records and no memory.allocated counter, the peak
+ * of the curve its records draw (model/memcurve.c), whichever reader made
+ * them.
  */
 
 void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem_out, size_t *n_mem_out) {
@@ -34,6 +39,19 @@ void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem_out, size
 		TC_GROW(mem, cap, n_mem + 1);
 		mem[n_mem++] = p;
 	}
+	struct tc_mem_curve *cv;
+	size_t n_cv = tc_mem_curves(m, &cv);
+	for (size_t k = 0; k < n_cv && alloc != TC_NONE; k++) {
+		TC_GROW(mem, cap, n_mem + 1);
+		mem[n_mem++] = (struct tc_mem_peak){
+			.device = cv[k].device, .name = alloc, .group = cv[k].group,
+			.peak_bytes = (double)cv[k].peak_bytes, .peak_ts_ps = cv[k].peak_ps,
+			.samples = cv[k].records,
+			.capacity_bytes = cv[k].device < m->n_devices ?
+				m->devices[cv[k].device].memory_bytes : 0,
+		};
+	}
+	free(cv);
 	*mem_out = mem;
 	*n_mem_out = n_mem;
 }

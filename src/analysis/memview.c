@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/memview.h"
+#include "model/memcurve.h"
 #include "util/numfmt.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -246,26 +247,17 @@ static struct tc_mem_device *dev_of(struct build *b, uint32_t device, uint32_t g
 	return d;
 }
 
-/* Running state of one allocator during the pairing pass. */
-struct pairing {
-	struct tc_u64map live;   /* addr -> its allocation's record, TC_NONE freed */
-	int64_t cum;             /* allocated minus freed so far */
-	int64_t max_cum;
-	size_t peak_rec;         /* record after which max_cum was reached */
-	int64_t early_frees;     /* bytes freed of buffers allocated before the trace */
-	bool have_total;
-};
-
 /*
  * One pass over the records in time order: each free finds its allocation
- * by address in its allocator's map; the curve is the baseline plus the
- * running sum, and its first maximum is the peak.
+ * by address in its allocator's running state (model/memcurve.c, which
+ * also keeps the baseline); the curve is the baseline plus the running
+ * sum, and its first maximum, the start included, is the peak.
  */
-static struct pairing *pair_all(struct build *b, uint32_t **dev_of_rec) {
+static struct tc_alloc_run *pair_all(struct build *b, uint32_t **dev_of_rec) {
 	const struct tc_model *m = b->m;
 	struct tc_mem_view *v = b->v;
 	size_t cap = 0, cap_p = 0;
-	struct pairing *p = NULL;
+	struct tc_alloc_run *p = NULL;
 	uint32_t *dr = tc_xmalloc((m->n_allocs ? m->n_allocs : 1) * sizeof(*dr));
 	size_t last = SIZE_MAX;
 	for (size_t r = 0; r < m->n_allocs; r++) {
@@ -285,49 +277,34 @@ static struct pairing *pair_all(struct build *b, uint32_t **dev_of_rec) {
 		}
 		dr[r] = (uint32_t)k;
 		struct tc_mem_device *d = &v->devs[k];
-		struct pairing *s = &p[k];
-		if (!d->records++) {
-			s->peak_rec = r;
-			d->peak_ps = a->ts;
-		}
-		uint32_t *at = tc_u64map_find(&s->live, a->addr);
-		if (a->bytes > 0) {
+		d->records++;
+		uint32_t at;
+		switch (tc_alloc_run_add(&p[k], a, r, &at)) {
+		case TC_AS_REUSE:
+			d->reused++;
+			/* fall through */
+		case TC_AS_ALLOC:
 			d->allocs++;
-			if (at && *at != TC_NONE) {
-				d->reused++;
-			}
-			tc_u64map_put(&s->live, a->addr, (uint32_t)r);
-		} else {
+			break;
+		case TC_AS_PAIRED:
+			b->pair[at] = (uint32_t)r;
+			d->paired++;
 			d->frees++;
-			if (at && *at != TC_NONE) {
-				b->pair[*at] = (uint32_t)r;
-				*at = TC_NONE;
-				d->paired++;
-			} else {
-				d->before_start++;
-				s->early_frees -= a->bytes;
-			}
-		}
-		s->cum += a->bytes;
-		if (a->total >= 0 && !s->have_total) {
-			s->have_total = true;
-			d->baseline = a->total - s->cum;
-			d->baseline_total = true;
-		}
-		if (s->cum > s->max_cum) {
-			s->max_cum = s->cum;
-			s->peak_rec = r;
-			d->peak_ps = a->ts;
+			break;
+		case TC_AS_EARLY:
+			d->before_start++;
+			d->frees++;
+			break;
 		}
 	}
 	for (size_t k = 0; k < v->n_devs; k++) {
 		struct tc_mem_device *d = &v->devs[k];
-		if (!d->baseline_total) {
-			d->baseline = p[k].early_frees;
-		}
+		d->baseline = tc_alloc_run_baseline(&p[k]);
+		d->baseline_total = p[k].have_total;
 		d->peak_bytes = d->baseline + p[k].max_cum;
 		d->end_bytes = d->baseline + p[k].cum;
 		const struct tc_alloc *pk = &m->allocs[p[k].peak_rec];
+		d->peak_ps = pk->ts;
 		d->total_at_peak = pk->total;
 	}
 	*dev_of_rec = dr;
@@ -361,7 +338,7 @@ static void keep_top(struct tc_mem_device *d, const struct tc_mem_buffer *x) {
 }
 
 /* What allocator k held at its peak, by allocating op and scope. */
-static void live_at_peak(struct build *b, size_t k, const struct pairing *s,
+static void live_at_peak(struct build *b, size_t k, const struct tc_alloc_run *s,
 		const uint32_t *dr) {
 	const struct tc_model *m = b->m;
 	struct tc_mem_device *d = &b->v->devs[k];
@@ -495,10 +472,10 @@ void tc_memview_build(const struct tc_model *m, struct tc_mem_view *v) {
 		qsort(v->ops, v->n_ops, sizeof(*v->ops), cmp_op);
 	}
 	uint32_t *dr;
-	struct pairing *p = pair_all(&b, &dr);
+	struct tc_alloc_run *p = pair_all(&b, &dr);
 	for (size_t k = 0; k < v->n_devs; k++) {
 		live_at_peak(&b, k, &p[k], dr);
-		tc_u64map_finish(&p[k].live);
+		tc_alloc_run_finish(&p[k]);
 	}
 	group_unfreed(&b, dr);
 	if (v->n_devs > 1) {

@@ -260,7 +260,9 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
 	size_t n_streams, struct tc_gaps *gaps);
 
-/* Peaks of the memory counters (memory.c); *mem is malloc'd. */
+/* Peaks of the memory counters, then of the curves allocator records draw
+ * on devices without a memory.allocated counter (memory.c); *mem is
+ * malloc'd. */
 void tc_pass_memory(const struct tc_model *m, struct tc_mem_peak **mem, size_t *n_mem);
 /* Compilation time and recompiled modules (compile.c). */
 void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c);

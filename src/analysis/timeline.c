@@ -6,6 +6,7 @@
 #include <string.h>
 #include "analysis/intervals.h"
 #include "analysis/timeline.h"
+#include "model/memcurve.h"
 #include "util/xalloc.h"
 
 /*
@@ -53,20 +54,18 @@ static void device_bins(const struct tc_model *m, const struct tc_device_tracks 
 	free(tracks);
 }
 
-static void counter_bins(const struct tc_model *m, const struct tc_counter *ct,
-		const struct tc_timeline *t, struct tc_tl_counter *out) {
-	out->device = ct->device;
-	out->name = ct->name;
-	out->group = ct->group;
-	for (size_t s = ct->first; s < ct->first + ct->count; s++) {
-		size_t b = bin_of(t, m->samples.ts[s]);
-		double v = m->samples.value[s];
-		if (!out->has[b] || v > out->max[b]) {
-			out->max[b] = v;
-		}
-		out->has[b] = true;
+/* A sample into its bin: each bin keeps its highest. */
+static void bin_point(const struct tc_timeline *t, struct tc_tl_counter *out, int64_t ts,
+		double v) {
+	size_t b = bin_of(t, ts);
+	if (!out->has[b] || v > out->max[b]) {
+		out->max[b] = v;
 	}
-	/* A counter holds its value until the next sample. */
+	out->has[b] = true;
+}
+
+/* A counter holds its value until the next sample. */
+static void hold_bins(struct tc_tl_counter *out) {
 	double held = 0;
 	bool any = false;
 	for (size_t b = 0; b < TC_TL_BINS; b++) {
@@ -78,6 +77,51 @@ static void counter_bins(const struct tc_model *m, const struct tc_counter *ct,
 			out->max[b] = held;
 		}
 	}
+}
+
+static void counter_bins(const struct tc_model *m, const struct tc_counter *ct,
+		const struct tc_timeline *t, struct tc_tl_counter *out) {
+	out->device = ct->device;
+	out->name = ct->name;
+	out->group = ct->group;
+	for (size_t s = ct->first; s < ct->first + ct->count; s++) {
+		bin_point(t, out, m->samples.ts[s], m->samples.value[s]);
+	}
+	hold_bins(out);
+}
+
+struct curve_ctx {
+	const struct tc_timeline *t;
+	struct tc_tl_counter *out;
+};
+
+static void curve_point(void *ctx, size_t rec, int64_t ts, double v) {
+	(void)rec;
+	struct curve_ctx *cb = ctx;
+	bin_point(cb->t, cb->out, ts, v);
+}
+
+/* The entries of a->mem after the counters' (from n): the curves that
+ * allocator records draw (model/memcurve.c), in the same order. */
+static void curve_bins(const struct tc_model *m, const struct tc_analysis *a, size_t n,
+		struct tc_timeline *t) {
+	struct tc_mem_curve *cv;
+	size_t n_cv = tc_mem_curves(m, &cv);
+	for (size_t k = 0; k < n_cv && t->n_mem < n; k++) {
+		const struct tc_mem_peak *p = &a->mem[t->n_mem];
+		if (p->device != cv[k].device || p->group != cv[k].group ||
+				p->samples != cv[k].records) {
+			continue;
+		}
+		struct tc_tl_counter *out = &t->mem[t->n_mem++];
+		out->device = p->device;
+		out->name = p->name;
+		out->group = p->group;
+		struct curve_ctx cb = { t, out };
+		tc_mem_curve_walk(m, &cv[k], curve_point, &cb);
+		hold_bins(out);
+	}
+	free(cv);
 }
 
 void tc_timeline_build(const struct tc_model *m, const struct tc_analysis *a,
@@ -111,6 +155,9 @@ void tc_timeline_build(const struct tc_model *m, const struct tc_analysis *a,
 				ct->count == p->samples) {
 			counter_bins(m, ct, t, &t->mem[t->n_mem++]);
 		}
+	}
+	if (t->n_mem < n) {
+		curve_bins(m, a, n, t);
 	}
 }
 

@@ -223,7 +223,8 @@ struct tc_samples {
  * One allocator record (Kineto "[memory]", xplane MemoryAllocation and
  * MemoryDeallocation): bytes > 0 allocated, < 0 freed, of the buffer at
  * addr in device's memory. Finalize sorts them by time, input order kept
- * on ties (analysis/memory_ops.c pairs and attributes them).
+ * on ties (analysis/memview.c pairs and attributes them; model/memcurve.c
+ * draws the allocated-memory curve of a device that has no counter).
  */
 struct tc_alloc {
 	int64_t ts;      /* ps from origin */

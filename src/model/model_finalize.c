@@ -857,5 +857,10 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 	free(j.ends);
 	sample_index(m);
 	sort_allocs(m);
+	if (m->n_allocs) {
+		/* The name of the curve the records draw where no counter does
+		 * (model/memcurve.c), for the analysis, which cannot intern. */
+		tc_model_intern(m, "memory.allocated");
+	}
 	m->finalized = true;
 }

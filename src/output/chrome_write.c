@@ -428,6 +428,16 @@ static void write_sample(void *ctx, uint32_t c, int64_t ts, double v) {
 	w->st->samples++;
 }
 
+/* A point of a curve allocator records draw (export_plan.h), as the
+ * counter the trace did not have. */
+static void write_curve_sample(void *ctx, size_t k, int64_t ts, double v) {
+	struct writer *w = ctx;
+	const struct tc_mem_curve *c = &w->plan.curves[k];
+	write_counter_event(w, pid_of(w->m, c->device), "memory.allocated",
+		c->group ? tc_model_str(w->m, c->group) : NULL, ts, v);
+	w->st->samples++;
+}
+
 /* An optional string arg of an allocator record (TC_NONE or 0: none). */
 static void put_alloc_str(struct writer *w, const char *key, uint32_t id) {
 	if (id != TC_NONE && id != 0) {
@@ -696,6 +706,7 @@ void tc_write_chrome(FILE *f, const struct tc_model *m, const struct tc_chrome_o
 		}
 	}
 	tc_export_samples(m, w.sel, write_sample, &w, &st->nonfinite_samples);
+	tc_export_curve_samples(m, w.sel, &w.plan, write_curve_sample, &w);
 	write_flows(&w);
 	if (w.ann) {
 		write_annotation(&w);

@@ -39,6 +39,51 @@ void tc_export_samples(const struct tc_model *m, const struct tc_selection *sel,
 	}
 }
 
+struct curve_emit {
+	const struct tc_model *m;
+	const struct tc_selection *sel;
+	size_t curve;
+	void (*fn)(void *ctx, size_t curve, int64_t ts_ps, double v);
+	void *ctx;
+	bool any;     /* set_used only: a point is kept */
+};
+
+static void curve_emit(void *ctx, size_t rec, int64_t ts, double v) {
+	struct curve_emit *e = ctx;
+	if (tc_export_alloc_kept(e->m, e->sel, rec)) {
+		if (e->fn) {
+			e->fn(e->ctx, e->curve, ts, v);
+		}
+		e->any = true;
+	}
+}
+
+void tc_export_curve_samples(const struct tc_model *m, const struct tc_selection *sel,
+		const struct tc_export_plan *p,
+		void (*fn)(void *ctx, size_t curve, int64_t ts_ps, double v), void *ctx) {
+	for (size_t k = 0; k < p->n_curves; k++) {
+		struct curve_emit e = { m, sel, k, fn, ctx, false };
+		if (p->curve_used[k]) {
+			tc_mem_curve_walk(m, &p->curves[k], curve_emit, &e);
+		}
+	}
+}
+
+/* The curves, which have a kept point, and their devices. */
+static void plan_curves(struct tc_export_plan *p, const struct tc_model *m,
+		const struct tc_selection *sel) {
+	p->n_curves = tc_mem_curves(m, &p->curves);
+	p->curve_used = tc_xcalloc(p->n_curves ? p->n_curves : 1, 1);
+	for (size_t k = 0; k < p->n_curves; k++) {
+		struct curve_emit e = { .m = m, .sel = sel };
+		tc_mem_curve_walk(m, &p->curves[k], curve_emit, &e);
+		if (e.any) {
+			p->curve_used[k] = 1;
+			p->pid_used[tc_export_dev(m, p->curves[k].device)] = 1;
+		}
+	}
+}
+
 void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 		const struct tc_selection *sel, const struct tc_annotation *ann) {
 	size_t nt = m->n_tracks ? m->n_tracks : 1;
@@ -69,6 +114,7 @@ void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
 		}
 	}
 	free(next);
+	plan_curves(p, m, sel);
 	if (ann) {
 		for (size_t s = 0; s < ann->n_series; s++) {
 			uint32_t d = ann->series[s].device;
@@ -108,6 +154,8 @@ void tc_export_plan_finish(struct tc_export_plan *p) {
 	free(p->track_used);
 	free(p->pid_used);
 	free(p->alloc_tid);
+	free(p->curves);
+	free(p->curve_used);
 }
 
 void tc_export_args_begin(struct tc_export_args *k, const struct tc_model *m) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "model/annotation.h"
+#include "model/memcurve.h"
 #include "model/model.h"
 #include "model/selection.h"
 
@@ -21,6 +22,12 @@ struct tc_export_plan {
 	/* per device index: the thread of its allocator records that have no
 	 * kept thread (after its tracks' tids), 0 none */
 	uint32_t *alloc_tid;
+	/* The allocated-memory curves allocator records draw on devices with
+	 * no memory.allocated counter (model/memcurve.c): both writers write
+	 * them as counters, so the export plots what the memory pass peaks. */
+	struct tc_mem_curve *curves;
+	size_t n_curves;
+	uint8_t *curve_used;  /* per curve: has a kept point */
 };
 
 void tc_export_plan_init(struct tc_export_plan *p, const struct tc_model *m,
@@ -71,5 +78,11 @@ bool tc_export_alloc_kept(const struct tc_model *m, const struct tc_selection *s
 void tc_export_samples(const struct tc_model *m, const struct tc_selection *sel,
 	void (*fn)(void *ctx, uint32_t counter, int64_t ts_ps, double v), void *ctx,
 	uint64_t *nonfinite);
+
+/* Call fn for every kept point of the plan's curves (a point is kept with
+ * its allocator record), curve by curve, in time order. */
+void tc_export_curve_samples(const struct tc_model *m, const struct tc_selection *sel,
+	const struct tc_export_plan *p,
+	void (*fn)(void *ctx, size_t curve, int64_t ts_ps, double v), void *ctx);
 
 #endif

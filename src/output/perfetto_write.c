@@ -104,7 +104,7 @@ struct pw {
 	size_t n_lanes, cap_lanes;
 	uint64_t next_uuid;  /* for lanes */
 	int64_t next_tid;    /* for lanes of threads */
-	uint64_t trk_base, ctr_base, ann_trk_base, ann_ser_base;
+	uint64_t trk_base, ctr_base, ann_trk_base, ann_ser_base, curve_base;
 	int64_t base_ns; /* the ns of model ps 0 */
 };
 
@@ -367,7 +367,8 @@ static void plan(struct pw *w) {
 	w->ctr_base = w->trk_base + m->n_tracks;
 	w->ann_trk_base = w->ctr_base + m->n_counters;
 	w->ann_ser_base = w->ann_trk_base + (a ? a->n_tracks : 0);
-	w->next_uuid = w->ann_ser_base + (a ? a->n_series : 0);
+	w->curve_base = w->ann_ser_base + (a ? a->n_series : 0);
+	w->next_uuid = w->curve_base + w->plan.n_curves;
 	w->next_tid = (int64_t)m->n_tracks + (a ? (int64_t)a->n_tracks : 0) + 1;
 
 	char name[1024];
@@ -399,6 +400,19 @@ static void plan(struct pw *w) {
 		}
 		counter_desc(w, w->ctr_base + c, tc_export_dev(m, ctr->device), cn,
 			ctr->unit ? tc_model_str(m, ctr->unit) : NULL, (int32_t)c);
+	}
+	for (size_t k = 0; k < w->plan.n_curves; k++) {
+		const struct tc_mem_curve *cv = &w->plan.curves[k];
+		const char *cn = "memory.allocated";
+		if (!w->plan.curve_used[k]) {
+			continue;
+		}
+		if (cv->group && *tc_model_str(m, cv->group)) {
+			snprintf(name, sizeof(name), "%s (%s)", cn, tc_model_str(m, cv->group));
+			cn = name;
+		}
+		counter_desc(w, w->curve_base + k, tc_export_dev(m, cv->device), cn, "bytes",
+			(int32_t)(m->n_counters + k));
 	}
 	if (ann_used) {
 		uint32_t ap = (uint32_t)m->n_devices + 1;
@@ -679,6 +693,13 @@ static void write_sample(void *ctx, uint32_t c, int64_t ts, double v) {
 	w->st->samples++;
 }
 
+/* A point of a curve allocator records draw (export_plan.h). */
+static void write_curve_sample(void *ctx, size_t k, int64_t ts, double v) {
+	struct pw *w = ctx;
+	counter_event(w, w->curve_base + k, ts, v);
+	w->st->samples++;
+}
+
 static int cmp_fend(const void *pa, const void *pb) {
 	const struct fend *a = pa, *b = pb;
 	int c = cmp_i64(a->ev, b->ev);
@@ -825,6 +846,7 @@ void tc_write_perfetto(FILE *f, const struct tc_model *m, const struct tc_chrome
 		}
 	}
 	tc_export_samples(m, w->sel, write_sample, w, &st->nonfinite_samples);
+	tc_export_curve_samples(m, w->sel, &w->plan, write_curve_sample, w);
 	if (w->ann) {
 		write_annotation(w);
 	}

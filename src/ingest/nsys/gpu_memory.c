@@ -3,13 +3,11 @@
  * (CUDA_GPU_MEMORY_USAGE_EVENTS, nsys --cuda-memory-usage=true) as the
  * model's allocator records, each on the thread of the CUDA call that made
  * it (correlationId), so analysis/memview.c attributes it to the NVTX op
- * around that call; and a memory.allocated counter per device, the curve
- * the records draw, for the peak and the memory-pressure finding.
+ * around that call. The records are the only memory figures nsys gives:
+ * the analysis draws each device's allocated-memory curve from them
+ * (model/memcurve.c), as for any reader's records without a counter.
  */
-#include <stdlib.h>
 #include "ingest/nsys/nsys_private.h"
-#include "util/u64map.h"
-#include "util/xalloc.h"
 
 /* nsys's ENUM_CUDA_MEM_KIND (CUDA_MEMOPR_MEMORY_KIND_*): pageable and
  * pinned memory are the host's, the rest the GPU's. */
@@ -22,21 +20,6 @@ enum { OP_FREE = 1 };
 #define MAX_BYTES ((int64_t)1 << 40)
 
 enum { M_START, M_PID, M_DEVICE, M_ADDR, M_BYTES, M_KIND, M_OPER, M_CORR };
-
-/* A record's place in time order: input order kept on ties, as finalize
- * keeps it. */
-struct at {
-	int64_t ts;
-	uint32_t i;
-};
-
-static int cmp_at(const void *pa, const void *pb) {
-	const struct at *a = pa, *b = pb;
-	if (a->ts != b->ts) {
-		return a->ts < b->ts ? -1 : 1;
-	}
-	return a->i < b->i ? -1 : a->i > b->i;
-}
 
 /* The thread of the call that made a record, and the record's time inside
  * that call (the op around the call is then around the record). */
@@ -95,47 +78,6 @@ static bool read_rows(struct nsys_reader *r, const char *sql) {
 	return ok && tc_nsys_step_done(r, rc);
 }
 
-/*
- * Records [first, first + n) of the model in time order: NULL when they
- * are in it already (nsys writes them as they come), else their indexes.
- */
-static struct at *time_order(const struct tc_model *m, size_t first, size_t n) {
-	const struct tc_alloc *v = m->allocs + first;
-	size_t i = 1;
-	while (i < n && v[i - 1].ts <= v[i].ts) {
-		i++;
-	}
-	if (i >= n) {
-		return NULL;
-	}
-	struct at *o = tc_xmalloc(n * sizeof(*o));
-	for (i = 0; i < n; i++) {
-		o[i] = (struct at){ v[i].ts, (uint32_t)i };
-	}
-	tc_sort(o, n, sizeof(*o), cmp_at);
-	return o;
-}
-
-/*
- * Each device's bytes live when the trace starts, as analysis/memview.c
- * counts them: the frees of buffers the trace did not see allocated.
- * live[device] maps an address to 1 while allocated.
- */
-static void baselines(const struct tc_alloc *v, const struct at *o, size_t n, int64_t *base,
-		struct tc_u64map *live) {
-	for (size_t k = 0; k < n; k++) {
-		const struct tc_alloc *a = &v[o ? o[k].i : k];
-		uint32_t *at = tc_u64map_find(&live[a->device], a->addr);
-		if (a->bytes > 0) {
-			tc_u64map_put(&live[a->device], a->addr, 1);
-		} else if (at && *at) {
-			*at = 0;
-		} else {
-			base[a->device] -= a->bytes;
-		}
-	}
-}
-
 bool tc_nsys_read_memory(struct nsys_reader *r) {
 	static const char *const cols[] = { "start", "globalPid", "deviceId", "address", "bytes",
 		"memKind", "memoryOperationType", "correlationId" };
@@ -144,37 +86,5 @@ bool tc_nsys_read_memory(struct nsys_reader *r) {
 			7, NULL, sql, sizeof(sql))) {
 		return !r->err->code;
 	}
-	struct tc_model *m = r->m;
-	size_t first = m->n_allocs;
-	if (!read_rows(r, sql)) {
-		return false;
-	}
-	size_t n = m->n_allocs - first;
-	if (n == 0) {
-		return true; /* an empty table: no counter, and allocs may be NULL */
-	}
-	struct at *o = time_order(m, first, n);
-	size_t nd = m->n_devices ? m->n_devices : 1;
-	int64_t *cum = tc_xcalloc(nd, sizeof(*cum));
-	uint32_t *ctr = tc_xmalloc(nd * sizeof(*ctr));
-	struct tc_u64map *live = tc_xcalloc(nd, sizeof(*live));
-	baselines(m->allocs + first, o, n, cum, live);
-	for (size_t d = 0; d < nd; d++) {
-		tc_u64map_finish(&live[d]);
-		ctr[d] = TC_NONE;
-	}
-	free(live);
-	uint32_t name = tc_model_intern(m, "memory.allocated"), unit = tc_model_intern(m, "bytes");
-	for (size_t k = 0; k < n; k++) {
-		const struct tc_alloc *a = &m->allocs[first + (o ? o[k].i : k)];
-		if (ctr[a->device] == TC_NONE) {
-			ctr[a->device] = tc_model_counter(m, a->device, name, unit, 0);
-		}
-		cum[a->device] += a->bytes;
-		tc_model_add_sample(m, ctr[a->device], a->ts, (double)cum[a->device]);
-	}
-	free(o);
-	free(ctr);
-	free(cum);
-	return true;
+	return read_rows(r, sql);
 }

@@ -117,9 +117,8 @@ bool tc_nsys_select(struct nsys_reader *r, const char *t, const char *const *col
 	size_t n_required, const char *where, char *sql, size_t cap);
 bool tc_nsys_read_activity(struct nsys_reader *r);
 
-/* gpu_memory.c: CUDA_GPU_MEMORY_USAGE_EVENTS as allocator records and a
- * memory.allocated counter per device; after the activity (the API calls
- * the records link to). */
+/* gpu_memory.c: CUDA_GPU_MEMORY_USAGE_EVENTS as allocator records; after
+ * the activity (the API calls the records link to). */
 bool tc_nsys_read_memory(struct nsys_reader *r);
 
 #endif
