@@ -14,7 +14,8 @@
 
 struct scan {
 	const struct tc_model *m;
-	uint32_t *launcher;        /* per event: its launching framework op event, TC_NONE */
+	uint32_t *launcher;        /* per event: its launching framework op event, TC_NONE;
+	                            * NULL: no launch flows, none known */
 	uint8_t *own;              /* per op: its category from its name, 0 not yet */
 	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
 	struct tc_u64map pair;     /* (launcher, op) -> category */
@@ -34,7 +35,7 @@ static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
 /* Event i's category; *launched: whether its launching op is known. */
 static enum tc_devcat event_cat(struct scan *s, size_t i, bool *launched) {
 	const struct tc_model *m = s->m;
-	uint32_t o = m->ev.op[i], le = s->launcher[i];
+	uint32_t o = m->ev.op[i], le = s->launcher ? s->launcher[i] : TC_NONE;
 	*launched = le != TC_NONE;
 	if (le == TC_NONE) {
 		return own_cat(s, o);
@@ -167,8 +168,14 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	struct scan s = { .m = m };
 	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
-	s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
-	tc_launcher_of_events(m, s.launcher);
+	/* Without launch flows no event has a launcher: no column of them
+	 * (4 bytes an event, fresh pages) and no host index to build. */
+	for (size_t f = 0; f < m->n_flows && !s.launcher; f++) {
+		if (m->flows[f].kind == TC_FLOW_LAUNCH) {
+			s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
+			tc_launcher_of_events(m, s.launcher);
+		}
+	}
 	int64_t *stack_end = NULL;
 	uint8_t *stack_cat = NULL;
 	size_t cap = 0, cap2 = 0;
