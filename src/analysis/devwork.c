@@ -126,9 +126,14 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 		a->launched_ps = tc_sat_add(a->launched_ps, launched ? d : 0);
 		a->min_ps = d < a->min_ps ? d : a->min_ps;
 		a->max_ps = d > a->max_ps ? d : a->max_ps;
-		const struct tc_op *op = &m->ops[m->ev.op[i]];
-		int64_t fl = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
-		int64_t by = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
+		int64_t fl, by;
+		if (m->event_costs) {
+			/* Both from one walk of the event's args. */
+			tc_model_event_costs(m, i, &fl, &by);
+		} else {
+			fl = m->ops[m->ev.op[i]].flops;
+			by = m->ops[m->ev.op[i]].bytes;
+		}
 		add_cost(&a->flops, fl);
 		add_cost(&a->bytes, by);
 		facts(s, w, i, c, d, fl >= 0 && by > 0 ? 0 : d);
