@@ -378,9 +378,10 @@ static void check_runs_cover(const struct tc_ivals *runs,
 }
 
 START_TEST(union_many_tracks) {
-	/* Up to 64 tracks the unions merge per-track unions pairwise, over 64
-	 * through a heap of cursors: every track count must give the
-	 * brute-force union. */
+	/* Up to 64 tracks the unions merge per-track unions one by one, over
+	 * 64 as a binary counter (per kind) or through a heap of cursors (one
+	 * list); runs over 8 tracks come from per-kind unions, or, with gaps,
+	 * from the heap: every track count must give the brute-force union. */
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
 	uint32_t k = tc_model_op(m, tc_model_intern(m, "gemm"), 0, TC_OP_KERNEL);

@@ -14,19 +14,25 @@
 
 struct scan {
 	const struct tc_model *m;
-	uint32_t *launcher;        /* per event: its launching framework op event, TC_NONE */
+	uint32_t *launcher;        /* per event: its launching framework op event, TC_NONE;
+	                            * NULL: no launch flows, none known */
 	uint8_t *own;              /* per op: its category from its name, 0 not yet */
 	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
 	struct tc_u64map pair;     /* (launcher, op) -> category */
 };
 
-static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
-	if (!s->own[o]) {
-		const struct tc_model *m = s->m;
-		const char *name = tc_model_str(m, m->ops[o].name);
-		const char *cat = m->ops[o].category ? tc_model_str(m, m->ops[o].category) : NULL;
-		s->own[o] = (uint8_t)tc_devcat_of_kernel(name, strlen(name), cat, cat ? strlen(cat) : 0,
-			(enum tc_op_kind)m->ops[o].kind);
+static __attribute__((noinline)) void own_cat_find(struct scan *s, uint32_t o) {
+	const struct tc_model *m = s->m;
+	const char *name = tc_model_str(m, m->ops[o].name);
+	const char *cat = m->ops[o].category ? tc_model_str(m, m->ops[o].category) : NULL;
+	s->own[o] = (uint8_t)tc_devcat_of_kernel(name, strlen(name), cat, cat ? strlen(cat) : 0,
+		(enum tc_op_kind)m->ops[o].kind);
+}
+
+/* Op o's category by its name, found once per op. */
+static inline enum tc_devcat own_cat(struct scan *s, uint32_t o) {
+	if (__builtin_expect(!s->own[o], 0)) {
+		own_cat_find(s, o);
 	}
 	return (enum tc_devcat)s->own[o];
 }
@@ -34,7 +40,7 @@ static enum tc_devcat own_cat(struct scan *s, uint32_t o) {
 /* Event i's category; *launched: whether its launching op is known. */
 static enum tc_devcat event_cat(struct scan *s, size_t i, bool *launched) {
 	const struct tc_model *m = s->m;
-	uint32_t o = m->ev.op[i], le = s->launcher[i];
+	uint32_t o = m->ev.op[i], le = s->launcher ? s->launcher[i] : TC_NONE;
 	*launched = le != TC_NONE;
 	if (le == TC_NONE) {
 		return own_cat(s, o);
@@ -99,20 +105,35 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 	const struct tc_model *m = s->m;
 	const struct tc_track *tr = &m->tracks[t];
 	size_t top = 0;
+	/* The sums of the category of the last event, held here while the
+	 * events' categories repeat (most do), stored on a change and at the
+	 * end: the same additions in the same order, without a load and a
+	 * store of each per event. */
+	enum tc_devcat cur = 0;
+	struct tc_devcat_acc hold = w->cat[0], *a = &hold;
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 		bool launched;
 		enum tc_devcat c = event_cat(s, i, &launched);
 		int64_t st = m->ev.start[i], d = m->ev.dur[i], e = st + d;
-		struct tc_devcat_acc *a = &w->cat[c];
+		if (c != cur) {
+			w->cat[cur] = hold;
+			hold = w->cat[c];
+			cur = c;
+		}
 		a->count++;
 		a->total_ps = tc_sat_add(a->total_ps, d);
 		a->self_ps = tc_sat_add(a->self_ps, d);
 		a->launched_ps = tc_sat_add(a->launched_ps, launched ? d : 0);
 		a->min_ps = d < a->min_ps ? d : a->min_ps;
 		a->max_ps = d > a->max_ps ? d : a->max_ps;
-		const struct tc_op *op = &m->ops[m->ev.op[i]];
-		int64_t fl = m->event_costs ? tc_model_event_flops(m, i) : op->flops;
-		int64_t by = m->event_costs ? tc_model_event_bytes_accessed(m, i) : op->bytes;
+		int64_t fl, by;
+		if (m->event_costs) {
+			/* Both from one walk of the event's args. */
+			tc_model_event_costs(m, i, &fl, &by);
+		} else {
+			fl = m->ops[m->ev.op[i]].flops;
+			by = m->ops[m->ev.op[i]].bytes;
+		}
 		add_cost(&a->flops, fl);
 		add_cost(&a->bytes, by);
 		facts(s, w, i, c, d, fl >= 0 && by > 0 ? 0 : d);
@@ -125,7 +146,8 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 		}
 		if (top > 0) {
 			int64_t pe = (*stack_end)[top - 1];
-			struct tc_devcat_acc *p = &w->cat[(*stack_cat)[top - 1]];
+			uint8_t pc = (*stack_cat)[top - 1];
+			struct tc_devcat_acc *p = pc == cur ? &hold : &w->cat[pc];
 			p->self_ps = tc_sat_add(p->self_ps, -((e < pe ? e : pe) - st));
 		}
 		if (d > 0) {
@@ -136,6 +158,7 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 			top++;
 		}
 	}
+	w->cat[cur] = hold;
 }
 
 void tc_devwork_init(struct tc_devwork *w) {
@@ -167,8 +190,14 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	struct scan s = { .m = m };
 	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
-	s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
-	tc_launcher_of_events(m, s.launcher);
+	/* Without launch flows no event has a launcher: no column of them
+	 * (4 bytes an event, fresh pages) and no host index to build. */
+	for (size_t f = 0; f < m->n_flows && !s.launcher; f++) {
+		if (m->flows[f].kind == TC_FLOW_LAUNCH) {
+			s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
+			tc_launcher_of_events(m, s.launcher);
+		}
+	}
 	int64_t *stack_end = NULL;
 	uint8_t *stack_cat = NULL;
 	size_t cap = 0, cap2 = 0;

@@ -168,8 +168,17 @@ struct tc_runs_scan {
 	uint32_t kinds;
 	size_t na;                      /* track cursors left, by next start */
 	struct tc_scan_cursor { int64_t key; size_t i, end; } c[TC_RUNS_SCAN_TRACKS];
-	bool heap;                      /* more tracks than cursors: merged by g */
+	/* More tracks than cursors: their per-kind unions (u, built by the
+	 * first _to; u_pos, u_open: each kind's next interval, the kinds with
+	 * some left) stand for the events, which give the same runs; with
+	 * gaps asked for, the events merged by g (heap). */
+	const uint32_t *tracks;
+	size_t nt;
+	bool heap, many;
 	struct tc_track_merge g;
+	struct tc_ivals *u;
+	size_t u_pos[TC_OP_KIND_COUNT];
+	uint32_t u_open;
 	struct tc_ivals *out;           /* where the runs go, */
 	struct tc_kind_sums *sums;      /* or, where set, their sums */
 	/* NULL, or where the gaps between busy stretches go (set it after

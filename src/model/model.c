@@ -571,6 +571,19 @@ int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
 	return m->ops[m->ev.op[i]].bytes;
 }
 
+/* tc_model_arg_value_i64 with its integer cases in line. */
+static inline bool arg_i64(const struct tc_model *m, const struct tc_arg *a, int64_t *v) {
+	if (a->type == TC_ARG_INT || a->type == TC_ARG_BOOL) {
+		*v = a->v.i;
+		return true;
+	}
+	if (a->type == TC_ARG_UINT) {
+		*v = (int64_t)a->v.u;
+		return true;
+	}
+	return tc_model_arg_value_i64(m, a, v);
+}
+
 void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes) {
 	const struct tc_op *op = &m->ops[m->ev.op[i]];
 	*flops = op->flops;
@@ -582,10 +595,10 @@ void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, in
 	unsigned found = tc_model_arg_find2(m, m->ev.args[i], m->key.flops,
 		m->key.bytes_accessed, a);
 	int64_t v;
-	if ((found & 1) && tc_model_arg_value_i64(m, &a[0], &v)) {
+	if ((found & 1) && arg_i64(m, &a[0], &v)) {
 		*flops = v;
 	}
-	if ((found & 2) && tc_model_arg_value_i64(m, &a[1], &v)) {
+	if ((found & 2) && arg_i64(m, &a[1], &v)) {
 		*bytes = v;
 	}
 }
