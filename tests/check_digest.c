@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/coll_gather.h"
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "analysis/passes.h"
 #include "model/coll_table.h"
-#include "model/digest.h"
+#include "model/digest_msg.h"
 #include "model/model.h"
 #include "model/findings.h"
 #include "model/rank.h"

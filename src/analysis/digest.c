@@ -10,7 +10,7 @@
 #include "analysis/compare.h"
 #include "analysis/device.h"
 #include "analysis/devwork.h"
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "analysis/passes.h"
 #include "analysis/summary.h"
 #include "model/rank.h"

@@ -6,12 +6,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "analysis/digest_ranks.h"
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
 #include "model/coll_table.h"
-#include "model/digest.h"
+#include "model/digest_msg.h"
 #include "util/xalloc.h"
 
 struct tc_rank_set {
@@ -38,10 +38,6 @@ void tc_rank_set_destroy(struct tc_rank_set *s) {
 
 size_t tc_rank_set_n(const struct tc_rank_set *s) {
 	return s ? s->n : 0;
-}
-
-size_t tc_digest_n_ranks(const struct tc_digest *d) {
-	return d->msg ? d->msg->n_ranks : 0;
 }
 
 static void push(struct tc_rank_set *s, Tracectl__Rank *r) {

@@ -31,8 +31,6 @@ void tc_rank_set_destroy(struct tc_rank_set *s);
 /* How many ranks s holds (0 for NULL). */
 size_t tc_rank_set_n(const struct tc_rank_set *s);
 
-/* How many ranks d holds. */
-size_t tc_digest_n_ranks(const struct tc_digest *d);
 /* Append every rank of d (read from a file), each checked with
  * tc_digest_rank_valid; false with err set at the first malformed one,
  * none of d's ranks appended. */

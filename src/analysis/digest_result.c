@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "analysis/budget.h"
 #include "analysis/devwork.h"
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "analysis/passes.h"
 #include "util/num.h"
 #include "util/xalloc.h"

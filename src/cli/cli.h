@@ -201,7 +201,7 @@ void tc_cli_device_error(const struct tc_model *m, const char *name,
 struct tc_digest;
 struct tc_rank_set;
 struct tc_cli_digests {
-	struct tc_digest *d;    /* one per input */
+	struct tc_digest **d;   /* one per input (model/digest.h) */
 	size_t n;
 	struct tc_rank_set *ranks; /* every rank, input by input (analysis/digest_ranks.h) */
 	struct tc_model *skel;  /* tc_rank_set_skeleton of ranks */
@@ -249,7 +249,7 @@ struct tc_spill;
 struct tc_job_ranks;
 struct tc_cli_job {
 	struct tc_cli_digests in;     /* digests read */
-	struct tc_digest *made;       /* the traces' ranks */
+	struct tc_digest **made;      /* the traces' ranks */
 	size_t n_made;
 	struct tc_spill *aside;       /* their bulk (tc_digest_add_job_rank) */
 	struct tc_rank_set *ranks;    /* every rank */

@@ -81,24 +81,21 @@ static int parse(const struct tc_cli_spec *spec, struct tc_cli_common *c, int ar
 /* Merge ins into one canonical digest and write it. */
 static int write_merged(const struct tc_cli_common *c, struct tc_digest *const *ins,
 		size_t n, char **inputs, int n_inputs, bool compress) {
-	struct tc_digest out;
-	tc_digest_init(&out);
+	struct tc_digest *out = tc_digest_create();
 	struct tc_error err;
 	tc_error_init(&err);
 	int code = TC_EXIT_OK;
 	struct tc_outfile o;
-	if (!tc_digest_merge(ins, NULL, n, &out, &err)) {
+	if (!tc_digest_merge(ins, NULL, n, out, &err)) {
 		code = tc_cli_error(&err);
 	} else if (!tc_cli_open_output(c, inputs, n_inputs, NULL, &o)) {
 		code = TC_EXIT_OUTPUT;
 	} else {
-		for (size_t r = 0; r < out.msg->n_ranks; r++) {
-			tc_digest_rank_compact(out.msg->ranks[r], &out.arena);
-		}
-		tc_write_digest(o.fp, &out, compress);
+		tc_digest_compact(out);
+		tc_write_digest(o.fp, out, compress);
 		code = tc_cli_close_output(&o);
 	}
-	tc_digest_finish(&out);
+	tc_digest_destroy(out);
 	return code;
 }
 
@@ -110,8 +107,7 @@ int tc_cmd_digest(int argc, char **argv) {
 	if (code) {
 		return code < 0 ? TC_EXIT_OK : code;
 	}
-	struct tc_digest d;
-	tc_digest_init(&d);
+	struct tc_digest *d = tc_digest_create();
 	/* File after file: a model's freed arrays serve the next one's. */
 	tc_malloc_reuse_begin();
 	for (int i = optind; i < argc && code == TC_EXIT_OK; i++) {
@@ -123,7 +119,7 @@ int tc_cmd_digest(int argc, char **argv) {
 		/* One rank a file: read, summarise and drop each in turn. */
 		struct tc_model *m = tc_cli_load(&c, argv + i, 1, &code);
 		if (m) {
-			tc_digest_add_rank(&d, m, argv[i]);
+			tc_digest_add_rank(d, m, argv[i]);
 			code = tc_cli_strict(&c, m);
 			tc_model_destroy(m);
 		}
@@ -132,7 +128,7 @@ int tc_cmd_digest(int argc, char **argv) {
 		struct tc_error err;
 		tc_error_init(&err);
 		if (code == TC_EXIT_OK &&
-				!tc_digest_rank_valid(d.msg->ranks[d.msg->n_ranks - 1], &err)) {
+				!tc_digest_rank_check(d, tc_digest_n_ranks(d) - 1, &err)) {
 			/* Its indexes are the model's own: only its times can be. */
 			tc_error_init(&err);
 			tc_error_set(&err, TC_EXIT_INPUT, "its times lie further from its first event "
@@ -143,10 +139,9 @@ int tc_cmd_digest(int argc, char **argv) {
 	}
 	tc_malloc_reuse_end();
 	if (code == TC_EXIT_OK) {
-		struct tc_digest *one = &d;
-		code = write_merged(&c, &one, 1, argv + optind, argc - optind, compress);
+		code = write_merged(&c, &d, 1, argv + optind, argc - optind, compress);
 	}
-	tc_digest_finish(&d);
+	tc_digest_destroy(d);
 	return code;
 }
 
@@ -160,36 +155,32 @@ int tc_cmd_merge(int argc, char **argv) {
 	}
 	/* Ranks stay packed: merging copies their bytes. */
 	size_t n = (size_t)(argc - optind);
-	struct tc_digest_packed *in = tc_xcalloc(n, sizeof(*in));
 	struct tc_digest_packed **v = tc_xmalloc(n * sizeof(*v));
 	struct tc_error err;
 	tc_error_init(&err);
 	for (size_t i = 0; i < n; i++) {
-		tc_digest_packed_init(&in[i]);
-		v[i] = &in[i];
+		v[i] = tc_digest_packed_create();
 		if (code == TC_EXIT_OK && !tc_ingest_digest_packed(argv[optind + (int)i],
-				&c.ingest.lim, &in[i], &err)) {
+				&c.ingest.lim, v[i], &err)) {
 			code = tc_cli_digest_read_error("merge", argv[optind + (int)i], &c, &err);
 		}
 	}
-	struct tc_digest_packed out;
-	tc_digest_packed_init(&out);
+	struct tc_digest_packed *out = tc_digest_packed_create();
 	struct tc_outfile o;
 	if (code != TC_EXIT_OK) {
 		/* reported */
-	} else if (!tc_digest_merge_packed(v, (const char *const *)argv + optind, n, &out, &err)) {
+	} else if (!tc_digest_merge_packed(v, (const char *const *)argv + optind, n, out, &err)) {
 		code = tc_cli_error(&err);
 	} else if (!tc_cli_open_output(&c, argv + optind, argc - optind, NULL, &o)) {
 		code = TC_EXIT_OUTPUT;
 	} else {
-		tc_write_digest_packed(o.fp, &out, compress);
+		tc_write_digest_packed(o.fp, out, compress);
 		code = tc_cli_close_output(&o);
 	}
-	tc_digest_packed_finish(&out);
+	tc_digest_packed_destroy(out);
 	for (size_t i = 0; i < n; i++) {
-		tc_digest_packed_finish(&in[i]);
+		tc_digest_packed_destroy(v[i]);
 	}
 	free(v);
-	free(in);
 	return code;
 }

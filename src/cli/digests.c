@@ -39,12 +39,12 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 	for (int i = 0; i < n; i++) {
 		struct tc_error err;
 		tc_error_init(&err);
-		tc_digest_init(&out->d[out->n]);
-		if (!tc_ingest_digest(paths[i], &c->ingest.lim, &out->d[out->n], &err)) {
-			tc_digest_finish(&out->d[out->n]);
+		out->d[out->n] = tc_digest_create();
+		if (!tc_ingest_digest(paths[i], &c->ingest.lim, out->d[out->n], &err)) {
+			tc_digest_destroy(out->d[out->n]);
 			return tc_cli_digest_read_error(cmd, paths[i], c, &err);
 		}
-		if (!tc_rank_set_add_digest(out->ranks, &out->d[out->n++], &err)) {
+		if (!tc_rank_set_add_digest(out->ranks, out->d[out->n++], &err)) {
 			tc_error_path(&err, paths[i]);
 			return tc_cli_error(&err);
 		}
@@ -121,7 +121,7 @@ void tc_cli_digests_warn_twice(struct tc_model *m, size_t twice) {
 
 void tc_cli_digests_finish(struct tc_cli_digests *in) {
 	for (size_t i = 0; i < in->n; i++) {
-		tc_digest_finish(&in->d[i]);
+		tc_digest_destroy(in->d[i]);
 	}
 	free(in->d);
 	tc_rank_set_destroy(in->ranks);

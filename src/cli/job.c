@@ -118,7 +118,7 @@ static int device_error(const struct tc_cli_common *c, const char *device, const
 /* Read files[0..n) into digests made[0..2) (kept with keep), their ranks
  * appended to job->ranks in file order; the exit code. */
 static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_opts *ao,
-		char **files, size_t n, enum tc_digest_keep keep, struct tc_digest *made,
+		char **files, size_t n, enum tc_digest_keep keep, struct tc_digest **made,
 		struct tc_cli_job *job) {
 	struct reader rd = { .c = c, .io = c->ingest, .ao = ao, .keep = keep, .aside = job->aside,
 		.files = files, .n = n,
@@ -134,7 +134,7 @@ static int read_traces(const struct tc_cli_common *c, const struct tc_analysis_o
 	struct worker *w = tc_xcalloc(nw, sizeof(*w));
 	for (size_t k = 0; k < nw; k++) {
 		w[k].rd = &rd;
-		w[k].d = &made[k];
+		w[k].d = made[k];
 	}
 	tc_cli_progress_start(files, (int)n, &rd.io.lim);
 	/* Each thread reads file after file: a model's freed arrays serve the
@@ -178,7 +178,7 @@ static int read_job_traces(const struct tc_cli_common *c, const struct tc_analys
 		char **files, size_t n, struct tc_cli_job *job) {
 	job->made = tc_xcalloc(3, sizeof(*job->made));
 	for (size_t k = 0; k < 3; k++) {
-		tc_digest_init(&job->made[k]);
+		job->made[k] = tc_digest_create();
 	}
 	job->n_made = 3;
 	/* What each lean rank keeps of its steps and collectives waits in a
@@ -193,7 +193,7 @@ static int read_job_traces(const struct tc_cli_common *c, const struct tc_analys
 	size_t bd = tc_job_breakdown_rank(tc_rank_set_job(job->ranks, NULL));
 	bool lean = false;
 	for (size_t k = 0; k < 2 && !lean; k++) {
-		lean |= tc_rank_set_in_digest(job->ranks, bd, &job->made[k]);
+		lean |= tc_rank_set_in_digest(job->ranks, bd, job->made[k]);
 	}
 	if (!lean) {
 		return TC_EXIT_OK;
@@ -307,7 +307,7 @@ void tc_cli_job_finish(struct tc_cli_job *job) {
 	}
 	tc_cli_digests_finish(&job->in);
 	for (size_t i = 0; i < job->n_made; i++) {
-		tc_digest_finish(&job->made[i]);
+		tc_digest_destroy(job->made[i]);
 	}
 	free(job->made);
 	if (job->aside) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "ingest/digest.h"
+#include "model/digest_msg.h"
 #include "util/inflate.h"
 #include "util/pbwire.h"
 #include "util/xalloc.h"

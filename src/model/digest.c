@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/devcat.h"
-#include "model/digest.h"
+#include "model/digest_msg.h"
 #include "model/findings.h"
 #include "model/model.h"
 #include "util/num.h"
@@ -24,6 +24,33 @@ void tc_digest_finish(struct tc_digest *d) {
 	d->msg = NULL;
 }
 
+struct tc_digest *tc_digest_create(void) {
+	struct tc_digest *d = tc_xmalloc(sizeof(*d));
+	tc_digest_init(d);
+	return d;
+}
+
+void tc_digest_destroy(struct tc_digest *d) {
+	if (d) {
+		tc_digest_finish(d);
+		free(d);
+	}
+}
+
+size_t tc_digest_n_ranks(const struct tc_digest *d) {
+	return d->msg ? d->msg->n_ranks : 0;
+}
+
+bool tc_digest_rank_check(const struct tc_digest *d, size_t i, struct tc_error *err) {
+	return tc_digest_rank_valid(d->msg->ranks[i], err);
+}
+
+void tc_digest_compact(struct tc_digest *d) {
+	for (size_t r = 0; r < tc_digest_n_ranks(d); r++) {
+		tc_digest_rank_compact(d->msg->ranks[r], &d->arena);
+	}
+}
+
 void tc_digest_packed_init(struct tc_digest_packed *p) {
 	tc_arena_init(&p->arena, 1 << 16);
 	p->raw = NULL;
@@ -34,6 +61,19 @@ void tc_digest_packed_finish(struct tc_digest_packed *p) {
 	tc_arena_finish(&p->arena);
 	p->raw = NULL;
 	p->heads = NULL;
+}
+
+struct tc_digest_packed *tc_digest_packed_create(void) {
+	struct tc_digest_packed *p = tc_xmalloc(sizeof(*p));
+	tc_digest_packed_init(p);
+	return p;
+}
+
+void tc_digest_packed_destroy(struct tc_digest_packed *p) {
+	if (p) {
+		tc_digest_packed_finish(p);
+		free(p);
+	}
 }
 
 static void *arena_alloc(void *data, size_t size) {

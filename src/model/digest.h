@@ -3,9 +3,11 @@
 
 /*
  * A digest (proto/digest.proto, docs/digest.md): per-rank summaries of
- * traces that merge. The in-memory form is the protobuf-c message itself,
- * every part of it allocated from the digest's arena, so a digest read
- * from a file and one built or merged here are freed alike.
+ * traces that merge. To everything but the digest code a digest is an
+ * opaque handle reached through functions (these, ingest/digest.h,
+ * analysis/digest.h, analysis/digest_ranks.h, output/digest_write.h);
+ * its protobuf-c form, struct tc_digest's layout included, is in
+ * model/digest_msg.h, which only the digest code includes.
  *
  * Merging is a function of the set of ranks alone: ranks are sorted
  * canonically and the job-level op statistics are recomputed from them,
@@ -15,8 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "digest.pb-c.h"
-#include "util/arena.h"
 #include "util/error.h"
 
 /* "TCDIGEST" read as a little-endian fixed64: the first 9 bytes of a
@@ -31,84 +31,46 @@
 #define TC_SKETCH_EXACT_MAX 256
 /* Relative accuracy of a bucket's value (DDSketch alpha). */
 #define TC_SKETCH_ALPHA 0.01
-
-struct tc_digest {
-	struct tc_arena arena;
-	Tracectl__Digest *msg;
-};
-
-void tc_digest_init(struct tc_digest *d);
-void tc_digest_finish(struct tc_digest *d);
-/* The canonical order of ranks (qsort comparator over Tracectl__Rank *):
- * numbered ranks by number, then by name and input. */
-int tc_digest_rank_cmp(const void *pa, const void *pb);
 /* Times a digest may hold, ps either side of its trace's first event
  * (about 3.3 days), and the most ranks' clocks may lie apart to be
  * aligned: a job shifts and subtracts them (collectives across ranks
  * through several clock offsets), and sums of up to 32 such values stay
  * inside int64. */
 #define TC_DIGEST_TIME_MAX ((int64_t)1 << 58)
-/* False, with err set, when a rank read from a file names a device,
- * track, counter or string it does not hold, holds no summary, holds a
- * field only a job's rank in memory holds (Rank.aside_at, ...) or a time
- * past TC_DIGEST_TIME_MAX. */
-bool tc_digest_rank_valid(const Tracectl__Rank *r, struct tc_error *err);
-/* A rank as `digest` writes it (steps and marked steps as StepCols,
- * exposed time as runs; parts from a), and back as the messages, field
- * for field; false, with err set, when what it reads is malformed. */
-void tc_digest_rank_compact(Tracectl__Rank *r, struct tc_arena *a);
-bool tc_digest_rank_expand(Tracectl__Rank *r, struct tc_arena *a,
-	struct tc_error *err);
-/* The packed message b[0..*n) of type desc (tracectl__digest__descriptor:
- * a digest) without the fields this version does not know (a newer
- * tracectl's, or padding), at any depth, compacted in place so that
- * unpacking holds none of them; *n its new length. False when the wire is
- * malformed (b is then garbage). */
-bool tc_digest_strip_unknown(uint8_t *b, size_t *n, const ProtobufCMessageDescriptor *desc);
-/* A protobuf-c allocator that takes from arena a and frees nothing. */
-void tc_digest_allocator(struct tc_arena *a, ProtobufCAllocator *out);
 
-/*
- * A digest as merge reads it: each rank kept as its packed bytes, with only
- * what merging reads unpacked (RankHead): merging a thousand digests
- * spends its time unpacking otherwise. Everything is in the arena.
- */
-struct tc_digest_packed {
-	struct tc_arena arena;
-	Tracectl__DigestRaw *raw;
-	Tracectl__RankHead **heads;     /* one per raw->ranks */
-};
+/* A digest, its ranks unpacked. */
+struct tc_digest;
+/* A digest as merge reads it: each rank kept as its packed bytes. */
+struct tc_digest_packed;
 
-void tc_digest_packed_init(struct tc_digest_packed *p);
-void tc_digest_packed_finish(struct tc_digest_packed *p);
+/* An empty digest (no ranks); destroy it with tc_digest_destroy (NULL is
+ * fine), which frees everything read into it or made in it. */
+struct tc_digest *tc_digest_create(void);
+void tc_digest_destroy(struct tc_digest *d);
+/* The same for a packed digest. */
+struct tc_digest_packed *tc_digest_packed_create(void);
+void tc_digest_packed_destroy(struct tc_digest_packed *p);
 
-/* A sketch of durations v[0..n) (sorted here). */
-Tracectl__Sketch *tc_sketch_build(struct tc_arena *a, int64_t *v, size_t n);
-/* Nearest-rank percentile p (0..100) of a sketch holding n durations,
- * clamped to [lo, hi]; -1 when empty. */
-int64_t tc_sketch_percentile(const Tracectl__Sketch *s, uint64_t n, double p,
-	int64_t lo, int64_t hi);
+/* How many ranks d holds. */
+size_t tc_digest_n_ranks(const struct tc_digest *d);
+/* False, with err set, when rank i of d would not read back from a file
+ * (tc_digest_rank_valid in model/digest_msg.h). */
+bool tc_digest_rank_check(const struct tc_digest *d, size_t i, struct tc_error *err);
+/* Every rank of d as `digest` writes it (tc_digest_rank_compact), in
+ * place: do it once, just before writing d. */
+void tc_digest_compact(struct tc_digest *d);
 
-/* Job-level op statistics of ranks[0..n): one row per (name, category,
- * kind), in order of first appearance over the ranks in the order given
- * (rank by rank, each in its op order). */
-Tracectl__OpStat **tc_digest_merge_ops(struct tc_arena *a, Tracectl__Rank *const *ranks,
-	size_t n, size_t *n_out);
-
-/* Merge the ranks of in[0..n) into out (initialised by the caller); out
- * points into the inputs, which must outlive it. False with err set when a
- * rank appears twice, naming it and the labels[] (file names) of the two
- * inputs that hold it. */
+/* Merge the ranks of in[0..n) into out (empty, from tc_digest_create);
+ * out points into the inputs, which must outlive it. False with err set
+ * when a rank appears twice, naming it and the labels[] (file names) of
+ * the two inputs that hold it. */
 bool tc_digest_merge(struct tc_digest *const *in, const char *const *labels, size_t n,
 	struct tc_digest *out, struct tc_error *err);
 
-/* tc_digest_merge on packed digests: out->raw holds the ranks' bytes, as
- * they were packed, in canonical order; packed, it is the bytes
- * tc_digest_merge's message packs to. out points into the inputs. */
+/* tc_digest_merge on packed digests: out's ranks are their bytes, as
+ * they were packed, in canonical order; written, they are the bytes
+ * tc_digest_merge's digest writes. out points into the inputs. */
 bool tc_digest_merge_packed(struct tc_digest_packed *const *in, const char *const *labels,
 	size_t n, struct tc_digest_packed *out, struct tc_error *err);
-
-/* A fresh digest message in d's arena with magic and version set. */
-Tracectl__Digest *tc_digest_new_msg(struct tc_digest *d);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "model/coll_table.h"
-#include "model/digest.h"
+#include "model/digest_msg.h"
 #include "util/intern.h"
 #include "util/pbwire.h"
 #include "util/num.h"

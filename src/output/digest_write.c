@@ -1,5 +1,6 @@
 /* Writing a digest: its protobuf bytes, as one zstd frame when possible. */
 #include <stdlib.h>
+#include "model/digest_msg.h"
 #include "output/digest_write.h"
 #include "util/xalloc.h"
 #include "util/zstdpack.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include "model/digest.h"
 
-/* Pack d's message (protobuf-c) onto f, as one zstd frame when compress
+/* Pack d (its protobuf-c message) onto f, as one zstd frame when compress
  * and this build has libzstd, else as it is. */
 void tc_write_digest(FILE *f, const struct tc_digest *d, bool compress);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "analysis/summary.h"
 #include "fuzz.h"
 #include "output/analysis_write.h"

@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest.h"
+#include "analysis/digest_msg.h"
 #include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "fuzz.h"
 #include "ingest/digest.h"
-#include "model/digest.h"
+#include "model/digest_msg.h"
 #include "util/spill.h"
 #include "util/xalloc.h"
 
