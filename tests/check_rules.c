@@ -1871,6 +1871,46 @@ START_TEST(rank_slots_are_fields) {
 }
 END_TEST
 
+/* A cause measured on several devices whose finding is on another device
+ * than the breakdown's: the text says so and keeps its whole spread
+ * clause, which a rank's analysis for a job records as its spread. */
+START_TEST(idle_device_spread_whole) {
+	for (int slots = 0; slots < 2; slots++) {
+		struct fx f = fx_new();
+		uint32_t gpu1 = tc_model_add_device(f.m, tc_model_intern(f.m, "GPU 1"), TC_DEV_GPU);
+		uint32_t s1 = tc_model_add_track(f.m, gpu1, tc_model_intern(f.m, "stream 7"),
+			TC_TRACK_STREAM, 17);
+		ev(&f, f.stream, "k", TC_OP_KERNEL, 0, 95 * US);
+		ev(&f, s1, "k1", TC_OP_KERNEL, 0, 30 * US);
+		ev(&f, s1, "k2", TC_OP_KERNEL, 90 * US, 10 * US); /* GPU 1: 60 % unexplained */
+		tc_model_finalize(f.m);
+		struct tc_analysis_opts o;
+		tc_analysis_opts_init(&o);
+		o.rank_slots = slots;
+		struct tc_analysis a;
+		tc_analyze(f.m, &o, TC_AN_FINDINGS, &a);
+		const struct tc_finding *fd = find(&a, "idle-device");
+		ck_assert_ptr_nonnull(fd);
+		ck_assert_uint_eq(fd->device, gpu1);
+		const char *tail = "; measured on the worst device, not the breakdown's GPU 0"
+			"; 1 of 2 devices at or above the moderate band)";
+		size_t n = strlen(fd->text), k = strlen(tail);
+		ck_assert_msg(n >= k && strcmp(fd->text + n - k, tail) == 0, "%s", fd->text);
+		if (slots) {
+			const char *clause = "; 1 of 2 devices at or above the moderate band";
+			ck_assert(fd->has_spread);
+			ck_assert_uint_eq(fd->spread_at, n - 1 - strlen(clause));
+			ck_assert_uint_eq(fd->spread_len, strlen(clause));
+			ck_assert_uint_eq(fd->n_slots, 2);
+			ck_assert(strncmp(fd->text + fd->slot[0], "GPU 1 is idle", 13) == 0);
+			ck_assert(strncmp(fd->text + fd->slot[1], "GPU 0; 1 of 2", 13) == 0);
+		}
+		tc_analysis_finish(&a);
+		tc_model_destroy(f.m);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("rules");
 	TCase *tc = tcase_create("analysis");
@@ -1920,6 +1960,7 @@ int main(void) {
 	tcase_add_test(tr, rule_transfer_bound);
 	tcase_add_test(tr, rule_unoptimized_op);
 	tcase_add_test(tr, rank_slots_are_fields);
+	tcase_add_test(tr, idle_device_spread_whole);
 	suite_add_tcase(s, tr);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_add_loop_test(tt, gold_tracelens_gpu_timeline, 0,

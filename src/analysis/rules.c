@@ -694,7 +694,7 @@ static void rule_idle_device(struct rule_ctx *c) {
 	}
 	struct tc_finding *f = add_cause(c, "idle-device", sev, &k);
 	const struct tc_device_util *u = util_of(c, k.device);
-	char util[240] = "", sp[96];
+	char util[240] = "", sp[256];
 	struct figs g;
 	if (u && u->last_ps > u->first_ps) {
 		int64_t span = u->last_ps - u->first_ps;
