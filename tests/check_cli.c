@@ -1,6 +1,7 @@
 /*
  * Check suite for the CLI layer: option tables (unique, all in --help,
- * parsed as declared) and the threads a command starts.
+ * parsed as declared), the threads a command starts, and what a job
+ * opened from its ranks' traces or digests holds.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "analysis/analyze.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "output/finding_text.h"
 #include "tc_test.h"
 
 /*
@@ -188,6 +191,76 @@ START_TEST(parser_ids_and_choices) {
 }
 END_TEST
 
+/* No byte under 0x20 in s, a finding's string. */
+static void printable(const char *s, const char *what, const char *kind) {
+	for (const char *p = s; p && *p; p++) {
+		ck_assert_msg((unsigned char)*p >= 0x20, "%s: %s: byte 0x%02x in '%s'", what, kind,
+			(unsigned char)*p, s);
+	}
+}
+
+/* The job of argv[1..argc) (two ranks): every finding names its rank, and
+ * neither its text, its suggestion nor its wording holds a byte under
+ * 0x20: the ranks' slots and spreads are fields (tc_finding.slot,
+ * spread_at). Some slot is used, so the check saw a rank's device names. */
+static void job_strings_printable(int argc, char **argv, const char *what) {
+	struct tc_cli_common c;
+	tc_cli_common_init(&c, "bottlenecks");
+	struct tc_analysis_opts ao;
+	tc_analysis_opts_init(&ao);
+	optind = 1;
+	struct tc_cli_source s;
+	ck_assert_int_eq(tc_cli_source_open(&c, &ao, TC_AN_FINDINGS, argc, argv, &s), TC_EXIT_OK);
+	ck_assert_uint_gt(s.an.n_findings, 0);
+	size_t slots = 0, ranked = 0;
+	for (size_t i = 0; i < s.an.n_findings; i++) {
+		const struct tc_finding *f = &s.an.findings[i];
+		printable(f->text, what, f->kind);
+		printable(f->suggestion, what, f->kind);
+		struct tc_strbuf sb = { 0 };
+		tc_finding_wording(f, &sb);
+		printable(sb.s, what, f->kind);
+		tc_strbuf_finish(&sb);
+		for (size_t k = 0; k < f->n_slots; k++) {
+			ck_assert_uint_le(f->slot[k], strlen(f->text));
+		}
+		ck_assert(!f->has_spread || f->spread_at + f->spread_len <= strlen(f->text));
+		slots += f->n_slots;
+		ranked += f->has_rank;
+	}
+	ck_assert_uint_gt(slots, 0);
+	ck_assert_uint_gt(ranked, 0);
+	tc_cli_source_finish(&s);
+}
+
+/* Two DDP ranks as traces, as their digests, and as one merged digest. */
+START_TEST(job_finding_strings_printable) {
+	char r0[4096], r1[4096];
+	snprintf(r0, sizeof(r0), "%s", tc_test_src("fixtures/real/torch_ddp_rank0.kineto.json.gz"));
+	snprintf(r1, sizeof(r1), "%s", tc_test_src("fixtures/real/torch_ddp_rank1.kineto.json.gz"));
+	char *traces[] = { (char *)"bottlenecks", r0, r1, NULL };
+	job_strings_printable(3, traces, "traces");
+
+	char d[3][32];
+	for (int k = 0; k < 3; k++) {
+		snprintf(d[k], sizeof(d[k]), "%s", tc_test_tmpfile("", 0));
+	}
+	for (int k = 0; k < 2; k++) {
+		char *dig[] = { (char *)"digest", (char *)"-o", d[k], k ? r1 : r0, NULL };
+		ck_assert_int_eq(tc_cmd_digest(4, dig), TC_EXIT_OK);
+	}
+	char *digests[] = { (char *)"bottlenecks", d[0], d[1], NULL };
+	job_strings_printable(3, digests, "digests");
+	char *merge[] = { (char *)"merge", (char *)"-o", d[2], d[0], d[1], NULL };
+	ck_assert_int_eq(tc_cmd_merge(5, merge), TC_EXIT_OK);
+	char *merged[] = { (char *)"bottlenecks", d[2], NULL };
+	job_strings_printable(2, merged, "merged digest");
+	for (int k = 0; k < 3; k++) {
+		unlink(d[k]);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("core");
@@ -195,6 +268,7 @@ int main(void) {
 	tcase_add_test(tc, tables_unique);
 	tcase_add_test(tc, help_lists_every_option);
 	tcase_add_test(tc, parser_ids_and_choices);
+	tcase_add_test(tc, job_finding_strings_printable);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/fill.h"
+#include "analysis/ftext.h"
 #include "analysis/host_evidence.h"
 #include "analysis/intervals.h"
 #include "analysis/memview.h"
@@ -33,7 +34,7 @@ struct rule_ctx {
 	struct tc_analysis *a;
 	size_t cap;
 	char (*label)[96]; /* per device: "rank 3: GPU 0" with several ranks, NULL else */
-	bool slots;        /* texts leave slots for a job (tc_analysis_opts.rank_slots) */
+	bool slots;        /* texts record a job's slots (tc_analysis_opts.rank_slots) */
 	/* The straggler finding explains the others' wait for the late rank
 	 * (tc_dev_attr.wait_ps): communication keeps the rest of the
 	 * collective time. */
@@ -57,41 +58,14 @@ static struct tc_finding *add(struct rule_ctx *c, const char *kind, enum tc_seve
 	return f;
 }
 
+/* A text that names no device and no spread. */
 static void text(struct tc_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/*
- * While a rank's texts are formatted (rule_ctx.slots), a byte under 0x20
- * goes before each device name (FMT_SLOT) and brackets the cause's spread
- * (FMT_SPREAD_OPEN/CLOSE): text() turns them into the finding's slot and
- * spread offsets and takes them out, so no finding's text holds them.
- */
-static const char FMT_SLOT = '\x01', FMT_SPREAD_OPEN = '\x02', FMT_SPREAD_CLOSE = '\x03';
-
-static void take_marks(struct tc_finding *f) {
-	size_t k = 0;
-	for (const char *p = f->text; *p; p++) {
-		if (*p == FMT_SLOT) {
-			if (f->n_slots < TC_FINDING_MAX_SLOTS) {
-				f->slot[f->n_slots++] = (uint32_t)k;
-			}
-		} else if (*p == FMT_SPREAD_OPEN) {
-			f->has_spread = true;
-			f->spread_at = (uint32_t)k;
-		} else if (*p == FMT_SPREAD_CLOSE) {
-			f->spread_len = (uint32_t)k - f->spread_at;
-		} else {
-			f->text[k++] = *p;
-		}
-	}
-	f->text[k] = 0;
-}
-
 static void text(struct tc_finding *f, const char *fmt, ...) {
 	va_list ap;
 	va_start(ap, fmt);
 	f->text = vfmt(fmt, ap);
 	va_end(ap);
-	take_marks(f);
 }
 
 static void suggest(struct tc_finding *f, const char *fmt, ...)
@@ -128,11 +102,16 @@ static enum tc_severity bands(const struct rule_ctx *c, double pct, enum tc_thre
 	return TC_SEV_NONE;
 }
 
-static const char *dev_name(const struct rule_ctx *c, uint32_t d) {
-	if (c->label && d < c->m->n_devices) {
-		return c->label[d];
+/* Appends device d's name to a text: its label with several ranks; in a
+ * rank's text for a job, with a slot for the job's rank before it. No
+ * device ("host") has no slot: a job names the rank first. */
+static void add_dev(const struct rule_ctx *c, struct tc_ftext *t, uint32_t d) {
+	const struct tc_model *m = c->m;
+	if (d >= m->n_devices) {
+		tc_ftext_add(t, "host");
+	} else {
+		tc_ftext_device(t, c->label ? c->label[d] : tc_model_str(m, m->devices[d].name));
 	}
-	return d < c->m->n_devices ? tc_model_str(c->m, c->m->devices[d].name) : "host";
 }
 
 static const struct tc_device_util *util_of(const struct rule_ctx *c, uint32_t d) {
@@ -218,28 +197,25 @@ static void measure(const struct rule_ctx *c, uint32_t cats, enum tc_threshold_i
 	}
 }
 
-/* "; 3 of 8 devices at or above the moderate band" when the cause was
- * measured on more than one device. Leaving a slot for its rank, the
- * clause is bracketed (FMT_SPREAD_OPEN/CLOSE, empty or not): a job puts
- * its own count of devices there. */
-static const char *spread(const struct rule_ctx *c, const struct cause *k, char *buf,
-		size_t n) {
-	char clause[96] = "", worst[160] = "";
-	if (k->n_devices > 1) {
-		tc_finding_spread_clause(clause, sizeof(clause), k->n_over, k->n_devices);
-	}
+/* Ends a cause's text, its sources' parenthesis open: the spread ("; 3 of
+ * 8 devices at or above the moderate band" when measured on several; in a
+ * rank's text for a job, where the job puts its own count), then ")". */
+static void finish_cause(const struct rule_ctx *c, struct tc_ftext *t, const struct cause *k) {
 	/* Measured where it is largest: say so when that is not the device
 	 * the breakdown shows (issue 48, class 9). */
 	if (k->device != c->a->bd_device && c->a->bd_device != TC_NONE) {
-		snprintf(worst, sizeof(worst), "; measured on the worst device, not the "
-			"breakdown's %s", dev_name(c, c->a->bd_device));
+		tc_ftext_add(t, "; measured on the worst device, not the breakdown's ");
+		add_dev(c, t, c->a->bd_device);
 	}
-	if (c->slots) {
-		snprintf(buf, n, "%s%c%s%c", worst, FMT_SPREAD_OPEN, clause, FMT_SPREAD_CLOSE);
-	} else {
-		snprintf(buf, n, "%s%s", worst, clause);
+	tc_ftext_spread_begin(t);
+	if (k->n_devices > 1) {
+		char clause[96];
+		tc_finding_spread_clause(clause, sizeof(clause), k->n_over, k->n_devices);
+		tc_ftext_add(t, clause);
 	}
-	return buf;
+	tc_ftext_spread_end(t);
+	tc_ftext_add(t, ")");
+	tc_ftext_finish(t);
 }
 
 /* Figures in the text: each with its own adaptive unit (util/numfmt.h). */
@@ -332,7 +308,6 @@ static void rule_communication(struct rule_ctx *c) {
 	}
 	const struct tc_device_util *u = util_of(c, k.device);
 	struct tc_finding *f = add_cause(c, "communication", sev, &k);
-	char sp[256];
 	struct figs g;
 	char dev[128];
 	if (u && u->comm_ps) {
@@ -349,11 +324,15 @@ static void rule_communication(struct rule_ctx *c) {
 		snprintf(late, sizeof(late), ", nor waiting for rank %d: see straggler",
 			c->a->ranks.v[c->a->ranks.straggler].rank);
 	}
-	text(f, "exposed collective time (not hidden behind compute or copies%s) is %.1f %% of "
-		"step time on %s over %s, %s per step; %s (bands %.0f/%.0f %%: XProf%s)",
-		late, k.pct, dev_name(c, k.device), steps_noun(c, g.b[0]),
-		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), dev,
-		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH), spread(c, &k, sp, sizeof(sp)));
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_addf(&t, "exposed collective time (not hidden behind compute or copies%s) is "
+		"%.1f %% of step time on ", late, k.pct);
+	add_dev(c, &t, k.device);
+	tc_ftext_addf(&t, " over %s, %s per step; %s (bands %.0f/%.0f %%: XProf",
+		steps_noun(c, g.b[0]), tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), dev,
+		th(c, TC_TH_COMM_MODERATE), th(c, TC_TH_COMM_HIGH));
+	finish_cause(c, &t, &k);
 	if (u && u->comm_ps) {
 		tc_finding_add_fig(f, "collective_time", 1e-12 * (double)u->comm_ps, "s");
 		tc_finding_add_fig(f, "overlapped_with_compute",
@@ -502,14 +481,18 @@ static void rule_fragmented_memory(struct rule_ctx *c) {
 	if (worst->group) {
 		snprintf(grp, sizeof(grp), " (%s)", tc_model_str(m, worst->group));
 	}
-	text(f, "%s%s reserves up to %s but allocates at most %s: %.1f %% of the "
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	add_dev(c, &t, worst->device);
+	tc_ftext_addf(&t, "%s reserves up to %s but allocates at most %s: %.1f %% of the "
 		"reserved pool, %s, is held by the allocator and never in use at once%s "
 		"(thresholds %.0f/%.0f %% of at least %.0f GiB or %.0f %% of the device: tracectl, after the "
-		"PyTorch caching allocator and TBP memory view)", dev_name(c, worst->device), grp,
+		"PyTorch caching allocator and TBP memory view)", grp,
 		tc_fmt_bytes(g.b[1], worst->peak_bytes), tc_fmt_bytes(g.b[2], wa), wp,
 		tc_fmt_bytes(g.b[3], worst->peak_bytes - wa), cap,
 		th(c, TC_TH_FRAG_SHARE), th(c, TC_TH_FRAG_HIGH), th(c, TC_TH_FRAG_MIN_SIZE),
 		th(c, TC_TH_FRAG_MIN_DEVICE));
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "reserved_peak", worst->peak_bytes, "B");
 	tc_finding_add_fig(f, "allocated_peak", wa, "B");
 	tc_finding_add_fig(f, "never_in_use_share", wp, "%");
@@ -600,7 +583,7 @@ static void rule_host_launch(struct rule_ctx *c) {
 	if (u && u->launch_delay_p50_ps >= 0) {
 		tc_fmt_dur(delay, u->launch_delay_p50_ps);
 	}
-	char sp[256], kern[160] = "no kernels";
+	char kern[160] = "no kernels";
 	if (u && u->n_kernels) {
 		snprintf(kern, sizeof(kern), "%s of %s shorter than %.0f us",
 			tc_fmt_count(g.b[0], u->n_short_kernels),
@@ -630,25 +613,30 @@ static void rule_host_launch(struct rule_ctx *c) {
 	enum tc_advice_topic topic = stall != TC_ADV_COUNT ? stall : alloc ? TC_ADV_ALLOC :
 		launch ? TC_ADV_LAUNCH : TC_ADV_HOST;
 	struct tc_finding *f = add_cause(c, launch ? "launch-bound" : "host-bound", sev, &k);
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
 	if (launch) {
-		text(f, "%s waits on the host's per-op dispatch for %.1f %% of step time over %s, "
-			"%s per step (%s in runtime/launch calls, %s in "
+		add_dev(c, &t, k.device);
+		tc_ftext_addf(&t, " waits on the host's per-op dispatch for %.1f %% of step time "
+			"over %s, %s per step (%s in runtime/launch calls, %s in "
 			"framework/Python code between them); %s, median launch delay %s%s%s "
 			"(bands %.0f/%.0f %%: XProf kernel launch; delay <= %.0f us and >= %.0f %% "
-			"short kernels: tracectl%s)",
-			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
+			"short kernels: tracectl",
+			k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
 			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])),
 			tc_fmt_dur(g.b[5], per_step_ps(c, cat[TC_BD_HOST])), kern, delay, al, su,
 			th(c, TC_TH_LAUNCH_MODERATE),
 			th(c, TC_TH_LAUNCH_HIGH), th(c, TC_TH_LAUNCH_DELAY_US),
-			th(c, TC_TH_LAUNCH_SHORT_SHARE), spread(c, &k, sp, sizeof(sp)));
+			th(c, TC_TH_LAUNCH_SHORT_SHARE));
 	} else {
-		text(f, "the host runs framework/Python code while %s has nothing to do for %.1f %% "
+		tc_ftext_add(&t, "the host runs framework/Python code while ");
+		add_dev(c, &t, k.device);
+		tc_ftext_addf(&t, " has nothing to do for %.1f %% "
 			"of step time over %s, %s per step (%s of it in runtime "
 			"calls); %s: %s, median launch delay %s%s%s (bands %.0f/%.0f %%: "
-			"XProf all-other time%s)",
-			dev_name(c, k.device), k.pct, steps_noun(c, g.b[2]),
+			"XProf all-other time",
+			k.pct, steps_noun(c, g.b[2]),
 			tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)),
 			tc_fmt_dur(g.b[4], per_step_ps(c, cat[TC_BD_LAUNCH])),
 			/* The words follow the breakdown's numbers: with the launch
@@ -657,8 +645,9 @@ static void rule_host_launch(struct rule_ctx *c) {
 			cat[TC_BD_LAUNCH] > cat[TC_BD_HOST] ?
 				"runtime calls are most of it, but the kernels are not launch-limited" :
 				"not launch-bound", kern, delay, al, su,
-			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH), spread(c, &k, sp, sizeof(sp)));
+			th(c, TC_TH_HOST_MODERATE), th(c, TC_TH_HOST_HIGH));
 	}
+	finish_cause(c, &t, &k);
 	tc_finding_add_fig(f, "runtime_calls_per_step",
 		1e-12 * (double)per_step_ps(c, cat[TC_BD_LAUNCH]), "s");
 	tc_finding_add_fig(f, "framework_per_step", 1e-12 * (double)per_step_ps(c, cat[TC_BD_HOST]),
@@ -694,7 +683,7 @@ static void rule_idle_device(struct rule_ctx *c) {
 	}
 	struct tc_finding *f = add_cause(c, "idle-device", sev, &k);
 	const struct tc_device_util *u = util_of(c, k.device);
-	char util[240] = "", sp[256];
+	char util[240] = "";
 	struct figs g;
 	if (u && u->last_ps > u->first_ps) {
 		int64_t span = u->last_ps - u->first_ps;
@@ -708,11 +697,15 @@ static void rule_idle_device(struct rule_ctx *c) {
 				100.0 * (double)u->idle_host_wait_ps / (double)u->idle_ps);
 		}
 	}
-	text(f, "%s is idle with nothing on the trace to explain it (no device work, input, "
-		"host work or runtime calls) for %.1f %% of step time over %s, %s per "
-		"step%s (bands %.0f/%.0f %%: tracectl%s)", dev_name(c, k.device), k.pct,
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	add_dev(c, &t, k.device);
+	tc_ftext_addf(&t, " is idle with nothing on the trace to explain it (no device work, "
+		"input, host work or runtime calls) for %.1f %% of step time over %s, %s per "
+		"step%s (bands %.0f/%.0f %%: tracectl", k.pct,
 		steps_noun(c, g.b[2]), tc_fmt_dur(g.b[3], per_step_ps(c, k.explained_ps)), util,
-		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH), spread(c, &k, sp, sizeof(sp)));
+		th(c, TC_TH_IDLE_MODERATE), th(c, TC_TH_IDLE_HIGH));
+	finish_cause(c, &t, &k);
 	if (u && u->last_ps > u->first_ps) {
 		tc_finding_add_fig(f, "busy_share_of_active_span",
 			100.0 * (double)u->busy_ps / (double)(u->last_ps - u->first_ps), "%");
@@ -733,13 +726,16 @@ static void rule_input_bound(struct rule_ctx *c) {
 		return;
 	}
 	struct tc_finding *f = add_cause(c, "input-bound", sev, &k);
-	char sp[256];
 	struct figs g;
-	text(f, "waiting for input (data loader / input pipeline / infeed, not hidden behind "
-		"device work) is %.1f %% of step time on %s over %s, %s per step "
-		"(bands %.0f/%.0f %%: XProf, TBP rule 1%s)", k.pct, dev_name(c, k.device),
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_addf(&t, "waiting for input (data loader / input pipeline / infeed, not hidden "
+		"behind device work) is %.1f %% of step time on ", k.pct);
+	add_dev(c, &t, k.device);
+	tc_ftext_addf(&t, " over %s, %s per step (bands %.0f/%.0f %%: XProf, TBP rule 1",
 		steps_noun(c, g.b[0]), tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)),
-		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH), spread(c, &k, sp, sizeof(sp)));
+		th(c, TC_TH_INPUT_MODERATE), th(c, TC_TH_INPUT_HIGH));
+	finish_cause(c, &t, &k);
 	advise(c, f, TC_ADV_INPUT);
 	step_window(c, f, &k, CB(TC_BD_INPUT));
 	top_ops(c, f, KB(TC_OP_DATALOAD), -1);
@@ -817,10 +813,13 @@ static void rule_memory_leak(struct rule_ctx *c) {
 		TC_SEV_HIGH : TC_SEV_MEDIUM, wp);
 	f->device = worst->device;
 	struct figs g;
-	struct tc_strbuf sb = { 0 };
-	tc_strbuf_addf(&sb, "live memory on %s grows at every one of %zu step ends, from %s after "
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_add(&t, "live memory on ");
+	add_dev(c, &t, worst->device);
+	tc_ftext_addf(&t, " grows at every one of %zu step ends, from %s after "
 		"step %" PRId64 " to %s after step %" PRId64 " (+%s per step, %.1f %% of its peak; "
-		"threshold %.0f %%: tracectl), with %s never freed", dev_name(c, worst->device), n,
+		"threshold %.0f %%: tracectl), with %s never freed", n,
 		tc_fmt_bytes(g.b[0], (double)w_first), s0->num, tc_fmt_bytes(g.b[1], (double)w_last),
 		s1->num, tc_fmt_bytes(g.b[2], (double)(w_last - w_first) / (double)(n - 1)), wp,
 		th(c, TC_TH_MEM_LEAK), tc_fmt_noun(g.b[3], worst->never_freed, "allocation",
@@ -831,14 +830,13 @@ static void rule_memory_leak(struct rule_ctx *c) {
 		if (h->name == TC_NONE) {
 			continue;
 		}
-		tc_strbuf_addf(&sb, "%s'%s' (%s in %s)", sep, tc_model_str(c->m, h->name),
+		tc_ftext_addf(&t, "%s'%s' (%s in %s)", sep, tc_model_str(c->m, h->name),
 			tc_fmt_bytes(g.b[0], (double)h->bytes),
 			tc_fmt_noun(g.b[1], h->buffers, "buffer", "buffers"));
 		f->ops[f->n_ops++] = h->name;
 		sep = ", ";
 	}
-	text(f, "%.*s", (int)sb.len, sb.s);
-	tc_strbuf_finish(&sb);
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "live_first_step_end", (double)w_first, "B");
 	tc_finding_add_fig(f, "live_last_step_end", (double)w_last, "B");
 	tc_finding_add_fig(f, "growth_share_of_peak", wp, "%");
@@ -875,15 +873,16 @@ static void rule_memory_pressure(struct rule_ctx *c) {
 	struct tc_finding *f = add(c, "memory-pressure", sev, wp);
 	f->device = worst->device;
 	struct figs g;
-	struct tc_strbuf sb = { 0 };
-	tc_strbuf_addf(&sb, "peak %s on %s is %s, %.1f %% of the device's %s (threshold "
-		"%.0f %%: TBP rule 7)", tc_model_str(c->m, worst->name), dev_name(c, worst->device),
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_addf(&t, "peak %s on ", tc_model_str(c->m, worst->name));
+	add_dev(c, &t, worst->device);
+	tc_ftext_addf(&t, " is %s, %.1f %% of the device's %s (threshold %.0f %%: TBP rule 7)",
 		tc_fmt_bytes(g.b[0], worst->peak_bytes), wp,
 		tc_fmt_bytes(g.b[1], (double)worst->capacity_bytes),
 		th(c, TC_TH_MEM_PRESSURE));
-	tc_memview_holders_clause(c->m, &c->a->memview, worst->device, f, &sb);
-	text(f, "%.*s", (int)sb.len, sb.s);
-	tc_strbuf_finish(&sb);
+	tc_memview_holders_clause(c->m, &c->a->memview, worst->device, f, &t.sb);
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "peak", worst->peak_bytes, "B");
 	tc_finding_add_fig(f, "capacity", (double)worst->capacity_bytes, "B");
 	tc_finding_add_fig(f, "capacity_share", wp, "%");
@@ -912,21 +911,22 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 	struct tc_finding *f = carries ? add_cause(c, "pageable-copies", sev, &hd) :
 		add(c, "pageable-copies", sev, pct);
 	f->value = pct;
-	char b[TC_FMT_LEN], held[160] = "";
-	if (carries) {
-		struct figs g;
-		snprintf(held, sizeof(held), "; the device copies with nothing else to do for "
-			"%.1f %% of step time on %s, %s per step", hd.pct, dev_name(c, hd.device),
-			tc_fmt_dur(g.b[0], per_step_ps(c, hd.explained_ps)));
-	}
-	text(f, "%s %s pageable host memory (%.1f %% of copied bytes; "
+	char b[TC_FMT_LEN];
+	struct tc_ftext tx;
+	tc_ftext_init(&tx, f, c->slots);
+	tc_ftext_addf(&tx, "%s %s pageable host memory (%.1f %% of copied bytes; "
 		"NSYS cuda_memcpy_async): they are staged through a bounce buffer and cannot "
-		"overlap with compute%s",
+		"overlap with compute",
 		tc_fmt_noun(b, n, "host<->device copy", "host<->device copies"),
-		n == 1 ? "uses" : "use", pct, held);
+		n == 1 ? "uses" : "use", pct);
 	if (carries) {
+		tc_ftext_addf(&tx, "; the device copies with nothing else to do for %.1f %% of "
+			"step time on ", hd.pct);
+		add_dev(c, &tx, hd.device);
+		tc_ftext_addf(&tx, ", %s per step", tc_fmt_dur(b, per_step_ps(c, hd.explained_ps)));
 		step_window(c, f, &hd, CB(TC_BD_H2D) | CB(TC_BD_D2H));
 	}
+	tc_ftext_finish(&tx);
 	tc_finding_add_fig(f, "pageable_copies", (double)n, "");
 	tc_finding_add_fig(f, "pageable_bytes_share", pct, "%");
 	advise(c, f, TC_ADV_PAGEABLE_COPIES);
@@ -1078,18 +1078,22 @@ static void rule_small_batch(struct rule_ctx *c) {
 	}
 	const char *how = bocc ? "with fewer blocks than SMs" : "shorter than kernel.short";
 	struct figs g;
-	text(f, "%s is busy %.1f %% of step time over %s with no host cause, but its "
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	add_dev(c, &t, bat->device);
+	tc_ftext_addf(&t, " is busy %.1f %% of step time over %s with no host cause, but its "
 		"kernels are too small to fill it: %.1f %% of kernel time is in kernels %s "
 		"(%s per step; %.1f %% of kernel time in kernels under %.0f us, %s; "
 		"thresholds %.0f %% under %.0g blocks per SM or %.0f %% short kernels, busy >= "
 		"%.0f %%: tracectl, after TBP Est. SM Efficiency and TraceLens short kernels; "
-		"evidence, the time is counted as compute)", dev_name(c, bat->device),
+		"evidence, the time is counted as compute)",
 		100.0 * (double)bat->busy_ps / (double)bat->step_ps, steps_noun(c, g.b[0]), bfig, how,
 		tc_fmt_dur(g.b[1], (int64_t)((double)(bocc ? best.low_ps : best.short_ps) / n)),
 		best.kern_ps ? 100.0 * (double)best.short_ps / (double)best.kern_ps : 0,
 		th(c, TC_TH_SHORT_KERNEL_US), occ, th(c, TC_TH_SMALL_BATCH_SHARE),
 		th(c, TC_TH_SMALL_BATCH_BLOCKS), th(c, TC_TH_SMALL_BATCH_SHORT),
 		th(c, TC_TH_SMALL_BATCH_BUSY));
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "busy_step_time_share",
 		100.0 * (double)bat->busy_ps / (double)bat->step_ps, "%");
 	tc_finding_add_fig(f, "small_kernel_time_share", bfig, "%");
@@ -1162,27 +1166,32 @@ static void rank_straggler(struct rule_ctx *c) {
 			wat = at;
 		}
 	}
-	char where[200] = "", expl[240] = "";
+	char where[200] = "";
 	if (n_steps) {
 		snprintf(where, sizeof(where), " in step%s %s", n_steps > 1 ? "s" : "", steps);
 	}
 	struct figs g;
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_addf(&t, "rank %d arrives last at %s of %s matched across %zu ranks, by up "
+		"to %s%s; the other ranks waited %s for it in total, %.1f %% of their step "
+		"time", s->rank, tc_fmt_count(g.b[0], s->n_last),
+		tc_fmt_noun(g.b[1], r->n_coll, "collective", "collectives"), r->n,
+		tc_fmt_dur(g.b[2], top), where, tc_fmt_dur(g.b[3], s->caused_ps), pct);
 	if (wat) {
 		f->device = wat->device;
 		f->explained_ps = wat->wait_ps;
 		f->share = wat->step_ps > 0 ? (double)wat->wait_ps / (double)wat->step_ps : 0;
-		snprintf(expl, sizeof(expl), "; on %s that wait is %.1f %% of step time, %s per "
-			"step, counted here and not as communication", dev_name(c, wat->device),
-			100 * f->share, tc_fmt_dur(g.b[4], per_step_ps(c, wat->wait_ps)));
+		tc_ftext_add(&t, "; on ");
+		add_dev(c, &t, wat->device);
+		tc_ftext_addf(&t, " that wait is %.1f %% of step time, %s per step, counted here "
+			"and not as communication", 100 * f->share,
+			tc_fmt_dur(g.b[4], per_step_ps(c, wat->wait_ps)));
 	}
-	text(f, "rank %d arrives last at %s of %s matched across %zu ranks, by up "
-		"to %s%s; the other ranks waited %s for it in total, %.1f %% of their step "
-		"time%s (threshold %.0f %%: tracectl; collectives matched by %s%s%s)", s->rank,
-		tc_fmt_count(g.b[0], s->n_last),
-		tc_fmt_noun(g.b[1], r->n_coll, "collective", "collectives"), r->n,
-		tc_fmt_dur(g.b[2], top), where, tc_fmt_dur(g.b[3], s->caused_ps), pct, expl,
+	tc_ftext_addf(&t, " (threshold %.0f %%: tracectl; collectives matched by %s%s%s)",
 		th(c, TC_TH_STRAGGLER_WAIT), r->coll_source, r->alignment ? ", clocks aligned on " : "",
 		r->alignment ? r->alignment : "");
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "straggler_rank", s->rank, "");
 	tc_finding_add_fig(f, "arrived_last", (double)s->n_last, "");
 	tc_finding_add_fig(f, "collectives_matched", (double)r->n_coll, "");
@@ -1231,11 +1240,15 @@ static void rule_straggler(struct rule_ctx *c) {
 	struct tc_finding *f = add(c, "straggler", sev, skew);
 	f->device = low->device;
 	struct figs g;
-	text(f, "%s spends %s in collectives, %.1f %% less than the median %s of the "
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	add_dev(c, &t, low->device);
+	tc_ftext_addf(&t, " spends %s in collectives, %.1f %% less than the median %s of the "
 		"%s devices with collectives: the others wait for it (threshold %.0f %%: tracectl, "
-		"after HTA's straggler analysis)", dev_name(c, low->device),
+		"after HTA's straggler analysis)",
 		tc_fmt_dur(g.b[0], low->comm_ps), skew, tc_fmt_dur(g.b[1], (int64_t)med),
 		tc_fmt_count(g.b[2], n), th(c, TC_TH_STRAGGLER_SKEW));
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "collective_time", 1e-12 * (double)low->comm_ps, "s");
 	tc_finding_add_fig(f, "less_than_median", skew, "%");
 	tc_finding_add_fig(f, "median_collective_time", 1e-12 * med, "s");
@@ -1262,18 +1275,22 @@ static void rule_sync_bound(struct rule_ctx *c) {
 	char su[512] = "";
 	enum tc_advice_topic stall = stall_clause(c, &k, TC_OP_SYNC, su, sizeof(su));
 	struct tc_finding *f = add_cause(c, "sync-bound", sev, &k);
-	char sp[256];
 	struct figs g;
-	text(f, "host synchronisation keeps %s idle for %.1f %% of step time over %s, "
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_add(&t, "host synchronisation keeps ");
+	add_dev(c, &t, k.device);
+	tc_ftext_addf(&t, " idle for %.1f %% of step time over %s, "
 		"%s per step (the host blocked in the call, then the idle until the device's "
 		"next op, up to the device time the call waited on); %.1f sync calls per step block "
 		"the host %s per step, and the device then idles %s per step until its next op"
-		"%s (bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync%s)",
-		dev_name(c, k.device), k.pct, steps_noun(c, g.b[0]),
+		"%s (bands %.0f/%.0f %%: tracectl, after NSYS cuda_api_sync",
+		k.pct, steps_noun(c, g.b[0]),
 		tc_fmt_dur(g.b[1], per_step_ps(c, k.explained_ps)), (double)calls / n,
 		tc_fmt_dur(g.b[2], (int64_t)((double)blocked / n)),
 		tc_fmt_dur(g.b[3], (int64_t)((double)after / n)), su, th(c, TC_TH_SYNC_MODERATE),
-		th(c, TC_TH_SYNC_HIGH), spread(c, &k, sp, sizeof(sp)));
+		th(c, TC_TH_SYNC_HIGH));
+	finish_cause(c, &t, &k);
 	tc_finding_add_fig(f, "sync_calls_per_step", (double)calls / n, "");
 	tc_finding_add_fig(f, "host_blocked_per_step", 1e-12 * (double)blocked / n, "s");
 	tc_finding_add_fig(f, "idle_after_per_step", 1e-12 * (double)after / n, "s");
@@ -1294,7 +1311,6 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 		return;
 	}
 	struct tc_finding *f = add_cause(c, "transfer-bound", sev, &k);
-	char sp[256];
 	int64_t step_ps;
 	const int64_t *cat = cats_of(c, k.device, &step_ps);
 #define PCT(x) (step_ps > 0 ? 100.0 * (double)(x) / (double)step_ps : 0)
@@ -1331,13 +1347,16 @@ static void rule_transfer_bound(struct rule_ctx *c) {
 	} else if (x[0].count + x[1].count) {
 		snprintf(moved, sizeof(moved), ", host<->device ones without a byte count");
 	}
-	text(f, "copies not hidden behind compute are %.1f %% of step time on %s (H2D %.1f %%, "
-		"D2H %.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + %.3g D2D copies per step%s%s "
-		"(bands %.0f/%.0f %%: XProf%s)", pct, dev_name(c, k.device),
+	struct tc_ftext t;
+	tc_ftext_init(&t, f, c->slots);
+	tc_ftext_addf(&t, "copies not hidden behind compute are %.1f %% of step time on ", pct);
+	add_dev(c, &t, k.device);
+	tc_ftext_addf(&t, " (H2D %.1f %%, D2H %.1f %%, D2D %.1f %%); %.3g H2D + %.3g D2H + "
+		"%.3g D2D copies per step%s%s (bands %.0f/%.0f %%: XProf",
 		PCT(cat[TC_BD_H2D]), PCT(cat[TC_BD_D2H]), PCT(cat[TC_BD_D2D]), (double)x[0].count / n,
 		(double)x[1].count / n, (double)x[2].count / n, moved, bw,
-		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH),
-		spread(c, &k, sp, sizeof(sp)));
+		th(c, TC_TH_TRANSFER_MODERATE), th(c, TC_TH_TRANSFER_HIGH));
+	finish_cause(c, &t, &k);
 	tc_finding_add_fig(f, "h2d_step_time_share", PCT(cat[TC_BD_H2D]), "%");
 	tc_finding_add_fig(f, "d2h_step_time_share", PCT(cat[TC_BD_D2H]), "%");
 	tc_finding_add_fig(f, "d2d_step_time_share", PCT(cat[TC_BD_D2D]), "%");
@@ -1441,20 +1460,15 @@ static void run_rules(struct rule_ctx *c, const char *const *only) {
 	}
 }
 
-/* Devices named "rank 3: GPU 0" with several ranks, or with a slot for
- * the rank a job puts there (FMT_SLOT); NULL: their plain names. */
-static char (*labels(const struct tc_model *m, bool slots))[96] {
-	if (tc_model_n_ranks(m) < 2 && !slots) {
+/* Devices named "rank 3: GPU 0" with several ranks; NULL: their plain
+ * names. */
+static char (*labels(const struct tc_model *m))[96] {
+	if (tc_model_n_ranks(m) < 2) {
 		return NULL;
 	}
 	char (*label)[96] = tc_xcalloc(m->n_devices ? m->n_devices : 1, sizeof(*label));
 	for (size_t d = 0; d < m->n_devices; d++) {
-		if (slots) {
-			snprintf(label[d], sizeof(label[d]), "%c%s", FMT_SLOT,
-				tc_model_str(m, m->devices[d].name));
-		} else {
-			tc_model_device_label(m, (uint32_t)d, label[d], sizeof(label[d]));
-		}
+		tc_model_device_label(m, (uint32_t)d, label[d], sizeof(label[d]));
 	}
 	return label;
 }
@@ -1463,9 +1477,9 @@ void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
-	/* A job's rank alone records slots for its label (text()). */
+	/* A job's rank alone records slots for its label (tc_ftext). */
 	c.slots = o->rank_slots && tc_model_n_ranks(m) < 2;
-	c.label = labels(m, c.slots);
+	c.label = labels(m);
 	run_rules(&c, NULL);
 	tc_rules_compute(m, o, a);
 	free(c.label);
@@ -1476,7 +1490,7 @@ void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opt
 		struct tc_analysis *a) {
 	struct rule_ctx c = { .m = skel, .o = o, .a = a, .cap = a->n_findings };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
-	c.label = labels(skel, false);
+	c.label = labels(skel);
 	static const char *const job_rules[] = { "communication", "straggler", NULL };
 	run_rules(&c, job_rules);
 	free(c.label);

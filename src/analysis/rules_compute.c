@@ -11,6 +11,7 @@
 #include <string.h>
 #include "analysis/device.h"
 #include "analysis/devwork.h"
+#include "analysis/ftext.h"
 #include "analysis/passes.h"
 #include "model/rank.h"
 #include "util/numfmt.h"
@@ -83,6 +84,16 @@ static struct tc_finding *add(struct cctx *c, const char *kind, double value, in
 	return f;
 }
 
+/*
+ * Starts f's text. These findings record no slot for a job's rank, so a
+ * job names the rank first ("rank 3: FP32 GEMM ..."), as it always has;
+ * a slot would move it before the device's name, the way the other rules'
+ * findings read.
+ */
+static void start(struct tc_ftext *t, struct tc_finding *f) {
+	tc_ftext_init(t, f, false);
+}
+
 static const char *framework_text(const struct cctx *c, const char *torch, const char *jax,
 		const char *tf, const char *other) {
 	switch ((enum tc_framework)c->a->runtime.framework) {
@@ -124,14 +135,18 @@ static void rule_fp32_math(struct cctx *c) {
 	}
 	struct tc_finding *f = add(c, "fp32-math", pct, c->w.fp32_free_ps);
 	char b[4][TC_FMT_LEN];
-	f->text = fmt("FP32 GEMM and convolution kernels over %s (sgemm, scudnn, ffma: CUDA cores) take %.1f %% of "
-		"%s's device work, %s %s in %.1f calls %s, on a device (%s, peaks "
+	struct tc_ftext t;
+	start(&t, f);
+	tc_ftext_addf(&t, "FP32 GEMM and convolution kernels over %s (sgemm, scudnn, ffma: CUDA "
+		"cores) take %.1f %% of ", tc_fmt_dur(b[3], TC_TINY_GEMM_PS), pct);
+	tc_ftext_device(&t, c->label);
+	tc_ftext_addf(&t, "'s device work, %s %s in %.1f calls %s, on a device (%s, peaks "
 		"table) whose tensor cores run bf16 at %s against %s for fp32 (threshold %.0f %%: "
-		"tracectl)", tc_fmt_dur(b[3], TC_TINY_GEMM_PS), pct,
-		c->label, tc_fmt_dur(b[0], (int64_t)per_step(c, (double)c->w.fp32_ps)), step_unit(c),
-		per_step(c, (double)c->w.fp32_count), step_unit(c), pr->part,
+		"tracectl)", tc_fmt_dur(b[0], (int64_t)per_step(c, (double)c->w.fp32_ps)),
+		step_unit(c), per_step(c, (double)c->w.fp32_count), step_unit(c), pr->part,
 		tc_fmt_rate(b[1], pr->flops[TC_PEAK_BF16], "FLOP/s"),
 		tc_fmt_rate(b[2], pr->flops[TC_PEAK_FP32], "FLOP/s"), th(c, TC_TH_FP32_SHARE));
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "device_work_share", pct, "%");
 	tc_finding_add_fig(f, "time_per_step", 1e-12 * per_step(c, (double)c->w.fp32_ps), "s");
 	tc_finding_add_fig(f, "calls_per_step", per_step(c, (double)c->w.fp32_count), "");
@@ -165,11 +180,15 @@ static void rule_layout(struct cctx *c) {
 	}
 	struct tc_finding *f = add(c, "layout", pct, c->w.layout_free_ps);
 	char b[TC_FMT_LEN];
-	f->text = fmt("layout conversions (transposes, permutes, NCHW<->NHWC, XLA copy/transpose "
-		"fusions) take %.1f %% of %s's device work, %s %s in %.1f calls %s "
-		"(threshold %.0f %%: tracectl)", pct, c->label,
+	struct tc_ftext t;
+	start(&t, f);
+	tc_ftext_addf(&t, "layout conversions (transposes, permutes, NCHW<->NHWC, XLA "
+		"copy/transpose fusions) take %.1f %% of ", pct);
+	tc_ftext_device(&t, c->label);
+	tc_ftext_addf(&t, "'s device work, %s %s in %.1f calls %s (threshold %.0f %%: tracectl)",
 		tc_fmt_dur(b, (int64_t)per_step(c, (double)c->w.layout_ps)), step_unit(c),
 		per_step(c, (double)c->w.layout_count), step_unit(c), th(c, TC_TH_LAYOUT_SHARE));
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "device_work_share", pct, "%");
 	tc_finding_add_fig(f, "time_per_step", 1e-12 * per_step(c, (double)c->w.layout_ps), "s");
 	tc_finding_add_fig(f, "calls_per_step", per_step(c, (double)c->w.layout_count), "");
@@ -198,12 +217,17 @@ static void rule_tiny_gemms(struct cctx *c) {
 	}
 	struct tc_finding *f = add(c, "tiny-gemms", per, c->w.tiny_gemm_free_ps);
 	char b[2][TC_FMT_LEN];
-	f->text = fmt("%.0f GEMM kernels %s on %s run %s or less (%.1f %% of its GEMMs, %s %s; "
-		"thresholds %.0f per step and half the GEMMs: tracectl)", per, step_unit(c), c->label,
+	struct tc_ftext t;
+	start(&t, f);
+	tc_ftext_addf(&t, "%.0f GEMM kernels %s on ", per, step_unit(c));
+	tc_ftext_device(&t, c->label);
+	tc_ftext_addf(&t, " run %s or less (%.1f %% of its GEMMs, %s %s; "
+		"thresholds %.0f per step and half the GEMMs: tracectl)",
 		tc_fmt_dur(b[0], TC_TINY_GEMM_PS),
 		100.0 * (double)c->w.tiny_gemm_count / (double)gemms,
 		tc_fmt_dur(b[1], (int64_t)per_step(c, (double)c->w.tiny_gemm_ps)), step_unit(c),
 		th(c, TC_TH_TINY_GEMMS));
+	tc_ftext_finish(&t);
 	tc_finding_add_fig(f, "tiny_gemms_per_step", per, "");
 	tc_finding_add_fig(f, "gemm_share", 100.0 * (double)c->w.tiny_gemm_count / (double)gemms, "%");
 	tc_finding_add_fig(f, "time_per_step", 1e-12 * per_step(c, (double)c->w.tiny_gemm_ps), "s");
