@@ -681,52 +681,55 @@ static const struct tc_mem_peak **mem_rows(const struct tc_analysis *a, size_t *
 	return v;
 }
 
-void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
-		const struct tc_bottlenecks_opts *o) {
+/* The devices table: busy, compute, collectives, host wait, kernels. */
+static void devices_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a) {
 	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
-	int64_t first = trace_first(m);
-	steps_header_text(f, m, a);
-	breakdown_text(f, a);
-	if (a->n_util) {
-		fprintf(f, "\ndevices (busy = union of device ops; span = first to last op; host wait = "
-			"idle gaps ended by an op launched after the gap began)\n");
-		static const char *const h[] = {
-			">rank", "device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
-			">kernels", ">< 10 us", ">launch delay p50",
-		};
-		/* A rank column only when the devices belong to several ranks. */
-		bool ranks = tc_model_n_ranks(m) >= 2;
-		struct tc_table t;
-		tc_table_init(&t, ranks ? 10 : 9, ranks ? h : h + 1);
-		for (size_t k = 0; k < a->n_util; k++) {
-			const struct tc_device_util *u = &a->util[k];
-			if (ranks) {
-				tc_table_cell(&t, tc_write_rank(b1, m, u->device));
-			}
-			tc_table_cell(&t, dev_name(m, u->device));
-			/* Wrapped, not undefined: a digest's times are input. */
-			int64_t span = (int64_t)((uint64_t)u->last_ps - (uint64_t)u->first_ps);
-			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)span));
-			if (u->busy_ps < (int64_t)((uint64_t)span - (uint64_t)u->busy_ps)) {
-				tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
-			}
-			tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));
-			tc_table_cell(&t, tc_fmt_dur(b2, u->comm_ps));
-			tc_table_cell(&t, tc_fmt_pct(b1, (double)u->overlap_ps, (double)u->comm_ps));
-			tc_table_cell(&t, tc_fmt_dur(b2, u->idle_host_wait_ps));
-			tc_table_cell(&t, tc_fmt_count(b1, u->n_kernels));
-			tc_table_cell(&t, tc_fmt_count(b2, u->n_short_kernels));
-			tc_table_cell(&t, u->launch_delay_p50_ps >= 0 ?
-				tc_fmt_dur(b1, u->launch_delay_p50_ps) : "-");
-		}
-		tc_table_elastic(&t, 0);
-		tc_table_optional(&t, 8, 4);
-		tc_table_optional(&t, 7, 3);
-		tc_table_optional(&t, 6, 2);
-		tc_table_optional(&t, 4, 1);
-		tc_table_print(&t, f, "  ");
-		tc_table_finish(&t);
+	if (!a->n_util) {
+		return;
 	}
+	fprintf(f, "\ndevices (busy = union of device ops; span = first to last op; host wait = "
+		"idle gaps ended by an op launched after the gap began)\n");
+	static const char *const h[] = {
+		">rank", "device", ">busy %", ">compute", ">collective", ">overlap", ">host wait",
+		">kernels", ">< 10 us", ">launch delay p50",
+	};
+	/* A rank column only when the devices belong to several ranks. */
+	bool ranks = tc_model_n_ranks(m) >= 2;
+	struct tc_table t;
+	tc_table_init(&t, ranks ? 10 : 9, ranks ? h : h + 1);
+	for (size_t k = 0; k < a->n_util; k++) {
+		const struct tc_device_util *u = &a->util[k];
+		if (ranks) {
+			tc_table_cell(&t, tc_write_rank(b1, m, u->device));
+		}
+		tc_table_cell(&t, dev_name(m, u->device));
+		/* Wrapped, not undefined: a digest's times are input. */
+		int64_t span = (int64_t)((uint64_t)u->last_ps - (uint64_t)u->first_ps);
+		tc_table_cell(&t, tc_fmt_pct(b1, (double)u->busy_ps, (double)span));
+		if (u->busy_ps < (int64_t)((uint64_t)span - (uint64_t)u->busy_ps)) {
+			tc_table_style(&t, TC_STYLE_BAD); /* mostly idle */
+		}
+		tc_table_cell(&t, tc_fmt_dur(b1, u->compute_ps));
+		tc_table_cell(&t, tc_fmt_dur(b2, u->comm_ps));
+		tc_table_cell(&t, tc_fmt_pct(b1, (double)u->overlap_ps, (double)u->comm_ps));
+		tc_table_cell(&t, tc_fmt_dur(b2, u->idle_host_wait_ps));
+		tc_table_cell(&t, tc_fmt_count(b1, u->n_kernels));
+		tc_table_cell(&t, tc_fmt_count(b2, u->n_short_kernels));
+		tc_table_cell(&t, u->launch_delay_p50_ps >= 0 ?
+			tc_fmt_dur(b1, u->launch_delay_p50_ps) : "-");
+	}
+	tc_table_elastic(&t, 0);
+	tc_table_optional(&t, 8, 4);
+	tc_table_optional(&t, 7, 3);
+	tc_table_optional(&t, 6, 2);
+	tc_table_optional(&t, 4, 1);
+	tc_table_print(&t, f, "  ");
+	tc_table_finish(&t);
+}
+
+/* Copies by direction: count, time, bytes, bandwidth, pageable or pinned. */
+static void transfers_text(FILE *f, const struct tc_analysis *a) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	uint64_t nx = 0;
 	for (int d = 0; d < TC_XFER_COUNT; d++) {
 		nx += a->xfer[d].count;
@@ -755,6 +758,12 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			fprintf(f, "\n");
 		}
 	}
+}
+
+/* The peak of each memory counter. */
+static void memory_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
+		int64_t first) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	size_t n_mem = 0;
 	const struct tc_mem_peak **mem = mem_rows(a, &n_mem);
 	if (n_mem) {
@@ -773,6 +782,11 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		}
 	}
 	free(mem);
+}
+
+/* Compilation: its union time, how many, how many programs compiled again. */
+static void compile_text(FILE *f, const struct tc_analysis *a) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	if (a->compile.n_events) {
 		char b3[TC_FMT_LEN];
 		fprintf(f, "\ncompile    %s in %s (union over all lines), %s compiled more than "
@@ -780,6 +794,12 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 			tc_fmt_noun(b2, a->compile.n_events, "compilation", "compilations"),
 			tc_fmt_noun(b3, a->compile.n_recompiled, "program", "programs"));
 	}
+}
+
+/* The findings at or above o's severity, o's top of them. */
+static void findings_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_bottlenecks_opts *o, int64_t first) {
+	char b1[TC_FMT_LEN], b2[TC_FMT_LEN];
 	size_t shown = 0, eligible = 0;
 	for (size_t i = 0; i < a->n_findings; i++) {
 		eligible += listed(&a->findings[i], o->min_severity);
@@ -807,6 +827,18 @@ void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct t
 		}
 		finding_text(f, m, &a->findings[i], ++shown, first);
 	}
+}
+
+void tc_write_bottlenecks_text(FILE *f, const struct tc_model *m, const struct tc_analysis *a,
+		const struct tc_bottlenecks_opts *o) {
+	int64_t first = trace_first(m);
+	steps_header_text(f, m, a);
+	breakdown_text(f, a);
+	devices_text(f, m, a);
+	transfers_text(f, a);
+	memory_text(f, m, a, first);
+	compile_text(f, a);
+	findings_text(f, m, a, o, first);
 }
 
 /* The spread of a cause over the devices, and the figures the text quotes. */
