@@ -360,17 +360,12 @@ static void last_steps(struct tc_ranks *r, const int64_t *last_own,
 	free(by);
 }
 
-/* Instances from the rows of rr: fills r's collectives, each one's last
- * step from steps (NULL: a trial pairing, last steps left -1). Returns how
- * many of them the ranks leave within tol of each other (aligned ends), 0
- * when no instance is held by two ranks. */
-static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr,
-		const struct tc_intern *names, struct tc_ranks *r,
-		const struct tc_step_source *steps, int64_t tol, struct tc_ivals *waits) {
-	struct row *w = tc_xmalloc((r->n ? r->n : 1) * sizeof(*w));
-	uint32_t *rank = tc_xmalloc((r->n ? r->n : 1) * sizeof(*rank));
-	/* Clocks: every rank leaves a collective together, so the end of the
-	 * earliest instance that all ranks ran is one moment on every clock. */
+/* Clocks: every rank leaves a collective together, so the end of the
+ * earliest instance that all ranks ran is one moment on every clock. Sets
+ * r's clock offsets from it (when there is one); returns how many
+ * instances two ranks or more ran. w and rank: room for r->n rows. */
+static size_t align_clocks(const struct tc_coll_rows *c, const struct rank_rows *rr,
+		struct tc_ranks *r, struct row *w, uint32_t *rank) {
 	int64_t *ref_ends = tc_xmalloc((r->n ? r->n : 1) * sizeof(*ref_ends));
 	bool have_ref = false;
 	int64_t ref_end = 0;
@@ -391,12 +386,6 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 		}
 	}
 	merge_close(&m);
-	if (n_runs == 0) {
-		free(w);
-		free(rank);
-		free(ref_ends);
-		return 0;
-	}
 	if (have_ref) {
 		for (size_t k = 0; k < r->n; k++) {
 			r->v[k].clock_offset_ps = ref_ends[k] - ref_end;
@@ -404,64 +393,112 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 		r->alignment = "the end of the first collective every rank ran";
 	}
 	free(ref_ends);
+	return n_runs;
+}
+
+/* One instance, the rows w[0..cnt) of ranks rank[], added to r on the
+ * aligned clocks: who arrived last and the others' wait for it, its
+ * transfer time and bandwidth. *spread: how far apart its ranks' ends
+ * are; *last_own: the last rank's start on its own clock. tr: room for
+ * cnt times. */
+static void add_instance(struct tc_ranks *r, size_t *cap_coll, const struct tc_intern *names,
+		const struct row *w, const uint32_t *rank, size_t cnt, int64_t *tr,
+		int64_t *spread, int64_t *last_own) {
+	TC_GROW(r->coll, *cap_coll, r->n_coll + 1);
+	struct tc_coll_instance *ci = &r->coll[r->n_coll++];
+	*ci = (struct tc_coll_instance){ .name = w[0].name, .group = w[0].group,
+		.index = w[0].index, .n_ranks = cnt, .last_step = -1, .bytes = -1,
+		.algbw = -1, .busbw = -1 };
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	*last_own = INT64_MIN; /* none arrived after INT64_MIN: no step */
+	for (size_t i = 0; i < cnt; i++) {
+		int64_t s = w[i].start - r->v[rank[i]].clock_offset_ps;
+		first = s < first ? s : first;
+		if (s > last) {
+			last = s;
+			ci->last = rank[i];
+			*last_own = w[i].start;
+		}
+		if (w[i].bytes >= 0) {
+			ci->bytes = w[i].bytes;
+		}
+	}
+	ci->first_start_ps = first;
+	ci->last_start_ps = last;
+	ci->skew_ps = last - first;
+	int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
+	for (size_t i = 0; i < cnt; i++) {
+		struct tc_rank_result *res = &r->v[rank[i]];
+		int64_t s = w[i].start - res->clock_offset_ps;
+		int64_t e = row_end(&w[i]) - res->clock_offset_ps;
+		int64_t t = e > last ? e - last : 0;
+		end_lo = e < end_lo ? e : end_lo;
+		end_hi = e > end_hi ? e : end_hi;
+		/* Saturated: a digest's tables are input. */
+		res->wait_ps = tc_sat_add(res->wait_ps, last - s);
+		res->transfer_ps = tc_sat_add(res->transfer_ps, t);
+		ci->wait_ps = tc_sat_add(ci->wait_ps, last - s);
+		tr[i] = t;
+	}
+	tc_sort(tr, cnt, sizeof(*tr), cmp_i64);
+	ci->transfer_ps = tr[cnt / 2];
+	*spread = end_hi - end_lo;
+	struct tc_rank_result *lr = &r->v[ci->last];
+	lr->n_last++;
+	lr->caused_ps = tc_sat_add(lr->caused_ps, ci->wait_ps);
+	r->skew_total_ps = tc_sat_add(r->skew_total_ps, ci->skew_ps);
+	size_t gs = w[0].group_size > 1 ? (size_t)w[0].group_size : ci->n_ranks;
+	if (ci->bytes >= 0 && ci->transfer_ps > 0) {
+		ci->algbw = ci->bytes / ((double)ci->transfer_ps / 1e12);
+		ci->busbw = ci->algbw * bus_factor(tc_intern_str(names, w[0].name), gs);
+	}
+}
+
+/* The ranks line up when the median spread of the instances' ends
+ * (spread[0..n), sorted here) is within their median transfer time; the
+ * straggler is the rank the others waited for the longest. */
+static void judge(struct tc_ranks *r, int64_t *spread, size_t n) {
+	tc_sort(spread, n, sizeof(*spread), cmp_i64);
+	r->end_spread_ps = spread[n / 2];
+	for (size_t q = 0; q < n; q++) {
+		spread[q] = r->coll[q].transfer_ps;
+	}
+	tc_sort(spread, n, sizeof(*spread), cmp_i64);
+	r->lined_up = r->end_spread_ps <= spread[n / 2];
+	for (size_t k = 1; k < r->n; k++) {
+		if (r->v[k].caused_ps > r->v[r->straggler].caused_ps) {
+			r->straggler = k;
+		}
+	}
+}
+
+/* Instances from the rows of rr: fills r's collectives, each one's last
+ * step from steps (NULL: a trial pairing, last steps left -1). Returns how
+ * many of them the ranks leave within tol of each other (aligned ends), 0
+ * when no instance is held by two ranks. */
+static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr,
+		const struct tc_intern *names, struct tc_ranks *r,
+		const struct tc_step_source *steps, int64_t tol, struct tc_ivals *waits) {
+	struct row *w = tc_xmalloc((r->n ? r->n : 1) * sizeof(*w));
+	uint32_t *rank = tc_xmalloc((r->n ? r->n : 1) * sizeof(*rank));
+	size_t n_runs = align_clocks(c, rr, r, w, rank), cnt;
+	if (n_runs == 0) {
+		free(w);
+		free(rank);
+		return 0;
+	}
 	size_t together = 0, cap_coll = 0;
 	int64_t *tr = tc_xmalloc(r->n * sizeof(*tr));
 	int64_t *spread = tc_xmalloc(n_runs * sizeof(*spread));
 	int64_t *last_own = tc_xmalloc(n_runs * sizeof(*last_own));
+	struct merge m;
 	merge_open(&m, c, rr);
 	for (size_t q = 0; (cnt = merge_next(&m, w, rank));) {
 		if (cnt < 2) {
 			continue;
 		}
-		TC_GROW(r->coll, cap_coll, r->n_coll + 1);
-		struct tc_coll_instance *ci = &r->coll[r->n_coll++];
-		*ci = (struct tc_coll_instance){ .name = w[0].name, .group = w[0].group,
-			.index = w[0].index, .n_ranks = cnt, .last_step = -1, .bytes = -1,
-			.algbw = -1, .busbw = -1 };
-		int64_t first = INT64_MAX, last = INT64_MIN;
-		last_own[q] = INT64_MIN; /* none arrived after INT64_MIN: no step */
-		for (size_t i = 0; i < cnt; i++) {
-			int64_t s = w[i].start - r->v[rank[i]].clock_offset_ps;
-			first = s < first ? s : first;
-			if (s > last) {
-				last = s;
-				ci->last = rank[i];
-				last_own[q] = w[i].start;
-			}
-			if (w[i].bytes >= 0) {
-				ci->bytes = w[i].bytes;
-			}
-		}
-		ci->first_start_ps = first;
-		ci->last_start_ps = last;
-		ci->skew_ps = last - first;
-		int64_t end_lo = INT64_MAX, end_hi = INT64_MIN;
-		for (size_t i = 0; i < cnt; i++) {
-			struct tc_rank_result *res = &r->v[rank[i]];
-			int64_t s = w[i].start - res->clock_offset_ps;
-			int64_t e = row_end(&w[i]) - res->clock_offset_ps;
-			int64_t t = e > last ? e - last : 0;
-			end_lo = e < end_lo ? e : end_lo;
-			end_hi = e > end_hi ? e : end_hi;
-			/* Saturated: a digest's tables are input. */
-			res->wait_ps = tc_sat_add(res->wait_ps, last - s);
-			res->transfer_ps = tc_sat_add(res->transfer_ps, t);
-			ci->wait_ps = tc_sat_add(ci->wait_ps, last - s);
-			tr[i] = t;
-		}
-		tc_sort(tr, cnt, sizeof(*tr), cmp_i64);
-		ci->transfer_ps = tr[cnt / 2];
-		spread[q] = end_hi - end_lo;
+		add_instance(r, &cap_coll, names, w, rank, cnt, tr, &spread[q], &last_own[q]);
 		together += spread[q] <= tol;
-		struct tc_rank_result *lr = &r->v[ci->last];
-		lr->n_last++;
-		lr->caused_ps = tc_sat_add(lr->caused_ps, ci->wait_ps);
-		r->skew_total_ps = tc_sat_add(r->skew_total_ps, ci->skew_ps);
-		size_t gs = w[0].group_size > 1 ? (size_t)w[0].group_size : ci->n_ranks;
-		if (ci->bytes >= 0 && ci->transfer_ps > 0) {
-			ci->algbw = ci->bytes / ((double)ci->transfer_ps / 1e12);
-			ci->busbw = ci->algbw * bus_factor(tc_intern_str(names, w[0].name), gs);
-		}
 		q++;
 	}
 	merge_close(&m);
@@ -469,18 +506,7 @@ static size_t instances(const struct tc_coll_rows *c, const struct rank_rows *rr
 		last_steps(r, last_own, steps);
 	}
 	free(last_own);
-	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
-	r->end_spread_ps = spread[n_runs / 2];
-	for (size_t q = 0; q < n_runs; q++) {
-		spread[q] = r->coll[q].transfer_ps;
-	}
-	tc_sort(spread, n_runs, sizeof(*spread), cmp_i64);
-	r->lined_up = r->end_spread_ps <= spread[n_runs / 2];
-	for (size_t k = 1; k < r->n; k++) {
-		if (r->v[k].caused_ps > r->v[r->straggler].caused_ps) {
-			r->straggler = k;
-		}
-	}
+	judge(r, spread, n_runs);
 	if (waits) {
 		straggler_waits(c, rr, r, waits);
 	}
