@@ -84,14 +84,11 @@ static struct tc_finding *add(struct cctx *c, const char *kind, double value, in
 	return f;
 }
 
-/*
- * Starts f's text. These findings record no slot for a job's rank, so a
- * job names the rank first ("rank 3: FP32 GEMM ..."), as it always has;
- * a slot would move it before the device's name, the way the other rules'
- * findings read.
- */
-static void start(struct tc_ftext *t, struct tc_finding *f) {
-	tc_ftext_init(t, f, false);
+/* Starts f's text; in a job's rank it records the slot before the
+ * device's name, so a job reads "... of rank 3: GPU 0's", as a merged
+ * model of the ranks does. */
+static void start(const struct cctx *c, struct tc_ftext *t, struct tc_finding *f) {
+	tc_ftext_init(t, f, c->o->rank_slots && tc_model_n_ranks(c->m) < 2);
 }
 
 static const char *framework_text(const struct cctx *c, const char *torch, const char *jax,
@@ -136,7 +133,7 @@ static void rule_fp32_math(struct cctx *c) {
 	struct tc_finding *f = add(c, "fp32-math", pct, c->w.fp32_free_ps);
 	char b[4][TC_FMT_LEN];
 	struct tc_ftext t;
-	start(&t, f);
+	start(c, &t, f);
 	tc_ftext_addf(&t, "FP32 GEMM and convolution kernels over %s (sgemm, scudnn, ffma: CUDA "
 		"cores) take %.1f %% of ", tc_fmt_dur(b[3], TC_TINY_GEMM_PS), pct);
 	tc_ftext_device(&t, c->label);
@@ -181,7 +178,7 @@ static void rule_layout(struct cctx *c) {
 	struct tc_finding *f = add(c, "layout", pct, c->w.layout_free_ps);
 	char b[TC_FMT_LEN];
 	struct tc_ftext t;
-	start(&t, f);
+	start(c, &t, f);
 	tc_ftext_addf(&t, "layout conversions (transposes, permutes, NCHW<->NHWC, XLA "
 		"copy/transpose fusions) take %.1f %% of ", pct);
 	tc_ftext_device(&t, c->label);
@@ -218,7 +215,7 @@ static void rule_tiny_gemms(struct cctx *c) {
 	struct tc_finding *f = add(c, "tiny-gemms", per, c->w.tiny_gemm_free_ps);
 	char b[2][TC_FMT_LEN];
 	struct tc_ftext t;
-	start(&t, f);
+	start(c, &t, f);
 	tc_ftext_addf(&t, "%.0f GEMM kernels %s on ", per, step_unit(c));
 	tc_ftext_device(&t, c->label);
 	tc_ftext_addf(&t, " run %s or less (%.1f %% of its GEMMs, %s %s; "
