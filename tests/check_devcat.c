@@ -3,10 +3,13 @@
  * names, kernel names of every vendor library, XLA categories, the launcher
  * winning over the kernel, FP32 math in GEMM/conv kernel names, the
  * data-sheet peaks table's matches, and device work summed by category
- * (analysis/devwork.c).
+ * (analysis/devwork.c) and by op (the op table, summary.c).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "analysis/devwork.h"
+#include "analysis/passes.h"
+#include "analysis/summary.h"
 #include "model/devcat.h"
 #include "model/findings.h"
 #include "model/peaks.h"
@@ -301,22 +304,29 @@ START_TEST(devwork_flat) {
 	ck_assert_uint_eq(w.layout_count, 2);
 	tc_model_destroy(m);
 
-	/* 2^53 then three 1s: each addition rounds back to 2^53 one by one,
-	 * where 2^53 + 3 would round up to 2^53 + 4. */
+	/* 2^53 then three 1s, on two ops of one name (one op-table row): each
+	 * addition rounds back to 2^53 one by one, where 2^53 + 3 would round
+	 * up to 2^53 + 4. */
 	m = tc_model_create();
 	d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
 	s = tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
-	uint32_t big = cost_op(m, "k_big", INT64_C(1) << 53, 1);
-	uint32_t one = cost_op(m, "k_one", 1, 1);
+	uint32_t big = cost_op(m, "k_mix", INT64_C(1) << 53, 1);
+	uint32_t one = cost_op(m, "k_mix", 1, 1);
 	tc_model_add_event(m, s, big, 0, us, 0);
 	for (int i = 1; i <= 3; i++) {
 		tc_model_add_event(m, s, one, i * 2 * us, us, 0);
 	}
 	tc_model_finalize(m);
 	tc_devwork_scan(m, TC_NONE, &w);
-	a = &w.cat[tc_devcat_of_kernel("k_one", 5, NULL, 0, TC_OP_KERNEL)];
+	a = &w.cat[tc_devcat_of_kernel("k_mix", 5, NULL, 0, TC_OP_KERNEL)];
 	ck_assert_uint_eq(a->count, 4);
 	ck_assert(a->flops == 9007199254740992.0);
+	size_t n;
+	struct tc_op_summary *ops = tc_analyze_ops(m, tc_track_device_work, NULL, false, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(ops[0].count, 4);
+	ck_assert(ops[0].flops == 9007199254740992.0 && ops[0].bytes == 4);
+	free(ops);
 	tc_model_destroy(m);
 }
 END_TEST

@@ -177,10 +177,6 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 	*w = lw;
 }
 
-/* 2^53: integers up to here are doubles exactly, and so is every partial
- * sum of nonnegative integers whose total is. */
-#define EXACT_MAX ((unsigned __int128)1 << 53)
-
 /* Whether the per-op sums in s->acc of a flat line's ops (touched[0..nt))
  * add into w as the per-event scan would: no duration sum saturated, and
  * each category's FLOPs and bytes (count x the op's, on top of what w
@@ -202,9 +198,9 @@ static bool flat_exact(struct scan *s, const struct tc_devwork *w, size_t nt) {
 	for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
 		double f = w->cat[c].flops < 0 ? 0 : w->cat[c].flops;
 		double b = w->cat[c].bytes < 0 ? 0 : w->cat[c].bytes;
-		if (f > (double)EXACT_MAX || b > (double)EXACT_MAX || f != (double)(uint64_t)f ||
-				b != (double)(uint64_t)b || fl[c] > EXACT_MAX - (uint64_t)f ||
-				by[c] > EXACT_MAX - (uint64_t)b) {
+		if (f > (double)TC_DOUBLE_EXACT_MAX || b > (double)TC_DOUBLE_EXACT_MAX || f != (double)(uint64_t)f ||
+				b != (double)(uint64_t)b || fl[c] > TC_DOUBLE_EXACT_MAX - (uint64_t)f ||
+				by[c] > TC_DOUBLE_EXACT_MAX - (uint64_t)b) {
 			return false;
 		}
 	}
