@@ -83,6 +83,15 @@ static void add_cost(double *sum, int64_t v) {
 	}
 }
 
+/* Whether op o's name says FP32 math, found once per op. */
+static bool fp32_op(struct scan *s, uint32_t o) {
+	if (!s->fp32[o]) {
+		const char *name = tc_model_str(s->m, s->m->ops[o].name);
+		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
+	}
+	return s->fp32[o] == 1;
+}
+
 /* An event's FP32, layout and tiny-GEMM facts (op o, category c, duration
  * d; free: d off the roofline, else 0). One event counts in one of them. */
 static void facts(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_devcat c, int64_t d,
@@ -98,14 +107,10 @@ static void facts(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_devc
 	if (c != TC_DEVCAT_GEMM && c != TC_DEVCAT_CONV_FWD && c != TC_DEVCAT_CONV_BWD) {
 		return;
 	}
-	if (!s->fp32[o]) {
-		const char *name = tc_model_str(m, m->ops[o].name);
-		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
-	}
 	/* A launch-sized FP32 GEMM gains little from tensor cores: batching
 	 * it is the fix, so it counts as tiny. */
 	bool tiny = m->op_kind[o] == TC_OP_KERNEL && d <= TC_TINY_GEMM_PS;
-	if (!tiny && s->fp32[o] == 1) {
+	if (!tiny && fp32_op(s, o)) {
 		w->fp32_ps = add_dur(w->fp32_ps, d);
 		w->fp32_free_ps = add_dur(w->fp32_free_ps, free);
 		w->fp32_count++;
@@ -234,15 +239,11 @@ static void flat_add(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_d
 	if (c != TC_DEVCAT_GEMM && c != TC_DEVCAT_CONV_FWD && c != TC_DEVCAT_CONV_BWD) {
 		return;
 	}
-	if (!s->fp32[o]) {
-		const char *name = tc_model_str(m, m->ops[o].name);
-		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
-	}
 	/* Tiny: a kernel's short events (facts()). */
 	bool kern = m->op_kind[o] == TC_OP_KERNEL;
 	uint64_t tn = kern ? p->short_count : 0;
 	int64_t tps = kern ? (int64_t)p->short_ps : 0;
-	if (s->fp32[o] == 1 && p->count > tn) {
+	if (fp32_op(s, o) && p->count > tn) {
 		w->fp32_ps = add_dur(w->fp32_ps, d - tps);
 		w->fp32_free_ps = add_dur(w->fp32_free_ps, free ? d - tps : 0);
 		w->fp32_count += p->count - tn;
