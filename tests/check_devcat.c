@@ -1,10 +1,15 @@
 /*
  * Check suite for device-work categories (model/devcat.c): launching op
  * names, kernel names of every vendor library, XLA categories, the launcher
- * winning over the kernel, FP32 math in GEMM/conv kernel names, and the
- * data-sheet peaks table's matches.
+ * winning over the kernel, FP32 math in GEMM/conv kernel names, the
+ * data-sheet peaks table's matches, and device work summed by category
+ * (analysis/devwork.c) and by op (the op table, summary.c).
  */
+#include <stdlib.h>
 #include <string.h>
+#include "analysis/devwork.h"
+#include "analysis/passes.h"
+#include "analysis/summary.h"
 #include "model/devcat.h"
 #include "model/findings.h"
 #include "model/peaks.h"
@@ -252,6 +257,80 @@ START_TEST(peaks_ridge_range) {
 }
 END_TEST
 
+/* A device line's events summed per category (analysis/devwork.c): a flat
+ * line without launchers is summed per op, and must give the per-event
+ * sums; where double FLOP sums would round, the per-event order holds. */
+static uint32_t cost_op(struct tc_model *m, const char *name, int64_t flops, int64_t bytes) {
+	uint32_t o = tc_model_add_op(m, tc_model_intern(m, name), 0, TC_OP_KERNEL);
+	m->ops[o].flops = flops;
+	m->ops[o].bytes = bytes;
+	return o;
+}
+
+START_TEST(devwork_flat) {
+	const int64_t us = 1000000;
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t s = tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	uint32_t g = cost_op(m, "volta_sgemm_128x64_nn", 100, 10);
+	uint32_t l = cost_op(m, "transpose_kernel", -1, 8);
+	tc_model_add_event(m, s, g, 0, 5 * us, 0);   /* tiny: launch-sized */
+	tc_model_add_event(m, s, l, 10 * us, 3 * us, 0);
+	tc_model_add_event(m, s, g, 20 * us, 20 * us, 0);
+	tc_model_add_event(m, s, l, 50 * us, 4 * us, 0);
+	tc_model_finalize(m);
+	ck_assert_int_eq(tc_devcat_of_kernel("transpose_kernel", 16, NULL, 0, TC_OP_KERNEL),
+		TC_DEVCAT_LAYOUT);
+	struct tc_devwork w;
+	tc_devwork_scan(m, TC_NONE, &w);
+	const struct tc_devcat_acc *a = &w.cat[TC_DEVCAT_GEMM];
+	ck_assert_uint_eq(a->count, 2);
+	ck_assert_int_eq(a->total_ps, 25 * us);
+	ck_assert_int_eq(a->self_ps, 25 * us);
+	ck_assert_int_eq(a->launched_ps, 0);
+	ck_assert_int_eq(a->min_ps, 5 * us);
+	ck_assert_int_eq(a->max_ps, 20 * us);
+	ck_assert(a->flops == 200 && a->bytes == 20);
+	ck_assert_int_eq(w.fp32_ps, 20 * us);
+	ck_assert_uint_eq(w.fp32_count, 1);
+	ck_assert_int_eq(w.fp32_free_ps, 0);
+	ck_assert_int_eq(w.tiny_gemm_ps, 5 * us);
+	ck_assert_uint_eq(w.tiny_gemm_count, 1);
+	a = &w.cat[TC_DEVCAT_LAYOUT];
+	ck_assert_uint_eq(a->count, 2);
+	ck_assert(a->flops < 0 && a->bytes == 16);
+	ck_assert_int_eq(w.layout_ps, 7 * us);
+	ck_assert_int_eq(w.layout_free_ps, 7 * us); /* no FLOPs: off the roofline */
+	ck_assert_uint_eq(w.layout_count, 2);
+	tc_model_destroy(m);
+
+	/* 2^53 then three 1s, on two ops of one name (one op-table row): each
+	 * addition rounds back to 2^53 one by one, where 2^53 + 3 would round
+	 * up to 2^53 + 4. */
+	m = tc_model_create();
+	d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	s = tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	uint32_t big = cost_op(m, "k_mix", INT64_C(1) << 53, 1);
+	uint32_t one = cost_op(m, "k_mix", 1, 1);
+	tc_model_add_event(m, s, big, 0, us, 0);
+	for (int i = 1; i <= 3; i++) {
+		tc_model_add_event(m, s, one, i * 2 * us, us, 0);
+	}
+	tc_model_finalize(m);
+	tc_devwork_scan(m, TC_NONE, &w);
+	a = &w.cat[tc_devcat_of_kernel("k_mix", 5, NULL, 0, TC_OP_KERNEL)];
+	ck_assert_uint_eq(a->count, 4);
+	ck_assert(a->flops == 9007199254740992.0);
+	size_t n;
+	struct tc_op_summary *ops = tc_analyze_ops(m, tc_track_device_work, NULL, false, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(ops[0].count, 4);
+	ck_assert(ops[0].flops == 9007199254740992.0 && ops[0].bytes == 4);
+	free(ops);
+	tc_model_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void) {
 	Suite *s = suite_create("devcat");
 	TCase *tc = tcase_create("core");
@@ -261,6 +340,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, fp32_math);
 	tcase_add_test(tc, peaks_table);
 	tcase_add_test(tc, peaks_ridge_range);
+	tcase_add_test(tc, devwork_flat);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,6 +19,16 @@ struct scan {
 	uint8_t *own;              /* per op: its category from its name, 0 not yet */
 	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
 	struct tc_u64map pair;     /* (launcher, op) -> category */
+	struct op_acc *acc;        /* per op: a flat line's sums (scan_flat), zero between */
+	uint32_t *touched;         /* the ops with sums in acc, in first-seen order */
+};
+
+/* One op's events on one flat line: counts and durations, and those of
+ * the short ones (<= TC_TINY_GEMM_PS), which the tiny-GEMM fact splits. */
+struct op_acc {
+	uint64_t count, short_count;
+	int64_t total_ps, min_ps, max_ps;
+	uint64_t short_ps; /* <= total_ps, which is checked for saturation */
 };
 
 static __attribute__((noinline)) void own_cat_find(struct scan *s, uint32_t o) {
@@ -37,10 +47,11 @@ static inline enum tc_devcat own_cat(struct scan *s, uint32_t o) {
 	return (enum tc_devcat)s->own[o];
 }
 
-/* Event i's category; *launched: whether its launching op is known. */
-static enum tc_devcat event_cat(struct scan *s, size_t i, bool *launched) {
+/* Event i's category (its op o); *launched: whether its launching op is
+ * known. */
+static enum tc_devcat event_cat(struct scan *s, size_t i, uint32_t o, bool *launched) {
 	const struct tc_model *m = s->m;
-	uint32_t o = m->ev.op[i], le = s->launcher ? s->launcher[i] : TC_NONE;
+	uint32_t le = s->launcher ? s->launcher[i] : TC_NONE;
 	*launched = le != TC_NONE;
 	if (le == TC_NONE) {
 		return own_cat(s, o);
@@ -60,84 +71,95 @@ static enum tc_devcat event_cat(struct scan *s, size_t i, bool *launched) {
 	return dc;
 }
 
+/* a + d for a duration d >= 0, saturating: tc_sat_add's result with one
+ * test fewer, per event. */
+static inline int64_t add_dur(int64_t a, int64_t d) {
+	return a > INT64_MAX - d ? INT64_MAX : a + d;
+}
+
 static void add_cost(double *sum, int64_t v) {
 	if (v >= 0) {
 		*sum = (*sum < 0 ? 0 : *sum) + (double)v;
 	}
 }
 
-/* Event i's FP32, layout and tiny-GEMM facts (category c, duration d;
- * free: d off the roofline, else 0). One event counts in one of them. */
-static void facts(struct scan *s, struct tc_devwork *w, size_t i, enum tc_devcat c, int64_t d,
+/* Whether op o's name says FP32 math, found once per op. */
+static bool fp32_op(struct scan *s, uint32_t o) {
+	if (!s->fp32[o]) {
+		const char *name = tc_model_str(s->m, s->m->ops[o].name);
+		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
+	}
+	return s->fp32[o] == 1;
+}
+
+/* An event's FP32, layout and tiny-GEMM facts (op o, category c, duration
+ * d; free: d off the roofline, else 0). One event counts in one of them. */
+static void facts(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_devcat c, int64_t d,
 		int64_t free) {
 	const struct tc_model *m = s->m;
-	uint32_t o = m->ev.op[i];
-	if (c == TC_DEVCAT_LAYOUT || own_cat(s, o) == TC_DEVCAT_LAYOUT) {
-		w->layout_ps = tc_sat_add(w->layout_ps, d);
-		w->layout_free_ps = tc_sat_add(w->layout_free_ps, free);
+	/* Without launchers c is o's own category already. */
+	if (c == TC_DEVCAT_LAYOUT || (s->launcher && own_cat(s, o) == TC_DEVCAT_LAYOUT)) {
+		w->layout_ps = add_dur(w->layout_ps, d);
+		w->layout_free_ps = add_dur(w->layout_free_ps, free);
 		w->layout_count++;
 		return;
 	}
 	if (c != TC_DEVCAT_GEMM && c != TC_DEVCAT_CONV_FWD && c != TC_DEVCAT_CONV_BWD) {
 		return;
 	}
-	if (!s->fp32[o]) {
-		const char *name = tc_model_str(m, m->ops[o].name);
-		s->fp32[o] = tc_devcat_fp32_math(name, strlen(name)) ? 1 : 2;
-	}
 	/* A launch-sized FP32 GEMM gains little from tensor cores: batching
 	 * it is the fix, so it counts as tiny. */
 	bool tiny = m->op_kind[o] == TC_OP_KERNEL && d <= TC_TINY_GEMM_PS;
-	if (!tiny && s->fp32[o] == 1) {
-		w->fp32_ps = tc_sat_add(w->fp32_ps, d);
-		w->fp32_free_ps = tc_sat_add(w->fp32_free_ps, free);
+	if (!tiny && fp32_op(s, o)) {
+		w->fp32_ps = add_dur(w->fp32_ps, d);
+		w->fp32_free_ps = add_dur(w->fp32_free_ps, free);
 		w->fp32_count++;
 	} else if (c == TC_DEVCAT_GEMM && tiny) {
-		w->tiny_gemm_ps = tc_sat_add(w->tiny_gemm_ps, d);
-		w->tiny_gemm_free_ps = tc_sat_add(w->tiny_gemm_free_ps, free);
+		w->tiny_gemm_ps = add_dur(w->tiny_gemm_ps, d);
+		w->tiny_gemm_free_ps = add_dur(w->tiny_gemm_free_ps, free);
 		w->tiny_gemm_count++;
 	}
 }
 
-/* One line's events into w; stack_* are the walk's scratch for self time. */
+/* One line's events into w; stack_* are the walk's scratch for self time.
+ * The sums go to a copy of w on the stack, stored back at the end: no
+ * store to it may alias the model's columns, so the loop keeps its
+ * pointers in registers. */
 static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t **stack_end,
 		uint8_t **stack_cat, size_t *cap, size_t *cap2) {
 	const struct tc_model *m = s->m;
 	const struct tc_track *tr = &m->tracks[t];
+	const int64_t *start = m->ev.start, *dur = m->ev.dur;
+	const uint32_t *op = m->ev.op;
+	const bool costs = m->event_costs, nested = tr->max_depth != 0;
+	struct tc_devwork lw = *w;
 	size_t top = 0;
-	/* The sums of the category of the last event, held here while the
-	 * events' categories repeat (most do), stored on a change and at the
-	 * end: the same additions in the same order, without a load and a
-	 * store of each per event. */
-	enum tc_devcat cur = 0;
-	struct tc_devcat_acc hold = w->cat[0], *a = &hold;
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 		bool launched;
-		enum tc_devcat c = event_cat(s, i, &launched);
-		int64_t st = m->ev.start[i], d = m->ev.dur[i], e = st + d;
-		if (c != cur) {
-			w->cat[cur] = hold;
-			hold = w->cat[c];
-			cur = c;
-		}
+		uint32_t o = op[i];
+		enum tc_devcat c = event_cat(s, i, o, &launched);
+		int64_t st = start[i], d = dur[i], e = st + d;
+		struct tc_devcat_acc *a = &lw.cat[c];
 		a->count++;
-		a->total_ps = tc_sat_add(a->total_ps, d);
-		a->self_ps = tc_sat_add(a->self_ps, d);
-		a->launched_ps = tc_sat_add(a->launched_ps, launched ? d : 0);
+		a->total_ps = add_dur(a->total_ps, d);
+		a->self_ps = add_dur(a->self_ps, d);
+		if (launched) {
+			a->launched_ps = add_dur(a->launched_ps, d);
+		}
 		a->min_ps = d < a->min_ps ? d : a->min_ps;
 		a->max_ps = d > a->max_ps ? d : a->max_ps;
 		int64_t fl, by;
-		if (m->event_costs) {
+		if (costs) {
 			/* Both from one walk of the event's args. */
 			tc_model_event_costs(m, i, &fl, &by);
 		} else {
-			fl = m->ops[m->ev.op[i]].flops;
-			by = m->ops[m->ev.op[i]].bytes;
+			fl = m->ops[o].flops;
+			by = m->ops[o].bytes;
 		}
 		add_cost(&a->flops, fl);
 		add_cost(&a->bytes, by);
-		facts(s, w, i, c, d, fl >= 0 && by > 0 ? 0 : d);
-		if (tr->max_depth == 0) {
+		facts(s, &lw, o, c, d, fl >= 0 && by > 0 ? 0 : d);
+		if (!nested) {
 			continue;
 		}
 		/* A child's time (clipped to its parent) leaves the parent's self. */
@@ -146,8 +168,7 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 		}
 		if (top > 0) {
 			int64_t pe = (*stack_end)[top - 1];
-			uint8_t pc = (*stack_cat)[top - 1];
-			struct tc_devcat_acc *p = pc == cur ? &hold : &w->cat[pc];
+			struct tc_devcat_acc *p = &lw.cat[(*stack_cat)[top - 1]];
 			p->self_ps = tc_sat_add(p->self_ps, -((e < pe ? e : pe) - st));
 		}
 		if (d > 0) {
@@ -158,7 +179,120 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 			top++;
 		}
 	}
-	w->cat[cur] = hold;
+	*w = lw;
+}
+
+/* Whether the per-op sums in s->acc of a flat line's ops (touched[0..nt))
+ * add into w as the per-event scan would: no duration sum saturated, and
+ * each category's FLOPs and bytes (count x the op's, on top of what w
+ * holds) stay integers a double holds exactly, so the order of the
+ * per-event additions cannot matter. */
+static bool flat_exact(struct scan *s, const struct tc_devwork *w, size_t nt) {
+	const struct tc_model *m = s->m;
+	unsigned __int128 fl[TC_DEVCAT_COUNT] = { 0 }, by[TC_DEVCAT_COUNT] = { 0 };
+	for (size_t j = 0; j < nt; j++) {
+		uint32_t o = s->touched[j];
+		const struct op_acc *p = &s->acc[o];
+		if (p->total_ps == INT64_MAX) {
+			return false;
+		}
+		enum tc_devcat c = own_cat(s, o);
+		fl[c] += m->ops[o].flops > 0 ? (unsigned __int128)p->count * (uint64_t)m->ops[o].flops : 0;
+		by[c] += m->ops[o].bytes > 0 ? (unsigned __int128)p->count * (uint64_t)m->ops[o].bytes : 0;
+	}
+	for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
+		double f = w->cat[c].flops < 0 ? 0 : w->cat[c].flops;
+		double b = w->cat[c].bytes < 0 ? 0 : w->cat[c].bytes;
+		if (f > (double)TC_DOUBLE_EXACT_MAX || b > (double)TC_DOUBLE_EXACT_MAX || f != (double)(uint64_t)f ||
+				b != (double)(uint64_t)b || fl[c] > TC_DOUBLE_EXACT_MAX - (uint64_t)f ||
+				by[c] > TC_DOUBLE_EXACT_MAX - (uint64_t)b) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Op o's sums p (its category c) into w, as its events one by one. */
+static void flat_add(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_devcat c,
+		const struct op_acc *p) {
+	const struct tc_model *m = s->m;
+	struct tc_devcat_acc *a = &w->cat[c];
+	int64_t fl = m->ops[o].flops, by = m->ops[o].bytes, d = p->total_ps;
+	a->count += p->count;
+	a->total_ps = add_dur(a->total_ps, d);
+	a->self_ps = add_dur(a->self_ps, d);
+	a->min_ps = p->min_ps < a->min_ps ? p->min_ps : a->min_ps;
+	a->max_ps = p->max_ps > a->max_ps ? p->max_ps : a->max_ps;
+	if (fl >= 0) {
+		a->flops = (a->flops < 0 ? 0 : a->flops) + (double)((uint64_t)fl * p->count);
+	}
+	if (by >= 0) {
+		a->bytes = (a->bytes < 0 ? 0 : a->bytes) + (double)((uint64_t)by * p->count);
+	}
+	bool free = !(fl >= 0 && by > 0);
+	if (c == TC_DEVCAT_LAYOUT) {
+		w->layout_ps = add_dur(w->layout_ps, d);
+		w->layout_free_ps = add_dur(w->layout_free_ps, free ? d : 0);
+		w->layout_count += p->count;
+		return;
+	}
+	if (c != TC_DEVCAT_GEMM && c != TC_DEVCAT_CONV_FWD && c != TC_DEVCAT_CONV_BWD) {
+		return;
+	}
+	/* Tiny: a kernel's short events (facts()). */
+	bool kern = m->op_kind[o] == TC_OP_KERNEL;
+	uint64_t tn = kern ? p->short_count : 0;
+	int64_t tps = kern ? (int64_t)p->short_ps : 0;
+	if (fp32_op(s, o) && p->count > tn) {
+		w->fp32_ps = add_dur(w->fp32_ps, d - tps);
+		w->fp32_free_ps = add_dur(w->fp32_free_ps, free ? d - tps : 0);
+		w->fp32_count += p->count - tn;
+	}
+	if (c == TC_DEVCAT_GEMM && tn) {
+		w->tiny_gemm_ps = add_dur(w->tiny_gemm_ps, tps);
+		w->tiny_gemm_free_ps = add_dur(w->tiny_gemm_free_ps, free ? tps : 0);
+		w->tiny_gemm_count += tn;
+	}
+}
+
+/*
+ * A flat line without launchers or per-event costs: each event's sums
+ * depend on its op and duration only, so they are summed per op and added
+ * per op. Returns false, w as it was, where that could differ from
+ * scan_track by a bit (saturated or inexact sums): scan_track then.
+ */
+static bool scan_flat(struct scan *s, size_t t, struct tc_devwork *w) {
+	const struct tc_model *m = s->m;
+	const struct tc_track *tr = &m->tracks[t];
+	const int64_t *dur = m->ev.dur;
+	const uint32_t *op = m->ev.op;
+	struct op_acc *acc = s->acc;
+	size_t nt = 0;
+	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+		uint32_t o = op[i];
+		int64_t d = dur[i];
+		struct op_acc *p = &acc[o];
+		if (__builtin_expect(!p->count, 0)) {
+			s->touched[nt++] = o;
+			p->min_ps = INT64_MAX;
+		}
+		p->count++;
+		p->total_ps = add_dur(p->total_ps, d);
+		p->min_ps = d < p->min_ps ? d : p->min_ps;
+		p->max_ps = d > p->max_ps ? d : p->max_ps;
+		bool sh = d <= TC_TINY_GEMM_PS;
+		p->short_count += sh;
+		p->short_ps += sh ? (uint64_t)d : 0;
+	}
+	bool ok = flat_exact(s, w, nt);
+	for (size_t j = 0; j < nt; j++) {
+		uint32_t o = s->touched[j];
+		if (ok) {
+			flat_add(s, w, o, own_cat(s, o), &acc[o]);
+		}
+		memset(&acc[o], 0, sizeof(acc[o]));
+	}
+	return ok;
 }
 
 void tc_devwork_init(struct tc_devwork *w) {
@@ -207,6 +341,15 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
+		if (!s.launcher && !m->event_costs && tr->max_depth == 0) {
+			if (!s.acc) {
+				s.acc = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*s.acc));
+				s.touched = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*s.touched));
+			}
+			if (scan_flat(&s, t, w)) {
+				continue;
+			}
+		}
 		scan_track(&s, t, w, &stack_end, &stack_cat, &cap, &cap2);
 	}
 	free(stack_end);
@@ -214,6 +357,8 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 	free(s.own);
 	free(s.fp32);
 	free(s.launcher);
+	free(s.acc);
+	free(s.touched);
 	tc_u64map_finish(&s.pair);
 }
 

@@ -160,6 +160,8 @@ struct op_walk {
 	struct tc_op_summary *rows;
 	struct op_acc *acc;
 	struct tc_op_cost *cost; /* per op, packed: the op records would crowd the cache */
+	uint64_t *n_ev;          /* per op: its events with costs on the line, 0 between */
+	uint32_t *touched;       /* the ops with n_ev, in first-seen order */
 	int64_t *stack_end;
 	uint32_t *stack_row;
 	size_t scap, scap2;
@@ -175,13 +177,64 @@ static void op_walk_init(struct op_walk *w, const struct tc_model *m, const stru
 		w->acc[r] = (struct op_acc){ .a.min = INT64_MAX };
 	}
 	w->cost = tc_op_costs_make(m);
+	w->n_ev = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*w->n_ev));
+	w->touched = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*w->touched));
 }
 
 static void op_walk_finish(struct op_walk *w) {
 	free(w->acc);
 	free(w->cost);
+	free(w->n_ev);
+	free(w->touched);
 	free(w->stack_end);
 	free(w->stack_row);
+}
+
+/* Whether adding count x cost for the ops touched[0..nt) gives each row
+ * what adding event by event does: every row's sum, before and after,
+ * an integer a double holds exactly (bounded by the largest row's and
+ * all the ops' together), so no addition rounds. */
+static bool flat_costs_exact(const struct op_walk *w, size_t nt) {
+	unsigned __int128 fl = 0, by = 0;
+	double rf = 0, rb = 0;
+	for (size_t j = 0; j < nt; j++) {
+		uint32_t o = w->touched[j];
+		const struct tc_op_summary *row = &w->rows[w->row_of[o]];
+		fl += w->cost[o].flops > 0 ? (unsigned __int128)w->n_ev[o] * (uint64_t)w->cost[o].flops : 0;
+		by += w->cost[o].bytes > 0 ? (unsigned __int128)w->n_ev[o] * (uint64_t)w->cost[o].bytes : 0;
+		if (row->flops > (double)TC_DOUBLE_EXACT_MAX || row->bytes > (double)TC_DOUBLE_EXACT_MAX ||
+				(row->flops > 0 && row->flops != (double)(uint64_t)row->flops) ||
+				(row->bytes > 0 && row->bytes != (double)(uint64_t)row->bytes)) {
+			return false;
+		}
+		rf = row->flops > rf ? row->flops : rf;
+		rb = row->bytes > rb ? row->bytes : rb;
+	}
+	return fl <= TC_DOUBLE_EXACT_MAX - (uint64_t)rf && by <= TC_DOUBLE_EXACT_MAX - (uint64_t)rb;
+}
+
+/* A flat line's costs (ops touched[0..nt), n_ev events each) into their
+ * rows: per op where that is exact, else event by event in order. */
+static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, size_t nt) {
+	if (flat_costs_exact(w, nt)) {
+		for (size_t j = 0; j < nt; j++) {
+			uint32_t o = w->touched[j];
+			const struct tc_op_cost *c = &w->cost[o];
+			struct tc_op_summary *row = &w->rows[w->row_of[o]];
+			/* n_ev x a cost: at most 2^53 (flat_costs_exact) */
+			row_costs(row, c->flops >= 0 ? c->flops * (int64_t)w->n_ev[o] : -1,
+				c->bytes >= 0 ? c->bytes * (int64_t)w->n_ev[o] : -1);
+		}
+	} else {
+		const struct tc_track *tr = &m->tracks[t];
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			const struct tc_op_cost *c = &w->cost[m->ev.op[i]];
+			row_costs(&w->rows[w->row_of[m->ev.op[i]]], c->flops, c->bytes);
+		}
+	}
+	for (size_t j = 0; j < nt; j++) {
+		w->n_ev[w->touched[j]] = 0;
+	}
 }
 
 /* Track t's events into w's rows. Costs are summed event by event, in the
@@ -199,14 +252,16 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 	if (flat && !m->event_costs) {
 		/* The loop below without its stack and cost look-ups: most
 		 * device lines, and half the op table's time there. */
+		size_t nt = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint32_t o = evop[i], row = row_of[o];
-			acc_event(&acc[row], durs[i]);
+			uint32_t o = evop[i];
+			acc_event(&acc[row_of[o]], durs[i]);
 			const struct tc_op_cost *c = &w->cost[o];
-			if (c->flops >= 0 || c->bytes >= 0) {
-				row_costs(&rows[row], c->flops, c->bytes);
+			if ((c->flops >= 0 || c->bytes >= 0) && !w->n_ev[o]++) {
+				w->touched[nt++] = o;
 			}
 		}
+		flat_costs(w, m, t, nt);
 		return;
 	}
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {

@@ -44,6 +44,10 @@ static inline uint64_t tc_magnitude(int64_t v) {
 	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 }
 
+/* 2^53: integers up to here are doubles exactly, and so is every partial
+ * sum of nonnegative integers whose total is (no addition rounds). */
+#define TC_DOUBLE_EXACT_MAX ((unsigned __int128)1 << 53)
+
 static inline int64_t tc_sat_add(int64_t a, int64_t b) {
 	if (b > 0 && a > INT64_MAX - b) {
 		return INT64_MAX;
