@@ -8,17 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/coll_gather.h"
-#include "analysis/digest_msg.h"
 #include "analysis/passes.h"
-#include "model/coll_table.h"
-#include "model/digest_msg.h"
-#include "model/model.h"
+#include "digest/colltable.h"
+#include "digest/msg.h"
+#include "digest/view.h"
 #include "model/findings.h"
+#include "model/model.h"
 #include "model/rank.h"
+#include "tc_test.h"
 #include "util/arena.h"
 #include "util/select.h"
 #include "util/xalloc.h"
-#include "tc_test.h"
 
 /* Deterministic durations: a log-uniform spread from 1 us to 10 ms, ps. */
 static int64_t *durations(size_t n, uint64_t seed) {

@@ -535,6 +535,40 @@ static void findings(const struct job *j, struct kept *pa, const struct tc_ivals
 
 /* ---- the job ---- */
 
+/* The steps and their breakdown of the breakdown rank's own analysis p
+ * (its steps taken by the caller). */
+static void take_steps(struct tc_analysis *a, const struct tc_analysis *p) {
+	a->n_steps = p->n_steps;
+	a->steps = p->steps; /* taken below */
+	a->n_steps_all = p->n_steps_all;
+	a->steps_source = p->steps_source;
+	a->steps_inferred = p->steps_inferred;
+	a->steps_device = p->steps_device;
+	a->bd_device = p->bd_device;
+	a->n_steps_counted = p->n_steps_counted;
+	a->step_total_ps = p->step_total_ps;
+	memcpy(a->cat_total_ps, p->cat_total_ps, sizeof(a->cat_total_ps));
+	a->window_lo_ps = p->window_lo_ps;
+	a->window_hi_ps = p->window_hi_ps;
+	a->trimmed_before_ps = p->trimmed_before_ps;
+	a->trimmed_after_ps = p->trimmed_after_ps;
+	a->startup = p->startup;
+}
+
+/* Rank k's row of the rank table before its own analysis fills it: its
+ * host (k itself without one) and the largest world size. */
+static void rank_row(const struct tc_model *skel, size_t k, struct tc_ranks *r) {
+	uint32_t h = skel->sources[k].host;
+	for (size_t i = 0; i < skel->n_hosts && h == TC_NONE; i++) {
+		h = skel->hosts[i].source == k ? (uint32_t)i : TC_NONE;
+	}
+	r->v[k] = (struct tc_rank_result){ .rank = h != TC_NONE ? skel->hosts[h].rank :
+		(int32_t)k, .host = h, .device = TC_NONE, .slowest_num = -1 };
+	if (h != TC_NONE && skel->hosts[h].world_size > r->world_size) {
+		r->world_size = skel->hosts[h].world_size;
+	}
+}
+
 void tc_job_compose(struct tc_model *skel, const struct tc_job_ranks *jr,
 		const struct tc_analysis_opts *o, struct tc_analysis *a) {
 	size_t n = jr->n;
@@ -571,22 +605,7 @@ void tc_job_compose(struct tc_model *skel, const struct tc_job_ranks *jr,
 			a->span_ps = end;
 		}
 		if (k == bd) {
-			/* The steps and their breakdown: the breakdown rank's. */
-			a->n_steps = p.n_steps;
-			a->steps = p.steps; /* taken below */
-			a->n_steps_all = p.n_steps_all;
-			a->steps_source = p.steps_source;
-			a->steps_inferred = p.steps_inferred;
-			a->steps_device = p.steps_device;
-			a->bd_device = p.bd_device;
-			a->n_steps_counted = p.n_steps_counted;
-			a->step_total_ps = p.step_total_ps;
-			memcpy(a->cat_total_ps, p.cat_total_ps, sizeof(a->cat_total_ps));
-			a->window_lo_ps = p.window_lo_ps;
-			a->window_hi_ps = p.window_hi_ps;
-			a->trimmed_before_ps = p.trimmed_before_ps;
-			a->trimmed_after_ps = p.trimmed_after_ps;
-			a->startup = p.startup;
+			take_steps(a, &p);
 		}
 		/* Every rank's devices, each on its own steps. */
 		for (size_t i = 0; i < p.n_attr; i++) {
@@ -607,16 +626,7 @@ void tc_job_compose(struct tc_model *skel, const struct tc_job_ranks *jr,
 			a->runtime = p.runtime;
 		}
 		a->runtime.evidence |= p.runtime.evidence;
-		/* Its row of the rank table. */
-		uint32_t h = skel->sources[k].host;
-		for (size_t i = 0; i < skel->n_hosts && h == TC_NONE; i++) {
-			h = skel->hosts[i].source == k ? (uint32_t)i : TC_NONE;
-		}
-		r->v[k] = (struct tc_rank_result){ .rank = h != TC_NONE ? skel->hosts[h].rank :
-			(int32_t)k, .host = h, .device = TC_NONE, .slowest_num = -1 };
-		if (h != TC_NONE && skel->hosts[h].world_size > r->world_size) {
-			r->world_size = skel->hosts[h].world_size;
-		}
+		rank_row(skel, k, r);
 		tc_rank_fill(&r->v[k], &p);
 		kp[k].findings = p.findings;
 		kp[k].n_findings = p.n_findings;

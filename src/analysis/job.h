@@ -12,7 +12,7 @@
  * The composer reads the ranks through struct tc_job_ranks: a few facts
  * per rank, and callbacks for what is bulky (a rank's own analysis, its
  * steps, its collectives). Whoever provides the ranks (the digest views,
- * analysis/digest_ranks.h) loads a rank's bulk inside a callback and
+ * digest/ranks.h) loads a rank's bulk inside a callback and
  * drops it before returning, so composing holds one rank's bulk at a
  * time.
  */

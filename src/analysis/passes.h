@@ -15,10 +15,12 @@
 #include <stdint.h>
 #include "analysis/analyze.h"
 #include "analysis/intervals.h"
+#include "analysis/optable.h"
+#include "analysis/steps.h"
 #include "model/findings.h"
-#include "model/step_counted.h"
 #include "model/model.h"
 #include "model/report.h"
+#include "model/step_counted.h"
 
 struct tc_ivals;
 struct tc_bd_early;
@@ -174,8 +176,6 @@ void tc_usage_kinds_destroy(struct tc_ivals *kinds, size_t n_util);
 bool tc_pass_steps_from(const struct tc_model *m, const struct tc_analysis_opts *o,
 	const struct tc_markers *mk, const struct tc_usage *u, bool search,
 	struct tc_analysis *a);
-/* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
-size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t);
 /* The same for times that never fall (a track's events): *lo, 0 at first,
  * moves past the steps starting at or before t, so no search is repeated. */
 static inline size_t tc_step_at_from(const struct tc_step *steps, size_t n_steps, size_t *lo,
@@ -303,18 +303,6 @@ struct tc_rank_parts;
 void tc_pass_ranks(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_rank_parts *p, struct tc_analysis *job);
 
-/* A rank's steps as the collectives and the job read them, by start:
- * each one's start, end and number. */
-struct tc_step_times {
-	int64_t *start, *end, *num;
-	bool *counted;          /* as the breakdown counts it */
-	size_t n;
-};
-/* t (finish with tc_step_times_finish) from a's steps. */
-void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t);
-void tc_step_times_finish(struct tc_step_times *t);
-/* The step holding time ps, SIZE_MAX for none (as tc_step_at). */
-size_t tc_step_times_at(const struct tc_step_times *t, int64_t ps);
 /* Where a pass reads each rank's steps, one rank at a time: get fills t
  * (which the pass finishes with tc_step_times_finish) with rank k's. */
 struct tc_step_source {
@@ -361,11 +349,6 @@ void tc_breakdown_transfers(const struct tc_model *m, const struct tc_analysis *
  * ops; no percentiles. */
 struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n);
 
-/* `ops --by device`: per device with device work (only: that one; TC_NONE
- * every one), ascending, the tc_op_row_sum of tc_analyze_ops over its work
- * lines, named after the device (malloc'd; summary.c). One walk over the
- * events, not one over every line and op per device. */
-struct tc_op_row *tc_device_op_rows(const struct tc_model *m, uint32_t only, size_t *n);
 
 /* The compute-side rules (rules_compute.c): FP32 matrix math, layout
  * conversions and tiny GEMMs on the breakdown device, appended to
@@ -373,31 +356,11 @@ struct tc_op_row *tc_device_op_rows(const struct tc_model *m, uint32_t only, siz
 void tc_rules_compute(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_analysis *a);
 
-/* The op table from rows already summed (tc_pass_op_table's second half,
- * and digests): s[0..n) as tc_analyze_ops returns them, dev_rows (taken,
- * malloc'd) the "device" rows, or by category on devices the category rows
- * (analysis/devwork.h; NULL: the writer's categories), busy the summed device busy time and the
- * peaks those of the first device that has them. */
-void tc_op_table_from_rows(struct tc_op_table *t, const char *by, uint32_t only,
-	bool any_device, const struct tc_op_summary *s, size_t n, struct tc_op_row *dev_rows,
-	size_t n_dev, int64_t busy, double peak_flops, double peak_bw,
-	const char *peak_source);
 
-/* Track filters for tc_analyze_ops (roofline.c): device work lines; those
- * of the device *(const uint32_t *)ctx; every line but derived ones. */
-bool tc_track_device_work(const struct tc_model *m, uint32_t t, void *ctx);
-bool tc_track_device_work_of(const struct tc_model *m, uint32_t t, void *ctx);
-bool tc_track_host(const struct tc_model *m, uint32_t t, void *ctx);
 
-/* tc_analyze_ops' row order (summary.c): total, then count, descending,
- * then name id. */
-int tc_op_summary_cmp(const void *pa, const void *pb);
 /* Compiled programs by count, then total time, then name (compile.c). */
 int tc_compile_entry_cmp(const void *pa, const void *pb);
 
-/* Mean, median and p90 (nearest rank) of v[0..n), which is sorted here
- * (diff_side.c). */
-void tc_step_stats(int64_t *v, size_t n, double *mean, double *median, double *p90);
 
 /* The bottleneck rules (rules.c): read every result in a, fill a's
  * findings, ranked. */

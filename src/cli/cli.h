@@ -201,9 +201,9 @@ void tc_cli_device_error(const struct tc_model *m, const char *name,
 struct tc_digest;
 struct tc_rank_set;
 struct tc_cli_digests {
-	struct tc_digest **d;   /* one per input (model/digest.h) */
+	struct tc_digest **d;   /* one per input (digest/digest.h) */
 	size_t n;
-	struct tc_rank_set *ranks; /* every rank, input by input (analysis/digest_ranks.h) */
+	struct tc_rank_set *ranks; /* every rank, input by input (digest/ranks.h) */
 	struct tc_model *skel;  /* tc_rank_set_skeleton of ranks */
 	size_t twice;           /* ranks dropped as given twice (tc_cli_digests_dedupe) */
 };

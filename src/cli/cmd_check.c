@@ -6,9 +6,9 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/budget.h"
-#include "analysis/digest_ranks.h"
 #include "cli/cli.h"
-#include "ingest/digest.h"
+#include "digest/ranks.h"
+#include "digest/read.h"
 #include "ingest/ingest.h"
 #include "model/rank.h"
 #include "output/check_write.h"

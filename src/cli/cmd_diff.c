@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
-#include "analysis/digest_ranks.h"
 #include "cli/cli.h"
+#include "digest/ranks.h"
 #include "output/diff_write.h"
 #include "output/fmt.h"
 

@@ -4,11 +4,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest.h"
 #include "cli/cli.h"
-#include "ingest/digest.h"
-#include "model/digest.h"
-#include "output/digest_write.h"
+#include "digest/build.h"
+#include "digest/digest.h"
+#include "digest/read.h"
+#include "digest/write.h"
 #include "util/xalloc.h"
 
 static const struct tc_option digest_options[] = {
@@ -160,7 +160,7 @@ int tc_cmd_merge(int argc, char **argv) {
 	tc_error_init(&err);
 	for (size_t i = 0; i < n; i++) {
 		v[i] = tc_digest_packed_create();
-		if (code == TC_EXIT_OK && !tc_ingest_digest_packed(argv[optind + (int)i],
+		if (code == TC_EXIT_OK && !tc_digest_read_packed(argv[optind + (int)i],
 				&c.ingest.lim, v[i], &err)) {
 			code = tc_cli_digest_read_error("merge", argv[optind + (int)i], &c, &err);
 		}

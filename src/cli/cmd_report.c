@@ -6,11 +6,11 @@
 #include <string.h>
 #include "analysis/analyze.h"
 #include "analysis/compare.h"
-#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "analysis/launcher.h"
 #include "analysis/timeline.h"
 #include "cli/cli.h"
+#include "digest/ranks.h"
 #include "ingest/ingest.h"
 #include "model/rank.h"
 #include "output/html_write.h"

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest_ranks.h"
 #include "cli/cli.h"
-#include "ingest/digest.h"
-#include "model/digest.h"
+#include "digest/digest.h"
+#include "digest/ranks.h"
+#include "digest/read.h"
 #include "util/xalloc.h"
 
 int tc_cli_digest_read_error(const char *cmd, const char *path, const struct tc_cli_common *c,
@@ -40,7 +40,7 @@ int tc_cli_digests_load(const struct tc_cli_common *c, const char *cmd, char **p
 		struct tc_error err;
 		tc_error_init(&err);
 		out->d[out->n] = tc_digest_create();
-		if (!tc_ingest_digest(paths[i], &c->ingest.lim, out->d[out->n], &err)) {
+		if (!tc_digest_read(paths[i], &c->ingest.lim, out->d[out->n], &err)) {
 			tc_digest_destroy(out->d[out->n]);
 			return tc_cli_digest_read_error(cmd, paths[i], c, &err);
 		}

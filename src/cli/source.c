@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
 #include "analysis/memview.h"
 #include "cli/cli.h"
+#include "digest/ranks.h"
 
 struct tc_model *tc_cli_analysis_load(const struct tc_cli_common *c,
 		struct tc_analysis_opts *o, const char *cmd, int argc, char **argv, int *code) {

@@ -54,16 +54,4 @@ static inline const char *tc_coll_table_str(const struct tc_coll_table *t, uint3
  * *lo and *hi (malloc'd, at least one entry); their number. A job's waits
  * for a late rank lie inside it. */
 size_t tc_coll_table_union(const struct tc_coll_table *t, int64_t **lo, int64_t **hi);
-/* t as a digest message allocated from a, its times less base (the
- * trace's first event). The message type is digest.pb-c.h's: only the
- * digest code includes that. */
-struct Tracectl__CollTable;
-struct Tracectl__CollTable *tc_coll_table_pack(struct tc_arena *a, const struct tc_coll_table *t,
-	int64_t base);
-/* t (initialised by the caller, empty) from a digest message, its times
- * plus base. False when the message is malformed (a column of another
- * length, a name or size out of its list); t is then left partly filled. */
-bool tc_coll_table_unpack(const struct Tracectl__CollTable *msg, int64_t base,
-	struct tc_coll_table *t);
-
 #endif

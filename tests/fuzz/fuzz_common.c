@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/analyze.h"
-#include "analysis/digest_msg.h"
 #include "analysis/summary.h"
+#include "digest/view.h"
 #include "fuzz.h"
 #include "output/analysis_write.h"
 #include "output/summary_write.h"

@@ -7,11 +7,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "analysis/digest_msg.h"
-#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
+#include "digest/msg.h"
+#include "digest/ranks.h"
+#include "digest/view.h"
 #include "fuzz.h"
-#include "model/digest_msg.h"
 #include "util/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

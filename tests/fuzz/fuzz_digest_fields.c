@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest_msg.h"
-#include "analysis/digest_ranks.h"
 #include "analysis/job.h"
+#include "digest/msg.h"
+#include "digest/ranks.h"
+#include "digest/read.h"
+#include "digest/view.h"
 #include "fuzz.h"
-#include "ingest/digest.h"
-#include "model/digest_msg.h"
 #include "util/spill.h"
 #include "util/xalloc.h"
 
@@ -325,12 +325,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	tc_error_init(&err);
 	struct tc_digest_packed p;
 	tc_digest_packed_init(&p);
-	(void)tc_ingest_digest_packed_mem(data, size, &p, &err);
+	(void)tc_digest_read_packed_mem(data, size, &p, &err);
 	tc_digest_packed_finish(&p);
 	struct tc_digest d;
 	tc_digest_init(&d);
 	tc_error_init(&err);
-	bool ok = tc_ingest_digest_mem(data, size, &d, &err);
+	bool ok = tc_digest_read_mem(data, size, &d, &err);
 	for (size_t r = 0; ok && r < d.msg->n_ranks; r++) {
 		ok = tc_digest_rank_valid(d.msg->ranks[r], &err);
 	}

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
-#include "analysis/digest_msg.h"
+#include "digest/view.h"
 #include "util/num.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"

@@ -1,13 +1,13 @@
-#ifndef TC_MODEL_DIGEST_H
-#define TC_MODEL_DIGEST_H
+#ifndef TC_DIGEST_DIGEST_H
+#define TC_DIGEST_DIGEST_H
 
 /*
  * A digest (proto/digest.proto, docs/digest.md): per-rank summaries of
  * traces that merge. To everything but the digest code a digest is an
- * opaque handle reached through functions (these, ingest/digest.h,
- * analysis/digest.h, analysis/digest_ranks.h, output/digest_write.h);
- * its protobuf-c form, struct tc_digest's layout included, is in
- * model/digest_msg.h, which only the digest code includes.
+ * opaque handle reached through functions (these, digest/read.h,
+ * digest/build.h, digest/ranks.h, digest/write.h); its protobuf-c form,
+ * struct tc_digest's layout included, is in digest/msg.h, private to
+ * digest/.
  *
  * Merging is a function of the set of ranks alone: ranks are sorted
  * canonically and the job-level op statistics are recomputed from them,
@@ -54,7 +54,7 @@ void tc_digest_packed_destroy(struct tc_digest_packed *p);
 /* How many ranks d holds. */
 size_t tc_digest_n_ranks(const struct tc_digest *d);
 /* False, with err set, when rank i of d would not read back from a file
- * (tc_digest_rank_valid in model/digest_msg.h). */
+ * (tc_digest_rank_valid in digest/msg.h). */
 bool tc_digest_rank_check(const struct tc_digest *d, size_t i, struct tc_error *err);
 /* Every rank of d as `digest` writes it (tc_digest_rank_compact), in
  * place: do it once, just before writing d. */

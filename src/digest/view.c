@@ -7,8 +7,10 @@
 #include <string.h>
 #include "analysis/budget.h"
 #include "analysis/devwork.h"
-#include "analysis/digest_msg.h"
-#include "analysis/passes.h"
+#include "analysis/optable.h"
+#include "analysis/steps.h"
+#include "digest/view.h"
+#include "model/step_counted.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 

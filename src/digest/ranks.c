@@ -1,17 +1,17 @@
 /*
- * A set of digest ranks behind a plain interface (digest_ranks.h): the
+ * A set of digest ranks behind a plain interface (digest/ranks.h): the
  * commands and the job composer (job.h) read ranks through it, and only
  * this file and the other digest views know the digest's messages.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest_msg.h"
-#include "analysis/digest_ranks.h"
 #include "analysis/intervals.h"
-#include "analysis/passes.h"
-#include "model/coll_table.h"
-#include "model/digest_msg.h"
+#include "analysis/steps.h"
+#include "digest/colltable.h"
+#include "digest/msg.h"
+#include "digest/ranks.h"
+#include "digest/view.h"
 #include "util/xalloc.h"
 
 struct tc_rank_set {

@@ -1,10 +1,10 @@
-#ifndef TC_ANALYSIS_DIGEST_MSG_H
-#define TC_ANALYSIS_DIGEST_MSG_H
+#ifndef TC_DIGEST_VIEW_H
+#define TC_DIGEST_VIEW_H
 
 /*
  * What commands print from digests, read from the messages themselves
- * (model/digest_msg.h): for the digest code alone (analysis/digest*.c);
- * the commands reach these through analysis/digest_ranks.h.
+ * (digest/msg.h): private to digest/; the commands reach these
+ * through digest/ranks.h.
  *
  * The views build a skeleton model (sources, hosts, devices and the op
  * strings, no events) that the writers look names up in; its times count
@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/analyze.h"
-#include "analysis/digest.h"
+#include "digest/build.h"
+#include "digest/msg.h"
 #include "model/check.h"
 #include "model/diff.h"
-#include "model/digest_msg.h"
 #include "model/model.h"
 
 /* r's bulk read back from aside into b's arena, in r until
@@ -34,7 +34,7 @@ void tc_digest_rank_load(const struct tc_spill *aside, Tracectl__Rank *r,
 	struct tc_digest_bulk *b);
 void tc_digest_rank_unload(struct tc_digest_bulk *b);
 
-/* Append r (borrowed) to s (analysis/digest_ranks.h), for code that holds
+/* Append r (borrowed) to s (digest/ranks.h), for code that holds
  * the messages themselves. */
 struct tc_rank_set;
 void tc_rank_set_add_msg(struct tc_rank_set *s, Tracectl__Rank *r);
@@ -71,7 +71,7 @@ void tc_digest_result_pack(struct tc_digest *d, struct tc_digest *bulk,
 void tc_digest_result(struct tc_model *skel, const Tracectl__Rank *r, uint32_t base,
 	struct tc_analysis *a);
 
-/* Memory by op (analysis/digest_memview.c): v packed into r->mem_view
+/* Memory by op (digest/memview.c): v packed into r->mem_view
  * (empty without records), times from first; and unpacked into a view of
  * skel (r's devices skel's from base), empty where r has none. */
 void tc_digest_memview_pack(struct tc_digest *d, const struct tc_model *m,
@@ -100,7 +100,7 @@ void tc_digest_job_clock(Tracectl__Rank *const *ranks, size_t n, int64_t *clock)
 void tc_digest_diff_side(Tracectl__Rank *const *ranks, size_t n, const char *label,
 	struct tc_diff_side *s);
 /* Its memory by op, from the ranks' Rank.mem_view unpacked as views
- * (analysis/digest_memview.c), as a trace's (analysis/diff_mem.c). */
+ * (digest/memview.c), as a trace's (analysis/diff_mem.c). */
 void tc_diff_mem_side_digest(Tracectl__Rank *const *ranks, size_t n, struct tc_diff_side *s);
 
 #endif

@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "analysis/digest_msg.h"
+#include "digest/view.h"
 #include "util/num.h"
 #include "util/xalloc.h"
 

@@ -1,19 +1,19 @@
-#ifndef TC_ANALYSIS_DIGEST_H
-#define TC_ANALYSIS_DIGEST_H
+#ifndef TC_DIGEST_BUILD_H
+#define TC_DIGEST_BUILD_H
 
 /*
  * Digests from models (docs/digest.md). A rank is summarised with the
  * default analysis options; what it keeps is exactly what `ops`, `steps`,
  * `check` and `diff` read, so they print from a digest what they print
  * from its trace. The commands read ranks back through
- * analysis/digest_ranks.h; the digest code's own views of the messages
- * are in analysis/digest_msg.h.
+ * digest/ranks.h; the digest code's own views of the messages
+ * are in digest/view.h.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include "analysis/analyze.h"
-#include "model/digest.h"
+#include "digest/digest.h"
 #include "model/model.h"
 
 /* Summarise m (read from one file, input its path as given) into a new

@@ -1,9 +1,9 @@
-#ifndef TC_OUTPUT_DIGEST_WRITE_H
-#define TC_OUTPUT_DIGEST_WRITE_H
+#ifndef TC_DIGEST_WRITE_H
+#define TC_DIGEST_WRITE_H
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "model/digest.h"
+#include "digest/digest.h"
 
 /* Pack d (its protobuf-c message) onto f, as one zstd frame when compress
  * and this build has libzstd, else as it is. */

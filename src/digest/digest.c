@@ -6,8 +6,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "digest/msg.h"
 #include "model/devcat.h"
-#include "model/digest_msg.h"
 #include "model/findings.h"
 #include "model/model.h"
 #include "util/num.h"

@@ -1,7 +1,7 @@
 /* Writing a digest: its protobuf bytes, as one zstd frame when possible. */
 #include <stdlib.h>
-#include "model/digest_msg.h"
-#include "output/digest_write.h"
+#include "digest/msg.h"
+#include "digest/write.h"
 #include "util/xalloc.h"
 #include "util/zstdpack.h"
 

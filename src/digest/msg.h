@@ -1,12 +1,11 @@
-#ifndef TC_MODEL_DIGEST_MSG_H
-#define TC_MODEL_DIGEST_MSG_H
+#ifndef TC_DIGEST_MSG_H
+#define TC_DIGEST_MSG_H
 
 /*
- * A digest's protobuf-c form, for the digest code alone (model/digest*.c,
- * analysis/digest*.c, ingest/digest.c, output/digest_write.c): everything
- * else reaches digests through model/digest.h and the headers it names.
+ * A digest's protobuf-c form, private to digest/: everything else
+ * reaches digests through digest/digest.h and the headers it names.
  * tests/layering.sh keeps this header, and digest.pb-c.h with it, out of
- * the other files.
+ * the other modules.
  *
  * The in-memory form is the protobuf-c message itself, every part of it
  * allocated from the digest's arena, so a digest read from a file and one
@@ -17,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "digest.pb-c.h"
-#include "model/digest.h"
+#include "digest/digest.h"
 #include "util/arena.h"
 #include "util/error.h"
 

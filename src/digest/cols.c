@@ -5,11 +5,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "model/coll_table.h"
-#include "model/digest_msg.h"
+#include "digest/colltable.h"
+#include "digest/msg.h"
 #include "util/intern.h"
-#include "util/pbwire.h"
 #include "util/num.h"
+#include "util/pbwire.h"
 #include "util/xalloc.h"
 
 /*

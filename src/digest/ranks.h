@@ -1,10 +1,10 @@
-#ifndef TC_ANALYSIS_DIGEST_RANKS_H
-#define TC_ANALYSIS_DIGEST_RANKS_H
+#ifndef TC_DIGEST_RANKS_H
+#define TC_DIGEST_RANKS_H
 
 /*
  * Ranks read from digests, or made here from traces, as one set the
  * commands read without knowing the digest's messages: each rank's
- * name and facts, its views (analysis/digest.h) by index, and the set as
+ * name and facts, its views (digest/build.h) by index, and the set as
  * a job's ranks (analysis/job.h).
  *
  * The set borrows its ranks: the digests they came from must outlive it.

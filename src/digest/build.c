@@ -10,10 +10,13 @@
 #include "analysis/compare.h"
 #include "analysis/device.h"
 #include "analysis/devwork.h"
-#include "analysis/digest_msg.h"
-#include "analysis/passes.h"
+#include "analysis/optable.h"
+#include "analysis/steps.h"
 #include "analysis/summary.h"
+#include "digest/colltable.h"
+#include "digest/view.h"
 #include "model/rank.h"
+#include "model/step_counted.h"
 #include "util/num.h"
 #include "util/spill.h"
 #include "util/xalloc.h"
@@ -713,6 +716,96 @@ void tc_digest_add_rank_with(struct tc_digest *d, const struct tc_model *m, cons
 	tc_digest_add_job_rank(d, m, input, opts, keep, NULL);
 }
 
+/* The rank's name, source and devices (each with its busy time). */
+static void rank_head(struct tc_digest *d, const struct tc_model *m, const struct tc_analysis *a,
+		const char *input, int64_t first, Tracectl__Rank *r) {
+	char buf[512];
+	tc_model_source_rank(m, 0, buf, sizeof(buf));
+	r->name = dstr(d, buf);
+	r->number = rank_number(buf);
+	const struct tc_source *src = &m->sources[0];
+	r->host = dstr(d, src->host < m->n_hosts ? tc_model_str(m, m->hosts[src->host].name) : "");
+	r->world_size = src->host < m->n_hosts ? m->hosts[src->host].world_size : 0;
+	r->framework = dstr(d, tc_framework_id((enum tc_framework)a->runtime.framework));
+	r->runtime = dstr(d, tc_runtime_id((enum tc_runtime)a->runtime.runtime));
+	r->span_ps = a->span_ps;
+	r->origin_ns = m->origin_ns;
+	r->origin_epoch = m->origin_epoch;
+	r->first_ps = first;
+	r->input = dstr(d, input);
+	r->input_size = src->file_size;
+	r->data_size = src->data_size;
+	r->event_count = m->ev.n;
+	r->format = dstr(d, tc_model_str(m, src->format));
+	r->compression = dstr(d, tc_model_str(m, src->compression));
+	r->n_devices = m->n_devices;
+	r->devices = dalloc(d, m->n_devices * sizeof(*r->devices));
+	/* a->util ascends by device: read alongside. */
+	size_t k = 0;
+	for (size_t i = 0; i < m->n_devices; i++) {
+		const struct tc_device *dv = &m->devices[i];
+		Tracectl__Device *o = r->devices[i] = dalloc(d, sizeof(*o));
+		tracectl__device__init(o);
+		o->name = dstr(d, tc_model_str(m, dv->name));
+		o->kind = dv->kind;
+		o->ordinal = dv->ordinal;
+		o->pid = dv->pid;
+		o->peak_flops = dv->peak_flops;
+		o->peak_bw = dv->peak_bw;
+		o->host = dstr(d, dv->host < m->n_hosts ? tc_model_str(m, m->hosts[dv->host].name) : "");
+		for (; k < a->n_util && a->util[k].device <= i; k++) {
+			if (a->util[k].device == i) {
+				o->busy_ps = (uint64_t)a->util[k].busy_ps;
+			}
+		}
+	}
+}
+
+/* Compilation sums and the findings as they are worded. */
+static void compile_findings(struct tc_digest *d, const struct tc_model *m,
+		const struct tc_analysis *a, Tracectl__Rank *r) {
+	Tracectl__Compile *c = r->compile = dalloc(d, sizeof(*c));
+	tracectl__compile__init(c);
+	c->count = a->compile.n_events;
+	c->union_ps = a->compile.union_ps;
+	for (size_t i = 0; i < a->compile.n_recompiled; i++) {
+		c->recompiles += a->compile.recompiled[i].count - 1;
+	}
+	r->n_findings = a->n_findings;
+	r->findings = dalloc(d, a->n_findings * sizeof(*r->findings));
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const struct tc_finding *f = &a->findings[i];
+		r->findings[i] = finding(d, f->kind, f->device < m->n_devices ?
+			tc_model_str(m, m->devices[f->device].name) : "", f->severity, f->share,
+			f->text);
+	}
+}
+
+/* The collectives a job-level matching reads, and the exposed time:
+ * whole in a file's digest, packed bytes in bulk for a job's rank. */
+static void collectives(struct tc_digest *d, struct tc_digest *bulk, const struct tc_model *m,
+		const struct tc_analysis *a, enum tc_digest_keep keep, int64_t first,
+		Tracectl__Rank *r) {
+	/* From the trace's first rank: a digest holds one rank. */
+	struct tc_coll_table ct;
+	tc_coll_table_init(&ct);
+	tc_coll_table_build(m, tc_coll_table_host(m), &ct);
+	exposed(bulk, m, a, r);
+	if (keep == TC_DIGEST_ALL) {
+		r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
+	} else {
+		/* Its bytes, the columns gone with a scratch arena. */
+		struct tc_arena scratch;
+		tc_arena_init(&scratch, 1 << 16);
+		Tracectl__CollTable *cm = tc_coll_table_pack(&scratch, &ct, first);
+		size_t n = tracectl__coll_table__get_packed_size(cm);
+		r->collectives_packed.data = dalloc(bulk, n);
+		r->collectives_packed.len = tracectl__coll_table__pack(cm, r->collectives_packed.data);
+		tc_arena_finish(&scratch);
+	}
+	tc_coll_table_finish(&ct);
+}
+
 void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const char *input,
 		const struct tc_analysis_opts *opts, enum tc_digest_keep keep, struct tc_spill *aside) {
 	bool job_only = keep != TC_DIGEST_ALL;
@@ -746,46 +839,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 	int64_t first, last;
 	tc_model_span(m, &first, &last);
 
-	char buf[512];
-	tc_model_source_rank(m, 0, buf, sizeof(buf));
-	r->name = dstr(d, buf);
-	r->number = rank_number(buf);
-	const struct tc_source *src = &m->sources[0];
-	r->host = dstr(d, src->host < m->n_hosts ? tc_model_str(m, m->hosts[src->host].name) : "");
-	r->world_size = src->host < m->n_hosts ? m->hosts[src->host].world_size : 0;
-	r->framework = dstr(d, tc_framework_id((enum tc_framework)a.runtime.framework));
-	r->runtime = dstr(d, tc_runtime_id((enum tc_runtime)a.runtime.runtime));
-	r->span_ps = a.span_ps;
-	r->origin_ns = m->origin_ns;
-	r->origin_epoch = m->origin_epoch;
-	r->first_ps = first;
-	r->input = dstr(d, input);
-	r->input_size = src->file_size;
-	r->data_size = src->data_size;
-	r->event_count = m->ev.n;
-	r->format = dstr(d, tc_model_str(m, src->format));
-	r->compression = dstr(d, tc_model_str(m, src->compression));
-	r->n_devices = m->n_devices;
-	r->devices = dalloc(d, m->n_devices * sizeof(*r->devices));
-	/* a.util ascends by device: read alongside. */
-	size_t k = 0;
-	for (size_t i = 0; i < m->n_devices; i++) {
-		const struct tc_device *dv = &m->devices[i];
-		Tracectl__Device *o = r->devices[i] = dalloc(d, sizeof(*o));
-		tracectl__device__init(o);
-		o->name = dstr(d, tc_model_str(m, dv->name));
-		o->kind = dv->kind;
-		o->ordinal = dv->ordinal;
-		o->pid = dv->pid;
-		o->peak_flops = dv->peak_flops;
-		o->peak_bw = dv->peak_bw;
-		o->host = dstr(d, dv->host < m->n_hosts ? tc_model_str(m, m->hosts[dv->host].name) : "");
-		for (; k < a.n_util && a.util[k].device <= i; k++) {
-			if (a.util[k].device == i) {
-				o->busy_ps = (uint64_t)a.util[k].busy_ps;
-			}
-		}
-	}
+	rank_head(d, m, &a, input, first, r);
 	op_table(d, m, &a, r);
 	steps(d, m, &a, first, keep == TC_DIGEST_JOB_LEAN, bulk, r);
 	r->n_xfer = TC_XFER_COUNT;
@@ -800,21 +854,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 	if (!job_only) {
 		tc_digest_memview_pack(d, m, &a.memview, a.summary.first_ps, r);
 	}
-	Tracectl__Compile *c = r->compile = dalloc(d, sizeof(*c));
-	tracectl__compile__init(c);
-	c->count = a.compile.n_events;
-	c->union_ps = a.compile.union_ps;
-	for (size_t i = 0; i < a.compile.n_recompiled; i++) {
-		c->recompiles += a.compile.recompiled[i].count - 1;
-	}
-	r->n_findings = a.n_findings;
-	r->findings = dalloc(d, a.n_findings * sizeof(*r->findings));
-	for (size_t i = 0; i < a.n_findings; i++) {
-		const struct tc_finding *f = &a.findings[i];
-		r->findings[i] = finding(d, f->kind, f->device < m->n_devices ?
-			tc_model_str(m, m->devices[f->device].name) : "", f->severity, f->share,
-			f->text);
-	}
+	compile_findings(d, m, &a, r);
 	if (!job_only) {
 		step_ops(d, m, &a, r);
 		struct tc_metric mt = { .id = TC_M_MEMORY_CV, .name = (char *)"memory.cv" };
@@ -824,25 +864,7 @@ void tc_digest_add_job_rank(struct tc_digest *d, const struct tc_model *m, const
 		r->side = diff_side(d, m, &side, &a);
 	}
 	strings(d, m, r);
-	/* The collectives a job-level matching reads, from the trace's first
-	 * rank: a digest holds one rank. */
-	struct tc_coll_table ct;
-	tc_coll_table_init(&ct);
-	tc_coll_table_build(m, tc_coll_table_host(m), &ct);
-	exposed(bulk, m, &a, r);
-	if (keep == TC_DIGEST_ALL) {
-		r->collectives = tc_coll_table_pack(&d->arena, &ct, first);
-	} else {
-		/* Its bytes, the columns gone with a scratch arena. */
-		struct tc_arena scratch;
-		tc_arena_init(&scratch, 1 << 16);
-		Tracectl__CollTable *cm = tc_coll_table_pack(&scratch, &ct, first);
-		size_t n = tracectl__coll_table__get_packed_size(cm);
-		r->collectives_packed.data = dalloc(bulk, n);
-		r->collectives_packed.len = tracectl__coll_table__pack(cm, r->collectives_packed.data);
-		tc_arena_finish(&scratch);
-	}
-	tc_coll_table_finish(&ct);
+	collectives(d, bulk, m, &a, keep, first, r);
 	tc_digest_result_pack(d, bulk, m, &a, first, r);
 	if (!job_only) {
 		tc_diff_side_finish(&side);
