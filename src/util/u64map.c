@@ -33,7 +33,7 @@ uint32_t *tc_u64map_put(struct tc_u64map *m, uint64_t key, uint32_t val) {
 	}
 }
 
-void tc_u64map_clear(struct tc_u64map *m) {
+void tc_u64map_reset(struct tc_u64map *m) {
 	if (m->n) {
 		memset(m->v, 0, m->cap * sizeof(*m->v));
 		m->n = 0;

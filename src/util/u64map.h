@@ -49,7 +49,7 @@ static inline uint32_t *tc_u64map_find(const struct tc_u64map *m, uint64_t key) 
 /* Sets key to val (a repeated key replaces the value); returns its value. */
 uint32_t *tc_u64map_put(struct tc_u64map *m, uint64_t key, uint32_t val);
 /* Empties the map, keeping its slots. */
-void tc_u64map_clear(struct tc_u64map *m);
+void tc_u64map_reset(struct tc_u64map *m);
 void tc_u64map_finish(struct tc_u64map *m);
 
 #endif

@@ -31,7 +31,7 @@ struct nsys_map {
 
 uint32_t tc_nsys_map_get(const struct nsys_map *m, uint64_t key);
 void tc_nsys_map_put(struct nsys_map *m, uint64_t key, uint32_t val);
-void tc_nsys_map_free(struct nsys_map *m);
+void tc_nsys_map_finish(struct nsys_map *m);
 
 /* One TARGET_INFO_GPU row; id is the CUDA device (cuDevice). */
 struct nsys_gpu {

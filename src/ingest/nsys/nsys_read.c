@@ -43,7 +43,7 @@ void tc_nsys_map_put(struct nsys_map *m, uint64_t key, uint32_t val) {
 				tc_nsys_map_put(&g, m->keys[i] - 1, m->vals[i]);
 			}
 		}
-		tc_nsys_map_free(m);
+		tc_nsys_map_finish(m);
 		*m = g;
 	}
 	/* key + 1 wraps only for UINT64_MAX, which no id reaches. */
@@ -57,7 +57,7 @@ void tc_nsys_map_put(struct nsys_map *m, uint64_t key, uint32_t val) {
 	}
 }
 
-void tc_nsys_map_free(struct nsys_map *m) {
+void tc_nsys_map_finish(struct nsys_map *m) {
 	free(m->keys);
 	free(m->vals);
 	*m = (struct nsys_map){ 0 };
@@ -352,7 +352,7 @@ static void reader_finish(struct nsys_reader *r) {
 	struct nsys_map *maps[] = { &r->strs, &r->procs, &r->threads, &r->gpus, &r->streams,
 		&r->ops, &r->pnames, &r->tnames };
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		tc_nsys_map_free(maps[i]);
+		tc_nsys_map_finish(maps[i]);
 	}
 	free(r->host_corr);
 	free(r->dev_corr);

@@ -367,7 +367,7 @@ static inline void itab_clear(struct itab *t) {
 	if (t->cap) {
 		memset(t->v, 0, t->cap * sizeof(*t->v));
 	}
-	tc_u64map_clear(&t->big);
+	tc_u64map_reset(&t->big);
 }
 
 /* ---- state ---- */
@@ -697,7 +697,7 @@ static inline void seq_reset(struct seq *q) {
 	q->has_def_track = false;
 	q->def_extra.n = 0;
 	q->def_extra_d.n = 0;
-	tc_u64map_clear(&q->gpu_ctr);
+	tc_u64map_reset(&q->gpu_ctr);
 }
 
 /* ---- track records ---- */
