@@ -31,6 +31,7 @@ const char *tc_test_trace(const char *rel);
 const char *tc_test_src(const char *rel);
 const char *tc_test_build(const char *rel);
 
+struct tc_error;
 struct tc_model;
 /* Read one input (one thread) into a finalized model; the test fails when
  * it cannot be read. */
