@@ -54,8 +54,9 @@ fuzz_pbwire)
 	dict=perfetto.dict
 	files=$(seeds \( -name '*.pb' -o -name '*trace' \)) ;;
 fuzz_digest)
-	# Digests that tracectl makes of fixtures: one rank, a job.
-	files=
+	# Digests that tracectl makes of fixtures (one rank, a job) and those an
+	# older build wrote (fixtures/digest).
+	files=$(seeds -name '*.tcd')
 	"$tc" digest -o "$corpus/seed-mlp.tcd" -- "$root/fixtures/real/torch_mlp.kineto.json.gz" &&
 		"$tc" digest -o "$corpus/seed-ddp.tcd" -- "$root/fixtures/real/torch_ddp_rank0.kineto.json.gz" \
 			"$root/fixtures/real/torch_ddp_rank1.kineto.json.gz" >/dev/null ||
