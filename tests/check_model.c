@@ -733,7 +733,7 @@ static struct tc_model *interleaved(size_t n) {
 		}
 	}
 	uint32_t bad = tc_model_add_event(m, t[0], op, 5, 1, 0);
-	m->ev.track[bad] = 99;
+	tc_model_track_column(m)[bad] = 99;
 	/* Flows from the events with args to the invalid-track one: finalize
 	 * must follow them through the grouping and the per-track sorts. */
 	for (size_t i = 0; i < n; i += 1000) {
@@ -1091,7 +1091,7 @@ static struct tc_model *chunked(size_t per, size_t c) {
 				if (k == 0 && j == 10) {
 					/* It ends last: the span must look at it. */
 					bad = tc_model_add_event(m, t[0], op, 5, (int64_t)per * 100, 0);
-					m->ev.track[bad] = 99;
+					tc_model_track_column(m)[bad] = 99;
 				}
 			}
 		}

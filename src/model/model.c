@@ -74,6 +74,7 @@ void tc_model_events_finish(struct tc_events *e) {
 	free(e->args);
 	free(e->depth);
 	free(e->flags);
+	free(e->runs);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -250,7 +251,9 @@ void tc_model_events_reserve(struct tc_events *e, size_t need) {
 	cap = e->cap;
 	TC_GROW(e->op, cap, need);
 	cap = e->cap;
-	TC_GROW(e->track, cap, need);
+	if (e->track) { /* else in runs, or dropped by finalize */
+		TC_GROW(e->track, cap, need);
+	}
 	cap = e->cap;
 	TC_GROW(e->args, cap, need);
 	cap = e->cap;
@@ -277,21 +280,75 @@ static void rebuild_track_column(struct tc_model *m) {
 	e->track = col;
 }
 
-/* add_event_slow and merges ask. */
+/* The runs as a column; the runs are gone. */
+static void runs_to_column(struct tc_events *e) {
+	uint32_t *col = tc_xmalloc((e->cap ? e->cap : 1) * sizeof(*col));
+	for (size_t r = 0; r < e->n_runs; r++) {
+		size_t to = r + 1 < e->n_runs ? e->runs[r + 1].first : e->n;
+		for (size_t i = e->runs[r].first; i < to; i++) {
+			col[i] = e->runs[r].track;
+		}
+	}
+	free(e->runs);
+	e->runs = NULL;
+	e->n_runs = e->cap_runs = 0;
+	e->track = col;
+}
+
+/* Merges and readers that rewrite tracks ask: the track column, from the
+ * runs or the tracks' ranges. */
 void tc_model_restore_track_column(struct tc_model *m) {
-	if (!m->ev.track && m->ev.cap) {
+	if (m->ev.track) {
+		return;
+	}
+	if (m->ev.runs) {
+		runs_to_column(&m->ev);
+	} else {
 		rebuild_track_column(m);
 	}
 }
 
-/* Event i's columns; the model is no longer finalized. */
-static inline uint32_t put_event(struct tc_model *m, size_t i, uint32_t track, uint32_t op,
+uint32_t *tc_model_track_column(struct tc_model *m) {
+	tc_model_restore_track_column(m);
+	return m->ev.track;
+}
+
+/* Runs shorter than this on average (past the first few) are kept as a
+ * column: a run takes 8 bytes. */
+#define RUN_MIN_AVG 16
+#define RUNS_FREE 4096
+
+/* Event i's track outside the column's plain case: a new run, or the
+ * column when runs are short. */
+static void put_track(struct tc_events *e, size_t i, uint32_t track) {
+	if (e->track) {
+		e->track[i] = track;
+		return;
+	}
+	/* i is the last event: a new one, or the last written again (the
+	 * event cap). */
+	if (e->n_runs && e->runs[e->n_runs - 1].first == i) {
+		e->runs[e->n_runs - 1].track = track;
+	} else if (e->n_runs && track == e->run_track) {
+		return;
+	} else if (e->n_runs >= i / RUN_MIN_AVG + RUNS_FREE) {
+		runs_to_column(e);
+		e->track[i] = track;
+		return;
+	} else {
+		TC_GROW(e->runs, e->cap_runs, e->n_runs + 1);
+		e->runs[e->n_runs++] = (struct tc_track_run){ track, (uint32_t)i };
+	}
+	e->run_track = track;
+}
+
+/* Event i's columns but the track's; the model is no longer finalized. */
+static inline uint32_t put_event(struct tc_model *m, size_t i, uint32_t op,
 		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	e->start[i] = start_ps;
 	e->dur[i] = dur_ps;
 	e->op[i] = op;
-	e->track[i] = track;
 	e->args[i] = TC_NONE;
 	e->flags[i] = flags;
 	m->finalized = false;
@@ -304,7 +361,9 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 		uint32_t op, int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	size_t i;
-	tc_model_restore_track_column(m);
+	if (!e->track && !e->runs && e->n > 0) {
+		tc_model_restore_track_column(m); /* finalized: dropped */
+	}
 	if (m->max_events && e->n >= m->max_events && e->n > 0) {
 		m->over_max_events = true;
 		i = e->n - 1;
@@ -329,7 +388,8 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 		flags |= TC_EV_CLAMPED;
 		m->n_implausible++;
 	}
-	return put_event(m, i, track, op, start_ps, dur_ps, flags);
+	put_track(e, i, track);
+	return put_event(m, i, op, start_ps, dur_ps, flags);
 }
 
 /*
@@ -344,14 +404,18 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 	size_t i = e->n;
 	/* max_events - 1 wraps when there is no cap; dur_ps as unsigned is
 	 * out of range when negative too. */
-	if (__builtin_expect(i >= e->cap || !e->track || i > m->max_events - 1 ||
+	if (__builtin_expect(i >= e->cap || (!e->track && (track != e->run_track || !e->runs)) ||
+			i > m->max_events - 1 ||
 			(i & (PREFAULT_EVENTS - 1)) == 0 ||
 			(uint64_t)dur_ps > (uint64_t)TC_MAX_DUR_PS ||
 			(uint64_t)start_ps + (uint64_t)TC_MAX_ABS_PS > 2 * (uint64_t)TC_MAX_ABS_PS, 0)) {
 		return add_event_slow(m, track, op, start_ps, dur_ps, flags);
 	}
 	e->n = i + 1;
-	return put_event(m, i, track, op, start_ps, dur_ps, flags);
+	if (e->track) {
+		e->track[i] = track;
+	}
+	return put_event(m, i, op, start_ps, dur_ps, flags);
 }
 
 
@@ -531,9 +595,41 @@ void tc_model_warn_from(struct tc_model *dst, const struct tc_model *src) {
 	}
 }
 
+/* The run holding event i (runs are in event order). */
+static size_t run_of(const struct tc_events *e, size_t i) {
+	size_t lo = 0, hi = e->n_runs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e->runs[mid].first <= i) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo - 1;
+}
+
+uint32_t tc_model_track_run(const struct tc_model *m, size_t i, size_t *end) {
+	const struct tc_events *e = &m->ev;
+	if (e->runs) {
+		size_t r = run_of(e, i);
+		*end = r + 1 < e->n_runs ? e->runs[r + 1].first : e->n;
+		return e->runs[r].track;
+	}
+	uint32_t t = tc_model_event_track(m, i);
+	*end = i + 1;
+	if (!e->track && t != TC_NONE) {
+		*end = (size_t)m->tracks[t].first + m->tracks[t].count;
+	}
+	return t;
+}
+
 uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
 	if (m->ev.track) {
 		return m->ev.track[i];
+	}
+	if (m->ev.runs) {
+		return m->ev.runs[run_of(&m->ev, i)].track;
 	}
 	/* Finalized: track t holds [first, first + count), ascending in t, and
 	 * events of no track come before track 0's. The last track starting

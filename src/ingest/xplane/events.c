@@ -794,18 +794,35 @@ static bool line_unpack(const struct tc_xplane_span *sp, struct line_hdr *h) {
 	return true;
 }
 
+/* A line's header walk keeps this much of the line mapped for the reader,
+ * and lets go of the rest as it passes, this much at a time. */
+#define XP_DROP_AFTER ((size_t)2 << 20)
+#define XP_DROP_STEP ((size_t)2 << 20)
+
+/* The walk mapped [*from, q) in; the reader comes to it much later, and
+ * those pages would count in the peak memory. Returns where to drop next. */
+static const uint8_t *walk_drop(struct tc_input *in, const uint8_t *base, const uint8_t **from,
+		const uint8_t *q) {
+	tc_input_drop_ahead(in, (size_t)(*from - base), (size_t)(q - base));
+	*from = q;
+	return q + XP_DROP_STEP;
+}
+
 /*
  * One walk over an XLine's fields with the unrolled varint reader: it
  * validates every field and finds the header fields for line_unpack
  * (display_name comes after the events on the wire, so the header needs
  * the whole walk). On damage, *at and *why say where and what. Touches
- * nothing else, so either thread may run it.
+ * nothing else, so either thread may run it. With `in` (base: the start
+ * of its mapping), a long line's pages are let go as the walk passes them.
  */
 static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
-		const uint8_t **at_out, const char **why) {
+		const uint8_t **at_out, const char **why, struct tc_input *in, const uint8_t *base) {
 	const uint8_t *q = p, *end = p + len, *at = p;
 	const char *bad;
 	struct tc_xplane_span sp[LH_COUNT] = { 0 };
+	const uint8_t *from = p + XP_DROP_AFTER;
+	const uint8_t *stop = in && len > XP_DROP_AFTER + XP_DROP_STEP ? from + XP_DROP_STEP : NULL;
 	while (q < end) {
 		/* The events, most of the line, stepped over first: a
 		 * one-byte tag, mostly a one-byte length. */
@@ -821,6 +838,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 			}
 			q += u;
 			h->any_events = true;
+			if (stop && q >= stop) {
+				stop = walk_drop(in, base, &from, q);
+			}
 		}
 		if (q >= end) {
 			break;
@@ -879,6 +899,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 			bad = "unsupported wire type in XLine";
 			goto fail;
 		}
+	}
+	if (stop) {
+		walk_drop(in, base, &from, end);
 	}
 	if (line_unpack(sp, h)) {
 		return true;
@@ -997,7 +1020,7 @@ bool tc_xplane_parse_line(struct reader *r, const uint8_t *p, size_t len, size_t
 	struct line_hdr h = { 0 };
 	const uint8_t *at;
 	const char *why;
-	if (!line_header(p, len, &h, &at, &why)) {
+	if (!line_header(p, len, &h, &at, &why, r->in, r->base)) {
 		return tc_xplane_fail(r, at, "xplane: %s", why);
 	}
 	struct line_ctx lc;
@@ -1057,6 +1080,7 @@ struct xchunk {
 
 struct xpipe {
 	struct dec d;
+	struct tc_input *in;
 	const uint8_t *plane;
 	size_t plane_len;
 	bool host_plane;
@@ -1119,7 +1143,7 @@ static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_
 static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t *line,
 		size_t len, bool wait, struct line_hdr *h, const uint8_t **at, const char **why) {
 	if (len < p->hdr_share_min) {
-		return line_header(line, len, h, at, why);
+		return line_header(line, len, h, at, why, NULL, NULL);
 	}
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -1143,7 +1167,7 @@ static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t
 		pthread_cond_wait(&p->cv, &p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
-	bool ok = line_header(line, len, h, at, why);
+	bool ok = line_header(line, len, h, at, why, p->in, p->d.base);
 	pthread_mutex_lock(&p->lock);
 	size_t k = p->n_hdr++ % XP_HDRS;
 	p->hdr[k].line = line;
@@ -1329,6 +1353,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 		bool *started) {
 	struct xpipe *p = tc_xcalloc(1, sizeof(*p));
 	p->d = plane_dec(r);
+	p->in = r->in;
 	p->plane = plane;
 	p->plane_len = len;
 	p->host_plane = r->host_plane;
