@@ -53,7 +53,7 @@ static uint32_t ev(struct fx *f, uint32_t track, const char *name, enum tc_op_ki
 static void ev_arg_int(struct fx *f, uint32_t e, uint32_t key, int64_t v) {
 	uint32_t a = tc_model_args_begin(f->m);
 	tc_model_arg_int(f->m, key, v);
-	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+	tc_model_set_event_args(f->m, e, tc_model_args_end(f->m, a));
 }
 
 static void step(struct fx *f, int64_t num, int64_t start, int64_t dur) {
@@ -520,7 +520,7 @@ START_TEST(transfer_stats) {
 	uint32_t a0 = tc_model_args_begin(f.m);
 	tc_model_arg_int(f.m, f.m->key.bytes, 1000000);
 	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pageable"));
-	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	tc_model_set_event_args(f.m, e, tc_model_args_end(f.m, a0));
 	e = ev(&f, f.stream2, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 200 * US, 100 * US);
 	ev_arg_int(&f, e, f.m->key.bytes, 3000000);
 	ev(&f, f.stream2, "Memcpy DtoH", TC_OP_MEMCPY_D2H, 400 * US, 100 * US);
@@ -569,13 +569,13 @@ START_TEST(rule_pageable_copies) {
 	uint32_t e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
 	uint32_t a0 = tc_model_args_begin(f.m);
 	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pageable"));
-	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	tc_model_set_event_args(f.m, e, tc_model_args_end(f.m, a0));
 	ck_assert(fires(&f, "pageable-copies", NULL));
 	f = fx_new();
 	e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
 	a0 = tc_model_args_begin(f.m);
 	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pinned"));
-	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	tc_model_set_event_args(f.m, e, tc_model_args_end(f.m, a0));
 	ck_assert(!fires(&f, "pageable-copies", NULL));
 }
 END_TEST
@@ -1000,7 +1000,7 @@ static void kernel_args(struct fx *f, uint32_t e, double blocks, double occ) {
 	uint32_t a = tc_model_args_begin(f->m);
 	tc_model_arg_double(f->m, f->m->key.blocks_per_sm, blocks);
 	tc_model_arg_double(f->m, f->m->key.occupancy, occ);
-	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+	tc_model_set_event_args(f->m, e, tc_model_args_end(f->m, a));
 }
 
 /* One step of step_ps from 0, the device busy 950 us in 50 kernels of

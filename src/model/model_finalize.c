@@ -533,13 +533,16 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	if (events_grouped(m)) {
 		set_depths(m, 0, unsorted, second_thread, NULL);
 	} else {
-		tc_model_restore_track_column(m); /* grouping reads the column */
+		/* Grouping reads the track column and moves the args'. */
+		tc_model_restore_track_column(m);
+		tc_model_args_dense(e);
 		group_events(m, second_thread, unsorted, &inv);
 	}
 	drop_track_column(e);
 	struct nest st = { 0 };
 	for (size_t t = 0; t < nt; t++) {
 		if (unsorted[t]) {
+			tc_model_args_dense(e);
 			sort_track(m, t, &g2f);
 			track_depths(m, t, &st);
 		}
@@ -554,6 +557,7 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	free(g2f);
 	free(inv);
 	free(unsorted);
+	tc_model_args_pack(e); /* sparse again where few events have args */
 }
 
 struct sample_rec {

@@ -704,15 +704,6 @@ void tc_input_release(struct tc_input *in, size_t upto) {
 		p->released = upto;
 		if (g) {
 			pthread_cond_broadcast(&g->cv); /* the helper may read further */
-		} else {
-			/* Map the stretch the reader reaches next (the file is in the
-			 * page cache or being read ahead; this saves the reader the
-			 * faults). */
-			size_t ahead = upto + MAP_STEP;
-			if (ahead < p->map_len) {
-				size_t len = p->map_len - ahead;
-				tc_prefault_hint_read(p->map + ahead, len < MAP_STEP ? len : MAP_STEP);
-			}
 		}
 	}
 	if (g) {
@@ -720,7 +711,7 @@ void tc_input_release(struct tc_input *in, size_t upto) {
 	}
 }
 
-void tc_input_drop_ahead(struct tc_input *in, size_t from, size_t to) {
+void tc_input_drop(struct tc_input *in, size_t from, size_t to) {
 	struct tc_input_priv *p = in->priv;
 	if (!p || !p->map_is_mmap || p->grow) {
 		return;

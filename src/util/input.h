@@ -120,11 +120,11 @@ void tc_input_stop(struct tc_input *in);
  * view they are gone for good. */
 void tc_input_release(struct tc_input *in, size_t upto);
 
-/* The reader walked [from, to) of a mapped file ahead of itself and comes
- * back to it only later: lets the kernel unmap those pages meanwhile (they
- * map again from the page cache). Only a mapped regular file's; no-op
- * otherwise. */
-void tc_input_drop_ahead(struct tc_input *in, size_t from, size_t to);
+/* A reader thread walked [from, to) of a mapped file where it is not
+ * reading now (ahead of the reading, or behind what was released): lets
+ * the kernel unmap those pages (they map again from the page cache). Only
+ * a mapped regular file's; no-op otherwise. */
+void tc_input_drop(struct tc_input *in, size_t from, size_t to);
 
 /* Bytes of decompressed content delivered so far. */
 uint64_t tc_input_tell(const struct tc_input *in);

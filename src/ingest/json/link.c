@@ -198,7 +198,7 @@ static size_t step_spans(const struct tc_model *m, const uint32_t *evs, size_t n
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t num;
-		if (tc_model_arg_i64(m, m->ev.args[evs[i]], m->key.step, &num)) {
+		if (tc_model_arg_i64(m, tc_model_event_args(m, evs[i]), m->key.step, &num)) {
 			out[k++] = (struct step_span){ m->ev.start[evs[i]],
 				m->ev.start[evs[i]] + m->ev.dur[evs[i]], num, evs[i] };
 		}

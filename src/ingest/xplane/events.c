@@ -442,8 +442,8 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
 		return false;
 	}
 	struct tc_model *m = r->m;
-	m->ev.args[ev] = type == SV_INT ? tc_model_args_one_int(m, key, (int64_t)xs->v) :
-		tc_model_args_one_uint(m, key, xs->v);
+	tc_model_set_event_args(m, ev, type == SV_INT ?
+		tc_model_args_one_int(m, key, (int64_t)xs->v) : tc_model_args_one_uint(m, key, xs->v));
 	if (sm->role == R_CORRELATION) {
 		note_launch(r, lc, op, xs->v, ev);
 	}
@@ -490,7 +490,7 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 			tc_intern_len(&r->m->strings, nm), &sn) && sn >= 0) {
 		tc_model_arg_int(r->m, r->m->key.step, sn);
 	}
-	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
+	tc_model_set_event_args(r->m, ev, tc_model_args_end(r->m, args));
 	if (x.mem) {
 		mem_samples(r, &x.mr, start);
 		buf_record(r, lc, op, &x, start);
@@ -803,7 +803,7 @@ static bool line_unpack(const struct tc_xplane_span *sp, struct line_hdr *h) {
  * those pages would count in the peak memory. Returns where to drop next. */
 static const uint8_t *walk_drop(struct tc_input *in, const uint8_t *base, const uint8_t **from,
 		const uint8_t *q) {
-	tc_input_drop_ahead(in, (size_t)(*from - base), (size_t)(q - base));
+	tc_input_drop(in, (size_t)(*from - base), (size_t)(q - base));
 	*from = q;
 	return q + XP_DROP_STEP;
 }
@@ -1089,6 +1089,7 @@ struct xpipe {
 	struct xchunk c[XP_CHUNKS];  /* the decoding thread's chunks */
 	struct xchunk own;           /* this thread's */
 	atomic_uint_fast64_t next_claim; /* the first chunk nobody decodes yet */
+	atomic_size_t released;  /* the file offset this thread released up to */
 	/* The decoding thread's chunks, counted: filled, emitted. */
 	uint64_t produced, consumed;
 	bool stop;               /* this thread gave up */
@@ -1271,6 +1272,7 @@ static void *xp_decode(void *arg) {
 	struct xwalk w;
 	xw_init(&w, p);
 	uint64_t k = 0;
+	size_t at = (size_t)(p->plane - p->d.base); /* where the walk is */
 	for (uint64_t j = 0; !w.done; j++) {
 		/* A free slot first, then the claim. */
 		pthread_mutex_lock(&p->lock);
@@ -1283,11 +1285,18 @@ static void *xp_decode(void *arg) {
 			break;
 		}
 		if (!xp_claim(p, j)) {
-			xw_chunk(&w, p, NULL, NULL, NULL);
+			size_t end = xw_chunk(&w, p, NULL, NULL, NULL);
+			/* This thread fell behind (a busy host): stepping over, it
+			 * mapped again pages the other one had let go of. */
+			size_t rel = atomic_load_explicit(&p->released, memory_order_relaxed);
+			if (at < rel) {
+				tc_input_drop(p->in, at, end < rel ? end : rel);
+			}
+			at = end;
 			continue;
 		}
 		struct xchunk *c = &p->c[k++ % XP_CHUNKS];
-		xw_chunk(&w, p, c, &p->missing, &p->dangling);
+		at = xw_chunk(&w, p, c, &p->missing, &p->dangling);
 		c->index = j;
 		pthread_mutex_lock(&p->lock);
 		p->produced++;
@@ -1336,6 +1345,12 @@ static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track
 	return true;
 }
 
+/* The file up to end is emitted: let it go, and tell the decoding thread. */
+static void xp_release(struct reader *r, struct xpipe *p, size_t end) {
+	release(r, r->base + end);
+	atomic_store_explicit(&p->released, r->released, memory_order_relaxed);
+}
+
 static void xchunk_alloc(struct xchunk *c) {
 	c->ev = tc_xmalloc(XP_EVS * sizeof(*c->ev));
 	c->st = tc_xmalloc(XP_STATS * sizeof(*c->st));
@@ -1364,6 +1379,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 	}
 	xchunk_alloc(&p->own);
 	atomic_init(&p->next_claim, 0);
+	atomic_init(&p->released, 0);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
@@ -1381,7 +1397,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 					&r->dangling_refs);
 				ok = xp_emit(r, &p->own, first_track, &lc);
 				if (ok) {
-					release(r, r->base + end);
+					xp_release(r, p, end);
 				}
 				continue;
 			}
@@ -1409,12 +1425,12 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 			pthread_cond_broadcast(&p->cv);
 			pthread_mutex_unlock(&p->lock);
 			if (ok) {
-				release(r, r->base + end);
+				xp_release(r, p, end);
 			}
 			if (ok && ahead) {
 				ok = xp_emit(r, &p->own, first_track, &lc);
 				if (ok) {
-					release(r, r->base + end_ahead);
+					xp_release(r, p, end_ahead);
 				}
 			}
 		}

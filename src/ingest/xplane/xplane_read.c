@@ -485,14 +485,14 @@ static void *link_worker(void *arg) {
 		uint32_t t = 0;
 		for (size_t i = from; i < to; i++) {
 			struct tc_arg a;
-			if (m->ev.args[i] == TC_NONE) {
+			uint32_t args = tc_model_event_args(m, i);
+			if (args == TC_NONE) {
 				continue;
 			}
 			if (i >= run_end) {
 				t = tc_model_track_run(m, i, &run_end);
 			}
-			if (!w->device[t] ||
-					!tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a)) {
+			if (!w->device[t] || !tc_model_arg_find(m, args, m->key.correlation, &a)) {
 				continue;
 			}
 			uint64_t c = a.v.u; /* int and uint share the bits */
