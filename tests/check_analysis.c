@@ -158,7 +158,7 @@ START_TEST(markers_outer_merge) {
 					dur ? 0 : TC_EV_INSTANT);
 				uint32_t a = tc_model_args_begin(m);
 				tc_model_arg_int(m, m->key.step, (int64_t)((x >> 4) % 50));
-				m->ev.args[ev] = tc_model_args_end(m, a);
+				tc_model_set_event_args(m, ev, tc_model_args_end(m, a));
 				shared_at = at;
 				shared_dur = dur;
 			}
@@ -187,7 +187,8 @@ START_TEST(markers_outer_merge) {
 				ck_assert_int_eq(mk.start[p], m->ev.start[ev]);
 				ck_assert_int_eq(mk.dur[p], m->ev.dur[ev]);
 				int64_t num;
-				ck_assert(tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num));
+				ck_assert(tc_model_arg_i64(m, tc_model_event_args(m, ev),
+					m->key.step, &num));
 				if (m->ev.dur[ev] > 0) {
 					ref[nr++] = (struct mk_ref){ m->ev.start[ev], m->ev.dur[ev], num, ev, p };
 				}
@@ -592,7 +593,7 @@ START_TEST(self_time_and_host_scope) {
 	uint32_t e = tc_model_add_event(m, t, step, 200, 50, 0);
 	uint32_t a = tc_model_args_begin(m);
 	tc_model_arg_int(m, m->key.step, 3);
-	m->ev.args[e] = tc_model_args_end(m, a);
+	tc_model_set_event_args(m, e, tc_model_args_end(m, a));
 	tc_model_finalize(m);
 	struct tc_summary s;
 	tc_analyze_summary(m, &s);

@@ -348,7 +348,7 @@ START_TEST(transfer_stats) {
 	uint32_t a0 = tc_model_args_begin(f.m);
 	tc_model_arg_int(f.m, f.m->key.bytes, 1000000);
 	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pageable"));
-	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	tc_model_set_event_args(f.m, e, tc_model_args_end(f.m, a0));
 	e = ev(&f, f.stream2, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 200 * US, 100 * US);
 	ev_arg_int(&f, e, f.m->key.bytes, 3000000);
 	ev(&f, f.stream2, "Memcpy DtoH", TC_OP_MEMCPY_D2H, 400 * US, 100 * US);

@@ -73,7 +73,7 @@ static struct tc_model *tiny(void) {
 	tc_model_arg_double(m, S(m, "bad"), NAN);
 	tc_model_arg_bool(m, S(m, "ok"), true);
 	tc_model_arg_int(m, S(m, "grid"), 5); /* a repeated key is written once */
-	m->ev.args[ek] = tc_model_args_end(m, a);
+	tc_model_set_event_args(m, ek, tc_model_args_end(m, a));
 	tc_model_add_event(m, st, mk, 9000000, 0, TC_EV_INSTANT);
 	uint32_t c = tc_model_counter(m, gpu, S(m, "mem"), S(m, "bytes"), S(m, "alloc"));
 	tc_model_add_sample(m, c, 1000000, 10);
@@ -180,7 +180,7 @@ static struct tc_model *stepped(void) {
 		uint32_t e = tc_model_add_event(m, steps, sop, t0, 100, 0);
 		uint32_t a = tc_model_args_begin(m);
 		tc_model_arg_int(m, m->key.step, 10 + k);
-		m->ev.args[e] = tc_model_args_end(m, a);
+		tc_model_set_event_args(m, e, tc_model_args_end(m, a));
 		/* fusion [t0, t0+90) encloses big (50) and small (5); small alone
 		 * after. */
 		tc_model_add_event(m, ops, fus, t0, 90, 0);
@@ -300,7 +300,7 @@ START_TEST(cut_steps_keeps_device_tail) {
 		uint32_t e = tc_model_add_event(m, hs, sop, k * 100, 50, 0);
 		uint32_t a = tc_model_args_begin(m);
 		tc_model_arg_int(m, m->key.step, k);
-		m->ev.args[e] = tc_model_args_end(m, a);
+		tc_model_set_event_args(m, e, tc_model_args_end(m, a));
 		uint32_t l = tc_model_add_event(m, hs, lop, k * 100 + 10, 5, 0);
 		uint32_t kk = tc_model_add_event(m, ks, kop, k * 100 + 60, 30, 0);
 		tc_model_add_flow(m, l, kk, TC_FLOW_LAUNCH, (uint64_t)k + 1);

@@ -109,7 +109,7 @@ static const struct tc_device *event_device(const struct tc_model *m, size_t i) 
 
 static const char *arg_str(const struct tc_model *m, size_t i, uint32_t key) {
 	struct tc_arg a;
-	if (!tc_model_arg_find(m, m->ev.args[i], key, &a) || a.type != TC_ARG_STR) {
+	if (!tc_model_arg_find(m, tc_model_event_args(m, i), key, &a) || a.type != TC_ARG_STR) {
 		return NULL;
 	}
 	return tc_model_str(m, a.v.s);
@@ -355,9 +355,9 @@ START_TEST(lean_args_skipped) {
 	for (int i = 0; i < 2; i++) {
 		size_t e = find_event(m, i ? "k2" : "k");
 		struct tc_arg a;
-		ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.correlation, &a));
+		ck_assert(tc_model_arg_find(m, tc_model_event_args(m, e), m->key.correlation, &a));
 		ck_assert_int_eq(a.v.i, 3 + i);
-		ck_assert(!tc_model_arg_find(m, m->ev.args[e], m->key.stream, &a));
+		ck_assert(!tc_model_arg_find(m, tc_model_event_args(m, e), m->key.stream, &a));
 		ck_assert_int_eq(tc_test_track_of(m, e)->kind, TC_TRACK_STREAM);
 	}
 	/* So are the args the reader reads itself: a DMA's direction and size
@@ -366,12 +366,12 @@ START_TEST(lean_args_skipped) {
 	size_t e = find_event(m, "dma_request");
 	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_MEMCPY_H2D);
 	struct tc_arg a;
-	ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.bytes, &a));
+	ck_assert(tc_model_arg_find(m, tc_model_event_args(m, e), m->key.bytes, &a));
 	ck_assert_int_eq(a.v.i, 4096);
 	e = find_event(m, "ncclKernel_AllReduce");
 	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_COLLECTIVE);
-	ck_assert(!tc_model_arg_find(m, m->ev.args[e], m->key.collective, &a));
-	ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.coll_name, &a));
+	ck_assert(!tc_model_arg_find(m, tc_model_event_args(m, e), m->key.collective, &a));
+	ck_assert(tc_model_arg_find(m, tc_model_event_args(m, e), m->key.coll_name, &a));
 	ck_assert_str_eq(tc_model_str(m, a.v.s), "allreduce");
 	tc_model_destroy(m);
 }
@@ -435,7 +435,7 @@ START_TEST(event_key_lookalikes) {
 	ck_assert_int_eq(m->ev.start[e], 0);
 	ck_assert_int_eq(m->ev.dur[e], 5000000);
 	struct tc_arg a;
-	ck_assert(tc_model_arg_find(m, m->ev.args[e], m->key.bytes, &a));
+	ck_assert(tc_model_arg_find(m, tc_model_event_args(m, e), m->key.bytes, &a));
 	ck_assert_int_eq(a.v.i, 7);
 	ck_assert_uint_eq(m->n_flows, 0);
 	tc_model_destroy(m);
@@ -540,7 +540,7 @@ START_TEST(kineto_fixture) {
 	ck_assert_int_eq(m->ops[m->ev.op[h2d]].kind, TC_OP_MEMCPY_H2D);
 	ck_assert_str_eq(arg_str(m, h2d, m->key.memory_kind), "pageable");
 	int64_t v;
-	ck_assert(tc_model_arg_i64(m, m->ev.args[h2d], m->key.bytes, &v));
+	ck_assert(tc_model_arg_i64(m, tc_model_event_args(m, h2d), m->key.bytes, &v));
 	ck_assert_int_eq(v, 4096);
 	size_t d2h = find_event(m, "Memcpy DtoH (Device -> Pinned)");
 	ck_assert_int_eq(m->ops[m->ev.op[d2h]].kind, TC_OP_MEMCPY_D2H);
@@ -557,13 +557,13 @@ START_TEST(kineto_fixture) {
 		const struct tc_op *o = &m->ops[m->ev.op[i]];
 		if (o->category == tc_model_intern(m, "gpu_user_annotation")) {
 			ck_assert_int_eq(o->kind, TC_OP_STEP);
-			ck_assert(tc_model_arg_i64(m, m->ev.args[i], m->key.step, &v));
+			ck_assert(tc_model_arg_i64(m, tc_model_event_args(m, i), m->key.step, &v));
 			ck_assert_int_eq(v, atoi(tc_model_str(m, o->name) + strlen("ProfilerStep#")));
 			ck_assert_int_eq(event_device(m, i)->kind, TC_DEV_GPU);
 		}
 	}
 	size_t s2 = find_event(m, "ProfilerStep#2");
-	ck_assert(tc_model_arg_i64(m, m->ev.args[s2], m->key.step, &v));
+	ck_assert(tc_model_arg_i64(m, tc_model_event_args(m, s2), m->key.step, &v));
 	ck_assert_int_eq(v, 2);
 	size_t comms = find_event(m, "record_param_comms");
 	ck_assert_str_eq(arg_str(m, comms, m->key.collective), "allreduce");
@@ -872,7 +872,7 @@ START_TEST(string_slots) {
 			ck_assert_int_eq(m->ev.start[i], (int64_t)i * 10000000);
 			ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[i]].name), name);
 			struct tc_arg a;
-			uint32_t p = tc_model_arg_next(m, m->ev.args[i], &a);
+			uint32_t p = tc_model_arg_next(m, tc_model_event_args(m, i), &a);
 			ck_assert_uint_eq(p, TC_NONE);
 			ck_assert_str_eq(tc_model_str(m, a.key), key);
 			ck_assert_int_eq(a.type, TC_ARG_STR);
@@ -1078,7 +1078,7 @@ START_TEST(gold_hta_facts) {
 	size_t s = find_event(m, "ProfilerStep#1010");
 	ck_assert_int_eq(m->ev.dur[s], 122149000000);
 	int64_t step;
-	ck_assert(tc_model_arg_i64(m, m->ev.args[s], m->key.step, &step));
+	ck_assert(tc_model_arg_i64(m, tc_model_event_args(m, s), m->key.step, &step));
 	ck_assert_int_eq(step, 1010);
 	find_event(m, "ProfilerStep#1009");
 	tc_model_destroy(m);
@@ -1279,7 +1279,8 @@ START_TEST(hta_mtia_temporal_breakdown) {
 			/* Reader: every dma_request is a copy with its direction. */
 			ck_assert(o->kind == TC_OP_MEMCPY_H2D || o->kind == TC_OP_MEMCPY_D2H);
 			struct tc_arg b;
-			ck_assert(tc_model_arg_find(m, m->ev.args[i], m->key.bytes, &b));
+			ck_assert(tc_model_arg_find(m, tc_model_event_args(m, i), m->key.bytes,
+				&b));
 		}
 		if (copy && m->ev.start[i] >= s0 && m->ev.start[i] <= s1) {
 			in[i] = 1;

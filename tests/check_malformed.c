@@ -1107,7 +1107,7 @@ static bool flood_read(struct tc_model *m, struct tc_input *in, uint32_t source,
 	uint32_t op = tc_model_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
 	for (int64_t i = 0; i < 1000000; i++) {
 		uint32_t ev = tc_model_add_event(m, t, op, i * 10, 5, 0);
-		m->ev.args[ev] = TC_NONE;
+		tc_model_set_event_args(m, ev, TC_NONE);
 	}
 	return true;
 }
@@ -1158,7 +1158,7 @@ static bool argflood_read(struct tc_model *m, struct tc_input *in, uint32_t sour
 		uint32_t a = tc_model_args_begin(m);
 		tc_model_arg_int(m, k, i);
 		tc_model_arg_double(m, k + 1, 0.5);
-		m->ev.args[ev] = tc_model_args_end(m, a);
+		tc_model_set_event_args(m, ev, tc_model_args_end(m, a));
 	}
 	return true;
 }

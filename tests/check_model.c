@@ -58,7 +58,7 @@ START_TEST(args_and_costs) {
 	uint32_t a = tc_model_args_begin(m);
 	tc_model_arg_int(m, m->key.flops, 5);
 	tc_model_arg_str(m, tc_model_intern(m, "note"), tc_model_intern(m, "12.5"));
-	m->ev.args[e2] = tc_model_args_end(m, a);
+	tc_model_set_event_args(m, e2, tc_model_args_end(m, a));
 	ck_assert_uint_eq(tc_model_args_end(m, tc_model_args_begin(m)), TC_NONE);
 	/* Negative duration is clamped and flagged. */
 	uint32_t e3 = tc_model_add_event(m, t, op, 40, -4, 0);
@@ -67,9 +67,9 @@ START_TEST(args_and_costs) {
 	ck_assert_int_eq(tc_model_event_flops(m, e2), 5);
 	ck_assert_int_eq(tc_model_event_bytes_accessed(m, e2), 64);
 	double v;
-	ck_assert(tc_model_arg_num(m, m->ev.args[e2], tc_model_intern(m, "note"), &v));
+	ck_assert(tc_model_arg_num(m, tc_model_event_args(m, e2), tc_model_intern(m, "note"), &v));
 	ck_assert(v == 12.5);
-	ck_assert(!tc_model_arg_num(m, m->ev.args[e1], m->key.flops, &v));
+	ck_assert(!tc_model_arg_num(m, tc_model_event_args(m, e1), m->key.flops, &v));
 	ck_assert_int_eq(m->ev.dur[e3], 0);
 	ck_assert(m->ev.flags[e3] & TC_EV_CLAMPED);
 	tc_model_destroy(m);
@@ -90,7 +90,7 @@ START_TEST(merge_models) {
 	uint32_t e = tc_model_add_event(b, tb, tc_model_op(b, tc_model_intern(b, "y"), 0, TC_OP_KERNEL), 0, 10, 0);
 	uint32_t ar = tc_model_args_begin(b);
 	tc_model_arg_str(b, tc_model_intern(b, "k"), tc_model_intern(b, "v"));
-	b->ev.args[e] = tc_model_args_end(b, ar);
+	tc_model_set_event_args(b, e, tc_model_args_end(b, ar));
 	tc_model_warn(b, 2, "w");
 	/* Finalized models have no track column; merge brings both back. */
 	tc_model_finalize(a);
@@ -108,7 +108,7 @@ START_TEST(merge_models) {
 	ck_assert_int_eq(a->ev.start[1], 2000000);
 	ck_assert_str_eq(tc_model_str(a, a->ops[a->ev.op[1]].name), "y");
 	struct tc_arg arg;
-	ck_assert(tc_model_arg_find(a, a->ev.args[1], tc_model_intern(a, "k"), &arg));
+	ck_assert(tc_model_arg_find(a, tc_model_event_args(a, 1), tc_model_intern(a, "k"), &arg));
 	ck_assert_str_eq(tc_model_str(a, arg.v.s), "v");
 	ck_assert_uint_eq(a->n_warnings, 1);
 	ck_assert_uint_eq(a->warnings[0].count, 2);
@@ -274,7 +274,7 @@ START_TEST(args_merge_remap) {
 		TC_OP_KERNEL), 0, 10, 0);
 	uint32_t l = tc_model_args_begin(a);
 	tc_model_arg_str(a, tc_model_intern(a, "ka"), tc_model_intern(a, "va"));
-	a->ev.args[ea] = tc_model_args_end(a, l);
+	tc_model_set_event_args(a, ea, tc_model_args_end(a, l));
 
 	uint32_t db = tc_model_add_device(b, tc_model_intern(b, "dev b"), TC_DEV_GPU);
 	l = tc_model_args_begin(b);
@@ -296,13 +296,13 @@ START_TEST(args_merge_remap) {
 		tc_model_arg_str(b, tc_model_intern(b, "name"), tc_model_intern(b, buf));
 		tc_model_arg_double(b, tc_model_intern(b, "half"), i / 2.0);
 		tc_model_arg_bool(b, tc_model_intern(b, "odd"), i % 2);
-		b->ev.args[e] = tc_model_args_end(b, l);
+		tc_model_set_event_args(b, e, tc_model_args_end(b, l));
 	}
 	tc_model_merge(a, b);
 	tc_model_destroy(b);
 
 	struct tc_arg r;
-	ck_assert(tc_model_arg_find(a, a->ev.args[ea], tc_model_intern(a, "ka"), &r));
+	ck_assert(tc_model_arg_find(a, tc_model_event_args(a, ea), tc_model_intern(a, "ka"), &r));
 	ck_assert_str_eq(tc_model_str(a, r.v.s), "va");
 	ck_assert(tc_model_arg_find(a, a->devices[1].args, tc_model_intern(a, "vendor_note"), &r));
 	ck_assert_str_eq(tc_model_str(a, r.v.s), "fast");
@@ -310,7 +310,7 @@ START_TEST(args_merge_remap) {
 	ck_assert(tc_model_arg_find(a, a->ops[a->ev.op[1]].args, tc_model_intern(a, "layer"), &r));
 	ck_assert_int_eq(r.v.i, -3);
 	for (int i = 0; i < 50; i++) {
-		uint32_t first = a->ev.args[1 + i];
+		uint32_t first = tc_model_event_args(a, 1 + i);
 		if (i % 3 == 0) {
 			ck_assert_uint_eq(first, TC_NONE);
 			continue;
@@ -462,11 +462,11 @@ START_TEST(args_known_only) {
 	l = tc_model_args_begin(src);
 	tc_model_arg_int(src, sc, 1);
 	tc_model_arg_int(src, src->key.correlation, 42);
-	src->ev.args[ev] = tc_model_args_end(src, l);
+	tc_model_set_event_args(src, ev, tc_model_args_end(src, l));
 	tc_model_merge(m, src);
 	tc_model_destroy(src);
 	ck_assert_uint_eq(m->ev.n, 1);
-	p = tc_model_arg_next(m, m->ev.args[0], &a);
+	p = tc_model_arg_next(m, tc_model_event_args(m, 0), &a);
 	ck_assert_uint_eq(a.key, m->key.correlation);
 	ck_assert_int_eq(a.v.i, 42);
 	ck_assert_uint_eq(p, TC_NONE);
@@ -652,7 +652,7 @@ START_TEST(event_costs_both) {
 			tc_model_arg_uint(m, m->key.flops, 9);
 			tc_model_arg_uint(m, m->key.flops, 10);
 		}
-		m->ev.args[e] = tc_model_args_end(m, a);
+		tc_model_set_event_args(m, e, tc_model_args_end(m, a));
 	}
 	tc_model_finalize(m);
 	static const int64_t want[][2] = {
@@ -729,11 +729,11 @@ static struct tc_model *interleaved(size_t n) {
 		if (i % 1000 == 0) {
 			uint32_t a = tc_model_args_begin(m);
 			tc_model_arg_int(m, m->key.step, (int64_t)i);
-			m->ev.args[e] = tc_model_args_end(m, a);
+			tc_model_set_event_args(m, e, tc_model_args_end(m, a));
 		}
 	}
 	uint32_t bad = tc_model_add_event(m, t[0], op, 5, 1, 0);
-	m->ev.track[bad] = 99;
+	tc_model_track_column(m)[bad] = 99;
 	/* Flows from the events with args to the invalid-track one: finalize
 	 * must follow them through the grouping and the per-track sorts. */
 	for (size_t i = 0; i < n; i += 1000) {
@@ -1023,7 +1023,9 @@ START_TEST(finalize_two_threads) {
 	/* Finalize drops the track column; the ranges say the same. */
 	ck_assert(a->ev.track == NULL && b->ev.track == NULL);
 	ck_same_tracks(a, b);
-	ck_assert(memcmp(a->ev.args, b->ev.args, k * sizeof(uint32_t)) == 0);
+	for (size_t i = 0; i < k; i++) {
+		ck_assert_uint_eq(tc_model_event_args(a, i), tc_model_event_args(b, i));
+	}
 	ck_assert(memcmp(a->ev.flags, b->ev.flags, k) == 0);
 	ck_assert(memcmp(a->ev.depth, b->ev.depth, k * sizeof(uint16_t)) == 0);
 	ck_assert_uint_eq(a->n_flows, b->n_flows);
@@ -1035,7 +1037,8 @@ START_TEST(finalize_two_threads) {
 		}
 		/* Still the event that carries its number, and the invalid one. */
 		struct tc_arg arg;
-		ck_assert(tc_model_arg_find(b, b->ev.args[b->flows[i].from], b->key.step, &arg));
+		ck_assert(tc_model_arg_find(b, tc_model_event_args(b, b->flows[i].from),
+			b->key.step, &arg));
 		ck_assert_int_eq(arg.v.i, (int64_t)(b->flows[i].id - 1000000));
 		ck_assert_uint_eq(b->flows[i].to, 0);
 	}
@@ -1084,14 +1087,14 @@ static struct tc_model *chunked(size_t per, size_t c) {
 				if (j % 1000 == 0) {
 					uint32_t a = tc_model_args_begin(m);
 					tc_model_arg_int(m, m->key.step, (int64_t)(k * per + j));
-					m->ev.args[e] = tc_model_args_end(m, a);
+					tc_model_set_event_args(m, e, tc_model_args_end(m, a));
 				}
 				from = k == 1 && j == per / 2 ? e : from;
 				to = k == 2 && j == per - 1 ? e : to;
 				if (k == 0 && j == 10) {
 					/* It ends last: the span must look at it. */
 					bad = tc_model_add_event(m, t[0], op, 5, (int64_t)per * 100, 0);
-					m->ev.track[bad] = 99;
+					tc_model_track_column(m)[bad] = 99;
 				}
 			}
 		}
@@ -1123,13 +1126,14 @@ START_TEST(finalize_runs) {
 		ck_assert(memcmp(a->ev.depth, b->ev.depth, k * sizeof(uint16_t)) == 0);
 		size_t with_args = 0;
 		for (size_t i = 0; i < k; i++) {
-			ck_assert_int_eq(a->ev.args[i] == TC_NONE, b->ev.args[i] == TC_NONE);
-			if (a->ev.args[i] == TC_NONE) {
+			ck_assert_int_eq(tc_model_event_args(a, i) == TC_NONE,
+				tc_model_event_args(b, i) == TC_NONE);
+			if (tc_model_event_args(a, i) == TC_NONE) {
 				continue;
 			}
 			struct tc_arg x, y;
-			ck_assert(tc_model_arg_find(a, a->ev.args[i], a->key.step, &x));
-			ck_assert(tc_model_arg_find(b, b->ev.args[i], b->key.step, &y));
+			ck_assert(tc_model_arg_find(a, tc_model_event_args(a, i), a->key.step, &x));
+			ck_assert(tc_model_arg_find(b, tc_model_event_args(b, i), b->key.step, &y));
 			ck_assert_int_eq(x.v.i, y.v.i);
 			with_args++;
 		}

@@ -274,7 +274,7 @@ START_TEST(launcher_nesting) {
 	tc_model_arg_str(m, dims, tc_model_intern(m, "[[8],[4,8],[8,8],[],[]]"));
 	tc_model_arg_str(m, types, tc_model_intern(m, "[\"float\",\"float\",\"float\",\"Scalar\","
 		"\"Scalar\"]"));
-	m->ev.args[em] = tc_model_args_end(m, b);
+	tc_model_set_event_args(m, em, tc_model_args_end(m, b));
 	uint32_t r1 = tc_model_add_event(m, th, rt, 30, 10, 0);
 	uint32_t r2 = tc_model_add_event(m, th, rt, 600, 10, 0);
 	uint32_t r3 = tc_model_add_event(m, th, rt, 2000, 10, 0);

@@ -79,7 +79,7 @@ static struct tc_arg arg(const struct tc_model *m, size_t ev, const char *key) {
 	uint32_t k = tc_intern_find(&m->strings, key, strlen(key));
 	ck_assert_msg(k != UINT32_MAX, "no key '%s'", key);
 	struct tc_arg a;
-	ck_assert_msg(tc_model_arg_find(m, m->ev.args[ev], k, &a), "no arg '%s'", key);
+	ck_assert_msg(tc_model_arg_find(m, tc_model_event_args(m, ev), k, &a), "no arg '%s'", key);
 	return a;
 }
 
@@ -167,7 +167,7 @@ START_TEST(slices_nested) {
 	ck_assert_uint_eq(m->ops[m->ev.op[fwd]].kind, TC_OP_ANNOTATION);
 	ck_assert_uint_eq(m->ops[m->ev.op[gemm]].kind, TC_OP_KERNEL);
 	int64_t sn;
-	ck_assert(tc_model_arg_i64(m, m->ev.args[step], m->key.step, &sn));
+	ck_assert(tc_model_arg_i64(m, tc_model_event_args(m, step), m->key.step, &sn));
 	ck_assert_int_eq(sn, 7);
 	/* Devices and tracks. */
 	ck_assert_str_eq(dev_name(m, step), "trainer (pid 100)");
@@ -193,7 +193,7 @@ START_TEST(slices_nested) {
 	ck_assert_int_eq(arg(m, launch, "begin_arg").v.i, 4);
 	ck_assert_int_eq(arg(m, launch, "end_arg").v.i, 5);
 	struct tc_arg corr;
-	ck_assert(tc_model_arg_find(m, m->ev.args[launch], m->key.correlation, &corr));
+	ck_assert(tc_model_arg_find(m, tc_model_event_args(m, launch), m->key.correlation, &corr));
 	ck_assert_uint_eq(corr.v.u, 99);
 	ck_assert_uint_eq(m->n_warnings, 0);
 	tc_model_destroy(m);

@@ -101,13 +101,13 @@ START_TEST(rule_pageable_copies) {
 	uint32_t e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
 	uint32_t a0 = tc_model_args_begin(f.m);
 	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pageable"));
-	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	tc_model_set_event_args(f.m, e, tc_model_args_end(f.m, a0));
 	ck_assert(fires(&f, "pageable-copies", NULL));
 	f = fx_new();
 	e = ev(&f, f.stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, 0, 10 * US);
 	a0 = tc_model_args_begin(f.m);
 	tc_model_arg_str(f.m, f.m->key.memory_kind, tc_model_intern(f.m, "pinned"));
-	f.m->ev.args[e] = tc_model_args_end(f.m, a0);
+	tc_model_set_event_args(f.m, e, tc_model_args_end(f.m, a0));
 	ck_assert(!fires(&f, "pageable-copies", NULL));
 }
 END_TEST
@@ -488,7 +488,7 @@ static void kernel_args(struct fx *f, uint32_t e, double blocks, double occ) {
 	uint32_t a = tc_model_args_begin(f->m);
 	tc_model_arg_double(f->m, f->m->key.blocks_per_sm, blocks);
 	tc_model_arg_double(f->m, f->m->key.occupancy, occ);
-	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+	tc_model_set_event_args(f->m, e, tc_model_args_end(f->m, a));
 }
 
 /* One step of step_ps from 0, the device busy 950 us in 50 kernels of

@@ -52,7 +52,7 @@ static void copy(struct fx *f, const char *memory_kind, int64_t start) {
 	uint32_t e = ev(f, f->stream, "Memcpy HtoD", TC_OP_MEMCPY_H2D, start);
 	uint32_t a = tc_model_args_begin(f->m);
 	tc_model_arg_str(f->m, f->m->key.memory_kind, tc_model_intern(f->m, memory_kind));
-	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+	tc_model_set_event_args(f->m, e, tc_model_args_end(f->m, a));
 }
 
 static struct tc_runtime_info detect(struct fx *f) {

@@ -283,37 +283,38 @@ START_TEST(fixture_gpu) {
 	ck_assert_int_eq(m->tracks[st].src_id, -559038737LL);
 	size_t se = m->tracks[st].first;
 	ck_assert_int_eq(m->ops[m->ev.op[se]].kind, TC_OP_STEP);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[se], m->key.step), 1);
+	ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, se), m->key.step), 1);
 	ck_assert_int_eq(m->tracks[find_track(m, cpu, "tf_data iterator")].kind,
 		TC_TRACK_HOST_THREAD);
 
 	/* Op kinds by line and name. */
 	size_t e = find_event(m, "MemcpyH2D");
 	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_MEMCPY_H2D);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.bytes), 4096);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.correlation), 13);
-	ck_assert_str_eq(arg_str(m, m->ev.args[e], "memcpy_details"), "size:4096 dest:0 async:1");
+	ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, e), m->key.bytes), 4096);
+	ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, e), m->key.correlation), 13);
+	ck_assert_str_eq(arg_str(m, tc_model_event_args(m, e), "memcpy_details"),
+		"size:4096 dest:0 async:1");
 	e = find_event(m, "MemcpyD2H");
 	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_MEMCPY_D2H);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.bytes), 1024);
+	ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, e), m->key.bytes), 1024);
 	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "Memset")]].kind, TC_OP_MEMSET);
 	ck_assert_int_eq(m->ops[m->ev.op[find_event(m,
 		"ncclKernel_AllReduce_RING_LL_Sum_float")]].kind, TC_OP_COLLECTIVE);
 	e = find_event(m, "volta_sgemm_128x64_nn");
 	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_KERNEL);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.correlation), 11);
+	ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, e), m->key.correlation), 11);
 	/* ref_value resolves to the stat metadata's name. */
-	ck_assert_str_eq(arg_str(m, m->ev.args[e], "kernel_details"),
+	ck_assert_str_eq(arg_str(m, tc_model_event_args(m, e), "kernel_details"),
 		"regs:38 shm:0 grid:160,1,1 block:1024,1,1");
 	/* The second sgemm has a dangling ref (dropped, warned) and a gzip string. */
-	ck_assert_str_eq(arg_str(m, m->ev.args[e + 1], "note"), "compressed hello");
+	ck_assert_str_eq(arg_str(m, tc_model_event_args(m, e + 1), "note"), "compressed hello");
 	ck_assert(has_warning(m, "ref_value points at no stat metadata"));
 	ck_assert(has_warning(m, "fixture: an error the profiler reported"));
 	ck_assert(has_warning(m, "fixture: a warning the profiler reported"));
 
 	e = find_event(m, "TraceContext");
 	ck_assert_int_eq(m->ops[m->ev.op[e]].kind, TC_OP_STEP);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[e], m->key.step), 1);
+	ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, e), m->key.step), 1);
 	ck_assert_int_eq(m->ev.start[e], 1000000);
 	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "cudaLaunchKernel")]].kind, TC_OP_RUNTIME);
 	ck_assert_int_eq(m->ops[m->ev.op[find_event(m, "cudaStreamSynchronize")]].kind, TC_OP_SYNC);
@@ -342,8 +343,10 @@ START_TEST(fixture_gpu) {
 		const struct tc_flow *fl = &m->flows[i];
 		ck_assert_int_eq(fl->kind, TC_FLOW_LAUNCH);
 		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->from]].name), "cudaLaunchKernel");
-		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
-		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, fl->to), m->key.correlation),
+			(int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, fl->from), m->key.correlation),
+			(int64_t)fl->id);
 		ck_assert_uint_eq(m->devices[tc_test_track_of(m, fl->to)->device].kind, TC_DEV_GPU);
 	}
 
@@ -393,7 +396,8 @@ START_TEST(fixture_tpu) {
 	uint32_t st = find_track(m, 0, "Steps");
 	ck_assert_int_eq(m->tracks[st].src_id, -559038737LL);
 	ck_assert_uint_eq(m->tracks[st].count, 2);
-	ck_assert_int_eq(arg_i64(m, m->ev.args[m->tracks[st].first + 1], m->key.step), 1);
+	uint32_t second = tc_model_event_args(m, m->tracks[st].first + 1);
+	ck_assert_int_eq(arg_i64(m, second, m->key.step), 1);
 
 	/* HLO text names: op = instruction name, long_name = the text. */
 	size_t e = find_event(m, "fusion.1");
@@ -782,8 +786,10 @@ START_TEST(launch_flows_sparse) {
 	ck_assert_uint_eq(m->n_flows, 2);
 	for (size_t i = 0; i < m->n_flows; i++) {
 		const struct tc_flow *fl = &m->flows[i];
-		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->from], m->key.correlation), (int64_t)fl->id);
-		ck_assert_int_eq(arg_i64(m, m->ev.args[fl->to], m->key.correlation), (int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, fl->from), m->key.correlation),
+			(int64_t)fl->id);
+		ck_assert_int_eq(arg_i64(m, tc_model_event_args(m, fl->to), m->key.correlation),
+			(int64_t)fl->id);
 		ck_assert_str_eq(tc_model_str(m, m->ops[m->ev.op[fl->to]].name), "kernel");
 	}
 	tc_model_destroy(m);
@@ -863,7 +869,8 @@ START_TEST(stat_varint_lengths) {
 		ck_assert_uint_eq(m->ev.n, 2);
 		for (size_t i = 0; i < 2; i++) {
 			struct tc_arg a;
-			ck_assert(tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a));
+			ck_assert(tc_model_arg_find(m, tc_model_event_args(m, i),
+				m->key.correlation, &a));
 			ck_assert_msg(a.v.i == corr, "%d bytes: %" PRId64, k, a.v.i);
 		}
 		tc_model_destroy(m);

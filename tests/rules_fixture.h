@@ -47,7 +47,7 @@ static inline uint32_t ev(struct fx *f, uint32_t track, const char *name, enum t
 static inline void ev_arg_int(struct fx *f, uint32_t e, uint32_t key, int64_t v) {
 	uint32_t a = tc_model_args_begin(f->m);
 	tc_model_arg_int(f->m, key, v);
-	f->m->ev.args[e] = tc_model_args_end(f->m, a);
+	tc_model_set_event_args(f->m, e, tc_model_args_end(f->m, a));
 }
 
 static inline void step(struct fx *f, int64_t num, int64_t start, int64_t dur) {

@@ -202,7 +202,8 @@ void tc_test_same_model(const struct tc_model *a, const struct tc_model *b, cons
 	ck_assert_msg(a->ev.n == b->ev.n, "%s: %zu events against %zu", what, a->ev.n, b->ev.n);
 	for (size_t i = 0; i < a->ev.n; i++) {
 		ck_assert_msg(a->ev.start[i] == b->ev.start[i] && a->ev.dur[i] == b->ev.dur[i] &&
-			a->ev.op[i] == b->ev.op[i] && a->ev.args[i] == b->ev.args[i] &&
+			a->ev.op[i] == b->ev.op[i] &&
+			tc_model_event_args(a, i) == tc_model_event_args(b, i) &&
 			a->ev.flags[i] == b->ev.flags[i] &&
 			tc_model_event_track(a, i) == tc_model_event_track(b, i),
 			"%s: event %zu differs", what, i);

@@ -124,8 +124,8 @@ static void xfer_read(const struct tc_model *m, size_t i, uint32_t pageable, uin
 		return;
 	}
 	struct tc_arg ka[2];
-	unsigned have = m->copy_args ? tc_model_arg_find2(m, m->ev.args[i], m->key.bytes,
-		m->key.memory_kind, ka) : 0;
+	unsigned have = m->copy_args ? tc_model_arg_find2(m, tc_model_event_args(m, i),
+		m->key.bytes, m->key.memory_kind, ka) : 0;
 	double b;
 	if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &b) && b >= 0) {
 		x->known = true;

@@ -81,7 +81,7 @@ static uint32_t table_str(struct tc_coll_table *t, const struct tc_model *m, uin
 static struct tc_coll_occ occurrence(const struct tc_model *m, size_t i,
 		struct tc_coll_table *t) {
 	const struct tc_op *op = &m->ops[m->ev.op[i]];
-	uint32_t args = m->ev.args[i];
+	uint32_t args = tc_model_event_args(m, i);
 	struct tc_arg a;
 	struct tc_coll_occ o = { .start_ps = m->ev.start[i], .dur_ps = m->ev.dur[i], .bytes = -1,
 		.index = UINT64_MAX };

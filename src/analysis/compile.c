@@ -191,7 +191,7 @@ void tc_pass_compile(const struct tc_model *m, struct tc_compile_stats *c) {
 		size_t i = r->ev;
 		struct tc_arg mod;
 		uint32_t id = 0;
-		if (tc_model_arg_find(m, m->ev.args[i], m->key.hlo_module, &mod) &&
+		if (tc_model_arg_find(m, tc_model_event_args(m, i), m->key.hlo_module, &mod) &&
 				mod.type == TC_ARG_STR) {
 			id = mod.v.s;
 		} else if (r->caller != TC_NONE) {

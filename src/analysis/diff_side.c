@@ -114,7 +114,8 @@ static void rank_steps(const struct tc_model *m, const struct tc_analysis *a,
 			for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 				int64_t num;
 				if (m->op_kind[m->ev.op[i]] != TC_OP_STEP || m->ev.dur[i] <= 0 ||
-						!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
+						!tc_model_arg_i64(m, tc_model_event_args(m, i),
+							m->key.step, &num)) {
 					continue;
 				}
 				TC_GROW(v, cap, n + 1);

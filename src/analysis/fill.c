@@ -60,7 +60,8 @@ static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64
 		bool low = false;
 		if (args) {
 			struct tc_arg ka[2];
-			unsigned have = tc_model_arg_find2(m, m->ev.args[i], w->k_blocks, w->k_occ, ka);
+			unsigned have = tc_model_arg_find2(m, tc_model_event_args(m, i),
+				w->k_blocks, w->k_occ, ka);
 			double v;
 			if ((have & 1) && tc_model_arg_value_num(m, &ka[0], &v)) {
 				with += dur;

@@ -177,7 +177,7 @@ static int cmp_call(const void *pa, const void *pb) {
 
 static uint32_t str_arg(const struct tc_model *m, uint32_t ev, uint32_t key) {
 	struct tc_arg a;
-	if (key == TC_NONE || !tc_model_arg_find(m, m->ev.args[ev], key, &a) ||
+	if (key == TC_NONE || !tc_model_arg_find(m, tc_model_event_args(m, ev), key, &a) ||
 			a.type != TC_ARG_STR) {
 		return 0;
 	}

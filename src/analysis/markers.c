@@ -40,7 +40,7 @@ static void *marker_part_run(void *p) {
 
 static int64_t step_num(const struct tc_model *m, uint32_t ev) {
 	int64_t num;
-	return tc_model_arg_i64(m, m->ev.args[ev], m->key.step, &num) ? num : INT64_MIN;
+	return tc_model_arg_i64(m, tc_model_event_args(m, ev), m->key.step, &num) ? num : INT64_MIN;
 }
 
 void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) {

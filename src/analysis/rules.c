@@ -504,7 +504,7 @@ static void rule_pageable_copies(struct rule_ctx *c) {
 			continue;
 		}
 		struct tc_arg k;
-		if (!tc_model_arg_find(m, m->ev.args[i], m->key.memory_kind, &k) ||
+		if (!tc_model_arg_find(m, tc_model_event_args(m, i), m->key.memory_kind, &k) ||
 				k.type != TC_ARG_STR || k.v.s != pageable) {
 			continue;
 		}

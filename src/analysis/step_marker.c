@@ -58,7 +58,7 @@ static int64_t marker_num(const struct tc_model *m, size_t i) {
 	const uint32_t keys[] = { m->key.step_num, m->key.iteration, m->key.step };
 	int64_t v;
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		if (tc_model_arg_i64(m, m->ev.args[i], keys[k], &v)) {
+		if (tc_model_arg_i64(m, tc_model_event_args(m, i), keys[k], &v)) {
 			return v;
 		}
 	}

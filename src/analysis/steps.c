@@ -43,7 +43,7 @@ struct cands {
 
 static void push_step(struct cands *c, const struct tc_model *m, size_t i, uint32_t device) {
 	int64_t num;
-	if (!tc_model_arg_i64(m, m->ev.args[i], m->key.step, &num)) {
+	if (!tc_model_arg_i64(m, tc_model_event_args(m, i), m->key.step, &num)) {
 		num = INT64_MIN;
 	}
 	TC_GROW(c->v, c->cap, c->n + 1);

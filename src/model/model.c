@@ -74,6 +74,10 @@ void tc_model_events_finish(struct tc_events *e) {
 	free(e->args);
 	free(e->depth);
 	free(e->flags);
+	free(e->runs);
+	free(e->abits);
+	free(e->arank);
+	free(e->avals);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -235,8 +239,126 @@ static void prefault_events(struct tc_events *e, size_t i) {
 	tc_prefault_next(e->dur, sizeof(*e->dur), i, PREFAULT_EVENTS, e->cap);
 	tc_prefault_next(e->op, sizeof(*e->op), i, PREFAULT_EVENTS, e->cap);
 	tc_prefault_next(e->track, sizeof(*e->track), i, PREFAULT_EVENTS, e->cap);
-	tc_prefault_next(e->args, sizeof(*e->args), i, PREFAULT_EVENTS, e->cap);
+	if (e->args) {
+		tc_prefault_next(e->args, sizeof(*e->args), i, PREFAULT_EVENTS, e->cap);
+	}
 	tc_prefault_next(e->flags, sizeof(*e->flags), i, PREFAULT_EVENTS, e->cap);
+}
+
+/* A column of cap entries whose first n are written next: only those are
+ * faulted in ahead (tc_xmalloc would fault in the capacity past them too,
+ * pages the model may never use). */
+static void *column_for(size_t cap, size_t n, size_t elem) {
+	void *p = tc_xrealloc(NULL, (cap ? cap : 1) * elem);
+	if (n * elem >= ((size_t)1 << 20)) {
+		tc_prefault_hint(p, n * elem);
+	}
+	return p;
+}
+
+/* Sparse args: fewer than one event in ARGS_SPARSE_SHARE with a list
+ * (past the first ARGS_SPARSE_FREE) keep the args sparse; an arg list takes
+ * 4 bytes either way, the bits and ranks 0.19 bytes an event. */
+#define ARGS_SPARSE_SHARE 16
+#define ARGS_SPARSE_FREE 4096
+
+/* Room in the sparse args' bits and ranks for events up to cap (had: the
+ * capacity before); the new bits clear. */
+static void args_bits_grow(struct tc_events *e, size_t had_cap, size_t cap) {
+	size_t had = e->abits ? (had_cap + 63) / 64 : 0, words = (cap + 63) / 64 + 1;
+	e->abits = tc_xrealloc(e->abits, words * sizeof(*e->abits));
+	memset(e->abits + had, 0, (words - had) * sizeof(*e->abits));
+	e->arank = tc_xrealloc(e->arank, words * sizeof(*e->arank));
+}
+
+void tc_model_args_dense(struct tc_events *e) {
+	if (e->args) {
+		return;
+	}
+	/* Events from n on set theirs as they come: the capacity past n is
+	 * left untouched, so its pages stay out. */
+	uint32_t *col = column_for(e->cap, e->n, sizeof(*col));
+	for (size_t i = 0; i < e->n; i++) {
+		col[i] = TC_NONE;
+	}
+	size_t k = 0;
+	for (size_t w = 0; w < e->n_ranked; w++) {
+		for (uint64_t b = e->abits[w]; b; b &= b - 1) {
+			col[w * 64 + (size_t)__builtin_ctzll(b)] = e->avals[k++];
+		}
+	}
+	free(e->abits);
+	free(e->arank);
+	free(e->avals);
+	e->abits = NULL;
+	e->arank = NULL;
+	e->avals = NULL;
+	e->n_avals = e->cap_avals = e->n_ranked = 0;
+	e->args = col;
+}
+
+void tc_model_args_pack(struct tc_events *e) {
+	if (!e->args) {
+		return;
+	}
+	size_t n = e->n, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		k += e->args[i] != TC_NONE;
+	}
+	if (k >= n / ARGS_SPARSE_SHARE + ARGS_SPARSE_FREE) {
+		return;
+	}
+	size_t words = (e->cap + 63) / 64 + 1;
+	e->abits = tc_xcalloc(words, sizeof(*e->abits));
+	e->arank = tc_xmalloc(words * sizeof(*e->arank));
+	e->avals = tc_xmalloc((k ? k : 1) * sizeof(*e->avals));
+	e->cap_avals = k ? k : 1;
+	for (size_t i = 0; i < n; i++) {
+		if ((i & 63) == 0) {
+			e->arank[i >> 6] = (uint32_t)e->n_avals;
+			e->n_ranked = (i >> 6) + 1;
+		}
+		if (e->args[i] != TC_NONE) {
+			e->abits[i >> 6] |= (uint64_t)1 << (i & 63);
+			e->avals[e->n_avals++] = e->args[i];
+			e->last_aval = i;
+		}
+	}
+	free(e->args);
+	e->args = NULL;
+}
+
+void tc_model_set_event_args_sparse(struct tc_model *m, size_t i, uint32_t args) {
+	struct tc_events *e = &m->ev;
+	size_t w = i >> 6;
+	uint64_t bit = (uint64_t)1 << (i & 63);
+	if (w < e->n_ranked && (e->abits[w] & bit)) {
+		size_t k = e->arank[w] + (size_t)__builtin_popcountll(e->abits[w] & (bit - 1));
+		if (args != TC_NONE) {
+			e->avals[k] = args;
+			return;
+		}
+		if (k + 1 == e->n_avals) { /* the last (an event written again) */
+			e->n_avals--;
+			e->abits[w] &= ~bit;
+			return;
+		}
+	} else if (args == TC_NONE) {
+		return;
+	} else if ((!e->n_avals || e->last_aval < i) &&
+			e->n_avals < i / ARGS_SPARSE_SHARE + ARGS_SPARSE_FREE) {
+		while (e->n_ranked <= w) {
+			e->arank[e->n_ranked++] = (uint32_t)e->n_avals;
+		}
+		TC_GROW(e->avals, e->cap_avals, e->n_avals + 1);
+		e->avals[e->n_avals++] = args;
+		e->abits[w] |= bit;
+		e->last_aval = i;
+		return;
+	}
+	/* Out of order, or too many: the column. */
+	tc_model_args_dense(e);
+	e->args[i] = args;
 }
 
 void tc_model_events_reserve(struct tc_events *e, size_t need) {
@@ -250,11 +372,18 @@ void tc_model_events_reserve(struct tc_events *e, size_t need) {
 	cap = e->cap;
 	TC_GROW(e->op, cap, need);
 	cap = e->cap;
-	TC_GROW(e->track, cap, need);
+	if (e->track) { /* else in runs, or dropped by finalize */
+		TC_GROW(e->track, cap, need);
+	}
 	cap = e->cap;
-	TC_GROW(e->args, cap, need);
+	if (e->args) {
+		TC_GROW(e->args, cap, need);
+	}
 	cap = e->cap;
 	TC_GROW(e->flags, cap, need);
+	if (!e->args) {
+		args_bits_grow(e, e->cap, cap);
+	}
 	e->cap = cap;
 }
 
@@ -262,7 +391,7 @@ void tc_model_events_reserve(struct tc_events *e, size_t need) {
  * event added afterwards, or a merge, brings it back. */
 static void rebuild_track_column(struct tc_model *m) {
 	struct tc_events *e = &m->ev;
-	uint32_t *col = tc_xmalloc((e->cap ? e->cap : 1) * sizeof(*col));
+	uint32_t *col = column_for(e->cap, e->n, sizeof(*col));
 	/* Events of no track (a reader bug, before track 0's) stay on none. */
 	size_t lead = m->n_tracks ? m->tracks[0].first : e->n;
 	for (size_t i = 0; i < lead; i++) {
@@ -277,22 +406,80 @@ static void rebuild_track_column(struct tc_model *m) {
 	e->track = col;
 }
 
-/* add_event_slow and merges ask. */
+/* The runs as a column; the runs are gone. */
+static void runs_to_column(struct tc_events *e) {
+	uint32_t *col = column_for(e->cap, e->n, sizeof(*col));
+	for (size_t r = 0; r < e->n_runs; r++) {
+		size_t to = r + 1 < e->n_runs ? e->runs[r + 1].first : e->n;
+		for (size_t i = e->runs[r].first; i < to; i++) {
+			col[i] = e->runs[r].track;
+		}
+	}
+	free(e->runs);
+	e->runs = NULL;
+	e->n_runs = e->cap_runs = 0;
+	e->track = col;
+}
+
+/* Merges and readers that rewrite tracks ask: the track column, from the
+ * runs or the tracks' ranges. */
 void tc_model_restore_track_column(struct tc_model *m) {
-	if (!m->ev.track && m->ev.cap) {
+	if (m->ev.track) {
+		return;
+	}
+	if (m->ev.runs) {
+		runs_to_column(&m->ev);
+	} else {
 		rebuild_track_column(m);
 	}
 }
 
-/* Event i's columns; the model is no longer finalized. */
-static inline uint32_t put_event(struct tc_model *m, size_t i, uint32_t track, uint32_t op,
+uint32_t *tc_model_track_column(struct tc_model *m) {
+	tc_model_restore_track_column(m);
+	return m->ev.track;
+}
+
+/* Runs shorter than this on average (past the first few) are kept as a
+ * column: a run takes 8 bytes. */
+#define RUN_MIN_AVG 16
+#define RUNS_FREE 4096
+
+/* Event i's track outside the column's plain case: a new run, or the
+ * column when runs are short. */
+static void put_track(struct tc_events *e, size_t i, uint32_t track) {
+	if (e->track) {
+		e->track[i] = track;
+		return;
+	}
+	/* i is the last event: a new one, or the last written again (the
+	 * event cap). */
+	if (e->n_runs && e->runs[e->n_runs - 1].first == i) {
+		e->runs[e->n_runs - 1].track = track;
+	} else if (e->n_runs && track == e->run_track) {
+		return;
+	} else if (e->n_runs >= i / RUN_MIN_AVG + RUNS_FREE) {
+		runs_to_column(e);
+		e->track[i] = track;
+		return;
+	} else {
+		TC_GROW(e->runs, e->cap_runs, e->n_runs + 1);
+		e->runs[e->n_runs++] = (struct tc_track_run){ track, (uint32_t)i };
+	}
+	e->run_track = track;
+}
+
+/* Event i's columns but the track's; the model is no longer finalized. */
+static inline uint32_t put_event(struct tc_model *m, size_t i, uint32_t op,
 		int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	e->start[i] = start_ps;
 	e->dur[i] = dur_ps;
 	e->op[i] = op;
-	e->track[i] = track;
-	e->args[i] = TC_NONE;
+	if (e->args) {
+		e->args[i] = TC_NONE;
+	} else if (i < e->n_ranked * 64 && (e->abits[i >> 6] >> (i & 63) & 1)) {
+		tc_model_set_event_args_sparse(m, i, TC_NONE); /* written again */
+	}
 	e->flags[i] = flags;
 	m->finalized = false;
 	return (uint32_t)i;
@@ -304,7 +491,9 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 		uint32_t op, int64_t start_ps, int64_t dur_ps, uint8_t flags) {
 	struct tc_events *e = &m->ev;
 	size_t i;
-	tc_model_restore_track_column(m);
+	if (!e->track && !e->runs && e->n > 0) {
+		tc_model_restore_track_column(m); /* finalized: dropped */
+	}
 	if (m->max_events && e->n >= m->max_events && e->n > 0) {
 		m->over_max_events = true;
 		i = e->n - 1;
@@ -329,7 +518,8 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 		flags |= TC_EV_CLAMPED;
 		m->n_implausible++;
 	}
-	return put_event(m, i, track, op, start_ps, dur_ps, flags);
+	put_track(e, i, track);
+	return put_event(m, i, op, start_ps, dur_ps, flags);
 }
 
 /*
@@ -344,14 +534,18 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 	size_t i = e->n;
 	/* max_events - 1 wraps when there is no cap; dur_ps as unsigned is
 	 * out of range when negative too. */
-	if (__builtin_expect(i >= e->cap || !e->track || i > m->max_events - 1 ||
+	if (__builtin_expect(i >= e->cap || (!e->track && (track != e->run_track || !e->runs)) ||
+			i > m->max_events - 1 ||
 			(i & (PREFAULT_EVENTS - 1)) == 0 ||
 			(uint64_t)dur_ps > (uint64_t)TC_MAX_DUR_PS ||
 			(uint64_t)start_ps + (uint64_t)TC_MAX_ABS_PS > 2 * (uint64_t)TC_MAX_ABS_PS, 0)) {
 		return add_event_slow(m, track, op, start_ps, dur_ps, flags);
 	}
 	e->n = i + 1;
-	return put_event(m, i, track, op, start_ps, dur_ps, flags);
+	if (e->track) {
+		e->track[i] = track;
+	}
+	return put_event(m, i, op, start_ps, dur_ps, flags);
 }
 
 
@@ -531,22 +725,56 @@ void tc_model_warn_from(struct tc_model *dst, const struct tc_model *src) {
 	}
 }
 
-uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
-	if (m->ev.track) {
-		return m->ev.track[i];
-	}
-	/* Finalized: track t holds [first, first + count), ascending in t, and
-	 * events of no track come before track 0's. The last track starting
-	 * at or before i holds it (an empty one there starts after it). */
-	size_t lo = 0, hi = m->n_tracks;
+/* How many of n records (stride bytes apart, each with a uint32_t first
+ * event at offset off, ascending) start at or before event i. */
+static size_t starting_by(const void *recs, size_t n, size_t stride, size_t off, size_t i) {
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->tracks[mid].first <= i) {
+		uint32_t first;
+		memcpy(&first, (const char *)recs + mid * stride + off, sizeof(first));
+		if (first <= i) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
 		}
 	}
+	return lo;
+}
+
+/* The run holding event i (runs are in event order). */
+static size_t run_of(const struct tc_events *e, size_t i) {
+	return starting_by(e->runs, e->n_runs, sizeof(*e->runs),
+		offsetof(struct tc_track_run, first), i) - 1;
+}
+
+uint32_t tc_model_track_run(const struct tc_model *m, size_t i, size_t *end) {
+	const struct tc_events *e = &m->ev;
+	if (e->runs) {
+		size_t r = run_of(e, i);
+		*end = r + 1 < e->n_runs ? e->runs[r + 1].first : e->n;
+		return e->runs[r].track;
+	}
+	uint32_t t = tc_model_event_track(m, i);
+	*end = i + 1;
+	if (!e->track && t != TC_NONE) {
+		*end = (size_t)m->tracks[t].first + m->tracks[t].count;
+	}
+	return t;
+}
+
+uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
+	if (m->ev.track) {
+		return m->ev.track[i];
+	}
+	if (m->ev.runs) {
+		return m->ev.runs[run_of(&m->ev, i)].track;
+	}
+	/* Finalized: track t holds [first, first + count), ascending in t, and
+	 * events of no track come before track 0's. The last track starting
+	 * at or before i holds it (an empty one there starts after it). */
+	size_t lo = starting_by(m->tracks, m->n_tracks, sizeof(*m->tracks),
+		offsetof(struct tc_track, first), i);
 	if (lo == 0 || i >= (size_t)m->tracks[lo - 1].first + m->tracks[lo - 1].count) {
 		return TC_NONE;
 	}
@@ -555,8 +783,8 @@ uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
 
 int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
 	int64_t v;
-	if (m->event_costs && m->ev.args[i] != TC_NONE &&
-			tc_model_arg_i64(m, m->ev.args[i], m->key.flops, &v)) {
+	uint32_t a = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
+	if (a != TC_NONE && tc_model_arg_i64(m, a, m->key.flops, &v)) {
 		return v;
 	}
 	return m->ops[m->ev.op[i]].flops;
@@ -564,8 +792,8 @@ int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
 
 int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
 	int64_t v;
-	if (m->event_costs && m->ev.args[i] != TC_NONE &&
-			tc_model_arg_i64(m, m->ev.args[i], m->key.bytes_accessed, &v)) {
+	uint32_t a = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
+	if (a != TC_NONE && tc_model_arg_i64(m, a, m->key.bytes_accessed, &v)) {
 		return v;
 	}
 	return m->ops[m->ev.op[i]].bytes;
@@ -588,12 +816,12 @@ void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, in
 	const struct tc_op *op = &m->ops[m->ev.op[i]];
 	*flops = op->flops;
 	*bytes = op->bytes;
-	if (!m->event_costs || m->ev.args[i] == TC_NONE) {
+	uint32_t args = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
+	if (args == TC_NONE) {
 		return;
 	}
 	struct tc_arg a[2];
-	unsigned found = tc_model_arg_find2(m, m->ev.args[i], m->key.flops,
-		m->key.bytes_accessed, a);
+	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
 	int64_t v;
 	if ((found & 1) && arg_i64(m, &a[0], &v)) {
 		*flops = v;

@@ -183,16 +183,38 @@ struct tc_op {
 	uint32_t args;     /* op-level metadata (XEventMetadata stats), TC_NONE */
 };
 
+/* Events on one track from `first` to the next run's first. */
+struct tc_track_run {
+	uint32_t track;
+	uint32_t first;
+};
+
 /* Events as columns: a scan of start/dur touches nothing else. */
 struct tc_events {
 	size_t n, cap;
 	int64_t *start;  /* ps from origin */
 	int64_t *dur;    /* ps, >= 0 */
 	uint32_t *op;
-	uint32_t *track; /* until finalize (NULL after): use tc_model_event_track */
-	uint32_t *args;  /* offset of its arg list in argb, TC_NONE */
+	uint32_t *track; /* NULL while in runs and after finalize: use
+	                  * tc_model_event_track, or tc_model_track_column */
+	uint32_t *args;  /* offset of its arg list in argb, TC_NONE; NULL while
+	                  * sparse: use tc_model_event_args */
 	uint16_t *depth; /* set by finalize */
 	uint8_t *flags;  /* enum tc_event_flags */
+	/* While events come in long runs on one track (readers that add line
+	 * by line), each run is one entry here instead of an entry per event
+	 * in the track column: 4 bytes an event less at the reading peak. */
+	struct tc_track_run *runs;
+	size_t n_runs, cap_runs;
+	uint32_t run_track; /* the last run's track */
+	/* Args, sparse (args NULL) while few events have any: bit i of abits
+	 * says event i has a list, at avals[arank[i / 64] + the bits below i
+	 * in its word]; words from n_ranked on have no bits set. */
+	uint64_t *abits;
+	uint32_t *arank;
+	uint32_t *avals;
+	size_t n_avals, cap_avals, n_ranked;
+	size_t last_aval; /* the event of the last value */
 };
 
 /* An aggregate: the writer kept only a count (XEvent.num_occurrences). */
@@ -442,8 +464,8 @@ uint32_t tc_model_add_event(struct tc_model *m, uint32_t track, uint32_t op,
 
 /*
  * Args are built as a list: begin, add, end. end returns the first offset (to
- * store in ev.args[i], op->args or device->args) or TC_NONE if none were
- * added. Lists cannot interleave.
+ * give tc_model_set_event_args, or store in op->args or device->args) or
+ * TC_NONE if none were added. Lists cannot interleave.
  */
 uint32_t tc_model_args_begin(struct tc_model *m);
 void tc_model_arg_int(struct tc_model *m, uint32_t key, int64_t v);
@@ -538,6 +560,39 @@ static inline int64_t tc_model_end(const struct tc_model *m, size_t i) {
  * tracks' ranges hold the same; then this is a binary search: loops over
  * every event should walk the tracks' ranges instead. */
 uint32_t tc_model_event_track(const struct tc_model *m, size_t i);
+/* Event i's track as tc_model_event_track, and in *end the first event
+ * past i that may be on another track: walks in event order ask again
+ * only there. */
+uint32_t tc_model_track_run(const struct tc_model *m, size_t i, size_t *end);
+/* The track column, made from the runs (or the tracks' ranges after
+ * finalize) if need be: for readers that read or rewrite it at random. */
+uint32_t *tc_model_track_column(struct tc_model *m);
+
+/* Event i's arg list (an offset into argb), TC_NONE if none. */
+static inline uint32_t tc_model_event_args(const struct tc_model *m, size_t i) {
+	const struct tc_events *e = &m->ev;
+	if (e->args) {
+		return e->args[i];
+	}
+	uint64_t w = e->abits[i >> 6], below = ((uint64_t)1 << (i & 63)) - 1;
+	if (!((w >> (i & 63)) & 1)) {
+		return TC_NONE;
+	}
+	return e->avals[e->arank[i >> 6] + (uint32_t)__builtin_popcountll(w & below)];
+}
+
+void tc_model_set_event_args_sparse(struct tc_model *m, size_t i, uint32_t args);
+
+/* Sets event i's arg list (tc_model_args_end's offset, or TC_NONE).
+ * Readers set each event's once, in event order, as they add them; any
+ * other order costs the dense column. */
+static inline void tc_model_set_event_args(struct tc_model *m, size_t i, uint32_t args) {
+	if (m->ev.args) {
+		m->ev.args[i] = args;
+	} else {
+		tc_model_set_event_args_sparse(m, i, args);
+	}
+}
 
 static inline const struct tc_op *tc_model_event_op(const struct tc_model *m, size_t i) {
 	return &m->ops[m->ev.op[i]];

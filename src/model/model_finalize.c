@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/model.h"
+#include "model/model_private.h"
 #include "util/num.h"
 #include "util/prefault.h"
 #include "util/xalloc.h"
@@ -145,16 +146,19 @@ struct nest {
 
 /* True when events are already grouped by track in track order (readers
  * that emit line by line): then finalize moves no event, and this sets the
- * track ranges. */
+ * track ranges. The track column is walked event by event, or the runs
+ * that stand for it run by run. */
 static bool events_grouped(struct tc_model *m) {
 	const struct tc_events *e = &m->ev;
 	size_t n = e->n, nt = m->n_tracks;
+	size_t steps = e->track ? n : e->n_runs;
 	uint32_t cur = TC_NONE;
 	for (size_t t = 0; t < nt; t++) {
 		m->tracks[t].count = 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t t = e->track[i];
+	for (size_t k = 0; k < steps; k++) {
+		uint32_t t = e->track ? e->track[k] : e->runs[k].track;
+		size_t i = e->track ? k : e->runs[k].first;
 		if (t == cur) {
 			continue;
 		}
@@ -186,6 +190,9 @@ static bool events_grouped(struct tc_model *m) {
 static void drop_track_column(struct tc_events *e) {
 	free(e->track);
 	e->track = NULL;
+	free(e->runs);
+	e->runs = NULL;
+	e->n_runs = e->cap_runs = 0;
 }
 
 /*
@@ -526,12 +533,16 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	if (events_grouped(m)) {
 		set_depths(m, 0, unsorted, second_thread, NULL);
 	} else {
+		/* Grouping reads the track column and moves the args'. */
+		tc_model_restore_track_column(m);
+		tc_model_args_dense(e);
 		group_events(m, second_thread, unsorted, &inv);
 	}
 	drop_track_column(e);
 	struct nest st = { 0 };
 	for (size_t t = 0; t < nt; t++) {
 		if (unsorted[t]) {
+			tc_model_args_dense(e);
 			sort_track(m, t, &g2f);
 			track_depths(m, t, &st);
 		}
@@ -546,6 +557,7 @@ static void sort_events(struct tc_model *m, bool second_thread) {
 	free(g2f);
 	free(inv);
 	free(unsorted);
+	tc_model_args_pack(e); /* sparse again where few events have args */
 }
 
 struct sample_rec {

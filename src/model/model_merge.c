@@ -164,7 +164,7 @@ static void merge_events(struct tc_model *dst, const struct tc_model *src,
 		dst->ev.dur[j] = src->ev.dur[i];
 		dst->ev.op[j] = off(src->ev.op[i], b->op);
 		dst->ev.track[j] = off(src->ev.track[i], b->track);
-		dst->ev.args[j] = arg_map(b->lm, src->ev.args[i]);
+		tc_model_set_event_args(dst, j, arg_map(b->lm, tc_model_event_args(src, i)));
 		dst->ev.flags[j] = src->ev.flags[i];
 	}
 	for (size_t i = 0; i < src->n_aggs; i++) {

@@ -17,6 +17,10 @@ void tc_model_events_reserve(struct tc_events *e, size_t need);
 void tc_model_op_rehash(struct tc_model *m, size_t nslots);
 /* Brings back the track column that finalize drops. */
 void tc_model_restore_track_column(struct tc_model *m);
+/* The args as a dense column (finalize permutes it). */
+void tc_model_args_dense(struct tc_events *e);
+/* The args made sparse again if few events have any. */
+void tc_model_args_pack(struct tc_events *e);
 void tc_model_warn_add(struct tc_model *m, uint32_t msg, uint64_t count, bool inputs);
 
 /* model_args.c */

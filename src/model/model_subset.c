@@ -69,7 +69,7 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			uint32_t e = tc_model_add_event(s, nt, m->ev.op[i], m->ev.start[i], m->ev.dur[i],
 				m->ev.flags[i]);
-			s->ev.args[e] = m->ev.args[i];
+			tc_model_set_event_args(s, e, tc_model_event_args(m, i));
 			ev_map[i] = e;
 		}
 	}

@@ -376,7 +376,7 @@ static void write_event(struct writer *w, uint32_t t, size_t i) {
 	out_s(w->o, ",\"args\":{");
 	bool comma = false;
 	tc_export_args_begin(&w->args, m);
-	put_arg_list(w, m->ev.args[i], &comma);
+	put_arg_list(w, tc_model_event_args(m, i), &comma);
 	put_arg_list(w, op->args, &comma);
 	if (!w->args.op_kind) {
 		out_s(w->o, comma ? ",\"op_kind\":" : "\"op_kind\":");

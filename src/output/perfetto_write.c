@@ -572,7 +572,7 @@ static void write_event(struct pw *w, uint64_t track, uint32_t i) {
 	e->n_category_iids = 1;
 	e->category_iids = &w->cat_iid;
 	tc_export_args_begin(&w->args, m);
-	add_args(w, m->ev.args[i]);
+	add_args(w, tc_model_event_args(m, i));
 	add_args(w, op->args);
 	if (!w->args.op_kind) {
 		DebugAnnotation *a = anno_add(w, intern(w, IT_KEY, &w->extra[X_OP_KIND],

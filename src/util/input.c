@@ -26,6 +26,9 @@
 #define GROW_CHUNK (4u << 20)
 #define GROW_READ (1u << 20)
 #define GROW_AHEAD (64u << 20)
+/* A mapped file's pages behind its reader are dropped, and those ahead
+ * mapped in, this much at a time. */
+#define MAP_STEP (2u << 20)
 
 struct tc_input_priv {
 	int fd;
@@ -693,25 +696,31 @@ void tc_input_release(struct tc_input *in, size_t upto) {
 	size_t end = g ? g->avail : p->map_len;
 	upto = (upto < end ? upto : end) & ~(page - 1);
 	/* Dropping clean file-backed pages costs nothing: they re-read on
-	 * access. A growing view's are anonymous, gone for good. */
-	if (upto > p->released + (16u << 20)) {
+	 * access. A growing view's are anonymous, gone for good. A mapped
+	 * file's are let go in small steps: what the reader has passed would
+	 * otherwise count in its peak memory beside the model it builds. */
+	if (upto > p->released + (g ? 16u << 20 : MAP_STEP)) {
 		madvise(p->map + p->released, upto - p->released, MADV_DONTNEED);
 		p->released = upto;
 		if (g) {
 			pthread_cond_broadcast(&g->cv); /* the helper may read further */
-		} else {
-			/* Map the stretch the reader reaches next (the file is in the
-			 * page cache or being read ahead; this saves the reader the
-			 * faults). */
-			size_t ahead = upto + (16u << 20);
-			if (ahead < p->map_len) {
-				size_t len = p->map_len - ahead;
-				tc_prefault_hint_read(p->map + ahead, len < (16u << 20) ? len : 16u << 20);
-			}
 		}
 	}
 	if (g) {
 		pthread_mutex_unlock(&g->lock);
+	}
+}
+
+void tc_input_drop(struct tc_input *in, size_t from, size_t to) {
+	struct tc_input_priv *p = in->priv;
+	if (!p || !p->map_is_mmap || p->grow) {
+		return;
+	}
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	from = (from + page - 1) & ~(page - 1);
+	to = (to < p->map_len ? to : p->map_len) & ~(page - 1);
+	if (from < to) {
+		madvise(p->map + from, to - from, MADV_DONTNEED);
 	}
 }
 

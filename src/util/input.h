@@ -120,6 +120,12 @@ void tc_input_stop(struct tc_input *in);
  * view they are gone for good. */
 void tc_input_release(struct tc_input *in, size_t upto);
 
+/* A reader thread walked [from, to) of a mapped file where it is not
+ * reading now (ahead of the reading, or behind what was released): lets
+ * the kernel unmap those pages (they map again from the page cache). Only
+ * a mapped regular file's; no-op otherwise. */
+void tc_input_drop(struct tc_input *in, size_t from, size_t to);
+
 /* Bytes of decompressed content delivered so far. */
 uint64_t tc_input_tell(const struct tc_input *in);
 

@@ -541,7 +541,7 @@ static void finish_event_args(struct reader *r, uint32_t idx, enum tc_op_kind ki
 	if (e->collective) {
 		tc_model_arg_str(m, m->key.collective, e->collective);
 	}
-	m->ev.args[idx] = tc_model_args_end(m, first);
+	tc_model_set_event_args(m, idx, tc_model_args_end(m, first));
 }
 
 /*

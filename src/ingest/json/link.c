@@ -127,8 +127,9 @@ void tc_json_link_flows(struct reader *r, bool skip_launch_cats) {
 	}
 	struct tev *tv = NULL;
 	size_t ntv = 0, cap = 0;
+	const uint32_t *trk = tc_model_track_column(m);
 	for (size_t i = 0; i < m->ev.n; i++) {
-		uint32_t t = m->ev.track[i];
+		uint32_t t = trk[i];
 		if (t < m->n_tracks && want[t]) {
 			TC_GROW(tv, cap, ntv + 1);
 			tv[ntv++] = (struct tev){ t, m->ev.start[i], m->ev.start[i] + m->ev.dur[i],
@@ -197,7 +198,7 @@ static size_t step_spans(const struct tc_model *m, const uint32_t *evs, size_t n
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t num;
-		if (tc_model_arg_i64(m, m->ev.args[evs[i]], m->key.step, &num)) {
+		if (tc_model_arg_i64(m, tc_model_event_args(m, evs[i]), m->key.step, &num)) {
 			out[k++] = (struct step_span){ m->ev.start[evs[i]],
 				m->ev.start[evs[i]] + m->ev.dur[evs[i]], num, evs[i] };
 		}
@@ -217,6 +218,7 @@ void tc_json_check_device_steps(struct reader *r) {
 	if (!r->n_dev_steps || !r->n_host_steps) {
 		return;
 	}
+	const uint32_t *trk = tc_model_track_column(m);
 	struct step_span *hs = tc_xmalloc(r->n_host_steps * sizeof(*hs));
 	struct step_span *ds = tc_xmalloc(r->n_dev_steps * sizeof(*ds));
 	size_t nh = step_spans(m, r->host_steps, r->n_host_steps, hs);
@@ -246,7 +248,7 @@ void tc_json_check_device_steps(struct reader *r) {
 			continue;
 		}
 		int64_t num = hs[lo - 1].num;
-		uint32_t dev = m->tracks[m->ev.track[fl->to]].device;
+		uint32_t dev = m->tracks[trk[fl->to]].device;
 		int64_t a = m->ev.start[fl->to], b = a + m->ev.dur[fl->to];
 		lo = 0;
 		hi = nd;
@@ -259,7 +261,7 @@ void tc_json_check_device_steps(struct reader *r) {
 			}
 		}
 		for (size_t k = lo; k < nd && ds[k].num == num; k++) {
-			if (m->tracks[m->ev.track[ds[k].ev]].device == dev &&
+			if (m->tracks[trk[ds[k].ev]].device == dev &&
 					(a < ds[k].start - slack || b > ds[k].end + slack)) {
 				short_dev[dev < m->n_devices ? dev : m->n_devices] = 1;
 			}
@@ -268,7 +270,7 @@ void tc_json_check_device_steps(struct reader *r) {
 	uint64_t demoted = 0;
 	for (size_t k = 0; k < r->n_dev_steps; k++) {
 		uint32_t i = r->dev_steps[k];
-		uint32_t dev = m->tracks[m->ev.track[i]].device;
+		uint32_t dev = m->tracks[trk[i]].device;
 		if (short_dev[dev < m->n_devices ? dev : m->n_devices]) {
 			const struct tc_op *o = &m->ops[m->ev.op[i]];
 			m->ev.op[i] = tc_model_op(m, o->name, o->category, TC_OP_ANNOTATION);

@@ -165,7 +165,7 @@ static bool kernel_row(struct nsys_reader *r, sqlite3_stmt *st) {
 			tc_model_arg_int(m, r->k_graph_node, sqlite3_column_int64(st, K_GRAPH));
 		}
 	}
-	m->ev.args[ev] = tc_model_args_end(m, b);
+	tc_model_set_event_args(m, ev, tc_model_args_end(m, b));
 	return true;
 }
 
@@ -240,7 +240,7 @@ static bool memcpy_row(struct nsys_reader *r, sqlite3_stmt *st) {
 	if (mk) {
 		tc_model_arg_str(m, m->key.memory_kind, tc_model_intern(m, mk));
 	}
-	m->ev.args[ev] = tc_model_args_end(m, b);
+	tc_model_set_event_args(m, ev, tc_model_args_end(m, b));
 	return true;
 }
 
@@ -264,7 +264,7 @@ static bool memset_row(struct nsys_reader *r, sqlite3_stmt *st) {
 		return true;
 	}
 	tc_model_arg_int(m, m->key.bytes, sqlite3_column_int64(st, S_BYTES));
-	m->ev.args[ev] = tc_model_args_end(m, b);
+	tc_model_set_event_args(m, ev, tc_model_args_end(m, b));
 	return true;
 }
 
@@ -311,7 +311,8 @@ static bool host_row(struct nsys_reader *r, sqlite3_stmt *st, unsigned table) {
 	}
 	int64_t corr = sqlite3_column_int64(st, H_CORR);
 	push_corr(&r->host_corr, &r->n_host_corr, &r->cap_host_corr, NSYS_PID(gtid), corr, ev);
-	r->m->ev.args[ev] = tc_model_args_one_uint(r->m, r->m->key.correlation, (uint64_t)corr);
+	tc_model_set_event_args(r->m, ev, tc_model_args_one_uint(r->m, r->m->key.correlation,
+		(uint64_t)corr));
 	return true;
 }
 
@@ -389,7 +390,7 @@ static bool nvtx_row(struct nsys_reader *r, sqlite3_stmt *st) {
 			tc_classify_step(tc_model_str(m, opname), tc_intern_len(&m->strings, opname), &step) &&
 			step >= 0) {
 		/* ProfilerStep#N: steps are numbered by their "step" arg. */
-		m->ev.args[ev] = tc_model_args_one_int(m, m->key.step, step);
+		tc_model_set_event_args(m, ev, tc_model_args_one_int(m, m->key.step, step));
 	}
 	return true;
 }

@@ -31,7 +31,7 @@ static void link_call(const struct nsys_reader *r, const struct tc_corr_index *i
 	}
 	const struct tc_model *m = r->m;
 	int64_t lo = m->ev.start[ev], hi = lo + (m->ev.dur[ev] > 0 ? m->ev.dur[ev] - 1 : 0);
-	a->track = m->ev.track[ev];
+	a->track = tc_model_event_track(m, ev);
 	a->ts = a->ts < lo ? lo : a->ts > hi ? hi : a->ts;
 }
 

@@ -332,11 +332,12 @@ void tc_perfetto_build_model(struct st *s) {
 
 	/* Events, in one pass: internal track record -> model track,
 	 * device-work ops, times from the origin. */
+	uint32_t *trk = tc_model_track_column(m);
 	for (size_t i = s->ev0; i < m->ev.n; i++) {
-		uint32_t k = m->ev.track[i];
+		uint32_t k = trk[i];
 		const struct trk *t = &s->trks[k];
 		uint32_t mt = t->mtrack != TC_NONE ? t->mtrack : build_track(s, &b, k);
-		m->ev.track[i] = mt;
+		trk[i] = mt;
 		m->ev.start[i] -= lo;
 		if (s->trks[k].flags & TRK_GPU) {
 			uint32_t op = m->ev.op[i];
@@ -367,7 +368,7 @@ void tc_perfetto_build_model(struct st *s) {
 			fl->to = t;
 		}
 		if (m->ops[m->ev.op[fl->from]].kind == TC_OP_RUNTIME &&
-				tc_track_kind_is_device_work(m->tracks[m->ev.track[fl->to]].kind)) {
+				tc_track_kind_is_device_work(m->tracks[trk[fl->to]].kind)) {
 			fl->kind = TC_FLOW_LAUNCH;
 		}
 	}

@@ -285,11 +285,11 @@ static void copy_args(struct tc_model *m, uint32_t first) {
 static bool merge_end_args(struct st *s, struct seq *q, uint32_t ev) {
 	struct tc_model *m = s->m;
 	uint32_t a0 = tc_model_args_begin(m);
-	copy_args(m, m->ev.args[ev]);
+	copy_args(m, tc_model_event_args(m, ev));
 	if (!add_annos(s, q)) {
 		return false;
 	}
-	m->ev.args[ev] = tc_model_args_end(m, a0);
+	tc_model_set_event_args(m, ev, tc_model_args_end(m, a0));
 	return true;
 }
 
@@ -435,9 +435,9 @@ void tc_perfetto_pair_deferred(struct st *s) {
 			m->ev.dur[ev] = d->ts - m->ev.start[ev];
 			if (d->args != TC_NONE) {
 				uint32_t a0 = tc_model_args_begin(m);
-				copy_args(m, m->ev.args[ev]);
+				copy_args(m, tc_model_event_args(m, ev));
 				copy_args(m, d->args);
-				m->ev.args[ev] = tc_model_args_end(m, a0);
+				tc_model_set_event_args(m, ev, tc_model_args_end(m, a0));
 			}
 		}
 	}
@@ -761,7 +761,7 @@ static bool event_args(struct st *s, struct seq *q, const struct tev *e, uint32_
 		}
 		tc_model_arg_int(s->m, s->m->key.step, *sp);
 	}
-	s->m->ev.args[ev] = tc_model_args_end(s->m, a0);
+	tc_model_set_event_args(s->m, ev, tc_model_args_end(s->m, a0));
 	return true;
 }
 

@@ -442,8 +442,8 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
 		return false;
 	}
 	struct tc_model *m = r->m;
-	m->ev.args[ev] = type == SV_INT ? tc_model_args_one_int(m, key, (int64_t)xs->v) :
-		tc_model_args_one_uint(m, key, xs->v);
+	tc_model_set_event_args(m, ev, type == SV_INT ?
+		tc_model_args_one_int(m, key, (int64_t)xs->v) : tc_model_args_one_uint(m, key, xs->v));
 	if (sm->role == R_CORRELATION) {
 		note_launch(r, lc, op, xs->v, ev);
 	}
@@ -490,7 +490,7 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 			tc_intern_len(&r->m->strings, nm), &sn) && sn >= 0) {
 		tc_model_arg_int(r->m, r->m->key.step, sn);
 	}
-	r->m->ev.args[ev] = tc_model_args_end(r->m, args);
+	tc_model_set_event_args(r->m, ev, tc_model_args_end(r->m, args));
 	if (x.mem) {
 		mem_samples(r, &x.mr, start);
 		buf_record(r, lc, op, &x, start);
@@ -794,18 +794,35 @@ static bool line_unpack(const struct tc_xplane_span *sp, struct line_hdr *h) {
 	return true;
 }
 
+/* A line's header walk keeps this much of the line mapped for the reader,
+ * and lets go of the rest as it passes, this much at a time. */
+#define XP_DROP_AFTER ((size_t)2 << 20)
+#define XP_DROP_STEP ((size_t)2 << 20)
+
+/* The walk mapped [*from, q) in; the reader comes to it much later, and
+ * those pages would count in the peak memory. Returns where to drop next. */
+static const uint8_t *walk_drop(struct tc_input *in, const uint8_t *base, const uint8_t **from,
+		const uint8_t *q) {
+	tc_input_drop(in, (size_t)(*from - base), (size_t)(q - base));
+	*from = q;
+	return q + XP_DROP_STEP;
+}
+
 /*
  * One walk over an XLine's fields with the unrolled varint reader: it
  * validates every field and finds the header fields for line_unpack
  * (display_name comes after the events on the wire, so the header needs
  * the whole walk). On damage, *at and *why say where and what. Touches
- * nothing else, so either thread may run it.
+ * nothing else, so either thread may run it. With `in` (base: the start
+ * of its mapping), a long line's pages are let go as the walk passes them.
  */
 static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
-		const uint8_t **at_out, const char **why) {
+		const uint8_t **at_out, const char **why, struct tc_input *in, const uint8_t *base) {
 	const uint8_t *q = p, *end = p + len, *at = p;
 	const char *bad;
 	struct tc_xplane_span sp[LH_COUNT] = { 0 };
+	const uint8_t *from = p + XP_DROP_AFTER;
+	const uint8_t *stop = in && len > XP_DROP_AFTER + XP_DROP_STEP ? from + XP_DROP_STEP : NULL;
 	while (q < end) {
 		/* The events, most of the line, stepped over first: a
 		 * one-byte tag, mostly a one-byte length. */
@@ -821,6 +838,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 			}
 			q += u;
 			h->any_events = true;
+			if (stop && q >= stop) {
+				stop = walk_drop(in, base, &from, q);
+			}
 		}
 		if (q >= end) {
 			break;
@@ -879,6 +899,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 			bad = "unsupported wire type in XLine";
 			goto fail;
 		}
+	}
+	if (stop) {
+		walk_drop(in, base, &from, end);
 	}
 	if (line_unpack(sp, h)) {
 		return true;
@@ -997,7 +1020,7 @@ bool tc_xplane_parse_line(struct reader *r, const uint8_t *p, size_t len, size_t
 	struct line_hdr h = { 0 };
 	const uint8_t *at;
 	const char *why;
-	if (!line_header(p, len, &h, &at, &why)) {
+	if (!line_header(p, len, &h, &at, &why, r->in, r->base)) {
 		return tc_xplane_fail(r, at, "xplane: %s", why);
 	}
 	struct line_ctx lc;
@@ -1057,6 +1080,7 @@ struct xchunk {
 
 struct xpipe {
 	struct dec d;
+	struct tc_input *in;
 	const uint8_t *plane;
 	size_t plane_len;
 	bool host_plane;
@@ -1065,6 +1089,7 @@ struct xpipe {
 	struct xchunk c[XP_CHUNKS];  /* the decoding thread's chunks */
 	struct xchunk own;           /* this thread's */
 	atomic_uint_fast64_t next_claim; /* the first chunk nobody decodes yet */
+	atomic_size_t released;  /* the file offset this thread released up to */
 	/* The decoding thread's chunks, counted: filled, emitted. */
 	uint64_t produced, consumed;
 	bool stop;               /* this thread gave up */
@@ -1119,7 +1144,7 @@ static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_
 static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t *line,
 		size_t len, bool wait, struct line_hdr *h, const uint8_t **at, const char **why) {
 	if (len < p->hdr_share_min) {
-		return line_header(line, len, h, at, why);
+		return line_header(line, len, h, at, why, NULL, NULL);
 	}
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -1143,7 +1168,7 @@ static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t
 		pthread_cond_wait(&p->cv, &p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
-	bool ok = line_header(line, len, h, at, why);
+	bool ok = line_header(line, len, h, at, why, p->in, p->d.base);
 	pthread_mutex_lock(&p->lock);
 	size_t k = p->n_hdr++ % XP_HDRS;
 	p->hdr[k].line = line;
@@ -1247,6 +1272,7 @@ static void *xp_decode(void *arg) {
 	struct xwalk w;
 	xw_init(&w, p);
 	uint64_t k = 0;
+	size_t at = (size_t)(p->plane - p->d.base); /* where the walk is */
 	for (uint64_t j = 0; !w.done; j++) {
 		/* A free slot first, then the claim. */
 		pthread_mutex_lock(&p->lock);
@@ -1259,11 +1285,18 @@ static void *xp_decode(void *arg) {
 			break;
 		}
 		if (!xp_claim(p, j)) {
-			xw_chunk(&w, p, NULL, NULL, NULL);
+			size_t end = xw_chunk(&w, p, NULL, NULL, NULL);
+			/* This thread fell behind (a busy host): stepping over, it
+			 * mapped again pages the other one had let go of. */
+			size_t rel = atomic_load_explicit(&p->released, memory_order_relaxed);
+			if (at < rel) {
+				tc_input_drop(p->in, at, end < rel ? end : rel);
+			}
+			at = end;
 			continue;
 		}
 		struct xchunk *c = &p->c[k++ % XP_CHUNKS];
-		xw_chunk(&w, p, c, &p->missing, &p->dangling);
+		at = xw_chunk(&w, p, c, &p->missing, &p->dangling);
 		c->index = j;
 		pthread_mutex_lock(&p->lock);
 		p->produced++;
@@ -1312,6 +1345,12 @@ static bool xp_emit(struct reader *r, const struct xchunk *c, size_t first_track
 	return true;
 }
 
+/* The file up to end is emitted: let it go, and tell the decoding thread. */
+static void xp_release(struct reader *r, struct xpipe *p, size_t end) {
+	release(r, r->base + end);
+	atomic_store_explicit(&p->released, r->released, memory_order_relaxed);
+}
+
 static void xchunk_alloc(struct xchunk *c) {
 	c->ev = tc_xmalloc(XP_EVS * sizeof(*c->ev));
 	c->st = tc_xmalloc(XP_STATS * sizeof(*c->st));
@@ -1329,6 +1368,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 		bool *started) {
 	struct xpipe *p = tc_xcalloc(1, sizeof(*p));
 	p->d = plane_dec(r);
+	p->in = r->in;
 	p->plane = plane;
 	p->plane_len = len;
 	p->host_plane = r->host_plane;
@@ -1339,6 +1379,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 	}
 	xchunk_alloc(&p->own);
 	atomic_init(&p->next_claim, 0);
+	atomic_init(&p->released, 0);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
@@ -1356,7 +1397,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 					&r->dangling_refs);
 				ok = xp_emit(r, &p->own, first_track, &lc);
 				if (ok) {
-					release(r, r->base + end);
+					xp_release(r, p, end);
 				}
 				continue;
 			}
@@ -1384,12 +1425,12 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 			pthread_cond_broadcast(&p->cv);
 			pthread_mutex_unlock(&p->lock);
 			if (ok) {
-				release(r, r->base + end);
+				xp_release(r, p, end);
 			}
 			if (ok && ahead) {
 				ok = xp_emit(r, &p->own, first_track, &lc);
 				if (ok) {
-					release(r, r->base + end_ahead);
+					xp_release(r, p, end_ahead);
 				}
 			}
 		}

@@ -409,7 +409,7 @@ static inline struct dec plane_dec(const struct reader *r) {
 
 static inline void release(struct reader *r, const uint8_t *p) {
 	size_t off = (size_t)(p - r->base);
-	if (off > r->released + (8u << 20)) {
+	if (off > r->released + (1u << 20)) {
 		tc_input_release(r->in, off);
 		r->released = off;
 	}

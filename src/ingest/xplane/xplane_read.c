@@ -481,10 +481,18 @@ static void *link_worker(void *arg) {
 		struct link_stretch *s = &w->part[k];
 		size_t from = w->first + k * w->per, to = from + w->per;
 		to = to < m->ev.n ? to : m->ev.n;
+		size_t run_end = from;
+		uint32_t t = 0;
 		for (size_t i = from; i < to; i++) {
 			struct tc_arg a;
-			if (m->ev.args[i] == TC_NONE || !w->device[m->ev.track[i]] ||
-					!tc_model_arg_find(m, m->ev.args[i], m->key.correlation, &a)) {
+			uint32_t args = tc_model_event_args(m, i);
+			if (args == TC_NONE) {
+				continue;
+			}
+			if (i >= run_end) {
+				t = tc_model_track_run(m, i, &run_end);
+			}
+			if (!w->device[t] || !tc_model_arg_find(m, args, m->key.correlation, &a)) {
 				continue;
 			}
 			uint64_t c = a.v.u; /* int and uint share the bits */
