@@ -450,6 +450,40 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
 	return true;
 }
 
+/*
+ * A plain-number stat of no role, or a correlation or group id, added as
+ * event_stat adds it but without building its value: most stats of device
+ * events are these. False for any other, left to event_stat.
+ */
+static inline bool number_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
+	unsigned type = xs->tl >> 28;
+	if (xs->k == TC_NONE || (type != SV_INT && type != SV_UINT)) {
+		return false;
+	}
+	const struct smeta *sm = &r->sm[xs->k];
+	uint32_t key = sm->name;
+	switch (sm->role) {
+	case R_NONE:
+		break;
+	case R_CORRELATION:
+		x->corr = xs->v;
+		x->have_corr = true;
+		key = r->m->key.correlation;
+		break;
+	case R_GROUP_ID:
+		x->group = (int64_t)xs->v;
+		break;
+	default:
+		return false;
+	}
+	if (type == SV_INT) {
+		tc_model_arg_int(r->m, key, (int64_t)xs->v);
+	} else {
+		tc_model_arg_uint(r->m, key, xs->v);
+	}
+	return true;
+}
+
 /* The op, then an aggregate or a timeline event whose stats become args. */
 static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
 		const struct xstat *st, size_t ns) {
@@ -479,7 +513,9 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	};
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
-		event_stat(r, &st[i], &x);
+		if (!number_stat(r, &st[i], &x)) {
+			event_stat(r, &st[i], &x);
+		}
 	}
 	if (!x.have_step && x.group >= 0 && lc->cls == LC_STEPS) {
 		tc_model_arg_int(r->m, r->m->key.step, x.group);
