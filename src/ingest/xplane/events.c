@@ -239,10 +239,28 @@ struct ev_extra {
 	bool have_step;     /* step_num seen */
 	bool mem;           /* memory counters seen */
 	bool have_corr;
+	bool cold;          /* mr and buf are set */
 	uint64_t corr;      /* correlation_id */
 	struct mem_rec mr;
 	struct buf_rec buf;
 };
+
+/* An event's extras with nothing seen. mr and buf, for allocator records
+ * only, are left unset (ev_cold sets them): zeroing them for every event
+ * with stats cost more than the event's args. */
+#define EV_EXTRA_INIT(x) do { \
+	(x).group = -1; \
+	(x).have_step = (x).mem = (x).have_corr = (x).cold = false; \
+} while (0)
+
+static inline void ev_cold(struct ev_extra *x) {
+	if (!x->cold) {
+		x->mr = (struct mem_rec){ 0, { -1, -1, -1, -1 } };
+		x->buf = (struct buf_rec){ .bytes = -1, .op = TC_NONE, .shape = TC_NONE,
+			.dtype = TC_NONE };
+		x->cold = true;
+	}
+}
 
 /* TF's DataType numbers (types.proto) as a framework user writes them. */
 static const char *tf_dtype(int64_t t) {
@@ -296,6 +314,7 @@ static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra
 	}
 	int64_t iv;
 	double dv;
+	ev_cold(x);
 	switch (sm->role) {
 	case R_CORRELATION:
 		if (sval_i64(v, &iv)) {
@@ -507,10 +526,8 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	if (ns == 1 && !named_step && one_number(r, lc, op, ev, &st[0])) {
 		return;
 	}
-	struct ev_extra x = {
-		.group = -1, .mr = { 0, { -1, -1, -1, -1 } },
-		.buf = { .bytes = -1, .op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE },
-	};
+	struct ev_extra x;
+	EV_EXTRA_INIT(x);
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
 		if (!number_stat(r, &st[i], &x)) {
