@@ -239,10 +239,28 @@ struct ev_extra {
 	bool have_step;     /* step_num seen */
 	bool mem;           /* memory counters seen */
 	bool have_corr;
+	bool cold;          /* mr and buf are set */
 	uint64_t corr;      /* correlation_id */
 	struct mem_rec mr;
 	struct buf_rec buf;
 };
+
+/* An event's extras with nothing seen. mr and buf, for allocator records
+ * only, are left unset (ev_cold sets them): zeroing them for every event
+ * with stats cost more than the event's args. */
+#define EV_EXTRA_INIT(x) do { \
+	(x).group = -1; \
+	(x).have_step = (x).mem = (x).have_corr = (x).cold = false; \
+} while (0)
+
+static inline void ev_cold(struct ev_extra *x) {
+	if (!x->cold) {
+		x->mr = (struct mem_rec){ 0, { -1, -1, -1, -1 } };
+		x->buf = (struct buf_rec){ .bytes = -1, .op = TC_NONE, .shape = TC_NONE,
+			.dtype = TC_NONE };
+		x->cold = true;
+	}
+}
 
 /* TF's DataType numbers (types.proto) as a framework user writes them. */
 static const char *tf_dtype(int64_t t) {
@@ -296,6 +314,7 @@ static void event_stat(struct reader *r, const struct xstat *xs, struct ev_extra
 	}
 	int64_t iv;
 	double dv;
+	ev_cold(x);
 	switch (sm->role) {
 	case R_CORRELATION:
 		if (sval_i64(v, &iv)) {
@@ -450,6 +469,40 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
 	return true;
 }
 
+/*
+ * A plain-number stat of no role, or a correlation or group id, added as
+ * event_stat adds it but without building its value: most stats of device
+ * events are these. False for any other, left to event_stat.
+ */
+static inline bool number_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
+	unsigned type = xs->tl >> 28;
+	if (xs->k == TC_NONE || (type != SV_INT && type != SV_UINT)) {
+		return false;
+	}
+	const struct smeta *sm = &r->sm[xs->k];
+	uint32_t key = sm->name;
+	switch (sm->role) {
+	case R_NONE:
+		break;
+	case R_CORRELATION:
+		x->corr = xs->v;
+		x->have_corr = true;
+		key = r->m->key.correlation;
+		break;
+	case R_GROUP_ID:
+		x->group = (int64_t)xs->v;
+		break;
+	default:
+		return false;
+	}
+	if (type == SV_INT) {
+		tc_model_arg_int(r->m, key, (int64_t)xs->v);
+	} else {
+		tc_model_arg_uint(r->m, key, xs->v);
+	}
+	return true;
+}
+
 /* The op, then an aggregate or a timeline event whose stats become args. */
 static void emit_event(struct reader *r, const struct line_ctx *lc, const struct xev *e,
 		const struct xstat *st, size_t ns) {
@@ -473,13 +526,13 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	if (ns == 1 && !named_step && one_number(r, lc, op, ev, &st[0])) {
 		return;
 	}
-	struct ev_extra x = {
-		.group = -1, .mr = { 0, { -1, -1, -1, -1 } },
-		.buf = { .bytes = -1, .op = TC_NONE, .shape = TC_NONE, .dtype = TC_NONE },
-	};
+	struct ev_extra x;
+	EV_EXTRA_INIT(x);
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
-		event_stat(r, &st[i], &x);
+		if (!number_stat(r, &st[i], &x)) {
+			event_stat(r, &st[i], &x);
+		}
 	}
 	if (!x.have_step && x.group >= 0 && lc->cls == LC_STEPS) {
 		tc_model_arg_int(r->m, r->m->key.step, x.group);
