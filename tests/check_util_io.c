@@ -39,7 +39,6 @@ START_TEST(prefault_hints) {
 	tc_prefault_hint(p, n);
 	tc_prefault_next(p, 1, 0, n, n);
 	tc_prefault_next(p, 1, n / 4, n / 4, n);
-	tc_prefault_hint_read(p, n);
 	tc_prefault_hint((void *)(uintptr_t)4096, 1u << 20);
 	tc_prefault_hint(NULL, 0);
 	tc_prefault_stop();

@@ -345,8 +345,11 @@ void tc_model_set_event_args_sparse(struct tc_model *m, size_t i, uint32_t args)
 		}
 	} else if (args == TC_NONE) {
 		return;
-	} else if ((!e->n_avals || e->last_aval < i) &&
+	} else if ((!e->n_avals || e->last_aval <= i) &&
 			e->n_avals < i / ARGS_SPARSE_SHARE + ARGS_SPARSE_FREE) {
+		/* In order: no value for a later event. last_aval == i with i's
+		 * bit clear is i's value taken out: the event cap's last event
+		 * written again. */
 		while (e->n_ranked <= w) {
 			e->arank[e->n_ranked++] = (uint32_t)e->n_avals;
 		}

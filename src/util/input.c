@@ -26,8 +26,7 @@
 #define GROW_CHUNK (4u << 20)
 #define GROW_READ (1u << 20)
 #define GROW_AHEAD (64u << 20)
-/* A mapped file's pages behind its reader are dropped, and those ahead
- * mapped in, this much at a time. */
+/* A mapped file's pages behind its reader are dropped this much at a time. */
 #define MAP_STEP (2u << 20)
 
 struct tc_input_priv {

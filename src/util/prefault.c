@@ -7,8 +7,7 @@
 #include <unistd.h>
 #include "util/prefault.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
+#ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
@@ -22,7 +21,6 @@ static struct {
 	struct {
 		uintptr_t addr;
 		size_t len;
-		int advice;
 	} q[QUEUE];
 	size_t head, tail; /* ring: [tail, head) pending */
 	size_t page;
@@ -40,7 +38,6 @@ static void *run(void *arg) {
 		}
 		uintptr_t a = pf.q[pf.tail % QUEUE].addr;
 		size_t len = pf.q[pf.tail % QUEUE].len;
-		int advice = pf.q[pf.tail % QUEUE].advice;
 		pf.tail++;
 		pthread_mutex_unlock(&pf.lock);
 		/* Whole pages inside the range only: a partly used first page is
@@ -50,7 +47,7 @@ static void *run(void *arg) {
 		if (hi > lo) {
 			/* Errors (ENOMEM for a range that moved, EINVAL) only mean
 			 * the writer takes its own faults. */
-			(void)madvise((void *)lo, hi - lo, advice);
+			(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 		}
 		pthread_mutex_lock(&pf.lock);
 	}
@@ -83,7 +80,7 @@ bool tc_prefault_start(void) {
 	return true;
 }
 
-static void hint(const void *addr, size_t len, int advice) {
+void tc_prefault_hint(void *addr, size_t len) {
 	if (!pf.running || !len) {
 		return;
 	}
@@ -91,19 +88,10 @@ static void hint(const void *addr, size_t len, int advice) {
 	if (pf.head - pf.tail < QUEUE) {
 		pf.q[pf.head % QUEUE].addr = (uintptr_t)addr;
 		pf.q[pf.head % QUEUE].len = len;
-		pf.q[pf.head % QUEUE].advice = advice;
 		pf.head++;
 		pthread_cond_signal(&pf.wake);
 	}
 	pthread_mutex_unlock(&pf.lock);
-}
-
-void tc_prefault_hint(void *addr, size_t len) {
-	hint(addr, len, MADV_POPULATE_WRITE);
-}
-
-void tc_prefault_hint_read(const void *addr, size_t len) {
-	hint(addr, len, MADV_POPULATE_READ);
 }
 
 void tc_prefault_stop(void) {

@@ -18,8 +18,6 @@
 bool tc_prefault_start(void);
 /* Ask for [addr, addr + len) to be faulted in soon. Cheap; thread-safe. */
 void tc_prefault_hint(void *addr, size_t len);
-/* The same for a read-only mapping (an input file): map its pages in. */
-void tc_prefault_hint_read(const void *addr, size_t len);
 /* Stop and join the helper. */
 void tc_prefault_stop(void);
 

@@ -156,10 +156,10 @@ struct ev_extra {
 /* An event's extras with nothing seen. mr and buf, for allocator records
  * only, are left unset (ev_cold sets them): zeroing them for every event
  * with stats cost more than the event's args. */
-#define EV_EXTRA_INIT(x) do { \
-	(x).group = -1; \
-	(x).have_step = (x).mem = (x).have_corr = (x).cold = false; \
-} while (0)
+static inline void ev_extra_init(struct ev_extra *x) {
+	x->group = -1;
+	x->have_step = x->mem = x->have_corr = x->cold = false;
+}
 
 static inline void ev_cold(struct ev_extra *x) {
 	if (!x->cold) {
@@ -348,6 +348,13 @@ static inline void note_launch(struct reader *r, const struct line_ctx *lc, uint
 	}
 }
 
+/* The metadata of a stat that is a plain number (int or uint) of a known
+ * name, NULL for any other. */
+static inline const struct smeta *number_meta(const struct reader *r, const struct xstat *xs) {
+	unsigned type = xs->tl >> 28;
+	return xs->k != TC_NONE && (type == SV_INT || type == SV_UINT) ? &r->sm[xs->k] : NULL;
+}
+
 /*
  * Event ev's args when its one stat is a plain number (the usual device
  * event: a correlation id) in one call, as event_stat would add them;
@@ -355,21 +362,13 @@ static inline void note_launch(struct reader *r, const struct line_ctx *lc, uint
  */
 static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint32_t op,
 		uint32_t ev, const struct xstat *xs) {
-	unsigned type = xs->tl >> 28;
-	if (xs->k == TC_NONE || (type != SV_INT && type != SV_UINT)) {
-		return false;
-	}
-	const struct smeta *sm = &r->sm[xs->k];
-	uint32_t key;
-	if (sm->role == R_NONE) {
-		key = sm->name;
-	} else if (sm->role == R_CORRELATION) {
-		key = r->m->key.correlation;
-	} else {
+	const struct smeta *sm = number_meta(r, xs);
+	if (!sm || (sm->role != R_NONE && sm->role != R_CORRELATION)) {
 		return false;
 	}
 	struct tc_model *m = r->m;
-	tc_model_set_event_args(m, ev, type == SV_INT ?
+	uint32_t key = sm->role == R_CORRELATION ? m->key.correlation : sm->name;
+	tc_model_set_event_args(m, ev, xs->tl >> 28 == SV_INT ?
 		tc_model_args_one_int(m, key, (int64_t)xs->v) : tc_model_args_one_uint(m, key, xs->v));
 	if (sm->role == R_CORRELATION) {
 		note_launch(r, lc, op, xs->v, ev);
@@ -383,11 +382,10 @@ static inline bool one_number(struct reader *r, const struct line_ctx *lc, uint3
  * events are these. False for any other, left to event_stat.
  */
 static inline bool number_stat(struct reader *r, const struct xstat *xs, struct ev_extra *x) {
-	unsigned type = xs->tl >> 28;
-	if (xs->k == TC_NONE || (type != SV_INT && type != SV_UINT)) {
+	const struct smeta *sm = number_meta(r, xs);
+	if (!sm) {
 		return false;
 	}
-	const struct smeta *sm = &r->sm[xs->k];
 	uint32_t key = sm->name;
 	switch (sm->role) {
 	case R_NONE:
@@ -403,7 +401,7 @@ static inline bool number_stat(struct reader *r, const struct xstat *xs, struct 
 	default:
 		return false;
 	}
-	if (type == SV_INT) {
+	if (xs->tl >> 28 == SV_INT) {
 		tc_model_arg_int(r->m, key, (int64_t)xs->v);
 	} else {
 		tc_model_arg_uint(r->m, key, xs->v);
@@ -435,7 +433,7 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 		return;
 	}
 	struct ev_extra x;
-	EV_EXTRA_INIT(x);
+	ev_extra_init(&x);
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
 		if (!number_stat(r, &st[i], &x)) {
