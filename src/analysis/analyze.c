@@ -206,7 +206,16 @@ static void run_markers(struct tc_pass_run *c) {
 	tc_markers_init(&c->mk, c->m, tc_pass_parallel(c->o, c->m->ev.n));
 }
 
+static bool with_steps(const struct tc_pass_run *c) {
+	return c->want & TC_R_STEPS;
+}
+
 static void run_summary_steps(struct tc_pass_run *c) {
+	/* With the steps pass, summary-marked replaces these steps. */
+	if (with_steps(c)) {
+		tc_pass_summary_steps_source(c->m, &c->mk, &c->a->summary);
+		return;
+	}
 	tc_pass_summary_steps(c->m, &c->mk, !c->o->summary_steps_counted, &c->a->summary);
 }
 
@@ -276,10 +285,6 @@ static void run_summary_busy(struct tc_pass_run *c) {
 
 static void run_summary_marked(struct tc_pass_run *c) {
 	tc_pass_summary_marked(c->m, c->a, !c->o->summary_steps_counted, &c->a->summary);
-}
-
-static bool with_steps(const struct tc_pass_run *c) {
-	return c->want & TC_R_STEPS;
 }
 
 /*

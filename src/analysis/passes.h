@@ -391,6 +391,10 @@ void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_
 	struct tc_summary *s);
 void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
 	struct tc_summary *s);
+/* tc_pass_summary_steps where tc_pass_summary_marked follows: only what
+ * that reads (the source), not the markers' walk it replaces. */
+void tc_pass_summary_steps_source(const struct tc_model *m, const struct tc_markers *mk,
+	struct tc_summary *s);
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
 	struct tc_summary *s);
 /* The summary's steps become the analysis's (listed with list): those

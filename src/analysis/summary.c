@@ -165,6 +165,9 @@ struct op_walk {
 	int64_t *stack_end;
 	uint32_t *stack_row;
 	size_t scap, scap2;
+	/* Per track: its slices' union, as track_busy sums it, where the
+	 * walk took it on the way (NULL: not wanted; -1: not taken). */
+	int64_t *busy;
 };
 
 static void op_walk_init(struct op_walk *w, const struct tc_model *m, const struct op_rows *or,
@@ -213,7 +216,7 @@ static bool flat_costs_exact(const struct op_walk *w, size_t nt) {
 	return fl <= TC_DOUBLE_EXACT_MAX - (uint64_t)rf && by <= TC_DOUBLE_EXACT_MAX - (uint64_t)rb;
 }
 
-/* A flat line's costs (ops touched[0..nt), n_ev events each) into their
+/* A line's costs (ops touched[0..nt), n_ev events each) into their
  * rows: per op where that is exact, else event by event in order. */
 static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, size_t nt) {
 	if (flat_costs_exact(w, nt)) {
@@ -235,6 +238,62 @@ static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, si
 	for (size_t j = 0; j < nt; j++) {
 		w->n_ev[w->touched[j]] = 0;
 	}
+}
+
+/* A nested track without per-event costs (Perfetto's host lines): an
+ * event's parent is the last event pushed at the level above its depth,
+ * which finalize set by the same stack (pop ends <= start, push d > 0),
+ * so one slot per level replaces the pops and their mispredicts. Depths
+ * stop at UINT16_MAX: such a track takes the stack walk. */
+static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t) {
+	const struct tc_track *tr = &m->tracks[t];
+	const int64_t *start = m->ev.start, *durs = m->ev.dur;
+	const uint32_t *evop = m->ev.op;
+	const uint16_t *depth = m->ev.depth;
+	const uint32_t *row_of = w->row_of;
+	struct op_acc *acc = w->acc;
+	size_t levels = (size_t)tr->max_depth + 1;
+	TC_GROW(w->stack_end, w->scap, levels);
+	TC_GROW(w->stack_row, w->scap2, levels);
+	int64_t *lend = w->stack_end;
+	uint32_t *lrow = w->stack_row;
+	size_t nt = 0;
+	/* track_busy's union, while the columns are read anyway. */
+	int64_t busy = 0, lo = 0, hi = 0;
+	bool open = false;
+	for (size_t i = tr->first, end = i + tr->count; i < end; i++) {
+		int64_t s = start[i], d = durs[i], e = s + d;
+		uint32_t o = evop[i], row = row_of[o];
+		acc_event(&acc[row], d);
+		const struct tc_op_cost *c = &w->cost[o];
+		if ((c->flops >= 0 || c->bytes >= 0) && !w->n_ev[o]++) {
+			w->touched[nt++] = o;
+		}
+		/* Self time: a child's time (clipped to its parent) leaves the
+		 * parent's row. */
+		size_t dep = depth[i];
+		if (dep > 0) {
+			int64_t pe = lend[dep - 1];
+			struct op_acc *pr = &acc[lrow[dep - 1]];
+			pr->self = tc_sat_add(pr->self, -((e < pe ? e : pe) - s));
+		}
+		if (d > 0) {
+			lend[dep] = e;
+			lrow[dep] = row;
+			if (open && s <= hi) {
+				hi = e > hi ? e : hi;
+			} else {
+				busy = open ? tc_sat_add(busy, hi - lo) : busy;
+				lo = s;
+				hi = e;
+				open = true;
+			}
+		}
+	}
+	if (w->busy) {
+		w->busy[t] = open ? tc_sat_add(busy, hi - lo) : busy;
+	}
+	flat_costs(w, m, t, nt);
 }
 
 /* Track t's events into w's rows. Costs are summed event by event, in the
@@ -262,6 +321,10 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 			}
 		}
 		flat_costs(w, m, t, nt);
+		return;
+	}
+	if (!m->event_costs && m->ev.depth && tr->max_depth < UINT16_MAX) {
+		op_walk_nested(w, m, t);
 		return;
 	}
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
@@ -309,10 +372,11 @@ static void op_walk_row(const struct op_walk *w, size_t r, struct tc_op_summary 
 }
 
 /* tc_analyze_ops, with the sums of pre (NULL: none) taken for the lines
- * it has done, where no op has costs of its own to add per event. */
+ * it has done, where no op has costs of its own to add per event; busy
+ * (NULL: none): per track, set as struct op_walk says. */
 static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
-		bool percentiles, const struct tc_op_sums *pre, size_t *n_out) {
+		bool percentiles, const struct tc_op_sums *pre, int64_t *busy, size_t *n_out) {
 	struct op_rows or;
 	op_rows_make(m, &or);
 	uint32_t *row_of = or.row_of;
@@ -320,6 +384,7 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 	size_t n = or.n;
 	struct op_walk w;
 	op_walk_init(&w, m, &or, rows);
+	w.busy = busy;
 	pre = pre && tc_pass_summary_sums_usable(m) ? pre : NULL;
 	for (size_t o = 0; pre && o < m->n_ops; o++) {
 		struct op_acc *r = &w.acc[row_of[o]];
@@ -439,7 +504,7 @@ struct tc_op_row *tc_device_op_rows(const struct tc_model *m, uint32_t only, siz
 struct tc_op_summary *tc_analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
 		bool percentiles, size_t *n_out) {
-	return analyze_ops(m, track_ok, ctx, percentiles, NULL, n_out);
+	return analyze_ops(m, track_ok, ctx, percentiles, NULL, NULL, n_out);
 }
 
 static bool device_work_track(const struct tc_model *m, uint32_t t, void *ctx) {
@@ -478,8 +543,10 @@ static void marked_step(void *ctx, uint32_t ev, int64_t start_ps, int64_t dur_ps
 	s->n_steps++;
 }
 
+/* walk false: only the source, where tc_pass_summary_marked replaces the
+ * steps with the steps pass's (the same markers, walked there). */
 static void collect_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,
-		struct tc_summary *s) {
+		bool walk, struct tc_summary *s) {
 	s->steps_min_ps = INT64_MAX;
 	bool *take = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*take));
 	uint32_t dev;
@@ -489,6 +556,10 @@ static void collect_steps(const struct tc_model *m, const struct tc_markers *mk,
 		return;
 	}
 	s->steps_source = dev != TC_NONE ? "device" : "host";
+	if (!walk) {
+		free(take);
+		return;
+	}
 	/* The steps the steps pass would make of them: a marker inside
 	 * another (or another thread's) is a phase, not a step. */
 	struct marked k = { .s = s, .m = m, .device = dev, .list = list };
@@ -595,8 +666,10 @@ static int64_t track_busy(const struct tc_model *m, const struct tc_track *tr) {
 	return open ? tc_sat_add(busy, hi - lo) : busy;
 }
 
-/* Host threads of a trace without device activity, by busy time. */
-static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
+/* Host threads of a trace without device activity, by busy time (busy[t]
+ * where the op walk took it, else summed here). */
+static void collect_threads(const struct tc_model *m, const int64_t *busy,
+		struct tc_summary *s) {
 	s->threads = tc_xcalloc(m->n_tracks ? m->n_tracks : 1, sizeof(*s->threads));
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
@@ -605,7 +678,8 @@ static void collect_threads(const struct tc_model *m, struct tc_summary *s) {
 		}
 		s->threads[s->n_threads++] = (struct tc_thread_summary){ .track = (uint32_t)t,
 			.n_events = tr->count, .first_ps = m->ev.start[tr->first],
-			.last_ps = tr->end, .busy_ps = track_busy(m, tr) };
+			.last_ps = tr->end,
+			.busy_ps = busy[t] >= 0 ? busy[t] : track_busy(m, tr) };
 	}
 	tc_sort(s->threads, s->n_threads, sizeof(*s->threads), cmp_thread);
 }
@@ -665,10 +739,15 @@ void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s) {
 void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_sums,
 		struct tc_summary *s) {
 	if (s->n_devices) {
-		s->ops = analyze_ops(m, device_work_track, NULL, false, op_sums, &s->n_ops);
+		s->ops = analyze_ops(m, device_work_track, NULL, false, op_sums, NULL, &s->n_ops);
 		s->ops_scope = "device";
 	} else {
-		s->ops = tc_analyze_ops(m, any_track, NULL, false, &s->n_ops);
+		/* The walk visits the threads' tracks: their busy time too. */
+		int64_t *busy = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*busy));
+		for (size_t t = 0; t < m->n_tracks; t++) {
+			busy[t] = -1;
+		}
+		s->ops = analyze_ops(m, any_track, NULL, false, NULL, busy, &s->n_ops);
 		/* Host-only: shares are of the summed self time. */
 		int64_t self = 0;
 		for (size_t i = 0; i < s->n_ops; i++) {
@@ -676,7 +755,8 @@ void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_
 		}
 		s->ops_busy_ps = self;
 		s->ops_scope = "host";
-		collect_threads(m, s);
+		collect_threads(m, busy, s);
+		free(busy);
 	}
 }
 
@@ -686,8 +766,13 @@ void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk
 	if (!mk) {
 		tc_markers_init(&own, m, false);
 	}
-	collect_steps(m, mk ? mk : &own, list, s);
+	collect_steps(m, mk ? mk : &own, list, true, s);
 	tc_markers_finish(&own);
+}
+
+void tc_pass_summary_steps_source(const struct tc_model *m, const struct tc_markers *mk,
+		struct tc_summary *s) {
+	collect_steps(m, mk, false, false, s);
 }
 
 void tc_pass_summary_busy(const struct tc_model *m, const struct tc_usage *u,
