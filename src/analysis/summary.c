@@ -93,9 +93,23 @@ struct op_acc {
 	int64_t self;
 };
 
+/* tc_sat_add by the overflow flag: an add and a branch never taken, where
+ * tc_sat_add's bounds cost five more instructions on every event. */
+static inline int64_t sat_add(int64_t a, int64_t b) {
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r)) {
+		r = b > 0 ? INT64_MAX : INT64_MIN;
+	}
+	return r;
+}
+
+/* tc_op_acc_event, and the self time. */
 static inline void acc_event(struct op_acc *r, int64_t d) {
-	tc_op_acc_event(&r->a, d);
-	r->self = tc_sat_add(r->self, d);
+	r->a.count++;
+	r->a.total = sat_add(r->a.total, d);
+	r->a.min = d < r->a.min ? d : r->a.min;
+	r->a.max = d > r->a.max ? d : r->a.max;
+	r->self = sat_add(r->self, d);
 }
 
 /* An event's FLOPs and bytes (< 0: unknown) into its row. */
@@ -161,6 +175,7 @@ struct op_walk {
 	struct op_acc *acc;
 	struct tc_op_cost *cost; /* per op, packed: the op records would crowd the cache */
 	uint64_t *n_ev;          /* per op: its events with costs on the line, 0 between */
+	bool any_cost;           /* some op has a cost */
 	uint32_t *touched;       /* the ops with n_ev, in first-seen order */
 	int64_t *stack_end;
 	uint32_t *stack_row;
@@ -180,6 +195,9 @@ static void op_walk_init(struct op_walk *w, const struct tc_model *m, const stru
 		w->acc[r] = (struct op_acc){ .a.min = INT64_MAX };
 	}
 	w->cost = tc_op_costs_make(m);
+	for (size_t o = 0; o < m->n_ops; o++) {
+		w->any_cost |= w->cost[o].flops >= 0 || w->cost[o].bytes >= 0;
+	}
 	w->n_ev = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*w->n_ev));
 	w->touched = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*w->touched));
 }
@@ -258,6 +276,7 @@ static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t
 	int64_t *lend = w->stack_end;
 	uint32_t *lrow = w->stack_row;
 	size_t nt = 0;
+	const bool any_cost = w->any_cost;
 	/* track_busy's union, while the columns are read anyway. */
 	int64_t busy = 0, lo = 0, hi = 0;
 	bool open = false;
@@ -265,8 +284,8 @@ static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t
 		int64_t s = start[i], d = durs[i], e = s + d;
 		uint32_t o = evop[i], row = row_of[o];
 		acc_event(&acc[row], d);
-		const struct tc_op_cost *c = &w->cost[o];
-		if ((c->flops >= 0 || c->bytes >= 0) && !w->n_ev[o]++) {
+		if (any_cost && (w->cost[o].flops >= 0 || w->cost[o].bytes >= 0) &&
+				!w->n_ev[o]++) {
 			w->touched[nt++] = o;
 		}
 		/* Self time: a child's time (clipped to its parent) leaves the
@@ -275,7 +294,7 @@ static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t
 		if (dep > 0) {
 			int64_t pe = lend[dep - 1];
 			struct op_acc *pr = &acc[lrow[dep - 1]];
-			pr->self = tc_sat_add(pr->self, -((e < pe ? e : pe) - s));
+			pr->self = sat_add(pr->self, -((e < pe ? e : pe) - s));
 		}
 		if (d > 0) {
 			lend[dep] = e;
