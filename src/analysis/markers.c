@@ -174,12 +174,81 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	return true;
 }
 
+/* Up to this many tracks with markers, tc_markers_outer scans their
+ * cursors for the lowest instead of keeping a heap: a host's few threads
+ * (perfetto-plain: 8) cost a sift and a callback per marker there. */
+#define OUTER_SCAN 16
+
+/* Whether marker p comes before marker q: the merge's order. */
+static inline bool marker_before(const struct tc_markers *mk, size_t p, size_t q) {
+	if (mk->start[p] != mk->start[q]) {
+		return mk->start[p] < mk->start[q];
+	}
+	return mk->dur[p] > mk->dur[q] || (mk->dur[p] == mk->dur[q] && p < q);
+}
+
+/* tc_markers_outer over the nc cursors [cur[c], end[c]) (in track order):
+ * each round moves every cursor past what cannot be a step (instants,
+ * markers ending by the last step's end), takes the lowest head, and
+ * every cursor's markers tied with it. */
+static size_t outer_scan(const struct tc_markers *mk, size_t *cur, const size_t *end, size_t nc,
+		tc_marker_emit_fn emit, void *ctx) {
+	int64_t skip_end = INT64_MIN;
+	size_t n = 0;
+	for (;;) {
+		size_t best = SIZE_MAX;
+		for (size_t c = 0; c < nc; c++) {
+			size_t p = cur[c];
+			while (p < end[c] && (mk->dur[p] <= 0 || mk->start[p] + mk->dur[p] <= skip_end)) {
+				p++;
+			}
+			cur[c] = p;
+			if (p < end[c] && (best == SIZE_MAX || marker_before(mk, p, best))) {
+				best = p;
+			}
+		}
+		if (best == SIZE_MAX) {
+			return n;
+		}
+		int64_t s = mk->start[best], d = mk->dur[best];
+		uint32_t ev = mk->ev[best];
+		int64_t num = mk->num[best];
+		/* Ties in position order: best is the first; a lower number wins. */
+		for (size_t c = 0; c < nc; c++) {
+			size_t p = cur[c];
+			for (; p < end[c] && mk->start[p] == s && mk->dur[p] == d; p++) {
+				if (mk->num[p] < num) {
+					ev = mk->ev[p];
+					num = mk->num[p];
+				}
+			}
+			cur[c] = p;
+		}
+		emit(ctx, ev, s, d, num);
+		n++;
+		skip_end = s + d;
+	}
+}
+
 /*
  * The outermost markers in time order; of ties (the same start and
  * length), the one with the least step number.
  */
 size_t tc_markers_outer(const struct tc_model *m, const struct tc_markers *mk, const bool *take,
 		tc_marker_emit_fn emit, void *ctx) {
+	size_t at[OUTER_SCAN], stop[OUTER_SCAN], nc = 0;
+	for (size_t t = 0; t < m->n_tracks && nc <= OUTER_SCAN; t++) {
+		if (take[t] && mk->first[t + 1] > mk->first[t]) {
+			if (nc < OUTER_SCAN) {
+				at[nc] = mk->first[t];
+				stop[nc] = mk->first[t + 1];
+			}
+			nc++;
+		}
+	}
+	if (nc <= OUTER_SCAN) {
+		return outer_scan(mk, at, stop, nc, emit, ctx);
+	}
 	struct tc_marker_merge g;
 	tc_marker_merge_init(&g, m, mk, take);
 	int64_t key[2];
