@@ -24,17 +24,22 @@ static void *marker_part_run(void *p) {
 	struct marker_part *h = p;
 	const struct tc_model *m = h->m;
 	const uint32_t *op = m->ev.op;
-	size_t cap = 0;
+	const uint8_t *step = h->step;
+	/* In locals: stores through h would make the loop reload them. */
+	uint32_t *ev = h->ev;
+	size_t n = h->n, cap = 0;
 	for (size_t t = h->t0; t < h->t1; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		h->first[t] = h->n;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (h->step[op[i]]) {
-				TC_GROW(h->ev, cap, h->n + 1);
-				h->ev[h->n++] = (uint32_t)i;
+		h->first[t] = n;
+		for (size_t i = tr->first, end = i + tr->count; i < end; i++) {
+			if (step[op[i]]) {
+				TC_GROW(ev, cap, n + 1);
+				ev[n++] = (uint32_t)i;
 			}
 		}
 	}
+	h->ev = ev;
+	h->n = n;
 	return NULL;
 }
 
