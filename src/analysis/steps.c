@@ -8,6 +8,7 @@
 #include "analysis/markers.h"
 #include "analysis/passes.h"
 #include "analysis/step_marker.h"
+#include "util/select.h"
 #include "util/xalloc.h"
 
 /*
@@ -386,11 +387,6 @@ size_t tc_step_times_at(const struct tc_step_times *t, int64_t ps) {
 	return lo > 0 && ps < t->end[lo - 1] ? lo - 1 : SIZE_MAX;
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /* No markers and no repeated work: one step over the device work, not the
  * profiler around it (start-up such as JAX's start_trace or session
  * set-up, and tear-down before the first and after the last device op
@@ -481,8 +477,16 @@ static void mark_warmup(const struct tc_analysis_opts *o, struct tc_analysis *a)
 	for (size_t i = 0; i < n; i++) {
 		d[i] = a->steps[i + 1].dur_ps;
 	}
-	tc_sort(d, n, sizeof(*d), cmp_i64);
-	double med = n % 2 ? (double)d[n / 2] : ((double)d[n / 2 - 1] + (double)d[n / 2]) / 2;
+	/* The median by selection, not a sort: the (n/2)-th smallest, and
+	 * for even n the largest of those before it. */
+	int64_t upper = tc_select_i64(d, n, n / 2), lower = upper;
+	if (n % 2 == 0) {
+		lower = d[0];
+		for (size_t i = 1; i < n / 2; i++) {
+			lower = d[i] > lower ? d[i] : lower;
+		}
+	}
+	double med = n % 2 ? (double)upper : ((double)lower + (double)upper) / 2;
 	if ((double)a->steps[0].dur_ps > o->th[TC_TH_WARMUP_FACTOR] * med) {
 		a->steps[0].warmup = true;
 	}
