@@ -139,9 +139,14 @@ size_t tc_markers_host(const struct tc_model *m, const struct tc_markers *mk) {
 	uint64_t *count = tc_xcalloc(m->n_devices + 1, sizeof(*count));
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
-		for (size_t p = mk->first[t]; tc_model_on_host(m, d) && p < mk->first[t + 1]; p++) {
-			count[d < m->n_devices ? d : m->n_devices] += mk->dur[p] > 0;
+		if (!tc_model_on_host(m, d)) {
+			continue;
 		}
+		uint64_t c = 0;
+		for (size_t p = mk->first[t]; p < mk->first[t + 1]; p++) {
+			c += mk->dur[p] > 0;
+		}
+		count[d < m->n_devices ? d : m->n_devices] += c;
 	}
 	size_t best = SIZE_MAX;
 	for (size_t d = 0; d <= m->n_devices; d++) {
@@ -158,8 +163,9 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
 	uint32_t dev = TC_NONE;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		uint32_t d = m->tracks[t].device;
-		for (size_t p = mk->first[t]; !tc_model_on_host(m, d) && p < mk->first[t + 1]; p++) {
-			dev = mk->dur[p] > 0 && d < dev ? d : dev;
+		for (size_t p = mk->first[t]; d < dev && !tc_model_on_host(m, d) &&
+				p < mk->first[t + 1]; p++) {
+			dev = mk->dur[p] > 0 ? d : dev;
 		}
 	}
 	size_t host = tc_markers_host(m, mk);
