@@ -44,7 +44,8 @@ static bool device_kind(enum tc_op_kind k) {
 		k == TC_OP_COLLECTIVE;
 }
 
-static void host_index_init(struct host_index *h, const struct tc_model *m) {
+/* sums: with the per-slot sums (ps, n) a table charges launches to. */
+static void host_index_init(struct host_index *h, const struct tc_model *m, bool sums) {
 	memset(h, 0, sizeof(*h));
 	h->base = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*h->base));
 	for (size_t t = 0; t < m->n_tracks; t++) {
@@ -56,8 +57,10 @@ static void host_index_init(struct host_index *h, const struct tc_model *m) {
 	}
 	size_t n = h->n_slots ? h->n_slots : 1;
 	h->parent = tc_xmalloc(n * sizeof(*h->parent));
-	h->ps = tc_xcalloc(n, sizeof(*h->ps));
-	h->n = tc_xcalloc(n, sizeof(*h->n));
+	if (sums) {
+		h->ps = tc_xcalloc(n, sizeof(*h->ps));
+		h->n = tc_xcalloc(n, sizeof(*h->n));
+	}
 	/* Parents: the nearest open event that encloses the whole event.
 	 * Finalize's depths nest any overlap; a partial overlap (async
 	 * slices, a synthetic trace) is no parent, or a launch would be
@@ -115,7 +118,9 @@ static bool is_framework_op(const struct tc_model *m, uint32_t ev) {
 }
 
 /* Add each linked device event's time to every framework op above its
- * launch; each device event once, whatever flows name it. */
+ * launch; each device event once, whatever flows name it. With innermost,
+ * only the first framework op above each launch is wanted: it goes there,
+ * and nothing is charged (h has no sums, t and linked are not kept). */
 static void link_launches(const struct tc_model *m, uint32_t only, struct host_index *h,
 		struct tc_launch_table *t, uint8_t *linked, uint32_t *innermost) {
 	uint8_t *seen = tc_xcalloc(m->ev.n / 8 + 1, 1);
@@ -139,8 +144,9 @@ static void link_launches(const struct tc_model *m, uint32_t only, struct host_i
 		for (uint32_t cur = fl->from; cur != TC_NONE && levels < MAX_LEVELS; levels++) {
 			uint32_t cs = (uint32_t)((int64_t)cur + off);
 			if (is_framework_op(m, cur)) {
-				if (!any && innermost) {
+				if (innermost) {
 					innermost[d] = cur;
+					break;
 				}
 				h->ps[cs] = tc_sat_add(h->ps[cs], m->ev.dur[d]);
 				h->n[cs]++;
@@ -507,7 +513,7 @@ void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flop
 		}
 	}
 	struct host_index h;
-	host_index_init(&h, m);
+	host_index_init(&h, m, true);
 	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
 	link_launches(m, only, &h, t, linked, NULL);
 	uint32_t k_dims = key_id(m, "Input Dims"), k_types = key_id(m, "Input type");
@@ -556,7 +562,7 @@ void tc_launcher_of_events(const struct tc_model *m, uint32_t *out) {
 	}
 	struct host_index h;
 	struct tc_launch_table t = { 0 };
-	host_index_init(&h, m);
+	host_index_init(&h, m, false);
 	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
 	link_launches(m, TC_NONE, &h, &t, linked, out);
 	free(linked);
