@@ -105,8 +105,22 @@ static void host_index_finish(struct host_index *h) {
 	free(h->n);
 }
 
-static uint32_t slot_of(const struct tc_model *m, const struct host_index *h, uint32_t ev) {
+/* ev's track, trying *hint first: consecutive launches mostly come from
+ * one host thread onto one stream, and a finalized model's track holds
+ * one range of events (no track column: a search per event). */
+static uint32_t track_near(const struct tc_model *m, uint32_t ev, uint32_t *hint) {
+	if (!m->ev.track && !m->ev.runs && *hint < m->n_tracks &&
+			ev - m->tracks[*hint].first < m->tracks[*hint].count) {
+		return *hint;
+	}
 	uint32_t t = tc_model_event_track(m, ev);
+	*hint = t;
+	return t;
+}
+
+static uint32_t slot_of(const struct tc_model *m, const struct host_index *h, uint32_t ev,
+		uint32_t *hint) {
+	uint32_t t = track_near(m, ev, hint);
 	if (t == TC_NONE || h->base[t] == TC_NONE) {
 		return TC_NONE;
 	}
@@ -124,6 +138,7 @@ static bool is_framework_op(const struct tc_model *m, uint32_t ev) {
 static void link_launches(const struct tc_model *m, uint32_t only, struct host_index *h,
 		struct tc_launch_table *t, uint8_t *linked, uint32_t *innermost) {
 	uint8_t *seen = tc_xcalloc(m->ev.n / 8 + 1, 1);
+	uint32_t from_hint = TC_NONE, to_hint = TC_NONE;
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
 		uint32_t d = fl->to;
@@ -132,7 +147,7 @@ static void link_launches(const struct tc_model *m, uint32_t only, struct host_i
 				(seen[d / 8] & (1u << (d % 8)))) {
 			continue;
 		}
-		uint32_t s = slot_of(m, h, fl->from), dt = tc_model_event_track(m, d);
+		uint32_t s = slot_of(m, h, fl->from, &from_hint), dt = track_near(m, d, &to_hint);
 		if (s == TC_NONE || dt == TC_NONE || !device_line(m, dt, only)) {
 			continue;
 		}
@@ -199,9 +214,9 @@ static uint32_t key_id(const struct tc_model *m, const char *k) {
  * framework op encloses it. */
 static void call_context(const struct tc_model *m, const struct host_index *h, uint32_t ev,
 		struct tc_launch_row *r) {
-	uint32_t outer = m->ev.op[ev], module = 0, annot = 0;
+	uint32_t outer = m->ev.op[ev], module = 0, annot = 0, hint = TC_NONE;
 	size_t levels = 0;
-	for (uint32_t cur = h->parent[slot_of(m, h, ev)]; cur != TC_NONE && levels < MAX_LEVELS;
+	for (uint32_t cur = h->parent[slot_of(m, h, ev, &hint)]; cur != TC_NONE && levels < MAX_LEVELS;
 			levels++) {
 		const struct tc_op *op = &m->ops[m->ev.op[cur]];
 		const char *name = tc_model_str(m, op->name);
@@ -215,7 +230,7 @@ static void call_context(const struct tc_model *m, const struct host_index *h, u
 		if (!annot && op->kind == TC_OP_ANNOTATION) {
 			annot = op->name;
 		}
-		cur = h->parent[slot_of(m, h, cur)];
+		cur = h->parent[slot_of(m, h, cur, &hint)];
 	}
 	r->outer = m->ops[outer].name;
 	r->scope = module ? module : annot;
@@ -254,8 +269,9 @@ static void fill_row(const struct tc_model *m, const struct host_index *h,
 	double flops = 0, rate_sum = 0;
 	size_t rated = 0;
 	bool flops_known = true;
+	uint32_t hint = TC_NONE;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t s = slot_of(m, h, c[i].ev);
+		uint32_t s = slot_of(m, h, c[i].ev, &hint);
 		r->calls++;
 		r->kernels += h->n[s];
 		r->kernel_ps = tc_sat_add(r->kernel_ps, h->ps[s]);
