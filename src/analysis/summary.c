@@ -160,7 +160,7 @@ struct op_walk {
 	struct tc_op_summary *rows;
 	struct op_acc *acc;
 	const struct tc_costs *costs; /* every event's cost key (borrowed) */
-	uint64_t *n_ev;          /* per cost key: its events with costs on the line, 0 between */
+	uint64_t *n_ev;          /* per cost key: its events on the line, 0 between */
 	uint32_t *touched;       /* the keys with n_ev, in first-seen order */
 	int64_t *stack_end;
 	uint32_t *stack_row;
@@ -200,6 +200,9 @@ static bool flat_costs_exact(const struct op_walk *w, size_t nt) {
 		uint32_t k = w->touched[j];
 		const struct tc_op_cost *c = &w->costs->cost[k];
 		const struct tc_op_summary *row = &w->rows[w->row_of[w->costs->op[k]]];
+		if (c->flops < 0 && c->bytes < 0) {
+			continue;
+		}
 		fl += c->flops > 0 ? (unsigned __int128)w->n_ev[k] * (uint64_t)c->flops : 0;
 		by += c->bytes > 0 ? (unsigned __int128)w->n_ev[k] * (uint64_t)c->bytes : 0;
 		if (row->flops > (double)TC_DOUBLE_EXACT_MAX || row->bytes > (double)TC_DOUBLE_EXACT_MAX ||
@@ -222,6 +225,9 @@ static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, si
 			uint32_t k = w->touched[j];
 			const struct tc_op_cost *c = &cs->cost[k];
 			struct tc_op_summary *row = &w->rows[w->row_of[cs->op[k]]];
+			if (c->flops < 0 && c->bytes < 0) {
+				continue;
+			}
 			/* n_ev x a cost: at most 2^53 (flat_costs_exact) */
 			row_costs(row, c->flops >= 0 ? c->flops * (int64_t)w->n_ev[k] : -1,
 				c->bytes >= 0 ? c->bytes * (int64_t)w->n_ev[k] : -1);
@@ -238,6 +244,9 @@ static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, si
 	}
 }
 
+/* Events a cost key on a line, at least, for the per-key sums. */
+#define FLAT_EVENTS_PER_KEY 4
+
 /* Track t's events into w's rows. Costs are summed event by event, in the
  * lines' order: doubles. */
 static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t) {
@@ -251,15 +260,16 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 	size_t top = 0;
 	/* No event on a flat line encloses another: self time is all. */
 	bool flat = tr->max_depth == 0;
-	if (flat) {
-		/* The loop below without its stack, costs counted per key:
-		 * most device lines, and half the op table's time there. */
+	/* Costs counted per key and added per key once (the loop below
+	 * without its stack) pay where keys repeat: most device lines, and
+	 * half the op table's time there. A line with few events a key (many
+	 * ops, many lines) adds them per event. */
+	if (flat && tr->count >= FLAT_EVENTS_PER_KEY * w->costs->n) {
 		size_t nt = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			uint32_t k = key[i];
 			acc_event(&acc[row_of[evop[i]]], durs[i]);
-			const struct tc_op_cost *c = &cost[k];
-			if ((c->flops >= 0 || c->bytes >= 0) && !w->n_ev[k]++) {
+			if (!w->n_ev[k]++) {
 				w->touched[nt++] = k;
 			}
 		}
@@ -271,6 +281,9 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 		uint32_t row = row_of[evop[i]];
 		acc_event(&acc[row], d);
 		row_costs(&rows[row], cost[key[i]].flops, cost[key[i]].bytes);
+		if (flat) {
+			continue;
+		}
 		/* Self time: a child's time (clipped to its parent) leaves the
 		 * parent's row. */
 		while (top > 0 && w->stack_end[top - 1] <= s) {

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 #include "model/model.h"
 #include "model/model_private.h"
 #include "util/xalloc.h"
@@ -58,37 +57,6 @@ void tc_model_costs_finish(struct tc_model *m) {
 	}
 }
 
-/* tc_model_arg_value_i64 with its integer cases in line. */
-static inline bool arg_i64(const struct tc_model *m, const struct tc_arg *a, int64_t *v) {
-	if (a->type == TC_ARG_INT || a->type == TC_ARG_BOOL) {
-		*v = a->v.i;
-		return true;
-	}
-	if (a->type == TC_ARG_UINT) {
-		*v = (int64_t)a->v.u;
-		return true;
-	}
-	return tc_model_arg_value_i64(m, a, v);
-}
-
-/* The arg search the column resolves once: the list at args (TC_NONE:
- * none) overrides *flops and *bytes with its first number of each key. */
-static void costs_search(const struct tc_model *m, uint32_t args, int64_t *flops,
-		int64_t *bytes) {
-	if (args == TC_NONE) {
-		return;
-	}
-	struct tc_arg a[2];
-	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
-	int64_t v;
-	if ((found & 1) && arg_i64(m, &a[0], &v)) {
-		*flops = v;
-	}
-	if ((found & 2) && arg_i64(m, &a[1], &v)) {
-		*bytes = v;
-	}
-}
-
 /* The distinct (op, flops, bytes) keys past the ops', by hash: slots hold
  * key + 1 (0 empty). */
 struct dedup {
@@ -122,59 +90,102 @@ static void dedup_grow(struct dedup *d, const struct costs_made *c) {
 	d->cap = cap;
 }
 
-/* The key of (op, f, b), added to c's table if new. */
-static uint32_t dedup_key(struct dedup *d, struct costs_made *c, uint32_t op, int64_t f,
-		int64_t b) {
-	if (2 * (d->n + 1) > d->cap) {
-		dedup_grow(d, c);
-	}
-	size_t j = dedup_hash(op, f, b, d->cap);
-	for (; d->slot[j]; j = (j + 1) & (d->cap - 1)) {
-		uint32_t k = d->slot[j] - 1;
-		if (c->op[k] == op && c->cost[k].flops == f && c->cost[k].bytes == b) {
-			return k;
-		}
-	}
+/* A new key (op, f, b) at the end of c's table. */
+static uint32_t key_add(struct costs_made *c, uint32_t op, int64_t f, int64_t b) {
 	uint32_t k = (uint32_t)c->pub.n;
 	TC_GROW(c->cost, c->cap, c->pub.n + 1);
 	c->op = tc_xrealloc(c->op, c->cap * sizeof(*c->op));
 	c->cost[k] = (struct tc_op_cost){ f, b };
 	c->op[k] = op;
 	c->pub.n++;
+	return k;
+}
+
+/* The key of (op, f, b) in d: k where it is new and k is given (a key
+ * made before), else one added to c's table. */
+static uint32_t dedup_key(struct dedup *d, struct costs_made *c, uint32_t op, int64_t f,
+		int64_t b, uint32_t k) {
+	if (2 * (d->n + 1) > d->cap) {
+		dedup_grow(d, c);
+	}
+	size_t j = dedup_hash(op, f, b, d->cap);
+	for (; d->slot[j]; j = (j + 1) & (d->cap - 1)) {
+		uint32_t h = d->slot[j] - 1;
+		if (c->op[h] == op && c->cost[h].flops == f && c->cost[h].bytes == b) {
+			return h;
+		}
+	}
+	k = k != TC_NONE ? k : key_add(c, op, f, b);
 	d->slot[j] = k + 1;
 	d->n++;
 	return k;
 }
 
-/* Each event's key: its op's where its args override neither cost, else
- * that of its (op, flops, bytes). Ops' costs hardly vary between their
- * events, so the key each op got last is tried before the hash. */
+/* Per op: what its events' args set last (tc_model_arg_costs' bits and
+ * values) and the key that gave, so an event reads one 32-byte record;
+ * first: the op's first key past the ops' (TC_NONE: none yet), hashed
+ * only once the op has a second. */
+struct memo {
+	int64_t flops, bytes;
+	uint32_t key, set, first;
+	bool hashed;
+};
+
+/* The key of (op o, f, b), a new one past the ops' unless o has one. Most
+ * ops have one such key at most: the hash is only for those with more. */
+static uint32_t op_key(struct dedup *d, struct costs_made *c, struct memo *mo, uint32_t o,
+		int64_t f, int64_t b) {
+	if (f == c->cost[o].flops && b == c->cost[o].bytes) {
+		return o;
+	}
+	uint32_t k = mo->first;
+	if (k == TC_NONE) {
+		k = key_add(c, o, f, b);
+		mo->first = k;
+		return k;
+	}
+	if (c->cost[k].flops == f && c->cost[k].bytes == b) {
+		return k;
+	}
+	if (!mo->hashed) {
+		dedup_key(d, c, o, c->cost[k].flops, c->cost[k].bytes, k);
+		mo->hashed = true;
+	}
+	return dedup_key(d, c, o, f, b, TC_NONE);
+}
+
+/* Each event's key: its op's where its args set neither cost, else that
+ * of its (op, flops, bytes). Ops' costs hardly vary between their events,
+ * so the args each op's events set last are tried first. */
 static void keys_make(const struct tc_model *m, struct costs_made *c) {
 	size_t n = m->ev.n;
 	c->key = tc_xmalloc((n ? n : 1) * sizeof(*c->key));
-	uint32_t *last = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*last));
+	struct memo *memo = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*memo));
 	for (size_t o = 0; o < m->n_ops; o++) {
-		last[o] = (uint32_t)o;
+		memo[o] = (struct memo){ .first = TC_NONE };
 	}
 	struct dedup d = { 0 };
 	const uint32_t *op = m->ev.op;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t o = op[i], args = tc_model_event_args(m, i);
-		if (args == TC_NONE) {
+		uint32_t o = op[i];
+		int64_t f = 0, b = 0;
+		unsigned set = tc_model_arg_costs(m, tc_model_event_args(m, i), &f, &b);
+		struct memo *mo = &memo[o];
+		if (!set) {
 			c->key[i] = o;
 			continue;
 		}
-		int64_t f = m->ops[o].flops, b = m->ops[o].bytes;
-		costs_search(m, args, &f, &b);
-		uint32_t k = last[o];
-		if (c->cost[k].flops != f || c->cost[k].bytes != b) {
-			k = f == m->ops[o].flops && b == m->ops[o].bytes ? o : dedup_key(&d, c, o, f, b);
-			last[o] = k;
+		if (set != mo->set || ((set & 1) && f != mo->flops) || ((set & 2) && b != mo->bytes)) {
+			mo->flops = f;
+			mo->bytes = b;
+			mo->set = set;
+			mo->key = op_key(&d, c, mo, o, set & 1 ? f : c->cost[o].flops,
+				set & 2 ? b : c->cost[o].bytes);
 		}
-		c->key[i] = k;
+		c->key[i] = mo->key;
 	}
 	free(d.slot);
-	free(last);
+	free(memo);
 }
 
 static struct costs_made *costs_make(const struct tc_model *m) {
@@ -220,9 +231,11 @@ void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, in
 		return;
 	}
 	const struct tc_op *op = &m->ops[m->ev.op[i]];
-	*flops = op->flops;
-	*bytes = op->bytes;
-	costs_search(m, m->event_costs ? tc_model_event_args(m, i) : TC_NONE, flops, bytes);
+	int64_t f = 0, b = 0;
+	uint32_t args = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
+	unsigned set = tc_model_arg_costs(m, args, &f, &b);
+	*flops = set & 1 ? f : op->flops;
+	*bytes = set & 2 ? b : op->bytes;
 }
 
 int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
