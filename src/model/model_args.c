@@ -203,19 +203,6 @@ uint32_t tc_model_args_end(struct tc_model *m, uint32_t begin) {
 	return begin;
 }
 
-/* p past the value of a record whose header h is read, undecoded. */
-static inline const uint8_t *skip_value(const uint8_t *p, uint64_t h) {
-	if ((h & 7) == TC_ARG_DOUBLE) {
-		return p + 8;
-	}
-	if ((h & 7) <= TC_ARG_STR) {
-		/* int, uint, string id: a varint (bools have no bytes) */
-		while (*p++ & 0x80) {
-		}
-	}
-	return p;
-}
-
 /* Decode the record at pos; returns the offset just past it. */
 /* A record's value, its header h read: *out set, p past the record. */
 static inline const uint8_t *arg_value(const uint8_t *p, uint64_t h, struct tc_arg *out) {
@@ -304,46 +291,15 @@ unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k
 		if (want) {
 			p = arg_value(p, h, &out[want - 1]);
 			found |= want;
-		} else {
-			p = skip_value(p, h);
+		} else if ((h & 7) == TC_ARG_DOUBLE) {
+			p += 8;
+		} else if ((h & 7) <= TC_ARG_STR) {
+			/* int, uint, string id: a varint (bools have no bytes) */
+			while (*p++ & 0x80) {
+			}
 		}
 		if (found == 3 || (h & ARG_LAST)) {
 			return found;
-		}
-	}
-}
-
-unsigned tc_model_arg_costs(const struct tc_model *m, uint32_t first, int64_t *flops,
-		int64_t *bytes) {
-	if (first == TC_NONE) {
-		return 0;
-	}
-	const uint32_t k0 = m->key.flops, k1 = m->key.bytes_accessed;
-	unsigned seen = 0, set = 0;
-	const uint8_t *p = m->argb + first;
-	for (;;) {
-		uint64_t h = get_varint(&p);
-		uint32_t key = (uint32_t)(h >> 4);
-		unsigned want = key == k0 && !(seen & 1) ? 1 : key == k1 && !(seen & 2) ? 2 : 0;
-		if (want) {
-			struct tc_arg a;
-			p = arg_value(p, h, &a);
-			seen |= want;
-			int64_t *v = want == 1 ? flops : bytes;
-			if (a.type == TC_ARG_INT || a.type == TC_ARG_BOOL) {
-				*v = a.v.i;
-				set |= want;
-			} else if (a.type == TC_ARG_UINT) {
-				*v = (int64_t)a.v.u;
-				set |= want;
-			} else if (tc_model_arg_value_i64(m, &a, v)) {
-				set |= want;
-			}
-		} else {
-			p = skip_value(p, h);
-		}
-		if (seen == 3 || (h & ARG_LAST)) {
-			return set;
 		}
 	}
 }

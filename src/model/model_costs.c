@@ -57,6 +57,32 @@ void tc_model_costs_finish(struct tc_model *m) {
 	}
 }
 
+/* The arg search the column resolves once: of the list at args (TC_NONE:
+ * none), the first arg of key.flops (bit 0 of the result, into *flops)
+ * and of key.bytes_accessed (bit 1, into *bytes), where it is a number
+ * that fits (tc_model_arg_value_i64, its integer cases in line). */
+static inline unsigned costs_search(const struct tc_model *m, uint32_t args, int64_t *flops,
+		int64_t *bytes) {
+	struct tc_arg a[2];
+	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
+	unsigned set = 0;
+	for (unsigned j = 0; j < 2; j++) {
+		int64_t *v = j ? bytes : flops;
+		if (!(found >> j & 1)) {
+			continue;
+		}
+		if (a[j].type == TC_ARG_INT || a[j].type == TC_ARG_BOOL) {
+			*v = a[j].v.i;
+		} else if (a[j].type == TC_ARG_UINT) {
+			*v = (int64_t)a[j].v.u;
+		} else if (!tc_model_arg_value_i64(m, &a[j], v)) {
+			continue;
+		}
+		set |= 1u << j;
+	}
+	return set;
+}
+
 /* The distinct (op, flops, bytes) keys past the ops', by hash: slots hold
  * key + 1 (0 empty). */
 struct dedup {
@@ -121,7 +147,7 @@ static uint32_t dedup_key(struct dedup *d, struct costs_made *c, uint32_t op, in
 	return k;
 }
 
-/* Per op: what its events' args set last (tc_model_arg_costs' bits and
+/* Per op: what its events' args set last (costs_search's bits and
  * values) and the key that gave, so an event reads one 32-byte record;
  * first: the op's first key past the ops' (TC_NONE: none yet), hashed
  * only once the op has a second. */
@@ -169,7 +195,7 @@ static void keys_make(const struct tc_model *m, struct costs_made *c) {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t o = op[i];
 		int64_t f = 0, b = 0;
-		unsigned set = tc_model_arg_costs(m, tc_model_event_args(m, i), &f, &b);
+		unsigned set = costs_search(m, tc_model_event_args(m, i), &f, &b);
 		struct memo *mo = &memo[o];
 		if (!set) {
 			c->key[i] = o;
@@ -233,7 +259,7 @@ void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, in
 	const struct tc_op *op = &m->ops[m->ev.op[i]];
 	int64_t f = 0, b = 0;
 	uint32_t args = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
-	unsigned set = tc_model_arg_costs(m, args, &f, &b);
+	unsigned set = costs_search(m, args, &f, &b);
 	*flops = set & 1 ? f : op->flops;
 	*bytes = set & 2 ? b : op->bytes;
 }

@@ -30,12 +30,6 @@ void tc_model_args_close(struct tc_model *m);
  * Returns the offset just past it. */
 uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
 		bool *last);
-/* The first arg of key.flops (bit 0 of the result, into *flops) and of
- * key.bytes_accessed (bit 1, into *bytes) in the list at first, where it
- * is a number that fits (tc_model_arg_value_i64): one walk, integers
- * decoded in line, for the cost column, which reads every event's list. */
-unsigned tc_model_arg_costs(const struct tc_model *m, uint32_t first, int64_t *flops,
-		int64_t *bytes);
 
 /* model_costs.c: the cost column's cache (tc_model_costs), made empty at
  * create (finalize empties it: the events it keys may have moved) and
