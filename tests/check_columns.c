@@ -3,8 +3,10 @@
  * (model/model.h): the track column as runs and the args as a bitmap,
  * each turning into a plain column when events stop suiting it. Every
  * shape is checked event by event against a plain shadow copy, before
- * and after finalize.
+ * and after finalize. Also the cost column (tc_model_costs), checked
+ * event by event against a search of each event's args.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "model/model.h"
@@ -151,10 +153,157 @@ START_TEST(compact_columns) {
 }
 END_TEST
 
+/* Event i's costs by searching its args, as analyses did before the
+ * column: its first number of each key, else its op's. */
+static void searched_costs(const struct tc_model *m, size_t i, int64_t *f, int64_t *b) {
+	uint32_t a = tc_model_event_args(m, i);
+	if (!tc_model_arg_i64(m, a, m->key.flops, f)) {
+		*f = m->ops[m->ev.op[i]].flops;
+	}
+	if (!tc_model_arg_i64(m, a, m->key.bytes_accessed, b)) {
+		*b = m->ops[m->ev.op[i]].bytes;
+	}
+}
+
+/* The events' args, by variant: none, no costs, one or both costs (ints,
+ * uints, negative, a number in a string, a double), a string that is no
+ * number (the op's cost holds), a key twice (the first holds). */
+static void cost_args(struct tc_model *m, uint32_t e, unsigned v, unsigned x) {
+	if (v == 0) {
+		return;
+	}
+	uint32_t a = tc_model_args_begin(m);
+	tc_model_arg_int(m, m->key.correlation, x);
+	int64_t f = 100 + (int64_t)(x % 3) * 10;
+	switch (v) {
+	case 2:
+		tc_model_arg_int(m, m->key.flops, f);
+		break;
+	case 3:
+		tc_model_arg_uint(m, m->key.bytes_accessed, 64);
+		break;
+	case 4:
+		tc_model_arg_int(m, m->key.flops, f);
+		tc_model_arg_int(m, m->key.bytes_accessed, 32);
+		break;
+	case 5:
+		tc_model_arg_int(m, m->key.bytes_accessed, -5);
+		tc_model_arg_int(m, m->key.flops, -1);
+		break;
+	case 6:
+		tc_model_arg_str(m, m->key.flops, tc_model_intern(m, "12"));
+		tc_model_arg_double(m, m->key.bytes_accessed, 3.0);
+		break;
+	case 7:
+		tc_model_arg_str(m, m->key.flops, tc_model_intern(m, "many"));
+		break;
+	case 8:
+		tc_model_arg_uint(m, m->key.flops, 9);
+		tc_model_arg_uint(m, m->key.flops, 10);
+		break;
+	}
+	tc_model_set_event_args(m, e, tc_model_args_end(m, a));
+}
+
+static void *costs_thread(void *m) {
+	return (void *)tc_model_costs(m);
+}
+
+/* Per-event costs from the column equal the arg search's on every event:
+ * ops with both costs, one or none, events with their own or not. */
+START_TEST(cost_column) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t t[2] = {
+		tc_model_add_track(m, d, tc_model_intern(m, "stream 1"), TC_TRACK_STREAM, 1),
+		tc_model_add_track(m, d, tc_model_intern(m, "stream 2"), TC_TRACK_STREAM, 2),
+	};
+	static const int64_t op_costs[][2] = { { 100, 200 }, { -1, -1 }, { 50, -1 }, { -1, 8 } };
+	uint32_t ops[4];
+	for (int o = 0; o < 4; o++) {
+		ops[o] = tc_model_add_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+		m->ops[ops[o]].flops = op_costs[o][0];
+		m->ops[ops[o]].bytes = op_costs[o][1];
+	}
+	unsigned x = 5;
+	for (int i = 0; i < 3000; i++) {
+		x = x * 1103515245u + 12345u;
+		uint32_t e = tc_model_add_event(m, t[(x >> 3) & 1], ops[(x >> 8) % 4],
+			(int64_t)(3000 - i) * 10, 5, 0);
+		cost_args(m, e, (x >> 12) % 9, x >> 20);
+	}
+	ck_assert(m->event_costs);
+	tc_model_finalize(m);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, costs_thread, m), 0);
+	const struct tc_costs *c = tc_model_costs(m);
+	void *other;
+	pthread_join(th, &other);
+	ck_assert_ptr_eq(other, c);
+	/* Costs repeat: a few keys past the ops', not one an event. */
+	ck_assert_uint_gt(c->n, m->n_ops);
+	ck_assert_uint_lt(c->n, m->n_ops + 100);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		int64_t f, b, ef, eb;
+		searched_costs(m, i, &f, &b);
+		uint32_t k = c->key[i];
+		ck_assert_uint_lt(k, c->n);
+		ck_assert_uint_eq(c->op[k], m->ev.op[i]);
+		ck_assert_int_eq(c->cost[k].flops, f);
+		ck_assert_int_eq(c->cost[k].bytes, b);
+		tc_model_event_costs(m, i, &ef, &eb);
+		ck_assert(ef == f && eb == b);
+		ck_assert_int_eq(tc_model_event_flops(m, i), f);
+		ck_assert_int_eq(tc_model_event_bytes_accessed(m, i), b);
+	}
+	/* Keys below n_ops are the ops'; those past them are distinct and
+	 * differ from their op's costs. */
+	for (size_t k = 0; k < c->n; k++) {
+		const struct tc_op_cost *v = &c->cost[k];
+		if (k < m->n_ops) {
+			ck_assert_uint_eq(c->op[k], k);
+			ck_assert(v->flops == m->ops[k].flops && v->bytes == m->ops[k].bytes);
+			continue;
+		}
+		const struct tc_op *op = &m->ops[c->op[k]];
+		ck_assert(v->flops != op->flops || v->bytes != op->bytes);
+		for (size_t j = m->n_ops; j < k; j++) {
+			ck_assert(c->op[j] != c->op[k] || c->cost[j].flops != v->flops ||
+				c->cost[j].bytes != v->bytes);
+		}
+	}
+	/* Made again, the same. */
+	size_t n_keys = c->n;
+	tc_model_costs_drop(m);
+	c = tc_model_costs(m);
+	ck_assert_uint_eq(c->n, n_keys);
+	tc_model_destroy(m);
+
+	/* Without costs of events' own the keys are the ops. */
+	m = tc_model_create();
+	d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	t[0] = tc_model_add_track(m, d, tc_model_intern(m, "stream 1"), TC_TRACK_STREAM, 1);
+	ops[0] = tc_model_add_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+	m->ops[ops[0]].flops = 7;
+	for (int i = 0; i < 10; i++) {
+		uint32_t e = tc_model_add_event(m, t[0], ops[0], i * 10, 5, 0);
+		cost_args(m, e, i % 2, (unsigned)i);
+	}
+	ck_assert(!m->event_costs);
+	tc_model_finalize(m);
+	c = tc_model_costs(m);
+	ck_assert_ptr_eq(c->key, m->ev.op);
+	ck_assert_uint_eq(c->n, m->n_ops);
+	ck_assert(c->cost[ops[0]].flops == 7 && c->cost[ops[0]].bytes == -1);
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("columns");
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, compact_columns, 0, N_SHAPES);
+	tcase_add_test(tc, cost_column);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -331,6 +331,67 @@ START_TEST(devwork_flat) {
 }
 END_TEST
 
+/* The same with the costs on the events (per-event costs, read from the
+ * cost column): a flat line is summed per cost key, and where the sums
+ * would round, the per-event order holds. */
+static void cost_event(struct tc_model *m, uint32_t track, uint32_t op, int64_t at, int64_t dur,
+		int64_t flops, int64_t bytes) {
+	uint32_t e = tc_model_add_event(m, track, op, at, dur, 0);
+	uint32_t a = tc_model_args_begin(m);
+	if (flops >= 0) {
+		tc_model_arg_int(m, m->key.flops, flops);
+	}
+	tc_model_arg_int(m, m->key.bytes_accessed, bytes);
+	tc_model_set_event_args(m, e, tc_model_args_end(m, a));
+}
+
+START_TEST(devwork_event_costs) {
+	const int64_t us = 1000000;
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t s = tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	uint32_t g = cost_op(m, "volta_sgemm_128x64_nn", -1, -1);
+	cost_event(m, s, g, 0, 20 * us, 100, 10);
+	cost_event(m, s, g, 30 * us, 20 * us, 300, 10);
+	cost_event(m, s, g, 60 * us, 20 * us, -1, 10); /* no FLOPs: off the roofline */
+	tc_model_add_event(m, s, g, 90 * us, 20 * us, 0);
+	tc_model_finalize(m);
+	ck_assert(m->event_costs);
+	struct tc_devwork w;
+	tc_devwork_scan(m, TC_NONE, &w);
+	const struct tc_devcat_acc *a = &w.cat[TC_DEVCAT_GEMM];
+	ck_assert_uint_eq(a->count, 4);
+	ck_assert(a->flops == 400 && a->bytes == 30);
+	ck_assert_int_eq(w.fp32_ps, 80 * us);
+	ck_assert_int_eq(w.fp32_free_ps, 40 * us);
+	size_t n;
+	struct tc_op_summary *ops = tc_analyze_ops(m, tc_track_device_work, NULL, false, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(ops[0].flops == 400 && ops[0].bytes == 30);
+	free(ops);
+	tc_model_destroy(m);
+
+	m = tc_model_create();
+	d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	s = tc_model_add_track(m, d, tc_model_intern(m, "stream 7"), TC_TRACK_STREAM, 7);
+	uint32_t k = cost_op(m, "k_mix", -1, -1);
+	cost_event(m, s, k, 0, us, INT64_C(1) << 53, 1);
+	for (int i = 1; i <= 3; i++) {
+		cost_event(m, s, k, i * 2 * us, us, 1, 1);
+	}
+	tc_model_finalize(m);
+	tc_devwork_scan(m, TC_NONE, &w);
+	a = &w.cat[tc_devcat_of_kernel("k_mix", 5, NULL, 0, TC_OP_KERNEL)];
+	ck_assert_uint_eq(a->count, 4);
+	ck_assert(a->flops == 9007199254740992.0);
+	ops = tc_analyze_ops(m, tc_track_device_work, NULL, false, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(ops[0].flops == 9007199254740992.0 && ops[0].bytes == 4);
+	free(ops);
+	tc_model_destroy(m);
+}
+END_TEST
+
 static Suite *suite(void) {
 	Suite *s = suite_create("devcat");
 	TCase *tc = tcase_create("core");
@@ -341,6 +402,7 @@ static Suite *suite(void) {
 	tcase_add_test(tc, peaks_table);
 	tcase_add_test(tc, peaks_ridge_range);
 	tcase_add_test(tc, devwork_flat);
+	tcase_add_test(tc, devwork_event_costs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -612,17 +612,18 @@ START_TEST(cover_const_but) {
 }
 END_TEST
 
-START_TEST(drop_under_cells) {
-	/* tc_ivals_drop_under against cells: an interval of v (clipped to
-	 * the window) is dropped exactly when each of its cells lies under a
-	 * run holding a kind of the mask; runs touch often, and kinds change
-	 * from run to run. */
+START_TEST(trim_under_cells) {
+	/* tc_ivals_trim_under against cells: an interval of v (clipped to
+	 * the window) loses its leading and trailing cells that lie under a
+	 * run holding a kind of the mask, and is dropped when all do; cells
+	 * under in its middle stay. Runs touch often, and kinds change from
+	 * run to run. */
 	static bool in_v[LIMIT];
 	static int64_t run_at[LIMIT]; /* index of the run over a cell, -1 none */
 	const uint32_t mask = 0x5;
 	struct tc_ivals v = { 0 }, runs = { 0 }, out = { 0 };
 	unsigned x = 11;
-	int n_drop = 0, n_keep = 0;
+	int n_drop = 0, n_keep = 0, n_cut = 0, n_middle = 0;
 	for (int round = 0; round < 80; round++) {
 		random_ivals(&v, in_v, &x, 60);
 		/* Runs: back to back stretches, some with gaps. */
@@ -649,24 +650,35 @@ START_TEST(drop_under_cells) {
 			x = x * 1103515245u + 12345u;
 			int64_t lo = (int64_t)(x >> 7) % (LIMIT - 1);
 			int64_t hi = lo + 1 + (int64_t)(x >> 17) % (LIMIT - 1 - lo);
-			tc_ivals_drop_under(&v, &runs, mask, lo, hi, &out);
-			/* The kept intervals, merged where they touch, as cells. */
+			size_t changed = tc_ivals_trim_under(&v, &runs, mask, lo, hi, &out);
+			/* The kept cells of each interval, merged where they touch. */
 			static bool want[LIMIT];
 			memset(want, 0, sizeof(want));
+			size_t want_changed = 0, want_n = 0;
 			for (size_t i = 0; i < v.n; i++) {
 				int64_t a = v.lo[i] > lo ? v.lo[i] : lo, b = v.hi[i] < hi ? v.hi[i] : hi;
 				if (a >= b) {
 					continue;
 				}
-				bool under = true;
-				for (int64_t y = a; y < b; y++) {
-					under &= run_at[y] >= 0 && (runs.kinds[run_at[y]] & mask);
+#define UNDER(y) (run_at[y] >= 0 && (runs.kinds[run_at[y]] & mask))
+				int64_t a2 = a, b2 = b;
+				while (a2 < b && UNDER(a2)) {
+					a2++;
 				}
-				*(under ? &n_drop : &n_keep) += 1;
-				for (int64_t y = a; !under && y < b; y++) {
+				while (b2 > a2 && UNDER(b2 - 1)) {
+					b2--;
+				}
+				for (int64_t y = a2; y < b2; y++) {
 					want[y] = true;
+					n_middle += UNDER(y) ? 1 : 0;
 				}
+#undef UNDER
+				*(a2 == b2 ? &n_drop : a2 != a || b2 != b ? &n_cut : &n_keep) += 1;
+				want_changed += a2 != a || b2 != b;
+				want_n += a2 < b2;
 			}
+			ck_assert_uint_eq(changed, want_changed);
+			ck_assert_uint_eq(out.n, want_n);
 			size_t k = 0;
 			for (int64_t y = 0; y < LIMIT; y++) {
 				bool got = k < out.n && out.lo[k] <= y && y < out.hi[k];
@@ -679,6 +691,8 @@ START_TEST(drop_under_cells) {
 	}
 	ck_assert_int_gt(n_drop, 100);
 	ck_assert_int_gt(n_keep, 100);
+	ck_assert_int_gt(n_cut, 100);
+	ck_assert_int_gt(n_middle, 100);
 	tc_ivals_finish(&v);
 	tc_ivals_finish(&runs);
 	tc_ivals_finish(&out);
@@ -693,7 +707,7 @@ int main(void) {
 	tcase_add_test(tc, union_two_halves_in_time);
 	tcase_add_test(tc, merge_into_and_cover);
 	tcase_add_test(tc, cover_const_but);
-	tcase_add_test(tc, drop_under_cells);
+	tcase_add_test(tc, trim_under_cells);
 	tcase_add_test(tc, kind_sums_grow);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);

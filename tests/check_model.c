@@ -666,10 +666,9 @@ START_TEST(event_costs_both) {
 		ck_assert_int_eq(f, tc_model_event_flops(m, i));
 		ck_assert_int_eq(b, tc_model_event_bytes_accessed(m, i));
 	}
-	struct tc_op_cost *c = tc_op_costs_make(m);
-	ck_assert_int_eq(c[op].flops, 100);
-	ck_assert_int_eq(c[op].bytes, 200);
-	free(c);
+	const struct tc_costs *c = tc_model_costs(m);
+	ck_assert_int_eq(c->cost[op].flops, 100);
+	ck_assert_int_eq(c->cost[op].bytes, 200);
 	tc_model_destroy(m);
 }
 END_TEST

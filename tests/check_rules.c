@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "analysis/analyze.h"
+#include "analysis/host_evidence.h"
 #include "rules_fixture.h"
 #include "tc_test.h"
 
@@ -304,6 +305,80 @@ START_TEST(alloc_in_step) {
 	ck_assert_str_eq(k->suggestion, tc_advice(TC_ADV_LAUNCH, &a.runtime));
 	tc_analysis_finish(&a);
 	tc_model_destroy(f.m);
+}
+END_TEST
+
+/* One-off host calls (tc_host_evidence_stalls, a.startup): which calls
+ * count and in what order, ties included: ops with calls of 1 ms or more
+ * among many short ones, a lone call, equal idle times and starts, a
+ * slow call recurring in two steps, ops slow throughout or of median 0,
+ * calls before the steps. */
+START_TEST(one_off_calls) {
+	struct fx f = fx_new();
+	struct tc_model *m = f.m;
+	uint32_t t2 = tc_model_add_track(m, f.cpu, tc_model_intern(m, "thread 2"),
+		TC_TRACK_HOST_THREAD, 2);
+	/* Before the steps: lone creations of equal length at one time on
+	 * two threads, and the first launch, slow against the rest. */
+	ev(&f, f.thread, "cudaStreamCreate", TC_OP_RUNTIME, 0, 2 * MS);
+	ev(&f, t2, "cudaEventCreate", TC_OP_RUNTIME, 0, 2 * MS);
+	ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, 3 * MS, 4 * MS);
+	ev(&f, f.thread, "cudaFree", TC_OP_RUNTIME, 8 * MS, 500 * US); /* under 1 ms */
+	uint64_t flow = 1;
+	for (int s = 0; s < 4; s++) {
+		int64_t t0 = 10 * MS + s * 10 * MS;
+		step(&f, s + 1, t0, 10 * MS);
+		for (int i = 0; i < 20; i++) {
+			int64_t t = t0 + i * 200 * US;
+			uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, t, 5 * US);
+			uint32_t k = ev(&f, f.stream, "k", TC_OP_KERNEL, t + 10 * US, 100 * US);
+			tc_model_add_flow(m, r, k, TC_FLOW_LAUNCH, flow++);
+			ev(&f, t2, "cudaMemcpyAsync", TC_OP_RUNTIME, t, 10 * US);
+		}
+		/* A slow copy in step 3, lone calls at one time on both
+		 * threads in step 2, an event query slow in two steps. */
+		if (s == 2) {
+			ev(&f, t2, "cudaMemcpyAsync", TC_OP_RUNTIME, t0 + 4 * MS, 3 * MS);
+		}
+		if (s == 1) {
+			ev(&f, t2, "cudaOccupancyMaxActiveBlocks", TC_OP_RUNTIME, t0 + 5 * MS, 3 * MS);
+			ev(&f, f.thread, "cudaFuncGetAttributes", TC_OP_RUNTIME, t0 + 5 * MS, 3 * MS);
+		}
+		if (s >= 2) {
+			ev(&f, t2, "cudaEventQuery", TC_OP_RUNTIME, t0 + 8 * MS, 1500 * US);
+			ev(&f, t2, "cudaEventQuery", TC_OP_RUNTIME, t0 + 7 * MS, 5 * US);
+		}
+		/* Not one-offs: every call slow; a median of 0. */
+		ev(&f, f.thread, "cudaStreamWaitEvent", TC_OP_RUNTIME, t0 + 9 * MS, MS);
+		ev(&f, t2, "cudaGetLastError", TC_OP_RUNTIME, t0 + 9 * MS, s == 3 ? MS : 0);
+	}
+	struct tc_analysis a;
+	analyze(&f, &a);
+	ck_assert_uint_eq(a.bd_device, f.gpu);
+	struct tc_stall st[8];
+	size_t n = tc_host_evidence_stalls(m, &a, a.bd_device, TC_OP_RUNTIME, st, 8);
+	/* Equal idle and start: by op (the order ops were made in). */
+	const char *want[] = { "cudaOccupancyMaxActiveBlocks", "cudaFuncGetAttributes",
+		"cudaMemcpyAsync" };
+	const int64_t want_start[] = { 25 * MS, 25 * MS, 34 * MS };
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(tc_model_str(m, m->ops[st[i].op].name), want[i]);
+		ck_assert_int_eq(st[i].start_ps, want_start[i]);
+		ck_assert_int_eq(st[i].idle_ps, 3 * MS);
+		ck_assert(st[i].startup == (i == 2));
+	}
+	/* The cap keeps the order's head. */
+	ck_assert_uint_eq(tc_host_evidence_stalls(m, &a, a.bd_device, TC_OP_RUNTIME, st, 1), 1);
+	ck_assert_str_eq(tc_model_str(m, m->ops[st[0].op].name), want[0]);
+	const char *su[] = { "cudaLaunchKernel", "cudaStreamCreate", "cudaEventCreate" };
+	ck_assert_uint_eq(a.startup.n_calls, 3);
+	ck_assert_int_eq(a.startup.total_ps, 8 * MS);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_str_eq(a.startup.name[i], su[i]);
+	}
+	tc_analysis_finish(&a);
+	tc_model_destroy(m);
 }
 END_TEST
 
@@ -931,6 +1006,7 @@ int main(void) {
 	tcase_add_test(tr, rule_idle_device);
 	tcase_add_test(tr, rule_input_bound);
 	tcase_add_test(tr, rule_launch_bound);
+	tcase_add_test(tr, one_off_calls);
 	tcase_add_test(tr, rule_sync_bound);
 	tcase_add_test(tr, findings_disjoint);
 	tcase_add_test(tr, sync_shadow);

@@ -1129,6 +1129,55 @@ START_TEST(pipeline_chunks) {
 }
 END_TEST
 
+/* String stats whose value is mostly their op's: the reader's cache of
+ * values by (event metadata, stat) returns each event's own string when
+ * an op's value changes, two ops share one, values of one length differ,
+ * and a second plane reuses the first's metadata ids for other strings. */
+START_TEST(string_stats_per_op) {
+	static const char *const val[2][12] = {
+		{ "op/a", "op/b", "op/c", "op/a", "op/b", "op/x", "op/a", "op/b", "op/b", "op/a",
+			"op/y", "op/c" },
+		{ "p2/a", "p2/b", "op/c", "p2/a", "p2/b", "op/b", "p2/a", "p2/b", "p2/b", "p2/a",
+			"p2/y", "op/c" },
+	};
+	struct buf space = { 0 };
+	for (int pl = 0; pl < 2; pl++) {
+		struct buf line = { 0 }, plane = { 0 };
+		put_int(&line, 1, 1);
+		put_str(&line, 2, "Stream #1");
+		for (int i = 0; i < 12; i++) {
+			struct buf ev = { 0 }, st = { 0 };
+			put_int(&st, 1, 1);
+			put_str(&st, 5, val[pl][i]);
+			put_int(&ev, 1, 1 + i % 3);
+			put_int(&ev, 2, 1000 * (i + 1));
+			put_int(&ev, 3, 100);
+			put_len(&ev, 4, &st);
+			put_len(&line, 4, &ev);
+		}
+		put_str(&plane, 2, pl ? "/device:GPU:1" : "/device:GPU:0");
+		put_len(&plane, 3, &line);
+		put_meta(&plane, 4, 1, "k1");
+		put_meta(&plane, 4, 2, "k2");
+		put_meta(&plane, 4, 3, "k3");
+		put_meta(&plane, 5, 1, "note");
+		put_len(&space, 1, &plane);
+	}
+	struct tc_model *m = load_space(&space);
+	ck_assert_uint_eq(m->ev.n, 24);
+	for (int pl = 0; pl < 2; pl++) {
+		uint32_t t = find_track(m, find_device(m, pl ? "/device:GPU:1" : "/device:GPU:0"),
+			"Stream #1");
+		ck_assert_uint_eq(m->tracks[t].count, 12);
+		for (size_t i = 0; i < 12; i++) {
+			size_t e = m->tracks[t].first + i;
+			ck_assert_str_eq(arg_str(m, tc_model_event_args(m, e), "note"), val[pl][i]);
+		}
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(real_tpu_inference) {
 	const char *p = tc_test_trace("xplane/xprof-tpu_inference_2.xplane.pb");
 	struct tc_model *m = load_ok(p);
@@ -1221,6 +1270,7 @@ int main(void) {
 	tcase_add_test(tc, stat_varint_lengths);
 	tcase_add_test(tc, async_op_kinds);
 	tcase_add_test(tc, pipeline_chunks);
+	tcase_add_test(tc, string_stats_per_op);
 	suite_add_tcase(s, tc);
 	TCase *tt = tc_test_traces_tcase("traces");
 	tcase_set_timeout(tt, 120);

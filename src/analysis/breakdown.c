@@ -400,8 +400,8 @@ struct attr_lists {
 	struct tc_cover cov;
 	bool host_comm;       /* the device runs no collectives (category()) */
 	/* attr_step's second try: kinds with the host's and other lines'
-	 * intervals under decisive runs dropped (their lists in drop), and a
-	 * cover of its own; the scratch is each thread's own. */
+	 * intervals under decisive runs dropped or cut (their lists in
+	 * drop), and a cover of its own; the scratch is each thread's own. */
 	struct tc_ivals view[3][TC_OP_KIND_COUNT];
 	struct tc_ivals drop[2][TC_OP_KIND_COUNT];
 	struct tc_cover vcov;
@@ -543,9 +543,10 @@ static void attr_sums_alone(const struct attr_lists *x, const struct tc_kind_sum
 }
 
 /* x's lists over [lo, hi) into x->view, the host's and other lines'
- * without what lies under runs of decisive kinds: exact, as there only
- * the run decides the category. Returns how many intervals it left out
- * (0: the view is the lists). */
+ * without what lies under runs of decisive kinds (intervals wholly under
+ * them, heads and tails): exact, as there only the run decides the
+ * category. Returns how many intervals it left out or cut (0: the view is
+ * the lists). */
 static size_t attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64_t lo,
 		int64_t hi) {
 	const uint32_t mask = decisive_kinds();
@@ -555,7 +556,7 @@ static size_t attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64
 		for (int k = 0; k < TC_OP_KIND_COUNT; k++) {
 			const struct tc_ivals *v = &x->kinds[l][k];
 			if (v->n && !v->kinds) {
-				dropped += tc_ivals_drop_under(v, runs, mask, lo, hi,
+				dropped += tc_ivals_trim_under(v, runs, mask, lo, hi,
 					&x->drop[l - 1][k]);
 				x->view[l][k] = x->drop[l - 1][k];
 			}
@@ -588,7 +589,8 @@ static void attr_step_varied(struct attr_lists *x, const struct tc_ivals *runs,
 	const struct tc_ivals *lists = &x->kinds[0][0];
 	/* Host calls mostly run while the device computes (launches ahead
 	 * of it), where they take no time: without them the lists are often
-	 * constant over the step, or far sparser. Where none is dropped (no
+	 * constant over the step, or far sparser; host work around a launch
+	 * shrinks to the device's gap. Where none is dropped or cut (no
 	 * device work, or host work only where the device idles) the lists
 	 * stay as they are. */
 	if (s->dur_ps > 0 && runs->n && attr_view(x, runs, lo, hi)) {

@@ -19,12 +19,14 @@ struct scan {
 	uint8_t *own;              /* per op: its category from its name, 0 not yet */
 	uint8_t *fp32;             /* per op: 1 FP32 math by name, 2 not, 0 not yet */
 	struct tc_u64map pair;     /* (launcher, op) -> category */
-	struct op_acc *acc;        /* per op: a flat line's sums (scan_flat), zero between */
-	uint32_t *touched;         /* the ops with sums in acc, in first-seen order */
+	const struct tc_costs *costs; /* every event's cost key (borrowed) */
+	struct op_acc *acc;        /* per cost key: a flat line's sums (scan_flat), zero between */
+	uint32_t *touched;         /* the keys with sums in acc, in first-seen order */
 };
 
-/* One op's events on one flat line: counts and durations, and those of
- * the short ones (<= TC_TINY_GEMM_PS), which the tiny-GEMM fact splits. */
+/* One cost key's events (one op's, with one cost) on one flat line: counts
+ * and durations, and those of the short ones (<= TC_TINY_GEMM_PS), which
+ * the tiny-GEMM fact splits. */
 struct op_acc {
 	uint64_t count, short_count;
 	int64_t total_ps, min_ps, max_ps;
@@ -130,8 +132,9 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 	const struct tc_model *m = s->m;
 	const struct tc_track *tr = &m->tracks[t];
 	const int64_t *start = m->ev.start, *dur = m->ev.dur;
-	const uint32_t *op = m->ev.op;
-	const bool costs = m->event_costs, nested = tr->max_depth != 0;
+	const uint32_t *op = m->ev.op, *key = s->costs->key;
+	const struct tc_op_cost *cost = s->costs->cost;
+	const bool nested = tr->max_depth != 0;
 	struct tc_devwork lw = *w;
 	size_t top = 0;
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
@@ -148,14 +151,7 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 		}
 		a->min_ps = d < a->min_ps ? d : a->min_ps;
 		a->max_ps = d > a->max_ps ? d : a->max_ps;
-		int64_t fl, by;
-		if (costs) {
-			/* Both from one walk of the event's args. */
-			tc_model_event_costs(m, i, &fl, &by);
-		} else {
-			fl = m->ops[o].flops;
-			by = m->ops[o].bytes;
-		}
+		int64_t fl = cost[key[i]].flops, by = cost[key[i]].bytes;
 		add_cost(&a->flops, fl);
 		add_cost(&a->bytes, by);
 		facts(s, &lw, o, c, d, fl >= 0 && by > 0 ? 0 : d);
@@ -182,23 +178,23 @@ static void scan_track(struct scan *s, size_t t, struct tc_devwork *w, int64_t *
 	*w = lw;
 }
 
-/* Whether the per-op sums in s->acc of a flat line's ops (touched[0..nt))
- * add into w as the per-event scan would: no duration sum saturated, and
- * each category's FLOPs and bytes (count x the op's, on top of what w
- * holds) stay integers a double holds exactly, so the order of the
- * per-event additions cannot matter. */
+/* Whether the per-key sums in s->acc of a flat line's cost keys
+ * (touched[0..nt)) add into w as the per-event scan would: no duration sum
+ * saturated, and each category's FLOPs and bytes (count x the key's, on
+ * top of what w holds) stay integers a double holds exactly, so the order
+ * of the per-event additions cannot matter. */
 static bool flat_exact(struct scan *s, const struct tc_devwork *w, size_t nt) {
-	const struct tc_model *m = s->m;
 	unsigned __int128 fl[TC_DEVCAT_COUNT] = { 0 }, by[TC_DEVCAT_COUNT] = { 0 };
 	for (size_t j = 0; j < nt; j++) {
-		uint32_t o = s->touched[j];
-		const struct op_acc *p = &s->acc[o];
+		uint32_t k = s->touched[j];
+		const struct op_acc *p = &s->acc[k];
+		const struct tc_op_cost *v = &s->costs->cost[k];
 		if (p->total_ps == INT64_MAX) {
 			return false;
 		}
-		enum tc_devcat c = own_cat(s, o);
-		fl[c] += m->ops[o].flops > 0 ? (unsigned __int128)p->count * (uint64_t)m->ops[o].flops : 0;
-		by[c] += m->ops[o].bytes > 0 ? (unsigned __int128)p->count * (uint64_t)m->ops[o].bytes : 0;
+		enum tc_devcat c = own_cat(s, s->costs->op[k]);
+		fl[c] += v->flops > 0 ? (unsigned __int128)p->count * (uint64_t)v->flops : 0;
+		by[c] += v->bytes > 0 ? (unsigned __int128)p->count * (uint64_t)v->bytes : 0;
 	}
 	for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
 		double f = w->cat[c].flops < 0 ? 0 : w->cat[c].flops;
@@ -212,12 +208,14 @@ static bool flat_exact(struct scan *s, const struct tc_devwork *w, size_t nt) {
 	return true;
 }
 
-/* Op o's sums p (its category c) into w, as its events one by one. */
-static void flat_add(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_devcat c,
+/* Cost key k's sums p (its op's category c) into w, as its events one by
+ * one. */
+static void flat_add(struct scan *s, struct tc_devwork *w, uint32_t k, enum tc_devcat c,
 		const struct op_acc *p) {
 	const struct tc_model *m = s->m;
 	struct tc_devcat_acc *a = &w->cat[c];
-	int64_t fl = m->ops[o].flops, by = m->ops[o].bytes, d = p->total_ps;
+	uint32_t o = s->costs->op[k];
+	int64_t fl = s->costs->cost[k].flops, by = s->costs->cost[k].bytes, d = p->total_ps;
 	a->count += p->count;
 	a->total_ps = add_dur(a->total_ps, d);
 	a->self_ps = add_dur(a->self_ps, d);
@@ -256,24 +254,24 @@ static void flat_add(struct scan *s, struct tc_devwork *w, uint32_t o, enum tc_d
 }
 
 /*
- * A flat line without launchers or per-event costs: each event's sums
- * depend on its op and duration only, so they are summed per op and added
- * per op. Returns false, w as it was, where that could differ from
+ * A flat line without launchers: each event's sums depend on its cost key
+ * (its op and costs) and duration only, so they are summed per key and
+ * added per key. Returns false, w as it was, where that could differ from
  * scan_track by a bit (saturated or inexact sums): scan_track then.
  */
 static bool scan_flat(struct scan *s, size_t t, struct tc_devwork *w) {
 	const struct tc_model *m = s->m;
 	const struct tc_track *tr = &m->tracks[t];
 	const int64_t *dur = m->ev.dur;
-	const uint32_t *op = m->ev.op;
+	const uint32_t *key = s->costs->key;
 	struct op_acc *acc = s->acc;
 	size_t nt = 0;
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-		uint32_t o = op[i];
+		uint32_t k = key[i];
 		int64_t d = dur[i];
-		struct op_acc *p = &acc[o];
+		struct op_acc *p = &acc[k];
 		if (__builtin_expect(!p->count, 0)) {
-			s->touched[nt++] = o;
+			s->touched[nt++] = k;
 			p->min_ps = INT64_MAX;
 		}
 		p->count++;
@@ -286,11 +284,11 @@ static bool scan_flat(struct scan *s, size_t t, struct tc_devwork *w) {
 	}
 	bool ok = flat_exact(s, w, nt);
 	for (size_t j = 0; j < nt; j++) {
-		uint32_t o = s->touched[j];
+		uint32_t k = s->touched[j];
 		if (ok) {
-			flat_add(s, w, o, own_cat(s, o), &acc[o]);
+			flat_add(s, w, k, own_cat(s, s->costs->op[k]), &acc[k]);
 		}
-		memset(&acc[o], 0, sizeof(acc[o]));
+		memset(&acc[k], 0, sizeof(acc[k]));
 	}
 	return ok;
 }
@@ -321,7 +319,7 @@ void tc_devwork_add(struct tc_devwork *w, enum tc_devcat c, const struct tc_devc
 
 void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w) {
 	tc_devwork_init(w);
-	struct scan s = { .m = m };
+	struct scan s = { .m = m, .costs = tc_model_costs(m) };
 	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	/* Without launch flows no event has a launcher: no column of them
@@ -341,10 +339,12 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
-		if (!s.launcher && !m->event_costs && tr->max_depth == 0) {
+		/* Per key where keys repeat on the line (as in summary.c). */
+		if (!s.launcher && tr->max_depth == 0 && tr->count >= 4 * s.costs->n) {
 			if (!s.acc) {
-				s.acc = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*s.acc));
-				s.touched = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*s.touched));
+				size_t nk = s.costs->n ? s.costs->n : 1;
+				s.acc = tc_xcalloc(nk, sizeof(*s.acc));
+				s.touched = tc_xmalloc(nk * sizeof(*s.touched));
 			}
 			if (scan_flat(&s, t, w)) {
 				continue;

@@ -9,6 +9,7 @@
 #include "analysis/intervals.h"
 #include "analysis/passes.h"
 #include "util/pair.h"
+#include "util/select.h"
 #include "util/xalloc.h"
 
 /* Union of device dev's work (none for TC_NONE). */
@@ -201,19 +202,25 @@ void tc_host_evidence_sync(const struct tc_model *m, const struct tc_analysis *a
 	tc_ivals_finish(&busy);
 }
 
-/* A host runtime call, for the one-off search. */
+/* A host runtime call that may be a one-off (1 ms or longer), seq its
+ * place among the calls gathered. */
 struct rt_call {
 	uint32_t op;
 	int64_t start, dur;
-	bool in; /* in a counted step */
+	size_t seq;
 };
 
+/* By op, then duration, then as gathered: the order of a stable sort by
+ * (op, duration) of every call, which the stalls keep where they tie. */
 static int cmp_rt_call(const void *pa, const void *pb) {
 	const struct rt_call *a = pa, *b = pb;
 	if (a->op != b->op) {
 		return a->op < b->op ? -1 : 1;
 	}
-	return a->dur < b->dur ? -1 : a->dur > b->dur;
+	if (a->dur != b->dur) {
+		return a->dur < b->dur ? -1 : 1;
+	}
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static int cmp_stall(const void *pa, const void *pb) {
@@ -239,54 +246,112 @@ static bool startup_name(const char *name) {
 	return false;
 }
 
+/* One op's calls in one_off_calls: how many, whether one may be a
+ * one-off, where its durations go and their lower median. */
+struct op_calls {
+	uint32_t n;
+	bool cand;
+	size_t at;
+	int64_t med;
+};
+
+/*
+ * dev's host calls of kind on lines, those in the counted steps or (outside)
+ * all of them. Without durs, counts them into per; with it, puts each
+ * candidate op's durations into durs from per[op].at on, and the calls that
+ * may be one-offs (1 ms or longer, on the side outside asks for) into
+ * (*q, *nq), in walk order.
+ */
+static void walk_calls(const struct tc_model *m, const struct tc_analysis *a,
+		const uint32_t *lines, size_t nt, enum tc_op_kind kind, bool outside,
+		struct op_calls *per, int64_t *durs, struct rt_call **q, size_t *nq) {
+	const int64_t min_ps = 1000000000; /* 1 ms */
+	size_t cap = 0;
+	for (size_t t = 0; t < nt; t++) {
+		const struct tc_track *tr = &m->tracks[lines[t]];
+		size_t at = 0;
+		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
+			uint32_t op = m->ev.op[i];
+			if (m->op_kind[op] != kind) {
+				continue;
+			}
+			bool in = tc_step_counted_from(a, &at, m->ev.start[i]);
+			if (!in && !outside) {
+				continue;
+			}
+			int64_t dur = m->ev.dur[i];
+			bool maybe = in != outside && dur >= min_ps;
+			if (!durs) {
+				per[op].n++;
+				per[op].cand |= maybe;
+			} else if (per[op].cand) {
+				durs[per[op].at++] = dur;
+				if (maybe) {
+					TC_GROW(*q, cap, *nq + 1);
+					(*q)[*nq] = (struct rt_call){ op, m->ev.start[i], dur, *nq };
+					(*nq)++;
+				}
+			}
+		}
+	}
+}
+
 /*
  * One-off calls among dev's host calls of kind: those in the counted
  * steps (outside false), judged against the calls there, or those outside
  * them (before, after, in the warm-up step), judged against all calls of
  * their op (the first launch of a module against the launches in the
  * steps). Into a new array, *ns of them, unsorted, idle unmeasured.
+ *
+ * Most calls are far under 1 ms: only ops with a call of 1 ms or longer
+ * have their durations gathered (for the median), and only those calls
+ * are sorted, so the work is two walks and not a sort of every call.
  */
 static struct tc_stall *one_off_calls(const struct tc_model *m, const struct tc_analysis *a,
 		uint32_t dev, enum tc_op_kind kind, bool outside, size_t *ns_out) {
-	const int64_t min_ps = 1000000000; /* 1 ms */
-	struct rt_call *v = NULL;
-	size_t n = 0, cap = 0;
+	*ns_out = 0;
 	size_t nt;
 	uint32_t *lines = tc_host_tracks(m, dev, &nt);
-	for (size_t t = 0; t < nt; t++) {
-		const struct tc_track *tr = &m->tracks[lines[t]];
-		size_t at = 0;
-		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			if (m->op_kind[m->ev.op[i]] != kind) {
-				continue;
-			}
-			bool in = tc_step_counted_from(a, &at, m->ev.start[i]);
-			if (in || outside) {
-				TC_GROW(v, cap, n + 1);
-				v[n++] = (struct rt_call){ m->ev.op[i], m->ev.start[i], m->ev.dur[i], in };
+	struct op_calls *per = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*per));
+	walk_calls(m, a, lines, nt, kind, outside, per, NULL, NULL, NULL);
+	size_t nd = 0;
+	for (size_t o = 0; o < m->n_ops; o++) {
+		per[o].at = nd;
+		nd += per[o].cand ? per[o].n : 0;
+	}
+	struct rt_call *q = NULL;
+	size_t nq = 0;
+	int64_t *durs = NULL;
+	if (nd) {
+		durs = tc_xmalloc(nd * sizeof(*durs));
+		walk_calls(m, a, lines, nt, kind, outside, per, durs, &q, &nq);
+		for (size_t o = 0; o < m->n_ops; o++) {
+			if (per[o].cand) {
+				/* The lower median: a few slow calls among many
+				 * fast ones leave it at the fast ones' time. */
+				per[o].at -= per[o].n;
+				per[o].med = tc_select_i64(durs + per[o].at, per[o].n, (per[o].n - 1) / 2);
 			}
 		}
 	}
+	free(durs);
 	free(lines);
-	tc_sort(v, n, sizeof(*v), cmp_rt_call);
+	tc_sort(q, nq, sizeof(*q), cmp_rt_call);
 	struct tc_stall *s = NULL;
 	size_t ns = 0, scap = 0;
-	for (size_t i = 0; i < n;) {
+	for (size_t i = 0; i < nq;) {
 		size_t j = i;
-		while (j < n && v[j].op == v[i].op) {
+		while (j < nq && q[j].op == q[i].op) {
 			j++;
 		}
-		/* The lower median: a few slow calls among many fast ones
-		 * leave it at the fast ones' time. */
-		int64_t med = v[i + (j - i - 1) / 2].dur;
+		const struct op_calls *oc = &per[q[i].op];
+		bool once = oc->n == 1;
 		size_t first = ns;
 		for (size_t k = i; k < j; k++) {
-			bool once = j - i == 1;
-			if (v[k].in != outside && v[k].dur >= min_ps &&
-					(once || (med > 0 && v[k].dur / 100 >= med))) {
+			if (once || (oc->med > 0 && q[k].dur / 100 >= oc->med)) {
 				TC_GROW(s, scap, ns + 1);
-				s[ns++] = (struct tc_stall){ v[k].op, v[k].start, v[k].dur, v[k].dur,
-					!once || startup_name(tc_model_str(m, m->ops[v[k].op].name)) };
+				s[ns++] = (struct tc_stall){ q[k].op, q[k].start, q[k].dur, q[k].dur,
+					!once || startup_name(tc_model_str(m, m->ops[q[k].op].name)) };
 			}
 		}
 		/* Slow again in another step: a recurring stall, not start-up. */
@@ -295,7 +360,8 @@ static struct tc_stall *one_off_calls(const struct tc_model *m, const struct tc_
 		}
 		i = j;
 	}
-	free(v);
+	free(q);
+	free(per);
 	*ns_out = ns;
 	return s;
 }

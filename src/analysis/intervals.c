@@ -1113,12 +1113,12 @@ bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t
 	return true;
 }
 
-size_t tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
+size_t tc_ivals_trim_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
 		int64_t lo, int64_t hi, struct tc_ivals *out) {
-	size_t dropped = 0;
+	size_t changed = 0;
 	out->n = 0;
 	size_t i = first_ending_after(v, lo);
-	size_t r = first_ending_after(runs, lo);
+	size_t r = first_ending_after(runs, lo), q = r;
 	while (i < v->n && v->lo[i] < hi) {
 		int64_t a = v->lo[i] > lo ? v->lo[i] : lo;
 		while (r < runs->n && runs->hi[r] <= a) {
@@ -1126,7 +1126,8 @@ size_t tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs
 		}
 		if (r < runs->n && runs->lo[r] <= a && (runs->kinds[r] & mask)) {
 			/* Under the stretch of touching mask runs from r on: every
-			 * interval that ends (clipped) by its end is dropped. */
+			 * interval that ends (clipped) by its end is dropped, the
+			 * next one's head is cut to it. */
 			int64_t end = runs->hi[r];
 			for (size_t j = r + 1; j < runs->n && runs->lo[j] == end &&
 					(runs->kinds[j] & mask); j++) {
@@ -1134,7 +1135,7 @@ size_t tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs
 			}
 			while (i < v->n && v->lo[i] < hi && (v->hi[i] < hi ? v->hi[i] : hi) <= end) {
 				i++;
-				dropped++;
+				changed++;
 			}
 			if (i == v->n || v->lo[i] >= hi) {
 				break;
@@ -1142,12 +1143,33 @@ size_t tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs
 			if (v->lo[i] >= end) {
 				continue;
 			}
-			a = v->lo[i] > lo ? v->lo[i] : lo;
+			a = end;
 		}
-		tc_ivals_push(out, a, v->hi[i] < hi ? v->hi[i] : hi);
+		bool cut = a != (v->lo[i] > lo ? v->lo[i] : lo);
+		/* The tail: cut back to the start of the stretch of touching
+		 * mask runs its last instant lies under (one that starts after
+		 * a, as a lies under none). */
+		int64_t b = v->hi[i] < hi ? v->hi[i] : hi;
+		q = q > r ? q : r;
+		while (q < runs->n && runs->hi[q] < b) {
+			q++;
+		}
+		if (q < runs->n && runs->lo[q] < b && (runs->kinds[q] & mask)) {
+			int64_t s = runs->lo[q];
+			for (size_t j = q; j > 0 && s > a && runs->hi[j - 1] == s &&
+					(runs->kinds[j - 1] & mask); j--) {
+				s = runs->lo[j - 1];
+			}
+			b = s > a ? s : a;
+			cut = true;
+		}
+		if (a < b) {
+			tc_ivals_push(out, a, b);
+		}
+		changed += cut;
 		i++;
 	}
-	return dropped;
+	return changed;
 }
 
 void tc_cover_add(struct tc_cover *c, const struct tc_ivals *lists, size_t nl,

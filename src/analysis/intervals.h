@@ -238,11 +238,13 @@ bool tc_cover_const_but(struct tc_cover *c, const struct tc_ivals *lists, size_t
 	size_t dense, int64_t lo, int64_t hi, uint64_t *bits, size_t *first);
 /*
  * The intervals of plain list v within [lo, hi), clipped to it, into out
- * (cleared first), but those lying wholly under runs (a run list) whose
- * kinds meet mask, touching runs counted as one. Returns how many were
- * left out.
+ * (cleared first), less what lies under runs (a run list) whose kinds meet
+ * mask, touching runs counted as one stretch, at their ends: those wholly
+ * under such a stretch are left out, a head or tail under one is cut off
+ * (the middle stays whole, so out has no more intervals than v). Returns
+ * how many were left out or cut.
  */
-size_t tc_ivals_drop_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
+size_t tc_ivals_trim_under(const struct tc_ivals *v, const struct tc_ivals *runs, uint32_t mask,
 	int64_t lo, int64_t hi, struct tc_ivals *out);
 /* Time covered by any list in mask; by some list in a and some in b. */
 int64_t tc_cover_len(const struct tc_cover *c, uint64_t mask);

@@ -44,7 +44,8 @@ static bool device_kind(enum tc_op_kind k) {
 		k == TC_OP_COLLECTIVE;
 }
 
-static void host_index_init(struct host_index *h, const struct tc_model *m) {
+/* sums: with the per-slot sums (ps, n) a table charges launches to. */
+static void host_index_init(struct host_index *h, const struct tc_model *m, bool sums) {
 	memset(h, 0, sizeof(*h));
 	h->base = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*h->base));
 	for (size_t t = 0; t < m->n_tracks; t++) {
@@ -56,8 +57,10 @@ static void host_index_init(struct host_index *h, const struct tc_model *m) {
 	}
 	size_t n = h->n_slots ? h->n_slots : 1;
 	h->parent = tc_xmalloc(n * sizeof(*h->parent));
-	h->ps = tc_xcalloc(n, sizeof(*h->ps));
-	h->n = tc_xcalloc(n, sizeof(*h->n));
+	if (sums) {
+		h->ps = tc_xcalloc(n, sizeof(*h->ps));
+		h->n = tc_xcalloc(n, sizeof(*h->n));
+	}
 	/* Parents: the nearest open event that encloses the whole event.
 	 * Finalize's depths nest any overlap; a partial overlap (async
 	 * slices, a synthetic trace) is no parent, or a launch would be
@@ -102,8 +105,22 @@ static void host_index_finish(struct host_index *h) {
 	free(h->n);
 }
 
-static uint32_t slot_of(const struct tc_model *m, const struct host_index *h, uint32_t ev) {
+/* ev's track, trying *hint first: consecutive launches mostly come from
+ * one host thread onto one stream, and a finalized model's track holds
+ * one range of events (no track column: a search per event). */
+static uint32_t track_near(const struct tc_model *m, uint32_t ev, uint32_t *hint) {
+	if (!m->ev.track && !m->ev.runs && *hint < m->n_tracks &&
+			ev - m->tracks[*hint].first < m->tracks[*hint].count) {
+		return *hint;
+	}
 	uint32_t t = tc_model_event_track(m, ev);
+	*hint = t;
+	return t;
+}
+
+static uint32_t slot_of(const struct tc_model *m, const struct host_index *h, uint32_t ev,
+		uint32_t *hint) {
+	uint32_t t = track_near(m, ev, hint);
 	if (t == TC_NONE || h->base[t] == TC_NONE) {
 		return TC_NONE;
 	}
@@ -115,10 +132,13 @@ static bool is_framework_op(const struct tc_model *m, uint32_t ev) {
 }
 
 /* Add each linked device event's time to every framework op above its
- * launch; each device event once, whatever flows name it. */
+ * launch; each device event once, whatever flows name it. With innermost,
+ * only the first framework op above each launch is wanted: it goes there,
+ * and nothing is charged (h has no sums, t and linked are not kept). */
 static void link_launches(const struct tc_model *m, uint32_t only, struct host_index *h,
 		struct tc_launch_table *t, uint8_t *linked, uint32_t *innermost) {
 	uint8_t *seen = tc_xcalloc(m->ev.n / 8 + 1, 1);
+	uint32_t from_hint = TC_NONE, to_hint = TC_NONE;
 	for (size_t f = 0; f < m->n_flows; f++) {
 		const struct tc_flow *fl = &m->flows[f];
 		uint32_t d = fl->to;
@@ -127,7 +147,7 @@ static void link_launches(const struct tc_model *m, uint32_t only, struct host_i
 				(seen[d / 8] & (1u << (d % 8)))) {
 			continue;
 		}
-		uint32_t s = slot_of(m, h, fl->from), dt = tc_model_event_track(m, d);
+		uint32_t s = slot_of(m, h, fl->from, &from_hint), dt = track_near(m, d, &to_hint);
 		if (s == TC_NONE || dt == TC_NONE || !device_line(m, dt, only)) {
 			continue;
 		}
@@ -139,8 +159,9 @@ static void link_launches(const struct tc_model *m, uint32_t only, struct host_i
 		for (uint32_t cur = fl->from; cur != TC_NONE && levels < MAX_LEVELS; levels++) {
 			uint32_t cs = (uint32_t)((int64_t)cur + off);
 			if (is_framework_op(m, cur)) {
-				if (!any && innermost) {
+				if (innermost) {
 					innermost[d] = cur;
+					break;
 				}
 				h->ps[cs] = tc_sat_add(h->ps[cs], m->ev.dur[d]);
 				h->n[cs]++;
@@ -193,9 +214,9 @@ static uint32_t key_id(const struct tc_model *m, const char *k) {
  * framework op encloses it. */
 static void call_context(const struct tc_model *m, const struct host_index *h, uint32_t ev,
 		struct tc_launch_row *r) {
-	uint32_t outer = m->ev.op[ev], module = 0, annot = 0;
+	uint32_t outer = m->ev.op[ev], module = 0, annot = 0, hint = TC_NONE;
 	size_t levels = 0;
-	for (uint32_t cur = h->parent[slot_of(m, h, ev)]; cur != TC_NONE && levels < MAX_LEVELS;
+	for (uint32_t cur = h->parent[slot_of(m, h, ev, &hint)]; cur != TC_NONE && levels < MAX_LEVELS;
 			levels++) {
 		const struct tc_op *op = &m->ops[m->ev.op[cur]];
 		const char *name = tc_model_str(m, op->name);
@@ -209,7 +230,7 @@ static void call_context(const struct tc_model *m, const struct host_index *h, u
 		if (!annot && op->kind == TC_OP_ANNOTATION) {
 			annot = op->name;
 		}
-		cur = h->parent[slot_of(m, h, cur)];
+		cur = h->parent[slot_of(m, h, cur, &hint)];
 	}
 	r->outer = m->ops[outer].name;
 	r->scope = module ? module : annot;
@@ -248,8 +269,9 @@ static void fill_row(const struct tc_model *m, const struct host_index *h,
 	double flops = 0, rate_sum = 0;
 	size_t rated = 0;
 	bool flops_known = true;
+	uint32_t hint = TC_NONE;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t s = slot_of(m, h, c[i].ev);
+		uint32_t s = slot_of(m, h, c[i].ev, &hint);
 		r->calls++;
 		r->kernels += h->n[s];
 		r->kernel_ps = tc_sat_add(r->kernel_ps, h->ps[s]);
@@ -507,7 +529,7 @@ void tc_launcher_table(const struct tc_model *m, uint32_t only, double peak_flop
 		}
 	}
 	struct host_index h;
-	host_index_init(&h, m);
+	host_index_init(&h, m, true);
 	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
 	link_launches(m, only, &h, t, linked, NULL);
 	uint32_t k_dims = key_id(m, "Input Dims"), k_types = key_id(m, "Input type");
@@ -556,7 +578,7 @@ void tc_launcher_of_events(const struct tc_model *m, uint32_t *out) {
 	}
 	struct host_index h;
 	struct tc_launch_table t = { 0 };
-	host_index_init(&h, m);
+	host_index_init(&h, m, false);
 	uint8_t *linked = tc_xcalloc(m->ev.n / 8 + 1, 1);
 	link_launches(m, TC_NONE, &h, &t, linked, out);
 	free(linked);

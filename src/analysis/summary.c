@@ -173,10 +173,10 @@ struct op_walk {
 	const uint32_t *row_of;
 	struct tc_op_summary *rows;
 	struct op_acc *acc;
-	struct tc_op_cost *cost; /* per op, packed: the op records would crowd the cache */
-	uint64_t *n_ev;          /* per op: its events with costs on the line, 0 between */
-	bool any_cost;           /* some op has a cost */
-	uint32_t *touched;       /* the ops with n_ev, in first-seen order */
+	const struct tc_costs *costs; /* every event's cost key (borrowed) */
+	uint64_t *n_ev;          /* per cost key: its events on the line, 0 between */
+	uint32_t *touched;       /* the keys with n_ev, in first-seen order */
+	bool any_cost;           /* some key has a cost */
 	int64_t *stack_end;
 	uint32_t *stack_row;
 	size_t scap, scap2;
@@ -194,35 +194,38 @@ static void op_walk_init(struct op_walk *w, const struct tc_model *m, const stru
 	for (size_t r = 0; r < or->n; r++) {
 		w->acc[r] = (struct op_acc){ .a.min = INT64_MAX };
 	}
-	w->cost = tc_op_costs_make(m);
-	for (size_t o = 0; o < m->n_ops; o++) {
-		w->any_cost |= w->cost[o].flops >= 0 || w->cost[o].bytes >= 0;
+	w->costs = tc_model_costs(m);
+	w->n_ev = tc_xcalloc(w->costs->n ? w->costs->n : 1, sizeof(*w->n_ev));
+	w->touched = tc_xmalloc((w->costs->n ? w->costs->n : 1) * sizeof(*w->touched));
+	for (size_t k = 0; k < w->costs->n; k++) {
+		w->any_cost |= w->costs->cost[k].flops >= 0 || w->costs->cost[k].bytes >= 0;
 	}
-	w->n_ev = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*w->n_ev));
-	w->touched = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*w->touched));
 }
 
 static void op_walk_finish(struct op_walk *w) {
 	free(w->acc);
-	free(w->cost);
 	free(w->n_ev);
 	free(w->touched);
 	free(w->stack_end);
 	free(w->stack_row);
 }
 
-/* Whether adding count x cost for the ops touched[0..nt) gives each row
- * what adding event by event does: every row's sum, before and after,
+/* Whether adding count x cost for the cost keys touched[0..nt) gives each
+ * row what adding event by event does: every row's sum, before and after,
  * an integer a double holds exactly (bounded by the largest row's and
- * all the ops' together), so no addition rounds. */
+ * all the keys' together), so no addition rounds. */
 static bool flat_costs_exact(const struct op_walk *w, size_t nt) {
 	unsigned __int128 fl = 0, by = 0;
 	double rf = 0, rb = 0;
 	for (size_t j = 0; j < nt; j++) {
-		uint32_t o = w->touched[j];
-		const struct tc_op_summary *row = &w->rows[w->row_of[o]];
-		fl += w->cost[o].flops > 0 ? (unsigned __int128)w->n_ev[o] * (uint64_t)w->cost[o].flops : 0;
-		by += w->cost[o].bytes > 0 ? (unsigned __int128)w->n_ev[o] * (uint64_t)w->cost[o].bytes : 0;
+		uint32_t k = w->touched[j];
+		const struct tc_op_cost *c = &w->costs->cost[k];
+		const struct tc_op_summary *row = &w->rows[w->row_of[w->costs->op[k]]];
+		if (c->flops < 0 && c->bytes < 0) {
+			continue;
+		}
+		fl += c->flops > 0 ? (unsigned __int128)w->n_ev[k] * (uint64_t)c->flops : 0;
+		by += c->bytes > 0 ? (unsigned __int128)w->n_ev[k] * (uint64_t)c->bytes : 0;
 		if (row->flops > (double)TC_DOUBLE_EXACT_MAX || row->bytes > (double)TC_DOUBLE_EXACT_MAX ||
 				(row->flops > 0 && row->flops != (double)(uint64_t)row->flops) ||
 				(row->bytes > 0 && row->bytes != (double)(uint64_t)row->bytes)) {
@@ -234,22 +237,26 @@ static bool flat_costs_exact(const struct op_walk *w, size_t nt) {
 	return fl <= TC_DOUBLE_EXACT_MAX - (uint64_t)rf && by <= TC_DOUBLE_EXACT_MAX - (uint64_t)rb;
 }
 
-/* A line's costs (ops touched[0..nt), n_ev events each) into their
- * rows: per op where that is exact, else event by event in order. */
+/* A flat line's costs (cost keys touched[0..nt), n_ev events each) into
+ * their rows: per key where that is exact, else event by event in order. */
 static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, size_t nt) {
+	const struct tc_costs *cs = w->costs;
 	if (flat_costs_exact(w, nt)) {
 		for (size_t j = 0; j < nt; j++) {
-			uint32_t o = w->touched[j];
-			const struct tc_op_cost *c = &w->cost[o];
-			struct tc_op_summary *row = &w->rows[w->row_of[o]];
+			uint32_t k = w->touched[j];
+			const struct tc_op_cost *c = &cs->cost[k];
+			struct tc_op_summary *row = &w->rows[w->row_of[cs->op[k]]];
+			if (c->flops < 0 && c->bytes < 0) {
+				continue;
+			}
 			/* n_ev x a cost: at most 2^53 (flat_costs_exact) */
-			row_costs(row, c->flops >= 0 ? c->flops * (int64_t)w->n_ev[o] : -1,
-				c->bytes >= 0 ? c->bytes * (int64_t)w->n_ev[o] : -1);
+			row_costs(row, c->flops >= 0 ? c->flops * (int64_t)w->n_ev[k] : -1,
+				c->bytes >= 0 ? c->bytes * (int64_t)w->n_ev[k] : -1);
 		}
 	} else {
 		const struct tc_track *tr = &m->tracks[t];
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			const struct tc_op_cost *c = &w->cost[m->ev.op[i]];
+			const struct tc_op_cost *c = &cs->cost[cs->key[i]];
 			row_costs(&w->rows[w->row_of[m->ev.op[i]]], c->flops, c->bytes);
 		}
 	}
@@ -266,27 +273,28 @@ static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, si
 static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t) {
 	const struct tc_track *tr = &m->tracks[t];
 	const int64_t *start = m->ev.start, *durs = m->ev.dur;
-	const uint32_t *evop = m->ev.op;
+	const uint32_t *evop = m->ev.op, *key = w->costs->key;
+	const struct tc_op_cost *cost = w->costs->cost;
 	const uint16_t *depth = m->ev.depth;
 	const uint32_t *row_of = w->row_of;
 	struct op_acc *acc = w->acc;
+	struct tc_op_summary *rows = w->rows;
 	size_t levels = (size_t)tr->max_depth + 1;
 	TC_GROW(w->stack_end, w->scap, levels);
 	TC_GROW(w->stack_row, w->scap2, levels);
 	int64_t *lend = w->stack_end;
 	uint32_t *lrow = w->stack_row;
-	size_t nt = 0;
 	const bool any_cost = w->any_cost;
 	/* track_busy's union, while the columns are read anyway. */
 	int64_t busy = 0, lo = 0, hi = 0;
 	bool open = false;
 	for (size_t i = tr->first, end = i + tr->count; i < end; i++) {
 		int64_t s = start[i], d = durs[i], e = s + d;
-		uint32_t o = evop[i], row = row_of[o];
+		uint32_t row = row_of[evop[i]];
 		acc_event(&acc[row], d);
-		if (any_cost && (w->cost[o].flops >= 0 || w->cost[o].bytes >= 0) &&
-				!w->n_ev[o]++) {
-			w->touched[nt++] = o;
+		/* Event by event, in order, as the stack walk adds them. */
+		if (any_cost) {
+			row_costs(&rows[row], cost[key[i]].flops, cost[key[i]].bytes);
 		}
 		/* Self time: a child's time (clipped to its parent) leaves the
 		 * parent's row. */
@@ -312,37 +320,41 @@ static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t
 	if (w->busy) {
 		w->busy[t] = open ? tc_sat_add(busy, hi - lo) : busy;
 	}
-	flat_costs(w, m, t, nt);
 }
+
+/* Events a cost key on a line, at least, for the per-key sums. */
+#define FLAT_EVENTS_PER_KEY 4
 
 /* Track t's events into w's rows. Costs are summed event by event, in the
  * lines' order: doubles. */
 static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t) {
 	const struct tc_track *tr = &m->tracks[t];
 	const int64_t *start = m->ev.start, *durs = m->ev.dur;
-	const uint32_t *evop = m->ev.op;
+	const uint32_t *evop = m->ev.op, *key = w->costs->key;
+	const struct tc_op_cost *cost = w->costs->cost;
 	const uint32_t *row_of = w->row_of;
 	struct op_acc *acc = w->acc;
 	struct tc_op_summary *rows = w->rows;
 	size_t top = 0;
 	/* No event on a flat line encloses another: self time is all. */
 	bool flat = tr->max_depth == 0;
-	if (flat && !m->event_costs) {
-		/* The loop below without its stack and cost look-ups: most
-		 * device lines, and half the op table's time there. */
+	/* Costs counted per key and added per key once (the loop below
+	 * without its stack) pay where keys repeat: most device lines, and
+	 * half the op table's time there. A line with few events a key (many
+	 * ops, many lines) adds them per event. */
+	if (flat && tr->count >= FLAT_EVENTS_PER_KEY * w->costs->n) {
 		size_t nt = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-			uint32_t o = evop[i];
-			acc_event(&acc[row_of[o]], durs[i]);
-			const struct tc_op_cost *c = &w->cost[o];
-			if ((c->flops >= 0 || c->bytes >= 0) && !w->n_ev[o]++) {
-				w->touched[nt++] = o;
+			uint32_t k = key[i];
+			acc_event(&acc[row_of[evop[i]]], durs[i]);
+			if (!w->n_ev[k]++) {
+				w->touched[nt++] = k;
 			}
 		}
 		flat_costs(w, m, t, nt);
 		return;
 	}
-	if (!m->event_costs && m->ev.depth && tr->max_depth < UINT16_MAX) {
+	if (!flat && !m->event_costs && m->ev.depth && tr->max_depth < UINT16_MAX) {
 		op_walk_nested(w, m, t);
 		return;
 	}
@@ -350,14 +362,7 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 		int64_t s = start[i], d = durs[i], e = s + d;
 		uint32_t row = row_of[evop[i]];
 		acc_event(&acc[row], d);
-		/* Without per-event costs, an event's are its op's: no call. */
-		if (m->event_costs) {
-			int64_t f, b;
-			tc_model_event_costs(m, i, &f, &b);
-			row_costs(&rows[row], f, b);
-		} else {
-			row_costs(&rows[row], w->cost[evop[i]].flops, w->cost[evop[i]].bytes);
-		}
+		row_costs(&rows[row], cost[key[i]].flops, cost[key[i]].bytes);
 		if (flat) {
 			continue;
 		}

@@ -56,7 +56,8 @@ struct report_opts {
 };
 
 static void add_rank(struct tc_report_rank *rk, const char *label, const struct tc_analysis *a) {
-	snprintf(rk->label, sizeof(rk->label), "%s", label);
+	/* Labels longer than the field are cut on purpose. */
+	snprintf(rk->label, sizeof(rk->label), "%.*s", (int)sizeof(rk->label) - 1, label);
 	rk->n_steps = a->n_steps;
 	rk->steps = tc_xmalloc((a->n_steps ? a->n_steps : 1) * sizeof(*rk->steps));
 	if (a->n_steps) {

@@ -63,6 +63,7 @@ struct tc_model *tc_model_create(void) {
 	m->max_arg_bytes = (size_t)UINT32_MAX - 32;
 	m->op_nslots = 1024;
 	m->op_slots = tc_xcalloc(m->op_nslots, sizeof(*m->op_slots));
+	tc_model_costs_init(m);
 	return m;
 }
 
@@ -85,6 +86,7 @@ void tc_model_destroy(struct tc_model *m) {
 	if (!m) {
 		return;
 	}
+	tc_model_costs_finish(m);
 	tc_model_events_finish(&m->ev);
 	free(m->samples.ts);
 	free(m->samples.value);
@@ -782,64 +784,6 @@ uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
 		return TC_NONE;
 	}
 	return (uint32_t)(lo - 1);
-}
-
-int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
-	int64_t v;
-	uint32_t a = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
-	if (a != TC_NONE && tc_model_arg_i64(m, a, m->key.flops, &v)) {
-		return v;
-	}
-	return m->ops[m->ev.op[i]].flops;
-}
-
-int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
-	int64_t v;
-	uint32_t a = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
-	if (a != TC_NONE && tc_model_arg_i64(m, a, m->key.bytes_accessed, &v)) {
-		return v;
-	}
-	return m->ops[m->ev.op[i]].bytes;
-}
-
-/* tc_model_arg_value_i64 with its integer cases in line. */
-static inline bool arg_i64(const struct tc_model *m, const struct tc_arg *a, int64_t *v) {
-	if (a->type == TC_ARG_INT || a->type == TC_ARG_BOOL) {
-		*v = a->v.i;
-		return true;
-	}
-	if (a->type == TC_ARG_UINT) {
-		*v = (int64_t)a->v.u;
-		return true;
-	}
-	return tc_model_arg_value_i64(m, a, v);
-}
-
-void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes) {
-	const struct tc_op *op = &m->ops[m->ev.op[i]];
-	*flops = op->flops;
-	*bytes = op->bytes;
-	uint32_t args = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
-	if (args == TC_NONE) {
-		return;
-	}
-	struct tc_arg a[2];
-	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
-	int64_t v;
-	if ((found & 1) && arg_i64(m, &a[0], &v)) {
-		*flops = v;
-	}
-	if ((found & 2) && arg_i64(m, &a[1], &v)) {
-		*bytes = v;
-	}
-}
-
-struct tc_op_cost *tc_op_costs_make(const struct tc_model *m) {
-	struct tc_op_cost *c = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*c));
-	for (size_t o = 0; o < m->n_ops; o++) {
-		c[o] = (struct tc_op_cost){ m->ops[o].flops, m->ops[o].bytes };
-	}
-	return c;
 }
 
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {

@@ -417,6 +417,9 @@ struct tc_model {
 	uint32_t arg_last_hdr;
 	size_t max_arg_bytes;
 	bool over_arg_bytes;
+
+	/* private: the cost column, made on first use (tc_model_costs) */
+	struct tc_costs_cache *costs_cache;
 };
 
 struct tc_model *tc_model_create(void);
@@ -599,24 +602,43 @@ static inline const struct tc_op *tc_model_event_op(const struct tc_model *m, si
 }
 /*
  * Costs. An op's FLOPs and bytes accessed per execution are resolved once,
- * by the reader, into tc_op.flops and .bytes (-1 unknown): per-event walks
- * read them through ev.op, or from a packed copy (tc_op_costs_make), never
- * by searching args. Only where m->event_costs is set may an event's own
- * args (key.flops, key.bytes_accessed) override its op's; these functions
- * search its list then, and otherwise cost one load.
+ * by the reader, into tc_op.flops and .bytes (-1 unknown). Only where
+ * m->event_costs is set may an event's own args (key.flops,
+ * key.bytes_accessed) override its op's. Per-event walks never search
+ * args for them: they read the cost column (tc_model_costs).
  */
-/* FLOPs / bytes of event i: its own arg when present, else its op's. -1 unknown. */
-int64_t tc_model_event_flops(const struct tc_model *m, size_t i);
-int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i);
-/* Both of event i's, as the two above give them, in one walk of its args. */
-void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes);
-
-/* Every op's costs, packed (16 bytes an op against tc_op's 40): cost[o]
- * is {ops[o].flops, ops[o].bytes}. Free with free(). */
+/* One cost, packed (16 bytes against tc_op's 40). */
 struct tc_op_cost {
 	int64_t flops, bytes;
 };
-struct tc_op_cost *tc_op_costs_make(const struct tc_model *m);
+
+/*
+ * Every event's costs, resolved once: event i's are cost[key[i]]. A key
+ * is an op's (key o < n_ops: op o's own costs) or, for events whose args
+ * override them, one of the distinct (op, flops, bytes) past those; op[k]
+ * is key k's op, always the event's. Without event costs key is ev.op.
+ * Walks that sum per op can sum per key and add each key's sums once.
+ */
+struct tc_costs {
+	const uint32_t *key;           /* per event */
+	const struct tc_op_cost *cost; /* per key */
+	const uint32_t *op;            /* per key */
+	size_t n;                      /* keys: n_ops and more */
+};
+/* m's cost column (m finalized), made on the first call, which searches
+ * each event's args once where m->event_costs; safe to call from several
+ * threads. Borrowed: valid while m lives and is not changed. */
+const struct tc_costs *tc_model_costs(const struct tc_model *m);
+/* Frees m's cost column, made again on next use: for benchmarks that time
+ * the first use again (finalize does it for changed models). */
+void tc_model_costs_drop(struct tc_model *m);
+/* FLOPs / bytes of event i: its own arg when present, else its op's. -1
+ * unknown. From the column on a finalized model, by a search before. */
+int64_t tc_model_event_flops(const struct tc_model *m, size_t i);
+int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i);
+/* Both of event i's, as the two above give them. */
+void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes);
+
 /* Earliest start and latest end over all events (0,0 if none). */
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last);
 

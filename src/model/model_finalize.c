@@ -833,6 +833,7 @@ void tc_model_finalize_mt(struct tc_model *m, bool second_thread) {
 	if (m->finalized) {
 		return;
 	}
+	tc_model_costs_drop(m);
 	if (m->n_implausible) {
 		tc_model_warn(m, m->n_implausible, "events with a duration over 7 days or a time over "
 			"53 days from the origin (corrupt) were clamped");

@@ -31,4 +31,10 @@ void tc_model_args_close(struct tc_model *m);
 uint32_t tc_model_arg_decode(const struct tc_model *m, uint32_t pos, struct tc_arg *out,
 		bool *last);
 
+/* model_costs.c: the cost column's cache (tc_model_costs), made empty at
+ * create (finalize empties it: the events it keys may have moved) and
+ * freed at destroy. */
+void tc_model_costs_init(struct tc_model *m);
+void tc_model_costs_finish(struct tc_model *m);
+
 #endif

@@ -434,6 +434,7 @@ static void emit_event(struct reader *r, const struct line_ctx *lc, const struct
 	}
 	struct ev_extra x;
 	ev_extra_init(&x);
+	r->cur_ei = e->ei;
 	uint32_t args = tc_model_args_begin(r->m);
 	for (size_t i = 0; i < ns; i++) {
 		if (!number_stat(r, &st[i], &x)) {

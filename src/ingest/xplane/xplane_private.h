@@ -130,6 +130,7 @@ enum xp_metadata_field {
 	XSM_NAME = 2,                      /* XStatMetadata */
 };
 #define XP_TAG(num, wt) ((num) << 3 | (wt))
+#define XP_STRC 512 /* slots of the reader's string cache (struct reader) */
 
 /* ---- id maps: int64 key -> dense index ---- */
 
@@ -397,6 +398,12 @@ struct reader {
 	 * line_first (events.c, line_track); line_n of them */
 	uint32_t *line_slots;
 	size_t line_cap, line_n, line_first;
+	/* String stat values by (event metadata, stat): a per-event string
+	 * is mostly its op's (tf_op, kernel details), where the stat's last
+	 * value alternates between ops. A hit is still compared byte for
+	 * byte; entries hold ei + 1 (0: empty) and are the current plane's. */
+	uint32_t cur_ei; /* the event metadata of the event being emitted */
+	struct { uint32_t ei1, k, id; } strc[XP_STRC];
 };
 
 /* The current plane's, once its metadata is read. */
@@ -602,11 +609,22 @@ static inline uint32_t str_value(struct reader *r, uint32_t k, const uint8_t *s,
 	}
 	uint32_t last = r->sm[k].last;
 	const struct tc_intern *t = &r->m->strings;
-	if (last != TC_NONE && n <= r->lim->max_string && tc_intern_len(t, last) == n &&
+	bool fits = n <= r->lim->max_string;
+	if (last != TC_NONE && fits && tc_intern_len(t, last) == n &&
 			memcmp(tc_intern_str(t, last), s, n) == 0) {
 		return last;
 	}
-	return r->sm[k].last = tc_xplane_intern(r, s, n);
+	uint32_t slot = ((r->cur_ei * 0x9E3779B1u) ^ (k * 0x85EBCA6Bu)) >> 7 & (XP_STRC - 1);
+	uint32_t id = r->strc[slot].id;
+	if (r->strc[slot].ei1 == r->cur_ei + 1 && r->strc[slot].k == k && fits &&
+			tc_intern_len(t, id) == n && memcmp(tc_intern_str(t, id), s, n) == 0) {
+		return r->sm[k].last = id;
+	}
+	id = tc_xplane_intern(r, s, n);
+	r->strc[slot].ei1 = r->cur_ei + 1;
+	r->strc[slot].k = k;
+	r->strc[slot].id = id;
+	return r->sm[k].last = id;
 }
 
 /* An xstat as a value, its raw string interned. */

@@ -187,6 +187,7 @@ static void plane_reset(struct reader *r) {
 	idmap_finish(&r->emap);
 	r->n_sm = 0;
 	r->n_em = 0;
+	memset(r->strc, 0, sizeof(r->strc));
 }
 
 /* Read a plane's stat_metadata map into r->sm / r->smap. */

@@ -1,0 +1,277 @@
+/*
+ * Events' FLOPs and bytes accessed: resolved once per model into a packed
+ * cost-key column (struct tc_costs, model.h), so the per-event walks read
+ * a column instead of searching every event's args; and the per-event
+ * look-ups, which read that column too.
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include "model/model.h"
+#include "model/model_private.h"
+#include "util/xalloc.h"
+
+/* The column and table tc_model_costs hands out, with the arrays it owns. */
+struct costs_made {
+	struct tc_costs pub;
+	uint32_t *key;           /* NULL where pub.key is ev.op */
+	struct tc_op_cost *cost;
+	uint32_t *op;
+	size_t cap;
+};
+
+/* Made on first use, under lock: the passes on both analysis threads ask. */
+struct tc_costs_cache {
+	pthread_mutex_t lock;
+	_Atomic(struct costs_made *) made;
+};
+
+void tc_model_costs_init(struct tc_model *m) {
+	m->costs_cache = tc_xcalloc(1, sizeof(*m->costs_cache));
+	pthread_mutex_init(&m->costs_cache->lock, NULL);
+	atomic_init(&m->costs_cache->made, NULL);
+}
+
+static void made_free(struct costs_made *c) {
+	if (c) {
+		free(c->key);
+		free(c->cost);
+		free(c->op);
+		free(c);
+	}
+}
+
+void tc_model_costs_drop(struct tc_model *m) {
+	if (m->costs_cache) {
+		made_free(atomic_exchange(&m->costs_cache->made, NULL));
+	}
+}
+
+void tc_model_costs_finish(struct tc_model *m) {
+	if (m->costs_cache) {
+		tc_model_costs_drop(m);
+		pthread_mutex_destroy(&m->costs_cache->lock);
+		free(m->costs_cache);
+		m->costs_cache = NULL;
+	}
+}
+
+/* The arg search the column resolves once: of the list at args (TC_NONE:
+ * none), the first arg of key.flops (bit 0 of the result, into *flops)
+ * and of key.bytes_accessed (bit 1, into *bytes), where it is a number
+ * that fits (tc_model_arg_value_i64, its integer cases in line). */
+static inline unsigned costs_search(const struct tc_model *m, uint32_t args, int64_t *flops,
+		int64_t *bytes) {
+	struct tc_arg a[2];
+	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
+	unsigned set = 0;
+	for (unsigned j = 0; j < 2; j++) {
+		int64_t *v = j ? bytes : flops;
+		if (!(found >> j & 1)) {
+			continue;
+		}
+		if (a[j].type == TC_ARG_INT || a[j].type == TC_ARG_BOOL) {
+			*v = a[j].v.i;
+		} else if (a[j].type == TC_ARG_UINT) {
+			*v = (int64_t)a[j].v.u;
+		} else if (!tc_model_arg_value_i64(m, &a[j], v)) {
+			continue;
+		}
+		set |= 1u << j;
+	}
+	return set;
+}
+
+/* The distinct (op, flops, bytes) keys past the ops', by hash: slots hold
+ * key + 1 (0 empty). */
+struct dedup {
+	uint32_t *slot;
+	size_t cap, n; /* cap a power of two, at most half full */
+};
+
+static size_t dedup_hash(uint32_t op, int64_t f, int64_t b, size_t cap) {
+	uint64_t h = (uint64_t)op * 0x9e3779b97f4a7c15ull ^ (uint64_t)f;
+	h = (h ^ h >> 29) * 0xbf58476d1ce4e5b9ull ^ (uint64_t)b;
+	h = (h ^ h >> 32) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ h >> 31) & (cap - 1);
+}
+
+static void dedup_grow(struct dedup *d, const struct costs_made *c) {
+	size_t cap = d->cap ? d->cap * 2 : 256;
+	uint32_t *slot = tc_xcalloc(cap, sizeof(*slot));
+	for (size_t i = 0; i < d->cap; i++) {
+		uint32_t k = d->slot[i];
+		if (k) {
+			const struct tc_op_cost *v = &c->cost[k - 1];
+			size_t j = dedup_hash(c->op[k - 1], v->flops, v->bytes, cap);
+			while (slot[j]) {
+				j = (j + 1) & (cap - 1);
+			}
+			slot[j] = k;
+		}
+	}
+	free(d->slot);
+	d->slot = slot;
+	d->cap = cap;
+}
+
+/* A new key (op, f, b) at the end of c's table. */
+static uint32_t key_add(struct costs_made *c, uint32_t op, int64_t f, int64_t b) {
+	uint32_t k = (uint32_t)c->pub.n;
+	TC_GROW(c->cost, c->cap, c->pub.n + 1);
+	c->op = tc_xrealloc(c->op, c->cap * sizeof(*c->op));
+	c->cost[k] = (struct tc_op_cost){ f, b };
+	c->op[k] = op;
+	c->pub.n++;
+	return k;
+}
+
+/* The key of (op, f, b) in d: k where it is new and k is given (a key
+ * made before), else one added to c's table. */
+static uint32_t dedup_key(struct dedup *d, struct costs_made *c, uint32_t op, int64_t f,
+		int64_t b, uint32_t k) {
+	if (2 * (d->n + 1) > d->cap) {
+		dedup_grow(d, c);
+	}
+	size_t j = dedup_hash(op, f, b, d->cap);
+	for (; d->slot[j]; j = (j + 1) & (d->cap - 1)) {
+		uint32_t h = d->slot[j] - 1;
+		if (c->op[h] == op && c->cost[h].flops == f && c->cost[h].bytes == b) {
+			return h;
+		}
+	}
+	k = k != TC_NONE ? k : key_add(c, op, f, b);
+	d->slot[j] = k + 1;
+	d->n++;
+	return k;
+}
+
+/* Per op: what its events' args set last (costs_search's bits and
+ * values) and the key that gave, so an event reads one 32-byte record;
+ * first: the op's first key past the ops' (TC_NONE: none yet), hashed
+ * only once the op has a second. */
+struct memo {
+	int64_t flops, bytes;
+	uint32_t key, set, first;
+	bool hashed;
+};
+
+/* The key of (op o, f, b), a new one past the ops' unless o has one. Most
+ * ops have one such key at most: the hash is only for those with more. */
+static uint32_t op_key(struct dedup *d, struct costs_made *c, struct memo *mo, uint32_t o,
+		int64_t f, int64_t b) {
+	if (f == c->cost[o].flops && b == c->cost[o].bytes) {
+		return o;
+	}
+	uint32_t k = mo->first;
+	if (k == TC_NONE) {
+		k = key_add(c, o, f, b);
+		mo->first = k;
+		return k;
+	}
+	if (c->cost[k].flops == f && c->cost[k].bytes == b) {
+		return k;
+	}
+	if (!mo->hashed) {
+		dedup_key(d, c, o, c->cost[k].flops, c->cost[k].bytes, k);
+		mo->hashed = true;
+	}
+	return dedup_key(d, c, o, f, b, TC_NONE);
+}
+
+/* Each event's key: its op's where its args set neither cost, else that
+ * of its (op, flops, bytes). Ops' costs hardly vary between their events,
+ * so the args each op's events set last are tried first. */
+static void keys_make(const struct tc_model *m, struct costs_made *c) {
+	size_t n = m->ev.n;
+	c->key = tc_xmalloc((n ? n : 1) * sizeof(*c->key));
+	struct memo *memo = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*memo));
+	for (size_t o = 0; o < m->n_ops; o++) {
+		memo[o] = (struct memo){ .first = TC_NONE };
+	}
+	struct dedup d = { 0 };
+	const uint32_t *op = m->ev.op;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t o = op[i];
+		int64_t f = 0, b = 0;
+		unsigned set = costs_search(m, tc_model_event_args(m, i), &f, &b);
+		struct memo *mo = &memo[o];
+		if (!set) {
+			c->key[i] = o;
+			continue;
+		}
+		if (set != mo->set || ((set & 1) && f != mo->flops) || ((set & 2) && b != mo->bytes)) {
+			mo->flops = f;
+			mo->bytes = b;
+			mo->set = set;
+			mo->key = op_key(&d, c, mo, o, set & 1 ? f : c->cost[o].flops,
+				set & 2 ? b : c->cost[o].bytes);
+		}
+		c->key[i] = mo->key;
+	}
+	free(d.slot);
+	free(memo);
+}
+
+static struct costs_made *costs_make(const struct tc_model *m) {
+	struct costs_made *c = tc_xcalloc(1, sizeof(*c));
+	c->cap = m->n_ops ? m->n_ops : 1;
+	c->cost = tc_xmalloc(c->cap * sizeof(*c->cost));
+	c->op = tc_xmalloc(c->cap * sizeof(*c->op));
+	for (size_t o = 0; o < m->n_ops; o++) {
+		c->cost[o] = (struct tc_op_cost){ m->ops[o].flops, m->ops[o].bytes };
+		c->op[o] = (uint32_t)o;
+	}
+	c->pub.n = m->n_ops;
+	if (m->event_costs) {
+		keys_make(m, c);
+	}
+	c->pub.key = c->key ? c->key : m->ev.op;
+	c->pub.cost = c->cost;
+	c->pub.op = c->op;
+	return c;
+}
+
+const struct tc_costs *tc_model_costs(const struct tc_model *m) {
+	assert(m->finalized);
+	struct tc_costs_cache *cc = m->costs_cache;
+	struct costs_made *c = atomic_load_explicit(&cc->made, memory_order_acquire);
+	if (!c) {
+		pthread_mutex_lock(&cc->lock);
+		c = atomic_load_explicit(&cc->made, memory_order_relaxed);
+		if (!c) {
+			c = costs_make(m);
+			atomic_store_explicit(&cc->made, c, memory_order_release);
+		}
+		pthread_mutex_unlock(&cc->lock);
+	}
+	return &c->pub;
+}
+
+void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, int64_t *bytes) {
+	if (m->finalized) {
+		const struct tc_costs *c = tc_model_costs(m);
+		*flops = c->cost[c->key[i]].flops;
+		*bytes = c->cost[c->key[i]].bytes;
+		return;
+	}
+	const struct tc_op *op = &m->ops[m->ev.op[i]];
+	int64_t f = 0, b = 0;
+	uint32_t args = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
+	unsigned set = costs_search(m, args, &f, &b);
+	*flops = set & 1 ? f : op->flops;
+	*bytes = set & 2 ? b : op->bytes;
+}
+
+int64_t tc_model_event_flops(const struct tc_model *m, size_t i) {
+	int64_t f, b;
+	tc_model_event_costs(m, i, &f, &b);
+	return f;
+}
+
+int64_t tc_model_event_bytes_accessed(const struct tc_model *m, size_t i) {
+	int64_t f, b;
+	tc_model_event_costs(m, i, &f, &b);
+	return b;
+}
