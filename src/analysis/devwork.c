@@ -339,8 +339,7 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
 			continue;
 		}
-		/* Per key where keys repeat on the line (as in summary.c). */
-		if (!s.launcher && tr->max_depth == 0 && tr->count >= 4 * s.costs->n) {
+		if (!s.launcher && tr->max_depth == 0 && tc_costs_per_key(s.costs, tr->count)) {
 			if (!s.acc) {
 				size_t nk = s.costs->n ? s.costs->n : 1;
 				s.acc = tc_xcalloc(nk, sizeof(*s.acc));

@@ -190,6 +190,12 @@ bool tc_markers_choose(const struct tc_model *m, const struct tc_markers *mk, bo
  * (perfetto-plain: 8) cost a sift and a callback per marker there. */
 #define OUTER_SCAN 16
 
+/* Whether marker p cannot be a step once a step ended at skip_end: an
+ * instant, or one ending by then (enclosed). Both merges step over it. */
+static inline bool marker_skipped(const struct tc_markers *mk, size_t p, int64_t skip_end) {
+	return mk->dur[p] <= 0 || mk->start[p] + mk->dur[p] <= skip_end;
+}
+
 /* Whether marker p comes before marker q: the merge's order. */
 static inline bool marker_before(const struct tc_markers *mk, size_t p, size_t q) {
 	if (mk->start[p] != mk->start[q]) {
@@ -210,7 +216,7 @@ static size_t outer_scan(const struct tc_markers *mk, size_t *cur, const size_t 
 		size_t best = SIZE_MAX;
 		for (size_t c = 0; c < nc; c++) {
 			size_t p = cur[c];
-			while (p < end[c] && (mk->dur[p] <= 0 || mk->start[p] + mk->dur[p] <= skip_end)) {
+			while (p < end[c] && marker_skipped(mk, p, skip_end)) {
 				p++;
 			}
 			cur[c] = p;
@@ -292,8 +298,7 @@ static bool advance(const struct tc_model *m, struct tc_track_cursor *c, void *c
 	(void)m;
 	const struct tc_marker_merge *g = ctx;
 	const struct tc_markers *mk = g->mk;
-	while (c->i < c->end && (mk->dur[c->i] <= 0 ||
-			mk->start[c->i] + mk->dur[c->i] <= g->skip_end)) {
+	while (c->i < c->end && marker_skipped(mk, c->i, g->skip_end)) {
 		c->i++;
 	}
 	if (c->i == c->end) {

@@ -93,23 +93,10 @@ struct op_acc {
 	int64_t self;
 };
 
-/* tc_sat_add by the overflow flag: an add and a branch never taken, where
- * tc_sat_add's bounds cost five more instructions on every event. */
-static inline int64_t sat_add(int64_t a, int64_t b) {
-	int64_t r;
-	if (__builtin_add_overflow(a, b, &r)) {
-		r = b > 0 ? INT64_MAX : INT64_MIN;
-	}
-	return r;
-}
-
 /* tc_op_acc_event, and the self time. */
 static inline void acc_event(struct op_acc *r, int64_t d) {
-	r->a.count++;
-	r->a.total = sat_add(r->a.total, d);
-	r->a.min = d < r->a.min ? d : r->a.min;
-	r->a.max = d > r->a.max ? d : r->a.max;
-	r->self = sat_add(r->self, d);
+	tc_op_acc_event(&r->a, d);
+	r->self = tc_sat_add(r->self, d);
 }
 
 /* An event's FLOPs and bytes (< 0: unknown) into its row. */
@@ -265,6 +252,28 @@ static void flat_costs(struct op_walk *w, const struct tc_model *m, size_t t, si
 	}
 }
 
+/* A track's busy time as its slices come in start order: the union's
+ * length (touching slices join), each run added as it closes. */
+struct busy_sum {
+	int64_t busy, lo, hi;
+	bool open;
+};
+
+static inline void busy_add(struct busy_sum *b, int64_t s, int64_t e) {
+	if (b->open && s <= b->hi) {
+		b->hi = e > b->hi ? e : b->hi;
+		return;
+	}
+	b->busy = b->open ? tc_sat_add(b->busy, b->hi - b->lo) : b->busy;
+	b->lo = s;
+	b->hi = e;
+	b->open = true;
+}
+
+static inline int64_t busy_total(const struct busy_sum *b) {
+	return b->open ? tc_sat_add(b->busy, b->hi - b->lo) : b->busy;
+}
+
 /* A nested track without per-event costs (Perfetto's host lines): an
  * event's parent is the last event pushed at the level above its depth,
  * which finalize set by the same stack (pop ends <= start, push d > 0),
@@ -286,8 +295,7 @@ static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t
 	uint32_t *lrow = w->stack_row;
 	const bool any_cost = w->any_cost;
 	/* track_busy's union, while the columns are read anyway. */
-	int64_t busy = 0, lo = 0, hi = 0;
-	bool open = false;
+	struct busy_sum busy = { 0 };
 	for (size_t i = tr->first, end = i + tr->count; i < end; i++) {
 		int64_t s = start[i], d = durs[i], e = s + d;
 		uint32_t row = row_of[evop[i]];
@@ -302,28 +310,18 @@ static void op_walk_nested(struct op_walk *w, const struct tc_model *m, size_t t
 		if (dep > 0) {
 			int64_t pe = lend[dep - 1];
 			struct op_acc *pr = &acc[lrow[dep - 1]];
-			pr->self = sat_add(pr->self, -((e < pe ? e : pe) - s));
+			pr->self = tc_sat_add(pr->self, -((e < pe ? e : pe) - s));
 		}
 		if (d > 0) {
 			lend[dep] = e;
 			lrow[dep] = row;
-			if (open && s <= hi) {
-				hi = e > hi ? e : hi;
-			} else {
-				busy = open ? tc_sat_add(busy, hi - lo) : busy;
-				lo = s;
-				hi = e;
-				open = true;
-			}
+			busy_add(&busy, s, e);
 		}
 	}
 	if (w->busy) {
-		w->busy[t] = open ? tc_sat_add(busy, hi - lo) : busy;
+		w->busy[t] = busy_total(&busy);
 	}
 }
-
-/* Events a cost key on a line, at least, for the per-key sums. */
-#define FLAT_EVENTS_PER_KEY 4
 
 /* Track t's events into w's rows. Costs are summed event by event, in the
  * lines' order: doubles. */
@@ -342,7 +340,7 @@ static void op_walk_track(struct op_walk *w, const struct tc_model *m, size_t t)
 	 * without its stack) pay where keys repeat: most device lines, and
 	 * half the op table's time there. A line with few events a key (many
 	 * ops, many lines) adds them per event. */
-	if (flat && tr->count >= FLAT_EVENTS_PER_KEY * w->costs->n) {
+	if (flat && tc_costs_per_key(w->costs, tr->count)) {
 		size_t nt = 0;
 		for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
 			uint32_t k = key[i];
@@ -669,25 +667,13 @@ static int cmp_thread(const void *pa, const void *pb) {
  * would list them (touching slices join), summed as they close: the
  * track is in start order, so no list is needed. */
 static int64_t track_busy(const struct tc_model *m, const struct tc_track *tr) {
-	int64_t busy = 0, lo = 0, hi = 0;
-	bool open = false;
+	struct busy_sum b = { 0 };
 	for (size_t i = tr->first; i < (size_t)tr->first + tr->count; i++) {
-		int64_t s = m->ev.start[i], d = m->ev.dur[i];
-		if (d <= 0) {
-			continue;
+		if (m->ev.dur[i] > 0) {
+			busy_add(&b, m->ev.start[i], m->ev.start[i] + m->ev.dur[i]);
 		}
-		if (open && s <= hi) {
-			hi = s + d > hi ? s + d : hi;
-			continue;
-		}
-		if (open) {
-			busy = tc_sat_add(busy, hi - lo);
-		}
-		lo = s;
-		hi = s + d;
-		open = true;
 	}
-	return open ? tc_sat_add(busy, hi - lo) : busy;
+	return busy_total(&b);
 }
 
 /* Host threads of a trace without device activity, by busy time (busy[t]

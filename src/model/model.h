@@ -625,6 +625,12 @@ struct tc_costs {
 	const uint32_t *op;            /* per key */
 	size_t n;                      /* keys: n_ops and more */
 };
+/* Whether a line of n events sums per cost key rather than per event:
+ * where keys repeat (4 events a key or more), else the per-key tables
+ * cost more than they save (many ops over many lines). */
+static inline bool tc_costs_per_key(const struct tc_costs *c, size_t n) {
+	return n >= 4 * c->n;
+}
 /* m's cost column (m finalized), made on the first call, which searches
  * each event's args once where m->event_costs; safe to call from several
  * threads. Borrowed: valid while m lives and is not changed. */

@@ -60,25 +60,17 @@ void tc_model_costs_finish(struct tc_model *m) {
 /* The arg search the column resolves once: of the list at args (TC_NONE:
  * none), the first arg of key.flops (bit 0 of the result, into *flops)
  * and of key.bytes_accessed (bit 1, into *bytes), where it is a number
- * that fits (tc_model_arg_value_i64, its integer cases in line). */
-static inline unsigned costs_search(const struct tc_model *m, uint32_t args, int64_t *flops,
+ * that fits (tc_model_arg_value_i64). */
+static unsigned costs_search(const struct tc_model *m, uint32_t args, int64_t *flops,
 		int64_t *bytes) {
 	struct tc_arg a[2];
 	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
 	unsigned set = 0;
-	for (unsigned j = 0; j < 2; j++) {
-		int64_t *v = j ? bytes : flops;
-		if (!(found >> j & 1)) {
-			continue;
-		}
-		if (a[j].type == TC_ARG_INT || a[j].type == TC_ARG_BOOL) {
-			*v = a[j].v.i;
-		} else if (a[j].type == TC_ARG_UINT) {
-			*v = (int64_t)a[j].v.u;
-		} else if (!tc_model_arg_value_i64(m, &a[j], v)) {
-			continue;
-		}
-		set |= 1u << j;
+	if ((found & 1) && tc_model_arg_value_i64(m, &a[0], flops)) {
+		set |= 1;
+	}
+	if ((found & 2) && tc_model_arg_value_i64(m, &a[1], bytes)) {
+		set |= 2;
 	}
 	return set;
 }
@@ -119,18 +111,23 @@ static void dedup_grow(struct dedup *d, const struct costs_made *c) {
 /* A new key (op, f, b) at the end of c's table. */
 static uint32_t key_add(struct costs_made *c, uint32_t op, int64_t f, int64_t b) {
 	uint32_t k = (uint32_t)c->pub.n;
+	size_t cap = c->cap;
 	TC_GROW(c->cost, c->cap, c->pub.n + 1);
-	c->op = tc_xrealloc(c->op, c->cap * sizeof(*c->op));
+	if (c->cap != cap) {
+		c->op = tc_xrealloc(c->op, c->cap * sizeof(*c->op));
+	}
 	c->cost[k] = (struct tc_op_cost){ f, b };
 	c->op[k] = op;
 	c->pub.n++;
 	return k;
 }
 
-/* The key of (op, f, b) in d: k where it is new and k is given (a key
- * made before), else one added to c's table. */
-static uint32_t dedup_key(struct dedup *d, struct costs_made *c, uint32_t op, int64_t f,
-		int64_t b, uint32_t k) {
+/* The key of (op, f, b): op's own where the costs are its, else the one
+ * in d, added to c's table and d where new. */
+static uint32_t op_key(struct dedup *d, struct costs_made *c, uint32_t op, int64_t f, int64_t b) {
+	if (f == c->cost[op].flops && b == c->cost[op].bytes) {
+		return op;
+	}
 	if (2 * (d->n + 1) > d->cap) {
 		dedup_grow(d, c);
 	}
@@ -141,44 +138,19 @@ static uint32_t dedup_key(struct dedup *d, struct costs_made *c, uint32_t op, in
 			return h;
 		}
 	}
-	k = k != TC_NONE ? k : key_add(c, op, f, b);
+	uint32_t k = key_add(c, op, f, b);
 	d->slot[j] = k + 1;
 	d->n++;
 	return k;
 }
 
 /* Per op: what its events' args set last (costs_search's bits and
- * values) and the key that gave, so an event reads one 32-byte record;
- * first: the op's first key past the ops' (TC_NONE: none yet), hashed
- * only once the op has a second. */
+ * values) and the key that gave: ops' costs hardly vary between their
+ * events, so most events read this and hash nothing. */
 struct memo {
 	int64_t flops, bytes;
-	uint32_t key, set, first;
-	bool hashed;
+	uint32_t key, set;
 };
-
-/* The key of (op o, f, b), a new one past the ops' unless o has one. Most
- * ops have one such key at most: the hash is only for those with more. */
-static uint32_t op_key(struct dedup *d, struct costs_made *c, struct memo *mo, uint32_t o,
-		int64_t f, int64_t b) {
-	if (f == c->cost[o].flops && b == c->cost[o].bytes) {
-		return o;
-	}
-	uint32_t k = mo->first;
-	if (k == TC_NONE) {
-		k = key_add(c, o, f, b);
-		mo->first = k;
-		return k;
-	}
-	if (c->cost[k].flops == f && c->cost[k].bytes == b) {
-		return k;
-	}
-	if (!mo->hashed) {
-		dedup_key(d, c, o, c->cost[k].flops, c->cost[k].bytes, k);
-		mo->hashed = true;
-	}
-	return dedup_key(d, c, o, f, b, TC_NONE);
-}
 
 /* Each event's key: its op's where its args set neither cost, else that
  * of its (op, flops, bytes). Ops' costs hardly vary between their events,
@@ -186,10 +158,7 @@ static uint32_t op_key(struct dedup *d, struct costs_made *c, struct memo *mo, u
 static void keys_make(const struct tc_model *m, struct costs_made *c) {
 	size_t n = m->ev.n;
 	c->key = tc_xmalloc((n ? n : 1) * sizeof(*c->key));
-	struct memo *memo = tc_xmalloc((m->n_ops ? m->n_ops : 1) * sizeof(*memo));
-	for (size_t o = 0; o < m->n_ops; o++) {
-		memo[o] = (struct memo){ .first = TC_NONE };
-	}
+	struct memo *memo = tc_xcalloc(m->n_ops ? m->n_ops : 1, sizeof(*memo));
 	struct dedup d = { 0 };
 	const uint32_t *op = m->ev.op;
 	for (size_t i = 0; i < n; i++) {
@@ -205,7 +174,7 @@ static void keys_make(const struct tc_model *m, struct costs_made *c) {
 			mo->flops = f;
 			mo->bytes = b;
 			mo->set = set;
-			mo->key = op_key(&d, c, mo, o, set & 1 ? f : c->cost[o].flops,
+			mo->key = op_key(&d, c, o, set & 1 ? f : c->cost[o].flops,
 				set & 2 ? b : c->cost[o].bytes);
 		}
 		c->key[i] = mo->key;

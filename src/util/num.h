@@ -49,13 +49,13 @@ static inline uint64_t tc_magnitude(int64_t v) {
 #define TC_DOUBLE_EXACT_MAX ((unsigned __int128)1 << 53)
 
 static inline int64_t tc_sat_add(int64_t a, int64_t b) {
-	if (b > 0 && a > INT64_MAX - b) {
-		return INT64_MAX;
+	/* The overflow flag: an add and a branch never taken, where bounds
+	 * checked first cost five more instructions (per event in the op walk). */
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r)) {
+		r = b > 0 ? INT64_MAX : INT64_MIN;
 	}
-	if (b < 0 && a < INT64_MIN - b) {
-		return INT64_MIN;
-	}
-	return a + b;
+	return r;
 }
 
 /* The 8 bytes at p as a little-endian word (p[0] lowest) on any host: for
