@@ -46,6 +46,21 @@ START_TEST(prefault_hints) {
 		ck_assert_uint_eq(p[i], 0xab);
 	}
 	p[n - 1] = 1;
+	/* Faulting in now keeps contents too; a big zeroed array, populated
+	 * so, reads zero and takes writes. */
+	tc_prefault_start();
+	tc_prefault_now(p, n);
+	tc_prefault_now((void *)(uintptr_t)4096, 1u << 20);
+	ck_assert_uint_eq(p[0], 0xab);
+	ck_assert_uint_eq(p[n - 1], 1);
+	unsigned *z = tc_xcalloc(n / sizeof(*z) + 3, sizeof(*z));
+	for (size_t i = 0; i < n / sizeof(*z) + 3; i += 1021) {
+		ck_assert_uint_eq(z[i], 0);
+		z[i] += (unsigned)i;
+		ck_assert_uint_eq(z[i], (unsigned)i);
+	}
+	free(z);
+	tc_prefault_stop();
 	free(p);
 	/* Stop twice, start again. */
 	tc_prefault_stop();

@@ -501,6 +501,11 @@ bool tc_model_arg_find(const struct tc_model *m, uint32_t first, uint32_t key,
  * out[0], bit 1 when k1 was into out[1]. */
 unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k0, uint32_t k1,
 	struct tc_arg out[2]);
+/* Of the list at first (TC_NONE: empty), the first arg of key.flops (bit
+ * 0 of the result, into *flops) and of key.bytes_accessed (bit 1, into
+ * *bytes), where it is a number that fits (tc_model_arg_value_i64). */
+unsigned tc_model_arg_costs(const struct tc_model *m, uint32_t first, int64_t *flops,
+	int64_t *bytes);
 /* Numeric value of an arg (int, uint, double, bool; a string that parses as a
  * number). Returns false if absent or not numeric. */
 bool tc_model_arg_num(const struct tc_model *m, uint32_t first, uint32_t key, double *out);

@@ -304,6 +304,48 @@ unsigned tc_model_arg_find2(const struct tc_model *m, uint32_t first, uint32_t k
 	}
 }
 
+/* One walk, integers decoded in line: the cost column reads every event's
+ * list, and its costs are mostly integers. Any other value goes the
+ * general way (arg_value, tc_model_arg_value_i64). */
+unsigned tc_model_arg_costs(const struct tc_model *m, uint32_t first, int64_t *flops,
+		int64_t *bytes) {
+	if (first == TC_NONE) {
+		return 0;
+	}
+	const uint32_t kf = m->key.flops, kb = m->key.bytes_accessed;
+	const uint8_t *p = m->argb + first;
+	unsigned seen = 0, set = 0;
+	for (;;) {
+		uint64_t h = get_varint(&p);
+		uint32_t key = (uint32_t)(h >> 4);
+		unsigned code = (unsigned)(h & 7);
+		unsigned want = key == kf && !(seen & 1) ? 1 : key == kb && !(seen & 2) ? 2 : 0;
+		if (want) {
+			int64_t *out = want == 1 ? flops : bytes;
+			seen |= want;
+			if (code == TC_ARG_INT) {
+				*out = tc_pb_zigzag(get_varint(&p));
+				set |= want;
+			} else if (code == TC_ARG_UINT) {
+				*out = (int64_t)get_varint(&p);
+				set |= want;
+			} else {
+				struct tc_arg a;
+				p = arg_value(p, h, &a);
+				set |= tc_model_arg_value_i64(m, &a, out) ? want : 0;
+			}
+		} else if (code == TC_ARG_DOUBLE) {
+			p += 8;
+		} else if (code <= TC_ARG_STR) {
+			while (*p++ & 0x80) {
+			}
+		}
+		if (seen == 3 || (h & ARG_LAST)) {
+			return set;
+		}
+	}
+}
+
 bool tc_model_arg_value_num(const struct tc_model *m, const struct tc_arg *a, double *out) {
 	if (!a) {
 		return false;

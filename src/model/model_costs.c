@@ -57,24 +57,6 @@ void tc_model_costs_finish(struct tc_model *m) {
 	}
 }
 
-/* The arg search the column resolves once: of the list at args (TC_NONE:
- * none), the first arg of key.flops (bit 0 of the result, into *flops)
- * and of key.bytes_accessed (bit 1, into *bytes), where it is a number
- * that fits (tc_model_arg_value_i64). */
-static unsigned costs_search(const struct tc_model *m, uint32_t args, int64_t *flops,
-		int64_t *bytes) {
-	struct tc_arg a[2];
-	unsigned found = tc_model_arg_find2(m, args, m->key.flops, m->key.bytes_accessed, a);
-	unsigned set = 0;
-	if ((found & 1) && tc_model_arg_value_i64(m, &a[0], flops)) {
-		set |= 1;
-	}
-	if ((found & 2) && tc_model_arg_value_i64(m, &a[1], bytes)) {
-		set |= 2;
-	}
-	return set;
-}
-
 /* The distinct (op, flops, bytes) keys past the ops', by hash: slots hold
  * key + 1 (0 empty). */
 struct dedup {
@@ -89,23 +71,35 @@ static size_t dedup_hash(uint32_t op, int64_t f, int64_t b, size_t cap) {
 	return (size_t)(h ^ h >> 31) & (cap - 1);
 }
 
+/* Key k into d's slots, where it is not. */
+static void dedup_slot(struct dedup *d, const struct costs_made *c, uint32_t k) {
+	const struct tc_op_cost *v = &c->cost[k];
+	size_t j = dedup_hash(c->op[k], v->flops, v->bytes, d->cap);
+	while (d->slot[j]) {
+		j = (j + 1) & (d->cap - 1);
+	}
+	d->slot[j] = k + 1;
+}
+
 static void dedup_grow(struct dedup *d, const struct costs_made *c) {
-	size_t cap = d->cap ? d->cap * 2 : 256;
-	uint32_t *slot = tc_xcalloc(cap, sizeof(*slot));
+	struct dedup g = { tc_xcalloc(d->cap ? d->cap * 2 : 256, sizeof(*g.slot)),
+		d->cap ? d->cap * 2 : 256, d->n };
 	for (size_t i = 0; i < d->cap; i++) {
-		uint32_t k = d->slot[i];
-		if (k) {
-			const struct tc_op_cost *v = &c->cost[k - 1];
-			size_t j = dedup_hash(c->op[k - 1], v->flops, v->bytes, cap);
-			while (slot[j]) {
-				j = (j + 1) & (cap - 1);
-			}
-			slot[j] = k;
+		if (d->slot[i]) {
+			dedup_slot(&g, c, d->slot[i] - 1);
 		}
 	}
 	free(d->slot);
-	d->slot = slot;
-	d->cap = cap;
+	*d = g;
+}
+
+/* Key k into d, as op_key would have put it there. */
+static void dedup_put(struct dedup *d, const struct costs_made *c, uint32_t k) {
+	if (2 * (d->n + 1) > d->cap) {
+		dedup_grow(d, c);
+	}
+	dedup_slot(d, c, k);
+	d->n++;
 }
 
 /* A new key (op, f, b) at the end of c's table. */
@@ -144,17 +138,20 @@ static uint32_t op_key(struct dedup *d, struct costs_made *c, uint32_t op, int64
 	return k;
 }
 
-/* Per op: what its events' args set last (costs_search's bits and
+/* Per op: what its events' args set last (tc_model_arg_costs' bits and
  * values) and the key that gave: ops' costs hardly vary between their
- * events, so most events read this and hash nothing. */
+ * events, so most events read this and hash nothing. An op's keys go
+ * into the dedup table only once its events' costs vary (hashed): until
+ * then its one key is in the memo. */
 struct memo {
 	int64_t flops, bytes;
-	uint32_t key, set;
+	uint32_t key;
+	uint8_t set;
+	bool hashed;
 };
 
 /* Each event's key: its op's where its args set neither cost, else that
- * of its (op, flops, bytes). Ops' costs hardly vary between their events,
- * so the args each op's events set last are tried first. */
+ * of its (op, flops, bytes). */
 static void keys_make(const struct tc_model *m, struct costs_made *c) {
 	size_t n = m->ev.n;
 	c->key = tc_xmalloc((n ? n : 1) * sizeof(*c->key));
@@ -164,18 +161,32 @@ static void keys_make(const struct tc_model *m, struct costs_made *c) {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t o = op[i];
 		int64_t f = 0, b = 0;
-		unsigned set = costs_search(m, tc_model_event_args(m, i), &f, &b);
+		unsigned set = tc_model_arg_costs(m, tc_model_event_args(m, i), &f, &b);
 		struct memo *mo = &memo[o];
 		if (!set) {
 			c->key[i] = o;
 			continue;
 		}
 		if (set != mo->set || ((set & 1) && f != mo->flops) || ((set & 2) && b != mo->bytes)) {
+			int64_t kf = set & 1 ? f : c->cost[o].flops;
+			int64_t kb = set & 2 ? b : c->cost[o].bytes;
+			if (!mo->set && (kf != c->cost[o].flops || kb != c->cost[o].bytes)) {
+				/* The op's first costs of its own: no key of it can be
+				 * in the table yet. */
+				mo->key = key_add(c, o, kf, kb);
+			} else {
+				if (mo->set && !mo->hashed) {
+					/* Its costs vary: from now on by the table. */
+					if (mo->key != o) {
+						dedup_put(&d, c, mo->key);
+					}
+					mo->hashed = true;
+				}
+				mo->key = op_key(&d, c, o, kf, kb);
+			}
 			mo->flops = f;
 			mo->bytes = b;
-			mo->set = set;
-			mo->key = op_key(&d, c, o, set & 1 ? f : c->cost[o].flops,
-				set & 2 ? b : c->cost[o].bytes);
+			mo->set = (uint8_t)set;
 		}
 		c->key[i] = mo->key;
 	}
@@ -228,7 +239,7 @@ void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, in
 	const struct tc_op *op = &m->ops[m->ev.op[i]];
 	int64_t f = 0, b = 0;
 	uint32_t args = m->event_costs ? tc_model_event_args(m, i) : TC_NONE;
-	unsigned set = costs_search(m, args, &f, &b);
+	unsigned set = tc_model_arg_costs(m, args, &f, &b);
 	*flops = set & 1 ? f : op->flops;
 	*bytes = set & 2 ? b : op->bytes;
 }

@@ -26,6 +26,17 @@ static struct {
 	size_t page;
 } pf = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
 
+/* Whole pages inside [a, a + len) only: a partly used first page is being
+ * written already. Errors (ENOMEM for a range that moved, EINVAL) only
+ * mean the writer takes its own faults. */
+static void populate(uintptr_t a, size_t len) {
+	uintptr_t lo = (a + pf.page - 1) & ~(uintptr_t)(pf.page - 1);
+	uintptr_t hi = (a + len) & ~(uintptr_t)(pf.page - 1);
+	if (hi > lo) {
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	}
+}
+
 static void *run(void *arg) {
 	(void)arg;
 	pthread_mutex_lock(&pf.lock);
@@ -40,15 +51,7 @@ static void *run(void *arg) {
 		size_t len = pf.q[pf.tail % QUEUE].len;
 		pf.tail++;
 		pthread_mutex_unlock(&pf.lock);
-		/* Whole pages inside the range only: a partly used first page is
-		 * being written already. */
-		uintptr_t lo = (a + pf.page - 1) & ~(uintptr_t)(pf.page - 1);
-		uintptr_t hi = (a + len) & ~(uintptr_t)(pf.page - 1);
-		if (hi > lo) {
-			/* Errors (ENOMEM for a range that moved, EINVAL) only mean
-			 * the writer takes its own faults. */
-			(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-		}
+		populate(a, len);
 		pthread_mutex_lock(&pf.lock);
 	}
 	pthread_mutex_unlock(&pf.lock);
@@ -92,6 +95,12 @@ void tc_prefault_hint(void *addr, size_t len) {
 		pthread_cond_signal(&pf.wake);
 	}
 	pthread_mutex_unlock(&pf.lock);
+}
+
+void tc_prefault_now(void *addr, size_t len) {
+	if (pf.running) {
+		populate((uintptr_t)addr, len);
+	}
 }
 
 void tc_prefault_stop(void) {

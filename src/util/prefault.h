@@ -18,6 +18,9 @@
 bool tc_prefault_start(void);
 /* Ask for [addr, addr + len) to be faulted in soon. Cheap; thread-safe. */
 void tc_prefault_hint(void *addr, size_t len);
+/* Fault [addr, addr + len) in now, on this thread (with the helper
+ * started: the kernel has the advice). */
+void tc_prefault_now(void *addr, size_t len);
 /* Stop and join the helper. */
 void tc_prefault_stop(void);
 

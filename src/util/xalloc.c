@@ -62,6 +62,15 @@ void *tc_xcalloc(size_t count, size_t n) {
 	if (!p) {
 		oom(count * n);
 	}
+	/* Big zeroed arrays are mostly read before they are written (hash
+	 * slots, sums): each fresh page would fault twice, mapping the zero
+	 * page, then copying it, and the copy flushes the other threads' TLB
+	 * entries (an interprocessor interrupt, dear on a VM). One populating
+	 * pass maps them writable at once (wide shape: analysis 0.257 ->
+	 * 0.187 s CPU, bench/README). calloc's check leaves no overflow. */
+	if (count * n >= PREFAULT_MIN) {
+		tc_prefault_now(p, count * n);
+	}
 	return p;
 }
 
