@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Arrays of 1 MiB or more are faulted in at once where the prefault helper
+ * runs (util/prefault.h): tc_xmalloc's ahead of the writer, tc_xcalloc's
+ * before it returns. Allocate big zeroed arrays only at the size used. */
 void *tc_xmalloc(size_t n);
 void *tc_xcalloc(size_t count, size_t n);
 void *tc_xrealloc(void *p, size_t n);
