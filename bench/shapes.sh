@@ -4,7 +4,8 @@
 #
 #   bench/shapes.sh [BUILD] [SIZE_MB]   (defaults: build, 200)
 #
-# RUNS (3): runs per command, the one with the least CPU time reported.
+# RUNS (3): rounds; each runs the floor, info, summarize and bottlenecks
+# once, interleaved.
 # SHAPES: names of the shapes to run (all by default), e.g. "base issue".
 # TC_BIN: the tracectl to time (default BUILD/src/tracectl), to compare
 # two builds on the same files.
@@ -23,10 +24,13 @@
 #
 # Per shape: the floor (xplane: bench/wirewalk; JSON: bench/json_lex_noop;
 # Perfetto: bench/perfetto_walk), `info`, `summarize`, `bottlenecks` in
-# CPU seconds (user + system: the host is shared), summarize / info and
-# summarize / floor by CPU, and the larger peak RSS of summarize and
-# bottlenecks as a multiple of the file; then the same ratios by wall time
-# (least of RUNS), which a busy host inflates. Needs python3.
+# CPU seconds (user + system, the least of RUNS: the host is shared);
+# summarize / info, summarize / floor and bottlenecks / info by CPU; the
+# larger peak RSS of summarize and bottlenecks (over all runs) as a
+# multiple of the file; then summarize / info and / floor by wall time.
+# Each ratio is the median over the rounds of the ratio within a round:
+# a ratio of two least times mixes two moments of a noisy host. Needs
+# python3.
 set -eu
 build=${1:-build}
 size=${2:-200}
@@ -54,24 +58,42 @@ kineto-light json
 perfetto-interned perfetto
 perfetto-plain perfetto'
 
-# A command RUNS times: "cpu wall rss_kib", the least CPU time (user +
-# system, to the microsecond) with its peak RSS, and the least wall time.
-measure() {
+# The floor, info, summarize and bottlenecks on one file, interleaved:
+# RUNS rounds, each running the four once (in a rotated order), so a slow
+# stretch of a shared host falls on all of them. Prints, per command, the
+# least CPU time (user + system, to the microsecond), the peak RSS in KiB
+# and the least wall time; then the ratios summarize / info, summarize /
+# floor and bottlenecks / info by CPU and summarize / info and / floor by
+# wall, each the median over the rounds of the ratio within a round.
+measure() { # floor-command file tracectl
 	python3 - "$RUNS" "$@" <<'PY'
-import resource, subprocess, sys, time
-best = None
-for _ in range(int(sys.argv[1])):
-    t = time.monotonic()
-    p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL)
-    _, status, ru = __import__("os").wait4(p.pid, 0)
-    wall = time.monotonic() - t
-    if status:
-        sys.exit("shapes: failed: %s" % " ".join(sys.argv[2:]))
-    cpu = ru.ru_utime + ru.ru_stime
-    if best is None or cpu < best[0]:
-        best = [cpu, best[1] if best else wall, ru.ru_maxrss]
-    best[1] = min(best[1], wall)
-print("%.4f %.4f %d" % tuple(best))
+import os, subprocess, sys, time
+runs, floor, f, tc = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+cmds = [[floor, f], [tc, "info", f], [tc, "summarize", f], [tc, "bottlenecks", f]]
+cpu = [[] for _ in cmds]
+wall = [[] for _ in cmds]
+rss = [0] * len(cmds)
+for r in range(runs):
+    for k in range(len(cmds)):
+        i = (k + r) % len(cmds)
+        t = time.monotonic()
+        p = subprocess.Popen(cmds[i], stdout=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall[i].append(time.monotonic() - t)
+        if status:
+            sys.exit("shapes: failed: %s" % " ".join(cmds[i]))
+        cpu[i].append(ru.ru_utime + ru.ru_stime)
+        rss[i] = max(rss[i], ru.ru_maxrss)
+def med(a, b):
+    q = sorted(x / max(y, 1e-4) for x, y in zip(a, b))
+    n = len(q)
+    return q[n // 2] if n % 2 else (q[n // 2 - 1] + q[n // 2]) / 2
+out = []
+for i in range(len(cmds)):
+    out += ["%.4f" % min(cpu[i]), "%.4f" % min(wall[i]), "%d" % rss[i]]
+out += ["%.4f" % v for v in (med(cpu[2], cpu[1]), med(cpu[2], cpu[0]), med(cpu[3], cpu[1]),
+    med(wall[2], wall[1]), med(wall[2], wall[0]))]
+print(" ".join(out))
 PY
 }
 
@@ -111,23 +133,18 @@ echo "$matrix" | while read -r name kind args; do
 	bytes=$(stat -L -c %s "$f")
 	cat "$f" >/dev/null
 	case $kind in
-	xplane) fl=$(measure "$build/bench/wirewalk" "$f") ;;
-	json) fl=$(measure "$build/bench/json_lex_noop" "$f") ;;
-	perfetto) fl=$(measure "$build/bench/perfetto_walk" "$f") ;;
+	xplane) floor=$build/bench/wirewalk ;;
+	json) floor=$build/bench/json_lex_noop ;;
+	perfetto) floor=$build/bench/perfetto_walk ;;
 	esac
 	ev=$("$tc" info --json "$f" | sed -n 's/.*"events": *\([0-9]*\).*/\1/p' | head -n 1)
-	in=$(measure "$tc" info "$f")
-	su=$(measure "$tc" summarize "$f")
-	bo=$(measure "$tc" bottlenecks "$f")
-	echo "$name $kind $bytes ${ev:-0} $fl $in $su $bo"
+	echo "$name $kind $bytes ${ev:-0} $(measure "$floor" "$f" "$tc")"
 done | tee "$dir/last.txt" | awk '
-function r(a, b) { return a / (b > 0 ? b : 0.0001) }
 {
 	name = $1; kind = $2; mb = $3 / 1e6
 	fl = $5; inf = $8; su = $11; bo = $14
 	rss = ($13 > $16 ? $13 : $16) * 1024 / $3
-	si = r(su, inf); sf = r(su, fl); bi = r(bo, inf)
-	wsi_ = r($12, $9); wsf_ = r($12, $6)
+	si = $17; sf = $18; bi = $19; wsi_ = $20; wsf_ = $21
 	printf "%-18s %6.1f %5.2f | %6.3f %6.3f %6.3f %6.3f | %8.2fx %8.2fx %8.2fx | %7.2fx | %8.2fx %8.2fx\n",
 		name, mb, $4 / 1e6, fl, inf, su, bo, si, sf, bi, rss, wsi_, wsf_
 	if (si > wsi) { wsi = si; nsi = name }
