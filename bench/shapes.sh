@@ -8,7 +8,8 @@
 # once, interleaved.
 # SHAPES: names of the shapes to run (all by default), e.g. "base issue".
 # TC_BIN: the tracectl to time (default BUILD/src/tracectl), to compare
-# two builds on the same files.
+# two builds on the same files. SHAPES_BUILT=1: the helpers are built
+# already (the test that runs this does not call ninja inside meson test).
 #
 # Each axis of issue 51 is varied alone against the xplane baseline (base:
 # costs on op metadata, correlation_id and group_id on every event, 3 lines
@@ -119,7 +120,9 @@ gen() { # name kind args... -> path
 	echo "$f"
 }
 
-ninja -C "$build" src/tracectl bench/wirewalk bench/json_lex_noop bench/perfetto_walk >/dev/null
+if [ -z "${SHAPES_BUILT:-}" ]; then
+	ninja -C "$build" src/tracectl bench/wirewalk bench/json_lex_noop bench/perfetto_walk >/dev/null
+fi
 printf '%s, %s MB, RUNS=%s, %s, %s\n' "$(date -u +%Y-%m-%d)" "$size" "$RUNS" "$(uname -m)" \
 	"$(nproc) cpus"
 printf '%-18s %6s %5s | %6s %6s %6s %6s | %9s %9s %9s | %8s | %9s %9s\n' shape MB Mev \
