@@ -59,13 +59,12 @@ kineto-light json
 perfetto-interned perfetto
 perfetto-plain perfetto'
 
-# The floor, info, summarize and bottlenecks on one file, interleaved:
-# RUNS rounds, each running the four once (in a rotated order), so a slow
-# stretch of a shared host falls on all of them. Prints, per command, the
-# least CPU time (user + system, to the microsecond), the peak RSS in KiB
-# and the least wall time; then the ratios summarize / info, summarize /
-# floor and bottlenecks / info by CPU and summarize / info and / floor by
-# wall, each the median over the rounds of the ratio within a round.
+# The four commands on one file in RUNS rounds, each round running them
+# once in a rotated order, so a slow stretch of the host falls on all of
+# them. Prints per command the least CPU time (user + system, to the
+# microsecond) and the peak RSS in KiB, then the five ratios (median of
+# the in-round ratios): summarize / info, summarize / floor and
+# bottlenecks / info by CPU, summarize / info and / floor by wall.
 measure() { # floor-command file tracectl
 	python3 - "$RUNS" "$@" <<'PY'
 import os, subprocess, sys, time
@@ -91,7 +90,7 @@ def med(a, b):
     return q[n // 2] if n % 2 else (q[n // 2 - 1] + q[n // 2]) / 2
 out = []
 for i in range(len(cmds)):
-    out += ["%.4f" % min(cpu[i]), "%.4f" % min(wall[i]), "%d" % rss[i]]
+    out += ["%.4f" % min(cpu[i]), "%d" % rss[i]]
 out += ["%.4f" % v for v in (med(cpu[2], cpu[1]), med(cpu[2], cpu[0]), med(cpu[3], cpu[1]),
     med(wall[2], wall[1]), med(wall[2], wall[0]))]
 print(" ".join(out))
@@ -123,8 +122,8 @@ gen() { # name kind args... -> path
 if [ -z "${SHAPES_BUILT:-}" ]; then
 	ninja -C "$build" src/tracectl bench/wirewalk bench/json_lex_noop bench/perfetto_walk >/dev/null
 fi
-printf '%s, %s MB, RUNS=%s, %s, %s\n' "$(date -u +%Y-%m-%d)" "$size" "$RUNS" "$(uname -m)" \
-	"$(nproc) cpus"
+printf '%s, %s MB, RUNS=%s, %s, %s; times: CPU s, the least of RUNS; ratios: medians of in-round ratios\n' \
+	"$(date -u +%Y-%m-%d)" "$size" "$RUNS" "$(uname -m)" "$(nproc) cpus"
 printf '%-18s %6s %5s | %6s %6s %6s %6s | %9s %9s %9s | %8s | %9s %9s\n' shape MB Mev \
 	floor info summ bott summ/info summ/floor bott/info RSS/file "wall s/i" "wall s/f"
 echo "$matrix" | while read -r name kind args; do
@@ -145,9 +144,9 @@ echo "$matrix" | while read -r name kind args; do
 done | tee "$dir/last.txt" | awk '
 {
 	name = $1; kind = $2; mb = $3 / 1e6
-	fl = $5; inf = $8; su = $11; bo = $14
-	rss = ($13 > $16 ? $13 : $16) * 1024 / $3
-	si = $17; sf = $18; bi = $19; wsi_ = $20; wsf_ = $21
+	fl = $5; inf = $7; su = $9; bo = $11
+	rss = ($10 > $12 ? $10 : $12) * 1024 / $3
+	si = $13; sf = $14; bi = $15; wsi_ = $16; wsf_ = $17
 	printf "%-18s %6.1f %5.2f | %6.3f %6.3f %6.3f %6.3f | %8.2fx %8.2fx %8.2fx | %7.2fx | %8.2fx %8.2fx\n",
 		name, mb, $4 / 1e6, fl, inf, su, bo, si, sf, bi, rss, wsi_, wsf_
 	if (si > wsi) { wsi = si; nsi = name }
