@@ -1042,7 +1042,8 @@ static void put_mixed_event(struct dbuf *line, size_t i) {
 	d_len(line, 4, ev.b, ev.n);
 }
 
-/* Planes of thousands of events cross the pipeline's chunks; both reads
+/* Planes of thousands of events cross the pipeline's chunks (the thread
+ * stepping over a chunk jumps by its line's event index); both reads
  * (load) must agree, on the whole file, on a damaged line and on cuts. */
 START_TEST(pipeline_chunks) {
 	struct dbuf space = { 0 };
@@ -1064,6 +1065,14 @@ START_TEST(pipeline_chunks) {
 			size_t n = l == 2 ? 3000 : 9000 + (size_t)p * 1000;
 			for (size_t i = 0; i < n; i++) {
 				put_mixed_event(&line, i);
+				if (i % 700 == 350) {
+					/* Other fields between events: a walk stepping over
+					 * by the line's event index lands after an event,
+					 * and the next XEvent is past them. */
+					struct buf x = { 0 };
+					put_int(&x, 9, (int64_t)i);
+					d_bytes(&line, x.b, x.n);
+				}
 			}
 			struct buf tail = { 0 };
 			snprintf(name, sizeof(name), "line %d", l);

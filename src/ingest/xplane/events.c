@@ -724,6 +724,25 @@ struct line_hdr {
 	bool any_events;
 };
 
+/* Where a line's events are, every XP_IDX_STRIDE-th, from its header walk:
+ * at[k] is just past event k * XP_IDX_STRIDE (at[0] the line's start), so
+ * a walk stepping over a chunk another thread decodes jumps instead of
+ * walking each event's framing again. */
+#define XP_IDX_STRIDE 64
+struct line_idx {
+	const uint8_t **at;
+	size_t n, cap;
+	uint64_t n_events;
+};
+
+/* One more event passed at q, its count now n_events. */
+static inline void idx_event(struct line_idx *ix, const uint8_t *q) {
+	if (!(++ix->n_events & (XP_IDX_STRIDE - 1))) {
+		TC_GROW(ix->at, ix->cap, ix->n + 1);
+		ix->at[ix->n++] = q;
+	}
+}
+
 /* The walks over a line's fields find each tag from the length before it,
  * so the loads wait one on another: a prefetch 1 KiB ahead starts the next
  * lines' loads early (device-op-heavy files: read 3-5 % faster; 256 B and
@@ -777,8 +796,14 @@ static const uint8_t *walk_drop(struct tc_input *in, const uint8_t *base, const 
  * of its mapping), a long line's pages are let go as the walk passes them.
  */
 static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
-		const uint8_t **at_out, const char **why, struct tc_input *in, const uint8_t *base) {
+		const uint8_t **at_out, const char **why, struct tc_input *in, const uint8_t *base,
+		struct line_idx *ix) {
 	const uint8_t *q = p, *end = p + len, *at = p;
+	if (ix) {
+		ix->n = ix->n_events = 0;
+		TC_GROW(ix->at, ix->cap, 1);
+		ix->at[ix->n++] = p;
+	}
 	const char *bad;
 	struct tc_xplane_span sp[LH_COUNT] = { 0 };
 	const uint8_t *from = p + XP_DROP_AFTER;
@@ -798,6 +823,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 			}
 			q += u;
 			h->any_events = true;
+			if (ix) {
+				idx_event(ix, q);
+			}
 			if (stop && q >= stop) {
 				stop = walk_drop(in, base, &from, q);
 			}
@@ -853,6 +881,9 @@ static bool line_header(const uint8_t *p, size_t len, struct line_hdr *h,
 					(struct tc_xplane_span){ at, (size_t)(q - at) };
 			} else if (num == XLINE_EVENTS) {
 				h->any_events = true;
+				if (ix) {
+					idx_event(ix, q);
+				}
 			}
 			break;
 		default:
@@ -980,7 +1011,7 @@ bool tc_xplane_parse_line(struct reader *r, const uint8_t *p, size_t len, size_t
 	struct line_hdr h = { 0 };
 	const uint8_t *at;
 	const char *why;
-	if (!line_header(p, len, &h, &at, &why, r->in, r->base)) {
+	if (!line_header(p, len, &h, &at, &why, r->in, r->base, NULL)) {
 		return tc_xplane_fail(r, at, "xplane: %s", why);
 	}
 	struct line_ctx lc;
@@ -1059,6 +1090,7 @@ struct xpipe {
 		const uint8_t *line, *at;
 		const char *why;
 		struct line_hdr h;
+		struct line_idx ix; /* its own copy */
 		bool ok;
 	} hdr[XP_HDRS];
 	size_t n_hdr, hdr_share_min;
@@ -1082,6 +1114,8 @@ struct xwalk {
 	struct origin org;       /* this walk's copy */
 	bool emits;              /* the emitting thread's walk */
 	bool done;
+	struct line_idx ix;      /* the current line's events */
+	uint64_t ev_at;          /* events of the line passed */
 };
 
 static void xw_init(struct xwalk *w, const struct xpipe *p) {
@@ -1101,10 +1135,19 @@ static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_
  * (wait), waits for that thread to pass the line rather than walk it
  * again; it walks it only if the result already left the table.
  */
-static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t *line,
+static void idx_copy(struct line_idx *to, const struct line_idx *from) {
+	TC_GROW(to->at, to->cap, from->n ? from->n : 1);
+	if (from->n) {
+		memcpy(to->at, from->at, from->n * sizeof(*to->at));
+	}
+	to->n = from->n;
+	to->n_events = from->n_events;
+}
+
+static bool xw_line_header(struct xpipe *p, struct xwalk *w, const uint8_t *line,
 		size_t len, bool wait, struct line_hdr *h, const uint8_t **at, const char **why) {
 	if (len < p->hdr_share_min) {
-		return line_header(line, len, h, at, why, NULL, NULL);
+		return line_header(line, len, h, at, why, NULL, NULL, &w->ix);
 	}
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -1114,6 +1157,9 @@ static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t
 				*at = p->hdr[i].at;
 				*why = p->hdr[i].why;
 				bool ok = p->hdr[i].ok;
+				if (ok) {
+					idx_copy(&w->ix, &p->hdr[i].ix);
+				}
 				if (!w->emits && p->hdr_passed < line) {
 					p->hdr_passed = line;
 					pthread_cond_broadcast(&p->cv);
@@ -1128,9 +1174,12 @@ static bool xw_line_header(struct xpipe *p, const struct xwalk *w, const uint8_t
 		pthread_cond_wait(&p->cv, &p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
-	bool ok = line_header(line, len, h, at, why, p->in, p->d.base);
+	bool ok = line_header(line, len, h, at, why, p->in, p->d.base, &w->ix);
 	pthread_mutex_lock(&p->lock);
 	size_t k = p->n_hdr++ % XP_HDRS;
+	if (ok) {
+		idx_copy(&p->hdr[k].ix, &w->ix);
+	}
 	p->hdr[k].line = line;
 	p->hdr[k].h = *h;
 	p->hdr[k].ok = ok;
@@ -1160,6 +1209,19 @@ static size_t xw_chunk(struct xwalk *w, struct xpipe *p, struct xchunk *c,
 		c->n_ev = c->n_st = c->n_ln = 0;
 	}
 	for (;;) {
+		if (!c && w->q < w->lend) {
+			/* Stepping over: to the indexed event nearest short of where
+			 * the walk would stop, the chunk full or the line's events
+			 * passed; the loop walks the rest as before. */
+			uint64_t room = XP_EVS - n, left = w->ix.n_events - w->ev_at;
+			uint64_t to = w->ev_at + (room < left ? room : left);
+			uint64_t k = to / XP_IDX_STRIDE;
+			if (k > w->ev_at / XP_IDX_STRIDE && k < w->ix.n) {
+				n += (size_t)(k * XP_IDX_STRIDE - w->ev_at);
+				w->ev_at = k * XP_IDX_STRIDE;
+				w->q = w->ix.at[k];
+			}
+		}
 		while (w->q < w->lend) {
 			if (n + 1 > XP_EVS) {
 				return (size_t)(w->q - base);
@@ -1171,6 +1233,7 @@ static size_t xw_chunk(struct xwalk *w, struct xpipe *p, struct xchunk *c,
 				break;
 			}
 			n++;
+			w->ev_at++;
 			if (!c) {
 				continue;
 			}
@@ -1202,6 +1265,7 @@ static size_t xw_chunk(struct xwalk *w, struct xpipe *p, struct xchunk *c,
 		}
 		n++;
 		w->q = w->lend = NULL;
+		w->ev_at = 0;
 		struct line_hdr h = { 0 };
 		const uint8_t *at;
 		const char *why;
@@ -1263,6 +1327,7 @@ static void *xp_decode(void *arg) {
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->lock);
 	}
+	free(w.ix.at);
 	return NULL;
 }
 
@@ -1399,6 +1464,7 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(th, NULL);
+		free(w.ix.at);
 		r->missing_meta += p->missing;
 		r->dangling_refs += p->dangling;
 	}
@@ -1406,6 +1472,9 @@ bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t fi
 		xchunk_free(&p->c[i]);
 	}
 	xchunk_free(&p->own);
+	for (size_t i = 0; i < XP_HDRS; i++) {
+		free(p->hdr[i].ix.at);
+	}
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cv);
 	free(p);
