@@ -56,7 +56,7 @@ START_TEST(pass_table_order) {
 		}
 		made |= t[i].provides;
 	}
-	ck_assert_uint_eq(made, TC_R_SUM_MARKED * 2 - 1);
+	ck_assert_uint_eq(made, TC_R_DEVWORK * 2 - 1);
 
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
@@ -76,9 +76,10 @@ START_TEST(pass_table_order) {
 		"summary-steps", "usage", "summary-rows-usage", "summary-busy", NULL };
 	static const char *const breakdown[] = { "markers", "early-steps", "usage", "steps",
 		"breakdown", "ranks", "startup", NULL };
+	/* One device does work: the rules' device work is scanned ahead. */
 	static const char *const findings[] = { "memory", "memview", "compile", "markers",
-		"early-steps", "usage", "rules-ops", "steps", "breakdown", "ranks", "startup",
-		"runtime", "rules", NULL };
+		"early-steps", "devwork", "usage", "rules-ops", "steps", "breakdown", "ranks",
+		"startup", "runtime", "rules", NULL };
 	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_USAGE), pass_mask(t, n, usage));
 	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_STEPS), pass_mask(t, n, steps));
 	ck_assert_uint_eq(tc_pass_plan(m, &o, TC_AN_OP_TABLE), pass_mask(t, n, op_table));
@@ -91,6 +92,19 @@ START_TEST(pass_table_order) {
 	uint64_t both = tc_pass_plan(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS);
 	ck_assert(both >> pass_row(t, n, "summary-marked") & 1);
 	ck_assert_uint_eq(tc_pass_plan(m, &o, 0), 0);
+	/* Two do: the rules scan theirs once the breakdown picks it. */
+	struct tc_model *m2 = tc_model_create();
+	for (int k = 0; k < 2; k++) {
+		uint32_t dk = tc_model_add_device(m2, tc_model_intern(m2, k ? "GPU 1" : "GPU 0"),
+			TC_DEV_GPU);
+		uint32_t sk = tc_model_add_track(m2, dk, tc_model_intern(m2, "stream 7"),
+			TC_TRACK_STREAM, 7);
+		tc_model_add_event(m2, sk, tc_model_op(m2, tc_model_intern(m2, "gemm"), 0,
+			TC_OP_KERNEL), 0, 100, 0);
+	}
+	tc_model_finalize(m2);
+	ck_assert_uint_eq(tc_pass_plan(m2, &o, TC_AN_FINDINGS) >> pass_row(t, n, "devwork") & 1, 0);
+	tc_model_destroy(m2);
 
 	/* What was not asked for stays empty. */
 	struct tc_analysis a;

@@ -167,6 +167,7 @@ struct tc_pass_run {
 	struct tc_ivals *kinds;    /* usage's kind runs, kept for the breakdown */
 	struct tc_usage usage;
 	struct tc_op_sums op_sums; /* the usage pass's, for the summary's rows */
+	struct tc_devwork_ahead ahead; /* the rules' device work, made ahead */
 	/* With a side thread: the results made so far, under lock. */
 	bool threaded;
 	uint32_t done;
@@ -276,7 +277,17 @@ static void run_runtime(struct tc_pass_run *c) {
 }
 
 static void run_rules(struct tc_pass_run *c) {
-	tc_pass_rules(c->m, c->o, c->a);
+	tc_pass_rules(c->m, c->o, c->a, c->made & TC_R_DEVWORK ? &c->ahead : NULL);
+}
+
+/* With one device doing work, the rules' device is known before usage. */
+static bool one_work_device(const struct tc_pass_run *c) {
+	return tc_devwork_only_device(c->m) != TC_NONE;
+}
+
+static void run_devwork(struct tc_pass_run *c) {
+	c->ahead.device = tc_devwork_only_device(c->m);
+	tc_devwork_scan(c->m, c->ahead.device, &c->ahead.w);
 }
 
 static void run_summary_busy(struct tc_pass_run *c) {
@@ -305,6 +316,8 @@ static const struct tc_pass_def pass_table[] = {
 	{ "markers", 0, 0, R(MARKERS), false, NULL, run_markers },
 	{ "summary-steps", R(SUM_BASE) | R(MARKERS), 0, R(SUM_STEPS), true, NULL,
 		run_summary_steps },
+	/* Beside usage, which runs a one-device trace on one thread. */
+	{ "devwork", 0, 0, R(DEVWORK), true, one_work_device, run_devwork },
 	{ "early-steps", R(MARKERS), 0, R(EARLY), false, NULL, run_early_steps },
 	{ "usage", 0, R(EARLY), R(USAGE), false, NULL, run_usage },
 	/* The op rows take the usage pass's sums where it makes them. */
@@ -319,8 +332,8 @@ static const struct tc_pass_def pass_table[] = {
 	{ "op-table", R(USAGE), 0, R(OP_TABLE), false, NULL, run_op_table },
 	{ "runtime", R(USAGE) | R(BREAKDOWN), 0, R(RUNTIME), false, NULL, run_runtime },
 	{ "rules", R(USAGE) | R(STEPS) | R(BREAKDOWN) | R(RANKS) | R(STARTUP) | R(MEMORY) |
-		R(MEMVIEW) | R(COMPILE) | R(OPS) | R(RUNTIME), 0, R(FINDINGS), false, NULL,
-		run_rules },
+		R(MEMVIEW) | R(COMPILE) | R(OPS) | R(RUNTIME) | R(DEVWORK), 0, R(FINDINGS), false,
+		NULL, run_rules },
 	{ "summary-busy", R(SUM_BASE), R(USAGE), R(SUM_BUSY), false, NULL, run_summary_busy },
 	/* The summary's steps become the analysis's, where it has steps. */
 	{ "summary-marked", R(SUM_STEPS), R(STEPS), R(SUM_MARKED), false, with_steps,

@@ -317,6 +317,20 @@ void tc_devwork_add(struct tc_devwork *w, enum tc_devcat c, const struct tc_devc
 	}
 }
 
+uint32_t tc_devwork_only_device(const struct tc_model *m) {
+	uint32_t d = TC_NONE;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->count && tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+			if (d != TC_NONE && tr->device != d) {
+				return TC_NONE;
+			}
+			d = tr->device;
+		}
+	}
+	return d;
+}
+
 void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w) {
 	tc_devwork_init(w);
 	struct scan s = { .m = m, .costs = tc_model_costs(m) };

@@ -52,6 +52,18 @@ void tc_devwork_add(struct tc_devwork *w, enum tc_devcat c, const struct tc_devc
 /* Sums over the work lines of device only (TC_NONE: every device). */
 void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w);
 
+/* A device's work scanned before the rules ask for it (on the analysis'
+ * side thread while usage walks the model), so the rules need not scan it
+ * once they know their device. */
+struct tc_devwork_ahead {
+	uint32_t device; /* TC_NONE: not scanned */
+	struct tc_devwork w;
+};
+
+/* The one device with events on its work lines, whose work the rules will
+ * read; TC_NONE where several or none have (the rules scan theirs then). */
+uint32_t tc_devwork_only_device(const struct tc_model *m);
+
 /* One op-table row per category with events, for `ops --by category`
  * (label: the category's name). */
 struct tc_op_row *tc_devwork_rows(const struct tc_devwork *w, size_t *n);

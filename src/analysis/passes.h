@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/analyze.h"
+#include "analysis/devwork.h"
 #include "analysis/intervals.h"
 #include "analysis/optable.h"
 #include "analysis/steps.h"
@@ -58,6 +59,7 @@ enum tc_pass_result {
 	TC_R_SUM_STEPS = 1u << 16, /* its marked steps */
 	TC_R_SUM_BUSY = 1u << 17,  /* its devices' busy time */
 	TC_R_SUM_MARKED = 1u << 18, /* its steps as the analysis's */
+	TC_R_DEVWORK = 1u << 19,   /* the device work the rules read, made ahead */
 };
 
 /*
@@ -354,7 +356,7 @@ struct tc_op_row tc_op_row_sum(const struct tc_op_summary *s, size_t n);
  * conversions and tiny GEMMs on the breakdown device, appended to
  * a->findings (unsorted). */
 void tc_rules_compute(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
+	struct tc_analysis *a, const struct tc_devwork_ahead *ahead);
 
 
 
@@ -365,7 +367,7 @@ int tc_compile_entry_cmp(const void *pa, const void *pb);
 /* The bottleneck rules (rules.c): read every result in a, fill a's
  * findings, ranked. */
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a);
+	struct tc_analysis *a, const struct tc_devwork_ahead *ahead);
 /* The findings' order (qsort comparator): by the step time explained,
  * then severity, figure and kind. */
 int tc_finding_cmp(const void *pa, const void *pb);

@@ -1007,14 +1007,14 @@ static char (*labels(const struct tc_model *m))[96] {
 }
 
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+		struct tc_analysis *a, const struct tc_devwork_ahead *ahead) {
 	struct rule_ctx c = { .m = m, .o = o, .a = a };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
 	/* A job's rank alone records slots for its label (tc_ftext). */
 	c.slots = o->rank_slots && tc_model_n_ranks(m) < 2;
 	c.label = labels(m);
 	run_rules(&c, NULL);
-	tc_rules_compute(m, o, a);
+	tc_rules_compute(m, o, a, ahead);
 	free(c.label);
 	tc_sort(a->findings, a->n_findings, sizeof(*a->findings), tc_finding_cmp);
 }

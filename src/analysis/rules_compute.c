@@ -286,7 +286,7 @@ static void roofline_evidence(struct cctx *c, struct tc_finding *f, bool compute
 }
 
 void tc_rules_compute(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a) {
+		struct tc_analysis *a, const struct tc_devwork_ahead *ahead) {
 	uint32_t d = a->bd_device;
 	if (d >= m->n_devices) {
 		return;
@@ -298,7 +298,11 @@ void tc_rules_compute(const struct tc_model *m, const struct tc_analysis_opts *o
 	} else {
 		tc_model_device_label(m, d, c->label, sizeof(c->label));
 	}
-	tc_devwork_scan(m, d, &c->w);
+	if (ahead && ahead->device == d) {
+		c->w = ahead->w;
+	} else {
+		tc_devwork_scan(m, d, &c->w);
+	}
 	for (int k = 0; k < TC_DEVCAT_COUNT; k++) {
 		c->work_ps += c->w.cat[k].self_ps;
 	}
