@@ -280,13 +280,13 @@ static void run_rules(struct tc_pass_run *c) {
 	tc_pass_rules(c->m, c->o, c->a, c->made & TC_R_DEVWORK ? &c->ahead : NULL);
 }
 
-/* With one device doing work, the rules' device is known before usage. */
+/* With one device doing work (plan finds it), the rules' device is known
+ * before usage. */
 static bool one_work_device(const struct tc_pass_run *c) {
-	return tc_devwork_only_device(c->m) != TC_NONE;
+	return c->ahead.device != TC_NONE;
 }
 
 static void run_devwork(struct tc_pass_run *c) {
-	c->ahead.device = tc_devwork_only_device(c->m);
 	tc_devwork_scan(c->m, c->ahead.device, &c->ahead.w);
 }
 
@@ -371,6 +371,7 @@ static uint64_t plan(struct tc_pass_run *c, unsigned what) {
 		want |= pass_table[i].provides & want ? pass_table[i].needs : 0;
 	}
 	c->want = want;
+	c->ahead.device = tc_devwork_only_device(c->m);
 	c->sums = (want & TC_R_SUM_ROWS) && (want & TC_R_USAGE) &&
 		tc_pass_summary_sums_usable(c->m);
 	uint64_t passes = 0;

@@ -1128,13 +1128,8 @@ static inline void xp_rec(struct xchunk *c, enum xe_kind kind, int64_t a, int64_
 	c->ev[c->n_ev++] = (struct xev){ .kind = (uint8_t)kind, .a = a, .b = b };
 }
 
-/*
- * line_header for the walks, sharing long lines' headers: whichever walk
- * reaches a line first keeps its result (damage included) for the other.
- * The emitting thread, stepping over a chunk the decoding thread decodes
- * (wait), waits for that thread to pass the line rather than walk it
- * again; it walks it only if the result already left the table.
- */
+/* A copy of a line's event index: a table slot is taken again XP_HDRS
+ * long lines later, so each walk keeps its own. */
 static void idx_copy(struct line_idx *to, const struct line_idx *from) {
 	TC_GROW(to->at, to->cap, from->n ? from->n : 1);
 	if (from->n) {
@@ -1144,6 +1139,14 @@ static void idx_copy(struct line_idx *to, const struct line_idx *from) {
 	to->n_events = from->n_events;
 }
 
+/*
+ * line_header for the walks, sharing long lines' headers: whichever walk
+ * reaches a line first keeps its result (damage included) and the line's
+ * event index for the other; w->ix gets the index.
+ * The emitting thread, stepping over a chunk the decoding thread decodes
+ * (wait), waits for that thread to pass the line rather than walk it
+ * again; it walks it only if the result already left the table.
+ */
 static bool xw_line_header(struct xpipe *p, struct xwalk *w, const uint8_t *line,
 		size_t len, bool wait, struct line_hdr *h, const uint8_t **at, const char **why) {
 	if (len < p->hdr_share_min) {
