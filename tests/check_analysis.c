@@ -319,7 +319,7 @@ static struct tc_device_util *usage_of(struct tc_model *m, size_t *nu) {
 	struct tc_device_util *u;
 	struct tc_stream_util *su;
 	size_t ns;
-	tc_pass_usage(m, &o, &u, nu, &su, &ns, NULL, NULL, NULL, NULL);
+	tc_pass_usage(m, &o, &u, nu, &su, &ns, NULL, NULL, NULL);
 	free(su);
 	return u;
 }
@@ -446,7 +446,7 @@ START_TEST(usage_stream_busy) {
 		struct tc_device_util *u;
 		struct tc_stream_util *su;
 		size_t nu, ns;
-		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL, NULL);
+		tc_pass_usage(m, &o, &u, &nu, &su, &ns, NULL, NULL, NULL);
 		ck_assert_uint_eq(ns, NS);
 		for (size_t k = 0; k < ns; k++) {
 			int64_t want = 0;

@@ -604,6 +604,45 @@ START_TEST(threads_same_output) {
 }
 END_TEST
 
+/* One device, no collective: the usage pass walks its streams on a thread
+ * of their own while the runs are read (struct tc_usage_each). Its streams
+ * (nested and flat, launched and not, instants, copies) and the counts
+ * from them come out as on one thread. */
+START_TEST(usage_streams_aside) {
+	struct fx f = fx_new();
+	uint32_t copies = tc_model_add_track(f.m, f.gpu, tc_model_intern(f.m, "stream 9"),
+		TC_TRACK_STREAM, 10);
+	for (int s = 0; s < 4; s++) {
+		step(&f, s + 1, s * MS, MS);
+	}
+	unsigned x = 7;
+	int64_t t = 0;
+	for (int i = 0; i < 600; i++) {
+		x = x * 1103515245u + 12345u;
+		int64_t d = (int64_t)(x >> 20 & 63) * US / 8;
+		uint32_t k = ev(&f, f.stream, (x >> 8) & 1 ? "gemm" : "relu", TC_OP_KERNEL, t, d);
+		if ((x >> 9) & 1) {
+			uint32_t r = ev(&f, f.thread, "cudaLaunchKernel", TC_OP_RUNTIME, t - 20 * US,
+				5 * US);
+			tc_model_add_flow(f.m, r, k, TC_FLOW_LAUNCH, (uint64_t)i + 1);
+		}
+		/* Nested on the second stream, an instant now and then. */
+		ev(&f, f.stream2, "outer", TC_OP_KERNEL, t, d + 2 * US);
+		ev(&f, f.stream2, "inner", TC_OP_KERNEL, t + US, (x >> 10) & 1 ? 0 : US / 2);
+		if ((x >> 11) & 3) {
+			ev(&f, copies, "Memcpy HtoD", TC_OP_MEMCPY_H2D, t + US, 3 * US);
+		}
+		t += d + (int64_t)(x >> 13 & 7) * US;
+	}
+	tc_model_finalize(f.m);
+	char *one = analysis_outputs(f.m, 1), *two = analysis_outputs(f.m, 2);
+	ck_assert_str_eq(one, two);
+	free(one);
+	free(two);
+	tc_model_destroy(f.m);
+}
+END_TEST
+
 /*
  * The attribution's contract on a real input: every device's every step is
  * split exactly (the categories sum to the step's duration), and one
@@ -909,6 +948,7 @@ int main(void) {
 	tcase_add_test(tc, kernel_wait_gaps);
 	tcase_add_test(tc, op_table_grouping);
 	tcase_add_test(tc, async_copy_halves);
+	tcase_add_test(tc, usage_streams_aside);
 	tcase_add_loop_test(tc, known_args_only_same_output, 0, 1);
 	tcase_add_loop_test(tc, attribution_invariants, 0, 1);
 	tcase_add_loop_test(tc, threads_same_output, 0, 1);

@@ -231,9 +231,10 @@ static void run_early_steps(struct tc_pass_run *c) {
 /* Otherwise the per-kind unions are kept from usage for the breakdown. */
 static void run_usage(struct tc_pass_run *c) {
 	struct tc_analysis *a = c->a;
+	const struct tc_usage_each early = { tc_bd_early_runs, tc_bd_early_streams, c->early };
 	tc_pass_usage(c->m, c->o, &a->util, &a->n_util, &a->streams, &a->n_streams,
 		(c->made & TC_R_BREAKDOWN) && !c->marked ? &c->kinds : NULL,
-		c->early ? tc_bd_early_device : NULL, c->early, c->sums ? &c->op_sums : NULL);
+		c->early ? &early : NULL, c->sums ? &c->op_sums : NULL);
 	c->usage = (struct tc_usage){ a->util, a->n_util, c->kinds };
 }
 

@@ -566,7 +566,7 @@ static size_t attr_view(struct attr_lists *x, const struct tc_ivals *runs, int64
 }
 
 /* Whether every list but the runs is constant over step s, whatever its
- * runs (as long as all lie inside it, as tc_bd_early_device's do); then
+ * runs (as long as all lie inside it, as tc_bd_early_runs's do); then
  * attr_sums_alone or attr_runs_alone attributes it, with *others those
  * covering it. */
 static bool attr_step_const(struct attr_lists *x, const struct tc_step *s, uint64_t *others) {
@@ -757,9 +757,8 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	return e;
 }
 
-void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
-		const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-		size_t n_streams, struct tc_gaps *gaps) {
+void tc_bd_early_runs(void *early, size_t k, struct tc_device_util *util,
+		const uint32_t *tracks, size_t nt, bool has_coll, struct tc_gaps *gaps) {
 	struct tc_bd_early *e = early;
 	const struct tc_model *m = e->m;
 	const struct tc_analysis *a = e->a;
@@ -818,9 +817,14 @@ void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
 		tc_runs_scan_finish(&sc);
 	}
 	tc_ivals_finish(&runs);
-	/* The copies walk the device's lines too: on this thread, beside the
-	 * other devices', rather than in one walk after the pass. */
-	dev_xfer_measure(m, a, util->device, &e->dt, streams, n_streams, &e->xfer[k]);
+}
+
+/* The copies walk the device's lines too: on this thread, beside the
+ * other devices', rather than in one walk after the pass. */
+void tc_bd_early_streams(void *early, size_t k, const struct tc_device_util *util,
+		const struct tc_stream_util *streams, size_t n_streams) {
+	struct tc_bd_early *e = early;
+	dev_xfer_measure(e->m, e->a, util->device, &e->dt, streams, n_streams, &e->xfer[k]);
 }
 
 static void bd_early_destroy(struct tc_bd_early *e, size_t n_util) {

@@ -92,16 +92,22 @@ static inline bool tc_pass_parallel(const struct tc_analysis_opts *o, uint64_t n
 	return o->threads > 1 || (o->threads == 0 && n >= TC_PARALLEL_MIN_EVENTS);
 }
 
-/* Called by the usage pass for each device in place of its kind runs:
- * with util[k] done but for the runs' share, and the device's work lines
- * (has_coll: some collective on them has a duration) and their streams, it
- * reads the runs (tc_runs_scan over tracks, all kinds) and adds all of them
- * to util with tc_usage_add_runs; with gaps, the scan's gaps go there
- * (tc_runs_scan.gaps). From two threads at once (for different k) on big
- * models. */
-typedef void (*tc_usage_each_fn)(void *ctx, size_t k, struct tc_device_util *util,
-	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-	size_t n_streams, struct tc_gaps *gaps);
+/* Called by the usage pass for each device in place of its kind runs.
+ * runs: with util[k] done but for the runs' share, and the device's work
+ * lines (has_coll: some collective on them has a duration), it reads the
+ * runs (tc_runs_scan over tracks, all kinds) and adds all of them to util
+ * with tc_usage_add_runs; with gaps, the scan's gaps go there
+ * (tc_runs_scan.gaps). streams: then, with the device's streams (on a
+ * one-device trace made on another thread meanwhile, so runs may not read
+ * util's kernel counts). From two threads at once (for different k) on
+ * big models. */
+struct tc_usage_each {
+	void (*runs)(void *ctx, size_t k, struct tc_device_util *util, const uint32_t *tracks,
+		size_t nt, bool has_coll, struct tc_gaps *gaps);
+	void (*streams)(void *ctx, size_t k, const struct tc_device_util *util,
+		const struct tc_stream_util *streams, size_t n_streams);
+	void *ctx;
+};
 /* Adds runs (a piece of a device's kind runs) to u's busy, compute,
  * kernel, communication and overlap time. */
 void tc_usage_add_runs(struct tc_device_util *u, const struct tc_ivals *runs);
@@ -162,12 +168,12 @@ void tc_op_sums_finish(struct tc_op_sums *s);
 /* Device utilisation per device and stream (usage.c); *util and *streams
  * are malloc'd. With kinds, *kinds gets each device's kind runs (n_util
  * run lists, malloc'd; free with tc_usage_kinds_destroy). each, if not NULL,
- * reads every device's runs in their place (with ctx). With op_sums, the
+ * reads every device's runs in their place. With op_sums, the
  * walk also sums each op's events there (struct tc_op_sums). */
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 	struct tc_device_util **util, size_t *n_util,
 	struct tc_stream_util **streams, size_t *n_streams, struct tc_ivals **kinds,
-	tc_usage_each_fn each, void *ctx, struct tc_op_sums *op_sums);
+	const struct tc_usage_each *each, struct tc_op_sums *op_sums);
 void tc_usage_kinds_destroy(struct tc_ivals *kinds, size_t n_util);
 
 /* Steps (steps.c): fills a's steps, n_steps, n_steps_all, steps_source,
@@ -253,14 +259,15 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
  * The breakdown's attribution of each device made during the usage pass,
  * when the steps are known before it (markers): a device's runs are then
  * used as they are built and none is kept for later. tc_bd_early_create
- * reads a's steps; tc_bd_early_device is a tc_usage_each_fn;
+ * reads a's steps; tc_bd_early_runs and _streams are a struct tc_usage_each's;
  * tc_pass_breakdown takes the attributions and frees early.
  */
 struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	const struct tc_analysis_opts *o, const struct tc_analysis *a);
-void tc_bd_early_device(void *early, size_t k, struct tc_device_util *util,
-	const uint32_t *tracks, size_t nt, bool has_coll, const struct tc_stream_util *streams,
-	size_t n_streams, struct tc_gaps *gaps);
+void tc_bd_early_runs(void *early, size_t k, struct tc_device_util *util,
+	const uint32_t *tracks, size_t nt, bool has_coll, struct tc_gaps *gaps);
+void tc_bd_early_streams(void *early, size_t k, const struct tc_device_util *util,
+	const struct tc_stream_util *streams, size_t n_streams);
 
 /* Peaks of the memory counters, then of the curves allocator records draw
  * on devices without a memory.allocated counter (memory.c); *mem is

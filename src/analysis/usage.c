@@ -3,6 +3,8 @@
  * time and their overlap, idle time and its causes, launch delays and
  * short kernels.
  */
+#include <assert.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +278,10 @@ static void device_gaps_of(const struct tc_model *m, const uint32_t *tracks, siz
 	}
 }
 
+/* Events of the one device from which its streams are walked aside
+ * unless threads are asked for: a thread costs about 50 us to start. */
+#define USAGE_ASIDE_MIN ((uint64_t)1 << 18)
+
 /* One usage pass: read-only once set up, but for next, the devices' own
  * slots (k) and each's state. */
 struct usage_run {
@@ -292,8 +298,10 @@ struct usage_run {
 	struct tc_stream_util **streams; /* per k, malloc'd */
 	size_t *n_streams;
 	struct tc_ivals *kinds;          /* n run lists, or NULL */
-	tc_usage_each_fn each;
-	void *ctx;
+	const struct tc_usage_each *each;
+	/* One device, big, no collective op: its streams are walked on a
+	 * thread of their own while this one reads the runs. */
+	bool aside;
 	atomic_size_t next;
 	/* With op sums: each worker's per-op sums (acc[slot]), slots taken
 	 * from next_slot; the lines summed are marked in done. */
@@ -310,23 +318,28 @@ struct usage_scratch {
 	size_t dl_cap;
 };
 
-/* Device k's utilisation, streams and kind runs (in kinds, else in
- * sc->runs), or each reads the runs. */
-static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc,
-		struct tc_op_acc *acc) {
+/* One walk of device k's lines: their streams, and the device's span and
+ * counts. */
+struct dev_walk {
+	const struct usage_run *r;
+	size_t k;
+	struct tc_op_acc *acc; /* the summary's op sums, or NULL */
+	struct tc_stream_util *streams;
+	size_t n_streams;
+	size_t n_timed;        /* events with a duration */
+	bool has_coll;
+	uint64_t n_kern, n_short;
+	int64_t first_ps, last_ps;
+};
+
+static void device_streams(struct dev_walk *w) {
+	const struct usage_run *r = w->r;
 	const struct tc_model *m = r->m;
-	const struct tc_analysis_opts *o = r->o;
 	const struct launch_starts *ls = &r->ls;
-	size_t d = r->dev[k], nt = r->nt[k];
-	const uint32_t *tracks = r->tracks[k];
-	struct tc_device_util *u = &r->util[k];
-	/* Events with a duration: room for the runs up front. */
-	size_t n_timed = 0;
-	bool has_coll = false;
-	*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
-		.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
-	size_t n_streams = 0, scap = 0;
-	struct tc_stream_util *streams = NULL;
+	const uint32_t *tracks = r->tracks[w->k];
+	size_t nt = r->nt[w->k], scap = 0;
+	w->first_ps = INT64_MAX;
+	w->last_ps = INT64_MIN;
 	for (size_t j = 0; j < nt; j++) {
 		const struct tc_track *tr = &m->tracks[tracks[j]];
 		if (!tr->count) {
@@ -338,11 +351,12 @@ static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc
 		/* Columns and counts in locals, out of the stores' way. */
 		const int64_t *start = m->ev.start, *durs = m->ev.dur, short_ps = r->short_ps;
 		const uint32_t *ops = m->ev.op;
-		uint64_t n_kern = 0, n_short = 0;
+		uint64_t n_kern = 0, n_short = 0, n_timed = 0;
 		uint32_t kinds = 0;
+		bool has_coll = false;
 		/* The summary's op sums, on lines where no event nests. */
-		struct tc_op_acc *ta = acc && tr->max_depth == 0 &&
-			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind) ? acc : NULL;
+		struct tc_op_acc *ta = w->acc && tr->max_depth == 0 &&
+			tc_track_kind_is_device_work((enum tc_track_kind)tr->kind) ? w->acc : NULL;
 		if (ta) {
 			r->done[tracks[j]] = true;
 		}
@@ -378,19 +392,57 @@ static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc
 			n_kern += kind == TC_OP_KERNEL;
 			n_short += kind == TC_OP_KERNEL && dur < short_ps;
 		}
-		u->n_kernels += n_kern;
-		u->n_short_kernels += n_short;
-		u->first_ps = lo < u->first_ps ? lo : u->first_ps;
-		u->last_ps = hi > u->last_ps ? hi : u->last_ps;
+		w->n_kern += n_kern;
+		w->n_short += n_short;
+		w->n_timed += n_timed;
+		w->has_coll |= has_coll;
+		w->first_ps = lo < w->first_ps ? lo : w->first_ps;
+		w->last_ps = hi > w->last_ps ? hi : w->last_ps;
 		su.busy_ps = !flat ? tc_busy_acc_len(&busy) :
 			flat_busy > INT64_MAX ? INT64_MAX : (int64_t)flat_busy;
 		su.span_ps = hi - lo;
 		su.kinds = kinds;
-		TC_GROW(streams, scap, n_streams + 1);
-		streams[n_streams++] = su;
+		TC_GROW(w->streams, scap, w->n_streams + 1);
+		w->streams[w->n_streams++] = su;
 	}
-	r->streams[k] = streams;
-	r->n_streams[k] = n_streams;
+}
+
+static void *device_streams_run(void *p) {
+	device_streams(p);
+	return NULL;
+}
+
+/* Device k's utilisation, streams and kind runs (in kinds, else in
+ * sc->runs), or each reads the runs. */
+static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc,
+		struct tc_op_acc *acc) {
+	const struct tc_model *m = r->m;
+	const struct tc_analysis_opts *o = r->o;
+	const struct launch_starts *ls = &r->ls;
+	size_t d = r->dev[k], nt = r->nt[k];
+	const uint32_t *tracks = r->tracks[k];
+	struct tc_device_util *u = &r->util[k];
+	*u = (struct tc_device_util){ .device = (uint32_t)d, .first_ps = INT64_MAX,
+		.last_ps = INT64_MIN, .launch_delay_p50_ps = -1, .launch_delay_max_ps = -1 };
+	struct dev_walk w = { .r = r, .k = k, .acc = acc };
+	pthread_t th;
+	bool aside = r->aside && pthread_create(&th, NULL, device_streams_run, &w) == 0;
+	if (aside) {
+		/* The span from the lines (sorted by start; end: the latest);
+		 * no collective op, so none on them. */
+		for (size_t j = 0; j < nt; j++) {
+			const struct tc_track *tr = &m->tracks[tracks[j]];
+			if (tr->count) {
+				int64_t lo = m->ev.start[tr->first];
+				u->first_ps = lo < u->first_ps ? lo : u->first_ps;
+				u->last_ps = tr->end > u->last_ps ? tr->end : u->last_ps;
+			}
+		}
+	} else {
+		device_streams(&w);
+		u->first_ps = w.first_ps;
+		u->last_ps = w.last_ps;
+	}
 	int64_t kernel_wait_ps = (int64_t)(o->th[TC_TH_KERNEL_WAIT_US] * 1e6);
 	/* The idle gaps' causes need launches; with few tracks, the runs
 	 * scan finds the gaps. */
@@ -415,13 +467,24 @@ static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc
 	struct tc_gaps *gaps = &sc->gaps;
 	gaps->iv.n = 0;
 	if (r->each) {
-		r->each(r->ctx, k, u, tracks, nt, has_coll, streams, n_streams,
+		r->each->runs(r->each->ctx, k, u, tracks, nt, !aside && w.has_coll,
 			gaps_of_scan ? gaps : NULL);
 	} else {
 		struct tc_ivals *runs = r->kinds ? r->kinds + k : &sc->runs;
-		tc_runs_reserve(runs, n_timed);
+		tc_runs_reserve(runs, w.n_timed);
 		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, runs, gaps_of_scan ? gaps : NULL);
 		tc_usage_add_runs(u, runs);
+	}
+	if (aside) {
+		pthread_join(th, NULL);
+		assert(w.first_ps == u->first_ps && w.last_ps == u->last_ps && !w.has_coll);
+	}
+	u->n_kernels += w.n_kern;
+	u->n_short_kernels += w.n_short;
+	r->streams[k] = w.streams;
+	r->n_streams[k] = w.n_streams;
+	if (r->each) {
+		r->each->streams(r->each->ctx, k, u, w.streams, w.n_streams);
 	}
 	if (gaps_of_scan) {
 		device_gaps_of(m, tracks, nt, ls, kernel_wait_ps, gaps, u);
@@ -484,10 +547,10 @@ static void *usage_worker(void *arg) {
 void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		struct tc_device_util **util_out, size_t *n_util_out,
 		struct tc_stream_util **streams_out, size_t *n_streams_out,
-		struct tc_ivals **kinds_out, tc_usage_each_fn each, void *ctx,
+		struct tc_ivals **kinds_out, const struct tc_usage_each *each,
 		struct tc_op_sums *op_sums) {
 	size_t nd_all = m->n_devices ? m->n_devices : 1;
-	struct usage_run r = { .m = m, .o = o, .each = each, .ctx = ctx,
+	struct usage_run r = { .m = m, .o = o, .each = each,
 		.short_ps = (int64_t)(o->th[TC_TH_SHORT_KERNEL_US] * 1e6) };
 	launch_starts(m, &r.ls, tc_pass_parallel(o, m->n_flows));
 	/* The devices with work, each with its work tracks. */
@@ -532,6 +595,14 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 			}
 		}
 	}
+	/* Without a collective op no line has one: the runs need not wait
+	 * for the streams' walk to know. */
+	bool any_coll = false;
+	for (size_t q = 0; q < m->n_ops; q++) {
+		any_coll |= m->op_kind[q] == TC_OP_COLLECTIVE;
+	}
+	r.aside = each && r.n == 1 && !any_coll &&
+		tc_pass_parallel(o, total >= USAGE_ASIDE_MIN ? total : 0);
 	/* Devices are independent: two threads take them from one counter,
 	 * each result in its own slot, so the output is the same either way. */
 	tc_run_pair(usage_worker, &r, &r, r.n >= 2 && tc_pass_parallel(o, total));
