@@ -56,7 +56,7 @@ START_TEST(pass_table_order) {
 		}
 		made |= t[i].provides;
 	}
-	ck_assert_uint_eq(made, TC_R_DEVWORK * 2 - 1);
+	ck_assert_uint_eq(made, TC_R_COSTS * 2 - 1);
 
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
@@ -509,10 +509,21 @@ START_TEST(usage_launches_per_device) {
 }
 END_TEST
 
+/* Event e's own costs, as args. */
+static void event_costs(struct tc_model *m, uint32_t e, int64_t flops, int64_t bytes) {
+	uint32_t a = tc_model_args_begin(m);
+	tc_model_arg_int(m, m->key.flops, flops);
+	tc_model_arg_int(m, m->key.bytes_accessed, bytes);
+	tc_model_set_event_args(m, e, tc_model_args_end(m, a));
+}
+
 START_TEST(summary_rows_from_usage_sums) {
 	/* The summary's op rows taken from the usage pass's per-op sums (two
 	 * workers, an op on both devices, a nesting line walked apart) equal
-	 * the rows of the plain walk, field by field. */
+	 * the rows of the plain walk, field by field; _i: no costs, costs on
+	 * the ops, costs of the events' own (varying), and costs whose sums
+	 * pass 2^53, where their order shows in the last bits (the rows are
+	 * then walked). */
 	struct tc_model *m = tc_model_create();
 	uint32_t g[2] = {
 		tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU),
@@ -534,10 +545,22 @@ START_TEST(summary_rows_from_usage_sums) {
 				int64_t dur = 2 + (int64_t)((x >> 9) % (d && l < 2 ? 300 : 40));
 				/* Line 2 of GPU 1 nests: its events enclose the next. */
 				bool nest = d == 1 && l == 2 && e % 2 == 0;
-				tc_model_add_event(m, t, ops[(x >> 4) % 2], at, nest ? 3 * dur : dur, 0);
+				uint32_t ev = tc_model_add_event(m, t, ops[(x >> 4) % 2], at,
+					nest ? 3 * dur : dur, 0);
 				at += nest ? 1 : dur + (int64_t)((x >> 20) % 50);
+				if (_i == 2 && (x >> 12) % 3) {
+					event_costs(m, ev, (int64_t)(x >> 14) % 7 * 1000, 4096);
+				} else if (_i == 3) {
+					event_costs(m, ev, (x >> 13) % 2 ? ((int64_t)1 << 52) + 1 : 3,
+						(int64_t)(x >> 14) % 5);
+				}
 			}
 		}
+	}
+	if (_i == 1) {
+		m->ops[ops[0]].flops = 1 << 20;
+		m->ops[ops[0]].bytes = 3 << 10;
+		m->ops[ops[1]].bytes = 1 << 16;
 	}
 	tc_model_finalize(m);
 	struct tc_summary want;
@@ -545,10 +568,18 @@ START_TEST(summary_rows_from_usage_sums) {
 	struct tc_analysis_opts o;
 	tc_analysis_opts_init(&o);
 	o.threads = 2;
+	size_t n;
+	const struct tc_pass_def *t = tc_pass_table(&n);
+	uint64_t plan = tc_pass_plan(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS);
+	ck_assert(plan >> pass_row(t, n, "summary-rows-usage") & 1);
+	/* The events' own costs are searched beside usage. */
+	ck_assert_uint_eq(plan >> pass_row(t, n, "costs") & 1, _i >= 2);
 	struct tc_analysis a;
 	tc_analyze(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS, &a);
 	ck_assert_uint_eq(a.summary.n_ops, want.n_ops);
 	ck_assert_uint_eq(want.n_ops, 2);
+	/* Costs past 2^53 do round: the case tests the order. */
+	ck_assert(_i != 3 || want.ops[0].flops > 1e16);
 	for (size_t r = 0; r < want.n_ops; r++) {
 		const struct tc_op_summary *p = &a.summary.ops[r], *q = &want.ops[r];
 		ck_assert_uint_eq(p->name, q->name);
@@ -557,6 +588,8 @@ START_TEST(summary_rows_from_usage_sums) {
 		ck_assert_int_eq(p->self_ps, q->self_ps);
 		ck_assert_int_eq(p->min_ps, q->min_ps);
 		ck_assert_int_eq(p->max_ps, q->max_ps);
+		ck_assert(p->flops == q->flops && p->bytes == q->bytes);
+		ck_assert(_i || (p->flops < 0 && p->bytes < 0));
 	}
 	tc_analysis_finish(&a);
 	tc_summary_finish(&want);
@@ -908,7 +941,7 @@ int main(void) {
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);
 	tcase_add_test(tc, usage_launches_per_device);
-	tcase_add_test(tc, summary_rows_from_usage_sums);
+	tcase_add_loop_test(tc, summary_rows_from_usage_sums, 0, 4);
 	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, usage_stream_busy);
 	tcase_add_test(tc, diff_normalize_names);

@@ -287,6 +287,10 @@ static bool one_work_device(const struct tc_pass_run *c) {
 	return c->ahead.device != TC_NONE;
 }
 
+static void run_costs(struct tc_pass_run *c) {
+	tc_model_costs(c->m);
+}
+
 static void run_devwork(struct tc_pass_run *c) {
 	tc_devwork_scan(c->m, c->ahead.device, &c->ahead.w);
 }
@@ -310,6 +314,7 @@ static void run_summary_marked(struct tc_pass_run *c) {
 #define R(x) TC_R_##x
 static const struct tc_pass_def pass_table[] = {
 	{ "summary-base", 0, 0, R(SUM_BASE), true, NULL, run_summary_base },
+	{ "costs", 0, 0, R(COSTS), true, NULL, run_costs },
 	{ "summary-rows", R(SUM_BASE), 0, R(SUM_ROWS), true, rows_alone, run_summary_rows },
 	{ "memory", 0, 0, R(MEMORY), true, NULL, run_memory },
 	{ "memview", 0, 0, R(MEMVIEW), true, NULL, run_memview },
@@ -371,10 +376,12 @@ static uint64_t plan(struct tc_pass_run *c, unsigned what) {
 	for (size_t i = N_PASSES; i-- > 0;) {
 		want |= pass_table[i].provides & want ? pass_table[i].needs : 0;
 	}
+	c->sums = (want & TC_R_SUM_ROWS) && (want & TC_R_USAGE);
+	/* Then the rows wait for usage: the events' costs, where they have
+	 * their own, are searched on the side thread meanwhile. */
+	want |= c->sums && c->m->event_costs ? TC_R_COSTS : 0;
 	c->want = want;
 	c->ahead.device = tc_devwork_only_device(c->m);
-	c->sums = (want & TC_R_SUM_ROWS) && (want & TC_R_USAGE) &&
-		tc_pass_summary_sums_usable(c->m);
 	uint64_t passes = 0;
 	c->made = 0;
 	for (size_t i = 0; i < N_PASSES; i++) {

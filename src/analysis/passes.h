@@ -60,6 +60,7 @@ enum tc_pass_result {
 	TC_R_SUM_BUSY = 1u << 17,  /* its devices' busy time */
 	TC_R_SUM_MARKED = 1u << 18, /* its steps as the analysis's */
 	TC_R_DEVWORK = 1u << 19,   /* the device work the rules read, made ahead */
+	TC_R_COSTS = 1u << 20,     /* the model's cost column, made ahead */
 };
 
 /*
@@ -393,9 +394,6 @@ void tc_pass_rules_job(const struct tc_model *skel, const struct tc_analysis_opt
  * step markers (NULL: found here); without list, the steps are only
  * counted (tc_analysis_opts.summary_steps_counted). */
 void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s);
-/* Whether the op rows can take the usage pass's sums: no op or event has
- * costs of its own (those are summed per event). */
-bool tc_pass_summary_sums_usable(const struct tc_model *m);
 void tc_pass_summary_rows(const struct tc_model *m, const struct tc_op_sums *op_sums,
 	struct tc_summary *s);
 void tc_pass_summary_steps(const struct tc_model *m, const struct tc_markers *mk, bool list,

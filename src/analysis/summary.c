@@ -393,9 +393,69 @@ static void op_walk_row(const struct op_walk *w, size_t r, struct tc_op_summary 
 	out->max_ps = w->acc[r].a.max;
 }
 
+/* v x n, where it is under 2^53 (a double holds it and the sums it
+ * joins exactly), else *inexact set. */
+static int64_t cost_times(int64_t v, uint64_t n, bool *inexact) {
+	if (v > 0 && n > (uint64_t)((TC_DOUBLE_EXACT_MAX - 1) / (uint64_t)v)) {
+		*inexact = true;
+		return v;
+	}
+	return v * (int64_t)n;
+}
+
+/* The costs of pre's lines into w's rows: each cost key's events there
+ * (its op's count where the keys are the ops, else counted from the key
+ * column) times its cost. Added in another order than the walk's, so
+ * only where every sum stays exact (rows_exact; *inexact: a product
+ * would not be). */
+static void pre_costs(struct op_walk *w, const struct tc_model *m, const struct tc_op_sums *pre,
+		bool *inexact) {
+	const struct tc_costs *cs = w->costs;
+	size_t nt = 0;
+	if (cs->key == m->ev.op) {
+		for (size_t o = 0; o < m->n_ops; o++) {
+			if (pre->op[o].count) {
+				w->n_ev[o] = pre->op[o].count;
+				w->touched[nt++] = (uint32_t)o;
+			}
+		}
+	} else {
+		for (size_t t = 0; t < m->n_tracks; t++) {
+			const struct tc_track *tr = &m->tracks[t];
+			for (size_t i = tr->first; pre->done[t] && i < (size_t)tr->first + tr->count; i++) {
+				if (!w->n_ev[cs->key[i]]++) {
+					w->touched[nt++] = cs->key[i];
+				}
+			}
+		}
+	}
+	for (size_t j = 0; j < nt; j++) {
+		uint32_t k = w->touched[j];
+		const struct tc_op_cost *c = &cs->cost[k];
+		uint64_t n = w->n_ev[k];
+		row_costs(&w->rows[w->row_of[cs->op[k]]],
+			c->flops >= 0 ? cost_times(c->flops, n, inexact) : -1,
+			c->bytes >= 0 ? cost_times(c->bytes, n, inexact) : -1);
+		w->n_ev[k] = 0;
+	}
+}
+
+/* Whether every row's costs are under 2^53: then every partial sum, in
+ * any order, was an integer a double holds, so the sums are those of the
+ * walk event by event. */
+static bool rows_exact(const struct tc_op_summary *rows, size_t n) {
+	for (size_t r = 0; r < n; r++) {
+		if (rows[r].flops >= (double)TC_DOUBLE_EXACT_MAX ||
+				rows[r].bytes >= (double)TC_DOUBLE_EXACT_MAX) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* tc_analyze_ops, with the sums of pre (NULL: none) taken for the lines
- * it has done, where no op has costs of its own to add per event; busy
- * (NULL: none): per track, set as struct op_walk says. */
+ * it has done (pre_costs adds their costs); busy (NULL: none): per track,
+ * set as struct op_walk says. */
 static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		bool (*track_ok)(const struct tc_model *m, uint32_t track, void *ctx), void *ctx,
 		bool percentiles, const struct tc_op_sums *pre, int64_t *busy, size_t *n_out) {
@@ -407,11 +467,14 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 	struct op_walk w;
 	op_walk_init(&w, m, &or, rows);
 	w.busy = busy;
-	pre = pre && tc_pass_summary_sums_usable(m) ? pre : NULL;
 	for (size_t o = 0; pre && o < m->n_ops; o++) {
 		struct op_acc *r = &w.acc[row_of[o]];
 		tc_op_acc_merge(&r->a, &pre->op[o]);
 		r->self = tc_sat_add(r->self, pre->op[o].total);
+	}
+	bool inexact = false, costs_pre = pre && w.any_cost;
+	if (costs_pre) {
+		pre_costs(&w, m, pre, &inexact);
 	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
@@ -424,6 +487,12 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		op_walk_row(&w, r, &rows[r]);
 	}
 	op_walk_finish(&w);
+	if (costs_pre && (inexact || !rows_exact(rows, n))) {
+		/* Sums past 2^53 depend on their order: the walk's, then. */
+		free(rows);
+		free(row_of);
+		return analyze_ops(m, track_ok, ctx, percentiles, NULL, busy, n_out);
+	}
 
 	/* Drop ops with no events in scope. */
 	size_t k = 0;
@@ -692,15 +761,6 @@ static void collect_threads(const struct tc_model *m, const int64_t *busy,
 			.busy_ps = busy[t] >= 0 ? busy[t] : track_busy(m, tr) };
 	}
 	tc_sort(s->threads, s->n_threads, sizeof(*s->threads), cmp_thread);
-}
-
-bool tc_pass_summary_sums_usable(const struct tc_model *m) {
-	for (size_t o = 0; o < m->n_ops; o++) {
-		if (m->ops[o].flops >= 0 || m->ops[o].bytes >= 0) {
-			return false;
-		}
-	}
-	return !m->event_costs;
 }
 
 void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s) {
