@@ -100,7 +100,7 @@ static inline void acc_event(struct op_acc *r, int64_t d) {
 }
 
 /* An event's FLOPs and bytes (< 0: unknown) into its row. */
-static inline void row_costs(struct tc_op_summary *row, int64_t f, int64_t b) {
+static inline void row_costs(struct tc_op_summary *row, double f, double b) {
 	if (f >= 0) {
 		row->flops = (row->flops < 0 ? 0 : row->flops) + (double)f;
 	}
@@ -393,23 +393,12 @@ static void op_walk_row(const struct op_walk *w, size_t r, struct tc_op_summary 
 	out->max_ps = w->acc[r].a.max;
 }
 
-/* v x n, where it is under 2^53 (a double holds it and the sums it
- * joins exactly), else *inexact set. */
-static int64_t cost_times(int64_t v, uint64_t n, bool *inexact) {
-	if (v > 0 && n > (uint64_t)((TC_DOUBLE_EXACT_MAX - 1) / (uint64_t)v)) {
-		*inexact = true;
-		return v;
-	}
-	return v * (int64_t)n;
-}
-
 /* The costs of pre's lines into w's rows: each cost key's events there
  * (its op's count where the keys are the ops, else counted from the key
- * column) times its cost. Added in another order than the walk's, so
- * only where every sum stays exact (rows_exact; *inexact: a product
- * would not be). */
-static void pre_costs(struct op_walk *w, const struct tc_model *m, const struct tc_op_sums *pre,
-		bool *inexact) {
+ * column) times its cost, a double product (past 2^53 it rounds, but
+ * stays past 2^53). Added in another order than the walk's, so kept only
+ * where every sum stays exact (rows_exact). */
+static void pre_costs(struct op_walk *w, const struct tc_model *m, const struct tc_op_sums *pre) {
 	const struct tc_costs *cs = w->costs;
 	size_t nt = 0;
 	if (cs->key == m->ev.op) {
@@ -432,10 +421,9 @@ static void pre_costs(struct op_walk *w, const struct tc_model *m, const struct 
 	for (size_t j = 0; j < nt; j++) {
 		uint32_t k = w->touched[j];
 		const struct tc_op_cost *c = &cs->cost[k];
-		uint64_t n = w->n_ev[k];
+		double n = (double)w->n_ev[k];
 		row_costs(&w->rows[w->row_of[cs->op[k]]],
-			c->flops >= 0 ? cost_times(c->flops, n, inexact) : -1,
-			c->bytes >= 0 ? cost_times(c->bytes, n, inexact) : -1);
+			c->flops >= 0 ? (double)c->flops * n : -1, c->bytes >= 0 ? (double)c->bytes * n : -1);
 		w->n_ev[k] = 0;
 	}
 }
@@ -472,9 +460,9 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		tc_op_acc_merge(&r->a, &pre->op[o]);
 		r->self = tc_sat_add(r->self, pre->op[o].total);
 	}
-	bool inexact = false, costs_pre = pre && w.any_cost;
+	bool costs_pre = pre && w.any_cost;
 	if (costs_pre) {
-		pre_costs(&w, m, pre, &inexact);
+		pre_costs(&w, m, pre);
 	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
@@ -487,7 +475,7 @@ static struct tc_op_summary *analyze_ops(const struct tc_model *m,
 		op_walk_row(&w, r, &rows[r]);
 	}
 	op_walk_finish(&w);
-	if (costs_pre && (inexact || !rows_exact(rows, n))) {
+	if (costs_pre && !rows_exact(rows, n)) {
 		/* Sums past 2^53 depend on their order: the walk's, then. */
 		free(rows);
 		free(row_of);
@@ -786,18 +774,7 @@ void tc_pass_summary_base(const struct tc_model *m, struct tc_summary *s) {
 			continue;
 		}
 		ds->n_tracks = (uint32_t)nt;
-		ds->first_ps = INT64_MAX;
-		ds->last_ps = INT64_MIN;
-		for (size_t k = 0; k < nt; k++) {
-			/* Sorted by start; finalize keeps the end. */
-			const struct tc_track *tr = &m->tracks[tracks[k]];
-			if (tr->count && m->ev.start[tr->first] < ds->first_ps) {
-				ds->first_ps = m->ev.start[tr->first];
-			}
-			if (tr->count && tr->end > ds->last_ps) {
-				ds->last_ps = tr->end;
-			}
-		}
+		tc_model_tracks_span(m, tracks, nt, &ds->first_ps, &ds->last_ps);
 		ds->span_ps = ds->last_ps - ds->first_ps;
 		s->n_devices++;
 		free(tracks);

@@ -428,16 +428,8 @@ static void device_usage(struct usage_run *r, size_t k, struct usage_scratch *sc
 	pthread_t th;
 	bool aside = r->aside && pthread_create(&th, NULL, device_streams_run, &w) == 0;
 	if (aside) {
-		/* The span from the lines (sorted by start; end: the latest);
-		 * no collective op, so none on them. */
-		for (size_t j = 0; j < nt; j++) {
-			const struct tc_track *tr = &m->tracks[tracks[j]];
-			if (tr->count) {
-				int64_t lo = m->ev.start[tr->first];
-				u->first_ps = lo < u->first_ps ? lo : u->first_ps;
-				u->last_ps = tr->end > u->last_ps ? tr->end : u->last_ps;
-			}
-		}
+		/* The span from the lines; no collective op, so none on them. */
+		tc_model_tracks_span(m, tracks, nt, &u->first_ps, &u->last_ps);
 	} else {
 		device_streams(&w);
 		u->first_ps = w.first_ps;

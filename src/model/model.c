@@ -788,18 +788,12 @@ uint32_t tc_model_event_track(const struct tc_model *m, size_t i) {
 
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	/* Finalized, a track's first event starts first and its end is kept:
-	 * only the events on no track (before track 0's) are looked at. */
+	/* Finalized, only the events on no track (before track 0's) are
+	 * looked at one by one. */
 	size_t n = m->ev.n;
 	if (m->finalized && m->n_tracks) {
 		n = m->tracks[0].first;
-		for (size_t t = 0; t < m->n_tracks; t++) {
-			const struct tc_track *tr = &m->tracks[t];
-			if (tr->count) {
-				lo = m->ev.start[tr->first] < lo ? m->ev.start[tr->first] : lo;
-				hi = tr->end > hi ? tr->end : hi;
-			}
-		}
+		tc_model_tracks_span(m, NULL, m->n_tracks, &lo, &hi);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (m->ev.start[i] < lo) {
@@ -811,6 +805,21 @@ void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last) {
 	}
 	if (lo > hi) {
 		lo = hi = 0;
+	}
+	*first = lo;
+	*last = hi;
+}
+
+void tc_model_tracks_span(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+		int64_t *first, int64_t *last) {
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	/* Finalized, a track's first event starts first and its end is kept. */
+	for (size_t j = 0; j < nt; j++) {
+		const struct tc_track *tr = &m->tracks[tracks ? tracks[j] : j];
+		if (tr->count) {
+			lo = m->ev.start[tr->first] < lo ? m->ev.start[tr->first] : lo;
+			hi = tr->end > hi ? tr->end : hi;
+		}
 	}
 	*first = lo;
 	*last = hi;

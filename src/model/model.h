@@ -652,6 +652,11 @@ void tc_model_event_costs(const struct tc_model *m, size_t i, int64_t *flops, in
 
 /* Earliest start and latest end over all events (0,0 if none). */
 void tc_model_span(const struct tc_model *m, int64_t *first, int64_t *last);
+/* Earliest start and latest end of the events on tracks[0..nt) (tracks
+ * NULL: every track) of a finalized model, from each track's first event
+ * and kept end; INT64_MAX and INT64_MIN where they have none. */
+void tc_model_tracks_span(const struct tc_model *m, const uint32_t *tracks, size_t nt,
+	int64_t *first, int64_t *last);
 
 /*
  * Tracks grouped by device, in track order within a device: device d's are
