@@ -74,6 +74,16 @@ void *tc_xcalloc(size_t count, size_t n) {
 	return p;
 }
 
+void *tc_xcalloc_lines(size_t n) {
+	size_t size = (n + TC_CACHE_LINE - 1) / TC_CACHE_LINE * TC_CACHE_LINE;
+	void *p = aligned_alloc(TC_CACHE_LINE, size ? size : TC_CACHE_LINE);
+	if (!p) {
+		oom(n);
+	}
+	memset(p, 0, size ? size : TC_CACHE_LINE);
+	return p;
+}
+
 void *tc_xrealloc(void *p, size_t n) {
 	void *q = realloc(p, n ? n : 1);
 	if (!q) {

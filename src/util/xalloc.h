@@ -15,6 +15,11 @@
  * before it returns. Allocate big zeroed arrays only at the size used. */
 void *tc_xmalloc(size_t n);
 void *tc_xcalloc(size_t count, size_t n);
+/* n zeroed bytes at a multiple of TC_CACHE_LINE, for structs whose parts
+ * two threads write (each part _Alignas(TC_CACHE_LINE), so no line holds
+ * two threads' fields); free with free. */
+#define TC_CACHE_LINE 64
+void *tc_xcalloc_lines(size_t n);
 void *tc_xrealloc(void *p, size_t n);
 char *tc_xstrdup(const char *s);
 /* Tune the allocator for a program that lives for one big trace; call once,

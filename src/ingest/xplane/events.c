@@ -1055,8 +1055,13 @@ bool tc_xplane_parse_line(struct reader *r, const uint8_t *p, size_t len, size_t
 #define XP_EVS 4096
 #define XP_STATS (XP_EVS * FAST_STATS) /* never the reason for a cut */
 
+/* A chunk is written event by event by the thread decoding it, while the
+ * other thread decodes or emits its neighbour: each on its own cache
+ * line, or the line moves between cores on every event (info on the
+ * costs-event shape took 0.43 or 0.55 s of CPU by where malloc put the
+ * pipe, bench/README). */
 struct xchunk {
-	struct xev *ev;
+	_Alignas(TC_CACHE_LINE) struct xev *ev;
 	struct xstat *st;
 	struct line_hdr *ln;
 	size_t n_ev, n_st, n_ln, cap_ln;
@@ -1079,7 +1084,9 @@ struct xpipe {
 	uint64_t missing, dangling; /* the decoding thread's counts */
 	struct xchunk c[XP_CHUNKS];  /* the decoding thread's chunks */
 	struct xchunk own;           /* this thread's */
-	atomic_uint_fast64_t next_claim; /* the first chunk nobody decodes yet */
+	/* The first chunk nobody decodes yet (a line of its own, off the
+	 * chunks'). */
+	_Alignas(TC_CACHE_LINE) atomic_uint_fast64_t next_claim;
 	atomic_size_t released;  /* the file offset this thread released up to */
 	/* The decoding thread's chunks, counted: filled, emitted. */
 	uint64_t produced, consumed;
@@ -1394,7 +1401,7 @@ static void xchunk_free(struct xchunk *c) {
  * could be made (nothing was read then). */
 bool tc_xplane_run(struct reader *r, const uint8_t *plane, size_t len, size_t first_track,
 		bool *started) {
-	struct xpipe *p = tc_xcalloc(1, sizeof(*p));
+	struct xpipe *p = tc_xcalloc_lines(sizeof(*p));
 	p->d = plane_dec(r);
 	p->in = r->in;
 	p->plane = plane;
