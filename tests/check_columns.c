@@ -299,11 +299,114 @@ START_TEST(cost_column) {
 }
 END_TEST
 
+/* The ways a model's events take costs, for cost_column_notes: */
+enum notes_case {
+	NOTES_ALIKE,     /* each op's events alike: no search */
+	NOTES_SOME,      /* one op's events: some set costs, some not */
+	NOTES_VARY,      /* one op's events set different costs */
+	NOTES_STRING,    /* one event's flops is a number in a string */
+	NOTES_OLD_LIST,  /* an event takes a list built before the last */
+	NOTES_UNNOTED,   /* an event's op changes after it took its list */
+	NOTES_CAP,       /* past the event cap, the last event is written again */
+	NOTES_CASES
+};
+
+/* Op 0's events set flops 10 and bytes 20 (as int, uint, or after another
+ * arg, a key twice: the first holds; one list taken by two events); op
+ * 1's set none; op 2's set flops 7 only. Then the case's change. */
+static struct tc_model *notes_model(enum notes_case v) {
+	struct tc_model *m = tc_model_create();
+	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t t = tc_model_add_track(m, d, tc_model_intern(m, "stream 1"), TC_TRACK_STREAM, 1);
+	uint32_t ops[3];
+	for (int o = 0; o < 3; o++) {
+		ops[o] = tc_model_add_op(m, tc_model_intern(m, "k"), 0, TC_OP_KERNEL);
+		m->ops[ops[o]].flops = o == 1 ? 5 : -1;
+		m->ops[ops[o]].bytes = 64;
+	}
+	uint32_t first = TC_NONE;
+	for (int i = 0; i < 60; i++) {
+		uint32_t o = ops[i % 3];
+		uint32_t e = tc_model_add_event(m, t, o, (int64_t)i * 10, 5, 0);
+		uint32_t a = tc_model_args_begin(m);
+		tc_model_arg_int(m, m->key.correlation, i);
+		if (o == ops[0]) {
+			if (i % 2) {
+				tc_model_arg_uint(m, m->key.flops, 10);
+			} else {
+				tc_model_arg_int(m, m->key.flops, 10);
+			}
+			tc_model_arg_int(m, m->key.bytes_accessed, v == NOTES_VARY && i == 30 ? 21 : 20);
+			tc_model_arg_int(m, m->key.flops, 11);
+		} else if (o == ops[2]) {
+			if (v == NOTES_STRING && i == 29) {
+				tc_model_arg_str(m, m->key.flops, tc_model_intern(m, "7"));
+			} else if (!(v == NOTES_SOME && i == 29)) {
+				tc_model_arg_int(m, m->key.flops, 7);
+			}
+		}
+		a = tc_model_args_end(m, a);
+		first = first == TC_NONE && o == ops[0] ? a : first;
+		if (v == NOTES_OLD_LIST && i == 57) {
+			a = first;
+		}
+		tc_model_set_event_args(m, e, a);
+		if (i == 3) {
+			/* A list taken by two events. */
+			e = tc_model_add_event(m, t, o, (int64_t)i * 10 + 1, 1, 0);
+			tc_model_set_event_args(m, e, a);
+		}
+	}
+	/* These two keep each op's count of events, so only the mark sends
+	 * them to the search. */
+	if (v == NOTES_UNNOTED) {
+		m->ev.op[0] = ops[1];
+		m->ev.op[1] = ops[0];
+		tc_model_costs_unnoted(m);
+	}
+	if (v == NOTES_CAP) {
+		m->max_events = m->ev.n;
+		tc_model_add_event(m, t, ops[2], 900, 5, 0); /* no args: the op's */
+	}
+	return m;
+}
+
+/* Where each op's events set alike costs (or none), the column is the
+ * ops' own, no search of every event's args; wherever the notes cannot
+ * tell, the search keys them. Either way every event's costs are those
+ * its args set. */
+START_TEST(cost_column_notes) {
+	enum notes_case v = (enum notes_case)_i;
+	struct tc_model *m = notes_model(v);
+	ck_assert(m->event_costs);
+	tc_model_finalize(m);
+	const struct tc_costs *c = tc_model_costs(m);
+	if (v == NOTES_ALIKE) {
+		ck_assert_ptr_eq(c->key, m->ev.op);
+		ck_assert_uint_eq(c->n, m->n_ops);
+		ck_assert(c->cost[0].flops == 10 && c->cost[0].bytes == 20);
+		ck_assert(c->cost[1].flops == 5 && c->cost[1].bytes == 64);
+		ck_assert(c->cost[2].flops == 7 && c->cost[2].bytes == 64);
+	} else {
+		ck_assert_ptr_ne(c->key, m->ev.op);
+	}
+	for (size_t i = 0; i < m->ev.n; i++) {
+		int64_t f, b;
+		searched_costs(m, i, &f, &b);
+		const struct tc_op_cost *k = &c->cost[c->key[i]];
+		ck_assert_int_eq(k->flops, f);
+		ck_assert_int_eq(k->bytes, b);
+	}
+	tc_model_destroy(m);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("columns");
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, compact_columns, 0, N_SHAPES);
 	tcase_add_test(tc, cost_column);
+	tcase_add_loop_test(tc, cost_column_notes, 0, NOTES_CASES);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

@@ -502,6 +502,7 @@ static __attribute__((noinline)) uint32_t add_event_slow(struct tc_model *m, uin
 	if (m->max_events && e->n >= m->max_events && e->n > 0) {
 		m->over_max_events = true;
 		i = e->n - 1;
+		tc_model_costs_unnoted(m); /* the last event's list was noted */
 	} else {
 		tc_model_events_reserve(e, e->n + 1);
 		i = e->n++;

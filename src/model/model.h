@@ -420,6 +420,23 @@ struct tc_model {
 
 	/* private: the cost column, made on first use (tc_model_costs) */
 	struct tc_costs_cache *costs_cache;
+	/* private: the costs events' args set, noted per op as the events take
+	 * their lists (tc_model_set_event_args): where each op's events all
+	 * set the same, the column needs no search of every event's args. */
+	struct tc_cost_notes {
+		uint32_t list;         /* the list being built: its begin offset */
+		uint8_t seen, set;     /* bits flops, bytes: its first records of them,
+		                        * and those that are plain numbers */
+		int64_t flops, bytes;  /* their values, where set */
+		struct tc_cost_seen {  /* per op: what its noted events set */
+			int64_t flops, bytes;
+			uint32_t n;    /* events noted */
+			uint8_t set;
+		} *op;
+		size_t cap;
+		bool off;              /* some event's costs went unnoted, or an op's
+		                        * vary: the column searches every event */
+	} cn;
 };
 
 struct tc_model *tc_model_create(void);
@@ -591,10 +608,18 @@ static inline uint32_t tc_model_event_args(const struct tc_model *m, size_t i) {
 
 void tc_model_set_event_args_sparse(struct tc_model *m, size_t i, uint32_t args);
 
+void tc_model_note_costs(struct tc_model *m, size_t i, uint32_t args);
+
 /* Sets event i's arg list (tc_model_args_end's offset, or TC_NONE).
  * Readers set each event's once, in event order, as they add them; any
- * other order costs the dense column. */
+ * other order costs the dense column. Where events have costs of their
+ * own, the list's are noted for its op: a list not built last, or code
+ * that changes an event's op or list any other way, must call
+ * tc_model_costs_unnoted. */
 static inline void tc_model_set_event_args(struct tc_model *m, size_t i, uint32_t args) {
+	if (__builtin_expect(m->event_costs, 0)) {
+		tc_model_note_costs(m, i, args);
+	}
 	if (m->ev.args) {
 		m->ev.args[i] = args;
 	} else {
@@ -619,9 +644,10 @@ struct tc_op_cost {
 
 /*
  * Every event's costs, resolved once: event i's are cost[key[i]]. A key
- * is an op's (key o < n_ops: op o's own costs) or, for events whose args
- * override them, one of the distinct (op, flops, bytes) past those; op[k]
- * is key k's op, always the event's. Without event costs key is ev.op.
+ * is an op's (key o < n_ops: op o's own costs, or those every one of its
+ * events' args set) or, for events whose args override them, one of the
+ * distinct (op, flops, bytes) past those; op[k] is key k's op, always the
+ * event's. Where no op's events differ, key is ev.op.
  * Walks that sum per op can sum per key and add each key's sums once.
  */
 struct tc_costs {
@@ -637,9 +663,14 @@ static inline bool tc_costs_per_key(const struct tc_costs *c, size_t n) {
 	return n >= 4 * c->n;
 }
 /* m's cost column (m finalized), made on the first call, which searches
- * each event's args once where m->event_costs; safe to call from several
- * threads. Borrowed: valid while m lives and is not changed. */
+ * each event's args once where m->event_costs and the notes cannot tell
+ * (struct tc_cost_notes); safe to call from several threads. Borrowed:
+ * valid while m lives and is not changed. */
 const struct tc_costs *tc_model_costs(const struct tc_model *m);
+/* Some event's op or list changed other than by tc_model_set_event_args
+ * (or its op's events set costs that vary): m's cost column is made by a
+ * search of every event's args. */
+void tc_model_costs_unnoted(struct tc_model *m);
 /* Frees m's cost column, made again on next use: for benchmarks that time
  * the first use again (finalize does it for changed models). */
 void tc_model_costs_drop(struct tc_model *m);

@@ -62,8 +62,15 @@ void tc_model_args_close(struct tc_model *m) {
 	args_close(m);
 }
 
+/* A new list begins at offset at: it has no costs yet. */
+static inline void notes_begin(struct tc_model *m, size_t at) {
+	m->cn.list = (uint32_t)at;
+	m->cn.seen = m->cn.set = 0;
+}
+
 uint32_t tc_model_args_begin(struct tc_model *m) {
 	args_close(m);
+	notes_begin(m, m->n_argb);
 	return (uint32_t)m->n_argb;
 }
 
@@ -81,10 +88,28 @@ static __attribute__((noinline)) bool arg_room(struct tc_model *m) {
 	return true;
 }
 
+/* The list's first record of a cost (bit 1 flops, 2 bytes), read as
+ * tc_model_arg_costs reads it: a plain number is noted (a list whose
+ * first is not, tc_model_note_costs does not note). */
+static void note_cost_arg(struct tc_model *m, unsigned bit, unsigned code, uint64_t v) {
+	struct tc_cost_notes *cn = &m->cn;
+	if (cn->seen & bit) {
+		return;
+	}
+	cn->seen |= (uint8_t)bit;
+	if (code == TC_ARG_INT || code == TC_ARG_UINT) {
+		*(bit == 1 ? &cn->flops : &cn->bytes) =
+			code == TC_ARG_INT ? tc_pb_zigzag(v) : (int64_t)v;
+		cn->set |= (uint8_t)bit;
+	}
+}
+
 /* The model flags some keys set: analyses skip reading args without them. */
-static __attribute__((noinline)) void arg_flags(struct tc_model *m, uint32_t key) {
+static __attribute__((noinline)) void arg_flags(struct tc_model *m, uint32_t key, unsigned code,
+		uint64_t v) {
 	if (key == m->key.flops || key == m->key.bytes_accessed) {
 		m->event_costs = true;
+		note_cost_arg(m, key == m->key.flops ? 1 : 2, code, v);
 	}
 	if (key == m->key.blocks_per_sm || key == m->key.occupancy) {
 		m->fill_args = true;
@@ -106,7 +131,7 @@ static inline void arg_put(struct tc_model *m, uint32_t key, unsigned code, uint
 		return;
 	}
 	if (key < 64 && (m->flag_keys >> key & 1)) {
-		arg_flags(m, key);
+		arg_flags(m, key, code, v);
 	}
 	m->arg_last_hdr = (uint32_t)was;
 	uint8_t *p = m->argb + was;
@@ -145,6 +170,7 @@ void tc_model_arg_uint(struct tc_model *m, uint32_t key, uint64_t v) {
 static inline uint32_t args_one(struct tc_model *m, uint32_t key, unsigned code, uint64_t v) {
 	args_close(m);
 	uint32_t at = (uint32_t)m->n_argb;
+	notes_begin(m, at);
 	arg_put(m, key, code, v);
 	if (m->arg_last_hdr == TC_NONE) {
 		return TC_NONE;

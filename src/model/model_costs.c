@@ -1,13 +1,16 @@
 /*
  * Events' FLOPs and bytes accessed: resolved once per model into a packed
  * cost-key column (struct tc_costs, model.h), so the per-event walks read
- * a column instead of searching every event's args; and the per-event
- * look-ups, which read that column too.
+ * a column instead of searching every event's args; the notes readers
+ * leave as events take their lists (struct tc_cost_notes), which spare
+ * that search where each op's events set alike costs; and the per-event
+ * look-ups, which read the column too.
  */
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include "model/model.h"
 #include "model/model_private.h"
 #include "util/xalloc.h"
@@ -28,6 +31,7 @@ struct tc_costs_cache {
 };
 
 void tc_model_costs_init(struct tc_model *m) {
+	m->cn.list = TC_NONE;
 	m->costs_cache = tc_xcalloc(1, sizeof(*m->costs_cache));
 	pthread_mutex_init(&m->costs_cache->lock, NULL);
 	atomic_init(&m->costs_cache->made, NULL);
@@ -49,12 +53,54 @@ void tc_model_costs_drop(struct tc_model *m) {
 }
 
 void tc_model_costs_finish(struct tc_model *m) {
+	free(m->cn.op);
+	m->cn.op = NULL;
 	if (m->costs_cache) {
 		tc_model_costs_drop(m);
 		pthread_mutex_destroy(&m->costs_cache->lock);
 		free(m->costs_cache);
 		m->costs_cache = NULL;
 	}
+}
+
+void tc_model_costs_unnoted(struct tc_model *m) {
+	m->cn.off = true;
+}
+
+/* Event i takes list args (m->event_costs): the costs the list sets are
+ * noted for i's op, where the list is the one built last and i had none
+ * (a list set again might drop costs noted). */
+void tc_model_note_costs(struct tc_model *m, size_t i, uint32_t args) {
+	struct tc_cost_notes *cn = &m->cn;
+	if (cn->off) {
+		return;
+	}
+	bool had = tc_model_event_args(m, i) != TC_NONE;
+	if (args == TC_NONE && !had) {
+		return;
+	}
+	if (args != cn->list || cn->seen != cn->set || had) {
+		cn->off = true;
+		return;
+	}
+	if (!cn->set) {
+		return;
+	}
+	uint32_t o = m->ev.op[i];
+	if (o >= cn->cap) {
+		size_t cap = cn->cap;
+		TC_GROW(cn->op, cn->cap, (size_t)o + 1);
+		memset(cn->op + cap, 0, (cn->cap - cap) * sizeof(*cn->op));
+	}
+	struct tc_cost_seen *s = &cn->op[o];
+	int64_t f = cn->set & 1 ? cn->flops : 0, b = cn->set & 2 ? cn->bytes : 0;
+	if (!s->n) {
+		*s = (struct tc_cost_seen){ f, b, 0, cn->set };
+	} else if (s->set != cn->set || s->flops != f || s->bytes != b || s->n == UINT32_MAX) {
+		cn->off = true; /* they vary: the search keys them */
+		return;
+	}
+	s->n++;
 }
 
 /* The distinct (op, flops, bytes) keys past the ops', by hash: slots hold
@@ -194,7 +240,43 @@ static void keys_make(const struct tc_model *m, struct costs_made *c) {
 	free(memo);
 }
 
-static struct costs_made *costs_make(const struct tc_model *m) {
+/*
+ * The keys without a search, from the notes (struct tc_cost_notes): an
+ * op whose every event was noted, all alike, has its key take the costs
+ * they set; one with none noted keeps its own. False where the notes
+ * cannot tell (some event unnoted, an op's costs varying, or some but not
+ * all of an op's events noted): then keys_make searches.
+ */
+static bool keys_from_notes(const struct tc_model *m, struct costs_made *c) {
+	const struct tc_cost_notes *cn = &m->cn;
+	if (cn->off) {
+		return false;
+	}
+	size_t nn = cn->cap < m->n_ops ? cn->cap : m->n_ops;
+	uint32_t *count = tc_xcalloc(nn ? nn : 1, sizeof(*count));
+	const uint32_t *op = m->ev.op;
+	for (size_t i = 0; i < m->ev.n; i++) {
+		if (op[i] < nn) {
+			count[op[i]]++;
+		}
+	}
+	bool all = true;
+	for (size_t o = 0; o < nn && all; o++) {
+		all = !cn->op[o].n || cn->op[o].n == count[o];
+	}
+	for (size_t o = 0; o < nn && all; o++) {
+		const struct tc_cost_seen *s = &cn->op[o];
+		if (s->n) {
+			c->cost[o].flops = s->set & 1 ? s->flops : c->cost[o].flops;
+			c->cost[o].bytes = s->set & 2 ? s->bytes : c->cost[o].bytes;
+		}
+	}
+	free(count);
+	return all;
+}
+
+/* The table's first n_ops keys: the ops' own costs. */
+static struct costs_made *costs_of_ops(const struct tc_model *m) {
 	struct costs_made *c = tc_xcalloc(1, sizeof(*c));
 	c->cap = m->n_ops ? m->n_ops : 1;
 	c->cost = tc_xmalloc(c->cap * sizeof(*c->cost));
@@ -204,9 +286,33 @@ static struct costs_made *costs_make(const struct tc_model *m) {
 		c->op[o] = (uint32_t)o;
 	}
 	c->pub.n = m->n_ops;
-	if (m->event_costs) {
+	return c;
+}
+
+#ifdef TC_SELF_CHECKS
+/* Test builds (-Dself_checks=true) check the notes against the search,
+ * event by event. */
+static void notes_check(const struct tc_model *m, const struct costs_made *c) {
+	struct costs_made *s = costs_of_ops(m);
+	keys_make(m, s);
+	for (size_t i = 0; i < m->ev.n; i++) {
+		const struct tc_op_cost *a = &c->cost[m->ev.op[i]], *b = &s->cost[s->key[i]];
+		assert(a->flops == b->flops && a->bytes == b->bytes);
+	}
+	made_free(s);
+}
+#endif
+
+static struct costs_made *costs_make(const struct tc_model *m) {
+	struct costs_made *c = costs_of_ops(m);
+	if (m->event_costs && !keys_from_notes(m, c)) {
 		keys_make(m, c);
 	}
+#ifdef TC_SELF_CHECKS
+	else if (m->event_costs) {
+		notes_check(m, c);
+	}
+#endif
 	c->pub.key = c->key ? c->key : m->ev.op;
 	c->pub.cost = c->cost;
 	c->pub.op = c->op;

@@ -243,6 +243,8 @@ void tc_model_merge(struct tc_model *dst, struct tc_model *src) {
 	merge_args(dst, src, smap, &lm);
 	dst->over_arg_bytes = dst->over_arg_bytes || src->over_arg_bytes;
 	dst->event_costs = event_costs || src->event_costs;
+	/* src's lists are copied, not built here: nothing notes their costs. */
+	tc_model_costs_unnoted(dst);
 	dst->fill_args = dst->fill_args || src->fill_args;
 	dst->copy_args = dst->copy_args || src->copy_args;
 	merge_devices(dst, src, &b);

@@ -17,6 +17,8 @@ struct tc_model *tc_model_subset(const struct tc_model *m, const uint8_t *keep_h
 	s->origin_ns = m->origin_ns;
 	s->origin_epoch = m->origin_epoch;
 	s->event_costs = m->event_costs;
+	/* m's lists are taken, not built here: nothing notes their costs. */
+	tc_model_costs_unnoted(s);
 	s->fill_args = m->fill_args;
 	s->copy_args = m->copy_args;
 	s->known_args_only = m->known_args_only;

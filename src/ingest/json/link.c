@@ -274,6 +274,7 @@ void tc_json_check_device_steps(struct reader *r) {
 		if (short_dev[dev < m->n_devices ? dev : m->n_devices]) {
 			const struct tc_op *o = &m->ops[m->ev.op[i]];
 			m->ev.op[i] = tc_model_op(m, o->name, o->category, TC_OP_ANNOTATION);
+			tc_model_costs_unnoted(m); /* its costs were noted for its op */
 			demoted++;
 		}
 	}

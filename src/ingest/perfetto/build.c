@@ -347,6 +347,9 @@ void tc_perfetto_build_model(struct st *s) {
 				uint32_t nop = tc_perfetto_class_op(m, o->name, o->category, true);
 				p = tc_u64map_put(&s->dev_op, op, nop);
 			}
+			if (*p != op) {
+				tc_model_costs_unnoted(m); /* its costs were noted for op */
+			}
 			m->ev.op[i] = *p;
 		}
 	}
