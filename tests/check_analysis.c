@@ -597,6 +597,90 @@ START_TEST(summary_rows_from_usage_sums) {
 }
 END_TEST
 
+START_TEST(devwork_from_usage_sums) {
+	/* The device work by category from the usage pass's op sums (the flat
+	 * lines unwalked, a nesting line walked) equals the walk of every
+	 * line, field by field: FP32 and half GEMMs, a convolution and a
+	 * layout kernel, durations either side of the tiny-GEMM bound; _i: no
+	 * costs, costs on the ops, the events' own (alike per op), and sums
+	 * past 2^53, where the order of additions shows (then all is
+	 * walked). */
+	const int64_t us = 1000000;
+	struct tc_model *m = tc_model_create();
+	uint32_t g = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	static const char *names[] = { "volta_sgemm_128x64_nn", "ampere_h16816gemm_256x128",
+		"implicit_convolve_sgemm", "transpose_kernel", "elementwise_add" };
+	uint32_t ops[5];
+	for (int k = 0; k < 5; k++) {
+		ops[k] = tc_model_op(m, tc_model_intern(m, names[k]), 0, TC_OP_KERNEL);
+	}
+	unsigned x = 11;
+	for (int l = 0; l < 4; l++) {
+		uint32_t t = tc_model_add_track(m, g, tc_model_intern(m, "stream"), TC_TRACK_STREAM, l);
+		int64_t at = 0;
+		for (int e = 0; e < 80; e++) {
+			x = x * 1103515245u + 12345u;
+			int64_t dur = (1 + (int64_t)((x >> 9) % 20)) * us;
+			bool nest = l == 3 && e % 2 == 0; /* line 3 nests */
+			uint32_t o = (x >> 4) % 5;
+			uint32_t ev = tc_model_add_event(m, t, ops[o], at, nest ? 3 * dur : dur, 0);
+			at += nest ? 1 : dur + (int64_t)((x >> 20) % 50);
+			if (_i == 2) {
+				event_costs(m, ev, 1000 * (o + 1), 4096);
+			} else if (_i == 3) {
+				event_costs(m, ev, o % 2 ? ((int64_t)1 << 52) + 1 : 3, 5);
+			}
+		}
+	}
+	if (_i == 1) {
+		for (int k = 0; k < 5; k++) {
+			m->ops[ops[k]].flops = k == 3 ? -1 : 1 << (10 + k);
+			m->ops[ops[k]].bytes = 3 << 10;
+		}
+	}
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	size_t n;
+	const struct tc_pass_def *t = tc_pass_table(&n);
+	uint64_t plan = tc_pass_plan(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS);
+	ck_assert(plan >> pass_row(t, n, "devwork-usage") & 1);
+	ck_assert(!(plan >> pass_row(t, n, "devwork") & 1));
+	struct tc_device_util *util;
+	struct tc_stream_util *streams;
+	size_t n_util, n_streams;
+	struct tc_op_sums sums = { 0 };
+	tc_pass_usage(m, &o, &util, &n_util, &streams, &n_streams, NULL, NULL, &sums);
+	struct tc_devwork want, got;
+	tc_devwork_scan(m, g, &want);
+	tc_devwork_scan_sums(m, g, &sums, &got);
+	ck_assert(_i != 3 || want.cat[tc_devcat_of_kernel(names[1], strlen(names[1]), NULL, 0,
+		TC_OP_KERNEL)].flops > 1e16);
+	ck_assert(want.tiny_gemm_count > 0 && want.fp32_count > 0 && want.layout_count > 0);
+	for (int c = 0; c < TC_DEVCAT_COUNT; c++) {
+		const struct tc_devcat_acc *p = &got.cat[c], *q = &want.cat[c];
+		ck_assert_uint_eq(p->count, q->count);
+		ck_assert_int_eq(p->total_ps, q->total_ps);
+		ck_assert_int_eq(p->self_ps, q->self_ps);
+		ck_assert_int_eq(p->launched_ps, q->launched_ps);
+		ck_assert_int_eq(p->min_ps, q->min_ps);
+		ck_assert_int_eq(p->max_ps, q->max_ps);
+		ck_assert(p->flops == q->flops && p->bytes == q->bytes);
+	}
+	ck_assert(got.fp32_ps == want.fp32_ps && got.fp32_free_ps == want.fp32_free_ps &&
+		got.fp32_count == want.fp32_count);
+	ck_assert(got.tiny_gemm_ps == want.tiny_gemm_ps &&
+		got.tiny_gemm_free_ps == want.tiny_gemm_free_ps &&
+		got.tiny_gemm_count == want.tiny_gemm_count);
+	ck_assert(got.layout_ps == want.layout_ps && got.layout_free_ps == want.layout_free_ps &&
+		got.layout_count == want.layout_count);
+	tc_op_sums_finish(&sums);
+	free(util);
+	free(streams);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(usage_runs_far_apart) {
 	/* Runs at the model's far ends: sums past INT64_MAX saturate, sums
 	 * under it are exact, and a run longer than INT64_MAX (its gap
@@ -942,6 +1026,7 @@ int main(void) {
 	tcase_add_test(tc, usage_runs_far_apart);
 	tcase_add_test(tc, usage_launches_per_device);
 	tcase_add_loop_test(tc, summary_rows_from_usage_sums, 0, 4);
+	tcase_add_loop_test(tc, devwork_from_usage_sums, 0, 4);
 	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, usage_stream_busy);
 	tcase_add_test(tc, diff_normalize_names);

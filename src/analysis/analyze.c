@@ -282,9 +282,14 @@ static void run_rules(struct tc_pass_run *c) {
 }
 
 /* With one device doing work (plan finds it), the rules' device is known
- * before usage. */
+ * before usage: its work is summed beside usage, or after it from the
+ * usage pass's op sums where it makes them. */
 static bool one_work_device(const struct tc_pass_run *c) {
-	return c->ahead.device != TC_NONE;
+	return c->ahead.device != TC_NONE && !c->sums;
+}
+
+static bool one_work_device_sums(const struct tc_pass_run *c) {
+	return c->ahead.device != TC_NONE && c->sums;
 }
 
 static void run_costs(struct tc_pass_run *c) {
@@ -292,7 +297,7 @@ static void run_costs(struct tc_pass_run *c) {
 }
 
 static void run_devwork(struct tc_pass_run *c) {
-	tc_devwork_scan(c->m, c->ahead.device, &c->ahead.w);
+	tc_devwork_scan_sums(c->m, c->ahead.device, c->sums ? &c->op_sums : NULL, &c->ahead.w);
 }
 
 static void run_summary_busy(struct tc_pass_run *c) {
@@ -322,10 +327,12 @@ static const struct tc_pass_def pass_table[] = {
 	{ "markers", 0, 0, R(MARKERS), false, NULL, run_markers },
 	{ "summary-steps", R(SUM_BASE) | R(MARKERS), 0, R(SUM_STEPS), true, NULL,
 		run_summary_steps },
-	/* Beside usage, which runs a one-device trace on one thread. */
+	/* The one work device's work: beside usage, or after it from its op
+	 * sums (its flat lines unwalked) where it makes them. */
 	{ "devwork", 0, 0, R(DEVWORK), true, one_work_device, run_devwork },
 	{ "early-steps", R(MARKERS), 0, R(EARLY), false, NULL, run_early_steps },
 	{ "usage", 0, R(EARLY), R(USAGE), false, NULL, run_usage },
+	{ "devwork-usage", 0, R(USAGE), R(DEVWORK), true, one_work_device_sums, run_devwork },
 	/* The op rows take the usage pass's sums where it makes them. */
 	{ "summary-rows-usage", R(SUM_BASE), R(USAGE), R(SUM_ROWS), true, rows_from_usage,
 		run_summary_rows },

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "analysis/devwork.h"
 #include "analysis/launcher.h"
+#include "analysis/passes.h"
 #include "util/num.h"
 #include "util/u64map.h"
 #include "util/xalloc.h"
@@ -331,7 +332,82 @@ uint32_t tc_devwork_only_device(const struct tc_model *m) {
 	return d;
 }
 
-void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w) {
+/* The lines of device only (TC_NONE: every device) into w, but those
+ * skip marks (NULL: none). */
+static void scan_lines(struct scan *s, uint32_t only, const bool *skip, struct tc_devwork *w) {
+	const struct tc_model *m = s->m;
+	int64_t *stack_end = NULL;
+	uint8_t *stack_cat = NULL;
+	size_t cap = 0, cap2 = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tr->count || (only != TC_NONE && tr->device != only) ||
+				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind) ||
+				(skip && skip[t])) {
+			continue;
+		}
+		if (!s->launcher && tr->max_depth == 0 && tc_costs_per_key(s->costs, tr->count)) {
+			if (!s->acc) {
+				size_t nk = s->costs->n ? s->costs->n : 1;
+				s->acc = tc_xcalloc(nk, sizeof(*s->acc));
+				s->touched = tc_xmalloc(nk * sizeof(*s->touched));
+			}
+			if (scan_flat(s, t, w)) {
+				continue;
+			}
+		}
+		scan_track(s, t, w, &stack_end, &stack_cat, &cap, &cap2);
+	}
+	free(stack_end);
+	free(stack_cat);
+}
+
+/* Whether pre's lines are all in the scan of device only and its sums
+ * are the events' costs' (no launchers, keys the ops). */
+static bool sums_usable(const struct scan *s, uint32_t only, const struct tc_op_sums *pre) {
+	const struct tc_model *m = s->m;
+	if (!pre || s->launcher || s->costs->key != m->ev.op || s->costs->n != m->n_ops) {
+		return false;
+	}
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		if (pre->done[t] && only != TC_NONE && m->tracks[t].device != only) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* pre's sums into w as scan_flat adds a line's; false, w as it was, where
+ * they would not be exact. */
+static bool add_sums(struct scan *s, const struct tc_op_sums *pre, struct tc_devwork *w) {
+	const struct tc_model *m = s->m;
+	size_t nk = s->costs->n ? s->costs->n : 1;
+	if (!s->acc) {
+		s->acc = tc_xcalloc(nk, sizeof(*s->acc));
+		s->touched = tc_xmalloc(nk * sizeof(*s->touched));
+	}
+	size_t nt = 0;
+	for (size_t o = 0; o < m->n_ops; o++) {
+		const struct tc_op_acc *a = &pre->op[o];
+		if (a->count) {
+			s->acc[o] = (struct op_acc){ a->count, a->short_count, a->total, a->min, a->max,
+				a->short_ps };
+			s->touched[nt++] = (uint32_t)o;
+		}
+	}
+	bool ok = flat_exact(s, w, nt);
+	for (size_t j = 0; j < nt; j++) {
+		uint32_t k = s->touched[j];
+		if (ok) {
+			flat_add(s, w, k, own_cat(s, k), &s->acc[k]);
+		}
+		memset(&s->acc[k], 0, sizeof(s->acc[k]));
+	}
+	return ok;
+}
+
+void tc_devwork_scan_sums(const struct tc_model *m, uint32_t only, const struct tc_op_sums *pre,
+		struct tc_devwork *w) {
 	tc_devwork_init(w);
 	struct scan s = { .m = m, .costs = tc_model_costs(m) };
 	s.own = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
@@ -344,35 +420,28 @@ void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork 
 			tc_launcher_of_events(m, s.launcher);
 		}
 	}
-	int64_t *stack_end = NULL;
-	uint8_t *stack_cat = NULL;
-	size_t cap = 0, cap2 = 0;
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (!tr->count || (only != TC_NONE && tr->device != only) ||
-				!tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
-			continue;
+	if (sums_usable(&s, only, pre)) {
+		/* The other lines first, then the sums: exact sums are the same
+		 * in any order; where they would not be, all is walked again in
+		 * line order, as without them. */
+		scan_lines(&s, only, pre->done, w);
+		if (!add_sums(&s, pre, w)) {
+			tc_devwork_init(w);
+			scan_lines(&s, only, NULL, w);
 		}
-		if (!s.launcher && tr->max_depth == 0 && tc_costs_per_key(s.costs, tr->count)) {
-			if (!s.acc) {
-				size_t nk = s.costs->n ? s.costs->n : 1;
-				s.acc = tc_xcalloc(nk, sizeof(*s.acc));
-				s.touched = tc_xmalloc(nk * sizeof(*s.touched));
-			}
-			if (scan_flat(&s, t, w)) {
-				continue;
-			}
-		}
-		scan_track(&s, t, w, &stack_end, &stack_cat, &cap, &cap2);
+	} else {
+		scan_lines(&s, only, NULL, w);
 	}
-	free(stack_end);
-	free(stack_cat);
 	free(s.own);
 	free(s.fp32);
 	free(s.launcher);
 	free(s.acc);
 	free(s.touched);
 	tc_u64map_finish(&s.pair);
+}
+
+void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w) {
+	tc_devwork_scan_sums(m, only, NULL, w);
 }
 
 struct tc_op_row *tc_devwork_rows(const struct tc_devwork *w, size_t *n) {

@@ -51,6 +51,13 @@ void tc_devwork_add(struct tc_devwork *w, enum tc_devcat c, const struct tc_devc
 
 /* Sums over the work lines of device only (TC_NONE: every device). */
 void tc_devwork_scan(const struct tc_model *m, uint32_t only, struct tc_devwork *w);
+/* The same, taking the usage pass's op sums (struct tc_op_sums, passes.h)
+ * for the lines it summed, unwalked, where they give what the walk does:
+ * no launch flows, every event's costs its op's, all those lines in
+ * scope, no sum saturated or inexact. Otherwise every line is walked. */
+struct tc_op_sums;
+void tc_devwork_scan_sums(const struct tc_model *m, uint32_t only, const struct tc_op_sums *pre,
+	struct tc_devwork *w);
 
 /* A device's work scanned before the rules ask for it (on the analysis'
  * side thread while usage walks the model), so the rules need not scan it

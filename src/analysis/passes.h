@@ -141,12 +141,16 @@ void tc_usage_add_sums(struct tc_device_util *u, struct tc_usage_sums s);
 /*
  * Per op, sums over the events of the device work lines that the usage
  * pass walked and that nest nothing (done[t]: line t's events are in
- * them), so the summary's op rows need no walk of their own there. Sums
- * of non-negative durations, saturated: the same in any order.
+ * them), so the summary's op rows and the device work by category need
+ * no walk of their own there. Sums of non-negative durations, saturated:
+ * the same in any order.
  */
 struct tc_op_acc {
 	uint64_t count;
 	int64_t total, min, max; /* ps; min starts at INT64_MAX, max at 0 */
+	/* Of those, events of at most TC_TINY_GEMM_PS (devwork's tiny GEMMs),
+	 * where the usage pass sums them (tc_op_acc_short) */
+	uint64_t short_count, short_ps;
 };
 static inline void tc_op_acc_event(struct tc_op_acc *a, int64_t dur) {
 	a->count++;
@@ -154,8 +158,15 @@ static inline void tc_op_acc_event(struct tc_op_acc *a, int64_t dur) {
 	a->min = dur < a->min ? dur : a->min;
 	a->max = dur > a->max ? dur : a->max;
 }
+static inline void tc_op_acc_short(struct tc_op_acc *a, int64_t dur) {
+	bool sh = dur <= TC_TINY_GEMM_PS;
+	a->short_count += sh;
+	a->short_ps += sh ? (uint64_t)dur : 0;
+}
 static inline void tc_op_acc_merge(struct tc_op_acc *a, const struct tc_op_acc *b) {
 	a->count += b->count;
+	a->short_count += b->short_count;
+	a->short_ps += b->short_ps;
 	a->total = tc_sat_add(a->total, b->total);
 	a->min = b->min < a->min ? b->min : a->min;
 	a->max = b->max > a->max ? b->max : a->max;

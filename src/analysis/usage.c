@@ -375,6 +375,7 @@ static void device_streams(struct dev_walk *w) {
 			}
 			if (ta) {
 				tc_op_acc_event(&ta[ops[i]], dur);
+				tc_op_acc_short(&ta[ops[i]], dur);
 			}
 			/* Per-stream host wait (HTA's idle categories are per stream). */
 			if (ls->flow && hi != INT64_MIN && s > hi) {
