@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis/compare.h"
+#include "analysis/fill.h"
 #include "analysis/intervals.h"
 #include "analysis/markers.h"
 #include "analysis/memview.h"
@@ -681,6 +682,75 @@ START_TEST(devwork_from_usage_sums) {
 }
 END_TEST
 
+START_TEST(fill_from_usage_sums) {
+	/* The kernel fill over the counted steps from the usage pass's op sums
+	 * (less the events outside them: before the first step, in a warm-up
+	 * and a partial one, between steps, after the last) equals the walk,
+	 * field by field and op by op; a nesting line and a copy line are
+	 * walked apart. */
+	const int64_t us = 1000000;
+	struct tc_model *m = tc_model_create();
+	uint32_t g = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
+	uint32_t ops[4] = {
+		tc_model_op(m, tc_model_intern(m, "k_a"), 0, TC_OP_KERNEL),
+		tc_model_op(m, tc_model_intern(m, "k_b"), 0, TC_OP_KERNEL),
+		tc_model_op(m, tc_model_intern(m, "k_c"), 0, TC_OP_KERNEL),
+		tc_model_op(m, tc_model_intern(m, "copy"), 0, TC_OP_MEMCPY_H2D),
+	};
+	unsigned x = 5;
+	for (int l = 0; l < 4; l++) {
+		uint32_t t = tc_model_add_track(m, g, tc_model_intern(m, "stream"), TC_TRACK_STREAM, l);
+		int64_t at = 0;
+		for (int e = 0; e < 200; e++) {
+			x = x * 1103515245u + 12345u;
+			int64_t dur = (1 + (int64_t)((x >> 9) % 30)) * us;
+			bool nest = l == 3 && e % 2 == 0; /* line 3 nests */
+			tc_model_add_event(m, t, ops[l == 2 ? 3 : (x >> 4) % 3], at, nest ? 3 * dur : dur, 0);
+			at += nest ? 1 : dur + (int64_t)((x >> 20) % 5) * us;
+		}
+	}
+	tc_model_finalize(m);
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_device_util *util;
+	struct tc_stream_util *streams;
+	size_t n_util, n_streams;
+	struct tc_op_sums sums = { 0 };
+	tc_pass_usage(m, &o, &util, &n_util, &streams, &n_streams, NULL, NULL, &sums);
+	/* Four steps with gaps between: a warm-up, two full, a partial. */
+	struct tc_step steps[4] = { { 0 } };
+	for (int k = 0; k < 4; k++) {
+		steps[k].start_ps = (200 + k * 800) * us;
+		steps[k].dur_ps = 700 * us;
+	}
+	steps[0].warmup = true;
+	steps[3].partial = true;
+	struct tc_analysis a = { .steps = steps, .n_steps = 4, .n_steps_counted = 2 };
+	uint32_t *kinds = tc_xcalloc(m->n_tracks, sizeof(*kinds));
+	struct tc_fill *want = tc_fill_measure(m, &a, &g, 1, kinds, sums.under, 4.0, NULL, false);
+	struct tc_fill *got = tc_fill_measure(m, &a, &g, 1, kinds, sums.under, 4.0, &sums, false);
+	ck_assert_int_gt(want->kern_ps, 0);
+	ck_assert_int_gt(want->short_ps, 0);
+	ck_assert_int_eq(got->kern_ps, want->kern_ps);
+	ck_assert_int_eq(got->short_ps, want->short_ps);
+	ck_assert_int_eq(got->with_ps, want->with_ps);
+	ck_assert_int_eq(got->low_ps, want->low_ps);
+	ck_assert_int_eq(got->occ_dur_ps, want->occ_dur_ps);
+	for (size_t k = 0; k < m->n_ops; k++) {
+		ck_assert_int_eq(got->op_ps[k], want->op_ps[k]);
+	}
+	free(want->op_ps);
+	free(want);
+	free(got->op_ps);
+	free(got);
+	free(kinds);
+	tc_op_sums_finish(&sums);
+	free(util);
+	free(streams);
+	tc_model_destroy(m);
+}
+END_TEST
+
 START_TEST(usage_runs_far_apart) {
 	/* Runs at the model's far ends: sums past INT64_MAX saturate, sums
 	 * under it are exact, and a run longer than INT64_MAX (its gap
@@ -1027,6 +1097,7 @@ int main(void) {
 	tcase_add_test(tc, usage_launches_per_device);
 	tcase_add_loop_test(tc, summary_rows_from_usage_sums, 0, 4);
 	tcase_add_loop_test(tc, devwork_from_usage_sums, 0, 4);
+	tcase_add_test(tc, fill_from_usage_sums);
 	tcase_add_test(tc, usage_gaps_merge);
 	tcase_add_test(tc, usage_stream_busy);
 	tcase_add_test(tc, diff_normalize_names);

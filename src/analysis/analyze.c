@@ -278,7 +278,8 @@ static void run_runtime(struct tc_pass_run *c) {
 }
 
 static void run_rules(struct tc_pass_run *c) {
-	tc_pass_rules(c->m, c->o, c->a, c->made & TC_R_DEVWORK ? &c->ahead : NULL);
+	tc_pass_rules(c->m, c->o, c->a, c->made & TC_R_DEVWORK ? &c->ahead : NULL,
+		c->sums ? &c->op_sums : NULL);
 }
 
 /* With one device doing work (plan finds it), the rules' device is known

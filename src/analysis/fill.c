@@ -89,6 +89,7 @@ static inline size_t fill_range(struct fill_walk *w, size_t i, size_t end, int64
 struct fill_job {
 	const struct tc_model *m;
 	const struct tc_analysis *a;
+	const struct tc_op_sums *sums; /* the usage pass's, or NULL */
 	int64_t short_ps;
 	double blocks_th;
 	const uint32_t *dev;
@@ -97,6 +98,58 @@ struct fill_job {
 	size_t n;
 	atomic_size_t next;
 };
+
+/* Events [i, end) of a line that do not count, out of w's sums: where
+ * the usage pass's op sums stand for the line's events, the counted ones
+ * are those less these (the same integer sums). */
+static void fill_less(struct fill_walk *w, size_t i, size_t end) {
+	const uint32_t *ops = w->m->ev.op;
+	const int64_t *durs = w->m->ev.dur;
+	for (; i < end; i++) {
+		int64_t dur = durs[i], kd = dur & -(int64_t)w->is_kern[ops[i]];
+		int64_t sd = kd & -(int64_t)(dur < w->short_ps);
+		w->kern -= kd;
+		w->shrt -= sd;
+		w->op_ps[ops[i]] -= sd;
+	}
+}
+
+/* The first event of [i, end) starting at or after lim (starts sorted). */
+static size_t first_from(const int64_t *start, size_t i, size_t end, int64_t lim) {
+	while (i < end) {
+		size_t mid = i + (end - i) / 2;
+		if (start[mid] < lim) {
+			i = mid + 1;
+		} else {
+			end = mid;
+		}
+	}
+	return i;
+}
+
+/* Whether the usage pass's op sums stand for device d's lines they
+ * summed: kernels' args unread, the sums' short bound the fill's, no sum
+ * saturated, and every line summed one of work[0..nt), d's. */
+static bool sums_fit(const struct fill_job *j, const uint32_t *work, size_t nt) {
+	const struct tc_model *m = j->m;
+	const struct tc_op_sums *s = j->sums;
+	if (!s || m->fill_args || s->under != j->short_ps) {
+		return false;
+	}
+	for (size_t o = 0; o < m->n_ops; o++) {
+		if (s->op[o].total == INT64_MAX) {
+			return false;
+		}
+	}
+	size_t summed = 0, in_work = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		summed += s->done[t];
+	}
+	for (size_t t = 0; t < nt; t++) {
+		in_work += s->done[work[t]];
+	}
+	return summed == in_work;
+}
 
 /* track_kinds: per model track, the op kinds the usage pass found on it
  * (0 unknown): lines without kernels are not walked. */
@@ -116,6 +169,9 @@ static void fill_measure(const struct fill_job *j, uint32_t d, struct tc_fill *f
 	struct fill_walk w = { .m = m, .is_kern = is_kern,
 		.short_ps = j->short_ps, .blocks_th = j->blocks_th,
 		.k_blocks = m->key.blocks_per_sm, .k_occ = m->key.occupancy, .op_ps = fl->op_ps };
+	/* The lines the usage pass summed: their kernels' sums less the
+	 * events outside the counted steps, mostly few. */
+	const bool sums = sums_fit(j, work, nt);
 	for (size_t t = 0; t < nt; t++) {
 		uint32_t tk = track_kinds[work[t]];
 		if (tk && !(tk & TC_KIND_BIT(TC_OP_KERNEL))) {
@@ -124,9 +180,26 @@ static void fill_measure(const struct fill_job *j, uint32_t d, struct tc_fill *f
 		const struct tc_track *tr = &m->tracks[work[t]];
 		size_t at = 0, i = tr->first, end = (size_t)tr->first + tr->count;
 		int64_t lim;
+		if (sums && j->sums->done[work[t]]) {
+			size_t from = i;
+			while (tc_step_counted_run(j->a, &at, m->ev.start, &i, end, &lim)) {
+				fill_less(&w, from, i);
+				i = from = first_from(m->ev.start, i, end, lim);
+			}
+			fill_less(&w, from, end);
+			continue;
+		}
 		while (tc_step_counted_run(j->a, &at, m->ev.start, &i, end, &lim)) {
 			i = m->fill_args ? fill_range(&w, i, end, lim, true) :
 				fill_range(&w, i, end, lim, false);
+		}
+	}
+	for (size_t o = 0; sums && o < m->n_ops; o++) {
+		const struct tc_op_acc *s = &j->sums->op[o];
+		if (is_kern[o] && s->count) {
+			w.kern += s->total;
+			w.shrt += (int64_t)s->under_ps;
+			w.op_ps[o] += (int64_t)s->under_ps;
 		}
 	}
 	free(is_kern);
@@ -153,8 +226,9 @@ static void *fill_worker(void *p) {
 
 struct tc_fill *tc_fill_measure(const struct tc_model *m, const struct tc_analysis *a,
 		const uint32_t *dev, size_t n, const uint32_t *track_kinds, int64_t short_ps,
-		double blocks_th, bool threaded) {
-	struct fill_job job = { .m = m, .a = a, .short_ps = short_ps, .blocks_th = blocks_th,
+		double blocks_th, const struct tc_op_sums *sums, bool threaded) {
+	struct fill_job job = { .m = m, .a = a, .sums = sums, .short_ps = short_ps,
+		.blocks_th = blocks_th,
 		.dev = dev, .track_kinds = track_kinds, .n = n,
 		.fl = tc_xcalloc(n ? n : 1, sizeof(*job.fl)) };
 	for (size_t k = 0; k < n; k++) {

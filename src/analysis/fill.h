@@ -27,10 +27,13 @@ struct tc_fill {
  * frees them): kernels under short_ps are short, under blocks_th blocks
  * per SM underfilled. track_kinds: per model track, the op kinds the usage
  * pass found on it (0 unknown), so lines without kernels are not walked.
- * threaded: two threads take the devices from a shared counter.
+ * sums: the usage pass's op sums (NULL: none), taken for the lines they
+ * cover where they give the same (a device's only summed lines, no args
+ * read). threaded: two threads take the devices from a shared counter.
  */
+struct tc_op_sums;
 struct tc_fill *tc_fill_measure(const struct tc_model *m, const struct tc_analysis *a,
 	const uint32_t *dev, size_t n, const uint32_t *track_kinds, int64_t short_ps,
-	double blocks_th, bool threaded);
+	double blocks_th, const struct tc_op_sums *sums, bool threaded);
 
 #endif

@@ -149,8 +149,10 @@ struct tc_op_acc {
 	uint64_t count;
 	int64_t total, min, max; /* ps; min starts at INT64_MAX, max at 0 */
 	/* Of those, events of at most TC_TINY_GEMM_PS (devwork's tiny GEMMs),
-	 * where the usage pass sums them (tc_op_acc_short) */
-	uint64_t short_count, short_ps;
+	 * and the time of those shorter than tc_op_sums.under (the kernel
+	 * fill's short ones), where the usage pass sums them
+	 * (tc_op_acc_short) */
+	uint64_t short_count, short_ps, under_ps;
 };
 static inline void tc_op_acc_event(struct tc_op_acc *a, int64_t dur) {
 	a->count++;
@@ -158,15 +160,17 @@ static inline void tc_op_acc_event(struct tc_op_acc *a, int64_t dur) {
 	a->min = dur < a->min ? dur : a->min;
 	a->max = dur > a->max ? dur : a->max;
 }
-static inline void tc_op_acc_short(struct tc_op_acc *a, int64_t dur) {
+static inline void tc_op_acc_short(struct tc_op_acc *a, int64_t dur, int64_t under) {
 	bool sh = dur <= TC_TINY_GEMM_PS;
 	a->short_count += sh;
 	a->short_ps += sh ? (uint64_t)dur : 0;
+	a->under_ps += dur < under ? (uint64_t)dur : 0;
 }
 static inline void tc_op_acc_merge(struct tc_op_acc *a, const struct tc_op_acc *b) {
 	a->count += b->count;
 	a->short_count += b->short_count;
 	a->short_ps += b->short_ps;
+	a->under_ps += b->under_ps;
 	a->total = tc_sat_add(a->total, b->total);
 	a->min = b->min < a->min ? b->min : a->min;
 	a->max = b->max > a->max ? b->max : a->max;
@@ -174,6 +178,7 @@ static inline void tc_op_acc_merge(struct tc_op_acc *a, const struct tc_op_acc *
 struct tc_op_sums {
 	struct tc_op_acc *op; /* n_ops, malloc'd */
 	bool *done;           /* n_tracks, malloc'd */
+	int64_t under;        /* ps: the short kernels' bound (kernel.short) */
 };
 void tc_op_sums_finish(struct tc_op_sums *s);
 
@@ -384,9 +389,10 @@ int tc_compile_entry_cmp(const void *pa, const void *pb);
 
 
 /* The bottleneck rules (rules.c): read every result in a, fill a's
- * findings, ranked. */
+ * findings, ranked. ahead, sums: the rules' device's work and the usage
+ * pass's op sums, where passes before made them (NULL: not). */
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
-	struct tc_analysis *a, const struct tc_devwork_ahead *ahead);
+	struct tc_analysis *a, const struct tc_devwork_ahead *ahead, const struct tc_op_sums *sums);
 /* The findings' order (qsort comparator): by the step time explained,
  * then severity, figure and kind. */
 int tc_finding_cmp(const void *pa, const void *pb);

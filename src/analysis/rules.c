@@ -604,7 +604,7 @@ static void rule_small_batch(struct rule_ctx *c) {
 	}
 	struct tc_fill *fills = tc_fill_measure(m, a, dev, nc, track_kinds,
 		(int64_t)(tc_rule_th(c, TC_TH_SHORT_KERNEL_US) * 1e6),
-		tc_rule_th(c, TC_TH_SMALL_BATCH_BLOCKS),
+		tc_rule_th(c, TC_TH_SMALL_BATCH_BLOCKS), c->sums,
 		nc >= 2 && tc_pass_parallel(c->o, m->ev.n));
 	free(track_kinds);
 	struct tc_fill best = { 0 };
@@ -1007,8 +1007,9 @@ static char (*labels(const struct tc_model *m))[96] {
 }
 
 void tc_pass_rules(const struct tc_model *m, const struct tc_analysis_opts *o,
-		struct tc_analysis *a, const struct tc_devwork_ahead *ahead) {
-	struct rule_ctx c = { .m = m, .o = o, .a = a };
+		struct tc_analysis *a, const struct tc_devwork_ahead *ahead,
+		const struct tc_op_sums *sums) {
+	struct rule_ctx c = { .m = m, .o = o, .a = a, .sums = sums };
 	c.split_wait = straggler_wait_pct(&c) >= 0;
 	/* A job's rank alone records slots for its label (tc_ftext). */
 	c.slots = o->rank_slots && tc_model_n_ranks(m) < 2;

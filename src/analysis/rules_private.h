@@ -28,6 +28,7 @@ struct rule_ctx {
 	 * (tc_dev_attr.wait_ps): communication keeps the rest of the
 	 * collective time. */
 	bool split_wait;
+	const struct tc_op_sums *sums; /* the usage pass's op sums, or NULL */
 };
 
 /*

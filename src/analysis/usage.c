@@ -375,7 +375,7 @@ static void device_streams(struct dev_walk *w) {
 			}
 			if (ta) {
 				tc_op_acc_event(&ta[ops[i]], dur);
-				tc_op_acc_short(&ta[ops[i]], dur);
+				tc_op_acc_short(&ta[ops[i]], dur, short_ps);
 			}
 			/* Per-stream host wait (HTA's idle categories are per stream). */
 			if (ls->flow && hi != INT64_MIN && s > hi) {
@@ -607,6 +607,7 @@ void tc_pass_usage(const struct tc_model *m, const struct tc_analysis_opts *o,
 		free(r.acc[1]);
 		op_sums->op = r.acc[0];
 		op_sums->done = r.done;
+		op_sums->under = r.short_ps;
 	}
 	/* The streams in device order, as one list. */
 	size_t n_streams = 0;
