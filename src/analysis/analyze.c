@@ -160,7 +160,8 @@ struct tc_pass_run {
 	const char *by;            /* the op table's grouping */
 	uint32_t want;             /* the results the plan asked for */
 	uint32_t made;             /* the results its passes make */
-	bool sums;                 /* the usage pass sums the ops for the summary's rows */
+	bool sums;                 /* the usage pass sums the ops for the summary's rows
+	                            * and the rules' device work and kernel fill */
 	struct tc_markers mk;
 	bool marked;               /* the markers made the steps before usage */
 	struct tc_bd_early *early; /* the breakdown's attribution, made during usage */
@@ -283,14 +284,10 @@ static void run_rules(struct tc_pass_run *c) {
 }
 
 /* With one device doing work (plan finds it), the rules' device is known
- * before usage: its work is summed beside usage, or after it from the
- * usage pass's op sums where it makes them. */
+ * before the rules: its work is summed after usage, from the usage pass's
+ * op sums. */
 static bool one_work_device(const struct tc_pass_run *c) {
-	return c->ahead.device != TC_NONE && !c->sums;
-}
-
-static bool one_work_device_sums(const struct tc_pass_run *c) {
-	return c->ahead.device != TC_NONE && c->sums;
+	return c->ahead.device != TC_NONE;
 }
 
 static void run_costs(struct tc_pass_run *c) {
@@ -328,12 +325,11 @@ static const struct tc_pass_def pass_table[] = {
 	{ "markers", 0, 0, R(MARKERS), false, NULL, run_markers },
 	{ "summary-steps", R(SUM_BASE) | R(MARKERS), 0, R(SUM_STEPS), true, NULL,
 		run_summary_steps },
-	/* The one work device's work: beside usage, or after it from its op
-	 * sums (its flat lines unwalked) where it makes them. */
-	{ "devwork", 0, 0, R(DEVWORK), true, one_work_device, run_devwork },
 	{ "early-steps", R(MARKERS), 0, R(EARLY), false, NULL, run_early_steps },
 	{ "usage", 0, R(EARLY), R(USAGE), false, NULL, run_usage },
-	{ "devwork-usage", 0, R(USAGE), R(DEVWORK), true, one_work_device_sums, run_devwork },
+	/* The one work device's work, from the usage pass's op sums (its flat
+	 * lines unwalked). */
+	{ "devwork", 0, R(USAGE), R(DEVWORK), true, one_work_device, run_devwork },
 	/* The op rows take the usage pass's sums where it makes them. */
 	{ "summary-rows-usage", R(SUM_BASE), R(USAGE), R(SUM_ROWS), true, rows_from_usage,
 		run_summary_rows },
@@ -384,7 +380,7 @@ static uint64_t plan(struct tc_pass_run *c, unsigned what) {
 	for (size_t i = N_PASSES; i-- > 0;) {
 		want |= pass_table[i].provides & want ? pass_table[i].needs : 0;
 	}
-	c->sums = (want & TC_R_SUM_ROWS) && (want & TC_R_USAGE);
+	c->sums = (want & (TC_R_SUM_ROWS | TC_R_FINDINGS)) && (want & TC_R_USAGE);
 	/* Then the rows wait for usage: the events' costs, where they have
 	 * their own, are searched on the side thread meanwhile. */
 	want |= c->sums && c->m->event_costs ? TC_R_COSTS : 0;

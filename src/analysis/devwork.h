@@ -60,8 +60,8 @@ void tc_devwork_scan_sums(const struct tc_model *m, uint32_t only, const struct 
 	struct tc_devwork *w);
 
 /* A device's work scanned before the rules ask for it (on the analysis'
- * side thread while usage walks the model), so the rules need not scan it
- * once they know their device. */
+ * side thread once usage has summed the ops), so the rules need not scan
+ * it once they know their device. */
 struct tc_devwork_ahead {
 	uint32_t device; /* TC_NONE: not scanned */
 	struct tc_devwork w;
