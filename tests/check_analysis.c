@@ -599,6 +599,20 @@ START_TEST(summary_rows_from_usage_sums) {
 }
 END_TEST
 
+/* The usage pass's op sums of m, with the default options (the caller
+ * finishes them). */
+static void usage_op_sums(const struct tc_model *m, struct tc_op_sums *sums) {
+	struct tc_analysis_opts o;
+	tc_analysis_opts_init(&o);
+	struct tc_device_util *util;
+	struct tc_stream_util *streams;
+	size_t n_util, n_streams;
+	*sums = (struct tc_op_sums){ 0 };
+	tc_pass_usage(m, &o, &util, &n_util, &streams, &n_streams, NULL, NULL, sums);
+	free(util);
+	free(streams);
+}
+
 START_TEST(devwork_from_usage_sums) {
 	/* The device work by category from the usage pass's op sums (the flat
 	 * lines unwalked, a nesting line walked) equals the walk of every
@@ -647,11 +661,8 @@ START_TEST(devwork_from_usage_sums) {
 	const struct tc_pass_def *t = tc_pass_table(&n);
 	uint64_t plan = tc_pass_plan(m, &o, TC_AN_SUMMARY | TC_AN_FINDINGS);
 	ck_assert(plan >> pass_row(t, n, "devwork") & 1);
-	struct tc_device_util *util;
-	struct tc_stream_util *streams;
-	size_t n_util, n_streams;
-	struct tc_op_sums sums = { 0 };
-	tc_pass_usage(m, &o, &util, &n_util, &streams, &n_streams, NULL, NULL, &sums);
+	struct tc_op_sums sums;
+	usage_op_sums(m, &sums);
 	struct tc_devwork want, got;
 	tc_devwork_scan(m, g, &want);
 	tc_devwork_scan_sums(m, g, &sums, &got);
@@ -676,8 +687,6 @@ START_TEST(devwork_from_usage_sums) {
 	ck_assert(got.layout_ps == want.layout_ps && got.layout_free_ps == want.layout_free_ps &&
 		got.layout_count == want.layout_count);
 	tc_op_sums_finish(&sums);
-	free(util);
-	free(streams);
 	tc_model_destroy(m);
 }
 END_TEST
@@ -710,13 +719,8 @@ START_TEST(fill_from_usage_sums) {
 		}
 	}
 	tc_model_finalize(m);
-	struct tc_analysis_opts o;
-	tc_analysis_opts_init(&o);
-	struct tc_device_util *util;
-	struct tc_stream_util *streams;
-	size_t n_util, n_streams;
-	struct tc_op_sums sums = { 0 };
-	tc_pass_usage(m, &o, &util, &n_util, &streams, &n_streams, NULL, NULL, &sums);
+	struct tc_op_sums sums;
+	usage_op_sums(m, &sums);
 	/* Four steps with gaps between: a warm-up, two full, a partial. */
 	struct tc_step steps[4] = { { 0 } };
 	for (int k = 0; k < 4; k++) {
@@ -745,8 +749,6 @@ START_TEST(fill_from_usage_sums) {
 	free(got);
 	free(kinds);
 	tc_op_sums_finish(&sums);
-	free(util);
-	free(streams);
 	tc_model_destroy(m);
 }
 END_TEST

@@ -332,6 +332,15 @@ uint32_t tc_devwork_only_device(const struct tc_model *m) {
 	return d;
 }
 
+/* s's per-key sums and their list, made on first use. */
+static void scan_acc(struct scan *s) {
+	if (!s->acc) {
+		size_t nk = s->costs->n ? s->costs->n : 1;
+		s->acc = tc_xcalloc(nk, sizeof(*s->acc));
+		s->touched = tc_xmalloc(nk * sizeof(*s->touched));
+	}
+}
+
 /* The lines of device only (TC_NONE: every device) into w, but those
  * skip marks (NULL: none). */
 static void scan_lines(struct scan *s, uint32_t only, const bool *skip, struct tc_devwork *w) {
@@ -347,11 +356,7 @@ static void scan_lines(struct scan *s, uint32_t only, const bool *skip, struct t
 			continue;
 		}
 		if (!s->launcher && tr->max_depth == 0 && tc_costs_per_key(s->costs, tr->count)) {
-			if (!s->acc) {
-				size_t nk = s->costs->n ? s->costs->n : 1;
-				s->acc = tc_xcalloc(nk, sizeof(*s->acc));
-				s->touched = tc_xmalloc(nk * sizeof(*s->touched));
-			}
+			scan_acc(s);
 			if (scan_flat(s, t, w)) {
 				continue;
 			}
@@ -363,10 +368,10 @@ static void scan_lines(struct scan *s, uint32_t only, const bool *skip, struct t
 }
 
 /* Whether pre's lines are all in the scan of device only and its sums
- * are the events' costs' (no launchers, keys the ops). */
+ * are the events' costs' (no launchers, the ops the cost keys). */
 static bool sums_usable(const struct scan *s, uint32_t only, const struct tc_op_sums *pre) {
 	const struct tc_model *m = s->m;
-	if (!pre || s->launcher || s->costs->key != m->ev.op || s->costs->n != m->n_ops) {
+	if (!pre || s->launcher || s->costs->key != m->ev.op) {
 		return false;
 	}
 	for (size_t t = 0; t < m->n_tracks; t++) {
@@ -381,11 +386,7 @@ static bool sums_usable(const struct scan *s, uint32_t only, const struct tc_op_
  * they would not be exact. */
 static bool add_sums(struct scan *s, const struct tc_op_sums *pre, struct tc_devwork *w) {
 	const struct tc_model *m = s->m;
-	size_t nk = s->costs->n ? s->costs->n : 1;
-	if (!s->acc) {
-		s->acc = tc_xcalloc(nk, sizeof(*s->acc));
-		s->touched = tc_xmalloc(nk * sizeof(*s->touched));
-	}
+	scan_acc(s);
 	size_t nt = 0;
 	for (size_t o = 0; o < m->n_ops; o++) {
 		const struct tc_op_acc *a = &pre->op[o];

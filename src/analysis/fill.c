@@ -114,19 +114,6 @@ static void fill_less(struct fill_walk *w, size_t i, size_t end) {
 	}
 }
 
-/* The first event of [i, end) starting at or after lim (starts sorted). */
-static size_t first_from(const int64_t *start, size_t i, size_t end, int64_t lim) {
-	while (i < end) {
-		size_t mid = i + (end - i) / 2;
-		if (start[mid] < lim) {
-			i = mid + 1;
-		} else {
-			end = mid;
-		}
-	}
-	return i;
-}
-
 /* Whether the usage pass's op sums stand for device d's lines they
  * summed: kernels' args unread, the sums' short bound the fill's, no sum
  * saturated, and every line summed one of work[0..nt), d's. */
@@ -184,7 +171,7 @@ static void fill_measure(const struct fill_job *j, uint32_t d, struct tc_fill *f
 			size_t from = i;
 			while (tc_step_counted_run(j->a, &at, m->ev.start, &i, end, &lim)) {
 				fill_less(&w, from, i);
-				i = from = first_from(m->ev.start, i, end, lim);
+				i = from = tc_model_first_start_from(m, i, end, lim);
 			}
 			fill_less(&w, from, end);
 			continue;

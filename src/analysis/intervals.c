@@ -558,16 +558,8 @@ void tc_ivals_union_per_kind(const struct tc_model *m, const uint32_t *tracks, s
 
 /* The first event of track t starting at or after time (binary search). */
 static size_t track_lower_bound(const struct tc_model *m, uint32_t t, int64_t time) {
-	size_t a = m->tracks[t].first, b = a + m->tracks[t].count;
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-		if (m->ev.start[mid] < time) {
-			a = mid + 1;
-		} else {
-			b = mid;
-		}
-	}
-	return a;
+	size_t a = m->tracks[t].first;
+	return tc_model_first_start_from(m, a, a + m->tracks[t].count, time);
 }
 
 /* Up to this many tracks, union_per_kind_few merges their events by

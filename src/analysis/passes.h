@@ -142,8 +142,8 @@ void tc_usage_add_sums(struct tc_device_util *u, struct tc_usage_sums s);
  * Per op, sums over the events of the device work lines that the usage
  * pass walked and that nest nothing (done[t]: line t's events are in
  * them), so the summary's op rows, the device work by category and the
- * kernel fill need no walk of their own there. Sums of non-negative durations, saturated:
- * the same in any order.
+ * kernel fill need no walk of their own there. Sums of non-negative
+ * durations, saturated: the same in any order.
  */
 struct tc_op_acc {
 	uint64_t count;

@@ -627,6 +627,21 @@ static inline void tc_model_set_event_args(struct tc_model *m, size_t i, uint32_
 	}
 }
 
+/* The first of events [i, end) of one track (finalized: starts sorted)
+ * starting at or after time; end if none does. */
+static inline size_t tc_model_first_start_from(const struct tc_model *m, size_t i, size_t end,
+		int64_t time) {
+	while (i < end) {
+		size_t mid = i + (end - i) / 2;
+		if (m->ev.start[mid] < time) {
+			i = mid + 1;
+		} else {
+			end = mid;
+		}
+	}
+	return i;
+}
+
 static inline const struct tc_op *tc_model_event_op(const struct tc_model *m, size_t i) {
 	return &m->ops[m->ev.op[i]];
 }
