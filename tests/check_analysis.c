@@ -12,6 +12,7 @@
 #include "analysis/markers.h"
 #include "analysis/memview.h"
 #include "analysis/passes.h"
+#include "analysis/steps.h"
 #include "analysis/straggler.h"
 #include "analysis/summary.h"
 #include "tc_test.h"
@@ -107,6 +108,28 @@ START_TEST(pass_table_order) {
 	tc_model_finalize(m2);
 	ck_assert_uint_eq(tc_pass_plan(m2, &o, TC_AN_FINDINGS) >> pass_row(t, n, "devwork") & 1, 0);
 	tc_model_destroy(m2);
+	/* One does, with a launch flow: its events have launchers, which the
+	 * usage pass's op sums do not know, so its work is walked beside
+	 * usage from the start, not summed after it. */
+	struct tc_model *m3 = tc_model_create();
+	uint32_t h3 = tc_model_add_host(m3, tc_model_intern(m3, "host"), 0);
+	uint32_t ht = tc_model_add_track(m3, h3, tc_model_intern(m3, "thread"),
+		TC_TRACK_HOST_THREAD, 1);
+	uint32_t d3 = tc_model_add_device(m3, tc_model_intern(m3, "GPU 0"), TC_DEV_GPU);
+	uint32_t s3 = tc_model_add_track(m3, d3, tc_model_intern(m3, "stream 7"),
+		TC_TRACK_STREAM, 7);
+	uint32_t call = tc_model_add_event(m3, ht, tc_model_op(m3,
+		tc_model_intern(m3, "cudaLaunchKernel"), 0, TC_OP_RUNTIME), 0, 10, 0);
+	uint32_t kern = tc_model_add_event(m3, s3, tc_model_op(m3, tc_model_intern(m3, "gemm"), 0,
+		TC_OP_KERNEL), 20, 100, 0);
+	tc_model_add_flow(m3, call, kern, TC_FLOW_LAUNCH, 1);
+	tc_model_finalize(m3);
+	uint64_t p3 = tc_pass_plan(m3, &o, TC_AN_FINDINGS);
+	ck_assert_uint_eq(p3 >> pass_row(t, n, "devwork") & 1, 0);
+	ck_assert_uint_eq(p3 >> pass_row(t, n, "devwork-walk") & 1, 1);
+	ck_assert_uint_lt(pass_row(t, n, "devwork-walk"), pass_row(t, n, "usage"));
+	ck_assert(!(t[pass_row(t, n, "devwork-walk")].after & TC_R_USAGE));
+	tc_model_destroy(m3);
 
 	/* What was not asked for stays empty. */
 	struct tc_analysis a;
@@ -184,8 +207,8 @@ START_TEST(markers_outer_merge) {
 		tc_model_finalize(m);
 		struct tc_markers mk, mk2;
 		tc_markers_init(&mk, m, false);
-		/* On two threads (the tracks cut where half the events are
-		 * behind): the same list. */
+		/* On two threads (the events cut where half are behind, inside
+		 * a track): the same list. */
 		tc_markers_init(&mk2, m, true);
 		ck_assert_uint_eq(mk2.n, mk.n);
 		for (size_t t = 0; t <= nt; t++) {
@@ -245,6 +268,35 @@ START_TEST(markers_outer_merge) {
 		ck_assert_uint_eq(k, got.n);
 		tc_markers_finish(&mk);
 		tc_model_destroy(m);
+	}
+}
+END_TEST
+
+/* tc_step_at_near, with its hint carried over times in any order (mostly
+ * rising, with jumps back and far ahead), finds what the search does. */
+START_TEST(step_at_near_search) {
+	enum { NS = 40 };
+	struct tc_step steps[NS];
+	unsigned x = 11;
+	int64_t at = 0;
+	for (size_t i = 0; i < NS; i++) {
+		x = x * 1103515245u + 12345u;
+		/* Gaps, steps that touch, and some of no length. */
+		at += (x >> 8) % 3 == 0 ? 0 : (int64_t)((x >> 10) % 20);
+		int64_t dur = (x >> 16) % 5 == 0 ? 0 : 1 + (int64_t)((x >> 18) % 30);
+		steps[i] = (struct tc_step){ .start_ps = at, .dur_ps = dur };
+		at += dur;
+	}
+	for (size_t n = 0; n <= NS; n += NS / 4) {
+		size_t near = 0;
+		int64_t t = -5;
+		for (int k = 0; k < 2000; k++) {
+			x = x * 1103515245u + 12345u;
+			unsigned r = (x >> 8) % 16;
+			t = r == 0 ? (int64_t)((x >> 12) % 1000) - 20 : r == 1 ? t - 17 : t + (int64_t)(r % 4);
+			ck_assert_uint_eq(tc_step_at_near(steps, n, &near, t), tc_step_at(steps, n, t));
+			ck_assert_uint_le(near, n);
+		}
 	}
 }
 END_TEST
@@ -1110,6 +1162,7 @@ int main(void) {
 	tcase_add_test(tc, memview_pairs_without_totals);
 	tcase_add_test(tc, memview_totals_and_merge);
 	tcase_add_test(tc, pass_table_order);
+	tcase_add_test(tc, step_at_near_search);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);
 }

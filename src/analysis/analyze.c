@@ -204,8 +204,14 @@ static void run_compile(struct tc_pass_run *c) {
 	tc_pass_compile(c->m, &c->a->compile);
 }
 
+/* Events from which the markers' walk of the op column takes a second
+ * thread unless threads are asked for: below, it is done in a few ms, and
+ * a thread that waits for a core busy with a side pass costs more. */
+#define MARKERS_TWO_MIN ((uint64_t)1 << 22)
+
 static void run_markers(struct tc_pass_run *c) {
-	tc_markers_init(&c->mk, c->m, tc_pass_parallel(c->o, c->m->ev.n));
+	tc_markers_init(&c->mk, c->m,
+		tc_pass_parallel(c->o, c->m->ev.n >= MARKERS_TWO_MIN ? c->m->ev.n : 0));
 }
 
 static bool with_steps(const struct tc_pass_run *c) {
@@ -226,7 +232,8 @@ static void run_summary_steps(struct tc_pass_run *c) {
  * devices' unions together cost more memory than the model's times). */
 static void run_early_steps(struct tc_pass_run *c) {
 	c->marked = tc_pass_steps_from(c->m, c->o, &c->mk, NULL, true, c->a);
-	c->early = c->marked && c->a->n_steps ? tc_bd_early_create(c->m, c->o, c->a) : NULL;
+	c->early = c->marked && c->a->n_steps ?
+		tc_bd_early_create(c->m, c->o, c->a, c->ahead.device != TC_NONE) : NULL;
 }
 
 /* Otherwise the per-kind unions are kept from usage for the breakdown. */
@@ -285,9 +292,14 @@ static void run_rules(struct tc_pass_run *c) {
 
 /* With one device doing work (plan finds it), the rules' device is known
  * before the rules: its work is summed after usage, from the usage pass's
- * op sums. */
-static bool one_work_device(const struct tc_pass_run *c) {
-	return c->ahead.device != TC_NONE;
+ * op sums, or, where launch flows keep those from standing for its lines,
+ * walked beside usage from the start. */
+static bool work_from_sums(const struct tc_pass_run *c) {
+	return c->ahead.device != TC_NONE && c->sums && !tc_devwork_launched(c->m);
+}
+
+static bool work_walked(const struct tc_pass_run *c) {
+	return c->ahead.device != TC_NONE && !work_from_sums(c);
 }
 
 static void run_costs(struct tc_pass_run *c) {
@@ -295,7 +307,11 @@ static void run_costs(struct tc_pass_run *c) {
 }
 
 static void run_devwork(struct tc_pass_run *c) {
-	tc_devwork_scan_sums(c->m, c->ahead.device, c->sums ? &c->op_sums : NULL, &c->ahead.w);
+	tc_devwork_scan_sums(c->m, c->ahead.device, &c->op_sums, &c->ahead.w);
+}
+
+static void run_devwork_walk(struct tc_pass_run *c) {
+	tc_devwork_scan(c->m, c->ahead.device, &c->ahead.w);
 }
 
 static void run_summary_busy(struct tc_pass_run *c) {
@@ -322,6 +338,9 @@ static const struct tc_pass_def pass_table[] = {
 	{ "memory", 0, 0, R(MEMORY), true, NULL, run_memory },
 	{ "memview", 0, 0, R(MEMVIEW), true, NULL, run_memview },
 	{ "compile", 0, 0, R(COMPILE), true, NULL, run_compile },
+	/* The one work device's work where the op sums cannot stand for its
+	 * lines: walked from the start, beside the markers and usage. */
+	{ "devwork-walk", 0, 0, R(DEVWORK), true, work_walked, run_devwork_walk },
 	{ "markers", 0, 0, R(MARKERS), false, NULL, run_markers },
 	{ "summary-steps", R(SUM_BASE) | R(MARKERS), 0, R(SUM_STEPS), true, NULL,
 		run_summary_steps },
@@ -329,7 +348,7 @@ static const struct tc_pass_def pass_table[] = {
 	{ "usage", 0, R(EARLY), R(USAGE), false, NULL, run_usage },
 	/* The one work device's work, from the usage pass's op sums (its flat
 	 * lines unwalked). */
-	{ "devwork", 0, R(USAGE), R(DEVWORK), true, one_work_device, run_devwork },
+	{ "devwork", 0, R(USAGE), R(DEVWORK), true, work_from_sums, run_devwork },
 	/* The op rows take the usage pass's sums where it makes them. */
 	{ "summary-rows-usage", R(SUM_BASE), R(USAGE), R(SUM_ROWS), true, rows_from_usage,
 		run_summary_rows },

@@ -659,6 +659,10 @@ struct attr_half {
 
 /* Fewer steps are not worth a thread. */
 #define ATTR_TWO_MIN 64
+/* Device events up to which the usage pass lists a device's runs whole,
+ * for two threads to attribute its steps, where it would list one step's
+ * at a time: at most 20 bytes a run, 40 MiB. */
+#define ATTR_WHOLE_MAX ((uint64_t)1 << 21)
 
 static void *attr_half_run(void *p) {
 	struct attr_half *h = p;
@@ -727,6 +731,7 @@ struct tc_bd_early {
 	int64_t **cat, **busy;
 	struct dev_xfer *xfer;
 	bool in_order; /* steps_in_order */
+	bool two;      /* one device's runs at a time: its steps may take two threads */
 };
 
 /* Whether a's steps follow each other without overlap: then a device's
@@ -743,7 +748,7 @@ static bool steps_in_order(const struct tc_analysis *a) {
 }
 
 struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
-		const struct tc_analysis_opts *o, const struct tc_analysis *a) {
+		const struct tc_analysis_opts *o, const struct tc_analysis *a, bool one_device) {
 	struct tc_bd_early *e = tc_xcalloc(1, sizeof(*e));
 	e->m = m;
 	e->a = a;
@@ -754,6 +759,7 @@ struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
 	e->busy = tc_xcalloc(n, sizeof(*e->busy));
 	e->xfer = tc_xcalloc(n, sizeof(*e->xfer));
 	e->in_order = steps_in_order(a);
+	e->two = one_device && tc_pass_parallel(o, m->ev.n);
 	return e;
 }
 
@@ -770,13 +776,19 @@ void tc_bd_early_runs(void *early, size_t k, struct tc_device_util *util,
 		e->busy[k] = tc_xcalloc(a->n_steps, sizeof(**e->busy));
 	}
 	struct tc_ivals runs = { 0 };
-	if (!attr || !e->in_order || host_k[TC_OP_SYNC].n) {
-		/* The runs whole: sync shadows reach past their step. */
+	uint64_t nev = 0;
+	for (size_t j = 0; j < nt; j++) {
+		nev += m->tracks[tracks[j]].count;
+	}
+	/* The runs whole where sync shadows reach past their step, and where
+	 * many steps lie over few runs: two threads share the steps then. */
+	bool split = e->two && a->n_steps >= ATTR_TWO_MIN && nev <= ATTR_WHOLE_MAX;
+	if (!attr || !e->in_order || host_k[TC_OP_SYNC].n || split) {
 		tc_kind_runs_gaps(m, tracks, nt, UINT32_MAX, &runs, gaps);
 		tc_usage_add_runs(util, &runs);
 		if (attr) {
 			attribute(m, a, &e->dt, util->device, &runs, host_k, e->cat[k], e->busy[k],
-				NULL, false);
+				NULL, split);
 		}
 	} else {
 		/* Step by step: only one step's runs are held at a time, and

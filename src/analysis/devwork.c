@@ -407,6 +407,15 @@ static bool add_sums(struct scan *s, const struct tc_op_sums *pre, struct tc_dev
 	return ok;
 }
 
+bool tc_devwork_launched(const struct tc_model *m) {
+	for (size_t f = 0; f < m->n_flows; f++) {
+		if (m->flows[f].kind == TC_FLOW_LAUNCH) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void tc_devwork_scan_sums(const struct tc_model *m, uint32_t only, const struct tc_op_sums *pre,
 		struct tc_devwork *w) {
 	tc_devwork_init(w);
@@ -415,11 +424,9 @@ void tc_devwork_scan_sums(const struct tc_model *m, uint32_t only, const struct 
 	s.fp32 = tc_xcalloc(m->n_ops ? m->n_ops : 1, 1);
 	/* Without launch flows no event has a launcher: no column of them
 	 * (4 bytes an event, fresh pages) and no host index to build. */
-	for (size_t f = 0; f < m->n_flows && !s.launcher; f++) {
-		if (m->flows[f].kind == TC_FLOW_LAUNCH) {
-			s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
-			tc_launcher_of_events(m, s.launcher);
-		}
+	if (tc_devwork_launched(m)) {
+		s.launcher = tc_xmalloc((m->ev.n ? m->ev.n : 1) * sizeof(*s.launcher));
+		tc_launcher_of_events(m, s.launcher);
 	}
 	if (sums_usable(&s, only, pre)) {
 		/* The other lines first, then the sums: exact sums are the same

@@ -59,6 +59,10 @@ struct tc_op_sums;
 void tc_devwork_scan_sums(const struct tc_model *m, uint32_t only, const struct tc_op_sums *pre,
 	struct tc_devwork *w);
 
+/* Whether m has launch flows: then events have launchers, which the op
+ * sums know nothing of, and tc_devwork_scan_sums walks every line. */
+bool tc_devwork_launched(const struct tc_model *m);
+
 /* A device's work scanned before the rules ask for it (on the analysis'
  * side thread once usage has summed the ops), so the rules need not scan
  * it once they know their device. */

@@ -9,12 +9,14 @@
 #include "util/pair.h"
 #include "util/xalloc.h"
 
-/* The markers of tracks [t0, t1): their events into *ev (malloc'd) and
- * each track's first index in it into first[t]. */
+/* The markers of tracks [t0, t1) among events [i0, i1): their events
+ * into *ev (malloc'd) and each track's first index in it into first[t],
+ * but for t0 where skip_first (the track the other part starts). */
 struct marker_part {
 	const struct tc_model *m;
 	const uint8_t *step; /* per op: a step marker's */
-	size_t t0, t1;
+	size_t t0, t1, i0, i1;
+	bool skip_first;
 	size_t *first;
 	uint32_t *ev;
 	size_t n;
@@ -30,8 +32,13 @@ static void *marker_part_run(void *p) {
 	size_t n = h->n, cap = 0;
 	for (size_t t = h->t0; t < h->t1; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		h->first[t] = n;
-		for (size_t i = tr->first, end = i + tr->count; i < end; i++) {
+		if (t != h->t0 || !h->skip_first) {
+			h->first[t] = n;
+		}
+		size_t i = tr->first > h->i0 ? tr->first : h->i0;
+		size_t end = (size_t)tr->first + tr->count;
+		end = end < h->i1 ? end : h->i1;
+		for (; i < end; i++) {
 			if (step[op[i]]) {
 				TC_GROW(ev, cap, n + 1);
 				ev[n++] = (uint32_t)i;
@@ -56,21 +63,30 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) 
 	for (size_t o = 0; o < m->n_ops; o++) {
 		step[o] = m->ops[o].kind == TC_OP_STEP;
 	}
-	/* With two, a second thread takes the tracks after the one where
-	 * half the events are behind. */
-	size_t split = m->n_tracks;
-	uint64_t half = 0;
+	/* With two, a second thread takes the events after half of them,
+	 * from within a track: one line can hold most of a trace. That needs
+	 * the tracks' events in track order, as finalize lays them. */
+	struct marker_part h[2] = {
+		{ m, step, 0, m->n_tracks, 0, SIZE_MAX, false, mk->first, NULL, 0 },
+		{ m, step, m->n_tracks, m->n_tracks, 0, SIZE_MAX, false, mk->first, NULL, 0 },
+	};
+	for (size_t t = 1; two && t < m->n_tracks; t++) {
+		two = m->tracks[t].first >= (size_t)m->tracks[t - 1].first + m->tracks[t - 1].count;
+	}
+	uint64_t before = 0;
 	for (size_t t = 0; two && t < m->n_tracks; t++) {
-		half += m->tracks[t].count;
-		if (2 * half >= m->ev.n) {
-			split = t + 1;
+		const struct tc_track *tr = &m->tracks[t];
+		if (2 * (before + tr->count) >= m->ev.n) {
+			size_t mid = tr->first + (size_t)(m->ev.n / 2 - before);
+			h[0].t1 = t + 1;
+			h[0].i1 = mid;
+			h[1] = (struct marker_part){ m, step, t, m->n_tracks, mid, SIZE_MAX, true,
+				mk->first, NULL, 0 };
 			break;
 		}
+		before += tr->count;
 	}
-	struct marker_part h[2] = {
-		{ m, step, 0, split, mk->first, NULL, 0 },
-		{ m, step, split, m->n_tracks, mk->first, NULL, 0 },
-	};
+	size_t split = h[1].t0;
 	tc_run_pair(marker_part_run, &h[0], &h[1], split < m->n_tracks);
 	free(step);
 	/* The second part's after the first's. */
@@ -81,7 +97,7 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) 
 		memcpy(mk->ev + h[0].n, h[1].ev, h[1].n * sizeof(*mk->ev));
 	}
 	free(h[1].ev);
-	for (size_t t = split; t < m->n_tracks; t++) {
+	for (size_t t = split + h[1].skip_first; t < m->n_tracks; t++) {
 		mk->first[t] += h[0].n;
 	}
 	mk->first[m->n_tracks] = mk->n;

@@ -277,10 +277,12 @@ void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *
  * when the steps are known before it (markers): a device's runs are then
  * used as they are built and none is kept for later. tc_bd_early_create
  * reads a's steps; tc_bd_early_runs and _streams are a struct tc_usage_each's;
- * tc_pass_breakdown takes the attributions and frees early.
+ * tc_pass_breakdown takes the attributions and frees early. one_device:
+ * the usage pass reads one device's runs at a time (one device works), so
+ * a device's steps may take a second thread.
  */
 struct tc_bd_early *tc_bd_early_create(const struct tc_model *m,
-	const struct tc_analysis_opts *o, const struct tc_analysis *a);
+	const struct tc_analysis_opts *o, const struct tc_analysis *a, bool one_device);
 void tc_bd_early_runs(void *early, size_t k, struct tc_device_util *util,
 	const uint32_t *tracks, size_t nt, bool has_coll, struct tc_gaps *gaps);
 void tc_bd_early_streams(void *early, size_t k, const struct tc_device_util *util,

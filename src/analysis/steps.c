@@ -298,6 +298,9 @@ static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
 	for (size_t i = 0; i < a->n_steps; i++) {
 		end[i] = a->steps[i].start_ps + a->steps[i].dur_ps;
 	}
+	/* Launches come mostly in time order: the step of the one before is
+	 * tried first. */
+	size_t near = 0;
 	for (size_t k = 0; k < m->n_flows; k++) {
 		const struct tc_flow *fl = &m->flows[k];
 		if (fl->kind != TC_FLOW_LAUNCH || fl->from >= m->ev.n || fl->to >= m->ev.n) {
@@ -309,7 +312,7 @@ static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
 				m->tracks[tr].device != a->steps_device)) {
 			continue;
 		}
-		size_t i = tc_step_at(a->steps, a->n_steps, m->ev.start[fl->from]);
+		size_t i = tc_step_at_near(a->steps, a->n_steps, &near, m->ev.start[fl->from]);
 		if (i == SIZE_MAX) {
 			continue;
 		}
@@ -328,7 +331,8 @@ static void align_host_steps(const struct tc_model *m, struct tc_analysis *a) {
 	free(end);
 }
 
-size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t) {
+/* How many steps start at or before t. */
+static size_t steps_upto(const struct tc_step *steps, size_t n_steps, int64_t t) {
 	size_t lo = 0, hi = n_steps;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -338,11 +342,35 @@ size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t) {
 			hi = mid;
 		}
 	}
+	return lo;
+}
+
+/* The last of the lo steps starting at or before t, if it holds t. */
+static inline size_t step_holding(const struct tc_step *steps, size_t lo, int64_t t) {
 	if (lo == 0) {
 		return SIZE_MAX;
 	}
 	const struct tc_step *s = &steps[lo - 1];
 	return t < s->start_ps + s->dur_ps ? lo - 1 : SIZE_MAX;
+}
+
+size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t) {
+	return step_holding(steps, steps_upto(steps, n_steps, t), t);
+}
+
+/* Whether lo steps start at or before t. */
+static inline bool upto_is(const struct tc_step *steps, size_t n_steps, size_t lo, int64_t t) {
+	return (lo == 0 || steps[lo - 1].start_ps <= t) && (lo == n_steps || steps[lo].start_ps > t);
+}
+
+size_t tc_step_at_near(const struct tc_step *steps, size_t n_steps, size_t *near, int64_t t) {
+	size_t lo = *near;
+	if (lo > n_steps || !upto_is(steps, n_steps, lo, t)) {
+		lo = lo < n_steps && upto_is(steps, n_steps, lo + 1, t) ? lo + 1 :
+			steps_upto(steps, n_steps, t);
+	}
+	*near = lo;
+	return step_holding(steps, lo, t);
 }
 
 void tc_step_times_from(const struct tc_analysis *a, struct tc_step_times *t) {

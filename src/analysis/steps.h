@@ -10,6 +10,10 @@
 
 /* Index of the step containing t (steps sorted by start), or SIZE_MAX. */
 size_t tc_step_at(const struct tc_step *steps, size_t n_steps, int64_t t);
+/* The same for times in any order that mostly rise: *near, 0 at first,
+ * keeps where the last one fell, tried (and the step after it) before a
+ * search. */
+size_t tc_step_at_near(const struct tc_step *steps, size_t n_steps, size_t *near, int64_t t);
 
 /* Mean, median and p90 (nearest rank) of v[0..n), which is sorted here
  * (diff_side.c). */
