@@ -169,6 +169,7 @@ struct tc_pass_run {
 	struct tc_usage usage;
 	struct tc_op_sums op_sums; /* the usage pass's, for the summary's rows */
 	struct tc_devwork_ahead ahead; /* the rules' device work, made ahead */
+	bool work_sums;            /* ahead's device work from op_sums (plan decides) */
 	/* With a side thread: the results made so far, under lock. */
 	bool threaded;
 	uint32_t done;
@@ -295,11 +296,11 @@ static void run_rules(struct tc_pass_run *c) {
  * op sums, or, where launch flows keep those from standing for its lines,
  * walked beside usage from the start. */
 static bool work_from_sums(const struct tc_pass_run *c) {
-	return c->ahead.device != TC_NONE && c->sums && !tc_devwork_launched(c->m);
+	return c->ahead.device != TC_NONE && c->work_sums;
 }
 
 static bool work_walked(const struct tc_pass_run *c) {
-	return c->ahead.device != TC_NONE && !work_from_sums(c);
+	return c->ahead.device != TC_NONE && !c->work_sums;
 }
 
 static void run_costs(struct tc_pass_run *c) {
@@ -405,6 +406,7 @@ static uint64_t plan(struct tc_pass_run *c, unsigned what) {
 	want |= c->sums && c->m->event_costs ? TC_R_COSTS : 0;
 	c->want = want;
 	c->ahead.device = tc_devwork_only_device(c->m);
+	c->work_sums = c->sums && c->ahead.device != TC_NONE && !tc_devwork_launched(c->m);
 	uint64_t passes = 0;
 	c->made = 0;
 	for (size_t i = 0; i < N_PASSES; i++) {
