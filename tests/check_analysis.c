@@ -58,7 +58,7 @@ START_TEST(pass_table_order) {
 		}
 		made |= t[i].provides;
 	}
-	ck_assert_uint_eq(made, TC_R_COSTS * 2 - 1);
+	ck_assert_uint_eq(made, TC_R_HOSTS * 2 - 1);
 
 	struct tc_model *m = tc_model_create();
 	uint32_t d = tc_model_add_device(m, tc_model_intern(m, "GPU 0"), TC_DEV_GPU);
@@ -130,6 +130,29 @@ START_TEST(pass_table_order) {
 	ck_assert_uint_lt(pass_row(t, n, "devwork-walk"), pass_row(t, n, "usage"));
 	ck_assert(!(t[pass_row(t, n, "devwork-walk")].after & TC_R_USAGE));
 	tc_model_destroy(m3);
+	/* Threads alone, no device work: the rows walk the threads from the
+	 * start (no usage sums wait), and with a second thread the
+	 * breakdown's host unions are made beside the markers and steps. */
+	struct tc_model *m4 = tc_model_create();
+	uint32_t h4 = tc_model_add_host(m4, tc_model_intern(m4, "host"), 0);
+	uint32_t t4 = tc_model_add_track(m4, h4, tc_model_intern(m4, "thread"),
+		TC_TRACK_HOST_THREAD, 1);
+	tc_model_add_event(m4, t4, tc_model_op(m4, tc_model_intern(m4, "aten::mm"), 0,
+		TC_OP_HOST_OP), 0, 10, 0);
+	tc_model_finalize(m4);
+	uint64_t p4 = tc_pass_plan(m4, &o, TC_AN_SUMMARY | TC_AN_USAGE);
+	ck_assert_uint_eq(p4 >> pass_row(t, n, "summary-rows") & 1, 1);
+	ck_assert_uint_eq(p4 >> pass_row(t, n, "summary-rows-usage") & 1, 0);
+	ck_assert_uint_eq(tc_pass_plan(m4, &o, TC_AN_BREAKDOWN) >> pass_row(t, n, "host-unions") & 1,
+		0);
+	struct tc_analysis_opts o2 = o;
+	o2.threads = 2;
+	ck_assert_uint_eq(tc_pass_plan(m4, &o2, TC_AN_BREAKDOWN) >> pass_row(t, n, "host-unions") & 1,
+		1);
+	ck_assert_uint_eq(tc_pass_plan(m, &o2, TC_AN_BREAKDOWN) >> pass_row(t, n, "host-unions") & 1,
+		0);
+	ck_assert(t[pass_row(t, n, "breakdown")].after & TC_R_HOSTS);
+	tc_model_destroy(m4);
 
 	/* What was not asked for stays empty. */
 	struct tc_analysis a;
@@ -167,6 +190,31 @@ static void mk_collect(void *ctx, uint32_t ev, int64_t start, int64_t dur, int64
 	g->dur[g->n] = dur;
 	g->num[g->n++] = num;
 }
+
+/* Without a step op, no track has markers, on one thread or two. */
+START_TEST(markers_none) {
+	struct tc_model *m = tc_model_create();
+	for (int t = 0; t < 3; t++) {
+		uint32_t tr = tc_model_add_track(m, TC_NONE, tc_model_intern(m, "thread"),
+			TC_TRACK_HOST_THREAD, t);
+		for (int i = 0; i < 5; i++) {
+			tc_model_add_event(m, tr, tc_model_op(m, tc_model_intern(m, "aten::mm"), 0,
+				TC_OP_HOST_OP), 10 * i, 5, 0);
+		}
+	}
+	tc_model_finalize(m);
+	for (int two = 0; two < 2; two++) {
+		struct tc_markers mk;
+		tc_markers_init(&mk, m, two);
+		ck_assert_uint_eq(mk.n, 0);
+		for (size_t t = 0; t <= m->n_tracks; t++) {
+			ck_assert_uint_eq(mk.first[t], 0);
+		}
+		tc_markers_finish(&mk);
+	}
+	tc_model_destroy(m);
+}
+END_TEST
 
 START_TEST(markers_outer_merge) {
 	/* Threads whose markers nest, overlap other threads', repeat one
@@ -1145,6 +1193,7 @@ int main(void) {
 	Suite *s = suite_create("analysis");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, self_time_and_host_scope);
+	tcase_add_test(tc, markers_none);
 	tcase_add_test(tc, markers_outer_merge);
 	tcase_add_test(tc, step_counted_runs);
 	tcase_add_test(tc, usage_runs_far_apart);

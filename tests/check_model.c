@@ -1150,6 +1150,57 @@ START_TEST(finalize_runs) {
 }
 END_TEST
 
+/* Devices with the same tc_host_tracks_key get the same host lines: their
+ * host's own threads, or every thread where that host has none or holds
+ * them all. */
+START_TEST(host_tracks_key) {
+	/* Hosts a and b, each with a CPU and a GPU device (cpu[h], gpu[h]). */
+	struct tc_model *m = tc_model_create();
+	uint32_t host[2], cpu[2], gpu[2];
+	for (int h = 0; h < 2; h++) {
+		host[h] = tc_model_add_host(m, tc_model_intern(m, h ? "b" : "a"), TC_NONE);
+		cpu[h] = tc_model_add_device(m, tc_model_intern(m, "cpu"), TC_DEV_CPU);
+		gpu[h] = tc_model_add_device(m, tc_model_intern(m, "gpu"), TC_DEV_GPU);
+	}
+	uint32_t ta = tc_model_add_track(m, cpu[0], tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, 1);
+	tc_model_add_track(m, cpu[1], tc_model_intern(m, "c"), TC_TRACK_COUNTER, 2);
+	tc_model_add_track(m, gpu[0], tc_model_intern(m, "s"), TC_TRACK_STREAM, 7);
+	tc_model_finalize(m);
+	/* b names only a counter: its threads are none of every host's. */
+	size_t n;
+	uint32_t *v = tc_host_tracks(m, gpu[1], &n);
+	ck_assert_uint_eq(n, 0);
+	free(v);
+	ck_assert_uint_eq(tc_host_tracks_key(m, gpu[1]), host[1]);
+	/* a holds every thread: the same lines as no host. */
+	v = tc_host_tracks(m, gpu[0], &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(v[0], ta);
+	free(v);
+	ck_assert_uint_eq(tc_host_tracks_key(m, gpu[0]), TC_NONE);
+	ck_assert_uint_eq(tc_host_tracks_key(m, TC_NONE), TC_NONE);
+	/* A thread on b too: a's lines are a's alone. */
+	tc_model_destroy(m);
+	m = tc_model_create();
+	for (int h = 0; h < 2; h++) {
+		host[h] = tc_model_add_host(m, tc_model_intern(m, h ? "b" : "a"), TC_NONE);
+		cpu[h] = tc_model_add_device(m, tc_model_intern(m, "cpu"), TC_DEV_CPU);
+		gpu[h] = tc_model_add_device(m, tc_model_intern(m, "gpu"), TC_DEV_GPU);
+		tc_model_add_track(m, cpu[h], tc_model_intern(m, "t"), TC_TRACK_HOST_THREAD, h);
+	}
+	tc_model_finalize(m);
+	v = tc_host_tracks(m, gpu[0], &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(m->tracks[v[0]].device, cpu[0]);
+	free(v);
+	ck_assert_uint_eq(tc_host_tracks_key(m, gpu[0]), host[0]);
+	v = tc_host_tracks(m, TC_NONE, &n);
+	ck_assert_uint_eq(n, 2);
+	free(v);
+	tc_model_destroy(m);
+}
+END_TEST
+
 /* A host with its source, device (pid) and one event, for the rank tests. */
 static void add_rank_host(struct tc_model *m, const char *path, const char *host,
 		int64_t pid) {
@@ -1336,6 +1387,7 @@ int main(void) {
 	tcase_add_test(tc, finalize_depths_two_threads);
 	tcase_add_test(tc, finalize_sort_orders);
 	tcase_add_test(tc, ranks_assigned);
+	tcase_add_test(tc, host_tracks_key);
 	tcase_add_test(tc, memcurve_from_records);
 	suite_add_tcase(s, tc);
 	return tc_test_run(s);

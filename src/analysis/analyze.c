@@ -170,6 +170,8 @@ struct tc_pass_run {
 	struct tc_op_sums op_sums; /* the usage pass's, for the summary's rows */
 	struct tc_devwork_ahead ahead; /* the rules' device work, made ahead */
 	bool work_sums;            /* ahead's device work from op_sums (plan decides) */
+	bool device_work;          /* some device has work on its lines (plan) */
+	struct tc_host_unions *hosts; /* the breakdown's host unions, made ahead */
 	/* With a side thread: the results made so far, under lock. */
 	bool threaded;
 	uint32_t done;
@@ -260,8 +262,19 @@ static void run_steps(struct tc_pass_run *c) {
 	}
 }
 
+/* Without device work, the breakdown's host unions are all its
+ * attribution reads besides the steps: with a side thread, they are made
+ * there while the markers and steps are found (unused if none are). */
+static bool hosts_ahead(const struct tc_pass_run *c) {
+	return !c->device_work && tc_pass_parallel(c->o, c->m->ev.n);
+}
+
+static void run_host_unions(struct tc_pass_run *c) {
+	c->hosts = tc_bd_host_unions_ahead(c->m);
+}
+
 static void run_breakdown(struct tc_pass_run *c) {
-	tc_pass_breakdown(c->m, c->o, &c->usage, c->early, c->a);
+	tc_pass_breakdown(c->m, c->o, &c->usage, c->early, &c->hosts, c->a);
 	tc_usage_kinds_destroy(c->kinds, c->a->n_util);
 }
 
@@ -335,6 +348,7 @@ static void run_summary_marked(struct tc_pass_run *c) {
 static const struct tc_pass_def pass_table[] = {
 	{ "summary-base", 0, 0, R(SUM_BASE), true, NULL, run_summary_base },
 	{ "costs", 0, 0, R(COSTS), true, NULL, run_costs },
+	{ "host-unions", 0, 0, R(HOSTS), true, hosts_ahead, run_host_unions },
 	{ "summary-rows", R(SUM_BASE), 0, R(SUM_ROWS), true, rows_alone, run_summary_rows },
 	{ "memory", 0, 0, R(MEMORY), true, NULL, run_memory },
 	{ "memview", 0, 0, R(MEMVIEW), true, NULL, run_memview },
@@ -355,7 +369,7 @@ static const struct tc_pass_def pass_table[] = {
 		run_summary_rows },
 	{ "rules-ops", R(USAGE), R(SUM_ROWS), R(OPS), true, NULL, run_rules_ops },
 	{ "steps", R(MARKERS) | R(USAGE), R(EARLY), R(STEPS), false, NULL, run_steps },
-	{ "breakdown", R(STEPS) | R(USAGE) | R(EARLY), 0, R(BREAKDOWN), false, NULL,
+	{ "breakdown", R(STEPS) | R(USAGE) | R(EARLY), R(HOSTS), R(BREAKDOWN), false, NULL,
 		run_breakdown },
 	{ "ranks", R(BREAKDOWN), 0, R(RANKS), false, NULL, run_ranks },
 	{ "startup", R(BREAKDOWN), 0, R(STARTUP), false, NULL, run_startup },
@@ -389,6 +403,20 @@ const struct tc_pass_def *tc_pass_table(size_t *n) {
 	return pass_table;
 }
 
+/* Whether a device has work on its lines, as the summary counts devices:
+ * the usage pass's op sums are of device work, and without any the rows
+ * walk the threads from the start, beside the markers and the steps. */
+static bool any_device_work(const struct tc_model *m) {
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tr->device < m->n_devices && tr->count &&
+				tc_track_kind_is_device_work((enum tc_track_kind)tr->kind)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* c's plan for what: the results wanted, with those their passes need
  * (from rows before them, so one walk back finds all), and the passes
  * that make them. */
@@ -400,7 +428,10 @@ static uint64_t plan(struct tc_pass_run *c, unsigned what) {
 	for (size_t i = N_PASSES; i-- > 0;) {
 		want |= pass_table[i].provides & want ? pass_table[i].needs : 0;
 	}
-	c->sums = (want & (TC_R_SUM_ROWS | TC_R_FINDINGS)) && (want & TC_R_USAGE);
+	c->device_work = any_device_work(c->m);
+	c->sums = (want & (TC_R_SUM_ROWS | TC_R_FINDINGS)) && (want & TC_R_USAGE) &&
+		c->device_work;
+	want |= want & TC_R_BREAKDOWN ? TC_R_HOSTS : 0;
 	/* Then the rows wait for usage: the events' costs, where they have
 	 * their own, are searched on the side thread meanwhile. */
 	want |= c->sums && c->m->event_costs ? TC_R_COSTS : 0;
@@ -496,6 +527,7 @@ bool tc_analyze(const struct tc_model *m, const struct tc_analysis_opts *o,
 		pthread_join(th, NULL);
 	}
 	tc_op_sums_finish(&c.op_sums);
+	tc_bd_host_unions_free(c.hosts);
 	tc_markers_finish(&c.mk);
 	pthread_mutex_destroy(&c.lock);
 	pthread_cond_destroy(&c.cv);

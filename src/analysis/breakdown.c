@@ -275,10 +275,17 @@ static enum tc_bd_cat category(uint64_t bits, bool host_comm) {
 
 /* Per-kind unions of one host's threads (tc_host_tracks), made once and
  * shared by the devices of that host. */
-struct host_unions {
-	uint32_t host; /* the devices' host; TC_NONE: every host thread */
+struct tc_host_unions {
+	uint32_t host; /* tc_host_tracks_key: TC_NONE for every host thread */
 	struct tc_ivals k[TC_OP_KIND_COUNT];
 };
+
+static void host_unions_free(struct tc_host_unions *h) {
+	if (h) {
+		tc_ivals_finish_per_kind(h->k);
+		free(h);
+	}
+}
 
 /* The usage pass attributes devices on two threads: the cache is locked
  * while a host's unions are looked up or made, and each host's unions
@@ -286,7 +293,7 @@ struct host_unions {
 struct host_cache {
 	pthread_mutex_t lock;
 	bool two; /* make a host's unions on two threads */
-	struct host_unions **v;
+	struct tc_host_unions **v;
 	size_t n, cap;
 };
 
@@ -298,8 +305,7 @@ static void host_cache_init(struct host_cache *hc, bool two) {
 
 static void host_cache_finish(struct host_cache *hc) {
 	for (size_t i = 0; i < hc->n; i++) {
-		tc_ivals_finish_per_kind(hc->v[i]->k);
-		free(hc->v[i]);
+		host_unions_free(hc->v[i]);
 	}
 	free(hc->v);
 	pthread_mutex_destroy(&hc->lock);
@@ -323,17 +329,11 @@ static void compile_on_dispatchers(const struct tc_model *m, uint32_t *tr, size_
 	free(keep);
 }
 
-/* host_unions_for's work, with hc locked. */
-static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct host_cache *hc,
-		uint32_t dev) {
-	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
-	for (size_t i = 0; i < hc->n; i++) {
-		if (hc->v[i]->host == host) {
-			return hc->v[i]->k;
-		}
-	}
-	TC_GROW(hc->v, hc->cap, hc->n + 1);
-	struct host_unions *h = hc->v[hc->n++] = tc_xcalloc(1, sizeof(*h));
+/* The unions of the host lines of dev, whose key is host; two: on two
+ * threads. */
+static struct tc_host_unions *host_unions_build(const struct tc_model *m, uint32_t dev,
+		uint32_t host, bool two) {
+	struct tc_host_unions *h = tc_xcalloc(1, sizeof(*h));
 	h->host = host;
 	size_t n;
 	uint32_t *tr = tc_host_tracks(m, dev, &n);
@@ -344,9 +344,7 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 	for (int c = 0; c < TC_BD_COUNT; c++) {
 		kinds |= host_kinds[c];
 	}
-	/* The other usage thread waits for the same host's unions, most
-	 * often: a second thread makes half of them. */
-	if (hc->two) {
+	if (two) {
 		tc_ivals_union_per_kind_two(m, tr, n, kinds, h->k);
 	} else {
 		tc_ivals_union_per_kind_of(m, tr, n, kinds, h->k);
@@ -355,7 +353,59 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 		compile_on_dispatchers(m, tr, n, &h->k[TC_OP_COMPILE]);
 	}
 	free(tr);
+	return h;
+}
+
+/* Unions made ahead join hc, unless hc has that host's already. */
+static void host_cache_adopt(struct host_cache *hc, struct tc_host_unions **ahead) {
+	struct tc_host_unions *h = *ahead;
+	*ahead = NULL;
+	for (size_t i = 0; h && i < hc->n; i++) {
+		if (hc->v[i]->host == h->host) {
+			host_unions_free(h);
+			return;
+		}
+	}
+	if (h) {
+		TC_GROW(hc->v, hc->cap, hc->n + 1);
+		hc->v[hc->n++] = h;
+	}
+}
+
+/* host_unions_for's work, with hc locked. */
+static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct host_cache *hc,
+		uint32_t dev) {
+	uint32_t host = tc_host_tracks_key(m, dev);
+	for (size_t i = 0; i < hc->n; i++) {
+		if (hc->v[i]->host == host) {
+			return hc->v[i]->k;
+		}
+	}
+	TC_GROW(hc->v, hc->cap, hc->n + 1);
+	/* The other usage thread waits for the same host's unions, most
+	 * often: a second thread makes half of them. */
+	struct tc_host_unions *h = hc->v[hc->n++] = host_unions_build(m, dev, host, hc->two);
 	return h->k;
+}
+
+struct tc_host_unions *tc_bd_host_unions_ahead(const struct tc_model *m) {
+	/* The key of each device's lines, each host once in a row: where one
+	 * is not every host thread, the breakdown may ask for another. */
+	uint32_t last = TC_NONE;
+	for (size_t d = 0; d < m->n_devices; d++) {
+		uint32_t host = m->devices[d].host;
+		if (host != TC_NONE && host != last) {
+			if (tc_host_tracks_key(m, (uint32_t)d) != TC_NONE) {
+				return NULL;
+			}
+			last = host;
+		}
+	}
+	return host_unions_build(m, TC_NONE, TC_NONE, false);
+}
+
+void tc_bd_host_unions_free(struct tc_host_unions *h) {
+	host_unions_free(h);
 }
 
 static const struct tc_ivals *host_unions_for(const struct tc_model *m, struct host_cache *hc,
@@ -893,10 +943,11 @@ static void transfers(const struct tc_model *m, const struct tc_usage *u,
  * busy time per step (n_attr x n_steps, malloc'd) for attr_totals. */
 static int64_t *step_categories(const struct tc_model *m, const struct tc_analysis_opts *o,
 		const struct tc_usage *u, const struct tc_device_tracks *dt, struct tc_bd_early *early,
-		struct tc_analysis *a) {
+		struct tc_host_unions **hosts, struct tc_analysis *a) {
 	struct host_cache local, *hc = early ? &early->hc : &local;
 	bool two = tc_pass_parallel(o, m->ev.n);
 	host_cache_init(&local, two);
+	host_cache_adopt(hc, hosts);
 	int64_t *busy = tc_xcalloc(a->n_steps, sizeof(*busy));
 	int64_t *dev_busy = tc_xcalloc((u->n_util ? u->n_util : 1) * a->n_steps, sizeof(*dev_busy));
 	a->attr = tc_xcalloc(u->n_util ? u->n_util : 1, sizeof(*a->attr));
@@ -970,12 +1021,13 @@ static void attr_totals(struct tc_analysis *a, size_t n_full, const int64_t *dev
 }
 
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
-		const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a) {
+		const struct tc_usage *u, struct tc_bd_early *early, struct tc_host_unions **hosts,
+		struct tc_analysis *a) {
 	uint32_t want = tc_analysis_find_device(m, o->device);
 	a->bd_device = want != TC_NONE ? want : pick_device(m, u, a->steps_device);
 	struct tc_device_tracks dt;
 	tc_device_tracks_init(&dt, m);
-	int64_t *dev_busy = a->n_steps ? step_categories(m, o, u, &dt, early, a) : NULL;
+	int64_t *dev_busy = a->n_steps ? step_categories(m, o, u, &dt, early, hosts, a) : NULL;
 	transfers(m, u, &dt, early, a);
 	tc_device_tracks_finish(&dt);
 	bd_early_destroy(early, u->n_util);

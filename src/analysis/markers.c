@@ -60,8 +60,10 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) 
 	mk->first = tc_xmalloc((m->n_tracks + 1) * sizeof(*mk->first));
 	/* A byte per op: the events' op column is read, not each op record. */
 	uint8_t *step = tc_xmalloc(m->n_ops ? m->n_ops : 1);
+	bool any = false;
 	for (size_t o = 0; o < m->n_ops; o++) {
 		step[o] = m->ops[o].kind == TC_OP_STEP;
+		any |= step[o];
 	}
 	/* With two, a second thread takes the events after half of them,
 	 * from within a track: one line can hold most of a trace. That needs
@@ -70,6 +72,11 @@ void tc_markers_init(struct tc_markers *mk, const struct tc_model *m, bool two) 
 		{ m, step, 0, m->n_tracks, 0, SIZE_MAX, false, mk->first, NULL, 0 },
 		{ m, step, m->n_tracks, m->n_tracks, 0, SIZE_MAX, false, mk->first, NULL, 0 },
 	};
+	/* No op marks steps: every track's list is empty, its events unread. */
+	if (!any) {
+		two = false;
+		h[0].i1 = 0;
+	}
 	for (size_t t = 1; two && t < m->n_tracks; t++) {
 		two = m->tracks[t].first >= (size_t)m->tracks[t - 1].first + m->tracks[t - 1].count;
 	}

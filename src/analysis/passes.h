@@ -25,6 +25,7 @@
 
 struct tc_ivals;
 struct tc_bd_early;
+struct tc_host_unions;
 struct tc_markers;
 
 /* The usage pass's result, as later passes read it: by device, ascending.
@@ -61,6 +62,7 @@ enum tc_pass_result {
 	TC_R_SUM_MARKED = 1u << 18, /* its steps as the analysis's */
 	TC_R_DEVWORK = 1u << 19,   /* the device work the rules read, made ahead */
 	TC_R_COSTS = 1u << 20,     /* the model's cost column, made ahead */
+	TC_R_HOSTS = 1u << 21,     /* the host threads' unions, made ahead */
 };
 
 /*
@@ -268,9 +270,17 @@ static inline bool tc_step_counted_run(const struct tc_analysis *a, size_t *at,
 /* Step-time breakdown (breakdown.c): reads a's steps from tc_pass_steps_from
  * and the attributions in early (NULL: none), fills the steps' categories,
  * busy time and partial flag, and a's bd_device, attr, n_steps_counted,
- * step_total_ps, cat_total_ps and xfer. */
+ * step_total_ps, cat_total_ps and xfer. It takes *hosts (made ahead, or
+ * NULL) and sets it to NULL. */
 void tc_pass_breakdown(const struct tc_model *m, const struct tc_analysis_opts *o,
-	const struct tc_usage *u, struct tc_bd_early *early, struct tc_analysis *a);
+	const struct tc_usage *u, struct tc_bd_early *early, struct tc_host_unions **hosts,
+	struct tc_analysis *a);
+
+/* Every host thread's per-kind unions, the breakdown's host side, made
+ * ahead of the steps (on one thread); NULL where some device's host has
+ * threads of its own, so that the breakdown may ask for other lines. */
+struct tc_host_unions *tc_bd_host_unions_ahead(const struct tc_model *m);
+void tc_bd_host_unions_free(struct tc_host_unions *h);
 
 /*
  * The breakdown's attribution of each device made during the usage pass,

@@ -853,28 +853,56 @@ void tc_device_tracks_finish(struct tc_device_tracks *dt) {
 	dt->order = dt->first = NULL;
 }
 
+/* Whether track tr is one of a host's threads (tc_host_tracks). */
+static bool host_thread(const struct tc_model *m, const struct tc_track *tr) {
+	return tc_model_on_host(m, tr->device) && tr->kind != TC_TRACK_DERIVED &&
+		tr->kind != TC_TRACK_STEPS && tr->kind != TC_TRACK_COUNTER;
+}
+
+/* Whether host track tr is on host (one of that host's devices). */
+static bool on_named_host(const struct tc_model *m, const struct tc_track *tr, uint32_t host) {
+	return tr->device < m->n_devices && m->devices[tr->device].host == host;
+}
+
+/* Whether any track of a host device is on host: else dev's host has no
+ * threads named for it, and every host thread is taken. */
+static bool host_named(const struct tc_model *m, uint32_t host) {
+	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (tc_model_on_host(m, tr->device) && on_named_host(m, tr, host)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
 	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
-	bool any = false;
-	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
-		uint32_t d = m->tracks[t].device;
-		any |= d < m->n_devices && tc_model_on_host(m, d) && m->devices[d].host == host;
-	}
+	bool any = host_named(m, host);
 	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
 	size_t k = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (!tc_model_on_host(m, tr->device) || tr->kind == TC_TRACK_DERIVED ||
-				tr->kind == TC_TRACK_STEPS || tr->kind == TC_TRACK_COUNTER) {
-			continue;
+		if (host_thread(m, tr) && (!any || on_named_host(m, tr, host))) {
+			v[k++] = (uint32_t)t;
 		}
-		if (any && (tr->device >= m->n_devices || m->devices[tr->device].host != host)) {
-			continue;
-		}
-		v[k++] = (uint32_t)t;
 	}
 	*n = k;
 	return v;
+}
+
+uint32_t tc_host_tracks_key(const struct tc_model *m, uint32_t dev) {
+	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+	if (!host_named(m, host)) {
+		return TC_NONE;
+	}
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (host_thread(m, tr) && !on_named_host(m, tr, host)) {
+			return host;
+		}
+	}
+	return TC_NONE;
 }
 
 const char *tc_device_kind_name(enum tc_device_kind k) {
