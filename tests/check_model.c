@@ -1150,7 +1150,7 @@ START_TEST(finalize_runs) {
 }
 END_TEST
 
-/* Devices with the same tc_host_tracks_key get the same host lines: their
+/* Devices with the same tc_host_tracks_keys key get the same host lines: their
  * host's own threads, or every thread where that host has none or holds
  * them all. */
 START_TEST(host_tracks_key) {
@@ -1171,14 +1171,16 @@ START_TEST(host_tracks_key) {
 	uint32_t *v = tc_host_tracks(m, gpu[1], &n);
 	ck_assert_uint_eq(n, 0);
 	free(v);
-	ck_assert_uint_eq(tc_host_tracks_key(m, gpu[1]), host[1]);
+	uint32_t *key = tc_host_tracks_keys(m);
+	ck_assert_uint_eq(tc_host_tracks_key_of(m, key, gpu[1]), host[1]);
 	/* a holds every thread: the same lines as no host. */
 	v = tc_host_tracks(m, gpu[0], &n);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(v[0], ta);
 	free(v);
-	ck_assert_uint_eq(tc_host_tracks_key(m, gpu[0]), TC_NONE);
-	ck_assert_uint_eq(tc_host_tracks_key(m, TC_NONE), TC_NONE);
+	ck_assert_uint_eq(tc_host_tracks_key_of(m, key, gpu[0]), TC_NONE);
+	ck_assert_uint_eq(tc_host_tracks_key_of(m, key, TC_NONE), TC_NONE);
+	free(key);
 	/* A thread on b too: a's lines are a's alone. */
 	tc_model_destroy(m);
 	m = tc_model_create();
@@ -1193,7 +1195,10 @@ START_TEST(host_tracks_key) {
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(m->tracks[v[0]].device, cpu[0]);
 	free(v);
-	ck_assert_uint_eq(tc_host_tracks_key(m, gpu[0]), host[0]);
+	key = tc_host_tracks_keys(m);
+	ck_assert_uint_eq(tc_host_tracks_key_of(m, key, gpu[0]), host[0]);
+	ck_assert_uint_eq(tc_host_tracks_key_of(m, key, gpu[1]), host[1]);
+	free(key);
 	v = tc_host_tracks(m, TC_NONE, &n);
 	ck_assert_uint_eq(n, 2);
 	free(v);

@@ -276,7 +276,7 @@ static enum tc_bd_cat category(uint64_t bits, bool host_comm) {
 /* Per-kind unions of one host's threads (tc_host_tracks), made once and
  * shared by the devices of that host. */
 struct tc_host_unions {
-	uint32_t host; /* tc_host_tracks_key: TC_NONE for every host thread */
+	uint32_t host; /* tc_host_tracks_keys': TC_NONE for every host thread */
 	struct tc_ivals k[TC_OP_KIND_COUNT];
 };
 
@@ -293,6 +293,7 @@ static void host_unions_free(struct tc_host_unions *h) {
 struct host_cache {
 	pthread_mutex_t lock;
 	bool two; /* make a host's unions on two threads */
+	uint32_t *keys; /* tc_host_tracks_keys, made on the first look-up */
 	struct tc_host_unions **v;
 	size_t n, cap;
 };
@@ -308,6 +309,7 @@ static void host_cache_finish(struct host_cache *hc) {
 		host_unions_free(hc->v[i]);
 	}
 	free(hc->v);
+	free(hc->keys);
 	pthread_mutex_destroy(&hc->lock);
 }
 
@@ -375,7 +377,10 @@ static void host_cache_adopt(struct host_cache *hc, struct tc_host_unions **ahea
 /* host_unions_for's work, with hc locked. */
 static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct host_cache *hc,
 		uint32_t dev) {
-	uint32_t host = tc_host_tracks_key(m, dev);
+	if (!hc->keys) {
+		hc->keys = tc_host_tracks_keys(m);
+	}
+	uint32_t host = tc_host_tracks_key_of(m, hc->keys, dev);
 	for (size_t i = 0; i < hc->n; i++) {
 		if (hc->v[i]->host == host) {
 			return hc->v[i]->k;
@@ -389,19 +394,15 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 }
 
 struct tc_host_unions *tc_bd_host_unions_ahead(const struct tc_model *m) {
-	/* The key of each device's lines, each host once in a row: where one
-	 * is not every host thread, the breakdown may ask for another. */
-	uint32_t last = TC_NONE;
-	for (size_t d = 0; d < m->n_devices; d++) {
-		uint32_t host = m->devices[d].host;
-		if (host != TC_NONE && host != last) {
-			if (tc_host_tracks_key(m, (uint32_t)d) != TC_NONE) {
-				return NULL;
-			}
-			last = host;
-		}
+	/* Where some device's lines are not every host thread, the
+	 * breakdown may ask for those. */
+	uint32_t *keys = tc_host_tracks_keys(m);
+	bool one = true;
+	for (size_t d = 0; d < m->n_devices && one; d++) {
+		one = keys[d] == TC_NONE;
 	}
-	return host_unions_build(m, TC_NONE, TC_NONE, false);
+	free(keys);
+	return one ? host_unions_build(m, TC_NONE, TC_NONE, false) : NULL;
 }
 
 void tc_bd_host_unions_free(struct tc_host_unions *h) {

@@ -891,8 +891,9 @@ uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
 	return v;
 }
 
-uint32_t tc_host_tracks_key(const struct tc_model *m, uint32_t dev) {
-	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
+/* The key of host's lines by a scan of the tracks: for a host value no
+ * host record holds. */
+static uint32_t host_key_scan(const struct tc_model *m, uint32_t host) {
 	if (!host_named(m, host)) {
 		return TC_NONE;
 	}
@@ -903,6 +904,42 @@ uint32_t tc_host_tracks_key(const struct tc_model *m, uint32_t dev) {
 		}
 	}
 	return TC_NONE;
+}
+
+uint32_t *tc_host_tracks_keys(const struct tc_model *m) {
+	/* Per host: whether a host device's track names it, and how many host
+	 * threads are on it; its lines are every thread when all are. */
+	size_t nh = m->n_hosts;
+	bool *named = tc_xcalloc(nh + 1, sizeof(*named));
+	size_t *on = tc_xcalloc(nh + 1, sizeof(*on)), threads = 0;
+	for (size_t t = 0; t < m->n_tracks; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		if (!tc_model_on_host(m, tr->device)) {
+			continue;
+		}
+		uint32_t h = tr->device < m->n_devices ? m->devices[tr->device].host : TC_NONE;
+		bool th = host_thread(m, tr);
+		threads += th;
+		if (h < nh) {
+			named[h] = true;
+			on[h] += th;
+		}
+	}
+	uint32_t *key = tc_xmalloc((m->n_devices + 1) * sizeof(*key));
+	for (size_t d = 0; d < m->n_devices; d++) {
+		uint32_t h = m->devices[d].host;
+		if (h == TC_NONE) {
+			key[d] = TC_NONE;
+		} else if (h < nh) {
+			key[d] = named[h] && on[h] < threads ? h : TC_NONE;
+		} else {
+			key[d] = host_key_scan(m, h);
+		}
+	}
+	key[m->n_devices] = TC_NONE;
+	free(named);
+	free(on);
+	return key;
 }
 
 const char *tc_device_kind_name(enum tc_device_kind k) {

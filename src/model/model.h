@@ -730,10 +730,16 @@ static inline const uint32_t *tc_device_tracks_of(const struct tc_device_tracks 
  * none. Derived lines repeat other lines; step and counter lines hold no
  * host work. */
 uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n);
-/* A key for the lines tc_host_tracks gives dev: its host where they are
- * that host's alone, TC_NONE where they are every host thread (devices
- * with the same key share the same lines). */
-uint32_t tc_host_tracks_key(const struct tc_model *m, uint32_t dev);
+/* A key for the lines tc_host_tracks gives each device, in one walk of
+ * the tracks (malloc'd, n_devices + 1: the last for devices past the
+ * model's): its host where they are that host's alone, TC_NONE where
+ * they are every host thread. Devices with the same key get the same
+ * lines. */
+uint32_t *tc_host_tracks_keys(const struct tc_model *m);
+static inline uint32_t tc_host_tracks_key_of(const struct tc_model *m, const uint32_t *keys,
+		uint32_t dev) {
+	return keys[dev < m->n_devices ? dev : m->n_devices];
+}
 
 const char *tc_device_kind_name(enum tc_device_kind k);
 const char *tc_track_kind_name(enum tc_track_kind k);
