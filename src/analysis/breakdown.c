@@ -358,17 +358,23 @@ static struct tc_host_unions *host_unions_build(const struct tc_model *m, uint32
 	return h;
 }
 
+/* hc's unions under key host, NULL for none yet. */
+static struct tc_host_unions *host_cache_find(const struct host_cache *hc, uint32_t host) {
+	for (size_t i = 0; i < hc->n; i++) {
+		if (hc->v[i]->host == host) {
+			return hc->v[i];
+		}
+	}
+	return NULL;
+}
+
 /* Unions made ahead join hc, unless hc has that host's already. */
 static void host_cache_adopt(struct host_cache *hc, struct tc_host_unions **ahead) {
 	struct tc_host_unions *h = *ahead;
 	*ahead = NULL;
-	for (size_t i = 0; h && i < hc->n; i++) {
-		if (hc->v[i]->host == h->host) {
-			host_unions_free(h);
-			return;
-		}
-	}
-	if (h) {
+	if (h && host_cache_find(hc, h->host)) {
+		host_unions_free(h);
+	} else if (h) {
 		TC_GROW(hc->v, hc->cap, hc->n + 1);
 		hc->v[hc->n++] = h;
 	}
@@ -381,10 +387,9 @@ static const struct tc_ivals *host_unions_make(const struct tc_model *m, struct 
 		hc->keys = tc_host_tracks_keys(m);
 	}
 	uint32_t host = tc_host_tracks_key_of(m, hc->keys, dev);
-	for (size_t i = 0; i < hc->n; i++) {
-		if (hc->v[i]->host == host) {
-			return hc->v[i]->k;
-		}
+	const struct tc_host_unions *have = host_cache_find(hc, host);
+	if (have) {
+		return have->k;
 	}
 	TC_GROW(hc->v, hc->cap, hc->n + 1);
 	/* The other usage thread waits for the same host's unions, most

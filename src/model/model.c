@@ -859,51 +859,32 @@ static bool host_thread(const struct tc_model *m, const struct tc_track *tr) {
 		tr->kind != TC_TRACK_STEPS && tr->kind != TC_TRACK_COUNTER;
 }
 
-/* Whether host track tr is on host (one of that host's devices). */
-static bool on_named_host(const struct tc_model *m, const struct tc_track *tr, uint32_t host) {
-	return tr->device < m->n_devices && m->devices[tr->device].host == host;
-}
-
-/* Whether any track of a host device is on host: else dev's host has no
- * threads named for it, and every host thread is taken. */
-static bool host_named(const struct tc_model *m, uint32_t host) {
-	for (size_t t = 0; t < m->n_tracks && host != TC_NONE; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (tc_model_on_host(m, tr->device) && on_named_host(m, tr, host)) {
-			return true;
-		}
-	}
-	return false;
+/* Device d's host record, TC_NONE for none (a host past the records is
+ * none, as everywhere hosts are read). */
+static uint32_t device_host(const struct tc_model *m, uint32_t d) {
+	uint32_t h = d < m->n_devices ? m->devices[d].host : TC_NONE;
+	return h < m->n_hosts ? h : TC_NONE;
 }
 
 uint32_t *tc_host_tracks(const struct tc_model *m, uint32_t dev, size_t *n) {
-	uint32_t host = dev < m->n_devices ? m->devices[dev].host : TC_NONE;
-	bool any = host_named(m, host);
+	uint32_t host = device_host(m, dev);
+	/* Without a track of one of its host devices, the host has no threads
+	 * named for it, and every host thread is taken. */
+	bool any = false;
+	for (size_t t = 0; t < m->n_tracks && host != TC_NONE && !any; t++) {
+		const struct tc_track *tr = &m->tracks[t];
+		any = tc_model_on_host(m, tr->device) && device_host(m, tr->device) == host;
+	}
 	uint32_t *v = tc_xmalloc((m->n_tracks ? m->n_tracks : 1) * sizeof(*v));
 	size_t k = 0;
 	for (size_t t = 0; t < m->n_tracks; t++) {
 		const struct tc_track *tr = &m->tracks[t];
-		if (host_thread(m, tr) && (!any || on_named_host(m, tr, host))) {
+		if (host_thread(m, tr) && (!any || device_host(m, tr->device) == host)) {
 			v[k++] = (uint32_t)t;
 		}
 	}
 	*n = k;
 	return v;
-}
-
-/* The key of host's lines by a scan of the tracks: for a host value no
- * host record holds. */
-static uint32_t host_key_scan(const struct tc_model *m, uint32_t host) {
-	if (!host_named(m, host)) {
-		return TC_NONE;
-	}
-	for (size_t t = 0; t < m->n_tracks; t++) {
-		const struct tc_track *tr = &m->tracks[t];
-		if (host_thread(m, tr) && !on_named_host(m, tr, host)) {
-			return host;
-		}
-	}
-	return TC_NONE;
 }
 
 uint32_t *tc_host_tracks_keys(const struct tc_model *m) {
@@ -917,26 +898,19 @@ uint32_t *tc_host_tracks_keys(const struct tc_model *m) {
 		if (!tc_model_on_host(m, tr->device)) {
 			continue;
 		}
-		uint32_t h = tr->device < m->n_devices ? m->devices[tr->device].host : TC_NONE;
+		uint32_t h = device_host(m, tr->device);
 		bool th = host_thread(m, tr);
 		threads += th;
-		if (h < nh) {
+		if (h != TC_NONE) {
 			named[h] = true;
 			on[h] += th;
 		}
 	}
 	uint32_t *key = tc_xmalloc((m->n_devices + 1) * sizeof(*key));
-	for (size_t d = 0; d < m->n_devices; d++) {
-		uint32_t h = m->devices[d].host;
-		if (h == TC_NONE) {
-			key[d] = TC_NONE;
-		} else if (h < nh) {
-			key[d] = named[h] && on[h] < threads ? h : TC_NONE;
-		} else {
-			key[d] = host_key_scan(m, h);
-		}
+	for (size_t d = 0; d <= m->n_devices; d++) {
+		uint32_t h = device_host(m, (uint32_t)d);
+		key[d] = h != TC_NONE && named[h] && on[h] < threads ? h : TC_NONE;
 	}
-	key[m->n_devices] = TC_NONE;
 	free(named);
 	free(on);
 	return key;
